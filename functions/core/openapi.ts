@@ -1,0 +1,114 @@
+/**
+ * The OpenAPI 3.0.3 document, generated from the route table and its valibot schemas so the
+ * document cannot drift from what the handlers validate.
+ */
+import * as v from 'valibot';
+import { toJsonSchema } from '@valibot/to-json-schema';
+import { ROUTES, API_KEY_HEADER, GATEWAY_RESPONSES, TAG_DESCRIPTIONS, type RouteDef } from '../routes.ts';
+import { paramMeta, type ParamSchema } from '../../schemas/params.ts';
+import { ErrorBodySchema, MetaSchema } from '../../schemas/responses.ts';
+
+export const CONTRACT_VERSION = '1.5.0';
+
+type JsonObject = Record<string, unknown>;
+
+/** JSON Schema draft-07 (what valibot emits) to the OpenAPI 3.0 schema dialect. */
+function toOpenApiSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(toOpenApiSchema);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(schema as JsonObject)) {
+    // Draft-07 keywords OpenAPI 3.0 does not know; `propertyNames` only restates string keys.
+    if (key === '$schema' || key === 'propertyNames') continue;
+    if (key === 'const') out.enum = [value];
+    else out[key] = toOpenApiSchema(value);
+  }
+  const anyOf = out.anyOf as JsonObject[] | undefined;
+  if (anyOf?.some((s) => s.type === 'null')) {
+    const rest = anyOf.filter((s) => s.type !== 'null');
+    delete out.anyOf;
+    Object.assign(out, rest.length === 1 ? rest[0] : { anyOf: rest }, { nullable: true });
+  }
+  return out;
+}
+
+function jsonSchemaOf(schema: v.GenericSchema): unknown {
+  return toOpenApiSchema(toJsonSchema(schema, { errorMode: 'ignore', typeMode: 'output' }));
+}
+
+function parameters(location: 'path' | 'query', params: Readonly<Record<string, ParamSchema>> | undefined): JsonObject[] {
+  return Object.entries(params ?? {}).map(([name, schema]) => ({
+    name,
+    in: location,
+    required: location === 'path' || !v.safeParse(schema, undefined).success,
+    description: v.getDescription(schema as never),
+    schema: paramMeta(schema)?.openapi ?? { type: 'string' },
+  }));
+}
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+});
+
+function operation(route: RouteDef): JsonObject {
+  const payload = jsonSchemaOf(route.response.schema);
+  const success = route.response.shape === 'envelope'
+    ? {
+        type: 'object',
+        required: ['success', 'data', 'meta'],
+        properties: { success: { type: 'boolean', enum: [true] }, data: payload, meta: { $ref: '#/components/schemas/Meta' } },
+      }
+    : payload;
+  const responses: JsonObject = {
+    [route.response.status]: {
+      description: route.response.description,
+      content: { [route.response.contentType ?? 'application/json']: { schema: success } },
+    },
+  };
+  const hasInput = route.query || route.pathParams || route.body;
+  if (hasInput) responses['400'] = errorResponse('Invalid parameter');
+  if (route.auth === 'api_key') responses['401'] = errorResponse(GATEWAY_RESPONSES.UNAUTHORIZED.message);
+  // Account-level API Gateway throttling can answer any route, keyed or not.
+  responses['429'] = errorResponse(GATEWAY_RESPONSES.THROTTLED.message);
+  if (route.pathParams) responses['404'] = errorResponse('Unknown resource');
+  responses['500'] = errorResponse('Internal server error');
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [...route.tags],
+    ...(route.deprecated && { deprecated: true }),
+    ...(route.auth === 'none' && { security: [] }),
+    parameters: [...parameters('path', route.pathParams), ...parameters('query', route.query)],
+    ...(route.body && {
+      requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body) } } },
+    }),
+    responses,
+  };
+}
+
+export function buildOpenApiDocument(options: { baseUrl?: string; routes?: readonly RouteDef[] } = {}): JsonObject {
+  const paths: Record<string, JsonObject> = {};
+  for (const route of (options.routes ?? ROUTES).filter((r) => !r.hidden)) {
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+  }
+  const tags = [...new Set((options.routes ?? ROUTES).flatMap((r) => r.tags))]
+    .map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name }));
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Market-Data Archive API',
+      version: CONTRACT_VERSION,
+      description: 'Replayable historical and near-live market data over several venue families, with signed webhooks.',
+      license: { name: 'Proprietary', url: 'https://example.com/license' },
+    },
+    servers: [{ url: '{base_url}', variables: { base_url: { default: options.baseUrl ?? 'http://127.0.0.1:3000' } } }],
+    security: [{ ApiKeyAuth: [] }],
+    tags,
+    paths,
+    components: {
+      securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: API_KEY_HEADER } },
+      schemas: { ErrorBody: jsonSchemaOf(ErrorBodySchema), Meta: jsonSchemaOf(MetaSchema) },
+    },
+  };
+}

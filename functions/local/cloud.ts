@@ -1,0 +1,115 @@
+/**
+ * The local cloud: the emulators, the gateway, the SQS event sources, the schedules and the state
+ * machines in one process, wired to the same handlers and the same AWS SDK adapters that deploy.
+ * Used by `npm start` (bin/local.ts) and by the integration and e2e tests.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BUCKETS, FUNCTIONS, QUEUES, TABLES, type FunctionName, type QueueName } from '../resources.ts';
+import { resetConfig } from '../shared/config.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmulators, type Emulators } from './emulators.ts';
+import { startGateway, type Gateway } from './gateway.ts';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { startPoller, type Poller } from './poller.ts';
+import { invoke } from './invoke.ts';
+import { startScheduler, type Scheduler } from './scheduler.ts';
+import { localStateMachines, type LocalStateMachines } from './state-machines.ts';
+import { seedLocalAccounts, type LocalKey } from './accounts.ts';
+import { synthesizeServiceTemplate } from './template.ts';
+
+export interface LocalCloudOptions {
+  port: number;
+  dataDir: string;
+  apiKeys: readonly LocalKey[];
+  /** Run the EventBridge schedules (off in tests that drive jobs themselves). */
+  schedules?: boolean;
+  /** Run the SQS event sources. */
+  pollers?: boolean;
+  logLevel?: string;
+}
+
+export interface LocalCloud {
+  url: string;
+  emulators: Emulators;
+  gateway: Gateway;
+  stateMachines: LocalStateMachines;
+  sqs: SQSClient;
+  dynamo: DynamoDBDocumentClient;
+  stop(): Promise<void>;
+}
+
+/** The environment a deployed function would get, pointed at the emulators. Only local code writes process.env. */
+function exportEnvironment(emulators: Emulators, gatewayUrl: string, logLevel: string): void {
+  const env: Record<string, string> = {
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: emulators.endpoints.dynamodb,
+    AWS_ENDPOINT_URL_SQS: emulators.endpoints.sqs,
+    AWS_ENDPOINT_URL_S3: emulators.endpoints.s3,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    S3_FORCE_PATH_STYLE: 'true',
+    DEPLOYMENT: 'local',
+    PUBLIC_BASE_URL: gatewayUrl,
+    POWERTOOLS_TRACE_ENABLED: 'false',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    POWERTOOLS_LOG_LEVEL: logLevel,
+  };
+  for (const [name, def] of Object.entries(TABLES)) env[def.envVar] = emulators.names.tables[name as keyof typeof TABLES];
+  for (const [name, def] of Object.entries(QUEUES)) env[def.envVar] = emulators.names.queueUrls[name as QueueName];
+  for (const [name, def] of Object.entries(BUCKETS)) env[def.envVar] = emulators.names.buckets[name as keyof typeof BUCKETS];
+  Object.assign(process.env, env);
+  resetConfig();
+}
+
+export async function startLocalCloud(options: LocalCloudOptions): Promise<LocalCloud> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const template = await synthesizeServiceTemplate();
+  const stateMachines = localStateMachines(template);
+  const emulators = await startEmulators({ dataDir: options.dataDir });
+  const gateway = await startGateway(options.port);
+  exportEnvironment(emulators, gateway.url, options.logLevel ?? 'WARN');
+
+  const clientOptions = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  const sqs = new SQSClient({ ...clientOptions, endpoint: emulators.endpoints.sqs });
+  const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ ...clientOptions, endpoint: emulators.endpoints.dynamodb }));
+  await seedLocalAccounts(dynamo, emulators.names.tables.accounts, options.apiKeys);
+
+  const pollers: Poller[] = [];
+  if (options.pollers !== false) {
+    for (const [name, def] of Object.entries(FUNCTIONS) as [FunctionName, (typeof FUNCTIONS)[FunctionName]][]) {
+      if (!def.consumes) continue;
+      const consumer = (event: SQSEvent) => invoke(name, event) as Promise<SQSBatchResponse | void>;
+      pollers.push(startPoller(sqs, def.consumes, emulators.names.queueUrls[def.consumes], consumer));
+    }
+  }
+  let scheduler: Scheduler | undefined;
+  if (options.schedules !== false) {
+    scheduler = startScheduler(stateMachines, (name, error) => console.error(`[schedule] ${name} failed:`, error));
+  }
+
+  // Lets CLI tools (npm run keys) find the running emulators.
+  const statePath = join(options.dataDir, 'local-cloud.json');
+  writeFileSync(statePath, JSON.stringify({ url: gateway.url, endpoints: emulators.endpoints, names: emulators.names, pid: process.pid }, null, 2));
+
+  return {
+    url: gateway.url,
+    emulators,
+    gateway,
+    stateMachines,
+    sqs,
+    dynamo,
+    async stop() {
+      scheduler?.stop();
+      await Promise.all(pollers.map((p) => p.stop()));
+      await gateway.stop();
+      sqs.destroy();
+      dynamo.destroy();
+      await emulators.stop();
+      rmSync(statePath, { force: true });
+    },
+  };
+}

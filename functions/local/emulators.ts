@@ -1,0 +1,158 @@
+/**
+ * Starts DynamoDB (dynalite), SQS (local-aws-sqs) and S3 (s3rver) in this process and creates the
+ * tables, queues (each with its DLQ) and buckets of the resource catalogue in them. DynamoDB and S3
+ * keep their data under the data directory; local-aws-sqs keeps queues in memory only (see
+ * functions/local/queue-snapshot.ts for how messages survive a restart).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import dynalite from 'dynalite';
+import S3rver from 's3rver';
+import { createSqsServer } from 'local-aws-sqs';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, type GlobalSecondaryIndex } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { BUCKETS, QUEUES, TABLES, type QueueName, type TableName, type BucketName } from '../resources.ts';
+
+export const LOCAL_REGION = 'us-east-1';
+/** s3rver accepts only this key pair; dynalite and local-aws-sqs accept any. */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+export interface Endpoints {
+  dynamodb: string;
+  sqs: string;
+  s3: string;
+}
+
+export interface ProvisionedNames {
+  tables: Record<TableName, string>;
+  queueUrls: Record<QueueName, string>;
+  dlqUrls: Record<QueueName, string>;
+  buckets: Record<BucketName, string>;
+}
+
+export interface Emulators {
+  endpoints: Endpoints;
+  names: ProvisionedNames;
+  stop(): Promise<void>;
+}
+
+function listen(server: Server, port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections?.();
+    server.close(() => resolve());
+  });
+}
+
+/** Physical names: the catalogue name with a prefix, as CDK would give them a stack-derived name. */
+export function physicalNames(prefix: string): Omit<ProvisionedNames, 'queueUrls' | 'dlqUrls'> & { queues: Record<QueueName, string> } {
+  const map = <K extends string>(keys: K[]) => Object.fromEntries(keys.map((k) => [k, `${prefix}-${k}`])) as Record<K, string>;
+  return {
+    tables: map(Object.keys(TABLES) as TableName[]),
+    queues: map(Object.keys(QUEUES) as QueueName[]),
+    buckets: map(Object.keys(BUCKETS) as BucketName[]),
+  };
+}
+
+async function createTables(client: DynamoDBClient, names: Record<TableName, string>): Promise<void> {
+  for (const [name, def] of Object.entries(TABLES) as [TableName, (typeof TABLES)[TableName]][]) {
+    const TableName = names[name];
+    try {
+      await client.send(new DescribeTableCommand({ TableName }));
+      continue;
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+    }
+    const keyAttributes = new Set([def.partitionKey, def.sortKey, ...def.globalIndexes.flatMap((g) => [g.partitionKey, g.sortKey])]);
+    const indexes: GlobalSecondaryIndex[] = def.globalIndexes.map((g) => ({
+      IndexName: g.name,
+      KeySchema: [{ AttributeName: g.partitionKey, KeyType: 'HASH' }, { AttributeName: g.sortKey, KeyType: 'RANGE' }],
+      Projection: { ProjectionType: 'ALL' },
+    }));
+    await client.send(new CreateTableCommand({
+      TableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [...keyAttributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+      KeySchema: [{ AttributeName: def.partitionKey, KeyType: 'HASH' }, { AttributeName: def.sortKey, KeyType: 'RANGE' }],
+      ...(indexes.length > 0 && { GlobalSecondaryIndexes: indexes }),
+    }));
+  }
+}
+
+async function createQueues(client: SQSClient, names: Record<QueueName, string>) {
+  const queueUrls = {} as Record<QueueName, string>;
+  const dlqUrls = {} as Record<QueueName, string>;
+  for (const [name, def] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
+    const dlq = await client.send(new CreateQueueCommand({ QueueName: `${names[name]}-dlq`, Attributes: { MessageRetentionPeriod: String(14 * 86400) } }));
+    const dlqArn = (await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn;
+    const queue = await client.send(new CreateQueueCommand({
+      QueueName: names[name],
+      Attributes: {
+        VisibilityTimeout: String(def.visibilityTimeoutS),
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: def.maxReceiveCount }),
+      },
+    }));
+    queueUrls[name] = queue.QueueUrl!;
+    dlqUrls[name] = dlq.QueueUrl!;
+  }
+  return { queueUrls, dlqUrls };
+}
+
+async function createBuckets(client: S3Client, names: Record<BucketName, string>): Promise<void> {
+  for (const bucket of Object.values(names)) {
+    try {
+      await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    } catch {
+      await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    }
+  }
+}
+
+export interface EmulatorOptions {
+  dataDir: string;
+  /** 0 picks free ports (tests); fixed ports let CLI tools find a running local cloud. */
+  ports?: Partial<Record<keyof Endpoints, number>>;
+  prefix?: string;
+}
+
+export async function startEmulators(options: EmulatorOptions): Promise<Emulators> {
+  const dynamoDir = join(options.dataDir, 'dynamodb');
+  const s3Dir = join(options.dataDir, 's3');
+  mkdirSync(dynamoDir, { recursive: true });
+  mkdirSync(s3Dir, { recursive: true });
+
+  const dynamoServer: Server = dynalite({ path: dynamoDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const dynamodb = await listen(dynamoServer, options.ports?.dynamodb ?? 0);
+  const sqsServer = await createSqsServer({ port: options.ports?.sqs ?? 0, hostname: '127.0.0.1', region: LOCAL_REGION, emulateQueueCreationLifecycle: false });
+  const sqs = `http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`;
+  const s3rver = new S3rver({ port: options.ports?.s3 ?? 0, address: '127.0.0.1', silent: true, directory: s3Dir });
+  const s3Address = await s3rver.run();
+  const s3 = `http://127.0.0.1:${s3Address.port}`;
+
+  const names = physicalNames(options.prefix ?? 'local');
+  const clientOptions = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  const dynamoClient = new DynamoDBClient({ ...clientOptions, endpoint: dynamodb });
+  const sqsClient = new SQSClient({ ...clientOptions, endpoint: sqs });
+  const s3Client = new S3Client({ ...clientOptions, endpoint: s3, forcePathStyle: true });
+  await createTables(dynamoClient, names.tables);
+  const { queueUrls, dlqUrls } = await createQueues(sqsClient, names.queues);
+  await createBuckets(s3Client, names.buckets);
+  for (const client of [dynamoClient, sqsClient, s3Client]) client.destroy();
+
+  return {
+    endpoints: { dynamodb, sqs, s3 },
+    names: { tables: names.tables, queueUrls, dlqUrls, buckets: names.buckets },
+    async stop() {
+      await Promise.all([close(dynamoServer), close(sqsServer), s3rver.close()]);
+    },
+  };
+}

@@ -1,0 +1,212 @@
+/**
+ * The API Gateway emulator: matches requests against the route table as API Gateway matches its
+ * resources, runs the deployed REQUEST authorizer (with its result cache and the usage-plan
+ * throttle of the caller's tier), builds REST proxy events (payload v1) for the route group's
+ * handler and renders gateway responses from the same GATEWAY_RESPONSES entries the CDK app uses.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_S, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, REQUEST_ID_HEADER, ROUTES, type GatewayResponseType, type RouteDef } from '../routes.ts';
+import { isPlanName, PLANS } from '../core/plans.ts';
+import { invoke } from './invoke.ts';
+
+const MAX_BODY_BYTES = 10 * 1024 * 1024; // API Gateway's payload limit
+const INTEGRATION_TIMEOUT_MS = 29_000;
+const LOCAL_ARN_PREFIX = 'arn:aws:execute-api:us-east-1:000000000000:local';
+
+interface CompiledRoute { route: RouteDef; pattern: RegExp; names: string[]; literalSegments: number }
+
+function compile(route: RouteDef): CompiledRoute {
+  const names: string[] = [];
+  const source = route.path.split('/').map((segment) => {
+    const param = /^\{(\w+)\}$/.exec(segment);
+    if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    names.push(param[1]!);
+    return '([^/]+)';
+  }).join('/');
+  return { route, pattern: new RegExp(`^${source}$`), names, literalSegments: route.path.split('/').filter((s) => s && !s.startsWith('{')).length };
+}
+
+// API Gateway prefers the most specific resource: literal segments win over path parameters.
+const COMPILED = ROUTES.map(compile).sort((a, b) => b.literalSegments - a.literalSegments);
+
+function gatewayResponse(type: GatewayResponseType, requestId: string, extraHeaders: Record<string, string> = {}): APIGatewayProxyResult {
+  const entry = GATEWAY_RESPONSES[type];
+  return {
+    statusCode: entry.status,
+    headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, ...extraHeaders },
+    body: JSON.stringify({ success: false, code: entry.status, error: entry.message, error_code: entry.errorCode, request_id: requestId }),
+  };
+}
+
+class TokenBucket {
+  private tokens: number;
+  private updated = Date.now();
+  constructor(private readonly rate: number, private readonly burst: number) { this.tokens = burst; }
+  take(): boolean {
+    const now = Date.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.updated) / 1000) * this.rate);
+    this.updated = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+}
+
+type AuthOutcome = { allowed: true; context: Record<string, unknown>; usageKey: string; plan: string } | { allowed: false; response: GatewayResponseType };
+
+export interface Gateway { url: string; server: Server; stop(): Promise<void> }
+
+export async function startGateway(port: number): Promise<Gateway> {
+  const authCache = new Map<string, { outcome: AuthOutcome; expires: number }>();
+  const buckets = new Map<string, TokenBucket>();
+
+  async function authorize(event: APIGatewayProxyEvent, apiKey: string | undefined): Promise<AuthOutcome> {
+    if (!apiKey) return { allowed: false, response: 'UNAUTHORIZED' };
+    const cached = authCache.get(apiKey);
+    if (cached && cached.expires > Date.now()) return cached.outcome;
+    let outcome: AuthOutcome;
+    try {
+      const result = (await invoke('authorizer', {
+        type: 'REQUEST',
+        methodArn: `${LOCAL_ARN_PREFIX}/${event.httpMethod}${event.resource}`,
+        resource: event.resource, path: event.path, httpMethod: event.httpMethod, headers: event.headers,
+        multiValueHeaders: event.multiValueHeaders, queryStringParameters: event.queryStringParameters,
+        multiValueQueryStringParameters: event.multiValueQueryStringParameters, pathParameters: event.pathParameters,
+        stageVariables: null, requestContext: event.requestContext,
+      })) as APIGatewayAuthorizerResult;
+      const allowed = result.policyDocument.Statement.some((s) => s.Effect === 'Allow');
+      const context = { ...result.context, principalId: result.principalId };
+      outcome = allowed
+        ? { allowed: true, context, usageKey: result.usageIdentifierKey ?? result.principalId, plan: String(result.context?.plan) }
+        : { allowed: false, response: 'ACCESS_DENIED' };
+    } catch (error) {
+      // As in API Gateway: the literal `Unauthorized` means 401; anything else is an authorizer failure.
+      return { allowed: false, response: error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE' };
+    }
+    authCache.set(apiKey, { outcome, expires: Date.now() + AUTHORIZER_CACHE_TTL_S * 1000 });
+    return outcome;
+  }
+
+  function throttled(usageKey: string, plan: string): boolean {
+    if (!isPlanName(plan)) return true;
+    let bucket = buckets.get(usageKey);
+    if (!bucket) buckets.set(usageKey, (bucket = new TokenBucket(PLANS[plan].rateLimit.rps, PLANS[plan].rateLimit.burst)));
+    return !bucket.take();
+  }
+
+  async function handle(req: IncomingMessage, body: Buffer, requestId: string): Promise<APIGatewayProxyResult> {
+    const url = new URL(req.url ?? '/', 'http://local');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const matches = COMPILED.map((c) => ({ c, m: c.pattern.exec(url.pathname) })).filter((x) => x.m);
+    if (matches.length === 0) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId);
+    const hit = matches.find((x) => x.c.route.method === method);
+    if (!hit) {
+      const allow = [...new Set(matches.filter((x) => x.c.route.path === matches[0]!.c.route.path).map((x) => x.c.route.method))].join(', ');
+      const entry = METHOD_NOT_ALLOWED;
+      return {
+        statusCode: 405,
+        headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, allow },
+        body: JSON.stringify({ success: false, code: entry.status, error: entry.message, error_code: entry.errorCode, request_id: requestId }),
+      };
+    }
+    if (body.length > MAX_BODY_BYTES) return gatewayResponse('REQUEST_TOO_LARGE', requestId);
+    const { route, names } = hit.c;
+    const event = proxyEvent(req, url, route, names, hit.m!, body, requestId);
+
+    if (route.auth === 'api_key') {
+      const outcome = await authorize(event, event.headers[API_KEY_HEADER] ?? event.headers[API_KEY_HEADER.toLowerCase()]);
+      if (!outcome.allowed) return gatewayResponse(outcome.response, requestId);
+      if (throttled(outcome.usageKey, outcome.plan)) return gatewayResponse('THROTTLED', requestId);
+      event.requestContext.authorizer = outcome.context;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), INTEGRATION_TIMEOUT_MS); });
+    try {
+      const result = await Promise.race([invoke(route.group, event) as Promise<APIGatewayProxyResult>, timeout]);
+      if (result === 'timeout') return gatewayResponse('INTEGRATION_TIMEOUT', requestId);
+      if (!result || typeof result.statusCode !== 'number') return gatewayResponse('DEFAULT_5XX', requestId);
+      return result;
+    } catch (error) {
+      console.error(`[gateway] ${route.group} threw on ${method} ${url.pathname}:`, error);
+      return gatewayResponse('DEFAULT_5XX', requestId);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const requestId = randomUUID();
+      handle(req, Buffer.concat(chunks), requestId)
+        .catch((error) => {
+          console.error('[gateway] unexpected failure:', error);
+          return gatewayResponse('DEFAULT_5XX', requestId);
+        })
+        .then((result) => {
+          const headers: Record<string, string | string[]> = { ...result.headers } as Record<string, string>;
+          for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+          headers[REQUEST_ID_HEADER] ??= requestId;
+          res.writeHead(result.statusCode, headers);
+          res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+        });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    server,
+    stop: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+function proxyEvent(req: IncomingMessage, url: URL, route: RouteDef, names: string[], match: RegExpExecArray, body: Buffer, requestId: string): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const value = req.rawHeaders[i + 1]!;
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value; // API Gateway keeps the last value of a repeated key
+    (multiQuery[name] ??= []).push(value);
+  }
+  const pathParameters = names.length ? Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(match[i + 1]!)])) : null;
+  const contentType = headers['content-type'] ?? headers['Content-Type'] ?? '';
+  const isText = body.length === 0 || /json|text|xml|urlencoded/.test(contentType) || contentType === '';
+  return {
+    resource: route.path,
+    path: url.pathname,
+    httpMethod: route.method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: url.searchParams.size ? query : null,
+    multiValueQueryStringParameters: url.searchParams.size ? multiQuery : null,
+    pathParameters,
+    stageVariables: null,
+    body: body.length ? (isText ? body.toString('utf8') : body.toString('base64')) : null,
+    isBase64Encoded: body.length > 0 && !isText,
+    requestContext: {
+      accountId: '000000000000', apiId: 'local', authorizer: null, protocol: 'HTTP/1.1', httpMethod: route.method,
+      path: `/local${url.pathname}`, stage: 'local', requestId, requestTimeEpoch: Date.now(), resourceId: route.path,
+      resourcePath: route.path,
+      identity: {
+        accessKey: null, accountId: null, apiKey: null, apiKeyId: null, caller: null, clientCert: null,
+        cognitoAuthenticationProvider: null, cognitoAuthenticationType: null, cognitoIdentityId: null, cognitoIdentityPoolId: null,
+        principalOrgId: null, sourceIp: req.socket.remoteAddress ?? '127.0.0.1', user: null, userAgent: headers['user-agent'] ?? null, userArn: null,
+      },
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/** The EventBridge schedules: each SCHEDULES entry fires on its minute boundary, locally. */
+import { randomUUID } from 'node:crypto';
+import { SCHEDULES, type ScheduleDef } from '../resources.ts';
+import { invoke } from './invoke.ts';
+import type { LocalStateMachines } from './state-machines.ts';
+
+export interface Scheduler { stop(): void }
+
+function scheduledEvent(name: string, at: Date) {
+  return {
+    version: '0', id: randomUUID(), 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000',
+    time: at.toISOString(), region: 'us-east-1', resources: [`arn:aws:events:us-east-1:000000000000:rule/${name}`], detail: {},
+  };
+}
+
+export function startScheduler(machines: LocalStateMachines, onError: (name: string, error: unknown) => void): Scheduler {
+  const timers: NodeJS.Timeout[] = [];
+  const fire = async (name: string, def: ScheduleDef) => {
+    const event = scheduledEvent(name, new Date());
+    try {
+      if ('stateMachine' in def.target) await machines.run(def.target.stateMachine, event);
+      else await invoke(def.target.function, event);
+    } catch (error) {
+      onError(name, error);
+    }
+  };
+  for (const [name, def] of Object.entries(SCHEDULES)) {
+    const periodMs = def.everyMinutes * 60_000;
+    // Rate rules fire on the period boundary; align the first run to it.
+    const first = setTimeout(() => {
+      void fire(name, def);
+      timers.push(setInterval(() => void fire(name, def), periodMs));
+    }, periodMs - (Date.now() % periodMs));
+    timers.push(first);
+  }
+  return { stop: () => timers.forEach((t) => clearTimeout(t)) };
+}

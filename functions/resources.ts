@@ -1,0 +1,113 @@
+/**
+ * The resource catalogue: every table, queue, bucket, function, schedule and state machine the
+ * service owns, as plain data. The CDK app (lib/) and the local cloud (functions/local/) both build
+ * from this one list, so what runs locally is what deploys. No CDK or SDK imports here.
+ */
+
+export type TableName = 'accounts' | 'webhooks' | 'timers';
+export type QueueName = 'delivery' | 'ingest';
+export type BucketName = 'archive';
+
+export interface TableDef {
+  /** Environment variable that carries the physical table name to the functions bound to it. */
+  envVar: string;
+  partitionKey: string;
+  sortKey: string;
+  /** Attribute holding an epoch-seconds expiry; DynamoDB TTL deletes the item after it. */
+  ttlAttribute: string;
+  globalIndexes: readonly { name: string; partitionKey: string; sortKey: string }[];
+}
+
+export const TABLES: Readonly<Record<TableName, TableDef>> = {
+  // API keys (stored as SHA-256 hashes) and the accounts they resolve to.
+  accounts: { envVar: 'TABLE_ACCOUNTS', partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expires_at', globalIndexes: [] },
+  // Webhook endpoints, subscriptions, watched addresses and the delivery log.
+  webhooks: {
+    envVar: 'TABLE_WEBHOOKS',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    ttlAttribute: 'expires_at',
+    globalIndexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  },
+  // Messages waiting longer than SQS can delay them (over 15 minutes), bucketed by due minute.
+  timers: { envVar: 'TABLE_TIMERS', partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expires_at', globalIndexes: [] },
+};
+
+export interface QueueDef {
+  envVar: string;
+  /** Must exceed the consumer's timeout so a message is not redelivered while still in flight. */
+  visibilityTimeoutS: number;
+  /** Receives before a message is moved to the queue's dead-letter queue. */
+  maxReceiveCount: number;
+  batchSize: number;
+}
+
+export const QUEUES: Readonly<Record<QueueName, QueueDef>> = {
+  delivery: { envVar: 'QUEUE_DELIVERY_URL', visibilityTimeoutS: 90, maxReceiveCount: 5, batchSize: 10 },
+  ingest: { envVar: 'QUEUE_INGEST_URL', visibilityTimeoutS: 360, maxReceiveCount: 3, batchSize: 1 },
+};
+
+export const BUCKETS: Readonly<Record<BucketName, { envVar: string }>> = {
+  archive: { envVar: 'BUCKET_ARCHIVE' },
+};
+
+export type Access = 'read' | 'write' | 'readwrite';
+
+export interface FunctionDef {
+  /** Source file, relative to the repository root, exporting `handler`. */
+  entry: string;
+  description: string;
+  memoryMb: number;
+  timeoutS: number;
+  /** Bundles the DuckDB native module for the target architecture. */
+  duckdb?: boolean;
+  tables?: Partial<Record<TableName, Access>>;
+  /** `send` lets the function enqueue; a queue's consumer is declared in `consumes`. */
+  queues?: Partial<Record<QueueName, 'send'>>;
+  buckets?: Partial<Record<BucketName, Access>>;
+  /** The queue whose messages invoke this function (SQS event source, partial batch failures). */
+  consumes?: QueueName;
+}
+
+export type FunctionName = 'authorizer' | 'system' | 'timer-sweep';
+
+export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
+  authorizer: {
+    entry: 'functions/http/authorizer.ts',
+    description: 'Resolves X-API-Key to an account and plan (REQUEST authorizer)',
+    memoryMb: 256,
+    timeoutS: 5,
+    tables: { accounts: 'read' },
+  },
+  system: {
+    entry: 'functions/http/system.ts',
+    description: 'Health and the OpenAPI document',
+    memoryMb: 256,
+    timeoutS: 5,
+  },
+  'timer-sweep': {
+    entry: 'functions/jobs/timer-sweep.ts',
+    description: 'Releases due long-delay timers onto their SQS queues',
+    memoryMb: 256,
+    timeoutS: 60,
+    tables: { timers: 'readwrite' },
+    queues: { delivery: 'send', ingest: 'send' },
+  },
+};
+
+export interface ScheduleDef {
+  /** EventBridge rate in minutes. */
+  everyMinutes: number;
+  target: { stateMachine: StateMachineName } | { function: FunctionName };
+}
+
+export type StateMachineName = 'timer-sweep';
+
+export const STATE_MACHINES: Readonly<Record<StateMachineName, { description: string; tasks: Record<string, FunctionName> }>> = {
+  // Task state ids mapped to the functions they invoke; the local cloud binds the same handlers.
+  'timer-sweep': { description: 'Drains due timers until none are left for this minute', tasks: { Sweep: 'timer-sweep' } },
+};
+
+export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {
+  'timer-sweep': { everyMinutes: 1, target: { stateMachine: 'timer-sweep' } },
+};

@@ -1,0 +1,103 @@
+/**
+ * The one route table. Each route names its method, path, the route-group function that serves it
+ * (a key of FUNCTIONS), whether it needs an API key, and the valibot schemas of its input and
+ * output. lib/ builds API Gateway resources from it, the local gateway routes with it, the HTTP
+ * shell validates with it, and bin/openapi.ts documents it. Handlers live in the group's entry file.
+ */
+import * as v from 'valibot';
+import type { FunctionName } from './resources.ts';
+import type { ParamSchema } from '../schemas/params.ts';
+import { HealthSchema } from '../schemas/responses.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface RouteDef {
+  operationId: string;
+  method: HttpMethod;
+  /** API Gateway resource path; `{name}` segments are path parameters. */
+  path: string;
+  group: FunctionName;
+  auth: 'api_key' | 'none';
+  summary: string;
+  tags: readonly string[];
+  deprecated?: boolean;
+  /** Left out of the OpenAPI document (the catch-all that answers unknown paths). */
+  hidden?: boolean;
+  /** Replacement route named in the `Deprecation`/`Link` headers of a deprecated route. */
+  successor?: string;
+  pathParams?: Readonly<Record<string, ParamSchema>>;
+  query?: Readonly<Record<string, ParamSchema>>;
+  body?: v.GenericSchema;
+  response: {
+    status: number;
+    description: string;
+    /** `envelope` wraps `schema` as `{success, data, meta}`; `raw` returns it as is. */
+    shape: 'envelope' | 'raw';
+    schema: v.GenericSchema;
+    contentType?: string;
+  };
+}
+
+export const ROUTES: readonly RouteDef[] = [
+  {
+    operationId: 'getHealth',
+    method: 'GET',
+    path: '/health',
+    group: 'system',
+    auth: 'none',
+    summary: 'Liveness check; needs no key and does not validate one',
+    tags: ['System'],
+    response: { status: 200, description: 'The service is up', shape: 'raw', schema: HealthSchema },
+  },
+  {
+    operationId: 'getOpenApi',
+    method: 'GET',
+    path: '/v1/openapi.json',
+    group: 'system',
+    auth: 'none',
+    summary: 'This OpenAPI 3.0.3 document',
+    tags: ['System'],
+    response: { status: 200, description: 'The OpenAPI document', shape: 'raw', schema: v.record(v.string(), v.unknown()) },
+  },
+];
+
+/** One line per OpenAPI tag. */
+export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  System: 'Liveness and this document; no key needed.',
+};
+
+/** Route groups that have at least one route: each becomes one HTTP Lambda function. */
+export function routeGroups(): FunctionName[] {
+  return [...new Set(ROUTES.map((r) => r.group))];
+}
+
+/**
+ * Responses the gateway itself produces, before or instead of a handler. The CDK app turns these
+ * into API Gateway gateway responses; the local gateway renders them from the same entries.
+ */
+export const GATEWAY_RESPONSES = {
+  UNAUTHORIZED: { status: 401, errorCode: 'unauthorized', message: 'Missing or invalid API key. Provide the X-API-Key header.' },
+  // The authorizer denies unknown keys; the spec wants 401 for those too, never 403.
+  ACCESS_DENIED: { status: 401, errorCode: 'unauthorized', message: 'Missing or invalid API key. Provide the X-API-Key header.' },
+  // API Gateway answers an unknown path with this type (a 403 by default).
+  MISSING_AUTHENTICATION_TOKEN: { status: 404, errorCode: 'route_not_found', message: 'No route matches this path.' },
+  THROTTLED: { status: 429, errorCode: 'rate_limited', message: 'Rate limit exceeded for this plan. Slow down.' },
+  QUOTA_EXCEEDED: { status: 429, errorCode: 'rate_limited', message: 'Request quota exceeded for this plan.' },
+  AUTHORIZER_FAILURE: { status: 503, errorCode: 'upstream_unavailable', message: 'Authentication is temporarily unavailable. Retry shortly.' },
+  AUTHORIZER_CONFIGURATION_ERROR: { status: 503, errorCode: 'upstream_unavailable', message: 'Authentication is temporarily unavailable. Retry shortly.' },
+  REQUEST_TOO_LARGE: { status: 413, errorCode: 'payload_too_large', message: 'The request body exceeds 10 MB.' },
+  INTEGRATION_TIMEOUT: { status: 504, errorCode: 'scan_timeout', message: 'The request took too long. Narrow the time window and retry.' },
+  DEFAULT_5XX: { status: 500, errorCode: 'internal_error', message: 'Internal server error.' },
+} as const;
+
+export type GatewayResponseType = keyof typeof GATEWAY_RESPONSES;
+
+/** A known path called with a method it does not have (an `ANY` mock method in API Gateway). */
+export const METHOD_NOT_ALLOWED = { status: 405, errorCode: 'method_not_allowed', message: 'Method not allowed on this path.' } as const;
+
+/** How long API Gateway (and the local gateway) reuses an authorizer answer for the same key. */
+export const AUTHORIZER_CACHE_TTL_S = 300;
+
+/** Response headers every answer carries, whoever produced it. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+export const API_KEY_HEADER = 'X-API-Key';

@@ -1,0 +1,47 @@
+/**
+ * The composition root: AWS SDK clients and the ports built on them, created once per container on
+ * first use. In the local cloud the same clients point at the in-process emulators through the
+ * SDK's standard AWS_ENDPOINT_URL_* variables.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { S3Client } from '@aws-sdk/client-s3';
+import { QUEUES, TABLES, type QueueName } from '../resources.ts';
+import { dynamoAccountStore } from '../adapters/dynamodb-accounts.ts';
+import { dynamoTimerStore } from '../adapters/dynamodb-timers.ts';
+import { sqsQueueSender } from '../adapters/sqs-queues.ts';
+import { systemClock } from '../ports/clock.ts';
+import type { AccountStore } from '../ports/accounts.ts';
+import type { TimerStore } from '../ports/timers.ts';
+import type { QueueSender } from '../ports/queues.ts';
+import { config, requireSetting } from './config.ts';
+
+function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
+}
+
+export const dynamoDocumentClient = once(() =>
+  DynamoDBDocumentClient.from(new DynamoDBClient({ region: config().AWS_REGION }), {
+    marshallOptions: { removeUndefinedValues: true },
+  }),
+);
+
+export const sqsClient = once(() => new SQSClient({ region: config().AWS_REGION }));
+
+export const s3Client = once(() => new S3Client({ region: config().AWS_REGION, forcePathStyle: config().S3_FORCE_PATH_STYLE }));
+
+export const accountStore = once((): AccountStore =>
+  dynamoAccountStore(dynamoDocumentClient(), requireSetting(config(), TABLES.accounts.envVar)),
+);
+
+export const timerStore = once((): TimerStore =>
+  dynamoTimerStore(dynamoDocumentClient(), requireSetting(config(), TABLES.timers.envVar)),
+);
+
+export const queueSender = once((): QueueSender =>
+  sqsQueueSender(sqsClient(), (queue: QueueName) => requireSetting(config(), QUEUES[queue].envVar)),
+);
+
+export const clock = systemClock;

@@ -1,0 +1,150 @@
+/**
+ * The shared Lambda shell for HTTP route groups. A group's entry file passes one implementation per
+ * operationId; the shell finds the route from the API Gateway event (`resource` + `httpMethod`),
+ * validates path, query and body with the route's valibot schemas, calls the implementation with
+ * typed input and the caller's account, and renders either the success envelope or the error body.
+ * Errors are rendered here and nowhere else.
+ */
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { AppError, errorBody, toAppError } from '../core/errors.ts';
+import { isPlanName, type PlanName } from '../core/plans.ts';
+import { REQUEST_ID_HEADER, ROUTES, type RouteDef } from '../routes.ts';
+import type { FunctionName } from '../resources.ts';
+import { logger, metrics, tracer } from './powertools.ts';
+import { parseBody, parseParams } from './validate.ts';
+
+export interface Account {
+  id: string;
+  plan: PlanName;
+}
+
+export interface RouteInput {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+  headers: Record<string, string | undefined>;
+}
+
+export interface RequestContext {
+  requestId: string;
+  route: RouteDef;
+  /** Present on every route with `auth: 'api_key'`. */
+  account?: Account;
+}
+
+export type RouteResult =
+  | { kind: 'envelope'; data: unknown; nextCursor?: string | null; meta?: Record<string, unknown>; status?: number }
+  | { kind: 'raw'; body: unknown; status?: number; headers?: Record<string, string> };
+
+export type RouteImplementation = (input: RouteInput, ctx: RequestContext) => Promise<RouteResult>;
+
+/** `{success, data, meta:{count, next_cursor, request_id}}`; `count` is the array length, or 1 for an object. */
+export function ok(data: unknown, options: { nextCursor?: string | null; meta?: Record<string, unknown>; status?: number } = {}): RouteResult {
+  return { kind: 'envelope', data, ...options };
+}
+
+export function raw(body: unknown, options: { status?: number; headers?: Record<string, string> } = {}): RouteResult {
+  return { kind: 'raw', body, ...options };
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+
+function routeKey(method: string, resource: string): string {
+  return `${method.toUpperCase()} ${resource}`;
+}
+
+function accountOf(event: APIGatewayProxyEvent): Account | undefined {
+  const claims = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+  const id = claims?.account_id;
+  const plan = claims?.plan;
+  if (typeof id !== 'string' || typeof plan !== 'string' || !isPlanName(plan)) return undefined;
+  return { id, plan };
+}
+
+/** Headers a route adds to every answer, success or error (RFC 9745 `Deprecation` on legacy routes). */
+function routeHeaders(route: RouteDef | undefined): Record<string, string> {
+  if (!route?.deprecated) return {};
+  return { deprecation: 'true', ...(route.successor && { link: `<${route.successor}>; rel="successor-version"` }) };
+}
+
+function render(result: RouteResult, route: RouteDef, requestId: string): APIGatewayProxyResult {
+  const headers: Record<string, string> = { ...JSON_HEADERS, [REQUEST_ID_HEADER]: requestId, ...routeHeaders(route) };
+  if (result.kind === 'raw') {
+    return { statusCode: result.status ?? route.response.status, headers: { ...headers, ...result.headers }, body: JSON.stringify(result.body) };
+  }
+  const count = Array.isArray(result.data) ? result.data.length : result.data == null ? 0 : 1;
+  const body = {
+    success: true,
+    data: result.data,
+    meta: { count, next_cursor: result.nextCursor ?? null, ...result.meta, request_id: requestId },
+  };
+  return { statusCode: result.status ?? route.response.status, headers, body: JSON.stringify(body) };
+}
+
+export function renderError(error: AppError, requestId: string): APIGatewayProxyResult {
+  return {
+    statusCode: error.status,
+    headers: { ...JSON_HEADERS, [REQUEST_ID_HEADER]: requestId, ...error.headers },
+    body: JSON.stringify(errorBody(error, requestId)),
+  };
+}
+
+interface RouteEntry { route: RouteDef; implementation: RouteImplementation }
+
+async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEvent, requestId: string): Promise<APIGatewayProxyResult> {
+  if (!entry) throw new AppError('route_not_found', 'No route matches this path.');
+  const { route, implementation } = entry;
+  const account = accountOf(event);
+  if (route.auth === 'api_key' && !account) {
+    throw new AppError('unauthorized', 'Missing or invalid API key. Provide the X-API-Key header.');
+  }
+  const input: RouteInput = {
+    params: parseParams(route.pathParams, event.pathParameters, 'path'),
+    query: parseParams(route.query, event.queryStringParameters, 'query'),
+    body: route.body ? parseBody(route.body, event.body, event.isBase64Encoded) : undefined,
+    headers: Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, val]) => [k.toLowerCase(), val])),
+  };
+  const result = await implementation(input, { requestId, route, account });
+  return render(result, route, requestId);
+}
+
+/**
+ * Builds the Lambda handler of one route group. Every route of the group must have exactly one
+ * implementation and vice versa; a mismatch fails at cold start, not on a client's request.
+ */
+export function httpRouteGroup(group: FunctionName, implementations: Record<string, RouteImplementation>, routeTable: readonly RouteDef[] = ROUTES) {
+  const routes = routeTable.filter((r) => r.group === group);
+  const missing = routes.filter((r) => !implementations[r.operationId]).map((r) => r.operationId);
+  const unknown = Object.keys(implementations).filter((id) => !routes.some((r) => r.operationId === id));
+  if (missing.length || unknown.length) {
+    throw new Error(`Route group ${group}: missing implementations [${missing.join(', ')}], unknown [${unknown.join(', ')}]`);
+  }
+  const table = new Map<string, RouteEntry>(routes.map((route) => [routeKey(route.method, route.path), { route, implementation: implementations[route.operationId]! }]));
+
+  const handle = async (event: APIGatewayProxyEvent, _context: Context): Promise<APIGatewayProxyResult> => {
+    const requestId = event.requestContext?.requestId ?? 'unknown';
+    logger.appendKeys({ request_id: requestId, route: `${event.httpMethod} ${event.resource}` });
+    const entry = table.get(routeKey(event.httpMethod, event.resource));
+    try {
+      return await dispatch(entry, event, requestId);
+    } catch (thrown) {
+      const error = toAppError(thrown);
+      if (error.status >= 500) {
+        logger.error('request failed', { error_code: error.code, cause: error.cause ?? thrown });
+        metrics.addMetric('ServerError', MetricUnit.Count, 1);
+      }
+      const rendered = renderError(error, requestId);
+      return { ...rendered, headers: { ...rendered.headers, ...routeHeaders(entry?.route) } };
+    }
+  };
+
+  return middy(handle)
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+    .use(captureLambdaHandler(tracer));
+}

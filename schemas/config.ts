@@ -1,0 +1,32 @@
+/**
+ * Runtime configuration of every function, read once from the environment. Resource variables are
+ * optional here because each function is bound only to what it uses (lib/ sets them with the IAM
+ * grant); `requireSetting` names the missing variable when a port is built without its resource.
+ */
+import * as v from 'valibot';
+import { BUCKETS, QUEUES, TABLES } from '../functions/resources.ts';
+
+const optionalName = v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty')));
+const urlSetting = v.optional(v.pipe(v.string(), v.url('must be a URL')));
+
+const resourceEntries = Object.fromEntries(
+  [...Object.values(TABLES), ...Object.values(BUCKETS)].map((d) => [d.envVar, optionalName] as const),
+);
+const queueEntries = Object.fromEntries(Object.values(QUEUES).map((d) => [d.envVar, urlSetting] as const));
+
+const booleanSetting = (fallback: 'true' | 'false') =>
+  v.pipe(v.optional(v.picklist(['true', 'false'], 'must be true or false'), fallback), v.transform((s) => s === 'true'));
+
+export const ConfigSchema = v.object({
+  ...resourceEntries,
+  ...queueEntries,
+  AWS_REGION: v.optional(v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1')), 'us-east-1'),
+  /** s3rver and other S3 emulators need path-style addressing. */
+  S3_FORCE_PATH_STYLE: booleanSetting('false'),
+  /** `local` only in the local cloud; unlocks settings the AWS deployment refuses. */
+  DEPLOYMENT: v.optional(v.picklist(['aws', 'local'], 'must be aws or local'), 'aws'),
+  /** Public base URL written into the OpenAPI `servers` entry. */
+  PUBLIC_BASE_URL: v.optional(v.pipe(v.string(), v.url('must be a URL'))),
+});
+
+export type Config = v.InferOutput<typeof ConfigSchema> & Record<string, string | boolean | undefined>;

@@ -1,0 +1,26 @@
+/** Settings of the local cloud (`npm start`), read once from the environment. */
+import * as v from 'valibot';
+import { PLAN_NAMES, type PlanName } from '../functions/core/plans.ts';
+
+const DEFAULT_KEYS = 'local-build-key=build,local-pro-key=pro,local-free-key=free';
+
+const apiKeyList = v.pipe(
+  v.optional(v.string(), DEFAULT_KEYS),
+  v.transform((text) => text.split(',').map((pair) => pair.trim()).filter(Boolean).map((pair) => {
+    const [key = '', plan = ''] = pair.split('=').map((s) => s.trim());
+    return { key, plan };
+  })),
+  v.check((pairs) => pairs.length > 0, 'must list at least one key=plan pair'),
+  v.check((pairs) => pairs.every((p) => p.key.length >= 8), 'each key must be at least 8 characters'),
+  v.check((pairs) => pairs.every((p) => (PLAN_NAMES as readonly string[]).includes(p.plan)), `each plan must be one of ${PLAN_NAMES.join(', ')}`),
+  v.transform((pairs) => pairs as { key: string; plan: PlanName }[]),
+);
+
+export const LocalConfigSchema = v.object({
+  PORT: v.pipe(v.optional(v.string(), '3000'), v.regex(/^\d{1,5}$/, 'must be a TCP port number'), v.transform(Number), v.maxValue(65535, 'must be a TCP port number')),
+  LOCAL_DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), '.data'),
+  LOCAL_API_KEYS: apiKeyList,
+  LOG_LEVEL: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR'], 'must be DEBUG, INFO, WARN or ERROR'), 'WARN'),
+});
+
+export type LocalConfig = v.InferOutput<typeof LocalConfigSchema>;

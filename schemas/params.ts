@@ -1,0 +1,80 @@
+/**
+ * Builders for request parameters. Query and path values arrive as strings; each builder returns a
+ * valibot schema that parses the string, with a message that names the rule, plus metadata the
+ * HTTP shell (error_code, valid_values) and the OpenAPI generator (JSON Schema) read back.
+ */
+import * as v from 'valibot';
+import type { ErrorCode } from '../functions/core/errors.ts';
+
+export interface ParamMeta {
+  /** JSON Schema of the parameter as a client sends it (for OpenAPI). */
+  openapi: Record<string, unknown>;
+  /** Error code for a bad value; `invalid_parameter` when absent. */
+  errorCode?: ErrorCode;
+  validValues?: readonly (string | number)[];
+}
+
+export type ParamSchema = v.GenericSchema<string | undefined, unknown>;
+
+function withMeta<S extends v.GenericSchema>(schema: S, description: string, meta: ParamMeta) {
+  return v.pipe(schema, v.description(description), v.metadata({ ...meta }));
+}
+
+export function paramMeta(schema: v.GenericSchema): ParamMeta | undefined {
+  const found = v.getMetadata(schema as never) as Partial<ParamMeta> | undefined;
+  return found && 'openapi' in found ? (found as ParamMeta) : undefined;
+}
+
+/** A base-10 integer within [min, max]. Optional with a default unless `required` is set. */
+export function integerParam(opts: { min: number; max: number; default?: number; description: string; required?: boolean }) {
+  const rule = `must be an integer from ${opts.min} to ${opts.max}`;
+  const parsed = v.pipe(
+    v.string(),
+    v.regex(/^-?\d+$/, rule),
+    v.transform(Number),
+    v.check((n) => Number.isSafeInteger(n) && n >= opts.min && n <= opts.max, rule),
+  );
+  const openapi = { type: 'integer', minimum: opts.min, maximum: opts.max, ...(opts.default !== undefined && { default: opts.default }) };
+  const schema = opts.required ? parsed : v.optional(parsed, opts.default === undefined ? undefined : String(opts.default));
+  return withMeta(schema, opts.description, { openapi });
+}
+
+/** Unix epoch milliseconds. */
+export function epochMsParam(description: string) {
+  const rule = 'must be Unix epoch milliseconds';
+  const parsed = v.pipe(v.string(), v.regex(/^\d{1,16}$/, rule), v.transform(Number));
+  return withMeta(v.optional(parsed), description, {
+    openapi: { type: 'integer', format: 'int64', minimum: 0 },
+    errorCode: 'invalid_time_range',
+  });
+}
+
+/** One of a closed set of values; a bad value is answered with the set. */
+export function enumParam<const T extends readonly [string, ...string[]]>(
+  values: T,
+  opts: { default?: T[number]; description: string; errorCode?: ErrorCode },
+) {
+  const schema = v.optional(v.picklist(values, `must be one of: ${values.join(', ')}`), opts.default);
+  return withMeta(schema, opts.description, {
+    openapi: { type: 'string', enum: [...values], ...(opts.default !== undefined && { default: opts.default }) },
+    errorCode: opts.errorCode,
+    validValues: values,
+  });
+}
+
+export function booleanParam(description: string) {
+  const rule = 'must be true or false';
+  const parsed = v.pipe(v.picklist(['true', 'false'], rule), v.transform((s) => s === 'true'));
+  return withMeta(v.optional(parsed), description, { openapi: { type: 'boolean' }, validValues: ['true', 'false'] });
+}
+
+/** A free-form string, optionally bounded in length. */
+export function stringParam(opts: { description: string; maxLength?: number; required?: boolean; pattern?: RegExp }) {
+  const checks: v.PipeItem<string, string, v.BaseIssue<unknown>>[] = [v.minLength(1, 'must not be empty')];
+  if (opts.maxLength) checks.push(v.maxLength(opts.maxLength, `must be at most ${opts.maxLength} characters`));
+  if (opts.pattern) checks.push(v.regex(opts.pattern, `must match ${opts.pattern.source}`));
+  const parsed = v.pipe(v.string(), ...checks);
+  return withMeta(opts.required ? parsed : v.optional(parsed), opts.description, {
+    openapi: { type: 'string', ...(opts.maxLength && { maxLength: opts.maxLength }), ...(opts.pattern && { pattern: opts.pattern.source }) },
+  });
+}

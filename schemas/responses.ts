@@ -1,0 +1,26 @@
+/** Response shapes shared by every route, as valibot schemas (also the source of the OpenAPI components). */
+import * as v from 'valibot';
+import { ERROR_STATUS, type ErrorCode } from '../functions/core/errors.ts';
+
+export const ErrorBodySchema = v.object({
+  success: v.literal(false),
+  code: v.pipe(v.number(), v.integer(), v.description('HTTP status code')),
+  error: v.pipe(v.string(), v.description('Human-readable message')),
+  error_code: v.pipe(v.picklist(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]), v.description('Stable machine-readable code')),
+  param: v.optional(v.pipe(v.string(), v.description('The request parameter at fault'))),
+  valid_values: v.optional(v.array(v.union([v.string(), v.number()]))),
+  request_id: v.string(),
+});
+
+export const MetaSchema = v.object({
+  count: v.pipe(v.number(), v.integer()),
+  next_cursor: v.optional(v.nullable(v.string())),
+  request_id: v.string(),
+});
+
+/** The success envelope `{success, data, meta}` around a payload schema. */
+export function envelope<T extends v.GenericSchema>(data: T) {
+  return v.object({ success: v.literal(true), data, meta: MetaSchema });
+}
+
+export const HealthSchema = v.object({ status: v.literal('ok') });

@@ -1,0 +1,25 @@
+/** Builders for API Gateway events in handler-level tests. */
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+
+export function restEvent(overrides: Partial<APIGatewayProxyEvent> & { resource: string; httpMethod: string }): APIGatewayProxyEvent {
+  return {
+    path: overrides.resource,
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    ...overrides,
+    requestContext: {
+      requestId: 'req-test', stage: 'test', httpMethod: overrides.httpMethod, resourcePath: overrides.resource,
+      authorizer: null, ...(overrides.requestContext ?? {}),
+    } as APIGatewayProxyEvent['requestContext'],
+  } as APIGatewayProxyEvent;
+}
+
+export const lambdaContext = {
+  functionName: 'test', awsRequestId: 'aws-req', getRemainingTimeInMillis: () => 10_000,
+} as unknown as Context;

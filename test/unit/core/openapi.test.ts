@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { buildOpenApiDocument, CONTRACT_VERSION } from '../../../functions/core/openapi.ts';
+import { ROUTES } from '../../../functions/routes.ts';
+
+type Operation = { operationId: string; deprecated?: boolean; security?: unknown[]; parameters: { name: string; in: string }[] };
+
+const document = buildOpenApiDocument({ baseUrl: 'https://api.example.com' });
+const documentedRoutes = ROUTES.filter((r) => !r.hidden);
+
+describe('the OpenAPI document', () => {
+  it('passes the Redocly recommended rules with no errors or warnings', async () => {
+    // Prepare
+    const config = await createConfig({ extends: ['recommended'] });
+    // Act
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
+    // Assess ("Meta is never used" only until the first envelope route exists.)
+    const reported = problems
+      .filter((p) => p.ruleId !== 'no-unused-components')
+      .map((p) => `${p.severity} ${p.ruleId}: ${p.message} @ ${p.location?.[0]?.pointer}`);
+    expect(reported).toEqual([]);
+  });
+
+  it('is OpenAPI 3.0.3 with contract version 1.5.0 and one {base_url} server', () => {
+    expect(document.openapi).toBe('3.0.3');
+    expect((document.info as { version: string }).version).toBe(CONTRACT_VERSION);
+    expect(CONTRACT_VERSION).toBe('1.5.0');
+    expect(document.servers).toEqual([{ url: '{base_url}', variables: { base_url: { default: 'https://api.example.com' } } }]);
+  });
+
+  it('describes every route of the route table with its parameters, security and deprecation', () => {
+    const paths = document.paths as Record<string, Record<string, Operation>>;
+    for (const route of documentedRoutes) {
+      const op = paths[route.path]?.[route.method.toLowerCase()];
+      expect(op?.operationId, `${route.method} ${route.path}`).toBe(route.operationId);
+      const names = op!.parameters.map((p) => `${p.in}:${p.name}`).sort();
+      const expected = [...Object.keys(route.pathParams ?? {}).map((n) => `path:${n}`), ...Object.keys(route.query ?? {}).map((n) => `query:${n}`)].sort();
+      expect(names).toEqual(expected);
+      expect(op!.security).toEqual(route.auth === 'none' ? [] : undefined);
+      expect(Boolean(op!.deprecated)).toBe(Boolean(route.deprecated));
+    }
+  });
+});

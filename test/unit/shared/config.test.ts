@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig, requireSetting } from '../../../functions/shared/config.ts';
+import { localSettings } from '../../../functions/local/settings.ts';
+
+describe('parseConfig', () => {
+  it('applies defaults when the environment is empty', () => {
+    expect(parseConfig({})).toMatchObject({ AWS_REGION: 'us-east-1', S3_FORCE_PATH_STYLE: false, DEPLOYMENT: 'aws' });
+  });
+
+  it('stops with a message naming the variable of a bad value', () => {
+    expect(() => parseConfig({ AWS_REGION: 'mars' })).toThrow(/AWS_REGION must be an AWS region/);
+    expect(() => parseConfig({ QUEUE_DELIVERY_URL: 'not a url' })).toThrow(/QUEUE_DELIVERY_URL must be a URL/);
+    expect(() => parseConfig({ S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/S3_FORCE_PATH_STYLE must be true or false/);
+  });
+
+  it('names a resource variable the calling port needs but the function was not given', () => {
+    expect(() => requireSetting(parseConfig({}), 'TABLE_ACCOUNTS')).toThrow(/TABLE_ACCOUNTS is not set/);
+  });
+});
+
+describe('localSettings', () => {
+  it('defaults to the three local keys on port 3000', () => {
+    const settings = localSettings({});
+    expect(settings.PORT).toBe(3000);
+    expect(settings.LOCAL_API_KEYS).toEqual([
+      { key: 'local-build-key', plan: 'build' }, { key: 'local-pro-key', plan: 'pro' }, { key: 'local-free-key', plan: 'free' },
+    ]);
+  });
+
+  it('replaces the keys with LOCAL_API_KEYS', () => {
+    expect(localSettings({ LOCAL_API_KEYS: 'abcdefgh=scale' }).LOCAL_API_KEYS).toEqual([{ key: 'abcdefgh', plan: 'scale' }]);
+  });
+
+  it('names LOCAL_API_KEYS when a plan is unknown', () => {
+    expect(() => localSettings({ LOCAL_API_KEYS: 'abcdefgh=gold' })).toThrow(/LOCAL_API_KEYS each plan must be one of/);
+  });
+
+  it('names PORT when it is not a port', () => {
+    expect(() => localSettings({ PORT: 'http' })).toThrow(/PORT must be a TCP port number/);
+  });
+});

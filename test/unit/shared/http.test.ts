@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import * as v from 'valibot';
+import { AppError } from '../../../functions/core/errors.ts';
+import { httpRouteGroup, ok } from '../../../functions/shared/http.ts';
+import type { RouteDef } from '../../../functions/routes.ts';
+import { enumParam, integerParam, stringParam } from '../../../schemas/params.ts';
+import { lambdaContext, restEvent } from '../../helpers/events.ts';
+
+const routes: RouteDef[] = [
+  {
+    operationId: 'listThings', method: 'GET', path: '/v1/things/{symbol}', group: 'system', auth: 'api_key', summary: 'test', tags: ['T'],
+    pathParams: { symbol: stringParam({ description: 'symbol', required: true }) },
+    query: {
+      limit: integerParam({ min: 1, max: 1000, default: 100, description: 'rows' }),
+      interval: enumParam(['1m', '5m'], { default: '1m', description: 'bucket', errorCode: 'invalid_interval' }),
+    },
+    response: { status: 200, description: 'ok', shape: 'envelope', schema: v.array(v.unknown()) },
+  },
+  {
+    operationId: 'createThing', method: 'POST', path: '/v1/things', group: 'system', auth: 'api_key', summary: 'test', tags: ['T'],
+    body: v.object({ url: v.pipe(v.string(), v.url('must be a URL')) }),
+    response: { status: 201, description: 'created', shape: 'envelope', schema: v.unknown() },
+  },
+  {
+    operationId: 'legacyThing', method: 'GET', path: '/v1/legacy', group: 'system', auth: 'none', summary: 'old', tags: ['T'],
+    deprecated: true, successor: '/v1/things/{symbol}',
+    response: { status: 200, description: 'ok', shape: 'envelope', schema: v.unknown() },
+  },
+];
+
+const account = { account_id: 'acct_1', plan: 'build', principalId: 'acct_1' };
+const handler = httpRouteGroup('system', {
+  listThings: async (input) => ok([input.params, input.query], { nextCursor: 'c2' }),
+  createThing: async (input) => ok(input.body, { status: 201 }),
+  legacyThing: async () => { throw new Error('database password leaked in message'); },
+}, routes);
+
+async function call(event: Parameters<typeof handler>[0]) {
+  const result = await handler(event, lambdaContext);
+  return { status: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body) };
+}
+
+describe('the HTTP shell, happy path', () => {
+  it('parses path and query parameters, fills defaults and wraps the envelope', async () => {
+    // Act
+    const res = await call(restEvent({
+      resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'BTC' },
+      queryStringParameters: { limit: '250', user_address: 'ignored' }, requestContext: { authorizer: account } as never,
+    }));
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.headers['x-request-id']).toBe('req-test');
+    expect(res.body).toEqual({
+      success: true,
+      data: [{ symbol: 'BTC' }, { limit: 250, interval: '1m' }],
+      meta: { count: 2, next_cursor: 'c2', request_id: 'req-test' },
+    });
+  });
+
+  it('answers with the route status and a parsed JSON body', async () => {
+    const res = await call(restEvent({ resource: '/v1/things', httpMethod: 'POST', body: '{"url":"https://example.com/hook"}', requestContext: { authorizer: account } as never }));
+    expect(res.status).toBe(201);
+    expect(res.body.data).toEqual({ url: 'https://example.com/hook' });
+  });
+});
+
+describe('the HTTP shell, errors', () => {
+  const event = (query: Record<string, string>) => restEvent({
+    resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'BTC' }, queryStringParameters: query,
+    requestContext: { authorizer: account } as never,
+  });
+
+  it('returns 400 naming limit when limit is 1001', async () => {
+    const res = await call(event({ limit: '1001' }));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ success: false, code: 400, error_code: 'invalid_parameter', param: 'limit', request_id: 'req-test' });
+    expect(res.body.error).toContain('1 to 1000');
+  });
+
+  it('returns 400 naming limit when limit is not an integer or negative', async () => {
+    for (const limit of ['abc', '-5', '1.5', '']) {
+      const res = await call(event({ limit }));
+      expect(res.status, limit).toBe(400);
+      expect(res.body.param).toBe('limit');
+    }
+  });
+
+  it('returns 400 invalid_interval listing the accepted values', async () => {
+    const res = await call(event({ interval: '7m' }));
+    expect(res.body).toMatchObject({ code: 400, error_code: 'invalid_interval', param: 'interval', valid_values: ['1m', '5m'] });
+  });
+
+  it('returns 400 invalid_json for a body that is not JSON', async () => {
+    const res = await call(restEvent({ resource: '/v1/things', httpMethod: 'POST', body: '{"url":', requestContext: { authorizer: account } as never }));
+    expect(res.body).toMatchObject({ code: 400, error_code: 'invalid_json' });
+  });
+
+  it('returns 400 naming the body member at fault', async () => {
+    const res = await call(restEvent({ resource: '/v1/things', httpMethod: 'POST', body: '{"url":"nope"}', requestContext: { authorizer: account } as never }));
+    expect(res.body).toMatchObject({ code: 400, error_code: 'invalid_parameter', param: 'url' });
+  });
+
+  it('returns 401 on a keyed route reached without an authorizer context', async () => {
+    const res = await call(restEvent({ resource: '/v1/things', httpMethod: 'POST', body: '{}' }));
+    expect(res.body).toMatchObject({ code: 401, error_code: 'unauthorized' });
+  });
+
+  it('renders a thrown bug as a bare 500 without its message, still with the request id', async () => {
+    const res = await call(restEvent({ resource: '/v1/legacy', httpMethod: 'GET' }));
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ success: false, code: 500, error: 'Internal server error.', error_code: 'internal_error', request_id: 'req-test' });
+    expect(res.headers['deprecation']).toBe('true');
+  });
+
+  it('returns 404 route_not_found for a resource the group does not serve', async () => {
+    const res = await call(restEvent({ resource: '/v1/unknown', httpMethod: 'GET' }));
+    expect(res.body).toMatchObject({ code: 404, error_code: 'route_not_found' });
+  });
+});
+
+describe('httpRouteGroup', () => {
+  it('refuses at cold start a group whose implementations do not match its routes', () => {
+    expect(() => httpRouteGroup('system', { listThings: async () => ok([]) }, routes)).toThrow(/missing implementations \[createThing, legacyThing\]/);
+  });
+
+  it('lets an AppError thrown by an implementation reach the client with its code', async () => {
+    const h = httpRouteGroup('system', {
+      listThings: async () => { throw new AppError('not_found', 'No such thing.'); },
+      createThing: async () => ok(null),
+      legacyThing: async () => ok(null),
+    }, routes);
+    const result = await h(restEvent({ resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'X' }, requestContext: { authorizer: account } as never }), lambdaContext);
+    expect(result.statusCode).toBe(404);
+    expect(JSON.parse(result.body)).toMatchObject({ error_code: 'not_found', error: 'No such thing.' });
+  });
+});
