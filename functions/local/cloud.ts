@@ -42,7 +42,7 @@ export interface LocalCloud {
 }
 
 /** The environment a deployed function would get, pointed at the emulators. Only local code writes process.env. */
-function exportEnvironment(emulators: Emulators, gatewayUrl: string, logLevel: string): void {
+export function exportEnvironment(emulators: Emulators, gatewayUrl: string, logLevel: string): void {
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -66,6 +66,8 @@ function exportEnvironment(emulators: Emulators, gatewayUrl: string, logLevel: s
 }
 
 export async function startLocalCloud(options: LocalCloudOptions): Promise<LocalCloud> {
+  // Set before the first SDK client exists; the runtime in Lambda is Node 22 and never warns.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   mkdirSync(options.dataDir, { recursive: true });
   const template = await synthesizeServiceTemplate();
   const stateMachines = localStateMachines(template);

@@ -50,8 +50,9 @@ export function definitionsFromTemplate(template: Template): Record<StateMachine
   const found = {} as Record<StateMachineName, Record<string, unknown>>;
   for (const [logicalId, resource] of Object.entries(template.Resources)) {
     if (resource.Type !== 'AWS::StepFunctions::StateMachine') continue;
-    const path = String(resource.Metadata?.['aws:cdk:path'] ?? logicalId);
-    const name = (Object.keys(STATE_MACHINES) as StateMachineName[]).find((n) => path.includes(`/${n}/`) || path.includes(n));
+    // CDK derives logical ids from construct ids: 'timer-sweep' appears as '...timersweep...'.
+    const compact = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+    const name = (Object.keys(STATE_MACHINES) as StateMachineName[]).find((n) => compact(logicalId).includes(compact(n)));
     if (!name) continue;
     const definition = JSON.parse(String(resolveIntrinsics(resource.Properties?.DefinitionString))) as Record<string, unknown>;
     const validation = aslValidator(definition);

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
+
+let cloud: Awaited<ReturnType<typeof startTestCloud>>;
+beforeAll(async () => { cloud = await startTestCloud(); });
+afterAll(async () => { await cloud?.stop(); });
+
+async function get(path: string, init: RequestInit = {}) {
+  const res = await fetch(cloud.url + path, init);
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+const withKey = (key: string): RequestInit => ({ headers: { 'X-API-Key': key } });
+
+describe('the local cloud over HTTP', () => {
+  it('answers GET /health without a key', async () => {
+    const res = await get('/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('does not validate a key on /health, even a wrong one', async () => {
+    const res = await get('/health', withKey('not-a-key'));
+    expect(res.status).toBe(200);
+  });
+
+  it('serves the OpenAPI document without a key', async () => {
+    const res = await get('/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ openapi: '3.0.3', info: { version: '1.5.0' } });
+    expect(res.body.servers[0].variables.base_url.default).toBe(cloud.url);
+  });
+
+  it('answers 404 route_not_found for an unknown path with a valid key', async () => {
+    const res = await get('/v1/no/such/route', withKey(KEYS.build));
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ success: false, code: 404, error_code: 'route_not_found' });
+    expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
+  });
+
+  it('answers 401 with the error body for an unknown path without a key or with a wrong key', async () => {
+    for (const init of [{}, withKey('wrong-key'), withKey('')]) {
+      const res = await get('/v1/no/such/route', init);
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ success: false, code: 401, error_code: 'unauthorized' });
+      expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
+    }
+  });
+
+  it('answers 405 with Allow for a known path and another method', async () => {
+    const res = await get('/health', { method: 'DELETE' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.body).toMatchObject({ code: 405, error_code: 'method_not_allowed' });
+  });
+
+  it('accepts every seeded local key', async () => {
+    for (const key of Object.values(KEYS)) {
+      expect((await get('/v1/no/such/route', withKey(key))).status).toBe(404);
+    }
+  });
+});

@@ -1,0 +1,36 @@
+/** Starts the emulators in a temporary directory and points this process's handlers at them. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmulators, type Emulators } from '../../functions/local/emulators.ts';
+import { exportEnvironment } from '../../functions/local/cloud.ts';
+
+export interface TestEmulators {
+  emulators: Emulators;
+  sqs: SQSClient;
+  dynamo: DynamoDBDocumentClient;
+  stop(): Promise<void>;
+}
+
+export async function startTestEmulators(): Promise<TestEmulators> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'archive-test-'));
+  const emulators = await startEmulators({ dataDir });
+  exportEnvironment(emulators, 'http://127.0.0.1:0', 'ERROR');
+  const options = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  const sqs = new SQSClient({ ...options, endpoint: emulators.endpoints.sqs });
+  const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ ...options, endpoint: emulators.endpoints.dynamodb }));
+  return {
+    emulators,
+    sqs,
+    dynamo,
+    async stop() {
+      sqs.destroy();
+      dynamo.destroy();
+      await emulators.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/** Starts the whole local cloud (as `npm start` does) on a free port with a temporary data directory. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalCloud, type LocalCloud } from '../../functions/local/cloud.ts';
+
+export const KEYS = { build: 'local-build-key', pro: 'local-pro-key', free: 'local-free-key' } as const;
+
+export async function startTestCloud(options: { schedules?: boolean } = {}): Promise<LocalCloud & { dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'archive-e2e-'));
+  const cloud = await startLocalCloud({
+    port: 0,
+    dataDir,
+    apiKeys: [{ key: KEYS.build, plan: 'build' }, { key: KEYS.pro, plan: 'pro' }, { key: KEYS.free, plan: 'free' }],
+    schedules: options.schedules ?? false,
+    logLevel: 'ERROR',
+  });
+  return {
+    ...cloud,
+    dataDir,
+    async stop() {
+      await cloud.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
