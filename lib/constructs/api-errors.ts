@@ -1,0 +1,65 @@
+/**
+ * Answers API Gateway gives without a handler: its gateway responses (bad key, throttled, unknown
+ * path...) and the 405 for a wrong method. Both use the spec's error body so clients parse one shape.
+ */
+import {
+  AuthorizationType,
+  MockIntegration,
+  PassthroughBehavior,
+  ResponseType,
+  type IResource,
+  type Method,
+  type RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import { GATEWAY_RESPONSES, type GatewayResponseType } from '../../functions/routes.ts';
+
+/** `$context.requestId` is left for API Gateway's template engine to fill in. */
+function errorBodyTemplate(status: number, errorCode: string, message: string): string {
+  return JSON.stringify({ success: false, code: status, error: message, error_code: errorCode, request_id: '$context.requestId' });
+}
+
+/** Fails the synth on a GATEWAY_RESPONSES key API Gateway does not know, instead of at deploy. */
+function responseType(key: GatewayResponseType): ResponseType {
+  const type: unknown = (ResponseType as unknown as Record<string, unknown>)[key];
+  if (!(type instanceof ResponseType)) throw new Error(`GATEWAY_RESPONSES key ${key} is not an API Gateway response type`);
+  return type;
+}
+
+export function addGatewayResponses(api: RestApi): void {
+  for (const [key, entry] of Object.entries(GATEWAY_RESPONSES) as [GatewayResponseType, (typeof GATEWAY_RESPONSES)[GatewayResponseType]][]) {
+    api.addGatewayResponse(`gateway-response-${key}`, {
+      type: responseType(key),
+      statusCode: String(entry.status),
+      templates: { 'application/json': errorBodyTemplate(entry.status, entry.errorCode, entry.message) },
+    });
+  }
+}
+
+const METHOD_NOT_ALLOWED = { status: 405, errorCode: 'method_not_allowed', message: 'Method not allowed on this path.' } as const;
+
+/**
+ * API Gateway prefers a resource's specific methods over ANY, so this mock only answers methods
+ * the route table does not declare, with the `Allow` header RFC 9110 asks of a 405.
+ */
+export function addMethodNotAllowed(resource: IResource, methods: readonly string[]): Method {
+  const status = String(METHOD_NOT_ALLOWED.status);
+  const allowHeader = 'method.response.header.Allow';
+  const integration = new MockIntegration({
+    requestTemplates: { 'application/json': `{"statusCode": ${status}}` },
+    passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
+    integrationResponses: [
+      {
+        statusCode: status,
+        responseParameters: { [allowHeader]: `'${[...new Set(methods)].join(', ')}'` },
+        responseTemplates: {
+          'application/json': errorBodyTemplate(METHOD_NOT_ALLOWED.status, METHOD_NOT_ALLOWED.errorCode, METHOD_NOT_ALLOWED.message),
+        },
+      },
+    ],
+  });
+  return resource.addMethod('ANY', integration, {
+    authorizationType: AuthorizationType.NONE,
+    apiKeyRequired: false,
+    methodResponses: [{ statusCode: status, responseParameters: { [allowHeader]: true } }],
+  });
+}

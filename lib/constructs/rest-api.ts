@@ -1,0 +1,145 @@
+/**
+ * The public REST API, built from the one route table (functions/routes.ts): a method per route,
+ * a 405 catch-all per routed resource, the gateway's own error bodies, and a usage plan per tier.
+ */
+import { Duration } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  ApiKeySourceType,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  RequestAuthorizer,
+  RestApi,
+  type IResource,
+  type Method,
+  type MethodOptions,
+  type UsagePlan,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { FunctionName } from '../../functions/resources.ts';
+import { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_S, ROUTES, type RouteDef } from '../../functions/routes.ts';
+import type { PlanName } from '../../functions/core/plans.ts';
+import { addGatewayResponses, addMethodNotAllowed } from './api-errors.ts';
+import { addUsagePlans } from './usage-plans.ts';
+
+/** One JSON line per request; the authorizer's account id ties a request to a customer. */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: AccessLogField.contextRequestId(),
+    requestTime: AccessLogField.contextRequestTime(),
+    ip: AccessLogField.contextIdentitySourceIp(),
+    httpMethod: AccessLogField.contextHttpMethod(),
+    resourcePath: AccessLogField.contextResourcePath(),
+    path: AccessLogField.contextPath(),
+    status: AccessLogField.contextStatus(),
+    responseLength: AccessLogField.contextResponseLength(),
+    responseLatency: AccessLogField.contextResponseLatency(),
+    integrationLatency: AccessLogField.contextIntegrationLatency(),
+    accountId: AccessLogField.contextAuthorizer('account_id'),
+    plan: AccessLogField.contextAuthorizer('plan'),
+    errorType: AccessLogField.contextErrorResponseType(),
+    authorizeError: AccessLogField.contextAuthorizeError(),
+    xrayTraceId: AccessLogField.contextXrayTraceId(),
+  }),
+);
+
+export interface ServiceRestApiProps {
+  readonly functions: Readonly<Record<FunctionName, IFunction>>;
+}
+
+export class ServiceRestApi extends Construct {
+  readonly api: RestApi;
+  readonly usagePlans: Readonly<Record<PlanName, UsagePlan>>;
+  /** Methods open to anyone by design (auth 'none' routes and the 405 answers); nag needs them. */
+  readonly publicMethods: Method[] = [];
+  private readonly functions: Readonly<Record<FunctionName, IFunction>>;
+  private readonly integrations = new Map<FunctionName, LambdaIntegration>();
+  /** Created with the first 'api_key' route: CDK refuses an authorizer no method uses. */
+  private requestAuthorizer?: RequestAuthorizer;
+
+  constructor(scope: Construct, id: string, props: ServiceRestApiProps) {
+    super(scope, id);
+    this.functions = props.functions;
+
+    const accessLogs = new LogGroup(this, 'access-logs', { retention: RetentionDays.ONE_MONTH });
+    this.api = new RestApi(this, 'Resource', {
+      restApiName: 'market-archive',
+      description: 'Market archive query and webhook API',
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // The authorizer returns the caller's usage key, so plans throttle per account, not per header.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: 'prod',
+        tracingEnabled: true,
+        metricsEnabled: true,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        // Data trace would copy request headers, API keys included, into the execution logs.
+        dataTraceEnabled: false,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: ACCESS_LOG_FORMAT,
+      },
+    });
+
+    for (const [path, routes] of groupByPath(ROUTES)) {
+      const resource = this.api.root.resourceForPath(path);
+      for (const route of routes) this.addRoute(resource, route);
+      this.publicMethods.push(addMethodNotAllowed(resource, routes.map((r) => r.method)));
+    }
+    addGatewayResponses(this.api);
+    this.usagePlans = addUsagePlans(this.api);
+  }
+
+  private addRoute(resource: IResource, route: RouteDef): void {
+    const options: MethodOptions =
+      route.auth === 'api_key'
+        ? { authorizer: this.keyAuthorizer(), authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true }
+        : { authorizationType: AuthorizationType.NONE, apiKeyRequired: false };
+    const method = resource.addMethod(route.method, this.integrationFor(route.group), {
+      ...options,
+      operationName: route.operationId,
+    });
+    if (route.auth === 'none') this.publicMethods.push(method);
+  }
+
+  /**
+   * One integration per function with an API-wide invoke permission: a permission per method
+   * would overflow the function's 20 KB resource policy once a group serves dozens of routes.
+   */
+  private integrationFor(group: FunctionName): LambdaIntegration {
+    let integration = this.integrations.get(group);
+    if (!integration) {
+      integration = new LambdaIntegration(this.functions[group], { proxy: true, scopePermissionToMethod: false });
+      this.integrations.set(group, integration);
+    }
+    return integration;
+  }
+
+  /** The API-key authorizer, if any route needs one. */
+  get authorizer(): RequestAuthorizer | undefined {
+    return this.requestAuthorizer;
+  }
+
+  private keyAuthorizer(): RequestAuthorizer {
+    this.requestAuthorizer ??= new RequestAuthorizer(this, 'api-key-authorizer', {
+      handler: this.functions.authorizer,
+      identitySources: [IdentitySource.header(API_KEY_HEADER)],
+      // Cached per key for every route; the authorizer's policy therefore allows the whole stage.
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_S),
+    });
+    return this.requestAuthorizer;
+  }
+}
+
+function groupByPath(routes: readonly RouteDef[]): Map<string, RouteDef[]> {
+  const byPath = new Map<string, RouteDef[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  return byPath;
+}

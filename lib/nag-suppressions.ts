@@ -1,0 +1,81 @@
+/**
+ * Every cdk-nag AwsSolutions acknowledgement, in one place, each on the narrowest construct with
+ * its reason. cdk-nag 3 runs as a CDK policy-validation plugin and matches exact finding ids
+ * (`AwsSolutions::AwsSolutions-IAM5[Resource::...]`), so ids that name resources are computed
+ * from the same catalogue entries that created the grants.
+ */
+import { Validations, type CfnElement } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+import { FUNCTIONS, STATE_MACHINES, TABLES, type Access } from '../functions/resources.ts';
+import { entriesOf } from './catalogue.ts';
+import type { ServiceStack } from './service-stack.ts';
+import type { StatefulStack } from './stateful-stack.ts';
+
+const PACK = 'AwsSolutions';
+
+function ack(scope: IConstruct, rule: string, reason: string): void {
+  Validations.of(scope).acknowledge({ id: `${PACK}::${PACK}-${rule}`, reason });
+}
+
+/**
+ * The export name CloudFormation will carry a stateful value under. `exportValue` without a name
+ * returns the very export CDK creates for the automatic cross-stack reference, and cdk-nag prints
+ * an imported value by that name.
+ */
+function importedName(stateful: StatefulStack, service: ServiceStack, value: string): string {
+  const resolved = service.resolve(stateful.exportValue(value)) as { 'Fn::ImportValue': string };
+  return resolved['Fn::ImportValue'];
+}
+
+/** S3's grant helpers use action families; these are the wildcard families each access level adds. */
+const S3_ACTION_FAMILIES: Readonly<Record<Access, readonly string[]>> = {
+  read: ['s3:GetObject*', 's3:GetBucket*', 's3:List*'],
+  write: ['s3:DeleteObject*', 's3:Abort*'],
+  readwrite: ['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*'],
+};
+
+export function applyNagSuppressions(stateful: StatefulStack, service: ServiceStack): void {
+  for (const [name, def] of entriesOf(FUNCTIONS)) {
+    const fn = service.functions[name];
+    ack(fn, 'L1', 'nodejs22.x is the pinned target of the whole toolchain (esbuild target node22, @types/node 22, local tests); runtime upgrades are deliberate.');
+    const role = fn.executionRole;
+    ack(role, 'IAM5[Resource::*]', 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support no resource-level permissions.');
+
+    for (const [table] of entriesOf(def.tables)) {
+      // CDK's table grants cover the table's indexes as `<table arn>/index/*`.
+      if (TABLES[table].globalIndexes.length === 0) continue;
+      const arn = importedName(stateful, service, stateful.tables[table].tableArn);
+      ack(role, `IAM5[Resource::${arn}/index/*]`, `Queries the ${table} table's own indexes, all declared in the catalogue.`);
+    }
+    for (const [bucket, access] of entriesOf(def.buckets)) {
+      const arn = importedName(stateful, service, stateful.buckets[bucket].bucketArn);
+      ack(role, `IAM5[Resource::${arn}/*]`, `Object-level access to the ${bucket} bucket it is bound to (${access}).`);
+      for (const family of S3_ACTION_FAMILIES[access]) {
+        ack(role, `IAM5[Action::${family}]`, `CDK's S3 ${access} grant for the ${bucket} bucket, scoped to that bucket only.`);
+      }
+    }
+  }
+
+  const api = service.api.api;
+  ack(api, 'APIG2', 'Requests are validated by the handlers with the route table\'s valibot schemas, which answer the spec\'s 400 body naming the parameter; gateway validation would answer a different body first.');
+  ack(api, 'COG4', 'Callers authenticate with API keys resolved by the REQUEST Lambda authorizer; there are no Cognito users.');
+  ack(api.deploymentStage, 'APIG3', 'No WAF for now: per-account throttling comes from usage plans and keys are required on data routes; revisit if abuse appears.');
+  const cloudWatchRole = api.node.tryFindChild('CloudWatchRole');
+  if (cloudWatchRole) {
+    ack(cloudWatchRole, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      'The account-level API Gateway logging role; this AWS managed policy is the one API Gateway documents for it.');
+  }
+  for (const method of service.api.publicMethods) {
+    ack(method, 'APIG4', 'Public by design: health, the OpenAPI document, and the 405 answer for wrong methods.');
+  }
+
+  for (const [name, def] of entriesOf(STATE_MACHINES)) {
+    const machine = service.stateMachines.machines[name];
+    ack(machine, 'SF1', 'Runs every minute; ERROR-level logs with execution data plus X-Ray tracing suffice, ALL would log every transition.');
+    ack(machine.role, 'IAM5[Resource::*]', 'CloudWatch Logs delivery actions and X-Ray tracing of the state machine support no resource-level permissions.');
+    for (const fnName of new Set(Object.values(def.tasks))) {
+      const logicalId = service.getLogicalId(service.functions[fnName].node.defaultChild as CfnElement);
+      ack(machine.role, `IAM5[Resource::<${logicalId}.Arn>:*]`, `LambdaInvoke may invoke versions and aliases of the ${fnName} function, and only that function.`);
+    }
+  }
+}

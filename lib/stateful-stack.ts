@@ -1,0 +1,95 @@
+/**
+ * Everything that holds data: buckets, tables and queues, one per catalogue entry. They live apart
+ * from the functions so a service deploy (or a botched one) can never replace or delete them.
+ */
+import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { BUCKETS, QUEUES, TABLES, type BucketName, type QueueDef, type QueueName, type TableDef, type TableName } from '../functions/resources.ts';
+import { mapRecord } from './catalogue.ts';
+
+/** Access logs are an audit trail, not data: kept long enough to investigate, then expired. */
+const ACCESS_LOG_RETENTION = Duration.days(365);
+
+export interface StatefulResources {
+  readonly buckets: Readonly<Record<BucketName, Bucket>>;
+  readonly tables: Readonly<Record<TableName, TableV2>>;
+  readonly queues: Readonly<Record<QueueName, Queue>>;
+  readonly deadLetterQueues: Readonly<Record<QueueName, Queue>>;
+}
+
+export class StatefulStack extends Stack implements StatefulResources {
+  readonly accessLogBucket: Bucket;
+  readonly buckets: Readonly<Record<BucketName, Bucket>>;
+  readonly tables: Readonly<Record<TableName, TableV2>>;
+  readonly queues: Readonly<Record<QueueName, Queue>>;
+  readonly deadLetterQueues: Readonly<Record<QueueName, Queue>>;
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+
+    this.accessLogBucket = new Bucket(this, 'access-logs', {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [{ expiration: ACCESS_LOG_RETENTION }],
+    });
+
+    this.buckets = mapRecord(BUCKETS, (name) => this.bucket(name));
+    this.tables = mapRecord(TABLES, (name, def) => this.table(name, def));
+    const pairs = mapRecord(QUEUES, (name, def) => this.queue(name, def));
+    this.queues = mapRecord(pairs, (_name, pair) => pair.queue);
+    this.deadLetterQueues = mapRecord(pairs, (_name, pair) => pair.dlq);
+  }
+
+  private bucket(name: BucketName): Bucket {
+    return new Bucket(this, name, {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      versioned: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      serverAccessLogsBucket: this.accessLogBucket,
+      serverAccessLogsPrefix: `${name}/`,
+    });
+  }
+
+  private table(name: TableName, def: TableDef): TableV2 {
+    const key = (attribute: string) => ({ name: attribute, type: AttributeType.STRING });
+    return new TableV2(this, name, {
+      partitionKey: key(def.partitionKey),
+      sortKey: key(def.sortKey),
+      billing: Billing.onDemand(),
+      globalSecondaryIndexes: def.globalIndexes.map((index) => ({
+        indexName: index.name,
+        partitionKey: key(index.partitionKey),
+        sortKey: key(index.sortKey),
+      })),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: def.ttlAttribute,
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+
+  private queue(name: QueueName, def: QueueDef): { queue: Queue; dlq: Queue } {
+    // 14 days (the SQS maximum) gives operators two weekends to notice and redrive.
+    const dlq = new Queue(this, `${name}-dlq`, {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    const queue = new Queue(this, name, {
+      visibilityTimeout: Duration.seconds(def.visibilityTimeoutS),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: dlq, maxReceiveCount: def.maxReceiveCount },
+    });
+    return { queue, dlq };
+  }
+}

@@ -1,0 +1,163 @@
+import { describe, it, expect } from 'vitest';
+import { Match } from 'aws-cdk-lib/assertions';
+import { PLANS, type PlanName } from '../../functions/core/plans.ts';
+import { GATEWAY_RESPONSES, ROUTES, routeGroups, type GatewayResponseType } from '../../functions/routes.ts';
+import { TABLES } from '../../functions/resources.ts';
+import { logicalId, synthesize } from './synth.ts';
+
+const { service, serviceTemplate: template } = synthesize();
+const api = service.api.api;
+const planNames = Object.keys(PLANS) as PlanName[];
+const routedPaths = [...new Set(ROUTES.map((r) => r.path))];
+
+/** The synthesized method for a path and HTTP method (the resource is looked up, not created). */
+function methodFor(path: string, httpMethod: string) {
+  const resourceId = service.resolve(api.root.resourceForPath(path).resourceId);
+  const methods = template.findResources('AWS::ApiGateway::Method', { Properties: { ResourceId: resourceId, HttpMethod: httpMethod } });
+  const found = Object.values(methods);
+  expect(found).toHaveLength(1);
+  return found[0]!.Properties;
+}
+
+describe('REST API: shape', () => {
+  it('is regional and takes API keys from the authorizer', () => {
+    // Prepare / Act / Assess
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      ApiKeySourceType: 'AUTHORIZER',
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+    });
+  });
+
+  it('deploys a prod stage with tracing, metrics, error logging and JSON access logs', () => {
+    // Prepare / Act / Assess
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'prod',
+      TracingEnabled: true,
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('^\\{"requestId":"\\$context.requestId"') },
+      MethodSettings: [Match.objectLike({ MetricsEnabled: true, LoggingLevel: 'ERROR', DataTraceEnabled: false })],
+    });
+  });
+
+  it('grants API Gateway one invoke permission per route-group function, not one per method', () => {
+    // Prepare
+    const groups = routeGroups();
+
+    // Act
+    const permissions = Object.values(
+      template.findResources('AWS::Lambda::Permission', { Properties: { Principal: 'apigateway.amazonaws.com' } }),
+    ).filter((p) => !JSON.stringify(p.Properties.SourceArn).includes('/authorizers/'));
+
+    // Assess
+    expect(permissions).toHaveLength(groups.length);
+  });
+});
+
+describe('REST API: routes', () => {
+  it.each(ROUTES.map((r) => [r.method, r.path, r] as const))('serves %s %s with the authorization its route declares', (method, path, route) => {
+    // Prepare
+    const expected =
+      route.auth === 'api_key'
+        ? { AuthorizationType: 'CUSTOM', ApiKeyRequired: true, AuthorizerId: Match.anyValue() }
+        : { AuthorizationType: 'NONE', ApiKeyRequired: false, AuthorizerId: Match.absent() };
+
+    // Act
+    const props = methodFor(path, method);
+
+    // Assess
+    expect(props.OperationName).toBe(route.operationId);
+    expect(props.Integration).toMatchObject({
+      Type: 'AWS_PROXY',
+      Uri: { 'Fn::Join': ['', expect.arrayContaining([{ 'Fn::GetAtt': [logicalId(service.functions[route.group]), 'Arn'] }])] },
+    });
+    template.hasResourceProperties('AWS::ApiGateway::Method', { HttpMethod: method, OperationName: route.operationId, ...expected });
+  });
+
+  it.each(routedPaths)('answers other methods on %s with a 405 listing the allowed ones', (path) => {
+    // Prepare
+    const allowed = [...new Set(ROUTES.filter((r) => r.path === path).map((r) => r.method))].join(', ');
+
+    // Act
+    const props = methodFor(path, 'ANY');
+
+    // Assess
+    expect(props.AuthorizationType).toBe('NONE');
+    expect(props.Integration.Type).toBe('MOCK');
+    expect(props.Integration.RequestTemplates).toEqual({ 'application/json': '{"statusCode": 405}' });
+    const [response] = props.Integration.IntegrationResponses;
+    expect(response.StatusCode).toBe('405');
+    expect(response.ResponseParameters).toEqual({ 'method.response.header.Allow': `'${allowed}'` });
+    expect(JSON.parse(response.ResponseTemplates['application/json'])).toEqual({
+      success: false,
+      code: 405,
+      error: 'Method not allowed on this path.',
+      error_code: 'method_not_allowed',
+      request_id: '$context.requestId',
+    });
+    expect(props.MethodResponses).toEqual([{ StatusCode: '405', ResponseParameters: { 'method.response.header.Allow': true } }]);
+  });
+});
+
+describe('REST API: gateway responses', () => {
+  it.each([
+    ['UNAUTHORIZED', '401'],
+    ['ACCESS_DENIED', '401'],
+    ['MISSING_AUTHENTICATION_TOKEN', '404'],
+  ])('answers %s with status %s', (type, status) => {
+    // Prepare / Act / Assess
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: type, StatusCode: status });
+  });
+
+  it.each(Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[])('renders %s in the spec error body', (type) => {
+    // Prepare
+    const entry = GATEWAY_RESPONSES[type];
+
+    // Act
+    const found = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: type } }));
+
+    // Assess
+    expect(found).toHaveLength(1);
+    expect(found[0]!.Properties.StatusCode).toBe(String(entry.status));
+    expect(JSON.parse(found[0]!.Properties.ResponseTemplates['application/json'])).toEqual({
+      success: false,
+      code: entry.status,
+      error: entry.message,
+      error_code: entry.errorCode,
+      request_id: '$context.requestId',
+    });
+  });
+});
+
+describe('REST API: plans and outputs', () => {
+  it.each(planNames)('throttles the %s usage plan at its rate limit on the prod stage', (tier) => {
+    // Prepare
+    const { rps, burst } = PLANS[tier].rateLimit;
+
+    // Act / Assess
+    template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      UsagePlanName: tier,
+      Throttle: { RateLimit: rps, BurstLimit: burst },
+      ApiStages: [Match.objectLike({ ApiId: { Ref: logicalId(api) }, Stage: { Ref: logicalId(api.deploymentStage) } })],
+    });
+  });
+
+  it('creates exactly one usage plan per plan tier', () => {
+    // Prepare / Act / Assess
+    template.resourceCountIs('AWS::ApiGateway::UsagePlan', planNames.length);
+  });
+
+  it('exports the API URL, each usage plan id and each table name for the keys CLI', () => {
+    // Prepare
+    const keys = Object.keys(template.findOutputs('*'));
+
+    // Act
+    const expected = [
+      'ApiUrl',
+      ...planNames.map((tier) => `UsagePlanId${tier.charAt(0).toUpperCase()}${tier.slice(1)}`),
+      ...Object.keys(TABLES).map((t) => `${t.charAt(0).toUpperCase()}${t.slice(1)}TableName`),
+    ];
+
+    // Assess
+    expect(keys).toEqual(expect.arrayContaining(expected));
+    expect(keys).toContain('AccountsTableName');
+  });
+});
