@@ -9,7 +9,8 @@ import type { FunctionName } from './resources.ts';
 import type { ParamSchema } from '../schemas/params.ts';
 import { HealthSchema } from '../schemas/responses.ts';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+/** `ANY` only on the catch-all, as in API Gateway. */
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'ANY';
 
 export interface RouteDef {
   operationId: string;
@@ -59,6 +60,20 @@ export const ROUTES: readonly RouteDef[] = [
     tags: ['System'],
     response: { status: 200, description: 'The OpenAPI document', shape: 'raw', schema: v.record(v.string(), v.unknown()) },
   },
+  {
+    // API Gateway answers an unmatched path before any authorizer runs. This catch-all makes it
+    // authenticate first, so callers without a valid key get 401 on every path (as the real
+    // service does) and authenticated callers get 404 route_not_found.
+    operationId: 'unknownRoute',
+    method: 'ANY',
+    path: '/{proxy+}',
+    group: 'system',
+    auth: 'api_key',
+    hidden: true,
+    summary: 'Any path no route matches',
+    tags: ['System'],
+    response: { status: 404, description: 'No route matches this path', shape: 'raw', schema: v.unknown() },
+  },
 ];
 
 /** One line per OpenAPI tag. */
@@ -86,6 +101,12 @@ export const GATEWAY_RESPONSES = {
   AUTHORIZER_FAILURE: { status: 503, errorCode: 'upstream_unavailable', message: 'Authentication is temporarily unavailable. Retry shortly.' },
   AUTHORIZER_CONFIGURATION_ERROR: { status: 503, errorCode: 'upstream_unavailable', message: 'Authentication is temporarily unavailable. Retry shortly.' },
   REQUEST_TOO_LARGE: { status: 413, errorCode: 'payload_too_large', message: 'The request body exceeds 10 MB.' },
+  // The authorizer returned a usage key that no usage plan holds: an account provisioned wrongly.
+  INVALID_API_KEY: { status: 403, errorCode: 'forbidden', message: 'This API key is not enabled for a plan. Contact support.' },
+  BAD_REQUEST_BODY: { status: 400, errorCode: 'invalid_parameter', message: 'The request body is invalid.' },
+  BAD_REQUEST_PARAMETERS: { status: 400, errorCode: 'invalid_parameter', message: 'The request parameters are invalid.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, errorCode: 'unsupported_media_type', message: 'Send JSON bodies as application/json.' },
+  WAF_FILTERED: { status: 403, errorCode: 'forbidden', message: 'The request was blocked.' },
   INTEGRATION_TIMEOUT: { status: 504, errorCode: 'scan_timeout', message: 'The request took too long. Narrow the time window and retry.' },
   DEFAULT_5XX: { status: 500, errorCode: 'internal_error', message: 'Internal server error.' },
 } as const;

@@ -25,8 +25,6 @@ export const ConfigSchema = v.object({
   S3_FORCE_PATH_STYLE: booleanSetting('false'),
   /** `local` only in the local cloud; unlocks settings the AWS deployment refuses. */
   DEPLOYMENT: v.optional(v.picklist(['aws', 'local'], 'must be aws or local'), 'aws'),
-  /** Public base URL written into the OpenAPI `servers` entry. */
-  PUBLIC_BASE_URL: v.optional(v.pipe(v.string(), v.url('must be a URL'))),
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema> & Record<string, string | boolean | undefined>;

@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   snapshot_advanced: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
   upstream_unavailable: 503,

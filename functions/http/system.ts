@@ -1,14 +1,19 @@
-/** Route group `system`: liveness and the OpenAPI document. Neither needs a key. */
+/** Route group `system`: liveness, the OpenAPI document, and the answer to unknown paths. */
+import { AppError } from '../core/errors.ts';
 import { buildOpenApiDocument } from '../core/openapi.ts';
-import { config } from '../shared/config.ts';
 import { httpRouteGroup, raw } from '../shared/http.ts';
 
-let openApiDocument: unknown;
+// The document depends only on the route table and the base URL it is served under.
+const documents = new Map<string, unknown>();
 
 export const handler = httpRouteGroup('system', {
   getHealth: async () => raw({ status: 'ok' }),
-  getOpenApi: async () => {
-    openApiDocument ??= buildOpenApiDocument({ baseUrl: config().PUBLIC_BASE_URL });
-    return raw(openApiDocument, { headers: { 'cache-control': 'public, max-age=300' } });
+  getOpenApi: async (_input, ctx) => {
+    let document = documents.get(ctx.baseUrl);
+    if (!document) documents.set(ctx.baseUrl, (document = buildOpenApiDocument({ baseUrl: ctx.baseUrl })));
+    return raw(document, { headers: { 'cache-control': 'public, max-age=300' } });
+  },
+  unknownRoute: async () => {
+    throw new AppError('route_not_found', 'No route matches this path.');
   },
 });

@@ -42,7 +42,7 @@ export interface LocalCloud {
 }
 
 /** The environment a deployed function would get, pointed at the emulators. Only local code writes process.env. */
-export function exportEnvironment(emulators: Emulators, gatewayUrl: string, logLevel: string): void {
+export function exportEnvironment(emulators: Emulators, logLevel: string): void {
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -53,7 +53,6 @@ export function exportEnvironment(emulators: Emulators, gatewayUrl: string, logL
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     S3_FORCE_PATH_STYLE: 'true',
     DEPLOYMENT: 'local',
-    PUBLIC_BASE_URL: gatewayUrl,
     POWERTOOLS_TRACE_ENABLED: 'false',
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: logLevel,
@@ -73,7 +72,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   const stateMachines = localStateMachines(template);
   const emulators = await startEmulators({ dataDir: options.dataDir });
   const gateway = await startGateway(options.port);
-  exportEnvironment(emulators, gateway.url, options.logLevel ?? 'WARN');
+  exportEnvironment(emulators, options.logLevel ?? 'WARN');
 
   const clientOptions = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const sqs = new SQSClient({ ...clientOptions, endpoint: emulators.endpoints.sqs });

@@ -21,16 +21,18 @@ interface CompiledRoute { route: RouteDef; pattern: RegExp; names: string[]; lit
 function compile(route: RouteDef): CompiledRoute {
   const names: string[] = [];
   const source = route.path.split('/').map((segment) => {
-    const param = /^\{(\w+)\}$/.exec(segment);
+    const param = /^\{(\w+)(\+?)\}$/.exec(segment);
     if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     names.push(param[1]!);
-    return '([^/]+)';
+    return param[2] ? '(.+)' : '([^/]+)'; // {name+} is greedy, as in API Gateway
   }).join('/');
   return { route, pattern: new RegExp(`^${source}$`), names, literalSegments: route.path.split('/').filter((s) => s && !s.startsWith('{')).length };
 }
 
-// API Gateway prefers the most specific resource: literal segments win over path parameters.
-const COMPILED = ROUTES.map(compile).sort((a, b) => b.literalSegments - a.literalSegments);
+// API Gateway prefers the most specific resource: literal segments win over path parameters, and
+// a greedy {proxy+} resource only takes what nothing else matches.
+const specificity = (c: CompiledRoute) => (c.route.path.includes('+}') ? -1 : c.literalSegments);
+const COMPILED = ROUTES.map(compile).sort((a, b) => specificity(b) - specificity(a));
 
 function gatewayResponse(type: GatewayResponseType, requestId: string, extraHeaders: Record<string, string> = {}): APIGatewayProxyResult {
   const entry = GATEWAY_RESPONSES[type];
@@ -102,9 +104,11 @@ export async function startGateway(port: number): Promise<Gateway> {
     const method = (req.method ?? 'GET').toUpperCase();
     const matches = COMPILED.map((c) => ({ c, m: c.pattern.exec(url.pathname) })).filter((x) => x.m);
     if (matches.length === 0) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId);
-    const hit = matches.find((x) => x.c.route.method === method);
+    // The most specific resource is chosen first, then its method (or its ANY method).
+    const resource = matches.filter((x) => x.c.route.path === matches[0]!.c.route.path);
+    const hit = resource.find((x) => x.c.route.method === method) ?? resource.find((x) => x.c.route.method === 'ANY');
     if (!hit) {
-      const allow = [...new Set(matches.filter((x) => x.c.route.path === matches[0]!.c.route.path).map((x) => x.c.route.method))].join(', ');
+      const allow = resource.map((x) => x.c.route.method).join(', ');
       const entry = METHOD_NOT_ALLOWED;
       return {
         statusCode: 405,
@@ -169,8 +173,9 @@ export async function startGateway(port: number): Promise<Gateway> {
 }
 
 function proxyEvent(req: IncomingMessage, url: URL, route: RouteDef, names: string[], match: RegExpExecArray, body: Buffer, requestId: string): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // API Gateway tells the integration which scheme the client used.
+  const headers: Record<string, string> = { 'X-Forwarded-Proto': 'http' };
+  const multiValueHeaders: Record<string, string[]> = { 'X-Forwarded-Proto': ['http'] };
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
     const value = req.rawHeaders[i + 1]!;
@@ -189,7 +194,7 @@ function proxyEvent(req: IncomingMessage, url: URL, route: RouteDef, names: stri
   return {
     resource: route.path,
     path: url.pathname,
-    httpMethod: route.method,
+    httpMethod: req.method ?? 'GET',
     headers,
     multiValueHeaders,
     queryStringParameters: url.searchParams.size ? query : null,
@@ -199,7 +204,8 @@ function proxyEvent(req: IncomingMessage, url: URL, route: RouteDef, names: stri
     body: body.length ? (isText ? body.toString('utf8') : body.toString('base64')) : null,
     isBase64Encoded: body.length > 0 && !isText,
     requestContext: {
-      accountId: '000000000000', apiId: 'local', authorizer: null, protocol: 'HTTP/1.1', httpMethod: route.method,
+      accountId: '000000000000', apiId: 'local', authorizer: null, protocol: 'HTTP/1.1', httpMethod: req.method ?? 'GET',
+      domainName: headers.host ?? headers.Host ?? '127.0.0.1',
       path: `/local${url.pathname}`, stage: 'local', requestId, requestTimeEpoch: Date.now(), resourceId: route.path,
       resourcePath: route.path,
       identity: {

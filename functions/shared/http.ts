@@ -32,6 +32,8 @@ export interface RouteInput {
 
 export interface RequestContext {
   requestId: string;
+  /** Where the client reached the API (scheme, host and stage), e.g. for links and the OpenAPI server. */
+  baseUrl: string;
   route: RouteDef;
   /** Present on every route with `auth: 'api_key'`. */
   account?: Account;
@@ -72,6 +74,18 @@ function routeHeaders(route: RouteDef | undefined): Record<string, string> {
   return { deprecation: 'true', ...(route.successor && { link: `<${route.successor}>; rel="successor-version"` }) };
 }
 
+function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined {
+  return Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
+}
+
+function baseUrlOf(event: APIGatewayProxyEvent): string {
+  const host = headerOf(event, 'host') ?? event.requestContext?.domainName ?? 'localhost';
+  const scheme = headerOf(event, 'x-forwarded-proto') ?? 'https';
+  // The default execute-api host carries the stage in the path; a custom domain maps it away.
+  const stage = host.includes('.execute-api.') && event.requestContext?.stage ? `/${event.requestContext.stage}` : '';
+  return `${scheme}://${host}${stage}`;
+}
+
 function render(result: RouteResult, route: RouteDef, requestId: string): APIGatewayProxyResult {
   const headers: Record<string, string> = { ...JSON_HEADERS, [REQUEST_ID_HEADER]: requestId, ...routeHeaders(route) };
   if (result.kind === 'raw') {
@@ -109,7 +123,7 @@ async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEve
     body: route.body ? parseBody(route.body, event.body, event.isBase64Encoded) : undefined,
     headers: Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, val]) => [k.toLowerCase(), val])),
   };
-  const result = await implementation(input, { requestId, route, account });
+  const result = await implementation(input, { requestId, route, account, baseUrl: baseUrlOf(event) });
   return render(result, route, requestId);
 }
 
@@ -129,7 +143,7 @@ export function httpRouteGroup(group: FunctionName, implementations: Record<stri
   const handle = async (event: APIGatewayProxyEvent, _context: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     logger.appendKeys({ request_id: requestId, route: `${event.httpMethod} ${event.resource}` });
-    const entry = table.get(routeKey(event.httpMethod, event.resource));
+    const entry = table.get(routeKey(event.httpMethod, event.resource)) ?? table.get(routeKey('ANY', event.resource));
     try {
       return await dispatch(entry, event, requestId);
     } catch (thrown) {

@@ -11,7 +11,7 @@ import {
   type Method,
   type RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import { GATEWAY_RESPONSES, type GatewayResponseType } from '../../functions/routes.ts';
+import { GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, type GatewayResponseType } from '../../functions/routes.ts';
 
 /** `$context.requestId` is left for API Gateway's template engine to fill in. */
 function errorBodyTemplate(status: number, errorCode: string, message: string): string {
@@ -34,8 +34,6 @@ export function addGatewayResponses(api: RestApi): void {
     });
   }
 }
-
-const METHOD_NOT_ALLOWED = { status: 405, errorCode: 'method_not_allowed', message: 'Method not allowed on this path.' } as const;
 
 /**
  * API Gateway prefers a resource's specific methods over ANY, so this mock only answers methods

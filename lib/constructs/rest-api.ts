@@ -91,7 +91,8 @@ export class ServiceRestApi extends Construct {
     for (const [path, routes] of groupByPath(ROUTES)) {
       const resource = this.api.root.resourceForPath(path);
       for (const route of routes) this.addRoute(resource, route);
-      this.publicMethods.push(addMethodNotAllowed(resource, routes.map((r) => r.method)));
+      // A resource with an ANY route (the catch-all) already answers every method.
+      if (!routes.some((r) => r.method === 'ANY')) this.publicMethods.push(addMethodNotAllowed(resource, routes.map((r) => r.method)));
     }
     addGatewayResponses(this.api);
     this.usagePlans = addUsagePlans(this.api);

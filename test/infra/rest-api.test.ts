@@ -72,7 +72,9 @@ describe('REST API: routes', () => {
     template.hasResourceProperties('AWS::ApiGateway::Method', { HttpMethod: method, OperationName: route.operationId, ...expected });
   });
 
-  it.each(routedPaths)('answers other methods on %s with a 405 listing the allowed ones', (path) => {
+  // A resource whose route is ANY (the catch-all) answers every method through its handler.
+  const pathsWithout405 = new Set(ROUTES.filter((r) => r.method === 'ANY').map((r) => r.path));
+  it.each(routedPaths.filter((p) => !pathsWithout405.has(p)))('answers other methods on %s with a 405 listing the allowed ones', (path) => {
     // Prepare
     const allowed = [...new Set(ROUTES.filter((r) => r.path === path).map((r) => r.method))].join(', ');
 
@@ -159,5 +161,14 @@ describe('REST API: plans and outputs', () => {
     // Assess
     expect(keys).toEqual(expect.arrayContaining(expected));
     expect(keys).toContain('AccountsTableName');
+  });
+});
+
+describe('REST API: the catch-all', () => {
+  it('sends every unmatched path through the key authorizer to the system function', () => {
+    const props = methodFor('/{proxy+}', 'ANY');
+    expect(props.AuthorizationType).toBe('CUSTOM');
+    expect(props.ApiKeyRequired).toBe(true);
+    expect(props.Integration.Type).toBe('AWS_PROXY');
   });
 });
