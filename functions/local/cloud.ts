@@ -19,6 +19,7 @@ import { startScheduler, type Scheduler } from './scheduler.ts';
 import { localStateMachines, type LocalStateMachines } from './state-machines.ts';
 import { seedLocalAccounts, type LocalKey } from './accounts.ts';
 import { synthesizeServiceTemplate } from './template.ts';
+import { restoreQueues, saveQueues } from './queue-snapshot.ts';
 
 export interface LocalCloudOptions {
   port: number;
@@ -78,6 +79,12 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   const sqs = new SQSClient({ ...clientOptions, endpoint: emulators.endpoints.sqs });
   const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ ...clientOptions, endpoint: emulators.endpoints.dynamodb }));
   await seedLocalAccounts(dynamo, emulators.names.tables.accounts, options.apiKeys);
+  const queueSnapshot = join(options.dataDir, 'sqs.json');
+  const allQueues = {
+    ...emulators.names.queueUrls,
+    ...Object.fromEntries(Object.entries(emulators.names.dlqUrls).map(([name, url]) => [`${name}-dlq`, url])),
+  };
+  await restoreQueues(sqs, allQueues, queueSnapshot);
 
   const pollers: Poller[] = [];
   if (options.pollers !== false) {
@@ -107,6 +114,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       scheduler?.stop();
       await Promise.all(pollers.map((p) => p.stop()));
       await gateway.stop();
+      await saveQueues(sqs, allQueues, queueSnapshot);
       sqs.destroy();
       dynamo.destroy();
       await emulators.stop();

@@ -16,10 +16,19 @@ import type { AccountStore } from '../ports/accounts.ts';
 import type { TimerStore } from '../ports/timers.ts';
 import type { QueueSender } from '../ports/queues.ts';
 import { config, requireSetting } from './config.ts';
+import type { Config } from '../../schemas/config.ts';
 
+/**
+ * Built once per configuration: in Lambda that is once per container; the local cloud and tests
+ * reset the configuration when they point the process at other emulators, which rebuilds these.
+ */
 function once<T>(build: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= build());
+  let built: { config: Config; value: T } | undefined;
+  return () => {
+    const current = config();
+    if (built?.config !== current) built = { config: current, value: build() };
+    return built.value;
+  };
 }
 
 export const dynamoDocumentClient = once(() =>

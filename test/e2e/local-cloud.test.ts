@@ -62,3 +62,31 @@ describe('the local cloud over HTTP', () => {
     }
   });
 });
+
+describe('restarting the local cloud', () => {
+  it('keeps queued messages and DynamoDB data in the data directory', async () => {
+    // Prepare: a second cloud on its own data directory, with a queued message and a minted key.
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { startLocalCloud } = await import('../../functions/local/cloud.ts');
+    const { SendMessageCommand, ReceiveMessageCommand } = await import('@aws-sdk/client-sqs');
+    const dataDir = mkdtempSync(join(tmpdir(), 'archive-restart-'));
+    const options = { port: 0, dataDir, apiKeys: [{ key: 'restart-key-1', plan: 'pro' as const }], schedules: false, pollers: false };
+    const first = await startLocalCloud(options);
+    await first.sqs.send(new SendMessageCommand({ QueueUrl: first.emulators.names.queueUrls.ingest, MessageBody: 'survives' }));
+    await first.stop();
+    // Act
+    const second = await startLocalCloud(options);
+    try {
+      const received = await second.sqs.send(new ReceiveMessageCommand({ QueueUrl: second.emulators.names.queueUrls.ingest, MaxNumberOfMessages: 10 }));
+      const res = await fetch(`${second.url}/v1/unknown`, { headers: { 'X-API-Key': 'restart-key-1' } });
+      // Assess
+      expect(received.Messages?.map((m) => m.Body)).toEqual(['survives']);
+      expect(res.status).toBe(404);
+    } finally {
+      await second.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
