@@ -4,7 +4,7 @@
  * from this one list, so what runs locally is what deploys. No CDK or SDK imports here.
  */
 
-export type TableName = 'accounts' | 'webhooks' | 'timers';
+export type TableName = 'accounts' | 'webhooks' | 'timers' | 'manifest';
 export type QueueName = 'delivery' | 'ingest';
 export type BucketName = 'archive';
 
@@ -31,6 +31,14 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
   },
   // Messages waiting longer than SQS can delay them (over 15 minutes), bucketed by due minute.
   timers: { envVar: 'TABLE_TIMERS', partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expires_at', globalIndexes: [] },
+  // The archive manifest: every Parquet object with its time range, rows, size and ETag.
+  manifest: {
+    envVar: 'TABLE_MANIFEST',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    ttlAttribute: 'expires_at',
+    globalIndexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  },
 };
 
 export interface QueueDef {
@@ -47,8 +55,15 @@ export const QUEUES: Readonly<Record<QueueName, QueueDef>> = {
   ingest: { envVar: 'QUEUE_INGEST_URL', visibilityTimeoutS: 360, maxReceiveCount: 3, batchSize: 1 },
 };
 
-export const BUCKETS: Readonly<Record<BucketName, { envVar: string }>> = {
-  archive: { envVar: 'BUCKET_ARCHIVE' },
+export interface BucketDef {
+  envVar: string;
+  /** Object-created notifications under `prefix` go to `queue` (S3 -> SQS). */
+  notifications: readonly { prefix: string; queue: QueueName }[];
+}
+
+export const BUCKETS: Readonly<Record<BucketName, BucketDef>> = {
+  // Raw batches dropped under landing/ are ingested; archive/ holds the Parquet datasets.
+  archive: { envVar: 'BUCKET_ARCHIVE', notifications: [{ prefix: 'landing/', queue: 'ingest' }] },
 };
 
 export type Access = 'read' | 'write' | 'readwrite';
@@ -69,7 +84,7 @@ export interface FunctionDef {
   consumes?: QueueName;
 }
 
-export type FunctionName = 'authorizer' | 'system' | 'timer-sweep';
+export type FunctionName = 'authorizer' | 'system' | 'timer-sweep' | 'ingest' | 'compact';
 
 export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   authorizer: {
@@ -93,6 +108,25 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     tables: { timers: 'readwrite' },
     queues: { delivery: 'send', ingest: 'send' },
   },
+  ingest: {
+    entry: 'functions/jobs/ingest.ts',
+    description: 'Turns raw batches into Parquet deltas and manifest entries',
+    memoryMb: 2048,
+    timeoutS: 300,
+    duckdb: true,
+    tables: { manifest: 'readwrite' },
+    buckets: { archive: 'readwrite' },
+    consumes: 'ingest',
+  },
+  compact: {
+    entry: 'functions/jobs/compact.ts',
+    description: 'Merges recent deltas into symbol-day files and derives 1-minute candles',
+    memoryMb: 3008,
+    timeoutS: 600,
+    duckdb: true,
+    tables: { manifest: 'readwrite' },
+    buckets: { archive: 'readwrite' },
+  },
 };
 
 export interface ScheduleDef {
@@ -110,4 +144,5 @@ export const STATE_MACHINES: Readonly<Record<StateMachineName, { description: st
 
 export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {
   'timer-sweep': { everyMinutes: 1, target: { stateMachine: 'timer-sweep' } },
+  compact: { everyMinutes: 1, target: { function: 'compact' } },
 };

@@ -4,7 +4,8 @@
  */
 import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, EventType, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { BUCKETS, QUEUES, TABLES, type BucketName, type QueueDef, type QueueName, type TableDef, type TableName } from '../functions/resources.ts';
@@ -44,6 +45,11 @@ export class StatefulStack extends Stack implements StatefulResources {
     const pairs = mapRecord(QUEUES, (name, def) => this.queue(name, def));
     this.queues = mapRecord(pairs, (_name, pair) => pair.queue);
     this.deadLetterQueues = mapRecord(pairs, (_name, pair) => pair.dlq);
+    for (const [name, def] of Object.entries(BUCKETS) as [BucketName, (typeof BUCKETS)[BucketName]][]) {
+      for (const { prefix, queue } of def.notifications) {
+        this.buckets[name].addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(this.queues[queue]), { prefix });
+      }
+    }
   }
 
   private bucket(name: BucketName): Bucket {
@@ -56,6 +62,12 @@ export class StatefulStack extends Stack implements StatefulResources {
       removalPolicy: RemovalPolicy.RETAIN,
       serverAccessLogsBucket: this.accessLogBucket,
       serverAccessLogsPrefix: `${name}/`,
+      lifecycleRules: [
+        // Compaction replaces objects; their old versions are only a safety net.
+        { noncurrentVersionExpiration: Duration.days(7) },
+        // Raw batches are kept a month after ingest for replays.
+        { prefix: 'landing/', expiration: Duration.days(30) },
+      ],
     });
   }
 

@@ -23,6 +23,12 @@ export const ConfigSchema = v.object({
   AWS_REGION: v.optional(v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1')), 'us-east-1'),
   /** s3rver and other S3 emulators need path-style addressing. */
   S3_FORCE_PATH_STYLE: booleanSetting('false'),
+  /** Where archive objects are cached for DuckDB (Lambda: /tmp), and the cache's bound. */
+  ARCHIVE_CACHE_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), '/tmp/archive-cache'),
+  ARCHIVE_CACHE_MB: v.pipe(v.optional(v.string(), '512'), v.regex(/^\d+$/, 'must be a whole number of megabytes'), v.transform(Number), v.minValue(16, 'must be at least 16')),
+  /** Scratch space for Parquet files on their way to S3, and DuckDB's spill directory. */
+  SCRATCH_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), '/tmp/archive-scratch'),
+  DUCKDB_THREADS: v.pipe(v.optional(v.string(), '2'), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1, 'must be at least 1')),
   /** `local` only in the local cloud; unlocks settings the AWS deployment refuses. */
   DEPLOYMENT: v.optional(v.picklist(['aws', 'local'], 'must be aws or local'), 'aws'),
 });

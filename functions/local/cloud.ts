@@ -43,7 +43,7 @@ export interface LocalCloud {
 }
 
 /** The environment a deployed function would get, pointed at the emulators. Only local code writes process.env. */
-export function exportEnvironment(emulators: Emulators, logLevel: string): void {
+export function exportEnvironment(emulators: Emulators, dataDir: string, logLevel: string): void {
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -57,6 +57,8 @@ export function exportEnvironment(emulators: Emulators, logLevel: string): void 
     POWERTOOLS_TRACE_ENABLED: 'false',
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: logLevel,
+    ARCHIVE_CACHE_DIR: join(dataDir, 'cache'),
+    SCRATCH_DIR: join(dataDir, 'scratch'),
   };
   for (const [name, def] of Object.entries(TABLES)) env[def.envVar] = emulators.names.tables[name as keyof typeof TABLES];
   for (const [name, def] of Object.entries(QUEUES)) env[def.envVar] = emulators.names.queueUrls[name as QueueName];
@@ -73,7 +75,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   const stateMachines = localStateMachines(template);
   const emulators = await startEmulators({ dataDir: options.dataDir });
   const gateway = await startGateway(options.port);
-  exportEnvironment(emulators, options.logLevel ?? 'WARN');
+  exportEnvironment(emulators, options.dataDir, options.logLevel ?? 'WARN');
 
   const clientOptions = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const sqs = new SQSClient({ ...clientOptions, endpoint: emulators.endpoints.sqs });

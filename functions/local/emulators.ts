@@ -12,7 +12,7 @@ import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { createSqsServer } from 'local-aws-sqs';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, type GlobalSecondaryIndex } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { BUCKETS, QUEUES, TABLES, type QueueName, type TableName, type BucketName } from '../resources.ts';
 
@@ -117,6 +117,27 @@ async function createBuckets(client: S3Client, names: Record<BucketName, string>
   }
 }
 
+interface S3EventRecord { eventName: string; s3: { bucket: { name: string }; object: { key: string } } }
+
+/** S3 -> SQS object-created notifications, as the catalogue declares them (s3rver emits the events). */
+function forwardBucketNotifications(s3rver: S3rver, buckets: Record<BucketName, string>, queueUrls: Record<QueueName, string>, sqs: SQSClient): void {
+  // S3rver is a Koa application (an EventEmitter); its typings leave that out.
+  (s3rver as unknown as NodeJS.EventEmitter).on('event', (event: { Records: S3EventRecord[] }) => {
+    for (const record of event.Records) {
+      if (!record.eventName.startsWith('ObjectCreated')) continue;
+      for (const [name, def] of Object.entries(BUCKETS) as [BucketName, (typeof BUCKETS)[BucketName]][]) {
+        if (buckets[name] !== record.s3.bucket.name) continue;
+        for (const { prefix, queue } of def.notifications) {
+          if (!record.s3.object.key.startsWith(prefix)) continue;
+          const body = JSON.stringify({ Records: [{ ...record, eventSource: 'aws:s3' }] });
+          sqs.send(new SendMessageCommand({ QueueUrl: queueUrls[queue], MessageBody: body }))
+            .catch((error: unknown) => console.error('[s3] notification to SQS failed:', error));
+        }
+      }
+    }
+  });
+}
+
 export interface EmulatorOptions {
   dataDir: string;
   /** 0 picks free ports (tests); fixed ports let CLI tools find a running local cloud. */
@@ -146,12 +167,14 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
   await createTables(dynamoClient, names.tables);
   const { queueUrls, dlqUrls } = await createQueues(sqsClient, names.queues);
   await createBuckets(s3Client, names.buckets);
-  for (const client of [dynamoClient, sqsClient, s3Client]) client.destroy();
+  for (const client of [dynamoClient, s3Client]) client.destroy();
+  forwardBucketNotifications(s3rver, names.buckets, queueUrls, sqsClient);
 
   return {
     endpoints: { dynamodb, sqs, s3 },
     names: { tables: names.tables, queueUrls, dlqUrls, buckets: names.buckets },
     async stop() {
+      sqsClient.destroy();
       await Promise.all([close(dynamoServer), close(sqsServer), s3rver.close()]);
     },
   };

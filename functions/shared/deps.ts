@@ -22,7 +22,7 @@ import type { Config } from '../../schemas/config.ts';
  * Built once per configuration: in Lambda that is once per container; the local cloud and tests
  * reset the configuration when they point the process at other emulators, which rebuilds these.
  */
-function once<T>(build: () => T): () => T {
+export function once<T>(build: () => T): () => T {
   let built: { config: Config; value: T } | undefined;
   return () => {
     const current = config();
@@ -54,3 +54,4 @@ export const queueSender = once((): QueueSender =>
 );
 
 export const clock = systemClock;
+

@@ -18,7 +18,7 @@ export interface TestEmulators {
 export async function startTestEmulators(): Promise<TestEmulators> {
   const dataDir = mkdtempSync(join(tmpdir(), 'archive-test-'));
   const emulators = await startEmulators({ dataDir });
-  exportEnvironment(emulators, 'ERROR');
+  exportEnvironment(emulators, dataDir, 'ERROR');
   const options = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const sqs = new SQSClient({ ...options, endpoint: emulators.endpoints.sqs });
   const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ ...options, endpoint: emulators.endpoints.dynamodb }));

@@ -1,0 +1,121 @@
+/**
+ * DuckDB behind the SqlEngine port. One instance per container (created on first use); a short-lived
+ * connection per call so concurrent requests do not share temporary tables. DuckDB's httpfs cannot
+ * be installed offline, so objects are read from local files (see file-cache.ts).
+ */
+import { mkdirSync } from 'node:fs';
+import { BIGINT, BOOLEAN, DOUBLE, DuckDBInstance, LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import type { Row, SqlEngine, SqlQuery, SqlSession, SqlValue } from '../ports/sql.ts';
+
+/** Row groups of 64k rows keep a 1000-row time-range page inside one or two groups (see ARCHITECTURE.md). */
+export const ROW_GROUP_ROWS = 65_536;
+
+function bind(params: Record<string, SqlValue>): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } {
+  const values: Record<string, DuckDBValue> = {};
+  const types: Record<string, DuckDBType> = {};
+  for (const [name, value] of Object.entries(params)) {
+    if (Array.isArray(value)) {
+      values[name] = listValue(value as string[]);
+      types[name] = LIST(VARCHAR);
+    } else if (typeof value === 'bigint') {
+      values[name] = value;
+      types[name] = BIGINT;
+    } else if (typeof value === 'number') {
+      values[name] = value;
+      types[name] = Number.isInteger(value) ? BIGINT : DOUBLE;
+      if (Number.isInteger(value)) values[name] = BigInt(value);
+    } else if (typeof value === 'boolean') {
+      values[name] = value;
+      types[name] = BOOLEAN;
+    } else {
+      values[name] = value as string | null;
+      types[name] = VARCHAR;
+    }
+  }
+  return { values, types };
+}
+
+function appendValue(appender: DuckDBAppender, type: string, value: unknown): void {
+  if (value === null || value === undefined) appender.appendNull();
+  else if (type === 'VARCHAR') appender.appendVarchar(typeof value === 'string' ? value : JSON.stringify(value));
+  else if (type === 'BIGINT') appender.appendBigInt(BigInt(value as number));
+  else if (type === 'INTEGER') appender.appendInteger(value as number);
+  else if (type === 'DOUBLE') appender.appendDouble(value as number);
+  else if (type === 'BOOLEAN') appender.appendBoolean(value as boolean);
+  else throw new Error(`Unsupported column type ${type}`);
+}
+
+function plain(row: Record<string, unknown>): Row {
+  const out: Row = {};
+  for (const [key, value] of Object.entries(row)) out[key] = typeof value === 'bigint' ? Number(value) : value;
+  return out;
+}
+
+export function duckDbEngine(options: { tempDir: string; threads: number; memoryLimitMb?: number }): SqlEngine {
+  let instance: Promise<DuckDBInstance> | undefined;
+  let tableCounter = 0;
+  const open = () => {
+    mkdirSync(options.tempDir, { recursive: true });
+    instance ??= DuckDBInstance.create(':memory:', {
+      threads: String(options.threads),
+      // Lambda's only writable directory is /tmp; DuckDB's defaults point elsewhere.
+      temp_directory: options.tempDir,
+      home_directory: options.tempDir,
+      ...(options.memoryLimitMb && { memory_limit: `${options.memoryLimitMb}MB` }),
+      // Nothing may be downloaded at run time.
+      autoinstall_known_extensions: 'false',
+      autoload_known_extensions: 'false',
+    });
+    return instance;
+  };
+  async function withConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    const connection = await (await open()).connect();
+    try {
+      return await work(connection);
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  const sessionOf = (connection: DuckDBConnection): SqlSession => ({
+    async query({ sql, params }: SqlQuery) {
+      const { values, types } = bind(params);
+      const reader = await connection.runAndReadAll(sql, values, types);
+      return reader.getRowObjectsJS().map(plain);
+    },
+    async execute({ sql, params }: SqlQuery) {
+      const { values, types } = bind(params);
+      await connection.run(sql, values, types);
+    },
+  });
+
+  return {
+    query: (query) => withConnection((connection) => sessionOf(connection).query(query)),
+    execute: (query) => withConnection((connection) => sessionOf(connection).execute(query)),
+    session: (work) => withConnection((connection) => work(sessionOf(connection))),
+
+    async writeParquet(columns, rows, orderBy, path) {
+      const table = `rows_${++tableCounter}`;
+      await withConnection(async (connection) => {
+        // Identifiers come from the dataset definitions in schemas/, never from a request. A uniquely
+        // named table in the in-memory database, because appenders cannot target temp tables by name.
+        await connection.run(`CREATE TABLE ${table} (${columns.map((c) => `"${c.name}" ${c.type}`).join(', ')})`);
+        try {
+          const appender = await connection.createAppender(table);
+          for (const row of rows) {
+            for (const column of columns) appendValue(appender, column.type, row[column.name]);
+            appender.endRow();
+          }
+          appender.flushSync();
+          appender.closeSync();
+          await connection.run(
+            `COPY (SELECT * FROM ${table} ORDER BY ${orderBy.map((c) => `"${c}"`).join(', ')}) TO $path (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
+            { path }, { path: VARCHAR },
+          );
+        } finally {
+          await connection.run(`DROP TABLE ${table}`);
+        }
+      });
+    },
+  };
+}

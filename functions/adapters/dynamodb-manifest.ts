@@ -1,0 +1,136 @@
+/**
+ * The archive manifest in DynamoDB (why DynamoDB and not an S3 object: ingest and compaction add
+ * and retire files concurrently, and conditional writes give leases; see ARCHITECTURE.md).
+ *
+ *   C#<dataset>#<family>#<symbol|*> / <day>#<fileId>   compacted file  (gsi1: CD#<dataset>#<family>#<day> / <symbol|*>#<fileId>)
+ *   D#<dataset>#<family>            / <day>#<fileId>   delta file
+ *   B#<batchId>                     / B                batch outcome (idempotent ingest)
+ *   L#<name>                        / L                lease
+ *   G                               / <after ms>#<key> object deletion after a grace period
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ArchiveFile, ArchiveManifest, BatchOutcome } from '../ports/archive.ts';
+
+const ALL = '*';
+
+function fileKeys(file: ArchiveFile) {
+  if (file.kind === 'delta') return { pk: `D#${file.dataset}#${file.family}`, sk: `${file.day}#${file.fileId}` };
+  const symbol = file.symbol ?? ALL;
+  return {
+    pk: `C#${file.dataset}#${file.family}#${symbol}`,
+    sk: `${file.day}#${file.fileId}`,
+    gsi1pk: `CD#${file.dataset}#${file.family}#${file.day}`,
+    gsi1sk: `${symbol}#${file.fileId}`,
+  };
+}
+
+function toItem(file: ArchiveFile) {
+  return {
+    ...fileKeys(file),
+    file_id: file.fileId, key: file.key, dataset: file.dataset, family: file.family, day: file.day, kind: file.kind,
+    symbol: file.symbol, symbols: file.symbols, rows: file.rows, bytes: file.bytes, etag: file.etag,
+    min_ts: file.minTs, max_ts: file.maxTs, replaces: file.replaces, created_at: file.createdAt,
+  };
+}
+
+function fromItem(item: Record<string, unknown>): ArchiveFile {
+  return {
+    fileId: String(item.file_id), key: String(item.key), dataset: item.dataset as ArchiveFile['dataset'],
+    family: item.family as ArchiveFile['family'], day: String(item.day), kind: item.kind as ArchiveFile['kind'],
+    symbol: item.symbol === undefined ? undefined : String(item.symbol), symbols: (item.symbols as string[] | undefined) ?? [],
+    rows: Number(item.rows), bytes: Number(item.bytes), etag: String(item.etag), minTs: Number(item.min_ts), maxTs: Number(item.max_ts),
+    replaces: (item.replaces as string[] | undefined) ?? [], createdAt: Number(item.created_at),
+  };
+}
+
+export function dynamoArchiveManifest(client: DynamoDBDocumentClient, tableName: string): ArchiveManifest {
+  async function queryAll(input: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(new QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey }));
+      items.push(...(page.Items ?? []));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return items;
+  }
+
+  const dayRange = (pk: string, fromDay: string, toDay: string) => queryAll({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': pk, ':from': `${fromDay}#`, ':to': `${toDay}#\uffff` },
+    ConsistentRead: true,
+  });
+
+  return {
+    async putFile(file) {
+      await client.send(new PutCommand({ TableName: tableName, Item: toItem(file) }));
+    },
+    async deleteFile(file) {
+      const { pk, sk } = fileKeys(file);
+      await client.send(new DeleteCommand({ TableName: tableName, Key: { pk, sk } }));
+    },
+    async compactedFiles(dataset, family, symbol, fromDay, toDay) {
+      return (await dayRange(`C#${dataset}#${family}#${symbol ?? ALL}`, fromDay, toDay)).map(fromItem);
+    },
+    async compactedFilesOfDay(dataset, family, day) {
+      const items = await queryAll({
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': `CD#${dataset}#${family}#${day}` },
+      });
+      return items.map(fromItem);
+    },
+    async deltaFiles(dataset, family, fromDay, toDay) {
+      return (await dayRange(`D#${dataset}#${family}`, fromDay, toDay)).map(fromItem);
+    },
+    async batchOutcome(batchId) {
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: `B#${batchId}`, sk: 'B' }, ConsistentRead: true }));
+      if (!Item) return undefined;
+      return Item.status === 'done' ? { status: 'done', records: Number(Item.records) } : { status: 'rejected', reason: String(Item.reason) };
+    },
+    async recordBatch(batchId, outcome: BatchOutcome) {
+      await client.send(new PutCommand({ TableName: tableName, Item: { pk: `B#${batchId}`, sk: 'B', ...outcome, recorded_at: Date.now() } }));
+    },
+    async acquireLease(name, owner, until, now) {
+      try {
+        await client.send(new PutCommand({
+          TableName: tableName,
+          Item: { pk: `L#${name}`, sk: 'L', owner, until },
+          ConditionExpression: 'attribute_not_exists(pk) OR #until < :now OR #owner = :owner',
+          ExpressionAttributeNames: { '#until': 'until', '#owner': 'owner' },
+          ExpressionAttributeValues: { ':now': now, ':owner': owner },
+        }));
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+    async releaseLease(name, owner) {
+      try {
+        await client.send(new DeleteCommand({
+          TableName: tableName, Key: { pk: `L#${name}`, sk: 'L' },
+          ConditionExpression: '#owner = :owner', ExpressionAttributeNames: { '#owner': 'owner' }, ExpressionAttributeValues: { ':owner': owner },
+        }));
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+    async scheduleDeletion(keys, after) {
+      for (const key of keys) {
+        await client.send(new PutCommand({ TableName: tableName, Item: { pk: 'G', sk: `${String(after).padStart(15, '0')}#${key}`, key } }));
+      }
+    },
+    async dueDeletions(now, limit) {
+      const { Items = [] } = await client.send(new QueryCommand({
+        TableName: tableName, KeyConditionExpression: 'pk = :g AND sk < :now',
+        ExpressionAttributeValues: { ':g': 'G', ':now': `${String(now).padStart(15, '0')}#` }, Limit: limit,
+      }));
+      return Items.map((item) => ({ key: String(item.key), id: String(item.sk) }));
+    },
+    async forgetDeletion(id) {
+      await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: 'G', sk: id } }));
+    },
+  };
+}

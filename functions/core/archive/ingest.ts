@@ -1,0 +1,81 @@
+/**
+ * Ingest: a raw batch becomes delta Parquet files (one per dataset, family and UTC day, rows of
+ * many symbols sorted by symbol and time) and their manifest entries.
+ *
+ * Idempotent: the batch id is the SHA-256 of its bytes and every file id derives from it, so a
+ * retry after a crash rewrites the same objects and manifest items, and a batch already done is
+ * skipped. A malformed batch is refused whole before anything is written; its reason is recorded
+ * so redeliveries are refused at once (the queue then moves it to the DLQ).
+ */
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { DATASETS, type IngestedDataset, type NormalizedRecord } from '../../../schemas/datasets.ts';
+import type { Family } from '../venues.ts';
+import type { ArchiveFile } from '../../ports/archive.ts';
+import type { ArchiveDeps } from './deps.ts';
+import { dayOf, deltaKey } from './layout.ts';
+import { parseBatch, type BatchFormat } from './parse.ts';
+
+export type IngestResult =
+  | { status: 'ingested'; batchId: string; records: number; files: number }
+  | { status: 'duplicate'; batchId: string }
+  | { status: 'rejected'; batchId: string; reason: string };
+
+export function batchIdOf(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Records grouped by the delta file they belong to. */
+export function partition(records: readonly NormalizedRecord[]): Map<string, { dataset: IngestedDataset; family: Family; day: string; rows: NormalizedRecord[] }> {
+  const groups = new Map<string, { dataset: IngestedDataset; family: Family; day: string; rows: NormalizedRecord[] }>();
+  for (const record of records) {
+    const day = dayOf(record.ts);
+    const slot = `${record.dataset}#${record.family}#${day}`;
+    let group = groups.get(slot);
+    if (!group) groups.set(slot, (group = { dataset: record.dataset, family: record.family as Family, day, rows: [] }));
+    group.rows.push(record);
+  }
+  return groups;
+}
+
+export async function ingestBatch(deps: ArchiveDeps, format: BatchFormat, bytes: Uint8Array | string): Promise<IngestResult> {
+  const batchId = batchIdOf(bytes);
+  const previous = await deps.manifest.batchOutcome(batchId);
+  if (previous?.status === 'done') return { status: 'duplicate', batchId };
+  if (previous?.status === 'rejected') return { status: 'rejected', batchId, reason: previous.reason };
+
+  const text = typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8');
+  const parsed = parseBatch(format, text);
+  if (!parsed.ok) {
+    await deps.manifest.recordBatch(batchId, { status: 'rejected', reason: parsed.reason });
+    return { status: 'rejected', batchId, reason: parsed.reason };
+  }
+
+  const groups = partition(parsed.records);
+  for (const { dataset, family, day, rows } of groups.values()) {
+    const def = DATASETS[dataset];
+    const fileId = `${batchId.slice(0, 20)}-${dataset}-${family}-${day}`;
+    const path = join(deps.scratchDir, `${fileId}.parquet`);
+    try {
+      await deps.sql.writeParquet(def.columns, rows as never, ['symbol', 'ts', ...def.uniqueBy.filter((c) => c !== 'symbol' && c !== 'ts')], path);
+      const key = deltaKey(dataset, family, day, fileId);
+      const { etag, bytes: size } = await deps.objects.putFile(key, path);
+      let minTs = Infinity;
+      let maxTs = -Infinity;
+      for (const row of rows) {
+        if (row.ts < minTs) minTs = row.ts;
+        if (row.ts > maxTs) maxTs = row.ts;
+      }
+      const file: ArchiveFile = {
+        fileId, key, dataset, family, day, kind: 'delta', symbols: [...new Set(rows.map((r) => r.symbol))].sort(),
+        rows: rows.length, bytes: size, etag, minTs, maxTs, replaces: [], createdAt: deps.clock.now(),
+      };
+      await deps.manifest.putFile(file);
+    } finally {
+      rmSync(path, { force: true });
+    }
+  }
+  await deps.manifest.recordBatch(batchId, { status: 'done', records: parsed.records.length });
+  return { status: 'ingested', batchId, records: parsed.records.length, files: groups.size };
+}

@@ -1,0 +1,44 @@
+/**
+ * Where archive objects live. Exact keys are computed from dataset, family, symbol and UTC day, so
+ * the request path never lists S3: it asks the manifest, which names every file.
+ *
+ *   archive/v1/<dataset>/family=<family>/day=<YYYY-MM-DD>/delta-<id>.parquet                 recent, many symbols
+ *   archive/v1/<dataset>/family=<family>/symbol=<enc>/day=<YYYY-MM-DD>/compacted-<v>.parquet one symbol-day
+ *   archive/v1/<dataset>/family=<family>/day=<YYYY-MM-DD>/compacted-<v>.parquet               all symbols (candles, registry)
+ *   landing/<format>/<YYYY-MM-DD>/<name>                                                      raw batches
+ */
+import type { Dataset } from '../../../schemas/datasets.ts';
+import type { Family } from '../venues.ts';
+
+export const DAY_MS = 86_400_000;
+
+export function dayOf(ts: number): string {
+  return new Date(ts - (ts % DAY_MS)).toISOString().slice(0, 10);
+}
+
+export function dayStart(day: string): number {
+  return Date.parse(`${day}T00:00:00.000Z`);
+}
+
+/** UTC days touching [from, to], oldest first. */
+export function daysBetween(from: number, to: number): string[] {
+  const days: string[] = [];
+  for (let t = from - (from % DAY_MS); t <= to; t += DAY_MS) days.push(dayOf(t));
+  return days;
+}
+
+// Symbols such as `xyz:TSLA` and `#10` are made key-safe (and stay readable).
+const encodeSymbol = (symbol: string) => encodeURIComponent(symbol);
+
+export function deltaKey(dataset: Dataset, family: Family, day: string, fileId: string): string {
+  return `archive/v1/${dataset}/family=${family}/day=${day}/delta-${fileId}.parquet`;
+}
+
+export function compactedKey(dataset: Dataset, family: Family, symbol: string | undefined, day: string, version: string): string {
+  const symbolPart = symbol === undefined ? '' : `symbol=${encodeSymbol(symbol)}/`;
+  return `archive/v1/${dataset}/family=${family}/${symbolPart}day=${day}/compacted-${version}.parquet`;
+}
+
+export function landingKey(format: string, ts: number, name: string): string {
+  return `landing/${format}/${dayOf(ts)}/${name}`;
+}

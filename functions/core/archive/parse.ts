@@ -1,0 +1,53 @@
+/**
+ * Turns a raw batch into normalized records, or refuses the whole batch with a reason that names
+ * the first bad lines. Nothing is written for a refused batch.
+ */
+import * as v from 'valibot';
+import { NormalizedRecord } from '../../../schemas/datasets.ts';
+import { blockToRecords, NodeFillsBlock } from './node-fills.ts';
+
+export const BATCH_FORMATS = ['normalized', 'node_fills_by_block'] as const;
+export type BatchFormat = (typeof BATCH_FORMATS)[number];
+
+const MAX_PROBLEMS = 5;
+
+export type ParseResult = { ok: true; records: NormalizedRecord[] } | { ok: false; reason: string };
+
+function describe(issue: v.BaseIssue<unknown>): string {
+  const path = v.getDotPath(issue);
+  return `${path ? `${path} ` : ''}${issue.message}`;
+}
+
+export function parseBatch(format: BatchFormat, text: string): ParseResult {
+  const problems: string[] = [];
+  const records: NormalizedRecord[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length && problems.length < MAX_PROBLEMS; i++) {
+    const line = lines[i]!.trim();
+    if (line === '') continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      problems.push(`line ${i + 1}: not JSON`);
+      continue;
+    }
+    if (format === 'normalized') {
+      const parsed = v.safeParse(NormalizedRecord, json);
+      if (parsed.success) records.push(parsed.output);
+      else problems.push(`line ${i + 1}: ${describe(parsed.issues[0])}`);
+    } else {
+      const parsed = v.safeParse(NodeFillsBlock, json);
+      if (!parsed.success) {
+        problems.push(`line ${i + 1}: ${describe(parsed.issues[0])}`);
+        continue;
+      }
+      const converted = blockToRecords(parsed.output);
+      if ('error' in converted) problems.push(`line ${i + 1}: ${converted.error}`);
+      else records.push(...converted);
+    }
+  }
+  if (problems.length > 0) return { ok: false, reason: `batch refused (${format}): ${problems.join('; ')}` };
+  if (records.length === 0) return { ok: false, reason: `batch refused (${format}): no records` };
+  return { ok: true, records };
+}

@@ -1,0 +1,40 @@
+/** SQS consumer of the ingest queue: each message names raw batches under landing/ (see schemas/messages.ts). */
+import * as v from 'valibot';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { ingestBatch } from '../core/archive/ingest.ts';
+import { BATCH_FORMATS, type BatchFormat } from '../core/archive/parse.ts';
+import { IngestQueueMessage } from '../../schemas/messages.ts';
+import { archiveDeps } from '../shared/archive-deps.ts';
+import { logger, metrics } from '../shared/powertools.ts';
+import { sqsConsumer } from '../shared/queue.ts';
+
+/** landing/<format>/<day>/<name>: the format is the second segment. */
+function formatOfKey(key: string): BatchFormat | undefined {
+  const format = key.split('/')[1];
+  return (BATCH_FORMATS as readonly string[]).includes(format ?? '') ? (format as BatchFormat) : undefined;
+}
+
+async function ingestKey(key: string, format: BatchFormat | undefined): Promise<void> {
+  if (!format) throw new Error(`Cannot tell the batch format of ${key}: expected landing/<${BATCH_FORMATS.join('|')}>/…`);
+  const deps = archiveDeps();
+  const result = await ingestBatch(deps, format, await deps.objects.getBytes(key));
+  if (result.status === 'rejected') {
+    logger.error('batch rejected', { key, batch_id: result.batchId, reason: result.reason });
+    metrics.addMetric('BatchesRejected', MetricUnit.Count, 1);
+    // Failing the record keeps it on the queue; after maxReceiveCount it moves to the DLQ.
+    throw new Error(`Batch ${key} rejected: ${result.reason}`);
+  }
+  if (result.status === 'ingested') metrics.addMetric('RecordsIngested', MetricUnit.Count, result.records);
+  logger.info('batch processed', { key, ...result });
+}
+
+export const handler = sqsConsumer(async (record) => {
+  const message = v.parse(IngestQueueMessage, JSON.parse(record.body));
+  if ('Event' in message) return; // S3's test event when the notification is created
+  if ('type' in message) return ingestKey(message.key, message.format);
+  for (const entry of message.Records) {
+    // S3 notifications URL-encode keys (spaces as '+').
+    const key = decodeURIComponent(entry.s3.object.key.replace(/\+/g, ' '));
+    await ingestKey(key, formatOfKey(key));
+  }
+});

@@ -1,0 +1,56 @@
+import type { Dataset } from '../../schemas/datasets.ts';
+import type { Family } from '../core/venues.ts';
+
+/** One Parquet object in the archive, as the manifest records it. */
+export interface ArchiveFile {
+  fileId: string;
+  key: string;
+  dataset: Dataset;
+  family: Family;
+  day: string;
+  kind: 'delta' | 'compacted';
+  /** The one symbol of a per-symbol compacted file. */
+  symbol?: string;
+  /** Every symbol a delta or an all-symbol file holds. */
+  symbols: string[];
+  rows: number;
+  bytes: number;
+  etag: string;
+  minTs: number;
+  maxTs: number;
+  /** Files whose rows this compacted file now holds; readers skip them from the moment it exists. */
+  replaces: string[];
+  createdAt: number;
+}
+
+export type BatchOutcome = { status: 'done'; records: number } | { status: 'rejected'; reason: string };
+
+export interface ArchiveManifest {
+  putFile(file: ArchiveFile): Promise<void>;
+  deleteFile(file: ArchiveFile): Promise<void>;
+  /** Compacted files of one symbol (or of the all-symbol partition) for days in [fromDay, toDay]. */
+  compactedFiles(dataset: Dataset, family: Family, symbol: string | undefined, fromDay: string, toDay: string): Promise<ArchiveFile[]>;
+  /** Every compacted file of one dataset, family and day (all symbols). */
+  compactedFilesOfDay(dataset: Dataset, family: Family, day: string): Promise<ArchiveFile[]>;
+  /** Delta files of a dataset and family for days in [fromDay, toDay]. */
+  deltaFiles(dataset: Dataset, family: Family, fromDay: string, toDay: string): Promise<ArchiveFile[]>;
+  batchOutcome(batchId: string): Promise<BatchOutcome | undefined>;
+  recordBatch(batchId: string, outcome: BatchOutcome): Promise<void>;
+  /** Takes a lease named `name` until `until` (epoch ms); false if someone else holds it. */
+  acquireLease(name: string, owner: string, until: number, now: number): Promise<boolean>;
+  releaseLease(name: string, owner: string): Promise<void>;
+  /** Objects to delete once readers that resolved them earlier are done (after `after`). */
+  scheduleDeletion(keys: string[], after: number): Promise<void>;
+  dueDeletions(now: number, limit: number): Promise<{ key: string; id: string }[]>;
+  forgetDeletion(id: string): Promise<void>;
+}
+
+export interface ObjectStore {
+  /** Uploads a local file; returns its ETag. */
+  putFile(key: string, path: string): Promise<{ etag: string; bytes: number }>;
+  putBytes(key: string, body: Uint8Array | string): Promise<{ etag: string }>;
+  getBytes(key: string): Promise<Uint8Array>;
+  /** Downloads to `path` if the stored ETag is still `etag`; throws otherwise. */
+  download(key: string, etag: string, path: string): Promise<void>;
+  delete(keys: string[]): Promise<void>;
+}

@@ -1,0 +1,31 @@
+/** A bound value: strings, numbers (DOUBLE), bigints (BIGINT), booleans, null, or a list of strings (e.g. file paths). */
+export type SqlValue = string | number | bigint | boolean | null | readonly string[];
+
+export interface SqlQuery {
+  sql: string;
+  params: Record<string, SqlValue>;
+}
+
+export type Row = Record<string, unknown>;
+
+export interface SqlSession {
+  /** Runs a query with named parameters (`$name`); BIGINT results come back as numbers. */
+  query(query: SqlQuery): Promise<Row[]>;
+  /** Runs a statement that returns nothing useful (COPY …). */
+  execute(query: SqlQuery): Promise<void>;
+}
+
+export interface SqlEngine extends SqlSession {
+  /** Runs `work` on one connection, so temporary tables live across its statements. */
+  session<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
+  /**
+   * Writes rows to a ZSTD Parquet file with the given columns, sorted by `orderBy`, with row groups
+   * sized for time-range reads.
+   */
+  writeParquet(columns: readonly { name: string; type: string }[], rows: readonly Row[], orderBy: readonly string[], path: string): Promise<void>;
+}
+
+/** Resolves archive objects to local files DuckDB can read (downloading into a bounded cache). */
+export interface LocalFiles {
+  paths(files: readonly { key: string; etag: string; bytes: number }[]): Promise<string[]>;
+}

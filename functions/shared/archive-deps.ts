@@ -1,0 +1,29 @@
+/**
+ * The archive's ports: manifest, S3 objects, the bounded local file cache and DuckDB. Kept apart
+ * from deps.ts so only the functions that read or write Parquet bundle the DuckDB native module.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUCKETS, TABLES } from '../resources.ts';
+import type { ArchiveDeps } from '../core/archive/deps.ts';
+import { dynamoArchiveManifest } from '../adapters/dynamodb-manifest.ts';
+import { s3ObjectStore } from '../adapters/s3-objects.ts';
+import { fileCache } from '../adapters/file-cache.ts';
+import { duckDbEngine } from '../adapters/duckdb-engine.ts';
+import { systemClock } from '../ports/clock.ts';
+import { config, requireSetting } from './config.ts';
+import { dynamoDocumentClient, once, s3Client } from './deps.ts';
+
+export const archiveDeps = once((): ArchiveDeps => {
+  const cfg = config();
+  const objects = s3ObjectStore(s3Client(), requireSetting(cfg, BUCKETS.archive.envVar));
+  mkdirSync(cfg.SCRATCH_DIR, { recursive: true });
+  return {
+    manifest: dynamoArchiveManifest(dynamoDocumentClient(), requireSetting(cfg, TABLES.manifest.envVar)),
+    objects,
+    files: fileCache(objects, cfg.ARCHIVE_CACHE_DIR, cfg.ARCHIVE_CACHE_MB * 1024 * 1024),
+    sql: duckDbEngine({ tempDir: join(cfg.SCRATCH_DIR, 'duckdb'), threads: cfg.DUCKDB_THREADS }),
+    clock: systemClock,
+    scratchDir: cfg.SCRATCH_DIR,
+  };
+});

@@ -1,0 +1,17 @@
+/**
+ * The shared shell of SQS consumers: Powertools batch processing with partial batch failures, so
+ * one bad message fails alone and the rest of the batch is deleted.
+ */
+import middy from '@middy/core';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { logger, metrics } from './powertools.ts';
+
+export function sqsConsumer(handleRecord: (record: SQSRecord) => Promise<void>) {
+  const processor = new BatchProcessor(EventType.SQS);
+  const handle = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+    processPartialResponse(event, handleRecord, processor, { context });
+  return middy(handle).use(injectLambdaContext(logger, { resetKeys: true })).use(logMetrics(metrics));
+}

@@ -1,0 +1,207 @@
+/**
+ * The archive's datasets, defined once. Each has
+ *   - the normalized JSON-lines record accepted by ingest (`<Dataset>Record`, one object per line,
+ *     discriminated by `dataset`), validated whole before anything is written;
+ *   - its Parquet columns (name and DuckDB type), in file order;
+ *   - the columns that identify a row (duplicates across batches collapse on them) and sort it.
+ * Decimal values (prices, sizes, fees, rates) stay strings end to end, so nothing is rounded.
+ * Times are Unix epoch milliseconds (`ts`).
+ */
+import * as v from 'valibot';
+import { FAMILIES, SYMBOL_FORMS, type Family } from '../functions/core/venues.ts';
+
+const decimal = v.pipe(v.string(), v.regex(/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/, 'must be a decimal string'));
+const epochMs = v.pipe(v.number(), v.integer('must be integer epoch milliseconds'), v.minValue(1_262_304_000_000, 'must be epoch milliseconds after 2010'), v.maxValue(4_102_444_800_000, 'must be epoch milliseconds before 2100'));
+const side = v.picklist(['B', 'A'], 'must be B (buy) or A (sell)');
+const address = v.pipe(v.string(), v.regex(/^0x[0-9a-f]{40}$/, 'must be a lowercase 0x address'));
+const optionalString = v.optional(v.nullable(v.string()));
+const optionalDecimal = v.optional(v.nullable(decimal));
+const family = v.picklist(FAMILIES, `must be one of ${FAMILIES.join(', ')}`);
+
+/** `family` + a `symbol` in that family's form; the check names the form. */
+function keyed<T extends v.ObjectEntries>(entries: T) {
+  return v.pipe(
+    v.strictObject({ family, symbol: v.pipe(v.string(), v.maxLength(40)), ts: epochMs, ...entries }),
+    v.check((r) => SYMBOL_FORMS[r.family as Family].pattern.test(String(r.symbol)), 'symbol is not in the form of its family'),
+  );
+}
+
+export const TradeRecord = keyed({
+  dataset: v.literal('trades'),
+  trade_id: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  side,
+  price: decimal,
+  size: decimal,
+  crossed: v.optional(v.nullable(v.boolean())),
+  fee: optionalDecimal,
+  fee_token: optionalString,
+  closed_pnl: optionalDecimal,
+  direction: optionalString,
+  start_position: optionalDecimal,
+  user_address: v.optional(v.nullable(address)),
+  tx_hash: optionalString,
+  order_id: v.optional(v.nullable(v.pipe(v.number(), v.integer()))),
+  cloid: optionalString,
+  maker_address: v.optional(v.nullable(address)),
+  taker_address: v.optional(v.nullable(address)),
+  twap_id: v.optional(v.nullable(v.pipe(v.number(), v.integer()))),
+  builder_address: v.optional(v.nullable(address)),
+  builder_fee: optionalDecimal,
+  deployer_fee: optionalDecimal,
+  priority_gas: optionalDecimal,
+  is_liquidation: v.optional(v.nullable(v.boolean())),
+});
+
+export const ORDER_EVENT_KINDS = ['placed', 'canceled', 'filled', 'triggered', 'force_canceled'] as const;
+
+export const OrderEventRecord = keyed({
+  dataset: v.literal('order_events'),
+  event: v.picklist(ORDER_EVENT_KINDS),
+  /** Order within the block; (block_number, seq) is unique per family. */
+  block_number: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  seq: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  oid: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  user_address: address,
+  side,
+  status: v.string(),
+  limit_price: optionalDecimal,
+  size: optionalDecimal,
+  orig_size: optionalDecimal,
+  order_type: v.string(),
+  tif: optionalString,
+  reduce_only: v.boolean(),
+  is_trigger: v.boolean(),
+  is_position_tpsl: v.boolean(),
+  trigger_condition: optionalString,
+  trigger_price: optionalDecimal,
+  cloid: optionalString,
+});
+
+const level = v.tuple([decimal, decimal, v.pipe(v.number(), v.integer(), v.minValue(0))]);
+export const L2SnapshotRecord = keyed({
+  dataset: v.literal('l2_snapshots'),
+  /** Best first; at most 20 levels per side (the native book's cap). */
+  bids: v.pipe(v.array(level), v.maxLength(20, 'at most 20 levels per side')),
+  asks: v.pipe(v.array(level), v.maxLength(20, 'at most 20 levels per side')),
+});
+
+export const FundingRecord = keyed({
+  dataset: v.literal('funding'),
+  funding_rate: decimal,
+  premium: optionalDecimal,
+});
+
+export const OpenInterestRecord = keyed({
+  dataset: v.literal('open_interest'),
+  open_interest: decimal,
+  mark_price: optionalDecimal,
+  oracle_price: optionalDecimal,
+  mid_price: optionalDecimal,
+  day_ntl_volume: optionalDecimal,
+});
+
+export const LiquidationRecord = keyed({
+  dataset: v.literal('liquidations'),
+  trade_id: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  liquidated_user: address,
+  liquidator_user: v.optional(v.nullable(address)),
+  price: decimal,
+  size: decimal,
+  /** A = a long was liquidated, B = a short. */
+  side,
+  mark_price: optionalDecimal,
+  closed_pnl: optionalDecimal,
+  direction: optionalString,
+  tx_hash: optionalString,
+});
+
+export const InstrumentRecord = keyed({
+  dataset: v.literal('instruments'),
+  /** `ts` is when the instrument was listed. */
+  delisted_at: v.optional(v.nullable(epochMs)),
+  market_type: v.picklist(['perp', 'spot', 'outcome']),
+  sz_decimals: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(18)),
+  max_leverage: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1)))),
+  quote: optionalString,
+  dex: optionalString,
+});
+
+export const NormalizedRecord = v.variant('dataset', [
+  TradeRecord, OrderEventRecord, L2SnapshotRecord, FundingRecord, OpenInterestRecord, LiquidationRecord, InstrumentRecord,
+]);
+export type NormalizedRecord = v.InferOutput<typeof NormalizedRecord>;
+export type TradeRecord = v.InferOutput<typeof TradeRecord>;
+export type OrderEventRecord = v.InferOutput<typeof OrderEventRecord>;
+export type InstrumentRecord = v.InferOutput<typeof InstrumentRecord>;
+
+export type IngestedDataset = NormalizedRecord['dataset'];
+export type Dataset = IngestedDataset | 'candles_1m';
+
+export interface Column { name: string; type: 'VARCHAR' | 'BIGINT' | 'BOOLEAN' | 'DOUBLE' | 'INTEGER' }
+
+const c = (name: string, type: Column['type']): Column => ({ name, type });
+const KEY = [c('family', 'VARCHAR'), c('symbol', 'VARCHAR'), c('ts', 'BIGINT')];
+
+export interface DatasetDef {
+  columns: readonly Column[];
+  /** Columns that identify a row within a family; later duplicates collapse onto the first. */
+  uniqueBy: readonly string[];
+  /** Partitioned per symbol (and day); `false` keeps one file per family and day for all symbols. */
+  perSymbol: boolean;
+  /** JSON-encoded columns (nested values). */
+  json?: readonly string[];
+}
+
+export const DATASETS: Readonly<Record<Dataset, DatasetDef>> = {
+  trades: {
+    columns: [...KEY, c('trade_id', 'BIGINT'), c('side', 'VARCHAR'), c('price', 'VARCHAR'), c('size', 'VARCHAR'), c('crossed', 'BOOLEAN'),
+      c('fee', 'VARCHAR'), c('fee_token', 'VARCHAR'), c('closed_pnl', 'VARCHAR'), c('direction', 'VARCHAR'), c('start_position', 'VARCHAR'),
+      c('user_address', 'VARCHAR'), c('tx_hash', 'VARCHAR'), c('order_id', 'BIGINT'), c('cloid', 'VARCHAR'), c('maker_address', 'VARCHAR'),
+      c('taker_address', 'VARCHAR'), c('twap_id', 'BIGINT'), c('builder_address', 'VARCHAR'), c('builder_fee', 'VARCHAR'),
+      c('deployer_fee', 'VARCHAR'), c('priority_gas', 'VARCHAR'), c('is_liquidation', 'BOOLEAN')],
+    uniqueBy: ['trade_id'],
+    perSymbol: true,
+  },
+  order_events: {
+    columns: [...KEY, c('event', 'VARCHAR'), c('block_number', 'BIGINT'), c('seq', 'BIGINT'), c('oid', 'BIGINT'), c('user_address', 'VARCHAR'),
+      c('side', 'VARCHAR'), c('status', 'VARCHAR'), c('limit_price', 'VARCHAR'), c('size', 'VARCHAR'), c('orig_size', 'VARCHAR'),
+      c('order_type', 'VARCHAR'), c('tif', 'VARCHAR'), c('reduce_only', 'BOOLEAN'), c('is_trigger', 'BOOLEAN'), c('is_position_tpsl', 'BOOLEAN'),
+      c('trigger_condition', 'VARCHAR'), c('trigger_price', 'VARCHAR'), c('cloid', 'VARCHAR')],
+    uniqueBy: ['block_number', 'seq'],
+    perSymbol: true,
+  },
+  l2_snapshots: {
+    columns: [...KEY, c('bids', 'VARCHAR'), c('asks', 'VARCHAR')],
+    uniqueBy: ['symbol', 'ts'],
+    perSymbol: true,
+    json: ['bids', 'asks'],
+  },
+  funding: {
+    columns: [...KEY, c('funding_rate', 'VARCHAR'), c('premium', 'VARCHAR')],
+    uniqueBy: ['symbol', 'ts'],
+    perSymbol: true,
+  },
+  open_interest: {
+    columns: [...KEY, c('open_interest', 'VARCHAR'), c('mark_price', 'VARCHAR'), c('oracle_price', 'VARCHAR'), c('mid_price', 'VARCHAR'), c('day_ntl_volume', 'VARCHAR')],
+    uniqueBy: ['symbol', 'ts'],
+    perSymbol: true,
+  },
+  liquidations: {
+    columns: [...KEY, c('trade_id', 'BIGINT'), c('liquidated_user', 'VARCHAR'), c('liquidator_user', 'VARCHAR'), c('price', 'VARCHAR'), c('size', 'VARCHAR'),
+      c('side', 'VARCHAR'), c('mark_price', 'VARCHAR'), c('closed_pnl', 'VARCHAR'), c('direction', 'VARCHAR'), c('tx_hash', 'VARCHAR')],
+    uniqueBy: ['trade_id', 'liquidated_user'],
+    perSymbol: true,
+  },
+  instruments: {
+    columns: [...KEY, c('delisted_at', 'BIGINT'), c('market_type', 'VARCHAR'), c('sz_decimals', 'INTEGER'), c('max_leverage', 'INTEGER'), c('quote', 'VARCHAR'), c('dex', 'VARCHAR')],
+    uniqueBy: ['symbol', 'ts'],
+    perSymbol: false,
+  },
+  // Derived from trades at compaction: one row per symbol and minute with at least one trade.
+  candles_1m: {
+    columns: [...KEY, c('open', 'DOUBLE'), c('high', 'DOUBLE'), c('low', 'DOUBLE'), c('close', 'DOUBLE'), c('volume', 'DOUBLE'),
+      c('quote_volume', 'DOUBLE'), c('trade_count', 'BIGINT'), c('open_ts', 'BIGINT'), c('close_ts', 'BIGINT')],
+    uniqueBy: ['symbol', 'ts'],
+    perSymbol: false,
+  },
+};
