@@ -10,8 +10,9 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { logger, metrics } from './powertools.ts';
 
 export function sqsConsumer(handleRecord: (record: SQSRecord) => Promise<void>) {
-  const processor = new BatchProcessor(EventType.SQS);
+  // A processor per invocation: it keeps the batch's failures as state, and the local cloud may run
+  // two invocations of one handler module at once (Lambda never does within a container).
   const handle = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-    processPartialResponse(event, handleRecord, processor, { context });
+    processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { context });
   return middy(handle).use(injectLambdaContext(logger, { resetKeys: true })).use(logMetrics(metrics));
 }
