@@ -3,6 +3,22 @@ import { startLocalCloud } from '../functions/local/cloud.ts';
 import { localSettings } from '../functions/local/settings.ts';
 import { ConfigError } from '../functions/shared/config.ts';
 
+/** A one-line progress bar on stderr (a TTY redraws it; a log file gets a line per 10%). */
+function progressBar(label: string) {
+  let lastDecile = -1;
+  return ({ written, total, ingested, records }: { written: number; total: number; ingested: number; records: number }) => {
+    const share = total === 0 ? 1 : ingested / total;
+    const width = 30;
+    const bar = '#'.repeat(Math.round(share * width)).padEnd(width, '-');
+    const text = `${label}: [${bar}] ${Math.round(share * 100)}%  ${written}/${total} batches written, ${ingested} ingested, ${records.toLocaleString()} records`;
+    if (process.stderr.isTTY) process.stderr.write(`\r${text}${ingested === total ? '\n' : ''}`);
+    else if (Math.floor(share * 10) !== lastDecile) {
+      lastDecile = Math.floor(share * 10);
+      process.stderr.write(`${text}\n`);
+    }
+  };
+}
+
 async function main(): Promise<void> {
   const settings = localSettings();
   const started = Date.now();
@@ -11,6 +27,7 @@ async function main(): Promise<void> {
     dataDir: settings.LOCAL_DATA_DIR,
     apiKeys: settings.LOCAL_API_KEYS,
     logLevel: settings.LOG_LEVEL,
+    demo: settings.DEMO_DAYS > 0 ? { days: settings.DEMO_DAYS, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, onProgress: progressBar(`Seeding ${settings.DEMO_DAYS} days of the demo market`) } : undefined,
   });
   const width = Math.max(...settings.LOCAL_API_KEYS.map((k) => k.key.length));
   console.log(`\nLocal cloud ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -20,7 +37,16 @@ async function main(): Promise<void> {
   console.log(`  data       ${settings.LOCAL_DATA_DIR}`);
   console.log('  API keys (header X-API-Key):');
   for (const { key, plan } of settings.LOCAL_API_KEYS) console.log(`    ${key.padEnd(width)}  ${plan}`);
+  if (cloud.demo) {
+    const wallets = cloud.demo.market.wallets.map((w) => `${w.address} (${w.label})`);
+    const symbols = cloud.demo.market.symbols();
+    console.log('  demo wallets:');
+    for (const wallet of wallets) console.log(`    ${wallet}`);
+    console.log(`  demo symbols: ${Object.entries(symbols).map(([family, list]) => `${family}: ${list.slice(0, 6).join(' ')}${list.length > 6 ? ' …' : ''}`).join(' | ')}`);
+  }
   console.log('Press Ctrl-C to stop.\n');
+  await cloud.demo?.seeded;
+  if (cloud.demo) console.log('Demo market seeded; live batches every second.');
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -20,6 +20,11 @@ export const LocalConfigSchema = v.object({
   PORT: v.pipe(v.optional(v.string(), '3000'), v.regex(/^\d{1,5}$/, 'must be a TCP port number'), v.transform(Number), v.maxValue(65535, 'must be a TCP port number')),
   LOCAL_DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), '.data'),
   LOCAL_API_KEYS: apiKeyList,
+  /** Days of demo market history seeded on first start; 0 turns the demo market off. */
+  DEMO_DAYS: v.pipe(v.optional(v.string(), '3'), v.regex(/^\d+$/, 'must be a whole number of days'), v.transform(Number), v.maxValue(30, 'must be at most 30')),
+  DEMO_SEED: v.pipe(v.optional(v.string(), '42'), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number)),
+  /** Trade and order arrival rate of the demo market (1 is about 4.5 trades a second over all markets). */
+  DEMO_INTENSITY: v.pipe(v.optional(v.string(), '0.3'), v.regex(/^\d+(\.\d+)?$/, 'must be a positive number'), v.transform(Number), v.minValue(0.01, 'must be at least 0.01'), v.maxValue(10, 'must be at most 10')),
   LOG_LEVEL: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR'], 'must be DEBUG, INFO, WARN or ERROR'), 'WARN'),
 });
 

@@ -3,8 +3,8 @@
  * connection per call so concurrent requests do not share temporary tables. DuckDB's httpfs cannot
  * be installed offline, so objects are read from local files (see file-cache.ts).
  */
-import { mkdirSync } from 'node:fs';
-import { BIGINT, BOOLEAN, DOUBLE, DuckDBInstance, LIST, VARCHAR, listValue, type DuckDBAppender, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { BIGINT, BOOLEAN, DOUBLE, DuckDBInstance, LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { Row, SqlEngine, SqlQuery, SqlSession, SqlValue } from '../ports/sql.ts';
 
 /** Row groups of 64k rows keep a 1000-row time-range page inside one or two groups (see ARCHITECTURE.md). */
@@ -35,16 +35,6 @@ function bind(params: Record<string, SqlValue>): { values: Record<string, DuckDB
   return { values, types };
 }
 
-function appendValue(appender: DuckDBAppender, type: string, value: unknown): void {
-  if (value === null || value === undefined) appender.appendNull();
-  else if (type === 'VARCHAR') appender.appendVarchar(typeof value === 'string' ? value : JSON.stringify(value));
-  else if (type === 'BIGINT') appender.appendBigInt(BigInt(value as number));
-  else if (type === 'INTEGER') appender.appendInteger(value as number);
-  else if (type === 'DOUBLE') appender.appendDouble(value as number);
-  else if (type === 'BOOLEAN') appender.appendBoolean(value as boolean);
-  else throw new Error(`Unsupported column type ${type}`);
-}
-
 function plain(row: Record<string, unknown>): Row {
   const out: Row = {};
   for (const [key, value] of Object.entries(row)) out[key] = typeof value === 'bigint' ? Number(value) : value;
@@ -53,7 +43,6 @@ function plain(row: Record<string, unknown>): Row {
 
 export function duckDbEngine(options: { tempDir: string; threads: number; memoryLimitMb?: number }): SqlEngine {
   let instance: Promise<DuckDBInstance> | undefined;
-  let tableCounter = 0;
   const open = () => {
     mkdirSync(options.tempDir, { recursive: true });
     instance ??= DuckDBInstance.create(':memory:', {
@@ -94,28 +83,23 @@ export function duckDbEngine(options: { tempDir: string; threads: number; memory
     execute: (query) => withConnection((connection) => sessionOf(connection).execute(query)),
     session: (work) => withConnection((connection) => work(sessionOf(connection))),
 
-    async writeParquet(columns, rows, orderBy, path) {
-      const table = `rows_${++tableCounter}`;
-      await withConnection(async (connection) => {
-        // Identifiers come from the dataset definitions in schemas/, never from a request. A uniquely
-        // named table in the in-memory database, because appenders cannot target temp tables by name.
-        await connection.run(`CREATE TABLE ${table} (${columns.map((c) => `"${c.name}" ${c.type}`).join(', ')})`);
-        try {
-          const appender = await connection.createAppender(table);
-          for (const row of rows) {
-            for (const column of columns) appendValue(appender, column.type, row[column.name]);
-            appender.endRow();
-          }
-          appender.flushSync();
-          appender.closeSync();
-          await connection.run(
-            `COPY (SELECT * FROM ${table} ORDER BY ${orderBy.map((c) => `"${c}"`).join(', ')}) TO $path (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
-            { path }, { path: VARCHAR },
-          );
-        } finally {
-          await connection.run(`DROP TABLE ${table}`);
-        }
-      });
+    async writeParquet(columns, jsonRows, orderBy, path) {
+      // DuckDB parses the rows natively (off the JavaScript thread) from a scratch NDJSON file.
+      const source = `${path}.ndjson`;
+      writeFileSync(source, jsonRows.join('\n'));
+      try {
+        // Column names and types come from the dataset definitions in schemas/, never from a request.
+        const types = columns.map((c) => `"${c.name}": '${c.type}'`).join(', ');
+        await withConnection((connection) => connection.run(
+          `COPY (SELECT ${columns.map((c) => `"${c.name}"`).join(', ')}
+                 FROM read_json($source, format = 'newline_delimited', columns = {${types}})
+                 ORDER BY ${orderBy.map((c) => `"${c}"`).join(', ')})
+           TO $path (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
+          { source, path }, { source: VARCHAR, path: VARCHAR },
+        ));
+      } finally {
+        rmSync(source, { force: true });
+      }
     },
   };
 }

@@ -1,4 +1,5 @@
 /** SQS consumer of the ingest queue: each message names raw batches under landing/ (see schemas/messages.ts). */
+import { gunzipSync } from 'node:zlib';
 import * as v from 'valibot';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ingestBatch } from '../core/archive/ingest.ts';
@@ -17,7 +18,10 @@ function formatOfKey(key: string): BatchFormat | undefined {
 async function ingestKey(key: string, format: BatchFormat | undefined): Promise<void> {
   if (!format) throw new Error(`Cannot tell the batch format of ${key}: expected landing/<${BATCH_FORMATS.join('|')}>/…`);
   const deps = archiveDeps();
-  const result = await ingestBatch(deps, format, await deps.objects.getBytes(key));
+  const stored = await deps.objects.getBytes(key);
+  // Raw batches may be gzipped (`.gz`); the batch id is taken over the decompressed bytes.
+  const bytes = key.endsWith('.gz') ? gunzipSync(stored) : stored;
+  const result = await ingestBatch(deps, format, bytes);
   if (result.status === 'rejected') {
     logger.error('batch rejected', { key, batch_id: result.batchId, reason: result.reason });
     metrics.addMetric('BatchesRejected', MetricUnit.Count, 1);

@@ -20,6 +20,9 @@ import { localStateMachines, type LocalStateMachines } from './state-machines.ts
 import { seedLocalAccounts, type LocalKey } from './accounts.ts';
 import { synthesizeServiceTemplate } from './template.ts';
 import { restoreQueues, saveQueues } from './queue-snapshot.ts';
+import { startDemoFeed, type DemoFeed, type DemoFeedOptions } from './demo-feed.ts';
+import { S3Client } from '@aws-sdk/client-s3';
+import { archiveDeps } from '../shared/archive-deps.ts';
 
 export interface LocalCloudOptions {
   port: number;
@@ -30,6 +33,8 @@ export interface LocalCloudOptions {
   /** Run the SQS event sources. */
   pollers?: boolean;
   logLevel?: string;
+  /** Seed and run the demo market (off in tests unless they ask). */
+  demo?: Omit<DemoFeedOptions, 's3' | 'bucket' | 'manifest' | 'dataDir'>;
 }
 
 export interface LocalCloud {
@@ -37,6 +42,7 @@ export interface LocalCloud {
   emulators: Emulators;
   gateway: Gateway;
   stateMachines: LocalStateMachines;
+  demo?: DemoFeed;
   sqs: SQSClient;
   dynamo: DynamoDBDocumentClient;
   stop(): Promise<void>;
@@ -101,6 +107,13 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     scheduler = startScheduler(stateMachines, (name, error) => console.error(`[schedule] ${name} failed:`, error));
   }
 
+  let demo: DemoFeed | undefined;
+  let s3: S3Client | undefined;
+  if (options.demo) {
+    s3 = new S3Client({ ...clientOptions, endpoint: emulators.endpoints.s3, forcePathStyle: true });
+    demo = startDemoFeed({ ...options.demo, s3, bucket: emulators.names.buckets.archive, manifest: archiveDeps().manifest, dataDir: options.dataDir });
+  }
+
   // Lets CLI tools (npm run keys) find the running emulators.
   const statePath = join(options.dataDir, 'local-cloud.json');
   writeFileSync(statePath, JSON.stringify({ url: gateway.url, endpoints: emulators.endpoints, names: emulators.names, pid: process.pid }, null, 2));
@@ -110,9 +123,12 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     emulators,
     gateway,
     stateMachines,
+    demo,
     sqs,
     dynamo,
     async stop() {
+      await demo?.stop();
+      s3?.destroy();
       scheduler?.stop();
       await Promise.all(pollers.map((p) => p.stop()));
       await gateway.stop();

@@ -19,10 +19,11 @@ export interface SqlEngine extends SqlSession {
   /** Runs `work` on one connection, so temporary tables live across its statements. */
   session<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
   /**
-   * Writes rows to a ZSTD Parquet file with the given columns, sorted by `orderBy`, with row groups
-   * sized for time-range reads.
+   * Writes JSON rows (one JSON object per string, already validated) to a ZSTD Parquet file with
+   * the given columns, sorted by `orderBy`, with row groups sized for time-range reads. Keys that
+   * are not columns are ignored; nested values land in VARCHAR columns as JSON text.
    */
-  writeParquet(columns: readonly { name: string; type: string }[], rows: readonly Row[], orderBy: readonly string[], path: string): Promise<void>;
+  writeParquet(columns: readonly { name: string; type: string }[], jsonRows: readonly string[], orderBy: readonly string[], path: string): Promise<void>;
 }
 
 /** Resolves archive objects to local files DuckDB can read (downloading into a bounded cache). */

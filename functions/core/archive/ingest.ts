@@ -27,15 +27,19 @@ export function batchIdOf(bytes: Uint8Array | string): string {
 }
 
 /** Records grouped by the delta file they belong to. */
-export function partition(records: readonly NormalizedRecord[]): Map<string, { dataset: IngestedDataset; family: Family; day: string; rows: NormalizedRecord[] }> {
-  const groups = new Map<string, { dataset: IngestedDataset; family: Family; day: string; rows: NormalizedRecord[] }>();
-  for (const record of records) {
+interface Partition { dataset: IngestedDataset; family: Family; day: string; rows: NormalizedRecord[]; lines: string[] }
+
+/** Records (and their JSON text) grouped by the delta file they belong to. */
+export function partition(records: readonly NormalizedRecord[], lines: readonly string[]): Map<string, Partition> {
+  const groups = new Map<string, Partition>();
+  records.forEach((record, i) => {
     const day = dayOf(record.ts);
     const slot = `${record.dataset}#${record.family}#${day}`;
     let group = groups.get(slot);
-    if (!group) groups.set(slot, (group = { dataset: record.dataset, family: record.family as Family, day, rows: [] }));
+    if (!group) groups.set(slot, (group = { dataset: record.dataset, family: record.family as Family, day, rows: [], lines: [] }));
     group.rows.push(record);
-  }
+    group.lines.push(lines[i]!);
+  });
   return groups;
 }
 
@@ -52,13 +56,13 @@ export async function ingestBatch(deps: ArchiveDeps, format: BatchFormat, bytes:
     return { status: 'rejected', batchId, reason: parsed.reason };
   }
 
-  const groups = partition(parsed.records);
-  for (const { dataset, family, day, rows } of groups.values()) {
+  const groups = partition(parsed.records, parsed.lines);
+  for (const { dataset, family, day, rows, lines } of groups.values()) {
     const def = DATASETS[dataset];
     const fileId = `${batchId.slice(0, 20)}-${dataset}-${family}-${day}`;
     const path = join(deps.scratchDir, `${fileId}.parquet`);
     try {
-      await deps.sql.writeParquet(def.columns, rows as never, ['symbol', 'ts', ...def.uniqueBy.filter((c) => c !== 'symbol' && c !== 'ts')], path);
+      await deps.sql.writeParquet(def.columns, lines, ['symbol', 'ts', ...def.uniqueBy.filter((c) => c !== 'symbol' && c !== 'ts')], path);
       const key = deltaKey(dataset, family, day, fileId);
       const { etag, bytes: size } = await deps.objects.putFile(key, path);
       let minTs = Infinity;

@@ -11,7 +11,8 @@ export type BatchFormat = (typeof BATCH_FORMATS)[number];
 
 const MAX_PROBLEMS = 5;
 
-export type ParseResult = { ok: true; records: NormalizedRecord[] } | { ok: false; reason: string };
+/** `lines[i]` is the JSON text of `records[i]` (the raw line when the batch was already normalized). */
+export type ParseResult = { ok: true; records: NormalizedRecord[]; lines: string[] } | { ok: false; reason: string };
 
 function describe(issue: v.BaseIssue<unknown>): string {
   const path = v.getDotPath(issue);
@@ -21,6 +22,7 @@ function describe(issue: v.BaseIssue<unknown>): string {
 export function parseBatch(format: BatchFormat, text: string): ParseResult {
   const problems: string[] = [];
   const records: NormalizedRecord[] = [];
+  const texts: string[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length && problems.length < MAX_PROBLEMS; i++) {
     const line = lines[i]!.trim();
@@ -34,8 +36,10 @@ export function parseBatch(format: BatchFormat, text: string): ParseResult {
     }
     if (format === 'normalized') {
       const parsed = v.safeParse(NormalizedRecord, json);
-      if (parsed.success) records.push(parsed.output);
-      else problems.push(`line ${i + 1}: ${describe(parsed.issues[0])}`);
+      if (parsed.success) {
+        records.push(parsed.output);
+        texts.push(line);
+      } else problems.push(`line ${i + 1}: ${describe(parsed.issues[0])}`);
     } else {
       const parsed = v.safeParse(NodeFillsBlock, json);
       if (!parsed.success) {
@@ -44,10 +48,13 @@ export function parseBatch(format: BatchFormat, text: string): ParseResult {
       }
       const converted = blockToRecords(parsed.output);
       if ('error' in converted) problems.push(`line ${i + 1}: ${converted.error}`);
-      else records.push(...converted);
+      else {
+        records.push(...converted);
+        texts.push(...converted.map((record) => JSON.stringify(record)));
+      }
     }
   }
   if (problems.length > 0) return { ok: false, reason: `batch refused (${format}): ${problems.join('; ')}` };
   if (records.length === 0) return { ok: false, reason: `batch refused (${format}): no records` };
-  return { ok: true, records };
+  return { ok: true, records, lines: texts };
 }

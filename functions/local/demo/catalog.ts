@@ -64,11 +64,11 @@ const CRYPTO_VOL: Readonly<Record<string, number>> = {
 
 /** Builder-deployed perps: dex, coin, underlying asset (shared across dexes), max leverage, activity. */
 const HIP3_PERPS: readonly (readonly [string, string, string, number, number])[] = [
-  ['xyz', 'TSLA', 'TSLA', 10, 2], ['xyz', 'NVDA', 'NVDA', 10, 1.8], ['xyz', 'AAPL', 'AAPL', 10, 0.8], ['xyz', 'MSFT', 'MSFT', 10, 0.5],
-  ['xyz', 'AMZN', 'AMZN', 10, 0.5], ['xyz', 'GOOGL', 'GOOGL', 10, 0.5], ['xyz', 'META', 'META', 10, 0.5], ['xyz', 'COIN', 'COIN', 10, 0.7],
-  ['xyz', 'MSTR', 'MSTR', 10, 0.6], ['xyz', 'XYZ100', 'NDX', 20, 1.2], ['xyz', 'GOLD', 'GOLD', 20, 0.9], ['xyz', 'SILVER', 'SILVER', 20, 0.4],
-  ['km', 'US500', 'SPX', 20, 1], ['km', 'USTECH', 'NDX', 20, 0.5], ['km', 'SMALL2000', 'RUT', 20, 0.2], ['km', 'GOLD', 'GOLD', 20, 0.3],
-  ['flx', 'TSLA', 'TSLA', 10, 0.4], ['flx', 'CRCL', 'CRCL', 5, 0.3], ['flx', 'OIL', 'OIL', 10, 0.3],
+  ['xyz', 'TSLA', 'TSLA', 10, 4], ['xyz', 'NVDA', 'NVDA', 10, 3.6], ['xyz', 'AAPL', 'AAPL', 10, 1.6], ['xyz', 'MSFT', 'MSFT', 10, 1],
+  ['xyz', 'AMZN', 'AMZN', 10, 1], ['xyz', 'GOOGL', 'GOOGL', 10, 1], ['xyz', 'META', 'META', 10, 1], ['xyz', 'COIN', 'COIN', 10, 1.4],
+  ['xyz', 'MSTR', 'MSTR', 10, 1.2], ['xyz', 'XYZ100', 'NDX', 20, 2.4], ['xyz', 'GOLD', 'GOLD', 20, 1.8], ['xyz', 'SILVER', 'SILVER', 20, 0.8],
+  ['km', 'US500', 'SPX', 20, 2], ['km', 'USTECH', 'NDX', 20, 1], ['km', 'SMALL2000', 'RUT', 20, 0.4], ['km', 'GOLD', 'GOLD', 20, 0.6],
+  ['flx', 'TSLA', 'TSLA', 10, 0.8], ['flx', 'CRCL', 'CRCL', 5, 0.6], ['flx', 'OIL', 'OIL', 10, 0.6],
 ];
 
 /** Non-crypto underlyings: price, annual volatility, class. */
@@ -81,8 +81,8 @@ const TRADFI: Readonly<Record<string, readonly [number, number, AssetClass]>> = 
 
 /** Spot pairs: symbol, underlying asset, activity. UBTC, UETH and USOL are wrapped tokens tracking the majors. */
 const SPOT_PAIRS: readonly (readonly [string, string, number])[] = [
-  ['HYPE-USDC', 'HYPE', 3], ['PURR-USDC', 'PURR', 0.8], ['UBTC-USDC', 'BTC', 1], ['UETH-USDC', 'ETH', 0.6],
-  ['USOL-USDC', 'SOL', 0.3], ['HFUN-USDC', 'HFUN', 0.2], ['USDT0-USDC', 'USDT0', 0.5],
+  ['HYPE-USDC', 'HYPE', 4.5], ['PURR-USDC', 'PURR', 1.2], ['UBTC-USDC', 'BTC', 1.5], ['UETH-USDC', 'ETH', 0.9],
+  ['USOL-USDC', 'SOL', 0.45], ['HFUN-USDC', 'HFUN', 0.3], ['USDT0-USDC', 'USDT0', 0.75],
 ];
 
 /** Spot-only tokens. */
@@ -95,7 +95,7 @@ const SPOT_ONLY: readonly AssetSpec[] = [
 const OUTCOMES: readonly (readonly [number, number, number])[] = [[0.62, 4, 1], [0.35, 5, 0.8], [0.18, 6, 0.5], [0.81, 4, 0.4]];
 
 const ALTX_PERPS: readonly (readonly [string, number])[] = [
-  ['BTC', 4], ['ETH', 3], ['SOL', 1.5], ['HYPE', 1.2], ['XRP', 0.6], ['DOGE', 0.5], ['LINK', 0.3], ['SUI', 0.3], ['ENA', 0.3], ['PENGU', 0.2],
+  ['BTC', 6], ['ETH', 4.5], ['SOL', 2.25], ['HYPE', 1.8], ['XRP', 0.9], ['DOGE', 0.75], ['LINK', 0.45], ['SUI', 0.45], ['ENA', 0.45], ['PENGU', 0.3],
 ];
 
 /** Second deployment: perps and tokenized stocks quoted in USDG. */
@@ -109,7 +109,7 @@ const NEW_LISTINGS = ['MEGA', 'MON', 'XPL', 'WLFI', 'LINEA', 'ASTER', 'PUMP', 'Z
   'PROVE', 'YZY', 'SKY', 'LAYER', 'INIT', 'BABY', 'RESOLV', 'SOPH'];
 
 /** Size decimals so that one unit is worth roughly 0.1 to 1 USD at the starting price. */
-export function sizeDecimals(price: number): number {
+function sizeDecimals(price: number): number {
   return Math.max(0, Math.min(5, Math.floor(Math.log10(price)) + 1));
 }
 

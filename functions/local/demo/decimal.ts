@@ -16,9 +16,22 @@ export function formatFixed(value: number, decimals: number): string {
   return trimmed === '-0' ? '0' : trimmed;
 }
 
-/** Integer units of 10^-decimals as a decimal string. */
+/** Integer units of 10^-decimals (a size, or a price in ticks) as a decimal string; exact, and cheaper than toFixed. */
 export function formatUnits(units: number, decimals: number): string {
-  return formatFixed(units / 10 ** decimals, decimals);
+  let magnitude = Math.abs(units);
+  let places = decimals;
+  // Trailing zeros go first, as whole divisions by ten (exact on integers).
+  while (places > 0 && magnitude % 10 === 0) {
+    magnitude /= 10;
+    places--;
+  }
+  const sign = units < 0 ? '-' : '';
+  const digits = String(magnitude);
+  if (places === 0) return magnitude === 0 ? '0' : sign + digits;
+  const point = digits.length - places;
+  return point > 0
+    ? `${sign}${digits.slice(0, point)}.${digits.slice(point)}`
+    : `${sign}0.${'0'.repeat(-point)}${digits}`;
 }
 
 /**

@@ -9,6 +9,7 @@
 export const STREAM = { init: 1, wallets: 2, tick: 3, demoSchedule: 4, cascade: 5, listing: 6 } as const;
 
 const TWO_32 = 4_294_967_296;
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
 /** Murmur3-style mixing of integers (each split into two 32-bit halves, so epoch seconds and big seeds hash whole). */
 export function hash32(...values: number[]): number {
@@ -32,6 +33,7 @@ export function hash32(...values: number[]): number {
 
 export class Rng {
   private state: number;
+  private spare: number | undefined;
 
   constructor(seed: number) {
     this.state = seed >>> 0;
@@ -63,9 +65,17 @@ export class Rng {
     return items[this.int(items.length)] as T;
   }
 
-  /** Standard normal (Box-Muller; 1 - u keeps the logarithm finite). */
+  /** Standard normal (Box-Muller, both values of a pair used; 1 - u keeps the logarithm finite). */
   normal(): number {
-    return Math.sqrt(-2 * Math.log(1 - this.next())) * Math.cos(2 * Math.PI * this.next());
+    const spare = this.spare;
+    if (spare !== undefined) {
+      this.spare = undefined;
+      return spare;
+    }
+    const radius = Math.sqrt(-2 * Math.log(1 - this.next()));
+    const angle = 2 * Math.PI * this.next();
+    this.spare = radius * Math.sin(angle);
+    return radius * Math.cos(angle);
   }
 
   exponential(mean: number): number {
@@ -104,10 +114,13 @@ export class Rng {
     return low;
   }
 
-  /** `length` lowercase hex digits. */
+  /** `length` lowercase hex digits (a multiple of 8). */
   hex(length: number): string {
     let out = '';
-    while (out.length < length) out += Math.floor(this.next() * TWO_32).toString(16).padStart(8, '0');
-    return out.slice(0, length);
+    for (let i = 0; i < length; i += 8) {
+      const word = this.int(TWO_32);
+      out += HEX_BYTES[word >>> 24]! + HEX_BYTES[(word >>> 16) & 255]! + HEX_BYTES[(word >>> 8) & 255]! + HEX_BYTES[word & 255]!;
+    }
+    return out;
   }
 }

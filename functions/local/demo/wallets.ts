@@ -53,7 +53,7 @@ const DEMO_PROFILES: readonly DemoProfile[] = [
 ];
 
 const POOL_SIZE = 400;
-const LEVERAGES = [1, 2, 3, 3, 5, 5, 5, 10, 10, 10, 15, 20, 20, 25, 40, 50];
+const LEVERAGES = [1, 2, 2, 3, 3, 5, 5, 5, 5, 10, 10, 10, 10, 15, 20, 20, 25, 40, 50];
 
 const address = (rng: Rng) => `0x${rng.hex(40)}`;
 
@@ -76,8 +76,8 @@ export function createWallets(seed: number): Wallets {
       leverage: rng.pick(LEVERAGES),
       // A few wallets do most of the trading.
       activity: Math.min(rng.pareto(1, 1.1), 150),
-      feeTier: size > 50 ? 0.7 : size > 8 ? 0.85 : 1,
-      rebate: size > 80,
+      feeTier: size > 30 ? 0.7 : size > 8 ? 0.85 : 1,
+      rebate: size > 30,
       ...(rng.chance(0.25) ? { builder: rng.pick(builders) } : {}),
       cloids: rng.chance(0.15),
     });

@@ -19,7 +19,7 @@ describe('node_fills_by_block', () => {
     // Act
     const result = parseBatch('node_fills_by_block', text);
     // Assess
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       ok: true,
       records: [{
         dataset: 'trades', family: 'perpx', symbol: 'BTC', ts: 1763683200123, trade_id: 555, side: 'B', price: '97000.5', size: '0.1',
@@ -28,6 +28,8 @@ describe('node_fills_by_block', () => {
         twap_id: null, builder_fee: null, is_liquidation: false,
       }],
     });
+    expect(result.ok && result.records).toHaveLength(1);
+    expect(result.ok && JSON.parse(result.lines[0]!)).toEqual(result.ok && result.records[0]);
   });
 
   it('adds a liquidation record for the liquidated side', () => {

@@ -1,0 +1,72 @@
+/**
+ * Archive figures: ingest throughput through the real ingest code (Parquet written with DuckDB,
+ * uploaded to s3rver, manifest in dynalite), bytes per trade row after compaction, and the
+ * reader's time for a 1000-row time-range read next to DuckDB reading the same local files
+ * directly (the floor).
+ */
+import { DuckDBInstance } from '@duckdb/node-api';
+import { ingestBatch } from '../functions/core/archive/ingest.ts';
+import { compactArchive } from '../functions/core/archive/compact.ts';
+import { readWindow } from '../functions/core/archive/read.ts';
+import { archiveDeps } from '../functions/shared/archive-deps.ts';
+import { createDemoMarket } from '../functions/local/demo/market.ts';
+import { startTestEmulators } from '../test/helpers/emulators.ts';
+import { ms, percentile, row, timeRuns } from './stats.ts';
+
+const HOUR = 3_600_000;
+
+export async function benchArchive(options: { hours: number }): Promise<void> {
+  const env = await startTestEmulators();
+  try {
+    const deps = archiveDeps();
+    const start = Math.floor((Date.now() - (options.hours + 1) * HOUR) / HOUR) * HOUR;
+    const market = createDemoMarket({ seed: 7, startMs: start });
+
+    let records = 0;
+    let trades = 0;
+    let ingestMs = 0;
+    for (let h = 1; h <= options.hours; h++) {
+      const batch = market.advance(start + h * HOUR);
+      records += batch.length;
+      trades += batch.filter((r) => r.dataset === 'trades').length;
+      const text = batch.map((r) => JSON.stringify(r)).join('\n');
+      const t = performance.now();
+      await ingestBatch(deps, 'normalized', text);
+      ingestMs += performance.now() - t;
+    }
+    const t = performance.now();
+    await compactArchive(deps);
+    const compactMs = performance.now() - t;
+
+    const compacted = (await Promise.all(['BTC', 'ETH', 'SOL', 'HYPE'].map((s) =>
+      deps.manifest.compactedFiles('trades', 'perpx', s, '2000-01-01', '2999-12-31')))).flat();
+    const bytes = compacted.reduce((sum, f) => sum + f.bytes, 0);
+    const rows = compacted.reduce((sum, f) => sum + f.rows, 0);
+
+    console.log(`\nArchive (${options.hours} h of the demo market: ${records.toLocaleString()} records, ${trades.toLocaleString()} trades)`);
+    row('ingest throughput (records/s, parse+Parquet+S3+manifest)', `${Math.round(records / (ingestMs / 1000)).toLocaleString()}`);
+    row('compaction of everything ingested', ms(compactMs));
+    row('bytes per trade row on disk (ZSTD, compacted)', (bytes / rows).toFixed(1));
+
+    // A 1000-row page from the middle of BTC's history, cache warm.
+    const from = start + Math.floor(options.hours / 2) * HOUR;
+    const request = { dataset: 'trades' as const, family: 'perpx' as const, symbol: 'BTC', from, to: start + options.hours * HOUR, limit: 1000 };
+    const first = await readWindow(deps, request);
+    const files = await deps.files.paths(compacted.filter((f) => f.symbol === 'BTC' && f.maxTs >= from).slice(0, first.filesRead));
+    const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
+    const connection = await instance.connect();
+    const floorSql = `SELECT * FROM read_parquet($files) WHERE symbol = $symbol AND ts BETWEEN $from AND $to ORDER BY ts, trade_id LIMIT 1000`;
+    const { listValue, LIST, VARCHAR, BIGINT } = await import('@duckdb/node-api');
+    const floor = () => connection.runAndReadAll(floorSql, { files: listValue(files), symbol: 'BTC', from: BigInt(from), to: BigInt(request.to) },
+      { files: LIST(VARCHAR), symbol: VARCHAR, from: BIGINT, to: BIGINT });
+    await floor();
+    const reader = await timeRuns(50, () => readWindow(deps, request));
+    const direct = await timeRuns(50, floor);
+    row(`reader, 1000-row range read (${first.rows.length} rows, ${first.filesRead} object)`, `p50 ${ms(percentile(reader, 50))}  p99 ${ms(percentile(reader, 99))}`);
+    row('DuckDB on the same files (floor)', `p50 ${ms(percentile(direct, 50))}  p99 ${ms(percentile(direct, 99))}`);
+    row('reader / floor (p50)', `${(percentile(reader, 50) / percentile(direct, 50)).toFixed(2)}x`);
+    connection.closeSync();
+  } finally {
+    await env.stop();
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The local cloud's near-live demo market. On first start it seeds the last days (3 by default)
+ * hour by hour, then writes a batch every second, always through the real ingest path: a raw batch
+ * dropped under landing/ in the archive bucket, S3's notification, the ingest queue and the ingest
+ * function. Where it got to is kept in LOCAL_DATA_DIR/demo.json, so a restart fills the gap.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { createDemoMarket, type DemoMarket } from './demo/market.ts';
+import { landingKey } from '../core/archive/layout.ts';
+import { batchIdOf } from '../core/archive/ingest.ts';
+import type { ArchiveManifest } from '../ports/archive.ts';
+
+const HOUR = 3_600_000;
+/** History is written in 3-hour batches: fewer, larger delta files than hourly ones for the same rows. */
+const SEED_BATCH_MS = 3 * HOUR;
+
+export interface DemoFeedOptions {
+  s3: S3Client;
+  bucket: string;
+  manifest: ArchiveManifest;
+  dataDir: string;
+  days: number;
+  seed: number;
+  /** Trade and order arrival rate multiplier (the simulator's `intensity`). */
+  intensity: number;
+  extraCoreMarkets?: number;
+  /** Called as seeding advances (batches written, batches in all, batches ingested). */
+  onProgress?: (progress: { written: number; total: number; ingested: number; records: number }) => void;
+}
+
+interface FeedState { seed: number; through: number }
+
+export interface DemoFeed {
+  market: DemoMarket;
+  /** Resolves once every seeded hour has been ingested. */
+  seeded: Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function putBatch(options: DemoFeedOptions, from: number, to: number, text: string): Promise<string> {
+  const key = landingKey('normalized', from, `demo-${from}-${to}.jsonl.gz`);
+  const body = gzipSync(text, { level: 1 });
+  await options.s3.send(new PutObjectCommand({ Bucket: options.bucket, Key: key, Body: body, ContentType: 'application/x-ndjson', ContentEncoding: 'gzip' }));
+  return batchIdOf(text);
+}
+
+const serialize = (records: readonly unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+
+export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
+  const statePath = join(options.dataDir, 'demo.json');
+  const now = Date.now();
+  const saved: FeedState | undefined = existsSync(statePath) ? JSON.parse(readFileSync(statePath, 'utf8')) : undefined;
+  // Resume where the last run stopped, but never reach back further than the seeding window.
+  const earliest = Math.floor((now - options.days * 24 * HOUR) / HOUR) * HOUR;
+  const start = Math.max(saved?.through ?? earliest, earliest);
+  const market = createDemoMarket({ seed: options.seed, startMs: start, intensity: options.intensity, extraCoreMarkets: options.extraCoreMarkets });
+  let through = start;
+  let running = true;
+  const save = () => writeFileSync(statePath, JSON.stringify({ seed: options.seed, through } satisfies FeedState));
+
+  const seeded = (async () => {
+    const target = Math.floor(Date.now() / 1000) * 1000;
+    const total = Math.ceil((target - start) / SEED_BATCH_MS);
+    const pending: string[] = [];
+    let records = 0;
+    let ingested = 0;
+    for (let written = 0; through < target && running; written++) {
+      const until = Math.min(through + SEED_BATCH_MS, target);
+      const batch = market.advance(until);
+      records += batch.length;
+      pending.push(await putBatch(options, through, until, serialize(batch)));
+      through = until;
+      save();
+      ingested = await countIngested(options.manifest, pending);
+      options.onProgress?.({ written: written + 1, total, ingested, records });
+    }
+    while (running && ingested < pending.length) {
+      await new Promise((r) => setTimeout(r, 250));
+      ingested = await countIngested(options.manifest, pending);
+      options.onProgress?.({ written: total, total, ingested, records });
+    }
+  })();
+
+  // After seeding: one batch per second of market time, as it happens.
+  const live = (async () => {
+    await seeded;
+    while (running) {
+      const until = Math.floor(Date.now() / 1000) * 1000;
+      if (until > through) {
+        const batch = market.advance(until);
+        if (batch.length > 0) await putBatch(options, through, until, serialize(batch));
+        through = until;
+        save();
+      }
+      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+    }
+  })();
+
+  return {
+    market,
+    seeded,
+    async stop() {
+      running = false;
+      await Promise.allSettled([seeded, live]);
+    },
+  };
+}
+
+const confirmed = new Set<string>();
+
+async function countIngested(manifest: ArchiveManifest, batchIds: readonly string[]): Promise<number> {
+  for (const id of batchIds) {
+    if (!confirmed.has(id) && (await manifest.batchOutcome(id))?.status === 'done') confirmed.add(id);
+  }
+  return batchIds.filter((id) => confirmed.has(id)).length;
+}

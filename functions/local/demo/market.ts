@@ -1,0 +1,156 @@
+/**
+ * A deterministic demo market: every family's markets trading, in normalized records, for as long as
+ * the caller advances the clock. The simulation runs in fixed one-second ticks; each tick draws from its
+ * own generator (seed x epoch second) and carries its state to the next, so the same options give the
+ * same records however `advance` is chunked.
+ */
+import type { InstrumentRecord, NormalizedRecord } from '../../../schemas/datasets.ts';
+import { FAMILIES, type Family } from '../../core/venues.ts';
+import { bookSide, quoteOf } from './book.ts';
+import { LISTING_INTERVAL_MS, type MarketSpec, firstListingAfter, newListing } from './catalog.ts';
+import { formatFixed, formatUnits } from './decimal.ts';
+import { planTick } from './flow.ts';
+import { maybeCascade, movePrices } from './prices.ts';
+import { Rng, STREAM, hash32 } from './random.ts';
+import { type SimState, type Tick, addMarket, createAsset, createState, indexPriceOf, midOf } from './state.ts';
+import type { DemoWallet } from './wallets.ts';
+
+export type { DemoWallet } from './wallets.ts';
+
+export interface DemoMarketOptions {
+  /** Default 42. */
+  seed?: number;
+  /** Simulation start, a multiple of 1000. */
+  startMs: number;
+  /** Scales trade arrival rates; default 1 (about 4.5 trades a second over all markets). */
+  intensity?: number;
+  /** Generated core perps beyond the catalogued ones. */
+  extraCoreMarkets?: number;
+  /** Native L2 snapshot cadence per market; default 60 000, a multiple of 1000. */
+  l2IntervalMs?: number;
+}
+
+export interface DemoMarket {
+  /** The demo wallets (stable for a seed); each trades at least once in every simulated minute. */
+  readonly wallets: readonly DemoWallet[];
+  /** Symbols listed now, per family. */
+  symbols(): Record<Family, string[]>;
+  /**
+   * Advances to `untilMs` (a multiple of 1000, later than now) and returns every record with ts in
+   * [now, untilMs), sorted by ts. The first call also returns the instrument registry first: the markets
+   * listed before the start, each at its listing time.
+   */
+  advance(untilMs: number): NormalizedRecord[];
+}
+
+const MINUTE_MS = 60_000;
+/** Interest component of funding (0.01% per 8 hours) and the clamp around it, as on the venue. */
+const FUNDING_INTEREST = 0.0001;
+const FUNDING_CLAMP = 0.0005;
+/** Chance per minute that a perp's premium regime flips sign (about every 2.5 hours). */
+const REGIME_FLIP = 1 / 150;
+/** Share of the gap to its long-run level that open interest closes each minute. */
+const OI_REVERSION = 0.02;
+/** The records must carry epoch milliseconds the schema accepts, listing times included. */
+const EARLIEST_START_MS = Date.UTC(2015, 0, 1);
+const LATEST_START_MS = Date.UTC(2099, 0, 1);
+
+export function createDemoMarket(options: DemoMarketOptions): DemoMarket {
+  const { startMs, seed = 42, intensity = 1, extraCoreMarkets = 0, l2IntervalMs = MINUTE_MS } = options;
+  if (!Number.isInteger(startMs) || startMs % 1000 !== 0 || startMs < EARLIEST_START_MS || startMs > LATEST_START_MS) {
+    throw new RangeError('startMs must be a whole second between 2015 and 2099');
+  }
+  if (!Number.isInteger(seed)) throw new RangeError('seed must be an integer');
+  if (!Number.isFinite(intensity) || intensity < 0) throw new RangeError('intensity must be a finite number >= 0');
+  if (!Number.isInteger(extraCoreMarkets) || extraCoreMarkets < 0 || extraCoreMarkets > 2_000) throw new RangeError('extraCoreMarkets must be an integer from 0 to 2000');
+  if (!Number.isInteger(l2IntervalMs) || l2IntervalMs <= 0 || l2IntervalMs % 1000 !== 0) throw new RangeError('l2IntervalMs must be a positive multiple of 1000');
+
+  const state = createState({ seed, startMs, intensity, extraCoreMarkets, l2IntervalMs });
+  state.nextListingMs = firstListingAfter(startMs);
+  let registryEmitted = false;
+  return {
+    wallets: Object.freeze(state.wallets.demo.map((wallet) => Object.freeze({ ...wallet }))),
+    symbols() {
+      const symbols = Object.fromEntries(FAMILIES.map((family) => [family, [] as string[]])) as Record<Family, string[]>;
+      for (const market of state.markets) symbols[market.spec.family].push(market.spec.symbol);
+      return symbols;
+    },
+    advance(untilMs) {
+      if (!Number.isInteger(untilMs) || untilMs % 1000 !== 0 || untilMs <= state.nowMs) {
+        throw new RangeError(`untilMs must be a whole second after ${state.nowMs}`);
+      }
+      const out: NormalizedRecord[] = [];
+      if (!registryEmitted) {
+        registryEmitted = true;
+        out.push(...state.markets.map((m) => instrumentRecord(m.spec)).sort((a, b) => a.ts - b.ts));
+      }
+      for (let ms = state.nowMs; ms < untilMs; ms += 1000) runTick(state, ms, out);
+      state.nowMs = untilMs;
+      return out;
+    },
+  };
+}
+
+function runTick(state: SimState, startMs: number, out: NormalizedRecord[]): void {
+  const sec = startMs / 1000;
+  const tick: Tick = { sec, startMs, rng: new Rng(hash32(state.seed, STREAM.tick, sec)), out, trades: 0, blocks: new Map() };
+  if (startMs === state.nextListingMs) listNewMarket(state, tick);
+  movePrices(state, tick);
+  maybeCascade(state, tick);
+  if (startMs % MINUTE_MS === 0) minuteRecords(state, tick);
+  if (startMs % state.l2IntervalMs === 0) bookRecords(state, tick);
+  for (const action of planTick(state, tick)) action.run();
+}
+
+function instrumentRecord(spec: MarketSpec): InstrumentRecord {
+  return {
+    dataset: 'instruments', family: spec.family, symbol: spec.symbol, ts: spec.listedAt, market_type: spec.marketType, sz_decimals: spec.szDecimals,
+    ...(spec.maxLeverage === undefined ? {} : { max_leverage: spec.maxLeverage }),
+    ...(spec.quote === undefined ? {} : { quote: spec.quote }),
+    ...(spec.dex === undefined ? {} : { dex: spec.dex }),
+  };
+}
+
+/** A new core perp every six hours; it trades from its listing second on. */
+function listNewMarket(state: SimState, tick: Tick): void {
+  const { asset, market } = newListing(state.seed, state.listings++, tick.startMs);
+  const assetState = createAsset(asset);
+  state.assets.push(assetState);
+  addMarket(state, market, assetState, tick.rng);
+  tick.out.push(instrumentRecord(market));
+  state.nextListingMs += LISTING_INTERVAL_MS;
+}
+
+/** Funding (perps of perpx, hip3, altx) and open interest (those and hip4 sides), once a minute. */
+function minuteRecords(state: SimState, tick: Tick): void {
+  const { rng, startMs: ts } = tick;
+  for (const market of state.markets) {
+    if (!market.openInterest) continue;
+    const { family, symbol, szDecimals } = market.spec;
+    if (market.funding) {
+      if (rng.chance(REGIME_FLIP)) market.bias = -Math.sign(market.bias) * rng.uniform(0.0003, 0.0012);
+      // Premium of the mid over the oracle; funding is the venue's hourly rate from it.
+      const premium = Math.exp(market.basis) - 1;
+      const fundingRate = (premium + Math.max(-FUNDING_CLAMP, Math.min(FUNDING_CLAMP, FUNDING_INTEREST - premium))) / 8;
+      tick.out.push({ dataset: 'funding', family, symbol, ts, funding_rate: formatFixed(fundingRate, 10), premium: formatFixed(premium, 8) });
+    }
+    market.oi = Math.max(1, Math.round(market.oi + (market.oiTarget - market.oi) * OI_REVERSION));
+    const quote = quoteOf(market);
+    tick.out.push({
+      dataset: 'open_interest', family, symbol, ts, open_interest: formatUnits(market.oi, szDecimals),
+      mark_price: formatFixed(midOf(market), quote.decimals),
+      ...(market.funding ? { oracle_price: formatFixed(indexPriceOf(market), quote.decimals + 1) } : {}),
+      mid_price: formatUnits(5 * (quote.bid + quote.ask), quote.decimals + 1),
+    });
+  }
+}
+
+function bookRecords(state: SimState, tick: Tick): void {
+  for (const market of state.markets) {
+    const quote = quoteOf(market);
+    tick.out.push({
+      dataset: 'l2_snapshots', family: market.spec.family, symbol: market.spec.symbol, ts: tick.startMs,
+      bids: bookSide(tick.rng, market, quote, 'bids'), asks: bookSide(tick.rng, market, quote, 'asks'),
+    });
+  }
+}
