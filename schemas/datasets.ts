@@ -10,7 +10,7 @@
 import * as v from 'valibot';
 import { FAMILIES, SYMBOL_FORMS, type Family } from '../functions/core/venues.ts';
 
-const decimal = v.pipe(v.string(), v.regex(/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/, 'must be a decimal string'));
+const decimal = v.pipe(v.string(), v.regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string'));
 const epochMs = v.pipe(v.number(), v.integer('must be integer epoch milliseconds'), v.minValue(1_262_304_000_000, 'must be epoch milliseconds after 2010'), v.maxValue(4_102_444_800_000, 'must be epoch milliseconds before 2100'));
 const side = v.picklist(['B', 'A'], 'must be B (buy) or A (sell)');
 const address = v.pipe(v.string(), v.regex(/^0x[0-9a-f]{40}$/, 'must be a lowercase 0x address'));

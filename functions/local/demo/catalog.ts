@@ -104,9 +104,28 @@ const ALTX_RH: readonly (readonly [string, string, MarketType, number])[] = [
   ['NVDA-USDG', 'NVDA', 'spot', 0.4],
 ];
 
-/** Tickers of the markets listed during a run, in order; later rounds reuse them with a suffix. */
-const NEW_LISTINGS = ['MEGA', 'MON', 'XPL', 'WLFI', 'LINEA', 'ASTER', 'PUMP', 'ZORA', 'AVNT', 'STBL', 'HEMI', 'APEX',
-  'PROVE', 'YZY', 'SKY', 'LAYER', 'INIT', 'BABY', 'RESOLV', 'SOPH'];
+/**
+ * Tickers of markets listed during a run are three consonant-vowel syllables (`ZAKOMI`), a form no
+ * catalogued or generated ticker takes, picked by the listing's six-hour slot through a permutation of
+ * all 16^3 * 5^3 names: a slot always lists the same market, and no two slots within 512 000 (350
+ * years) share a ticker, so a simulation restarted later never lists an earlier name again.
+ */
+const CONSONANTS = 'BDFGHJKLMNPRSTVZ';
+const VOWELS = 'AEIOU';
+const LISTING_NAMES = 512_000;
+const NAME_BITS_MASK = (1 << 19) - 1;
+
+/** A pseudo-random permutation of [0, LISTING_NAMES): odd multiplies and xorshifts permute 19-bit words; cycle-walking stays in range. */
+function listingName(index: number): number {
+  let x = index;
+  do {
+    for (let round = 0; round < 3; round++) {
+      x = Math.imul(x, 0x2c1b3c6d) & NAME_BITS_MASK;
+      x ^= x >>> 9;
+    }
+  } while (x >= LISTING_NAMES);
+  return x;
+}
 
 /** Size decimals so that one unit is worth roughly 0.1 to 1 USD at the starting price. */
 function sizeDecimals(price: number): number {
@@ -132,7 +151,7 @@ export function initialCatalog(seed: number, startMs: number, extraCoreMarkets: 
     const listedAt = index < 4 ? listedDaysAgo(600, 900) : listedDaysAgo(30 + index * 4, 60 + index * 8);
     markets.push({ family: 'perpx', symbol: coin, asset: coin, marketType: 'perp', szDecimals: sizeDecimals(price), maxLeverage, activity, listedAt });
   });
-  const taken = new Set([...CORE_PERPS.map(([coin]) => coin), ...NEW_LISTINGS, ...Object.keys(TRADFI), ...SPOT_ONLY.map((a) => a.key)]);
+  const taken = new Set([...CORE_PERPS.map(([coin]) => coin), ...Object.keys(TRADFI), ...SPOT_ONLY.map((a) => a.key)]);
   for (let i = 0; i < extraCoreMarkets; i++) {
     const coin = generatedTicker(rng, taken);
     const price = Math.exp(rng.uniform(Math.log(0.002), Math.log(60)));
@@ -186,12 +205,15 @@ export function firstListingAfter(startMs: number): number {
   return (Math.floor(startMs / LISTING_INTERVAL_MS) + 1) * LISTING_INTERVAL_MS;
 }
 
-/** The `index`-th market listed during a run (0-based), listed at `listedAt`. */
-export function newListing(seed: number, index: number, listedAt: number): { asset: AssetSpec; market: MarketSpec } {
-  const rng = new Rng(hash32(seed, STREAM.listing, index + 1));
-  const name = NEW_LISTINGS[index % NEW_LISTINGS.length] as string;
-  const round = Math.floor(index / NEW_LISTINGS.length);
-  const coin = round === 0 ? name : `${name}${round + 1}`;
+/** The core perp listed at `listedAt` (a listing boundary). */
+export function newListing(seed: number, listedAt: number): { asset: AssetSpec; market: MarketSpec } {
+  const slot = listedAt / LISTING_INTERVAL_MS;
+  const rng = new Rng(hash32(seed, STREAM.listing, slot));
+  let name = listingName((slot + hash32(seed, STREAM.listing)) % LISTING_NAMES);
+  let coin = '';
+  for (let syllable = 0; syllable < 3; syllable++, name = Math.floor(name / 80)) {
+    coin += CONSONANTS[name % 16]! + VOWELS[Math.floor(name / 16) % 5]!;
+  }
   const price = Math.exp(rng.uniform(Math.log(0.02), Math.log(4)));
   return {
     asset: { key: coin, assetClass: 'crypto', price, annualVol: rng.uniform(1.4, 2) },

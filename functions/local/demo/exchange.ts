@@ -15,6 +15,7 @@ import {
   closeHolding, midOf, openHolding, positionKey, updateLiquidationPrice,
 } from './state.ts';
 
+/** Base fee rates (traders pay `feeTier` times them) and the rebate of the top maker tier. */
 const FEES: Readonly<Record<Family, { taker: number; maker: number; rebate: number; token: string }>> = {
   perpx: { taker: 0.00045, maker: 0.00015, rebate: -0.00002, token: 'USDC' },
   spot: { taker: 0.0007, maker: 0.0004, rebate: -0.00002, token: 'USDC' },
@@ -32,7 +33,7 @@ const IMPACT = 0.8;
 /** A sweep stops after this many levels; the last one absorbs the rest. */
 const MAX_SWEEP_LEVELS = 6;
 
-export const opposite = (side: Side): Side => (side === 'B' ? 'A' : 'B');
+const opposite = (side: Side): Side => (side === 'B' ? 'A' : 'B');
 
 interface Fill {
   market: MarketState;
@@ -139,13 +140,16 @@ export function executeTaker(state: SimState, tick: Tick, order: TakerOrder): vo
     const maker = order.liquidation && rng.chance(0.6) ? wallets.liquidator : rng.pick(wallets.makers);
     // Makers quote just in time (post-only); the liquidation vault takes positions over without an order of its own.
     const quoted = market.orderLevel && maker !== wallets.liquidator;
-    const makerOrder = { oid: state.nextOid++, user: maker, side: opposite(side), limitPrice: priceText, origSize: formatUnits(units, szDecimals), orderType: 'Limit', tif: 'Alo' };
-    if (quoted) emitOrderEvent(tick, market, ts, { ...makerOrder, event: 'placed', status: 'open', size: makerOrder.origSize });
+    const makerOid = state.nextOid++;
+    const makerSize = formatUnits(units, szDecimals);
+    const makerEvent = (event: OrderFields['event'], status: string, size: string): OrderFields =>
+      ({ event, oid: makerOid, user: maker, side: opposite(side), status, limitPrice: priceText, size, origSize: makerSize, orderType: 'Limit', tif: 'Alo' });
+    if (quoted) emitOrderEvent(tick, market, ts, makerEvent('placed', 'open', makerSize));
     const trade = recordFill(state, tick, {
       market, trader: order.trader, units: side === 'B' ? units : -units, price, priceText, ts, crossed: true, hash, oid, counterparty: maker,
       cloid, twapId: order.twapId, priorityGas, liquidation: order.liquidation,
     });
-    if (quoted) emitOrderEvent(tick, market, ts, { ...makerOrder, event: 'filled', status: 'filled', size: '0' });
+    if (quoted) emitOrderEvent(tick, market, ts, makerEvent('filled', 'filled', '0'));
     if (order.liquidation) {
       tick.out.push({
         dataset: 'liquidations', family: market.spec.family, symbol: market.spec.symbol, ts, trade_id: trade.trade_id,

@@ -147,14 +147,12 @@ function planTriggers(state: SimState, tick: Tick, actions: Action[]): void {
 function planResting(state: SimState, tick: Tick, actions: Action[]): void {
   for (const market of state.markets) {
     if (market.resting.length === 0) continue;
-    const quote = quoteOf(market);
-    const bid = quote.bid / quote.scale;
-    const ask = quote.ask / quote.scale;
+    const mid = midOf(market);
     for (const order of market.resting) {
       if (order.expiresSec <= tick.sec) {
         const ms = tick.rng.int(1000);
         actions.push({ ms, run: () => cancelResting(state, tick, market, order, ms) });
-      } else if (order.side === 'B' ? ask <= order.price : bid >= order.price) {
+      } else if (order.side === 'B' ? mid <= order.price : mid >= order.price) {
         const ms = tick.rng.int(300);
         actions.push({ ms, run: () => fillResting(state, tick, market, order, ms) });
       }

@@ -22,7 +22,7 @@ export interface DemoMarketOptions {
   seed?: number;
   /** Simulation start, a multiple of 1000. */
   startMs: number;
-  /** Scales trade arrival rates; default 1 (about 4.5 trades a second over all markets). */
+  /** Scales trade arrival rates; default 1 (4 to 5 trades a second over all markets). */
   intensity?: number;
   /** Generated core perps beyond the catalogued ones. */
   extraCoreMarkets?: number;
@@ -113,7 +113,7 @@ function instrumentRecord(spec: MarketSpec): InstrumentRecord {
 
 /** A new core perp every six hours; it trades from its listing second on. */
 function listNewMarket(state: SimState, tick: Tick): void {
-  const { asset, market } = newListing(state.seed, state.listings++, tick.startMs);
+  const { asset, market } = newListing(state.seed, tick.startMs);
   const assetState = createAsset(asset);
   state.assets.push(assetState);
   addMarket(state, market, assetState, tick.rng);

@@ -61,14 +61,17 @@ function cascadeSecond(seed: number, window: number): number {
 interface Crowd { market: MarketState; long: boolean; size: number; move: number }
 
 /**
- * At its scheduled second, a cascade picks a crowd of four to eight perpx/hip3 positions (longs or shorts
- * of one market) that the smallest move liquidates, and moves the asset just past them. The liquidations and
- * their price impact follow over the next seconds.
+ * At its scheduled second, a cascade picks a crowd of four to eight perpx/hip3 positions (longs or
+ * shorts of one market) and moves the asset just past their liquidation prices. Among the markets
+ * that have such a crowd, smaller moves are likelier (weight 1/move^2), so it is not always the most
+ * crowded market; with no full crowd anywhere, the largest one goes. The liquidations and their price
+ * impact follow over the next seconds.
  */
 export function maybeCascade(state: SimState, tick: Tick): void {
   if (cascadeSecond(state.seed, Math.floor(tick.sec / CASCADE_WINDOW_SEC)) !== tick.sec) return;
-  const target = 4 + tick.rng.int(5);
-  let best: Crowd | undefined;
+  const { rng } = tick;
+  const target = 4 + rng.int(5);
+  const crowds: Crowd[] = [];
   for (const market of state.markets) {
     if (!market.liquidatable) continue;
     const mid = midOf(market);
@@ -79,14 +82,17 @@ export function maybeCascade(state: SimState, tick: Tick): void {
         .filter((d) => d > 0 && d < MAX_CASCADE_MOVE)
         .sort((a, b) => a - b);
       if (distances.length === 0) continue;
-      // A full crowd beats a partial one; then the smaller move wins.
       const size = Math.min(distances.length, target);
-      const move = Math.min(Math.max(distances[size - 1]! + 0.003, MIN_CASCADE_MOVE), MAX_CASCADE_MOVE);
-      if (!best || size > best.size || (size === best.size && move < best.move)) best = { market, long, size, move };
+      crowds.push({ market, long, size, move: Math.min(Math.max(distances[size - 1]! + 0.003, MIN_CASCADE_MOVE), MAX_CASCADE_MOVE) });
     }
   }
-  if (!best) return;
-  const { market, long, move } = best;
+  const full = crowds.filter((c) => c.size === target);
+  const largest = crowds.reduce<Crowd | undefined>((best, c) => (!best || c.size > best.size ? c : best), undefined);
+  const cumulative: number[] = [];
+  full.reduce((sum, c, i) => (cumulative[i] = sum + 1 / c.move ** 2), 0);
+  const crowd = full.length > 0 ? full[rng.weighted(cumulative)] : largest;
+  if (!crowd) return;
+  const { market, long, move } = crowd;
   market.asset.x += Math.log(long ? 1 - move : 1 + move);
   market.asset.h += 1;
   market.excitation += 5;

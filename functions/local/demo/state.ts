@@ -125,7 +125,6 @@ export interface SimState {
   excitation: number;
   nextOid: number;
   nextTwapId: number;
-  listings: number;
   nextListingMs: number;
   nowMs: number;
 }
@@ -242,7 +241,7 @@ export function createState(options: SimOptions): SimState {
     positions: new Map(), poolCumulative, pendingLiquidations: [], twaps: [], excitation: 0,
     // Order ids are of the venue's magnitude (about 10^11) and only grow.
     nextOid: Math.floor(startMs / 10), nextTwapId: 100_000 + rng.int(100_000),
-    listings: 0, nextListingMs: 0, nowMs: startMs,
+    nextListingMs: 0, nowMs: startMs,
   };
   for (const spec of catalog.markets) addMarket(state, spec, assetByKey.get(spec.asset) as AssetState, rng);
   seedPositions(state, rng);

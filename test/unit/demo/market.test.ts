@@ -1,0 +1,336 @@
+import * as v from 'valibot';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NormalizedRecord, type TradeRecord } from '../../../schemas/datasets.ts';
+import { FAMILIES, SYMBOL_FORMS } from '../../../functions/core/venues.ts';
+import { createDemoMarket } from '../../../functions/local/demo/market.ts';
+
+type Dataset = NormalizedRecord['dataset'];
+type RecordOf<D extends Dataset> = Extract<NormalizedRecord, { dataset: D }>;
+
+const START = Date.UTC(2026, 2, 10);
+const SECOND = 1_000;
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+
+const only = <D extends Dataset>(records: readonly NormalizedRecord[], dataset: D) =>
+  records.filter((r): r is RecordOf<D> => r.dataset === dataset);
+const groupBy = <T>(items: readonly T[], key: (item: T) => string) => {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+};
+const marketKey = (r: { family: string; symbol: string }) => `${r.family}/${r.symbol}`;
+
+// One simulated hour at the defaults, and eight quieter hours crossing a listing and three cascades.
+let hour: NormalizedRecord[];
+let hourTrades: TradeRecord[];
+let long: NormalizedRecord[];
+const LONG_START = START + 2 * HOUR;
+
+beforeAll(() => {
+  hour = createDemoMarket({ startMs: START }).advance(START + HOUR);
+  hourTrades = only(hour, 'trades');
+  long = createDemoMarket({ startMs: LONG_START, intensity: 0.25 }).advance(LONG_START + 8 * HOUR);
+});
+
+describe('createDemoMarket', () => {
+  it('gives the same records for the same options, however advance is chunked', () => {
+    // Prepare
+    const chunked = createDemoMarket({ startMs: START });
+    // Act
+    const parts = [START + 7 * SECOND, START + 3 * MINUTE, START + 3 * MINUTE + SECOND, START + 10 * MINUTE].map((t) => chunked.advance(t));
+    // Assess
+    expect(parts.flat()).toEqual(hour.filter((r) => r.dataset === 'instruments' || r.ts < START + 10 * MINUTE));
+    const otherSeed = createDemoMarket({ startMs: START, seed: 43 }).advance(START + MINUTE);
+    expect(only(otherSeed, 'trades').slice(0, 20)).not.toEqual(hourTrades.slice(0, 20));
+  });
+
+  it('emits only records the ingest schema accepts, in time order, over a long run', () => {
+    for (const [records, start] of [[hour, START], [long, LONG_START]] as const) {
+      expect(records.filter((r) => !v.safeParse(NormalizedRecord, r).success)).toEqual([]);
+      const times = records.map((r) => r.ts);
+      expect(times.every((ts, i) => i === 0 || ts >= times[i - 1]!)).toBe(true);
+      expect(records.filter((r) => r.ts < start).every((r) => r.dataset === 'instruments')).toBe(true);
+    }
+    expect(long.filter((r) => r.dataset !== 'instruments').every((r) => r.ts >= LONG_START && r.ts < LONG_START + 8 * HOUR)).toBe(true);
+    const decimals = hourTrades.flatMap((t) => [t.price, t.size, t.fee, t.closed_pnl, t.start_position]);
+    expect(decimals.every((d) => typeof d === 'string' && /^-?\d+(\.\d*[1-9])?$/.test(d))).toBe(true);
+  });
+
+  it('lists the markets of every family in their symbol forms', () => {
+    const symbols = createDemoMarket({ startMs: START }).symbols();
+    for (const family of FAMILIES) expect(symbols[family].every((s) => SYMBOL_FORMS[family].pattern.test(s))).toBe(true);
+    expect(symbols.perpx.length).toBeGreaterThanOrEqual(60);
+    expect(symbols.perpx).toEqual(expect.arrayContaining(['BTC', 'ETH', 'SOL', 'HYPE']));
+    expect(symbols.spot).toEqual(expect.arrayContaining(['HYPE-USDC', 'PURR-USDC']));
+    expect(symbols.spot.length).toBeGreaterThanOrEqual(4);
+    expect(symbols.hip3.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(symbols.hip3.map((s) => s.split(':')[0])).size).toBeGreaterThanOrEqual(2);
+    expect(symbols.hip3).toEqual(expect.arrayContaining(['xyz:TSLA', 'xyz:NVDA', 'km:US500']));
+    expect(symbols.hip4).toEqual(expect.arrayContaining(['#0', '#1', '#10', '#11']));
+    expect(symbols.altx).toEqual(expect.arrayContaining(['BTC', 'ETH', 'SOL']));
+    expect(symbols['altx-rh']).toContain('BTC');
+    expect(symbols['altx-rh'].some((s) => s.endsWith('-USDG'))).toBe(true);
+    expect(createDemoMarket({ startMs: START, extraCoreMarkets: 25 }).symbols().perpx).toHaveLength(symbols.perpx.length + 25);
+  });
+
+  it('trades at realistic prices', () => {
+    const firstPrice = (family: string, symbol: string) => Number(hourTrades.find((t) => t.family === family && t.symbol === symbol)?.price);
+    expect(firstPrice('perpx', 'BTC')).toBeGreaterThan(90_000);
+    expect(firstPrice('perpx', 'BTC')).toBeLessThan(105_000);
+    expect(firstPrice('perpx', 'ETH')).toBeGreaterThan(3_100);
+    expect(firstPrice('perpx', 'ETH')).toBeLessThan(3_700);
+    // The same asset trades at nearly the same price on every venue.
+    expect(Math.abs(firstPrice('altx', 'BTC') / firstPrice('perpx', 'BTC') - 1)).toBeLessThan(0.01);
+    expect(Math.abs(firstPrice('hip3', 'xyz:TSLA') / 340 - 1)).toBeLessThan(0.1);
+  });
+
+  it('starts with the instrument registry of the markets listed before the start', () => {
+    const market = createDemoMarket({ startMs: START });
+    const first = market.advance(START + SECOND);
+    const registry = only(first, 'instruments');
+    const listed = Object.entries(market.symbols()).flatMap(([family, symbols]) => symbols.map((symbol) => `${family}/${symbol}`));
+    expect(first.slice(0, registry.length)).toEqual(registry);
+    expect(registry.map(marketKey).sort()).toEqual(listed.sort());
+    expect(registry.every((r) => r.ts < START)).toBe(true);
+    for (const r of registry) {
+      expect(r.market_type).toBe(r.family === 'hip4' ? 'outcome' : r.family === 'spot' || r.symbol.endsWith('-USDG') ? 'spot' : 'perp');
+      expect(r.max_leverage !== undefined).toBe(r.market_type === 'perp');
+      expect(r.dex).toBe(r.family === 'hip3' ? r.symbol.split(':')[0] : undefined);
+      expect(r.quote).toBe(r.market_type === 'spot' ? r.symbol.split('-')[1] : undefined);
+    }
+    expect(only(market.advance(START + 2 * SECOND), 'instruments')).toEqual([]);
+  });
+
+  it('lists a new core perp every six hours and trades it from then on', () => {
+    const listing = Date.UTC(2026, 2, 10, 6);
+    const listings = only(long, 'instruments').filter((r) => r.ts >= LONG_START);
+    expect(listings).toEqual([expect.objectContaining({ family: 'perpx', ts: listing, market_type: 'perp' })]);
+    const symbol = listings[0]!.symbol;
+    const trades = only(long, 'trades').filter((t) => t.family === 'perpx' && t.symbol === symbol);
+    expect(trades.length).toBeGreaterThan(10);
+    expect(trades.every((t) => t.ts >= listing)).toBe(true);
+    const market = createDemoMarket({ startMs: listing - MINUTE });
+    market.advance(listing);
+    expect(market.symbols().perpx).not.toContain(symbol);
+    market.advance(listing + SECOND);
+    expect(market.symbols().perpx).toContain(symbol);
+  });
+
+  it('trades 3 to 6 times a second at intensity 1, in proportion to the intensity', () => {
+    expect(hourTrades.length).toBeGreaterThanOrEqual(3 * 3_600);
+    expect(hourTrades.length).toBeLessThanOrEqual(6 * 3_600);
+    const half = only(createDemoMarket({ startMs: START, intensity: 0.5 }).advance(START + 10 * MINUTE), 'trades').length;
+    const ratio = half / hourTrades.filter((t) => t.ts < START + 10 * MINUTE).length;
+    expect(ratio).toBeGreaterThan(0.35);
+    expect(ratio).toBeLessThan(0.7);
+  });
+
+  it('trades in bursts, in fat-tailed sizes, on both sides', () => {
+    const perSecond = new Array<number>(3_600).fill(0);
+    for (const t of hourTrades) perSecond[Math.floor((t.ts - START) / SECOND)]!++;
+    const mean = perSecond.reduce((a, b) => a + b, 0) / perSecond.length;
+    const variance = perSecond.reduce((a, b) => a + (b - mean) ** 2, 0) / perSecond.length;
+    // Poisson arrivals would give a ratio of 1; clustering inflates it.
+    expect(variance / mean).toBeGreaterThan(1.5);
+    const notionals = hourTrades.map((t) => Number(t.price) * Number(t.size)).sort((a, b) => a - b);
+    const quantile = (q: number) => notionals[Math.floor(q * (notionals.length - 1))]!;
+    expect(quantile(0.999) / quantile(0.5)).toBeGreaterThan(50);
+    const buys = hourTrades.filter((t) => t.side === 'B').length / hourTrades.length;
+    expect(buys).toBeGreaterThan(0.35);
+    expect(buys).toBeLessThan(0.65);
+  });
+
+  it('moves prices with clustered volatility and occasional jumps', () => {
+    const btc = only(long, 'open_interest').filter((r) => r.family === 'perpx' && r.symbol === 'BTC').map((r) => Number(r.mid_price));
+    const returns = btc.slice(1).map((p, i) => Math.log(p / btc[i]!));
+    const sd = Math.sqrt(returns.reduce((a, r) => a + r * r, 0) / returns.length);
+    const kurtosis = returns.reduce((a, r) => a + r ** 4, 0) / returns.length / sd ** 4;
+    // Fatter tails than a normal's kurtosis of 3; a typical minute moves BTC by a few basis points.
+    expect(kurtosis).toBeGreaterThan(3.5);
+    const typical = returns.map(Math.abs).sort((a, b) => a - b)[returns.length >> 1]!;
+    expect(typical).toBeGreaterThan(0.0001);
+    expect(typical).toBeLessThan(0.002);
+  });
+
+  it('numbers trades increasingly per family and uniquely across families', () => {
+    const trades = only(long, 'trades');
+    for (const family of groupBy(trades, (t) => t.family).values()) {
+      expect(family.every((t, i) => i === 0 || t.trade_id > family[i - 1]!.trade_id)).toBe(true);
+    }
+    expect(new Set(trades.map((t) => t.trade_id)).size).toBe(trades.length);
+  });
+
+  it("records each fill from the trader's side, consistent with the trader's position", () => {
+    const szDecimals = new Map(only(hour, 'instruments').map((r) => [marketKey(r), r.sz_decimals]));
+    const units = (t: TradeRecord, value: string) => Math.round(Number(value) * 10 ** szDecimals.get(marketKey(t))!);
+    for (const fills of groupBy(hourTrades, (t) => `${marketKey(t)} ${t.user_address}`).values()) {
+      fills.forEach((t, i) => {
+        const start = units(t, t.start_position!);
+        const size = units(t, t.size);
+        const signed = t.side === 'B' ? size : -size;
+        if (i > 0) {
+          const previous = fills[i - 1]!;
+          expect(start).toBe(units(previous, previous.start_position!) + (previous.side === 'B' ? 1 : -1) * units(previous, previous.size));
+        }
+        const expected = t.family === 'spot' || t.symbol.endsWith('-USDG')
+          ? (signed > 0 ? 'Buy' : 'Sell')
+          : start !== 0 && Math.sign(start) !== Math.sign(signed) ? (start > 0 ? 'Close Long' : 'Close Short') : (signed > 0 ? 'Open Long' : 'Open Short');
+        expect(t.direction).toBe(expected);
+        // Never flipped in one fill; a close realizes PnL, an open none.
+        if (t.direction!.startsWith('Close')) expect(size).toBeLessThanOrEqual(Math.abs(start));
+        if (t.direction!.startsWith('Open')) expect(t.closed_pnl).toBe('0');
+      });
+    }
+    expect(hourTrades.filter((t) => t.direction?.startsWith('Close') && t.closed_pnl !== '0').length).toBeGreaterThan(1_000);
+  });
+
+  it('names taker, maker, fees and venue extras on every fill', () => {
+    const tokens = { perpx: 'USDC', spot: 'USDC', hip3: 'USDC', hip4: 'USDH', altx: 'USDC', 'altx-rh': 'USDG' };
+    const wrong = hourTrades.filter((t) => t.fee_token !== tokens[t.family] || t.user_address !== (t.crossed ? t.taker_address : t.maker_address)
+      || t.maker_address === t.taker_address || !/^0x[0-9a-f]{64}$/.test(t.tx_hash!) || !Number.isInteger(t.order_id) || (t.crossed && Number(t.fee) < 0));
+    expect(wrong).toEqual([]);
+    expect(hourTrades.some((t) => !t.crossed)).toBe(true);
+    expect(hourTrades.some((t) => !t.crossed && Number(t.fee) < 0)).toBe(true);
+    const hip3 = hourTrades.filter((t) => t.family === 'hip3');
+    expect(hip3.every((t) => t.deployer_fee !== undefined)).toBe(true);
+    expect(hip3.some((t) => t.builder_address && t.builder_fee)).toBe(true);
+    expect(hip3.some((t) => t.priority_gas)).toBe(true);
+    expect(hourTrades.some((t) => t.twap_id !== undefined)).toBe(true);
+    expect(hourTrades.some((t) => t.cloid !== undefined)).toBe(true);
+  });
+
+  it('has every demo wallet trade in every minute, opening and closing positions', () => {
+    const market = createDemoMarket({ startMs: START });
+    expect(market.wallets.length).toBeGreaterThanOrEqual(5);
+    expect(market.wallets.length).toBeLessThanOrEqual(8);
+    expect(market.wallets).toEqual(createDemoMarket({ startMs: START + HOUR }).wallets);
+    expect(market.wallets).not.toEqual(createDemoMarket({ startMs: START, seed: 1 }).wallets);
+    for (const { address, label } of market.wallets) {
+      expect(address).toMatch(/^0x[0-9a-f]{40}$/);
+      expect(label).not.toBe('');
+      const trades = hourTrades.filter((t) => t.user_address === address);
+      const minutes = new Set(trades.map((t) => Math.floor((t.ts - START) / MINUTE)));
+      expect(minutes.size).toBe(60);
+      expect(trades.some((t) => /^(Open|Buy)/.test(t.direction!))).toBe(true);
+      expect(trades.some((t) => /^(Close|Sell)/.test(t.direction!))).toBe(true);
+    }
+  });
+
+  it('cascades liquidations after a sharp move a few times a day', () => {
+    const trades = only(long, 'trades');
+    const liquidations = only(long, 'liquidations');
+    const fills = trades.filter((t) => t.is_liquidation);
+    // Each liquidation fill has its liquidations row, for the liquidated taker.
+    expect(liquidations.map((l) => [l.trade_id, l.liquidated_user, l.side])).toEqual(fills.map((t) => [t.trade_id, t.user_address, t.side]));
+    expect(fills.every((t) => (t.family === 'perpx' || t.family === 'hip3') && t.crossed && t.direction?.startsWith('Close'))).toBe(true);
+    const cascades = [...groupBy(fills, (t) => `${marketKey(t)} ${Math.floor(t.ts / (10 * SECOND))}`).values()].filter((group) => {
+      const wallets = new Set(group.map((t) => t.user_address));
+      const first = group[0]!;
+      const before = trades.findLast((t) => marketKey(t) === marketKey(first) && !t.is_liquidation && t.ts < first.ts - 5 * SECOND);
+      return wallets.size >= 3 && before !== undefined && Math.abs(Number(first.price) / Number(before.price) - 1) > 0.01;
+    });
+    // Three cascades are scheduled in these eight hours.
+    expect(cascades.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('publishes funding for perps and open interest once a minute', () => {
+    const funding = only(hour, 'funding');
+    const oi = only(hour, 'open_interest');
+    const perps = only(hour, 'instruments').filter((r) => r.market_type === 'perp' && ['perpx', 'hip3', 'altx'].includes(r.family));
+    for (const rows of [funding, oi]) {
+      expect(rows.every((r) => r.ts % MINUTE === 0)).toBe(true);
+      expect(new Set(rows.map(marketKey))).toEqual(new Set([...perps.map(marketKey), ...(rows === oi ? only(hour, 'instruments').filter((r) => r.family === 'hip4').map(marketKey) : [])]));
+      expect(rows.length).toBe(60 * new Set(rows.map(marketKey)).size);
+    }
+    for (const row of funding) {
+      // The venue's formula: the premium plus the interest rate clamped to +-0.05%, per hour of eight.
+      expect(Number(row.funding_rate)).toBeCloseTo((Number(row.premium) + Math.max(-0.0005, Math.min(0.0005, 0.0001 - Number(row.premium)))) / 8, 8);
+    }
+    for (const row of oi) {
+      expect(Number(row.open_interest)).toBeGreaterThan(0);
+      expect(row.mark_price).toBeDefined();
+      expect(row.mid_price).toBeDefined();
+      expect(row.oracle_price !== undefined).toBe(row.family !== 'hip4');
+    }
+    const longFunding = groupBy(only(long, 'funding'), marketKey);
+    const signChanges = [...longFunding.values()].filter((rows) => rows.some((r) => Number(r.funding_rate) > 0) && rows.some((r) => Number(r.funding_rate) < 0));
+    expect(signChanges.length).toBeGreaterThan(5);
+    const btcOi = oi.filter((r) => r.family === 'perpx' && r.symbol === 'BTC').map((r) => r.open_interest);
+    expect(new Set(btcOi).size).toBeGreaterThan(30);
+  });
+
+  it('prices hip4 sides as probabilities, a Yes and its No summing to about 1', () => {
+    const marks = groupBy(only(hour, 'open_interest').filter((r) => r.family === 'hip4'), (r) => String(r.ts));
+    for (const rows of marks.values()) {
+      const mark = (symbol: string) => Number(rows.find((r) => r.symbol === symbol)!.mark_price);
+      for (const outcome of [0, 1]) expect(Math.abs(mark(`#${10 * outcome}`) + mark(`#${10 * outcome + 1}`) - 1)).toBeLessThan(0.03);
+    }
+    const hip4 = hourTrades.filter((t) => t.family === 'hip4');
+    expect(hip4.length).toBeGreaterThan(50);
+    expect(hip4.every((t) => Number(t.price) > 0 && Number(t.price) < 1)).toBe(true);
+  });
+
+  it('snapshots every book at the L2 interval, 20 levels a side around the mid', () => {
+    const books = only(hour, 'l2_snapshots');
+    const markets = only(hour, 'instruments').length;
+    expect(books).toHaveLength(60 * markets);
+    for (const { bids, asks, ts } of books) {
+      expect(ts % MINUTE).toBe(0);
+      expect(bids).toHaveLength(20);
+      expect(asks).toHaveLength(20);
+      expect(Number(bids[0]![0])).toBeLessThan(Number(asks[0]![0]));
+      expect(bids.every(([px], i) => i === 0 || Number(px) < Number(bids[i - 1]![0]))).toBe(true);
+      expect(asks.every(([px], i) => i === 0 || Number(px) > Number(asks[i - 1]![0]))).toBe(true);
+      expect([...bids, ...asks].every(([, sz, n]) => Number(sz) > 0 && n >= 1)).toBe(true);
+    }
+    const fast = only(createDemoMarket({ startMs: START, l2IntervalMs: 10 * SECOND }).advance(START + MINUTE), 'l2_snapshots');
+    expect(fast).toHaveLength(6 * markets);
+  });
+
+  it('emits order events, with TP/SL triggers that fire when the price crosses them', () => {
+    const events = only(hour, 'order_events');
+    expect(new Set(events.map((e) => e.family))).toEqual(new Set(['perpx', 'hip3', 'hip4']));
+    expect(new Set(events.map((e) => e.event))).toEqual(new Set(['placed', 'canceled', 'filled', 'triggered', 'force_canceled']));
+    const statuses = new Set(events.map((e) => e.status));
+    expect(['canceled', 'filled', 'liquidatedCanceled', 'marginCanceled', 'open', 'reduceOnlyCanceled', 'triggered']).toEqual(expect.arrayContaining([...statuses]));
+    expect([...statuses]).toEqual(expect.arrayContaining(['open', 'canceled', 'filled', 'triggered', 'marginCanceled']));
+    for (const rows of groupBy(events, (e) => e.family).values()) expect(new Set(rows.map((e) => `${e.block_number} ${e.seq}`)).size).toBe(rows.length);
+    const triggers = events.filter((e) => e.is_trigger && e.event === 'placed');
+    expect(triggers.some((e) => e.is_position_tpsl)).toBe(true);
+    expect(triggers.some((e) => !e.is_position_tpsl)).toBe(true);
+    for (const e of triggers) {
+      expect(['Stop Market', 'Stop Limit', 'Take Profit Market', 'Take Profit Limit']).toContain(e.order_type);
+      expect(e.trigger_condition).toBe(`Price ${e.trigger_condition!.includes('above') ? 'above' : 'below'} ${e.trigger_price}`);
+      expect(e.reduce_only).toBe(true);
+    }
+    const fired = events.filter((e) => e.event === 'triggered');
+    expect(fired.length).toBeGreaterThan(20);
+    const placedAt = new Map(triggers.map((e) => [e.oid, e.ts]));
+    const fills = new Map(hourTrades.map((t) => [`${t.order_id} ${t.ts} ${t.user_address}`, t]));
+    for (const e of fired) {
+      expect(placedAt.get(e.oid)).toBeLessThanOrEqual(e.ts);
+      const fill = fills.get(`${e.oid} ${e.ts} ${e.user_address}`);
+      expect(fill).toBeDefined();
+      // The mid crossed the trigger; the fill is at most a spread or a sweep away from it.
+      const price = Number(fill!.price);
+      const trigger = Number(e.trigger_price);
+      if (e.trigger_condition!.includes('above')) expect(price).toBeGreaterThan(trigger * 0.995);
+      else expect(price).toBeLessThan(trigger * 1.005);
+    }
+  });
+
+  it('refuses options and times it cannot honour', () => {
+    expect(() => createDemoMarket({ startMs: START + 1 })).toThrow(RangeError);
+    expect(() => createDemoMarket({ startMs: START, intensity: -1 })).toThrow(RangeError);
+    expect(() => createDemoMarket({ startMs: START, l2IntervalMs: 1_500 })).toThrow(RangeError);
+    const market = createDemoMarket({ startMs: START });
+    expect(() => market.advance(START)).toThrow(RangeError);
+    expect(() => market.advance(START + 1_500)).toThrow(RangeError);
+  });
+});
