@@ -35,10 +35,13 @@ function bind(params: Record<string, SqlValue>): { values: Record<string, DuckDB
   return { values, types };
 }
 
+/** BIGINT values arrive as bigint; the archive's (timestamps, ids) are safe integers. Converted in place. */
 function plain(row: Record<string, unknown>): Row {
-  const out: Row = {};
-  for (const [key, value] of Object.entries(row)) out[key] = typeof value === 'bigint' ? Number(value) : value;
-  return out;
+  for (const key in row) {
+    const value = row[key];
+    if (typeof value === 'bigint') row[key] = Number(value);
+  }
+  return row;
 }
 
 export function duckDbEngine(options: { tempDir: string; threads: number; memoryLimitMb?: number }): SqlEngine {

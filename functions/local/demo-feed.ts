@@ -26,6 +26,8 @@ export interface DemoFeedOptions {
   seed: number;
   /** Trade and order arrival rate multiplier (the simulator's `intensity`). */
   intensity: number;
+  /** Native L2 snapshot cadence per market. */
+  l2IntervalMs: number;
   extraCoreMarkets?: number;
   /** Called as seeding advances (batches written, batches in all, batches ingested). */
   onProgress?: (progress: { written: number; total: number; ingested: number; records: number }) => void;
@@ -56,7 +58,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   // Resume where the last run stopped, but never reach back further than the seeding window.
   const earliest = Math.floor((now - options.days * 24 * HOUR) / HOUR) * HOUR;
   const start = Math.max(saved?.through ?? earliest, earliest);
-  const market = createDemoMarket({ seed: options.seed, startMs: start, intensity: options.intensity, extraCoreMarkets: options.extraCoreMarkets });
+  const market = createDemoMarket({ seed: options.seed, startMs: start, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, extraCoreMarkets: options.extraCoreMarkets });
   let through = start;
   let running = true;
   const save = () => writeFileSync(statePath, JSON.stringify({ seed: options.seed, through } satisfies FeedState));

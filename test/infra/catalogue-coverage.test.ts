@@ -69,7 +69,8 @@ describe('catalogue coverage: bindings', () => {
     const queueId = logicalId(stateful.queues.ingest);
 
     // Act
-    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'))
+      .filter((m) => JSON.stringify(m.Properties.FunctionName) === JSON.stringify({ Ref: logicalId(service.functions.system) }));
 
     // Assess
     expect(mappings).toHaveLength(1);

@@ -137,3 +137,17 @@ describe('stateful stack: queues', () => {
     template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, KmsMasterKeyId: Match.absent() });
   });
 });
+
+describe('archive bucket notifications', () => {
+  it('sends object-created events under landing/ to the ingest queue', async () => {
+    const { Template } = await import('aws-cdk-lib/assertions');
+    const { buildApp } = await import('../../lib/app.ts');
+    const { stateful } = buildApp({ bundling: false });
+    const [notifications] = Object.values(Template.fromStack(stateful).findResources('Custom::S3BucketNotifications'));
+    expect(notifications!.Properties.NotificationConfiguration.QueueConfigurations).toEqual([{
+      Events: ['s3:ObjectCreated:*'],
+      Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: 'landing/' }] } },
+      QueueArn: { 'Fn::GetAtt': [stateful.getLogicalId(stateful.queues.ingest.node.defaultChild as never), 'Arn'] },
+    }]);
+  });
+});
