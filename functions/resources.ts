@@ -84,7 +84,7 @@ export interface FunctionDef {
   consumes?: QueueName;
 }
 
-export type FunctionName = 'authorizer' | 'system' | 'timer-sweep' | 'ingest' | 'compact';
+export type FunctionName = 'authorizer' | 'system' | 'market' | 'timer-sweep' | 'ingest' | 'compact';
 
 export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   authorizer: {
@@ -99,6 +99,16 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     description: 'Health and the OpenAPI document',
     memoryMb: 256,
     timeoutS: 5,
+  },
+  market: {
+    entry: 'functions/http/market.ts',
+    description: 'Trades, candles, trigger orders, order flow and instruments over the archive',
+    // 1,769 MB is one full vCPU; DuckDB and the file cache want both memory and CPU.
+    memoryMb: 1769,
+    timeoutS: 29,
+    duckdb: true,
+    tables: { manifest: 'read' },
+    buckets: { archive: 'read' },
   },
   'timer-sweep': {
     entry: 'functions/jobs/timer-sweep.ts',

@@ -8,6 +8,92 @@ import * as v from 'valibot';
 import type { FunctionName } from './resources.ts';
 import type { ParamSchema } from '../schemas/params.ts';
 import { HealthSchema } from '../schemas/responses.ts';
+import { FAMILIES, type Family } from './core/venues.ts';
+import {
+  CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
+  TriggerOrderSchema, TriggerOrdersQuery, symbolPath,
+} from '../schemas/market.ts';
+
+export type MarketAction = 'trades' | 'recentTrades' | 'candles' | 'triggerOrders' | 'orderFlow' | 'instruments' | 'instrument';
+
+/** Path prefix of each venue family. */
+export const FAMILY_PREFIX: Readonly<Record<Family, string>> = {
+  perpx: '/v1/perpx', spot: '/v1/perpx/spot', hip3: '/v1/perpx/hip3', hip4: '/v1/perpx/hip4', altx: '/v1/altx', 'altx-rh': '/v1/altx-rh',
+};
+
+const FAMILY_LABEL: Readonly<Record<Family, string>> = {
+  perpx: 'Perpx', spot: 'Spot', hip3: 'Hip3', hip4: 'Hip4', altx: 'Altx', 'altx-rh': 'AltxRh',
+};
+
+interface MarketRouteSpec {
+  action: MarketAction;
+  suffix: string;
+  families: readonly Family[];
+  summary: string;
+  tag: string;
+  query?: RouteDef['query'];
+  pathParams?: RouteDef['pathParams'];
+  response: RouteDef['response'];
+}
+
+const MARKET_ROUTES: readonly MarketRouteSpec[] = [
+  {
+    action: 'trades', suffix: '/trades/{symbol}', families: FAMILIES, summary: 'Trades (fills) in a time window, oldest first', tag: 'Trades',
+    pathParams: symbolPath, query: TradesQuery, response: { status: 200, description: 'A page of trades', shape: 'envelope', schema: v.array(TradeSchema) },
+  },
+  {
+    action: 'recentTrades', suffix: '/trades/{symbol}/recent', families: ['perpx', 'hip4', 'altx', 'altx-rh'], summary: 'The newest trades, newest first', tag: 'Trades',
+    pathParams: symbolPath, query: RecentTradesQuery, response: { status: 200, description: 'The newest trades', shape: 'envelope', schema: v.array(TradeSchema) },
+  },
+  {
+    action: 'candles', suffix: '/candles/{symbol}', families: FAMILIES, summary: 'Candles rolled up on demand from 1-minute candles', tag: 'Candles',
+    pathParams: symbolPath, query: CandlesQuery, response: { status: 200, description: 'A page of candles; a missing bar is not a zero bar', shape: 'envelope', schema: v.array(CandleSchema) },
+  },
+  {
+    action: 'triggerOrders', suffix: '/orders/{symbol}/tpsl', families: ['perpx', 'hip3', 'hip4'], summary: 'Trigger orders (take-profit / stop-loss)', tag: 'Orders',
+    pathParams: symbolPath, query: TriggerOrdersQuery, response: { status: 200, description: 'A page of trigger-order rows', shape: 'envelope', schema: v.array(TriggerOrderSchema) },
+  },
+  {
+    action: 'orderFlow', suffix: '/orders/{symbol}/flow', families: ['perpx', 'hip3', 'hip4'], summary: 'Order-event counts per time bucket', tag: 'Orders',
+    pathParams: symbolPath, query: OrderFlowQuery, response: { status: 200, description: 'Order-flow buckets', shape: 'envelope', schema: v.array(OrderFlowSchema) },
+  },
+  {
+    action: 'instruments', suffix: '/instruments', families: FAMILIES, summary: 'The instrument registry (point in time: now)', tag: 'Instruments',
+    response: { status: 200, description: 'Every listed instrument', shape: 'envelope', schema: v.array(InstrumentSchema) },
+  },
+  {
+    action: 'instrument', suffix: '/instruments/{symbol}', families: FAMILIES, summary: 'One instrument of the registry', tag: 'Instruments',
+    pathParams: symbolPath, response: { status: 200, description: 'The instrument', shape: 'envelope', schema: InstrumentSchema },
+  },
+];
+
+const operationName = (action: MarketAction) => action.charAt(0).toUpperCase() + action.slice(1);
+
+function marketRoutes(): RouteDef[] {
+  const routes: RouteDef[] = [];
+  for (const spec of MARKET_ROUTES) {
+    for (const family of spec.families) {
+      routes.push({
+        operationId: `get${FAMILY_LABEL[family]}${operationName(spec.action)}`, method: 'GET', path: `${FAMILY_PREFIX[family]}${spec.suffix}`,
+        group: 'market', auth: 'api_key', summary: `${spec.summary} (${family})`, tags: [spec.tag], action: spec.action, family,
+        pathParams: spec.pathParams, query: spec.query, response: spec.response,
+      });
+    }
+  }
+  // Deprecated un-prefixed routes answer like their core replacements.
+  const legacy = (suffix: string, action: MarketAction, operationId: string, replacement: string) => {
+    const spec = MARKET_ROUTES.find((s) => s.action === action)!;
+    routes.push({
+      operationId, method: 'GET', path: `/v1${suffix}`, group: 'market', auth: 'api_key', summary: `Deprecated: use ${replacement}`,
+      tags: ['Legacy'], deprecated: true, successor: replacement, action, family: 'perpx', pathParams: spec.pathParams, query: spec.query, response: spec.response,
+    });
+  };
+  legacy('/trades/{symbol}', 'trades', 'getLegacyTrades', '/v1/perpx/trades/{symbol}');
+  legacy('/trades/{symbol}/cursor', 'trades', 'getLegacyTradesCursor', '/v1/perpx/trades/{symbol}');
+  legacy('/instruments', 'instruments', 'getLegacyInstruments', '/v1/perpx/instruments');
+  legacy('/instruments/{symbol}', 'instrument', 'getLegacyInstrument', '/v1/perpx/instruments/{symbol}');
+  return routes;
+}
 
 /** `ANY` only on the catch-all, as in API Gateway. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'ANY';
@@ -26,6 +112,9 @@ export interface RouteDef {
   hidden?: boolean;
   /** Replacement route named in the `Deprecation`/`Link` headers of a deprecated route. */
   successor?: string;
+  /** What the group's handler does for this route, and for which venue family. */
+  action?: MarketAction;
+  family?: Family;
   pathParams?: Readonly<Record<string, ParamSchema>>;
   query?: Readonly<Record<string, ParamSchema>>;
   body?: v.GenericSchema;
@@ -60,6 +149,7 @@ export const ROUTES: readonly RouteDef[] = [
     tags: ['System'],
     response: { status: 200, description: 'The OpenAPI document', shape: 'raw', schema: v.record(v.string(), v.unknown()) },
   },
+  ...marketRoutes(),
   {
     // API Gateway answers an unmatched path before any authorizer runs. This catch-all makes it
     // authenticate first, so callers without a valid key get 401 on every path (as the real
@@ -79,6 +169,11 @@ export const ROUTES: readonly RouteDef[] = [
 /** One line per OpenAPI tag. */
 export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   System: 'Liveness and this document; no key needed.',
+  Trades: 'Fills per venue family; decimals are strings, times RFC 3339 UTC.',
+  Candles: 'OHLCV rolled up on demand from 1-minute candles.',
+  Orders: 'Trigger orders and order flow from order-level events.',
+  Instruments: 'The point-in-time instrument registry per family.',
+  Legacy: 'Deprecated un-prefixed routes that answer like the core family.',
 };
 
 /** Route groups that have at least one route: each becomes one HTTP Lambda function. */

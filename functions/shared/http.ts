@@ -41,6 +41,7 @@ export interface RequestContext {
 
 export type RouteResult =
   | { kind: 'envelope'; data: unknown; nextCursor?: string | null; meta?: Record<string, unknown>; status?: number }
+  | { kind: 'json-rows'; rowsJson: string; count: number; nextCursor: string | null; meta?: Record<string, unknown> }
   | { kind: 'raw'; body: unknown; status?: number; headers?: Record<string, string> };
 
 export type RouteImplementation = (input: RouteInput, ctx: RequestContext) => Promise<RouteResult>;
@@ -48,6 +49,14 @@ export type RouteImplementation = (input: RouteInput, ctx: RequestContext) => Pr
 /** `{success, data, meta:{count, next_cursor, request_id}}`; `count` is the array length, or 1 for an object. */
 export function ok(data: unknown, options: { nextCursor?: string | null; meta?: Record<string, unknown>; status?: number } = {}): RouteResult {
   return { kind: 'envelope', data, ...options };
+}
+
+/**
+ * An envelope around rows already rendered as JSON (objects joined by commas), as DuckDB produces
+ * them: the rows are spliced in, never parsed and re-serialized.
+ */
+export function okRows(page: { json: string; count: number; nextCursor: string | null }, meta?: Record<string, unknown>): RouteResult {
+  return { kind: 'json-rows', rowsJson: page.json, count: page.count, nextCursor: page.nextCursor, meta };
 }
 
 export function raw(body: unknown, options: { status?: number; headers?: Record<string, string> } = {}): RouteResult {
@@ -90,6 +99,10 @@ function render(result: RouteResult, route: RouteDef, requestId: string): APIGat
   const headers: Record<string, string> = { ...JSON_HEADERS, [REQUEST_ID_HEADER]: requestId, ...routeHeaders(route) };
   if (result.kind === 'raw') {
     return { statusCode: result.status ?? route.response.status, headers: { ...headers, ...result.headers }, body: JSON.stringify(result.body) };
+  }
+  if (result.kind === 'json-rows') {
+    const meta = JSON.stringify({ count: result.count, next_cursor: result.nextCursor, ...result.meta, request_id: requestId });
+    return { statusCode: route.response.status, headers, body: `{"success":true,"data":[${result.rowsJson}],"meta":${meta}}` };
   }
   const count = Array.isArray(result.data) ? result.data.length : result.data == null ? 0 : 1;
   const body = {

@@ -49,6 +49,21 @@ describe('the local cloud over HTTP', () => {
     }
   });
 
+  it('answers 401 on a data route without a key or with a wrong key, before validating anything', async () => {
+    for (const init of [{}, withKey('wrong-key')]) {
+      const res = await get('/v1/perpx/trades/BTC?limit=abc', init);
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ code: 401, error_code: 'unauthorized' });
+    }
+  });
+
+  it('answers a validation 400 with the spec error body naming the parameter', async () => {
+    const res = await get('/v1/perpx/trades/BTC?limit=abc', withKey(KEYS.build));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ success: false, code: 400, error_code: 'invalid_parameter', param: 'limit' });
+    expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
+  });
+
   it('answers 405 with Allow for a known path and another method', async () => {
     const res = await get('/health', { method: 'DELETE' });
     expect(res.status).toBe(405);

@@ -52,11 +52,11 @@ export function overlappingGroups(files: readonly ArchiveFile[]): ArchiveFile[][
   return groups;
 }
 
-/** `(c0, c1, …) > ($w_after0, $w_after1, …)` spelled out, so it works on every engine version. */
-function keysetSql(columns: readonly string[]): string {
+/** `(c0, c1, …) > ($w_after0, $w_after1, …)` (or `<`) spelled out, so it works on every engine version. */
+function keysetSql(columns: readonly string[], comparison: '>' | '<' = '>'): string {
   const terms = columns.map((_, i) => {
     const equal = columns.slice(0, i).map((c, j) => `"${c}" = $w_after${j}`);
-    return `(${[...equal, `"${columns[i]}" > $w_after${i}`].join(' AND ')})`;
+    return `(${[...equal, `"${columns[i]}" ${comparison} $w_after${i}`].join(' AND ')})`;
   });
   return `(${terms.join(' OR ')})`;
 }
@@ -112,40 +112,161 @@ export async function readWindow(deps: ArchiveDeps, req: WindowRequest): Promise
 }
 
 /**
- * 1-minute candles of one symbol in [from, to]: the compacted candle files, plus candles computed
- * on the fly from trade deltas no candle file covers yet. Partial minutes from the two sources
- * merge (first open, last close, extremes, sums).
+ * The 1-minute candles of one symbol in [from, to] as a SQL subquery: the compacted candle files,
+ * plus candles computed on the fly from trade deltas no candle file covers yet (the last minute or
+ * so). Partial minutes from the two sources merge (first open, last close, extremes, sums). Columns:
+ * symbol, ts, open, high, low, close, volume, quote_volume, trade_count. Undefined when no file holds
+ * any; parameter names start with `m_`.
  */
-export async function readMinuteCandles(deps: ArchiveDeps, req: { family: Family; symbol: string; from: number; to: number }): Promise<Row[]> {
-  if (req.from > req.to || whollyBeforeCoverage('candles_1m', req.family, req.to)) return [];
+export async function minuteCandleSource(
+  deps: ArchiveDeps, req: { family: Family; symbol: string; from: number; to: number },
+): Promise<{ sql: string; params: Record<string, SqlValue> } | undefined> {
+  if (req.from > req.to || whollyBeforeCoverage('candles_1m', req.family, req.to)) return undefined;
   const fromDay = dayOf(req.from);
   const toDay = dayOf(req.to);
   const [candleFiles, tradeDeltas] = await Promise.all([
     deps.manifest.compactedFiles('candles_1m', req.family, undefined, fromDay, toDay),
     deps.manifest.deltaFiles('trades', req.family, fromDay, toDay),
   ]);
-  const candles = visibleFiles(candleFiles, []).filter((f) => f.maxTs >= req.from - 60_000 && f.minTs <= req.to);
-  const covered = new Set(visibleFiles(candleFiles, []).flatMap((f) => f.replaces));
+  const winners = visibleFiles(candleFiles, []);
+  const candles = winners.filter((f) => f.maxTs >= req.from - 60_000 && f.minTs <= req.to);
+  const covered = new Set(winners.flatMap((f) => f.replaces));
   const tail = tradeDeltas.filter((d) => !covered.has(d.fileId) && d.symbols.includes(req.symbol) && d.maxTs >= req.from && d.minTs <= req.to + 60_000);
-  if (candles.length === 0 && tail.length === 0) return [];
+  if (candles.length === 0 && tail.length === 0) return undefined;
 
-  const params: Record<string, SqlValue> = { symbol: req.symbol, from: req.from, to: req.to };
+  const params: Record<string, SqlValue> = { m_symbol: req.symbol, m_from: req.from, m_to: req.to };
   const parts: string[] = [];
   if (candles.length > 0) {
-    params.candles = await deps.files.paths(candles);
-    parts.push(`SELECT * FROM read_parquet($candles, union_by_name = true) WHERE symbol = $symbol AND ts BETWEEN $from AND $to`);
+    params.m_candles = await deps.files.paths(candles);
+    parts.push(`SELECT * FROM read_parquet($m_candles, union_by_name = true) WHERE symbol = $m_symbol AND ts BETWEEN $m_from AND $m_to`);
   }
   if (tail.length > 0) {
-    params.tail = await deps.files.paths(tail);
-    const trades = `(SELECT * FROM read_parquet($tail, union_by_name = true) WHERE symbol = $symbol AND ts BETWEEN $from AND $to + 59999
+    params.m_tail = await deps.files.paths(tail);
+    const trades = `(SELECT * FROM read_parquet($m_tail, union_by_name = true) WHERE symbol = $m_symbol AND ts BETWEEN $m_from AND $m_to + 59999
                      QUALIFY row_number() OVER (PARTITION BY trade_id ORDER BY ts) = 1)`;
-    parts.push(`SELECT * FROM (${candlesFromTradesSql(trades)}) WHERE ts BETWEEN $from AND $to`);
+    parts.push(`SELECT * FROM (${candlesFromTradesSql(trades)}) WHERE ts BETWEEN $m_from AND $m_to`);
   }
-  return deps.sql.query({
+  return {
     sql: `SELECT symbol, ts, first(open ORDER BY open_ts) AS open, max(high) AS high, min(low) AS low,
                  last(close ORDER BY close_ts) AS close, sum(volume) AS volume, sum(quote_volume) AS quote_volume,
                  sum(trade_count) AS trade_count
-          FROM (${parts.join(' UNION ALL BY NAME ')}) GROUP BY symbol, ts ORDER BY ts`,
+          FROM (${parts.join(' UNION ALL BY NAME ')}) GROUP BY symbol, ts`,
     params,
-  });
+  };
+}
+
+/** The 1-minute candles of one symbol in [from, to], oldest first. */
+export async function readMinuteCandles(deps: ArchiveDeps, req: { family: Family; symbol: string; from: number; to: number }): Promise<Row[]> {
+  const source = await minuteCandleSource(deps, req);
+  if (!source) return [];
+  return deps.sql.query({ sql: `${source.sql} ORDER BY ts`, params: source.params });
+}
+
+export interface JsonWindowRequest extends WindowRequest {
+  /**
+   * A DuckDB struct expression over the dataset's columns that shapes one response row (the route's
+   * wire format), e.g. `{symbol: symbol, price: price}`. Written by the route code, never by a client.
+   */
+  projection: string;
+  /** `desc` serves the newest rows first (and `after` then means "older than"). */
+  direction?: 'asc' | 'desc';
+}
+
+export interface JsonWindowResult {
+  /** The page's rows as JSON objects joined by commas (wrap in `[` `]`). */
+  json: string;
+  count: number;
+  /** Position of the last row served, for the next cursor; undefined on an empty page. */
+  last?: (number | string)[];
+  /** True when rows beyond this page exist in the window. */
+  more: boolean;
+  filesRead: number;
+}
+
+/**
+ * Like readWindow, but DuckDB shapes each row into its JSON wire form and joins the page into one
+ * string, so no row is ever turned into a JavaScript object. One row beyond `limit` is looked at
+ * to tell whether the window goes on.
+ */
+export async function readWindowJson(deps: ArchiveDeps, req: JsonWindowRequest): Promise<JsonWindowResult> {
+  const empty = { json: '', count: 0, more: false, filesRead: 0 };
+  if (req.limit <= 0 || req.from > req.to || whollyBeforeCoverage(req.dataset, req.family, req.to)) return empty;
+  const def = DATASETS[req.dataset];
+  const order = orderColumns(req.dataset);
+  const desc = req.direction === 'desc';
+  const after = req.after;
+  const files = (await filesFor(deps, req)).filter((f) => desc
+    ? f.minTs <= (after ? Math.min(req.to, Number(after[0])) : req.to)
+    : f.maxTs >= (after ? Math.max(req.from, Number(after[0])) : req.from));
+  const groups = overlappingGroups(files);
+  if (desc) groups.reverse();
+
+  const parts: string[] = [];
+  let count = 0;
+  let last: (number | string)[] | undefined;
+  let filesRead = 0;
+  const orderSql = order.map((c) => `"${c}"${desc ? ' DESC' : ''}`).join(', ');
+  for (const group of groups) {
+    const take = req.limit - count;
+    if (take < 0) break;
+    const paths = await deps.files.paths(group);
+    filesRead += group.length;
+    const where = ['ts BETWEEN $w_from AND $w_to'];
+    const params: Record<string, SqlValue> = { w_files: paths, w_from: req.from, w_to: req.to, w_fetch: take + 1, w_take: take };
+    if (req.symbol !== undefined) {
+      where.push('symbol = $w_symbol');
+      params.w_symbol = req.symbol;
+    }
+    const position = last ?? after;
+    if (position) {
+      where.push(keysetSql(order, desc ? '<' : '>'));
+      position.forEach((value, i) => { params[`w_after${i}`] = value; });
+    }
+    if (req.filter) {
+      where.push(`(${req.filter.sql})`);
+      Object.assign(params, req.filter.params);
+    }
+    const dedupe = group.length > 1 ? `QUALIFY row_number() OVER (PARTITION BY ${def.uniqueBy.map((c) => `"${c}"`).join(', ')} ORDER BY ts) = 1` : '';
+    const [result] = await deps.sql.query({
+      sql: `WITH page AS (
+              SELECT *, row_number() OVER (ORDER BY ${orderSql}) AS w_rn FROM (
+                SELECT * FROM read_parquet($w_files, union_by_name = true) WHERE ${where.join(' AND ')} ${dedupe}
+                ORDER BY ${orderSql} LIMIT $w_fetch))
+            SELECT string_agg(to_json(${req.projection}), ',' ORDER BY w_rn) FILTER (WHERE w_rn <= $w_take) AS json,
+                   count(*) AS fetched,
+                   ${order.map((c, i) => `last("${c}" ORDER BY w_rn) FILTER (WHERE w_rn <= $w_take) AS w_last${i}`).join(', ')}
+            FROM page`,
+      params,
+    });
+    const fetched = Number(result?.fetched ?? 0);
+    const served = Math.min(fetched, take);
+    if (served > 0) {
+      parts.push(String(result!.json));
+      count += served;
+      last = order.map((_, i) => result![`w_last${i}`] as number | string);
+    }
+    if (fetched > take) return { json: parts.join(','), count, last, more: true, filesRead };
+  }
+  return { json: parts.join(','), count, last, more: false, filesRead };
+}
+
+/**
+ * Every row of one symbol's window as a SQL subquery (duplicates collapsed), for aggregations over
+ * the whole window. Undefined when no file holds any; parameter names start with `s_`.
+ */
+export async function windowSource(
+  deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'>,
+): Promise<{ sql: string; params: Record<string, SqlValue> } | undefined> {
+  if (req.from > req.to || whollyBeforeCoverage(req.dataset, req.family, req.to)) return undefined;
+  const files = await filesFor(deps, req);
+  if (files.length === 0) return undefined;
+  const def = DATASETS[req.dataset];
+  const params: Record<string, SqlValue> = { s_files: await deps.files.paths(files), s_from: req.from, s_to: req.to };
+  const where = ['ts BETWEEN $s_from AND $s_to'];
+  if (req.symbol !== undefined) {
+    where.push('symbol = $s_symbol');
+    params.s_symbol = req.symbol;
+  }
+  const dedupe = files.length > 1 ? `QUALIFY row_number() OVER (PARTITION BY ${def.uniqueBy.map((c) => `"${c}"`).join(', ')} ORDER BY ts) = 1` : '';
+  return { sql: `SELECT * FROM read_parquet($s_files, union_by_name = true) WHERE ${where.join(' AND ')} ${dedupe}`, params };
 }

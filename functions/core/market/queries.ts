@@ -1,0 +1,232 @@
+/**
+ * Market-data pages over the archive: trades, candles rolled up from 1-minute candles, trigger
+ * orders, order flow and the instrument registry. Pure functions of their ports; the HTTP group
+ * (functions/http/market.ts) only maps requests onto them.
+ */
+import { AppError } from '../errors.ts';
+import { isSymbolOf, type Family } from '../venues.ts';
+import type { ArchiveDeps } from '../archive/deps.ts';
+import { minuteCandleSource, readWindow, readWindowJson, windowSource } from '../archive/read.ts';
+import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
+import { CANDLE_PROJECTION, FLOW_PROJECTION, TRIGGER_ORDER_PROJECTION, tradeProjection } from './shape.ts';
+
+const DAY = 86_400_000;
+
+export interface JsonPage {
+  /** Rows as JSON objects joined by commas. */
+  json: string;
+  count: number;
+  nextCursor: string | null;
+}
+
+const EMPTY: JsonPage = { json: '', count: 0, nextCursor: null };
+
+export interface WindowParams {
+  start?: number;
+  end?: number;
+  cursor?: string;
+  limit: number;
+}
+
+/** The window a request asks for: `start` defaults to 24 hours before now and `end` to now. */
+export function resolveWindow(params: WindowParams, now: number, cursor?: CursorState): [number, number] {
+  if (cursor) return cursor.window;
+  const end = params.end ?? now;
+  const start = params.start ?? now - DAY;
+  if (start > end) throw new AppError('invalid_time_range', 'start must not be after end.', { param: 'start' });
+  return [start, end];
+}
+
+/** Fingerprint of a request for its cursors: everything but `limit` and `cursor`. */
+function fingerprintOf(routeId: string, symbol: string, params: Record<string, unknown>): string {
+  const { limit: _limit, cursor: _cursor, ...rest } = params;
+  return requestFingerprint({ routeId, symbol, ...rest });
+}
+
+function page(result: { json: string; count: number; more: boolean; last?: (number | string)[] }, fingerprint: string, window: [number, number]): JsonPage {
+  const nextCursor = result.more && result.last ? encodeCursor(fingerprint, { window, position: result.last }) : null;
+  return { json: result.json, count: result.count, nextCursor };
+}
+
+export interface TradesRequest extends WindowParams {
+  routeId: string;
+  family: Family;
+  symbol: string;
+  side?: 'buy' | 'sell';
+}
+
+const sideFilter = (side: 'buy' | 'sell' | undefined) =>
+  side ? { sql: 'side = $q_side', params: { q_side: side === 'buy' ? 'B' : 'A' } } : undefined;
+
+export async function tradesPage(deps: ArchiveDeps, req: TradesRequest, now: number): Promise<JsonPage> {
+  const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, side: req.side });
+  const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
+  const window = resolveWindow(req, now, cursor);
+  // A symbol in the wrong form for its family matches nothing.
+  if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
+  const result = await readWindowJson(deps, {
+    dataset: 'trades', family: req.family, symbol: req.symbol, from: window[0], to: window[1],
+    after: cursor?.position, limit: req.limit, filter: sideFilter(req.side), projection: tradeProjection(req.family),
+  });
+  return page(result, fingerprint, window);
+}
+
+/** The newest trades, newest first (no window parameters; the last day is searched). */
+export async function recentTradesPage(deps: ArchiveDeps, req: { family: Family; symbol: string; limit: number; side?: 'buy' | 'sell' }, now: number): Promise<JsonPage> {
+  if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
+  const result = await readWindowJson(deps, {
+    dataset: 'trades', family: req.family, symbol: req.symbol, from: now - DAY, to: now, limit: req.limit,
+    filter: sideFilter(req.side), projection: tradeProjection(req.family), direction: 'desc',
+  });
+  return { json: result.json, count: result.count, nextCursor: null };
+}
+
+export const CANDLE_INTERVALS = { '1m': 60_000, '5m': 300_000, '15m': 900_000, '30m': 1_800_000, '1h': 3_600_000, '4h': 14_400_000, '1d': DAY, '1w': 7 * DAY } as const;
+export type CandleInterval = keyof typeof CANDLE_INTERVALS;
+/** Weeks open on Monday 00:00 UTC; 1970-01-05 was the first Monday after the epoch. */
+const WEEK_ANCHOR = 4 * DAY;
+
+export function bucketStart(ts: number, interval: CandleInterval): number {
+  const width = CANDLE_INTERVALS[interval];
+  const anchor = interval === '1w' ? WEEK_ANCHOR : 0;
+  return Math.floor((ts - anchor) / width) * width + anchor;
+}
+
+export interface CandlesRequest extends WindowParams {
+  routeId: string;
+  family: Family;
+  symbol: string;
+  interval: CandleInterval;
+}
+
+/**
+ * Candles whose bucket opens in [start, end), each rolled up from every 1-minute candle inside it:
+ * open the first open, close the last close, high the max, low the min, volumes and trade counts
+ * summed. A bucket without a 1-minute candle does not exist: a missing bar is not a zero bar.
+ */
+export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: number): Promise<JsonPage> {
+  const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, interval: req.interval });
+  const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
+  const window = resolveWindow(req, now, cursor);
+  if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
+  const width = CANDLE_INTERVALS[req.interval];
+  const firstBucket = cursor ? Number(cursor.position[0]) + width : window[0];
+  if (firstBucket >= window[1]) return EMPTY;
+  // Whole buckets: from the start of the first bucket to the end of the last one.
+  const source = await minuteCandleSource(deps, {
+    family: req.family, symbol: req.symbol, from: bucketStart(firstBucket, req.interval), to: bucketStart(window[1] - 1, req.interval) + width - 1,
+  });
+  if (!source) return EMPTY;
+  const [result] = await deps.sql.query({
+    sql: `WITH minutes AS (${source.sql}),
+          buckets AS (
+            SELECT (ts - $c_anchor) // $c_width * $c_width + $c_anchor AS bucket,
+                   first(open ORDER BY ts) AS open, max(high) AS high, min(low) AS low, last(close ORDER BY ts) AS close,
+                   sum(volume) AS volume, sum(quote_volume) AS quote_volume, CAST(sum(trade_count) AS BIGINT) AS trade_count
+            FROM minutes GROUP BY 1),
+          page AS (
+            SELECT *, row_number() OVER (ORDER BY bucket) AS rn FROM buckets
+            WHERE bucket >= $c_first AND bucket < $c_end ORDER BY bucket LIMIT $c_fetch)
+          SELECT string_agg(to_json(${CANDLE_PROJECTION}), ',' ORDER BY rn) FILTER (WHERE rn <= $c_take) AS json,
+                 count(*) AS fetched, last(bucket ORDER BY rn) FILTER (WHERE rn <= $c_take) AS last_bucket
+          FROM page`,
+    params: {
+      ...source.params, c_anchor: req.interval === '1w' ? WEEK_ANCHOR : 0, c_width: width, c_first: firstBucket, c_end: window[1],
+      c_fetch: req.limit + 1, c_take: req.limit,
+    },
+  });
+  const fetched = Number(result?.fetched ?? 0);
+  const count = Math.min(fetched, req.limit);
+  return page({ json: count > 0 ? String(result!.json) : '', count, more: fetched > req.limit, last: count > 0 ? [Number(result!.last_bucket)] : undefined }, fingerprint, window);
+}
+
+export interface TriggerOrdersRequest extends WindowParams {
+  routeId: string;
+  family: Family;
+  symbol: string;
+  triggered?: boolean;
+  user?: string;
+}
+
+/** Trigger orders (TP/SL): their placements, triggers and cancellations. */
+export async function triggerOrdersPage(deps: ArchiveDeps, req: TriggerOrdersRequest, now: number): Promise<JsonPage> {
+  const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, triggered: req.triggered, user: req.user });
+  const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
+  const window = resolveWindow(req, now, cursor);
+  if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
+  const where = ['is_trigger'];
+  const params: Record<string, string> = {};
+  if (req.triggered !== undefined) where.push(req.triggered ? `event = 'triggered'` : `event <> 'triggered'`);
+  if (req.user !== undefined) {
+    where.push('user_address = $q_user');
+    params.q_user = req.user.toLowerCase();
+  }
+  const result = await readWindowJson(deps, {
+    dataset: 'order_events', family: req.family, symbol: req.symbol, from: window[0], to: window[1], after: cursor?.position,
+    limit: req.limit, filter: { sql: where.join(' AND '), params }, projection: TRIGGER_ORDER_PROJECTION,
+  });
+  return page(result, fingerprint, window);
+}
+
+export const FLOW_INTERVALS = { '1m': 60_000, '5m': 300_000, '1h': 3_600_000 } as const;
+
+/** Counts of order-event rows per bucket (not rates, not unique orders); no cursor. */
+export async function orderFlowPage(
+  deps: ArchiveDeps, req: { family: Family; symbol: string; start?: number; end?: number; interval: keyof typeof FLOW_INTERVALS; limit: number }, now: number,
+): Promise<JsonPage> {
+  const [from, to] = resolveWindow(req, now);
+  if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
+  const source = await windowSource(deps, { dataset: 'order_events', family: req.family, symbol: req.symbol, from, to });
+  if (!source) return EMPTY;
+  const [result] = await deps.sql.query({
+    sql: `WITH buckets AS (
+            SELECT ts // $f_width * $f_width AS bucket,
+              count(*) FILTER (WHERE event = 'placed' AND NOT is_trigger) AS limit_orders_placed,
+              count(*) FILTER (WHERE event = 'canceled') AS orders_canceled,
+              count(*) FILTER (WHERE event = 'filled') AS orders_filled,
+              count(*) FILTER (WHERE event = 'placed' AND is_trigger AND NOT is_position_tpsl) AS trigger_orders_placed,
+              count(*) FILTER (WHERE event = 'placed' AND is_position_tpsl) AS tpsl_orders_placed,
+              count(*) FILTER (WHERE event = 'triggered') AS orders_triggered,
+              count(*) FILTER (WHERE event = 'force_canceled') AS orders_force_canceled
+            FROM (${source.sql}) GROUP BY 1 ORDER BY 1 LIMIT $f_limit)
+          SELECT string_agg(to_json(${FLOW_PROJECTION}), ',' ORDER BY bucket) AS json, count(*) AS n FROM buckets`,
+    params: { ...source.params, f_width: FLOW_INTERVALS[req.interval], f_limit: req.limit },
+  });
+  const count = Number(result?.n ?? 0);
+  return { json: count > 0 ? String(result!.json) : '', count, nextCursor: null };
+}
+
+export interface Instrument {
+  symbol: string;
+  name: string;
+  instrument_type: string;
+  sz_decimals: number;
+  max_leverage: number | null;
+  dex: string | null;
+  quote: string | null;
+  is_active: boolean;
+  listed_at: string;
+  delisted_at: string | null;
+}
+
+/** The point-in-time instrument registry of a family: instruments listed at or before `at`. */
+export async function instruments(deps: ArchiveDeps, family: Family, at: number): Promise<Instrument[]> {
+  const { rows } = await readWindow(deps, { dataset: 'instruments', family, from: 0, to: at, limit: 100_000 });
+  const latest = new Map<string, (typeof rows)[number]>();
+  for (const row of rows) latest.set(String(row.symbol), row); // rows are in listing order; the newest listing wins
+  return [...latest.values()].map((row) => {
+    const delistedAt = row.delisted_at == null ? null : Number(row.delisted_at);
+    return {
+      symbol: String(row.symbol),
+      name: String(row.symbol),
+      instrument_type: String(row.market_type),
+      sz_decimals: Number(row.sz_decimals),
+      max_leverage: row.max_leverage == null ? null : Number(row.max_leverage),
+      dex: row.dex == null ? null : String(row.dex),
+      quote: row.quote == null ? null : String(row.quote),
+      is_active: delistedAt === null || delistedAt > at,
+      listed_at: new Date(Number(row.ts)).toISOString(),
+      delisted_at: delistedAt === null ? null : new Date(delistedAt).toISOString(),
+    };
+  }).sort((a, b) => a.symbol.localeCompare(b.symbol));
+}

@@ -1,0 +1,38 @@
+/**
+ * Wire shapes of market-data rows, written as DuckDB struct expressions over the archive's columns:
+ * DuckDB renders each row as JSON itself (see readWindowJson). Only this module writes them.
+ */
+import type { Family } from '../venues.ts';
+
+/** RFC 3339 UTC with milliseconds, from an epoch-ms column. */
+export const isoSql = (column: string) => `(strftime(make_timestamp(${column} * 1000), '%Y-%m-%dT%H:%M:%S.%g') || 'Z')`;
+
+/** A decimal string column as a JSON number (trigger-order rows are numeric per the spec). */
+const num = (column: string) => `TRY_CAST(${column} AS DOUBLE)`;
+
+/** Trade rows: decimal strings, `coin` kept as the deprecated alias of `symbol`. */
+export function tradeProjection(family: Family): string {
+  const builder = family === 'hip3'
+    ? `, 'builder_address': builder_address, 'builder_fee': builder_fee, 'deployer_fee': deployer_fee, 'priority_gas': priority_gas`
+    : '';
+  return `{'symbol': symbol, 'coin': symbol, 'side': side, 'price': price, 'size': size, 'timestamp': ${isoSql('ts')},
+    'trade_id': trade_id, 'crossed': crossed, 'fee': fee, 'fee_token': fee_token, 'closed_pnl': closed_pnl,
+    'direction': direction, 'start_position': start_position, 'user_address': user_address, 'tx_hash': tx_hash,
+    'order_id': order_id, 'cloid': cloid, 'maker_address': maker_address, 'taker_address': taker_address, 'twap_id': twap_id${builder}}`;
+}
+
+/** Trigger-order (TP/SL) rows, with the observed fields of the spec's table. */
+export const TRIGGER_ORDER_PROJECTION = `{'timestamp': ${isoSql('ts')}, 'block_time': ${isoSql('ts')}, 'block_number': block_number,
+  'seq': seq, 'coin': symbol, 'user_address': user_address, 'status': status, 'event': event, 'side': side,
+  'limit_price': ${num('limit_price')}, 'size': ${num('size')}, 'orig_size': ${num('orig_size')}, 'oid': oid,
+  'order_type': order_type, 'trigger_condition': trigger_condition, 'trigger_price': ${num('trigger_price')},
+  'is_trigger': is_trigger, 'is_position_tpsl': is_position_tpsl, 'reduce_only': reduce_only}`;
+
+/** Candle rows: JSON numbers (sums of doubles rounded to 10 decimals, so no float noise shows). */
+export const CANDLE_PROJECTION = `{'timestamp': ${isoSql('bucket')}, 'open': open, 'high': high, 'low': low, 'close': close,
+  'volume': round(volume, 10), 'quote_volume': round(quote_volume, 10), 'trade_count': trade_count}`;
+
+/** Order-flow buckets: counts of event rows, nothing about prices, sizes or wallets. */
+export const FLOW_PROJECTION = `{'timestamp': ${isoSql('bucket')}, 'limit_orders_placed': limit_orders_placed,
+  'orders_canceled': orders_canceled, 'orders_filled': orders_filled, 'trigger_orders_placed': trigger_orders_placed,
+  'tpsl_orders_placed': tpsl_orders_placed, 'orders_triggered': orders_triggered, 'orders_force_canceled': orders_force_canceled}`;

@@ -1,0 +1,85 @@
+/** Parameters and response rows of the market-data routes (SPEC "Endpoints" and "Resources"). */
+import * as v from 'valibot';
+import { booleanParam, enumParam, epochMsParam, integerParam, stringParam } from './params.ts';
+
+export const symbolPath = { symbol: stringParam({ description: 'Symbol in the family form (hip4 `#N` sent as `%23N`)', maxLength: 64, required: true }) };
+
+const window = {
+  start: epochMsParam('Window start, epoch ms (inclusive; default 24 hours before now)'),
+  end: epochMsParam('Window end, epoch ms (default now)'),
+};
+const cursor = { cursor: stringParam({ description: 'meta.next_cursor of the previous page, passed unchanged', maxLength: 512 }) };
+const side = { side: enumParam(['buy', 'sell'], { description: 'Only trades whose taker side is this' }) };
+
+export const TradesQuery = {
+  ...window,
+  limit: integerParam({ min: 1, max: 1000, default: 100, description: 'Rows per page' }),
+  ...cursor,
+  ...side,
+};
+
+export const RecentTradesQuery = {
+  limit: integerParam({ min: 1, max: 1000, default: 100, description: 'Newest trades to return, newest first' }),
+  ...side,
+};
+
+export const CANDLE_INTERVAL_VALUES = ['1m', '5m', '15m', '30m', '1h', '4h', '1d', '1w'] as const;
+export const CandlesQuery = {
+  interval: enumParam(CANDLE_INTERVAL_VALUES, { default: '1h', description: 'Bucket width, rolled up from 1-minute candles', errorCode: 'invalid_interval' }),
+  ...window,
+  limit: integerParam({ min: 1, max: 10_000, default: 100, description: 'Candles per page' }),
+  ...cursor,
+};
+
+export const TriggerOrdersQuery = {
+  ...window,
+  triggered: booleanParam('true keeps only triggers that fired; false drops them'),
+  user: stringParam({ description: 'Only this wallet (0x address, any case)', pattern: /^0x[0-9a-fA-F]{40}$/ }),
+  limit: integerParam({ min: 1, max: 10_000, default: 1000, description: 'Rows per page' }),
+  ...cursor,
+};
+
+export const FLOW_INTERVAL_VALUES = ['1m', '5m', '1h'] as const;
+export const OrderFlowQuery = {
+  ...window,
+  interval: enumParam(FLOW_INTERVAL_VALUES, { default: '1m', description: 'Bucket width (`granularity` is ignored)', errorCode: 'invalid_interval' }),
+  limit: integerParam({ min: 1, max: 10_000, default: 1000, description: 'Buckets to return (no cursor)' }),
+};
+
+const decimal = v.pipe(v.string(), v.description('decimal string'));
+const time = v.pipe(v.string(), v.description('RFC 3339 UTC'));
+
+export const TradeSchema = v.object({
+  symbol: v.string(), coin: v.pipe(v.string(), v.description('deprecated alias of symbol')), side: v.picklist(['B', 'A']),
+  price: decimal, size: decimal, timestamp: time, trade_id: v.number(), crossed: v.nullable(v.boolean()),
+  fee: v.nullable(decimal), fee_token: v.nullable(v.string()), closed_pnl: v.nullable(decimal), direction: v.nullable(v.string()),
+  start_position: v.nullable(decimal), user_address: v.nullable(v.string()), tx_hash: v.nullable(v.string()),
+  order_id: v.nullable(v.number()), cloid: v.nullable(v.string()), maker_address: v.nullable(v.string()),
+  taker_address: v.nullable(v.string()), twap_id: v.nullable(v.number()),
+  builder_address: v.optional(v.nullable(v.string())), builder_fee: v.optional(v.nullable(decimal)),
+  deployer_fee: v.optional(v.nullable(decimal)), priority_gas: v.optional(v.nullable(decimal)),
+});
+
+export const CandleSchema = v.object({
+  timestamp: time, open: v.number(), high: v.number(), low: v.number(), close: v.number(),
+  volume: v.pipe(v.number(), v.description('base-asset volume')), quote_volume: v.pipe(v.number(), v.description('quote volume (USD; USDH on hip4)')),
+  trade_count: v.pipe(v.number(), v.integer()),
+});
+
+export const TriggerOrderSchema = v.object({
+  timestamp: time, block_time: time, block_number: v.number(), seq: v.number(), coin: v.string(), user_address: v.string(),
+  status: v.string(), event: v.string(), side: v.picklist(['B', 'A']), limit_price: v.nullable(v.number()), size: v.nullable(v.number()),
+  orig_size: v.nullable(v.number()), oid: v.number(), order_type: v.string(), trigger_condition: v.nullable(v.string()),
+  trigger_price: v.nullable(v.number()), is_trigger: v.boolean(), is_position_tpsl: v.boolean(), reduce_only: v.boolean(),
+});
+
+export const OrderFlowSchema = v.object({
+  timestamp: time, limit_orders_placed: v.number(), orders_canceled: v.number(), orders_filled: v.number(),
+  trigger_orders_placed: v.number(), tpsl_orders_placed: v.number(), orders_triggered: v.number(), orders_force_canceled: v.number(),
+});
+
+export const InstrumentSchema = v.object({
+  symbol: v.string(), name: v.string(), instrument_type: v.picklist(['perp', 'spot', 'outcome']), sz_decimals: v.number(),
+  max_leverage: v.nullable(v.number()), dex: v.nullable(v.string()), quote: v.nullable(v.string()), is_active: v.boolean(),
+  listed_at: time, delisted_at: v.nullable(time),
+});

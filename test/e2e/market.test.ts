@@ -1,0 +1,240 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalCloud, type LocalCloud } from '../../functions/local/cloud.ts';
+import { ROUTES } from '../../functions/routes.ts';
+
+const KEY = 'market-test-key';
+let cloud: LocalCloud;
+let dataDir: string;
+let now: number;
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'archive-market-'));
+  cloud = await startLocalCloud({
+    port: 0, dataDir, apiKeys: [{ key: KEY, plan: 'pro' }], schedules: false, logLevel: 'ERROR',
+    demo: { days: 2 / 24, seed: 11, intensity: 0.5, l2IntervalMs: 60_000 },
+  });
+  await cloud.demo!.seeded;
+  now = Date.now();
+}, 180_000);
+afterAll(async () => {
+  await cloud?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function get(path: string, query: Record<string, string | number | boolean> = {}) {
+  const url = new URL(cloud.url + path);
+  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
+  const res = await fetch(url, { headers: { 'X-API-Key': KEY } });
+  return { status: res.status, headers: res.headers, body: await res.json() as any };
+}
+
+const window = () => ({ start: now - 3 * 3_600_000, end: now });
+
+/** Follows next_cursor to the end; every page must be a 200. */
+async function walk(path: string, query: Record<string, string | number | boolean>) {
+  const rows: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await get(path, { ...query, ...(cursor && { cursor }) });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    rows.push(...res.body.data);
+    cursor = res.body.meta.next_cursor;
+  } while (cursor);
+  return rows;
+}
+
+describe('trades', () => {
+  it('answers every family with trade rows in the spec shape', async () => {
+    const symbols = { '/v1/perpx': 'BTC', '/v1/perpx/spot': 'HYPE-USDC', '/v1/perpx/hip3': 'xyz:TSLA', '/v1/perpx/hip4': '%2310', '/v1/altx': 'ETH', '/v1/altx-rh': 'BTC' };
+    for (const [prefix, symbol] of Object.entries(symbols)) {
+      const res = await get(`${prefix}/trades/${symbol}`, { ...window(), limit: 5 });
+      expect(res.status, prefix).toBe(200);
+      expect(res.body.data.length, prefix).toBeGreaterThan(0);
+      const row = res.body.data[0];
+      expect(row.coin).toBe(row.symbol);
+      expect(row.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(typeof row.price).toBe('string');
+      expect(typeof row.size).toBe('string');
+      expect(res.body.meta).toMatchObject({ count: res.body.data.length, request_id: res.headers.get('x-request-id') });
+    }
+  });
+
+  it('matches nothing for a symbol in the wrong form for its family', async () => {
+    for (const path of ['/v1/perpx/hip3/trades/TSLA', '/v1/perpx/hip3/trades/XYZ:TSLA', '/v1/perpx/hip4/trades/10', '/v1/perpx/spot/trades/HYPE', '/v1/altx-rh/trades/AAPL-USDC']) {
+      const res = await get(path, window());
+      expect(res.status, path).toBe(200);
+      expect(res.body.data, path).toEqual([]);
+    }
+  });
+
+  it('yields every row of the window exactly once, in order, whatever the page size', async () => {
+    const all = await walk('/v1/perpx/trades/BTC', { ...window(), limit: 1000 });
+    expect(all.length).toBeGreaterThan(50);
+    const ids = all.map((r) => r.trade_id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const times = all.map((r) => Date.parse(r.timestamp));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    for (const limit of [50, 333]) expect((await walk('/v1/perpx/trades/BTC', { ...window(), limit })).map((r) => r.trade_id)).toEqual(ids);
+    // Very small pages over the last hour.
+    const lastHour = { start: now - 3_600_000, end: now };
+    const hourIds = all.filter((r) => Date.parse(r.timestamp) >= lastHour.start).map((r) => r.trade_id);
+    expect((await walk('/v1/perpx/trades/BTC', { ...lastHour, limit: 7 })).map((r) => r.trade_id)).toEqual(hourIds);
+  });
+
+  it('has no next cursor at the end of the window', async () => {
+    const res = await get('/v1/perpx/trades/BTC', { ...window(), limit: 1000 });
+    const total = (await walk('/v1/perpx/trades/BTC', { ...window(), limit: 1000 })).length;
+    if (total <= 1000) expect(res.body.meta.next_cursor).toBeNull();
+  });
+
+  it('refuses a cursor reused with other parameters, or tampered with, as invalid_cursor', async () => {
+    const first = await get('/v1/perpx/trades/BTC', { ...window(), limit: 5 });
+    const cursor = first.body.meta.next_cursor;
+    const changed = await get('/v1/perpx/trades/BTC', { ...window(), start: window().start + 1, limit: 5, cursor });
+    const otherSymbol = await get('/v1/perpx/trades/ETH', { ...window(), limit: 5, cursor });
+    const tampered = await get('/v1/perpx/trades/BTC', { ...window(), limit: 5, cursor: `${cursor}x` });
+    for (const res of [changed, otherSymbol, tampered]) expect(res.body).toMatchObject({ code: 400, error_code: 'invalid_cursor', param: 'cursor' });
+  });
+
+  it('filters by taker side', async () => {
+    const res = await get('/v1/perpx/trades/BTC', { ...window(), side: 'sell', limit: 100 });
+    expect(res.body.data.length).toBeGreaterThan(0);
+    expect(new Set(res.body.data.map((r: any) => r.side))).toEqual(new Set(['A']));
+  });
+
+  it('serves the newest trades first on /recent', async () => {
+    const res = await get('/v1/altx/trades/BTC/recent', { limit: 20 });
+    const times = res.body.data.map((r: any) => Date.parse(r.timestamp));
+    expect(times.length).toBeGreaterThan(0);
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+  });
+
+  it('answers 200 with an empty array for a window wholly before coverage', async () => {
+    const res = await get('/v1/perpx/hip3/trades/xyz:TSLA', { start: Date.UTC(2025, 0, 1), end: Date.UTC(2025, 0, 2) });
+    expect(res).toMatchObject({ status: 200, body: { success: true, data: [] } });
+  });
+});
+
+describe('limits and parameters', () => {
+  it('returns 400 naming limit above each route\'s maximum', async () => {
+    for (const [path, max] of [['/v1/perpx/trades/BTC', 1000], ['/v1/perpx/candles/BTC', 10_000], ['/v1/perpx/orders/BTC/tpsl', 10_000], ['/v1/perpx/orders/BTC/flow', 10_000]] as const) {
+      expect((await get(path, { limit: max })).status, path).toBe(200);
+      expect((await get(path, { limit: max + 1 })).body, path).toMatchObject({ code: 400, error_code: 'invalid_parameter', param: 'limit' });
+    }
+  });
+
+  it('returns 400 naming the parameter for non-integer or negative values', async () => {
+    for (const [name, value] of [['limit', '-1'], ['limit', '1.5'], ['limit', 'ten'], ['start', 'yesterday'], ['end', '-5']]) {
+      expect((await get('/v1/perpx/trades/BTC', { [name]: value })).body, `${name}=${value}`).toMatchObject({ code: 400, param: name });
+    }
+  });
+
+  it('returns 400 listing the accepted intervals', async () => {
+    expect((await get('/v1/perpx/candles/BTC', { interval: '7m' })).body).toMatchObject({
+      code: 400, error_code: 'invalid_interval', param: 'interval', valid_values: ['1m', '5m', '15m', '30m', '1h', '4h', '1d', '1w'],
+    });
+    expect((await get('/v1/perpx/orders/BTC/flow', { interval: '15m' })).body).toMatchObject({ error_code: 'invalid_interval', valid_values: ['1m', '5m', '1h'] });
+  });
+
+  it('returns 400 invalid_time_range when start is after end', async () => {
+    expect((await get('/v1/perpx/trades/BTC', { start: now, end: now - 1000 })).body).toMatchObject({ code: 400, error_code: 'invalid_time_range', param: 'start' });
+  });
+});
+
+describe('candles', () => {
+  it('rolls 5m and 1h candles up from the 1-minute candles they come from', async () => {
+    const minutes = await walk('/v1/perpx/candles/BTC', { ...window(), interval: '1m', limit: 10_000 });
+    expect(minutes.length).toBeGreaterThan(30);
+    for (const [interval, width] of [['5m', 300_000], ['1h', 3_600_000]] as const) {
+      const rolled = await walk('/v1/perpx/candles/BTC', { ...window(), interval, limit: 7 });
+      const expected = new Map<number, any>();
+      for (const m of minutes) {
+        const bucket = Math.floor(Date.parse(m.timestamp) / width) * width;
+        if (bucket < window().start) continue;
+        const c = expected.get(bucket);
+        if (!c) expected.set(bucket, { ...m, timestamp: new Date(bucket).toISOString() });
+        else Object.assign(c, { high: Math.max(c.high, m.high), low: Math.min(c.low, m.low), close: m.close, volume: c.volume + m.volume, quote_volume: c.quote_volume + m.quote_volume, trade_count: c.trade_count + m.trade_count });
+      }
+      const complete = rolled.filter((c) => Date.parse(c.timestamp) >= window().start && Date.parse(c.timestamp) + width <= now - 120_000);
+      expect(complete.length, interval).toBeGreaterThan(0);
+      for (const c of complete) {
+        const e = expected.get(Date.parse(c.timestamp));
+        expect(c, `${interval} ${c.timestamp}`).toMatchObject({ open: e.open, high: e.high, low: e.low, close: e.close, trade_count: e.trade_count });
+        expect(c.volume).toBeCloseTo(e.volume, 6);
+        expect(c.quote_volume).toBeCloseTo(e.quote_volume, 2);
+      }
+    }
+  });
+
+  it('has no bar for a minute without trades (a missing bar is not a zero bar)', async () => {
+    const minutes = await walk('/v1/perpx/spot/candles/PURR-USDC', { ...window(), interval: '1m', limit: 10_000 });
+    expect(minutes.every((m) => m.trade_count > 0 && m.volume > 0)).toBe(true);
+  });
+
+  it('gives hip4 prices as probabilities, quoted in USDH', async () => {
+    const res = await get('/v1/perpx/hip4/candles/%2310', { ...window(), interval: '5m', limit: 100 });
+    expect(res.body.data.length).toBeGreaterThan(0);
+    for (const c of res.body.data) for (const p of [c.open, c.high, c.low, c.close]) expect(p >= 0 && p <= 1).toBe(true);
+    expect(res.body.meta).toMatchObject({ price_unit: 'probability', quote_currency: 'USDH' });
+  });
+});
+
+describe('trigger orders and order flow', () => {
+  it('filters trigger orders by triggered and user, and ignores user_address', async () => {
+    const all = await walk('/v1/perpx/orders/BTC/tpsl', { ...window(), limit: 10_000 });
+    expect(all.length).toBeGreaterThan(0);
+    expect(all.every((r) => r.is_trigger)).toBe(true);
+    const fired = await walk('/v1/perpx/orders/BTC/tpsl', { ...window(), triggered: true });
+    expect(fired.every((r) => r.event === 'triggered')).toBe(true);
+    const user = all[0].user_address;
+    const mine = await walk('/v1/perpx/orders/BTC/tpsl', { ...window(), user: user.toUpperCase().replace('0X', '0x') });
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.every((r) => r.user_address === user)).toBe(true);
+    const ignored = await walk('/v1/perpx/orders/BTC/tpsl', { ...window(), user_address: user });
+    expect(ignored.length).toBe(all.length);
+  });
+
+  it('counts order events per bucket, ignores granularity, and has no cursor', async () => {
+    const oneMinute = await get('/v1/perpx/orders/BTC/flow', { ...window(), granularity: '1h' });
+    const hourly = await get('/v1/perpx/orders/BTC/flow', { ...window(), interval: '1h' });
+    expect(oneMinute.body.meta).toMatchObject({ interval: '1m', next_cursor: null });
+    const sum = (rows: any[], key: string) => rows.reduce((s, r) => s + r[key], 0);
+    for (const key of ['limit_orders_placed', 'orders_canceled', 'orders_filled', 'tpsl_orders_placed']) {
+      expect(sum(hourly.body.data, key), key).toBe(sum(oneMinute.body.data, key));
+    }
+    expect(Object.keys(oneMinute.body.data[0]).sort()).toEqual(['limit_orders_placed', 'orders_canceled', 'orders_filled', 'orders_force_canceled', 'orders_triggered', 'timestamp', 'tpsl_orders_placed', 'trigger_orders_placed']);
+  });
+
+  it('has no trigger-order or order-flow routes for spot', async () => {
+    expect((await get('/v1/perpx/spot/orders/HYPE-USDC/tpsl')).body).toMatchObject({ code: 404, error_code: 'route_not_found' });
+  });
+});
+
+describe('instruments and legacy routes', () => {
+  it('lists the registry and finds one instrument, 404 for an unknown one', async () => {
+    const list = await get('/v1/altx/instruments');
+    expect(list.body.data.map((i: any) => i.symbol)).toEqual(expect.arrayContaining(['BTC', 'ETH']));
+    expect((await get('/v1/perpx/hip3/instruments/xyz:TSLA')).body.data).toMatchObject({ symbol: 'xyz:TSLA', dex: 'xyz', instrument_type: 'perp' });
+    expect((await get('/v1/perpx/instruments/NOPE')).body).toMatchObject({ code: 404, error_code: 'not_found' });
+  });
+
+  it('answers the deprecated routes like their core replacements, with a Deprecation header', async () => {
+    const legacy = await get('/v1/trades/BTC', { ...window(), limit: 20 });
+    const core = await get('/v1/perpx/trades/BTC', { ...window(), limit: 20 });
+    expect(legacy.body.data).toEqual(core.body.data);
+    expect(legacy.headers.get('deprecation')).toBe('true');
+    expect(legacy.headers.get('link')).toContain('/v1/perpx/trades/{symbol}');
+    expect((await get('/v1/trades/BTC/cursor', { ...window(), limit: 20 })).body.data).toEqual(core.body.data);
+    expect((await get('/v1/instruments/BTC')).body.data.symbol).toBe('BTC');
+  });
+
+  it('documents every market route in the OpenAPI document', async () => {
+    const doc = (await get('/v1/openapi.json')).body;
+    for (const route of ROUTES.filter((r) => r.group === 'market')) {
+      expect(doc.paths[route.path]?.get?.operationId, route.path).toBe(route.operationId);
+    }
+    expect(doc.paths['/v1/trades/{symbol}'].get.deprecated).toBe(true);
+  });
+});
