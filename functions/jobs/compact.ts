@@ -1,11 +1,10 @@
 /** Scheduled every minute: compacts recent deltas and deletes objects past their grace period. */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { compactArchive, type CompactionReport } from '../core/archive/compact.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
-import { logger, metrics } from '../shared/powertools.ts';
+import { logger, metrics, publishMetrics } from '../shared/powertools.ts';
 
 async function compact(): Promise<CompactionReport> {
   const report = await compactArchive(archiveDeps());
@@ -14,4 +13,4 @@ async function compact(): Promise<CompactionReport> {
   return report;
 }
 
-export const handler = middy(compact).use(injectLambdaContext(logger, { resetKeys: true })).use(logMetrics(metrics));
+export const handler = middy(compact).use(injectLambdaContext(logger, { resetKeys: true })).use(publishMetrics());

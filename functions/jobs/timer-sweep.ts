@@ -1,11 +1,10 @@
 /** Step Functions task: releases due timers onto their queues (see core/timers.ts). */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { sweepTimers, type SweepResult } from '../core/timers.ts';
 import { clock, queueSender, timerStore } from '../shared/deps.ts';
-import { logger, metrics } from '../shared/powertools.ts';
+import { logger, metrics, publishMetrics } from '../shared/powertools.ts';
 
 async function sweep(): Promise<SweepResult> {
   const result = await sweepTimers({ timers: timerStore(), queues: queueSender(), clock });
@@ -14,4 +13,4 @@ async function sweep(): Promise<SweepResult> {
   return result;
 }
 
-export const handler = middy(sweep).use(injectLambdaContext(logger, { resetKeys: true })).use(logMetrics(metrics));
+export const handler = middy(sweep).use(injectLambdaContext(logger, { resetKeys: true })).use(publishMetrics());

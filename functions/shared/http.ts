@@ -7,7 +7,6 @@
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -15,7 +14,7 @@ import { AppError, errorBody, toAppError } from '../core/errors.ts';
 import { isPlanName, type PlanName } from '../core/plans.ts';
 import { REQUEST_ID_HEADER, ROUTES, type RouteDef } from '../routes.ts';
 import type { FunctionName } from '../resources.ts';
-import { logger, metrics, tracer } from './powertools.ts';
+import { logger, metrics, publishMetrics, tracer } from './powertools.ts';
 import { parseBody, parseParams } from './validate.ts';
 
 export interface Account {
@@ -172,6 +171,6 @@ export function httpRouteGroup(group: FunctionName, implementations: Record<stri
 
   return middy(handle)
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics))
+    .use(publishMetrics())
     .use(captureLambdaHandler(tracer));
 }

@@ -126,7 +126,7 @@ describe('limits and parameters', () => {
   });
 
   it('returns 400 naming the parameter for non-integer or negative values', async () => {
-    for (const [name, value] of [['limit', '-1'], ['limit', '1.5'], ['limit', 'ten'], ['start', 'yesterday'], ['end', '-5']]) {
+    for (const [name, value] of [['limit', '-1'], ['limit', '1.5'], ['limit', 'ten'], ['start', 'yesterday'], ['end', '-5']] as const) {
       expect((await get('/v1/perpx/trades/BTC', { [name]: value })).body, `${name}=${value}`).toMatchObject({ code: 400, param: name });
     }
   });

@@ -146,6 +146,10 @@ export async function minuteCandleSource(
                      QUALIFY row_number() OVER (PARTITION BY trade_id ORDER BY ts) = 1)`;
     parts.push(`SELECT * FROM (${candlesFromTradesSql(trades)}) WHERE ts BETWEEN $m_from AND $m_to`);
   }
+  // Without a tail every minute comes from one compacted file: nothing to merge.
+  if (parts.length === 1 && tail.length === 0) {
+    return { sql: `SELECT symbol, ts, open, high, low, close, volume, quote_volume, trade_count FROM (${parts[0]})`, params };
+  }
   return {
     sql: `SELECT symbol, ts, first(open ORDER BY open_ts) AS open, max(high) AS high, min(low) AS low,
                  last(close ORDER BY close_ts) AS close, sum(volume) AS volume, sum(quote_volume) AS quote_volume,

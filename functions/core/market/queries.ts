@@ -119,11 +119,13 @@ export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: n
   if (!source) return EMPTY;
   const [result] = await deps.sql.query({
     sql: `WITH minutes AS (${source.sql}),
-          buckets AS (
-            SELECT (ts - $c_anchor) // $c_width * $c_width + $c_anchor AS bucket,
+          buckets AS (${req.interval === '1m'
+            // 1-minute candles are served as they are stored.
+            ? `SELECT ts AS bucket, open, high, low, close, volume, quote_volume, trade_count FROM minutes WHERE $c_anchor = 0 AND $c_width > 0`
+            : `SELECT (ts - $c_anchor) // $c_width * $c_width + $c_anchor AS bucket,
                    first(open ORDER BY ts) AS open, max(high) AS high, min(low) AS low, last(close ORDER BY ts) AS close,
                    sum(volume) AS volume, sum(quote_volume) AS quote_volume, CAST(sum(trade_count) AS BIGINT) AS trade_count
-            FROM minutes GROUP BY 1),
+              FROM minutes GROUP BY 1`}),
           page AS (
             SELECT *, row_number() OVER (ORDER BY bucket) AS rn FROM buckets
             WHERE bucket >= $c_first AND bucket < $c_end ORDER BY bucket LIMIT $c_fetch)

@@ -1,0 +1,98 @@
+/**
+ * Market-route figures: server-side latency (the market handler invoked in-process, manifest in
+ * dynalite, files in the warm local cache) of a 1000-row trades page, a 30-day 1h candle rollup and
+ * a 10,000-row 1m candle page, each next to DuckDB running the same query on the same local files
+ * (the floor). Data: 30 days of synthetic BTC trades through the real ingest and compaction.
+ */
+import { DuckDBInstance, listValue, LIST, VARCHAR, BIGINT } from '@duckdb/node-api';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { ingestBatch } from '../functions/core/archive/ingest.ts';
+import { compactArchive } from '../functions/core/archive/compact.ts';
+import { archiveDeps } from '../functions/shared/archive-deps.ts';
+import { CANDLE_PROJECTION, tradeProjection } from '../functions/core/market/shape.ts';
+import { startTestEmulators } from '../test/helpers/emulators.ts';
+import { ms, percentile, row, timeRuns } from './stats.ts';
+
+const DAY = 86_400_000;
+
+function syntheticDay(day: number, firstId: number): string {
+  const lines: string[] = [];
+  let price = 97_000;
+  for (let i = 0, ts = day; ts < day + DAY; i++, ts += 5_000 + ((i * 7919) % 9_000)) {
+    price *= 1 + (((i * 104729) % 2001) - 1000) / 2_000_000;
+    lines.push(JSON.stringify({
+      dataset: 'trades', family: 'perpx', symbol: 'BTC', ts, trade_id: firstId + i, side: i % 3 ? 'B' : 'A',
+      price: price.toFixed(1), size: (0.001 + ((i * 31) % 500) / 1000).toFixed(5), crossed: true, fee: '0.1', fee_token: 'USDC',
+    }));
+  }
+  return lines.join('\n');
+}
+
+export async function benchMarket(): Promise<void> {
+  const env = await startTestEmulators();
+  try {
+    const deps = archiveDeps();
+    const today = Math.floor(Date.now() / DAY) * DAY;
+    const start = today - 30 * DAY;
+    for (let d = 0; d < 30; d++) await ingestBatch(deps, 'normalized', syntheticDay(start + d * DAY, (d + 1) * 1_000_000));
+    await compactArchive(deps);
+    const { handler } = await import('../functions/http/market.ts');
+    const invoke = async (resource: string, path: string, query: Record<string, string>) => {
+      const event = {
+        resource, path, httpMethod: 'GET', headers: {}, multiValueHeaders: {}, queryStringParameters: query, multiValueQueryStringParameters: null,
+        pathParameters: { symbol: 'BTC' }, stageVariables: null, body: null, isBase64Encoded: false,
+        requestContext: { requestId: 'bench', stage: 'bench', authorizer: { account_id: 'acct_bench', plan: 'pro' } },
+      } as unknown as APIGatewayProxyEvent;
+      const result = await handler(event, { functionName: 'market', awsRequestId: 'bench', getRemainingTimeInMillis: () => 29_000 } as Context);
+      if (result.statusCode !== 200) throw new Error(result.body);
+      return result;
+    };
+
+    const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
+    const connection = await instance.connect();
+    const tradeFiles = await deps.files.paths(await deps.manifest.compactedFiles('trades', 'perpx', 'BTC', '2000-01-01', '2999-12-31'));
+    const candleFiles = await deps.files.paths(await deps.manifest.compactedFiles('candles_1m', 'perpx', undefined, '2000-01-01', '2999-12-31'));
+    const types = { files: LIST(VARCHAR), from: BIGINT, to: BIGINT };
+
+    const cases = [
+      {
+        label: 'trades page, 1000 rows',
+        server: () => invoke('/v1/perpx/trades/{symbol}', '/v1/perpx/trades/BTC', { start: String(start + 10 * DAY), end: String(today), limit: '1000' }),
+        floor: () => connection.runAndReadAll(
+          `SELECT string_agg(to_json(${tradeProjection('perpx')}), ',' ORDER BY ts, trade_id) FROM (
+             SELECT * FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to ORDER BY ts, trade_id LIMIT 1000)`,
+          { files: listValue(tradeFiles), from: BigInt(start + 10 * DAY), to: BigInt(today) }, types),
+      },
+      {
+        label: '30-day 1h candle rollup (720 candles)',
+        server: () => invoke('/v1/perpx/candles/{symbol}', '/v1/perpx/candles/BTC', { interval: '1h', start: String(start), end: String(today), limit: '1000' }),
+        floor: () => connection.runAndReadAll(
+          `SELECT string_agg(to_json(${CANDLE_PROJECTION}), ',' ORDER BY bucket) FROM (
+             SELECT ts // 3600000 * 3600000 AS bucket, first(open ORDER BY ts) AS open, max(high) AS high, min(low) AS low,
+                    last(close ORDER BY ts) AS close, sum(volume) AS volume, sum(quote_volume) AS quote_volume, sum(trade_count) AS trade_count
+             FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to GROUP BY 1)`,
+          { files: listValue(candleFiles), from: BigInt(start), to: BigInt(today - 1) }, types),
+      },
+      {
+        label: '1m candle page, 10000 rows',
+        server: () => invoke('/v1/perpx/candles/{symbol}', '/v1/perpx/candles/BTC', { interval: '1m', start: String(start + 5 * DAY), end: String(today), limit: '10000' }),
+        floor: () => connection.runAndReadAll(
+          `SELECT string_agg(to_json(${CANDLE_PROJECTION}), ',' ORDER BY bucket) FROM (
+             SELECT ts AS bucket, open, high, low, close, volume, quote_volume, trade_count
+             FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to ORDER BY ts LIMIT 10000)`,
+          { files: listValue(candleFiles), from: BigInt(start + 5 * DAY), to: BigInt(today) }, types),
+      },
+    ];
+    console.log('\nMarket routes (server side: handler in-process, warm cache; 30 days of BTC)');
+    for (const c of cases) {
+      const server = await timeRuns(40, c.server);
+      const floor = await timeRuns(40, c.floor);
+      row(c.label, `p50 ${ms(percentile(server, 50))}  p99 ${ms(percentile(server, 99))}`);
+      row('  DuckDB, same query on the same files (floor)', `p50 ${ms(percentile(floor, 50))}  p99 ${ms(percentile(floor, 99))}`);
+      row('  handler / floor', `p50 ${(percentile(server, 50) / percentile(floor, 50)).toFixed(2)}x  p99 ${(percentile(server, 99) / percentile(floor, 99)).toFixed(2)}x`);
+    }
+    connection.closeSync();
+  } finally {
+    await env.stop();
+  }
+}
