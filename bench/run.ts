@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { benchArchive } from './archive.ts';
 import { benchMarket } from './market.ts';
+import { benchBreadth } from './breadth.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -11,5 +12,6 @@ const { values } = parseArgs({ options: { hours: { type: 'string', default: '12'
 console.log(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
 await benchArchive({ hours: Number(values.hours) });
 await benchMarket();
+await benchBreadth();
 const memory = process.memoryUsage();
 console.log(`\nPeak-ish memory: rss ${(memory.rss / 2 ** 20).toFixed(0)} MB, heap ${(memory.heapUsed / 2 ** 20).toFixed(0)} MB`);

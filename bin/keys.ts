@@ -4,8 +4,6 @@
  *   --target aws writes to the deployed accounts table (--table, or TABLE_ACCOUNTS) and attaches
  *     the account to its tier's usage plan (--usage-plan-id, from the stack output UsagePlanId<Tier>).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -14,8 +12,10 @@ import { createAccount, type UsageKeyRegistry } from '../functions/core/accounts
 import { isPlanName, PLAN_NAMES } from '../functions/core/plans.ts';
 import { dynamoAccountStore } from '../functions/adapters/dynamodb-accounts.ts';
 import { apiGatewayUsageKeys } from '../functions/adapters/apigateway-usage-keys.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../functions/local/emulators.ts';
+import { attachToRunningCloud } from '../functions/local/cloud.ts';
 import { localSettings } from '../functions/local/settings.ts';
+import { accountStore } from '../functions/shared/deps.ts';
+import type { AccountStore } from '../functions/ports/accounts.ts';
 
 function fail(message: string): never {
   console.error(message);
@@ -36,31 +36,23 @@ if (positionals[0] !== 'create') fail('usage: npm run keys -- create --plan <fre
 const plan = values.plan ?? '';
 if (!isPlanName(plan)) fail(`--plan must be one of ${PLAN_NAMES.join(', ')}`);
 
-let client: DynamoDBClient;
-let table: string;
+let accounts: AccountStore;
 let usageKeys: UsageKeyRegistry | undefined;
 if (values.target === 'local') {
-  const statePath = join(localSettings().LOCAL_DATA_DIR, 'local-cloud.json');
-  let state: { endpoints: { dynamodb: string }; names: { tables: { accounts: string } } };
   try {
-    state = JSON.parse(readFileSync(statePath, 'utf8'));
-  } catch {
-    fail(`No running local cloud found (${statePath}). Start it with npm start, then run this again.`);
+    attachToRunningCloud(localSettings().LOCAL_DATA_DIR);
+  } catch (error) {
+    fail((error as Error).message);
   }
-  client = new DynamoDBClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: state.endpoints.dynamodb });
-  table = state.names.tables.accounts;
+  accounts = accountStore();
 } else if (values.target === 'aws') {
-  table = values.table ?? process.env.TABLE_ACCOUNTS ?? fail('--table (or TABLE_ACCOUNTS) names the deployed accounts table');
+  const table = values.table ?? process.env.TABLE_ACCOUNTS ?? fail('--table (or TABLE_ACCOUNTS) names the deployed accounts table');
   const usagePlanId = values['usage-plan-id'] ?? fail('--usage-plan-id is the stack output UsagePlanId<Tier> of this plan');
-  client = new DynamoDBClient({});
+  accounts = dynamoAccountStore(DynamoDBDocumentClient.from(new DynamoDBClient({})), table);
   usageKeys = apiGatewayUsageKeys(new APIGatewayClient({}), { [plan]: usagePlanId });
 } else {
   fail('--target must be local or aws');
 }
 
-const { account, apiKey } = await createAccount(
-  { accounts: dynamoAccountStore(DynamoDBDocumentClient.from(client), table), usageKeys, now: () => new Date() },
-  plan,
-);
+const { account, apiKey } = await createAccount({ accounts, usageKeys, now: () => new Date() }, plan);
 console.log(`account  ${account.id}\nplan     ${account.plan}\napi key  ${apiKey}\n\nThe key is shown once and stored only as a hash. Send it as the X-API-Key header.`);
-client.destroy();

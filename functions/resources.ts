@@ -4,7 +4,7 @@
  * from this one list, so what runs locally is what deploys. No CDK or SDK imports here.
  */
 
-export type TableName = 'accounts' | 'webhooks' | 'timers' | 'manifest';
+export type TableName = 'accounts' | 'webhooks' | 'timers' | 'manifest' | 'breadth';
 export type QueueName = 'delivery' | 'ingest';
 export type BucketName = 'archive';
 
@@ -31,6 +31,8 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
   },
   // Messages waiting longer than SQS can delay them (over 15 minutes), bucketed by due minute.
   timers: { envVar: 'TABLE_TIMERS', partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expires_at', globalIndexes: [] },
+  // Breadth snapshots, one item per family and minute.
+  breadth: { envVar: 'TABLE_BREADTH', partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expires_at', globalIndexes: [] },
   // The archive manifest: every Parquet object with its time range, rows, size and ETag.
   manifest: {
     envVar: 'TABLE_MANIFEST',
@@ -84,7 +86,7 @@ export interface FunctionDef {
   consumes?: QueueName;
 }
 
-export type FunctionName = 'authorizer' | 'system' | 'market' | 'timer-sweep' | 'ingest' | 'compact';
+export type FunctionName = 'authorizer' | 'system' | 'market' | 'breadth-api' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact';
 
 export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   authorizer: {
@@ -108,6 +110,22 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     timeoutS: 29,
     duckdb: true,
     tables: { manifest: 'read' },
+    buckets: { archive: 'read' },
+  },
+  'breadth-api': {
+    entry: 'functions/http/breadth.ts',
+    description: 'Breadth above session VWAP: latest snapshot and minute history',
+    memoryMb: 512,
+    timeoutS: 10,
+    tables: { breadth: 'read' },
+  },
+  breadth: {
+    entry: 'functions/jobs/breadth.ts',
+    description: 'Computes the breadth snapshot of each family at every minute cutoff',
+    memoryMb: 1769,
+    timeoutS: 55,
+    duckdb: true,
+    tables: { breadth: 'readwrite', manifest: 'read' },
     buckets: { archive: 'read' },
   },
   'timer-sweep': {
@@ -155,4 +173,5 @@ export const STATE_MACHINES: Readonly<Record<StateMachineName, { description: st
 export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {
   'timer-sweep': { everyMinutes: 1, target: { stateMachine: 'timer-sweep' } },
   compact: { everyMinutes: 1, target: { function: 'compact' } },
+  breadth: { everyMinutes: 1, target: { function: 'breadth' } },
 };

@@ -10,11 +10,11 @@ import type { ParamSchema } from '../schemas/params.ts';
 import { HealthSchema } from '../schemas/responses.ts';
 import { FAMILIES, type Family } from './core/venues.ts';
 import {
-  CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
+  BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
   TriggerOrderSchema, TriggerOrdersQuery, symbolPath,
 } from '../schemas/market.ts';
 
-export type MarketAction = 'trades' | 'recentTrades' | 'candles' | 'triggerOrders' | 'orderFlow' | 'instruments' | 'instrument';
+export type MarketAction = 'trades' | 'recentTrades' | 'candles' | 'triggerOrders' | 'orderFlow' | 'instruments' | 'instrument' | 'breadthCurrent' | 'breadthHistory';
 
 /** Path prefix of each venue family. */
 export const FAMILY_PREFIX: Readonly<Record<Family, string>> = {
@@ -150,6 +150,7 @@ export const ROUTES: readonly RouteDef[] = [
     response: { status: 200, description: 'The OpenAPI document', shape: 'raw', schema: v.record(v.string(), v.unknown()) },
   },
   ...marketRoutes(),
+  ...breadthRoutes(),
   {
     // API Gateway answers an unmatched path before any authorizer runs. This catch-all makes it
     // authenticate first, so callers without a valid key get 401 on every path (as the real
@@ -174,7 +175,26 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Orders: 'Trigger orders and order flow from order-level events.',
   Instruments: 'The point-in-time instrument registry per family.',
   Legacy: 'Deprecated un-prefixed routes that answer like the core family.',
+  Breadth: 'Share of instruments above session VWAP, computed every minute.',
 };
+
+/** Breadth above session VWAP, core and hip3 only (no spot, no hip4 breadth). */
+function breadthRoutes(): RouteDef[] {
+  return (['perpx', 'hip3'] as const).flatMap((family): RouteDef[] => [
+    {
+      operationId: `get${FAMILY_LABEL[family]}BreadthCurrent`, method: 'GET', path: `${FAMILY_PREFIX[family]}/breadth/above-vwap/current`,
+      group: 'breadth-api', auth: 'api_key', summary: `Latest breadth snapshot, even if stale (${family})`, tags: ['Breadth'],
+      action: 'breadthCurrent', family,
+      response: { status: 200, description: 'The latest snapshot', shape: 'envelope', schema: BreadthSnapshotSchema },
+    },
+    {
+      operationId: `get${FAMILY_LABEL[family]}BreadthHistory`, method: 'GET', path: `${FAMILY_PREFIX[family]}/breadth/above-vwap`,
+      group: 'breadth-api', auth: 'api_key', summary: `Breadth minute history (${family})`, tags: ['Breadth'],
+      action: 'breadthHistory', family, query: BreadthHistoryQuery,
+      response: { status: 200, description: 'Snapshots, oldest first', shape: 'envelope', schema: v.array(BreadthSnapshotSchema) },
+    },
+  ]);
+}
 
 /** Route groups that have at least one route: each becomes one HTTP Lambda function. */
 export function routeGroups(): FunctionName[] {

@@ -83,3 +83,23 @@ export const InstrumentSchema = v.object({
   max_leverage: v.nullable(v.number()), dex: v.nullable(v.string()), quote: v.nullable(v.string()), is_active: v.boolean(),
   listed_at: time, delisted_at: v.nullable(time),
 });
+
+export const BREADTH_INTERVAL_VALUES = ['5m', '15m', '30m', '1h', '4h', '1d'] as const;
+export const BreadthHistoryQuery = {
+  start: epochMsParam('Inclusive, epoch ms (default 24 hours before now, whatever end is)'),
+  end: epochMsParam('Inclusive, epoch ms (default now)'),
+  interval: enumParam(BREADTH_INTERVAL_VALUES, { description: 'Last snapshot of each bucket; omit for raw 1-minute rows', errorCode: 'invalid_interval' }),
+  // Values above 1000 are clamped, not refused (SPEC "Breadth").
+  limit: integerParam({ min: 1, max: Number.MAX_SAFE_INTEGER, default: 100, description: 'Rows per page; silently clamped to 1000' }),
+  cursor: stringParam({ description: 'Epoch ms from meta.next_cursor (exclusive)', maxLength: 16 }),
+};
+
+const counts = v.object({
+  candidates: v.number(), eligible: v.number(), above: v.number(), at: v.number(), below: v.number(),
+  excluded_no_session_volume: v.number(), excluded_stale_price: v.number(),
+});
+const perNamespace = v.record(v.string(), v.number());
+export const BreadthSnapshotSchema = v.object({
+  session_date: v.string(), calculated_at: time, value_pct: v.nullable(v.number()), coverage_ratio: v.number(), counts,
+  namespaces: v.object({ eligible: perNamespace, above: perNamespace, at: perNamespace, below: perNamespace }),
+});

@@ -18,7 +18,7 @@ import { httpRouteGroup, ok, okRows, type RouteImplementation, type RouteInput }
 const queryOf = <T>(input: RouteInput) => input.query as T;
 type Parsed<T> = Omit<T, 'routeId' | 'family' | 'symbol'>;
 
-const actions: Record<MarketAction, (family: Family) => RouteImplementation> = {
+const actions: Record<Exclude<MarketAction, 'breadthCurrent' | 'breadthHistory'>, (family: Family) => RouteImplementation> = {
   trades: (family) => async (input, ctx) => okRows(await tradesPage(archiveDeps(), {
     routeId: ctx.route.operationId, family, symbol: String(input.params.symbol), ...queryOf<Parsed<TradesRequest>>(input),
   }, clock.now()), { symbol: input.params.symbol, venue: family }),
@@ -55,5 +55,5 @@ const actions: Record<MarketAction, (family: Family) => RouteImplementation> = {
 };
 
 export const handler = httpRouteGroup('market', Object.fromEntries(
-  ROUTES.filter((route) => route.group === 'market').map((route) => [route.operationId, actions[route.action!](route.family!)]),
+  ROUTES.filter((route) => route.group === 'market').map((route) => [route.operationId, actions[route.action as keyof typeof actions](route.family!)]),
 ));

@@ -3,7 +3,7 @@
  * machines in one process, wired to the same handlers and the same AWS SDK adapters that deploy.
  * Used by `npm start` (bin/local.ts) and by the integration and e2e tests.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -71,6 +71,14 @@ export function exportEnvironment(emulators: Emulators, dataDir: string, logLeve
   for (const [name, def] of Object.entries(BUCKETS)) env[def.envVar] = emulators.names.buckets[name as keyof typeof BUCKETS];
   Object.assign(process.env, env);
   resetConfig();
+}
+
+/** Points this process (a CLI) at a running local cloud's emulators, as a deployed function would be. */
+export function attachToRunningCloud(dataDir: string): void {
+  const statePath = join(dataDir, 'local-cloud.json');
+  if (!existsSync(statePath)) throw new Error(`No running local cloud found (${statePath}). Start it with npm start first.`);
+  const state = JSON.parse(readFileSync(statePath, 'utf8')) as Pick<Emulators, 'endpoints' | 'names'>;
+  exportEnvironment({ ...state, stop: async () => undefined }, dataDir, 'WARN');
 }
 
 export async function startLocalCloud(options: LocalCloudOptions): Promise<LocalCloud> {

@@ -11,6 +11,8 @@ import { QUEUES, TABLES, type QueueName } from '../resources.ts';
 import { dynamoAccountStore } from '../adapters/dynamodb-accounts.ts';
 import { dynamoTimerStore } from '../adapters/dynamodb-timers.ts';
 import { sqsQueueSender } from '../adapters/sqs-queues.ts';
+import { dynamoBreadthStore } from '../adapters/dynamodb-breadth.ts';
+import type { BreadthStore } from '../ports/breadth.ts';
 import { systemClock } from '../ports/clock.ts';
 import type { AccountStore } from '../ports/accounts.ts';
 import type { TimerStore } from '../ports/timers.ts';
@@ -51,6 +53,10 @@ export const timerStore = once((): TimerStore =>
 
 export const queueSender = once((): QueueSender =>
   sqsQueueSender(sqsClient(), (queue: QueueName) => requireSetting(config(), QUEUES[queue].envVar)),
+);
+
+export const breadthStore = once((): BreadthStore =>
+  dynamoBreadthStore(dynamoDocumentClient(), requireSetting(config(), TABLES.breadth.envVar)),
 );
 
 export const clock = systemClock;

@@ -119,7 +119,7 @@ export async function readWindow(deps: ArchiveDeps, req: WindowRequest): Promise
  * any; parameter names start with `m_`.
  */
 export async function minuteCandleSource(
-  deps: ArchiveDeps, req: { family: Family; symbol: string; from: number; to: number },
+  deps: ArchiveDeps, req: { family: Family; symbol?: string; from: number; to: number },
 ): Promise<{ sql: string; params: Record<string, SqlValue> } | undefined> {
   if (req.from > req.to || whollyBeforeCoverage('candles_1m', req.family, req.to)) return undefined;
   const fromDay = dayOf(req.from);
@@ -131,18 +131,22 @@ export async function minuteCandleSource(
   const winners = visibleFiles(candleFiles, []);
   const candles = winners.filter((f) => f.maxTs >= req.from - 60_000 && f.minTs <= req.to);
   const covered = new Set(winners.flatMap((f) => f.replaces));
-  const tail = tradeDeltas.filter((d) => !covered.has(d.fileId) && d.symbols.includes(req.symbol) && d.maxTs >= req.from && d.minTs <= req.to + 60_000);
+  const tail = tradeDeltas.filter((d) => !covered.has(d.fileId) && (req.symbol === undefined || d.symbols.includes(req.symbol))
+    && d.maxTs >= req.from && d.minTs <= req.to + 60_000);
   if (candles.length === 0 && tail.length === 0) return undefined;
 
-  const params: Record<string, SqlValue> = { m_symbol: req.symbol, m_from: req.from, m_to: req.to };
+  // Without a symbol: every symbol of the family (breadth reads the whole registry at once).
+  const params: Record<string, SqlValue> = { m_from: req.from, m_to: req.to };
+  const bySymbol = req.symbol === undefined ? 'TRUE' : 'symbol = $m_symbol';
+  if (req.symbol !== undefined) params.m_symbol = req.symbol;
   const parts: string[] = [];
   if (candles.length > 0) {
     params.m_candles = await deps.files.paths(candles);
-    parts.push(`SELECT * FROM read_parquet($m_candles, union_by_name = true) WHERE symbol = $m_symbol AND ts BETWEEN $m_from AND $m_to`);
+    parts.push(`SELECT * FROM read_parquet($m_candles, union_by_name = true) WHERE ${bySymbol} AND ts BETWEEN $m_from AND $m_to`);
   }
   if (tail.length > 0) {
     params.m_tail = await deps.files.paths(tail);
-    const trades = `(SELECT * FROM read_parquet($m_tail, union_by_name = true) WHERE symbol = $m_symbol AND ts BETWEEN $m_from AND $m_to + 59999
+    const trades = `(SELECT * FROM read_parquet($m_tail, union_by_name = true) WHERE ${bySymbol} AND ts BETWEEN $m_from AND $m_to + 59999
                      QUALIFY row_number() OVER (PARTITION BY trade_id ORDER BY ts) = 1)`;
     parts.push(`SELECT * FROM (${candlesFromTradesSql(trades)}) WHERE ts BETWEEN $m_from AND $m_to`);
   }

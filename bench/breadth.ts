@@ -1,0 +1,38 @@
+/**
+ * Breadth figures: compute time of one minute over 300 instruments (the pure classification), and
+ * the lag from a minute's close to its snapshot being readable: the minute job (registry, session
+ * candles from the archive, classification, write) for both families on demo data, then a read.
+ */
+import { computeBreadth, type SessionStats } from '../functions/core/breadth/compute.ts';
+import { snapshotMinute } from '../functions/core/breadth/session.ts';
+import { ingestBatch } from '../functions/core/archive/ingest.ts';
+import { archiveDeps } from '../functions/shared/archive-deps.ts';
+import { breadthStore } from '../functions/shared/deps.ts';
+import { createDemoMarket } from '../functions/local/demo/market.ts';
+import { startTestEmulators } from '../test/helpers/emulators.ts';
+import { ms, percentile, row, timeRuns } from './stats.ts';
+
+export async function benchBreadth(): Promise<void> {
+  const cutoff = Math.floor(Date.now() / 60_000) * 60_000;
+  const candidates = Array.from({ length: 300 }, (_, i) => `dex${i % 4}:C${i}`);
+  const stats = new Map<string, SessionStats>(candidates.map((s, i) => [s, { quoteVolume: 1e6 + i, baseVolume: 10, lastClose: 1e5 + (i % 3) * 1e3 - 1e3, lastCandleTs: cutoff - 120_000 }]));
+  const pure = await timeRuns(200, async () => computeBreadth('hip3', cutoff, candidates, stats));
+
+  const env = await startTestEmulators();
+  try {
+    const deps = { ...archiveDeps(), breadth: breadthStore() };
+    const start = Math.floor((Date.now() - 3 * 3_600_000) / 3_600_000) * 3_600_000;
+    const market = createDemoMarket({ seed: 9, startMs: start, intensity: 0.5 });
+    await ingestBatch(deps, 'normalized', market.advance(cutoff).map((r) => JSON.stringify(r)).join('\n'));
+    const lag = await timeRuns(20, async () => {
+      await snapshotMinute(deps, 'perpx', cutoff);
+      await snapshotMinute(deps, 'hip3', cutoff);
+      await deps.breadth.latest('hip3');
+    });
+    console.log('\nBreadth');
+    row('compute one minute, 300 instruments (pure)', `p50 ${ms(percentile(pure, 50))}  p99 ${ms(percentile(pure, 99))}`);
+    row('minute close -> snapshots readable (job for core+hip3, then read)', `p50 ${ms(percentile(lag, 50))}  p99 ${ms(percentile(lag, 99))}`);
+  } finally {
+    await env.stop();
+  }
+}

@@ -1,0 +1,51 @@
+/** Breadth table layout: `B#<family>` / `<calculated_at epoch ms, 15 digits>` -> the snapshot. */
+import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { BreadthSnapshot } from '../core/breadth/compute.ts';
+import type { BreadthStore } from '../ports/breadth.ts';
+
+const sortKey = (ms: number) => String(ms).padStart(15, '0');
+
+export function dynamoBreadthStore(client: DynamoDBDocumentClient, tableName: string): BreadthStore {
+  return {
+    async put(snapshot) {
+      const { family, ...body } = snapshot;
+      await client.send(new PutCommand({
+        TableName: tableName,
+        Item: { pk: `B#${family}`, sk: sortKey(Date.parse(snapshot.calculated_at)), family, snapshot: JSON.stringify(body) },
+      }));
+    },
+    async latest(family) {
+      const { Items = [] } = await client.send(new QueryCommand({
+        TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `B#${family}` },
+        ScanIndexForward: false, Limit: 1,
+      }));
+      return Items[0] ? { family, ...JSON.parse(String(Items[0].snapshot)) } : undefined;
+    },
+    async edge(family, from, to, which) {
+      const { Items = [] } = await client.send(new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': `B#${family}`, ':from': sortKey(from), ':to': sortKey(to) },
+        ScanIndexForward: which === 'first',
+        Limit: 1,
+      }));
+      return Items[0] ? { family, ...JSON.parse(String(Items[0].snapshot)) } : undefined;
+    },
+    async range(family, from, to, limit) {
+      const snapshots: BreadthSnapshot[] = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': `B#${family}`, ':from': sortKey(from), ':to': sortKey(to) },
+          Limit: limit + 1 - snapshots.length,
+          ExclusiveStartKey,
+        }));
+        for (const item of page.Items ?? []) snapshots.push({ family, ...JSON.parse(String(item.snapshot)) });
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey && snapshots.length <= limit);
+      return { snapshots: snapshots.slice(0, limit), more: snapshots.length > limit };
+    },
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * Breadth history (SPEC "Breadth"): ascending minute rows, or with `interval` the last snapshot of
+ * each bucket (never an average). `start` and `end` are inclusive; the cursor is the epoch ms of the
+ * last row served, exclusive. A missing minute is simply absent, and so is an empty bucket.
+ */
+import { AppError } from '../errors.ts';
+import type { BreadthStore } from '../../ports/breadth.ts';
+import { BREADTH_INTERVALS, type BreadthFamily, type BreadthInterval, type BreadthSnapshot } from './compute.ts';
+
+/** The first stored instant of each family's history (recomputed core history, live hip3 snapshots). */
+export const BREADTH_COVERAGE: Readonly<Record<BreadthFamily, number>> = {
+  perpx: Date.parse('2026-08-24T00:00:00Z'),
+  hip3: Date.parse('2026-08-28T20:49:00Z'),
+};
+export const BREADTH_LIMIT_CAP = 1000;
+
+export interface HistoryRequest {
+  family: BreadthFamily;
+  start?: number;
+  end?: number;
+  interval?: BreadthInterval;
+  limit: number;
+  cursor?: string;
+}
+
+export function parseBreadthCursor(cursor: string): number {
+  if (!/^\d{1,15}$/.test(cursor)) throw new AppError('invalid_cursor', 'cursor must be the epoch ms of meta.next_cursor.', { param: 'cursor' });
+  return Number(cursor);
+}
+
+export async function breadthHistory(store: BreadthStore, req: HistoryRequest, now: number): Promise<{ snapshots: BreadthSnapshot[]; nextCursor: string | null }> {
+  // Each default stands alone: an older `end` alone does not move the default start.
+  const end = req.end ?? now;
+  const start = req.start ?? now - 86_400_000;
+  const limit = Math.min(req.limit, BREADTH_LIMIT_CAP);
+  const lower = Math.max(start, req.cursor === undefined ? 0 : parseBreadthCursor(req.cursor) + 1);
+  if (lower > end || end < BREADTH_COVERAGE[req.family]) return { snapshots: [], nextCursor: null };
+
+  if (!req.interval) {
+    const { snapshots, more } = await store.range(req.family, lower, end, limit);
+    const last = snapshots[snapshots.length - 1];
+    return { snapshots, nextCursor: more && last ? String(Date.parse(last.calculated_at)) : null };
+  }
+
+  const width = BREADTH_INTERVALS[req.interval];
+  const picked: BreadthSnapshot[] = [];
+  let from = lower;
+  while (from <= end) {
+    // Jump over empty stretches to the next stored minute, then take the last one of its bucket.
+    const first = await store.edge(req.family, from, end, 'first');
+    if (!first) break;
+    const ts = Date.parse(first.calculated_at);
+    const bucketEnd = Math.min(ts - (ts % width) + width - 1, end);
+    const last = (await store.edge(req.family, ts, bucketEnd, 'last'))!;
+    if (picked.length === limit) return { snapshots: picked, nextCursor: String(Date.parse(picked[limit - 1]!.calculated_at)) };
+    picked.push(last);
+    from = bucketEnd + 1;
+  }
+  return { snapshots: picked, nextCursor: null };
+}

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalCloud, type LocalCloud } from '../../functions/local/cloud.ts';
+import { invoke } from '../../functions/local/invoke.ts';
+
+const KEY = 'breadth-test-key';
+const MIN = 60_000;
+let cloud: LocalCloud;
+let dataDir: string;
+let lastCutoff: number;
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'archive-breadth-'));
+  cloud = await startLocalCloud({
+    port: 0, dataDir, apiKeys: [{ key: KEY, plan: 'build' }], schedules: false, logLevel: 'ERROR',
+    demo: { days: 1.5 / 24, seed: 5, intensity: 0.5, l2IntervalMs: 300_000 },
+  });
+  await cloud.demo!.seeded;
+  // The minute job, run for the last 25 minute cutoffs as the schedule would have.
+  lastCutoff = Math.floor(Date.now() / MIN) * MIN;
+  for (let cutoff = lastCutoff - 24 * MIN; cutoff <= lastCutoff; cutoff += MIN) await invoke('breadth', { time: new Date(cutoff).toISOString() });
+}, 180_000);
+afterAll(async () => {
+  await cloud?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function get(path: string, query: Record<string, string | number> = {}) {
+  const url = new URL(cloud.url + path);
+  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
+  const res = await fetch(url, { headers: { 'X-API-Key': KEY } });
+  return { status: res.status, body: await res.json() as any };
+}
+
+function expectInvariants(s: any) {
+  const c = s.counts;
+  expect(c.above + c.at + c.below).toBe(c.eligible);
+  expect(c.eligible + c.excluded_no_session_volume + c.excluded_stale_price).toBe(c.candidates);
+  expect(s.value_pct === null ? c.eligible === 0 : Math.abs(s.value_pct - (100 * c.above) / c.eligible) < 1e-4).toBe(true);
+}
+
+const CORE = '/v1/perpx/breadth/above-vwap';
+const HIP3 = '/v1/perpx/hip3/breadth/above-vwap';
+
+describe('breadth routes', () => {
+  it('serves the latest snapshot on /current, one object, count 1', async () => {
+    const res = await get(`${CORE}/current`);
+    expect(res.status).toBe(200);
+    expect(res.body.meta.count).toBe(1);
+    expect(res.body.data.calculated_at).toBe(new Date(lastCutoff).toISOString());
+    expectInvariants(res.body.data);
+    expect(res.body.data.counts.eligible).toBeGreaterThan(0);
+    expect(res.body.data.namespaces).toEqual({ eligible: {}, above: {}, at: {}, below: {} });
+  });
+
+  it('counts hip3 per dex and omits dexes with no count', async () => {
+    const { body } = await get(`${HIP3}/current`);
+    expectInvariants(body.data);
+    const dexes = Object.keys(body.data.namespaces.eligible);
+    expect(dexes.length).toBeGreaterThan(0);
+    for (const map of Object.values(body.data.namespaces) as Record<string, number>[]) expect(Object.values(map).every((n) => n > 0)).toBe(true);
+  });
+
+  it('matches a snapshot recomputed independently from the candle routes', async () => {
+    const { body: current } = await get(`${CORE}/current`);
+    const { body: registry } = await get('/v1/perpx/instruments');
+    const session = lastCutoff - (lastCutoff % 86_400_000);
+    let above = 0; let below = 0; let at = 0; let noVolume = 0; let stale = 0;
+    const candidates = registry.data.filter((i: any) => i.is_active && Date.parse(i.listed_at) <= lastCutoff);
+    for (const instrument of candidates) {
+      const { body } = await get(`/v1/perpx/candles/${instrument.symbol}`, { interval: '1m', start: session, end: lastCutoff - MIN + 1, limit: 10_000 });
+      const candles = body.data.filter((c: any) => Date.parse(c.timestamp) + MIN <= lastCutoff);
+      const base = candles.reduce((s: number, c: any) => s + c.volume, 0);
+      const quote = candles.reduce((s: number, c: any) => s + c.quote_volume, 0);
+      if (!(base > 0)) { noVolume++; continue; }
+      const last = candles[candles.length - 1];
+      if (lastCutoff - (Date.parse(last.timestamp) + MIN) > 5 * MIN) { stale++; continue; }
+      const vwap = quote / base;
+      if (Math.abs(last.close - vwap) < 1e-9 * vwap) at++; else if (last.close > vwap) above++; else below++;
+    }
+    expect(current.data.counts).toEqual({
+      candidates: candidates.length, eligible: above + at + below, above, at, below, excluded_no_session_volume: noVolume, excluded_stale_price: stale,
+    });
+  }, 60_000);
+
+  it('serves ascending minute history with every snapshot consistent, and pages with an exclusive epoch-ms cursor', async () => {
+    const window = { start: lastCutoff - 30 * MIN, end: lastCutoff };
+    const all = await get(CORE, { ...window, limit: 1000 });
+    expect(all.body.data).toHaveLength(25);
+    all.body.data.forEach(expectInvariants);
+    const times = all.body.data.map((s: any) => Date.parse(s.calculated_at));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    const walked: any[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await get(CORE, { ...window, limit: 7, ...(cursor && { cursor }) });
+      walked.push(...res.body.data);
+      cursor = res.body.meta.next_cursor;
+      if (cursor) expect(cursor).toBe(String(Date.parse(res.body.data.at(-1).calculated_at)));
+    } while (cursor);
+    expect(walked.map((s) => s.calculated_at)).toEqual(all.body.data.map((s: any) => s.calculated_at));
+  });
+
+  it('takes the last snapshot of each bucket with interval, never an average', async () => {
+    const window = { start: lastCutoff - 30 * MIN, end: lastCutoff };
+    const raw = (await get(CORE, { ...window, limit: 1000 })).body.data;
+    const bucketed = (await get(CORE, { ...window, interval: '5m' })).body.data;
+    const expected = new Map<number, any>();
+    for (const s of raw) expected.set(Math.floor(Date.parse(s.calculated_at) / (5 * MIN)), s);
+    expect(bucketed).toEqual([...expected.values()]);
+  });
+
+  it('clamps limit above 1000 silently and refuses an unsupported interval naming the accepted ones', async () => {
+    expect((await get(CORE, { limit: 50_000 })).status).toBe(200);
+    expect((await get(CORE, { interval: '2m' })).body).toMatchObject({
+      code: 400, error_code: 'invalid_interval', param: 'interval', valid_values: ['5m', '15m', '30m', '1h', '4h', '1d'],
+    });
+  });
+
+  it('returns an empty series for a window ending before the first snapshot, and before coverage', async () => {
+    expect((await get(CORE, { start: lastCutoff - 5 * 86_400_000, end: lastCutoff - 2 * 86_400_000 })).body.data).toEqual([]);
+    expect((await get(HIP3, { start: Date.UTC(2026, 0, 1), end: Date.UTC(2026, 7, 1) })).body.data).toEqual([]);
+  });
+
+  it('rewrites the same snapshot when a minute is recomputed', async () => {
+    const before = (await get(CORE, { start: lastCutoff, end: lastCutoff })).body.data;
+    await invoke('breadth', { time: new Date(lastCutoff + 5_000).toISOString() });
+    const after = (await get(CORE, { start: lastCutoff, end: lastCutoff })).body.data;
+    expect(after).toHaveLength(1);
+    expect(after[0].counts).toEqual(before[0].counts);
+  });
+
+  it('has no spot or hip4 breadth', async () => {
+    expect((await get('/v1/perpx/spot/breadth/above-vwap/current')).status).toBe(404);
+    expect((await get('/v1/perpx/hip4/breadth/above-vwap')).status).toBe(404);
+  });
+});
