@@ -63,6 +63,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   let running = true;
   const save = () => writeFileSync(statePath, JSON.stringify({ seed: options.seed, through } satisfies FeedState));
 
+  const confirmed = new Set<string>();
   const seeded = (async () => {
     const target = Math.floor(Date.now() / 1000) * 1000;
     const total = Math.ceil((target - start) / SEED_BATCH_MS);
@@ -76,12 +77,12 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
       pending.push(await putBatch(options, through, until, serialize(batch)));
       through = until;
       save();
-      ingested = await countIngested(options.manifest, pending);
+      ingested = await countIngested(options.manifest, pending, confirmed);
       options.onProgress?.({ written: written + 1, total, ingested, records });
     }
     while (running && ingested < pending.length) {
       await new Promise((r) => setTimeout(r, 250));
-      ingested = await countIngested(options.manifest, pending);
+      ingested = await countIngested(options.manifest, pending, confirmed);
       options.onProgress?.({ written: total, total, ingested, records });
     }
   })();
@@ -111,9 +112,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   };
 }
 
-const confirmed = new Set<string>();
-
-async function countIngested(manifest: ArchiveManifest, batchIds: readonly string[]): Promise<number> {
+async function countIngested(manifest: ArchiveManifest, batchIds: readonly string[], confirmed: Set<string>): Promise<number> {
   for (const id of batchIds) {
     if (!confirmed.has(id) && (await manifest.batchOutcome(id))?.status === 'done') confirmed.add(id);
   }

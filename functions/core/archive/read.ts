@@ -73,42 +73,15 @@ async function filesFor(deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 
   return visibleFiles(compacted, deltas, req.symbol).filter((f) => f.maxTs >= req.from && f.minTs <= req.to);
 }
 
-export async function readWindow(deps: ArchiveDeps, req: WindowRequest): Promise<WindowResult> {
-  if (req.limit <= 0 || req.from > req.to || whollyBeforeCoverage(req.dataset, req.family, req.to)) return { rows: [], filesRead: 0 };
-  const def = DATASETS[req.dataset];
-  const order = orderColumns(req.dataset);
-  const after = req.after;
-  const startTs = after ? Math.max(req.from, Number(after[0])) : req.from;
-  const files = (await filesFor(deps, req)).filter((f) => f.maxTs >= startTs);
+/** Every column of a dataset as a struct expression: the row as stored. */
+function allColumns(dataset: Dataset): string {
+  return `{${DATASETS[dataset].columns.map((c) => `'${c.name}': "${c.name}"`).join(', ')}}`;
+}
 
-  const rows: Row[] = [];
-  let filesRead = 0;
-  for (const group of overlappingGroups(files)) {
-    if (rows.length >= req.limit) break;
-    const paths = await deps.files.paths(group);
-    filesRead += group.length;
-    const where = ['ts BETWEEN $w_from AND $w_to'];
-    const params: Record<string, SqlValue> = { w_files: paths, w_from: req.from, w_to: req.to, w_limit: req.limit - rows.length };
-    if (req.symbol !== undefined) {
-      where.push('symbol = $w_symbol');
-      params.w_symbol = req.symbol;
-    }
-    if (after) {
-      where.push(keysetSql(order));
-      after.forEach((value, i) => { params[`w_after${i}`] = value; });
-    }
-    if (req.filter) {
-      where.push(`(${req.filter.sql})`);
-      Object.assign(params, req.filter.params);
-    }
-    const dedupe = group.length > 1 ? `QUALIFY row_number() OVER (PARTITION BY ${def.uniqueBy.map((c) => `"${c}"`).join(', ')} ORDER BY ts) = 1` : '';
-    rows.push(...await deps.sql.query({
-      sql: `SELECT * FROM read_parquet($w_files, union_by_name = true) WHERE ${where.join(' AND ')} ${dedupe}
-            ORDER BY ${order.map((c) => `"${c}"`).join(', ')} LIMIT $w_limit`,
-      params,
-    }));
-  }
-  return { rows, filesRead };
+/** A window's rows as stored, oldest first (see readWindowJson). */
+export async function readWindow(deps: ArchiveDeps, req: WindowRequest): Promise<WindowResult> {
+  const result = await readWindowJson(deps, { ...req, projection: allColumns(req.dataset) });
+  return { rows: JSON.parse(`[${result.json}]`) as Row[], filesRead: result.filesRead };
 }
 
 /**
