@@ -1,6 +1,7 @@
 /** Parameters and response rows of the market-data routes (SPEC "Endpoints" and "Resources"). */
 import * as v from 'valibot';
 import { booleanParam, enumParam, epochMsParam, integerParam, stringParam } from './params.ts';
+import { BREADTH_INTERVALS, CANDLE_INTERVALS, FLOW_INTERVALS, intervalNames } from '../functions/core/intervals.ts';
 
 export const symbolPath = { symbol: stringParam({ description: 'Symbol in the family form (hip4 `#N` sent as `%23N`)', maxLength: 64, required: true }) };
 
@@ -23,9 +24,8 @@ export const RecentTradesQuery = {
   ...side,
 };
 
-export const CANDLE_INTERVAL_VALUES = ['1m', '5m', '15m', '30m', '1h', '4h', '1d', '1w'] as const;
 export const CandlesQuery = {
-  interval: enumParam(CANDLE_INTERVAL_VALUES, { default: '1h', description: 'Bucket width, rolled up from 1-minute candles', errorCode: 'invalid_interval' }),
+  interval: enumParam(intervalNames(CANDLE_INTERVALS), { default: '1h', description: 'Bucket width, rolled up from 1-minute candles', errorCode: 'invalid_interval' }),
   ...window,
   limit: integerParam({ min: 1, max: 10_000, default: 100, description: 'Candles per page' }),
   ...cursor,
@@ -39,10 +39,9 @@ export const TriggerOrdersQuery = {
   ...cursor,
 };
 
-export const FLOW_INTERVAL_VALUES = ['1m', '5m', '1h'] as const;
 export const OrderFlowQuery = {
   ...window,
-  interval: enumParam(FLOW_INTERVAL_VALUES, { default: '1m', description: 'Bucket width (`granularity` is ignored)', errorCode: 'invalid_interval' }),
+  interval: enumParam(intervalNames(FLOW_INTERVALS), { default: '1m', description: 'Bucket width (`granularity` is ignored)', errorCode: 'invalid_interval' }),
   limit: integerParam({ min: 1, max: 10_000, default: 1000, description: 'Buckets to return (no cursor)' }),
 };
 
@@ -84,11 +83,10 @@ export const InstrumentSchema = v.object({
   listed_at: time, delisted_at: v.nullable(time),
 });
 
-export const BREADTH_INTERVAL_VALUES = ['5m', '15m', '30m', '1h', '4h', '1d'] as const;
 export const BreadthHistoryQuery = {
   start: epochMsParam('Inclusive, epoch ms (default 24 hours before now, whatever end is)'),
   end: epochMsParam('Inclusive, epoch ms (default now)'),
-  interval: enumParam(BREADTH_INTERVAL_VALUES, { description: 'Last snapshot of each bucket; omit for raw 1-minute rows', errorCode: 'invalid_interval' }),
+  interval: enumParam(intervalNames(BREADTH_INTERVALS), { description: 'Last snapshot of each bucket; omit for raw 1-minute rows', errorCode: 'invalid_interval' }),
   // Values above 1000 are clamped, not refused (SPEC "Breadth").
   limit: integerParam({ min: 1, max: Number.MAX_SAFE_INTEGER, default: 100, description: 'Rows per page; silently clamped to 1000' }),
   cursor: stringParam({ description: 'Epoch ms from meta.next_cursor (exclusive)', maxLength: 16 }),

@@ -14,10 +14,6 @@ export const SYMBOL_FORMS: Readonly<Record<Family, { pattern: RegExp; example: s
   'altx-rh': { pattern: /^[A-Z0-9]{1,20}(-USDG)?$/, example: 'BTC', description: 'bare perp symbol or BASE-USDG spot pair' },
 };
 
-export function isFamily(value: string): value is Family {
-  return (FAMILIES as readonly string[]).includes(value);
-}
-
 export function isSymbolOf(family: Family, symbol: string): boolean {
   return SYMBOL_FORMS[family].pattern.test(symbol);
 }

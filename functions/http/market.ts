@@ -6,9 +6,10 @@
 import { AppError } from '../core/errors.ts';
 import type { Family } from '../core/venues.ts';
 import {
-  candlesPage, FLOW_INTERVALS, instruments, orderFlowPage, recentTradesPage, tradesPage, triggerOrdersPage,
+  candlesPage, instruments, orderFlowPage, recentTradesPage, tradesPage, triggerOrdersPage,
   type CandlesRequest, type TradesRequest, type TriggerOrdersRequest,
 } from '../core/market/queries.ts';
+import type { FlowInterval } from '../core/intervals.ts';
 import { ROUTES, type MarketAction } from '../routes.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { clock } from '../shared/deps.ts';
@@ -40,7 +41,7 @@ const actions: Record<Exclude<MarketAction, 'breadthCurrent' | 'breadthHistory'>
   }, clock.now()), { symbol: input.params.symbol, venue: family }),
 
   orderFlow: (family) => async (input) => {
-    const query = queryOf<{ start?: number; end?: number; interval: keyof typeof FLOW_INTERVALS; limit: number }>(input);
+    const query = queryOf<{ start?: number; end?: number; interval: FlowInterval; limit: number }>(input);
     const page = await orderFlowPage(archiveDeps(), { family, symbol: String(input.params.symbol), ...query }, clock.now());
     return okRows(page, { symbol: input.params.symbol, venue: family, interval: query.interval });
   },

@@ -16,17 +16,6 @@ export function dayOf(ts: number): string {
   return new Date(ts - (ts % DAY_MS)).toISOString().slice(0, 10);
 }
 
-export function dayStart(day: string): number {
-  return Date.parse(`${day}T00:00:00.000Z`);
-}
-
-/** UTC days touching [from, to], oldest first. */
-export function daysBetween(from: number, to: number): string[] {
-  const days: string[] = [];
-  for (let t = from - (from % DAY_MS); t <= to; t += DAY_MS) days.push(dayOf(t));
-  return days;
-}
-
 // Symbols such as `xyz:TSLA` and `#10` are made key-safe (and stay readable).
 const encodeSymbol = (symbol: string) => encodeURIComponent(symbol);
 

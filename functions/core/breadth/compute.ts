@@ -83,18 +83,3 @@ export function computeBreadth(family: BreadthFamily, cutoff: number, candidates
   };
 }
 
-export const BREADTH_INTERVALS = { '5m': 300_000, '15m': 900_000, '30m': 1_800_000, '1h': 3_600_000, '4h': 14_400_000, '1d': 86_400_000 } as const;
-export type BreadthInterval = keyof typeof BREADTH_INTERVALS;
-
-/** The last snapshot of each bucket (never an average), in time order. */
-export function lastPerBucket<T extends { calculated_at: string }>(snapshots: readonly T[], interval: BreadthInterval): T[] {
-  const width = BREADTH_INTERVALS[interval];
-  const last = new Map<number, T>();
-  for (const snapshot of snapshots) {
-    const ts = Date.parse(snapshot.calculated_at);
-    const bucket = ts - (ts % width);
-    const current = last.get(bucket);
-    if (!current || Date.parse(current.calculated_at) <= ts) last.set(bucket, snapshot);
-  }
-  return [...last.entries()].sort((a, b) => a[0] - b[0]).map(([, snapshot]) => snapshot);
-}

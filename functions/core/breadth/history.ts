@@ -5,7 +5,8 @@
  */
 import { AppError } from '../errors.ts';
 import type { BreadthStore } from '../../ports/breadth.ts';
-import { BREADTH_INTERVALS, type BreadthFamily, type BreadthInterval, type BreadthSnapshot } from './compute.ts';
+import { BREADTH_INTERVALS, type BreadthInterval } from '../intervals.ts';
+import type { BreadthFamily, BreadthSnapshot } from './compute.ts';
 
 /** The first stored instant of each family's history (recomputed core history, live hip3 snapshots). */
 export const BREADTH_COVERAGE: Readonly<Record<BreadthFamily, number>> = {

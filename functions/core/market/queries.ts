@@ -8,6 +8,7 @@ import { isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../archive/deps.ts';
 import { minuteCandleSource, readWindow, readWindowJson, windowSource } from '../archive/read.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
+import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../intervals.ts';
 import { CANDLE_PROJECTION, FLOW_PROJECTION, TRIGGER_ORDER_PROJECTION, tradeProjection } from './shape.ts';
 
 const DAY = 86_400_000;
@@ -81,8 +82,6 @@ export async function recentTradesPage(deps: ArchiveDeps, req: { family: Family;
   return { json: result.json, count: result.count, nextCursor: null };
 }
 
-export const CANDLE_INTERVALS = { '1m': 60_000, '5m': 300_000, '15m': 900_000, '30m': 1_800_000, '1h': 3_600_000, '4h': 14_400_000, '1d': DAY, '1w': 7 * DAY } as const;
-export type CandleInterval = keyof typeof CANDLE_INTERVALS;
 /** Weeks open on Monday 00:00 UTC; 1970-01-05 was the first Monday after the epoch. */
 const WEEK_ANCHOR = 4 * DAY;
 
@@ -170,11 +169,10 @@ export async function triggerOrdersPage(deps: ArchiveDeps, req: TriggerOrdersReq
   return page(result, fingerprint, window);
 }
 
-export const FLOW_INTERVALS = { '1m': 60_000, '5m': 300_000, '1h': 3_600_000 } as const;
 
 /** Counts of order-event rows per bucket (not rates, not unique orders); no cursor. */
 export async function orderFlowPage(
-  deps: ArchiveDeps, req: { family: Family; symbol: string; start?: number; end?: number; interval: keyof typeof FLOW_INTERVALS; limit: number }, now: number,
+  deps: ArchiveDeps, req: { family: Family; symbol: string; start?: number; end?: number; interval: FlowInterval; limit: number }, now: number,
 ): Promise<JsonPage> {
   const [from, to] = resolveWindow(req, now);
   if (!isSymbolOf(req.family, req.symbol)) return EMPTY;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { computeBreadth, lastPerBucket, STALE_AFTER_MS, type SessionStats } from '../../../functions/core/breadth/compute.ts';
+import { computeBreadth, STALE_AFTER_MS, type SessionStats } from '../../../functions/core/breadth/compute.ts';
 
 const MIN = 60_000;
 const CUTOFF = Date.UTC(2026, 10, 21, 15, 30);
@@ -78,13 +78,5 @@ describe('computeBreadth edges', () => {
     const candidates = ['A', 'B', 'C'];
     candidates.forEach((sym, i) => stats.set(sym, { quoteVolume: 100, baseVolume: 1, lastClose: i === 0 ? 101 : 99, lastCandleTs: CUTOFF - MIN }));
     expect(computeBreadth('perpx', CUTOFF, candidates, stats).value_pct).toBe(33.3333);
-  });
-});
-
-describe('lastPerBucket', () => {
-  it('takes the last snapshot of each bucket, never an average', () => {
-    const at = (m: number) => ({ calculated_at: new Date(CUTOFF + m * MIN).toISOString(), value_pct: m });
-    const picked = lastPerBucket([at(0), at(1), at(4), at(5), at(9), at(11)], '5m');
-    expect(picked.map((s) => s.value_pct)).toEqual([4, 9, 11]);
   });
 });
