@@ -1,31 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalCloud, type LocalCloud } from '../../functions/local/cloud.ts';
+import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { invoke } from '../../functions/local/invoke.ts';
 
 const KEY = 'breadth-test-key';
 const MIN = 60_000;
-let cloud: LocalCloud;
-let dataDir: string;
+let cloud: Awaited<ReturnType<typeof startDemoCloud>>;
 let lastCutoff: number;
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'archive-breadth-'));
-  cloud = await startLocalCloud({
-    port: 0, dataDir, apiKeys: [{ key: KEY, plan: 'build' }], schedules: false, logLevel: 'ERROR',
-    demo: { days: 1.5 / 24, seed: 5, intensity: 0.5, l2IntervalMs: 300_000 },
-  });
-  await cloud.demo!.seeded;
-  // The minute job, run for the last 25 minute cutoffs as the schedule would have.
-  // A cutoff at least 5 s in the past, so every live batch before it has been ingested.
+  cloud = await startDemoCloud({ key: KEY, hours: 1.5, seed: 5, intensity: 0.5, l2IntervalMs: 300_000 });
+  // The minute job, run for the last 25 minute cutoffs as the schedule would have, at least 5 s
+  // after each (so every live batch before the cutoff has been ingested).
   lastCutoff = Math.floor((Date.now() - 5_000) / MIN) * MIN;
   for (let cutoff = lastCutoff - 24 * MIN; cutoff <= lastCutoff; cutoff += MIN) await invoke('breadth', { time: new Date(cutoff).toISOString() });
 }, 180_000);
-afterAll(async () => {
-  await cloud?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(async () => { await cloud?.stop(); });
 
 async function get(path: string, query: Record<string, string | number> = {}) {
   const url = new URL(cloud.url + path);

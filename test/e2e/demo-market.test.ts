@@ -1,26 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalCloud, type LocalCloud } from '../../functions/local/cloud.ts';
+import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { readWindow } from '../../functions/core/archive/read.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { FAMILIES } from '../../functions/core/venues.ts';
 
-let cloud: LocalCloud;
-let dataDir: string;
+let cloud: Awaited<ReturnType<typeof startDemoCloud>>;
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'archive-demo-'));
-  cloud = await startLocalCloud({
-    port: 0, dataDir, apiKeys: [{ key: 'demo-test-key', plan: 'build' }], schedules: false, logLevel: 'ERROR',
-    demo: { days: 2 / 24, seed: 3, intensity: 0.3, l2IntervalMs: 60_000 },
-  });
-  await cloud.demo!.seeded;
+  cloud = await startDemoCloud({ key: 'demo-test-key', hours: 2, seed: 3, intensity: 0.3, l2IntervalMs: 60_000 });
 }, 120_000);
-afterAll(async () => {
-  await cloud?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(async () => { await cloud?.stop(); });
 
 const window = { from: Date.now() - 3 * 3_600_000, to: Date.now() + 60_000, limit: 5 };
 

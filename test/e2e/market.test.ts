@@ -1,27 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalCloud, type LocalCloud } from '../../functions/local/cloud.ts';
+import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { ROUTES } from '../../functions/routes.ts';
 
 const KEY = 'market-test-key';
-let cloud: LocalCloud;
-let dataDir: string;
+let cloud: Awaited<ReturnType<typeof startDemoCloud>>;
 let now: number;
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'archive-market-'));
-  cloud = await startLocalCloud({
-    port: 0, dataDir, apiKeys: [{ key: KEY, plan: 'pro' }], schedules: false, logLevel: 'ERROR',
-    demo: { days: 2 / 24, seed: 11, intensity: 0.5, l2IntervalMs: 60_000 },
-  });
-  await cloud.demo!.seeded;
+  cloud = await startDemoCloud({ key: KEY, hours: 2, seed: 11, intensity: 0.5, l2IntervalMs: 60_000 });
   now = Date.now();
 }, 180_000);
-afterAll(async () => {
-  await cloud?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(async () => { await cloud?.stop(); });
 
 async function get(path: string, query: Record<string, string | number | boolean> = {}) {
   const url = new URL(cloud.url + path);

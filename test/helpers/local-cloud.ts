@@ -24,3 +24,21 @@ export async function startTestCloud(options: { schedules?: boolean } = {}): Pro
     },
   };
 }
+
+/** The local cloud with a seeded demo market (`hours` of history), one API key, schedules off. */
+export async function startDemoCloud(options: { key: string; hours: number; seed: number; intensity: number; l2IntervalMs: number }): Promise<LocalCloud & { dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'archive-demo-'));
+  const cloud = await startLocalCloud({
+    port: 0, dataDir, apiKeys: [{ key: options.key, plan: 'pro' }], schedules: false, logLevel: 'ERROR',
+    demo: { days: options.hours / 24, seed: options.seed, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs },
+  });
+  await cloud.demo!.seeded;
+  return {
+    ...cloud,
+    dataDir,
+    async stop() {
+      await cloud.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
