@@ -86,7 +86,7 @@ export interface FunctionDef {
   consumes?: QueueName;
 }
 
-export type FunctionName = 'authorizer' | 'system' | 'market' | 'breadth-api' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact';
+export type FunctionName = 'authorizer' | 'system' | 'market' | 'breadth-api' | 'webhooks' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact';
 
 export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   authorizer: {
@@ -118,6 +118,13 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     memoryMb: 512,
     timeoutS: 10,
     tables: { breadth: 'read' },
+  },
+  webhooks: {
+    entry: 'functions/http/webhooks.ts',
+    description: 'Webhook management: event types, limits and endpoints',
+    memoryMb: 512,
+    timeoutS: 10,
+    tables: { webhooks: 'readwrite' },
   },
   breadth: {
     entry: 'functions/jobs/breadth.ts',

@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import type { FunctionName } from './resources.ts';
 import type { ParamSchema } from '../schemas/params.ts';
 import { HealthSchema } from '../schemas/responses.ts';
+import { CreateEndpointBody, CreatedEndpointSchema, DeletedSchema, EndpointSchema, EventTypeSchema, LimitsSchema, RotatedSecretSchema, idPath } from '../schemas/webhooks.ts';
 import { FAMILIES, type Family } from './core/venues.ts';
 import {
   BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
@@ -151,6 +152,7 @@ export const ROUTES: readonly RouteDef[] = [
   },
   ...marketRoutes(),
   ...breadthRoutes(),
+  ...webhookRoutes(),
   {
     // API Gateway answers an unmatched path before any authorizer runs. This catch-all makes it
     // authenticate first, so callers without a valid key get 401 on every path (as the real
@@ -176,6 +178,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Instruments: 'The point-in-time instrument registry per family.',
   Legacy: 'Deprecated un-prefixed routes that answer like the core family.',
   Breadth: 'Share of instruments above session VWAP, computed every minute.',
+  Webhooks: 'Signed webhook notifications: catalogue, allowances and endpoints.',
 };
 
 /** Breadth above session VWAP, core and hip3 only (no spot, no hip4 breadth). */
@@ -194,6 +197,24 @@ function breadthRoutes(): RouteDef[] {
       response: { status: 200, description: 'Snapshots, oldest first', shape: 'envelope', schema: v.array(BreadthSnapshotSchema) },
     },
   ]);
+}
+
+/** Webhook management (SPEC "Webhook routes"; paths not shown there follow the real service). */
+function webhookRoutes(): RouteDef[] {
+  const route = (operationId: string, method: HttpMethod, path: string, summary: string, response: RouteDef['response'], extra: Partial<RouteDef> = {}): RouteDef => ({
+    operationId, method, path: `/v1/webhooks${path}`, group: 'webhooks', auth: 'api_key', summary, tags: ['Webhooks'], response, ...extra,
+  });
+  const one = (schema: v.GenericSchema, description: string, status = 200): RouteDef['response'] => ({ status, description, shape: 'envelope', schema });
+  return [
+    route('listWebhookEventTypes', 'GET', '/event-types', 'The live catalogue of event declarations', one(v.array(EventTypeSchema), 'Every declared event type')),
+    route('getWebhookLimits', 'GET', '/limits', 'Allowances and usage of the caller\'s plan', one(LimitsSchema, 'Plan, delivery inclusion, used versus limit')),
+    route('listWebhookEndpoints', 'GET', '/endpoints', 'The caller\'s endpoints, oldest first (no secrets)', one(v.array(EndpointSchema), 'Endpoints')),
+    route('createWebhookEndpoint', 'POST', '/endpoints', 'Create an endpoint; its secret is shown once', one(CreatedEndpointSchema, 'The endpoint with its secret', 201), { body: CreateEndpointBody }),
+    route('getWebhookEndpoint', 'GET', '/endpoints/{id}', 'One endpoint (no secret)', one(EndpointSchema, 'The endpoint'), { pathParams: idPath }),
+    route('deleteWebhookEndpoint', 'DELETE', '/endpoints/{id}', 'Delete an endpoint', one(DeletedSchema, 'Deleted'), { pathParams: idPath }),
+    route('enableWebhookEndpoint', 'POST', '/endpoints/{id}/enable', 'Re-enable a disabled endpoint', one(EndpointSchema, 'The endpoint, active'), { pathParams: idPath }),
+    route('rotateWebhookSecret', 'POST', '/endpoints/{id}/rotate', 'A new secret, shown once; the previous one stays valid 24 hours', one(RotatedSecretSchema, 'The new secret'), { pathParams: idPath }),
+  ];
 }
 
 /** Route groups that have at least one route: each becomes one HTTP Lambda function. */

@@ -17,7 +17,7 @@ const queueEntries = Object.fromEntries(Object.values(QUEUES).map((d) => [d.envV
 const booleanSetting = (fallback: 'true' | 'false') =>
   v.pipe(v.optional(v.picklist(['true', 'false'], 'must be true or false'), fallback), v.transform((s) => s === 'true'));
 
-export const ConfigSchema = v.object({
+const BaseConfigSchema = v.object({
   ...resourceEntries,
   ...queueEntries,
   AWS_REGION: v.optional(v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1')), 'us-east-1'),
@@ -29,8 +29,21 @@ export const ConfigSchema = v.object({
   /** Scratch space for Parquet files on their way to S3, and DuckDB's spill directory. */
   SCRATCH_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), '/tmp/archive-scratch'),
   DUCKDB_THREADS: v.pipe(v.optional(v.string(), '2'), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1, 'must be at least 1')),
+  /**
+   * Local cloud only: comma-separated hosts (e.g. 127.0.0.1,localhost) webhook endpoints may use
+   * although they are not public. Refused when DEPLOYMENT is aws.
+   */
+  WEBHOOK_ALLOWED_TARGETS: v.optional(v.pipe(v.string(), v.transform((s) => s.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)))),
   /** `local` only in the local cloud; unlocks settings the AWS deployment refuses. */
   DEPLOYMENT: v.optional(v.picklist(['aws', 'local'], 'must be aws or local'), 'aws'),
 });
+
+export const ConfigSchema = v.pipe(
+  BaseConfigSchema,
+  v.forward(
+    v.check((c) => c.DEPLOYMENT === 'local' || c.WEBHOOK_ALLOWED_TARGETS === undefined, 'is local-cloud only and refused when DEPLOYMENT is aws'),
+    ['WEBHOOK_ALLOWED_TARGETS'],
+  ),
+);
 
 export type Config = v.InferOutput<typeof ConfigSchema> & Record<string, string | boolean | undefined>;

@@ -12,6 +12,8 @@ import { dynamoAccountStore } from '../adapters/dynamodb-accounts.ts';
 import { dynamoTimerStore } from '../adapters/dynamodb-timers.ts';
 import { sqsQueueSender } from '../adapters/sqs-queues.ts';
 import { dynamoBreadthStore } from '../adapters/dynamodb-breadth.ts';
+import { dynamoWebhookStore } from '../adapters/dynamodb-webhooks.ts';
+import type { WebhookStore } from '../ports/webhooks.ts';
 import type { BreadthStore } from '../ports/breadth.ts';
 import { systemClock } from '../ports/clock.ts';
 import type { AccountStore } from '../ports/accounts.ts';
@@ -57,6 +59,10 @@ export const queueSender = once((): QueueSender =>
 
 export const breadthStore = once((): BreadthStore =>
   dynamoBreadthStore(dynamoDocumentClient(), requireSetting(config(), TABLES.breadth.envVar)),
+);
+
+export const webhookStore = once((): WebhookStore =>
+  dynamoWebhookStore(dynamoDocumentClient(), requireSetting(config(), TABLES.webhooks.envVar)),
 );
 
 export const clock = systemClock;

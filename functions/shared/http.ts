@@ -39,14 +39,15 @@ export interface RequestContext {
 }
 
 export type RouteResult =
-  | { kind: 'envelope'; data: unknown; nextCursor?: string | null; meta?: Record<string, unknown>; status?: number }
+  | { kind: 'envelope'; data: unknown; nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown> }
   | { kind: 'json-rows'; rowsJson: string; count: number; nextCursor: string | null; meta?: Record<string, unknown> }
   | { kind: 'raw'; body: unknown; status?: number; headers?: Record<string, string> };
 
 export type RouteImplementation = (input: RouteInput, ctx: RequestContext) => Promise<RouteResult>;
 
 /** `{success, data, meta:{count, next_cursor, request_id}}`; `count` is the array length, or 1 for an object. */
-export function ok(data: unknown, options: { nextCursor?: string | null; meta?: Record<string, unknown>; status?: number } = {}): RouteResult {
+/** `siblings` are members beside `data` (e.g. the webhook routes' `note`). */
+export function ok(data: unknown, options: { nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown> } = {}): RouteResult {
   return { kind: 'envelope', data, ...options };
 }
 
@@ -107,6 +108,7 @@ function render(result: RouteResult, route: RouteDef, requestId: string): APIGat
   const body = {
     success: true,
     data: result.data,
+    ...result.siblings,
     meta: { count, next_cursor: result.nextCursor ?? null, ...result.meta, request_id: requestId },
   };
   return { statusCode: result.status ?? route.response.status, headers, body: JSON.stringify(body) };

@@ -1,0 +1,123 @@
+/**
+ * Webhook endpoints: creation (HTTPS only, destination checked against SSRF, within the plan's
+ * allowance), reads that never show a secret, rotation (the previous secret stays valid 24 hours;
+ * rotating again replaces it), enabling, deletion. Pure apart from the ports it is given.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { AppError } from '../errors.ts';
+import { PLANS, type PlanName } from '../plans.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { Countable, EndpointRecord, WebhookStore } from '../../ports/webhooks.ts';
+import { validateDestination } from './ssrf.ts';
+
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+
+export interface EndpointDeps {
+  store: WebhookStore;
+  clock: Clock;
+  /** Resolves a host name to every address (A and AAAA). */
+  resolve: (host: string) => Promise<string[]>;
+  /** Local cloud only (WEBHOOK_ALLOWED_TARGETS): hosts exempt from the address checks. */
+  allowHosts?: readonly string[];
+}
+
+export interface Caller { id: string; plan: PlanName }
+
+export function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('hex')}`;
+}
+
+/** What list and read routes show of an endpoint: never a secret. */
+export function endpointView(e: EndpointRecord) {
+  return { id: e.id, url: e.url, description: e.description, status: e.status, consecutive_failures: e.consecutiveFailures, created_at: e.createdAt };
+}
+
+export function requireDelivery(plan: PlanName): void {
+  if (!PLANS[plan].webhooks.deliveryIncluded) {
+    throw new AppError('plan_no_webhooks', `Webhook delivery is not included on the ${plan} plan; it starts on the Build plan.`, { details: { plan, included_from: 'build' } });
+  }
+}
+
+const ALLOWANCE: Record<Countable, { key: 'endpoints' | 'subscriptions' | 'watchedAddresses'; label: string }> = {
+  endpoints: { key: 'endpoints', label: 'endpoints' },
+  subscriptions: { key: 'subscriptions', label: 'subscriptions' },
+  addresses: { key: 'watchedAddresses', label: 'watched addresses' },
+};
+
+/** Takes one unit of an allowance or refuses with 400 naming the limit. */
+export async function reserveAllowance(store: WebhookStore, caller: Caller, what: Countable): Promise<void> {
+  const limit = PLANS[caller.plan].webhooks[ALLOWANCE[what].key];
+  if (!(await store.reserve(caller.id, what, limit))) {
+    throw new AppError('plan_limit', `The ${caller.plan} plan allows ${limit} ${ALLOWANCE[what].label}; delete one or upgrade.`, { details: { limit, plan: caller.plan } });
+  }
+}
+
+export async function createEndpoint(deps: EndpointDeps, caller: Caller, body: { url: string; description?: string }) {
+  requireDelivery(caller.plan);
+  const destination = await validateDestination(body.url, deps.resolve, { allowHosts: deps.allowHosts }).catch((cause: unknown) => {
+    throw new AppError('upstream_unavailable', 'The URL host could not be resolved right now; retry shortly.', { cause, headers: { 'retry-after': '5' } });
+  });
+  if (!destination.ok) throw new AppError('invalid_parameter', `Invalid url: ${destination.reason}.`, { param: 'url' });
+  await reserveAllowance(deps.store, caller, 'endpoints');
+  const endpoint: EndpointRecord = {
+    id: randomUUID(), accountId: caller.id, url: destination.url.href, description: body.description ?? '', status: 'active',
+    secret: newSecret(), previousSecret: null, previousSecretExpiresAt: null, consecutiveFailures: 0, createdAt: new Date(deps.clock.now()).toISOString(),
+  };
+  try {
+    await deps.store.putEndpoint(endpoint);
+  } catch (error) {
+    await deps.store.release(caller.id, 'endpoints');
+    throw error;
+  }
+  return { ...endpointView(endpoint), secret: endpoint.secret };
+}
+
+export async function getEndpoint(store: WebhookStore, caller: Caller, id: string): Promise<EndpointRecord> {
+  const endpoint = await store.getEndpoint(caller.id, id);
+  if (!endpoint) throw new AppError('not_found', 'No such endpoint.', { param: 'id' });
+  return endpoint;
+}
+
+export async function rotateSecret(deps: Pick<EndpointDeps, 'store' | 'clock'>, caller: Caller, id: string) {
+  const endpoint = await getEndpoint(deps.store, caller, id);
+  const rotated: EndpointRecord = {
+    ...endpoint,
+    secret: newSecret(),
+    // Only one previous secret is kept: a second rotation inside the window replaces it.
+    previousSecret: endpoint.secret,
+    previousSecretExpiresAt: new Date(deps.clock.now() + ROTATION_OVERLAP_MS).toISOString(),
+  };
+  await deps.store.putEndpoint(rotated);
+  return { secret: rotated.secret, previous_secret_expires_at: rotated.previousSecretExpiresAt };
+}
+
+export async function enableEndpoint(store: WebhookStore, caller: Caller, id: string) {
+  const endpoint = await getEndpoint(store, caller, id);
+  const enabled: EndpointRecord = { ...endpoint, status: 'active', consecutiveFailures: 0 };
+  await store.putEndpoint(enabled);
+  return endpointView(enabled);
+}
+
+export async function deleteEndpoint(store: WebhookStore, caller: Caller, id: string): Promise<void> {
+  if (!(await store.deleteEndpoint(caller.id, id))) throw new AppError('not_found', 'No such endpoint.', { param: 'id' });
+  await store.release(caller.id, 'endpoints');
+}
+
+/** GET /v1/webhooks/limits: the plan, whether delivery is included, and used versus limit. */
+export async function limitsView(store: WebhookStore, caller: Caller, now: number) {
+  const plan = PLANS[caller.plan].webhooks;
+  const used = await store.usage(caller.id);
+  const allowance = (n: number, limit: number | null) => ({ used: n, limit, remaining: limit === null ? null : Math.max(0, limit - n) });
+  const tomorrow = new Date(now - (now % 86_400_000) + 86_400_000).toISOString();
+  return {
+    plan: caller.plan,
+    included: plan.deliveryIncluded,
+    preview_included: true,
+    endpoints: allowance(used.endpoints, plan.endpoints),
+    subscriptions: allowance(used.subscriptions, plan.subscriptions),
+    watched_addresses: allowance(used.addresses, plan.watchedAddresses),
+    // Deliveries are counted by the delivery engine at queue time; none are sent yet in this version.
+    deliveries_per_day: { ...allowance(0, plan.deliveriesPerDay), unlimited: plan.deliveriesPerDay === null, resets_at: tomorrow },
+    ...(!plan.deliveryIncluded && { notice: 'Webhook delivery starts on the Build plan; estimate and dry-run work on every plan.' }),
+  };
+}
