@@ -121,10 +121,11 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   webhooks: {
     entry: 'functions/http/webhooks.ts',
-    description: 'Webhook management: event types, limits and endpoints',
+    description: 'Webhook management: event types, limits, endpoints, subscriptions, watched addresses',
     memoryMb: 512,
     timeoutS: 10,
     tables: { webhooks: 'readwrite' },
+    queues: { delivery: 'send' },
   },
   breadth: {
     entry: 'functions/jobs/breadth.ts',

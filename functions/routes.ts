@@ -8,7 +8,10 @@ import * as v from 'valibot';
 import type { FunctionName } from './resources.ts';
 import type { ParamSchema } from '../schemas/params.ts';
 import { HealthSchema } from '../schemas/responses.ts';
-import { CreateEndpointBody, CreatedEndpointSchema, DeletedSchema, EndpointSchema, EventTypeSchema, LimitsSchema, RotatedSecretSchema, idPath } from '../schemas/webhooks.ts';
+import {
+  CreateEndpointBody, CreateSubscriptionBody, CreatedEndpointSchema, DeletedSchema, DeliveryLogQuery, DeliverySchema, EndpointSchema, EventTypeSchema,
+  LimitsSchema, PatchSubscriptionBody, QueuedDeliverySchema, RedeliverySchema, RotatedSecretSchema, SubscriptionSchema, WatchAddressBody, WatchedAddressSchema, idPath,
+} from '../schemas/webhooks.ts';
 import { FAMILIES, type Family } from './core/venues.ts';
 import {
   BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
@@ -214,6 +217,19 @@ function webhookRoutes(): RouteDef[] {
     route('deleteWebhookEndpoint', 'DELETE', '/endpoints/{id}', 'Delete an endpoint', one(DeletedSchema, 'Deleted'), { pathParams: idPath }),
     route('enableWebhookEndpoint', 'POST', '/endpoints/{id}/enable', 'Re-enable a disabled endpoint', one(EndpointSchema, 'The endpoint, active'), { pathParams: idPath }),
     route('rotateWebhookSecret', 'POST', '/endpoints/{id}/rotate', 'A new secret, shown once; the previous one stays valid 24 hours', one(RotatedSecretSchema, 'The new secret'), { pathParams: idPath }),
+    route('testWebhookEndpoint', 'POST', '/endpoints/{id}/test', 'Queue a signed webhook.test delivery', one(QueuedDeliverySchema, 'The queued delivery', 202), { pathParams: idPath }),
+    route('listWebhookDeliveries', 'GET', '/endpoints/{id}/deliveries', 'The endpoint\'s delivery log, newest first (30 days)', one(v.array(DeliverySchema), 'Deliveries'), { pathParams: idPath, query: DeliveryLogQuery }),
+    route('redeliverWebhookDelivery', 'POST', '/deliveries/{id}/redeliver', 'A new attempt of a past delivery, keeping its event id', one(RedeliverySchema, 'The delivery, pending again', 202), { pathParams: idPath }),
+    route('listWebhookSubscriptions', 'GET', '/subscriptions', 'The caller\'s subscriptions across endpoints', one(v.array(SubscriptionSchema), 'Subscriptions')),
+    route('createWebhookSubscription', 'POST', '/subscriptions', 'Create a rule; echoes the stored configuration with defaults', one(SubscriptionSchema, 'The subscription', 201), { body: CreateSubscriptionBody }),
+    route('getWebhookSubscription', 'GET', '/subscriptions/{id}', 'One subscription', one(SubscriptionSchema, 'The subscription'), { pathParams: idPath }),
+    route('patchWebhookSubscription', 'PATCH', '/subscriptions/{id}', 'Replace the configuration, or switch enabled', one(SubscriptionSchema, 'The subscription'), { pathParams: idPath, body: PatchSubscriptionBody }),
+    route('deleteWebhookSubscription', 'DELETE', '/subscriptions/{id}', 'Remove a rule', one(DeletedSchema, 'Deleted'), { pathParams: idPath }),
+    route('resumeWebhookSubscription', 'POST', '/subscriptions/{id}/resume', 'Resume one paused rule (replays nothing)', one(SubscriptionSchema, 'The subscription; sibling gap'), { pathParams: idPath }),
+    route('resumeAllWebhookSubscriptions', 'POST', '/subscriptions/resume', 'Resume every paused rule (replays nothing)', one(v.array(SubscriptionSchema), 'Resumed subscriptions; siblings resumed_count and gap')),
+    route('listWatchedAddresses', 'GET', '/addresses', 'Watched addresses; sibling limit is the plan\'s cap', one(v.array(WatchedAddressSchema), 'Watched addresses')),
+    route('watchAddress', 'POST', '/addresses', 'Watch an address (idempotent); sibling limit', one(WatchedAddressSchema, 'The watched address', 201), { body: WatchAddressBody }),
+    route('unwatchAddress', 'DELETE', '/addresses/{id}', 'Stop watching an address', one(DeletedSchema, 'Deleted'), { pathParams: idPath }),
   ];
 }
 

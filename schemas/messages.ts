@@ -25,3 +25,11 @@ export const S3Notification = v.object({
 export const S3TestEvent = v.object({ Event: v.literal('s3:TestEvent') });
 
 export const IngestQueueMessage = v.union([IngestBatchMessage, S3Notification, S3TestEvent]);
+
+/** A delivery to attempt now: the delivery record says what and where (the delivery engine consumes these). */
+export const DeliveryJobMessage = v.object({
+  type: v.literal('deliver.v1'),
+  account_id: v.string(),
+  delivery_id: v.string(),
+});
+export type DeliveryJobMessage = v.InferOutput<typeof DeliveryJobMessage>;

@@ -1,6 +1,6 @@
 /** Bodies and response shapes of the webhook management routes. */
 import * as v from 'valibot';
-import { stringParam } from './params.ts';
+import { integerParam, stringParam } from './params.ts';
 
 export const idPath = { id: stringParam({ description: 'Object id (UUID)', maxLength: 64, required: true }) };
 
@@ -31,3 +31,47 @@ export const EventTypeSchema = v.object({
   operators: v.record(v.string(), v.array(v.string())), cost_floor: v.nullable(v.record(v.string(), v.unknown())),
   latency_class: v.picklist(['seconds', 'minutes']), filters_example: v.record(v.string(), v.unknown()),
 });
+
+const anyObject = v.record(v.string(), v.unknown());
+
+/** Members are checked by the core, which names misplaced `conditions`/`params` precisely. */
+export const CreateSubscriptionBody = v.looseObject({
+  endpoint_id: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty')),
+  event_type: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty')),
+  filters: v.optional(anyObject),
+  config: v.optional(anyObject),
+});
+
+export const PatchSubscriptionBody = v.looseObject({
+  filters: v.optional(anyObject),
+  config: v.optional(anyObject),
+  enabled: v.optional(v.boolean('must be true or false')),
+});
+
+export const SubscriptionSchema = v.object({
+  id: v.string(), endpoint_id: v.string(), event_type: v.string(), filters: anyObject, enabled: v.boolean(),
+  status: v.picklist(['active', 'auto_paused']), paused_at: v.nullable(v.string()), pause_reason: v.nullable(v.string()),
+  suppressed_count: v.nullable(v.number()), suppressed_first_at: v.nullable(v.string()), suppressed_last_at: v.nullable(v.string()),
+  last_paused_at: v.nullable(v.string()), last_resumed_at: v.nullable(v.string()), last_pause_reason: v.nullable(v.string()),
+  last_suppressed_count: v.nullable(v.number()), trigger_id: v.string(), created_at: v.string(),
+});
+
+export const WatchAddressBody = v.strictObject({
+  address: v.pipe(v.string('must be a string'), v.maxLength(100, 'must be at most 100 characters')),
+  label: v.optional(v.pipe(v.string('must be a string'), v.maxLength(1000, 'must be at most 1000 characters'))),
+});
+
+export const WatchedAddressSchema = v.object({ id: v.string(), address: v.string(), label: v.string(), created_at: v.string() });
+
+export const DeliveryLogQuery = {
+  limit: integerParam({ min: 1, max: Number.MAX_SAFE_INTEGER, default: 50, description: 'Deliveries to return, newest first (clamped to 1–200)' }),
+};
+
+export const DeliverySchema = v.object({
+  id: v.string(), event_id: v.string(), event_type: v.string(), endpoint_id: v.string(), state: v.picklist(['pending', 'delivered', 'failed', 'exhausted']),
+  attempts: v.number(), last_status_code: v.nullable(v.number()), last_error: v.nullable(v.string()), last_latency_ms: v.nullable(v.number()),
+  next_attempt_at: v.nullable(v.string()), delivered_at: v.nullable(v.string()), created_at: v.string(), payload: anyObject,
+});
+
+export const QueuedDeliverySchema = v.object({ delivery_id: v.string(), event_id: v.string() });
+export const RedeliverySchema = v.object({ ...QueuedDeliverySchema.entries, event_type: v.string(), state: v.literal('pending'), attempts: v.number(), next_attempt_at: v.string() });

@@ -1,14 +1,20 @@
-/** Route group `webhooks`: the event-type catalogue, plan limits and endpoint management. */
+/** Route group `webhooks`: the event-type catalogue, plan limits, endpoints, subscriptions and watched addresses. */
 import { EVENT_TYPES, publicDeclaration } from '../core/webhooks/catalog.ts';
 import {
   createEndpoint, deleteEndpoint, enableEndpoint, endpointView, getEndpoint, limitsView, rotateSecret, type Caller,
 } from '../core/webhooks/endpoints.ts';
+import {
+  addressLimit, addressView, createSubscription, deleteSubscription, getSubscription, patchSubscription, resumeAll, resumeSubscription,
+  subscriptionView, unwatchAddress, watchAddress,
+} from '../core/webhooks/subscriptions.ts';
 import { resolveAll } from '../adapters/dns-resolver.ts';
 import { config } from '../shared/config.ts';
-import { clock, webhookStore } from '../shared/deps.ts';
+import { clock, queueSender, webhookStore } from '../shared/deps.ts';
+import { listDeliveries, queueTestDelivery, redeliver } from '../core/webhooks/deliveries.ts';
 import { httpRouteGroup, ok, type RequestContext } from '../shared/http.ts';
 
 const catalogue = EVENT_TYPES.map(publicDeclaration);
+const deliveryDeps = () => ({ store: webhookStore(), queues: queueSender(), clock });
 const caller = (ctx: RequestContext): Caller => ctx.account!;
 const id = (input: { params: Record<string, unknown> }) => String(input.params.id);
 
@@ -30,4 +36,38 @@ export const handler = httpRouteGroup('webhooks', {
   rotateWebhookSecret: async (input, ctx) => ok(await rotateSecret({ store: webhookStore(), clock }, caller(ctx), id(input)), {
     siblings: { note: 'The new secret is shown once. The previous secret stays valid for 24 hours.' },
   }),
+
+  testWebhookEndpoint: async (input, ctx) => ok(await queueTestDelivery(deliveryDeps(), caller(ctx), id(input)), { status: 202 }),
+  listWebhookDeliveries: async (input, ctx) => ok(await listDeliveries(webhookStore(), caller(ctx), id(input), Number(input.query.limit))),
+  redeliverWebhookDelivery: async (input, ctx) => ok(await redeliver(deliveryDeps(), caller(ctx), id(input)), {
+    status: 202, siblings: { note: 'The delivery record is reset in place and attempted again with the same event id.' },
+  }),
+
+  listWebhookSubscriptions: async (_input, ctx) => ok((await webhookStore().listSubscriptions(caller(ctx).id)).map(subscriptionView)),
+  createWebhookSubscription: async (input, ctx) =>
+    ok(await createSubscription({ store: webhookStore(), clock }, caller(ctx), input.body as Record<string, unknown>), { status: 201 }),
+  getWebhookSubscription: async (input, ctx) => ok(subscriptionView(await getSubscription(webhookStore(), caller(ctx), id(input)))),
+  patchWebhookSubscription: async (input, ctx) =>
+    ok(await patchSubscription({ store: webhookStore(), clock }, caller(ctx), id(input), input.body as Record<string, unknown>)),
+  deleteWebhookSubscription: async (input, ctx) => {
+    await deleteSubscription(webhookStore(), caller(ctx), id(input));
+    return ok({ deleted: true, id: id(input) });
+  },
+  resumeWebhookSubscription: async (input, ctx) => {
+    const { subscription, ...siblings } = await resumeSubscription({ store: webhookStore(), clock }, caller(ctx), id(input));
+    return ok(subscription, { siblings });
+  },
+  resumeAllWebhookSubscriptions: async (_input, ctx) => {
+    const { subscriptions, ...siblings } = await resumeAll({ store: webhookStore(), clock }, caller(ctx));
+    return ok(subscriptions, { siblings });
+  },
+
+  listWatchedAddresses: async (_input, ctx) =>
+    ok((await webhookStore().listAddresses(caller(ctx).id)).map(addressView), { siblings: { limit: addressLimit(caller(ctx)) } }),
+  watchAddress: async (input, ctx) =>
+    ok(await watchAddress({ store: webhookStore(), clock }, caller(ctx), input.body as { address: string; label?: string }), { status: 201, siblings: { limit: addressLimit(caller(ctx)) } }),
+  unwatchAddress: async (input, ctx) => {
+    await unwatchAddress(webhookStore(), caller(ctx), id(input));
+    return ok({ deleted: true, id: id(input) });
+  },
 });

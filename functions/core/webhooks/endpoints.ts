@@ -98,15 +98,19 @@ export async function enableEndpoint(store: WebhookStore, caller: Caller, id: st
   return endpointView(enabled);
 }
 
+/** Deletes an endpoint and the subscriptions that deliver to it, giving their allowances back. */
 export async function deleteEndpoint(store: WebhookStore, caller: Caller, id: string): Promise<void> {
   if (!(await store.deleteEndpoint(caller.id, id))) throw new AppError('not_found', 'No such endpoint.', { param: 'id' });
   await store.release(caller.id, 'endpoints');
+  for (const subscription of await store.listSubscriptions(caller.id)) {
+    if (subscription.endpointId === id && (await store.deleteSubscription(caller.id, subscription.id))) await store.release(caller.id, 'subscriptions');
+  }
 }
 
 /** GET /v1/webhooks/limits: the plan, whether delivery is included, and used versus limit. */
 export async function limitsView(store: WebhookStore, caller: Caller, now: number) {
   const plan = PLANS[caller.plan].webhooks;
-  const used = await store.usage(caller.id);
+  const [used, deliveredToday] = await Promise.all([store.usage(caller.id), store.deliveriesCounted(caller.id, new Date(now).toISOString().slice(0, 10))]);
   const allowance = (n: number, limit: number | null) => ({ used: n, limit, remaining: limit === null ? null : Math.max(0, limit - n) });
   const tomorrow = new Date(now - (now % 86_400_000) + 86_400_000).toISOString();
   return {
@@ -116,8 +120,8 @@ export async function limitsView(store: WebhookStore, caller: Caller, now: numbe
     endpoints: allowance(used.endpoints, plan.endpoints),
     subscriptions: allowance(used.subscriptions, plan.subscriptions),
     watched_addresses: allowance(used.addresses, plan.watchedAddresses),
-    // Deliveries are counted by the delivery engine at queue time; none are sent yet in this version.
-    deliveries_per_day: { ...allowance(0, plan.deliveriesPerDay), unlimited: plan.deliveriesPerDay === null, resets_at: tomorrow },
+    // Counted at queue time; a retry is not counted again.
+    deliveries_per_day: { ...allowance(deliveredToday, plan.deliveriesPerDay), unlimited: plan.deliveriesPerDay === null, resets_at: tomorrow },
     ...(!plan.deliveryIncluded && { notice: 'Webhook delivery starts on the Build plan; estimate and dry-run work on every plan.' }),
   };
 }
