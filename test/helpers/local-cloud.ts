@@ -2,19 +2,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalCloud, type LocalCloud } from '../../functions/local/cloud.ts';
+import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from '../../functions/local/cloud.ts';
 
 export const KEYS = { build: 'local-build-key', pro: 'local-pro-key', free: 'local-free-key' } as const;
 
-export async function startTestCloud(options: { schedules?: boolean } = {}): Promise<LocalCloud & { dataDir: string }> {
+type TestCloud = LocalCloud & { dataDir: string };
+
+/** A local cloud in a fresh temporary directory, removed again by `stop()`. */
+async function startInTempDir(options: Omit<LocalCloudOptions, 'dataDir' | 'port'>): Promise<TestCloud> {
   const dataDir = mkdtempSync(join(tmpdir(), 'archive-e2e-'));
-  const cloud = await startLocalCloud({
-    port: 0,
-    dataDir,
-    apiKeys: [{ key: KEYS.build, plan: 'build' }, { key: KEYS.pro, plan: 'pro' }, { key: KEYS.free, plan: 'free' }],
-    schedules: options.schedules ?? false,
-    logLevel: 'ERROR',
-  });
+  const cloud = await startLocalCloud({ port: 0, dataDir, logLevel: 'ERROR', ...options });
   return {
     ...cloud,
     dataDir,
@@ -25,20 +22,20 @@ export async function startTestCloud(options: { schedules?: boolean } = {}): Pro
   };
 }
 
+export function startTestCloud(options: { schedules?: boolean } = {}): Promise<TestCloud> {
+  return startInTempDir({
+    apiKeys: [{ key: KEYS.build, plan: 'build' }, { key: KEYS.pro, plan: 'pro' }, { key: KEYS.free, plan: 'free' }],
+    schedules: options.schedules ?? false,
+  });
+}
+
 /** The local cloud with a seeded demo market (`hours` of history), one API key, schedules off. */
-export async function startDemoCloud(options: { key: string; hours: number; seed: number; intensity: number; l2IntervalMs: number }): Promise<LocalCloud & { dataDir: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'archive-demo-'));
-  const cloud = await startLocalCloud({
-    port: 0, dataDir, apiKeys: [{ key: options.key, plan: 'pro' }], schedules: false, logLevel: 'ERROR',
+export async function startDemoCloud(options: { key: string; hours: number; seed: number; intensity: number; l2IntervalMs: number }): Promise<TestCloud> {
+  const cloud = await startInTempDir({
+    apiKeys: [{ key: options.key, plan: 'pro' }],
+    schedules: false,
     demo: { days: options.hours / 24, seed: options.seed, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs },
   });
   await cloud.demo!.seeded;
-  return {
-    ...cloud,
-    dataDir,
-    async stop() {
-      await cloud.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return cloud;
 }
