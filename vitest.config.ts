@@ -1,4 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+// Webhook receivers in tests serve the local CA's certificate (functions/local/tls). Node reads
+// NODE_EXTRA_CA_CERTS only at start-up, so it is set here, before the worker processes are forked.
+process.env.NODE_EXTRA_CA_CERTS = fileURLToPath(new URL('./functions/local/tls/ca.pem', import.meta.url));
 
 export default defineConfig({
   test: {

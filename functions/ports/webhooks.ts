@@ -90,3 +90,26 @@ export interface WebhookStore {
   /** An endpoint's deliveries, newest first. */
   listDeliveries(accountId: string, endpointId: string, limit: number): Promise<DeliveryRecord[]>;
 }
+
+/** One signed POST to a webhook endpoint. */
+export interface OutboundRequest {
+  url: string;
+  /** The exact bytes that were signed. */
+  body: string;
+  headers: Record<string, string>;
+}
+
+export interface SendOutcome {
+  /** True only for a 2xx answer read within the budget. */
+  ok: boolean;
+  /** The receiver's status code, or null when none arrived (refused, timed out, blocked). */
+  statusCode: number | null;
+  latencyMs: number;
+  /** Why the attempt failed, in words a receiver's owner understands; null on success. */
+  error: string | null;
+  /** The validated address the connection went to (for logs), or null when none was opened. */
+  remoteAddress: string | null;
+}
+
+/** Sends one request; never rejects: every failure is an outcome. */
+export type WebhookSender = (request: OutboundRequest) => Promise<SendOutcome>;
