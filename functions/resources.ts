@@ -45,6 +45,8 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
 
 export interface QueueDef {
   envVar: string;
+  /** Carries the dead-letter queue's URL to the consumer, which parks poison messages there with a reason. */
+  dlqEnvVar: string;
   /** Must exceed the consumer's timeout so a message is not redelivered while still in flight. */
   visibilityTimeoutS: number;
   /** Receives before a message is moved to the queue's dead-letter queue. */
@@ -53,8 +55,8 @@ export interface QueueDef {
 }
 
 export const QUEUES: Readonly<Record<QueueName, QueueDef>> = {
-  delivery: { envVar: 'QUEUE_DELIVERY_URL', visibilityTimeoutS: 90, maxReceiveCount: 5, batchSize: 10 },
-  ingest: { envVar: 'QUEUE_INGEST_URL', visibilityTimeoutS: 360, maxReceiveCount: 3, batchSize: 1 },
+  delivery: { envVar: 'QUEUE_DELIVERY_URL', dlqEnvVar: 'QUEUE_DELIVERY_DLQ_URL', visibilityTimeoutS: 90, maxReceiveCount: 5, batchSize: 10 },
+  ingest: { envVar: 'QUEUE_INGEST_URL', dlqEnvVar: 'QUEUE_INGEST_DLQ_URL', visibilityTimeoutS: 360, maxReceiveCount: 3, batchSize: 1 },
 };
 
 export interface BucketDef {
@@ -86,7 +88,7 @@ export interface FunctionDef {
   consumes?: QueueName;
 }
 
-export type FunctionName = 'authorizer' | 'system' | 'market' | 'breadth-api' | 'webhooks' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact';
+export type FunctionName = 'authorizer' | 'system' | 'market' | 'breadth-api' | 'webhooks' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver';
 
 export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   authorizer: {
@@ -153,6 +155,16 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     tables: { manifest: 'readwrite' },
     buckets: { archive: 'readwrite' },
     consumes: 'ingest',
+  },
+  deliver: {
+    entry: 'functions/jobs/deliver.ts',
+    description: 'Signs and sends webhook deliveries, records outcomes, schedules retries, auto-disables endpoints',
+    memoryMb: 512,
+    // A batch of 10 is sent concurrently, each within the 10 s budget.
+    timeoutS: 30,
+    tables: { webhooks: 'readwrite', timers: 'readwrite' },
+    queues: { delivery: 'send' },
+    consumes: 'delivery',
   },
   compact: {
     entry: 'functions/jobs/compact.ts',

@@ -64,5 +64,6 @@ function bindDeclared(fn: ServiceFunction, def: FunctionDef, stateful: StatefulR
     fn.addEventSource(
       new SqsEventSource(stateful.queues[def.consumes], { batchSize: queue.batchSize, reportBatchItemFailures: true }),
     );
+    fn.bindDeadLetterQueue(def.consumes, stateful.deadLetterQueues[def.consumes]);
   }
 }

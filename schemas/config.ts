@@ -12,7 +12,7 @@ const urlSetting = v.optional(v.pipe(v.string(), v.url('must be a URL')));
 const resourceEntries = Object.fromEntries(
   [...Object.values(TABLES), ...Object.values(BUCKETS)].map((d) => [d.envVar, optionalName] as const),
 );
-const queueEntries = Object.fromEntries(Object.values(QUEUES).map((d) => [d.envVar, urlSetting] as const));
+const queueEntries = Object.fromEntries(Object.values(QUEUES).flatMap((d) => [[d.envVar, urlSetting], [d.dlqEnvVar, urlSetting]] as const));
 
 const booleanSetting = (fallback: 'true' | 'false') =>
   v.pipe(v.optional(v.picklist(['true', 'false'], 'must be true or false'), fallback), v.transform((s) => s === 'true'));
@@ -34,6 +34,11 @@ const BaseConfigSchema = v.object({
    * although they are not public. Refused when DEPLOYMENT is aws.
    */
   WEBHOOK_ALLOWED_TARGETS: v.optional(v.pipe(v.string(), v.transform((s) => s.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)))),
+  /**
+   * Local cloud only: divides the retry ladder, the 24-hour retry window and the 6-hour auto-disable
+   * window, so a whole ladder can be watched in minutes. Refused when DEPLOYMENT is aws.
+   */
+  LOCAL_TIME_SCALE: v.optional(v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/, 'must be a positive number'), v.transform(Number), v.minValue(1, 'must be at least 1'))),
   /** `local` only in the local cloud; unlocks settings the AWS deployment refuses. */
   DEPLOYMENT: v.optional(v.picklist(['aws', 'local'], 'must be aws or local'), 'aws'),
 });
@@ -43,6 +48,10 @@ export const ConfigSchema = v.pipe(
   v.forward(
     v.check((c) => c.DEPLOYMENT === 'local' || c.WEBHOOK_ALLOWED_TARGETS === undefined, 'is local-cloud only and refused when DEPLOYMENT is aws'),
     ['WEBHOOK_ALLOWED_TARGETS'],
+  ),
+  v.forward(
+    v.check((c) => c.DEPLOYMENT === 'local' || c.LOCAL_TIME_SCALE === undefined, 'is local-cloud only and refused when DEPLOYMENT is aws'),
+    ['LOCAL_TIME_SCALE'],
   ),
 );
 

@@ -26,10 +26,15 @@ export const S3TestEvent = v.object({ Event: v.literal('s3:TestEvent') });
 
 export const IngestQueueMessage = v.union([IngestBatchMessage, S3Notification, S3TestEvent]);
 
-/** A delivery to attempt now: the delivery record says what and where (the delivery engine consumes these). */
+/**
+ * One attempt of a delivery: the record says what and where. `run` and `attempt` (attempts made
+ * before this one) let the engine recognise a duplicate or stale job and ignore it.
+ */
 export const DeliveryJobMessage = v.object({
   type: v.literal('deliver.v1'),
-  account_id: v.string(),
-  delivery_id: v.string(),
+  account_id: v.pipe(v.string(), v.minLength(1)),
+  delivery_id: v.pipe(v.string(), v.minLength(1)),
+  run: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  attempt: v.pipe(v.number(), v.integer(), v.minValue(0)),
 });
 export type DeliveryJobMessage = v.InferOutput<typeof DeliveryJobMessage>;

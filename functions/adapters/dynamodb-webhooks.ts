@@ -3,10 +3,12 @@
  * found):
  *   ACCT#<account> / USAGE        allowance counters, changed only by conditional updates
  *   ACCT#<account> / EP#<id>      an endpoint (its secrets included; routes never return them)
- *   ACCT#<account> / SUB#<id>     a subscription (its configuration and pause state as JSON)
+ *   ACCT#<account> / SUB#<id>     a subscription: the owner's part as JSON in `record`; the engine's pause
+ *                                 in its own attributes, so an owner's PATCH and a pause never overwrite each other
  *   ACCT#<account> / ADDR#<addr>  a watched address (lowercase)
  *   ACCT#<account> / DAY#<date>   deliveries counted at queue time that UTC day
- *   ACCT#<account> / DLV#<id>     a delivery (gsi1: EPD#<endpoint> / <created_at>#<id>), expiring after 30 days
+ *   ACCT#<account> / DLV#<id>     a delivery (gsi1: EPD#<endpoint> / <created_at>#<id>), expiring after 30 days;
+ *                                 `run`, `attempts` and `lease_until` are top-level for conditional writes
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -22,9 +24,36 @@ function toEndpoint(item: Record<string, unknown>): EndpointRecord {
     id: String(item.id), accountId: String(item.account_id), url: String(item.url), description: String(item.description ?? ''),
     status: item.status as EndpointRecord['status'], secret: String(item.secret),
     previousSecret: (item.previous_secret as string | undefined) ?? null, previousSecretExpiresAt: (item.previous_secret_expires_at as string | undefined) ?? null,
-    consecutiveFailures: Number(item.consecutive_failures ?? 0), createdAt: String(item.created_at),
+    consecutiveFailures: Number(item.consecutive_failures ?? 0), firstFailureAt: (item.first_failure_at as string | undefined) ?? null,
+    createdAt: String(item.created_at),
   };
 }
+
+type OwnerPart = Omit<SubscriptionRecord, 'pause' | 'lastPause'>;
+
+function toSubscription(item: Record<string, unknown>): SubscriptionRecord {
+  const { pause: _p, lastPause: _l, ...owner } = JSON.parse(String(item.record)) as SubscriptionRecord;
+  return {
+    ...(owner as OwnerPart),
+    pause: item.paused_at === undefined ? null : {
+      pausedAt: String(item.paused_at), reason: String(item.pause_reason), suppressedCount: Number(item.suppressed_count ?? 0),
+      suppressedFirstAt: (item.suppressed_first_at as string | undefined) ?? null, suppressedLastAt: (item.suppressed_last_at as string | undefined) ?? null,
+    },
+    lastPause: item.last_pause === undefined ? null : (JSON.parse(String(item.last_pause)) as SubscriptionRecord['lastPause']),
+  };
+}
+
+const PAUSE_ATTRIBUTES = ['paused_at', 'pause_reason', 'suppressed_count', 'suppressed_first_at', 'suppressed_last_at'];
+
+function deliveryItem(delivery: DeliveryRecord): Record<string, unknown> {
+  return {
+    pk: accountKey(delivery.accountId), sk: `DLV#${delivery.id}`, gsi1pk: `EPD#${delivery.endpointId}`, gsi1sk: `${delivery.createdAt}#${delivery.id}`,
+    run: delivery.run, attempts: delivery.attempts,
+    record: JSON.stringify(delivery), expires_at: Math.floor(Date.parse(delivery.createdAt) / 1000) + DELIVERY_RETENTION_S,
+  };
+}
+
+const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
 
 const toAddress = (item: Record<string, unknown>): WatchedAddressRecord => ({ address: String(item.address), label: String(item.label ?? ''), createdAt: String(item.created_at) });
 
@@ -45,6 +74,10 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
   async function remove(accountId: string, sk: string): Promise<boolean> {
     const { Attributes } = await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: accountKey(accountId), sk }, ReturnValues: 'ALL_OLD' }));
     return Attributes !== undefined;
+  }
+  async function readSubscription(accountId: string, id: string): Promise<SubscriptionRecord | undefined> {
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: accountKey(accountId), sk: `SUB#${id}` }, ConsistentRead: true }));
+    return Item ? toSubscription(Item) : undefined;
   }
   return {
     async reserve(accountId, what, limit) {
@@ -83,7 +116,8 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
         Item: {
           pk: accountKey(endpoint.accountId), sk: `EP#${endpoint.id}`, id: endpoint.id, account_id: endpoint.accountId, url: endpoint.url,
           description: endpoint.description, status: endpoint.status, secret: endpoint.secret, previous_secret: endpoint.previousSecret,
-          previous_secret_expires_at: endpoint.previousSecretExpiresAt, consecutive_failures: endpoint.consecutiveFailures, created_at: endpoint.createdAt,
+          previous_secret_expires_at: endpoint.previousSecretExpiresAt, consecutive_failures: endpoint.consecutiveFailures,
+          first_failure_at: endpoint.firstFailureAt, created_at: endpoint.createdAt,
         },
       }));
     },
@@ -98,18 +132,44 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
       return remove(accountId, `EP#${id}`);
     },
     async putSubscription(subscription) {
-      await client.send(new PutCommand({
-        TableName: tableName,
-        Item: { pk: accountKey(subscription.accountId), sk: `SUB#${subscription.id}`, created_at: subscription.createdAt, record: JSON.stringify(subscription) },
+      // An update, not a put: the engine's pause attributes on the item are left as they are.
+      const { pause: _p, lastPause: _l, ...owner } = subscription;
+      await client.send(new UpdateCommand({
+        TableName: tableName, Key: { pk: accountKey(subscription.accountId), sk: `SUB#${subscription.id}` },
+        UpdateExpression: 'SET created_at = :created, #record = :record',
+        ExpressionAttributeNames: { '#record': 'record' },
+        ExpressionAttributeValues: { ':created': subscription.createdAt, ':record': JSON.stringify(owner) },
       }));
     },
-    async getSubscription(accountId, id) {
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: accountKey(accountId), sk: `SUB#${id}` }, ConsistentRead: true }));
-      return Item ? (JSON.parse(String(Item.record)) as SubscriptionRecord) : undefined;
-    },
+    getSubscription: readSubscription,
     async listSubscriptions(accountId) {
-      const items = await list(accountId, 'SUB#');
-      return items.map((item) => JSON.parse(String(item.record)) as SubscriptionRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+      return (await list(accountId, 'SUB#')).map(toSubscription).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    },
+    async suppress(accountId, subscriptionId, { at, missedAt, reason }) {
+      await client.send(new UpdateCommand({
+        TableName: tableName, Key: { pk: accountKey(accountId), sk: `SUB#${subscriptionId}` },
+        UpdateExpression: 'SET paused_at = if_not_exists(paused_at, :at), pause_reason = if_not_exists(pause_reason, :reason), '
+          + 'suppressed_first_at = if_not_exists(suppressed_first_at, :missed), suppressed_last_at = :missed ADD suppressed_count :one',
+        ConditionExpression: 'attribute_exists(sk)',
+        ExpressionAttributeValues: { ':at': at, ':missed': missedAt, ':reason': reason, ':one': 1 },
+      })).catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error; // the rule was deleted meanwhile
+      });
+    },
+    async clearPause(accountId, subscriptionId, resumedAt) {
+      const current = await readSubscription(accountId, subscriptionId);
+      if (!current?.pause) return current;
+      try {
+        await client.send(new UpdateCommand({
+          TableName: tableName, Key: { pk: accountKey(accountId), sk: `SUB#${subscriptionId}` },
+          UpdateExpression: `REMOVE ${PAUSE_ATTRIBUTES.join(', ')} SET last_pause = :last`,
+          ConditionExpression: 'paused_at = :seen',
+          ExpressionAttributeValues: { ':seen': current.pause.pausedAt, ':last': JSON.stringify({ ...current.pause, resumedAt }) },
+        }));
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error; // resumed concurrently: read what that left
+      }
+      return readSubscription(accountId, subscriptionId);
     },
     async deleteSubscription(accountId, id) {
       return remove(accountId, `SUB#${id}`);
@@ -154,13 +214,86 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
       return Number(Item?.deliveries ?? 0);
     },
     async putDelivery(delivery) {
-      await client.send(new PutCommand({
-        TableName: tableName,
-        Item: {
-          pk: accountKey(delivery.accountId), sk: `DLV#${delivery.id}`, gsi1pk: `EPD#${delivery.endpointId}`, gsi1sk: `${delivery.createdAt}#${delivery.id}`,
-          record: JSON.stringify(delivery), expires_at: Math.floor(Date.parse(delivery.createdAt) / 1000) + DELIVERY_RETENTION_S,
-        },
-      }));
+      await client.send(new PutCommand({ TableName: tableName, Item: deliveryItem(delivery) }));
+    },
+    async createDelivery(delivery) {
+      try {
+        await client.send(new PutCommand({ TableName: tableName, Item: deliveryItem(delivery), ConditionExpression: 'attribute_not_exists(sk)' }));
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+    async claimAttempt(accountId, id, expected, leaseUntil, now) {
+      try {
+        await client.send(new UpdateCommand({
+          TableName: tableName, Key: { pk: accountKey(accountId), sk: `DLV#${id}` },
+          UpdateExpression: 'SET lease_until = :until',
+          ConditionExpression: '#run = :run AND attempts = :attempts AND (attribute_not_exists(lease_until) OR lease_until < :now)',
+          ExpressionAttributeNames: { '#run': 'run' },
+          ExpressionAttributeValues: { ':until': leaseUntil, ':run': expected.run, ':attempts': expected.attempts, ':now': now },
+        }));
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+    async recordAttempt(delivery, expected) {
+      try {
+        // A put without lease_until: recording the outcome releases the lease.
+        await client.send(new PutCommand({
+          TableName: tableName, Item: deliveryItem(delivery),
+          ConditionExpression: '#run = :run AND attempts = :attempts',
+          ExpressionAttributeNames: { '#run': 'run' },
+          ExpressionAttributeValues: { ':run': expected.run, ':attempts': expected.attempts },
+        }));
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+    async noteEndpointFailure(accountId, endpointId, at) {
+      try {
+        const { Attributes } = await client.send(new UpdateCommand({
+          TableName: tableName, Key: { pk: accountKey(accountId), sk: `EP#${endpointId}` },
+          UpdateExpression: 'ADD consecutive_failures :one SET first_failure_at = if_not_exists(first_failure_at, :at)',
+          ConditionExpression: 'attribute_exists(sk)',
+          ExpressionAttributeValues: { ':one': 1, ':at': at }, ReturnValues: 'ALL_NEW',
+        }));
+        return { failures: Number(Attributes!.consecutive_failures), firstFailureAt: String(Attributes!.first_failure_at) };
+      } catch (error) {
+        if (isConditionFailure(error)) return undefined; // deleted meanwhile
+        throw error;
+      }
+    },
+    async noteEndpointSuccess(accountId, endpointId) {
+      await client.send(new UpdateCommand({
+        TableName: tableName, Key: { pk: accountKey(accountId), sk: `EP#${endpointId}` },
+        UpdateExpression: 'SET consecutive_failures = :zero REMOVE first_failure_at',
+        ConditionExpression: 'attribute_exists(sk)',
+        ExpressionAttributeValues: { ':zero': 0 },
+      })).catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+    },
+    async autoDisableEndpoint(accountId, endpointId, rule) {
+      try {
+        // Judged on the stored streak, so a success recorded meanwhile by another worker wins.
+        await client.send(new UpdateCommand({
+          TableName: tableName, Key: { pk: accountKey(accountId), sk: `EP#${endpointId}` },
+          UpdateExpression: 'SET #status = :disabled',
+          ConditionExpression: '#status = :active AND consecutive_failures >= :min AND first_failure_at <= :before',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':disabled': 'auto_disabled', ':active': 'active', ':min': rule.minFailures, ':before': rule.firstFailureAtOrBefore },
+        }));
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
     },
     async getDelivery(accountId, id) {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: accountKey(accountId), sk: `DLV#${id}` }, ConsistentRead: true }));

@@ -1,6 +1,5 @@
 /** SQS consumer of the ingest queue: each message names raw batches under landing/ (see schemas/messages.ts). */
 import { gunzipSync } from 'node:zlib';
-import * as v from 'valibot';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ingestBatch } from '../core/archive/ingest.ts';
 import { BATCH_FORMATS, type BatchFormat } from '../core/archive/parse.ts';
@@ -25,15 +24,14 @@ async function ingestKey(key: string, format: BatchFormat | undefined): Promise<
   if (result.status === 'rejected') {
     logger.error('batch rejected', { key, batch_id: result.batchId, reason: result.reason });
     metrics.addMetric('BatchesRejected', MetricUnit.Count, 1);
-    // Failing the record keeps it on the queue; after maxReceiveCount it moves to the DLQ.
+    // Failing the record keeps it on the queue; on its last receive it is parked in the DLQ with this reason.
     throw new Error(`Batch ${key} rejected: ${result.reason}`);
   }
   if (result.status === 'ingested') metrics.addMetric('RecordsIngested', MetricUnit.Count, result.records);
   logger.info('batch processed', { key, ...result });
 }
 
-export const handler = sqsConsumer(async (record) => {
-  const message = v.parse(IngestQueueMessage, JSON.parse(record.body));
+export const handler = sqsConsumer('ingest', IngestQueueMessage, async (message) => {
   if ('Event' in message) return; // S3's test event when the notification is created
   if ('type' in message) return ingestKey(message.key, message.format);
   for (const entry of message.Records) {

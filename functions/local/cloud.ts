@@ -67,7 +67,10 @@ export function exportEnvironment(emulators: Emulators, dataDir: string, logLeve
     SCRATCH_DIR: join(dataDir, 'scratch'),
   };
   for (const [name, def] of Object.entries(TABLES)) env[def.envVar] = emulators.names.tables[name as keyof typeof TABLES];
-  for (const [name, def] of Object.entries(QUEUES)) env[def.envVar] = emulators.names.queueUrls[name as QueueName];
+  for (const [name, def] of Object.entries(QUEUES)) {
+    env[def.envVar] = emulators.names.queueUrls[name as QueueName];
+    env[def.dlqEnvVar] = emulators.names.dlqUrls[name as QueueName];
+  }
   for (const [name, def] of Object.entries(BUCKETS)) env[def.envVar] = emulators.names.buckets[name as keyof typeof BUCKETS];
   Object.assign(process.env, env);
   resetConfig();

@@ -10,7 +10,9 @@ export interface EndpointRecord {
   /** The secret before the last rotation, accepted (and signed with) until `previousSecretExpiresAt`. */
   previousSecret: string | null;
   previousSecretExpiresAt: string | null;
+  /** The failure streak: consecutive failed attempts and when the first of them happened. */
   consecutiveFailures: number;
+  firstFailureAt: string | null;
   createdAt: string;
 }
 
@@ -46,14 +48,20 @@ export interface WatchedAddressRecord { address: string; label: string; createdA
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'exhausted';
 
 export interface DeliveryRecord {
+  /** Deterministic per event and endpoint: one record per (event, endpoint), rewritten by a redelivery. */
   id: string;
   accountId: string;
   endpointId: string;
+  /** The rule that matched; null for `webhook.test`. */
+  subscriptionId: string | null;
   /** The event's id: the same for every attempt and redelivery of one occurrence and trigger. */
   eventId: string;
   eventType: string;
   state: DeliveryState;
+  /** Incremented by each redelivery, so queue messages of an earlier run are recognised as stale. */
+  run: number;
   attempts: number;
+  firstAttemptAt: string | null;
   lastStatusCode: number | null;
   lastError: string | null;
   lastLatencyMs: number | null;
@@ -82,10 +90,29 @@ export interface WebhookStore {
   addAddress(accountId: string, address: WatchedAddressRecord): Promise<{ row: WatchedAddressRecord; created: boolean }>;
   listAddresses(accountId: string): Promise<WatchedAddressRecord[]>;
   deleteAddress(accountId: string, address: string): Promise<boolean>;
+  /** Marks a rule paused by the engine at `at` (once) and counts one more occurrence it missed, which happened at `missedAt`. */
+  suppress(accountId: string, subscriptionId: string, pause: { at: string; missedAt: string; reason: string }): Promise<void>;
+  /** Clears the engine's pause, keeping it as `lastPause`; returns the rule as it now is. */
+  clearPause(accountId: string, subscriptionId: string, resumedAt: string): Promise<SubscriptionRecord | undefined>;
   /** Counts one delivery against the account's day (UTC); false when `limit` are already counted. */
   countDelivery(accountId: string, day: string, limit: number | null): Promise<boolean>;
   deliveriesCounted(accountId: string, day: string): Promise<number>;
   putDelivery(delivery: DeliveryRecord): Promise<void>;
+  /** Stores a new delivery unless one with its id exists; false when it did. */
+  createDelivery(delivery: DeliveryRecord): Promise<boolean>;
+  /**
+   * Takes the right to make attempt `attempts + 1` of run `run` until `leaseUntil` (epoch ms): false
+   * when the record has moved on, or another worker holds an unexpired lease on it.
+   */
+  claimAttempt(accountId: string, id: string, expected: { run: number; attempts: number }, leaseUntil: number, now: number): Promise<boolean>;
+  /** Writes the outcome of an attempt (and releases the lease) if the record is still at `expected`. */
+  recordAttempt(delivery: DeliveryRecord, expected: { run: number; attempts: number }): Promise<boolean>;
+  /** Adds a failed attempt to the endpoint's streak; returns the streak as stored. */
+  noteEndpointFailure(accountId: string, endpointId: string, at: string): Promise<{ failures: number; firstFailureAt: string } | undefined>;
+  /** Ends the endpoint's failure streak. */
+  noteEndpointSuccess(accountId: string, endpointId: string): Promise<void>;
+  /** Sets an active endpoint `auto_disabled` if its stored streak still meets the rule; false otherwise. */
+  autoDisableEndpoint(accountId: string, endpointId: string, rule: { minFailures: number; firstFailureAtOrBefore: string }): Promise<boolean>;
   getDelivery(accountId: string, id: string): Promise<DeliveryRecord | undefined>;
   /** An endpoint's deliveries, newest first. */
   listDeliveries(accountId: string, endpointId: string, limit: number): Promise<DeliveryRecord[]>;

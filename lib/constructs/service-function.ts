@@ -108,6 +108,13 @@ export class ServiceFunction extends NodejsFunction {
     return this;
   }
 
+  /** A consumer parks poison messages in its queue's DLQ itself, with the reason attached. */
+  bindDeadLetterQueue(name: QueueName, dlq: IQueue): this {
+    dlq.grantSendMessages(this);
+    this.addEnvironment(QUEUES[name].dlqEnvVar, dlq.queueUrl);
+    return this;
+  }
+
   bindBucket(name: BucketName, bucket: IBucket, access: Access): this {
     if (access === 'read') bucket.grantRead(this);
     else if (access === 'write') bucket.grantWrite(this);

@@ -4,7 +4,8 @@ import { localAccountId } from '../../functions/local/accounts.ts';
 import { webhookStore } from '../../functions/shared/deps.ts';
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
-beforeAll(async () => { cloud = await startTestCloud(); });
+// The management API only: no delivery engine, so queued jobs stay on the queue to be inspected.
+beforeAll(async () => { cloud = await startTestCloud({ pollers: false }); });
 afterAll(async () => { await cloud?.stop(); });
 
 async function call(key: string, method: string, path: string, body?: unknown) {
@@ -213,8 +214,13 @@ describe('subscriptions', () => {
     // The delivery engine pauses a rule at the daily cap; here the test writes that state itself.
     const [target] = (await call(KEYS.build, 'GET', '/v1/webhooks/subscriptions')).body.data;
     const record = (await webhookStore().getSubscription(localAccountId(KEYS.build), target.id))!;
-    await webhookStore().putSubscription({ ...record, enabled: false, pause: { pausedAt: '2026-11-21T10:00:00.000Z', reason: 'deliveries_per_day_cap', suppressedCount: 12, suppressedFirstAt: '2026-11-21T10:00:01.000Z', suppressedLastAt: '2026-11-21T11:00:00.000Z' } });
-    expect((await call(KEYS.build, 'GET', `/v1/webhooks/subscriptions/${target.id}`)).body.data).toMatchObject({ status: 'auto_paused', suppressed_count: 12, pause_reason: 'deliveries_per_day_cap' });
+    await webhookStore().putSubscription({ ...record, enabled: false });
+    for (let i = 0; i < 12; i += 1) {
+      await webhookStore().suppress(record.accountId, record.id, { at: '2026-11-21T10:00:00.000Z', missedAt: `2026-11-21T10:${String(i).padStart(2, '0')}:01.000Z`, reason: 'deliveries_per_day_cap' });
+    }
+    expect((await call(KEYS.build, 'GET', `/v1/webhooks/subscriptions/${target.id}`)).body.data).toMatchObject({
+      status: 'auto_paused', suppressed_count: 12, pause_reason: 'deliveries_per_day_cap', suppressed_first_at: '2026-11-21T10:00:01.000Z', suppressed_last_at: '2026-11-21T10:11:01.000Z',
+    });
     const resumed = await call(KEYS.build, 'POST', `/v1/webhooks/subscriptions/${target.id}/resume`);
     expect(resumed.body.data).toMatchObject({ status: 'active', enabled: false, suppressed_count: null, last_pause_reason: 'deliveries_per_day_cap', last_suppressed_count: 12 });
     expect(resumed.body.gap).toMatchObject({ paused_at: '2026-11-21T10:00:00.000Z', suppressed_count: 12 });
@@ -248,7 +254,7 @@ describe('test deliveries, the delivery log and redelivery', () => {
     const { status, body } = await call(KEYS.build, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`);
     expect(status).toBe(202);
     const queued = await cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.emulators.names.queueUrls.delivery, MaxNumberOfMessages: 10 }));
-    expect(queued.Messages?.map((m) => JSON.parse(m.Body!))).toContainEqual({ type: 'deliver.v1', account_id: expect.any(String), delivery_id: body.data.delivery_id });
+    expect(queued.Messages?.map((m) => JSON.parse(m.Body!))).toContainEqual({ type: 'deliver.v1', account_id: expect.any(String), delivery_id: body.data.delivery_id, run: 0, attempt: 0 });
     expect((await call(KEYS.build, 'GET', '/v1/webhooks/limits')).body.data.deliveries_per_day).toMatchObject({ used: 1, limit: 5000, remaining: 4999 });
   });
 

@@ -22,10 +22,11 @@ async function startInTempDir(options: Omit<LocalCloudOptions, 'dataDir' | 'port
   };
 }
 
-export function startTestCloud(options: { schedules?: boolean } = {}): Promise<TestCloud> {
+export function startTestCloud(options: { schedules?: boolean; pollers?: boolean } = {}): Promise<TestCloud> {
   return startInTempDir({
     apiKeys: [{ key: KEYS.build, plan: 'build' }, { key: KEYS.pro, plan: 'pro' }, { key: KEYS.free, plan: 'free' }],
     schedules: options.schedules ?? false,
+    pollers: options.pollers,
   });
 }
 

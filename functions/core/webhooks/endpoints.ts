@@ -29,7 +29,10 @@ export function newSecret(): string {
 
 /** What list and read routes show of an endpoint: never a secret. */
 export function endpointView(e: EndpointRecord) {
-  return { id: e.id, url: e.url, description: e.description, status: e.status, consecutive_failures: e.consecutiveFailures, created_at: e.createdAt };
+  return {
+    id: e.id, url: e.url, description: e.description, status: e.status, consecutive_failures: e.consecutiveFailures,
+    failing_since: e.firstFailureAt, created_at: e.createdAt,
+  };
 }
 
 export function requireDelivery(plan: PlanName): void {
@@ -61,7 +64,7 @@ export async function createEndpoint(deps: EndpointDeps, caller: Caller, body: {
   await reserveAllowance(deps.store, caller, 'endpoints');
   const endpoint: EndpointRecord = {
     id: randomUUID(), accountId: caller.id, url: destination.url.href, description: body.description ?? '', status: 'active',
-    secret: newSecret(), previousSecret: null, previousSecretExpiresAt: null, consecutiveFailures: 0, createdAt: new Date(deps.clock.now()).toISOString(),
+    secret: newSecret(), previousSecret: null, previousSecretExpiresAt: null, consecutiveFailures: 0, firstFailureAt: null, createdAt: new Date(deps.clock.now()).toISOString(),
   };
   try {
     await deps.store.putEndpoint(endpoint);
@@ -91,9 +94,10 @@ export async function rotateSecret(deps: Pick<EndpointDeps, 'store' | 'clock'>, 
   return { secret: rotated.secret, previous_secret_expires_at: rotated.previousSecretExpiresAt };
 }
 
+/** Makes the endpoint active with a fresh failure streak; what was missed while disabled is not replayed. */
 export async function enableEndpoint(store: WebhookStore, caller: Caller, id: string) {
   const endpoint = await getEndpoint(store, caller, id);
-  const enabled: EndpointRecord = { ...endpoint, status: 'active', consecutiveFailures: 0 };
+  const enabled: EndpointRecord = { ...endpoint, status: 'active', consecutiveFailures: 0, firstFailureAt: null };
   await store.putEndpoint(enabled);
   return endpointView(enabled);
 }

@@ -120,26 +120,35 @@ export async function deleteSubscription(store: WebhookStore, caller: Caller, id
   await store.release(caller.id, 'subscriptions');
 }
 
-/** Clears a pause and its counters; replays nothing; leaves `enabled` alone. */
-function resumed(s: SubscriptionRecord, now: string): SubscriptionRecord {
-  return s.pause ? { ...s, pause: null, lastPause: { ...s.pause, resumedAt: now } } : s;
+/** Resuming while the day's budget is still spent would only pause the rule again at its next match. */
+async function refuseAtDailyCap(deps: SubscriptionDeps, caller: Caller): Promise<void> {
+  const limit = PLANS[caller.plan].webhooks.deliveriesPerDay;
+  if (limit === null) return;
+  const now = deps.clock.now();
+  if ((await deps.store.deliveriesCounted(caller.id, new Date(now).toISOString().slice(0, 10))) >= limit) {
+    const resetsAt = new Date(now - (now % 86_400_000) + 86_400_000).toISOString();
+    throw new AppError('conflict', `Still at today's limit of ${limit} deliveries; resume after it resets at ${resetsAt}.`, { details: { limit, resets_at: resetsAt } });
+  }
 }
 
+/** Clears a pause and its counters; replays nothing; leaves `enabled` alone. */
 export async function resumeSubscription(deps: SubscriptionDeps, caller: Caller, id: string) {
   const current = await getSubscription(deps.store, caller, id);
   if (!current.pause) return { subscription: subscriptionView(current), gap: null, note: 'The subscription was not paused.' };
+  await refuseAtDailyCap(deps, caller);
   const now = new Date(deps.clock.now()).toISOString();
-  const next = resumed(current, now);
-  await deps.store.putSubscription(next);
+  const next = (await deps.store.clearPause(caller.id, id, now)) ?? current;
   return { subscription: subscriptionView(next), gap: gapOf(current, now), note: 'Resumed; nothing missed while paused is replayed.' };
 }
 
 export async function resumeAll(deps: SubscriptionDeps, caller: Caller) {
   const now = new Date(deps.clock.now()).toISOString();
   const paused = (await deps.store.listSubscriptions(caller.id)).filter((s) => s.pause);
-  for (const s of paused) await deps.store.putSubscription(resumed(s, now));
+  if (paused.length > 0) await refuseAtDailyCap(deps, caller);
+  const resumed: SubscriptionRecord[] = [];
+  for (const s of paused) resumed.push((await deps.store.clearPause(caller.id, s.id, now)) ?? s);
   return {
-    subscriptions: paused.map((s) => subscriptionView(resumed(s, now))),
+    subscriptions: resumed.map(subscriptionView),
     resumed_count: paused.length,
     gap: paused.length === 0 ? null : {
       paused_at: paused.map((s) => s.pause!.pausedAt).sort()[0], resumed_at: now,

@@ -1,0 +1,156 @@
+/**
+ * The webhook sender: one POST over HTTPS, with the SSRF guard re-applied at connect time
+ * (SPEC, Authentication item 7: HTTPS only, destination re-checked on every attempt, no redirects,
+ * one 10 s budget).
+ *
+ * Checking the URL before sending is not enough: DNS can answer a public address to the check and a
+ * private one to the connect (rebinding). So the resolved addresses are vetted inside the socket's
+ * own `lookup`, and Node dials only what passed. IP literals never reach `lookup`, so they are
+ * vetted up front.
+ */
+import { request } from 'node:https';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
+import type { LookupAddress } from 'node:dns';
+import { performance } from 'node:perf_hooks';
+import { allowListed, checkHostName, hostLiteral, isForbiddenAddress, parseDestination, type ResolveHost } from '../core/webhooks/ssrf.ts';
+import type { OutboundRequest, SendOutcome, WebhookSender } from '../ports/webhooks.ts';
+
+export interface HttpsSenderOptions {
+  /** DNS port: every A/AAAA address of a name. */
+  resolve: ResolveHost;
+  /** Local cloud only: hosts exempt from the address checks (exact match). */
+  allowHosts?: readonly string[];
+  /** Budget for the whole exchange: DNS, connect, TLS, headers and body. */
+  timeoutMs?: number;
+  /**
+   * Response body bytes read at most. The body is only drained to learn that the receiver finished
+   * answering; once this many bytes arrived the answer counts as complete (a 2xx is then ok) and the
+   * socket is destroyed, so a huge or endless body cannot hold the worker.
+   */
+  maxResponseBytes?: number;
+}
+
+export const DEFAULT_SEND_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 8_192;
+
+const USER_AGENT = 'market-archive-webhooks/1';
+/** Code of the error our `lookup` fails with, so the refusal is told apart from network failures. */
+const REFUSED = 'ERR_WEBHOOK_DESTINATION_REFUSED';
+const NOT_FOUND_CODES = new Set(['ENOTFOUND', 'ENODATA']);
+/** Framing headers are ours to set; a caller's Host would also decouple the name checked from the name sent. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
+
+function refusal(reason: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(reason), { code: REFUSED });
+}
+
+/** The validated addresses of `host`, or the reason to refuse it (fail closed: one bad address refuses all). */
+async function vet(host: string, resolve: ResolveHost, allowed: boolean): Promise<LookupAddress[]> {
+  let answers: string[];
+  try {
+    answers = await resolve(host);
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && NOT_FOUND_CODES.has(code)) throw refusal('URL host does not resolve');
+    throw Object.assign(new Error(`DNS lookup failed: ${code ?? (error as Error)?.message ?? String(error)}`), { code: 'EWEBHOOKDNS' });
+  }
+  const addresses = [...new Set(answers.map((a) => hostLiteral(a) ?? a))];
+  if (addresses.length === 0) throw refusal('URL host does not resolve');
+  return addresses.map((address) => {
+    const family = isIP(address);
+    const reason = family === 0 ? 'not an IP address' : allowed ? undefined : isForbiddenAddress(address);
+    if (reason) throw refusal(`URL host resolves to ${reason}`);
+    return { address, family };
+  });
+}
+
+function describe(error: NodeJS.ErrnoException, handshaking: boolean): string {
+  const code = error.code ?? '';
+  if (code === REFUSED) return `destination refused: ${error.message}`;
+  if (code === 'EWEBHOOKDNS') return error.message;
+  if (NOT_FOUND_CODES.has(code)) return 'destination refused: URL host does not resolve';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET') return 'connection reset';
+  // Certificate failures carry OpenSSL codes (CERT_HAS_EXPIRED, ...) with no common prefix, so an
+  // error between TCP connect and the finished handshake counts as TLS too.
+  if (handshaking || /^ERR_(SSL|TLS)_/.test(code)) return `TLS error: ${error.message}`;
+  return code ? `network error: ${code}` : `network error: ${error.message}`;
+}
+
+export function createHttpsSender(options: HttpsSenderOptions): WebhookSender {
+  const allowHosts = options.allowHosts ?? [];
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+
+  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    vet(hostname, options.resolve, allowListed(hostname, allowHosts)).then(
+      (vetted) => {
+        const wanted = lookupOptions.family === 4 || lookupOptions.family === 6 ? vetted.filter((a) => a.family === lookupOptions.family) : vetted;
+        const first = wanted[0];
+        if (!first) callback(refusal('URL host does not resolve'), '');
+        else if (lookupOptions.all) callback(null, wanted);
+        else callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, ''),
+    );
+  };
+
+  return (outbound: OutboundRequest) => new Promise<SendOutcome>((settle) => {
+    const started = performance.now();
+    let statusCode: number | null = null;
+    let remoteAddress: string | null = null;
+    let done = false;
+    const finish = (error: string | null): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      req?.destroy();
+      settle({ ok: error === null, statusCode, latencyMs: Math.round(performance.now() - started), error, remoteAddress });
+    };
+    const timer = setTimeout(() => finish(`timed out after ${timeoutMs} ms`), timeoutMs);
+    let req: ReturnType<typeof request> | undefined;
+
+    const parsed = parseDestination(outbound.url);
+    if (!parsed.ok) return finish(`destination refused: ${parsed.reason}`);
+    const { url, host, port } = parsed;
+    const allowed = allowListed(host, allowHosts);
+    const literal = hostLiteral(host);
+    const reason = allowed ? undefined : literal !== undefined ? isForbiddenAddress(literal) : checkHostName(host);
+    if (reason) return finish(literal !== undefined ? `destination refused: URL host ${literal} is ${reason}` : `destination refused: ${reason}`);
+
+    const given = Object.entries(outbound.headers).filter(([name]) => !RESERVED_HEADERS.has(name.toLowerCase()));
+    const body = Buffer.from(outbound.body, 'utf8');
+    let handshaking = false;
+    try {
+      req = request({
+        host, port, path: `${url.pathname}${url.search}`, method: 'POST', lookup,
+        // A private, non-pooling agent per request: a pooled socket could have been dialled without our lookup.
+        agent: false,
+        headers: { ...Object.fromEntries(given), 'content-type': 'application/json', 'user-agent': USER_AGENT, 'content-length': body.length },
+      });
+    } catch (error) {
+      return finish(describe(error as NodeJS.ErrnoException, false));
+    }
+    req.on('socket', (socket: Socket) => {
+      socket.once('connect', () => { remoteAddress = socket.remoteAddress ?? null; handshaking = true; });
+      socket.once('secureConnect', () => { handshaking = false; });
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => finish(describe(error, handshaking)));
+    req.on('response', (res) => {
+      statusCode = res.statusCode ?? null;
+      const status = statusCode ?? 0;
+      res.on('error', (error: NodeJS.ErrnoException) => finish(describe(error, false)));
+      // A failed answer is known from its status line; its body cannot change the outcome.
+      if (status >= 300 && status < 400) return finish(`receiver answered ${status}; redirects are not followed`);
+      if (status < 200 || status >= 300) return finish(`receiver returned ${status}`);
+      let received = 0;
+      if (maxBytes <= 0) return finish(null);
+      res.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received >= maxBytes) finish(null);
+      });
+      res.on('end', () => finish(null));
+    });
+    req.end(body);
+  });
+}
