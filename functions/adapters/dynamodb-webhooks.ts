@@ -117,7 +117,8 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
           pk: accountKey(endpoint.accountId), sk: `EP#${endpoint.id}`, id: endpoint.id, account_id: endpoint.accountId, url: endpoint.url,
           description: endpoint.description, status: endpoint.status, secret: endpoint.secret, previous_secret: endpoint.previousSecret,
           previous_secret_expires_at: endpoint.previousSecretExpiresAt, consecutive_failures: endpoint.consecutiveFailures,
-          first_failure_at: endpoint.firstFailureAt, created_at: endpoint.createdAt,
+          // Absent rather than NULL while there is no streak: the failure update sets it with if_not_exists.
+          ...(endpoint.firstFailureAt !== null && { first_failure_at: endpoint.firstFailureAt }), created_at: endpoint.createdAt,
         },
       }));
     },

@@ -58,7 +58,7 @@ export function sqsConsumer<S extends v.GenericSchema>(queue: QueueName, schema:
     } catch (error) {
       const lastReceive = Number(record.attributes.ApproximateReceiveCount ?? '1') >= QUEUES[queue].maxReceiveCount;
       if (!lastReceive) throw error;
-      await park(queue, record, `failed ${QUEUES[queue].maxReceiveCount} times; last error: ${(error as Error).message ?? String(error)}`);
+      await park(queue, record, `failed ${QUEUES[queue].maxReceiveCount} times; last error: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
   // A processor per invocation: it keeps the batch's failures as state, and the local cloud may run

@@ -1,0 +1,359 @@
+/**
+ * The delivery engine against dynalite, local-aws-sqs and real HTTPS receivers, with a clock the
+ * test moves: signing, the ladder, exhaustion, auto-disable, rotation, crash recovery, duplicates,
+ * and queue-time counting with daily-cap pauses.
+ */
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { startTestEmulators, type TestEmulators } from '../helpers/emulators.ts';
+import { startReceiver, type Receiver, type ReceivedRequest } from '../helpers/receiver.ts';
+import { queueSender, timerStore, webhookStore } from '../../functions/shared/deps.ts';
+import { config } from '../../functions/shared/config.ts';
+import { TABLES } from '../../functions/resources.ts';
+import { createHttpsSender } from '../../functions/adapters/https-sender.ts';
+import { attemptDelivery, LEASE_MS, type EngineDeps } from '../../functions/core/webhooks/engine.ts';
+import { queueOccurrence, redeliver, utcDay, type DeliveryDeps } from '../../functions/core/webhooks/deliveries.ts';
+import { createEndpoint, enableEndpoint, rotateSecret, type Caller } from '../../functions/core/webhooks/endpoints.ts';
+import { createSubscription, resumeSubscription } from '../../functions/core/webhooks/subscriptions.ts';
+import { minuteOf } from '../../functions/core/timers.ts';
+import { deliveryIdOf, eventIdOf, type Occurrence } from '../../functions/core/webhooks/envelope.ts';
+import type { DeliveryRecord, WebhookStore } from '../../functions/ports/webhooks.ts';
+import type { DeliveryJobMessage } from '../../schemas/messages.ts';
+
+const HOUR = 3_600_000;
+let env: TestEmulators;
+let receiver: Receiver;
+let now: number;
+const clock = { now: () => now };
+
+beforeAll(async () => {
+  env = await startTestEmulators();
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver?.close();
+  await env?.stop();
+});
+beforeEach(() => {
+  now = Date.parse('2026-11-21T12:00:00.000Z');
+  receiver.requests.length = 0;
+  receiver.respond = () => 200;
+});
+
+function engine(overrides: Partial<EngineDeps> = {}): EngineDeps {
+  return {
+    store: webhookStore(), queues: queueSender(), timers: timerStore(), clock, timeScale: 1,
+    send: createHttpsSender({ resolve: async () => ['127.0.0.1'], allowHosts: ['127.0.0.1'], timeoutMs: 2_000 }),
+    ...overrides,
+  };
+}
+const queueDeps = (): DeliveryDeps => ({ store: webhookStore(), queues: queueSender(), clock });
+
+/** A fresh account on the Build plan with one endpoint (at the receiver) and one liquidation rule. */
+async function setUp(params: Record<string, unknown> = {}) {
+  const caller: Caller = { id: `acct_${randomUUID().slice(0, 8)}`, plan: 'build' };
+  const created = await createEndpoint({ store: webhookStore(), clock, resolve: async () => ['127.0.0.1'], allowHosts: ['127.0.0.1'] }, caller, { url: receiver.url(`/${caller.id}`) });
+  const rule = await createSubscription({ store: webhookStore(), clock }, caller, { endpoint_id: created.id, event_type: 'market.liquidation', filters: params });
+  return { caller, secret: created.secret, endpointId: created.id, subscriptionId: rule.id };
+}
+
+async function ruleOf(caller: Caller, subscriptionId: string) {
+  const subscription = (await webhookStore().getSubscription(caller.id, subscriptionId))!;
+  const endpoint = (await webhookStore().getEndpoint(caller.id, subscription.endpointId))!;
+  return { plan: caller.plan, subscription, endpoint };
+}
+
+function occurrence(key: string = randomUUID(), occurredAt: number | null = now): Occurrence {
+  return { key, type: 'market.liquidation', occurredAt, data: { venue: 'perpx', symbol: 'BTC', notional_usd: 250_000, api_url: '/v1/perpx/liquidations/BTC' } };
+}
+
+async function queueOne(ctx: Awaited<ReturnType<typeof setUp>>, occ = occurrence()): Promise<DeliveryRecord> {
+  const rule = await ruleOf(ctx.caller, ctx.subscriptionId);
+  expect(await queueOccurrence(queueDeps(), rule, occ)).toBe('queued');
+  return (await webhookStore().getDelivery(ctx.caller.id, deliveryIdOf(eventIdOf(occ.key, rule.subscription.triggerId), ctx.endpointId)))!;
+}
+
+const jobOf = (d: Pick<DeliveryRecord, 'accountId' | 'id' | 'run' | 'attempts'>): DeliveryJobMessage =>
+  ({ type: 'deliver.v1', account_id: d.accountId, delivery_id: d.id, run: d.run, attempt: d.attempts });
+
+const reload = async (d: DeliveryRecord) => (await webhookStore().getDelivery(d.accountId, d.id))!;
+
+/** A receiver's verifier written from the specification alone (not the service's own module). */
+function independentlyVerify(req: ReceivedRequest, secret: string, nowS: number): boolean {
+  const parts = String(req.headers['svc-signature']).split(',').map((p) => p.trim().split('='));
+  const t = parts.find(([k]) => k === 't')?.[1];
+  if (!t || Math.abs(nowS - Number(t)) > 300) return false;
+  const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.${req.body}`).digest('hex'));
+  return parts.filter(([k]) => k === 'v1').some(([, v]) => v !== undefined && v.length === expected.length && timingSafeEqual(Buffer.from(v), expected));
+}
+
+describe('sending', () => {
+  it('delivers the signed envelope with event id and type headers, verifiable by an independent verifier', async () => {
+    const ctx = await setUp();
+    const queued = await queueOne(ctx);
+
+    const result = await attemptDelivery(engine(), jobOf(queued));
+
+    expect(result.outcome).toBe('delivered');
+    const [req] = receiver.requests;
+    expect(req!.headers).toMatchObject({ 'svc-event-id': queued.eventId, 'svc-event-type': 'market.liquidation', 'content-type': 'application/json' });
+    expect(independentlyVerify(req!, ctx.secret, Math.floor(now / 1000))).toBe(true);
+    expect(JSON.parse(req!.body)).toEqual({
+      id: queued.eventId, type: 'market.liquidation', schema_version: 1, observed_at: new Date(now).toISOString(), late_ms: 0, late: false,
+      data: { venue: 'perpx', symbol: 'BTC', notional_usd: 250_000, api_url: '/v1/perpx/liquidations/BTC' },
+    });
+    expect(await reload(queued)).toMatchObject({ state: 'delivered', attempts: 1, lastStatusCode: 200, lastError: null, nextAttemptAt: null, deliveredAt: new Date(now).toISOString() });
+  });
+
+  it('retries a 500 after 5 s with the same body and event id and a fresh timestamp, then records the success', async () => {
+    const ctx = await setUp();
+    const queued = await queueOne(ctx);
+    receiver.respond = () => (receiver.requests.length === 1 ? 500 : 200);
+
+    const first = await attemptDelivery(engine(), jobOf(queued));
+    const failed = await reload(queued);
+    now += 5_000;
+    const second = await attemptDelivery(engine(), jobOf(failed));
+
+    expect(first.outcome).toBe('retry_scheduled');
+    expect(failed).toMatchObject({ state: 'failed', attempts: 1, lastStatusCode: 500, lastError: 'receiver returned 500', nextAttemptAt: new Date(now).toISOString() });
+    expect((await webhookStore().getEndpoint(ctx.caller.id, ctx.endpointId))!.consecutiveFailures).toBe(0);
+    expect(second.outcome).toBe('delivered');
+    const [a, b] = receiver.requests;
+    expect(b!.body).toBe(a!.body);
+    expect(b!.headers['svc-event-id']).toBe(a!.headers['svc-event-id']);
+    expect(b!.headers['svc-signature']).not.toBe(a!.headers['svc-signature']);
+    expect(String(b!.headers['svc-signature'])).toContain(`t=${Math.floor(now / 1000)},`);
+  });
+
+  it('records a 3xx as a failure without following it', async () => {
+    const ctx = await setUp();
+    const queued = await queueOne(ctx);
+    receiver.respond = (req) => (req.path.endsWith('/moved') ? 200 : 308);
+
+    await attemptDelivery(engine(), jobOf(queued));
+
+    expect(receiver.requests.map((r) => r.path)).toEqual([`/${ctx.caller.id}`]);
+    expect(await reload(queued)).toMatchObject({ state: 'failed', lastStatusCode: 308, lastError: 'receiver answered 308; redirects are not followed' });
+  });
+});
+
+describe('the retry ladder', () => {
+  it('makes 28 attempts at the planned offsets, parks the hourly waits as timers, then exhausts with nothing scheduled', async () => {
+    const ctx = await setUp();
+    const failing = await queueOne(ctx);
+    receiver.respond = (req) => (req.headers['svc-event-id'] === failing.eventId ? 503 : 200);
+    const start = now;
+    const offsets: number[] = [];
+    let record = failing;
+    let parkedHourly = 0;
+    for (;;) {
+      offsets.push((now - start) / 1000);
+      const result = await attemptDelivery(engine(), jobOf(record));
+      record = await reload(record);
+      if (result.outcome === 'exhausted') break;
+      expect(result.outcome).toBe('retry_scheduled');
+      const due = Date.parse(record.nextAttemptAt!);
+      if (due - now > 900_000) {
+        const timers = await timerStore().listDue(minuteOf(due), due + 1, 1_000);
+        if (timers.some((t) => t.id === `${record.id}:${record.run}:${record.attempts}`)) parkedHourly += 1;
+      }
+      // Other events keep succeeding at this endpoint, so its failure streak never lasts.
+      now = due;
+      await attemptDelivery(engine(), jobOf(await queueOne(ctx)));
+    }
+
+    expect(offsets).toHaveLength(28);
+    expect(offsets.slice(0, 7)).toEqual([0, 5, 35, 155, 755, 4_355, 7_955]);
+    expect(offsets.at(-1)).toBeLessThanOrEqual(86_400);
+    expect(parkedHourly).toBe(23); // the waits after attempts 5 to 27
+    expect(record).toMatchObject({ state: 'exhausted', attempts: 28, nextAttemptAt: null, lastStatusCode: 503 });
+    expect((await webhookStore().getEndpoint(ctx.caller.id, ctx.endpointId))!.status).toBe('active');
+  });
+});
+
+describe('auto-disable', () => {
+  it('disables an endpoint after 10 consecutive failures sustained 6 hours; deliveries then stop and nothing is buffered', async () => {
+    const ctx = await setUp();
+    let record = await queueOne(ctx);
+    receiver.respond = () => 500;
+    const disabledAt: number[] = [];
+    for (let attempt = 1; attempt <= 11; attempt += 1) {
+      const result = await attemptDelivery(engine(), jobOf(record));
+      if ('autoDisabled' in result && result.autoDisabled) disabledAt.push(attempt);
+      record = await reload(record);
+      now = Date.parse(record.nextAttemptAt!);
+    }
+
+    // Attempt 10 falls 5.2 h after the first failure; attempt 11, at 6.2 h, meets both conditions.
+    expect(disabledAt).toEqual([11]);
+    const endpoint = (await webhookStore().getEndpoint(ctx.caller.id, ctx.endpointId))!;
+    expect(endpoint).toMatchObject({ status: 'auto_disabled', consecutiveFailures: 11 });
+    const sent = receiver.requests.length;
+    expect((await attemptDelivery(engine(), jobOf(record))).outcome).toBe('endpoint_unavailable');
+    expect(await reload(record)).toMatchObject({ state: 'failed', nextAttemptAt: null, lastError: 'endpoint auto-disabled; not attempted' });
+    expect(await queueOccurrence(queueDeps(), await ruleOf(ctx.caller, ctx.subscriptionId), occurrence())).toBe('endpoint_disabled');
+    expect(receiver.requests).toHaveLength(sent);
+
+    const enabled = await enableEndpoint(webhookStore(), ctx.caller, ctx.endpointId);
+    expect(enabled).toMatchObject({ status: 'active', consecutive_failures: 0, failing_since: null });
+    expect(await queueOccurrence(queueDeps(), await ruleOf(ctx.caller, ctx.subscriptionId), occurrence())).toBe('queued');
+  });
+
+  it('does not disable on 10 failures inside 6 hours, and a success resets the stored streak', async () => {
+    const ctx = await setUp();
+    receiver.respond = () => 500;
+    for (let i = 0; i < 10; i += 1) {
+      await attemptDelivery(engine(), jobOf(await queueOne(ctx)));
+      now += 30 * 60_000;
+    }
+    expect((await webhookStore().getEndpoint(ctx.caller.id, ctx.endpointId))!).toMatchObject({ status: 'active', consecutiveFailures: 10 });
+
+    receiver.respond = () => 200;
+    await attemptDelivery(engine(), jobOf(await queueOne(ctx)));
+    now += 2 * HOUR;
+    receiver.respond = () => 500;
+    const late = await attemptDelivery(engine(), jobOf(await queueOne(ctx)));
+
+    expect(late).toMatchObject({ outcome: 'retry_scheduled', autoDisabled: false });
+    expect((await webhookStore().getEndpoint(ctx.caller.id, ctx.endpointId))!).toMatchObject({ status: 'active', consecutiveFailures: 1, firstFailureAt: new Date(now).toISOString() });
+  });
+});
+
+describe('secret rotation', () => {
+  it('signs with the new and the previous secret (new first) for 24 hours, then with the new one only', async () => {
+    const ctx = await setUp();
+    const rotated = await rotateSecret({ store: webhookStore(), clock }, ctx.caller, ctx.endpointId);
+
+    await attemptDelivery(engine(), jobOf(await queueOne(ctx)));
+    now += 24 * HOUR + 1_000;
+    await attemptDelivery(engine(), jobOf(await queueOne(ctx)));
+
+    const [during, after] = receiver.requests;
+    const v1s = (r: ReceivedRequest) => String(r.headers['svc-signature']).split(',').filter((p) => p.startsWith('v1='));
+    expect(v1s(during!)).toHaveLength(2);
+    expect(independentlyVerify({ ...during!, headers: { 'svc-signature': `t=${String(during!.headers['svc-signature']).split(',')[0]!.slice(2)},${v1s(during!)[0]}` } }, rotated.secret, Math.floor((now - 24 * HOUR) / 1000))).toBe(true);
+    expect(independentlyVerify(during!, ctx.secret, Math.floor((now - 24 * HOUR) / 1000))).toBe(true);
+    expect(v1s(after!)).toHaveLength(1);
+    expect(independentlyVerify(after!, rotated.secret, Math.floor(now / 1000))).toBe(true);
+    expect(independentlyVerify(after!, ctx.secret, Math.floor(now / 1000))).toBe(false);
+  });
+});
+
+describe('at least once', () => {
+  it('sends again when the worker died between sending and recording, with the same event id', async () => {
+    const ctx = await setUp();
+    const queued = await queueOne(ctx);
+    const crashing: WebhookStore = { ...webhookStore(), recordAttempt: async () => { throw new Error('worker lost before recording'); } };
+
+    await expect(attemptDelivery(engine({ store: crashing }), jobOf(queued))).rejects.toThrow('worker lost');
+    now += LEASE_MS + 60_000; // the message reappears after the visibility timeout
+    const retried = await attemptDelivery(engine(), jobOf(queued));
+
+    expect(retried.outcome).toBe('delivered');
+    expect(receiver.requests.map((r) => r.headers['svc-event-id'])).toEqual([queued.eventId, queued.eventId]);
+    expect(await reload(queued)).toMatchObject({ state: 'delivered', attempts: 1 });
+  });
+
+  it('drops a duplicate job while another worker holds the attempt, and jobs for attempts already made', async () => {
+    const ctx = await setUp();
+    const queued = await queueOne(ctx);
+    expect(await webhookStore().claimAttempt(ctx.caller.id, queued.id, { run: 0, attempts: 0 }, now + LEASE_MS, now)).toBe(true);
+
+    expect((await attemptDelivery(engine(), jobOf(queued))).outcome).toBe('busy');
+    now += LEASE_MS + 1;
+    expect((await attemptDelivery(engine(), jobOf(queued))).outcome).toBe('delivered');
+    expect((await attemptDelivery(engine(), jobOf(queued))).outcome).toBe('stale');
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('sends a job that arrived before the record of the attempt it follows back to the queue', async () => {
+    const ctx = await setUp();
+    const queued = await queueOne(ctx);
+
+    await expect(attemptDelivery(engine(), { ...jobOf(queued), attempt: 1 })).rejects.toThrow(/has not recorded attempt 1/);
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('redelivers with the same event id and makes the earlier run\'s jobs stale', async () => {
+    const ctx = await setUp();
+    const queued = await queueOne(ctx);
+    receiver.respond = () => 500;
+    await attemptDelivery(engine(), jobOf(queued));
+    const failed = await reload(queued);
+    receiver.respond = () => 200;
+
+    const again = await redeliver(queueDeps(), ctx.caller, queued.id);
+    const reset = await reload(queued);
+
+    expect(again).toMatchObject({ delivery_id: queued.id, event_id: queued.eventId, state: 'pending', attempts: 0 });
+    expect((await attemptDelivery(engine(), jobOf(failed))).outcome).toBe('stale');
+    expect((await attemptDelivery(engine(), jobOf(reset))).outcome).toBe('delivered');
+    expect(receiver.requests.map((r) => r.headers['svc-event-id'])).toEqual([queued.eventId, queued.eventId]);
+  });
+});
+
+describe('queue time', () => {
+  it('counts a delivery once; the same occurrence again creates and counts nothing; other params are another event', async () => {
+    const ctx = await setUp();
+    const second = await createSubscription({ store: webhookStore(), clock }, ctx.caller, { endpoint_id: ctx.endpointId, event_type: 'market.liquidation', filters: { max_age_s: 600 } });
+    const occ = occurrence('liq:perpx:BTC:0xabc:1763726400000');
+
+    const outcomes = [
+      await queueOccurrence(queueDeps(), await ruleOf(ctx.caller, ctx.subscriptionId), occ),
+      await queueOccurrence(queueDeps(), await ruleOf(ctx.caller, ctx.subscriptionId), occ),
+      await queueOccurrence(queueDeps(), await ruleOf(ctx.caller, second.id), occ),
+    ];
+
+    expect(outcomes).toEqual(['queued', 'duplicate', 'queued']);
+    const log = await webhookStore().listDeliveries(ctx.caller.id, ctx.endpointId, 10);
+    expect(new Set(log.map((d) => d.eventId)).size).toBe(2);
+    expect(await webhookStore().deliveriesCounted(ctx.caller.id, utcDay(now))).toBe(2);
+  });
+
+  it('skips occurrences older than max_age_s and marks catch-up deliveries late past 10 minutes', async () => {
+    const ctx = await setUp({ max_age_s: 3_600 });
+    const rule = await ruleOf(ctx.caller, ctx.subscriptionId);
+
+    expect(await queueOccurrence(queueDeps(), rule, occurrence(undefined, now - 2 * HOUR))).toBe('too_old');
+    const late = await queueOne(ctx, occurrence(undefined, now - 20 * 60_000));
+    const onTime = await queueOne(ctx, occurrence(undefined, now - 5 * 60_000));
+
+    expect(late.payload).toMatchObject({ late_ms: 1_200_000, late: true });
+    expect(onTime.payload).toMatchObject({ late_ms: 300_000, late: false });
+  });
+
+  it('pauses the rule whose delivery crosses the daily cap, and every other rule when it reaches the cap; resume clears and replays nothing', async () => {
+    const ctx = await setUp();
+    const other = await createSubscription({ store: webhookStore(), clock }, ctx.caller, { endpoint_id: ctx.endpointId, event_type: 'market.liquidation', filters: { max_age_s: 900 } });
+    await env.dynamo.send(new PutCommand({
+      TableName: config()[TABLES.webhooks.envVar] as string,
+      Item: { pk: `ACCT#${ctx.caller.id}`, sk: `DAY#${utcDay(now)}`, deliveries: 4_999 },
+    }));
+    const queue = async (id: string, occurredAt: number) => queueOccurrence(queueDeps(), await ruleOf(ctx.caller, id), occurrence(undefined, occurredAt));
+
+    const first = await queue(ctx.subscriptionId, now);
+    now += 60_000;
+    const crossing = await queue(ctx.subscriptionId, now - 1_000);
+    now += 60_000;
+    const whilePaused = await queue(ctx.subscriptionId, now - 1_000);
+    const otherAtCap = await queue(other.id, now);
+
+    expect([first, crossing, whilePaused, otherAtCap]).toEqual(['queued', 'capped', 'paused', 'capped']);
+    const paused = (await ruleOf(ctx.caller, ctx.subscriptionId)).subscription.pause;
+    expect(paused).toMatchObject({ reason: 'deliveries_per_day_cap', suppressedCount: 2, suppressedFirstAt: new Date(now - 61_000).toISOString(), suppressedLastAt: new Date(now - 1_000).toISOString() });
+    expect((await ruleOf(ctx.caller, other.id)).subscription.pause).toMatchObject({ suppressedCount: 1 });
+    await expect(resumeSubscription({ store: webhookStore(), clock }, ctx.caller, ctx.subscriptionId)).rejects.toMatchObject({ code: 'conflict' });
+
+    now = Date.parse('2026-11-22T00:00:05.000Z');
+    const logBefore = await webhookStore().listDeliveries(ctx.caller.id, ctx.endpointId, 50);
+    const resumed = await resumeSubscription({ store: webhookStore(), clock }, ctx.caller, ctx.subscriptionId);
+
+    expect(resumed.subscription).toMatchObject({ status: 'active', enabled: true, suppressed_count: null, last_suppressed_count: 2 });
+    expect(resumed.gap).toMatchObject({ suppressed_count: 2 });
+    expect(await webhookStore().listDeliveries(ctx.caller.id, ctx.endpointId, 50)).toHaveLength(logBefore.length);
+    expect((await ruleOf(ctx.caller, other.id)).subscription.pause).not.toBeNull();
+    expect(await queue(ctx.subscriptionId, now)).toBe('queued');
+  });
+});
