@@ -52,11 +52,13 @@ export interface QueueDef {
   /** Receives before a message is moved to the queue's dead-letter queue. */
   maxReceiveCount: number;
   batchSize: number;
+  /** Most batches the consumer works on at once (the event source's maximum concurrency; locally, poll loops, at most 4). */
+  maxConcurrency: number;
 }
 
 export const QUEUES: Readonly<Record<QueueName, QueueDef>> = {
-  delivery: { envVar: 'QUEUE_DELIVERY_URL', dlqEnvVar: 'QUEUE_DELIVERY_DLQ_URL', visibilityTimeoutS: 90, maxReceiveCount: 5, batchSize: 10 },
-  ingest: { envVar: 'QUEUE_INGEST_URL', dlqEnvVar: 'QUEUE_INGEST_DLQ_URL', visibilityTimeoutS: 360, maxReceiveCount: 3, batchSize: 1 },
+  delivery: { envVar: 'QUEUE_DELIVERY_URL', dlqEnvVar: 'QUEUE_DELIVERY_DLQ_URL', visibilityTimeoutS: 90, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 50 },
+  ingest: { envVar: 'QUEUE_INGEST_URL', dlqEnvVar: 'QUEUE_INGEST_DLQ_URL', visibilityTimeoutS: 360, maxReceiveCount: 3, batchSize: 1, maxConcurrency: 2 },
 };
 
 export interface BucketDef {

@@ -62,7 +62,7 @@ function bindDeclared(fn: ServiceFunction, def: FunctionDef, stateful: StatefulR
       throw new Error(`Queue ${def.consumes} visibility timeout (${queue.visibilityTimeoutS}s) is below its consumer's timeout (${def.timeoutS}s)`);
     }
     fn.addEventSource(
-      new SqsEventSource(stateful.queues[def.consumes], { batchSize: queue.batchSize, reportBatchItemFailures: true }),
+      new SqsEventSource(stateful.queues[def.consumes], { batchSize: queue.batchSize, reportBatchItemFailures: true, maxConcurrency: queue.maxConcurrency }),
     );
     fn.bindDeadLetterQueue(def.consumes, stateful.deadLetterQueues[def.consumes]);
   }

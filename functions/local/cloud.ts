@@ -24,6 +24,8 @@ import { startDemoFeed, type DemoFeed, type DemoFeedOptions } from './demo-feed.
 import { S3Client } from '@aws-sdk/client-s3';
 import { archiveDeps } from '../shared/archive-deps.ts';
 
+const LOCAL_POLL_LOOPS = 4;
+
 export interface LocalCloudOptions {
   port: number;
   dataDir: string;
@@ -110,7 +112,10 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     for (const [name, def] of Object.entries(FUNCTIONS) as [FunctionName, (typeof FUNCTIONS)[FunctionName]][]) {
       if (!def.consumes) continue;
       const consumer = (event: SQSEvent) => invoke(name, event) as Promise<SQSBatchResponse | void>;
-      pollers.push(startPoller(sqs, def.consumes, emulators.names.queueUrls[def.consumes], consumer));
+      // Lambda runs several batches of a queue at once; a few poll loops give the local cloud the same overlap.
+      for (let loop = 0; loop < Math.min(QUEUES[def.consumes].maxConcurrency, LOCAL_POLL_LOOPS); loop += 1) {
+        pollers.push(startPoller(sqs, def.consumes, emulators.names.queueUrls[def.consumes], consumer));
+      }
     }
   }
   let scheduler: Scheduler | undefined;

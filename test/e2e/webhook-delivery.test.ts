@@ -1,0 +1,194 @@
+/**
+ * The delivery engine in the local cloud, seen as a receiver and a client see it: real HTTPS
+ * receivers in this process, LOCAL_TIME_SCALE=3600 (the 24-hour ladder takes about half a minute),
+ * WEBHOOK_ALLOWED_TARGETS=127.0.0.1, and every state change read back through the API.
+ */
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
+import { startReceiver, type Receiver, type ReceivedRequest } from '../helpers/receiver.ts';
+import { localAccountId } from '../../functions/local/accounts.ts';
+import { clock, queueSender, webhookStore } from '../../functions/shared/deps.ts';
+import { queueOccurrence, utcDay } from '../../functions/core/webhooks/deliveries.ts';
+
+const TIME_SCALE = 3_600;
+let cloud: Awaited<ReturnType<typeof startTestCloud>>;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  // Function settings of the local cloud, read when it starts.
+  process.env.LOCAL_TIME_SCALE = String(TIME_SCALE);
+  process.env.WEBHOOK_ALLOWED_TARGETS = '127.0.0.1';
+  receiver = await startReceiver();
+  cloud = await startTestCloud();
+});
+afterAll(async () => {
+  await cloud?.stop();
+  await receiver?.close();
+  delete process.env.LOCAL_TIME_SCALE;
+  delete process.env.WEBHOOK_ALLOWED_TARGETS;
+});
+
+async function call(key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(cloud.url + path, {
+    method, headers: { 'X-API-Key': key, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: await res.json() as any };
+}
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 500)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The receiver side, written from the specification alone: constant-time, tolerance 300 s, any v1. */
+function verifiesWith(req: ReceivedRequest, secret: string): boolean {
+  const parts = String(req.headers['svc-signature']).split(',').map((p) => p.trim().split('='));
+  const t = parts.find(([k]) => k === 't')?.[1];
+  if (!t || Math.abs(Date.now() / 1000 - Number(t)) > 300) return false;
+  const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.${req.body}`).digest('hex'));
+  return parts.some(([k, v]) => k === 'v1' && v !== undefined && v.length === expected.length && timingSafeEqual(Buffer.from(v), expected));
+}
+
+const eventRequests = (eventId: string) => receiver.requests.filter((r) => r.headers['svc-event-id'] === eventId);
+const deliveries = (key: string, endpointId: string) => call(key, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=200`).then((r) => r.body.data as any[]);
+
+describe('a healthy endpoint (Build plan)', () => {
+  let endpointId: string;
+  let secret: string;
+  beforeAll(async () => {
+    const created = await call(KEYS.build, 'POST', '/v1/webhooks/endpoints', { url: receiver.url('/build') });
+    expect(created.status).toBe(201);
+    ({ id: endpointId, secret } = created.body.data);
+  });
+
+  it('receives a signed webhook.test at once, verified by an independent verifier, and the log says delivered', async () => {
+    const queued = await call(KEYS.build, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`);
+
+    const [req] = await eventually(async () => eventRequests(queued.body.data.event_id), (r) => r.length === 1);
+    expect(req!.headers).toMatchObject({ 'svc-event-type': 'webhook.test', 'svc-event-id': queued.body.data.event_id });
+    expect(verifiesWith(req!, secret)).toBe(true);
+    expect(JSON.parse(req!.body)).toMatchObject({ id: queued.body.data.event_id, type: 'webhook.test', schema_version: 1, data: { message: expect.any(String) } });
+    const [logged] = await eventually(() => deliveries(KEYS.build, endpointId), (log) => log[0]?.state === 'delivered');
+    expect(logged).toMatchObject({ id: queued.body.data.delivery_id, state: 'delivered', attempts: 1, last_status_code: 200, last_error: null, next_attempt_at: null });
+  });
+
+  it('moves a delivery from failed to delivered when the receiver recovers, and redelivers with the same id', async () => {
+    let failing: string | undefined;
+    receiver.respond = (req) => (req.headers['svc-event-id'] === failing && eventRequests(failing!).length === 1 ? 500 : 200);
+    const queued = await call(KEYS.build, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`);
+    failing = queued.body.data.event_id;
+
+    const byId = async () => (await deliveries(KEYS.build, endpointId)).find((d) => d.id === queued.body.data.delivery_id);
+    const delivered = await eventually(byId, (d) => d?.state === 'delivered');
+    expect(delivered).toMatchObject({ attempts: 2, last_status_code: 200 });
+    const again = await call(KEYS.build, 'POST', `/v1/webhooks/deliveries/${delivered.id}/redeliver`);
+    expect(again.body.data).toMatchObject({ delivery_id: delivered.id, event_id: failing, state: 'pending', attempts: 0 });
+    await eventually(async () => eventRequests(failing!), (r) => r.length === 3);
+    expect(await eventually(byId, (d) => d?.state === 'delivered')).toMatchObject({ attempts: 1 });
+    receiver.respond = () => 200;
+  });
+
+  it('climbs the whole ladder under the time scale and ends exhausted after 28 attempts', async () => {
+    // One event the receiver always refuses; test events keep succeeding, as traffic on a busy endpoint would.
+    let refused: string | undefined;
+    receiver.respond = (req) => (req.headers['svc-event-id'] === refused ? 503 : 200);
+    const queued = await call(KEYS.build, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`);
+    refused = queued.body.data.event_id;
+    const traffic = setInterval(() => void call(KEYS.build, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`), 1_500);
+    try {
+      const byId = async () => (await deliveries(KEYS.build, endpointId)).find((d) => d.id === queued.body.data.delivery_id);
+      const exhausted = await eventually(byId, (d) => d?.state === 'exhausted', 75_000);
+      expect(exhausted).toMatchObject({ attempts: 28, last_status_code: 503, last_error: 'receiver returned 503', next_attempt_at: null });
+    } finally {
+      clearInterval(traffic);
+    }
+    const attempts = eventRequests(refused!);
+    expect(attempts).toHaveLength(28);
+    expect(new Set(attempts.map((r) => r.body)).size).toBe(1);
+    // No attempt comes before its (scaled) rung; SQS delays are whole seconds, so each waits at least ~1 s.
+    const gaps = attempts.slice(1).map((r, i) => r.receivedAt - attempts[i]!.receivedAt);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(900);
+    expect((await call(KEYS.build, 'GET', `/v1/webhooks/endpoints/${endpointId}`)).body.data.status).toBe('active');
+    receiver.respond = () => 200;
+  }, 120_000);
+});
+
+describe('a failing endpoint (Pro plan)', () => {
+  let endpointId: string;
+  beforeAll(async () => {
+    endpointId = (await call(KEYS.pro, 'POST', '/v1/webhooks/endpoints', { url: receiver.url('/pro-failing') })).body.data.id;
+  });
+
+  it('is auto-disabled after 10 consecutive failures sustained 6 (scaled) hours, stops, refuses manual sends, and comes back with enable', async () => {
+    receiver.respond = (req) => (req.path === '/pro-failing' ? 500 : 200);
+    const queued = await call(KEYS.pro, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`);
+
+    const disabled = await eventually(() => call(KEYS.pro, 'GET', `/v1/webhooks/endpoints/${endpointId}`).then((r) => r.body.data), (e) => e.status === 'auto_disabled', 45_000);
+    expect(disabled.consecutive_failures).toBeGreaterThanOrEqual(10);
+    const stopped = await eventually(async () => (await deliveries(KEYS.pro, endpointId)).find((d) => d.id === queued.body.data.delivery_id), (d) => d?.next_attempt_at === null);
+    expect(stopped).toMatchObject({ state: 'failed', last_error: 'endpoint auto-disabled; not attempted' });
+    const sent = eventRequests(queued.body.data.event_id).length;
+    expect((await call(KEYS.pro, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`)).status).toBe(409);
+    expect((await call(KEYS.pro, 'POST', `/v1/webhooks/deliveries/${queued.body.data.delivery_id}/redeliver`)).status).toBe(409);
+
+    receiver.respond = () => 200;
+    expect((await call(KEYS.pro, 'POST', `/v1/webhooks/endpoints/${endpointId}/enable`)).body.data).toMatchObject({ status: 'active', consecutive_failures: 0 });
+    const revived = await call(KEYS.pro, 'POST', `/v1/webhooks/deliveries/${queued.body.data.delivery_id}/redeliver`);
+    expect(revived.status).toBe(202);
+    await eventually(async () => (await deliveries(KEYS.pro, endpointId)).find((d) => d.id === queued.body.data.delivery_id), (d) => d?.state === 'delivered');
+    expect(eventRequests(queued.body.data.event_id)).toHaveLength(sent + 1);
+  }, 90_000);
+});
+
+describe('the daily cap (Pro plan)', () => {
+  it('pauses the rule that crosses it, counts what it misses, refuses resume while spent, and resumes after the reset without replaying', async () => {
+    const account = localAccountId(KEYS.pro);
+    const [endpoint] = (await call(KEYS.pro, 'GET', '/v1/webhooks/endpoints')).body.data;
+    const rule = (await call(KEYS.pro, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type: 'market.liquidation' })).body.data;
+    const day = { TableName: process.env.TABLE_WEBHOOKS!, Key: { pk: `ACCT#${account}`, sk: `DAY#${utcDay(Date.now())}` } };
+    await cloud.dynamo.send(new PutCommand({ TableName: day.TableName, Item: { ...day.Key, deliveries: 50_000 } }));
+    // Stand-in for a detector: the queueing call every detector makes for a matched occurrence.
+    const match = async () => {
+      const subscription = (await webhookStore().getSubscription(account, rule.id))!;
+      const target = (await webhookStore().getEndpoint(account, endpoint.id))!;
+      const occurrence = { key: randomUUID(), type: 'market.liquidation', occurredAt: Date.now(), data: { symbol: 'BTC', api_url: '/v1/perpx/liquidations/BTC' } };
+      return queueOccurrence({ store: webhookStore(), queues: queueSender(), clock }, { plan: 'pro', subscription, endpoint: target }, occurrence);
+    };
+
+    expect([await match(), await match(), await match()]).toEqual(['capped', 'paused', 'paused']);
+    expect((await call(KEYS.pro, 'GET', `/v1/webhooks/subscriptions/${rule.id}`)).body.data).toMatchObject({
+      status: 'auto_paused', enabled: true, pause_reason: 'deliveries_per_day_cap', suppressed_count: 3,
+    });
+    expect((await call(KEYS.pro, 'POST', `/v1/webhooks/subscriptions/${rule.id}/resume`)).status).toBe(409);
+    expect((await call(KEYS.pro, 'POST', '/v1/webhooks/subscriptions/resume')).status).toBe(409);
+
+    await cloud.dynamo.send(new DeleteCommand(day)); // the budget resets at 00:00 UTC
+    const resumed = await call(KEYS.pro, 'POST', '/v1/webhooks/subscriptions/resume');
+    expect(resumed.body).toMatchObject({ resumed_count: 1, gap: { suppressed_count: 3, reasons: ['deliveries_per_day_cap'] } });
+    expect(resumed.body.data[0]).toMatchObject({ id: rule.id, status: 'active', enabled: true, last_suppressed_count: 3 });
+    expect((await call(KEYS.pro, 'GET', '/v1/webhooks/limits')).body.data.deliveries_per_day.used).toBe(0);
+    expect(await match()).toBe('queued');
+  });
+});
+
+describe('poison messages', () => {
+  it('parks a job that can never be processed in the dead-letter queue with the reason', async () => {
+    await cloud.sqs.send(new SendMessageCommand({ QueueUrl: cloud.emulators.names.queueUrls.delivery, MessageBody: '{"type":"deliver.v0"}' }));
+
+    const parked = await eventually(
+      () => cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.emulators.names.dlqUrls.delivery, MessageAttributeNames: ['All'], MaxNumberOfMessages: 10 })),
+      (r) => (r.Messages?.length ?? 0) > 0,
+    );
+    expect(parked.Messages![0]!.Body).toBe('{"type":"deliver.v0"}');
+    expect(parked.Messages![0]!.MessageAttributes?.failure_reason?.StringValue).toMatch(/^invalid message: type/);
+  });
+});
