@@ -53,6 +53,9 @@ function deliveryItem(delivery: DeliveryRecord): Record<string, unknown> {
   };
 }
 
+/** DynamoDB deletes expired items up to two days late and reads return them until then. */
+const expired = (item: Record<string, unknown>) => Number(item.expires_at) * 1000 <= Date.now();
+
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
 
 const toAddress = (item: Record<string, unknown>): WatchedAddressRecord => ({ address: String(item.address), label: String(item.label ?? ''), createdAt: String(item.created_at) });
@@ -298,7 +301,7 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
     },
     async getDelivery(accountId, id) {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: accountKey(accountId), sk: `DLV#${id}` }, ConsistentRead: true }));
-      return Item ? (JSON.parse(String(Item.record)) as DeliveryRecord) : undefined;
+      return Item && !expired(Item) ? (JSON.parse(String(Item.record)) as DeliveryRecord) : undefined;
     },
     async listDeliveries(accountId, endpointId, limit) {
       const { Items = [] } = await client.send(new QueryCommand({
@@ -306,7 +309,7 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
         ExpressionAttributeValues: { ':pk': `EPD#${endpointId}` }, ScanIndexForward: false, Limit: limit,
       }));
       // Endpoint ids are unique, but the account check keeps one account from ever reading another's log.
-      return Items.map((item) => JSON.parse(String(item.record)) as DeliveryRecord).filter((d) => d.accountId === accountId);
+      return Items.filter((item) => !expired(item)).map((item) => JSON.parse(String(item.record)) as DeliveryRecord).filter((d) => d.accountId === accountId);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
@@ -41,7 +42,7 @@ describe('the ingest pipeline in the local cloud', () => {
     expect(rows.map((r) => r.trade_id)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
-  it('fails the record of a malformed batch so the queue retries it into the DLQ, and keeps the other records', async () => {
+  it('fails the record of a malformed batch so the queue retries it, parks an unknown message in the DLQ with its reason, and keeps the other records', async () => {
     // Prepare
     const bucket = cloud.emulators.names.buckets.archive;
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'landing/normalized/2026-11-18/bad.jsonl', Body: '{"dataset":"trades"}\n' }));
@@ -54,7 +55,9 @@ describe('the ingest pipeline in the local cloud', () => {
       { MessageId: 'unknown', ReceiptHandle: 'x', Body: '{"type":"something.else"}' },
     ], 'arn:aws:sqs:us-east-1:000000000000:ingest'))) as SQSBatchResponse;
     // Assess
-    expect(response.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['landing/normalized/2026-11-18/bad.jsonl', 'unknown']);
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['landing/normalized/2026-11-18/bad.jsonl']);
+    const parked = await cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.emulators.names.dlqUrls.ingest, MessageAttributeNames: ['All'] }));
+    expect(parked.Messages?.map((m) => [m.Body, m.MessageAttributes?.failure_reason?.StringValue])).toEqual([['{"type":"something.else"}', expect.stringMatching(/^invalid message/)]]);
     const { rows } = await readWindow(archiveDeps(), { dataset: 'trades', family: 'perpx', symbol: 'OP', from: T0, to: T0 + 1000, limit: 10 });
     expect(rows.map((r) => r.trade_id)).toEqual([42]);
   });

@@ -1,0 +1,137 @@
+/**
+ * Webhook delivery figures through the whole local stack: 100 endpoints (one enterprise account, so
+ * no allowance or daily cap gets in the way), each with a `market.liquidation` rule, all pointing at
+ * one in-process HTTPS receiver on 100 paths. Each round is one occurrence matched by all 100 rules,
+ * handed to `queueOccurrence` concurrently as a detector would; the delivery queue is drained by the
+ * local SQS poll loops running functions/jobs/deliver.ts. Measured: deliveries per second (first
+ * queued -> last received) and the latency from the occurrence to its arrival at the receiver.
+ * Needs NODE_EXTRA_CA_CERTS=functions/local/tls/ca.pem at process start (the `bench` script sets it).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { startLocalCloud } from '../functions/local/cloud.ts';
+import { localAccountId } from '../functions/local/accounts.ts';
+import { clock, queueSender, webhookStore } from '../functions/shared/deps.ts';
+import { queueOccurrence } from '../functions/core/webhooks/deliveries.ts';
+import { eventIdOf } from '../functions/core/webhooks/envelope.ts';
+import { verifySignature } from '../functions/core/webhooks/signature.ts';
+import type { EndpointRecord, SubscriptionRecord } from '../functions/ports/webhooks.ts';
+import { startReceiver, type ReceivedRequest } from '../test/helpers/receiver.ts';
+import { ms, percentile, row } from './stats.ts';
+
+const ENDPOINTS = 100;
+const KEY = 'bench-enterprise-key';
+
+export async function benchDeliveries(options: { deliveries?: number } = {}): Promise<void> {
+  const rounds = Math.max(1, Math.ceil((options.deliveries ?? 2_000) / ENDPOINTS));
+  const total = rounds * ENDPOINTS;
+  // Read by the cloud's config when it starts: lets endpoints point at a loopback receiver.
+  const allowedBefore = process.env.WEBHOOK_ALLOWED_TARGETS;
+  process.env.WEBHOOK_ALLOWED_TARGETS = '127.0.0.1';
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-deliveries-'));
+  const receiver = await startReceiver();
+  const cloud = await startLocalCloud({ port: 0, dataDir, apiKeys: [{ key: KEY, plan: 'enterprise' }], schedules: false, logLevel: 'ERROR' });
+  try {
+    const call = async (path: string, body: unknown) => {
+      const res = await fetch(cloud.url + path, { method: 'POST', headers: { 'X-API-Key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const json = await res.json() as { data: { id: string; secret?: string } };
+      if (res.status !== 201 && res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json.data;
+    };
+    // Setup goes through the API, as a customer would; the secrets are only ever shown here.
+    const account = localAccountId(KEY);
+    const secrets = new Map<string, string>(); // receiver path -> endpoint secret
+    const rules: { subscription: SubscriptionRecord; endpoint: EndpointRecord }[] = [];
+    for (let i = 0; i < ENDPOINTS; i++) {
+      const path = `/hook/${i}`;
+      const endpoint = await call('/v1/webhooks/endpoints', { url: receiver.url(path) });
+      secrets.set(path, endpoint.secret!);
+      const rule = await call('/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type: 'market.liquidation' });
+      // What a detector holds when it matches: the stored rule and endpoint records.
+      rules.push({ subscription: (await webhookStore().getSubscription(account, rule.id))!, endpoint: (await webhookStore().getEndpoint(account, endpoint.id))! });
+    }
+
+    // Arrival bookkeeping: the same event id goes to every endpoint, so (path, event id) names a delivery.
+    const occurredAt = new Map<string, number>(); // event id -> occurrence time
+    const arrivals = new Map<string, number>();
+    let duplicates = 0;
+    let seen = 0;
+    const absorb = () => {
+      for (; seen < receiver.requests.length; seen++) {
+        const r: ReceivedRequest = receiver.requests[seen]!;
+        const id = `${r.path} ${String(r.headers['svc-event-id'])}`;
+        if (arrivals.has(id)) duplicates++;
+        else arrivals.set(id, r.receivedAt);
+      }
+    };
+
+    const deps = { store: webhookStore(), queues: queueSender(), clock };
+    const callMs: number[] = [];
+    const outcomes = new Map<string, number>();
+    const firstQueued = Date.now();
+    for (let round = 0; round < rounds; round++) {
+      const occurrence = {
+        key: randomUUID(), type: 'market.liquidation', occurredAt: Date.now(),
+        data: { venue: 'perpx', symbol: 'BTC', notional_usd: 1e5, api_url: '/v1/perpx/liquidations/BTC' },
+      };
+      // The event id is derived; every rule here has the same trigger, so one id per occurrence.
+      occurredAt.set(eventIdOf(occurrence.key, rules[0]!.subscription.triggerId), occurrence.occurredAt);
+      await Promise.all(rules.map(async (rule) => {
+        const start = performance.now();
+        const outcome = await queueOccurrence(deps, { plan: 'enterprise', ...rule }, occurrence);
+        callMs.push(performance.now() - start);
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+      }));
+    }
+    const producerMs = Date.now() - firstQueued;
+
+    // Wait for every delivery, bounded: a stuck pipeline prints what is missing instead of hanging.
+    const deadline = Date.now() + 60_000 + total * 20;
+    while ((absorb(), arrivals.size) < total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    absorb();
+    const lastReceived = Math.max(...arrivals.values());
+    const latencies = [...arrivals].map(([id, at]) => at - occurredAt.get(id.split(' ')[1]!)!);
+
+    // Signatures: every 20th request, checked as a receiver would, with the secret shown at creation.
+    const sample = receiver.requests.filter((_, i) => i % 20 === 0);
+    const verified = sample.filter((r) => verifySignature(r.headers['svc-signature'] as string | undefined, r.body, [secrets.get(r.path)!]).ok).length;
+
+    console.log(`\nWebhook deliveries (local cloud, ${ENDPOINTS} endpoints on one HTTPS receiver, ${rounds} occurrences x ${ENDPOINTS} rules)`);
+    row('deliveries received / queued', `${arrivals.size} / ${total}  (outcomes: ${[...outcomes].map(([k, v]) => `${k} ${v}`).join(', ')})`);
+    if (arrivals.size < total) {
+      const missing = [...occurredAt.keys()].flatMap((id) => [...secrets.keys()].map((path) => `${path} ${id}`)).filter((id) => !arrivals.has(id));
+      row('MISSING after timeout (path event-id)', `${missing.length}: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''}`);
+    }
+    row('wall time, first queued -> last received', ms(lastReceived - firstQueued));
+    row('deliveries per second', (arrivals.size / ((lastReceived - firstQueued) / 1000)).toFixed(0));
+    row('occurrence -> receiver', `p50 ${ms(percentile(latencies, 50))}  p90 ${ms(percentile(latencies, 90))}  p99 ${ms(percentile(latencies, 99))}  max ${ms(Math.max(...latencies))}`);
+    row('producer: queueOccurrence calls per second', `${(total / (producerMs / 1000)).toFixed(0)}  (call p50 ${ms(percentile(callMs, 50))}, p99 ${ms(percentile(callMs, 99))})`);
+    row('duplicates received', String(duplicates));
+
+    // Latency when the stack is not saturated: one occurrence for one rule every 100 ms, as a
+    // watched wallet's fills arrive. The figures above measure a burst that keeps the core busy.
+    const pacedLatencies: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const rule = rules[i % ENDPOINTS]!;
+      const occurrence = { key: randomUUID(), type: 'market.liquidation', occurredAt: Date.now(), data: { venue: 'perpx', symbol: 'ETH', api_url: '/v1/perpx/liquidations/ETH' } };
+      const eventId = eventIdOf(occurrence.key, rule.subscription.triggerId);
+      await queueOccurrence(deps, { plan: 'enterprise', ...rule }, occurrence);
+      const until = Date.now() + 10_000;
+      let arrived: ReceivedRequest | undefined;
+      while (!(arrived = receiver.requests.find((r) => r.headers['svc-event-id'] === eventId)) && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+      if (arrived) pacedLatencies.push(arrived.receivedAt - occurrence.occurredAt);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    row('occurrence -> receiver, one every 100 ms', `p50 ${ms(percentile(pacedLatencies, 50))}  p99 ${ms(percentile(pacedLatencies, 99))}  (${pacedLatencies.length}/50 arrived)`);
+    row('signatures verified (sample of every 20th)', `${verified} / ${sample.length}`);
+    row('rss after run (whole stack, one process)', `${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`);
+  } finally {
+    await cloud.stop();
+    await receiver.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    if (allowedBefore === undefined) delete process.env.WEBHOOK_ALLOWED_TARGETS;
+    else process.env.WEBHOOK_ALLOWED_TARGETS = allowedBefore;
+  }
+}
