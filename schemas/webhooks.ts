@@ -11,7 +11,8 @@ export const CreateEndpointBody = v.strictObject({
 
 export const EndpointSchema = v.object({
   id: v.string(), url: v.string(), description: v.string(), status: v.picklist(['active', 'disabled', 'auto_disabled']),
-  consecutive_failures: v.number(), created_at: v.string(),
+  consecutive_failures: v.pipe(v.number(), v.description('Failed attempts in a row; any success resets it')),
+  failing_since: v.pipe(v.nullable(v.string()), v.description('When the current failure streak began')), created_at: v.string(),
 });
 
 export const CreatedEndpointSchema = v.object({ ...EndpointSchema.entries, secret: v.pipe(v.string(), v.description('Shown once')) });
@@ -50,7 +51,7 @@ export const PatchSubscriptionBody = v.looseObject({
 
 export const SubscriptionSchema = v.object({
   id: v.string(), endpoint_id: v.string(), event_type: v.string(), filters: anyObject, enabled: v.boolean(),
-  status: v.picklist(['active', 'auto_paused']), paused_at: v.nullable(v.string()), pause_reason: v.nullable(v.string()),
+  status: v.picklist(['active', 'auto_paused']), pause_message: v.optional(v.string()), paused_at: v.nullable(v.string()), pause_reason: v.nullable(v.string()),
   suppressed_count: v.nullable(v.number()), suppressed_first_at: v.nullable(v.string()), suppressed_last_at: v.nullable(v.string()),
   last_paused_at: v.nullable(v.string()), last_resumed_at: v.nullable(v.string()), last_pause_reason: v.nullable(v.string()),
   last_suppressed_count: v.nullable(v.number()), trigger_id: v.string(), created_at: v.string(),
@@ -68,9 +69,10 @@ export const DeliveryLogQuery = {
 };
 
 export const DeliverySchema = v.object({
-  id: v.string(), event_id: v.string(), event_type: v.string(), endpoint_id: v.string(), state: v.picklist(['pending', 'delivered', 'failed', 'exhausted']),
+  id: v.string(), event_id: v.string(), event_type: v.string(), endpoint_id: v.string(), subscription_id: v.nullable(v.string()),
+  state: v.picklist(['pending', 'delivered', 'failed', 'exhausted']),
   attempts: v.number(), last_status_code: v.nullable(v.number()), last_error: v.nullable(v.string()), last_latency_ms: v.nullable(v.number()),
-  next_attempt_at: v.nullable(v.string()), delivered_at: v.nullable(v.string()), created_at: v.string(), payload: anyObject,
+  next_attempt_at: v.nullable(v.string()), first_attempt_at: v.nullable(v.string()), delivered_at: v.nullable(v.string()), created_at: v.string(), payload: anyObject,
 });
 
 export const QueuedDeliverySchema = v.object({ delivery_id: v.string(), event_id: v.string() });
