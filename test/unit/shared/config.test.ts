@@ -13,6 +13,14 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/S3_FORCE_PATH_STYLE must be true or false/);
   });
 
+  it('accepts the local-cloud-only webhook settings locally and refuses them in the AWS configuration', () => {
+    expect(parseConfig({ DEPLOYMENT: 'local', LOCAL_TIME_SCALE: '3600', WEBHOOK_ALLOWED_TARGETS: '127.0.0.1, LocalHost' }))
+      .toMatchObject({ LOCAL_TIME_SCALE: 3600, WEBHOOK_ALLOWED_TARGETS: ['127.0.0.1', 'localhost'] });
+    expect(() => parseConfig({ LOCAL_TIME_SCALE: '60' })).toThrow(/LOCAL_TIME_SCALE is local-cloud only/);
+    expect(() => parseConfig({ WEBHOOK_ALLOWED_TARGETS: '127.0.0.1' })).toThrow(/WEBHOOK_ALLOWED_TARGETS is local-cloud only/);
+    expect(() => parseConfig({ DEPLOYMENT: 'local', LOCAL_TIME_SCALE: '0.5' })).toThrow(/LOCAL_TIME_SCALE must be at least 1/);
+  });
+
   it('names a resource variable the calling port needs but the function was not given', () => {
     expect(() => requireSetting(parseConfig({}), 'TABLE_ACCOUNTS')).toThrow(/TABLE_ACCOUNTS is not set/);
   });
