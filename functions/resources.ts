@@ -90,7 +90,8 @@ export interface FunctionDef {
   consumes?: QueueName;
 }
 
-export type FunctionName = 'authorizer' | 'system' | 'market' | 'breadth-api' | 'webhooks' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver';
+export type FunctionName =
+  | 'authorizer' | 'system' | 'market' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver';
 
 export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   authorizer: {
@@ -131,6 +132,15 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     tables: { webhooks: 'readwrite' },
     queues: { delivery: 'send' },
   },
+  'webhook-preview': {
+    entry: 'functions/http/webhook-preview.ts',
+    description: 'Webhook estimate and dry-run: replays the archive through the live detectors and matcher',
+    memoryMb: 1769,
+    timeoutS: 29,
+    duckdb: true,
+    tables: { webhooks: 'readwrite', manifest: 'read' },
+    buckets: { archive: 'read' },
+  },
   breadth: {
     entry: 'functions/jobs/breadth.ts',
     description: 'Computes the breadth snapshot of each family at every minute cutoff',
@@ -150,11 +160,12 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   ingest: {
     entry: 'functions/jobs/ingest.ts',
-    description: 'Turns raw batches into Parquet deltas and manifest entries',
+    description: 'Turns raw batches into Parquet deltas and manifest entries, then detects seconds-class webhook events in them',
     memoryMb: 2048,
     timeoutS: 300,
     duckdb: true,
-    tables: { manifest: 'readwrite' },
+    tables: { manifest: 'readwrite', webhooks: 'readwrite', accounts: 'read' },
+    queues: { delivery: 'send' },
     buckets: { archive: 'readwrite' },
     consumes: 'ingest',
   },

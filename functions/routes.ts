@@ -9,7 +9,8 @@ import type { FunctionName } from './resources.ts';
 import type { ParamSchema } from '../schemas/params.ts';
 import { HealthSchema } from '../schemas/responses.ts';
 import {
-  CreateEndpointBody, CreateSubscriptionBody, CreatedEndpointSchema, DeletedSchema, DeliveryLogQuery, DeliverySchema, EndpointSchema, EventTypeSchema,
+  CreateEndpointBody, CreateSubscriptionBody, CreatedEndpointSchema, DeletedSchema, DeliveryLogQuery, DeliverySchema, DryRunBody, DryRunSchema, EndpointSchema,
+  EstimateBody, EstimateSchema, EventTypeSchema,
   LimitsSchema, PatchSubscriptionBody, QueuedDeliverySchema, RedeliverySchema, RotatedSecretSchema, SubscriptionSchema, WatchAddressBody, WatchedAddressSchema, idPath,
 } from '../schemas/webhooks.ts';
 import { FAMILIES, type Family } from './core/venues.ts';
@@ -227,6 +228,10 @@ function webhookRoutes(): RouteDef[] {
     route('deleteWebhookSubscription', 'DELETE', '/subscriptions/{id}', 'Remove a rule', one(DeletedSchema, 'Deleted'), { pathParams: idPath }),
     route('resumeWebhookSubscription', 'POST', '/subscriptions/{id}/resume', 'Resume one paused rule (replays nothing)', one(SubscriptionSchema, 'The subscription; sibling gap'), { pathParams: idPath }),
     route('resumeAllWebhookSubscriptions', 'POST', '/subscriptions/resume', 'Resume every paused rule (replays nothing)', one(v.array(SubscriptionSchema), 'Resumed subscriptions; siblings resumed_count and gap')),
+    route('estimateWebhookSubscription', 'POST', '/subscriptions/estimate', 'How often a rule would fire: per day over lookback_days, a threshold ladder and the metric\'s distribution (6 calls a minute with dry-run)',
+      one(EstimateSchema, 'The estimate'), { body: EstimateBody, group: 'webhook-preview' }),
+    route('dryRunWebhookSubscription', 'POST', '/subscriptions/dry-run', 'What a rule would have delivered over the last lookback_s, newest first (6 calls a minute with estimate)',
+      one(DryRunSchema, 'The occurrences'), { body: DryRunBody, group: 'webhook-preview' }),
     route('listWatchedAddresses', 'GET', '/addresses', 'Watched addresses; sibling limit is the plan\'s cap', one(v.array(WatchedAddressSchema), 'Watched addresses')),
     route('watchAddress', 'POST', '/addresses', 'Watch an address (idempotent); sibling limit', one(WatchedAddressSchema, 'The watched address', 201), { body: WatchAddressBody }),
     route('unwatchAddress', 'DELETE', '/addresses/{id}', 'Stop watching an address', one(DeletedSchema, 'Deleted'), { pathParams: idPath }),

@@ -133,6 +133,7 @@ export type NormalizedRecord = v.InferOutput<typeof NormalizedRecord>;
 export type TradeRecord = v.InferOutput<typeof TradeRecord>;
 export type OrderEventRecord = v.InferOutput<typeof OrderEventRecord>;
 export type InstrumentRecord = v.InferOutput<typeof InstrumentRecord>;
+export type LiquidationRecord = v.InferOutput<typeof LiquidationRecord>;
 
 export type IngestedDataset = NormalizedRecord['dataset'];
 export type Dataset = IngestedDataset | 'candles_1m';

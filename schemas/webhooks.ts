@@ -77,3 +77,32 @@ export const DeliverySchema = v.object({
 
 export const QueuedDeliverySchema = v.object({ delivery_id: v.string(), event_id: v.string() });
 export const RedeliverySchema = v.object({ ...QueuedDeliverySchema.entries, event_type: v.string(), state: v.literal('pending'), attempts: v.number(), next_attempt_at: v.string() });
+
+/** Members and ranges are checked by the core, which names the supported event types precisely. */
+export const DryRunBody = v.looseObject({
+  event_type: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty')),
+  config: v.optional(anyObject),
+  filters: v.optional(anyObject),
+  lookback_s: v.optional(v.pipe(v.number('must be a number'), v.description('60 to 86400 seconds, default 3600'))),
+  limit: v.optional(v.pipe(v.number('must be a number'), v.description('1 to 200, default 100'))),
+});
+
+export const EstimateBody = v.looseObject({
+  event_type: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty')),
+  config: v.optional(anyObject),
+  filters: v.optional(anyObject),
+  lookback_days: v.optional(v.pipe(v.number('must be a number'), v.description('1 to 30 days, default 7'))),
+});
+
+const previewWindow = v.object({ from: v.string(), to: v.string() });
+export const DryRunSchema = v.object({
+  event_type: v.string(), window: previewWindow, matched: v.number(), truncated: v.boolean(),
+  occurrences: v.array(v.object({ observed_at_estimate: v.string(), data: anyObject })),
+});
+
+export const EstimateSchema = v.object({
+  event_type: v.string(), window: v.object({ ...previewWindow.entries, days: v.number() }),
+  per_day: v.array(v.number()), per_day_p50: v.number(), per_day_max: v.number(),
+  ladder: v.array(v.object({ metric: v.string(), threshold: v.number(), per_day: v.number() })),
+  distribution: v.nullable(anyObject), basis: v.object({ mode: v.string(), truncated: v.boolean() }), note: v.optional(v.string()),
+});

@@ -19,6 +19,12 @@ export function dynamoAccountStore(client: DynamoDBDocumentClient, tableName: st
       return { id: accountId, plan: item.plan, usageKey: String(item.usage_key), createdAt: String(item.created_at) };
     },
 
+    async getAccount(id) {
+      const { Item: item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: `ACCOUNT#${id}`, sk: 'ACCOUNT' } }));
+      if (!item || typeof item.plan !== 'string' || !isPlanName(item.plan)) return undefined;
+      return { id, plan: item.plan, usageKey: String(item.usage_key), createdAt: String(item.created_at) };
+    },
+
     async create(account: AccountRecord, key) {
       // No transactions (dynalite lacks them): the account goes first so a key never points nowhere.
       await client.send(new PutCommand({

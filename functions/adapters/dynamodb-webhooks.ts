@@ -5,8 +5,10 @@
  *   ACCT#<account> / EP#<id>      an endpoint (its secrets included; routes never return them)
  *   ACCT#<account> / SUB#<id>     a subscription: the owner's part as JSON in `record`; the engine's pause
  *                                 in its own attributes, so an owner's PATCH and a pause never overwrite each other
+ *                                 (gsi1: RULES#<event type> / <account>#<id>, every account's rules of a type)
  *   ACCT#<account> / ADDR#<addr>  a watched address (lowercase)
  *   ACCT#<account> / DAY#<date>   deliveries counted at queue time that UTC day
+ *   ACCT#<account> / PREVIEW#<minute>  estimate and dry-run calls that minute (shared budget)
  *   ACCT#<account> / DLV#<id>     a delivery (gsi1: EPD#<endpoint> / <created_at>#<id>), expiring after 30 days;
  *                                 `run`, `attempts` and `lease_until` are top-level for conditional writes
  */
@@ -140,14 +142,30 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
       const { pause: _p, lastPause: _l, ...owner } = subscription;
       await client.send(new UpdateCommand({
         TableName: tableName, Key: { pk: accountKey(subscription.accountId), sk: `SUB#${subscription.id}` },
-        UpdateExpression: 'SET created_at = :created, #record = :record',
+        UpdateExpression: 'SET created_at = :created, #record = :record, gsi1pk = :rules, gsi1sk = :owner',
         ExpressionAttributeNames: { '#record': 'record' },
-        ExpressionAttributeValues: { ':created': subscription.createdAt, ':record': JSON.stringify(owner) },
+        ExpressionAttributeValues: {
+          ':created': subscription.createdAt, ':record': JSON.stringify(owner),
+          ':rules': `RULES#${subscription.eventType}`, ':owner': `${subscription.accountId}#${subscription.id}`,
+        },
       }));
     },
     getSubscription: readSubscription,
     async listSubscriptions(accountId) {
       return (await list(accountId, 'SUB#')).map(toSubscription).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    },
+    async listRules(eventType) {
+      const items: Record<string, unknown>[] = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(new QueryCommand({
+          TableName: tableName, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': `RULES#${eventType}` }, ExclusiveStartKey,
+        }));
+        items.push(...(page.Items ?? []));
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return items.map(toSubscription);
     },
     async suppress(accountId, subscriptionId, { at, missedAt, reason }) {
       await client.send(new UpdateCommand({
@@ -210,6 +228,20 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
         return true;
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+    async takeToken(accountId, bucket, limit, expiresAt) {
+      try {
+        await client.send(new UpdateCommand({
+          TableName: tableName, Key: { pk: accountKey(accountId), sk: bucket },
+          UpdateExpression: 'ADD taken :one SET expires_at = if_not_exists(expires_at, :expires)',
+          ConditionExpression: 'attribute_not_exists(taken) OR taken < :limit',
+          ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': expiresAt },
+        }));
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
         throw error;
       }
     },

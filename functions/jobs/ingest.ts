@@ -5,8 +5,20 @@ import { ingestBatch } from '../core/archive/ingest.ts';
 import { BATCH_FORMATS, type BatchFormat } from '../core/archive/parse.ts';
 import { IngestQueueMessage } from '../../schemas/messages.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
+import { accountStore, clock, once, queueSender, webhookStore } from '../shared/deps.ts';
+import { createRuleBook, detectSeconds } from '../core/detect/dispatch.ts';
+import { archiveReferences } from '../core/detect/archive-references.ts';
 import { logger, metrics } from '../shared/powertools.ts';
 import { sqsConsumer } from '../shared/queue.ts';
+
+/** Rules are re-read every 10 s: a new or changed rule takes effect within that. */
+const RULES_TTL_MS = 10_000;
+
+const detectDeps = once(() => ({
+  store: webhookStore(), queues: queueSender(), clock,
+  rules: createRuleBook({ store: webhookStore(), accounts: accountStore(), clock, ttlMs: RULES_TTL_MS }),
+  references: archiveReferences(archiveDeps()),
+}));
 
 /** landing/<format>/<day>/<name>: the format is the second segment. */
 function formatOfKey(key: string): BatchFormat | undefined {
@@ -20,7 +32,11 @@ async function ingestKey(key: string, format: BatchFormat | undefined): Promise<
   const stored = await deps.objects.getBytes(key);
   // Raw batches may be gzipped (`.gz`); the batch id is taken over the decompressed bytes.
   const bytes = key.endsWith('.gz') ? gunzipSync(stored) : stored;
-  const result = await ingestBatch(deps, format, bytes);
+  const result = await ingestBatch(deps, format, bytes, async (records) => {
+    const counts = await detectSeconds(detectDeps(), records);
+    if (counts.matched > 0) logger.info('occurrences dispatched', { key, ...counts });
+    metrics.addMetric('OccurrencesMatched', MetricUnit.Count, counts.matched);
+  });
   if (result.status === 'rejected') {
     logger.error('batch rejected', { key, batch_id: result.batchId, reason: result.reason });
     metrics.addMetric('BatchesRejected', MetricUnit.Count, 1);

@@ -14,6 +14,7 @@ export interface AccountRecord {
 export interface AccountStore {
   /** The account owning the key with this digest, or undefined for an unknown or revoked key. */
   findByKeyHash(keyHash: string): Promise<AccountRecord | undefined>;
+  getAccount(id: string): Promise<AccountRecord | undefined>;
   /** Stores the account, then the key digest that resolves to it; refuses to overwrite either. */
   create(account: AccountRecord, key: { hash: string; hint: string }): Promise<void>;
 }

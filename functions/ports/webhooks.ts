@@ -86,6 +86,8 @@ export interface WebhookStore {
   getSubscription(accountId: string, id: string): Promise<SubscriptionRecord | undefined>;
   listSubscriptions(accountId: string): Promise<SubscriptionRecord[]>;
   deleteSubscription(accountId: string, id: string): Promise<boolean>;
+  /** Every account's subscriptions to one event type (what detectors match against). */
+  listRules(eventType: string): Promise<SubscriptionRecord[]>;
   /** Adds the address unless it is there; returns the stored row and whether it was new. */
   addAddress(accountId: string, address: WatchedAddressRecord): Promise<{ row: WatchedAddressRecord; created: boolean }>;
   listAddresses(accountId: string): Promise<WatchedAddressRecord[]>;
@@ -97,6 +99,8 @@ export interface WebhookStore {
   /** Counts one delivery against the account's day (UTC); false when `limit` are already counted. */
   countDelivery(accountId: string, day: string, limit: number | null): Promise<boolean>;
   deliveriesCounted(accountId: string, day: string): Promise<number>;
+  /** Takes one of `limit` tokens from the account's bucket (a fixed window, expiring at `expiresAt` epoch s); false when spent. */
+  takeToken(accountId: string, bucket: string, limit: number, expiresAt: number): Promise<boolean>;
   putDelivery(delivery: DeliveryRecord): Promise<void>;
   /** Stores a new delivery unless one with its id exists; false when it did. */
   createDelivery(delivery: DeliveryRecord): Promise<boolean>;

@@ -43,7 +43,14 @@ export function partition(records: readonly NormalizedRecord[], lines: readonly 
   return groups;
 }
 
-export async function ingestBatch(deps: ArchiveDeps, format: BatchFormat, bytes: Uint8Array | string): Promise<IngestResult> {
+/**
+ * `afterWrite` sees the batch's records once its files and manifest entries are written and before
+ * the batch is marked done: if it fails, the batch is retried whole and runs it again (detection
+ * relies on this to never miss a batch's occurrences).
+ */
+export async function ingestBatch(
+  deps: ArchiveDeps, format: BatchFormat, bytes: Uint8Array | string, afterWrite?: (records: readonly NormalizedRecord[]) => Promise<void>,
+): Promise<IngestResult> {
   const batchId = batchIdOf(bytes);
   const previous = await deps.manifest.batchOutcome(batchId);
   if (previous?.status === 'done') return { status: 'duplicate', batchId };
@@ -80,6 +87,7 @@ export async function ingestBatch(deps: ArchiveDeps, format: BatchFormat, bytes:
       rmSync(path, { force: true });
     }
   }
+  await afterWrite?.(parsed.records);
   await deps.manifest.recordBatch(batchId, { status: 'done', records: parsed.records.length });
   return { status: 'ingested', batchId, records: parsed.records.length, files: groups.size };
 }

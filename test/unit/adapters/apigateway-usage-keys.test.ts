@@ -13,7 +13,7 @@ describe('registering an account with its tier\'s usage plan', () => {
     gateway.on(CreateApiKeyCommand).resolves({ id: 'key-123' });
     gateway.on(CreateUsagePlanKeyCommand).resolves({});
     const stored: unknown[] = [];
-    const accounts: AccountStore = { findByKeyHash: async () => undefined, create: async (...args) => { stored.push(args); } };
+    const accounts: AccountStore = { findByKeyHash: async () => undefined, getAccount: async () => undefined, create: async (...args) => { stored.push(args); } };
     // Act
     const { account, apiKey } = await createAccount(
       { accounts, usageKeys: apiGatewayUsageKeys(new APIGatewayClient({ region: 'us-east-1' }), { pro: 'plan-pro' }), now: () => new Date(0) },
@@ -30,7 +30,7 @@ describe('registering an account with its tier\'s usage plan', () => {
     const gateway = mockClient(APIGatewayClient);
     gateway.on(CreateApiKeyCommand).rejects(new Error('TooManyRequestsException'));
     const stored: unknown[] = [];
-    const accounts: AccountStore = { findByKeyHash: async () => undefined, create: async (...args) => { stored.push(args); } };
+    const accounts: AccountStore = { findByKeyHash: async () => undefined, getAccount: async () => undefined, create: async (...args) => { stored.push(args); } };
     await expect(createAccount({ accounts, usageKeys: apiGatewayUsageKeys(new APIGatewayClient({ region: 'us-east-1' }), { build: 'plan-build' }), now: () => new Date() }, 'build'))
       .rejects.toThrow('TooManyRequestsException');
     expect(stored).toEqual([]);

@@ -6,6 +6,7 @@ import type { AccountStore } from '../../../functions/ports/accounts.ts';
 const account = { id: 'acct_1', plan: 'build' as const, usageKey: 'usage_1', createdAt: '2026-11-21T00:00:00.000Z' };
 const store = (known: string): AccountStore => ({
   findByKeyHash: async (hash) => (hash === hashApiKey(known) ? account : undefined),
+  getAccount: async () => undefined,
   create: async () => undefined,
 });
 

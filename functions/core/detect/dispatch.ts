@@ -1,0 +1,107 @@
+/**
+ * From candidates to queued deliveries: every account's rules of each candidate's type are loaded
+ * (cached briefly per container), matched, and each match is handed to `queueOccurrence`, which
+ * counts, pauses or queues it. Safe to run twice over the same records: ids are derived, so the
+ * second run finds its deliveries and queues nothing new.
+ */
+import type { PlanName } from '../plans.ts';
+import type { AccountStore } from '../../ports/accounts.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { EndpointRecord, SubscriptionRecord } from '../../ports/webhooks.ts';
+import { EVENT_TYPE_BY_NAME } from '../webhooks/catalog.ts';
+import { queueOccurrence, type DeliveryDeps, type QueueOutcome } from '../webhooks/deliveries.ts';
+import type { StoredConfig } from '../webhooks/filters.ts';
+import type { NormalizedRecord } from '../../../schemas/datasets.ts';
+import { matches, type Candidate } from './match.ts';
+import { withReferences, type ReferenceSource } from './references.ts';
+import { SECONDS_TYPES, secondsCandidates } from './seconds.ts';
+
+export interface ActiveRule {
+  plan: PlanName;
+  subscription: SubscriptionRecord;
+  endpoint: EndpointRecord;
+  /** The account's watched addresses (filled for `account.*` rules only). */
+  watched: ReadonlySet<string>;
+}
+
+export interface RuleBook {
+  rules(eventType: string): Promise<ActiveRule[]>;
+}
+
+/** Rules change rarely and every ingest batch needs them: a container keeps them for `ttlMs`. */
+export function createRuleBook(deps: Pick<DeliveryDeps, 'store' | 'clock'> & { accounts: Pick<AccountStore, 'getAccount'>; ttlMs: number }): RuleBook {
+  const cache = new Map<string, { at: number; rules: Promise<ActiveRule[]> }>();
+  async function load(eventType: string): Promise<ActiveRule[]> {
+    const decl = EVENT_TYPE_BY_NAME.get(eventType);
+    const subscriptions = (await deps.store.listRules(eventType)).filter((s) => s.enabled);
+    const plans = new Map<string, Promise<PlanName | undefined>>();
+    const watchedOf = new Map<string, Promise<ReadonlySet<string>>>();
+    const loaded = await Promise.all(subscriptions.map(async (subscription): Promise<ActiveRule | undefined> => {
+      const account = subscription.accountId;
+      if (!plans.has(account)) plans.set(account, deps.accounts.getAccount(account).then((a) => a?.plan));
+      if (decl?.scope === 'addresses' && !watchedOf.has(account)) {
+        watchedOf.set(account, deps.store.listAddresses(account).then((rows) => new Set(rows.map((r) => r.address))));
+      }
+      const [plan, endpoint, watched] = await Promise.all([plans.get(account)!, deps.store.getEndpoint(account, subscription.endpointId), watchedOf.get(account)]);
+      if (!plan || !endpoint) return undefined;
+      return { plan, subscription, endpoint, watched: watched ?? new Set() };
+    }));
+    return loaded.filter((r): r is ActiveRule => r !== undefined);
+  }
+  return {
+    rules(eventType) {
+      const now = deps.clock.now();
+      const hit = cache.get(eventType);
+      if (hit && now - hit.at < deps.ttlMs) return hit.rules;
+      const rules = load(eventType);
+      cache.set(eventType, { at: now, rules });
+      rules.catch(() => cache.delete(eventType));
+      return rules;
+    },
+  };
+}
+
+/** Every address some `account.*` rule of these types watches: what the account detectors look for. */
+export async function watchedBy(book: RuleBook, eventTypes: readonly string[]): Promise<Set<string>> {
+  const watched = new Set<string>();
+  for (const type of eventTypes) for (const rule of await book.rules(type)) for (const address of rule.watched) watched.add(address);
+  return watched;
+}
+
+export type DispatchCounts = Partial<Record<QueueOutcome, number>> & { candidates: number; matched: number };
+
+export async function dispatch(deps: DeliveryDeps & { rules: RuleBook }, candidates: readonly Candidate[]): Promise<DispatchCounts> {
+  const counts: DispatchCounts = { candidates: candidates.length, matched: 0 };
+  const byType = new Map<string, Candidate[]>();
+  for (const c of candidates) byType.set(c.type, [...(byType.get(c.type) ?? []), c]);
+  for (const [type, list] of byType) {
+    const decl = EVENT_TYPE_BY_NAME.get(type);
+    if (!decl) throw new Error(`Detector produced an undeclared event type ${type}`);
+    const rules = await deps.rules.rules(type);
+    for (const candidate of list) {
+      for (const rule of rules) {
+        if (!matches(decl, rule.subscription.filters as unknown as StoredConfig, candidate, rule.watched)) continue;
+        counts.matched += 1;
+        const outcome = await queueOccurrence(deps, rule, { key: candidate.key, type, occurredAt: candidate.occurredAt, data: candidate.data });
+        counts[outcome] = (counts[outcome] ?? 0) + 1;
+      }
+    }
+  }
+  return counts;
+}
+
+export interface DetectDeps extends DeliveryDeps {
+  rules: RuleBook;
+  references: ReferenceSource;
+}
+
+/** The `seconds` class on one ingested batch: detect, enrich, match, queue. */
+export async function detectSeconds(deps: DetectDeps, records: readonly NormalizedRecord[]): Promise<DispatchCounts> {
+  const ruled = new Set<string>();
+  for (const type of SECONDS_TYPES) if ((await deps.rules.rules(type)).length > 0) ruled.add(type);
+  if (ruled.size === 0) return { candidates: 0, matched: 0 };
+  const watched = await watchedBy(deps.rules, ['account.fill', 'account.liquidated']);
+  // Only candidates some rule could take are worth their reference lookups.
+  const candidates = secondsCandidates(records, watched).filter((c) => ruled.has(c.type));
+  return dispatch(deps, await withReferences(candidates, deps.references));
+}

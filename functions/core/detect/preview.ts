@@ -1,0 +1,220 @@
+/**
+ * Previews of a rule before it costs deliveries (SPEC, estimate and dry-run): the archive window is
+ * replayed through the same detectors, reference values and matcher that live delivery uses, so a
+ * dry-run shows exactly what a subscription with that configuration would have been sent (minus
+ * `max_age_s`, which only concerns outages). Neither creates a subscription or a delivery. The two
+ * share a budget of 6 calls a minute per account; a scan that runs out of time is a 504.
+ */
+import { AppError } from '../errors.ts';
+import type { ArchiveDeps } from '../archive/deps.ts';
+import { whollyBeforeCoverage } from '../archive/coverage.ts';
+import { windowSource } from '../archive/read.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { WebhookStore } from '../../ports/webhooks.ts';
+import type { IngestedDataset, NormalizedRecord } from '../../../schemas/datasets.ts';
+import { EVENT_TYPE_BY_NAME, type EventTypeDecl, type Venue } from '../webhooks/catalog.ts';
+import { normalizeConfig, type StoredConfig } from '../webhooks/filters.ts';
+import type { Caller } from '../webhooks/endpoints.ts';
+import type { Family } from '../venues.ts';
+import { matches, type Candidate } from './match.ts';
+import { withReferences, type ReferenceSource } from './references.ts';
+import { secondsCandidates } from './seconds.ts';
+
+export const DRY_RUN_TYPES = ['account.fill', 'account.transfer', 'market.liquidation'] as const;
+export const ESTIMATE_TYPES = [
+  'account.fill', 'account.transfer', 'account.liquidated', 'market.liquidation', 'market.pga_payment', 'hip4.settlement',
+  'market.liquidation_burst', 'market.oi_delta', 'oracle.jump', 'market.funding_flip',
+] as const;
+export const PREVIEW_BUDGET = { calls: 6, windowMs: 60_000 } as const;
+/** Most rows one preview scans; past it the window's start moves later and the answer says truncated. */
+export const SCAN_ROW_CAP = 250_000;
+/** API Gateway gives up at 29 s; a scan still running at this point answers 504 instead. */
+export const SCAN_BUDGET_MS = 20_000;
+/** Seconds-class events reach the queue about a second after the block. */
+const SECONDS_CLASS_LAG_MS = 1_000;
+
+export interface PreviewDeps {
+  store: WebhookStore;
+  clock: Clock;
+  archive: ArchiveDeps;
+  references: ReferenceSource;
+}
+
+/** What a scan reads for each previewable type: the dataset, and whether only watched addresses matter. */
+const SOURCES: Readonly<Record<string, { dataset: IngestedDataset; byAddress?: string }>> = {
+  'account.fill': { dataset: 'trades', byAddress: 'user_address' },
+  'account.liquidated': { dataset: 'liquidations', byAddress: 'liquidated_user' },
+  'market.liquidation': { dataset: 'liquidations' },
+};
+
+async function takeBudget(deps: PreviewDeps, caller: Caller): Promise<void> {
+  const now = deps.clock.now();
+  const minute = Math.floor(now / PREVIEW_BUDGET.windowMs);
+  if (!(await deps.store.takeToken(caller.id, `PREVIEW#${minute}`, PREVIEW_BUDGET.calls, Math.floor(now / 1000) + 3_600))) {
+    const retryAfter = Math.max(1, Math.ceil(((minute + 1) * PREVIEW_BUDGET.windowMs - now) / 1000));
+    throw new AppError('rate_limited', `Estimate and dry-run share ${PREVIEW_BUDGET.calls} calls a minute per account; retry in ${retryAfter} s.`, {
+      headers: { 'retry-after': String(retryAfter) },
+    });
+  }
+}
+
+function previewDecl(eventType: unknown, supported: readonly string[], what: string): EventTypeDecl {
+  const decl = typeof eventType === 'string' ? EVENT_TYPE_BY_NAME.get(eventType) : undefined;
+  if (!decl || !supported.includes(decl.type)) {
+    throw new AppError('invalid_parameter', `${what} is available for: ${supported.join(', ')}.`, { param: 'event_type', validValues: supported });
+  }
+  return decl;
+}
+
+function configOf(body: Record<string, unknown>): unknown {
+  if (body.filters !== undefined && body.config !== undefined) throw new AppError('invalid_parameter', 'Send config or its alias filters, not both.', { param: 'config' });
+  return body.config ?? body.filters;
+}
+
+interface Scan { candidates: Candidate[]; from: number; truncated: boolean }
+
+/**
+ * Replays [from, to) through the detectors. Rows are read newest first up to the row cap; when the
+ * cap cuts the window, its start moves to just after the last instant read whole.
+ */
+async function scan(deps: PreviewDeps, decl: EventTypeDecl, config: StoredConfig, watched: ReadonlySet<string>, from: number, to: number, deadline: number): Promise<Scan> {
+  const source = SOURCES[decl.type];
+  if (!source) throw new Error(`No archive source for ${decl.type}`);
+  const families = (config.venue ?? decl.venues).filter((v): v is Family & Venue => !whollyBeforeCoverage(source.dataset, v as Family, to));
+  const addresses = [...(config.addresses ?? watched)];
+  const rows: NormalizedRecord[] = [];
+  for (const family of families) {
+    if (deps.clock.now() > deadline) throw scanTimeout();
+    const window = await windowSource(deps.archive, { dataset: source.dataset, family, from, to: to - 1 });
+    if (!window) continue;
+    const where: string[] = [];
+    const params = { ...window.params, p_limit: SCAN_ROW_CAP + 1 } as Record<string, unknown>;
+    if (config.symbols) {
+      where.push('list_contains($p_symbols, symbol)');
+      params.p_symbols = config.symbols;
+    }
+    if (source.byAddress) {
+      where.push(`list_contains($p_addresses, ${source.byAddress})`);
+      params.p_addresses = addresses;
+    }
+    const found = await deps.archive.sql.query({
+      sql: `SELECT * FROM (${window.sql}) ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ts DESC LIMIT $p_limit`,
+      params: params as never,
+    });
+    for (const row of found) rows.push({ ...row, dataset: source.dataset, family } as unknown as NormalizedRecord);
+  }
+  rows.sort((a, b) => b.ts - a.ts);
+  let truncated = false;
+  let start = from;
+  if (rows.length > SCAN_ROW_CAP) {
+    // Keep whole instants only: the cut instant may be split between what was read and what was not.
+    const cut = rows[SCAN_ROW_CAP]!.ts;
+    rows.splice(rows.findIndex((r) => r.ts <= cut));
+    start = cut + 1;
+    truncated = true;
+  }
+  if (deps.clock.now() > deadline) throw scanTimeout();
+  const candidates = await withReferences(secondsCandidates(rows, new Set(addresses)).filter((c) => c.type === decl.type), deps.references);
+  return { candidates, from: start, truncated };
+}
+
+const scanTimeout = () => new AppError('scan_timeout', 'The scan ran out of time; retry with a shorter lookback_s.');
+
+function integerIn(body: Record<string, unknown>, name: string, range: { min: number; max: number; default: number }): number {
+  const value = body[name] ?? range.default;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max) {
+    throw new AppError('invalid_parameter', `${name} is a whole number from ${range.min} to ${range.max}.`, { param: name });
+  }
+  return value;
+}
+
+const BODY_KEYS = { 'dry-run': ['event_type', 'config', 'filters', 'lookback_s', 'limit'], estimate: ['event_type', 'config', 'filters', 'lookback_days'] };
+
+function checkKeys(body: Record<string, unknown>, allowed: readonly string[]): void {
+  for (const key of Object.keys(body)) {
+    if (!allowed.includes(key)) throw new AppError('invalid_parameter', `Unknown member ${key}; the body takes: ${allowed.join(', ')}.`, { param: key, validValues: allowed });
+  }
+}
+
+async function prepare(deps: PreviewDeps, caller: Caller, body: Record<string, unknown>, supported: readonly string[], what: string) {
+  const decl = previewDecl(body.event_type, supported, what);
+  const watched = new Set((await deps.store.listAddresses(caller.id)).map((a) => a.address));
+  const config = normalizeConfig(decl, configOf(body), watched);
+  if (decl.scope === 'addresses' && watched.size === 0) {
+    throw new AppError('invalid_parameter', `${decl.type} fires for watched addresses only, and this account watches none; add one with POST /v1/webhooks/addresses.`, { param: 'event_type' });
+  }
+  return { decl, config, watched };
+}
+
+/** POST /v1/webhooks/subscriptions/dry-run */
+export async function dryRun(deps: PreviewDeps, caller: Caller, body: Record<string, unknown>) {
+  checkKeys(body, BODY_KEYS['dry-run']);
+  const lookbackS = integerIn(body, 'lookback_s', { min: 60, max: 86_400, default: 3_600 });
+  const limit = integerIn(body, 'limit', { min: 1, max: 200, default: 100 });
+  const { decl, config, watched } = await prepare(deps, caller, body, DRY_RUN_TYPES, 'Dry-run');
+  await takeBudget(deps, caller);
+  const now = deps.clock.now();
+  const to = now;
+  const result = await scan(deps, decl, config, watched, to - lookbackS * 1000, to, now + SCAN_BUDGET_MS);
+  // Addresses are matched as watched now, including time before they were added (the scan covers it).
+  const hits = result.candidates.filter((c) => matches(decl, config, c, watched)).sort((a, b) => b.occurredAt - a.occurredAt);
+  return {
+    event_type: decl.type,
+    window: { from: new Date(result.from).toISOString(), to: new Date(to).toISOString() },
+    matched: hits.length,
+    truncated: result.truncated || hits.length > limit,
+    occurrences: hits.slice(0, limit).map((c) => ({ observed_at_estimate: new Date(c.occurredAt + SECONDS_CLASS_LAG_MS).toISOString(), data: c.data })),
+  };
+}
+
+const DAY_MS = 86_400_000;
+
+function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** POST /v1/webhooks/subscriptions/estimate */
+export async function estimate(deps: PreviewDeps, caller: Caller, body: Record<string, unknown>) {
+  checkKeys(body, BODY_KEYS.estimate);
+  const lookbackDays = integerIn(body, 'lookback_days', { min: 1, max: 30, default: 7 });
+  const { decl, config, watched } = await prepare(deps, caller, body, ESTIMATE_TYPES, 'Estimate');
+  if (!SOURCES[decl.type] && decl.type !== 'account.transfer') {
+    throw new AppError('upstream_unavailable', `Estimates for ${decl.type} are computed from minute detections, which are not available yet; retry later.`, { headers: { 'retry-after': '3600' } });
+  }
+  await takeBudget(deps, caller);
+  const now = deps.clock.now();
+  // Whole UTC days, oldest first, ending with today so far.
+  const firstDay = Math.floor(now / DAY_MS) * DAY_MS - (lookbackDays - 1) * DAY_MS;
+  const result = await scan(deps, decl, config, watched, firstDay, now, now + SCAN_BUDGET_MS);
+  const hits = result.candidates.filter((c) => matches(decl, config, c, watched));
+  const perDay = Array.from({ length: lookbackDays }, () => 0);
+  for (const hit of hits) perDay[Math.floor((hit.occurredAt - firstDay) / DAY_MS)]! += 1;
+  const sortedDays = [...perDay].sort((a, b) => a - b);
+
+  // The ladder: how often the rule would fire at other thresholds on its own metric, all else equal.
+  const metric = decl.notionalMetric ?? decl.costFloor?.metric ?? null;
+  const others = { ...config, conditions: config.conditions.filter((c) => c.metric !== metric), min_notional_usd: undefined };
+  const values = metric === null ? [] : result.candidates.filter((c) => matches(decl, others, c, watched))
+    .map((c) => c.metrics[metric]).filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
+  const days = Math.max(1, (now - Math.max(firstDay, result.from)) / DAY_MS);
+  const thresholds = [...new Set([10, 20, 30, 40, 50, 60, 70, 80, 90, 99].map((p) => percentile(values, p)).filter((v): v is number => v !== null))];
+  return {
+    event_type: decl.type,
+    window: { from: new Date(Math.max(firstDay, result.from)).toISOString(), to: new Date(now).toISOString(), days: lookbackDays },
+    per_day: perDay,
+    per_day_p50: percentile(sortedDays, 50) ?? 0,
+    per_day_max: sortedDays.at(-1) ?? 0,
+    ladder: metric === null ? [] : thresholds.map((threshold) => ({
+      metric, threshold, per_day: Number((values.filter((v) => v >= threshold).length / days).toFixed(2)),
+    })),
+    distribution: metric === null ? null : {
+      metric, count: values.length, min: values[0] ?? null, p25: percentile(values, 25), p50: percentile(values, 50), p75: percentile(values, 75),
+      p90: percentile(values, 90), p99: percentile(values, 99), max: values.at(-1) ?? null,
+    },
+    basis: { mode: 'archive_replay', truncated: result.truncated },
+    ...(config.conditions.some((c) => c.metric.startsWith('notional_pct_')) && {
+      note: 'Percent thresholds were evaluated against the reference values at each occurrence (volume and open interest from the archive).',
+    }),
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * Detectors of the `seconds` latency class, run on each ingested batch (and by dry-run over the
+ * archive, so both see the same occurrences): account fills, market liquidations and liquidated
+ * accounts. Pure: records in, candidates out; relative metrics are added by `withReferences`.
+ *
+ * Collapsing: the fills of one order sweep (one address, market, side and instant) are one
+ * `account.fill`; the fills of one liquidation cascade (one account, market and instant) are one
+ * `market.liquidation` and one `account.liquidated`.
+ */
+import type { LiquidationRecord, NormalizedRecord, TradeRecord } from '../../../schemas/datasets.ts';
+import { FAMILY_PREFIX } from '../../routes.ts';
+import type { Family } from '../venues.ts';
+import type { Candidate } from './match.ts';
+
+export const SECONDS_TYPES = ['account.fill', 'market.liquidation', 'account.liquidated'] as const;
+
+/** A REST path covering one instant of a market's trades: where the full rows are. */
+export function tradesUrl(family: Family, symbol: string, ts: number): string {
+  return `${FAMILY_PREFIX[family]}/trades/${encodeURIComponent(symbol)}?start=${ts}&end=${ts + 1}`;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const round = (n: number, digits = 6) => Number(n.toFixed(digits));
+
+function groupBy<T>(rows: readonly T[], keyOf: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
+  }
+  return groups;
+}
+
+/** One `account.fill` per address, market, side and instant. */
+export function fillCandidates(trades: readonly TradeRecord[], watched: ReadonlySet<string>): Candidate[] {
+  const mine = trades.filter((t) => t.user_address && watched.has(t.user_address));
+  return [...groupBy(mine, (t) => `${t.family}|${t.symbol}|${t.user_address}|${t.side}|${t.ts}`).values()].map((fills) => {
+    const first = fills[0]!;
+    const family = first.family as Family;
+    let size = 0;
+    let notional = 0;
+    for (const f of fills) {
+      size += Number(f.size);
+      notional += Number(f.size) * Number(f.price);
+    }
+    const side = first.side === 'B' ? 'buy' : 'sell';
+    const orderIds = [...new Set(fills.map((f) => f.order_id).filter((id): id is number => typeof id === 'number'))].map(String);
+    const taker = fills.some((f) => f.crossed === true);
+    return {
+      type: 'account.fill', key: `fill:${family}:${first.symbol}:${first.user_address}:${first.side}:${first.ts}:${fills.map((f) => f.trade_id).sort((a, b) => a - b).join(',')}`,
+      occurredAt: first.ts, venue: family, symbol: first.symbol, address: first.user_address!,
+      metrics: {
+        venue: family, symbol: first.symbol, timestamp: iso(first.ts), address: first.user_address!, side, size: round(size), price: round(notional / size),
+        notional_usd: round(notional, 2), taker, fill_count: fills.length,
+      },
+      data: {
+        venue: family, symbol: first.symbol, account: first.user_address, side, size: round(size), vwap: round(notional / size), notional_usd: round(notional, 2),
+        buy_notional_usd: side === 'buy' ? round(notional, 2) : 0, fill_count: fills.length, order_ids: orderIds, taker,
+        timestamp: iso(first.ts), api_url: tradesUrl(family, first.symbol, first.ts),
+      },
+    };
+  });
+}
+
+/** One `market.liquidation` (and, for the account, one `account.liquidated`) per account, market and instant. */
+export function liquidationCandidates(rows: readonly LiquidationRecord[], watched: ReadonlySet<string>): Candidate[] {
+  const out: Candidate[] = [];
+  for (const fills of groupBy(rows, (r) => `${r.family}|${r.symbol}|${r.liquidated_user}|${r.ts}`).values()) {
+    const first = fills[0]!;
+    const family = first.family as Family;
+    let notional = 0;
+    let closedPnl = 0;
+    for (const f of fills) {
+      notional += Number(f.size) * Number(f.price);
+      closedPnl += Number(f.closed_pnl ?? 0);
+    }
+    // The liquidated account sells to close a long and buys to close a short.
+    const side = first.side === 'A' ? 'long' : 'short';
+    const key = `liq:${family}:${first.symbol}:${first.liquidated_user}:${first.ts}`;
+    const common = { venue: family, symbol: first.symbol, timestamp: iso(first.ts), notional_usd: round(notional, 2) };
+    const data = {
+      ...common, side, closed_pnl: round(closedPnl, 2), liquidated_user: first.liquidated_user, fill_count: fills.length,
+      direction: first.direction ?? null, api_url: tradesUrl(family, first.symbol, first.ts),
+    };
+    out.push({
+      type: 'market.liquidation', key, occurredAt: first.ts, venue: family, symbol: first.symbol, address: null,
+      metrics: { ...common, side, liquidated_user: first.liquidated_user, direction: first.direction ?? null }, data,
+    });
+    if (watched.has(first.liquidated_user)) {
+      out.push({
+        type: 'account.liquidated', key, occurredAt: first.ts, venue: family, symbol: first.symbol, address: first.liquidated_user,
+        metrics: { ...common, address: first.liquidated_user }, data: { ...data, account: first.liquidated_user },
+      });
+    }
+  }
+  return out;
+}
+
+/** Every `seconds` candidate in a batch of records. */
+export function secondsCandidates(records: readonly NormalizedRecord[], watched: ReadonlySet<string>): Candidate[] {
+  const trades = records.filter((r): r is TradeRecord => r.dataset === 'trades');
+  const liquidations = records.filter((r): r is LiquidationRecord => r.dataset === 'liquidations');
+  return [...fillCandidates(trades, watched), ...liquidationCandidates(liquidations, watched)];
+}

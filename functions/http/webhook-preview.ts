@@ -1,0 +1,15 @@
+/** Route group `webhook-preview`: estimate and dry-run, which replay the archive (so this group runs DuckDB). */
+import { archiveReferences } from '../core/detect/archive-references.ts';
+import { dryRun, estimate } from '../core/detect/preview.ts';
+import type { Caller } from '../core/webhooks/endpoints.ts';
+import { archiveDeps } from '../shared/archive-deps.ts';
+import { clock, once, webhookStore } from '../shared/deps.ts';
+import { httpRouteGroup, ok, type RequestContext } from '../shared/http.ts';
+
+const previewDeps = once(() => ({ store: webhookStore(), clock, archive: archiveDeps(), references: archiveReferences(archiveDeps()) }));
+const caller = (ctx: RequestContext): Caller => ctx.account!;
+
+export const handler = httpRouteGroup('webhook-preview', {
+  estimateWebhookSubscription: async (input, ctx) => ok(await estimate(previewDeps(), caller(ctx), input.body as Record<string, unknown>)),
+  dryRunWebhookSubscription: async (input, ctx) => ok(await dryRun(previewDeps(), caller(ctx), input.body as Record<string, unknown>)),
+});

@@ -1,0 +1,139 @@
+/**
+ * Seconds-class detection in the local cloud: a raw batch dropped under landing/ is ingested, its
+ * liquidations and a watched wallet's fills are detected, matched against rules made through the
+ * API, and delivered to a real HTTPS receiver.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
+import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { jsonl, trade } from '../helpers/records.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
+import type { NormalizedRecord } from '../../schemas/datasets.ts';
+
+const WALLET = '0x1111111111111111111111111111111111111111';
+const VICTIM = '0x2222222222222222222222222222222222222223';
+let cloud: Awaited<ReturnType<typeof startTestCloud>>;
+let receiver: Receiver;
+let s3: S3Client;
+
+beforeAll(async () => {
+  process.env.WEBHOOK_ALLOWED_TARGETS = '127.0.0.1';
+  receiver = await startReceiver();
+  cloud = await startTestCloud();
+  s3 = new S3Client({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: cloud.emulators.endpoints.s3, forcePathStyle: true });
+});
+afterAll(async () => {
+  s3?.destroy();
+  await cloud?.stop();
+  await receiver?.close();
+  delete process.env.WEBHOOK_ALLOWED_TARGETS;
+});
+
+async function call(key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(cloud.url + path, {
+    method, headers: { 'X-API-Key': key, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: await res.json() as any };
+}
+
+async function eventually<T>(read: () => T, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const liquidation = (ts: number, tradeId: number, size: string, user = VICTIM): NormalizedRecord => ({
+  dataset: 'liquidations', family: 'perpx', symbol: 'BTC', ts, trade_id: tradeId, liquidated_user: user,
+  liquidator_user: '0x3333333333333333333333333333333333333333', price: '90000', size, side: 'A', closed_pnl: '-150', direction: 'Close Long',
+} as NormalizedRecord);
+
+describe('seconds-class detection from ingest to receiver', () => {
+  it('delivers one market.liquidation per cascade and a watched wallet\'s fill, matched by the rules\' filters', async () => {
+    const endpoint = (await call(KEYS.build, 'POST', '/v1/webhooks/endpoints', { url: receiver.url('/detect') })).body.data;
+    expect((await call(KEYS.build, 'POST', '/v1/webhooks/addresses', { address: WALLET })).status).toBe(201);
+    const liquidations = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type: 'market.liquidation', filters: { symbols: ['BTC'], min_notional_usd: 1_000 } });
+    const fills = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type: 'account.fill' });
+    expect([liquidations.status, fills.status]).toEqual([201, 201]);
+
+    const ts = Math.floor(Date.now() / 1000) * 1000 - 30_000;
+    const batch = [
+      // A cascade: two fills of one account at one instant (1,800 USD together), and a small one later (90 USD, under the floor).
+      liquidation(ts, 9_001, '0.01'), liquidation(ts, 9_002, '0.01'), liquidation(ts + 1_000, 9_003, '0.001'),
+      // The watched wallet's order sweeps two levels at one instant; someone else's fill is not watched.
+      trade({ ts: ts + 2_000, trade_id: 9_101, user_address: WALLET, price: '90000', size: '0.5', order_id: 77 }),
+      trade({ ts: ts + 2_000, trade_id: 9_102, user_address: WALLET, price: '90010', size: '0.5', order_id: 77 }),
+      trade({ ts: ts + 2_000, trade_id: 9_103, user_address: '0x4444444444444444444444444444444444444444', price: '90000', size: '1' }),
+    ];
+    await s3.send(new PutObjectCommand({ Bucket: cloud.emulators.names.buckets.archive, Key: `landing/normalized/${new Date(ts).toISOString().slice(0, 10)}/detect-1.jsonl`, Body: jsonl(batch) }));
+
+    const received = await eventually(() => receiver.requests.filter((r) => r.path === '/detect'), (r) => r.length >= 2);
+    await new Promise((r) => setTimeout(r, 1_000)); // nothing else should follow
+    const events = receiver.requests.filter((r) => r.path === '/detect').map((r) => JSON.parse(r.body));
+    expect(events.map((e) => e.type).sort()).toEqual(['account.fill', 'market.liquidation']);
+    expect(received.every((r) => r.headers['svc-signature'])).toBe(true);
+    const liq = events.find((e) => e.type === 'market.liquidation');
+    expect(liq.data).toMatchObject({
+      venue: 'perpx', symbol: 'BTC', notional_usd: 1_800, side: 'long', liquidated_user: VICTIM, fill_count: 2, closed_pnl: -300,
+      api_url: `/v1/perpx/trades/BTC?start=${ts}&end=${ts + 1}`,
+    });
+    expect(liq).toMatchObject({ late: false, late_ms: expect.any(Number) });
+    const fill = events.find((e) => e.type === 'account.fill');
+    expect(fill.data).toMatchObject({ account: WALLET, side: 'buy', size: 1, fill_count: 2, order_ids: ['77'], notional_usd: 90_005 });
+
+    // The same rows again in another batch (a replay upstream): the occurrences are recognised and nothing new is delivered.
+    const replay = [...batch, trade({ ts: ts + 3_000, trade_id: 9_104, user_address: '0x4444444444444444444444444444444444444444' })];
+    await s3.send(new PutObjectCommand({ Bucket: cloud.emulators.names.buckets.archive, Key: `landing/normalized/${new Date(ts).toISOString().slice(0, 10)}/detect-2.jsonl`, Body: jsonl(replay) }));
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(receiver.requests.filter((r) => r.path === '/detect')).toHaveLength(2);
+    delivered = events;
+  });
+});
+
+let delivered: any[] = [];
+
+describe('dry-run and estimate', () => {
+  it('dry-run returns exactly what the live rules delivered over the same window, newest first', async () => {
+    const fills = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/dry-run', { event_type: 'account.fill', config: {}, lookback_s: 600 });
+    const liquidations = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/dry-run', {
+      event_type: 'market.liquidation', config: { symbols: ['BTC'], min_notional_usd: 1_000 }, lookback_s: 600,
+    });
+
+    expect(fills.status).toBe(200);
+    expect(fills.body.data).toMatchObject({ event_type: 'account.fill', matched: 1, truncated: false });
+    expect(fills.body.data.occurrences.map((o: any) => o.data)).toEqual([delivered.find((e) => e.type === 'account.fill').data]);
+    expect(liquidations.body.data.occurrences.map((o: any) => o.data)).toEqual([delivered.find((e) => e.type === 'market.liquidation').data]);
+    const everything = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/dry-run', { event_type: 'market.liquidation', lookback_s: 600, limit: 1 });
+    // Without the 1,000 USD bound the 90 USD liquidation is still under the 100 USD floor: one match.
+    expect(everything.body.data).toMatchObject({ matched: 1, truncated: false });
+  });
+
+  it('estimates daily rates oldest first with a threshold ladder and the metric\'s distribution', async () => {
+    const { status, body } = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/estimate', { event_type: 'market.liquidation', config: { symbols: ['BTC'] }, lookback_days: 3 });
+
+    expect(status).toBe(200);
+    expect(body.data.per_day).toEqual([0, 0, 1]);
+    expect(body.data).toMatchObject({ per_day_max: 1, basis: { mode: 'archive_replay' }, distribution: { metric: 'notional_usd', count: 1, max: 1_800 } });
+    expect(body.data.ladder[0]).toMatchObject({ metric: 'notional_usd', threshold: 1_800 });
+  });
+
+  it('refuses unsupported types naming the list, account events without watched addresses, and a seventh call in a minute', async () => {
+    const unsupported = await call(KEYS.pro, 'POST', '/v1/webhooks/subscriptions/dry-run', { event_type: 'market.oi_delta' });
+    expect(unsupported.status).toBe(400);
+    expect(unsupported.body.error).toContain('account.fill, account.transfer, market.liquidation');
+    expect((await call(KEYS.pro, 'POST', '/v1/webhooks/subscriptions/dry-run', { event_type: 'account.fill' })).body).toMatchObject({ code: 400, param: 'event_type' });
+    expect((await call(KEYS.free, 'POST', '/v1/webhooks/subscriptions/estimate', { event_type: 'webhook.test' })).body.error).toContain('market.funding_flip');
+
+    // The budget is a fixed minute window: start well inside one.
+    if (Date.now() % 60_000 > 55_000) await new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 100));
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i += 1) statuses.push((await call(KEYS.free, 'POST', '/v1/webhooks/subscriptions/dry-run', { event_type: 'market.liquidation', lookback_s: 60 })).status);
+    expect(statuses.slice(0, 6).every((s) => s === 200)).toBe(true);
+    expect(statuses[6]).toBe(429);
+  });
+});
