@@ -115,6 +115,27 @@ export const LiquidationRecord = keyed({
   tx_hash: optionalString,
 });
 
+export const TRANSFER_KINDS = ['deposit', 'withdraw', 'send', 'spot_transfer', 'class_transfer', 'vault_deposit', 'vault_withdraw'] as const;
+
+/**
+ * A ledger movement of one address: deposits, withdrawals, sends between users, spot and
+ * perp-to-spot class transfers, vault moves. `symbol` is the token (USDC, HYPE, ...), not a pair;
+ * a send between two addresses is two rows, one per role.
+ */
+export const TransferRecord = v.strictObject({
+  dataset: v.literal('transfers'),
+  family: v.picklist(['perpx', 'spot'], 'must be perpx or spot'),
+  symbol: v.pipe(v.string(), v.regex(/^[A-Z0-9]{1,20}$/, 'must be a token name such as USDC')),
+  ts: epochMs,
+  user_address: address,
+  kind: v.picklist(TRANSFER_KINDS),
+  role: v.picklist(['source', 'destination']),
+  amount: decimal,
+  usdc_value: decimal,
+  counterparty: v.optional(v.nullable(address)),
+  tx_hash: v.pipe(v.string(), v.minLength(1)),
+});
+
 export const InstrumentRecord = keyed({
   dataset: v.literal('instruments'),
   /** `ts` is when the instrument was listed. */
@@ -127,13 +148,14 @@ export const InstrumentRecord = keyed({
 });
 
 export const NormalizedRecord = v.variant('dataset', [
-  TradeRecord, OrderEventRecord, L2SnapshotRecord, FundingRecord, OpenInterestRecord, LiquidationRecord, InstrumentRecord,
+  TradeRecord, OrderEventRecord, L2SnapshotRecord, FundingRecord, OpenInterestRecord, LiquidationRecord, InstrumentRecord, TransferRecord,
 ]);
 export type NormalizedRecord = v.InferOutput<typeof NormalizedRecord>;
 export type TradeRecord = v.InferOutput<typeof TradeRecord>;
 export type OrderEventRecord = v.InferOutput<typeof OrderEventRecord>;
 export type InstrumentRecord = v.InferOutput<typeof InstrumentRecord>;
 export type LiquidationRecord = v.InferOutput<typeof LiquidationRecord>;
+export type TransferRecord = v.InferOutput<typeof TransferRecord>;
 
 export type IngestedDataset = NormalizedRecord['dataset'];
 export type Dataset = IngestedDataset | 'candles_1m';
@@ -191,6 +213,12 @@ export const DATASETS: Readonly<Record<Dataset, DatasetDef>> = {
     columns: [...KEY, c('trade_id', 'BIGINT'), c('liquidated_user', 'VARCHAR'), c('liquidator_user', 'VARCHAR'), c('price', 'VARCHAR'), c('size', 'VARCHAR'),
       c('side', 'VARCHAR'), c('mark_price', 'VARCHAR'), c('closed_pnl', 'VARCHAR'), c('direction', 'VARCHAR'), c('tx_hash', 'VARCHAR')],
     uniqueBy: ['trade_id', 'liquidated_user'],
+    perSymbol: true,
+  },
+  transfers: {
+    columns: [...KEY, c('user_address', 'VARCHAR'), c('kind', 'VARCHAR'), c('role', 'VARCHAR'), c('amount', 'VARCHAR'), c('usdc_value', 'VARCHAR'),
+      c('counterparty', 'VARCHAR'), c('tx_hash', 'VARCHAR')],
+    uniqueBy: ['tx_hash', 'user_address', 'role'],
     perSymbol: true,
   },
   instruments: {

@@ -13,6 +13,7 @@ import type { NormalizedRecord } from '../../schemas/datasets.ts';
 
 const WALLET = '0x1111111111111111111111111111111111111111';
 const VICTIM = '0x2222222222222222222222222222222222222223';
+const OTHER = '0x4444444444444444444444444444444444444444';
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
 let receiver: Receiver;
 let s3: S3Client;
@@ -48,6 +49,11 @@ async function eventually<T>(read: () => T, done: (value: T) => boolean, timeout
   }
 }
 
+const transfer = (ts: number, fields: { role: 'source' | 'destination'; usdc: string; tx: string; kind: string; user?: string; counterparty?: string }): NormalizedRecord => ({
+  dataset: 'transfers', family: 'perpx', symbol: 'USDC', ts, user_address: fields.user ?? WALLET, kind: fields.kind, role: fields.role,
+  amount: fields.usdc, usdc_value: fields.usdc, tx_hash: fields.tx, ...(fields.counterparty && { counterparty: fields.counterparty }),
+} as NormalizedRecord);
+
 const liquidation = (ts: number, tradeId: number, size: string, user = VICTIM): NormalizedRecord => ({
   dataset: 'liquidations', family: 'perpx', symbol: 'BTC', ts, trade_id: tradeId, liquidated_user: user,
   liquidator_user: '0x3333333333333333333333333333333333333333', price: '90000', size, side: 'A', closed_pnl: '-150', direction: 'Close Long',
@@ -59,7 +65,8 @@ describe('seconds-class detection from ingest to receiver', () => {
     expect((await call(KEYS.build, 'POST', '/v1/webhooks/addresses', { address: WALLET })).status).toBe(201);
     const liquidations = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type: 'market.liquidation', filters: { symbols: ['BTC'], min_notional_usd: 1_000 } });
     const fills = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type: 'account.fill' });
-    expect([liquidations.status, fills.status]).toEqual([201, 201]);
+    const transfers = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type: 'account.transfer', filters: { min_notional_usd: 100 } });
+    expect([liquidations.status, fills.status, transfers.status]).toEqual([201, 201, 201]);
 
     const ts = Math.floor(Date.now() / 1000) * 1000 - 30_000;
     const batch = [
@@ -69,13 +76,20 @@ describe('seconds-class detection from ingest to receiver', () => {
       trade({ ts: ts + 2_000, trade_id: 9_101, user_address: WALLET, price: '90000', size: '0.5', order_id: 77 }),
       trade({ ts: ts + 2_000, trade_id: 9_102, user_address: WALLET, price: '90010', size: '0.5', order_id: 77 }),
       trade({ ts: ts + 2_000, trade_id: 9_103, user_address: '0x4444444444444444444444444444444444444444', price: '90000', size: '1' }),
+      // A send from the watched wallet (both ledger rows), and a deposit too small for the rule's 100 USD bound.
+      transfer(ts + 3_000, { role: 'source', usdc: '2500', tx: '0xaa', kind: 'send', counterparty: OTHER }),
+      transfer(ts + 3_000, { role: 'destination', usdc: '2500', tx: '0xaa', kind: 'send', user: OTHER, counterparty: WALLET }),
+      transfer(ts + 4_000, { role: 'destination', usdc: '50', tx: '0xbb', kind: 'deposit' }),
     ];
     await s3.send(new PutObjectCommand({ Bucket: cloud.emulators.names.buckets.archive, Key: `landing/normalized/${new Date(ts).toISOString().slice(0, 10)}/detect-1.jsonl`, Body: jsonl(batch) }));
 
-    const received = await eventually(() => receiver.requests.filter((r) => r.path === '/detect'), (r) => r.length >= 2);
+    const received = await eventually(() => receiver.requests.filter((r) => r.path === '/detect'), (r) => r.length >= 3);
     await new Promise((r) => setTimeout(r, 1_000)); // nothing else should follow
     const events = receiver.requests.filter((r) => r.path === '/detect').map((r) => JSON.parse(r.body));
-    expect(events.map((e) => e.type).sort()).toEqual(['account.fill', 'market.liquidation']);
+    expect(events.map((e) => e.type).sort()).toEqual(['account.fill', 'account.transfer', 'market.liquidation']);
+    expect(events.find((e) => e.type === 'account.transfer').data).toMatchObject({
+      address: WALLET, token: 'USDC', amount: 2_500, kind: 'send', role: 'source', usdc_value: 2_500, counterparty: OTHER,
+    });
     expect(received.every((r) => r.headers['svc-signature'])).toBe(true);
     const liq = events.find((e) => e.type === 'market.liquidation');
     expect(liq.data).toMatchObject({
@@ -90,7 +104,7 @@ describe('seconds-class detection from ingest to receiver', () => {
     const replay = [...batch, trade({ ts: ts + 3_000, trade_id: 9_104, user_address: '0x4444444444444444444444444444444444444444' })];
     await s3.send(new PutObjectCommand({ Bucket: cloud.emulators.names.buckets.archive, Key: `landing/normalized/${new Date(ts).toISOString().slice(0, 10)}/detect-2.jsonl`, Body: jsonl(replay) }));
     await new Promise((r) => setTimeout(r, 2_000));
-    expect(receiver.requests.filter((r) => r.path === '/detect')).toHaveLength(2);
+    expect(receiver.requests.filter((r) => r.path === '/detect')).toHaveLength(3);
     delivered = events;
   });
 });
@@ -108,6 +122,8 @@ describe('dry-run and estimate', () => {
     expect(fills.body.data).toMatchObject({ event_type: 'account.fill', matched: 1, truncated: false });
     expect(fills.body.data.occurrences.map((o: any) => o.data)).toEqual([delivered.find((e) => e.type === 'account.fill').data]);
     expect(liquidations.body.data.occurrences.map((o: any) => o.data)).toEqual([delivered.find((e) => e.type === 'market.liquidation').data]);
+    const transfers = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/dry-run', { event_type: 'account.transfer', filters: { min_notional_usd: 100 }, lookback_s: 600 });
+    expect(transfers.body.data.occurrences.map((o: any) => o.data)).toEqual([delivered.find((e) => e.type === 'account.transfer').data]);
     const everything = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/dry-run', { event_type: 'market.liquidation', lookback_s: 600, limit: 1 });
     // Without the 1,000 USD bound the 90 USD liquidation is still under the 100 USD floor: one match.
     expect(everything.body.data).toMatchObject({ matched: 1, truncated: false });

@@ -100,7 +100,7 @@ export async function detectSeconds(deps: DetectDeps, records: readonly Normaliz
   const ruled = new Set<string>();
   for (const type of SECONDS_TYPES) if ((await deps.rules.rules(type)).length > 0) ruled.add(type);
   if (ruled.size === 0) return { candidates: 0, matched: 0 };
-  const watched = await watchedBy(deps.rules, ['account.fill', 'account.liquidated']);
+  const watched = await watchedBy(deps.rules, ['account.fill', 'account.transfer', 'account.liquidated']);
   // Only candidates some rule could take are worth their reference lookups.
   const candidates = secondsCandidates(records, watched).filter((c) => ruled.has(c.type));
   return dispatch(deps, await withReferences(candidates, deps.references));

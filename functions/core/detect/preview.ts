@@ -43,6 +43,7 @@ export interface PreviewDeps {
 /** What a scan reads for each previewable type: the dataset, and whether only watched addresses matter. */
 const SOURCES: Readonly<Record<string, { dataset: IngestedDataset; byAddress?: string }>> = {
   'account.fill': { dataset: 'trades', byAddress: 'user_address' },
+  'account.transfer': { dataset: 'transfers', byAddress: 'user_address' },
   'account.liquidated': { dataset: 'liquidations', byAddress: 'liquidated_user' },
   'market.liquidation': { dataset: 'liquidations' },
 };
@@ -179,7 +180,7 @@ export async function estimate(deps: PreviewDeps, caller: Caller, body: Record<s
   checkKeys(body, BODY_KEYS.estimate);
   const lookbackDays = integerIn(body, 'lookback_days', { min: 1, max: 30, default: 7 });
   const { decl, config, watched } = await prepare(deps, caller, body, ESTIMATE_TYPES, 'Estimate');
-  if (!SOURCES[decl.type] && decl.type !== 'account.transfer') {
+  if (!SOURCES[decl.type]) {
     throw new AppError('upstream_unavailable', `Estimates for ${decl.type} are computed from minute detections, which are not available yet; retry later.`, { headers: { 'retry-after': '3600' } });
   }
   await takeBudget(deps, caller);

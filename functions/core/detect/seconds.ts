@@ -1,18 +1,18 @@
 /**
  * Detectors of the `seconds` latency class, run on each ingested batch (and by dry-run over the
- * archive, so both see the same occurrences): account fills, market liquidations and liquidated
- * accounts. Pure: records in, candidates out; relative metrics are added by `withReferences`.
+ * archive, so both see the same occurrences): account fills and transfers, market liquidations and
+ * liquidated accounts. Pure: records in, candidates out; relative metrics are added by `withReferences`.
  *
  * Collapsing: the fills of one order sweep (one address, market, side and instant) are one
  * `account.fill`; the fills of one liquidation cascade (one account, market and instant) are one
  * `market.liquidation` and one `account.liquidated`.
  */
-import type { LiquidationRecord, NormalizedRecord, TradeRecord } from '../../../schemas/datasets.ts';
+import type { LiquidationRecord, NormalizedRecord, TradeRecord, TransferRecord } from '../../../schemas/datasets.ts';
 import { FAMILY_PREFIX } from '../../routes.ts';
 import type { Family } from '../venues.ts';
 import type { Candidate } from './match.ts';
 
-export const SECONDS_TYPES = ['account.fill', 'market.liquidation', 'account.liquidated'] as const;
+export const SECONDS_TYPES = ['account.fill', 'account.transfer', 'market.liquidation', 'account.liquidated'] as const;
 
 /** A REST path covering one instant of a market's trades: where the full rows are. */
 export function tradesUrl(family: Family, symbol: string, ts: number): string {
@@ -98,9 +98,27 @@ export function liquidationCandidates(rows: readonly LiquidationRecord[], watche
   return out;
 }
 
+/**
+ * One `account.transfer` per ledger row of a watched address (a send is one row per side). The
+ * ledger has no public route, so the payload carries the transfer whole and no `api_url`.
+ */
+export function transferCandidates(rows: readonly TransferRecord[], watched: ReadonlySet<string>): Candidate[] {
+  return rows.filter((r) => watched.has(r.user_address)).map((r) => {
+    const fields = {
+      venue: r.family, address: r.user_address, token: r.symbol, amount: Number(r.amount), kind: r.kind, role: r.role, usdc_value: round(Number(r.usdc_value), 2),
+      timestamp: iso(r.ts),
+    };
+    return {
+      type: 'account.transfer', key: `transfer:${r.family}:${r.tx_hash}:${r.user_address}:${r.role}`, occurredAt: r.ts, venue: r.family, symbol: r.symbol,
+      address: r.user_address, metrics: fields, data: { ...fields, counterparty: r.counterparty ?? null, tx_hash: r.tx_hash },
+    };
+  });
+}
+
 /** Every `seconds` candidate in a batch of records. */
 export function secondsCandidates(records: readonly NormalizedRecord[], watched: ReadonlySet<string>): Candidate[] {
   const trades = records.filter((r): r is TradeRecord => r.dataset === 'trades');
   const liquidations = records.filter((r): r is LiquidationRecord => r.dataset === 'liquidations');
-  return [...fillCandidates(trades, watched), ...liquidationCandidates(liquidations, watched)];
+  const transfers = records.filter((r): r is TransferRecord => r.dataset === 'transfers');
+  return [...fillCandidates(trades, watched), ...transferCandidates(transfers, watched), ...liquidationCandidates(liquidations, watched)];
 }

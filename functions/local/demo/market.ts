@@ -10,6 +10,7 @@ import { bookSide, quoteOf } from './book.ts';
 import { LISTING_INTERVAL_MS, type MarketSpec, firstListingAfter, newListing } from './catalog.ts';
 import { formatFixed, formatUnits } from './decimal.ts';
 import { planTick } from './flow.ts';
+import { transferRecords } from './transfers.ts';
 import { maybeCascade, movePrices } from './prices.ts';
 import { Rng, STREAM, hash32 } from './random.ts';
 import { type SimState, type Tick, addMarket, createAsset, createState, indexPriceOf, midOf } from './state.ts';
@@ -98,6 +99,8 @@ function runTick(state: SimState, startMs: number, out: NormalizedRecord[]): voi
   movePrices(state, tick);
   maybeCascade(state, tick);
   if (startMs % MINUTE_MS === 0) minuteRecords(state, tick);
+  // A minute's transfers are drawn together and each is emitted in its own second.
+  for (const transfer of transferRecords(state, startMs - (startMs % MINUTE_MS))) if (transfer.ts === startMs) tick.out.push(transfer);
   if (startMs % state.l2IntervalMs === 0) bookRecords(state, tick);
   for (const action of planTick(state, tick)) action.run();
 }
