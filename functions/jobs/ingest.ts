@@ -6,7 +6,7 @@ import { BATCH_FORMATS, type BatchFormat } from '../core/archive/parse.ts';
 import { IngestQueueMessage } from '../../schemas/messages.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { accountStore, clock, once, queueSender, webhookStore } from '../shared/deps.ts';
-import { createRuleBook, detectSeconds } from '../core/detect/dispatch.ts';
+import { createRuleBook, detectInBatch } from '../core/detect/dispatch.ts';
 import { archiveReferences } from '../core/detect/archive-references.ts';
 import { logger, metrics } from '../shared/powertools.ts';
 import { sqsConsumer } from '../shared/queue.ts';
@@ -33,7 +33,7 @@ async function ingestKey(key: string, format: BatchFormat | undefined): Promise<
   // Raw batches may be gzipped (`.gz`); the batch id is taken over the decompressed bytes.
   const bytes = key.endsWith('.gz') ? gunzipSync(stored) : stored;
   const result = await ingestBatch(deps, format, bytes, async (records) => {
-    const counts = await detectSeconds(detectDeps(), records);
+    const counts = await detectInBatch(detectDeps(), records);
     if (counts.matched > 0) logger.info('occurrences dispatched', { key, ...counts });
     metrics.addMetric('OccurrencesMatched', MetricUnit.Count, counts.matched);
   });

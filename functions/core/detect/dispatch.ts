@@ -14,7 +14,7 @@ import type { StoredConfig } from '../webhooks/filters.ts';
 import type { NormalizedRecord } from '../../../schemas/datasets.ts';
 import { matches, type Candidate } from './match.ts';
 import { withReferences, type ReferenceSource } from './references.ts';
-import { SECONDS_TYPES, secondsCandidates } from './seconds.ts';
+import { BATCH_TYPES, batchCandidates } from './batch.ts';
 
 export interface ActiveRule {
   plan: PlanName;
@@ -95,13 +95,13 @@ export interface DetectDeps extends DeliveryDeps {
   references: ReferenceSource;
 }
 
-/** The `seconds` class on one ingested batch: detect, enrich, match, queue. */
-export async function detectSeconds(deps: DetectDeps, records: readonly NormalizedRecord[]): Promise<DispatchCounts> {
+/** The detectors that run on one ingested batch: detect, enrich, match, queue. */
+export async function detectInBatch(deps: DetectDeps, records: readonly NormalizedRecord[]): Promise<DispatchCounts> {
   const ruled = new Set<string>();
-  for (const type of SECONDS_TYPES) if ((await deps.rules.rules(type)).length > 0) ruled.add(type);
+  for (const type of BATCH_TYPES) if ((await deps.rules.rules(type)).length > 0) ruled.add(type);
   if (ruled.size === 0) return { candidates: 0, matched: 0 };
-  const watched = await watchedBy(deps.rules, ['account.fill', 'account.transfer', 'account.liquidated']);
+  const watched = await watchedBy(deps.rules, BATCH_TYPES.filter((t) => t.startsWith('account.')));
   // Only candidates some rule could take are worth their reference lookups.
-  const candidates = secondsCandidates(records, watched).filter((c) => ruled.has(c.type));
+  const candidates = batchCandidates(records, watched).filter((c) => ruled.has(c.type));
   return dispatch(deps, await withReferences(candidates, deps.references));
 }

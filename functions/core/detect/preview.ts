@@ -18,7 +18,7 @@ import type { Caller } from '../webhooks/endpoints.ts';
 import type { Family } from '../venues.ts';
 import { matches, type Candidate } from './match.ts';
 import { withReferences, type ReferenceSource } from './references.ts';
-import { secondsCandidates } from './seconds.ts';
+import { batchCandidates } from './batch.ts';
 
 export const DRY_RUN_TYPES = ['account.fill', 'account.transfer', 'market.liquidation'] as const;
 export const ESTIMATE_TYPES = [
@@ -115,7 +115,7 @@ async function scan(deps: PreviewDeps, decl: EventTypeDecl, config: StoredConfig
     truncated = true;
   }
   if (deps.clock.now() > deadline) throw scanTimeout();
-  const candidates = await withReferences(secondsCandidates(rows, new Set(addresses)).filter((c) => c.type === decl.type), deps.references);
+  const candidates = await withReferences(batchCandidates(rows, new Set(addresses)).filter((c) => c.type === decl.type), deps.references);
   return { candidates, from: start, truncated };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fillCandidates, liquidationCandidates, secondsCandidates } from '../../../functions/core/detect/seconds.ts';
-import type { LiquidationRecord, NormalizedRecord, TradeRecord } from '../../../schemas/datasets.ts';
+import { fillCandidates, liquidationCandidates, batchCandidates, orderRejectedCandidates, transferCandidates } from '../../../functions/core/detect/batch.ts';
+import type { LiquidationRecord, NormalizedRecord, OrderEventRecord, TradeRecord, TransferRecord } from '../../../schemas/datasets.ts';
 import { T0 } from '../../helpers/records.ts';
 
 const ALICE = '0x' + 'a1'.repeat(20);
@@ -157,7 +157,7 @@ describe('liquidationCandidates', () => {
   });
 });
 
-describe('secondsCandidates', () => {
+describe('batchCandidates', () => {
   it('sends trades to fills and liquidations to liquidations, and ignores other datasets', () => {
     // Prepare
     const records: NormalizedRecord[] = [
@@ -168,7 +168,7 @@ describe('secondsCandidates', () => {
     ];
 
     // Act
-    const candidates = secondsCandidates(records, new Set([ALICE]));
+    const candidates = batchCandidates(records, new Set([ALICE]));
 
     // Assess
     expect(candidates.map((c) => c.type).sort()).toEqual(['account.fill', 'account.liquidated', 'market.liquidation']);
@@ -177,6 +177,38 @@ describe('secondsCandidates', () => {
   it('gives nothing for a batch without trades or liquidations', () => {
     const records = [{ dataset: 'funding', family: 'perpx', symbol: 'BTC', ts: TS, funding_rate: '0.0001' } as NormalizedRecord];
 
-    expect(secondsCandidates(records, new Set([ALICE]))).toEqual([]);
+    expect(batchCandidates(records, new Set([ALICE]))).toEqual([]);
   });
 });
+
+describe('transferCandidates', () => {
+  const row = (overrides: Partial<TransferRecord>): TransferRecord => ({
+    dataset: 'transfers', family: 'perpx', symbol: 'USDC', ts: TS, user_address: ALICE, kind: 'send', role: 'source', amount: '2500', usdc_value: '2500',
+    counterparty: BOB, tx_hash: '0xabc', ...overrides,
+  });
+
+  it('gives one event per ledger row of a watched address, keyed by transaction, address and role, with the token as symbol', () => {
+    const out = transferCandidates([row({}), row({ user_address: BOB, role: 'destination', counterparty: ALICE })], new Set([ALICE, BOB]));
+
+    expect(out.map((c) => [c.address, c.metrics.role, c.symbol])).toEqual([[ALICE, 'source', 'USDC'], [BOB, 'destination', 'USDC']]);
+    expect(new Set(out.map((c) => c.key)).size).toBe(2);
+    expect(out[0]!.metrics).toMatchObject({ usdc_value: 2500, amount: 2500, kind: 'send', token: 'USDC' });
+    expect(transferCandidates([row({})], new Set([BOB]))).toEqual([]);
+  });
+});
+
+describe('orderRejectedCandidates', () => {
+  const event = (status: string, user = ALICE): OrderEventRecord => ({
+    dataset: 'order_events', family: 'perpx', symbol: 'BTC', ts: TS, event: 'canceled', block_number: 1, seq: 1, oid: 42, user_address: user, side: 'B',
+    status, order_type: 'Stop Market', reduce_only: true, is_trigger: true, is_position_tpsl: true, orig_size: '0.5',
+  } as OrderEventRecord);
+
+  it('reports engine cancels of watched addresses only, with the reason, and ignores the owner\'s own cancels', () => {
+    const out = orderRejectedCandidates([event('liquidatedCanceled'), event('canceled'), event('marginCanceled', BOB)], new Set([ALICE]));
+
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ type: 'account.order_rejected', address: ALICE, metrics: { reason: 'liquidatedCanceled' }, data: { oid: 42, size: '0.5' } });
+    expect(out[0]!.data.api_url).toBe(`/v1/perpx/orders/BTC/flow?start=${TS}&end=${TS + 1}`);
+  });
+});
+

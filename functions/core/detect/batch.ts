@@ -1,18 +1,24 @@
 /**
- * Detectors of the `seconds` latency class, run on each ingested batch (and by dry-run over the
- * archive, so both see the same occurrences): account fills and transfers, market liquidations and
- * liquidated accounts. Pure: records in, candidates out; relative metrics are added by `withReferences`.
+ * Detectors run on each ingested batch (and by dry-run over the archive, so both see the same
+ * occurrences): the `seconds` class (account fills and transfers, market liquidations, liquidated
+ * accounts) and engine cancels of watched accounts' orders, which need nothing but the batch. Pure:
+ * records in, candidates out; relative metrics are added by `withReferences`.
  *
  * Collapsing: the fills of one order sweep (one address, market, side and instant) are one
  * `account.fill`; the fills of one liquidation cascade (one account, market and instant) are one
  * `market.liquidation` and one `account.liquidated`.
  */
-import type { LiquidationRecord, NormalizedRecord, TradeRecord, TransferRecord } from '../../../schemas/datasets.ts';
+import type { LiquidationRecord, NormalizedRecord, OrderEventRecord, TradeRecord, TransferRecord } from '../../../schemas/datasets.ts';
 import { FAMILY_PREFIX } from '../../routes.ts';
 import type { Family } from '../venues.ts';
 import type { Candidate } from './match.ts';
 
-export const SECONDS_TYPES = ['account.fill', 'account.transfer', 'market.liquidation', 'account.liquidated'] as const;
+export const BATCH_TYPES = ['account.fill', 'account.transfer', 'market.liquidation', 'account.liquidated', 'account.order_rejected'] as const;
+
+/** Involuntary engine cancels (order statuses); submission-time rejects never reach the order book. */
+export const ENGINE_CANCELS: ReadonlySet<string> = new Set([
+  'reduceOnlyCanceled', 'selfTradeCanceled', 'siblingFilledCanceled', 'openInterestCapCanceled', 'marginCanceled', 'liquidatedCanceled', 'scheduledCancel',
+]);
 
 /** A REST path covering one instant of a market's trades: where the full rows are. */
 export function tradesUrl(family: Family, symbol: string, ts: number): string {
@@ -115,10 +121,30 @@ export function transferCandidates(rows: readonly TransferRecord[], watched: Rea
   });
 }
 
-/** Every `seconds` candidate in a batch of records. */
-export function secondsCandidates(records: readonly NormalizedRecord[], watched: ReadonlySet<string>): Candidate[] {
+/** One `account.order_rejected` per engine cancel of a watched address's order. */
+export function orderRejectedCandidates(rows: readonly OrderEventRecord[], watched: ReadonlySet<string>): Candidate[] {
+  return rows.filter((r) => ENGINE_CANCELS.has(r.status) && watched.has(r.user_address)).map((r) => {
+    const family = r.family as Family;
+    const fields = { venue: family, symbol: r.symbol, timestamp: iso(r.ts), address: r.user_address, reason: r.status };
+    return {
+      type: 'account.order_rejected', key: `cancel:${family}:${r.oid}:${r.status}`, occurredAt: r.ts, venue: family, symbol: r.symbol, address: r.user_address,
+      metrics: fields,
+      data: {
+        ...fields, account: r.user_address, oid: r.oid, side: r.side, order_type: r.order_type, size: r.orig_size ?? r.size ?? null,
+        limit_price: r.limit_price ?? null, is_trigger: r.is_trigger, api_url: `${FAMILY_PREFIX[family]}/orders/${encodeURIComponent(r.symbol)}/flow?start=${r.ts}&end=${r.ts + 1}`,
+      },
+    };
+  });
+}
+
+/** Every candidate a batch of records holds. */
+export function batchCandidates(records: readonly NormalizedRecord[], watched: ReadonlySet<string>): Candidate[] {
   const trades = records.filter((r): r is TradeRecord => r.dataset === 'trades');
   const liquidations = records.filter((r): r is LiquidationRecord => r.dataset === 'liquidations');
   const transfers = records.filter((r): r is TransferRecord => r.dataset === 'transfers');
-  return [...fillCandidates(trades, watched), ...transferCandidates(transfers, watched), ...liquidationCandidates(liquidations, watched)];
+  const orderEvents = records.filter((r): r is OrderEventRecord => r.dataset === 'order_events');
+  return [
+    ...fillCandidates(trades, watched), ...transferCandidates(transfers, watched), ...liquidationCandidates(liquidations, watched),
+    ...orderRejectedCandidates(orderEvents, watched),
+  ];
 }
