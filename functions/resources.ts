@@ -91,7 +91,8 @@ export interface FunctionDef {
 }
 
 export type FunctionName =
-  | 'authorizer' | 'system' | 'market' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver';
+  | 'authorizer' | 'system' | 'market' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
+  | 'detect';
 
 export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   authorizer: {
@@ -179,6 +180,16 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     queues: { delivery: 'send' },
     consumes: 'delivery',
   },
+  detect: {
+    entry: 'functions/jobs/detect.ts',
+    description: 'Minute-class webhook detectors (funding flips, listings, oracle jumps, OI deltas, liquidation bursts, breadth crosses)',
+    memoryMb: 1769,
+    timeoutS: 55,
+    duckdb: true,
+    tables: { webhooks: 'readwrite', manifest: 'read', breadth: 'read', accounts: 'read' },
+    queues: { delivery: 'send' },
+    buckets: { archive: 'read' },
+  },
   compact: {
     entry: 'functions/jobs/compact.ts',
     description: 'Merges recent deltas into symbol-day files and derives 1-minute candles',
@@ -207,4 +218,5 @@ export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {
   'timer-sweep': { everyMinutes: 1, target: { stateMachine: 'timer-sweep' } },
   compact: { everyMinutes: 1, target: { function: 'compact' } },
   breadth: { everyMinutes: 1, target: { function: 'breadth' } },
+  detect: { everyMinutes: 1, target: { function: 'detect' } },
 };

@@ -156,6 +156,8 @@ export type OrderEventRecord = v.InferOutput<typeof OrderEventRecord>;
 export type InstrumentRecord = v.InferOutput<typeof InstrumentRecord>;
 export type LiquidationRecord = v.InferOutput<typeof LiquidationRecord>;
 export type TransferRecord = v.InferOutput<typeof TransferRecord>;
+export type FundingRecord = v.InferOutput<typeof FundingRecord>;
+export type OpenInterestRecord = v.InferOutput<typeof OpenInterestRecord>;
 
 export type IngestedDataset = NormalizedRecord['dataset'];
 export type Dataset = IngestedDataset | 'candles_1m';

@@ -9,6 +9,7 @@
  *   ACCT#<account> / ADDR#<addr>  a watched address (lowercase)
  *   ACCT#<account> / DAY#<date>   deliveries counted at queue time that UTC day
  *   ACCT#<account> / PREVIEW#<minute>  estimate and dry-run calls that minute (shared budget)
+ *   SYSTEM / DETECT#CURSOR        the end of the last window the minute detection job covered
  *   ACCT#<account> / DLV#<id>     a delivery (gsi1: EPD#<endpoint> / <created_at>#<id>), expiring after 30 days;
  *                                 `run`, `attempts` and `lease_until` are top-level for conditional writes
  */
@@ -153,6 +154,19 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
     getSubscription: readSubscription,
     async listSubscriptions(accountId) {
       return (await list(accountId, 'SUB#')).map(toSubscription).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    },
+    async readDetectionCursor() {
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: 'SYSTEM', sk: 'DETECT#CURSOR' }, ConsistentRead: true }));
+      return Item ? Number(Item.at) : undefined;
+    },
+    async writeDetectionCursor(at) {
+      // Never backwards: an overlapping late run must not make the next one repeat a window.
+      await client.send(new UpdateCommand({
+        TableName: tableName, Key: { pk: 'SYSTEM', sk: 'DETECT#CURSOR' }, UpdateExpression: 'SET #at = :at',
+        ConditionExpression: 'attribute_not_exists(#at) OR #at < :at', ExpressionAttributeNames: { '#at': 'at' }, ExpressionAttributeValues: { ':at': at },
+      })).catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
     },
     async listRules(eventType) {
       const items: Record<string, unknown>[] = [];

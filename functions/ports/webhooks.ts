@@ -86,6 +86,9 @@ export interface WebhookStore {
   getSubscription(accountId: string, id: string): Promise<SubscriptionRecord | undefined>;
   listSubscriptions(accountId: string): Promise<SubscriptionRecord[]>;
   deleteSubscription(accountId: string, id: string): Promise<boolean>;
+  /** Where the minute detection job got to (epoch ms), and moving it on. */
+  readDetectionCursor(): Promise<number | undefined>;
+  writeDetectionCursor(at: number): Promise<void>;
   /** Every account's subscriptions to one event type (what detectors match against). */
   listRules(eventType: string): Promise<SubscriptionRecord[]>;
   /** Adds the address unless it is there; returns the stored row and whether it was new. */

@@ -9,6 +9,7 @@ import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { jsonl, trade } from '../helpers/records.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
+import { invoke } from '../../functions/local/invoke.ts';
 import type { NormalizedRecord } from '../../schemas/datasets.ts';
 
 const WALLET = '0x1111111111111111111111111111111111111111';
@@ -153,3 +154,32 @@ describe('dry-run and estimate', () => {
     expect(statuses[6]).toBe(429);
   });
 });
+
+describe('minute-class detection', () => {
+  it('delivers a funding flip and a listing from the settled minute, each once', async () => {
+    const [endpoint] = (await call(KEYS.build, 'GET', '/v1/webhooks/endpoints')).body.data;
+    for (const event_type of ['market.funding_flip', 'market.listed']) {
+      expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type })).status).toBe(201);
+    }
+    const now = Date.now();
+    const settled = Math.floor((now - 60_000) / 60_000) * 60_000; // the end of the minute the job judges
+    const batch = [
+      { dataset: 'funding', family: 'perpx', symbol: 'ETH', ts: settled - 90_000, funding_rate: '0.0000125' },
+      { dataset: 'funding', family: 'perpx', symbol: 'ETH', ts: settled - 30_000, funding_rate: '-0.0000031' },
+      { dataset: 'instruments', family: 'perpx', symbol: 'NEWCOIN', ts: settled - 20_000, market_type: 'perp', sz_decimals: 2, max_leverage: 5 },
+    ] as NormalizedRecord[];
+    await s3.send(new PutObjectCommand({ Bucket: cloud.emulators.names.buckets.archive, Key: `landing/normalized/${new Date(settled).toISOString().slice(0, 10)}/minute-1.jsonl`, Body: jsonl(batch) }));
+    await new Promise((r) => setTimeout(r, 3_000)); // ingested through the queue
+
+    const before = receiver.requests.length;
+    await invoke('detect', { time: new Date(now).toISOString() });
+    await invoke('detect', { time: new Date(now).toISOString() }); // a retried run covers nothing new
+
+    const events = await eventually(() => receiver.requests.slice(before).map((r) => JSON.parse(r.body)), (e) => e.length >= 2);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(receiver.requests.slice(before)).toHaveLength(2);
+    expect(events.find((e) => e.type === 'market.funding_flip')?.data).toMatchObject({ venue: 'perpx', symbol: 'ETH', flipped_to: 'negative', previous_rate: 0.0000125 });
+    expect(events.find((e) => e.type === 'market.listed')?.data).toMatchObject({ venue: 'perpx', symbol: 'NEWCOIN', api_url: '/v1/perpx/instruments/NEWCOIN' });
+  });
+});
+

@@ -24,6 +24,11 @@ export interface Candidate {
   metrics: Record<string, MetricValue>;
   /** What the delivery carries in `data` (api_url included). */
   data: Record<string, unknown>;
+  /**
+   * For events that exist only for given params (a burst over 5 minutes above 1M USD is not one over
+   * an hour): the params a rule must have to receive it.
+   */
+  params?: Record<string, unknown>;
 }
 
 /** hip4 settlements scan from 500 USD, but a rule that sets no notional bound receives 1,000 USD and up. */
@@ -84,6 +89,7 @@ const isTime = (text: string) => /^\d{4}-\d{2}-\d{2}T/.test(text);
  */
 export function matches(decl: EventTypeDecl, config: StoredConfig, candidate: Candidate, watched?: ReadonlySet<string>): boolean {
   if (candidate.type !== decl.type) return false;
+  if (candidate.params && Object.entries(candidate.params).some(([name, value]) => config.params[name] !== value)) return false;
   if (config.venue && !config.venue.includes(candidate.venue)) return false;
   if (config.symbols && (candidate.symbol === null || !config.symbols.includes(candidate.symbol))) return false;
   if (decl.scope === 'addresses') {

@@ -1,0 +1,134 @@
+/**
+ * The minute detection run: reads what the `minutes` detectors need from the archive and the
+ * breadth store, for the settled minutes since the last run (at most an hour, so an outage is caught
+ * up on without one giant run), and dispatches what matches. Only types some rule uses are
+ * computed, and param-dependent types only for the param sets in use.
+ */
+import type { FundingRecord, IngestedDataset, InstrumentRecord, LiquidationRecord, NormalizedRecord, OpenInterestRecord } from '../../../schemas/datasets.ts';
+import type { ArchiveDeps } from '../archive/deps.ts';
+import { whollyBeforeCoverage } from '../archive/coverage.ts';
+import { windowSource } from '../archive/read.ts';
+import { BREADTH_FAMILIES } from '../breadth/compute.ts';
+import type { BreadthStore } from '../../ports/breadth.ts';
+import { EVENT_TYPE_BY_NAME } from '../webhooks/catalog.ts';
+import type { Family } from '../venues.ts';
+import { dispatch, type ActiveRule, type DetectDeps, type DispatchCounts } from './dispatch.ts';
+import type { Candidate } from './match.ts';
+import { breadthCrosses, fundingFlips, listings, liquidationBursts, oiDeltas, oracleJumps, type BreadthPoint, type BurstParams } from './minute.ts';
+import { withReferences, type MarketReference } from './references.ts';
+
+export const MINUTE_TYPES = ['market.funding_flip', 'market.listed', 'oracle.jump', 'market.oi_delta', 'market.liquidation_burst', 'market.breadth_cross'] as const;
+export type MinuteType = (typeof MINUTE_TYPES)[number];
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+/** Data of a minute is complete about a minute after it ends (batches land every second; compaction runs each minute). */
+export const SETTLE_MS = MINUTE;
+/** Longest window one run covers; a longer outage is caught up on over successive runs. */
+export const MAX_WINDOW_MS = HOUR;
+
+export interface MinuteDeps extends DetectDeps {
+  archive: ArchiveDeps;
+  breadth: BreadthStore;
+}
+
+/** The distinct values of the given params among rules, as objects. */
+export function paramSets<K extends string>(rules: readonly Pick<ActiveRule, 'subscription'>[], keys: readonly K[]): Record<K, never>[] {
+  const seen = new Map<string, Record<K, never>>();
+  for (const { subscription } of rules) {
+    const params = (subscription.filters.params ?? {}) as Record<string, unknown>;
+    const picked = Object.fromEntries(keys.map((k) => [k, params[k]])) as Record<K, never>;
+    seen.set(JSON.stringify(picked), picked);
+  }
+  return [...seen.values()];
+}
+
+async function rowsOf<T extends NormalizedRecord>(archive: ArchiveDeps, dataset: IngestedDataset, families: readonly Family[], from: number, to: number): Promise<T[]> {
+  const rows: T[] = [];
+  for (const family of families) {
+    if (whollyBeforeCoverage(dataset, family, to)) continue;
+    const source = await windowSource(archive, { dataset, family, from, to: to - 1 });
+    if (!source) continue;
+    for (const row of await archive.sql.query({ sql: `SELECT * FROM (${source.sql}) ORDER BY ts`, params: source.params })) {
+      rows.push({ ...row, dataset, family } as unknown as T);
+    }
+  }
+  return rows;
+}
+
+const venuesOf = (type: string) => (EVENT_TYPE_BY_NAME.get(type)?.venues ?? []) as readonly Family[];
+
+/**
+ * Candidates of the given types in [from, to), for the given param sets (live: those of the rules;
+ * estimate: the previewed configuration's).
+ */
+export async function minuteCandidates(
+  deps: Pick<MinuteDeps, 'archive' | 'breadth' | 'references'>, type: MinuteType, sets: readonly Record<string, never>[], from: number, to: number,
+): Promise<Candidate[]> {
+  switch (type) {
+    case 'market.funding_flip':
+      return fundingFlips(await rowsOf<FundingRecord>(deps.archive, 'funding', venuesOf(type), from - 2 * HOUR, to), from, to);
+    case 'market.listed':
+      return listings(await rowsOf<InstrumentRecord>(deps.archive, 'instruments', venuesOf(type), from, to), from, to);
+    case 'oracle.jump':
+      return oracleJumps(await rowsOf<OpenInterestRecord>(deps.archive, 'open_interest', ['hip3'], from - 10 * MINUTE, to), from, to,
+        sets.map((s) => (s as Record<string, number>).threshold_pct!));
+    case 'market.oi_delta': {
+      const longest = Math.max(...sets.map((s) => (s as Record<string, number>).window_s!));
+      const rows = await rowsOf<OpenInterestRecord>(deps.archive, 'open_interest', venuesOf(type), from - longest * 1000 - 5 * MINUTE, to);
+      return oiDeltas(rows, from, to, sets as never);
+    }
+    case 'market.liquidation_burst': {
+      const bursts = sets as unknown as BurstParams[];
+      const longest = Math.max(...bursts.map((s) => s.window_s));
+      const rows = await rowsOf<LiquidationRecord>(deps.archive, 'liquidations', venuesOf(type), from - longest * 1000 - MINUTE, to);
+      // Percent modes compare with references at each minute end; fetch them up front (the detector is synchronous).
+      const references = new Map<string, MarketReference | undefined>();
+      if (bursts.some((s) => s.threshold_mode !== 'usd')) {
+        for (const key of new Set(rows.map((r) => `${r.family}|${r.symbol}`))) {
+          const [family, symbol] = key.split('|') as [Family, string];
+          for (let end = Math.ceil(from / MINUTE) * MINUTE - MINUTE; end < to; end += MINUTE) {
+            references.set(`${key}|${end}`, await deps.references.market(family, symbol, end));
+          }
+        }
+      }
+      return liquidationBursts(rows, from, to, bursts, (family, symbol, at) => references.get(`${family}|${symbol}|${at}`));
+    }
+    case 'market.breadth_cross': {
+      const points: BreadthPoint[] = [];
+      for (const family of BREADTH_FAMILIES) {
+        const { snapshots } = await deps.breadth.range(family, from - 24 * HOUR, to - 1, 2_000);
+        for (const s of snapshots) points.push({ family, at: Date.parse(s.calculated_at), value: s.value_pct });
+      }
+      return breadthCrosses(points, from, to, sets as never);
+    }
+  }
+}
+
+/** The params each param-dependent type's occurrences depend on. */
+export const DETECTION_PARAMS: Readonly<Record<MinuteType, readonly string[]>> = {
+  'market.funding_flip': [],
+  'market.listed': [],
+  'oracle.jump': ['threshold_pct'],
+  'market.oi_delta': ['window_s', 'threshold_pct'],
+  'market.liquidation_burst': ['window_s', 'threshold_mode', 'threshold_usd', 'threshold_pct'],
+  'market.breadth_cross': ['threshold', 'hysteresis_pct'],
+};
+
+/** One run at `now`: the settled minutes since the cursor, detected, matched and queued. */
+export async function runMinuteDetection(deps: MinuteDeps, now: number): Promise<DispatchCounts & { from: number; to: number }> {
+  const to = Math.floor((now - SETTLE_MS) / MINUTE) * MINUTE;
+  const cursor = (await deps.store.readDetectionCursor()) ?? to - MINUTE;
+  const from = Math.max(cursor, to - MAX_WINDOW_MS);
+  if (from >= to) return { candidates: 0, matched: 0, from, to };
+  const candidates: Candidate[] = [];
+  for (const type of MINUTE_TYPES) {
+    const rules = await deps.rules.rules(type);
+    if (rules.length === 0) continue;
+    candidates.push(...await minuteCandidates(deps, type, paramSets(rules, DETECTION_PARAMS[type]), from, to));
+  }
+  const counts = await dispatch(deps, await withReferences(candidates, deps.references));
+  // Moved on only after every match is queued: a failed run is repeated whole, and ids dedupe it.
+  await deps.store.writeDetectionCursor(to);
+  return { ...counts, from, to };
+}

@@ -1,0 +1,230 @@
+/**
+ * Detectors of the `minutes` latency class, run once a minute over the minutes that have settled
+ * (and by estimate over the archive). Each is a pure function of rows read with enough lookback to
+ * judge the first minute of the window, returning the occurrences whose time falls in
+ * [from, to). Being stateless they can be re-run over any window and give the same events, which
+ * is what makes the job's retries and catch-up safe.
+ *
+ * Events that depend on a rule's params (windows, thresholds, hysteresis) are computed once per
+ * distinct set of params in use and carry those params, so only rules with exactly them match.
+ */
+import type { FundingRecord, InstrumentRecord, LiquidationRecord, OpenInterestRecord } from '../../../schemas/datasets.ts';
+import { FAMILY_PREFIX } from '../../routes.ts';
+import { dexOf, type Family } from '../venues.ts';
+import type { Candidate } from './match.ts';
+import { MIN_DENOMINATOR_USD, type MarketReference } from './references.ts';
+
+const MINUTE = 60_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+const round = (n: number, digits = 4) => Number(n.toFixed(digits));
+const inWindow = (ts: number, from: number, to: number) => ts >= from && ts < to;
+const instrumentUrl = (family: Family, symbol: string) => `${FAMILY_PREFIX[family]}/instruments/${encodeURIComponent(symbol)}`;
+
+function bySymbol<T extends { symbol: string; ts: number }>(rows: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = groups.get(row.symbol);
+    if (list) list.push(row);
+    else groups.set(row.symbol, [row]);
+  }
+  for (const list of groups.values()) list.sort((a, b) => a.ts - b.ts);
+  return groups;
+}
+
+/** `market.funding_flip`: a funding rate whose sign differs from the market's previous rate. */
+export function fundingFlips(rows: readonly FundingRecord[], from: number, to: number): Candidate[] {
+  const out: Candidate[] = [];
+  for (const [symbol, series] of bySymbol(rows)) {
+    for (let i = 1; i < series.length; i += 1) {
+      const previous = Number(series[i - 1]!.funding_rate);
+      const row = series[i]!;
+      const rate = Number(row.funding_rate);
+      if (!inWindow(row.ts, from, to) || previous === 0 || rate === 0 || Math.sign(previous) === Math.sign(rate)) continue;
+      const family = row.family as Family;
+      const flippedTo = rate > 0 ? 'positive' : 'negative';
+      const fields = { venue: family, symbol, timestamp: iso(row.ts), funding_rate: rate, flipped_to: flippedTo };
+      out.push({
+        type: 'market.funding_flip', key: `flip:${family}:${symbol}:${row.ts}`, occurredAt: row.ts, venue: family, symbol, address: null,
+        metrics: fields, data: { ...fields, previous_rate: previous, api_url: instrumentUrl(family, symbol) },
+      });
+    }
+  }
+  return out;
+}
+
+/** `market.listed`: once per market, at its listing time. */
+export function listings(rows: readonly InstrumentRecord[], from: number, to: number): Candidate[] {
+  return rows.filter((r) => inWindow(r.ts, from, to) && r.market_type !== 'outcome').map((r) => {
+    const family = r.family as Family;
+    const fields = { venue: family, symbol: r.symbol, timestamp: iso(r.ts) };
+    return {
+      type: 'market.listed', key: `listed:${family}:${r.symbol}`, occurredAt: r.ts, venue: family, symbol: r.symbol, address: null,
+      metrics: fields, data: { ...fields, market_type: r.market_type, max_leverage: r.max_leverage ?? null, api_url: instrumentUrl(family, r.symbol) },
+    };
+  });
+}
+
+/** `oracle.jump` (hip3): an oracle price that moved at least `threshold_pct` since its previous update. */
+export function oracleJumps(rows: readonly OpenInterestRecord[], from: number, to: number, thresholds: readonly number[]): Candidate[] {
+  const out: Candidate[] = [];
+  for (const [symbol, series] of bySymbol(rows.filter((r) => r.oracle_price))) {
+    for (let i = 1; i < series.length; i += 1) {
+      const prev = series[i - 1]!;
+      const row = series[i]!;
+      if (!inWindow(row.ts, from, to)) continue;
+      const change = (Number(row.oracle_price) / Number(prev.oracle_price) - 1) * 100;
+      for (const threshold of thresholds) {
+        if (Math.abs(change) < threshold) continue;
+        const fields = { venue: 'hip3' as const, symbol, timestamp: iso(row.ts), dex: dexOf(symbol) ?? null, change_pct: round(change), direction: change > 0 ? 'up' : 'down' };
+        out.push({
+          type: 'oracle.jump', key: `ojump:${symbol}:${row.ts}`, occurredAt: row.ts, venue: 'hip3', symbol, address: null, params: { threshold_pct: threshold },
+          metrics: fields,
+          data: { ...fields, prev_price: Number(prev.oracle_price), price: Number(row.oracle_price), interval_s: (row.ts - prev.ts) / 1000, threshold_pct: threshold, api_url: instrumentUrl('hip3', symbol) },
+        });
+      }
+    }
+  }
+  return out;
+}
+
+const oiUsd = (r: OpenInterestRecord) => Number(r.open_interest) * Number(r.mark_price ?? r.oracle_price ?? 0);
+
+/** The last row at or before `ts` (rows oldest first). */
+function asOf<T extends { ts: number }>(series: readonly T[], ts: number): T | undefined {
+  let found: T | undefined;
+  for (const row of series) {
+    if (row.ts > ts) break;
+    found = row;
+  }
+  return found;
+}
+
+/**
+ * `market.oi_delta`: open interest moved at least `threshold_pct` over `window_s`; once per
+ * direction per crossing (it fires when the move crosses the threshold, not while it stays past it).
+ */
+export function oiDeltas(rows: readonly OpenInterestRecord[], from: number, to: number, paramSets: readonly { window_s: number; threshold_pct: number }[]): Candidate[] {
+  const out: Candidate[] = [];
+  for (const [symbol, series] of bySymbol(rows)) {
+    for (const { window_s: windowS, threshold_pct: threshold } of paramSets) {
+      const stateAt = (row: OpenInterestRecord) => {
+        const base = asOf(series, row.ts - windowS * 1000);
+        if (!base || oiUsd(base) <= 0) return { state: 'none' as const, delta: 0, base };
+        const delta = (oiUsd(row) / oiUsd(base) - 1) * 100;
+        return { state: delta >= threshold ? ('up' as const) : delta <= -threshold ? ('down' as const) : ('none' as const), delta, base };
+      };
+      for (let i = 1; i < series.length; i += 1) {
+        const row = series[i]!;
+        if (!inWindow(row.ts, from, to)) continue;
+        const now = stateAt(row);
+        if (now.state === 'none' || stateAt(series[i - 1]!).state === now.state) continue;
+        const family = row.family as Family;
+        const fields = {
+          venue: family, symbol, timestamp: iso(row.ts), delta_pct: round(now.delta), delta_usd: round(oiUsd(row) - oiUsd(now.base!), 2), direction: now.state,
+          open_interest_usd: round(oiUsd(row), 2),
+        };
+        out.push({
+          type: 'market.oi_delta', key: `oid:${family}:${symbol}:${row.ts}:${windowS}:${threshold}`, occurredAt: row.ts, venue: family, symbol, address: null,
+          params: { window_s: windowS, threshold_pct: threshold }, metrics: fields, data: { ...fields, window_s: windowS, threshold_pct: threshold, api_url: instrumentUrl(family, symbol) },
+        });
+      }
+    }
+  }
+  return out;
+}
+
+export interface BurstParams { window_s: number; threshold_mode: string; threshold_usd: number; threshold_pct: number }
+
+/**
+ * `market.liquidation_burst`: liquidated notional over the trailing `window_s`, judged at each
+ * minute's end, crossing the threshold (USD, or percent of open interest or of last-hour volume);
+ * the rising edge only. A percent mode never fires while its denominator is under 10,000 USD.
+ */
+export function liquidationBursts(
+  rows: readonly LiquidationRecord[], from: number, to: number, paramSets: readonly BurstParams[],
+  reference: (family: Family, symbol: string, at: number) => MarketReference | undefined,
+): Candidate[] {
+  const out: Candidate[] = [];
+  for (const [symbol, series] of bySymbol(rows)) {
+    const family = series[0]!.family as Family;
+    for (const params of paramSets) {
+      const windowMs = params.window_s * 1000;
+      const measure = (end: number) => {
+        let usd = 0;
+        let count = 0;
+        for (const r of series) {
+          if (r.ts > end - windowMs && r.ts <= end) {
+            usd += Number(r.price) * Number(r.size);
+            count += 1;
+          }
+        }
+        const ref = reference(family, symbol, end);
+        const denominator = params.threshold_mode === 'pct_oi' ? ref?.openInterestUsd : params.threshold_mode === 'pct_volume_1h' ? ref?.volume1hUsd : undefined;
+        const value = params.threshold_mode === 'usd' ? usd
+          : denominator === undefined || denominator === null || denominator < MIN_DENOMINATOR_USD ? null : (usd / denominator) * 100;
+        const threshold = params.threshold_mode === 'usd' ? params.threshold_usd : params.threshold_pct;
+        return { usd, count, value, over: value !== null && value >= threshold, ref };
+      };
+      // Judged at minute ends inside the window: the edge is between one minute's end and the next.
+      for (let end = Math.ceil(from / MINUTE) * MINUTE; end < to; end += MINUTE) {
+        const now = measure(end);
+        if (!now.over || measure(end - MINUTE).over) continue;
+        const fields = { venue: family, symbol, timestamp: iso(end), notional_usd: round(now.usd, 2), liquidation_count: now.count };
+        const paramsKey = `${params.window_s}:${params.threshold_mode}:${params.threshold_mode === 'usd' ? params.threshold_usd : params.threshold_pct}`;
+        out.push({
+          type: 'market.liquidation_burst', key: `burst:${family}:${symbol}:${end}:${paramsKey}`, occurredAt: end, venue: family, symbol, address: null,
+          params: { ...params }, metrics: fields,
+          data: {
+            ...fields, window_s: params.window_s, threshold_mode: params.threshold_mode, value: round(now.value!, 4),
+            threshold: params.threshold_mode === 'usd' ? params.threshold_usd : params.threshold_pct,
+            api_url: `${FAMILY_PREFIX[family]}/trades/${encodeURIComponent(symbol)}?start=${end - windowMs}&end=${end}`,
+          },
+        });
+      }
+    }
+  }
+  return out;
+}
+
+export interface BreadthPoint { family: Family; at: number; value: number | null }
+
+/**
+ * `market.breadth_cross`: the share above session VWAP crossing `threshold` with hysteresis. After
+ * an upward cross the next upward one needs the value to have gone back below threshold minus the
+ * band first (and the mirror for downward), so a value hovering at the line fires once. `points`
+ * should start well before `from` (a day) so the arming state is known when the window opens.
+ */
+export function breadthCrosses(points: readonly BreadthPoint[], from: number, to: number, paramSets: readonly { threshold: number; hysteresis_pct: number }[]): Candidate[] {
+  const out: Candidate[] = [];
+  const families = new Map<Family, BreadthPoint[]>();
+  for (const p of points) families.set(p.family, [...(families.get(p.family) ?? []), p]);
+  for (const [family, series] of families) {
+    series.sort((a, b) => a.at - b.at);
+    for (const { threshold, hysteresis_pct: band } of paramSets) {
+      let armedUp = false;
+      let armedDown = false;
+      let previous: number | null = null;
+      for (const point of series) {
+        if (point.value === null) continue;
+        const value = point.value;
+        if (value <= threshold - band) armedUp = true;
+        if (value >= threshold + band) armedDown = true;
+        const crossedUp = previous !== null && previous < threshold && value >= threshold && armedUp;
+        const crossedDown = previous !== null && previous > threshold && value <= threshold && armedDown;
+        if ((crossedUp || crossedDown) && inWindow(point.at, from, to)) {
+          const direction = crossedUp ? 'up' : 'down';
+          const fields = { venue: family, value_pct: value, direction, timestamp: iso(point.at) };
+          out.push({
+            type: 'market.breadth_cross', key: `breadth:${family}:${point.at}:${threshold}:${band}`, occurredAt: point.at, venue: family, symbol: null, address: null,
+            params: { threshold, hysteresis_pct: band }, metrics: fields,
+            data: { ...fields, threshold, hysteresis_pct: band, api_url: `${FAMILY_PREFIX[family]}/breadth/above-vwap?start=${point.at}&end=${point.at + MINUTE}` },
+          });
+        }
+        if (crossedUp) armedUp = false;
+        if (crossedDown) armedDown = false;
+        previous = value;
+      }
+    }
+  }
+  return out;
+}
