@@ -139,7 +139,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     memoryMb: 1769,
     timeoutS: 29,
     duckdb: true,
-    tables: { webhooks: 'readwrite', manifest: 'read' },
+    tables: { webhooks: 'readwrite', manifest: 'read', breadth: 'read' },
     buckets: { archive: 'read' },
   },
   breadth: {

@@ -20,16 +20,20 @@ const round = (n: number, digits = 4) => Number(n.toFixed(digits));
 const inWindow = (ts: number, from: number, to: number) => ts >= from && ts < to;
 const instrumentUrl = (family: Family, symbol: string) => `${FAMILY_PREFIX[family]}/instruments/${encodeURIComponent(symbol)}`;
 
-function bySymbol<T extends { symbol: string; ts: number }>(rows: readonly T[]): Map<string, T[]> {
+/** Each market's rows, oldest first, as [symbol, rows]: one venue's BTC is not another's. */
+function bySymbol<T extends { family: string; symbol: string; ts: number }>(rows: readonly T[]): [string, T[]][] {
   const groups = new Map<string, T[]>();
   for (const row of rows) {
-    const list = groups.get(row.symbol);
+    const key = `${row.family}|${row.symbol}`;
+    const list = groups.get(key);
     if (list) list.push(row);
-    else groups.set(row.symbol, [row]);
+    else groups.set(key, [row]);
   }
-  for (const list of groups.values()) list.sort((a, b) => a.ts - b.ts);
-  return groups;
+  return [...groups.values()].map((list) => [list[0]!.symbol, list.sort((a, b) => a.ts - b.ts)]);
 }
+
+/** Percent moves are compared at a fixed precision, so a move of exactly the threshold fires (3 -> 2.97 is 1%). */
+const percent = (ratio: number) => round(ratio * 100, 8);
 
 /** `market.funding_flip`: a funding rate whose sign differs from the market's previous rate. */
 export function fundingFlips(rows: readonly FundingRecord[], from: number, to: number): Candidate[] {
@@ -67,12 +71,12 @@ export function listings(rows: readonly InstrumentRecord[], from: number, to: nu
 /** `oracle.jump` (hip3): an oracle price that moved at least `threshold_pct` since its previous update. */
 export function oracleJumps(rows: readonly OpenInterestRecord[], from: number, to: number, thresholds: readonly number[]): Candidate[] {
   const out: Candidate[] = [];
-  for (const [symbol, series] of bySymbol(rows.filter((r) => r.oracle_price))) {
+  for (const [symbol, series] of bySymbol(rows.filter((r) => Number(r.oracle_price) > 0))) {
     for (let i = 1; i < series.length; i += 1) {
       const prev = series[i - 1]!;
       const row = series[i]!;
       if (!inWindow(row.ts, from, to)) continue;
-      const change = (Number(row.oracle_price) / Number(prev.oracle_price) - 1) * 100;
+      const change = percent(Number(row.oracle_price) / Number(prev.oracle_price) - 1);
       for (const threshold of thresholds) {
         if (Math.abs(change) < threshold) continue;
         const fields = { venue: 'hip3' as const, symbol, timestamp: iso(row.ts), dex: dexOf(symbol) ?? null, change_pct: round(change), direction: change > 0 ? 'up' : 'down' };
@@ -110,7 +114,7 @@ export function oiDeltas(rows: readonly OpenInterestRecord[], from: number, to: 
       const stateAt = (row: OpenInterestRecord) => {
         const base = asOf(series, row.ts - windowS * 1000);
         if (!base || oiUsd(base) <= 0) return { state: 'none' as const, delta: 0, base };
-        const delta = (oiUsd(row) / oiUsd(base) - 1) * 100;
+        const delta = percent(oiUsd(row) / oiUsd(base) - 1);
         return { state: delta >= threshold ? ('up' as const) : delta <= -threshold ? ('down' as const) : ('none' as const), delta, base };
       };
       for (let i = 1; i < series.length; i += 1) {
@@ -161,7 +165,7 @@ export function liquidationBursts(
         const ref = reference(family, symbol, end);
         const denominator = params.threshold_mode === 'pct_oi' ? ref?.openInterestUsd : params.threshold_mode === 'pct_volume_1h' ? ref?.volume1hUsd : undefined;
         const value = params.threshold_mode === 'usd' ? usd
-          : denominator === undefined || denominator === null || denominator < MIN_DENOMINATOR_USD ? null : (usd / denominator) * 100;
+          : denominator === undefined || denominator === null || denominator < MIN_DENOMINATOR_USD ? null : percent(usd / denominator);
         const threshold = params.threshold_mode === 'usd' ? params.threshold_usd : params.threshold_pct;
         return { usd, count, value, over: value !== null && value >= threshold, ref };
       };

@@ -11,6 +11,7 @@ import { whollyBeforeCoverage } from '../archive/coverage.ts';
 import { windowSource } from '../archive/read.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { WebhookStore } from '../../ports/webhooks.ts';
+import type { BreadthStore } from '../../ports/breadth.ts';
 import type { IngestedDataset, NormalizedRecord } from '../../../schemas/datasets.ts';
 import { EVENT_TYPE_BY_NAME, type EventTypeDecl, type Venue } from '../webhooks/catalog.ts';
 import { normalizeConfig, type StoredConfig } from '../webhooks/filters.ts';
@@ -18,6 +19,7 @@ import type { Caller } from '../webhooks/endpoints.ts';
 import type { Family } from '../venues.ts';
 import { matches, type Candidate } from './match.ts';
 import { withReferences, type ReferenceSource } from './references.ts';
+import { DETECTION_PARAMS, MINUTE_TYPES, minuteCandidates, type MinuteType } from './minute-run.ts';
 import { batchCandidates } from './batch.ts';
 
 export const DRY_RUN_TYPES = ['account.fill', 'account.transfer', 'market.liquidation'] as const;
@@ -37,6 +39,7 @@ export interface PreviewDeps {
   store: WebhookStore;
   clock: Clock;
   archive: ArchiveDeps;
+  breadth: BreadthStore;
   references: ReferenceSource;
 }
 
@@ -119,6 +122,14 @@ async function scan(deps: PreviewDeps, decl: EventTypeDecl, config: StoredConfig
   return { candidates, from: start, truncated };
 }
 
+/** Minute-class types replay their detector over the window with the configuration's own params. */
+async function minuteScan(deps: PreviewDeps, type: MinuteType, config: StoredConfig, from: number, to: number, deadline: number): Promise<Scan> {
+  const params = Object.fromEntries(DETECTION_PARAMS[type].map((k) => [k, config.params[k]])) as Record<string, never>;
+  const candidates = await minuteCandidates(deps, type, [params], from, to);
+  if (deps.clock.now() > deadline) throw scanTimeout();
+  return { candidates: await withReferences(candidates, deps.references), from, truncated: false };
+}
+
 const scanTimeout = () => new AppError('scan_timeout', 'The scan ran out of time; retry with a shorter lookback_s.');
 
 function integerIn(body: Record<string, unknown>, name: string, range: { min: number; max: number; default: number }): number {
@@ -180,14 +191,17 @@ export async function estimate(deps: PreviewDeps, caller: Caller, body: Record<s
   checkKeys(body, BODY_KEYS.estimate);
   const lookbackDays = integerIn(body, 'lookback_days', { min: 1, max: 30, default: 7 });
   const { decl, config, watched } = await prepare(deps, caller, body, ESTIMATE_TYPES, 'Estimate');
-  if (!SOURCES[decl.type]) {
-    throw new AppError('upstream_unavailable', `Estimates for ${decl.type} are computed from minute detections, which are not available yet; retry later.`, { headers: { 'retry-after': '3600' } });
+  const minuteType = (MINUTE_TYPES as readonly string[]).includes(decl.type) ? (decl.type as MinuteType) : undefined;
+  if (!SOURCES[decl.type] && !minuteType) {
+    throw new AppError('upstream_unavailable', `Estimates for ${decl.type} need its detector's history, which this deployment does not keep yet; retry later.`, { headers: { 'retry-after': '3600' } });
   }
   await takeBudget(deps, caller);
   const now = deps.clock.now();
   // Whole UTC days, oldest first, ending with today so far.
   const firstDay = Math.floor(now / DAY_MS) * DAY_MS - (lookbackDays - 1) * DAY_MS;
-  const result = await scan(deps, decl, config, watched, firstDay, now, now + SCAN_BUDGET_MS);
+  const result = minuteType
+    ? await minuteScan(deps, minuteType, config, firstDay, now, now + SCAN_BUDGET_MS)
+    : await scan(deps, decl, config, watched, firstDay, now, now + SCAN_BUDGET_MS);
   const hits = result.candidates.filter((c) => matches(decl, config, c, watched));
   const perDay = Array.from({ length: lookbackDays }, () => 0);
   for (const hit of hits) perDay[Math.floor((hit.occurredAt - firstDay) / DAY_MS)]! += 1;
