@@ -4,8 +4,8 @@
  * from this one list, so what runs locally is what deploys. No CDK or SDK imports here.
  */
 
-export type TableName = 'accounts' | 'webhooks' | 'timers' | 'manifest' | 'breadth';
-export type QueueName = 'delivery' | 'ingest';
+export type TableName = 'accounts' | 'usage' | 'webhooks' | 'timers' | 'manifest' | 'breadth';
+export type QueueName = 'delivery' | 'ingest' | 'events';
 export type BucketName = 'archive';
 
 export interface TableDef {
@@ -21,6 +21,8 @@ export interface TableDef {
 export const TABLES: Readonly<Record<TableName, TableDef>> = {
   // API keys (stored as SHA-256 hashes) and the accounts they resolve to.
   accounts: { envVar: 'TABLE_ACCOUNTS', partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expires_at', globalIndexes: [] },
+  // Credits used per account and month; kept apart so data routes can debit without touching keys.
+  usage: { envVar: 'TABLE_USAGE', partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expires_at', globalIndexes: [] },
   // Webhook endpoints, subscriptions, watched addresses and the delivery log.
   webhooks: {
     envVar: 'TABLE_WEBHOOKS',
@@ -58,6 +60,8 @@ export interface QueueDef {
 
 export const QUEUES: Readonly<Record<QueueName, QueueDef>> = {
   delivery: { envVar: 'QUEUE_DELIVERY_URL', dlqEnvVar: 'QUEUE_DELIVERY_DLQ_URL', visibilityTimeoutS: 90, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 50 },
+  // Events about one account (credit levels reached, export jobs done), turned into deliveries by `notify`.
+  events: { envVar: 'QUEUE_EVENTS_URL', dlqEnvVar: 'QUEUE_EVENTS_DLQ_URL', visibilityTimeoutS: 60, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 2 },
   ingest: { envVar: 'QUEUE_INGEST_URL', dlqEnvVar: 'QUEUE_INGEST_DLQ_URL', visibilityTimeoutS: 360, maxReceiveCount: 3, batchSize: 1, maxConcurrency: 2 },
 };
 
@@ -92,7 +96,7 @@ export interface FunctionDef {
 
 export type FunctionName =
   | 'authorizer' | 'system' | 'market' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
-  | 'detect';
+  | 'detect' | 'notify';
 
 export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   authorizer: {
@@ -115,7 +119,8 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     memoryMb: 1769,
     timeoutS: 29,
     duckdb: true,
-    tables: { manifest: 'read' },
+    tables: { manifest: 'read', usage: 'readwrite' },
+    queues: { events: 'send' },
     buckets: { archive: 'read' },
   },
   'breadth-api': {
@@ -123,7 +128,8 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     description: 'Breadth above session VWAP: latest snapshot and minute history',
     memoryMb: 512,
     timeoutS: 10,
-    tables: { breadth: 'read' },
+    tables: { breadth: 'read', usage: 'readwrite' },
+    queues: { events: 'send' },
   },
   webhooks: {
     entry: 'functions/http/webhooks.ts',
@@ -179,6 +185,15 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     tables: { webhooks: 'readwrite', timers: 'readwrite' },
     queues: { delivery: 'send' },
     consumes: 'delivery',
+  },
+  notify: {
+    entry: 'functions/jobs/notify.ts',
+    description: 'Turns account events (credit levels, export jobs) into webhook deliveries for the account\'s rules',
+    memoryMb: 512,
+    timeoutS: 30,
+    tables: { webhooks: 'readwrite', accounts: 'read' },
+    queues: { delivery: 'send' },
+    consumes: 'events',
   },
   detect: {
     entry: 'functions/jobs/detect.ts',

@@ -80,7 +80,7 @@ function marketRoutes(): RouteDef[] {
     for (const family of spec.families) {
       routes.push({
         operationId: `get${FAMILY_LABEL[family]}${operationName(spec.action)}`, method: 'GET', path: `${FAMILY_PREFIX[family]}${spec.suffix}`,
-        group: 'market', auth: 'api_key', summary: `${spec.summary} (${family})`, tags: [spec.tag], action: spec.action, family,
+        group: 'market', auth: 'api_key', summary: `${spec.summary} (${family})`, tags: [spec.tag], action: spec.action, family, billed: true,
         pathParams: spec.pathParams, query: spec.query, response: spec.response,
       });
     }
@@ -90,7 +90,7 @@ function marketRoutes(): RouteDef[] {
     const spec = MARKET_ROUTES.find((s) => s.action === action)!;
     routes.push({
       operationId, method: 'GET', path: `/v1${suffix}`, group: 'market', auth: 'api_key', summary: `Deprecated: use ${replacement}`,
-      tags: ['Legacy'], deprecated: true, successor: replacement, action, family: 'perpx', pathParams: spec.pathParams, query: spec.query, response: spec.response,
+      tags: ['Legacy'], deprecated: true, successor: replacement, action, family: 'perpx', billed: true, pathParams: spec.pathParams, query: spec.query, response: spec.response,
     });
   };
   legacy('/trades/{symbol}', 'trades', 'getLegacyTrades', '/v1/perpx/trades/{symbol}');
@@ -117,6 +117,8 @@ export interface RouteDef {
   hidden?: boolean;
   /** Replacement route named in the `Deprecation`/`Link` headers of a deprecated route. */
   successor?: string;
+  /** Debits the caller's credits by rows returned (1 per 1,000, at least 1). */
+  billed?: boolean;
   /** What the group's handler does for this route, and for which venue family. */
   action?: MarketAction;
   family?: Family;
@@ -190,13 +192,13 @@ function breadthRoutes(): RouteDef[] {
   return (['perpx', 'hip3'] as const).flatMap((family): RouteDef[] => [
     {
       operationId: `get${FAMILY_LABEL[family]}BreadthCurrent`, method: 'GET', path: `${FAMILY_PREFIX[family]}/breadth/above-vwap/current`,
-      group: 'breadth-api', auth: 'api_key', summary: `Latest breadth snapshot, even if stale (${family})`, tags: ['Breadth'],
+      group: 'breadth-api', auth: 'api_key', billed: true, summary: `Latest breadth snapshot, even if stale (${family})`, tags: ['Breadth'],
       action: 'breadthCurrent', family,
       response: { status: 200, description: 'The latest snapshot', shape: 'envelope', schema: BreadthSnapshotSchema },
     },
     {
       operationId: `get${FAMILY_LABEL[family]}BreadthHistory`, method: 'GET', path: `${FAMILY_PREFIX[family]}/breadth/above-vwap`,
-      group: 'breadth-api', auth: 'api_key', summary: `Breadth minute history (${family})`, tags: ['Breadth'],
+      group: 'breadth-api', auth: 'api_key', billed: true, summary: `Breadth minute history (${family})`, tags: ['Breadth'],
       action: 'breadthHistory', family, query: BreadthHistoryQuery,
       response: { status: 200, description: 'Snapshots, oldest first', shape: 'envelope', schema: v.array(BreadthSnapshotSchema) },
     },

@@ -38,3 +38,30 @@ export const DeliveryJobMessage = v.object({
   attempt: v.pipe(v.number(), v.integer(), v.minValue(0)),
 });
 export type DeliveryJobMessage = v.InferOutput<typeof DeliveryJobMessage>;
+
+/** A credit level reached (core/billing/credits.ts). */
+export const CreditLowEvent = v.object({
+  type: v.literal('billing.credit_low.v1'),
+  account_id: v.pipe(v.string(), v.minLength(1)),
+  month: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}$/)),
+  level_pct: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100)),
+  credits_remaining: v.number(),
+  credits_limit: v.number(),
+  at: v.number(),
+});
+
+/** A bulk export job finished or failed (announced by the export jobs). */
+export const ExportJobEvent = v.object({
+  type: v.literal('export.job.v1'),
+  account_id: v.pipe(v.string(), v.minLength(1)),
+  job_id: v.pipe(v.string(), v.minLength(1)),
+  status: v.picklist(['completed', 'failed']),
+  error_message: v.optional(v.string()),
+  /** REST path of the job, where its files are listed with normal authentication. */
+  api_url: v.pipe(v.string(), v.startsWith('/v1/')),
+  at: v.number(),
+});
+
+/** Events about one account, turned into deliveries by the notify function. */
+export const UserEventMessage = v.variant('type', [CreditLowEvent, ExportJobEvent]);
+export type UserEventMessage = v.InferOutput<typeof UserEventMessage>;

@@ -13,6 +13,8 @@ import { dynamoTimerStore } from '../adapters/dynamodb-timers.ts';
 import { sqsQueueSender } from '../adapters/sqs-queues.ts';
 import { dynamoBreadthStore } from '../adapters/dynamodb-breadth.ts';
 import { dynamoWebhookStore } from '../adapters/dynamodb-webhooks.ts';
+import { dynamoCreditLedger } from '../adapters/dynamodb-usage.ts';
+import type { CreditLedger } from '../core/billing/credits.ts';
 import type { WebhookStore } from '../ports/webhooks.ts';
 import type { BreadthStore } from '../ports/breadth.ts';
 import { systemClock } from '../ports/clock.ts';
@@ -63,6 +65,10 @@ export const breadthStore = once((): BreadthStore =>
 
 export const webhookStore = once((): WebhookStore =>
   dynamoWebhookStore(dynamoDocumentClient(), requireSetting(config(), TABLES.webhooks.envVar)),
+);
+
+export const creditLedger = once((): CreditLedger =>
+  dynamoCreditLedger(dynamoDocumentClient(), requireSetting(config(), TABLES.usage.envVar)),
 );
 
 export const clock = systemClock;

@@ -16,6 +16,9 @@ import { REQUEST_ID_HEADER, ROUTES, type RouteDef } from '../routes.ts';
 import type { FunctionName } from '../resources.ts';
 import { logger, metrics, publishMetrics, tracer } from './powertools.ts';
 import { parseBody, parseParams } from './validate.ts';
+import { chargeRequest } from '../core/billing/credits.ts';
+import { announce } from '../core/detect/user-events.ts';
+import { clock, creditLedger, queueSender } from './deps.ts';
 
 export interface Account {
   id: string;
@@ -138,7 +141,27 @@ async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEve
     headers: Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, val]) => [k.toLowerCase(), val])),
   };
   const result = await implementation(input, { requestId, route, account, baseUrl: baseUrlOf(event) });
+  if (route.billed && account) await charge(account, rowsOf(result));
   return render(result, route, requestId);
+}
+
+function rowsOf(result: RouteResult): number {
+  if (result.kind === 'json-rows') return result.count;
+  if (result.kind === 'envelope') return Array.isArray(result.data) ? result.data.length : 1;
+  return 1;
+}
+
+/**
+ * Debits the caller's credits. A ledger failure is logged, not turned into an error: the data was
+ * read and the client should have it; the miss shows in the metrics.
+ */
+async function charge(account: Account, rows: number): Promise<void> {
+  try {
+    await chargeRequest({ ledger: creditLedger(), clock, announce: (e) => announce(queueSender(), e) }, account, rows);
+  } catch (error) {
+    logger.error('credit debit failed', { account_id: account.id, rows, error });
+    metrics.addMetric('CreditDebitFailed', MetricUnit.Count, 1);
+  }
 }
 
 /**

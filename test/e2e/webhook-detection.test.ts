@@ -10,6 +10,8 @@ import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { jsonl, trade } from '../helpers/records.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
 import { invoke } from '../../functions/local/invoke.ts';
+import { localAccountId } from '../../functions/local/accounts.ts';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { NormalizedRecord } from '../../schemas/datasets.ts';
 
 const WALLET = '0x1111111111111111111111111111111111111111';
@@ -180,6 +182,25 @@ describe('minute-class detection', () => {
     expect(receiver.requests.slice(before)).toHaveLength(2);
     expect(events.find((e) => e.type === 'market.funding_flip')?.data).toMatchObject({ venue: 'perpx', symbol: 'ETH', flipped_to: 'negative', previous_rate: 0.0000125 });
     expect(events.find((e) => e.type === 'market.listed')?.data).toMatchObject({ venue: 'perpx', symbol: 'NEWCOIN', api_url: '/v1/perpx/instruments/NEWCOIN' });
+  });
+});
+
+describe('account events', () => {
+  it('fires billing.credit_low when a data request takes the month\'s remaining credits to a configured level', async () => {
+    const [endpoint] = (await call(KEYS.build, 'GET', '/v1/webhooks/endpoints')).body.data;
+    expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type: 'billing.credit_low' })).status).toBe(201);
+    // 20,000,001 of the Build plan's 80,000,000 credits left: the next request reaches the 25% level.
+    const month = new Date().toISOString().slice(0, 7);
+    await cloud.dynamo.send(new PutCommand({ TableName: process.env.TABLE_USAGE!, Item: { pk: `ACCT#${localAccountId(KEYS.build)}`, sk: `CREDITS#${month}`, used: 59_999_999 } }));
+    const before = receiver.requests.length;
+
+    expect((await call(KEYS.build, 'GET', '/v1/perpx/trades/BTC?limit=5')).status).toBe(200);
+
+    const [event] = await eventually(() => receiver.requests.slice(before).map((r) => JSON.parse(r.body)), (e) => e.length >= 1);
+    expect(event).toMatchObject({ type: 'billing.credit_low', data: { level_pct: 25, credits_remaining: 20_000_000, credits_limit: 80_000_000, month } });
+    expect((await call(KEYS.build, 'GET', '/v1/perpx/trades/BTC?limit=5')).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(receiver.requests.slice(before)).toHaveLength(1); // 24.99…% is not a configured level
   });
 });
 

@@ -80,6 +80,7 @@ export async function dispatch(deps: DeliveryDeps & { rules: RuleBook }, candida
     const rules = await deps.rules.rules(type);
     for (const candidate of list) {
       for (const rule of rules) {
+        if (candidate.accountId !== undefined && rule.subscription.accountId !== candidate.accountId) continue;
         if (!matches(decl, rule.subscription.filters as unknown as StoredConfig, candidate, rule.watched)) continue;
         counts.matched += 1;
         const outcome = await queueOccurrence(deps, rule, { key: candidate.key, type, occurredAt: candidate.occurredAt, data: candidate.data });

@@ -29,6 +29,8 @@ export interface Candidate {
    * an hour): the params a rule must have to receive it.
    */
   params?: Record<string, unknown>;
+  /** For `user` events (credits, exports): the only account whose rules may receive it. */
+  accountId?: string;
 }
 
 /** hip4 settlements scan from 500 USD, but a rule that sets no notional bound receives 1,000 USD and up. */
@@ -97,5 +99,7 @@ export function matches(decl: EventTypeDecl, config: StoredConfig, candidate: Ca
     if (config.addresses && !config.addresses.includes(candidate.address)) return false;
   }
   if (!passesFloor(decl, config, candidate)) return false;
+  // A credit level fires only for rules that list it.
+  if (decl.type === 'billing.credit_low' && !(config.params.levels_pct as number[] | undefined)?.includes(candidate.metrics.level_pct as number)) return false;
   return config.conditions.every((condition) => holds(condition, candidate.metrics[condition.metric]));
 }
