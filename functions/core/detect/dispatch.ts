@@ -70,8 +70,12 @@ export async function watchedBy(book: RuleBook, eventTypes: readonly string[]): 
 
 export type DispatchCounts = Partial<Record<QueueOutcome, number>> & { candidates: number; matched: number };
 
+/** Matches queued at once: each is a few round trips, and a batch can hold hundreds. */
+const QUEUE_CONCURRENCY = 16;
+
 export async function dispatch(deps: DeliveryDeps & { rules: RuleBook }, candidates: readonly Candidate[]): Promise<DispatchCounts> {
   const counts: DispatchCounts = { candidates: candidates.length, matched: 0 };
+  const work: (() => Promise<void>)[] = [];
   const byType = new Map<string, Candidate[]>();
   for (const c of candidates) byType.set(c.type, [...(byType.get(c.type) ?? []), c]);
   for (const [type, list] of byType) {
@@ -83,11 +87,20 @@ export async function dispatch(deps: DeliveryDeps & { rules: RuleBook }, candida
         if (candidate.accountId !== undefined && rule.subscription.accountId !== candidate.accountId) continue;
         if (!matches(decl, rule.subscription.filters as unknown as StoredConfig, candidate, rule.watched)) continue;
         counts.matched += 1;
-        const outcome = await queueOccurrence(deps, rule, { key: candidate.key, type, occurredAt: candidate.occurredAt, data: candidate.data });
-        counts[outcome] = (counts[outcome] ?? 0) + 1;
+        work.push(async () => {
+          const outcome = await queueOccurrence(deps, rule, { key: candidate.key, type, occurredAt: candidate.occurredAt, data: candidate.data });
+          counts[outcome] = (counts[outcome] ?? 0) + 1;
+        });
       }
     }
   }
+  let next = 0;
+  // Every worker runs to the end even if one fails, so a retry finds as much queued as possible.
+  const results = await Promise.allSettled(Array.from({ length: Math.min(QUEUE_CONCURRENCY, work.length) }, async () => {
+    while (next < work.length) await work[next++]!();
+  }));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
   return counts;
 }
 

@@ -31,6 +31,11 @@ export interface Candidate {
   params?: Record<string, unknown>;
   /** For `user` events (credits, exports): the only account whose rules may receive it. */
   accountId?: string;
+  /**
+   * Storm collapsing: a `per_market` event goes only to rules that name `symbols`, a `collapsed`
+   * one (all markets of a venue at once) only to rules that do not.
+   */
+  scope?: 'per_market' | 'collapsed';
 }
 
 /** hip4 settlements scan from 500 USD, but a rule that sets no notional bound receives 1,000 USD and up. */
@@ -93,6 +98,8 @@ export function matches(decl: EventTypeDecl, config: StoredConfig, candidate: Ca
   if (candidate.type !== decl.type) return false;
   if (candidate.params && Object.entries(candidate.params).some(([name, value]) => config.params[name] !== value)) return false;
   if (config.venue && !config.venue.includes(candidate.venue)) return false;
+  if (candidate.scope === 'per_market' && !config.symbols) return false;
+  if (candidate.scope === 'collapsed' && config.symbols) return false;
   if (config.symbols && (candidate.symbol === null || !config.symbols.includes(candidate.symbol))) return false;
   if (decl.scope === 'addresses') {
     if (candidate.address === null || !watched?.has(candidate.address)) return false;

@@ -14,10 +14,16 @@ import { EVENT_TYPE_BY_NAME } from '../webhooks/catalog.ts';
 import type { Family } from '../venues.ts';
 import { dispatch, type ActiveRule, type DetectDeps, type DispatchCounts } from './dispatch.ts';
 import type { Candidate } from './match.ts';
-import { breadthCrosses, fundingFlips, listings, liquidationBursts, oiDeltas, oracleJumps, type BreadthPoint, type BurstParams } from './minute.ts';
+import {
+  ARCHIVE_GAP_MS, archiveGaps, breadthCrosses, fundingFlips, ingestStalls, listings, liquidationBursts, oiDeltas, oracleJumps,
+  type BreadthPoint, type BurstParams, type Tick,
+} from './minute.ts';
 import { withReferences, type MarketReference } from './references.ts';
 
-export const MINUTE_TYPES = ['market.funding_flip', 'market.listed', 'oracle.jump', 'market.oi_delta', 'market.liquidation_burst', 'market.breadth_cross'] as const;
+export const MINUTE_TYPES = [
+  'market.funding_flip', 'market.listed', 'oracle.jump', 'market.oi_delta', 'market.liquidation_burst', 'market.breadth_cross',
+  'archive.gap_detected', 'archive.gap_resolved', 'ingest.stall', 'ingest.recovered',
+] as const;
 export type MinuteType = (typeof MINUTE_TYPES)[number];
 
 const MINUTE = 60_000;
@@ -54,6 +60,26 @@ async function rowsOf<T extends NormalizedRecord>(archive: ArchiveDeps, dataset:
     }
   }
   return rows;
+}
+
+/**
+ * Times only (no payload columns): every row's time in [from, to) and, per market, the last time
+ * before `from` within `lookbackMs`, so a silence that began earlier is measured from its start.
+ */
+async function timesOf(archive: ArchiveDeps, dataset: IngestedDataset, families: readonly Family[], from: number, to: number, lookbackMs: number): Promise<Tick[]> {
+  const ticks: Tick[] = [];
+  for (const family of families) {
+    if (whollyBeforeCoverage(dataset, family, to)) continue;
+    const source = await windowSource(archive, { dataset, family, from: from - lookbackMs, to: to - 1 });
+    if (!source) continue;
+    const rows = await archive.sql.query({
+      sql: `SELECT symbol, ts FROM (${source.sql}) WHERE ts >= $t_from
+            UNION ALL SELECT symbol, max(ts) AS ts FROM (${source.sql}) WHERE ts < $t_from GROUP BY symbol`,
+      params: { ...source.params, t_from: from },
+    });
+    for (const row of rows) ticks.push({ family, symbol: String(row.symbol), ts: Number(row.ts) });
+  }
+  return ticks;
 }
 
 const venuesOf = (type: string) => (EVENT_TYPE_BY_NAME.get(type)?.venues ?? []) as readonly Family[];
@@ -94,6 +120,20 @@ export async function minuteCandidates(
       }
       return liquidationBursts(rows, from, to, bursts, (family, symbol, at) => references.get(`${family}|${symbol}|${at}`));
     }
+    case 'archive.gap_detected':
+    case 'archive.gap_resolved': {
+      // Venue-wide: one stream per venue, so symbols are ignored and the previous tick is the venue's.
+      const ticks = await timesOf(deps.archive, 'trades', venuesOf(type), from - ARCHIVE_GAP_MS - MINUTE, to, 24 * HOUR);
+      return archiveGaps(ticks, from, to).filter((c) => c.type === type);
+    }
+    case 'ingest.stall':
+    case 'ingest.recovered': {
+      const thresholds = sets.map((s) => (s as Record<string, number>).threshold_s!);
+      // Enough history to know each market's usual interval (the longest threshold is at least five of them).
+      const lookback = 2 * Math.max(...thresholds) * 1000;
+      const ticks = await timesOf(deps.archive, 'l2_snapshots', venuesOf(type), from - lookback, to, 24 * HOUR);
+      return ingestStalls(ticks, from, to, thresholds).filter((c) => c.type === type);
+    }
     case 'market.breadth_cross': {
       const points: BreadthPoint[] = [];
       for (const family of BREADTH_FAMILIES) {
@@ -113,6 +153,10 @@ export const DETECTION_PARAMS: Readonly<Record<MinuteType, readonly string[]>> =
   'market.oi_delta': ['window_s', 'threshold_pct'],
   'market.liquidation_burst': ['window_s', 'threshold_mode', 'threshold_usd', 'threshold_pct'],
   'market.breadth_cross': ['threshold', 'hysteresis_pct'],
+  'archive.gap_detected': [],
+  'archive.gap_resolved': [],
+  'ingest.stall': ['threshold_s'],
+  'ingest.recovered': ['threshold_s'],
 };
 
 /** One run at `now`: the settled minutes since the cursor, detected, matched and queued. */

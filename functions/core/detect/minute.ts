@@ -8,6 +8,7 @@
  * Events that depend on a rule's params (windows, thresholds, hysteresis) are computed once per
  * distinct set of params in use and carry those params, so only rules with exactly them match.
  */
+import { createHash } from 'node:crypto';
 import type { FundingRecord, InstrumentRecord, LiquidationRecord, OpenInterestRecord } from '../../../schemas/datasets.ts';
 import { FAMILY_PREFIX } from '../../routes.ts';
 import { dexOf, type Family } from '../venues.ts';
@@ -228,6 +229,99 @@ export function breadthCrosses(points: readonly BreadthPoint[], from: number, to
         if (crossedDown) armedDown = false;
         previous = value;
       }
+    }
+  }
+  return out;
+}
+
+export interface Tick { family: Family; symbol: string; ts: number }
+
+const incidentOf = (...parts: (string | number)[]) => createHash('sha256').update(parts.join('|')).digest('hex').slice(0, 16);
+
+/** A silence longer than `thresholdMs` in a series of times: when it was noticed and when it ended (if it has). */
+function silences(times: readonly number[], thresholdMs: number, from: number, to: number) {
+  const out: { state: 'stalled' | 'recovered'; at: number; since: number; until?: number }[] = [];
+  for (let i = 0; i < times.length; i += 1) {
+    const since = times[i]!;
+    const next = times[i + 1];
+    if (next !== undefined && next - since <= thresholdMs) continue;
+    const noticed = since + thresholdMs;
+    if (inWindow(noticed, from, to)) out.push({ state: 'stalled', at: noticed, since });
+    if (next !== undefined && inWindow(next, from, to)) out.push({ state: 'recovered', at: next, since, until: next });
+  }
+  return out;
+}
+
+/** Archive gaps: a venue's trade stream silent for this long is a gap in the archive. */
+export const ARCHIVE_GAP_MS = 5 * MINUTE;
+
+/** `archive.gap_detected` / `archive.gap_resolved`, per venue, from the trade stream's own timestamps. */
+export function archiveGaps(ticks: readonly Tick[], from: number, to: number): Candidate[] {
+  const out: Candidate[] = [];
+  const families = new Map<Family, number[]>();
+  for (const t of ticks) families.set(t.family, [...(families.get(t.family) ?? []), t.ts]);
+  for (const [family, times] of families) {
+    times.sort((a, b) => a - b);
+    for (const s of silences(times, ARCHIVE_GAP_MS, from, to)) {
+      const type = s.state === 'stalled' ? 'archive.gap_detected' : 'archive.gap_resolved';
+      const incident = incidentOf('gap', family, s.since);
+      const fields = { venue: family, stream: 'trades', gap_s: Math.round(((s.until ?? s.at) - s.since) / 1000) };
+      out.push({
+        type, key: `${type}:${incident}`, occurredAt: s.at, venue: family, symbol: null, address: null, metrics: fields,
+        data: {
+          ...fields, state: s.state === 'stalled' ? 'detected' : 'resolved', incident_id: incident, gap_id: incident, last_data_at: iso(s.since),
+          ...(s.until !== undefined && { resumed_at: iso(s.until) }), api_url: `${FAMILY_PREFIX[family]}/trades/{symbol}?start=${s.since}&end=${s.until ?? s.at}`,
+        },
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * `ingest.stall` / `ingest.recovered`: a market's L2 feed silent for `threshold_s`. A market is judged
+ * only when the threshold is at least five times its usual (median) update interval, so slow feeds
+ * are not stalls. Per-market events go to rules naming `symbols`; rules without them get one
+ * storm-collapsed event per venue and minute listing every market that stalled (or recovered) in it.
+ */
+export function ingestStalls(ticks: readonly Tick[], from: number, to: number, thresholds: readonly number[]): Candidate[] {
+  const out: Candidate[] = [];
+  const markets = new Map<string, Tick[]>();
+  for (const t of ticks) markets.set(`${t.family}|${t.symbol}`, [...(markets.get(`${t.family}|${t.symbol}`) ?? []), t]);
+  for (const thresholdS of thresholds) {
+    const storms = new Map<string, { family: Family; state: 'stalled' | 'recovered'; minute: number; symbols: string[]; incidents: string[] }>();
+    for (const series of markets.values()) {
+      const { family, symbol } = series[0]!;
+      const times = series.map((t) => t.ts).sort((a, b) => a - b);
+      const gaps = times.slice(1).map((t, i) => t - times[i]!).sort((a, b) => a - b);
+      const usual = gaps[Math.floor(gaps.length / 2)];
+      if (usual === undefined || thresholdS * 1000 < 5 * usual) continue;
+      for (const s of silences(times, thresholdS * 1000, from, to)) {
+        const type = s.state === 'stalled' ? 'ingest.stall' : 'ingest.recovered';
+        const incident = incidentOf('stall', family, symbol, s.since, thresholdS);
+        const age = Math.round(((s.until ?? s.at) - s.since) / 1000);
+        const fields = { venue: family, symbol, timestamp: iso(s.at), age_s: age };
+        out.push({
+          type, key: `${type}:${incident}`, occurredAt: s.at, venue: family, symbol, address: null, params: { threshold_s: thresholdS }, scope: 'per_market',
+          metrics: fields, data: { ...fields, state: s.state, incident_id: incident, threshold_s: thresholdS, last_update_at: iso(s.since), api_url: instrumentUrl(family, symbol) },
+        });
+        const minute = Math.floor(s.at / MINUTE) * MINUTE;
+        const slot = `${family}|${s.state}|${minute}`;
+        const storm = storms.get(slot) ?? { family, state: s.state, minute, symbols: [], incidents: [] };
+        storm.symbols.push(symbol);
+        storm.incidents.push(incident);
+        storms.set(slot, storm);
+      }
+    }
+    for (const storm of storms.values()) {
+      const type = storm.state === 'stalled' ? 'ingest.stall' : 'ingest.recovered';
+      const incident = incidentOf('storm', storm.family, storm.minute, thresholdS, ...storm.incidents.sort());
+      const fields = { venue: storm.family, symbol: null, timestamp: iso(storm.minute) };
+      out.push({
+        type, key: `${type}:storm:${incident}`, occurredAt: storm.minute, venue: storm.family, symbol: null, address: null, params: { threshold_s: thresholdS },
+        scope: 'collapsed', metrics: { ...fields, age_s: null },
+        data: { ...fields, state: storm.state, symbols: storm.symbols.sort(), market_count: storm.symbols.length, incident_id: incident, threshold_s: thresholdS, api_url: `${FAMILY_PREFIX[storm.family]}/instruments` },
+      });
     }
   }
   return out;
