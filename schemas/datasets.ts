@@ -136,6 +136,37 @@ export const TransferRecord = v.strictObject({
   tx_hash: v.pipe(v.string(), v.minLength(1)),
 });
 
+/** An outcome side settled (hip4): whether it won, its settlement price and the contracts outstanding. */
+export const SettlementRecord = keyed({
+  dataset: v.literal('settlements'),
+  resolution: v.picklist(['yes', 'no']),
+  settle_price: decimal,
+  open_interest: decimal,
+});
+
+/**
+ * Node software upgrades seen on the chain (symbol `CHAIN`): `upgrade_started` when validators
+ * begin running a new build, `upgrade_completed` when the network has moved to it (carrying when it
+ * started, so the duration is known without the earlier record).
+ */
+export const ChainEventRecord = keyed({
+  dataset: v.literal('chain_events'),
+  kind: v.picklist(['upgrade_started', 'upgrade_completed']),
+  commit: v.pipe(v.string(), v.regex(/^[0-9a-f]{7,40}$/, 'must be a git commit hash')),
+  started_at: v.optional(v.nullable(epochMs)),
+});
+
+/** TWAP orders' lifecycle: activated, then finished (fully executed) or terminated early. */
+export const TwapRecord = keyed({
+  dataset: v.literal('twaps'),
+  twap_id: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  user_address: address,
+  status: v.picklist(['activated', 'finished', 'terminated']),
+  side,
+  size: decimal,
+  executed_size: decimal,
+});
+
 export const InstrumentRecord = keyed({
   dataset: v.literal('instruments'),
   /** `ts` is when the instrument was listed. */
@@ -149,6 +180,7 @@ export const InstrumentRecord = keyed({
 
 export const NormalizedRecord = v.variant('dataset', [
   TradeRecord, OrderEventRecord, L2SnapshotRecord, FundingRecord, OpenInterestRecord, LiquidationRecord, InstrumentRecord, TransferRecord,
+  SettlementRecord, ChainEventRecord, TwapRecord,
 ]);
 export type NormalizedRecord = v.InferOutput<typeof NormalizedRecord>;
 export type TradeRecord = v.InferOutput<typeof TradeRecord>;
@@ -157,6 +189,9 @@ export type InstrumentRecord = v.InferOutput<typeof InstrumentRecord>;
 export type LiquidationRecord = v.InferOutput<typeof LiquidationRecord>;
 export type TransferRecord = v.InferOutput<typeof TransferRecord>;
 export type FundingRecord = v.InferOutput<typeof FundingRecord>;
+export type SettlementRecord = v.InferOutput<typeof SettlementRecord>;
+export type ChainEventRecord = v.InferOutput<typeof ChainEventRecord>;
+export type TwapRecord = v.InferOutput<typeof TwapRecord>;
 export type OpenInterestRecord = v.InferOutput<typeof OpenInterestRecord>;
 
 export type IngestedDataset = NormalizedRecord['dataset'];
@@ -221,6 +256,21 @@ export const DATASETS: Readonly<Record<Dataset, DatasetDef>> = {
     columns: [...KEY, c('user_address', 'VARCHAR'), c('kind', 'VARCHAR'), c('role', 'VARCHAR'), c('amount', 'VARCHAR'), c('usdc_value', 'VARCHAR'),
       c('counterparty', 'VARCHAR'), c('tx_hash', 'VARCHAR')],
     uniqueBy: ['tx_hash', 'user_address', 'role'],
+    perSymbol: true,
+  },
+  settlements: {
+    columns: [...KEY, c('resolution', 'VARCHAR'), c('settle_price', 'VARCHAR'), c('open_interest', 'VARCHAR')],
+    uniqueBy: ['symbol', 'ts'],
+    perSymbol: true,
+  },
+  chain_events: {
+    columns: [...KEY, c('kind', 'VARCHAR'), c('commit', 'VARCHAR'), c('started_at', 'BIGINT')],
+    uniqueBy: ['kind', 'commit'],
+    perSymbol: false,
+  },
+  twaps: {
+    columns: [...KEY, c('twap_id', 'BIGINT'), c('user_address', 'VARCHAR'), c('status', 'VARCHAR'), c('side', 'VARCHAR'), c('size', 'VARCHAR'), c('executed_size', 'VARCHAR')],
+    uniqueBy: ['twap_id', 'status'],
     perSymbol: true,
   },
   instruments: {

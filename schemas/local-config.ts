@@ -26,7 +26,7 @@ export const LocalConfigSchema = v.object({
   /** Trade and order arrival rate of the demo market (1 is about 4.5 trades a second over all markets). */
   DEMO_INTENSITY: v.pipe(v.optional(v.string(), '0.3'), v.regex(/^\d+(\.\d+)?$/, 'must be a positive number'), v.transform(Number), v.minValue(0.01, 'must be at least 0.01'), v.maxValue(10, 'must be at most 10')),
   /** Native L2 snapshot cadence per market in the demo market, seconds. */
-  DEMO_L2_INTERVAL_S: v.pipe(v.optional(v.string(), '300'), v.regex(/^\d+$/, 'must be a whole number of seconds'), v.transform(Number), v.minValue(1, 'must be at least 1')),
+  DEMO_L2_INTERVAL_S: v.pipe(v.optional(v.string(), '120'), v.regex(/^\d+$/, 'must be a whole number of seconds'), v.transform(Number), v.minValue(1, 'must be at least 1')),
   LOG_LEVEL: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR'], 'must be DEBUG, INFO, WARN or ERROR'), 'WARN'),
 });
 

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { createUpstream } from './demo/upstream.ts';
 import { createDemoMarket, type DemoMarket } from './demo/market.ts';
 import { landingKey } from '../core/archive/layout.ts';
 import { batchIdOf } from '../core/archive/ingest.ts';
@@ -59,6 +60,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   const earliest = Math.floor((now - options.days * 24 * HOUR) / HOUR) * HOUR;
   const start = Math.max(saved?.through ?? earliest, earliest);
   const market = createDemoMarket({ seed: options.seed, startMs: start, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, extraCoreMarkets: options.extraCoreMarkets });
+  const upstream = createUpstream(options.seed);
   let through = start;
   let running = true;
   const save = () => writeFileSync(statePath, JSON.stringify({ seed: options.seed, through } satisfies FeedState));
@@ -72,7 +74,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
     let ingested = 0;
     for (let written = 0; through < target && running; written++) {
       const until = Math.min(through + SEED_BATCH_MS, target);
-      const batch = market.advance(until);
+      const batch = upstream.apply(market.advance(until), through, until);
       records += batch.length;
       pending.push(await putBatch(options, through, until, serialize(batch)));
       through = until;
@@ -93,7 +95,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
     while (running) {
       const until = Math.floor(Date.now() / 1000) * 1000;
       if (until > through) {
-        const batch = market.advance(until);
+        const batch = upstream.apply(market.advance(until), through, until);
         if (batch.length > 0) await putBatch(options, through, until, serialize(batch));
         through = until;
         save();

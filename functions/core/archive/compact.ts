@@ -25,7 +25,7 @@ import { candlesFromTradesSql } from './sql.ts';
 export const DELETION_GRACE_MS = 10 * 60_000;
 const LEASE_MS = 5 * 60_000;
 
-export const COMPACTED_DATASETS: readonly IngestedDataset[] = ['trades', 'order_events', 'l2_snapshots', 'funding', 'open_interest', 'liquidations', 'transfers', 'instruments'];
+export const COMPACTED_DATASETS: readonly IngestedDataset[] = ['trades', 'order_events', 'l2_snapshots', 'funding', 'open_interest', 'liquidations', 'transfers', 'settlements', 'chain_events', 'twaps', 'instruments'];
 
 export interface CompactionReport {
   partitions: number;

@@ -28,6 +28,10 @@ export const COVERAGE_STARTS: Readonly<Record<Dataset, Partial<Record<Family, nu
   liquidations: { perpx: at('2025-12-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z') },
   // The ledger feeds account.transfer; it has no public route of its own.
   transfers: { perpx: at('2025-12-01T00:00:00Z'), spot: at('2025-12-01T00:00:00Z') },
+  // Upstream event streams behind webhook events, without public routes of their own.
+  settlements: { hip4: at('2026-05-01T00:00:00Z') },
+  chain_events: { perpx: at('2025-12-01T00:00:00Z') },
+  twaps: { perpx: at('2026-03-10T00:00:00Z'), hip3: at('2026-03-10T00:00:00Z'), spot: at('2026-03-10T00:00:00Z') },
   l2_snapshots: {
     perpx: at('2023-04-15T00:00:00Z'), spot: at('2026-05-05T19:56:00Z'), hip3: at('2026-02-16T16:57:00Z'),
     hip4: at('2026-05-01T00:00:00Z'), altx: at('2026-01-29T00:00:00Z'), 'altx-rh': at('2026-08-22T18:43:00Z'),

@@ -8,12 +8,14 @@
  * `account.fill`; the fills of one liquidation cascade (one account, market and instant) are one
  * `market.liquidation` and one `account.liquidated`.
  */
-import type { LiquidationRecord, NormalizedRecord, OrderEventRecord, TradeRecord, TransferRecord } from '../../../schemas/datasets.ts';
+import type { ChainEventRecord, LiquidationRecord, NormalizedRecord, OrderEventRecord, TradeRecord, TransferRecord, TwapRecord } from '../../../schemas/datasets.ts';
 import { FAMILY_PREFIX } from '../../routes.ts';
 import type { Family } from '../venues.ts';
 import type { Candidate } from './match.ts';
 
-export const BATCH_TYPES = ['account.fill', 'account.transfer', 'market.liquidation', 'account.liquidated', 'account.order_rejected'] as const;
+export const BATCH_TYPES = [
+  'account.fill', 'account.transfer', 'market.liquidation', 'account.liquidated', 'account.order_rejected', 'account.twap_lifecycle', 'chain.upgrade_detected',
+] as const;
 
 /** Involuntary engine cancels (order statuses); submission-time rejects never reach the order book. */
 export const ENGINE_CANCELS: ReadonlySet<string> = new Set([
@@ -137,13 +139,51 @@ export function orderRejectedCandidates(rows: readonly OrderEventRecord[], watch
   });
 }
 
+/** One `account.twap_lifecycle` per status change of a watched address's TWAP. */
+export function twapCandidates(rows: readonly TwapRecord[], watched: ReadonlySet<string>): Candidate[] {
+  return rows.filter((r) => watched.has(r.user_address)).map((r) => {
+    const family = r.family as Family;
+    const size = Number(r.size);
+    const fields = {
+      venue: family, symbol: r.symbol, timestamp: iso(r.ts), address: r.user_address, status: r.status,
+      fill_pct: size > 0 ? round((Number(r.executed_size) / size) * 100, 2) : 0,
+    };
+    return {
+      type: 'account.twap_lifecycle', key: `twap:${family}:${r.twap_id}:${r.status}`, occurredAt: r.ts, venue: family, symbol: r.symbol, address: r.user_address,
+      metrics: fields, data: { ...fields, account: r.user_address, twap_id: r.twap_id, side: r.side === 'B' ? 'buy' : 'sell', size, executed_size: Number(r.executed_size), api_url: tradesUrl(family, r.symbol, r.ts) },
+    };
+  });
+}
+
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+
+/**
+ * `chain.upgrade_detected`: `started` when a new node build appears, `completed` when the network
+ * has moved to it; both carry the commit as `incident_id`. There is no chain route, so no `api_url`.
+ */
+export function upgradeCandidates(rows: readonly ChainEventRecord[]): Candidate[] {
+  return rows.map((r) => {
+    const state = r.kind === 'upgrade_started' ? 'started' : 'completed';
+    const startedAt = r.kind === 'upgrade_started' ? r.ts : (r.started_at ?? null);
+    const durationS = state === 'completed' && startedAt !== null ? Math.round((r.ts - startedAt) / 1000) : null;
+    const fields = { state, commit: r.commit, weekday_utc: WEEKDAYS[new Date(r.ts).getUTCDay()]!, duration_s: durationS };
+    return {
+      type: 'chain.upgrade_detected', key: `upgrade:${r.commit}:${state}`, occurredAt: r.ts, venue: 'perpx' as const, symbol: null, address: null,
+      metrics: fields, data: { ...fields, incident_id: r.commit, started_at: startedAt === null ? null : iso(startedAt), timestamp: iso(r.ts) },
+    };
+  });
+}
+
 /** Every candidate a batch of records holds. */
 export function batchCandidates(records: readonly NormalizedRecord[], watched: ReadonlySet<string>): Candidate[] {
   const trades = records.filter((r): r is TradeRecord => r.dataset === 'trades');
   const liquidations = records.filter((r): r is LiquidationRecord => r.dataset === 'liquidations');
   const transfers = records.filter((r): r is TransferRecord => r.dataset === 'transfers');
   const orderEvents = records.filter((r): r is OrderEventRecord => r.dataset === 'order_events');
+  const twaps = records.filter((r): r is TwapRecord => r.dataset === 'twaps');
+  const upgrades = records.filter((r): r is ChainEventRecord => r.dataset === 'chain_events');
   return [
+    ...twapCandidates(twaps, watched), ...upgradeCandidates(upgrades),
     ...fillCandidates(trades, watched), ...transferCandidates(transfers, watched), ...liquidationCandidates(liquidations, watched),
     ...orderRejectedCandidates(orderEvents, watched),
   ];

@@ -97,6 +97,7 @@ const isTime = (text: string) => /^\d{4}-\d{2}-\d{2}T/.test(text);
 export function matches(decl: EventTypeDecl, config: StoredConfig, candidate: Candidate, watched?: ReadonlySet<string>): boolean {
   if (candidate.type !== decl.type) return false;
   if (candidate.params && Object.entries(candidate.params).some(([name, value]) => config.params[name] !== value)) return false;
+  if (decl.venues.length > 0 && !decl.venues.includes(candidate.venue)) return false;
   if (config.venue && !config.venue.includes(candidate.venue)) return false;
   if (candidate.scope === 'per_market' && !config.symbols) return false;
   if (candidate.scope === 'collapsed' && config.symbols) return false;

@@ -4,7 +4,9 @@
  * up on without one giant run), and dispatches what matches. Only types some rule uses are
  * computed, and param-dependent types only for the param sets in use.
  */
-import type { FundingRecord, IngestedDataset, InstrumentRecord, LiquidationRecord, NormalizedRecord, OpenInterestRecord } from '../../../schemas/datasets.ts';
+import type {
+  FundingRecord, IngestedDataset, InstrumentRecord, LiquidationRecord, NormalizedRecord, OpenInterestRecord, SettlementRecord,
+} from '../../../schemas/datasets.ts';
 import type { ArchiveDeps } from '../archive/deps.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
 import { windowSource } from '../archive/read.ts';
@@ -15,14 +17,14 @@ import type { Family } from '../venues.ts';
 import { dispatch, type ActiveRule, type DetectDeps, type DispatchCounts } from './dispatch.ts';
 import type { Candidate } from './match.ts';
 import {
-  ARCHIVE_GAP_MS, archiveGaps, breadthCrosses, fundingFlips, ingestStalls, listings, liquidationBursts, oiDeltas, oracleJumps,
-  type BreadthPoint, type BurstParams, type Tick,
+  ARCHIVE_GAP_MS, PGA, archiveGaps, breadthCrosses, fundingFlips, ingestStalls, listings, liquidationBursts, oiDeltas, oracleJumps, pgaPayments,
+  settledHoldings, settlements, type BreadthPoint, type BurstParams, type Holder, type PgaPayment, type Tick,
 } from './minute.ts';
 import { withReferences, type MarketReference } from './references.ts';
 
 export const MINUTE_TYPES = [
   'market.funding_flip', 'market.listed', 'oracle.jump', 'market.oi_delta', 'market.liquidation_burst', 'market.breadth_cross',
-  'archive.gap_detected', 'archive.gap_resolved', 'ingest.stall', 'ingest.recovered',
+  'archive.gap_detected', 'archive.gap_resolved', 'ingest.stall', 'ingest.recovered', 'market.pga_payment', 'hip4.settlement', 'account.hip4_settled',
 ] as const;
 export type MinuteType = (typeof MINUTE_TYPES)[number];
 
@@ -90,6 +92,7 @@ const venuesOf = (type: string) => (EVENT_TYPE_BY_NAME.get(type)?.venues ?? []) 
  */
 export async function minuteCandidates(
   deps: Pick<MinuteDeps, 'archive' | 'breadth' | 'references'>, type: MinuteType, sets: readonly Record<string, never>[], from: number, to: number,
+  watched: ReadonlySet<string> = new Set(),
 ): Promise<Candidate[]> {
   switch (type) {
     case 'market.funding_flip':
@@ -134,6 +137,29 @@ export async function minuteCandidates(
       const ticks = await timesOf(deps.archive, 'l2_snapshots', venuesOf(type), from - lookback, to, 24 * HOUR);
       return ingestStalls(ticks, from, to, thresholds).filter((c) => c.type === type);
     }
+    case 'market.pga_payment': {
+      // The day's earlier payments count towards its 50, so read from the start of `from`'s UTC day.
+      const dayStart = Math.floor(from / 86_400_000) * 86_400_000;
+      const source = await windowSource(deps.archive, { dataset: 'trades', family: 'perpx', from: dayStart, to: to - 1 });
+      if (!source) return [];
+      const rows = await deps.archive.sql.query({
+        sql: `SELECT ts, trade_id, symbol, user_address, CAST(priority_gas AS DOUBLE) AS amount FROM (${source.sql})
+              WHERE priority_gas IS NOT NULL AND CAST(priority_gas AS DOUBLE) >= $p_min`,
+        params: { ...source.params, p_min: PGA.minAmount },
+      });
+      const [price] = await deps.archive.sql.query({
+        sql: `SELECT CAST(arg_max(price, ts) AS DOUBLE) AS price FROM (${source.sql}) WHERE symbol = $p_token`, params: { ...source.params, p_token: PGA.token },
+      });
+      const payments: PgaPayment[] = rows.map((r) => ({ ts: Number(r.ts), trade_id: Number(r.trade_id), symbol: String(r.symbol), payer: (r.user_address as string | null) ?? null, amount: Number(r.amount) }));
+      return pgaPayments(payments, from, to, price?.price == null ? null : Number(price.price));
+    }
+    case 'hip4.settlement':
+      return settlements(await rowsOf<SettlementRecord>(deps.archive, 'settlements', ['hip4'], from, to), from, to);
+    case 'account.hip4_settled': {
+      const settled = await rowsOf<SettlementRecord>(deps.archive, 'settlements', ['hip4'], from, to);
+      if (settled.length === 0 || watched.size === 0) return [];
+      return settledHoldings(settled, await holdersOf(deps.archive, settled, watched, to), from, to);
+    }
     case 'market.breadth_cross': {
       const points: BreadthPoint[] = [];
       for (const family of BREADTH_FAMILIES) {
@@ -143,6 +169,18 @@ export async function minuteCandidates(
       return breadthCrosses(points, from, to, sets as never);
     }
   }
+}
+
+/** Watched addresses' positions in the settled sides, from each one's last fill before settlement (30 days back). */
+async function holdersOf(archive: ArchiveDeps, settled: readonly SettlementRecord[], watched: ReadonlySet<string>, to: number): Promise<Holder[]> {
+  const source = await windowSource(archive, { dataset: 'trades', family: 'hip4', from: to - 30 * 24 * HOUR, to: to - 1 });
+  if (!source) return [];
+  const rows = await archive.sql.query({
+    sql: `SELECT symbol, user_address, arg_max(CAST(coalesce(start_position, '0') AS DOUBLE) + CASE WHEN side = 'B' THEN 1 ELSE -1 END * CAST(size AS DOUBLE), ts) AS position
+          FROM (${source.sql}) WHERE list_contains($h_symbols, symbol) AND list_contains($h_users, user_address) GROUP BY symbol, user_address`,
+    params: { ...source.params, h_symbols: [...new Set(settled.map((s) => s.symbol))], h_users: [...watched] },
+  });
+  return rows.map((r) => ({ symbol: String(r.symbol), address: String(r.user_address), position: Number(r.position) }));
 }
 
 /** The params each param-dependent type's occurrences depend on. */
@@ -157,6 +195,9 @@ export const DETECTION_PARAMS: Readonly<Record<MinuteType, readonly string[]>> =
   'archive.gap_resolved': [],
   'ingest.stall': ['threshold_s'],
   'ingest.recovered': ['threshold_s'],
+  'market.pga_payment': [],
+  'hip4.settlement': [],
+  'account.hip4_settled': [],
 };
 
 /** One run at `now`: the settled minutes since the cursor, detected, matched and queued. */
@@ -169,7 +210,8 @@ export async function runMinuteDetection(deps: MinuteDeps, now: number): Promise
   for (const type of MINUTE_TYPES) {
     const rules = await deps.rules.rules(type);
     if (rules.length === 0) continue;
-    candidates.push(...await minuteCandidates(deps, type, paramSets(rules, DETECTION_PARAMS[type]), from, to));
+    const watched = new Set(rules.flatMap((r) => [...r.watched]));
+    candidates.push(...await minuteCandidates(deps, type, paramSets(rules, DETECTION_PARAMS[type]), from, to, watched));
   }
   const counts = await dispatch(deps, await withReferences(candidates, deps.references));
   // Moved on only after every match is queued: a failed run is repeated whole, and ids dedupe it.

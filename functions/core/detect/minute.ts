@@ -9,7 +9,7 @@
  * distinct set of params in use and carry those params, so only rules with exactly them match.
  */
 import { createHash } from 'node:crypto';
-import type { FundingRecord, InstrumentRecord, LiquidationRecord, OpenInterestRecord } from '../../../schemas/datasets.ts';
+import type { FundingRecord, InstrumentRecord, LiquidationRecord, OpenInterestRecord, SettlementRecord } from '../../../schemas/datasets.ts';
 import { FAMILY_PREFIX } from '../../routes.ts';
 import { dexOf, type Family } from '../venues.ts';
 import type { Candidate } from './match.ts';
@@ -323,6 +323,70 @@ export function ingestStalls(ticks: readonly Tick[], from: number, to: number, t
         data: { ...fields, state: storm.state, symbols: storm.symbols.sort(), market_count: storm.symbols.length, incident_id: incident, threshold_s: thresholdS, api_url: `${FAMILY_PREFIX[storm.family]}/instruments` },
       });
     }
+  }
+  return out;
+}
+
+/**
+ * `hip4.settlement`: an outcome side settled. Its notional is the contracts outstanding at their
+ * face value (1 USD each), whichever way the side resolved.
+ */
+export function settlements(rows: readonly SettlementRecord[], from: number, to: number): Candidate[] {
+  return rows.filter((r) => inWindow(r.ts, from, to)).map((r) => {
+    const notional = round(Number(r.open_interest), 2);
+    const fields = { venue: 'hip4' as const, symbol: r.symbol, timestamp: iso(r.ts), notional_usd: notional, resolution: r.resolution };
+    return {
+      type: 'hip4.settlement', key: `settle:${r.symbol}:${r.ts}`, occurredAt: r.ts, venue: 'hip4', symbol: r.symbol, address: null,
+      metrics: fields, data: { ...fields, settle_price: Number(r.settle_price), open_interest: Number(r.open_interest), api_url: instrumentUrl('hip4', r.symbol) },
+    };
+  });
+}
+
+/** A watched address's position in a settled side, from its last fill there (position before plus the fill). */
+export interface Holder { address: string; symbol: string; position: number }
+
+/** `account.hip4_settled`: a watched address held the side when it settled; notional at face value. */
+export function settledHoldings(rows: readonly SettlementRecord[], holders: readonly Holder[], from: number, to: number): Candidate[] {
+  const out: Candidate[] = [];
+  for (const r of rows.filter((s) => inWindow(s.ts, from, to))) {
+    for (const holder of holders.filter((h) => h.symbol === r.symbol && h.position !== 0)) {
+      const notional = round(Math.abs(holder.position), 2);
+      const fields = { venue: 'hip4' as const, symbol: r.symbol, timestamp: iso(r.ts), address: holder.address, notional_usd: notional, resolution: r.resolution };
+      out.push({
+        type: 'account.hip4_settled', key: `settle:${r.symbol}:${r.ts}:${holder.address}`, occurredAt: r.ts, venue: 'hip4', symbol: r.symbol, address: holder.address,
+        metrics: fields,
+        data: { ...fields, account: holder.address, position: holder.position, payout: round(holder.position * Number(r.settle_price), 2), api_url: instrumentUrl('hip4', r.symbol) },
+      });
+    }
+  }
+  return out;
+}
+
+/** PGA payments of at least this many native tokens are read; at most this many events per UTC day. */
+export const PGA = { minAmount: 1.5, perDay: 50, token: 'HYPE' } as const;
+
+export interface PgaPayment { ts: number; trade_id: number; symbol: string; payer: string | null; amount: number }
+
+/**
+ * `market.pga_payment`: priority gas auction payments on perpx, from 1.5 native tokens up, the
+ * first 50 of each UTC day (in time order). `payments` must start at the UTC day of `from`.
+ */
+export function pgaPayments(payments: readonly PgaPayment[], from: number, to: number, tokenPriceUsd: number | null): Candidate[] {
+  const out: Candidate[] = [];
+  const perDay = new Map<number, number>();
+  for (const p of [...payments].filter((q) => q.amount >= PGA.minAmount).sort((a, b) => a.ts - b.ts || a.trade_id - b.trade_id)) {
+    const day = Math.floor(p.ts / 86_400_000);
+    const seen = (perDay.get(day) ?? 0) + 1;
+    perDay.set(day, seen);
+    if (seen > PGA.perDay || !inWindow(p.ts, from, to)) continue;
+    const fields = {
+      venue: 'perpx' as const, symbol: PGA.token, timestamp: iso(p.ts), amount: p.amount, token: PGA.token,
+      notional_usd: tokenPriceUsd === null ? null : round(p.amount * tokenPriceUsd, 2),
+    };
+    out.push({
+      type: 'market.pga_payment', key: `pga:${p.trade_id}`, occurredAt: p.ts, venue: 'perpx', symbol: PGA.token, address: null, metrics: fields,
+      data: { ...fields, market: p.symbol, payer: p.payer, payment_of_day: seen, api_url: `${FAMILY_PREFIX.perpx}/trades/${encodeURIComponent(p.symbol)}?start=${p.ts}&end=${p.ts + 1}` },
+    });
   }
   return out;
 }
