@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
+import { apiClient, eventually } from '../helpers/api.ts';
 import { startReceiver, type Receiver, type ReceivedRequest } from '../helpers/receiver.ts';
 import { localAccountId } from '../../functions/local/accounts.ts';
 import { clock, queueSender, webhookStore } from '../../functions/shared/deps.ts';
@@ -31,23 +32,8 @@ afterAll(async () => {
   delete process.env.WEBHOOK_ALLOWED_TARGETS;
 });
 
-async function call(key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(cloud.url + path, {
-    method, headers: { 'X-API-Key': key, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: await res.json() as any };
-}
+const call = apiClient(() => cloud.url);
 
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** The receiver side, written from the specification alone: constant-time, tolerance 300 s, any v1. */
 function verifiesWith(req: ReceivedRequest, secret: string): boolean {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
+import { apiClient, eventually } from '../helpers/api.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { jsonl, trade } from '../helpers/records.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
@@ -34,23 +35,8 @@ afterAll(async () => {
   delete process.env.WEBHOOK_ALLOWED_TARGETS;
 });
 
-async function call(key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(cloud.url + path, {
-    method, headers: { 'X-API-Key': key, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: await res.json() as any };
-}
+const call = apiClient(() => cloud.url);
 
-async function eventually<T>(read: () => T, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const transfer = (ts: number, fields: { role: 'source' | 'destination'; usdc: string; tx: string; kind: string; user?: string; counterparty?: string }): NormalizedRecord => ({
   dataset: 'transfers', family: 'perpx', symbol: 'USDC', ts, user_address: fields.user ?? WALLET, kind: fields.kind, role: fields.role,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { readMinuteCandles, readWindow } from '../../functions/core/archive/read.ts';
+import { readMinuteCandles, readWindow, windowSource } from '../../functions/core/archive/read.ts';
 import type { ArchiveDeps } from '../../functions/core/archive/deps.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { startTestEmulators, type TestEmulators } from '../helpers/emulators.ts';
@@ -93,6 +93,19 @@ describe('compaction', () => {
     expect(after.rows).toHaveLength(expected);
     expect(after.filesRead).toBe(1);
     expect(await deps.manifest.deltaFiles('trades', 'perpx', '2026-11-18', '2026-11-18')).toEqual([]);
+  });
+
+  it('reads a whole family of a per-symbol dataset across every symbol\'s compacted files and fresh deltas', async () => {
+    // Prepare: two symbols compacted into their own files, then a fresh delta of a third.
+    const day = T0 + 10 * HOUR;
+    await ingestBatch(deps, 'normalized', jsonl([...trades(3, day, 50_000, 'AAVE'), ...trades(2, day, 50_100, 'UNI')]));
+    await compactArchive(deps, { datasets: ['trades'], families: ['perpx'] });
+    await ingestBatch(deps, 'normalized', jsonl(trades(4, day, 50_200, 'CRV')));
+    // Act
+    const source = await windowSource(deps, { dataset: 'trades', family: 'perpx', from: day, to: day + 60_000 });
+    const rows = await deps.sql.query({ sql: `SELECT symbol, count(*) AS n FROM (${source!.sql}) GROUP BY symbol ORDER BY symbol`, params: source!.params });
+    // Assess
+    expect(rows.map((r) => [r.symbol, Number(r.n)])).toEqual([['AAVE', 3], ['CRV', 4], ['UNI', 2]]);
   });
 
   it('keeps keyset pages gapless and in order across the compacted file and a fresh delta', async () => {

@@ -67,10 +67,20 @@ async function filesFor(deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 
   const toDay = dayOf(req.to);
   const symbol = def.perSymbol ? req.symbol : undefined;
   const [compacted, deltas] = await Promise.all([
-    deps.manifest.compactedFiles(req.dataset, req.family, symbol, fromDay, toDay),
+    // A whole-family read of a per-symbol dataset gathers every symbol's files, day by day.
+    def.perSymbol && symbol === undefined
+      ? Promise.all(daysBetween(fromDay, toDay).map((day) => deps.manifest.compactedFilesOfDay(req.dataset, req.family, day))).then((days) => days.flat())
+      : deps.manifest.compactedFiles(req.dataset, req.family, symbol, fromDay, toDay),
     deps.manifest.deltaFiles(req.dataset, req.family, fromDay, toDay),
   ]);
   return visibleFiles(compacted, deltas, req.symbol).filter((f) => f.maxTs >= req.from && f.minTs <= req.to);
+}
+
+/** Every UTC day from `fromDay` to `toDay` (YYYY-MM-DD), inclusive. */
+function daysBetween(fromDay: string, toDay: string): string[] {
+  const days: string[] = [];
+  for (let t = Date.parse(`${fromDay}T00:00:00Z`); t <= Date.parse(`${toDay}T00:00:00Z`); t += 86_400_000) days.push(dayOf(t));
+  return days;
 }
 
 /** Every column of a dataset as a struct expression: the row as stored. */

@@ -2,13 +2,15 @@
  * What the demo feed adds on the way to the archive, playing the upstream normalizers and their
  * occasional trouble, so every live webhook type has something to fire on during a local run:
  *
- *   - node upgrades every 8 hours (started at :17, completed 3 to 9 minutes later);
- *   - an outcome settling every 6 hours at :45 (both sides of one outcome, in turn);
+ *   - a node upgrade every 30 minutes (started at :17 and :47, completed 3 to 9 minutes later);
+ *   - an outcome settling every 30 minutes, at :05 and :35 (both sides of one outcome, in turn);
  *   - TWAP lifecycle records derived from the TWAP slices in the trades (activated at the first
  *     slice, finished 90 s after the last);
  *   - a priority gas auction payment (1.5 to 6 HYPE) on the first perpx trade after each :07, :27, :47;
- *   - a 6-minute hole in the altx trade stream every 4 hours (an archive gap, then its resolution);
- *   - a 40-minute silence of one hip3 market's book every 6 hours (an ingest stall, then recovery).
+ *   - a 6-minute hole in the altx trade stream every hour, at :20 (an archive gap, then its resolution);
+ *   - a 12-minute silence of one hip3 market's book every hour, at :38 (an ingest stall, then recovery).
+ *
+ * The cycles are short so that a local run of half an hour sees each of them.
  *
  * The schedule and the holes are functions of time and the seed. The trackers (open TWAPs, last
  * prices and open interest, payments made) live in memory: after a restart a TWAP already open may be
@@ -20,6 +22,8 @@ import { hash32 } from './random.ts';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const TWAP_DONE_AFTER_MS = 90_000;
+const UPGRADE_EVERY = 30 * MINUTE;
+const SETTLE_EVERY = 30 * MINUTE;
 /** Where the venue reports TWAP status. */
 const TWAP_FAMILIES: ReadonlySet<string> = new Set(['perpx', 'hip3', 'spot']);
 export const STALLED_BOOK = { family: 'hip3', symbol: 'xyz:TSLA' } as const;
@@ -41,17 +45,17 @@ export function createUpstream(seed: number): Upstream {
 
   function scheduled(from: number, until: number): NormalizedRecord[] {
     const out: NormalizedRecord[] = [];
-    for (let block = Math.floor(from / (8 * HOUR)) * 8 * HOUR; block < until; block += 8 * HOUR) {
+    for (let block = Math.floor(from / UPGRADE_EVERY) * UPGRADE_EVERY; block < until; block += UPGRADE_EVERY) {
       const commit = hex(seed, 11, block);
       const started = block + 17 * MINUTE;
       const completed = started + (3 + (hash32(seed, 12, block) % 7)) * MINUTE;
       if (started >= from && started < until) out.push({ dataset: 'chain_events', family: 'perpx', symbol: 'CHAIN', ts: started, kind: 'upgrade_started', commit });
       if (completed >= from && completed < until) out.push({ dataset: 'chain_events', family: 'perpx', symbol: 'CHAIN', ts: completed, kind: 'upgrade_completed', commit, started_at: started });
     }
-    for (let block = Math.floor(from / (6 * HOUR)) * 6 * HOUR; block < until; block += 6 * HOUR) {
-      const ts = block + 45 * MINUTE;
+    for (let block = Math.floor(from / SETTLE_EVERY) * SETTLE_EVERY; block < until; block += SETTLE_EVERY) {
+      const ts = block + 5 * MINUTE;
       if (ts < from || ts >= until) continue;
-      const outcome = (block / (6 * HOUR)) % 4;
+      const outcome = (block / SETTLE_EVERY) % 4;
       const yesWins = (lastPrice.get(`#${10 * outcome}`) ?? 0.5) >= 0.5;
       for (const side of [0, 1]) {
         const symbol = `#${10 * outcome + side}`;
@@ -68,12 +72,12 @@ export function createUpstream(seed: number): Upstream {
   /** Holes the upstream leaves: the altx trade stream and one hip3 book. */
   function dropped(r: NormalizedRecord): boolean {
     if (r.dataset === 'trades' && r.family === 'altx') {
-      const offset = r.ts % (4 * HOUR);
+      const offset = r.ts % HOUR;
       return offset >= 20 * MINUTE && offset < 26 * MINUTE;
     }
     if (r.dataset === 'l2_snapshots' && r.family === STALLED_BOOK.family && r.symbol === STALLED_BOOK.symbol) {
-      const offset = r.ts % (6 * HOUR);
-      return offset >= 100 * MINUTE && offset < 140 * MINUTE;
+      const offset = r.ts % HOUR;
+      return offset >= 38 * MINUTE && offset < 50 * MINUTE;
     }
     return false;
   }
