@@ -149,15 +149,18 @@ describe('minute-class detection', () => {
     for (const event_type of ['market.funding_flip', 'market.listed']) {
       expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type })).status).toBe(201);
     }
-    const now = Date.now();
-    const settled = Math.floor((now - 60_000) / 60_000) * 60_000; // the end of the minute the job judges
+    // Funding settles hourly: the last two hourly rates of ETH change sign at the hour `hour`.
+    const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
     const batch = [
-      { dataset: 'funding', family: 'perpx', symbol: 'ETH', ts: settled - 90_000, funding_rate: '0.0000125' },
-      { dataset: 'funding', family: 'perpx', symbol: 'ETH', ts: settled - 30_000, funding_rate: '-0.0000031' },
-      { dataset: 'instruments', family: 'perpx', symbol: 'NEWCOIN', ts: settled - 20_000, market_type: 'perp', sz_decimals: 2, max_leverage: 5 },
+      { dataset: 'funding', family: 'perpx', symbol: 'ETH', ts: hour - 3_600_000, funding_rate: '0.0000125' },
+      { dataset: 'funding', family: 'perpx', symbol: 'ETH', ts: hour - 60_000, funding_rate: '0.0000090' }, // a prediction, not compared
+      { dataset: 'funding', family: 'perpx', symbol: 'ETH', ts: hour, funding_rate: '-0.0000031' },
+      { dataset: 'instruments', family: 'perpx', symbol: 'NEWCOIN', ts: hour + 20_000, market_type: 'perp', sz_decimals: 2, max_leverage: 5 },
     ] as NormalizedRecord[];
-    await s3.send(new PutObjectCommand({ Bucket: cloud.emulators.names.buckets.archive, Key: `landing/normalized/${new Date(settled).toISOString().slice(0, 10)}/minute-1.jsonl`, Body: jsonl(batch) }));
+    await s3.send(new PutObjectCommand({ Bucket: cloud.emulators.names.buckets.archive, Key: `landing/normalized/${new Date(hour).toISOString().slice(0, 10)}/minute-1.jsonl`, Body: jsonl(batch) }));
     await new Promise((r) => setTimeout(r, 3_000)); // ingested through the queue
+    // The run at hour + 2.5 min judges the settled minute [hour, hour + 1 min).
+    const now = hour + 150_000;
 
     const before = receiver.requests.length;
     await invoke('detect', { time: new Date(now).toISOString() });

@@ -16,6 +16,7 @@ import type { Candidate } from './match.ts';
 import { MIN_DENOMINATOR_USD, type MarketReference } from './references.ts';
 
 const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 const iso = (ms: number) => new Date(ms).toISOString();
 const round = (n: number, digits = 4) => Number(n.toFixed(digits));
 const inWindow = (ts: number, from: number, to: number) => ts >= from && ts < to;
@@ -36,10 +37,14 @@ function bySymbol<T extends { family: string; symbol: string; ts: number }>(rows
 /** Percent moves are compared at a fixed precision, so a move of exactly the threshold fires (3 -> 2.97 is 1%). */
 const percent = (ratio: number) => round(ratio * 100, 8);
 
-/** `market.funding_flip`: a funding rate whose sign differs from the market's previous rate. */
+/**
+ * `market.funding_flip`: a settled funding rate whose sign differs from the market's previous one.
+ * Funding settles hourly; the rows between hours are the running prediction, whose sign wobbles
+ * whenever the premium sits near zero, so only the hourly rates are compared.
+ */
 export function fundingFlips(rows: readonly FundingRecord[], from: number, to: number): Candidate[] {
   const out: Candidate[] = [];
-  for (const [symbol, series] of bySymbol(rows)) {
+  for (const [symbol, series] of bySymbol(rows.filter((r) => r.ts % HOUR === 0))) {
     for (let i = 1; i < series.length; i += 1) {
       const previous = Number(series[i - 1]!.funding_rate);
       const row = series[i]!;

@@ -21,8 +21,8 @@ const BASIS_SHOCK = Math.sqrt(1 - BASIS_PERSISTENCE ** 2);
 const MARKET_EXCITATION_DECAY = 0.9;
 /** Outcome log-odds stay within these bounds (probabilities 1% to 99%). */
 const MAX_LOG_ODDS = 4.6;
-/** One cascade in each window of this many seconds (UTC-aligned), at a seeded second. */
-const CASCADE_WINDOW_SEC = 4 * 3_600;
+/** One cascade in each window of this many seconds (UTC-aligned), at a seeded second: often enough that a short local run sees liquidation bursts. */
+const CASCADE_WINDOW_SEC = 30 * 60;
 /** Bounds of the move that reaches the crowd: it is always sharp, never a crash of the whole market. */
 const MIN_CASCADE_MOVE = 0.015;
 const MAX_CASCADE_MOVE = 0.12;
@@ -61,7 +61,7 @@ function cascadeSecond(seed: number, window: number): number {
 interface Crowd { market: MarketState; long: boolean; size: number; move: number }
 
 /**
- * At its scheduled second, a cascade picks a crowd of four to eight perpx/hip3 positions (longs or
+ * At its scheduled second, a cascade picks a crowd of eight to twenty perpx/hip3 positions (longs or
  * shorts of one market) and moves the asset just past their liquidation prices. Among the markets
  * that have such a crowd, smaller moves are likelier (weight 1/move^2), so it is not always the most
  * crowded market; with no full crowd anywhere, the largest one goes. The liquidations and their price
@@ -70,7 +70,7 @@ interface Crowd { market: MarketState; long: boolean; size: number; move: number
 export function maybeCascade(state: SimState, tick: Tick): void {
   if (cascadeSecond(state.seed, Math.floor(tick.sec / CASCADE_WINDOW_SEC)) !== tick.sec) return;
   const { rng } = tick;
-  const target = 4 + rng.int(5);
+  const target = 8 + rng.int(13);
   const crowds: Crowd[] = [];
   for (const market of state.markets) {
     if (!market.liquidatable) continue;

@@ -25,7 +25,7 @@ function book(symbol: string, ts: number): RecordOf<'l2_snapshots'> {
 }
 
 describe('createUpstream: scheduled records', () => {
-  it('starts a node upgrade every 8 hours and completes it 3 to 9 minutes later, carrying when it started', () => {
+  it('starts a node upgrade every 30 minutes, at :17 and :47, and completes it 3 to 9 minutes later, carrying when it started', () => {
     // Prepare
     const upstream = createUpstream(SEED);
 
@@ -35,8 +35,9 @@ describe('createUpstream: scheduled records', () => {
     // Assess
     const started = chain.filter((r) => r.kind === 'upgrade_started');
     const completed = chain.filter((r) => r.kind === 'upgrade_completed');
-    expect(started.map((r) => r.ts - T0)).toEqual([17 * MINUTE, 8 * HOUR + 17 * MINUTE, 16 * HOUR + 17 * MINUTE]);
-    expect(completed).toHaveLength(3);
+    expect(started.map((r) => r.ts - T0)).toEqual(Array.from({ length: 48 }, (_, i) => i * 30 * MINUTE + 17 * MINUTE));
+    expect(started.slice(0, 4).map((r) => (r.ts % HOUR) / MINUTE)).toEqual([17, 47, 17, 47]);
+    expect(completed).toHaveLength(48);
     for (const [i, done] of completed.entries()) {
       expect(done.commit).toBe(started[i]!.commit);
       expect(done.started_at).toBe(started[i]!.ts);
@@ -44,10 +45,10 @@ describe('createUpstream: scheduled records', () => {
       expect(done.ts - done.started_at!).toBeLessThanOrEqual(9 * MINUTE);
       expect((done.ts - done.started_at!) % MINUTE).toBe(0);
     }
-    expect(new Set(started.map((r) => r.commit)).size).toBe(3);
+    expect(new Set(started.map((r) => r.commit)).size).toBe(48);
   });
 
-  it('settles both sides of one outcome every 6 hours at :45, one yes and one no', () => {
+  it('settles both sides of one outcome every 30 minutes at :05 and :35, the four outcomes in turn, one yes and one no', () => {
     // Prepare
     const upstream = createUpstream(SEED);
 
@@ -55,10 +56,12 @@ describe('createUpstream: scheduled records', () => {
     const settled = only(upstream.apply([], T0, T0 + DAY), 'settlements');
 
     // Assess
-    expect(settled).toHaveLength(8);
+    expect(settled).toHaveLength(96);
     const byTime = new Map<number, RecordOf<'settlements'>[]>();
     for (const r of settled) byTime.set(r.ts, [...(byTime.get(r.ts) ?? []), r]);
-    expect([...byTime.keys()].map((ts) => ts - T0)).toEqual([0, 6, 12, 18].map((h) => h * HOUR + 45 * MINUTE));
+    expect([...byTime.keys()].map((ts) => ts - T0)).toEqual(Array.from({ length: 48 }, (_, i) => i * 30 * MINUTE + 5 * MINUTE));
+    const outcomes = [...byTime.values()].map((pair) => Math.min(...pair.map((r) => Number(r.symbol.slice(1)))) / 10);
+    expect(outcomes).toEqual(Array.from({ length: 48 }, (_, i) => i % 4));
     for (const pair of byTime.values()) {
       const ids = pair.map((r) => Number(r.symbol.slice(1))).sort((a, b) => a - b);
       expect(pair.every((r) => r.family === 'hip4')).toBe(true);
@@ -84,9 +87,14 @@ describe('createUpstream: scheduled records', () => {
     expect(records.every((r) => r.ts >= from && r.ts < until)).toBe(true);
     expect(records.map((r) => r.ts)).toEqual(records.map((r) => r.ts).sort((a, b) => a - b));
     expect(records.filter((r) => !v.safeParse(NormalizedRecord, r).success)).toEqual([]);
-    // The window leaves out the first upgrade's start (00:17) but keeps the 00:45 settlement.
+    // The window leaves out the 00:05 settlement and the first upgrade's start (00:17), and those of 23:35 and 23:47,
+    // but keeps the 00:35 settlement and the 00:47 upgrade.
+    expect(only(records, 'settlements').some((r) => r.ts === T0 + 5 * MINUTE)).toBe(false);
     expect(only(records, 'chain_events').some((r) => r.ts === T0 + 17 * MINUTE)).toBe(false);
-    expect(only(records, 'settlements').some((r) => r.ts === T0 + 45 * MINUTE)).toBe(true);
+    expect(only(records, 'settlements').some((r) => r.ts === T0 + DAY - 25 * MINUTE)).toBe(false);
+    expect(only(records, 'chain_events').some((r) => r.ts === T0 + DAY - 13 * MINUTE)).toBe(false);
+    expect(only(records, 'settlements').some((r) => r.ts === T0 + 35 * MINUTE)).toBe(true);
+    expect(only(records, 'chain_events').some((r) => r.ts === T0 + 47 * MINUTE && r.kind === 'upgrade_started')).toBe(true);
   });
 
   it('gives the same records for the same seed and other commits for another seed', () => {
@@ -103,9 +111,10 @@ describe('createUpstream: scheduled records', () => {
   });
 
   it.each([
-    ['in two halves', T0 + 12 * HOUR],
-    ['split between an upgrade\'s start and completion', T0 + 8 * HOUR + 18 * MINUTE],
-  ])('gives the same scheduled records when the day is applied %s', (_, split) => {
+    ['in two halves', T0 + 12 * HOUR, false],
+    ['split between the start and completion of an upgrade started at :17', T0 + 8 * HOUR + 18 * MINUTE, true],
+    ['split between the start and completion of an upgrade started at :47', T0 + 13 * HOUR + 48 * MINUTE, true],
+  ])('gives the same scheduled records when the day is applied %s', (_, split, straddled) => {
     // Prepare
     const whole = createUpstream(SEED);
     const parts = createUpstream(SEED);
@@ -115,6 +124,8 @@ describe('createUpstream: scheduled records', () => {
     const twice = [...parts.apply([], T0, split), ...parts.apply([], split, T0 + DAY)];
 
     // Assess
+    const upgrades = only(once, 'chain_events').filter((r) => r.kind === 'upgrade_completed');
+    expect(upgrades.some((r) => r.started_at! < split && r.ts >= split)).toBe(straddled);
     expect(twice).toEqual(once);
   });
 });
@@ -162,13 +173,14 @@ describe('createUpstream: trades and books', () => {
     expect(Number(out[1]!.priority_gas)).toBeGreaterThanOrEqual(1.5);
   });
 
-  it('drops altx trades 20 to 26 minutes past each 4-hour boundary and keeps the others', () => {
+  it('drops altx trades 20 to 26 minutes past every hour and keeps the others', () => {
     // Prepare
     const altx = (ts: number, id: number) => trade({ ts, trade_id: id, family: 'altx', symbol: 'ETH', user_address: null });
     const records = [
       altx(T0 + 19 * MINUTE + 59 * SECOND, 1), altx(T0 + 20 * MINUTE, 2), altx(T0 + 26 * MINUTE - 1, 3), altx(T0 + 26 * MINUTE, 4),
       trade({ ts: T0 + 21 * MINUTE, trade_id: 5, family: 'hip3', symbol: 'xyz:TSLA' }),
-      altx(T0 + 4 * HOUR + 21 * MINUTE, 6), altx(T0 + 2 * HOUR + 21 * MINUTE, 7),
+      altx(T0 + HOUR + 21 * MINUTE, 6), altx(T0 + HOUR + 30 * MINUTE, 7), altx(T0 + 7 * HOUR + 25 * MINUTE, 8),
+      altx(T0 + 7 * HOUR + 19 * MINUTE, 9), altx(T0 + 23 * HOUR + 20 * MINUTE, 10),
     ];
     const upstream = createUpstream(SEED);
 
@@ -176,15 +188,16 @@ describe('createUpstream: trades and books', () => {
     const out = only(upstream.apply(records, T0, T0 + DAY), 'trades');
 
     // Assess
-    expect(out.map((t) => t.trade_id)).toEqual([1, 5, 4, 7]);
+    expect(out.map((t) => t.trade_id)).toEqual([1, 5, 4, 7, 9]);
   });
 
-  it('drops the stalled hip3 book 100 to 140 minutes past each 6-hour boundary and keeps other books', () => {
+  it('drops the stalled hip3 book 38 to 50 minutes past every hour and keeps other books', () => {
     // Prepare
     const { symbol } = STALLED_BOOK;
     const records = [
-      book(symbol, T0 + 99 * MINUTE), book(symbol, T0 + 100 * MINUTE), book(symbol, T0 + 140 * MINUTE - 1), book(symbol, T0 + 140 * MINUTE),
-      book('xyz:NVDA', T0 + 110 * MINUTE), book(symbol, T0 + 6 * HOUR + 120 * MINUTE), book(symbol, T0 + 3 * HOUR + 120 * MINUTE),
+      book(symbol, T0 + 37 * MINUTE), book(symbol, T0 + 38 * MINUTE), book(symbol, T0 + 50 * MINUTE - 1), book(symbol, T0 + 50 * MINUTE),
+      book('xyz:NVDA', T0 + 44 * MINUTE), book(symbol, T0 + HOUR + 44 * MINUTE), book(symbol, T0 + HOUR + 55 * MINUTE),
+      book(symbol, T0 + 9 * HOUR + 38 * MINUTE), book(symbol, T0 + 9 * HOUR + 20 * MINUTE),
     ];
     const upstream = createUpstream(SEED);
 
@@ -194,7 +207,7 @@ describe('createUpstream: trades and books', () => {
     // Assess
     expect(symbol).toBe('xyz:TSLA');
     expect(out.map((r) => [r.symbol, r.ts - T0])).toEqual([
-      [symbol, 99 * MINUTE], ['xyz:NVDA', 110 * MINUTE], [symbol, 140 * MINUTE], [symbol, 5 * HOUR],
+      [symbol, 37 * MINUTE], ['xyz:NVDA', 44 * MINUTE], [symbol, 50 * MINUTE], [symbol, HOUR + 55 * MINUTE], [symbol, 9 * HOUR + 20 * MINUTE],
     ]);
   });
 });

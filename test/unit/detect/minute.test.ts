@@ -41,94 +41,120 @@ function liq(ts: number, usd: number, overrides: Partial<LiquidationRecord> = {}
 const oracle = (ts: number, price: string, symbol = 'xyz:TSLA') => oi({ family: 'hip3', symbol, ts, oracle_price: price, mark_price: price });
 
 describe('fundingFlips', () => {
-  it('fires once, at the row whose sign differs from the previous rate, with flipped_to and previous_rate', () => {
+  // Funding settles on the hour; the windows span several settlements.
+  const HOUR = 60 * MIN;
+  const UNTIL = FROM + 4 * HOUR;
+
+  it('fires once, at the hourly rate whose sign differs from the previous hourly rate, with flipped_to and previous_rate', () => {
     // Prepare
-    const rows = [funding('BTC', FROM, '0.0001'), funding('BTC', FROM + 10 * MIN, '0.0002'), funding('BTC', FROM + 20 * MIN, '-0.0001'), funding('BTC', FROM + 30 * MIN, '-0.0003')];
+    const rows = [
+      funding('BTC', FROM, '0.0001'), funding('BTC', FROM + HOUR, '0.0002'), funding('BTC', FROM + 2 * HOUR, '-0.0001'), funding('BTC', FROM + 3 * HOUR, '-0.0003'),
+    ];
 
     // Act
-    const events = fundingFlips(rows, FROM, TO);
+    const events = fundingFlips(rows, FROM, UNTIL);
 
     // Assess
     expect(events).toHaveLength(1);
     const [flip] = events;
     expect(flip!.type).toBe('market.funding_flip');
-    expect(flip!.occurredAt).toBe(FROM + 20 * MIN);
-    expect(flip!.key).toBe(`flip:perpx:BTC:${FROM + 20 * MIN}`);
+    expect(flip!.occurredAt).toBe(FROM + 2 * HOUR);
+    expect(flip!.key).toBe(`flip:perpx:BTC:${FROM + 2 * HOUR}`);
     expect(flip!.metrics).toMatchObject({ venue: 'perpx', symbol: 'BTC', funding_rate: -0.0001, flipped_to: 'negative' });
     expect(flip!.data).toMatchObject({ previous_rate: 0.0002, flipped_to: 'negative', api_url: '/v1/perpx/instruments/BTC' });
   });
 
   it('reports a flip to positive as flipped_to positive', () => {
     // Prepare
-    const rows = [funding('BTC', FROM + MIN, '-0.0005'), funding('BTC', FROM + 2 * MIN, '0.0003')];
+    const rows = [funding('BTC', FROM + HOUR, '-0.0005'), funding('BTC', FROM + 2 * HOUR, '0.0003')];
 
     // Act
-    const events = fundingFlips(rows, FROM, TO);
+    const events = fundingFlips(rows, FROM, UNTIL);
 
     // Assess
     expect(events.map((e) => [e.metrics.flipped_to, e.data.previous_rate])).toEqual([['positive', -0.0005]]);
   });
 
-  it('does not fire while the sign stays the same', () => {
+  it('does not fire while the hourly sign stays the same', () => {
     // Prepare
-    const rows = [funding('BTC', FROM, '0.0001'), funding('BTC', FROM + MIN, '0.0009'), funding('BTC', FROM + 2 * MIN, '0.00001')];
+    const rows = [funding('BTC', FROM, '0.0001'), funding('BTC', FROM + HOUR, '0.0009'), funding('BTC', FROM + 2 * HOUR, '0.00001')];
 
     // Act
-    const events = fundingFlips(rows, FROM, TO);
+    const events = fundingFlips(rows, FROM, UNTIL);
 
     // Assess
     expect(events).toEqual([]);
   });
 
-  it('does not fire when either rate is exactly 0', () => {
-    // Prepare
-    const rows = [funding('BTC', FROM, '0.0001'), funding('BTC', FROM + MIN, '0'), funding('BTC', FROM + 2 * MIN, '-0.0001'), funding('BTC', FROM + 3 * MIN, '0.0')];
-
-    // Act
-    const events = fundingFlips(rows, FROM, TO);
-
-    // Assess
-    expect(events).toEqual([]);
-  });
-
-  it('ignores flips outside [from, to) but judges the first row inside against a row before from', () => {
-    // Prepare
-    const before = [funding('BTC', FROM - 30 * MIN, '0.0001'), funding('BTC', FROM - MIN, '-0.0001')];
-    const atTo = [funding('ETH', TO - MIN, '0.0001'), funding('ETH', TO, '-0.0001')];
-    const carried = [funding('SOL', FROM - 60 * MIN, '0.0004'), funding('SOL', FROM + 5 * MIN, '-0.0002')];
-
-    // Act
-    const events = fundingFlips([...before, ...atTo, ...carried], FROM, TO);
-
-    // Assess
-    expect(events.map((e) => [e.symbol, e.occurredAt, e.data.previous_rate])).toEqual([['SOL', FROM + 5 * MIN, 0.0004]]);
-  });
-
-  it('judges each symbol against its own previous rate, whatever the order of the rows', () => {
+  it('does not fire when either hourly rate is exactly 0', () => {
     // Prepare
     const rows = [
-      funding('ETH', FROM + 3 * MIN, '-0.0002'), funding('BTC', FROM + 2 * MIN, '-0.0001'),
-      funding('BTC', FROM, '0.0001'), funding('ETH', FROM + MIN, '-0.0001'),
+      funding('BTC', FROM, '0.0001'), funding('BTC', FROM + HOUR, '0'), funding('BTC', FROM + 2 * HOUR, '-0.0001'), funding('BTC', FROM + 3 * HOUR, '0.0'),
     ];
 
     // Act
-    const events = fundingFlips(rows, FROM, TO);
+    const events = fundingFlips(rows, FROM, UNTIL);
 
     // Assess
-    expect(events.map((e) => [e.symbol, e.occurredAt])).toEqual([['BTC', FROM + 2 * MIN]]);
+    expect(events).toEqual([]);
+  });
+
+  it('ignores minute predictions whose sign wobbles between two hours but fires when consecutive hourly rates change sign', () => {
+    // Prepare
+    const rows = [
+      funding('BTC', FROM, '0.0001'),
+      funding('BTC', FROM + 10 * MIN, '-0.00001'), funding('BTC', FROM + 20 * MIN, '0.00002'), funding('BTC', FROM + 59 * MIN, '-0.00003'),
+      funding('BTC', FROM + HOUR, '0.0002'),
+      funding('BTC', FROM + HOUR + 30 * MIN, '0.00005'), funding('BTC', FROM + 2 * HOUR - MIN, '0.00001'),
+      funding('BTC', FROM + 2 * HOUR, '-0.0001'),
+      funding('BTC', FROM + 2 * HOUR + MIN, '0.00004'),
+    ];
+
+    // Act
+    const events = fundingFlips(rows, FROM, UNTIL);
+
+    // Assess
+    expect(events.map((e) => [e.occurredAt, e.metrics.flipped_to, e.data.previous_rate])).toEqual([[FROM + 2 * HOUR, 'negative', 0.0002]]);
+  });
+
+  it('ignores flips outside [from, to) but judges the first hourly rate inside against one before from', () => {
+    // Prepare
+    const before = [funding('BTC', FROM - 2 * HOUR, '0.0001'), funding('BTC', FROM - HOUR, '-0.0001')];
+    const atTo = [funding('ETH', UNTIL - HOUR, '0.0001'), funding('ETH', UNTIL, '-0.0001')];
+    const carried = [funding('SOL', FROM - HOUR, '0.0004'), funding('SOL', FROM, '-0.0002')];
+
+    // Act
+    const events = fundingFlips([...before, ...atTo, ...carried], FROM, UNTIL);
+
+    // Assess
+    expect(events.map((e) => [e.symbol, e.occurredAt, e.data.previous_rate])).toEqual([['SOL', FROM, 0.0004]]);
+  });
+
+  it('judges each symbol against its own previous hourly rate, whatever the order of the rows', () => {
+    // Prepare
+    const rows = [
+      funding('ETH', FROM + 3 * HOUR, '-0.0002'), funding('BTC', FROM + 2 * HOUR, '-0.0001'),
+      funding('BTC', FROM, '0.0001'), funding('ETH', FROM + HOUR, '-0.0001'),
+    ];
+
+    // Act
+    const events = fundingFlips(rows, FROM, UNTIL);
+
+    // Assess
+    expect(events.map((e) => [e.symbol, e.occurredAt])).toEqual([['BTC', FROM + 2 * HOUR]]);
   });
 
   it('names the same flip with the same key on every run and over overlapping windows', () => {
     // Prepare
-    const rows = [funding('xyz:TSLA', FROM + MIN, '0.0001', 'hip3'), funding('xyz:TSLA', FROM + 2 * MIN, '-0.0001', 'hip3')];
+    const rows = [funding('xyz:TSLA', FROM + HOUR, '0.0001', 'hip3'), funding('xyz:TSLA', FROM + 2 * HOUR, '-0.0001', 'hip3')];
 
     // Act
-    const first = fundingFlips(rows, FROM, TO);
-    const again = fundingFlips(rows, FROM, TO);
-    const wider = fundingFlips(rows, FROM - 60 * MIN, TO + 60 * MIN);
+    const first = fundingFlips(rows, FROM, UNTIL);
+    const again = fundingFlips(rows, FROM, UNTIL);
+    const wider = fundingFlips(rows, FROM - 3 * HOUR, UNTIL + 3 * HOUR);
 
     // Assess
-    expect(first.map((e) => e.key)).toEqual([`flip:hip3:xyz:TSLA:${FROM + 2 * MIN}`]);
+    expect(first.map((e) => e.key)).toEqual([`flip:hip3:xyz:TSLA:${FROM + 2 * HOUR}`]);
     expect(again).toEqual(first);
     expect(wider.map((e) => e.key)).toEqual(first.map((e) => e.key));
   });
