@@ -124,7 +124,10 @@ describe('dry-run and estimate', () => {
     expect(status).toBe(200);
     expect(body.data.per_day).toEqual([0, 0, 1]);
     expect(body.data).toMatchObject({ per_day_max: 1, basis: { mode: 'archive_replay' }, distribution: { metric: 'notional_usd', count: 1, max: 1_800 } });
-    expect(body.data.ladder[0]).toMatchObject({ metric: 'notional_usd', threshold: 1_800 });
+    // Ten rungs around the 100 USD floor; the one 1,800 USD liquidation clears all of them.
+    expect(body.data.ladder.map((r: any) => r.threshold)).toEqual([25, 50, 75, 100, 150, 200, 300, 500, 750, 1_000]);
+    expect(new Set(body.data.ladder.map((r: any) => r.per_day)).size).toBe(1);
+    expect(body.data.ladder[0].per_day).toBeGreaterThan(0);
   });
 
   it('refuses unsupported types naming the list, account events without watched addresses, and a seventh call in a minute', async () => {

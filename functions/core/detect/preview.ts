@@ -181,6 +181,26 @@ export async function dryRun(deps: PreviewDeps, caller: Caller, body: Record<str
 
 const DAY_MS = 86_400_000;
 
+/**
+ * Each estimable type's threshold metric (absolute values for signed moves), and for param-gated
+ * types the param that sets it and its lowest value. For edge-triggered types (bursts, OI deltas)
+ * the rungs count crossings at the lowest threshold whose peak reached the rung: an approximation.
+ */
+const LADDERS: Readonly<Record<string, { metric: string; absolute?: boolean; param?: string; lowest?: number }>> = {
+  'account.fill': { metric: 'notional_usd' },
+  'account.transfer': { metric: 'usdc_value' },
+  'account.liquidated': { metric: 'notional_usd' },
+  'market.liquidation': { metric: 'notional_usd' },
+  'market.pga_payment': { metric: 'amount' },
+  'hip4.settlement': { metric: 'notional_usd' },
+  'market.liquidation_burst': { metric: 'notional_usd', param: 'threshold_usd', lowest: 1_000 },
+  'market.oi_delta': { metric: 'delta_pct', absolute: true, param: 'threshold_pct', lowest: 0.1 },
+  'oracle.jump': { metric: 'change_pct', absolute: true, param: 'threshold_pct', lowest: 0.1 },
+  'market.funding_flip': { metric: 'funding_rate', absolute: true },
+};
+/** Ten rungs around the configured threshold (or the median when the rule has none). */
+const LADDER_STEPS = [0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 7.5, 10] as const;
+
 function percentile(sorted: readonly number[], p: number): number | null {
   if (sorted.length === 0) return null;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -207,20 +227,31 @@ export async function estimate(deps: PreviewDeps, caller: Caller, body: Record<s
   for (const hit of hits) perDay[Math.floor((hit.occurredAt - firstDay) / DAY_MS)]! += 1;
   const sortedDays = [...perDay].sort((a, b) => a - b);
 
-  // The ladder: how often the rule would fire at other thresholds on its own metric, all else equal.
-  const metric = decl.notionalMetric ?? decl.costFloor?.metric ?? null;
+  // The ladder: how often the rule would fire at other thresholds of its own metric, all else
+  // equal. Param-gated types are replayed once more at their lowest threshold to see below it.
+  const ladderOf = LADDERS[decl.type];
+  const metric = ladderOf?.metric ?? null;
+  let pool = result.candidates;
+  if (ladderOf?.param && minuteType) {
+    const lowest = { ...config, params: { ...config.params, [ladderOf.param]: ladderOf.lowest, ...(decl.type === 'market.liquidation_burst' && { threshold_mode: 'usd' }) } };
+    // Judged against the rule's other filters, not its threshold: the gate takes the rule's params.
+    pool = (await minuteScan(deps, minuteType, lowest, firstDay, now, now + SCAN_BUDGET_MS)).candidates
+      .map((c) => ({ ...c, params: c.params && { ...c.params, ...config.params } }));
+  }
   const others = { ...config, conditions: config.conditions.filter((c) => c.metric !== metric), min_notional_usd: undefined };
-  const values = metric === null ? [] : result.candidates.filter((c) => matches(decl, others, c, watched))
-    .map((c) => c.metrics[metric]).filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
+  const values = metric === null ? [] : pool.filter((c) => matches(decl, others, c, watched))
+    .map((c) => c.metrics[metric]).filter((v): v is number => typeof v === 'number').map((v) => (ladderOf?.absolute ? Math.abs(v) : v)).sort((a, b) => a - b);
   const days = Math.max(1, (now - Math.max(firstDay, result.from)) / DAY_MS);
-  const thresholds = [...new Set([10, 20, 30, 40, 50, 60, 70, 80, 90, 99].map((p) => percentile(values, p)).filter((v): v is number => v !== null))];
+  const configured = ladderOf?.param ? (config.params[ladderOf.param] as number) : (config.min_notional_usd ?? decl.costFloor?.min);
+  const base = configured ?? percentile(values, 50) ?? 0;
+  const rungs = LADDER_STEPS.map((step) => Number((base * step).toPrecision(4)));
   return {
     event_type: decl.type,
     window: { from: new Date(Math.max(firstDay, result.from)).toISOString(), to: new Date(now).toISOString(), days: lookbackDays },
     per_day: perDay,
     per_day_p50: percentile(sortedDays, 50) ?? 0,
     per_day_max: sortedDays.at(-1) ?? 0,
-    ladder: metric === null ? [] : thresholds.map((threshold) => ({
+    ladder: metric === null ? [] : rungs.map((threshold) => ({
       metric, threshold, per_day: Number((values.filter((v) => v >= threshold).length / days).toFixed(2)),
     })),
     distribution: metric === null ? null : {

@@ -26,6 +26,8 @@ const CASCADE_WINDOW_SEC = 30 * 60;
 /** Bounds of the move that reaches the crowd: it is always sharp, never a crash of the whole market. */
 const MIN_CASCADE_MOVE = 0.015;
 const MAX_CASCADE_MOVE = 0.12;
+/** A hip3 cascade moves the oracle past the 2% jump that `oracle.jump` rules fire on by default. */
+const MIN_HIP3_CASCADE_MOVE = 0.025;
 
 export function movePrices(state: SimState, tick: Tick): void {
   const { rng } = tick;
@@ -58,39 +60,45 @@ function cascadeSecond(seed: number, window: number): number {
   return window * CASCADE_WINDOW_SEC + (hash32(seed, STREAM.cascade, window) % CASCADE_WINDOW_SEC);
 }
 
-interface Crowd { market: MarketState; long: boolean; size: number; move: number }
+interface Crowd { market: MarketState; long: boolean; size: number; move: number; notional: number }
 
 /**
- * At its scheduled second, a cascade picks a crowd of eight to twenty perpx/hip3 positions (longs or
- * shorts of one market) and moves the asset just past their liquidation prices. Among the markets
- * that have such a crowd, smaller moves are likelier (weight 1/move^2), so it is not always the most
- * crowded market; with no full crowd anywhere, the largest one goes. The liquidations and their price
- * impact follow over the next seconds.
+ * At its scheduled second, a cascade picks a crowd of 15 to 30 positions (longs or shorts of one
+ * perpx or hip3 market; every other cascade a hip3 one) and moves the asset just past their
+ * liquidation prices. A perp turn takes the crowd with the most notional at stake; a hip3 turn
+ * prefers smaller moves among the full crowds (weight 1/move^2), or the largest crowd when none is
+ * full. The liquidations and their price impact follow over the next seconds.
  */
 export function maybeCascade(state: SimState, tick: Tick): void {
   if (cascadeSecond(state.seed, Math.floor(tick.sec / CASCADE_WINDOW_SEC)) !== tick.sec) return;
   const { rng } = tick;
-  const target = 8 + rng.int(13);
+  const target = 15 + rng.int(16);
+  // Every other cascade hits a hip3 market, where a move of the asset is a jump of its dex oracle.
+  const hip3Turn = Math.floor(tick.sec / CASCADE_WINDOW_SEC) % 2 === 1;
   const crowds: Crowd[] = [];
   for (const market of state.markets) {
-    if (!market.liquidatable) continue;
+    if (!market.liquidatable || (hip3Turn && market.spec.family !== 'hip3')) continue;
     const mid = midOf(market);
     for (const long of [true, false]) {
-      const distances = market.holders
+      const exposed = market.holders
         .filter((h) => !h.liquidating && h.units > 0 === long)
-        .map((h) => (long ? mid - h.liqPrice : h.liqPrice - mid) / mid)
-        .filter((d) => d > 0 && d < MAX_CASCADE_MOVE)
-        .sort((a, b) => a - b);
-      if (distances.length === 0) continue;
-      const size = Math.min(distances.length, target);
-      crowds.push({ market, long, size, move: Math.min(Math.max(distances[size - 1]! + 0.003, MIN_CASCADE_MOVE), MAX_CASCADE_MOVE) });
+        .map((h) => ({ distance: (long ? mid - h.liqPrice : h.liqPrice - mid) / mid, notional: Math.abs(h.units) * market.unitSize * mid }))
+        .filter((e) => e.distance > 0 && e.distance < MAX_CASCADE_MOVE)
+        .sort((a, b) => a.distance - b.distance);
+      if (exposed.length === 0) continue;
+      const size = Math.min(exposed.length, target);
+      const floor = hip3Turn ? MIN_HIP3_CASCADE_MOVE : MIN_CASCADE_MOVE;
+      const notional = exposed.slice(0, size).reduce((sum, e) => sum + e.notional, 0);
+      crowds.push({ market, long, size, notional, move: Math.min(Math.max(exposed[size - 1]!.distance + 0.003, floor), MAX_CASCADE_MOVE) });
     }
   }
   const full = crowds.filter((c) => c.size === target);
   const largest = crowds.reduce<Crowd | undefined>((best, c) => (!best || c.size > best.size ? c : best), undefined);
+  // Perp turns take the crowd with the most at stake, so they are the cascades that make bursts.
+  const heaviest = crowds.reduce<Crowd | undefined>((best, c) => (!best || c.notional > best.notional ? c : best), undefined);
   const cumulative: number[] = [];
   full.reduce((sum, c, i) => (cumulative[i] = sum + 1 / c.move ** 2), 0);
-  const crowd = full.length > 0 ? full[rng.weighted(cumulative)] : largest;
+  const crowd = !hip3Turn ? heaviest : full.length > 0 ? full[rng.weighted(cumulative)] : largest;
   if (!crowd) return;
   const { market, long, move } = crowd;
   market.asset.x += Math.log(long ? 1 - move : 1 + move);

@@ -72,7 +72,8 @@ export function createWallets(seed: number): Wallets {
     const size = Math.min(rng.pareto(1, 1.2), 400);
     traders.push({
       address: address(rng),
-      notional: 400 * size,
+      // Sized so that a cascade of the larger books reaches the 1M USD burst threshold now and then.
+      notional: 4_000 * size,
       leverage: rng.pick(LEVERAGES),
       // A few wallets do most of the trading.
       activity: Math.min(rng.pareto(1, 1.1), 150),
