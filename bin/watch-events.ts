@@ -1,7 +1,8 @@
 /**
  * `npm run watch-events`: subscribes a local HTTPS receiver to every live event type with default
  * filters (watching the demo wallets) on a running local cloud, then prints each delivery as it
- * arrives, checks its signature, and after `--minutes` lists the types seen and not seen.
+ * arrives, checks its signature, and after `--minutes` lists the types seen and not seen. It also
+ * spends the key's local credits (a few hundred cheap requests) so a credit level is reached.
  *
  * Start the cloud with WEBHOOK_ALLOWED_TARGETS=127.0.0.1 first. Uses the Pro key by default (40
  * rules, 15 watched addresses).
@@ -54,6 +55,13 @@ const types = (await call('GET', '/v1/webhooks/event-types') as { type: string; 
   .filter((t) => t.live && t.type !== 'webhook.test' && !t.type.startsWith('export.')).map((t) => t.type);
 for (const event_type of types) await call('POST', '/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type });
 console.log(`Receiver ${url}; ${types.length} rules with default filters; watching ${wallets.length} demo wallets. Waiting ${values.minutes} minutes.\n`);
+
+// Spend the key's credits (the local cloud gives each key LOCAL_MONTHLY_CREDITS a month) until a
+// credit level is reached, so billing.credit_low shows up too. Each request costs at least 1 credit.
+for (let i = 0; i < 1_000 && !seen.has('billing.credit_low'); i += 1) {
+  await fetch(`${base}/v1/perpx/instruments/BTC`, { headers: { 'X-API-Key': values.key! } });
+  if (i % 50 === 49) await new Promise((r) => setTimeout(r, 1_000));
+}
 
 await new Promise((r) => setTimeout(r, Number(values.minutes) * 60_000));
 console.log(`\nSeen:     ${[...seen].map(([t, n]) => `${t} (${n})`).join(', ') || 'nothing'}`);

@@ -27,6 +27,14 @@ export const LocalConfigSchema = v.object({
   DEMO_INTENSITY: v.pipe(v.optional(v.string(), '0.3'), v.regex(/^\d+(\.\d+)?$/, 'must be a positive number'), v.transform(Number), v.minValue(0.01, 'must be at least 0.01'), v.maxValue(10, 'must be at most 10')),
   /** Native L2 snapshot cadence per market in the demo market, seconds. */
   DEMO_L2_INTERVAL_S: v.pipe(v.optional(v.string(), '120'), v.regex(/^\d+$/, 'must be a whole number of seconds'), v.transform(Number), v.minValue(1, 'must be at least 1')),
+  /**
+   * Monthly credits of each local key (instead of its plan's 50,000 to 2 billion), counted afresh at
+   * every start, so `billing.credit_low` fires after a few hundred requests. `plan` keeps the plan's.
+   */
+  LOCAL_MONTHLY_CREDITS: v.pipe(
+    v.optional(v.string(), '500'), v.regex(/^(\d+|plan)$/, 'must be a whole number of credits or plan'),
+    v.transform((s) => (s === 'plan' ? undefined : Number(s))),
+  ),
   LOG_LEVEL: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR'], 'must be DEBUG, INFO, WARN or ERROR'), 'WARN'),
 });
 

@@ -7,6 +7,13 @@ import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/li
 import { isPlanName } from '../core/plans.ts';
 import type { AccountRecord, AccountStore } from '../ports/accounts.ts';
 
+function toAccount(id: string, item: Record<string, unknown>): AccountRecord {
+  return {
+    id, plan: item.plan as AccountRecord['plan'], usageKey: String(item.usage_key), createdAt: String(item.created_at),
+    ...(typeof item.monthly_credits === 'number' && { monthlyCredits: item.monthly_credits }),
+  };
+}
+
 export function dynamoAccountStore(client: DynamoDBDocumentClient, tableName: string): AccountStore {
   return {
     async findByKeyHash(keyHash) {
@@ -16,13 +23,13 @@ export function dynamoAccountStore(client: DynamoDBDocumentClient, tableName: st
       const account = await client.send(new GetCommand({ TableName: tableName, Key: { pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' } }));
       const item = account.Item;
       if (!item || typeof item.plan !== 'string' || !isPlanName(item.plan)) return undefined;
-      return { id: accountId, plan: item.plan, usageKey: String(item.usage_key), createdAt: String(item.created_at) };
+      return toAccount(accountId, item);
     },
 
     async getAccount(id) {
       const { Item: item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: `ACCOUNT#${id}`, sk: 'ACCOUNT' } }));
       if (!item || typeof item.plan !== 'string' || !isPlanName(item.plan)) return undefined;
-      return { id, plan: item.plan, usageKey: String(item.usage_key), createdAt: String(item.created_at) };
+      return toAccount(id, item);
     },
 
     async create(account: AccountRecord, key) {

@@ -24,7 +24,7 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWideResource(event.methodArn) }],
     },
-    context: { account_id: account.id, plan: account.plan },
+    context: { account_id: account.id, plan: account.plan, ...(account.monthlyCredits !== undefined && { monthly_credits: account.monthlyCredits }) },
     usageIdentifierKey: account.usageKey,
   };
 }

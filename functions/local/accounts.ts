@@ -9,7 +9,8 @@ import { DeleteCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } f
 import { hashApiKey, keyHint } from '../core/api-keys.ts';
 import type { PlanName } from '../core/plans.ts';
 
-export interface LocalKey { key: string; plan: PlanName }
+/** A local key, its plan and, optionally, its own monthly credits (instead of the plan's). */
+export interface LocalKey { key: string; plan: PlanName; monthlyCredits?: number }
 
 export function localAccountId(key: string): string {
   return `acct_local_${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
@@ -18,10 +19,13 @@ export function localAccountId(key: string): string {
 export async function seedLocalAccounts(client: DynamoDBDocumentClient, tableName: string, keys: readonly LocalKey[]): Promise<void> {
   const wanted = new Set(keys.map((k) => `KEY#${hashApiKey(k.key)}`));
   const createdAt = new Date().toISOString();
-  for (const { key, plan } of keys) {
+  for (const { key, plan, monthlyCredits } of keys) {
     const id = localAccountId(key);
     // Upserts: restarting with another plan for the same key changes the plan.
-    await client.send(new PutCommand({ TableName: tableName, Item: { pk: `ACCOUNT#${id}`, sk: 'ACCOUNT', plan, usage_key: id, created_at: createdAt } }));
+    await client.send(new PutCommand({
+      TableName: tableName,
+      Item: { pk: `ACCOUNT#${id}`, sk: 'ACCOUNT', plan, usage_key: id, created_at: createdAt, ...(monthlyCredits !== undefined && { monthly_credits: monthlyCredits }) },
+    }));
     await client.send(new PutCommand({
       TableName: tableName,
       Item: { pk: `KEY#${hashApiKey(key)}`, sk: 'KEY', account_id: id, hint: keyHint(key), created_at: createdAt, seeded_locally: true },

@@ -8,6 +8,8 @@ export interface AccountRecord {
    * `usageIdentifierKey`). It is not a secret: clients never send it.
    */
   usageKey: string;
+  /** Credits a month agreed for this account, instead of its plan's (enterprise deals, the local demo). */
+  monthlyCredits?: number;
   createdAt: string;
 }
 

@@ -23,6 +23,8 @@ import { clock, creditLedger, queueSender } from './deps.ts';
 export interface Account {
   id: string;
   plan: PlanName;
+  /** The account's own monthly credits, when agreed apart from its plan. */
+  monthlyCredits?: number;
 }
 
 export interface RouteInput {
@@ -77,7 +79,9 @@ function accountOf(event: APIGatewayProxyEvent): Account | undefined {
   const id = claims?.account_id;
   const plan = claims?.plan;
   if (typeof id !== 'string' || typeof plan !== 'string' || !isPlanName(plan)) return undefined;
-  return { id, plan };
+  // Authorizer context values arrive as strings through API Gateway.
+  const credits = Number(claims?.monthly_credits);
+  return { id, plan, ...(claims?.monthly_credits !== undefined && Number.isFinite(credits) && { monthlyCredits: credits }) };
 }
 
 /** Headers a route adds to every answer, success or error (RFC 9745 `Deprecation` on legacy routes). */

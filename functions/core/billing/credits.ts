@@ -42,12 +42,12 @@ export function crossedLevels(before: number, after: number, allowance: number):
 }
 
 /** Debits one request's rows; an unmetered plan (enterprise) is counted but never runs low. */
-export async function chargeRequest(deps: ChargeDeps, account: { id: string; plan: PlanName }, rows: number): Promise<void> {
+export async function chargeRequest(deps: ChargeDeps, account: { id: string; plan: PlanName; monthlyCredits?: number }, rows: number): Promise<void> {
   const now = deps.clock.now();
   const month = monthOf(now);
   const credits = creditsFor(rows);
   const { before, after } = await deps.ledger.debit(account.id, month, credits);
-  const allowance = PLANS[account.plan].monthlyCredits;
+  const allowance = account.monthlyCredits ?? PLANS[account.plan].monthlyCredits;
   if (allowance === null) return;
   for (const level of crossedLevels(before, after, allowance)) {
     await deps.announce({

@@ -44,4 +44,13 @@ describe('chargeRequest', () => {
       type: 'billing.credit_low.v1', account_id: 'acct_1', month: '2026-11', level_pct: 25, credits_remaining: 20_000_000, credits_limit: 80_000_000, at: NOW,
     }]);
   });
+
+  it('uses the account\'s own monthly credits when it has them instead of the plan\'s', async () => {
+    const announced: UserEventMessage[] = [];
+    const deps = { ledger: ledgerAt(374), clock: { now: () => NOW }, announce: async (e: UserEventMessage) => { announced.push(e); } };
+
+    await chargeRequest(deps, { id: 'acct_3', plan: 'pro', monthlyCredits: 500 }, 10);
+
+    expect(announced.map((e) => e.type === 'billing.credit_low.v1' && [e.level_pct, e.credits_remaining, e.credits_limit])).toEqual([[25, 125, 500]]);
+  });
 });
