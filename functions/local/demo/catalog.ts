@@ -36,7 +36,8 @@ export interface MarketSpec {
 }
 
 const HOUR_MS = 3_600_000;
-export const LISTING_INTERVAL_MS = 6 * HOUR_MS;
+/** A new core perp every hour, so a local run of an hour sees `market.listed`. */
+export const LISTING_INTERVAL_MS = HOUR_MS;
 
 /** Core perps: coin, price, max leverage, activity. */
 const CORE_PERPS: readonly (readonly [string, number, number, number])[] = [
@@ -200,7 +201,7 @@ function generatedTicker(rng: Rng, taken: Set<string>): string {
   }
 }
 
-/** The first listing time strictly after `startMs`: listings fall on the 00, 06, 12 and 18 UTC boundaries. */
+/** The first listing time strictly after `startMs`: listings fall on the hour. */
 export function firstListingAfter(startMs: number): number {
   return (Math.floor(startMs / LISTING_INTERVAL_MS) + 1) * LISTING_INTERVAL_MS;
 }

@@ -23,6 +23,7 @@ const DEMO_RATE = 0.02;
 /** TWAPs started per second at intensity 1, and seconds between slices. */
 const TWAP_RATE = 3 / 3600;
 const TWAP_SLICE_SECONDS = 30;
+const DEMO_TWAP_EVERY_SEC = 20 * 60;
 /** Resting orders placed per second per unit of market activity at intensity 1. */
 const PLACE_RATE = 0.01;
 const MAX_RESTING = 60;
@@ -234,12 +235,16 @@ function planDemo(state: SimState, tick: Tick, actions: Action[]): void {
 function planTwaps(state: SimState, tick: Tick, actions: Action[]): void {
   const { rng, sec } = tick;
   state.twaps = state.twaps.filter((twap) => twap.slicesLeft > 0);
-  for (let n = rng.poisson(state.intensity * TWAP_RATE); n > 0; n--) {
+  // Besides the pool's, a demo wallet starts a TWAP every 20 minutes (in turn), on its first perpx favorite.
+  const demoTurn = sec % DEMO_TWAP_EVERY_SEC === 0 ? (sec / DEMO_TWAP_EVERY_SEC) % state.wallets.demo.length : -1;
+  const demoMarket = demoTurn >= 0 ? state.wallets.traders[demoTurn]!.favorites!.find((f) => f.startsWith('perpx/')) : undefined;
+  for (let n = rng.poisson(state.intensity * TWAP_RATE) + (demoMarket ? 1 : 0); n > 0; n--) {
     const perps = state.markets.filter((m) => m.spec.family === 'perpx');
     const cumulative = new Float64Array(perps.length);
     perps.reduce((total, m, i) => (cumulative[i] = total + m.spec.activity), 0);
-    const market = perps[rng.weighted(cumulative)]!;
-    const trader = poolTrader(state, rng);
+    const ofDemo = demoMarket !== undefined && n === 1;
+    const market = ofDemo ? state.byKey.get(demoMarket)! : perps[rng.weighted(cumulative)]!;
+    const trader = ofDemo ? demoTurn : poolTrader(state, rng);
     const { side, units, closing } = decide(rng, state, trader, market);
     const slices = 10 + rng.int(21);
     // A TWAP works an order several times a normal one.

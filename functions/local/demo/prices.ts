@@ -22,7 +22,7 @@ const MARKET_EXCITATION_DECAY = 0.9;
 /** Outcome log-odds stay within these bounds (probabilities 1% to 99%). */
 const MAX_LOG_ODDS = 4.6;
 /** One cascade in each window of this many seconds (UTC-aligned), at a seeded second: often enough that a short local run sees liquidation bursts. */
-const CASCADE_WINDOW_SEC = 30 * 60;
+const CASCADE_WINDOW_SEC = 15 * 60;
 /** Bounds of the move that reaches the crowd: it is always sharp, never a crash of the whole market. */
 const MIN_CASCADE_MOVE = 0.015;
 const MAX_CASCADE_MOVE = 0.12;
@@ -60,21 +60,23 @@ function cascadeSecond(seed: number, window: number): number {
   return window * CASCADE_WINDOW_SEC + (hash32(seed, STREAM.cascade, window) % CASCADE_WINDOW_SEC);
 }
 
-interface Crowd { market: MarketState; long: boolean; size: number; move: number; notional: number }
+interface Crowd { market: MarketState; long: boolean; size: number; move: number; notional: number; demo: boolean }
 
 /**
  * At its scheduled second, a cascade picks a crowd of 15 to 30 positions (longs or shorts of one
- * perpx or hip3 market; every other cascade a hip3 one) and moves the asset just past their
- * liquidation prices. A perp turn takes the crowd with the most notional at stake; a hip3 turn
- * prefers smaller moves among the full crowds (weight 1/move^2), or the largest crowd when none is
- * full. The liquidations and their price impact follow over the next seconds.
+ * perpx or hip3 market) and moves the asset just past their liquidation prices. Turns rotate: the
+ * crowd with the most notional at stake; a hip3 crowd (smaller moves likelier among the full crowds,
+ * weight 1/move^2, or the largest when none is full); a crowd holding a demo wallet (else the
+ * heaviest); a hip3 crowd again. The liquidations and their price impact follow over the next seconds.
  */
 export function maybeCascade(state: SimState, tick: Tick): void {
   if (cascadeSecond(state.seed, Math.floor(tick.sec / CASCADE_WINDOW_SEC)) !== tick.sec) return;
   const { rng } = tick;
   const target = 15 + rng.int(16);
-  // Every other cascade hits a hip3 market, where a move of the asset is a jump of its dex oracle.
-  const hip3Turn = Math.floor(tick.sec / CASCADE_WINDOW_SEC) % 2 === 1;
+  // Cascades take turns: the heaviest perp crowd (bursts), a hip3 market (where a move of the asset
+  // is a jump of its dex oracle), a crowd with a demo wallet in it (account.liquidated), hip3 again.
+  const turn = Math.floor(tick.sec / CASCADE_WINDOW_SEC) % 4;
+  const hip3Turn = turn % 2 === 1;
   const crowds: Crowd[] = [];
   for (const market of state.markets) {
     if (!market.liquidatable || (hip3Turn && market.spec.family !== 'hip3')) continue;
@@ -82,14 +84,14 @@ export function maybeCascade(state: SimState, tick: Tick): void {
     for (const long of [true, false]) {
       const exposed = market.holders
         .filter((h) => !h.liquidating && h.units > 0 === long)
-        .map((h) => ({ distance: (long ? mid - h.liqPrice : h.liqPrice - mid) / mid, notional: Math.abs(h.units) * market.unitSize * mid }))
+        .map((h) => ({ distance: (long ? mid - h.liqPrice : h.liqPrice - mid) / mid, notional: Math.abs(h.units) * market.unitSize * mid, demo: h.trader < state.wallets.demo.length }))
         .filter((e) => e.distance > 0 && e.distance < MAX_CASCADE_MOVE)
         .sort((a, b) => a.distance - b.distance);
       if (exposed.length === 0) continue;
       const size = Math.min(exposed.length, target);
       const floor = hip3Turn ? MIN_HIP3_CASCADE_MOVE : MIN_CASCADE_MOVE;
       const notional = exposed.slice(0, size).reduce((sum, e) => sum + e.notional, 0);
-      crowds.push({ market, long, size, notional, move: Math.min(Math.max(exposed[size - 1]!.distance + 0.003, floor), MAX_CASCADE_MOVE) });
+      crowds.push({ market, long, size, notional, demo: exposed.slice(0, size).some((e) => e.demo), move: Math.min(Math.max(exposed[size - 1]!.distance + 0.003, floor), MAX_CASCADE_MOVE) });
     }
   }
   const full = crowds.filter((c) => c.size === target);
@@ -98,7 +100,8 @@ export function maybeCascade(state: SimState, tick: Tick): void {
   const heaviest = crowds.reduce<Crowd | undefined>((best, c) => (!best || c.notional > best.notional ? c : best), undefined);
   const cumulative: number[] = [];
   full.reduce((sum, c, i) => (cumulative[i] = sum + 1 / c.move ** 2), 0);
-  const crowd = !hip3Turn ? heaviest : full.length > 0 ? full[rng.weighted(cumulative)] : largest;
+  const withDemo = crowds.find((c) => c.demo);
+  const crowd = turn === 0 || (turn === 2 && !withDemo) ? heaviest : turn === 2 ? withDemo : full.length > 0 ? full[rng.weighted(cumulative)] : largest;
   if (!crowd) return;
   const { market, long, move } = crowd;
   market.asset.x += Math.log(long ? 1 - move : 1 + move);

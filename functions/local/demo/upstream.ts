@@ -6,7 +6,8 @@
  *   - an outcome settling every 30 minutes, at :05 and :35 (both sides of one outcome, in turn);
  *   - TWAP lifecycle records derived from the TWAP slices in the trades (activated at the first
  *     slice, finished 90 s after the last);
- *   - a priority gas auction payment (1.5 to 6 HYPE) on the first perpx trade after each :07, :27, :47;
+ *   - a priority gas auction payment (1.5 to 6 HYPE) on the first perpx trade after each :07 and :37
+ *     (48 a day, under the 50 a UTC day that `market.pga_payment` delivers);
  *   - a 6-minute hole in the altx trade stream every hour, at :20 (an archive gap, then its resolution);
  *   - a 12-minute silence of one hip3 market's book every hour, at :38 (an ingest stall, then recovery).
  *
@@ -89,7 +90,7 @@ export function createUpstream(seed: number): Upstream {
         if (dropped(record)) continue;
         if (record.dataset === 'trades') {
           lastPrice.set(record.symbol, Number(record.price));
-          const mark = Math.floor((record.ts - 7 * MINUTE) / (20 * MINUTE));
+          const mark = Math.floor((record.ts - 7 * MINUTE) / (30 * MINUTE));
           if (record.family === 'perpx' && !paidMarks.has(mark) && record.priority_gas == null) {
             paidMarks.add(mark);
             out.push({ ...record, priority_gas: (1.5 + (hash32(seed, 13, mark) % 451) / 100).toFixed(6) });

@@ -131,32 +131,32 @@ describe('createUpstream: scheduled records', () => {
 });
 
 describe('createUpstream: trades and books', () => {
-  it('adds a priority gas payment of 1.5 tokens and up to the first perpx trade at or after each :07, :27 and :47', () => {
+  it('adds a priority gas payment of 1.5 tokens and up to the first perpx trade at or after each :07 and :37', () => {
     // Prepare
     const records = [
       trade({ ts: T0 + 7 * MINUTE, trade_id: 1 }),
       trade({ ts: T0 + 7 * MINUTE + 30 * SECOND, trade_id: 2 }),
-      trade({ ts: T0 + 26 * MINUTE + 59 * SECOND, trade_id: 3 }),
-      trade({ ts: T0 + 27 * MINUTE + 5 * SECOND, trade_id: 4 }),
-      trade({ ts: T0 + 27 * MINUTE + 10 * SECOND, trade_id: 5 }),
-      trade({ ts: T0 + 47 * MINUTE, trade_id: 6, family: 'hip3', symbol: 'xyz:TSLA' }),
-      trade({ ts: T0 + 48 * MINUTE, trade_id: 7 }),
-      trade({ ts: T0 + 49 * MINUTE, trade_id: 8 }),
+      trade({ ts: T0 + 36 * MINUTE + 59 * SECOND, trade_id: 3 }),
+      trade({ ts: T0 + 37 * MINUTE, trade_id: 4, family: 'hip3', symbol: 'xyz:TSLA' }),
+      trade({ ts: T0 + 37 * MINUTE + 5 * SECOND, trade_id: 5 }),
+      trade({ ts: T0 + 37 * MINUTE + 10 * SECOND, trade_id: 6 }),
+      trade({ ts: T0 + HOUR + 8 * MINUTE, trade_id: 7 }),
+      trade({ ts: T0 + HOUR + 9 * MINUTE, trade_id: 8 }),
     ];
     const upstream = createUpstream(SEED);
 
     // Act
-    const out = only(upstream.apply(records, T0, T0 + HOUR), 'trades');
+    const out = only(upstream.apply(records, T0, T0 + 2 * HOUR), 'trades');
 
     // Assess
     const paid = out.filter((t) => t.priority_gas != null);
-    expect(paid.map((t) => t.trade_id)).toEqual([1, 4, 7]);
+    expect(paid.map((t) => t.trade_id)).toEqual([1, 5, 7]);
     for (const t of paid) {
       expect(Number(t.priority_gas)).toBeGreaterThanOrEqual(1.5);
       expect(Number(t.priority_gas)).toBeLessThanOrEqual(6);
     }
     const unpaid = out.filter((t) => t.priority_gas == null);
-    expect(unpaid).toEqual(records.filter((r) => ![1, 4, 7].includes(r.trade_id)));
+    expect(unpaid).toEqual(records.filter((r) => ![1, 5, 7].includes(r.trade_id)));
     expect(out.map((t) => t.trade_id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
