@@ -61,6 +61,17 @@ const expired = (item: Record<string, unknown>) => Number(item.expires_at) * 100
 
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
 
+/** Runs a conditional write: true when it was applied, false when its condition did not hold. */
+async function applied(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 const toAddress = (item: Record<string, unknown>): WatchedAddressRecord => ({ address: String(item.address), label: String(item.label ?? ''), createdAt: String(item.created_at) });
 
 export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: string): WebhookStore {
@@ -87,30 +98,22 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
   }
   return {
     async reserve(accountId, what, limit) {
-      try {
-        await client.send(new UpdateCommand({
-          TableName: tableName,
-          Key: { pk: accountKey(accountId), sk: 'USAGE' },
-          UpdateExpression: 'ADD #n :one',
-          // Concurrent creates race here; DynamoDB evaluates each condition against the latest count.
-          ...(limit !== null && { ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit', ExpressionAttributeValues: { ':one': 1, ':limit': limit } }),
-          ...(limit === null && { ExpressionAttributeValues: { ':one': 1 } }),
-          ExpressionAttributeNames: { '#n': what },
-        }));
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
+      return applied(client.send(new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: accountKey(accountId), sk: 'USAGE' },
+        UpdateExpression: 'ADD #n :one',
+        // Concurrent creates race here; DynamoDB evaluates each condition against the latest count.
+        ...(limit !== null && { ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit', ExpressionAttributeValues: { ':one': 1, ':limit': limit } }),
+        ...(limit === null && { ExpressionAttributeValues: { ':one': 1 } }),
+        ExpressionAttributeNames: { '#n': what },
+      })));
     },
     async release(accountId, what) {
-      await client.send(new UpdateCommand({
+      await applied(client.send(new UpdateCommand({
         TableName: tableName, Key: { pk: accountKey(accountId), sk: 'USAGE' },
         UpdateExpression: 'ADD #n :minus', ConditionExpression: '#n > :zero',
         ExpressionAttributeNames: { '#n': what }, ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-      })).catch((error: unknown) => {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      });
+      })));
     },
     async usage(accountId) {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: accountKey(accountId), sk: 'USAGE' }, ConsistentRead: true }));
@@ -161,12 +164,10 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
     },
     async writeDetectionCursor(at) {
       // Never backwards: an overlapping late run must not make the next one repeat a window.
-      await client.send(new UpdateCommand({
+      await applied(client.send(new UpdateCommand({
         TableName: tableName, Key: { pk: 'SYSTEM', sk: 'DETECT#CURSOR' }, UpdateExpression: 'SET #at = :at',
         ConditionExpression: 'attribute_not_exists(#at) OR #at < :at', ExpressionAttributeNames: { '#at': 'at' }, ExpressionAttributeValues: { ':at': at },
-      })).catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+      })));
     },
     async listRules(eventType) {
       const items: Record<string, unknown>[] = [];
@@ -182,29 +183,25 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
       return items.map(toSubscription);
     },
     async suppress(accountId, subscriptionId, { at, missedAt, reason }) {
-      await client.send(new UpdateCommand({
+      // A rule deleted meanwhile has nothing left to pause.
+      await applied(client.send(new UpdateCommand({
         TableName: tableName, Key: { pk: accountKey(accountId), sk: `SUB#${subscriptionId}` },
         UpdateExpression: 'SET paused_at = if_not_exists(paused_at, :at), pause_reason = if_not_exists(pause_reason, :reason), '
           + 'suppressed_first_at = if_not_exists(suppressed_first_at, :missed), suppressed_last_at = :missed ADD suppressed_count :one',
         ConditionExpression: 'attribute_exists(sk)',
         ExpressionAttributeValues: { ':at': at, ':missed': missedAt, ':reason': reason, ':one': 1 },
-      })).catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error; // the rule was deleted meanwhile
-      });
+      })));
     },
     async clearPause(accountId, subscriptionId, resumedAt) {
       const current = await readSubscription(accountId, subscriptionId);
       if (!current?.pause) return current;
-      try {
-        await client.send(new UpdateCommand({
-          TableName: tableName, Key: { pk: accountKey(accountId), sk: `SUB#${subscriptionId}` },
-          UpdateExpression: `REMOVE ${PAUSE_ATTRIBUTES.join(', ')} SET last_pause = :last`,
-          ConditionExpression: 'paused_at = :seen',
-          ExpressionAttributeValues: { ':seen': current.pause.pausedAt, ':last': JSON.stringify({ ...current.pause, resumedAt }) },
-        }));
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error; // resumed concurrently: read what that left
-      }
+      // Not applied when resumed concurrently; either way, what is stored now is the answer.
+      await applied(client.send(new UpdateCommand({
+        TableName: tableName, Key: { pk: accountKey(accountId), sk: `SUB#${subscriptionId}` },
+        UpdateExpression: `REMOVE ${PAUSE_ATTRIBUTES.join(', ')} SET last_pause = :last`,
+        ConditionExpression: 'paused_at = :seen',
+        ExpressionAttributeValues: { ':seen': current.pause.pausedAt, ':last': JSON.stringify({ ...current.pause, resumedAt }) },
+      })));
       return readSubscription(accountId, subscriptionId);
     },
     async deleteSubscription(accountId, id) {
@@ -231,33 +228,21 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
       return remove(accountId, `ADDR#${address}`);
     },
     async countDelivery(accountId, day, limit) {
-      try {
-        await client.send(new UpdateCommand({
-          TableName: tableName, Key: { pk: accountKey(accountId), sk: `DAY#${day}` },
-          UpdateExpression: 'ADD #n :one SET expires_at = if_not_exists(expires_at, :expires)',
-          ...(limit !== null && { ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit' }),
-          ExpressionAttributeNames: { '#n': 'deliveries' },
-          ExpressionAttributeValues: { ':one': 1, ':expires': Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + 2 * 86_400, ...(limit !== null && { ':limit': limit }) },
-        }));
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
+      return applied(client.send(new UpdateCommand({
+        TableName: tableName, Key: { pk: accountKey(accountId), sk: `DAY#${day}` },
+        UpdateExpression: 'ADD #n :one SET expires_at = if_not_exists(expires_at, :expires)',
+        ...(limit !== null && { ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit' }),
+        ExpressionAttributeNames: { '#n': 'deliveries' },
+        ExpressionAttributeValues: { ':one': 1, ':expires': Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + 2 * 86_400, ...(limit !== null && { ':limit': limit }) },
+      })));
     },
     async takeToken(accountId, bucket, limit, expiresAt) {
-      try {
-        await client.send(new UpdateCommand({
-          TableName: tableName, Key: { pk: accountKey(accountId), sk: bucket },
-          UpdateExpression: 'ADD taken :one SET expires_at = if_not_exists(expires_at, :expires)',
-          ConditionExpression: 'attribute_not_exists(taken) OR taken < :limit',
-          ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': expiresAt },
-        }));
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+      return applied(client.send(new UpdateCommand({
+        TableName: tableName, Key: { pk: accountKey(accountId), sk: bucket },
+        UpdateExpression: 'ADD taken :one SET expires_at = if_not_exists(expires_at, :expires)',
+        ConditionExpression: 'attribute_not_exists(taken) OR taken < :limit',
+        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': expiresAt },
+      })));
     },
     async deliveriesCounted(accountId, day) {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: accountKey(accountId), sk: `DAY#${day}` }, ConsistentRead: true }));
@@ -267,43 +252,25 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
       await client.send(new PutCommand({ TableName: tableName, Item: deliveryItem(delivery) }));
     },
     async createDelivery(delivery) {
-      try {
-        await client.send(new PutCommand({ TableName: tableName, Item: deliveryItem(delivery), ConditionExpression: 'attribute_not_exists(sk)' }));
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+      return applied(client.send(new PutCommand({ TableName: tableName, Item: deliveryItem(delivery), ConditionExpression: 'attribute_not_exists(sk)' })));
     },
     async claimAttempt(accountId, id, expected, leaseUntil, now) {
-      try {
-        await client.send(new UpdateCommand({
-          TableName: tableName, Key: { pk: accountKey(accountId), sk: `DLV#${id}` },
-          UpdateExpression: 'SET lease_until = :until',
-          ConditionExpression: '#run = :run AND attempts = :attempts AND (attribute_not_exists(lease_until) OR lease_until < :now)',
-          ExpressionAttributeNames: { '#run': 'run' },
-          ExpressionAttributeValues: { ':until': leaseUntil, ':run': expected.run, ':attempts': expected.attempts, ':now': now },
-        }));
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+      return applied(client.send(new UpdateCommand({
+        TableName: tableName, Key: { pk: accountKey(accountId), sk: `DLV#${id}` },
+        UpdateExpression: 'SET lease_until = :until',
+        ConditionExpression: '#run = :run AND attempts = :attempts AND (attribute_not_exists(lease_until) OR lease_until < :now)',
+        ExpressionAttributeNames: { '#run': 'run' },
+        ExpressionAttributeValues: { ':until': leaseUntil, ':run': expected.run, ':attempts': expected.attempts, ':now': now },
+      })));
     },
     async recordAttempt(delivery, expected) {
-      try {
-        // A put without lease_until: recording the outcome releases the lease.
-        await client.send(new PutCommand({
-          TableName: tableName, Item: deliveryItem(delivery),
-          ConditionExpression: '#run = :run AND attempts = :attempts',
-          ExpressionAttributeNames: { '#run': 'run' },
-          ExpressionAttributeValues: { ':run': expected.run, ':attempts': expected.attempts },
-        }));
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+      // A put without lease_until: recording the outcome releases the lease.
+      return applied(client.send(new PutCommand({
+        TableName: tableName, Item: deliveryItem(delivery),
+        ConditionExpression: '#run = :run AND attempts = :attempts',
+        ExpressionAttributeNames: { '#run': 'run' },
+        ExpressionAttributeValues: { ':run': expected.run, ':attempts': expected.attempts },
+      })));
     },
     async noteEndpointFailure(accountId, endpointId, at) {
       try {
@@ -320,30 +287,22 @@ export function dynamoWebhookStore(client: DynamoDBDocumentClient, tableName: st
       }
     },
     async noteEndpointSuccess(accountId, endpointId) {
-      await client.send(new UpdateCommand({
+      await applied(client.send(new UpdateCommand({
         TableName: tableName, Key: { pk: accountKey(accountId), sk: `EP#${endpointId}` },
         UpdateExpression: 'SET consecutive_failures = :zero REMOVE first_failure_at',
         ConditionExpression: 'attribute_exists(sk)',
         ExpressionAttributeValues: { ':zero': 0 },
-      })).catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+      })));
     },
     async autoDisableEndpoint(accountId, endpointId, rule) {
-      try {
-        // Judged on the stored streak, so a success recorded meanwhile by another worker wins.
-        await client.send(new UpdateCommand({
-          TableName: tableName, Key: { pk: accountKey(accountId), sk: `EP#${endpointId}` },
-          UpdateExpression: 'SET #status = :disabled',
-          ConditionExpression: '#status = :active AND consecutive_failures >= :min AND first_failure_at <= :before',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':disabled': 'auto_disabled', ':active': 'active', ':min': rule.minFailures, ':before': rule.firstFailureAtOrBefore },
-        }));
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+      // Judged on the stored streak, so a success recorded meanwhile by another worker wins.
+        return applied(client.send(new UpdateCommand({
+        TableName: tableName, Key: { pk: accountKey(accountId), sk: `EP#${endpointId}` },
+        UpdateExpression: 'SET #status = :disabled',
+        ConditionExpression: '#status = :active AND consecutive_failures >= :min AND first_failure_at <= :before',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':disabled': 'auto_disabled', ':active': 'active', ':min': rule.minFailures, ':before': rule.firstFailureAtOrBefore },
+      })));
     },
     async getDelivery(accountId, id) {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: accountKey(accountId), sk: `DLV#${id}` }, ConsistentRead: true }));

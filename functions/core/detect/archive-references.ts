@@ -14,6 +14,18 @@ const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
+/** A bounded cache of loads in flight or done; a failed load is forgotten so the next call retries. */
+function cached<T>(cache: Map<string, Promise<T>>, key: string, bound: number, load: () => Promise<T>): Promise<T> {
+  let loading = cache.get(key);
+  if (!loading) {
+    if (cache.size >= bound) cache.clear();
+    loading = load();
+    loading.catch(() => cache.delete(key));
+    cache.set(key, loading);
+  }
+  return loading;
+}
+
 export function archiveReferences(deps: ArchiveDeps): ReferenceSource {
   const markets = new Map<string, Promise<Map<string, MarketReference>>>();
   const wallets = new Map<string, Promise<number>>();
@@ -60,25 +72,11 @@ export function archiveReferences(deps: ArchiveDeps): ReferenceSource {
   return {
     async market(family, symbol, at) {
       const minute = Math.floor(at / MINUTE) * MINUTE;
-      const key = `${family}|${minute}`;
-      if (!markets.has(key)) {
-        if (markets.size > 64) markets.clear();
-        const loading = familyAt(family, minute);
-        loading.catch(() => markets.delete(key));
-        markets.set(key, loading);
-      }
-      return (await markets.get(key)!).get(symbol);
+      return (await cached(markets, `${family}|${minute}`, 64, () => familyAt(family, minute))).get(symbol);
     },
-    async walletVolume30dUsd(address, at) {
+    walletVolume30dUsd(address, at) {
       const hour = Math.floor(at / HOUR) * HOUR;
-      const key = `${address}|${hour}`;
-      if (!wallets.has(key)) {
-        if (wallets.size > 4_096) wallets.clear();
-        const loading = walletAt(address, hour);
-        loading.catch(() => wallets.delete(key));
-        wallets.set(key, loading);
-      }
-      return wallets.get(key)!;
+      return cached(wallets, `${address}|${hour}`, 4_096, () => walletAt(address, hour));
     },
   };
 }

@@ -11,6 +11,7 @@
 import type { ChainEventRecord, LiquidationRecord, NormalizedRecord, OrderEventRecord, TradeRecord, TransferRecord, TwapRecord } from '../../../schemas/datasets.ts';
 import { FAMILY_PREFIX } from '../../routes.ts';
 import type { Family } from '../venues.ts';
+import { groupBy } from './group.ts';
 import type { Candidate } from './match.ts';
 
 export const BATCH_TYPES = [
@@ -29,17 +30,6 @@ export function tradesUrl(family: Family, symbol: string, ts: number): string {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const round = (n: number, digits = 6) => Number(n.toFixed(digits));
-
-function groupBy<T>(rows: readonly T[], keyOf: (row: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const row of rows) {
-    const key = keyOf(row);
-    const group = groups.get(key);
-    if (group) group.push(row);
-    else groups.set(key, [row]);
-  }
-  return groups;
-}
 
 /** One `account.fill` per address, market, side and instant. */
 export function fillCandidates(trades: readonly TradeRecord[], watched: ReadonlySet<string>): Candidate[] {

@@ -12,6 +12,7 @@ import { EVENT_TYPE_BY_NAME } from '../webhooks/catalog.ts';
 import { queueOccurrence, type DeliveryDeps, type QueueOutcome } from '../webhooks/deliveries.ts';
 import type { StoredConfig } from '../webhooks/filters.ts';
 import type { NormalizedRecord } from '../../../schemas/datasets.ts';
+import { groupBy } from './group.ts';
 import { matches, type Candidate } from './match.ts';
 import { withReferences, type ReferenceSource } from './references.ts';
 import { BATCH_TYPES, batchCandidates } from './batch.ts';
@@ -76,9 +77,7 @@ const QUEUE_CONCURRENCY = 16;
 export async function dispatch(deps: DeliveryDeps & { rules: RuleBook }, candidates: readonly Candidate[]): Promise<DispatchCounts> {
   const counts: DispatchCounts = { candidates: candidates.length, matched: 0 };
   const work: (() => Promise<void>)[] = [];
-  const byType = new Map<string, Candidate[]>();
-  for (const c of candidates) byType.set(c.type, [...(byType.get(c.type) ?? []), c]);
-  for (const [type, list] of byType) {
+  for (const [type, list] of groupBy(candidates, (c) => c.type)) {
     const decl = EVENT_TYPE_BY_NAME.get(type);
     if (!decl) throw new Error(`Detector produced an undeclared event type ${type}`);
     const rules = await deps.rules.rules(type);

@@ -93,7 +93,13 @@ const venuesOf = (type: string) => (EVENT_TYPE_BY_NAME.get(type)?.venues ?? []) 
 export async function minuteCandidates(
   deps: Pick<MinuteDeps, 'archive' | 'breadth' | 'references'>, type: MinuteType, sets: readonly Record<string, never>[], from: number, to: number,
   watched: ReadonlySet<string> = new Set(),
+  /** Within one run: the paired types (gap detected and resolved, stall and recovery) read and compute once. */
+  memo: Map<string, Promise<Candidate[]>> = new Map(),
 ): Promise<Candidate[]> {
+  const once = (key: string, compute: () => Promise<Candidate[]>) => {
+    if (!memo.has(key)) memo.set(key, compute());
+    return memo.get(key)!;
+  };
   switch (type) {
     case 'market.funding_flip':
       return fundingFlips(await rowsOf<FundingRecord>(deps.archive, 'funding', venuesOf(type), from - 2 * HOUR, to), from, to);
@@ -126,16 +132,18 @@ export async function minuteCandidates(
     case 'archive.gap_detected':
     case 'archive.gap_resolved': {
       // Venue-wide: one stream per venue, so symbols are ignored and the previous tick is the venue's.
-      const ticks = await timesOf(deps.archive, 'trades', venuesOf(type), from - ARCHIVE_GAP_MS - MINUTE, to, 24 * HOUR);
-      return archiveGaps(ticks, from, to).filter((c) => c.type === type);
+      const gaps = await once('archive-gaps', async () =>
+        archiveGaps(await timesOf(deps.archive, 'trades', venuesOf(type), from - ARCHIVE_GAP_MS - MINUTE, to, 24 * HOUR), from, to));
+      return gaps.filter((c) => c.type === type);
     }
     case 'ingest.stall':
     case 'ingest.recovered': {
-      const thresholds = sets.map((s) => (s as Record<string, number>).threshold_s!);
+      const thresholds = [...new Set(sets.map((s) => (s as Record<string, number>).threshold_s!))].sort((a, b) => a - b);
       // Enough history to know each market's usual interval (the longest threshold is at least five of them).
       const lookback = 2 * Math.max(...thresholds) * 1000;
-      const ticks = await timesOf(deps.archive, 'l2_snapshots', venuesOf(type), from - lookback, to, 24 * HOUR);
-      return ingestStalls(ticks, from, to, thresholds).filter((c) => c.type === type);
+      const stalls = await once(`ingest-stalls|${thresholds.join(',')}`, async () =>
+        ingestStalls(await timesOf(deps.archive, 'l2_snapshots', venuesOf(type), from - lookback, to, 24 * HOUR), from, to, thresholds));
+      return stalls.filter((c) => c.type === type);
     }
     case 'market.pga_payment': {
       // The day's earlier payments count towards its 50, so read from the start of `from`'s UTC day.
@@ -207,11 +215,12 @@ export async function runMinuteDetection(deps: MinuteDeps, now: number): Promise
   const from = Math.max(cursor, to - MAX_WINDOW_MS);
   if (from >= to) return { candidates: 0, matched: 0, from, to };
   const candidates: Candidate[] = [];
+  const memo = new Map<string, Promise<Candidate[]>>();
   for (const type of MINUTE_TYPES) {
     const rules = await deps.rules.rules(type);
     if (rules.length === 0) continue;
     const watched = new Set(rules.flatMap((r) => [...r.watched]));
-    candidates.push(...await minuteCandidates(deps, type, paramSets(rules, DETECTION_PARAMS[type]), from, to, watched));
+    candidates.push(...await minuteCandidates(deps, type, paramSets(rules, DETECTION_PARAMS[type]), from, to, watched, memo));
   }
   const counts = await dispatch(deps, await withReferences(candidates, deps.references));
   // Moved on only after every match is queued: a failed run is repeated whole, and ids dedupe it.

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import type { FundingRecord, InstrumentRecord, LiquidationRecord, OpenInterestRecord, SettlementRecord } from '../../../schemas/datasets.ts';
 import { FAMILY_PREFIX } from '../../routes.ts';
 import { dexOf, type Family } from '../venues.ts';
+import { groupBy } from './group.ts';
 import type { Candidate } from './match.ts';
 import { MIN_DENOMINATOR_USD, type MarketReference } from './references.ts';
 
@@ -24,14 +25,7 @@ const instrumentUrl = (family: Family, symbol: string) => `${FAMILY_PREFIX[famil
 
 /** Each market's rows, oldest first, as [symbol, rows]: one venue's BTC is not another's. */
 function bySymbol<T extends { family: string; symbol: string; ts: number }>(rows: readonly T[]): [string, T[]][] {
-  const groups = new Map<string, T[]>();
-  for (const row of rows) {
-    const key = `${row.family}|${row.symbol}`;
-    const list = groups.get(key);
-    if (list) list.push(row);
-    else groups.set(key, [row]);
-  }
-  return [...groups.values()].map((list) => [list[0]!.symbol, list.sort((a, b) => a.ts - b.ts)]);
+  return [...groupBy(rows, (r) => `${r.family}|${r.symbol}`).values()].map((list) => [list[0]!.symbol, list.sort((a, b) => a.ts - b.ts)]);
 }
 
 /** Percent moves are compared at a fixed precision, so a move of exactly the threshold fires (3 -> 2.97 is 1%). */
@@ -206,9 +200,8 @@ export interface BreadthPoint { family: Family; at: number; value: number | null
  */
 export function breadthCrosses(points: readonly BreadthPoint[], from: number, to: number, paramSets: readonly { threshold: number; hysteresis_pct: number }[]): Candidate[] {
   const out: Candidate[] = [];
-  const families = new Map<Family, BreadthPoint[]>();
-  for (const p of points) families.set(p.family, [...(families.get(p.family) ?? []), p]);
-  for (const [family, series] of families) {
+  for (const series of groupBy(points, (p) => p.family).values()) {
+    const family = series[0]!.family;
     series.sort((a, b) => a.at - b.at);
     for (const { threshold, hysteresis_pct: band } of paramSets) {
       let armedUp = false;
@@ -263,10 +256,9 @@ export const ARCHIVE_GAP_MS = 5 * MINUTE;
 /** `archive.gap_detected` / `archive.gap_resolved`, per venue, from the trade stream's own timestamps. */
 export function archiveGaps(ticks: readonly Tick[], from: number, to: number): Candidate[] {
   const out: Candidate[] = [];
-  const families = new Map<Family, number[]>();
-  for (const t of ticks) families.set(t.family, [...(families.get(t.family) ?? []), t.ts]);
-  for (const [family, times] of families) {
-    times.sort((a, b) => a - b);
+  for (const stream of groupBy(ticks, (t) => t.family).values()) {
+    const family = stream[0]!.family;
+    const times = stream.map((t) => t.ts).sort((a, b) => a - b);
     for (const s of silences(times, ARCHIVE_GAP_MS, from, to)) {
       const type = s.state === 'stalled' ? 'archive.gap_detected' : 'archive.gap_resolved';
       const incident = incidentOf('gap', family, s.since);
@@ -291,8 +283,7 @@ export function archiveGaps(ticks: readonly Tick[], from: number, to: number): C
  */
 export function ingestStalls(ticks: readonly Tick[], from: number, to: number, thresholds: readonly number[]): Candidate[] {
   const out: Candidate[] = [];
-  const markets = new Map<string, Tick[]>();
-  for (const t of ticks) markets.set(`${t.family}|${t.symbol}`, [...(markets.get(`${t.family}|${t.symbol}`) ?? []), t]);
+  const markets = groupBy(ticks, (t) => `${t.family}|${t.symbol}`);
   for (const thresholdS of thresholds) {
     const storms = new Map<string, { family: Family; state: 'stalled' | 'recovered'; minute: number; symbols: string[]; incidents: string[] }>();
     for (const series of markets.values()) {
