@@ -111,11 +111,22 @@ export interface TakerOrder {
   trigger?: TriggerOrder;
   twapId?: number;
   liquidation?: boolean;
+  /**
+   * Margined at the market's full leverage, with the trader's TP/SL there pulled: the over-levered add
+   * that sparks a demo cascade, whose move is then sized to take this position too.
+   */
+  allIn?: boolean;
+}
+
+function inLiquidation(state: SimState, trader: number, market: MarketState): boolean {
+  return state.positions.get(positionKey(trader, market))?.liquidating === true;
 }
 
 /** A trader's order taking liquidity: it sweeps the book level by level against market makers. */
 export function executeTaker(state: SimState, tick: Tick, order: TakerOrder): void {
   const { market, side, trigger } = order;
+  // A position queued for liquidation is the venue's: its owner's orders there wait until it is gone.
+  if (!order.liquidation && inLiquidation(state, order.trader, market)) return;
   const { rng } = tick;
   const { wallets } = state;
   const ts = tick.startMs + order.ms;
@@ -172,7 +183,11 @@ export function executeTaker(state: SimState, tick: Tick, order: TakerOrder): vo
   market.basis += (side === 'B' ? 1 : -1) * IMPACT * market.basisSd * Math.sqrt(notional / market.depthNotional) * (order.liquidation ? 3 : 1);
   market.excitation += 0.6;
   const opened = state.positions.get(positionKey(order.trader, market));
-  if (wasFlat && opened && market.orderLevel) attachTpsl(state, tick, market, opened, ts);
+  if (opened && order.allIn) {
+    cancelOrdersOf(state, tick, market, order.trader, ts, 'canceled');
+    opened.leverage = market.spec.maxLeverage ?? 1;
+    updateLiquidationPrice(opened, market);
+  } else if (wasFlat && opened && market.orderLevel) attachTpsl(state, tick, market, opened, ts);
 }
 
 function triggerFields(trigger: TriggerOrder): NonNullable<OrderFields['trigger']> {
@@ -225,8 +240,8 @@ function attachTpsl(state: SimState, tick: Tick, market: MarketState, holding: H
 /** The mid crossed a trigger: it fires and closes (part of) the position at market. */
 export function fireTrigger(state: SimState, tick: Tick, market: MarketState, trigger: TriggerOrder, ms: number): void {
   const index = market.triggers.indexOf(trigger);
-  // A fill earlier in the tick may have closed the position and canceled the trigger.
-  if (index < 0) return;
+  // A fill earlier in the tick may have closed the position and canceled the trigger; a liquidation cancels it.
+  if (index < 0 || inLiquidation(state, trigger.trader, market)) return;
   market.triggers.splice(index, 1);
   const holding = state.positions.get(positionKey(trigger.trader, market))!;
   const address = state.wallets.traders[trigger.trader]!.address;
@@ -296,7 +311,7 @@ export function cancelResting(state: SimState, tick: Tick, market: MarketState, 
  */
 export function fillResting(state: SimState, tick: Tick, market: MarketState, order: RestingOrder, ms: number): void {
   const index = market.resting.indexOf(order);
-  if (index < 0) return;
+  if (index < 0 || inLiquidation(state, order.trader, market)) return;
   market.resting.splice(index, 1);
   const { rng } = tick;
   const ts = tick.startMs + ms;

@@ -48,8 +48,10 @@ function decide(rng: Rng, state: SimState, traderIndex: number, market: MarketSt
   const holding = state.positions.get(positionKey(traderIndex, market));
   if (holding) {
     const held = Math.abs(holding.units);
-    if (held * midOf(market) * market.unitSize > trader.notional * 12 || rng.chance(0.55)) {
-      const units = rng.chance(0.75) ? held : Math.max(1, Math.round(held * rng.uniform(0.2, 0.8)));
+    const holds = trader.holdsToSettlement === true && market.spec.marketType === 'outcome';
+    if (held * midOf(market) * market.unitSize > trader.notional * 12 || (!holds && rng.chance(0.55))) {
+      // A holder to settlement only trims.
+      const units = !holds && rng.chance(0.75) ? held : Math.max(1, Math.round(held * rng.uniform(0.2, 0.8)));
       return { side: holding.units > 0 ? 'A' : 'B', units, closing: true };
     }
   }

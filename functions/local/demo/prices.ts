@@ -6,7 +6,8 @@
  * Scheduled cascades shock an asset just far enough to liquidate a crowd of positions.
  */
 import { STREAM, hash32 } from './random.ts';
-import { type MarketState, type SimState, type Tick, midOf } from './state.ts';
+import { executeTaker } from './exchange.ts';
+import { type MarketState, type SimState, type Tick, midOf, positionKey } from './state.ts';
 
 /** Log-volatility reverts over about half an hour with a stationary deviation of 0.5. */
 const VOL_PERSISTENCE = Math.exp(-1 / 1_800);
@@ -63,49 +64,122 @@ function cascadeSecond(seed: number, window: number): number {
 interface Crowd { market: MarketState; long: boolean; size: number; move: number; notional: number; demo: boolean }
 
 /**
+ * The all-in position that sparks a perp turn: alone it is a burst at the rules' default threshold
+ * (1M USD in 5 minutes) even after the move and the sweep take their toll on its fills. The crowd's
+ * own positions may not all count, as stops close some of them first.
+ */
+const FUND_ALL_IN_USD = 1_300_000;
+/** How far past the farthest liquidation price the move goes. */
+const MOVE_MARGIN = 0.003;
+
+/**
  * At its scheduled second, a cascade picks a crowd of 15 to 30 positions (longs or shorts of one
- * perpx or hip3 market) and moves the asset just past their liquidation prices. Turns rotate: the
- * crowd with the most notional at stake; a hip3 crowd (smaller moves likelier among the full crowds,
- * weight 1/move^2, or the largest when none is full); a crowd holding a demo wallet (else the
- * heaviest); a hip3 crowd again. The liquidations and their price impact follow over the next seconds.
+ * perpx or hip3 market) and moves the asset just past their liquidation prices. Turns rotate:
+ *
+ *   0. the crowd with the most notional at stake, which the pool's largest wallet flat in that market
+ *      joins first with an all-in position (`FUND_ALL_IN_USD`), so every hour has a burst at the
+ *      default threshold;
+ *   1. and 3. a hip3 crowd (smaller moves likelier among the full crowds, weight 1/move^2, or the largest
+ *      when none is full), where a move of the asset is a jump of its dex oracle;
+ *   2. a crowd holding a demo wallet; when none is exposed, the most levered demo wallet goes all in on
+ *      one of its markets first, so every hour a watched address is liquidated.
+ *
+ * The liquidations and their price impact follow over the next seconds.
  */
 export function maybeCascade(state: SimState, tick: Tick): void {
   if (cascadeSecond(state.seed, Math.floor(tick.sec / CASCADE_WINDOW_SEC)) !== tick.sec) return;
   const { rng } = tick;
-  const target = 15 + rng.int(16);
-  // Cascades take turns: the heaviest perp crowd (bursts), a hip3 market (where a move of the asset
-  // is a jump of its dex oracle), a crowd with a demo wallet in it (account.liquidated), hip3 again.
   const turn = Math.floor(tick.sec / CASCADE_WINDOW_SEC) % 4;
   const hip3Turn = turn % 2 === 1;
-  const crowds: Crowd[] = [];
-  for (const market of state.markets) {
-    if (!market.liquidatable || (hip3Turn && market.spec.family !== 'hip3')) continue;
-    const mid = midOf(market);
-    for (const long of [true, false]) {
-      const exposed = market.holders
-        .filter((h) => !h.liquidating && h.units > 0 === long)
-        .map((h) => ({ distance: (long ? mid - h.liqPrice : h.liqPrice - mid) / mid, notional: Math.abs(h.units) * market.unitSize * mid, demo: h.trader < state.wallets.demo.length }))
-        .filter((e) => e.distance > 0 && e.distance < MAX_CASCADE_MOVE)
-        .sort((a, b) => a.distance - b.distance);
-      if (exposed.length === 0) continue;
-      const size = Math.min(exposed.length, target);
-      const floor = hip3Turn ? MIN_HIP3_CASCADE_MOVE : MIN_CASCADE_MOVE;
-      const notional = exposed.slice(0, size).reduce((sum, e) => sum + e.notional, 0);
-      crowds.push({ market, long, size, notional, demo: exposed.slice(0, size).some((e) => e.demo), move: Math.min(Math.max(exposed[size - 1]!.distance + 0.003, floor), MAX_CASCADE_MOVE) });
-    }
+  const target = 15 + rng.int(16);
+  const crowds = exposedCrowds(state, target, hip3Turn ? MIN_HIP3_CASCADE_MOVE : MIN_CASCADE_MOVE, (m) => !hip3Turn || m.spec.family === 'hip3');
+  let crowd: Crowd | undefined;
+  if (turn === 0) {
+    const heaviest = maxBy(crowds, (c) => c.notional);
+    crowd = heaviest && fundAllIn(state, tick, heaviest);
+  } else if (turn === 2) {
+    crowd = crowds.find((c) => c.demo) ?? demoAllIn(state, tick);
+  } else {
+    const full = crowds.filter((c) => c.size === target);
+    const cumulative: number[] = [];
+    full.reduce((sum, c, i) => (cumulative[i] = sum + 1 / c.move ** 2), 0);
+    crowd = full.length > 0 ? full[rng.weighted(cumulative)] : maxBy(crowds, (c) => c.size);
   }
-  const full = crowds.filter((c) => c.size === target);
-  const largest = crowds.reduce<Crowd | undefined>((best, c) => (!best || c.size > best.size ? c : best), undefined);
-  // Perp turns take the crowd with the most at stake, so they are the cascades that make bursts.
-  const heaviest = crowds.reduce<Crowd | undefined>((best, c) => (!best || c.notional > best.notional ? c : best), undefined);
-  const cumulative: number[] = [];
-  full.reduce((sum, c, i) => (cumulative[i] = sum + 1 / c.move ** 2), 0);
-  const withDemo = crowds.find((c) => c.demo);
-  const crowd = turn === 0 || (turn === 2 && !withDemo) ? heaviest : turn === 2 ? withDemo : full.length > 0 ? full[rng.weighted(cumulative)] : largest;
   if (!crowd) return;
   const { market, long, move } = crowd;
   market.asset.x += Math.log(long ? 1 - move : 1 + move);
   market.asset.h += 1;
   market.excitation += 5;
   state.excitation += state.intensity * 5;
+}
+
+/** Per market side, the `target` positions nearest their liquidation prices (within the largest move) and the move that reaches them all. */
+function exposedCrowds(state: SimState, target: number, minMove: number, eligible: (market: MarketState) => boolean): Crowd[] {
+  const crowds: Crowd[] = [];
+  for (const market of state.markets) {
+    if (!market.liquidatable || !eligible(market)) continue;
+    const mid = midOf(market);
+    for (const long of [true, false]) {
+      const exposed = market.holders
+        .filter((h) => !h.liquidating && h.units > 0 === long)
+        .map((h) => ({ distance: (long ? mid - h.liqPrice : h.liqPrice - mid) / mid, notional: Math.abs(h.units) * market.unitSize * mid, demo: h.trader < state.wallets.demo.length }))
+        .filter((e) => e.distance > 0 && e.distance < MAX_CASCADE_MOVE)
+        .sort((a, b) => a.distance - b.distance)
+        .slice(0, target);
+      if (exposed.length === 0) continue;
+      crowds.push({
+        market, long, size: exposed.length, notional: exposed.reduce((sum, e) => sum + e.notional, 0), demo: exposed.some((e) => e.demo),
+        move: Math.min(Math.max(exposed[exposed.length - 1]!.distance + MOVE_MARGIN, minMove), MAX_CASCADE_MOVE),
+      });
+    }
+  }
+  return crowds;
+}
+
+function maxBy<T>(items: readonly T[], value: (item: T) => number): T | undefined {
+  return items.reduce<T | undefined>((best, item) => (best === undefined || value(item) > value(best) ? item : best), undefined);
+}
+
+/**
+ * `trader` buys (or sells) `units` at ms 0 all in, and the crowd's move stretches to take that position
+ * as well, unless that would be more than the largest move (a market of low leverage).
+ */
+function withAllIn(state: SimState, tick: Tick, crowd: Crowd, trader: number, units: number): Crowd {
+  const { market, long } = crowd;
+  executeTaker(state, tick, { market, trader, side: long ? 'B' : 'A', units, ms: 0, orderType: 'Market', tif: 'FrontendMarket', allIn: true });
+  const holding = state.positions.get(positionKey(trader, market));
+  if (!holding || holding.units > 0 !== long) return crowd;
+  const mid = midOf(market);
+  const move = (long ? mid - holding.liqPrice : holding.liqPrice - mid) / mid + MOVE_MARGIN;
+  return move > MAX_CASCADE_MOVE ? crowd : { ...crowd, move: Math.max(crowd.move, move), notional: crowd.notional + Math.abs(holding.units) * market.unitSize * mid };
+}
+
+/** The pool's largest wallet without a position in the crowd's market joins it with `FUND_ALL_IN_USD`. */
+function fundAllIn(state: SimState, tick: Tick, crowd: Crowd): Crowd {
+  const { market } = crowd;
+  const demoCount = state.wallets.demo.length;
+  let fund = -1;
+  state.wallets.traders.forEach((trader, index) => {
+    if (index < demoCount || state.positions.has(positionKey(index, market))) return;
+    if (fund < 0 || trader.notional > state.wallets.traders[fund]!.notional) fund = index;
+  });
+  return fund < 0 ? crowd : withAllIn(state, tick, crowd, fund, Math.round(FUND_ALL_IN_USD / (midOf(market) * market.unitSize)));
+}
+
+/**
+ * The demo wallet with the highest leverage goes all in on a market of its own: the one it holds (on
+ * its side), else one picked among its perps. The crowd is that market's side, from the wallet alone.
+ */
+function demoAllIn(state: SimState, tick: Tick): Crowd | undefined {
+  const { rng } = tick;
+  const demo = state.wallets.traders.slice(0, state.wallets.demo.length);
+  const trader = demo.reduce((best, t, i) => (t.leverage > demo[best]!.leverage ? i : best), 0);
+  const markets = demo[trader]!.favorites!.map((key) => state.byKey.get(key)!).filter((m) => m.liquidatable);
+  if (markets.length === 0) return undefined;
+  const held = markets.find((m) => state.positions.has(positionKey(trader, m)));
+  const market = held ?? rng.pick(markets);
+  const long = held ? state.positions.get(positionKey(trader, held))!.units > 0 : rng.chance(0.5);
+  const units = Math.max(1, Math.round(rng.logNormal(demo[trader]!.notional, 1) / (midOf(market) * market.unitSize)));
+  const crowd = withAllIn(state, tick, { market, long, size: 1, move: MIN_CASCADE_MOVE, notional: 0, demo: true }, trader, units);
+  return crowd.notional > 0 ? crowd : undefined;
 }

@@ -26,6 +26,8 @@ export interface Trader {
   builder?: Builder;
   /** Sends client order ids. */
   cloids: boolean;
+  /** Holds outcome shares to settlement, selling only what grows far beyond its usual size. */
+  holdsToSettlement?: boolean;
   /** Demo wallets only: the markets (`family/symbol`) the wallet trades. */
   favorites?: readonly string[];
 }
@@ -48,7 +50,8 @@ const DEMO_PROFILES: readonly DemoProfile[] = [
   { label: 'Degen', notional: 2_500, leverage: 50, feeTier: 1, rebate: false, builder: true, cloids: false, favorites: ['perpx/kPEPE', 'perpx/WIF', 'perpx/FARTCOIN', 'perpx/TRUMP', 'perpx/HYPE'] },
   { label: 'Equities trader', notional: 8_000, leverage: 10, feeTier: 1, rebate: false, builder: true, cloids: false, favorites: ['hip3/xyz:TSLA', 'hip3/xyz:NVDA', 'hip3/km:US500', 'hip3/flx:TSLA', 'altx-rh/AAPL-USDG'] },
   { label: 'Spot stacker', notional: 1_500, leverage: 1, feeTier: 1, rebate: false, builder: true, cloids: false, favorites: ['spot/HYPE-USDC', 'spot/PURR-USDC', 'spot/UBTC-USDC'] },
-  { label: 'Forecaster', notional: 600, leverage: 1, feeTier: 1, rebate: false, builder: false, cloids: false, favorites: ['hip4/#0', 'hip4/#1', 'hip4/#10', 'hip4/#11', 'hip4/#20'] },
+  // One side of each outcome, so that each half-hour settlement pays the Forecaster out.
+  { label: 'Forecaster', notional: 600, leverage: 1, feeTier: 1, rebate: false, builder: false, cloids: false, holdsToSettlement: true, favorites: ['hip4/#0', 'hip4/#11', 'hip4/#20', 'hip4/#31', 'hip4/#1'] },
   { label: 'Cross-venue arbitrageur', notional: 20_000, leverage: 10, feeTier: 0.7, rebate: true, builder: false, cloids: true, favorites: ['perpx/BTC', 'altx/BTC', 'altx/ETH', 'altx-rh/BTC'] },
 ];
 

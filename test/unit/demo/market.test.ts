@@ -237,8 +237,36 @@ describe('createDemoMarket', () => {
       const before = trades.findLast((t) => marketKey(t) === marketKey(first) && !t.is_liquidation && t.ts < first.ts - 5 * SECOND);
       return wallets.size >= 3 && before !== undefined && Math.abs(Number(first.price) / Number(before.price) - 1) > 0.01;
     });
-    // Three cascades are scheduled in these eight hours.
-    expect(cascades.length).toBeGreaterThanOrEqual(2);
+    // One is scheduled every 15 minutes; some crowds are a single wallet.
+    expect(cascades.length).toBeGreaterThanOrEqual(16);
+  });
+
+  it('every hour, liquidates 1M USD of one market within 5 minutes and a demo wallet', () => {
+    const liquidations = only(long, 'liquidations');
+    const demo = new Set(createDemoMarket({ startMs: LONG_START }).wallets.map((w) => w.address));
+    for (let hourStart = LONG_START; hourStart < LONG_START + 8 * HOUR; hourStart += HOUR) {
+      const inHour = liquidations.filter((l) => l.ts >= hourStart && l.ts < hourStart + HOUR);
+      const largestFiveMinutes = Math.max(...inHour.map((first) => inHour
+        .filter((l) => marketKey(l) === marketKey(first) && l.ts >= first.ts && l.ts < first.ts + 5 * MINUTE)
+        .reduce((sum, l) => sum + Number(l.price) * Number(l.size), 0)));
+      expect(largestFiveMinutes, new Date(hourStart).toISOString()).toBeGreaterThan(1_000_000);
+      expect(inHour.some((l) => demo.has(l.liquidated_user)), new Date(hourStart).toISOString()).toBe(true);
+    }
+  });
+
+  it('has the Forecaster holding a side of every outcome into each half-hour settlement', () => {
+    const forecaster = createDemoMarket({ startMs: LONG_START }).wallets.find((w) => w.label === 'Forecaster')!.address;
+    const fills = only(long, 'trades').filter((t) => t.user_address === forecaster);
+    const positionAt = (symbol: string, ts: number) => {
+      const last = fills.findLast((t) => t.symbol === symbol && t.ts < ts);
+      return last ? Number(last.start_position) + (last.side === 'B' ? 1 : -1) * Number(last.size) : 0;
+    };
+    // From the second hour: the wallet starts flat.
+    for (let settlement = LONG_START + HOUR + 5 * MINUTE; settlement < LONG_START + 8 * HOUR; settlement += 30 * MINUTE) {
+      for (const outcome of [0, 1, 2, 3]) {
+        expect(positionAt(`#${10 * outcome}`, settlement) + positionAt(`#${10 * outcome + 1}`, settlement), `${outcome} ${new Date(settlement).toISOString()}`).toBeGreaterThan(0);
+      }
+    }
   });
 
   it('publishes funding for perps and open interest once a minute', () => {
