@@ -64,24 +64,46 @@ async function rowsOf<T extends NormalizedRecord>(archive: ArchiveDeps, dataset:
   return rows;
 }
 
+/** How far back the times before a window are looked for first; only a longer silence reads further. */
+const RECENT_MS = 15 * MINUTE;
+/** Times kept per market from before the window: enough for its usual interval after a long silence. */
+const TIMES_BEFORE = 10;
+
 /**
- * Times only (no payload columns): every row's time in [from, to) and, per market, the last time
- * before `from` within `lookbackMs`, so a silence that began earlier is measured from its start.
+ * Times only (no payload columns): every row's time in [from, to) and each market's last few times
+ * before `from`, so a silence that began earlier is measured from its start and the market's usual
+ * interval is known. The times before are looked for in the recent past; the rest of `lookbackMs` is
+ * read only when a series (a market, or a whole venue) resumes inside the window after a longer
+ * silence, so an ordinary minute never reads a day of files.
  */
-async function timesOf(archive: ArchiveDeps, dataset: IngestedDataset, families: readonly Family[], from: number, to: number, lookbackMs: number): Promise<Tick[]> {
+async function timesOf(
+  archive: ArchiveDeps, dataset: IngestedDataset, families: readonly Family[], from: number, to: number, lookbackMs: number, series: 'market' | 'venue',
+): Promise<Tick[]> {
   const ticks: Tick[] = [];
+  const seriesOf = (symbol: string) => (series === 'market' ? symbol : '');
   for (const family of families) {
     if (whollyBeforeCoverage(dataset, family, to)) continue;
-    const source = await windowSource(archive, { dataset, family, from: from - lookbackMs, to: to - 1 });
-    if (!source) continue;
-    const rows = await archive.sql.query({
-      sql: `SELECT symbol, ts FROM (${source.sql}) WHERE ts >= $t_from
-            UNION ALL SELECT symbol, max(ts) AS ts FROM (${source.sql}) WHERE ts < $t_from GROUP BY symbol`,
-      params: { ...source.params, t_from: from },
-    });
-    for (const row of rows) ticks.push({ family, symbol: String(row.symbol), ts: Number(row.ts) });
+    const recentFrom = from - Math.min(RECENT_MS, lookbackMs);
+    const recent = await timesAround(archive, dataset, family, recentFrom, from, to);
+    const known = new Set(recent.filter((t) => t.ts < from).map((t) => seriesOf(t.symbol)));
+    const resumedAfterLongSilence = recent.some((t) => t.ts >= from && !known.has(seriesOf(t.symbol)));
+    const older = resumedAfterLongSilence ? await timesAround(archive, dataset, family, from - lookbackMs, recentFrom, recentFrom) : [];
+    for (const t of [...recent, ...older.filter((o) => !known.has(seriesOf(o.symbol)))]) ticks.push({ family, symbol: t.symbol, ts: t.ts });
   }
   return ticks;
+}
+
+/** Each symbol's last `TIMES_BEFORE` times in [since, from) and every time in [from, to). */
+async function timesAround(archive: ArchiveDeps, dataset: IngestedDataset, family: Family, since: number, from: number, to: number): Promise<{ symbol: string; ts: number }[]> {
+  const source = await windowSource(archive, { dataset, family, from: since, to: to - 1 });
+  if (!source) return [];
+  const rows = await archive.sql.query({
+    sql: `SELECT symbol, ts FROM (${source.sql}) WHERE ts >= $t_from
+          UNION ALL SELECT symbol, ts FROM (
+            SELECT symbol, ts FROM (${source.sql}) WHERE ts < $t_from QUALIFY row_number() OVER (PARTITION BY symbol ORDER BY ts DESC) <= $t_keep)`,
+    params: { ...source.params, t_from: from, t_keep: TIMES_BEFORE },
+  });
+  return rows.map((row) => ({ symbol: String(row.symbol), ts: Number(row.ts) }));
 }
 
 const venuesOf = (type: string) => (EVENT_TYPE_BY_NAME.get(type)?.venues ?? []) as readonly Family[];
@@ -133,7 +155,7 @@ export async function minuteCandidates(
     case 'archive.gap_resolved': {
       // Venue-wide: one stream per venue, so symbols are ignored and the previous tick is the venue's.
       const gaps = await once('archive-gaps', async () =>
-        archiveGaps(await timesOf(deps.archive, 'trades', venuesOf(type), from - ARCHIVE_GAP_MS - MINUTE, to, 24 * HOUR), from, to));
+        archiveGaps(await timesOf(deps.archive, 'trades', venuesOf(type), from - ARCHIVE_GAP_MS - MINUTE, to, 24 * HOUR, 'venue'), from, to));
       return gaps.filter((c) => c.type === type);
     }
     case 'ingest.stall':
@@ -142,7 +164,7 @@ export async function minuteCandidates(
       // Enough history to know each market's usual interval (the longest threshold is at least five of them).
       const lookback = 2 * Math.max(...thresholds) * 1000;
       const stalls = await once(`ingest-stalls|${thresholds.join(',')}`, async () =>
-        ingestStalls(await timesOf(deps.archive, 'l2_snapshots', venuesOf(type), from - lookback, to, 24 * HOUR), from, to, thresholds));
+        ingestStalls(await timesOf(deps.archive, 'l2_snapshots', venuesOf(type), from - lookback, to, 24 * HOUR, 'market'), from, to, thresholds));
       return stalls.filter((c) => c.type === type);
     }
     case 'market.pga_payment': {
