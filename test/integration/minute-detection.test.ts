@@ -37,7 +37,7 @@ async function ingest(name: string, records: NormalizedRecord[]) {
 async function allFileKeys(): Promise<string[]> {
   const keys: string[] = [];
   for (const dataset of ['trades', 'l2_snapshots'] as const) {
-    for (const family of ['altx', 'hip3'] as const) {
+    for (const family of ['altx', 'hip3', 'perpx'] as const) {
       keys.push(...(await deps.manifest.deltaFiles(dataset, family, '2026-11-18', '2026-11-18')).map((f) => f.key));
     }
   }
@@ -84,6 +84,7 @@ describe('archive gaps over the archive', () => {
     filesRead = [];
     expect(await candidates('archive.gap_detected', at(1, 10))).toEqual([]);
     expect(filesRead.length).toBeGreaterThan(0);
+    expect(batchKeys.early).toHaveLength(1);
     expect(filesRead.filter((key) => batchKeys.early!.includes(key))).toEqual([]);
   });
 });
@@ -104,5 +105,30 @@ describe('ingest stalls over the archive', () => {
     const [recovery] = (await candidates('ingest.recovered', at(1, 40), [{ threshold_s: 600 }])).filter((c) => c.scope === 'per_market');
     expect(stall!.symbol).toBe('xyz:TSLA');
     expect(stall!.data.incident_id).toBe(recovery!.data.incident_id);
+  });
+});
+
+describe('priority gas payments over the archive', () => {
+  beforeAll(async () => {
+    // 49 payments of 2 HYPE between 00:00 and 00:49 on perpx ETH, two more at 05:00:10 and 05:00:20, HYPE trading at 25.
+    const paid = (ts: number, id: number, gas: string) => trade({ family: 'perpx', symbol: 'ETH', ts, trade_id: id, priority_gas: gas });
+    await ingest('morning payments', Array.from({ length: 49 }, (_, i) => paid(at(0, i), 50_000 + i, '2')));
+    await ingest('later payments', [
+      paid(at(4, 59, 50), 50_100, '1.4'), // under the floor: neither reported nor counted
+      trade({ family: 'perpx', symbol: 'HYPE', ts: at(4, 59), trade_id: 50_200, price: '25' }),
+      paid(at(5, 0, 10), 50_101, '3'), paid(at(5, 0, 20), 50_102, '2.5'),
+    ]);
+  }, 60_000);
+
+  it('counts the day\'s earlier payments towards the 50, and values the payment at the token price', async () => {
+    const out = await candidates('market.pga_payment', at(5, 0));
+    expect(out.map((c) => [c.data.payment_of_day, c.data.amount, c.data.notional_usd, c.data.market])).toEqual([[50, 3, 75, 'ETH']]);
+  });
+
+  it('reports nothing, and reads no earlier file, in a minute without a payment', async () => {
+    filesRead = [];
+    expect(await candidates('market.pga_payment', at(4, 0))).toEqual([]);
+    expect(batchKeys['morning payments']).toHaveLength(1);
+    expect(filesRead.filter((key) => batchKeys['morning payments']!.includes(key))).toEqual([]);
   });
 });

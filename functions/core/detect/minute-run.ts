@@ -168,20 +168,16 @@ export async function minuteCandidates(
       return stalls.filter((c) => c.type === type);
     }
     case 'market.pga_payment': {
-      // The day's earlier payments count towards its 50, so read from the start of `from`'s UTC day.
+      const window = await pgaPaymentsBetween(deps.archive, from, to);
+      if (window.length === 0) return [];
+      // The day's earlier payments count towards its 50; read only when the window has one to judge.
       const dayStart = Math.floor(from / 86_400_000) * 86_400_000;
-      const source = await windowSource(deps.archive, { dataset: 'trades', family: 'perpx', from: dayStart, to: to - 1 });
-      if (!source) return [];
-      const rows = await deps.archive.sql.query({
-        sql: `SELECT ts, trade_id, symbol, user_address, CAST(priority_gas AS DOUBLE) AS amount FROM (${source.sql})
-              WHERE priority_gas IS NOT NULL AND CAST(priority_gas AS DOUBLE) >= $p_min`,
-        params: { ...source.params, p_min: PGA.minAmount },
-      });
-      const [price] = await deps.archive.sql.query({
-        sql: `SELECT CAST(arg_max(price, ts) AS DOUBLE) AS price FROM (${source.sql}) WHERE symbol = $p_token`, params: { ...source.params, p_token: PGA.token },
-      });
-      const payments: PgaPayment[] = rows.map((r) => ({ ts: Number(r.ts), trade_id: Number(r.trade_id), symbol: String(r.symbol), payer: (r.user_address as string | null) ?? null, amount: Number(r.amount) }));
-      return pgaPayments(payments, from, to, price?.price == null ? null : Number(price.price));
+      const earlier = from > dayStart ? await pgaPaymentsBetween(deps.archive, dayStart, from) : [];
+      const source = await windowSource(deps.archive, { dataset: 'trades', family: 'perpx', symbol: PGA.token, from: to - HOUR, to: to - 1 });
+      const [price] = source
+        ? await deps.archive.sql.query({ sql: `SELECT CAST(arg_max(price, ts) AS DOUBLE) AS price FROM (${source.sql})`, params: source.params })
+        : [];
+      return pgaPayments([...earlier, ...window], from, to, price?.price == null ? null : Number(price.price));
     }
     case 'hip4.settlement':
       return settlements(await rowsOf<SettlementRecord>(deps.archive, 'settlements', ['hip4'], from, to), from, to);
@@ -199,6 +195,18 @@ export async function minuteCandidates(
       return breadthCrosses(points, from, to, sets as never);
     }
   }
+}
+
+/** Priority gas payments on perpx of at least the floor in [from, to). */
+async function pgaPaymentsBetween(archive: ArchiveDeps, from: number, to: number): Promise<PgaPayment[]> {
+  const source = await windowSource(archive, { dataset: 'trades', family: 'perpx', from, to: to - 1 });
+  if (!source) return [];
+  const rows = await archive.sql.query({
+    sql: `SELECT ts, trade_id, symbol, user_address, CAST(priority_gas AS DOUBLE) AS amount FROM (${source.sql})
+          WHERE priority_gas IS NOT NULL AND CAST(priority_gas AS DOUBLE) >= $p_min`,
+    params: { ...source.params, p_min: PGA.minAmount },
+  });
+  return rows.map((r) => ({ ts: Number(r.ts), trade_id: Number(r.trade_id), symbol: String(r.symbol), payer: (r.user_address as string | null) ?? null, amount: Number(r.amount) }));
 }
 
 /** Watched addresses' positions in the settled sides, from each one's last fill before settlement (30 days back). */
