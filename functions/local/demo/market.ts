@@ -48,8 +48,9 @@ const MINUTE_MS = 60_000;
 /** Interest component of funding (0.01% per 8 hours) and the clamp around it, as on the venue. */
 const FUNDING_INTEREST = 0.0001;
 const FUNDING_CLAMP = 0.0005;
-/** Chance per minute that a perp's premium regime flips sign (about every 2.5 hours). */
-const REGIME_FLIP = 1 / 150;
+/** Chance per minute that a perp's premium regime flips sign (about every 10 hours). */
+const REGIME_FLIP = 1 / 600;
+const HOUR_MS = 60 * MINUTE_MS;
 /** Share of the gap to its long-run level that open interest closes each minute. */
 const OI_REVERSION = 0.02;
 /** The records must carry epoch milliseconds the schema accepts, listing times included. */
@@ -132,8 +133,12 @@ function minuteRecords(state: SimState, tick: Tick): void {
     const { family, symbol, szDecimals } = market.spec;
     if (market.funding) {
       if (rng.chance(REGIME_FLIP)) market.bias = -Math.sign(market.bias) * rng.uniform(0.0003, 0.0012);
-      // Premium of the mid over the oracle; funding is the venue's hourly rate from it.
-      const premium = Math.exp(market.basis) - 1;
+      // The premium of the mid over the oracle, sampled each minute and averaged over the hour: each
+      // minute's record is the rate predicted so far; the one on the hour is the rate that settles.
+      market.premiumSum += Math.exp(market.basis) - 1;
+      market.premiumSamples += 1;
+      const premium = market.premiumSum / market.premiumSamples;
+      if (ts % HOUR_MS === 0) market.premiumSum = market.premiumSamples = 0;
       const fundingRate = (premium + Math.max(-FUNDING_CLAMP, Math.min(FUNDING_CLAMP, FUNDING_INTEREST - premium))) / 8;
       tick.out.push({ dataset: 'funding', family, symbol, ts, funding_rate: formatFixed(fundingRate, 10), premium: formatFixed(premium, 8) });
     }

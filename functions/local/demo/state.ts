@@ -81,6 +81,9 @@ export interface MarketState {
   bias: number;
   /** Self-exciting share of the flow: recent trades draw more trades. */
   excitation: number;
+  /** The premium samples of the funding hour so far (one a minute): funding settles on their mean. */
+  premiumSum: number;
+  premiumSamples: number;
   /** Open interest in units. */
   oi: number;
   oiTarget: number;
@@ -168,6 +171,8 @@ function createMarket(spec: MarketSpec, index: number, asset: AssetState, rng: R
     basisSd: marketType === 'outcome' ? 0.003 : marketType === 'spot' ? 0.0003 : 0.0002,
     bias: hasFunding ? (rng.chance(0.65) ? 1 : -1) * rng.uniform(0.0003, 0.0012) : 0,
     excitation: 0,
+    premiumSum: 0,
+    premiumSamples: 0,
     oi: 0,
     oiTarget: 0,
     holders: [],

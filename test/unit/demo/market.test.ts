@@ -291,6 +291,12 @@ describe('createDemoMarket', () => {
     const longFunding = groupBy(only(long, 'funding'), marketKey);
     const signChanges = [...longFunding.values()].filter((rows) => rows.some((r) => Number(r.funding_rate) > 0) && rows.some((r) => Number(r.funding_rate) < 0));
     expect(signChanges.length).toBeGreaterThan(5);
+    // Funding settles on the hour's mean premium: a settled rate changes sign with the market's premium
+    // regime, not with a minute's noise, so a few markets an hour flip.
+    const settled = [...groupBy(only(long, 'funding').filter((r) => r.ts % HOUR === 0), marketKey).values()];
+    const flips = settled.flatMap((rows) => rows.slice(1).filter((r, i) => Math.sign(Number(r.funding_rate)) !== Math.sign(Number(rows[i]!.funding_rate))));
+    expect(flips.length).toBeGreaterThan(0);
+    expect(flips.length / 8).toBeLessThan(0.15 * settled.length);
     const btcOi = oi.filter((r) => r.family === 'perpx' && r.symbol === 'BTC').map((r) => r.open_interest);
     expect(new Set(btcOi).size).toBeGreaterThan(30);
   });
