@@ -69,6 +69,14 @@ function recordFill(state: SimState, tick: Tick, fill: Fill): TradeRecord {
     const change = (outcome.kind === 'open' ? 1 : -1) * Math.abs(units) * (fill.liquidation ? 1 : 0.7);
     market.oi = Math.max(Math.round(market.oiTarget * 0.2), Math.round(market.oi + change));
   }
+  const day = Math.floor(fill.ts / 86_400_000);
+  if (market.sessionDay !== day) {
+    market.sessionDay = day;
+    market.sessionNotional = market.sessionUnits = 0;
+  }
+  market.sessionNotional += Math.abs(units) * fill.price;
+  market.sessionUnits += Math.abs(units);
+  market.lastTradeMs = fill.ts;
   const fees = FEES[family];
   const notional = Math.abs(units) * market.unitSize * fill.price;
   const fee = notional * (fill.crossed ? fees.taker * trader.feeTier : trader.rebate ? fees.rebate : fees.maker * trader.feeTier);

@@ -11,7 +11,7 @@ import { LISTING_INTERVAL_MS, type MarketSpec, firstListingAfter, newListing } f
 import { formatFixed, formatUnits } from './decimal.ts';
 import { planTick } from './flow.ts';
 import { transferRecords } from './transfers.ts';
-import { maybeCascade, movePrices } from './prices.ts';
+import { maybeCascade, maybeSwing, movePrices } from './prices.ts';
 import { Rng, STREAM, hash32 } from './random.ts';
 import { type SimState, type Tick, addMarket, createAsset, createState, indexPriceOf, midOf } from './state.ts';
 import type { DemoWallet } from './wallets.ts';
@@ -99,6 +99,7 @@ function runTick(state: SimState, startMs: number, out: NormalizedRecord[]): voi
   if (startMs === state.nextListingMs) listNewMarket(state, tick);
   movePrices(state, tick);
   maybeCascade(state, tick);
+  maybeSwing(state, tick);
   if (startMs % MINUTE_MS === 0) minuteRecords(state, tick);
   // A minute's transfers are drawn together and each is emitted in its own second.
   for (const transfer of transferRecords(state, startMs - (startMs % MINUTE_MS))) if (transfer.ts === startMs) tick.out.push(transfer);

@@ -3,7 +3,8 @@
  * step scaled by a stochastic volatility (log-AR(1), so calm and wild hours alternate), loaded on a
  * factor shared with its class, plus rare jumps that also lift volatility and the order flow. Each
  * market adds its own basis, reverting within seconds to its bias (a perp's premium regime).
- * Scheduled cascades shock an asset just far enough to liquidate a crowd of positions.
+ * Scheduled cascades shock an asset just far enough to liquidate a crowd of positions, and scheduled
+ * swings move the whole crypto market across its breadth thresholds.
  */
 import { STREAM, hash32 } from './random.ts';
 import { executeTaker } from './exchange.ts';
@@ -182,4 +183,33 @@ function demoAllIn(state: SimState, tick: Tick): Crowd | undefined {
   const units = Math.max(1, Math.round(rng.logNormal(demo[trader]!.notional, 1) / (midOf(market) * market.unitSize)));
   const crowd = withAllIn(state, tick, { market, long, size: 1, move: MIN_CASCADE_MOVE, notional: 0, demo: true }, trader, units);
   return crowd.notional > 0 ? crowd : undefined;
+}
+
+/**
+ * Twice an hour the crypto market swings as a whole: at :50 risk off, until at most `DIP_SHARE` of the
+ * perpx markets are above their session VWAP; at :20 risk on, until at least `RALLY_SHARE` are. Every
+ * crypto asset takes the same log step, only as large as needed (none when breadth is already there),
+ * so breadth crosses the default 30% both ways each hour and passes the default hysteresis band (25%
+ * and 35%) in between. The step is instant and stirs the flow: breadth counts markets traded in the
+ * last five minutes, so five minutes on it sees only prices from after the swing.
+ */
+const DIP_SHARE = 0.18;
+const RALLY_SHARE = 0.45;
+const SWING_MARGIN = 0.001;
+
+export function maybeSwing(state: SimState, tick: Tick): void {
+  const offset = tick.startMs % 3_600_000;
+  const dip = offset === 50 * 60_000;
+  if (!dip && offset !== 20 * 60_000) return;
+  const deviations = state.markets
+    .filter((m) => m.spec.family === 'perpx' && m.sessionUnits > 0)
+    .map((m) => Math.log(midOf(m) / (m.sessionNotional / m.sessionUnits)))
+    .sort((a, b) => a - b);
+  // The deviation that `share` of the markets stay above once every price has moved by the step.
+  const share = dip ? DIP_SHARE : RALLY_SHARE;
+  const pivot = deviations[Math.min(deviations.length - 1, Math.floor((1 - share) * deviations.length))];
+  const step = pivot === undefined ? 0 : dip ? Math.min(0, -pivot - SWING_MARGIN) : Math.max(0, -pivot + SWING_MARGIN);
+  if (step === 0) return;
+  for (const asset of state.assets) if (asset.spec.assetClass === 'crypto') asset.x += step;
+  state.excitation += state.intensity * 3;
 }

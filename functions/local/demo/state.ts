@@ -81,6 +81,11 @@ export interface MarketState {
   bias: number;
   /** Self-exciting share of the flow: recent trades draw more trades. */
   excitation: number;
+  /** The UTC day's traded notional (price units) and size (units), and the last trade's time. */
+  sessionDay: number;
+  sessionNotional: number;
+  sessionUnits: number;
+  lastTradeMs: number;
   /** The premium samples of the funding hour so far (one a minute): funding settles on their mean. */
   premiumSum: number;
   premiumSamples: number;
@@ -171,6 +176,10 @@ function createMarket(spec: MarketSpec, index: number, asset: AssetState, rng: R
     basisSd: marketType === 'outcome' ? 0.003 : marketType === 'spot' ? 0.0003 : 0.0002,
     bias: hasFunding ? (rng.chance(0.65) ? 1 : -1) * rng.uniform(0.0003, 0.0012) : 0,
     excitation: 0,
+    sessionDay: -1,
+    sessionNotional: 0,
+    sessionUnits: 0,
+    lastTradeMs: 0,
     premiumSum: 0,
     premiumSamples: 0,
     oi: 0,

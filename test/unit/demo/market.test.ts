@@ -254,6 +254,36 @@ describe('createDemoMarket', () => {
     }
   });
 
+  it('swings perpx breadth across 30% both ways every hour, through the 25% to 35% band', () => {
+    // Breadth as the service computes it, from the trades: the share of markets traded in the last five
+    // minutes whose last price is above their session VWAP, each minute.
+    const trades = only(long, 'trades').filter((t) => t.family === 'perpx');
+    const session = new Map<string, { notional: number; size: number; last: number; lastTs: number }>();
+    const crosses: { at: number; direction: 'up' | 'down' }[] = [];
+    let next = 0;
+    let previous: number | undefined;
+    let armedUp = false;
+    let armedDown = false;
+    for (let minute = LONG_START + MINUTE; minute <= LONG_START + 8 * HOUR; minute += MINUTE) {
+      for (; next < trades.length && trades[next]!.ts < minute; next++) {
+        const t = trades[next]!;
+        const s = session.get(t.symbol) ?? { notional: 0, size: 0, last: 0, lastTs: 0 };
+        session.set(t.symbol, { notional: s.notional + Number(t.price) * Number(t.size), size: s.size + Number(t.size), last: Number(t.price), lastTs: t.ts });
+      }
+      const trading = [...session.values()].filter((s) => s.lastTs >= minute - 5 * MINUTE);
+      const value = (100 * trading.filter((s) => s.last > s.notional / s.size).length) / trading.length;
+      if (value <= 25) armedUp = true;
+      if (value >= 35) armedDown = true;
+      if (previous !== undefined && previous < 30 && value >= 30 && armedUp) { crosses.push({ at: minute, direction: 'up' }); armedUp = false; }
+      if (previous !== undefined && previous > 30 && value <= 30 && armedDown) { crosses.push({ at: minute, direction: 'down' }); armedDown = false; }
+      previous = value;
+    }
+    for (let hourStart = LONG_START; hourStart < LONG_START + 8 * HOUR; hourStart += HOUR) {
+      const inHour = crosses.filter((c) => c.at > hourStart && c.at <= hourStart + HOUR).map((c) => c.direction);
+      expect(inHour, new Date(hourStart).toISOString()).toEqual(expect.arrayContaining(['up', 'down']));
+    }
+  });
+
   it('has the Forecaster holding a side of every outcome into each half-hour settlement', () => {
     const forecaster = createDemoMarket({ startMs: LONG_START }).wallets.find((w) => w.label === 'Forecaster')!.address;
     const fills = only(long, 'trades').filter((t) => t.user_address === forecaster);
