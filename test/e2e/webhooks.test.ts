@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
+import { apiClient } from '../helpers/api.ts';
 import { localAccountId } from '../../functions/local/accounts.ts';
 import { webhookStore } from '../../functions/shared/deps.ts';
 
@@ -8,13 +9,7 @@ let cloud: Awaited<ReturnType<typeof startTestCloud>>;
 beforeAll(async () => { cloud = await startTestCloud({ pollers: false }); });
 afterAll(async () => { await cloud?.stop(); });
 
-async function call(key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(cloud.url + path, {
-    method, headers: { 'X-API-Key': key, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: await res.json() as any };
-}
+const call = apiClient(() => cloud.url);
 
 // An IP literal needs no DNS (this machine has no network); 93.184.216.34 is a public address.
 const PUBLIC_URL = 'https://93.184.216.34/hooks/market';
