@@ -7,13 +7,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { resolveApiKey, stageWideResource } from '../core/authorize.ts';
 import { API_KEY_HEADER } from '../routes.ts';
+import { headerValue } from '../shared/headers.ts';
 import { accountStore } from '../shared/deps.ts';
 import { logger } from '../shared/powertools.ts';
-
-function headerValue(headers: Record<string, string | undefined> | null, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  return Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === wanted)?.[1];
-}
 
 async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const account = await resolveApiKey(accountStore(), headerValue(event.headers, API_KEY_HEADER));

@@ -11,6 +11,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyR
 import { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_S, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, REQUEST_ID_HEADER, ROUTES, type GatewayResponseType, type RouteDef } from '../routes.ts';
 import { isPlanName, PLANS } from '../core/plans.ts';
 import { invoke } from './invoke.ts';
+import { headerValue } from '../shared/headers.ts';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024; // API Gateway's payload limit
 const INTEGRATION_TIMEOUT_MS = 29_000;
@@ -121,7 +122,7 @@ export async function startGateway(port: number): Promise<Gateway> {
     const event = proxyEvent(req, url, route, names, hit.m!, body, requestId);
 
     if (route.auth === 'api_key') {
-      const outcome = await authorize(event, event.headers[API_KEY_HEADER] ?? event.headers[API_KEY_HEADER.toLowerCase()]);
+      const outcome = await authorize(event, headerValue(event.headers, API_KEY_HEADER));
       if (!outcome.allowed) return gatewayResponse(outcome.response, requestId);
       if (throttled(outcome.usageKey, outcome.plan)) return gatewayResponse('THROTTLED', requestId);
       event.requestContext.authorizer = outcome.context;
@@ -189,7 +190,7 @@ function proxyEvent(req: IncomingMessage, url: URL, route: RouteDef, names: stri
     (multiQuery[name] ??= []).push(value);
   }
   const pathParameters = names.length ? Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(match[i + 1]!)])) : null;
-  const contentType = headers['content-type'] ?? headers['Content-Type'] ?? '';
+  const contentType = headerValue(headers, 'content-type') ?? '';
   const isText = body.length === 0 || /json|text|xml|urlencoded/.test(contentType) || contentType === '';
   return {
     resource: route.path,
@@ -205,13 +206,13 @@ function proxyEvent(req: IncomingMessage, url: URL, route: RouteDef, names: stri
     isBase64Encoded: body.length > 0 && !isText,
     requestContext: {
       accountId: '000000000000', apiId: 'local', authorizer: null, protocol: 'HTTP/1.1', httpMethod: req.method ?? 'GET',
-      domainName: headers.host ?? headers.Host ?? '127.0.0.1',
+      domainName: headerValue(headers, 'host') ?? '127.0.0.1',
       path: `/local${url.pathname}`, stage: 'local', requestId, requestTimeEpoch: Date.now(), resourceId: route.path,
       resourcePath: route.path,
       identity: {
         accessKey: null, accountId: null, apiKey: null, apiKeyId: null, caller: null, clientCert: null,
         cognitoAuthenticationProvider: null, cognitoAuthenticationType: null, cognitoIdentityId: null, cognitoIdentityPoolId: null,
-        principalOrgId: null, sourceIp: req.socket.remoteAddress ?? '127.0.0.1', user: null, userAgent: headers['user-agent'] ?? null, userArn: null,
+        principalOrgId: null, sourceIp: req.socket.remoteAddress ?? '127.0.0.1', user: null, userAgent: headerValue(headers, 'user-agent') ?? null, userArn: null,
       },
     },
   };

@@ -19,6 +19,7 @@ import { parseBody, parseParams } from './validate.ts';
 import { chargeRequest } from '../core/billing/credits.ts';
 import { announce } from '../core/detect/user-events.ts';
 import { clock, creditLedger, queueSender } from './deps.ts';
+import { headerValue } from './headers.ts';
 
 export interface Account {
   id: string;
@@ -90,13 +91,9 @@ function routeHeaders(route: RouteDef | undefined): Record<string, string> {
   return { deprecation: 'true', ...(route.successor && { link: `<${route.successor}>; rel="successor-version"` }) };
 }
 
-function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined {
-  return Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
-}
-
 function baseUrlOf(event: APIGatewayProxyEvent): string {
-  const host = headerOf(event, 'host') ?? event.requestContext?.domainName ?? 'localhost';
-  const scheme = headerOf(event, 'x-forwarded-proto') ?? 'https';
+  const host = headerValue(event.headers, 'host') ?? event.requestContext?.domainName ?? 'localhost';
+  const scheme = headerValue(event.headers, 'x-forwarded-proto') ?? 'https';
   // The default execute-api host carries the stage in the path; a custom domain maps it away.
   const stage = host.includes('.execute-api.') && event.requestContext?.stage ? `/${event.requestContext.stage}` : '';
   return `${scheme}://${host}${stage}`;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
 import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
@@ -69,6 +70,17 @@ describe('the local cloud over HTTP', () => {
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET');
     expect(res.body).toMatchObject({ code: 405, error_code: 'method_not_allowed' });
+  });
+
+  it('reads the key header whatever case the client sends it in', async () => {
+    // fetch lowercases header names; node:http sends them as written, as curl and urllib do.
+    for (const name of ['X-API-Key', 'x-api-key', 'X-Api-Key', 'X-API-KEY']) {
+      const status = await new Promise<number>((resolve, reject) => {
+        request(`${cloud.url}/v1/webhooks/event-types`, { headers: { [name]: KEYS.free } }, (res) => { res.resume(); resolve(res.statusCode!); })
+          .on('error', reject).end();
+      });
+      expect(status, name).toBe(200);
+    }
   });
 
   it('accepts every seeded local key', async () => {
