@@ -115,13 +115,14 @@ const venuesOf = (type: string) => (EVENT_TYPE_BY_NAME.get(type)?.venues ?? []) 
 export async function minuteCandidates(
   deps: Pick<MinuteDeps, 'archive' | 'breadth' | 'references'>, type: MinuteType, sets: readonly Record<string, never>[], from: number, to: number,
   watched: ReadonlySet<string> = new Set(),
-  /** Within one run: the paired types (gap detected and resolved, stall and recovery) read and compute once. */
-  memo: Map<string, Promise<Candidate[]>> = new Map(),
+  /** Within one run: what paired types share (gaps detected and resolved, stalls and recoveries, settlements) is read once. */
+  memo: Map<string, Promise<unknown>> = new Map(),
 ): Promise<Candidate[]> {
-  const once = (key: string, compute: () => Promise<Candidate[]>) => {
+  const once = <T>(key: string, compute: () => Promise<T>): Promise<T> => {
     if (!memo.has(key)) memo.set(key, compute());
-    return memo.get(key)!;
+    return memo.get(key) as Promise<T>;
   };
+  const settledRows = () => once('settlements', () => rowsOf<SettlementRecord>(deps.archive, 'settlements', ['hip4'], from, to));
   switch (type) {
     case 'market.funding_flip':
       return fundingFlips(await rowsOf<FundingRecord>(deps.archive, 'funding', venuesOf(type), from - 2 * HOUR, to), from, to);
@@ -180,9 +181,9 @@ export async function minuteCandidates(
       return pgaPayments([...earlier, ...window], from, to, price?.price == null ? null : Number(price.price));
     }
     case 'hip4.settlement':
-      return settlements(await rowsOf<SettlementRecord>(deps.archive, 'settlements', ['hip4'], from, to), from, to);
+      return settlements(await settledRows(), from, to);
     case 'account.hip4_settled': {
-      const settled = await rowsOf<SettlementRecord>(deps.archive, 'settlements', ['hip4'], from, to);
+      const settled = await settledRows();
       if (settled.length === 0 || watched.size === 0) return [];
       return settledHoldings(settled, await holdersOf(deps.archive, settled, watched, to), from, to);
     }
@@ -245,7 +246,7 @@ export async function runMinuteDetection(deps: MinuteDeps, now: number): Promise
   const from = Math.max(cursor, to - MAX_WINDOW_MS);
   if (from >= to) return { candidates: 0, matched: 0, from, to };
   const candidates: Candidate[] = [];
-  const memo = new Map<string, Promise<Candidate[]>>();
+  const memo = new Map<string, Promise<unknown>>();
   for (const type of MINUTE_TYPES) {
     const rules = await deps.rules.rules(type);
     if (rules.length === 0) continue;

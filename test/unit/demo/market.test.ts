@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { NormalizedRecord, type TradeRecord } from '../../../schemas/datasets.ts';
 import { FAMILIES, SYMBOL_FORMS } from '../../../functions/core/venues.ts';
 import { createDemoMarket } from '../../../functions/local/demo/market.ts';
+import { groupBy } from '../../../functions/core/detect/group.ts';
 
 type Dataset = NormalizedRecord['dataset'];
 type RecordOf<D extends Dataset> = Extract<NormalizedRecord, { dataset: D }>;
@@ -14,16 +15,6 @@ const HOUR = 3_600_000;
 
 const only = <D extends Dataset>(records: readonly NormalizedRecord[], dataset: D) =>
   records.filter((r): r is RecordOf<D> => r.dataset === dataset);
-const groupBy = <T>(items: readonly T[], key: (item: T) => string) => {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const group = groups.get(k);
-    if (group) group.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
-};
 const marketKey = (r: { family: string; symbol: string }) => `${r.family}/${r.symbol}`;
 
 // One simulated hour at the defaults, and eight quieter hours crossing a listing and three cascades.
