@@ -1,11 +1,15 @@
 /**
- * The archive's datasets, defined once. Each has
+ * The dataset registry: every dataset of the archive is defined once, in `DATASETS` below, and
+ * ingest, compaction, coverage, reads and the routes' family sets are derived from it. Each entry has
  *   - the normalized JSON-lines record accepted by ingest (`<Dataset>Record`, one object per line,
- *     discriminated by `dataset`), validated whole before anything is written;
+ *     discriminated by `dataset`), validated whole before anything is written (derived datasets,
+ *     built by compaction, have none);
  *   - its Parquet columns (name and DuckDB type), in file order;
- *   - the columns that identify a row (duplicates across batches collapse on them) and sort it.
+ *   - the columns that identify a row (duplicates across batches collapse on them) and sort it;
+ *   - its partitioning, how it compacts, its coverage start per family (which also says which
+ *     families have it), its bulk-export schema if it has one, and an example record.
  * Decimal values (prices, sizes, fees, rates) stay strings end to end, so nothing is rounded.
- * Times are Unix epoch milliseconds (`ts`).
+ * Times are Unix epoch milliseconds (`ts`). How to add a dataset: docs/adding-a-dataset.md.
  */
 import * as v from 'valibot';
 import { FAMILIES, SYMBOL_FORMS, type Family } from '../functions/core/venues.ts';
@@ -178,11 +182,6 @@ export const InstrumentRecord = keyed({
   dex: optionalString,
 });
 
-export const NormalizedRecord = v.variant('dataset', [
-  TradeRecord, OrderEventRecord, L2SnapshotRecord, FundingRecord, OpenInterestRecord, LiquidationRecord, InstrumentRecord, TransferRecord,
-  SettlementRecord, ChainEventRecord, TwapRecord,
-]);
-export type NormalizedRecord = v.InferOutput<typeof NormalizedRecord>;
 export type TradeRecord = v.InferOutput<typeof TradeRecord>;
 export type OrderEventRecord = v.InferOutput<typeof OrderEventRecord>;
 export type InstrumentRecord = v.InferOutput<typeof InstrumentRecord>;
@@ -194,26 +193,45 @@ export type ChainEventRecord = v.InferOutput<typeof ChainEventRecord>;
 export type TwapRecord = v.InferOutput<typeof TwapRecord>;
 export type OpenInterestRecord = v.InferOutput<typeof OpenInterestRecord>;
 
-export type IngestedDataset = NormalizedRecord['dataset'];
-export type Dataset = IngestedDataset | 'candles_1m';
-
 export interface Column { name: string; type: 'VARCHAR' | 'BIGINT' | 'BOOLEAN' | 'DOUBLE' | 'INTEGER' }
 
 const c = (name: string, type: Column['type']): Column => ({ name, type });
 const KEY = [c('family', 'VARCHAR'), c('symbol', 'VARCHAR'), c('ts', 'BIGINT')];
+const at = (iso: string) => Date.parse(iso);
+const EVERY_FAMILY_SINCE = (start: number) => Object.fromEntries(FAMILIES.map((f) => [f, start])) as Record<Family, number>;
+
+/** The bulk-export schemas (SPEC "Limits": Parquet with ZSTD, priced per GB with a minimum). */
+export interface ExportSchema { name: 'trades' | 'order_events'; usdPerGb: number; minimumUsd: number }
 
 export interface DatasetDef {
+  /** The ingest record (a valibot schema); absent on datasets that compaction derives from another. */
+  record?: v.GenericSchema;
   columns: readonly Column[];
   /** Columns that identify a row within a family; later duplicates collapse onto the first. */
   uniqueBy: readonly string[];
   /** Partitioned per symbol (and day); `false` keeps one file per family and day for all symbols. */
   perSymbol: boolean;
+  /** `merge`: compaction merges the day's deltas into compacted files; `derivedFrom`: rebuilt from that dataset's compacted rows. */
+  compaction: 'merge' | { derivedFrom: string };
+  /**
+   * The first covered instant per family (SPEC "Datasets and their coverage starts"; exact instants
+   * from the real service where the spec gives only a month). Its keys are the families that have
+   * the dataset; a window wholly before the start is answered empty without touching storage.
+   */
+  coverage: Readonly<Partial<Record<Family, number>>>;
   /** JSON-encoded columns (nested values). */
   json?: readonly string[];
+  export?: ExportSchema;
+  /** One valid record (for ingest datasets), used by the docs and by the test that every dataset is wired end to end. */
+  example?: Record<string, unknown>;
 }
 
-export const DATASETS: Readonly<Record<Dataset, DatasetDef>> = {
+const TS = at('2026-06-01T12:00:00Z');
+const ALICE = '0x00000000000000000000000000000000000a11ce';
+
+export const DATASETS = {
   trades: {
+    record: TradeRecord,
     columns: [...KEY, c('trade_id', 'BIGINT'), c('side', 'VARCHAR'), c('price', 'VARCHAR'), c('size', 'VARCHAR'), c('crossed', 'BOOLEAN'),
       c('fee', 'VARCHAR'), c('fee_token', 'VARCHAR'), c('closed_pnl', 'VARCHAR'), c('direction', 'VARCHAR'), c('start_position', 'VARCHAR'),
       c('user_address', 'VARCHAR'), c('tx_hash', 'VARCHAR'), c('order_id', 'BIGINT'), c('cloid', 'VARCHAR'), c('maker_address', 'VARCHAR'),
@@ -221,68 +239,160 @@ export const DATASETS: Readonly<Record<Dataset, DatasetDef>> = {
       c('deployer_fee', 'VARCHAR'), c('priority_gas', 'VARCHAR'), c('is_liquidation', 'BOOLEAN')],
     uniqueBy: ['trade_id'],
     perSymbol: true,
+    compaction: 'merge',
+    coverage: {
+      perpx: at('2023-04-15T03:31:00Z'), spot: at('2025-03-22T10:50:22Z'), hip3: at('2026-02-01T00:00:00Z'),
+      hip4: at('2026-05-01T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-06-26T20:10:26Z'),
+    },
+    export: { name: 'trades', usdPerGb: 8, minimumUsd: 15 },
+    example: { dataset: 'trades', family: 'perpx', symbol: 'BTC', ts: TS, trade_id: 1, side: 'B', price: '65000.5', size: '0.01', user_address: ALICE },
   },
   order_events: {
+    record: OrderEventRecord,
     columns: [...KEY, c('event', 'VARCHAR'), c('block_number', 'BIGINT'), c('seq', 'BIGINT'), c('oid', 'BIGINT'), c('user_address', 'VARCHAR'),
       c('side', 'VARCHAR'), c('status', 'VARCHAR'), c('limit_price', 'VARCHAR'), c('size', 'VARCHAR'), c('orig_size', 'VARCHAR'),
       c('order_type', 'VARCHAR'), c('tif', 'VARCHAR'), c('reduce_only', 'BOOLEAN'), c('is_trigger', 'BOOLEAN'), c('is_position_tpsl', 'BOOLEAN'),
       c('trigger_condition', 'VARCHAR'), c('trigger_price', 'VARCHAR'), c('cloid', 'VARCHAR')],
     uniqueBy: ['block_number', 'seq'],
     perSymbol: true,
+    compaction: 'merge',
+    coverage: { perpx: at('2026-03-10T00:00:00Z'), hip3: at('2026-03-10T00:00:00Z'), hip4: at('2026-05-02T00:00:00Z') },
+    export: { name: 'order_events', usdPerGb: 8, minimumUsd: 25 },
+    example: {
+      dataset: 'order_events', family: 'perpx', symbol: 'BTC', ts: TS, event: 'placed', block_number: 1, seq: 0, oid: 7, user_address: ALICE, side: 'B',
+      status: 'open', limit_price: '65000', size: '0.01', orig_size: '0.01', order_type: 'Limit', reduce_only: false, is_trigger: false, is_position_tpsl: false,
+    },
   },
   l2_snapshots: {
+    record: L2SnapshotRecord,
     columns: [...KEY, c('bids', 'VARCHAR'), c('asks', 'VARCHAR')],
     uniqueBy: ['symbol', 'ts'],
     perSymbol: true,
+    compaction: 'merge',
+    coverage: {
+      perpx: at('2023-04-15T00:00:00Z'), spot: at('2026-05-05T19:56:00Z'), hip3: at('2026-02-16T16:57:00Z'),
+      hip4: at('2026-05-01T00:00:00Z'), altx: at('2026-01-29T00:00:00Z'), 'altx-rh': at('2026-08-22T18:43:00Z'),
+    },
     json: ['bids', 'asks'],
+    example: { dataset: 'l2_snapshots', family: 'perpx', symbol: 'BTC', ts: TS, bids: [['64999', '1.5', 3]], asks: [['65001', '2', 4]] },
   },
   funding: {
+    record: FundingRecord,
     columns: [...KEY, c('funding_rate', 'VARCHAR'), c('premium', 'VARCHAR')],
     uniqueBy: ['symbol', 'ts'],
     perSymbol: true,
+    compaction: 'merge',
+    coverage: {
+      perpx: at('2023-05-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-08-22T18:43:00Z'),
+    },
+    example: { dataset: 'funding', family: 'perpx', symbol: 'BTC', ts: TS, funding_rate: '0.0000125', premium: '0.0001' },
   },
   open_interest: {
+    record: OpenInterestRecord,
     columns: [...KEY, c('open_interest', 'VARCHAR'), c('mark_price', 'VARCHAR'), c('oracle_price', 'VARCHAR'), c('mid_price', 'VARCHAR'), c('day_ntl_volume', 'VARCHAR')],
     uniqueBy: ['symbol', 'ts'],
     perSymbol: true,
+    compaction: 'merge',
+    coverage: {
+      perpx: at('2023-05-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z'), hip4: at('2026-05-01T00:00:00Z'),
+      altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-08-22T18:43:00Z'),
+    },
+    example: { dataset: 'open_interest', family: 'perpx', symbol: 'BTC', ts: TS, open_interest: '1200.5', mark_price: '65000', oracle_price: '64990' },
   },
   liquidations: {
+    record: LiquidationRecord,
     columns: [...KEY, c('trade_id', 'BIGINT'), c('liquidated_user', 'VARCHAR'), c('liquidator_user', 'VARCHAR'), c('price', 'VARCHAR'), c('size', 'VARCHAR'),
       c('side', 'VARCHAR'), c('mark_price', 'VARCHAR'), c('closed_pnl', 'VARCHAR'), c('direction', 'VARCHAR'), c('tx_hash', 'VARCHAR')],
     uniqueBy: ['trade_id', 'liquidated_user'],
     perSymbol: true,
+    compaction: 'merge',
+    coverage: { perpx: at('2025-12-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z') },
+    example: { dataset: 'liquidations', family: 'perpx', symbol: 'BTC', ts: TS, trade_id: 2, liquidated_user: ALICE, price: '64000', size: '0.5', side: 'A' },
   },
+  // The ledger feeds account.transfer; it has no public route of its own.
   transfers: {
+    record: TransferRecord,
     columns: [...KEY, c('user_address', 'VARCHAR'), c('kind', 'VARCHAR'), c('role', 'VARCHAR'), c('amount', 'VARCHAR'), c('usdc_value', 'VARCHAR'),
       c('counterparty', 'VARCHAR'), c('tx_hash', 'VARCHAR')],
     uniqueBy: ['tx_hash', 'user_address', 'role'],
     perSymbol: true,
+    compaction: 'merge',
+    coverage: { perpx: at('2025-12-01T00:00:00Z'), spot: at('2025-12-01T00:00:00Z') },
+    example: {
+      dataset: 'transfers', family: 'perpx', symbol: 'USDC', ts: TS, user_address: ALICE, kind: 'deposit', role: 'destination', amount: '1000',
+      usdc_value: '1000', tx_hash: '0xabc',
+    },
   },
+  // Upstream event streams behind webhook events, without public routes of their own.
   settlements: {
+    record: SettlementRecord,
     columns: [...KEY, c('resolution', 'VARCHAR'), c('settle_price', 'VARCHAR'), c('open_interest', 'VARCHAR')],
     uniqueBy: ['symbol', 'ts'],
     perSymbol: true,
+    compaction: 'merge',
+    coverage: { hip4: at('2026-05-01T00:00:00Z') },
+    example: { dataset: 'settlements', family: 'hip4', symbol: '#10', ts: TS, resolution: 'yes', settle_price: '1', open_interest: '5000' },
   },
   chain_events: {
+    record: ChainEventRecord,
     columns: [...KEY, c('kind', 'VARCHAR'), c('commit', 'VARCHAR'), c('started_at', 'BIGINT')],
     uniqueBy: ['kind', 'commit'],
     perSymbol: false,
+    compaction: 'merge',
+    coverage: { perpx: at('2025-12-01T00:00:00Z') },
+    example: { dataset: 'chain_events', family: 'perpx', symbol: 'CHAIN', ts: TS, kind: 'upgrade_started', commit: 'a1b2c3d' },
   },
   twaps: {
+    record: TwapRecord,
     columns: [...KEY, c('twap_id', 'BIGINT'), c('user_address', 'VARCHAR'), c('status', 'VARCHAR'), c('side', 'VARCHAR'), c('size', 'VARCHAR'), c('executed_size', 'VARCHAR')],
     uniqueBy: ['twap_id', 'status'],
     perSymbol: true,
+    compaction: 'merge',
+    coverage: { perpx: at('2026-03-10T00:00:00Z'), hip3: at('2026-03-10T00:00:00Z'), spot: at('2026-03-10T00:00:00Z') },
+    example: { dataset: 'twaps', family: 'perpx', symbol: 'BTC', ts: TS, twap_id: 3, user_address: ALICE, status: 'activated', side: 'B', size: '1', executed_size: '0' },
   },
   instruments: {
+    record: InstrumentRecord,
     columns: [...KEY, c('delisted_at', 'BIGINT'), c('market_type', 'VARCHAR'), c('sz_decimals', 'INTEGER'), c('max_leverage', 'INTEGER'), c('quote', 'VARCHAR'), c('dex', 'VARCHAR')],
     uniqueBy: ['symbol', 'ts'],
     perSymbol: false,
+    compaction: 'merge',
+    // The registry is point in time from the first listing on.
+    coverage: EVERY_FAMILY_SINCE(0),
+    example: { dataset: 'instruments', family: 'perpx', symbol: 'BTC', ts: TS, market_type: 'perp', sz_decimals: 5, max_leverage: 40 },
   },
-  // Derived from trades at compaction: one row per symbol and minute with at least one trade.
+  // One row per symbol and minute with at least one trade, rebuilt from the compacted trades.
   candles_1m: {
     columns: [...KEY, c('open', 'DOUBLE'), c('high', 'DOUBLE'), c('low', 'DOUBLE'), c('close', 'DOUBLE'), c('volume', 'DOUBLE'),
       c('quote_volume', 'DOUBLE'), c('trade_count', 'BIGINT'), c('open_ts', 'BIGINT'), c('close_ts', 'BIGINT')],
     uniqueBy: ['symbol', 'ts'],
     perSymbol: false,
+    compaction: { derivedFrom: 'trades' },
+    coverage: {
+      perpx: at('2025-03-22T12:00:00Z'), spot: at('2025-03-22T10:50:00Z'), hip3: at('2026-02-01T00:00:00Z'),
+      hip4: at('2026-05-01T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-06-26T20:10:00Z'),
+    },
   },
-};
+} as const satisfies Record<string, DatasetDef>;
+
+export type Dataset = keyof typeof DATASETS;
+/** Datasets that arrive through ingest (they have a record schema); the rest are derived at compaction. */
+export type IngestedDataset = { [D in Dataset]: (typeof DATASETS)[D] extends { record: v.GenericSchema } ? D : never }[Dataset];
+export type DerivedDataset = Exclude<Dataset, IngestedDataset>;
+
+type RecordSchemaOf<D extends IngestedDataset> = (typeof DATASETS)[D]['record'];
+
+/** Every ingest record, discriminated by `dataset`: exactly the registry's record schemas. */
+export const NormalizedRecord = v.variant('dataset', Object.values(DATASETS).flatMap((d) => ('record' in d ? [d.record] : [])) as RecordSchemaOf<IngestedDataset>[]);
+export type NormalizedRecord = v.InferOutput<typeof NormalizedRecord>;
+export type RecordOf<D extends IngestedDataset> = Extract<NormalizedRecord, { dataset: D }>;
+
+export const DATASET_NAMES = Object.keys(DATASETS) as Dataset[];
+export const INGESTED_DATASETS = DATASET_NAMES.filter((d): d is IngestedDataset => DATASETS[d].compaction === 'merge');
+export const DERIVED_DATASETS = DATASET_NAMES.filter((d): d is DerivedDataset => DATASETS[d].compaction !== 'merge');
+
+/** The families that have a dataset: the keys of its coverage. */
+export function familiesOf(dataset: Dataset): Family[] {
+  const coverage: DatasetDef['coverage'] = DATASETS[dataset].coverage;
+  return FAMILIES.filter((f) => coverage[f] !== undefined);
+}

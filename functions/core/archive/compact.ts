@@ -1,8 +1,9 @@
 /**
  * Compaction: merges the delta files of a dataset, family and day with the current compacted
  * files into new compacted files (one per symbol-day, or one per day for all-symbol datasets),
- * collapsing duplicate rows on the dataset's unique key. For trades it also rebuilds that day's
- * 1-minute candles, so candles come from deduplicated trades.
+ * collapsing duplicate rows on the dataset's unique key. Every dataset the registry marks `merge`
+ * is compacted; a dataset `derivedFrom` another (1-minute candles from trades) is rebuilt for the
+ * day from the source's deduplicated rows.
  *
  * No reader ever sees a row missing or twice: each new file is recorded with the ids it replaces
  * before any old entry is removed (see files.ts), and replaced objects are deleted only after a
@@ -12,8 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATASETS, type Dataset, type IngestedDataset } from '../../../schemas/datasets.ts';
-import { FAMILIES, type Family } from '../venues.ts';
+import { DATASETS, DERIVED_DATASETS, INGESTED_DATASETS, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset } from '../../../schemas/datasets.ts';
+import type { Family } from '../venues.ts';
 import type { ArchiveFile } from '../../ports/archive.ts';
 import type { SqlSession, SqlValue } from '../../ports/sql.ts';
 import type { ArchiveDeps } from './deps.ts';
@@ -25,7 +26,13 @@ import { candlesFromTradesSql } from './sql.ts';
 export const DELETION_GRACE_MS = 10 * 60_000;
 const LEASE_MS = 5 * 60_000;
 
-export const COMPACTED_DATASETS: readonly IngestedDataset[] = ['trades', 'order_events', 'l2_snapshots', 'funding', 'open_interest', 'liquidations', 'transfers', 'settlements', 'chain_events', 'twaps', 'instruments'];
+/**
+ * How each derived dataset is computed from its source's rows (a SQL relation): keyed by every
+ * derived dataset, so declaring one in the registry without its derivation fails type-checking.
+ */
+const DERIVATIONS: Readonly<Record<DerivedDataset, (sourceRows: string) => string>> = {
+  candles_1m: candlesFromTradesSql,
+};
 
 export interface CompactionReport {
   partitions: number;
@@ -104,7 +111,11 @@ async function compactDay(deps: ArchiveDeps, dataset: IngestedDataset, family: F
     }
   });
 
-  if (dataset === 'trades' && written.length > 0) await rebuildCandles(deps, family, day, written, deltaIds, report);
+  if (written.length > 0) {
+    for (const derived of DERIVED_DATASETS.filter((d) => DATASETS[d].compaction.derivedFrom === dataset)) {
+      await rebuildDerived(deps, derived, family, day, written, deltaIds, report);
+    }
+  }
 
   // Everything the new files hold is now visible through them; retire what they replace.
   const retired = [...deltas, ...symbols.flatMap((s) => existing.filter((f) => (f.symbol ?? '*') === (s ?? '*')))];
@@ -114,25 +125,28 @@ async function compactDay(deps: ArchiveDeps, dataset: IngestedDataset, family: F
 }
 
 /**
- * Re-derives the day's 1-minute candles for the symbols whose trades changed. The candle file also
- * lists the trade deltas it covers: candle readers add the trades of deltas no candle file covers
- * yet (the last minute or so), so candles stay complete while this runs.
+ * Re-derives a derived dataset's day (one all-symbol file) for the symbols whose source rows
+ * changed. The derived file also lists the source deltas it covers: readers add what they derive
+ * on the fly from source deltas no derived file covers yet (for candles, the last minute or so), so
+ * the derived dataset stays complete while this runs.
  */
-async function rebuildCandles(deps: ArchiveDeps, family: Family, day: string, tradeFiles: ArchiveFile[], tradeDeltaIds: string[], report: CompactionReport): Promise<void> {
-  const existing = await deps.manifest.compactedFilesOfDay('candles_1m', family, day);
+async function rebuildDerived(
+  deps: ArchiveDeps, dataset: DerivedDataset, family: Family, day: string, sourceFiles: ArchiveFile[], sourceDeltaIds: string[], report: CompactionReport,
+): Promise<void> {
+  const existing = await deps.manifest.compactedFilesOfDay(dataset, family, day);
   const previous = newestPerSymbol(existing).get('*');
-  const symbols = tradeFiles.map((f) => f.symbol!);
-  const tradePaths = await deps.files.paths(tradeFiles);
+  const symbols = sourceFiles.map((f) => f.symbol!);
+  const sourcePaths = await deps.files.paths(sourceFiles);
   const previousPaths = previous ? await deps.files.paths([previous]) : [];
   await deps.sql.session(async (session) => {
-    const fresh = candlesFromTradesSql('read_parquet($trades)');
+    const fresh = DERIVATIONS[dataset]('read_parquet($source)');
     const kept = previous ? `SELECT * FROM read_parquet($previous) WHERE NOT list_contains($symbols, symbol) UNION ALL ` : '';
     await session.execute({
       sql: `CREATE TEMP TABLE merged AS ${kept}${fresh}`,
       // DuckDB refuses parameters a statement does not use, so $symbols comes only with $previous.
-      params: { trades: tradePaths, ...(previous && { previous: previousPaths, symbols }) },
+      params: { source: sourcePaths, ...(previous && { previous: previousPaths, symbols }) },
     });
-    await writeOne(deps, session, 'candles_1m', family, day, undefined, [...tradeDeltaIds, ...(previous ? [previous.fileId] : [])], report);
+    await writeOne(deps, session, dataset, family, day, undefined, [...sourceDeltaIds, ...(previous ? [previous.fileId] : [])], report);
   });
   for (const file of existing) await deps.manifest.deleteFile(file);
   await deps.manifest.scheduleDeletion(existing.map((f) => f.key), deps.clock.now() + DELETION_GRACE_MS);
@@ -141,8 +155,8 @@ async function rebuildCandles(deps: ArchiveDeps, family: Family, day: string, tr
 export async function compactArchive(deps: ArchiveDeps, options: { datasets?: readonly IngestedDataset[]; families?: readonly Family[] } = {}): Promise<CompactionReport> {
   const report: CompactionReport = { partitions: 0, filesWritten: 0, rowsWritten: 0, deltasRetired: 0, objectsDeleted: 0, skippedLeased: 0 };
   const owner = randomUUID();
-  for (const dataset of options.datasets ?? COMPACTED_DATASETS) {
-    for (const family of options.families ?? FAMILIES) {
+  for (const dataset of options.datasets ?? INGESTED_DATASETS) {
+    for (const family of familiesOf(dataset).filter((f) => !options.families || options.families.includes(f))) {
       const deltas = await deps.manifest.deltaFiles(dataset, family, '0000-01-01', '9999-12-31');
       if (deltas.length === 0) continue;
       const lease = `compact#${dataset}#${family}`;

@@ -1,0 +1,82 @@
+/**
+ * Every dataset declared in the registry (schemas/datasets.ts) is wired end to end: its example
+ * record passes ingest validation, lands in a delta file, is compacted, and reads back through the
+ * archive reader; derived datasets are rebuilt when their source compacts. A dataset declared but
+ * left out of any of these steps fails here, not in front of a user.
+ */
+import * as v from 'valibot';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATASETS, DERIVED_DATASETS, INGESTED_DATASETS, NormalizedRecord, familiesOf, type Dataset, type IngestedDataset } from '../../schemas/datasets.ts';
+import { ingestBatch } from '../../functions/core/archive/ingest.ts';
+import { compactArchive } from '../../functions/core/archive/compact.ts';
+import { readWindow } from '../../functions/core/archive/read.ts';
+import { coverageStart } from '../../functions/core/archive/coverage.ts';
+import type { ArchiveDeps } from '../../functions/core/archive/deps.ts';
+import { archiveDeps } from '../../functions/shared/archive-deps.ts';
+import { FAMILIES, type Family } from '../../functions/core/venues.ts';
+import { startTestEmulators, type TestEmulators } from '../helpers/emulators.ts';
+import { jsonl } from '../helpers/records.ts';
+
+const exampleOf = (dataset: IngestedDataset) => DATASETS[dataset].example as unknown as NormalizedRecord;
+
+describe('the dataset registry, declared', () => {
+  it('gives every ingested dataset an example record that ingest validation accepts, in a family that has the dataset', () => {
+    for (const dataset of INGESTED_DATASETS) {
+      const example = exampleOf(dataset);
+      const parsed = v.safeParse(NormalizedRecord, example);
+      expect(parsed.success ? [] : parsed.issues.map((i) => `${dataset}: ${v.getDotPath(i)} ${i.message}`)).toEqual([]);
+      expect(familiesOf(dataset), dataset).toContain(example.family);
+    }
+  });
+
+  it('derives every derived dataset from an ingested one, in families the source has', () => {
+    for (const dataset of DERIVED_DATASETS) {
+      const source = DATASETS[dataset].compaction.derivedFrom;
+      expect(INGESTED_DATASETS as readonly string[], dataset).toContain(source);
+      for (const family of familiesOf(dataset)) expect(familiesOf(source as Dataset), `${dataset} in ${family}`).toContain(family);
+    }
+  });
+
+  it('names only known families and keeps unique keys among the columns', () => {
+    for (const dataset of [...INGESTED_DATASETS, ...DERIVED_DATASETS]) {
+      const def = DATASETS[dataset];
+      for (const family of Object.keys(def.coverage)) expect(FAMILIES as readonly string[], dataset).toContain(family);
+      const columns = def.columns.map((c) => c.name);
+      for (const key of def.uniqueBy) expect(columns, `${dataset}.${key}`).toContain(key);
+      expect(coverageStart(dataset, familiesOf(dataset)[0] as Family)).toBeTypeOf('number');
+    }
+  });
+});
+
+describe('the dataset registry, wired', () => {
+  let env: TestEmulators;
+  let deps: ArchiveDeps;
+  beforeAll(async () => {
+    env = await startTestEmulators();
+    deps = archiveDeps();
+  });
+  afterAll(async () => { await env?.stop(); });
+
+  it('ingests, compacts and reads back the example of every ingested dataset, and rebuilds what derives from it', async () => {
+    // Prepare: one batch holding every dataset's example.
+    const examples = INGESTED_DATASETS.map(exampleOf);
+    // Act
+    const ingested = await ingestBatch(deps, 'normalized', jsonl(examples));
+    const report = await compactArchive(deps);
+    // Assess
+    expect(ingested).toMatchObject({ status: 'ingested', records: examples.length });
+    expect(report.deltasRetired).toBe(examples.length);
+    for (const example of examples) {
+      const family = example.family as Family;
+      expect(await deps.manifest.deltaFiles(example.dataset, family, '0000-01-01', '9999-12-31'), `${example.dataset} deltas left`).toEqual([]);
+      const { rows } = await readWindow(deps, { dataset: example.dataset, family, symbol: example.symbol, from: example.ts, to: example.ts, limit: 10 });
+      expect(rows, example.dataset).toHaveLength(1);
+      expect(rows[0], example.dataset).toMatchObject({ symbol: example.symbol, ts: example.ts });
+    }
+    for (const dataset of DERIVED_DATASETS) {
+      const source = exampleOf(DATASETS[dataset].compaction.derivedFrom as IngestedDataset);
+      const day = new Date(source.ts).toISOString().slice(0, 10);
+      expect(await deps.manifest.compactedFilesOfDay(dataset, source.family as Family, day), dataset).toHaveLength(1);
+    }
+  });
+});
