@@ -18,8 +18,9 @@ import { localAccountId } from '../functions/local/accounts.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../functions/local/emulators.ts';
 import { accountStore, clock, queueSender, webhookStore } from '../functions/shared/deps.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
-import { createRuleBook, detectInBatch, watchedBy, type DispatchCounts } from '../functions/core/detect/dispatch.ts';
-import { BATCH_TYPES, batchCandidates } from '../functions/core/detect/batch.ts';
+import { createRuleBook, watchedBy, type DispatchCounts } from '../functions/core/detect/dispatch.ts';
+import { batchCandidates, detectInBatch } from '../functions/core/detect/batch-run.ts';
+import { BATCH_DETECTORS } from '../functions/core/events/registry.ts';
 import { archiveReferences } from '../functions/core/detect/archive-references.ts';
 import { createEndpoint, type Caller } from '../functions/core/webhooks/endpoints.ts';
 import { createSubscription, watchAddress } from '../functions/core/webhooks/subscriptions.ts';
@@ -111,8 +112,9 @@ async function throughput(batchCount: number): Promise<void> {
     // Exactly the ingest job's composition (functions/jobs/ingest.ts).
     const store = webhookStore();
     const deps = { store, queues: queueSender(), clock, rules: createRuleBook({ store, accounts: accountStore(), clock, ttlMs: 10_000 }), references: archiveReferences(archiveDeps()) };
-    const loadMs = await timed(() => Promise.all(BATCH_TYPES.map((type) => deps.rules.rules(type))));
-    const watched = await watchedBy(deps.rules, BATCH_TYPES.filter((t) => t.startsWith('account.')));
+    const batchTypes = BATCH_DETECTORS.map((d) => d.type);
+    const loadMs = await timed(() => Promise.all(batchTypes.map((type) => deps.rules.rules(type))));
+    const watched = await watchedBy(deps.rules, batchTypes.filter((t) => t.startsWith('account.')));
     const batches = Array.from({ length: batchCount }, () => syntheticBatch([...watched].sort()));
 
     const pureMs: number[] = [], batchMs: number[] = [], candidates: number[] = [], matched: number[] = [];

@@ -1,5 +1,6 @@
 /** Route group `webhooks`: the event-type catalogue, plan limits, endpoints, subscriptions and watched addresses. */
-import { EVENT_TYPES, publicDeclaration } from '../core/webhooks/catalog.ts';
+import { publicDeclaration } from '../core/webhooks/catalog.ts';
+import { EVENT_TYPES } from '../core/events/registry.ts';
 import {
   createEndpoint, deleteEndpoint, enableEndpoint, endpointView, getEndpoint, limitsView, rotateSecret, type Caller,
 } from '../core/webhooks/endpoints.ts';

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import type { ArchiveDeps } from '../../functions/core/archive/deps.ts';
-import { minuteCandidates, type MinuteType } from '../../functions/core/detect/minute-run.ts';
+import { MINUTE_DETECTORS } from '../../functions/core/events/registry.ts';
+import { minuteContext } from '../../functions/core/detect/minute-reads.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import type { NormalizedRecord } from '../../schemas/datasets.ts';
 import { startTestEmulators, type TestEmulators } from '../helpers/emulators.ts';
@@ -44,8 +45,8 @@ async function allFileKeys(): Promise<string[]> {
   return keys;
 }
 
-const candidates = (type: MinuteType, from: number, sets: Record<string, unknown>[] = [{}]) =>
-  minuteCandidates({ archive: deps, breadth: undefined as never, references: undefined as never }, type, sets as never, from, from + MINUTE);
+const candidates = (type: string, from: number, sets: Record<string, unknown>[] = [{}]) =>
+  MINUTE_DETECTORS.find((d) => d.type === type)!.detection.detect(minuteContext({ archive: deps, breadth: undefined as never, references: undefined as never }, from, from + MINUTE), sets);
 
 /** `symbol` trading on altx every 30 s in [from, to), with a time offset. */
 const altxTrades = (symbol: string, from: number, to: number, offsetMs: number, firstId: number) =>

@@ -8,7 +8,7 @@
 import type { ArchiveDeps } from '../archive/deps.ts';
 import { minuteCandleSource, windowSource } from '../archive/read.ts';
 import { FAMILIES, type Family } from '../venues.ts';
-import type { MarketReference, ReferenceSource } from './references.ts';
+import type { MarketReference, ReferenceSource } from './relative-metrics.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;

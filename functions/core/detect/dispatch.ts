@@ -1,8 +1,9 @@
 /**
- * From candidates to queued deliveries: every account's rules of each candidate's type are loaded
- * (cached briefly per container), matched, and each match is handed to `queueOccurrence`, which
- * counts, pauses or queues it. Safe to run twice over the same records: ids are derived, so the
- * second run finds its deliveries and queues nothing new.
+ * From candidates to queued deliveries: candidates of types that declare relative metrics get them
+ * (`withReferences`), every account's rules of each candidate's type are loaded (cached briefly per
+ * container), matched, and each match is handed to `queueOccurrence`, which counts, pauses or
+ * queues it. Safe to run twice over the same records: ids are derived, so the second run finds its
+ * deliveries and queues nothing new.
  */
 import type { PlanName } from '../plans.ts';
 import type { AccountStore } from '../../ports/accounts.ts';
@@ -11,11 +12,10 @@ import type { EndpointRecord, SubscriptionRecord } from '../../ports/webhooks.ts
 import { EVENT_TYPE_BY_NAME } from '../webhooks/catalog.ts';
 import { queueOccurrence, type DeliveryDeps, type QueueOutcome } from '../webhooks/deliveries.ts';
 import type { StoredConfig } from '../webhooks/filters.ts';
-import type { NormalizedRecord } from '../../../schemas/datasets.ts';
 import { groupBy } from './group.ts';
-import { matches, type Candidate } from './match.ts';
-import { withReferences, type ReferenceSource } from './references.ts';
-import { BATCH_TYPES, batchCandidates } from './batch.ts';
+import { matches } from './match.ts';
+import type { Candidate } from './candidate.ts';
+import { relativeMetrics, type ReferenceSource } from './relative-metrics.ts';
 
 export interface ActiveRule {
   plan: PlanName;
@@ -108,13 +108,22 @@ export interface DetectDeps extends DeliveryDeps {
   references: ReferenceSource;
 }
 
-/** The detectors that run on one ingested batch: detect, enrich, match, queue. */
-export async function detectInBatch(deps: DetectDeps, records: readonly NormalizedRecord[]): Promise<DispatchCounts> {
-  const ruled = new Set<string>();
-  for (const type of BATCH_TYPES) if ((await deps.rules.rules(type)).length > 0) ruled.add(type);
-  if (ruled.size === 0) return { candidates: 0, matched: 0 };
-  const watched = await watchedBy(deps.rules, BATCH_TYPES.filter((t) => t.startsWith('account.')));
-  // Only candidates some rule could take are worth their reference lookups.
-  const candidates = batchCandidates(records, watched).filter((c) => ruled.has(c.type));
-  return dispatch(deps, await withReferences(candidates, deps.references));
+/** Adds the relative metrics (and `reference_at`) to the candidates of the types that declare them. */
+export async function withReferences(candidates: Candidate[], source: ReferenceSource): Promise<Candidate[]> {
+  const out: Candidate[] = [];
+  for (const candidate of candidates) {
+    const metrics = EVENT_TYPE_BY_NAME.get(candidate.type)?.metrics ?? {};
+    const notional = candidate.metrics.notional_usd;
+    if (!('notional_pct_volume_1h' in metrics) || typeof notional !== 'number' || candidate.symbol === null) {
+      out.push(candidate);
+      continue;
+    }
+    const family = candidate.venue;
+    const market = await source.market(family, candidate.symbol, candidate.occurredAt);
+    const wallet = 'notional_pct_wallet_volume_30d' in metrics && candidate.address ? ((await source.walletVolume30dUsd(candidate.address, candidate.occurredAt)) ?? 0) : undefined;
+    const relative = relativeMetrics(family, candidate.symbol, notional, market, wallet);
+    const referenceAt = market ? new Date(market.at).toISOString() : null;
+    out.push({ ...candidate, metrics: { ...candidate.metrics, ...relative }, data: { ...candidate.data, ...relative, reference_at: referenceAt } });
+  }
+  return out;
 }

@@ -12,21 +12,16 @@ import { windowSource } from '../archive/read.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { WebhookStore } from '../../ports/webhooks.ts';
 import type { BreadthStore } from '../../ports/breadth.ts';
-import type { IngestedDataset, NormalizedRecord } from '../../../schemas/datasets.ts';
-import { EVENT_TYPE_BY_NAME, type EventTypeDecl, type Venue } from '../webhooks/catalog.ts';
+import type { NormalizedRecord } from '../../../schemas/datasets.ts';
+import { DRY_RUN_TYPES, ESTIMATE_TYPES, EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
+import type { Detection, EventDefinition, EventTypeDecl } from '../events/declare.ts';
 import { normalizeConfig, type StoredConfig } from '../webhooks/filters.ts';
 import type { Caller } from '../webhooks/endpoints.ts';
-import type { Family } from '../venues.ts';
-import { matches, type Candidate } from './match.ts';
-import { withReferences, type ReferenceSource } from './references.ts';
-import { DETECTION_PARAMS, MINUTE_TYPES, minuteCandidates, type MinuteType } from './minute-run.ts';
-import { batchCandidates } from './batch.ts';
-
-export const DRY_RUN_TYPES = ['account.fill', 'account.transfer', 'market.liquidation'] as const;
-export const ESTIMATE_TYPES = [
-  'account.fill', 'account.transfer', 'account.liquidated', 'market.liquidation', 'market.pga_payment', 'hip4.settlement',
-  'market.liquidation_burst', 'market.oi_delta', 'oracle.jump', 'market.funding_flip',
-] as const;
+import { matches } from './match.ts';
+import type { Candidate } from './candidate.ts';
+import type { ReferenceSource } from './relative-metrics.ts';
+import { withReferences } from './dispatch.ts';
+import { minuteContext } from './minute-reads.ts';
 export const PREVIEW_BUDGET = { calls: 6, windowMs: 60_000 } as const;
 /** Most rows one preview scans; past it the window's start moves later and the answer says truncated. */
 export const SCAN_ROW_CAP = 250_000;
@@ -43,14 +38,6 @@ export interface PreviewDeps {
   references: ReferenceSource;
 }
 
-/** What a scan reads for each previewable type: the dataset, and whether only watched addresses matter. */
-const SOURCES: Readonly<Record<string, { dataset: IngestedDataset; byAddress?: string }>> = {
-  'account.fill': { dataset: 'trades', byAddress: 'user_address' },
-  'account.transfer': { dataset: 'transfers', byAddress: 'user_address' },
-  'account.liquidated': { dataset: 'liquidations', byAddress: 'liquidated_user' },
-  'market.liquidation': { dataset: 'liquidations' },
-};
-
 async function takeBudget(deps: PreviewDeps, caller: Caller): Promise<void> {
   const now = deps.clock.now();
   const minute = Math.floor(now / PREVIEW_BUDGET.windowMs);
@@ -62,12 +49,12 @@ async function takeBudget(deps: PreviewDeps, caller: Caller): Promise<void> {
   }
 }
 
-function previewDecl(eventType: unknown, supported: readonly string[], what: string): EventTypeDecl {
-  const decl = typeof eventType === 'string' ? EVENT_TYPE_BY_NAME.get(eventType) : undefined;
-  if (!decl || !supported.includes(decl.type)) {
+function previewDefinition(eventType: unknown, supported: readonly string[], what: string): EventDefinition & { detection: Detection } {
+  const definition = typeof eventType === 'string' ? EVENT_DEFINITION_BY_TYPE.get(eventType) : undefined;
+  if (!definition?.detection || !supported.includes(definition.declaration.type)) {
     throw new AppError('invalid_parameter', `${what} is available for: ${supported.join(', ')}.`, { param: 'event_type', validValues: supported });
   }
-  return decl;
+  return definition;
 }
 
 function configOf(body: Record<string, unknown>): unknown {
@@ -81,15 +68,15 @@ interface Scan { candidates: Candidate[]; from: number; truncated: boolean }
  * Replays [from, to) through the detectors. Rows are read newest first up to the row cap; when the
  * cap cuts the window, its start moves to just after the last instant read whole.
  */
-async function scan(deps: PreviewDeps, decl: EventTypeDecl, config: StoredConfig, watched: ReadonlySet<string>, from: number, to: number, deadline: number): Promise<Scan> {
-  const source = SOURCES[decl.type];
-  if (!source) throw new Error(`No archive source for ${decl.type}`);
-  const families = (config.venue ?? decl.venues).filter((v): v is Family & Venue => !whollyBeforeCoverage(source.dataset, v as Family, to));
+async function scan(
+  deps: PreviewDeps, decl: EventTypeDecl, detection: Extract<Detection, { kind: 'batch' }>, config: StoredConfig, watched: ReadonlySet<string>, from: number, to: number, deadline: number,
+): Promise<Scan> {
+  const families = (config.venue ?? decl.venues).filter((v) => !whollyBeforeCoverage(detection.reads, v, to));
   const addresses = [...(config.addresses ?? watched)];
   const rows: NormalizedRecord[] = [];
   for (const family of families) {
     if (deps.clock.now() > deadline) throw scanTimeout();
-    const window = await windowSource(deps.archive, { dataset: source.dataset, family, from, to: to - 1 });
+    const window = await windowSource(deps.archive, { dataset: detection.reads, family, from, to: to - 1 });
     if (!window) continue;
     const where: string[] = [];
     const params = { ...window.params, p_limit: SCAN_ROW_CAP + 1 } as Record<string, unknown>;
@@ -97,15 +84,15 @@ async function scan(deps: PreviewDeps, decl: EventTypeDecl, config: StoredConfig
       where.push('list_contains($p_symbols, symbol)');
       params.p_symbols = config.symbols;
     }
-    if (source.byAddress) {
-      where.push(`list_contains($p_addresses, ${source.byAddress})`);
+    if (detection.addressColumn) {
+      where.push(`list_contains($p_addresses, "${detection.addressColumn}")`);
       params.p_addresses = addresses;
     }
     const found = await deps.archive.sql.query({
       sql: `SELECT * FROM (${window.sql}) ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ts DESC LIMIT $p_limit`,
       params: params as never,
     });
-    for (const row of found) rows.push({ ...row, dataset: source.dataset, family } as unknown as NormalizedRecord);
+    for (const row of found) rows.push({ ...row, dataset: detection.reads, family } as unknown as NormalizedRecord);
   }
   rows.sort((a, b) => b.ts - a.ts);
   let truncated = false;
@@ -118,14 +105,14 @@ async function scan(deps: PreviewDeps, decl: EventTypeDecl, config: StoredConfig
     truncated = true;
   }
   if (deps.clock.now() > deadline) throw scanTimeout();
-  const candidates = await withReferences(batchCandidates(rows, new Set(addresses)).filter((c) => c.type === decl.type), deps.references);
+  const candidates = await withReferences(detection.detect(rows, new Set(addresses)), deps.references);
   return { candidates, from: start, truncated };
 }
 
 /** Minute-class types replay their detector over the window with the configuration's own params. */
-async function minuteScan(deps: PreviewDeps, type: MinuteType, config: StoredConfig, from: number, to: number, deadline: number): Promise<Scan> {
-  const params = Object.fromEntries(DETECTION_PARAMS[type].map((k) => [k, config.params[k]])) as Record<string, never>;
-  const candidates = await minuteCandidates(deps, type, [params], from, to);
+async function minuteScan(deps: PreviewDeps, detection: Extract<Detection, { kind: 'minute' }>, config: StoredConfig, from: number, to: number, deadline: number): Promise<Scan> {
+  const params = Object.fromEntries(detection.params.map((k) => [k, config.params[k]]));
+  const candidates = await detection.detect(minuteContext(deps, from, to), [params]);
   if (deps.clock.now() > deadline) throw scanTimeout();
   return { candidates: await withReferences(candidates, deps.references), from, truncated: false };
 }
@@ -149,13 +136,14 @@ function checkKeys(body: Record<string, unknown>, allowed: readonly string[]): v
 }
 
 async function prepare(deps: PreviewDeps, caller: Caller, body: Record<string, unknown>, supported: readonly string[], what: string) {
-  const decl = previewDecl(body.event_type, supported, what);
+  const definition = previewDefinition(body.event_type, supported, what);
+  const decl = definition.declaration;
   const watched = new Set((await deps.store.listAddresses(caller.id)).map((a) => a.address));
   const config = normalizeConfig(decl, configOf(body), watched);
   if (decl.scope === 'addresses' && watched.size === 0) {
     throw new AppError('invalid_parameter', `${decl.type} fires for watched addresses only, and this account watches none; add one with POST /v1/webhooks/addresses.`, { param: 'event_type' });
   }
-  return { decl, config, watched };
+  return { decl, detection: definition.detection, estimation: definition.preview?.estimate, config, watched };
 }
 
 /** POST /v1/webhooks/subscriptions/dry-run */
@@ -163,11 +151,12 @@ export async function dryRun(deps: PreviewDeps, caller: Caller, body: Record<str
   checkKeys(body, BODY_KEYS['dry-run']);
   const lookbackS = integerIn(body, 'lookback_s', { min: 60, max: 86_400, default: 3_600 });
   const limit = integerIn(body, 'limit', { min: 1, max: 200, default: 100 });
-  const { decl, config, watched } = await prepare(deps, caller, body, DRY_RUN_TYPES, 'Dry-run');
+  const { decl, detection, config, watched } = await prepare(deps, caller, body, DRY_RUN_TYPES, 'Dry-run');
+  if (detection.kind !== 'batch') throw new Error(`Dry-run of ${decl.type} needs a batch detector`);
   await takeBudget(deps, caller);
   const now = deps.clock.now();
   const to = now;
-  const result = await scan(deps, decl, config, watched, to - lookbackS * 1000, to, now + SCAN_BUDGET_MS);
+  const result = await scan(deps, decl, detection, config, watched, to - lookbackS * 1000, to, now + SCAN_BUDGET_MS);
   // Addresses are matched as watched now, including time before they were added (the scan covers it).
   const hits = result.candidates.filter((c) => matches(decl, config, c, watched)).sort((a, b) => b.occurredAt - a.occurredAt);
   return {
@@ -181,23 +170,6 @@ export async function dryRun(deps: PreviewDeps, caller: Caller, body: Record<str
 
 const DAY_MS = 86_400_000;
 
-/**
- * Each estimable type's threshold metric (absolute values for signed moves), and for param-gated
- * types the param that sets it and its lowest value. For edge-triggered types (bursts, OI deltas)
- * the rungs count crossings at the lowest threshold whose peak reached the rung: an approximation.
- */
-const LADDERS: Readonly<Record<string, { metric: string; absolute?: boolean; param?: string; lowest?: number }>> = {
-  'account.fill': { metric: 'notional_usd' },
-  'account.transfer': { metric: 'usdc_value' },
-  'account.liquidated': { metric: 'notional_usd' },
-  'market.liquidation': { metric: 'notional_usd' },
-  'market.pga_payment': { metric: 'amount' },
-  'hip4.settlement': { metric: 'notional_usd' },
-  'market.liquidation_burst': { metric: 'notional_usd', param: 'threshold_usd', lowest: 1_000 },
-  'market.oi_delta': { metric: 'delta_pct', absolute: true, param: 'threshold_pct', lowest: 0.1 },
-  'oracle.jump': { metric: 'change_pct', absolute: true, param: 'threshold_pct', lowest: 0.1 },
-  'market.funding_flip': { metric: 'funding_rate', absolute: true },
-};
 /** Ten rungs around the configured threshold (or the median when the rule has none). */
 const LADDER_STEPS = [0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 7.5, 10] as const;
 
@@ -210,18 +182,15 @@ function percentile(sorted: readonly number[], p: number): number | null {
 export async function estimate(deps: PreviewDeps, caller: Caller, body: Record<string, unknown>) {
   checkKeys(body, BODY_KEYS.estimate);
   const lookbackDays = integerIn(body, 'lookback_days', { min: 1, max: 30, default: 7 });
-  const { decl, config, watched } = await prepare(deps, caller, body, ESTIMATE_TYPES, 'Estimate');
-  const minuteType = (MINUTE_TYPES as readonly string[]).includes(decl.type) ? (decl.type as MinuteType) : undefined;
-  if (!SOURCES[decl.type] && !minuteType) {
-    throw new AppError('upstream_unavailable', `Estimates for ${decl.type} need its detector's history, which this deployment does not keep yet; retry later.`, { headers: { 'retry-after': '3600' } });
-  }
+  const { decl, detection, estimation, config, watched } = await prepare(deps, caller, body, ESTIMATE_TYPES, 'Estimate');
+  if (detection.kind === 'announced' || !estimation) throw new Error(`Estimate of ${decl.type} needs a detector over the archive and a ladder metric`);
   await takeBudget(deps, caller);
   const now = deps.clock.now();
   // Whole UTC days, oldest first, ending with today so far.
   const firstDay = Math.floor(now / DAY_MS) * DAY_MS - (lookbackDays - 1) * DAY_MS;
-  const result = minuteType
-    ? await minuteScan(deps, minuteType, config, firstDay, now, now + SCAN_BUDGET_MS)
-    : await scan(deps, decl, config, watched, firstDay, now, now + SCAN_BUDGET_MS);
+  const result = detection.kind === 'minute'
+    ? await minuteScan(deps, detection, config, firstDay, now, now + SCAN_BUDGET_MS)
+    : await scan(deps, decl, detection, config, watched, firstDay, now, now + SCAN_BUDGET_MS);
   const hits = result.candidates.filter((c) => matches(decl, config, c, watched));
   const perDay = Array.from({ length: lookbackDays }, () => 0);
   for (const hit of hits) perDay[Math.floor((hit.occurredAt - firstDay) / DAY_MS)]! += 1;
@@ -229,20 +198,20 @@ export async function estimate(deps: PreviewDeps, caller: Caller, body: Record<s
 
   // The ladder: how often the rule would fire at other thresholds of its own metric, all else
   // equal. Param-gated types are replayed once more at their lowest threshold to see below it.
-  const ladderOf = LADDERS[decl.type];
-  const metric = ladderOf?.metric ?? null;
+  const metric = estimation.metric;
+  const gate = estimation.gate;
   let pool = result.candidates;
-  if (ladderOf?.param && minuteType) {
-    const lowest = { ...config, params: { ...config.params, [ladderOf.param]: ladderOf.lowest, ...(decl.type === 'market.liquidation_burst' && { threshold_mode: 'usd' }) } };
+  if (gate && detection.kind === 'minute') {
+    const lowest = { ...config, params: { ...config.params, [gate.param]: gate.lowest, ...gate.fixed } };
     // Judged against the rule's other filters, not its threshold: the gate takes the rule's params.
-    pool = (await minuteScan(deps, minuteType, lowest, firstDay, now, now + SCAN_BUDGET_MS)).candidates
+    pool = (await minuteScan(deps, detection, lowest, firstDay, now, now + SCAN_BUDGET_MS)).candidates
       .map((c) => ({ ...c, params: c.params && { ...c.params, ...config.params } }));
   }
   const others = { ...config, conditions: config.conditions.filter((c) => c.metric !== metric), min_notional_usd: undefined };
-  const values = metric === null ? [] : pool.filter((c) => matches(decl, others, c, watched))
-    .map((c) => c.metrics[metric]).filter((v): v is number => typeof v === 'number').map((v) => (ladderOf?.absolute ? Math.abs(v) : v)).sort((a, b) => a - b);
+  const values = pool.filter((c) => matches(decl, others, c, watched))
+    .map((c) => c.metrics[metric]).filter((v): v is number => typeof v === 'number').map((v) => (estimation.absolute ? Math.abs(v) : v)).sort((a, b) => a - b);
   const days = Math.max(1, (now - Math.max(firstDay, result.from)) / DAY_MS);
-  const configured = ladderOf?.param ? (config.params[ladderOf.param] as number) : (config.min_notional_usd ?? decl.costFloor?.min);
+  const configured = gate ? (config.params[gate.param] as number) : (config.min_notional_usd ?? decl.costFloor?.min);
   const base = configured ?? percentile(values, 50) ?? 0;
   const rungs = LADDER_STEPS.map((step) => Number((base * step).toPrecision(4)));
   return {
@@ -251,10 +220,10 @@ export async function estimate(deps: PreviewDeps, caller: Caller, body: Record<s
     per_day: perDay,
     per_day_p50: percentile(sortedDays, 50) ?? 0,
     per_day_max: sortedDays.at(-1) ?? 0,
-    ladder: metric === null ? [] : rungs.map((threshold) => ({
+    ladder: rungs.map((threshold) => ({
       metric, threshold, per_day: Number((values.filter((v) => v >= threshold).length / days).toFixed(2)),
     })),
-    distribution: metric === null ? null : {
+    distribution: {
       metric, count: values.length, min: values[0] ?? null, p25: percentile(values, 25), p50: percentile(values, 50), p75: percentile(values, 75),
       p90: percentile(values, 90), p99: percentile(values, 99), max: values.at(-1) ?? null,
     },

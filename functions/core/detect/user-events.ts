@@ -5,7 +5,7 @@
  */
 import type { UserEventMessage } from '../../../schemas/messages.ts';
 import type { QueueSender } from '../../ports/queues.ts';
-import type { Candidate } from './match.ts';
+import type { Candidate } from './candidate.ts';
 
 export function userEventCandidate(event: UserEventMessage): Candidate {
   const common = { occurredAt: event.at, venue: 'perpx' as const, symbol: null, address: null, accountId: event.account_id };

@@ -7,7 +7,8 @@
  * what is declared; nothing is silently dropped.
  */
 import { AppError } from '../errors.ts';
-import { operatorsFor, type EventTypeDecl, type MetricDecl, type ParamDecl, type Venue } from './catalog.ts';
+import { operatorsFor } from './catalog.ts';
+import type { EventTypeDecl, MetricDecl, ParamDecl, Venue } from '../events/declare.ts';
 
 export const MAX_CONDITIONS = 16;
 

@@ -9,7 +9,8 @@ import { AppError } from '../errors.ts';
 import { PLANS } from '../plans.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { SubscriptionRecord, WatchedAddressRecord, WebhookStore } from '../../ports/webhooks.ts';
-import { EVENT_TYPE_BY_NAME, EVENT_TYPES } from './catalog.ts';
+import { EVENT_TYPE_BY_NAME } from './catalog.ts';
+import { EVENT_TYPES } from '../events/registry.ts';
 import { normalizeConfig } from './filters.ts';
 import { getEndpoint, requireDelivery, reserveAllowance, type Caller } from './endpoints.ts';
 

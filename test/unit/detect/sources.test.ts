@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { twapCandidates, upgradeCandidates } from '../../../functions/core/detect/batch.ts';
+import { twapCandidates, upgradeCandidates } from '../../../functions/core/detect/batch-detectors.ts';
 import { matches } from '../../../functions/core/detect/match.ts';
-import { PGA, pgaPayments, settledHoldings, settlements, type Holder, type PgaPayment } from '../../../functions/core/detect/minute.ts';
+import { PGA, pgaPayments, settledHoldings, settlements, type Holder, type PgaPayment } from '../../../functions/core/detect/minute-detectors.ts';
 import { EVENT_TYPE_BY_NAME } from '../../../functions/core/webhooks/catalog.ts';
 import { normalizeConfig } from '../../../functions/core/webhooks/filters.ts';
 import type { ChainEventRecord, SettlementRecord, TwapRecord } from '../../../schemas/datasets.ts';

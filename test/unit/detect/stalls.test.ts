@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { archiveGaps, ingestStalls, type Tick } from '../../../functions/core/detect/minute.ts';
+import { archiveGaps, ingestStalls, type Tick } from '../../../functions/core/detect/minute-detectors.ts';
 import { matches } from '../../../functions/core/detect/match.ts';
 import { EVENT_TYPE_BY_NAME } from '../../../functions/core/webhooks/catalog.ts';
 import { normalizeConfig } from '../../../functions/core/webhooks/filters.ts';

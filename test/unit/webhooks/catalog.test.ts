@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES, operatorsFor, publicDeclaration } from '../../../functions/core/webhooks/catalog.ts';
+import { operatorsFor, publicDeclaration } from '../../../functions/core/webhooks/catalog.ts';
+import { EVENT_TYPES } from '../../../functions/core/events/registry.ts';
 
 describe('the event-type catalogue', () => {
   it('declares 28 types of which 24 are live, the four soon ones as the spec lists them', () => {

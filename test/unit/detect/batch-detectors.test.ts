@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fillCandidates, liquidationCandidates, batchCandidates, orderRejectedCandidates, transferCandidates } from '../../../functions/core/detect/batch.ts';
+import { fillCandidates, liquidationCandidates, orderRejectedCandidates, transferCandidates } from '../../../functions/core/detect/batch-detectors.ts';
+import { batchCandidates } from '../../../functions/core/detect/batch-run.ts';
 import type { LiquidationRecord, NormalizedRecord, OrderEventRecord, TradeRecord, TransferRecord } from '../../../schemas/datasets.ts';
 import { T0 } from '../../helpers/records.ts';
 

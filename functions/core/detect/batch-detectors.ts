@@ -1,22 +1,20 @@
 /**
- * Detectors run on each ingested batch (and by dry-run over the archive, so both see the same
- * occurrences): the `seconds` class (account fills and transfers, market liquidations, liquidated
- * accounts) and engine cancels of watched accounts' orders, which need nothing but the batch. Pure:
- * records in, candidates out; relative metrics are added by `withReferences`.
+ * Detectors run on each ingested batch (and by dry-run and estimate over the archive, so they see
+ * the same occurrences): the `seconds` class (account fills and transfers, market liquidations,
+ * liquidated accounts, node upgrades) and watched accounts' engine cancels and TWAPs, which need
+ * nothing but the batch. Pure: one dataset's records in, candidates out; the event registry
+ * (core/events/) says which detector reads which dataset, and relative metrics are added by
+ * `withReferences`.
  *
  * Collapsing: the fills of one order sweep (one address, market, side and instant) are one
  * `account.fill`; the fills of one liquidation cascade (one account, market and instant) are one
  * `market.liquidation` and one `account.liquidated`.
  */
-import type { ChainEventRecord, LiquidationRecord, NormalizedRecord, OrderEventRecord, TradeRecord, TransferRecord, TwapRecord } from '../../../schemas/datasets.ts';
+import type { ChainEventRecord, LiquidationRecord, OrderEventRecord, TradeRecord, TransferRecord, TwapRecord } from '../../../schemas/datasets.ts';
 import { FAMILY_PREFIX } from '../../routes.ts';
 import type { Family } from '../venues.ts';
 import { groupBy } from './group.ts';
-import type { Candidate } from './match.ts';
-
-export const BATCH_TYPES = [
-  'account.fill', 'account.transfer', 'market.liquidation', 'account.liquidated', 'account.order_rejected', 'account.twap_lifecycle', 'chain.upgrade_detected',
-] as const;
+import type { Candidate } from './candidate.ts';
 
 /** Involuntary engine cancels (order statuses); submission-time rejects never reach the order book. */
 export const ENGINE_CANCELS: ReadonlySet<string> = new Set([
@@ -162,19 +160,4 @@ export function upgradeCandidates(rows: readonly ChainEventRecord[]): Candidate[
       metrics: fields, data: { ...fields, incident_id: r.commit, started_at: startedAt === null ? null : iso(startedAt), timestamp: iso(r.ts) },
     };
   });
-}
-
-/** Every candidate a batch of records holds. */
-export function batchCandidates(records: readonly NormalizedRecord[], watched: ReadonlySet<string>): Candidate[] {
-  const trades = records.filter((r): r is TradeRecord => r.dataset === 'trades');
-  const liquidations = records.filter((r): r is LiquidationRecord => r.dataset === 'liquidations');
-  const transfers = records.filter((r): r is TransferRecord => r.dataset === 'transfers');
-  const orderEvents = records.filter((r): r is OrderEventRecord => r.dataset === 'order_events');
-  const twaps = records.filter((r): r is TwapRecord => r.dataset === 'twaps');
-  const upgrades = records.filter((r): r is ChainEventRecord => r.dataset === 'chain_events');
-  return [
-    ...twapCandidates(twaps, watched), ...upgradeCandidates(upgrades),
-    ...fillCandidates(trades, watched), ...transferCandidates(transfers, watched), ...liquidationCandidates(liquidations, watched),
-    ...orderRejectedCandidates(orderEvents, watched),
-  ];
 }

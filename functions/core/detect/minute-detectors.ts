@@ -13,8 +13,8 @@ import type { FundingRecord, InstrumentRecord, LiquidationRecord, OpenInterestRe
 import { FAMILY_PREFIX } from '../../routes.ts';
 import { dexOf, type Family } from '../venues.ts';
 import { groupBy } from './group.ts';
-import type { Candidate } from './match.ts';
-import { MIN_DENOMINATOR_USD, type MarketReference } from './references.ts';
+import type { Candidate } from './candidate.ts';
+import { MIN_DENOMINATOR_USD, type MarketReference } from './relative-metrics.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -137,7 +137,7 @@ export function oiDeltas(rows: readonly OpenInterestRecord[], from: number, to: 
   return out;
 }
 
-export interface BurstParams { window_s: number; threshold_mode: string; threshold_usd: number; threshold_pct: number }
+export type BurstParams = { window_s: number; threshold_mode: string; threshold_usd: number; threshold_pct: number };
 
 /**
  * `market.liquidation_burst`: liquidated notional over the trailing `window_s`, judged at each

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Candidate } from '../../../functions/core/detect/match.ts';
-import { relativeMetrics, withReferences, type MarketReference, type ReferenceSource } from '../../../functions/core/detect/references.ts';
+import type { Candidate } from '../../../functions/core/detect/candidate.ts';
+import { relativeMetrics, type MarketReference, type ReferenceSource } from '../../../functions/core/detect/relative-metrics.ts';
+import { withReferences } from '../../../functions/core/detect/dispatch.ts';
 import type { Family } from '../../../functions/core/venues.ts';
 
 const ALICE = '0x' + 'a1'.repeat(20);

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { matches } from '../../../functions/core/detect/match.ts';
 import {
   breadthCrosses, fundingFlips, listings, liquidationBursts, oiDeltas, oracleJumps, type BreadthPoint, type BurstParams,
-} from '../../../functions/core/detect/minute.ts';
+} from '../../../functions/core/detect/minute-detectors.ts';
 import { paramSets } from '../../../functions/core/detect/minute-run.ts';
 import type { ActiveRule } from '../../../functions/core/detect/dispatch.ts';
-import type { MarketReference } from '../../../functions/core/detect/references.ts';
+import type { MarketReference } from '../../../functions/core/detect/relative-metrics.ts';
 import type { Family } from '../../../functions/core/venues.ts';
 import { EVENT_TYPE_BY_NAME } from '../../../functions/core/webhooks/catalog.ts';
 import { normalizeConfig } from '../../../functions/core/webhooks/filters.ts';

@@ -1,0 +1,17 @@
+import { liquidationCandidates } from '../detect/batch-detectors.ts';
+import { batch, common, declaration, maxAge, relative, usd, type EventDefinition } from './declare.ts';
+
+const VENUES = ['perpx', 'hip3', 'altx'] as const;
+
+export default {
+  declaration: declaration({
+    type: 'account.liquidated', live: true, description: 'A watched address was liquidated', scope: 'addresses', venues: VENUES,
+    scopeKeys: ['venue', 'symbols', 'addresses'], params: maxAge(), latencyClass: 'seconds', notionalMetric: 'notional_usd',
+    metrics: { ...common(VENUES), address: { type: 'text' }, notional_usd: usd('Liquidated notional'), ...relative() },
+  }),
+  detection: batch({
+    reads: 'liquidations', addressColumn: 'liquidated_user',
+    detect: (rows, watched) => liquidationCandidates(rows, watched).filter((c) => c.type === 'account.liquidated'),
+  }),
+  preview: { estimate: { metric: 'notional_usd' } },
+} satisfies EventDefinition<'account.liquidated'>;

@@ -1,0 +1,15 @@
+import { fundingFlips } from '../detect/minute-detectors.ts';
+import { HOUR_MS, rowsOf } from '../detect/minute-reads.ts';
+import { common, declaration, minute, type EventDefinition } from './declare.ts';
+
+const decl = declaration({
+  type: 'market.funding_flip', live: true, description: 'The funding rate changes sign', scope: 'public', venues: ['perpx', 'hip3'], scopeKeys: ['venue', 'symbols'], params: {},
+  metrics: { ...common(['perpx', 'hip3']), funding_rate: { type: 'number' }, flipped_to: { type: 'enum', values: ['positive', 'negative'] } },
+});
+
+export default {
+  declaration: decl,
+  // Two hours back: the window's first settled rate is compared with the one before it.
+  detection: minute({ params: [], detect: async (ctx) => fundingFlips(await rowsOf(ctx, 'funding', decl.venues, ctx.from - 2 * HOUR_MS), ctx.from, ctx.to) }),
+  preview: { estimate: { metric: 'funding_rate', absolute: true } },
+} satisfies EventDefinition<'market.funding_flip'>;

@@ -1,0 +1,41 @@
+import { liquidationBursts, type BurstParams } from '../detect/minute-detectors.ts';
+import { MINUTE_MS, rowsOf } from '../detect/minute-reads.ts';
+import type { MarketReference } from '../detect/relative-metrics.ts';
+import type { Family } from '../venues.ts';
+import { common, declaration, minute, relative, usd, type EventDefinition } from './declare.ts';
+
+const VENUES = ['perpx', 'hip3', 'altx'] as const;
+
+export default {
+  declaration: declaration({
+    type: 'market.liquidation_burst', live: true, description: 'Liquidation volume in a rolling window crosses the threshold (rising edge only)',
+    scope: 'public', venues: VENUES, scopeKeys: ['venue', 'symbols'],
+    params: {
+      window_s: { type: 'integer', default: 300, menu: [60, 300, 900, 3600], unit: 's', description: 'Rolling window' },
+      threshold_mode: { type: 'enum', default: 'usd', menu: ['usd', 'pct_oi', 'pct_volume_1h'], description: 'What the threshold measures' },
+      threshold_usd: { type: 'number', default: 1_000_000, min: 1000, unit: 'USD', description: 'Threshold in USD (a top-level `threshold` means this)' },
+      threshold_pct: { type: 'number', default: 1, min: 0.01, max: 100, unit: '%', description: 'Threshold in percent for the pct modes' },
+    },
+    metrics: { ...common(VENUES), notional_usd: usd('Liquidated notional in the window'), liquidation_count: { type: 'integer' }, ...relative() },
+    notionalMetric: 'notional_usd',
+  }),
+  detection: minute<BurstParams>({
+    params: ['window_s', 'threshold_mode', 'threshold_usd', 'threshold_pct'],
+    detect: async (ctx, bursts) => {
+      const longest = Math.max(...bursts.map((s) => s.window_s));
+      const rows = await rowsOf(ctx, 'liquidations', VENUES, ctx.from - longest * 1000 - MINUTE_MS);
+      // Percent modes compare with references at each minute end; fetch them up front (the detector is synchronous).
+      const references = new Map<string, MarketReference | undefined>();
+      if (bursts.some((s) => s.threshold_mode !== 'usd')) {
+        for (const key of new Set(rows.map((r) => `${r.family}|${r.symbol}`))) {
+          const [family, symbol] = key.split('|') as [Family, string];
+          for (let end = Math.ceil(ctx.from / MINUTE_MS) * MINUTE_MS - MINUTE_MS; end < ctx.to; end += MINUTE_MS) {
+            references.set(`${key}|${end}`, await ctx.references.market(family, symbol, end));
+          }
+        }
+      }
+      return liquidationBursts(rows, ctx.from, ctx.to, bursts, (family, symbol, at) => references.get(`${family}|${symbol}|${at}`));
+    },
+  }),
+  preview: { estimate: { metric: 'notional_usd', gate: { param: 'threshold_usd', lowest: 1_000, fixed: { threshold_mode: 'usd' } } } },
+} satisfies EventDefinition<'market.liquidation_burst'>;
