@@ -21,11 +21,12 @@ import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { createRuleBook, detectInBatch, watchedBy, type DispatchCounts } from '../functions/core/detect/dispatch.ts';
 import { BATCH_TYPES, batchCandidates } from '../functions/core/detect/batch.ts';
 import { archiveReferences } from '../functions/core/detect/archive-references.ts';
-import { createEndpoint, type Caller } from '../functions/core/webhooks/endpoints.ts';
+import { createEndpoint } from '../functions/core/webhooks/endpoints.ts';
+import type { Caller } from '../functions/core/accounts.ts';
 import { createSubscription, watchAddress } from '../functions/core/webhooks/subscriptions.ts';
 import { deliveryIdOf, eventIdOf } from '../functions/core/webhooks/envelope.ts';
 import type { NormalizedRecord } from '../schemas/datasets.ts';
-import { startReceiver, type ReceivedRequest } from '../test/helpers/receiver.ts';
+import { startReceiver, type ReceivedRequest } from '../functions/local/receiver.ts';
 import { ms, percentile, row, timeRuns } from './stats.ts';
 
 const ACCOUNTS = 10;

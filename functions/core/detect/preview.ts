@@ -15,7 +15,7 @@ import type { BreadthStore } from '../../ports/breadth.ts';
 import type { IngestedDataset, NormalizedRecord } from '../../../schemas/datasets.ts';
 import { EVENT_TYPE_BY_NAME, type EventTypeDecl, type Venue } from '../webhooks/catalog.ts';
 import { normalizeConfig, type StoredConfig } from '../webhooks/filters.ts';
-import type { Caller } from '../webhooks/endpoints.ts';
+import type { Caller } from '../accounts.ts';
 import type { Family } from '../venues.ts';
 import { matches, type Candidate } from './match.ts';
 import { withReferences, type ReferenceSource } from './references.ts';

@@ -11,7 +11,8 @@ import type { Clock } from '../../ports/clock.ts';
 import type { SubscriptionRecord, WatchedAddressRecord, WebhookStore } from '../../ports/webhooks.ts';
 import { EVENT_TYPE_BY_NAME, EVENT_TYPES } from './catalog.ts';
 import { normalizeConfig } from './filters.ts';
-import { getEndpoint, requireDelivery, reserveAllowance, type Caller } from './endpoints.ts';
+import { getEndpoint, requireDelivery, reserveAllowance } from './endpoints.ts';
+import type { Caller } from '../accounts.ts';
 
 export interface SubscriptionDeps { store: WebhookStore; clock: Clock }
 
