@@ -10,13 +10,13 @@ import { compactArchive } from '../functions/core/archive/compact.ts';
 import { readWindow } from '../functions/core/archive/read.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { createDemoMarket } from '../functions/local/demo/market.ts';
-import { startTestEmulators } from '../test/helpers/emulators.ts';
+import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
 import { ms, percentile, row, timeRuns } from './stats.ts';
 
 const HOUR = 3_600_000;
 
 export async function benchArchive(options: { hours: number }): Promise<void> {
-  const env = await startTestEmulators();
+  const env = await startScratchEmulators();
   try {
     const deps = archiveDeps();
     const start = Math.floor((Date.now() - (options.hours + 1) * HOUR) / HOUR) * HOUR;

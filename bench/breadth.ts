@@ -9,7 +9,7 @@ import { ingestBatch } from '../functions/core/archive/ingest.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { breadthStore } from '../functions/shared/deps.ts';
 import { createDemoMarket } from '../functions/local/demo/market.ts';
-import { startTestEmulators } from '../test/helpers/emulators.ts';
+import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
 import { ms, percentile, row, timeRuns } from './stats.ts';
 
 export async function benchBreadth(): Promise<void> {
@@ -18,7 +18,7 @@ export async function benchBreadth(): Promise<void> {
   const stats = new Map<string, SessionStats>(candidates.map((s, i) => [s, { quoteVolume: 1e6 + i, baseVolume: 10, lastClose: 1e5 + (i % 3) * 1e3 - 1e3, lastCandleTs: cutoff - 120_000 }]));
   const pure = await timeRuns(200, async () => computeBreadth('hip3', cutoff, candidates, stats));
 
-  const env = await startTestEmulators();
+  const env = await startScratchEmulators();
   try {
     const deps = { ...archiveDeps(), breadth: breadthStore() };
     const start = Math.floor((Date.now() - 3 * 3_600_000) / 3_600_000) * 3_600_000;

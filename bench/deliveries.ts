@@ -18,7 +18,7 @@ import { queueOccurrence } from '../functions/core/webhooks/deliveries.ts';
 import { eventIdOf } from '../functions/core/webhooks/envelope.ts';
 import { verifySignature } from '../functions/core/webhooks/signature.ts';
 import type { EndpointRecord, SubscriptionRecord } from '../functions/ports/webhooks.ts';
-import { startReceiver, type ReceivedRequest } from '../test/helpers/receiver.ts';
+import { startReceiver, type ReceivedRequest } from '../functions/local/receiver.ts';
 import { ms, percentile, row } from './stats.ts';
 
 const ENDPOINTS = 100;

@@ -22,11 +22,12 @@ import { createRuleBook, watchedBy, type DispatchCounts } from '../functions/cor
 import { batchCandidates, detectInBatch } from '../functions/core/detect/batch-run.ts';
 import { BATCH_DETECTORS } from '../functions/core/events/registry.ts';
 import { archiveReferences } from '../functions/core/detect/archive-references.ts';
-import { createEndpoint, type Caller } from '../functions/core/webhooks/endpoints.ts';
+import { createEndpoint } from '../functions/core/webhooks/endpoints.ts';
+import type { Caller } from '../functions/core/accounts.ts';
 import { createSubscription, watchAddress } from '../functions/core/webhooks/subscriptions.ts';
 import { deliveryIdOf, eventIdOf } from '../functions/core/webhooks/envelope.ts';
 import type { NormalizedRecord } from '../schemas/datasets.ts';
-import { startReceiver, type ReceivedRequest } from '../test/helpers/receiver.ts';
+import { startReceiver, type ReceivedRequest } from '../functions/local/receiver.ts';
 import { ms, percentile, row, timeRuns } from './stats.ts';
 
 const ACCOUNTS = 10;

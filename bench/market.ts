@@ -10,7 +10,7 @@ import { ingestBatch } from '../functions/core/archive/ingest.ts';
 import { compactArchive } from '../functions/core/archive/compact.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { CANDLE_PROJECTION, tradeProjection } from '../functions/core/market/shape.ts';
-import { startTestEmulators } from '../test/helpers/emulators.ts';
+import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
 import { ms, percentile, row, timeRuns } from './stats.ts';
 
 const DAY = 86_400_000;
@@ -29,7 +29,7 @@ function syntheticDay(day: number, firstId: number): string {
 }
 
 export async function benchMarket(): Promise<void> {
-  const env = await startTestEmulators();
+  const env = await startScratchEmulators();
   try {
     const deps = archiveDeps();
     const today = Math.floor(Date.now() / DAY) * DAY;

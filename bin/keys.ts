@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
-import { createAccount, type UsageKeyRegistry } from '../functions/core/accounts.ts';
+import { createAccount, type UsageKeyRegistry } from '../functions/core/provisioning.ts';
 import { isPlanName, PLAN_NAMES } from '../functions/core/plans.ts';
 import { dynamoAccountStore } from '../functions/adapters/dynamodb-accounts.ts';
 import { apiGatewayUsageKeys } from '../functions/adapters/apigateway-usage-keys.ts';

@@ -13,18 +13,13 @@ import {
   EstimateBody, EstimateSchema, EventTypeSchema,
   LimitsSchema, PatchSubscriptionBody, QueuedDeliverySchema, RedeliverySchema, RotatedSecretSchema, SubscriptionSchema, WatchAddressBody, WatchedAddressSchema, idPath,
 } from '../schemas/webhooks.ts';
-import { FAMILIES, type Family } from './core/venues.ts';
+import { FAMILIES, FAMILY_PREFIX, type Family } from './core/venues.ts';
 import {
   BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
   TriggerOrderSchema, TriggerOrdersQuery, symbolPath,
 } from '../schemas/market.ts';
 
 export type MarketAction = 'trades' | 'recentTrades' | 'candles' | 'triggerOrders' | 'orderFlow' | 'instruments' | 'instrument' | 'breadthCurrent' | 'breadthHistory';
-
-/** Path prefix of each venue family. */
-export const FAMILY_PREFIX: Readonly<Record<Family, string>> = {
-  perpx: '/v1/perpx', spot: '/v1/perpx/spot', hip3: '/v1/perpx/hip3', hip4: '/v1/perpx/hip4', altx: '/v1/altx', 'altx-rh': '/v1/altx-rh',
-};
 
 const FAMILY_LABEL: Readonly<Record<Family, string>> = {
   perpx: 'Perpx', spot: 'Spot', hip3: 'Hip3', hip4: 'Hip4', altx: 'Altx', 'altx-rh': 'AltxRh',

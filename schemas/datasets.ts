@@ -12,7 +12,7 @@
  * Times are Unix epoch milliseconds (`ts`). How to add a dataset: docs/adding-a-dataset.md.
  */
 import * as v from 'valibot';
-import { FAMILIES, SYMBOL_FORMS, type Family } from '../functions/core/venues.ts';
+import { FAMILIES, SYMBOL_FORMS, type Family } from './venues.ts';
 
 const decimal = v.pipe(v.string(), v.regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string'));
 const epochMs = v.pipe(v.number(), v.integer('must be integer epoch milliseconds'), v.minValue(1_262_304_000_000, 'must be epoch milliseconds after 2010'), v.maxValue(4_102_444_800_000, 'must be epoch milliseconds before 2100'));

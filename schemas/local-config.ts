@@ -1,6 +1,6 @@
 /** Settings of the local cloud (`npm start`), read once from the environment. */
 import * as v from 'valibot';
-import { PLAN_NAMES, type PlanName } from '../functions/core/plans.ts';
+import { PLAN_NAMES, type PlanName } from './plans.ts';
 
 const DEFAULT_KEYS = 'local-build-key=build,local-pro-key=pro,local-free-key=free';
 

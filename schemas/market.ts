@@ -1,7 +1,7 @@
 /** Parameters and response rows of the market-data routes (SPEC "Endpoints" and "Resources"). */
 import * as v from 'valibot';
 import { booleanParam, enumParam, epochMsParam, integerParam, stringParam } from './params.ts';
-import { BREADTH_INTERVALS, CANDLE_INTERVALS, FLOW_INTERVALS, intervalNames } from '../functions/core/intervals.ts';
+import { BREADTH_INTERVALS, CANDLE_INTERVALS, FLOW_INTERVALS, intervalNames } from './intervals.ts';
 
 export const symbolPath = { symbol: stringParam({ description: 'Symbol in the family form (hip4 `#N` sent as `%23N`)', maxLength: 64, required: true }) };
 

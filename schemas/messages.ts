@@ -3,7 +3,10 @@
  * batch-item failure (and so ends in the DLQ), never silently dropped.
  */
 import * as v from 'valibot';
-import { BATCH_FORMATS } from '../functions/core/archive/parse.ts';
+
+/** Raw batch formats: the second segment of a `landing/` key, parsed by core/archive/parse.ts. */
+export const BATCH_FORMATS = ['normalized', 'node_fills_by_block'] as const;
+export type BatchFormat = (typeof BATCH_FORMATS)[number];
 
 /** An explicit request to ingest a raw batch stored in the archive bucket. */
 export const IngestBatchMessage = v.object({

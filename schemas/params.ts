@@ -4,7 +4,7 @@
  * HTTP shell (error_code, valid_values) and the OpenAPI generator (JSON Schema) read back.
  */
 import * as v from 'valibot';
-import type { ErrorCode } from '../functions/core/errors.ts';
+import type { ErrorCode } from './errors.ts';
 
 export interface ParamMeta {
   /** JSON Schema of the parameter as a client sends it (for OpenAPI). */

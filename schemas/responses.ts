@@ -1,6 +1,6 @@
 /** Response shapes shared by every route, as valibot schemas (also the source of the OpenAPI components). */
 import * as v from 'valibot';
-import { ERROR_STATUS, type ErrorCode } from '../functions/core/errors.ts';
+import { ERROR_STATUS, type ErrorCode } from './errors.ts';
 
 export const ErrorBodySchema = v.object({
   success: v.literal(false),

@@ -4,7 +4,7 @@
  * (not the client's secret) attached to its tier's usage plan: the throttle is per account.
  */
 import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand } from '@aws-sdk/client-api-gateway';
-import type { UsageKeyRegistry } from '../core/accounts.ts';
+import type { UsageKeyRegistry } from '../core/provisioning.ts';
 import type { PlanName } from '../core/plans.ts';
 
 export function apiGatewayUsageKeys(client: APIGatewayClient, usagePlanIds: Partial<Record<PlanName, string>>): UsageKeyRegistry {

@@ -3,16 +3,26 @@
  * `ACCOUNT#<id>`/`ACCOUNT` -> plan and usage key. Two reads per authorization; API Gateway caches
  * the authorizer's answer per key for five minutes.
  */
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Account } from '../core/accounts.ts';
 import { isPlanName } from '../core/plans.ts';
-import type { AccountRecord, AccountStore } from '../ports/accounts.ts';
+import type { AccountStore } from '../ports/accounts.ts';
 
-function toAccount(id: string, item: Record<string, unknown>): AccountRecord {
+export interface KeyDigest { hash: string; hint: string }
+
+function toAccount(id: string, item: Record<string, unknown>): Account {
   return {
-    id, plan: item.plan as AccountRecord['plan'], usageKey: String(item.usage_key), createdAt: String(item.created_at),
+    id, plan: item.plan as Account['plan'], usageKey: String(item.usage_key), createdAt: String(item.created_at),
     ...(typeof item.monthly_credits === 'number' && { monthlyCredits: item.monthly_credits }),
   };
 }
+
+const accountItem = (account: Account) => ({
+  pk: `ACCOUNT#${account.id}`, sk: 'ACCOUNT', plan: account.plan, usage_key: account.usageKey, created_at: account.createdAt,
+  ...(account.monthlyCredits !== undefined && { monthly_credits: account.monthlyCredits }),
+});
+
+const keyItem = (account: Account, key: KeyDigest) => ({ pk: `KEY#${key.hash}`, sk: 'KEY', account_id: account.id, hint: key.hint, created_at: account.createdAt });
 
 export function dynamoAccountStore(client: DynamoDBDocumentClient, tableName: string): AccountStore {
   return {
@@ -32,18 +42,35 @@ export function dynamoAccountStore(client: DynamoDBDocumentClient, tableName: st
       return toAccount(id, item);
     },
 
-    async create(account: AccountRecord, key) {
+    async create(account, key) {
       // No transactions (dynalite lacks them): the account goes first so a key never points nowhere.
-      await client.send(new PutCommand({
-        TableName: tableName,
-        Item: { pk: `ACCOUNT#${account.id}`, sk: 'ACCOUNT', plan: account.plan, usage_key: account.usageKey, created_at: account.createdAt },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }));
-      await client.send(new PutCommand({
-        TableName: tableName,
-        Item: { pk: `KEY#${key.hash}`, sk: 'KEY', account_id: account.id, hint: key.hint, created_at: account.createdAt },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }));
+      await client.send(new PutCommand({ TableName: tableName, Item: accountItem(account), ConditionExpression: 'attribute_not_exists(pk)' }));
+      await client.send(new PutCommand({ TableName: tableName, Item: keyItem(account, key), ConditionExpression: 'attribute_not_exists(pk)' }));
     },
   };
+}
+
+/**
+ * Makes `seeded` the whole set of seeded keys: each account and key is written over whatever is
+ * stored (so a key seeded again with another plan changes plan), and keys seeded earlier that are
+ * not in the set are deleted. Keys made with `create` are never touched.
+ */
+export async function replaceSeededAccounts(
+  client: DynamoDBDocumentClient, tableName: string, seeded: readonly { account: Account; key: KeyDigest }[],
+): Promise<void> {
+  for (const { account, key } of seeded) {
+    await client.send(new PutCommand({ TableName: tableName, Item: accountItem(account) }));
+    await client.send(new PutCommand({ TableName: tableName, Item: { ...keyItem(account, key), seeded_locally: true } }));
+  }
+  const wanted = new Set(seeded.map(({ key }) => `KEY#${key.hash}`));
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({
+      TableName: tableName, FilterExpression: 'seeded_locally = :t', ExpressionAttributeValues: { ':t': true }, ExclusiveStartKey: startKey,
+    }));
+    for (const item of page.Items ?? []) {
+      if (!wanted.has(String(item.pk))) await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: item.pk, sk: item.sk } }));
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
 }

@@ -1,11 +1,12 @@
 /** Credits used per account and month: `ACCT#<id>` / `CREDITS#<YYYY-MM>`, one atomic counter, kept 400 days. */
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CreditLedger } from '../core/billing/credits.ts';
 
 const RETENTION_S = 400 * 86_400;
 
+const key = (accountId: string, month: string) => ({ pk: `ACCT#${accountId}`, sk: `CREDITS#${month}` });
+
 export function dynamoCreditLedger(client: DynamoDBDocumentClient, tableName: string): CreditLedger {
-  const key = (accountId: string, month: string) => ({ pk: `ACCT#${accountId}`, sk: `CREDITS#${month}` });
   return {
     async debit(accountId, month, credits) {
       const { Attributes } = await client.send(new UpdateCommand({
@@ -22,4 +23,9 @@ export function dynamoCreditLedger(client: DynamoDBDocumentClient, tableName: st
       return Number(Item?.used ?? 0);
     },
   };
+}
+
+/** Forgets an account's use in `month`, as if it had used nothing (the local cloud, at start). */
+export async function clearCreditUse(client: DynamoDBDocumentClient, tableName: string, accountId: string, month: string): Promise<void> {
+  await client.send(new DeleteCommand({ TableName: tableName, Key: key(accountId, month) }));
 }

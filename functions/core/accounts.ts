@@ -1,26 +1,18 @@
-/** Creating an account with its first API key. The key is returned once and never stored in clear. */
-import type { AccountRecord, AccountStore } from '../ports/accounts.ts';
-import { hashApiKey, keyHint, mintApiKey, newId } from './api-keys.ts';
+/** The one account type: the owner of API keys, credits and webhook rules, and the caller of a request. */
 import type { PlanName } from './plans.ts';
 
-export interface UsageKeyRegistry {
-  /** Registers the account's usage key with its tier's API Gateway usage plan (throttling). */
-  register(account: AccountRecord): Promise<void>;
+export interface Account {
+  id: string;
+  plan: PlanName;
+  /** Credits a month agreed for this account, instead of its plan's (enterprise deals, the local demo). */
+  monthlyCredits?: number;
+  /**
+   * The API Gateway usage-plan key this account is throttled under (returned by the authorizer as
+   * `usageIdentifierKey`). It is not a secret: clients never send it.
+   */
+  usageKey: string;
+  createdAt: string;
 }
 
-export interface NewAccount {
-  account: AccountRecord;
-  apiKey: string;
-}
-
-export async function createAccount(
-  deps: { accounts: AccountStore; usageKeys?: UsageKeyRegistry; now: () => Date },
-  plan: PlanName,
-): Promise<NewAccount> {
-  const apiKey = mintApiKey();
-  const id = newId('acct');
-  const account: AccountRecord = { id, plan, usageKey: newId('usage'), createdAt: deps.now().toISOString() };
-  await deps.usageKeys?.register(account);
-  await deps.accounts.create(account, { hash: hashApiKey(apiKey), hint: keyHint(apiKey) });
-  return { account, apiKey };
-}
+/** The account as a request knows it: what the authorizer passes on to the route's function. */
+export type Caller = Pick<Account, 'id' | 'plan' | 'monthlyCredits'>;

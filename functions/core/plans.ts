@@ -4,8 +4,9 @@
  * the webhook allowances. Figures follow the real service's published plans
  * (reference-real-service.md sections 5.5 and 7).
  */
-export const PLAN_NAMES = ['free', 'build', 'pro', 'scale', 'enterprise'] as const;
-export type PlanName = (typeof PLAN_NAMES)[number];
+import { PLAN_NAMES, isPlanName, type PlanName } from '../../schemas/plans.ts';
+
+export { PLAN_NAMES, isPlanName, type PlanName };
 
 export interface Plan {
   name: PlanName;
@@ -55,7 +56,3 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
     webhooks: { deliveryIncluded: true, endpoints: null, subscriptions: null, watchedAddresses: null, deliveriesPerDay: null },
   },
 };
-
-export function isPlanName(value: string): value is PlanName {
-  return (PLAN_NAMES as readonly string[]).includes(value);
-}

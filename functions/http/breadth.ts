@@ -1,7 +1,7 @@
 /** Route group `breadth-api`: the latest breadth snapshot and the minute history, core and hip3. */
 import { AppError } from '../core/errors.ts';
 import type { BreadthFamily } from '../core/breadth/compute.ts';
-import type { BreadthInterval } from '../core/intervals.ts';
+import type { BreadthInterval } from '../../schemas/intervals.ts';
 import { breadthHistory } from '../core/breadth/history.ts';
 import { ROUTES } from '../routes.ts';
 import { breadthStore, clock } from '../shared/deps.ts';

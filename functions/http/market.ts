@@ -9,7 +9,7 @@ import {
   candlesPage, instruments, orderFlowPage, recentTradesPage, tradesPage, triggerOrdersPage,
   type CandlesRequest, type TradesRequest, type TriggerOrdersRequest,
 } from '../core/market/queries.ts';
-import type { FlowInterval } from '../core/intervals.ts';
+import type { FlowInterval } from '../../schemas/intervals.ts';
 import { ROUTES, type MarketAction } from '../routes.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { clock } from '../shared/deps.ts';

@@ -1,6 +1,6 @@
 /** Route group `system`: liveness, the OpenAPI document, and the answer to unknown paths. */
 import { AppError } from '../core/errors.ts';
-import { buildOpenApiDocument } from '../core/openapi.ts';
+import { buildOpenApiDocument } from '../shared/openapi.ts';
 import { httpRouteGroup, raw } from '../shared/http.ts';
 
 // The document depends only on the route table and the base URL it is served under.

@@ -1,7 +1,7 @@
 /** Route group `webhook-preview`: estimate and dry-run, which replay the archive (so this group runs DuckDB). */
 import { archiveReferences } from '../core/detect/archive-references.ts';
 import { dryRun, estimate } from '../core/detect/preview.ts';
-import type { Caller } from '../core/webhooks/endpoints.ts';
+import type { Caller } from '../core/accounts.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { breadthStore, clock, once, webhookStore } from '../shared/deps.ts';
 import { httpRouteGroup, ok, type RequestContext } from '../shared/http.ts';

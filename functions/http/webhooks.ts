@@ -2,15 +2,14 @@
 import { publicDeclaration } from '../core/webhooks/catalog.ts';
 import { EVENT_TYPES } from '../core/events/registry.ts';
 import {
-  createEndpoint, deleteEndpoint, enableEndpoint, endpointView, getEndpoint, limitsView, rotateSecret, type Caller,
+  createEndpoint, deleteEndpoint, enableEndpoint, endpointView, getEndpoint, limitsView, rotateSecret,
 } from '../core/webhooks/endpoints.ts';
+import type { Caller } from '../core/accounts.ts';
 import {
   addressLimit, addressView, createSubscription, deleteSubscription, getSubscription, patchSubscription, resumeAll, resumeSubscription,
   subscriptionView, unwatchAddress, watchAddress,
 } from '../core/webhooks/subscriptions.ts';
-import { resolveAll } from '../adapters/dns-resolver.ts';
-import { config } from '../shared/config.ts';
-import { clock, queueSender, webhookStore } from '../shared/deps.ts';
+import { clock, queueSender, webhookDestinations, webhookStore } from '../shared/deps.ts';
 import { listDeliveries, queueTestDelivery, redeliver } from '../core/webhooks/deliveries.ts';
 import { httpRouteGroup, ok, type RequestContext } from '../shared/http.ts';
 
@@ -24,7 +23,7 @@ export const handler = httpRouteGroup('webhooks', {
   getWebhookLimits: async (_input, ctx) => ok(await limitsView(webhookStore(), caller(ctx), clock.now())),
   listWebhookEndpoints: async (_input, ctx) => ok((await webhookStore().listEndpoints(caller(ctx).id)).map(endpointView)),
   createWebhookEndpoint: async (input, ctx) => {
-    const deps = { store: webhookStore(), clock, resolve: resolveAll, allowHosts: config().WEBHOOK_ALLOWED_TARGETS };
+    const deps = { store: webhookStore(), clock, ...webhookDestinations() };
     const created = await createEndpoint(deps, caller(ctx), input.body as { url: string; description?: string });
     return ok(created, { status: 201, siblings: { note: 'The secret is shown once. Store it now; list and read routes never return it.' } });
   },

@@ -1,11 +1,9 @@
 /** SQS consumer of the delivery queue: one attempt per job (see core/webhooks/engine.ts). */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { attemptDelivery } from '../core/webhooks/engine.ts';
-import { createHttpsSender } from '../adapters/https-sender.ts';
-import { resolveAll } from '../adapters/dns-resolver.ts';
 import { DeliveryJobMessage } from '../../schemas/messages.ts';
 import { config } from '../shared/config.ts';
-import { clock, once, queueSender, timerStore, webhookStore } from '../shared/deps.ts';
+import { clock, once, queueSender, timerStore, webhookSender, webhookStore } from '../shared/deps.ts';
 import { logger, metrics } from '../shared/powertools.ts';
 import { sqsConsumer } from '../shared/queue.ts';
 
@@ -14,7 +12,7 @@ const engineDeps = once(() => ({
   queues: queueSender(),
   timers: timerStore(),
   clock,
-  send: createHttpsSender({ resolve: resolveAll, allowHosts: config().WEBHOOK_ALLOWED_TARGETS }),
+  send: webhookSender(),
   timeScale: config().LOCAL_TIME_SCALE ?? 1,
 }));
 

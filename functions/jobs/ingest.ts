@@ -2,8 +2,7 @@
 import { gunzipSync } from 'node:zlib';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ingestBatch } from '../core/archive/ingest.ts';
-import { BATCH_FORMATS, type BatchFormat } from '../core/archive/parse.ts';
-import { IngestQueueMessage } from '../../schemas/messages.ts';
+import { BATCH_FORMATS, IngestQueueMessage, type BatchFormat } from '../../schemas/messages.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { accountStore, clock, once, queueSender, webhookStore } from '../shared/deps.ts';
 import { createRuleBook } from '../core/detect/dispatch.ts';

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BUCKETS, FUNCTIONS, QUEUES, TABLES, type FunctionName, type QueueName } from '../resources.ts';
 import { resetConfig } from '../shared/config.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmulators, type Emulators } from './emulators.ts';
@@ -19,6 +19,7 @@ import { startScheduler, type Scheduler } from './scheduler.ts';
 import { localStateMachines, type LocalStateMachines } from './state-machines.ts';
 import { localAccountId, seedLocalAccounts, type LocalKey } from './accounts.ts';
 import { monthOf } from '../core/billing/credits.ts';
+import { clearCreditUse } from '../adapters/dynamodb-usage.ts';
 import { synthesizeServiceTemplate } from './template.ts';
 import { restoreQueues, saveQueues } from './queue-snapshot.ts';
 import { startDemoFeed, type DemoFeed, type DemoFeedOptions } from './demo-feed.ts';
@@ -103,7 +104,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   await seedLocalAccounts(dynamo, emulators.names.tables.accounts, options.apiKeys);
   // Local credits start afresh with each run, so a small allowance shows credit levels being reached every time.
   for (const { key } of options.apiKeys) {
-    await dynamo.send(new DeleteCommand({ TableName: emulators.names.tables.usage, Key: { pk: `ACCT#${localAccountId(key)}`, sk: `CREDITS#${monthOf(Date.now())}` } }));
+    await clearCreditUse(dynamo, emulators.names.tables.usage, localAccountId(key), monthOf(Date.now()));
   }
   const queueSnapshot = join(options.dataDir, 'sqs.json');
   const allQueues = {

@@ -10,17 +10,19 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { QUEUES, TABLES, type QueueName } from '../resources.ts';
 import { dynamoAccountStore } from '../adapters/dynamodb-accounts.ts';
 import { dynamoTimerStore } from '../adapters/dynamodb-timers.ts';
-import { sqsQueueSender } from '../adapters/sqs-queues.ts';
+import { sqsDeadLetterQueues, sqsQueueSender } from '../adapters/sqs-queues.ts';
 import { dynamoBreadthStore } from '../adapters/dynamodb-breadth.ts';
 import { dynamoWebhookStore } from '../adapters/dynamodb-webhooks.ts';
 import { dynamoCreditLedger } from '../adapters/dynamodb-usage.ts';
+import { resolveAll } from '../adapters/dns-resolver.ts';
+import { createHttpsSender } from '../adapters/https-sender.ts';
 import type { CreditLedger } from '../core/billing/credits.ts';
-import type { WebhookStore } from '../ports/webhooks.ts';
+import type { WebhookSender, WebhookStore } from '../ports/webhooks.ts';
 import type { BreadthStore } from '../ports/breadth.ts';
 import { systemClock } from '../ports/clock.ts';
 import type { AccountStore } from '../ports/accounts.ts';
 import type { TimerStore } from '../ports/timers.ts';
-import type { QueueSender } from '../ports/queues.ts';
+import type { DeadLetterQueues, QueueSender } from '../ports/queues.ts';
 import { config, requireSetting } from './config.ts';
 import type { Config } from '../../schemas/config.ts';
 
@@ -59,6 +61,10 @@ export const queueSender = once((): QueueSender =>
   sqsQueueSender(sqsClient(), (queue: QueueName) => requireSetting(config(), QUEUES[queue].envVar)),
 );
 
+export const deadLetterQueues = once((): DeadLetterQueues =>
+  sqsDeadLetterQueues(sqsClient(), (queue: QueueName) => requireSetting(config(), QUEUES[queue].dlqEnvVar)),
+);
+
 export const breadthStore = once((): BreadthStore =>
   dynamoBreadthStore(dynamoDocumentClient(), requireSetting(config(), TABLES.breadth.envVar)),
 );
@@ -72,4 +78,9 @@ export const creditLedger = once((): CreditLedger =>
 );
 
 export const clock = systemClock;
+
+/** How webhook destinations are resolved and which hosts skip the address checks (local receivers only). */
+export const webhookDestinations = once(() => ({ resolve: resolveAll, allowHosts: config().WEBHOOK_ALLOWED_TARGETS }));
+
+export const webhookSender = once((): WebhookSender => createHttpsSender(webhookDestinations()));
 

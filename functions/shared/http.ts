@@ -11,7 +11,8 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { AppError, errorBody, toAppError } from '../core/errors.ts';
-import { isPlanName, type PlanName } from '../core/plans.ts';
+import { isPlanName } from '../core/plans.ts';
+import type { Caller } from '../core/accounts.ts';
 import { REQUEST_ID_HEADER, ROUTES, type RouteDef } from '../routes.ts';
 import type { FunctionName } from '../resources.ts';
 import { logger, metrics, publishMetrics, tracer } from './powertools.ts';
@@ -20,13 +21,6 @@ import { chargeRequest } from '../core/billing/credits.ts';
 import { announce } from '../core/detect/user-events.ts';
 import { clock, creditLedger, queueSender } from './deps.ts';
 import { headerValue } from './headers.ts';
-
-export interface Account {
-  id: string;
-  plan: PlanName;
-  /** The account's own monthly credits, when agreed apart from its plan. */
-  monthlyCredits?: number;
-}
 
 export interface RouteInput {
   params: Record<string, unknown>;
@@ -41,7 +35,7 @@ export interface RequestContext {
   baseUrl: string;
   route: RouteDef;
   /** Present on every route with `auth: 'api_key'`. */
-  account?: Account;
+  account?: Caller;
 }
 
 export type RouteResult =
@@ -75,7 +69,7 @@ function routeKey(method: string, resource: string): string {
   return `${method.toUpperCase()} ${resource}`;
 }
 
-function accountOf(event: APIGatewayProxyEvent): Account | undefined {
+function accountOf(event: APIGatewayProxyEvent): Caller | undefined {
   const claims = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
   const id = claims?.account_id;
   const plan = claims?.plan;
@@ -156,7 +150,7 @@ function rowsOf(result: RouteResult): number {
  * Debits the caller's credits. A ledger failure is logged, not turned into an error: the data was
  * read and the client should have it; the miss shows in the metrics.
  */
-async function charge(account: Account, rows: number): Promise<void> {
+async function charge(account: Caller, rows: number): Promise<void> {
   try {
     await chargeRequest({ ledger: creditLedger(), clock, announce: (e) => announce(queueSender(), e) }, account, rows);
   } catch (error) {

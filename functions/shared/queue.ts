@@ -10,17 +10,13 @@
  */
 import middy from '@middy/core';
 import * as v from 'valibot';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { QUEUES, type QueueName } from '../resources.ts';
-import { config, requireSetting } from './config.ts';
-import { sqsClient } from './deps.ts';
+import { deadLetterQueues } from './deps.ts';
 import { logger, metrics, publishMetrics } from './powertools.ts';
-
-const REASON_MAX = 1_000;
 
 function parseBody<S extends v.GenericSchema>(schema: S, body: string): { ok: true; message: v.InferOutput<S> } | { ok: false; reason: string } {
   let json: unknown;
@@ -35,16 +31,9 @@ function parseBody<S extends v.GenericSchema>(schema: S, body: string): { ok: tr
 }
 
 async function park(queue: QueueName, record: SQSRecord, reason: string): Promise<void> {
-  await sqsClient().send(new SendMessageCommand({
-    QueueUrl: requireSetting(config(), QUEUES[queue].dlqEnvVar),
-    MessageBody: record.body,
-    MessageAttributes: {
-      failure_reason: { DataType: 'String', StringValue: reason.slice(0, REASON_MAX) },
-      source_queue: { DataType: 'String', StringValue: queue },
-      source_message_id: { DataType: 'String', StringValue: record.messageId },
-      receive_count: { DataType: 'Number', StringValue: record.attributes.ApproximateReceiveCount ?? '1' },
-    },
-  }));
+  await deadLetterQueues().park(queue, {
+    body: record.body, reason, messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount ?? '1',
+  });
   logger.error('message parked in the dead-letter queue', { queue, message_id: record.messageId, reason });
   metrics.addMetric('MessagesDeadLettered', MetricUnit.Count, 1);
 }

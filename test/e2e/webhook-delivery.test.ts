@@ -9,7 +9,7 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
 import { apiClient, eventually } from '../helpers/api.ts';
-import { startReceiver, type Receiver, type ReceivedRequest } from '../helpers/receiver.ts';
+import { startReceiver, type Receiver, type ReceivedRequest } from '../../functions/local/receiver.ts';
 import { localAccountId } from '../../functions/local/accounts.ts';
 import { clock, queueSender, webhookStore } from '../../functions/shared/deps.ts';
 import { queueOccurrence, utcDay } from '../../functions/core/webhooks/deliveries.ts';

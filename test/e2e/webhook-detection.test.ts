@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
 import { apiClient, eventually } from '../helpers/api.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { startReceiver, type Receiver } from '../../functions/local/receiver.ts';
 import { jsonl, trade } from '../helpers/records.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
 import { invoke } from '../../functions/local/invoke.ts';

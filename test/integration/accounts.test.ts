@@ -2,15 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { createAccount } from '../../functions/core/accounts.ts';
+import { createAccount } from '../../functions/core/provisioning.ts';
 import { hashApiKey } from '../../functions/core/api-keys.ts';
 import { accountStore } from '../../functions/shared/deps.ts';
 import { seedLocalAccounts, localAccountId } from '../../functions/local/accounts.ts';
 import { invoke } from '../../functions/local/invoke.ts';
-import { startTestEmulators, type TestEmulators } from '../helpers/emulators.ts';
+import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 
-let env: TestEmulators;
-beforeAll(async () => { env = await startTestEmulators(); });
+let env: ScratchEmulators;
+beforeAll(async () => { env = await startScratchEmulators(); });
 afterAll(async () => { await env?.stop(); });
 
 const methodArn = 'arn:aws:execute-api:us-east-1:000000000000:api123/prod/GET/v1/perpx/trades/BTC';

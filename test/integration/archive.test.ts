@@ -4,13 +4,13 @@ import { compactArchive } from '../../functions/core/archive/compact.ts';
 import { readMinuteCandles, readWindow, windowSource } from '../../functions/core/archive/read.ts';
 import type { ArchiveDeps } from '../../functions/core/archive/deps.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { startTestEmulators, type TestEmulators } from '../helpers/emulators.ts';
+import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 import { jsonl, T0, trade, trades } from '../helpers/records.ts';
 
-let env: TestEmulators;
+let env: ScratchEmulators;
 let deps: ArchiveDeps;
 beforeAll(async () => {
-  env = await startTestEmulators();
+  env = await startScratchEmulators();
   deps = archiveDeps();
 });
 afterAll(async () => { await env?.stop(); });

@@ -14,7 +14,7 @@ import { coverageStart } from '../../functions/core/archive/coverage.ts';
 import type { ArchiveDeps } from '../../functions/core/archive/deps.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { FAMILIES, type Family } from '../../functions/core/venues.ts';
-import { startTestEmulators, type TestEmulators } from '../helpers/emulators.ts';
+import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 import { jsonl } from '../helpers/records.ts';
 
 const exampleOf = (dataset: IngestedDataset) => DATASETS[dataset].example as unknown as NormalizedRecord;
@@ -49,10 +49,10 @@ describe('the dataset registry, declared', () => {
 });
 
 describe('the dataset registry, wired', () => {
-  let env: TestEmulators;
+  let env: ScratchEmulators;
   let deps: ArchiveDeps;
   beforeAll(async () => {
-    env = await startTestEmulators();
+    env = await startScratchEmulators();
     deps = archiveDeps();
   });
   afterAll(async () => { await env?.stop(); });

@@ -6,15 +6,16 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { startTestEmulators, type TestEmulators } from '../helpers/emulators.ts';
-import { startReceiver, type Receiver, type ReceivedRequest } from '../helpers/receiver.ts';
+import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { startReceiver, type Receiver, type ReceivedRequest } from '../../functions/local/receiver.ts';
 import { queueSender, timerStore, webhookStore } from '../../functions/shared/deps.ts';
 import { config } from '../../functions/shared/config.ts';
 import { TABLES } from '../../functions/resources.ts';
 import { createHttpsSender } from '../../functions/adapters/https-sender.ts';
 import { attemptDelivery, LEASE_MS, type EngineDeps } from '../../functions/core/webhooks/engine.ts';
 import { queueOccurrence, redeliver, utcDay, type DeliveryDeps } from '../../functions/core/webhooks/deliveries.ts';
-import { createEndpoint, enableEndpoint, rotateSecret, type Caller } from '../../functions/core/webhooks/endpoints.ts';
+import { createEndpoint, enableEndpoint, rotateSecret } from '../../functions/core/webhooks/endpoints.ts';
+import type { Caller } from '../../functions/core/accounts.ts';
 import { createSubscription, resumeSubscription } from '../../functions/core/webhooks/subscriptions.ts';
 import { minuteOf } from '../../functions/core/timers.ts';
 import { deliveryIdOf, eventIdOf, type Occurrence } from '../../functions/core/webhooks/envelope.ts';
@@ -22,13 +23,13 @@ import type { DeliveryRecord, WebhookStore } from '../../functions/ports/webhook
 import type { DeliveryJobMessage } from '../../schemas/messages.ts';
 
 const HOUR = 3_600_000;
-let env: TestEmulators;
+let env: ScratchEmulators;
 let receiver: Receiver;
 let now: number;
 const clock = { now: () => now };
 
 beforeAll(async () => {
-  env = await startTestEmulators();
+  env = await startScratchEmulators();
   receiver = await startReceiver();
 });
 afterAll(async () => {

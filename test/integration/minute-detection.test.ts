@@ -10,20 +10,20 @@ import { MINUTE_DETECTORS } from '../../functions/core/events/registry.ts';
 import { minuteContext } from '../../functions/core/detect/minute-reads.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import type { NormalizedRecord } from '../../schemas/datasets.ts';
-import { startTestEmulators, type TestEmulators } from '../helpers/emulators.ts';
+import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 import { T0, jsonl, trade } from '../helpers/records.ts';
 
 const MINUTE = 60_000;
 const at = (hours: number, minutes: number, seconds = 0) => T0 + hours * 3_600_000 + minutes * MINUTE + seconds * 1000;
 
-let env: TestEmulators;
+let env: ScratchEmulators;
 let deps: ArchiveDeps;
 /** The key of every file the reads since the last reset handed to DuckDB. */
 let filesRead: string[] = [];
 const batchKeys: Record<string, string[]> = {};
 
 beforeAll(async () => {
-  env = await startTestEmulators();
+  env = await startScratchEmulators();
   const real = archiveDeps();
   deps = { ...real, files: { paths: async (files) => { filesRead.push(...files.map((f) => f.key)); return real.files.paths(files); } } };
 }, 60_000);

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { pollOnce } from '../../functions/local/poller.ts';
-import { startTestEmulators, type TestEmulators } from '../helpers/emulators.ts';
+import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 
-let env: TestEmulators;
+let env: ScratchEmulators;
 let queueUrl: string;
 let queues = 0;
-beforeAll(async () => { env = await startTestEmulators(); });
+beforeAll(async () => { env = await startScratchEmulators(); });
 afterAll(async () => { await env?.stop(); });
 
 async function counts() {

@@ -5,16 +5,16 @@ import { sqsConsumer } from '../../functions/shared/queue.ts';
 import { toSqsEvent } from '../../functions/local/poller.ts';
 import { DeliveryJobMessage } from '../../schemas/messages.ts';
 import { lambdaContext } from '../helpers/events.ts';
-import { startTestEmulators, type TestEmulators } from '../helpers/emulators.ts';
+import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 
 const QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:delivery';
 
-let env: TestEmulators;
+let env: ScratchEmulators;
 let dlqUrl: string;
 let messages = 0;
 
 beforeAll(async () => {
-  env = await startTestEmulators();
+  env = await startScratchEmulators();
   dlqUrl = env.emulators.names.dlqUrls.delivery;
 });
 afterAll(async () => { await env?.stop(); });

@@ -4,12 +4,12 @@ import { sendAt } from '../../functions/core/timers.ts';
 import { queueSender, timerStore } from '../../functions/shared/deps.ts';
 import { localStateMachines, type LocalStateMachines } from '../../functions/local/state-machines.ts';
 import { synthesizeServiceTemplate } from '../../functions/local/template.ts';
-import { startTestEmulators, type TestEmulators } from '../helpers/emulators.ts';
+import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 
-let env: TestEmulators;
+let env: ScratchEmulators;
 let machines: LocalStateMachines;
 beforeAll(async () => {
-  env = await startTestEmulators();
+  env = await startScratchEmulators();
   machines = localStateMachines(await synthesizeServiceTemplate());
 });
 afterAll(async () => { await env?.stop(); });

@@ -15,7 +15,8 @@ import type { Family } from '../venues.ts';
 import type { ArchiveFile } from '../../ports/archive.ts';
 import type { ArchiveDeps } from './deps.ts';
 import { dayOf, deltaKey } from './layout.ts';
-import { parseBatch, type BatchFormat } from './parse.ts';
+import { parseBatch } from './parse.ts';
+import type { BatchFormat } from '../../../schemas/messages.ts';
 
 export type IngestResult =
   | { status: 'ingested'; batchId: string; records: number; files: number }

@@ -4,10 +4,8 @@
  */
 import * as v from 'valibot';
 import { NormalizedRecord } from '../../../schemas/datasets.ts';
+import type { BatchFormat } from '../../../schemas/messages.ts';
 import { blockToRecords, NodeFillsBlock } from './node-fills.ts';
-
-export const BATCH_FORMATS = ['normalized', 'node_fills_by_block'] as const;
-export type BatchFormat = (typeof BATCH_FORMATS)[number];
 
 const MAX_PROBLEMS = 5;
 

@@ -5,7 +5,8 @@
  * allowance down past whole percents, the crossings are announced as user events, from which
  * `billing.credit_low` rules fire at their configured levels.
  */
-import { PLANS, type PlanName } from '../plans.ts';
+import { PLANS } from '../plans.ts';
+import type { Caller } from '../accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { UserEventMessage } from '../../../schemas/messages.ts';
 
@@ -42,7 +43,7 @@ export function crossedLevels(before: number, after: number, allowance: number):
 }
 
 /** Debits one request's rows; an unmetered plan (enterprise) is counted but never runs low. */
-export async function chargeRequest(deps: ChargeDeps, account: { id: string; plan: PlanName; monthlyCredits?: number }, rows: number): Promise<void> {
+export async function chargeRequest(deps: ChargeDeps, account: Caller, rows: number): Promise<void> {
   const now = deps.clock.now();
   const month = monthOf(now);
   const credits = creditsFor(rows);

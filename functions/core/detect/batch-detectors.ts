@@ -11,7 +11,7 @@
  * `market.liquidation` and one `account.liquidated`.
  */
 import type { ChainEventRecord, LiquidationRecord, OrderEventRecord, TradeRecord, TransferRecord, TwapRecord } from '../../../schemas/datasets.ts';
-import { FAMILY_PREFIX } from '../../routes.ts';
+import { FAMILY_PREFIX } from '../venues.ts';
 import type { Family } from '../venues.ts';
 import { groupBy } from './group.ts';
 import type { Candidate } from './candidate.ts';

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FundingRecord, InstrumentRecord, LiquidationRecord, OpenInterestRecord, SettlementRecord } from '../../../schemas/datasets.ts';
-import { FAMILY_PREFIX } from '../../routes.ts';
+import { FAMILY_PREFIX } from '../venues.ts';
 import { dexOf, type Family } from '../venues.ts';
 import { groupBy } from './group.ts';
 import type { Candidate } from './candidate.ts';

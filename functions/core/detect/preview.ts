@@ -16,7 +16,7 @@ import type { NormalizedRecord } from '../../../schemas/datasets.ts';
 import { DRY_RUN_TYPES, ESTIMATE_TYPES, EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
 import type { Detection, EventDefinition, EventTypeDecl } from '../events/declare.ts';
 import { normalizeConfig, type StoredConfig } from '../webhooks/filters.ts';
-import type { Caller } from '../webhooks/endpoints.ts';
+import type { Caller } from '../accounts.ts';
 import { matches } from './match.ts';
 import type { Candidate } from './candidate.ts';
 import type { ReferenceSource } from './relative-metrics.ts';

@@ -8,7 +8,7 @@ import { isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../archive/deps.ts';
 import { minuteCandleSource, readWindow, readWindowJson, windowSource } from '../archive/read.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
-import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../intervals.ts';
+import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../../../schemas/intervals.ts';
 import { CANDLE_PROJECTION, FLOW_PROJECTION, TRIGGER_ORDER_PROJECTION, tradeProjection } from './shape.ts';
 
 const DAY = 86_400_000;

@@ -12,7 +12,8 @@ import type { Clock } from '../../ports/clock.ts';
 import type { QueueSender } from '../../ports/queues.ts';
 import type { DeliveryRecord, EndpointRecord, SubscriptionRecord, WebhookStore } from '../../ports/webhooks.ts';
 import type { DeliveryJobMessage } from '../../../schemas/messages.ts';
-import { getEndpoint, requireDelivery, type Caller } from './endpoints.ts';
+import { getEndpoint, requireDelivery } from './endpoints.ts';
+import type { Caller } from '../accounts.ts';
 import { buildEnvelope, deliveryIdOf, eventIdOf, type Envelope, type Occurrence } from './envelope.ts';
 
 export interface DeliveryDeps { store: WebhookStore; queues: QueueSender; clock: Clock }

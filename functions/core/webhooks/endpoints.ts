@@ -6,6 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import { PLANS, type PlanName } from '../plans.ts';
+import type { Caller } from '../accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Countable, EndpointRecord, WebhookStore } from '../../ports/webhooks.ts';
 import { validateDestination } from './ssrf.ts';
@@ -20,8 +21,6 @@ export interface EndpointDeps {
   /** Local cloud only (WEBHOOK_ALLOWED_TARGETS): hosts exempt from the address checks. */
   allowHosts?: readonly string[];
 }
-
-export interface Caller { id: string; plan: PlanName }
 
 export function newSecret(): string {
   return `whsec_${randomBytes(32).toString('hex')}`;

@@ -12,7 +12,8 @@ import type { SubscriptionRecord, WatchedAddressRecord, WebhookStore } from '../
 import { EVENT_TYPE_BY_NAME } from './catalog.ts';
 import { EVENT_TYPES } from '../events/registry.ts';
 import { normalizeConfig } from './filters.ts';
-import { getEndpoint, requireDelivery, reserveAllowance, type Caller } from './endpoints.ts';
+import { getEndpoint, requireDelivery, reserveAllowance } from './endpoints.ts';
+import type { Caller } from '../accounts.ts';
 
 export interface SubscriptionDeps { store: WebhookStore; clock: Clock }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { buildOpenApiDocument, CONTRACT_VERSION } from '../../../functions/core/openapi.ts';
+import { buildOpenApiDocument, CONTRACT_VERSION } from '../../../functions/shared/openapi.ts';
 import { ROUTES } from '../../../functions/routes.ts';
 
 type Operation = { operationId: string; deprecated?: boolean; security?: unknown[]; parameters: { name: string; in: string }[] };

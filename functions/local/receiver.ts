@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-const TLS_DIR = new URL('../../functions/local/tls/', import.meta.url);
+const TLS_DIR = new URL('./tls/', import.meta.url);
 
 export interface ReceivedRequest {
   path: string;

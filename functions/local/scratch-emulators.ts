@@ -1,21 +1,21 @@
-/** Starts the emulators in a temporary directory and points this process's handlers at them. */
+/** Starts the emulators in a temporary directory and points this process's handlers at them (tests and benchmarks). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmulators, type Emulators } from '../../functions/local/emulators.ts';
-import { exportEnvironment } from '../../functions/local/cloud.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmulators, type Emulators } from './emulators.ts';
+import { exportEnvironment } from './cloud.ts';
 
-export interface TestEmulators {
+export interface ScratchEmulators {
   emulators: Emulators;
   sqs: SQSClient;
   dynamo: DynamoDBDocumentClient;
   stop(): Promise<void>;
 }
 
-export async function startTestEmulators(): Promise<TestEmulators> {
+export async function startScratchEmulators(): Promise<ScratchEmulators> {
   const dataDir = mkdtempSync(join(tmpdir(), 'archive-test-'));
   const emulators = await startEmulators({ dataDir });
   exportEnvironment(emulators, dataDir, 'ERROR');

@@ -1,0 +1,15 @@
+/**
+ * Venue families and their symbol forms (SPEC "Venue families and symbol forms"): the vocabulary the
+ * record and route schemas are written in, and which the core reads through core/venues.ts.
+ */
+export const FAMILIES = ['perpx', 'spot', 'hip3', 'hip4', 'altx', 'altx-rh'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+export const SYMBOL_FORMS: Readonly<Record<Family, { pattern: RegExp; example: string; description: string }>> = {
+  perpx: { pattern: /^[A-Za-z0-9]{1,20}$/, example: 'BTC', description: 'bare coin' },
+  spot: { pattern: /^[A-Z0-9]{1,20}-[A-Z0-9]{1,20}$/, example: 'HYPE-USDC', description: 'dashed pair BASE-QUOTE' },
+  hip3: { pattern: /^[a-z0-9]{1,12}:[A-Za-z0-9]{1,20}$/, example: 'xyz:TSLA', description: '<dex>:<COIN>, case-sensitive' },
+  hip4: { pattern: /^#\d{1,9}$/, example: '#10', description: 'outcome side #<N> (10 x outcome + side)' },
+  altx: { pattern: /^[A-Z0-9]{1,20}$/, example: 'ETH', description: 'market symbol' },
+  'altx-rh': { pattern: /^[A-Z0-9]{1,20}(-USDG)?$/, example: 'BTC', description: 'bare perp symbol or BASE-USDG spot pair' },
+};

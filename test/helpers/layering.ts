@@ -1,0 +1,136 @@
+/**
+ * The layering rules of ARCHITECTURE.md as a check over source text: static imports and re-exports
+ * (`import … from`, `export … from`, bare `import '…'`) and dynamic `import('…')`, resolved to files
+ * of the given set. Pure, so a test can run it on a few in-memory files as well as on the tree.
+ */
+import { posix } from 'node:path';
+
+/** Repository-relative path (forward slashes) to source text. */
+export type SourceFiles = ReadonlyMap<string, string>;
+
+export interface LayeringRules {
+  /** Files that export a Lambda handler; each must stay a thin shell. */
+  entryFiles: readonly string[];
+  entryMaxLines: number;
+  /** The files under functions/ that build adapters and AWS SDK clients and hand them out as ports. */
+  compositionRoots: readonly string[];
+}
+
+const CORE = 'functions/core/';
+/** Packages that tie code to a runtime: AWS, Lambda middleware, the native DuckDB module. */
+const CORE_FORBIDDEN_PACKAGES = ['@aws-sdk/', '@aws-lambda-powertools/', '@duckdb/', '@middy/'];
+const CORE_FORBIDDEN_FILES = ['functions/adapters/', 'functions/shared/', 'functions/local/', 'functions/routes.ts'];
+const PROJECT_SOURCE = ['functions/', 'schemas/', 'lib/', 'bin/'];
+/** Besides the composition roots, these build their own adapters: the adapters themselves and the local cloud. */
+const WIRING = ['functions/adapters/', 'functions/local/'];
+/** DynamoDB item operations: the table layouts belong to the adapters. */
+const ITEM_COMMAND = /\bnew (Put|Get|Delete|Update|Query|Scan|BatchWrite|BatchGet)Command\b/;
+
+// Block comments, and line comments that start a line or follow whitespace (so `https://` survives).
+const stripComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)\/\/.*$/gm, '$1');
+
+export function importSpecifiers(text: string): string[] {
+  const code = stripComments(text);
+  const patterns = [/\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g, /^\s*import\s*['"]([^'"]+)['"]/gm];
+  return patterns.flatMap((pattern) => [...code.matchAll(pattern)].map((m) => m[1]!));
+}
+
+/** The file a relative specifier names, or undefined for a package (or a file outside the set). */
+function resolve(files: SourceFiles, from: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const target = posix.normalize(posix.join(posix.dirname(from), specifier));
+  return [target, `${target}.ts`, `${target}/index.ts`].find((candidate) => files.has(candidate));
+}
+
+const under = (file: string, prefixes: readonly string[]) => prefixes.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));
+
+export function layeringViolations(files: SourceFiles, rules: LayeringRules): string[] {
+  const violations: string[] = [];
+  const graph = new Map<string, string[]>();
+  for (const [file, text] of files) {
+    const targets: string[] = [];
+    for (const specifier of importSpecifiers(text)) {
+      const target = resolve(files, file, specifier);
+      if (target) targets.push(target);
+      if (file.startsWith(CORE)) {
+        if (CORE_FORBIDDEN_PACKAGES.some((p) => specifier.startsWith(p))) violations.push(`${file}: core imports ${specifier}`);
+        if (target && under(target, CORE_FORBIDDEN_FILES)) violations.push(`${file}: core imports ${target}`);
+      }
+      if (file.startsWith('schemas/') && target?.startsWith(CORE)) violations.push(`${file}: schemas import ${target}`);
+      if (file.startsWith('functions/') && !under(file, [CORE, ...WIRING, ...rules.compositionRoots])) {
+        if (specifier.startsWith('@aws-sdk/') || target?.startsWith('functions/adapters/')) violations.push(`${file}: imports ${target ?? specifier} outside the composition root`);
+      }
+      if (file.startsWith('bench/') && (target?.startsWith('test/') || specifier.includes('/test/'))) violations.push(`${file}: bench imports ${specifier}`);
+    }
+    const code = stripComments(text);
+    if (file.startsWith(CORE) && /\bprocess\.env\b/.test(code)) violations.push(`${file}: core reads process.env`);
+    if (under(file, ['functions/', 'bin/']) && !file.startsWith('functions/adapters/') && ITEM_COMMAND.test(code)) {
+      violations.push(`${file}: reads or writes DynamoDB items outside an adapter`);
+    }
+    if (under(file, PROJECT_SOURCE)) graph.set(file, targets.filter((t) => under(t, PROJECT_SOURCE)));
+  }
+  for (const entry of rules.entryFiles) {
+    const lines = files.get(entry)?.trimEnd().split('\n').length;
+    if (lines === undefined) violations.push(`${entry}: entry file not found`);
+    else if (lines > rules.entryMaxLines) violations.push(`${entry}: entry file has ${lines} lines (at most ${rules.entryMaxLines})`);
+  }
+  for (const cycle of importCycles(graph)) violations.push(`import cycle: ${cycle.join(' -> ')}`);
+  return violations;
+}
+
+/** One cycle per strongly connected component (Tarjan), walked from its first file back to it. */
+function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(file, Math.min(low.get(file)!, index.get(next)!));
+      }
+    }
+    if (low.get(file) === index.get(file)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== file);
+      if (component.length > 1 || graph.get(file)?.includes(file)) components.push(component);
+    }
+  };
+  for (const file of [...graph.keys()].sort()) if (!index.has(file)) visit(file);
+  return components.map((component) => cycleThrough(graph, new Set(component), component.sort()[0]!));
+}
+
+/** A shortest path from `start` back to itself inside one component (breadth-first). */
+function cycleThrough(graph: ReadonlyMap<string, readonly string[]>, component: ReadonlySet<string>, start: string): string[] {
+  const previous = new Map<string, string>();
+  const queue = [start];
+  while (queue.length) {
+    const file = queue.shift()!;
+    for (const next of graph.get(file) ?? []) {
+      if (!component.has(next)) continue;
+      if (next === start) {
+        const path = [file];
+        while (path[0] !== start) path.unshift(previous.get(path[0]!)!);
+        return [...path, start];
+      }
+      if (!previous.has(next)) {
+        previous.set(next, file);
+        queue.push(next);
+      }
+    }
+  }
+  return [start];
+}

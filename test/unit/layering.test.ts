@@ -1,0 +1,91 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { FUNCTIONS } from '../../functions/resources.ts';
+import { importSpecifiers, layeringViolations, type SourceFiles } from '../helpers/layering.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ENTRY_MAX_LINES = 80;
+
+function sourceTree(): SourceFiles {
+  const files = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (/\.(ts|mts|mjs)$/.test(entry.name)) files.set(path, readFileSync(join(ROOT, path), 'utf8'));
+    }
+  };
+  for (const dir of ['functions', 'schemas', 'lib', 'bin', 'bench', 'test']) walk(dir);
+  return files;
+}
+
+const entryFiles = Object.values(FUNCTIONS).map((f) => relative(ROOT, join(ROOT, f.entry)));
+const compositionRoots = ['functions/shared/deps.ts', 'functions/shared/archive-deps.ts'];
+
+describe('layering', () => {
+  it('holds in the source tree', () => {
+    // Act
+    const violations = layeringViolations(sourceTree(), { entryFiles, entryMaxLines: ENTRY_MAX_LINES, compositionRoots });
+    // Assess
+    expect(violations).toEqual([]);
+  });
+
+  it('finds every kind of violation in a small file set', () => {
+    // Prepare
+    const files: SourceFiles = new Map([
+      ['functions/core/a.ts', "import { x } from '../shared/x.ts';\nimport { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const a = process.env.A;"],
+      ['functions/core/b.ts', "export { route } from '../routes.ts';\nconst later = () => import('../adapters/y.ts');"],
+      ['functions/core/clean.ts', "// process.env is read in shared/config.ts, from '../shared/config.ts'\nimport type { P } from '../ports/p.ts';"],
+      ['functions/shared/x.ts', "import { c } from './c.ts';"],
+      ['functions/shared/c.ts', "import {\n  x,\n} from './x.ts';"],
+      ['functions/adapters/y.ts', ''],
+      ['functions/ports/p.ts', ''],
+      ['functions/routes.ts', ''],
+      ['schemas/s.ts', "import { FAMILIES } from '../functions/core/clean.ts';"],
+      ['bench/b.ts', "import { startReceiver } from '../test/helpers/receiver.ts';"],
+      ['test/helpers/receiver.ts', ''],
+      ['functions/http/long.ts', 'line\n'.repeat(81)],
+      ['functions/http/wired.ts', "import { resolveAll } from '../adapters/y.ts';"],
+      ['functions/shared/root.ts', "import { resolveAll } from '../adapters/y.ts';\nimport { SQSClient } from '@aws-sdk/client-sqs';"],
+      ['functions/shared/queue.ts', "import { SendMessageCommand } from '@aws-sdk/client-sqs';"],
+      ['functions/local/seed.ts', "await client.send(new PutCommand({ TableName, Item }));\nawait s3.send(new PutObjectCommand({}));"],
+    ]);
+    // Act
+    const violations = layeringViolations(files, {
+      entryFiles: ['functions/http/long.ts', 'functions/http/missing.ts'], entryMaxLines: 80, compositionRoots: ['functions/shared/root.ts'],
+    });
+    // Assess
+    expect(violations.sort()).toEqual([
+      'bench/b.ts: bench imports ../test/helpers/receiver.ts',
+      'functions/core/a.ts: core imports @aws-sdk/client-dynamodb',
+      'functions/core/a.ts: core imports functions/shared/x.ts',
+      'functions/core/a.ts: core reads process.env',
+      'functions/core/b.ts: core imports functions/adapters/y.ts',
+      'functions/core/b.ts: core imports functions/routes.ts',
+      'functions/http/long.ts: entry file has 81 lines (at most 80)',
+      'functions/http/missing.ts: entry file not found',
+      'functions/http/wired.ts: imports functions/adapters/y.ts outside the composition root',
+      'functions/local/seed.ts: reads or writes DynamoDB items outside an adapter',
+      'functions/shared/queue.ts: imports @aws-sdk/client-sqs outside the composition root',
+      'import cycle: functions/shared/c.ts -> functions/shared/x.ts -> functions/shared/c.ts',
+      'schemas/s.ts: schemas import functions/core/clean.ts',
+    ]);
+  });
+
+  it('reads static, re-exported, bare and dynamic imports, and not those in comments', () => {
+    // Act
+    const specifiers = importSpecifiers([
+      "import type { A } from './a.ts';",
+      "export * from './b.ts';",
+      "import './c.ts';",
+      "const d = await import('./d.ts');",
+      '/* import { e } from "./e.ts"; */',
+      "// import { f } from './f.ts';",
+      "const url = 'https://example.com'; import { g } from './g.ts';",
+    ].join('\n'));
+    // Assess
+    expect(specifiers.sort()).toEqual(['./a.ts', './b.ts', './c.ts', './d.ts', './g.ts']);
+  });
+});
