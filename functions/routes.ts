@@ -1,105 +1,76 @@
 /**
- * The one route table. Each route names its method, path, the route-group function that serves it
- * (a key of FUNCTIONS), whether it needs an API key, and the valibot schemas of its input and
- * output. lib/ builds API Gateway resources from it, the local gateway routes with it, the HTTP
- * shell validates with it, and bin/openapi.ts documents it. Handlers live in the group's entry file.
+ * The one route table, typed. Routes are declared per route group (a key of FUNCTIONS) as
+ * operations: each names its input schemas (path, query, body) and its response schema, and where
+ * it is served (one path, or one path per venue family). The group's handler file implements each
+ * operation with input and output typed from these schemas (functions/shared/http.ts); lib/ builds
+ * API Gateway resources from ROUTES, the local gateway routes with it, the HTTP shell validates
+ * with it, and shared/openapi.ts documents it.
  */
 import * as v from 'valibot';
 import type { FunctionName } from './resources.ts';
 import type { ParamSchema } from '../schemas/params.ts';
 import { HealthSchema } from '../schemas/responses.ts';
+import { familiesOf } from '../schemas/datasets.ts';
 import {
   CreateEndpointBody, CreateSubscriptionBody, CreatedEndpointSchema, DeletedSchema, DeliveryLogQuery, DeliverySchema, DryRunBody, DryRunSchema, EndpointSchema,
   EstimateBody, EstimateSchema, EventTypeSchema,
   LimitsSchema, PatchSubscriptionBody, QueuedDeliverySchema, RedeliverySchema, RotatedSecretSchema, SubscriptionSchema, WatchAddressBody, WatchedAddressSchema, idPath,
 } from '../schemas/webhooks.ts';
-import { FAMILIES, FAMILY_PREFIX, type Family } from './core/venues.ts';
+import { FAMILY_PREFIX, type Family } from './core/venues.ts';
+import { BREADTH_FAMILIES } from './core/breadth/compute.ts';
 import {
   BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
   TriggerOrderSchema, TriggerOrdersQuery, symbolPath,
 } from '../schemas/market.ts';
 
-export type MarketAction = 'trades' | 'recentTrades' | 'candles' | 'triggerOrders' | 'orderFlow' | 'instruments' | 'instrument' | 'breadthCurrent' | 'breadthHistory';
-
-const FAMILY_LABEL: Readonly<Record<Family, string>> = {
-  perpx: 'Perpx', spot: 'Spot', hip3: 'Hip3', hip4: 'Hip4', altx: 'Altx', 'altx-rh': 'AltxRh',
-};
-
-interface MarketRouteSpec {
-  action: MarketAction;
-  suffix: string;
-  families: readonly Family[];
-  summary: string;
-  tag: string;
-  query?: RouteDef['query'];
-  pathParams?: RouteDef['pathParams'];
-  response: RouteDef['response'];
-}
-
-const MARKET_ROUTES: readonly MarketRouteSpec[] = [
-  {
-    action: 'trades', suffix: '/trades/{symbol}', families: FAMILIES, summary: 'Trades (fills) in a time window, oldest first', tag: 'Trades',
-    pathParams: symbolPath, query: TradesQuery, response: { status: 200, description: 'A page of trades', shape: 'envelope', schema: v.array(TradeSchema) },
-  },
-  {
-    action: 'recentTrades', suffix: '/trades/{symbol}/recent', families: ['perpx', 'hip4', 'altx', 'altx-rh'], summary: 'The newest trades, newest first', tag: 'Trades',
-    pathParams: symbolPath, query: RecentTradesQuery, response: { status: 200, description: 'The newest trades', shape: 'envelope', schema: v.array(TradeSchema) },
-  },
-  {
-    action: 'candles', suffix: '/candles/{symbol}', families: FAMILIES, summary: 'Candles rolled up on demand from 1-minute candles', tag: 'Candles',
-    pathParams: symbolPath, query: CandlesQuery, response: { status: 200, description: 'A page of candles; a missing bar is not a zero bar', shape: 'envelope', schema: v.array(CandleSchema) },
-  },
-  {
-    action: 'triggerOrders', suffix: '/orders/{symbol}/tpsl', families: ['perpx', 'hip3', 'hip4'], summary: 'Trigger orders (take-profit / stop-loss)', tag: 'Orders',
-    pathParams: symbolPath, query: TriggerOrdersQuery, response: { status: 200, description: 'A page of trigger-order rows', shape: 'envelope', schema: v.array(TriggerOrderSchema) },
-  },
-  {
-    action: 'orderFlow', suffix: '/orders/{symbol}/flow', families: ['perpx', 'hip3', 'hip4'], summary: 'Order-event counts per time bucket', tag: 'Orders',
-    pathParams: symbolPath, query: OrderFlowQuery, response: { status: 200, description: 'Order-flow buckets', shape: 'envelope', schema: v.array(OrderFlowSchema) },
-  },
-  {
-    action: 'instruments', suffix: '/instruments', families: FAMILIES, summary: 'The instrument registry (point in time: now)', tag: 'Instruments',
-    response: { status: 200, description: 'Every listed instrument', shape: 'envelope', schema: v.array(InstrumentSchema) },
-  },
-  {
-    action: 'instrument', suffix: '/instruments/{symbol}', families: FAMILIES, summary: 'One instrument of the registry', tag: 'Instruments',
-    pathParams: symbolPath, response: { status: 200, description: 'The instrument', shape: 'envelope', schema: InstrumentSchema },
-  },
-];
-
-const operationName = (action: MarketAction) => action.charAt(0).toUpperCase() + action.slice(1);
-
-function marketRoutes(): RouteDef[] {
-  const routes: RouteDef[] = [];
-  for (const spec of MARKET_ROUTES) {
-    for (const family of spec.families) {
-      routes.push({
-        operationId: `get${FAMILY_LABEL[family]}${operationName(spec.action)}`, method: 'GET', path: `${FAMILY_PREFIX[family]}${spec.suffix}`,
-        group: 'market', auth: 'api_key', summary: `${spec.summary} (${family})`, tags: [spec.tag], action: spec.action, family, billed: true,
-        pathParams: spec.pathParams, query: spec.query, response: spec.response,
-      });
-    }
-  }
-  // Deprecated un-prefixed routes answer like their core replacements.
-  const legacy = (suffix: string, action: MarketAction, operationId: string, replacement: string) => {
-    const spec = MARKET_ROUTES.find((s) => s.action === action)!;
-    routes.push({
-      operationId, method: 'GET', path: `/v1${suffix}`, group: 'market', auth: 'api_key', summary: `Deprecated: use ${replacement}`,
-      tags: ['Legacy'], deprecated: true, successor: replacement, action, family: 'perpx', billed: true, pathParams: spec.pathParams, query: spec.query, response: spec.response,
-    });
-  };
-  legacy('/trades/{symbol}', 'trades', 'getLegacyTrades', '/v1/perpx/trades/{symbol}');
-  legacy('/trades/{symbol}/cursor', 'trades', 'getLegacyTradesCursor', '/v1/perpx/trades/{symbol}');
-  legacy('/instruments', 'instruments', 'getLegacyInstruments', '/v1/perpx/instruments');
-  legacy('/instruments/{symbol}', 'instrument', 'getLegacyInstrument', '/v1/perpx/instruments/{symbol}');
-  return routes;
-}
-
 /** `ANY` only on the catch-all, as in API Gateway. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'ANY';
 
+export type ParamSchemas = Readonly<Record<string, ParamSchema>>;
+
+export interface ResponseSpec {
+  status: number;
+  description: string;
+  /** `envelope` wraps `schema` as `{success, data, meta}`; `raw` returns it as is. */
+  shape: 'envelope' | 'raw';
+  schema: v.GenericSchema;
+  contentType?: string;
+}
+
+/** Served at one path, or under every family's prefix (with deprecated un-prefixed aliases). */
+type Placement =
+  | { method: HttpMethod; path: string }
+  | { suffix: string; families: readonly Family[]; legacy?: readonly { path: string; operationId: string }[] };
+
+/** One operation: what it accepts and answers, and where. Handlers are typed from it. */
+export type OperationSpec = Placement & {
+  summary: string;
+  tags: readonly string[];
+  /** Default `api_key`. */
+  auth?: 'api_key' | 'none';
+  /** Debits the caller's credits by rows returned (1 per 1,000, at least 1). */
+  billed?: boolean;
+  /** Left out of the OpenAPI document (the catch-all that answers unknown paths). */
+  hidden?: boolean;
+  pathParams?: ParamSchemas;
+  query?: ParamSchemas;
+  body?: v.GenericSchema;
+  response: ResponseSpec;
+};
+
+export interface OperationGroup<Ops extends Readonly<Record<string, OperationSpec>> = Readonly<Record<string, OperationSpec>>> {
+  group: FunctionName;
+  operations: Ops;
+}
+
+export function operationGroup<const Ops extends Readonly<Record<string, OperationSpec>>>(group: FunctionName, operations: Ops): OperationGroup<Ops> {
+  return { group, operations };
+}
+
 export interface RouteDef {
   operationId: string;
+  /** The key of the operation (in its group) that serves this route. */
+  operation: string;
   method: HttpMethod;
   /** API Gateway resource path; `{name}` segments are path parameters. */
   path: string;
@@ -108,67 +79,196 @@ export interface RouteDef {
   summary: string;
   tags: readonly string[];
   deprecated?: boolean;
-  /** Left out of the OpenAPI document (the catch-all that answers unknown paths). */
   hidden?: boolean;
   /** Replacement route named in the `Deprecation`/`Link` headers of a deprecated route. */
   successor?: string;
-  /** Debits the caller's credits by rows returned (1 per 1,000, at least 1). */
   billed?: boolean;
-  /** What the group's handler does for this route, and for which venue family. */
-  action?: MarketAction;
+  /** The venue family a per-family route serves. */
   family?: Family;
-  pathParams?: Readonly<Record<string, ParamSchema>>;
-  query?: Readonly<Record<string, ParamSchema>>;
+  pathParams?: ParamSchemas;
+  query?: ParamSchemas;
   body?: v.GenericSchema;
-  response: {
-    status: number;
-    description: string;
-    /** `envelope` wraps `schema` as `{success, data, meta}`; `raw` returns it as is. */
-    shape: 'envelope' | 'raw';
-    schema: v.GenericSchema;
-    contentType?: string;
-  };
+  response: ResponseSpec;
 }
 
-export const ROUTES: readonly RouteDef[] = [
-  {
-    operationId: 'getHealth',
-    method: 'GET',
-    path: '/health',
-    group: 'system',
-    auth: 'none',
-    summary: 'Liveness check; needs no key and does not validate one',
-    tags: ['System'],
+const FAMILY_LABEL: Readonly<Record<Family, string>> = {
+  perpx: 'Perpx', spot: 'Spot', hip3: 'Hip3', hip4: 'Hip4', altx: 'Altx', 'altx-rh': 'AltxRh',
+};
+
+const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+/** The routes of one group, in declaration order. */
+export function routesOf(operationGroup: OperationGroup): RouteDef[] {
+  const routes: RouteDef[] = [];
+  for (const [operation, spec] of Object.entries(operationGroup.operations)) {
+    const { summary, tags, auth = 'api_key', billed, hidden, pathParams, query, body, response } = spec;
+    const common = { operation, group: operationGroup.group, auth, billed, hidden, pathParams, query, body, response };
+    if ('path' in spec) {
+      routes.push({ ...common, operationId: operation, method: spec.method, path: spec.path, summary, tags });
+      continue;
+    }
+    for (const family of spec.families) {
+      routes.push({
+        ...common, operationId: `get${FAMILY_LABEL[family]}${capitalized(operation)}`, method: 'GET', path: `${FAMILY_PREFIX[family]}${spec.suffix}`,
+        summary: `${summary} (${family})`, tags, family,
+      });
+    }
+    // Deprecated un-prefixed routes answer like their core (perpx) replacements.
+    const successor = `${FAMILY_PREFIX.perpx}${spec.suffix}`;
+    for (const alias of spec.legacy ?? []) {
+      routes.push({
+        ...common, operationId: alias.operationId, method: 'GET', path: alias.path, summary: `Deprecated: use ${successor}`, tags: ['Legacy'],
+        deprecated: true, successor, family: 'perpx',
+      });
+    }
+  }
+  return routes;
+}
+
+/** The response specs keep their schema's type: handlers' output is checked against it. */
+const page = <const S extends v.GenericSchema>(schema: S, description: string, status = 200) => ({ status, description, shape: 'envelope' as const, schema });
+
+export const SYSTEM_OPERATIONS = operationGroup('system', {
+  getHealth: {
+    method: 'GET', path: '/health', auth: 'none', summary: 'Liveness check; needs no key and does not validate one', tags: ['System'],
     response: { status: 200, description: 'The service is up', shape: 'raw', schema: HealthSchema },
   },
-  {
-    operationId: 'getOpenApi',
-    method: 'GET',
-    path: '/v1/openapi.json',
-    group: 'system',
-    auth: 'none',
-    summary: 'This OpenAPI 3.0.3 document',
-    tags: ['System'],
+  getOpenApi: {
+    method: 'GET', path: '/v1/openapi.json', auth: 'none', summary: 'This OpenAPI 3.0.3 document', tags: ['System'],
     response: { status: 200, description: 'The OpenAPI document', shape: 'raw', schema: v.record(v.string(), v.unknown()) },
   },
-  ...marketRoutes(),
-  ...breadthRoutes(),
-  ...webhookRoutes(),
-  {
-    // API Gateway answers an unmatched path before any authorizer runs. This catch-all makes it
-    // authenticate first, so callers without a valid key get 401 on every path (as the real
-    // service does) and authenticated callers get 404 route_not_found.
-    operationId: 'unknownRoute',
-    method: 'ANY',
-    path: '/{proxy+}',
-    group: 'system',
-    auth: 'api_key',
-    hidden: true,
-    summary: 'Any path no route matches',
-    tags: ['System'],
+  // API Gateway answers an unmatched path before any authorizer runs. This catch-all makes it
+  // authenticate first, so callers without a valid key get 401 on every path (as the real
+  // service does) and authenticated callers get 404 route_not_found.
+  unknownRoute: {
+    method: 'ANY', path: '/{proxy+}', hidden: true, summary: 'Any path no route matches', tags: ['System'],
     response: { status: 404, description: 'No route matches this path', shape: 'raw', schema: v.unknown() },
   },
-];
+});
+
+/**
+ * Market data per venue family. A route's families are the families that have its dataset (the
+ * dataset registry's coverage); recent trades are served only where the venue publishes a live
+ * trade tape (SPEC "Trades").
+ */
+export const MARKET_OPERATIONS = operationGroup('market', {
+  trades: {
+    suffix: '/trades/{symbol}', families: familiesOf('trades'), summary: 'Trades (fills) in a time window, oldest first', tags: ['Trades'], billed: true,
+    legacy: [{ path: '/v1/trades/{symbol}', operationId: 'getLegacyTrades' }, { path: '/v1/trades/{symbol}/cursor', operationId: 'getLegacyTradesCursor' }],
+    pathParams: symbolPath, query: TradesQuery, response: page(v.array(TradeSchema), 'A page of trades'),
+  },
+  recentTrades: {
+    suffix: '/trades/{symbol}/recent', families: ['perpx', 'hip4', 'altx', 'altx-rh'], summary: 'The newest trades, newest first', tags: ['Trades'], billed: true,
+    pathParams: symbolPath, query: RecentTradesQuery, response: page(v.array(TradeSchema), 'The newest trades'),
+  },
+  candles: {
+    suffix: '/candles/{symbol}', families: familiesOf('candles_1m'), summary: 'Candles rolled up on demand from 1-minute candles', tags: ['Candles'], billed: true,
+    pathParams: symbolPath, query: CandlesQuery, response: page(v.array(CandleSchema), 'A page of candles; a missing bar is not a zero bar'),
+  },
+  triggerOrders: {
+    suffix: '/orders/{symbol}/tpsl', families: familiesOf('order_events'), summary: 'Trigger orders (take-profit / stop-loss)', tags: ['Orders'], billed: true,
+    pathParams: symbolPath, query: TriggerOrdersQuery, response: page(v.array(TriggerOrderSchema), 'A page of trigger-order rows'),
+  },
+  orderFlow: {
+    suffix: '/orders/{symbol}/flow', families: familiesOf('order_events'), summary: 'Order-event counts per time bucket', tags: ['Orders'], billed: true,
+    pathParams: symbolPath, query: OrderFlowQuery, response: page(v.array(OrderFlowSchema), 'Order-flow buckets'),
+  },
+  instruments: {
+    suffix: '/instruments', families: familiesOf('instruments'), summary: 'The instrument registry (point in time: now)', tags: ['Instruments'], billed: true,
+    legacy: [{ path: '/v1/instruments', operationId: 'getLegacyInstruments' }],
+    response: page(v.array(InstrumentSchema), 'Every listed instrument'),
+  },
+  instrument: {
+    suffix: '/instruments/{symbol}', families: familiesOf('instruments'), summary: 'One instrument of the registry', tags: ['Instruments'], billed: true,
+    legacy: [{ path: '/v1/instruments/{symbol}', operationId: 'getLegacyInstrument' }],
+    pathParams: symbolPath, response: page(InstrumentSchema, 'The instrument'),
+  },
+});
+
+/** Breadth above session VWAP, core and hip3 only (no spot, no hip4 breadth). */
+export const BREADTH_OPERATIONS = operationGroup('breadth-api', {
+  breadthCurrent: {
+    suffix: '/breadth/above-vwap/current', families: BREADTH_FAMILIES, summary: 'Latest breadth snapshot, even if stale', tags: ['Breadth'], billed: true,
+    response: page(BreadthSnapshotSchema, 'The latest snapshot'),
+  },
+  breadthHistory: {
+    suffix: '/breadth/above-vwap', families: BREADTH_FAMILIES, summary: 'Breadth minute history', tags: ['Breadth'], billed: true,
+    query: BreadthHistoryQuery, response: page(v.array(BreadthSnapshotSchema), 'Snapshots, oldest first'),
+  },
+});
+
+const webhooks = (method: HttpMethod, path: string) => ({ method, path: `/v1/webhooks${path}`, tags: ['Webhooks'] });
+
+/** Webhook management (SPEC "Webhook routes"; paths not shown there follow the real service). */
+export const WEBHOOK_OPERATIONS = operationGroup('webhooks', {
+  listWebhookEventTypes: { ...webhooks('GET', '/event-types'), summary: 'The live catalogue of event declarations', response: page(v.array(EventTypeSchema), 'Every declared event type') },
+  getWebhookLimits: { ...webhooks('GET', '/limits'), summary: 'Allowances and usage of the caller\'s plan', response: page(LimitsSchema, 'Plan, delivery inclusion, used versus limit') },
+  listWebhookEndpoints: { ...webhooks('GET', '/endpoints'), summary: 'The caller\'s endpoints, oldest first (no secrets)', response: page(v.array(EndpointSchema), 'Endpoints') },
+  createWebhookEndpoint: {
+    ...webhooks('POST', '/endpoints'), summary: 'Create an endpoint; its secret is shown once', body: CreateEndpointBody, response: page(CreatedEndpointSchema, 'The endpoint with its secret', 201),
+  },
+  getWebhookEndpoint: { ...webhooks('GET', '/endpoints/{id}'), summary: 'One endpoint (no secret)', pathParams: idPath, response: page(EndpointSchema, 'The endpoint') },
+  deleteWebhookEndpoint: { ...webhooks('DELETE', '/endpoints/{id}'), summary: 'Delete an endpoint', pathParams: idPath, response: page(DeletedSchema, 'Deleted') },
+  enableWebhookEndpoint: { ...webhooks('POST', '/endpoints/{id}/enable'), summary: 'Re-enable a disabled endpoint', pathParams: idPath, response: page(EndpointSchema, 'The endpoint, active') },
+  rotateWebhookSecret: {
+    ...webhooks('POST', '/endpoints/{id}/rotate'), summary: 'A new secret, shown once; the previous one stays valid 24 hours', pathParams: idPath,
+    response: page(RotatedSecretSchema, 'The new secret'),
+  },
+  testWebhookEndpoint: {
+    ...webhooks('POST', '/endpoints/{id}/test'), summary: 'Queue a signed webhook.test delivery', pathParams: idPath, response: page(QueuedDeliverySchema, 'The queued delivery', 202),
+  },
+  listWebhookDeliveries: {
+    ...webhooks('GET', '/endpoints/{id}/deliveries'), summary: 'The endpoint\'s delivery log, newest first (30 days)', pathParams: idPath, query: DeliveryLogQuery,
+    response: page(v.array(DeliverySchema), 'Deliveries'),
+  },
+  redeliverWebhookDelivery: {
+    ...webhooks('POST', '/deliveries/{id}/redeliver'), summary: 'A new attempt of a past delivery, keeping its event id', pathParams: idPath,
+    response: page(RedeliverySchema, 'The delivery, pending again', 202),
+  },
+  listWebhookSubscriptions: { ...webhooks('GET', '/subscriptions'), summary: 'The caller\'s subscriptions across endpoints', response: page(v.array(SubscriptionSchema), 'Subscriptions') },
+  createWebhookSubscription: {
+    ...webhooks('POST', '/subscriptions'), summary: 'Create a rule; echoes the stored configuration with defaults', body: CreateSubscriptionBody,
+    response: page(SubscriptionSchema, 'The subscription', 201),
+  },
+  getWebhookSubscription: { ...webhooks('GET', '/subscriptions/{id}'), summary: 'One subscription', pathParams: idPath, response: page(SubscriptionSchema, 'The subscription') },
+  patchWebhookSubscription: {
+    ...webhooks('PATCH', '/subscriptions/{id}'), summary: 'Replace the configuration, or switch enabled', pathParams: idPath, body: PatchSubscriptionBody,
+    response: page(SubscriptionSchema, 'The subscription'),
+  },
+  deleteWebhookSubscription: { ...webhooks('DELETE', '/subscriptions/{id}'), summary: 'Remove a rule', pathParams: idPath, response: page(DeletedSchema, 'Deleted') },
+  resumeWebhookSubscription: {
+    ...webhooks('POST', '/subscriptions/{id}/resume'), summary: 'Resume one paused rule (replays nothing)', pathParams: idPath,
+    response: page(SubscriptionSchema, 'The subscription; sibling gap'),
+  },
+  resumeAllWebhookSubscriptions: {
+    ...webhooks('POST', '/subscriptions/resume'), summary: 'Resume every paused rule (replays nothing)',
+    response: page(v.array(SubscriptionSchema), 'Resumed subscriptions; siblings resumed_count and gap'),
+  },
+  listWatchedAddresses: {
+    ...webhooks('GET', '/addresses'), summary: 'Watched addresses; sibling limit is the plan\'s cap', response: page(v.array(WatchedAddressSchema), 'Watched addresses'),
+  },
+  watchAddress: {
+    ...webhooks('POST', '/addresses'), summary: 'Watch an address (idempotent); sibling limit', body: WatchAddressBody, response: page(WatchedAddressSchema, 'The watched address', 201),
+  },
+  unwatchAddress: { ...webhooks('DELETE', '/addresses/{id}'), summary: 'Stop watching an address', pathParams: idPath, response: page(DeletedSchema, 'Deleted') },
+});
+
+/** Estimate and dry-run replay the archive, so they run in their own group (with DuckDB). */
+export const PREVIEW_OPERATIONS = operationGroup('webhook-preview', {
+  estimateWebhookSubscription: {
+    ...webhooks('POST', '/subscriptions/estimate'),
+    summary: 'How often a rule would fire: per day over lookback_days, a threshold ladder and the metric\'s distribution (6 calls a minute with dry-run)',
+    body: EstimateBody, response: page(EstimateSchema, 'The estimate'),
+  },
+  dryRunWebhookSubscription: {
+    ...webhooks('POST', '/subscriptions/dry-run'), summary: 'What a rule would have delivered over the last lookback_s, newest first (6 calls a minute with estimate)',
+    body: DryRunBody, response: page(DryRunSchema, 'The occurrences'),
+  },
+});
+
+export const OPERATION_GROUPS: readonly OperationGroup[] = [SYSTEM_OPERATIONS, MARKET_OPERATIONS, BREADTH_OPERATIONS, WEBHOOK_OPERATIONS, PREVIEW_OPERATIONS];
+
+export const ROUTES: readonly RouteDef[] = OPERATION_GROUPS.flatMap(routesOf);
 
 /** One line per OpenAPI tag. */
 export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
@@ -181,59 +281,6 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Breadth: 'Share of instruments above session VWAP, computed every minute.',
   Webhooks: 'Signed webhook notifications: catalogue, allowances and endpoints.',
 };
-
-/** Breadth above session VWAP, core and hip3 only (no spot, no hip4 breadth). */
-function breadthRoutes(): RouteDef[] {
-  return (['perpx', 'hip3'] as const).flatMap((family): RouteDef[] => [
-    {
-      operationId: `get${FAMILY_LABEL[family]}BreadthCurrent`, method: 'GET', path: `${FAMILY_PREFIX[family]}/breadth/above-vwap/current`,
-      group: 'breadth-api', auth: 'api_key', billed: true, summary: `Latest breadth snapshot, even if stale (${family})`, tags: ['Breadth'],
-      action: 'breadthCurrent', family,
-      response: { status: 200, description: 'The latest snapshot', shape: 'envelope', schema: BreadthSnapshotSchema },
-    },
-    {
-      operationId: `get${FAMILY_LABEL[family]}BreadthHistory`, method: 'GET', path: `${FAMILY_PREFIX[family]}/breadth/above-vwap`,
-      group: 'breadth-api', auth: 'api_key', billed: true, summary: `Breadth minute history (${family})`, tags: ['Breadth'],
-      action: 'breadthHistory', family, query: BreadthHistoryQuery,
-      response: { status: 200, description: 'Snapshots, oldest first', shape: 'envelope', schema: v.array(BreadthSnapshotSchema) },
-    },
-  ]);
-}
-
-/** Webhook management (SPEC "Webhook routes"; paths not shown there follow the real service). */
-function webhookRoutes(): RouteDef[] {
-  const route = (operationId: string, method: HttpMethod, path: string, summary: string, response: RouteDef['response'], extra: Partial<RouteDef> = {}): RouteDef => ({
-    operationId, method, path: `/v1/webhooks${path}`, group: 'webhooks', auth: 'api_key', summary, tags: ['Webhooks'], response, ...extra,
-  });
-  const one = (schema: v.GenericSchema, description: string, status = 200): RouteDef['response'] => ({ status, description, shape: 'envelope', schema });
-  return [
-    route('listWebhookEventTypes', 'GET', '/event-types', 'The live catalogue of event declarations', one(v.array(EventTypeSchema), 'Every declared event type')),
-    route('getWebhookLimits', 'GET', '/limits', 'Allowances and usage of the caller\'s plan', one(LimitsSchema, 'Plan, delivery inclusion, used versus limit')),
-    route('listWebhookEndpoints', 'GET', '/endpoints', 'The caller\'s endpoints, oldest first (no secrets)', one(v.array(EndpointSchema), 'Endpoints')),
-    route('createWebhookEndpoint', 'POST', '/endpoints', 'Create an endpoint; its secret is shown once', one(CreatedEndpointSchema, 'The endpoint with its secret', 201), { body: CreateEndpointBody }),
-    route('getWebhookEndpoint', 'GET', '/endpoints/{id}', 'One endpoint (no secret)', one(EndpointSchema, 'The endpoint'), { pathParams: idPath }),
-    route('deleteWebhookEndpoint', 'DELETE', '/endpoints/{id}', 'Delete an endpoint', one(DeletedSchema, 'Deleted'), { pathParams: idPath }),
-    route('enableWebhookEndpoint', 'POST', '/endpoints/{id}/enable', 'Re-enable a disabled endpoint', one(EndpointSchema, 'The endpoint, active'), { pathParams: idPath }),
-    route('rotateWebhookSecret', 'POST', '/endpoints/{id}/rotate', 'A new secret, shown once; the previous one stays valid 24 hours', one(RotatedSecretSchema, 'The new secret'), { pathParams: idPath }),
-    route('testWebhookEndpoint', 'POST', '/endpoints/{id}/test', 'Queue a signed webhook.test delivery', one(QueuedDeliverySchema, 'The queued delivery', 202), { pathParams: idPath }),
-    route('listWebhookDeliveries', 'GET', '/endpoints/{id}/deliveries', 'The endpoint\'s delivery log, newest first (30 days)', one(v.array(DeliverySchema), 'Deliveries'), { pathParams: idPath, query: DeliveryLogQuery }),
-    route('redeliverWebhookDelivery', 'POST', '/deliveries/{id}/redeliver', 'A new attempt of a past delivery, keeping its event id', one(RedeliverySchema, 'The delivery, pending again', 202), { pathParams: idPath }),
-    route('listWebhookSubscriptions', 'GET', '/subscriptions', 'The caller\'s subscriptions across endpoints', one(v.array(SubscriptionSchema), 'Subscriptions')),
-    route('createWebhookSubscription', 'POST', '/subscriptions', 'Create a rule; echoes the stored configuration with defaults', one(SubscriptionSchema, 'The subscription', 201), { body: CreateSubscriptionBody }),
-    route('getWebhookSubscription', 'GET', '/subscriptions/{id}', 'One subscription', one(SubscriptionSchema, 'The subscription'), { pathParams: idPath }),
-    route('patchWebhookSubscription', 'PATCH', '/subscriptions/{id}', 'Replace the configuration, or switch enabled', one(SubscriptionSchema, 'The subscription'), { pathParams: idPath, body: PatchSubscriptionBody }),
-    route('deleteWebhookSubscription', 'DELETE', '/subscriptions/{id}', 'Remove a rule', one(DeletedSchema, 'Deleted'), { pathParams: idPath }),
-    route('resumeWebhookSubscription', 'POST', '/subscriptions/{id}/resume', 'Resume one paused rule (replays nothing)', one(SubscriptionSchema, 'The subscription; sibling gap'), { pathParams: idPath }),
-    route('resumeAllWebhookSubscriptions', 'POST', '/subscriptions/resume', 'Resume every paused rule (replays nothing)', one(v.array(SubscriptionSchema), 'Resumed subscriptions; siblings resumed_count and gap')),
-    route('estimateWebhookSubscription', 'POST', '/subscriptions/estimate', 'How often a rule would fire: per day over lookback_days, a threshold ladder and the metric\'s distribution (6 calls a minute with dry-run)',
-      one(EstimateSchema, 'The estimate'), { body: EstimateBody, group: 'webhook-preview' }),
-    route('dryRunWebhookSubscription', 'POST', '/subscriptions/dry-run', 'What a rule would have delivered over the last lookback_s, newest first (6 calls a minute with estimate)',
-      one(DryRunSchema, 'The occurrences'), { body: DryRunBody, group: 'webhook-preview' }),
-    route('listWatchedAddresses', 'GET', '/addresses', 'Watched addresses; sibling limit is the plan\'s cap', one(v.array(WatchedAddressSchema), 'Watched addresses')),
-    route('watchAddress', 'POST', '/addresses', 'Watch an address (idempotent); sibling limit', one(WatchedAddressSchema, 'The watched address', 201), { body: WatchAddressBody }),
-    route('unwatchAddress', 'DELETE', '/addresses/{id}', 'Stop watching an address', one(DeletedSchema, 'Deleted'), { pathParams: idPath }),
-  ];
-}
 
 /** Route groups that have at least one route: each becomes one HTTP Lambda function. */
 export function routeGroups(): FunctionName[] {

@@ -83,6 +83,12 @@ export const InstrumentSchema = v.object({
   listed_at: time, delisted_at: v.nullable(time),
 });
 
+export type Trade = v.InferOutput<typeof TradeSchema>;
+export type Candle = v.InferOutput<typeof CandleSchema>;
+export type TriggerOrder = v.InferOutput<typeof TriggerOrderSchema>;
+export type OrderFlowBucket = v.InferOutput<typeof OrderFlowSchema>;
+export type Instrument = v.InferOutput<typeof InstrumentSchema>;
+
 export const BreadthHistoryQuery = {
   start: epochMsParam('Inclusive, epoch ms (default 24 hours before now, whatever end is)'),
   end: epochMsParam('Inclusive, epoch ms (default now)'),

@@ -16,6 +16,15 @@ export interface ParamMeta {
 
 export type ParamSchema = v.GenericSchema<string | undefined, unknown>;
 
+/**
+ * A parameter parsed to `T`, or to `T | undefined` when it may be left out and has no default.
+ * The builders choose required-ness and defaults at run time, which valibot's inference cannot
+ * follow, so each states its output type here.
+ */
+export type Param<T, Present extends boolean> = v.GenericSchema<string | undefined, Present extends true ? T : T | undefined>;
+
+type Present<O extends { required?: boolean; default?: unknown }> = O['required'] extends true ? true : undefined extends O['default'] ? false : true;
+
 function withMeta<S extends v.GenericSchema>(schema: S, description: string, meta: ParamMeta) {
   return v.pipe(schema, v.description(description), v.metadata({ ...meta }));
 }
@@ -26,7 +35,7 @@ export function paramMeta(schema: v.GenericSchema): ParamMeta | undefined {
 }
 
 /** A base-10 integer within [min, max]. Optional with a default unless `required` is set. */
-export function integerParam(opts: { min: number; max: number; default?: number; description: string; required?: boolean }) {
+export function integerParam<const O extends { min: number; max: number; default?: number; description: string; required?: boolean }>(opts: O): Param<number, Present<O>> {
   const rule = `must be an integer from ${opts.min} to ${opts.max}`;
   const parsed = v.pipe(
     v.string(),
@@ -36,11 +45,11 @@ export function integerParam(opts: { min: number; max: number; default?: number;
   );
   const openapi = { type: 'integer', minimum: opts.min, maximum: opts.max, ...(opts.default !== undefined && { default: opts.default }) };
   const schema = opts.required ? parsed : v.optional(parsed, opts.default === undefined ? undefined : String(opts.default));
-  return withMeta(schema, opts.description, { openapi });
+  return withMeta(schema, opts.description, { openapi }) as Param<number, Present<O>>;
 }
 
 /** Unix epoch milliseconds. */
-export function epochMsParam(description: string) {
+export function epochMsParam(description: string): Param<number, false> {
   const rule = 'must be Unix epoch milliseconds';
   const parsed = v.pipe(v.string(), v.regex(/^\d{1,16}$/, rule), v.transform(Number));
   return withMeta(v.optional(parsed), description, {
@@ -50,31 +59,31 @@ export function epochMsParam(description: string) {
 }
 
 /** One of a closed set of values; a bad value is answered with the set. */
-export function enumParam<const T extends readonly [string, ...string[]]>(
+export function enumParam<const T extends readonly [string, ...string[]], const O extends { default?: T[number]; description: string; errorCode?: ErrorCode }>(
   values: T,
-  opts: { default?: T[number]; description: string; errorCode?: ErrorCode },
-) {
+  opts: O,
+): Param<T[number], Present<O>> {
   const schema = v.optional(v.picklist(values, `must be one of: ${values.join(', ')}`), opts.default);
   return withMeta(schema, opts.description, {
     openapi: { type: 'string', enum: [...values], ...(opts.default !== undefined && { default: opts.default }) },
     errorCode: opts.errorCode,
     validValues: values,
-  });
+  }) as Param<T[number], Present<O>>;
 }
 
-export function booleanParam(description: string) {
+export function booleanParam(description: string): Param<boolean, false> {
   const rule = 'must be true or false';
   const parsed = v.pipe(v.picklist(['true', 'false'], rule), v.transform((s) => s === 'true'));
   return withMeta(v.optional(parsed), description, { openapi: { type: 'boolean' }, validValues: ['true', 'false'] });
 }
 
 /** A free-form string, optionally bounded in length. */
-export function stringParam(opts: { description: string; maxLength?: number; required?: boolean; pattern?: RegExp }) {
+export function stringParam<const O extends { description: string; maxLength?: number; required?: boolean; pattern?: RegExp }>(opts: O): Param<string, Present<O>> {
   const checks: v.PipeItem<string, string, v.BaseIssue<unknown>>[] = [v.minLength(1, 'must not be empty')];
   if (opts.maxLength) checks.push(v.maxLength(opts.maxLength, `must be at most ${opts.maxLength} characters`));
   if (opts.pattern) checks.push(v.regex(opts.pattern, `must match ${opts.pattern.source}`));
   const parsed = v.pipe(v.string(), ...checks);
   return withMeta(opts.required ? parsed : v.optional(parsed), opts.description, {
     openapi: { type: 'string', ...(opts.maxLength && { maxLength: opts.maxLength }), ...(opts.pattern && { pattern: opts.pattern.source }) },
-  });
+  }) as Param<string, Present<O>>;
 }

@@ -1,12 +1,13 @@
 /** Route group `system`: liveness, the OpenAPI document, and the answer to unknown paths. */
 import { AppError } from '../core/errors.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
+import { SYSTEM_OPERATIONS } from '../routes.ts';
 import { httpRouteGroup, raw } from '../shared/http.ts';
 
 // The document depends only on the route table and the base URL it is served under.
-const documents = new Map<string, unknown>();
+const documents = new Map<string, Record<string, unknown>>();
 
-export const handler = httpRouteGroup('system', {
+export const handler = httpRouteGroup(SYSTEM_OPERATIONS, {
   getHealth: async () => raw({ status: 'ok' }),
   getOpenApi: async (_input, ctx) => {
     let document = documents.get(ctx.baseUrl);

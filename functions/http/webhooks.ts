@@ -12,19 +12,20 @@ import {
 import { clock, queueSender, webhookDestinations, webhookStore } from '../shared/deps.ts';
 import { listDeliveries, queueTestDelivery, redeliver } from '../core/webhooks/deliveries.ts';
 import { httpRouteGroup, ok, type RequestContext } from '../shared/http.ts';
+import { WEBHOOK_OPERATIONS } from '../routes.ts';
 
 const catalogue = EVENT_TYPES.map(publicDeclaration);
 const deliveryDeps = () => ({ store: webhookStore(), queues: queueSender(), clock });
 const caller = (ctx: RequestContext): Caller => ctx.account!;
-const id = (input: { params: Record<string, unknown> }) => String(input.params.id);
+const id = (input: { params: { id: string } }) => input.params.id;
 
-export const handler = httpRouteGroup('webhooks', {
+export const handler = httpRouteGroup(WEBHOOK_OPERATIONS, {
   listWebhookEventTypes: async () => ok(catalogue),
   getWebhookLimits: async (_input, ctx) => ok(await limitsView(webhookStore(), caller(ctx), clock.now())),
   listWebhookEndpoints: async (_input, ctx) => ok((await webhookStore().listEndpoints(caller(ctx).id)).map(endpointView)),
   createWebhookEndpoint: async (input, ctx) => {
     const deps = { store: webhookStore(), clock, ...webhookDestinations() };
-    const created = await createEndpoint(deps, caller(ctx), input.body as { url: string; description?: string });
+    const created = await createEndpoint(deps, caller(ctx), input.body);
     return ok(created, { status: 201, siblings: { note: 'The secret is shown once. Store it now; list and read routes never return it.' } });
   },
   getWebhookEndpoint: async (input, ctx) => ok(endpointView(await getEndpoint(webhookStore(), caller(ctx), id(input)))),
@@ -38,17 +39,17 @@ export const handler = httpRouteGroup('webhooks', {
   }),
 
   testWebhookEndpoint: async (input, ctx) => ok(await queueTestDelivery(deliveryDeps(), caller(ctx), id(input)), { status: 202 }),
-  listWebhookDeliveries: async (input, ctx) => ok(await listDeliveries(webhookStore(), caller(ctx), id(input), Number(input.query.limit))),
+  listWebhookDeliveries: async (input, ctx) => ok(await listDeliveries(webhookStore(), caller(ctx), id(input), input.query.limit)),
   redeliverWebhookDelivery: async (input, ctx) => ok(await redeliver(deliveryDeps(), caller(ctx), id(input)), {
     status: 202, siblings: { note: 'The delivery record is reset in place and attempted again with the same event id.' },
   }),
 
   listWebhookSubscriptions: async (_input, ctx) => ok((await webhookStore().listSubscriptions(caller(ctx).id)).map(subscriptionView)),
   createWebhookSubscription: async (input, ctx) =>
-    ok(await createSubscription({ store: webhookStore(), clock }, caller(ctx), input.body as Record<string, unknown>), { status: 201 }),
+    ok(await createSubscription({ store: webhookStore(), clock }, caller(ctx), input.body), { status: 201 }),
   getWebhookSubscription: async (input, ctx) => ok(subscriptionView(await getSubscription(webhookStore(), caller(ctx), id(input)))),
   patchWebhookSubscription: async (input, ctx) =>
-    ok(await patchSubscription({ store: webhookStore(), clock }, caller(ctx), id(input), input.body as Record<string, unknown>)),
+    ok(await patchSubscription({ store: webhookStore(), clock }, caller(ctx), id(input), input.body)),
   deleteWebhookSubscription: async (input, ctx) => {
     await deleteSubscription(webhookStore(), caller(ctx), id(input));
     return ok({ deleted: true, id: id(input) });
@@ -65,7 +66,7 @@ export const handler = httpRouteGroup('webhooks', {
   listWatchedAddresses: async (_input, ctx) =>
     ok((await webhookStore().listAddresses(caller(ctx).id)).map(addressView), { siblings: { limit: addressLimit(caller(ctx)) } }),
   watchAddress: async (input, ctx) =>
-    ok(await watchAddress({ store: webhookStore(), clock }, caller(ctx), input.body as { address: string; label?: string }), { status: 201, siblings: { limit: addressLimit(caller(ctx)) } }),
+    ok(await watchAddress({ store: webhookStore(), clock }, caller(ctx), input.body), { status: 201, siblings: { limit: addressLimit(caller(ctx)) } }),
   unwatchAddress: async (input, ctx) => {
     await unwatchAddress(webhookStore(), caller(ctx), id(input));
     return ok({ deleted: true, id: id(input) });

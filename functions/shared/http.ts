@@ -13,8 +13,10 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { AppError, errorBody, toAppError } from '../core/errors.ts';
 import { isPlanName } from '../core/plans.ts';
 import type { Caller } from '../core/accounts.ts';
-import { REQUEST_ID_HEADER, ROUTES, type RouteDef } from '../routes.ts';
-import type { FunctionName } from '../resources.ts';
+import * as v from 'valibot';
+import { REQUEST_ID_HEADER, ROUTES, type OperationGroup, type OperationSpec, type ParamSchemas, type RouteDef } from '../routes.ts';
+import type { Family } from '../core/venues.ts';
+import type { JsonRows } from '../core/market/queries.ts';
 import { logger, metrics, publishMetrics, tracer } from './powertools.ts';
 import { parseBody, parseParams } from './validate.ts';
 import { chargeRequest } from '../core/billing/credits.ts';
@@ -22,12 +24,18 @@ import { announce } from '../core/detect/user-events.ts';
 import { clock, creditLedger, queueSender } from './deps.ts';
 import { headerValue } from './headers.ts';
 
-export interface RouteInput {
-  params: Record<string, unknown>;
-  query: Record<string, unknown>;
-  body: unknown;
+type Parsed<S> = S extends ParamSchemas ? { -readonly [K in keyof S]: v.InferOutput<S[K]> } : Record<never, never>;
+
+/** The request as the operation's schemas parsed it. */
+export interface RouteInput<Op extends OperationSpec = OperationSpec> {
+  params: Parsed<Op['pathParams']>;
+  query: Parsed<Op['query']>;
+  body: Op['body'] extends v.GenericSchema ? v.InferOutput<Op['body']> : undefined;
   headers: Record<string, string | undefined>;
 }
+
+/** What the operation's response schema says it answers (the envelope's `data`, or the raw body). */
+export type ResponseOf<Op extends OperationSpec> = v.InferOutput<Op['response']['schema']>;
 
 export interface RequestContext {
   requestId: string;
@@ -38,16 +46,26 @@ export interface RequestContext {
   account?: Caller;
 }
 
-export type RouteResult =
-  | { kind: 'envelope'; data: unknown; nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown> }
-  | { kind: 'json-rows'; rowsJson: string; count: number; nextCursor: string | null; meta?: Record<string, unknown> }
-  | { kind: 'raw'; body: unknown; status?: number; headers?: Record<string, string> };
+/** `T` is what the client reads: the envelope's `data` or the raw body. */
+export type RouteResult<T = unknown> =
+  | { kind: 'envelope'; data: T; nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown> }
+  | { kind: 'json-rows'; rows: JsonRows<T extends readonly (infer Row)[] ? Row : never>; meta?: Record<string, unknown> }
+  | { kind: 'raw'; body: T; status?: number; headers?: Record<string, string> };
 
-export type RouteImplementation = (input: RouteInput, ctx: RequestContext) => Promise<RouteResult>;
+/** One operation's implementation: typed input in, output checked against its response schema. */
+export type RouteImplementation<Op extends OperationSpec = OperationSpec> = (input: RouteInput<Op>, ctx: RequestContext) => Promise<RouteResult<ResponseOf<Op>>>;
+
+export type Implementations<Ops extends Readonly<Record<string, OperationSpec>>> = { [K in keyof Ops]: RouteImplementation<Ops[K]> };
+
+/** The family of a per-family route (every market and breadth route has one). */
+export function familyOf(ctx: RequestContext): Family {
+  if (!ctx.route.family) throw new Error(`Route ${ctx.route.operationId} has no venue family`);
+  return ctx.route.family;
+}
 
 /** `{success, data, meta:{count, next_cursor, request_id}}`; `count` is the array length, or 1 for an object. */
 /** `siblings` are members beside `data` (e.g. the webhook routes' `note`). */
-export function ok(data: unknown, options: { nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown> } = {}): RouteResult {
+export function ok<T>(data: T, options: { nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown> } = {}): RouteResult<T> {
   return { kind: 'envelope', data, ...options };
 }
 
@@ -55,11 +73,11 @@ export function ok(data: unknown, options: { nextCursor?: string | null; meta?: 
  * An envelope around rows already rendered as JSON (objects joined by commas), as DuckDB produces
  * them: the rows are spliced in, never parsed and re-serialized.
  */
-export function okRows(page: { json: string; count: number; nextCursor: string | null }, meta?: Record<string, unknown>): RouteResult {
-  return { kind: 'json-rows', rowsJson: page.json, count: page.count, nextCursor: page.nextCursor, meta };
+export function okRows<Row>(rows: JsonRows<Row>, meta?: Record<string, unknown>): RouteResult<Row[]> {
+  return { kind: 'json-rows', rows, meta };
 }
 
-export function raw(body: unknown, options: { status?: number; headers?: Record<string, string> } = {}): RouteResult {
+export function raw<T>(body: T, options: { status?: number; headers?: Record<string, string> } = {}): RouteResult<T> {
   return { kind: 'raw', body, ...options };
 }
 
@@ -99,8 +117,9 @@ function render(result: RouteResult, route: RouteDef, requestId: string): APIGat
     return { statusCode: result.status ?? route.response.status, headers: { ...headers, ...result.headers }, body: JSON.stringify(result.body) };
   }
   if (result.kind === 'json-rows') {
-    const meta = JSON.stringify({ count: result.count, next_cursor: result.nextCursor, ...result.meta, request_id: requestId });
-    return { statusCode: route.response.status, headers, body: `{"success":true,"data":[${result.rowsJson}],"meta":${meta}}` };
+    const { json, count, nextCursor } = result.rows;
+    const meta = JSON.stringify({ count, next_cursor: nextCursor, ...result.meta, request_id: requestId });
+    return { statusCode: route.response.status, headers, body: `{"success":true,"data":[${json}],"meta":${meta}}` };
   }
   const count = Array.isArray(result.data) ? result.data.length : result.data == null ? 0 : 1;
   const body = {
@@ -129,19 +148,19 @@ async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEve
   if (route.auth === 'api_key' && !account) {
     throw new AppError('unauthorized', 'Missing or invalid API key. Provide the X-API-Key header.');
   }
-  const input: RouteInput = {
+  const input = {
     params: parseParams(route.pathParams, event.pathParameters, 'path'),
     query: parseParams(route.query, event.queryStringParameters, 'query'),
     body: route.body ? parseBody(route.body, event.body, event.isBase64Encoded) : undefined,
     headers: Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, val]) => [k.toLowerCase(), val])),
   };
-  const result = await implementation(input, { requestId, route, account, baseUrl: baseUrlOf(event) });
+  const result = await implementation(input as RouteInput, { requestId, route, account, baseUrl: baseUrlOf(event) });
   if (route.billed && account) await charge(account, rowsOf(result));
   return render(result, route, requestId);
 }
 
 function rowsOf(result: RouteResult): number {
-  if (result.kind === 'json-rows') return result.count;
+  if (result.kind === 'json-rows') return result.rows.count;
   if (result.kind === 'envelope') return Array.isArray(result.data) ? result.data.length : 1;
   return 1;
 }
@@ -160,17 +179,22 @@ async function charge(account: Caller, rows: number): Promise<void> {
 }
 
 /**
- * Builds the Lambda handler of one route group. Every route of the group must have exactly one
- * implementation and vice versa; a mismatch fails at cold start, not on a client's request.
+ * Builds the Lambda handler of one route group: one implementation per operation of the group,
+ * typed from its schemas (the type checker finds a missing one). A route table without the
+ * group's operations fails at cold start, not on a client's request.
  */
-export function httpRouteGroup(group: FunctionName, implementations: Record<string, RouteImplementation>, routeTable: readonly RouteDef[] = ROUTES) {
+export function httpRouteGroup<Ops extends Readonly<Record<string, OperationSpec>>>(
+  operations: OperationGroup<Ops>, implementations: Implementations<Ops>, routeTable: readonly RouteDef[] = ROUTES,
+) {
+  const { group } = operations;
   const routes = routeTable.filter((r) => r.group === group);
-  const missing = routes.filter((r) => !implementations[r.operationId]).map((r) => r.operationId);
-  const unknown = Object.keys(implementations).filter((id) => !routes.some((r) => r.operationId === id));
-  if (missing.length || unknown.length) {
-    throw new Error(`Route group ${group}: missing implementations [${missing.join(', ')}], unknown [${unknown.join(', ')}]`);
+  const byOperation = implementations as unknown as Record<string, RouteImplementation>;
+  const missing = routes.filter((r) => !byOperation[r.operation]).map((r) => r.operation);
+  const unserved = Object.keys(byOperation).filter((op) => !routes.some((r) => r.operation === op));
+  if (missing.length || unserved.length) {
+    throw new Error(`Route group ${group}: missing implementations [${missing.join(', ')}], operations without a route [${unserved.join(', ')}]`);
   }
-  const table = new Map<string, RouteEntry>(routes.map((route) => [routeKey(route.method, route.path), { route, implementation: implementations[route.operationId]! }]));
+  const table = new Map<string, RouteEntry>(routes.map((route) => [routeKey(route.method, route.path), { route, implementation: byOperation[route.operation]! }]));
 
   const handle = async (event: APIGatewayProxyEvent, _context: Context): Promise<APIGatewayProxyResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';

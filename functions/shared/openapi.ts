@@ -92,7 +92,9 @@ export function buildOpenApiDocument(options: { baseUrl?: string; routes?: reado
   for (const route of (options.routes ?? ROUTES).filter((r) => !r.hidden)) {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
   }
-  const tags = [...new Set((options.routes ?? ROUTES).flatMap((r) => r.tags))]
+  // Tags in the order TAG_DESCRIPTIONS gives them (how a reader meets the API), then any others.
+  const used = new Set((options.routes ?? ROUTES).flatMap((r) => r.tags));
+  const tags = [...new Set([...Object.keys(TAG_DESCRIPTIONS), ...used])].filter((name) => used.has(name))
     .map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name }));
   return {
     openapi: '3.0.3',

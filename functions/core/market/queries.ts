@@ -9,18 +9,25 @@ import type { ArchiveDeps } from '../archive/deps.ts';
 import { minuteCandleSource, readWindow, readWindowJson, windowSource } from '../archive/read.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
 import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../../../schemas/intervals.ts';
+import type { Candle, Instrument, OrderFlowBucket, Trade, TriggerOrder } from '../../../schemas/market.ts';
 import { CANDLE_PROJECTION, FLOW_PROJECTION, TRIGGER_ORDER_PROJECTION, tradeProjection } from './shape.ts';
 
 const DAY = 86_400_000;
 
-export interface JsonPage {
-  /** Rows as JSON objects joined by commas. */
+/**
+ * A page of rows rendered by DuckDB as JSON objects joined by commas, spliced into the response
+ * unparsed. `Row` names the shape the SQL projection renders (shape.ts); the route contract test
+ * checks real pages against the published schema, since the compiler cannot see into SQL.
+ */
+export interface JsonRows<Row> {
   json: string;
   count: number;
   nextCursor: string | null;
+  /** Never set: carries `Row` so a handler's output type-checks against its route's schema. */
+  readonly rowType?: Row;
 }
 
-const EMPTY: JsonPage = { json: '', count: 0, nextCursor: null };
+const EMPTY = { json: '', count: 0, nextCursor: null } as const;
 
 export interface WindowParams {
   start?: number;
@@ -44,7 +51,7 @@ function fingerprintOf(routeId: string, symbol: string, params: Record<string, u
   return requestFingerprint({ routeId, symbol, ...rest });
 }
 
-function page(result: { json: string; count: number; more: boolean; last?: (number | string)[] }, fingerprint: string, window: [number, number]): JsonPage {
+function page(result: { json: string; count: number; more: boolean; last?: (number | string)[] }, fingerprint: string, window: [number, number]): { json: string; count: number; nextCursor: string | null } {
   const nextCursor = result.more && result.last ? encodeCursor(fingerprint, { window, position: result.last }) : null;
   return { json: result.json, count: result.count, nextCursor };
 }
@@ -59,7 +66,7 @@ export interface TradesRequest extends WindowParams {
 const sideFilter = (side: 'buy' | 'sell' | undefined) =>
   side ? { sql: 'side = $q_side', params: { q_side: side === 'buy' ? 'B' : 'A' } } : undefined;
 
-export async function tradesPage(deps: ArchiveDeps, req: TradesRequest, now: number): Promise<JsonPage> {
+export async function tradesPage(deps: ArchiveDeps, req: TradesRequest, now: number): Promise<JsonRows<Trade>> {
   const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, side: req.side });
   const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
   const window = resolveWindow(req, now, cursor);
@@ -73,7 +80,7 @@ export async function tradesPage(deps: ArchiveDeps, req: TradesRequest, now: num
 }
 
 /** The newest trades, newest first (no window parameters; the last day is searched). */
-export async function recentTradesPage(deps: ArchiveDeps, req: { family: Family; symbol: string; limit: number; side?: 'buy' | 'sell' }, now: number): Promise<JsonPage> {
+export async function recentTradesPage(deps: ArchiveDeps, req: { family: Family; symbol: string; limit: number; side?: 'buy' | 'sell' }, now: number): Promise<JsonRows<Trade>> {
   if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
   const result = await readWindowJson(deps, {
     dataset: 'trades', family: req.family, symbol: req.symbol, from: now - DAY, to: now, limit: req.limit,
@@ -103,7 +110,7 @@ export interface CandlesRequest extends WindowParams {
  * open the first open, close the last close, high the max, low the min, volumes and trade counts
  * summed. A bucket without a 1-minute candle does not exist: a missing bar is not a zero bar.
  */
-export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: number): Promise<JsonPage> {
+export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: number): Promise<JsonRows<Candle>> {
   const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, interval: req.interval });
   const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
   const window = resolveWindow(req, now, cursor);
@@ -150,7 +157,7 @@ export interface TriggerOrdersRequest extends WindowParams {
 }
 
 /** Trigger orders (TP/SL): their placements, triggers and cancellations. */
-export async function triggerOrdersPage(deps: ArchiveDeps, req: TriggerOrdersRequest, now: number): Promise<JsonPage> {
+export async function triggerOrdersPage(deps: ArchiveDeps, req: TriggerOrdersRequest, now: number): Promise<JsonRows<TriggerOrder>> {
   const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, triggered: req.triggered, user: req.user });
   const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
   const window = resolveWindow(req, now, cursor);
@@ -173,7 +180,7 @@ export async function triggerOrdersPage(deps: ArchiveDeps, req: TriggerOrdersReq
 /** Counts of order-event rows per bucket (not rates, not unique orders); no cursor. */
 export async function orderFlowPage(
   deps: ArchiveDeps, req: { family: Family; symbol: string; start?: number; end?: number; interval: FlowInterval; limit: number }, now: number,
-): Promise<JsonPage> {
+): Promise<JsonRows<OrderFlowBucket>> {
   const [from, to] = resolveWindow(req, now);
   if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
   const source = await windowSource(deps, { dataset: 'order_events', family: req.family, symbol: req.symbol, from, to });
@@ -196,19 +203,6 @@ export async function orderFlowPage(
   return { json: count > 0 ? String(result!.json) : '', count, nextCursor: null };
 }
 
-export interface Instrument {
-  symbol: string;
-  name: string;
-  instrument_type: string;
-  sz_decimals: number;
-  max_leverage: number | null;
-  dex: string | null;
-  quote: string | null;
-  is_active: boolean;
-  listed_at: string;
-  delisted_at: string | null;
-}
-
 /** The point-in-time instrument registry of a family: instruments listed at or before `at`. */
 export async function instruments(deps: ArchiveDeps, family: Family, at: number): Promise<Instrument[]> {
   const { rows } = await readWindow(deps, { dataset: 'instruments', family, from: 0, to: at, limit: 100_000 });
@@ -219,7 +213,8 @@ export async function instruments(deps: ArchiveDeps, family: Family, at: number)
     return {
       symbol: String(row.symbol),
       name: String(row.symbol),
-      instrument_type: String(row.market_type),
+      // Ingest validated market_type against the same picklist the response schema publishes.
+      instrument_type: row.market_type as Instrument['instrument_type'],
       sz_decimals: Number(row.sz_decimals),
       max_leverage: row.max_leverage == null ? null : Number(row.max_leverage),
       dex: row.dex == null ? null : String(row.dex),

@@ -23,7 +23,7 @@ export function publicDeclaration(d: EventTypeDecl) {
     live: d.live,
     description: d.description,
     scope: d.scope,
-    venues: d.venues,
+    venues: [...d.venues],
     filters: [...d.scopeKeys, 'conditions', 'params', ...(d.notionalMetric ? ['min_notional_usd'] : []), ...Object.keys(d.params)],
     params: d.params,
     metrics: d.metrics,

@@ -141,5 +141,5 @@ export async function redeliver(deps: DeliveryDeps, caller: Caller, deliveryId: 
   };
   await deps.store.putDelivery(reset);
   await deps.queues.send('delivery', deliveryJob(reset));
-  return { delivery_id: reset.id, event_id: reset.eventId, event_type: reset.eventType, state: reset.state, attempts: 0, next_attempt_at: now };
+  return { delivery_id: reset.id, event_id: reset.eventId, event_type: reset.eventType, state: 'pending' as const, attempts: 0, next_attempt_at: now };
 }

@@ -82,15 +82,11 @@ export async function getEndpoint(store: WebhookStore, caller: Caller, id: strin
 
 export async function rotateSecret(deps: Pick<EndpointDeps, 'store' | 'clock'>, caller: Caller, id: string) {
   const endpoint = await getEndpoint(deps.store, caller, id);
-  const rotated: EndpointRecord = {
-    ...endpoint,
-    secret: newSecret(),
-    // Only one previous secret is kept: a second rotation inside the window replaces it.
-    previousSecret: endpoint.secret,
-    previousSecretExpiresAt: new Date(deps.clock.now() + ROTATION_OVERLAP_MS).toISOString(),
-  };
+  const previousSecretExpiresAt = new Date(deps.clock.now() + ROTATION_OVERLAP_MS).toISOString();
+  // Only one previous secret is kept: a second rotation inside the window replaces it.
+  const rotated: EndpointRecord = { ...endpoint, secret: newSecret(), previousSecret: endpoint.secret, previousSecretExpiresAt };
   await deps.store.putEndpoint(rotated);
-  return { secret: rotated.secret, previous_secret_expires_at: rotated.previousSecretExpiresAt };
+  return { secret: rotated.secret, previous_secret_expires_at: previousSecretExpiresAt };
 }
 
 /** Makes the endpoint active with a fresh failure streak; what was missed while disabled is not replayed. */

@@ -34,7 +34,7 @@ const PAUSE_MESSAGES: Record<string, string> = {
 export function subscriptionView(s: SubscriptionRecord) {
   return {
     id: s.id, endpoint_id: s.endpointId, event_type: s.eventType, filters: s.filters, enabled: s.enabled,
-    status: s.pause ? 'auto_paused' : 'active',
+    status: s.pause ? ('auto_paused' as const) : ('active' as const),
     ...(s.pause && { pause_message: PAUSE_MESSAGES[s.pause.reason] ?? 'Paused by the delivery engine.' }),
     paused_at: s.pause?.pausedAt ?? null, pause_reason: s.pause?.reason ?? null,
     suppressed_count: s.pause?.suppressedCount ?? null, suppressed_first_at: s.pause?.suppressedFirstAt ?? null, suppressed_last_at: s.pause?.suppressedLastAt ?? null,
