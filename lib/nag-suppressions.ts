@@ -7,7 +7,7 @@
 import { Validations, type CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { FUNCTIONS, STATE_MACHINES, TABLES, type Access } from '../functions/resources.ts';
-import { entriesOf } from './catalogue.ts';
+import { entriesOf } from './typed-records.ts';
 import type { ServiceStack } from './service-stack.ts';
 import type { StatefulStack } from './stateful-stack.ts';
 

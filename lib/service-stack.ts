@@ -6,7 +6,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
 import { FUNCTIONS, QUEUES, type FunctionDef, type FunctionName } from '../functions/resources.ts';
-import { entriesOf, mapRecord, pascalCase } from './catalogue.ts';
+import { entriesOf, mapRecord, pascalCase } from './typed-records.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import { ServiceRestApi } from './constructs/rest-api.ts';
 import { Schedules } from './constructs/schedules.ts';

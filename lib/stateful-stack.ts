@@ -9,7 +9,7 @@ import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { BUCKETS, QUEUES, TABLES, type BucketName, type QueueDef, type QueueName, type TableDef, type TableName } from '../functions/resources.ts';
-import { mapRecord } from './catalogue.ts';
+import { mapRecord } from './typed-records.ts';
 
 /** Access logs are an audit trail, not data: kept long enough to investigate, then expired. */
 const ACCESS_LOG_RETENTION = Duration.days(365);

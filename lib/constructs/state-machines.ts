@@ -20,7 +20,7 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { STATE_MACHINES, type FunctionName, type StateMachineName } from '../../functions/resources.ts';
-import { mapRecord } from '../catalogue.ts';
+import { mapRecord } from '../typed-records.ts';
 
 /** A machine's flow, given its task states in catalogue order. */
 type Flow = (scope: Construct, tasks: readonly LambdaInvoke[]) => IChainable;

@@ -4,7 +4,7 @@
  */
 import type { RestApi, UsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import { PLANS, type PlanName } from '../../functions/core/plans.ts';
-import { mapRecord } from '../catalogue.ts';
+import { mapRecord } from '../typed-records.ts';
 
 export function addUsagePlans(api: RestApi): Record<PlanName, UsagePlan> {
   return mapRecord(PLANS, (tier, plan) =>

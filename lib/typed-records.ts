@@ -1,5 +1,5 @@
 /**
- * Small helpers for turning the resource catalogue (functions/resources.ts) into constructs. The
+ * Typed record helpers for turning the resource catalogue (functions/resources.ts) into constructs. The
  * catalogue is keyed records, so every stack loops with `mapRecord` and keeps the keys typed.
  */
 
