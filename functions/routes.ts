@@ -322,4 +322,12 @@ export const AUTHORIZER_CACHE_TTL_S = 300;
 
 /** Response headers every answer carries, whoever produced it. */
 export const REQUEST_ID_HEADER = 'x-request-id';
+
+/**
+ * The response-shape version: clients send it on every request and every answer carries it. The
+ * real service's clients spell the header `0xArchive-Version`; both spellings are read.
+ */
+export const API_VERSION = '2026-10-01';
+export const API_VERSION_HEADER = 'svc-version';
+export const API_VERSION_REQUEST_HEADERS = [API_VERSION_HEADER, '0xarchive-version'] as const;
 export const API_KEY_HEADER = 'X-API-Key';

@@ -48,15 +48,16 @@ export const OrderFlowQuery = {
 const decimal = v.pipe(v.string(), v.description('decimal string'));
 const time = v.pipe(v.string(), v.description('RFC 3339 UTC'));
 
+/** Members after `timestamp` appear where they apply to the fill and are absent otherwise (never null). */
 export const TradeSchema = v.object({
   symbol: v.string(), coin: v.pipe(v.string(), v.description('deprecated alias of symbol')), side: v.picklist(['B', 'A']),
-  price: decimal, size: decimal, timestamp: time, trade_id: v.number(), crossed: v.nullable(v.boolean()),
-  fee: v.nullable(decimal), fee_token: v.nullable(v.string()), closed_pnl: v.nullable(decimal), direction: v.nullable(v.string()),
-  start_position: v.nullable(decimal), user_address: v.nullable(v.string()), tx_hash: v.nullable(v.string()),
-  order_id: v.nullable(v.number()), cloid: v.nullable(v.string()), maker_address: v.nullable(v.string()),
-  taker_address: v.nullable(v.string()), twap_id: v.nullable(v.number()),
-  builder_address: v.optional(v.nullable(v.string())), builder_fee: v.optional(v.nullable(decimal)),
-  deployer_fee: v.optional(v.nullable(decimal)), priority_gas: v.optional(v.nullable(decimal)),
+  price: decimal, size: decimal, timestamp: time, trade_id: v.optional(v.number()), crossed: v.optional(v.boolean()),
+  fee: v.optional(decimal), fee_token: v.optional(v.string()), closed_pnl: v.optional(decimal), direction: v.optional(v.string()),
+  start_position: v.optional(decimal), user_address: v.optional(v.string()), tx_hash: v.optional(v.string()),
+  order_id: v.optional(v.number()), cloid: v.optional(v.string()), maker_address: v.optional(v.string()),
+  taker_address: v.optional(v.string()), twap_id: v.optional(v.number()),
+  builder_address: v.optional(v.string()), builder_fee: v.optional(decimal),
+  deployer_fee: v.optional(decimal), priority_gas: v.optional(v.pipe(v.number(), v.description('HYPE (hip3)'))),
 });
 
 export const CandleSchema = v.object({
@@ -79,8 +80,8 @@ export const OrderFlowSchema = v.object({
 
 export const InstrumentSchema = v.object({
   symbol: v.string(), name: v.string(), instrument_type: v.picklist(['perp', 'spot', 'outcome']), sz_decimals: v.number(),
-  max_leverage: v.nullable(v.number()), dex: v.nullable(v.string()), quote: v.nullable(v.string()), is_active: v.boolean(),
-  listed_at: time, delisted_at: v.nullable(time),
+  max_leverage: v.optional(v.number()), dex: v.optional(v.string()), quote: v.optional(v.string()), is_active: v.boolean(),
+  listed_at: time, delisted_at: v.optional(time),
 });
 
 export type Trade = v.InferOutput<typeof TradeSchema>;

@@ -14,7 +14,8 @@ export const ErrorBodySchema = v.object({
 
 export const MetaSchema = v.object({
   count: v.pipe(v.number(), v.integer()),
-  next_cursor: v.optional(v.nullable(v.string())),
+  has_more: v.optional(v.pipe(v.boolean(), v.description('On cursor-paged routes: whether another page follows'))),
+  next_cursor: v.optional(v.pipe(v.string(), v.description('Present exactly when has_more is true; pass it as `cursor`'))),
   request_id: v.string(),
 });
 

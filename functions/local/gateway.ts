@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_S, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, REQUEST_ID_HEADER, ROUTES, type GatewayResponseType, type RouteDef } from '../routes.ts';
+import { API_KEY_HEADER, API_VERSION, API_VERSION_HEADER, AUTHORIZER_CACHE_TTL_S, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, REQUEST_ID_HEADER, ROUTES, type GatewayResponseType, type RouteDef } from '../routes.ts';
 import { isPlanName, PLANS } from '../core/plans.ts';
 import { invoke } from './invoke.ts';
 import { headerValue } from '../shared/headers.ts';
@@ -39,7 +39,7 @@ function gatewayResponse(type: GatewayResponseType, requestId: string, extraHead
   const entry = GATEWAY_RESPONSES[type];
   return {
     statusCode: entry.status,
-    headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, ...extraHeaders },
+    headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, [API_VERSION_HEADER]: API_VERSION, ...extraHeaders },
     body: JSON.stringify({ success: false, code: entry.status, error: entry.message, error_code: entry.errorCode, request_id: requestId }),
   };
 }
@@ -113,7 +113,7 @@ export async function startGateway(port: number): Promise<Gateway> {
       const entry = METHOD_NOT_ALLOWED;
       return {
         statusCode: 405,
-        headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, allow },
+        headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, [API_VERSION_HEADER]: API_VERSION, allow },
         body: JSON.stringify({ success: false, code: entry.status, error: entry.message, error_code: entry.errorCode, request_id: requestId }),
       };
     }

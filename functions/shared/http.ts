@@ -14,7 +14,7 @@ import { AppError, errorBody, toAppError } from '../core/errors.ts';
 import { isPlanName } from '../core/plans.ts';
 import type { Caller } from '../core/accounts.ts';
 import * as v from 'valibot';
-import { REQUEST_ID_HEADER, ROUTES, type OperationGroup, type OperationSpec, type ParamSchemas, type RouteDef } from '../routes.ts';
+import { API_VERSION, API_VERSION_HEADER, API_VERSION_REQUEST_HEADERS, REQUEST_ID_HEADER, ROUTES, type OperationGroup, type OperationSpec, type ParamSchemas, type RouteDef } from '../routes.ts';
 import type { Family } from '../core/venues.ts';
 import type { JsonRows } from '../core/market/queries.ts';
 import { logger, metrics, publishMetrics, tracer } from './powertools.ts';
@@ -63,7 +63,7 @@ export function familyOf(ctx: RequestContext): Family {
   return ctx.route.family;
 }
 
-/** `{success, data, meta:{count, next_cursor, request_id}}`; `count` is the array length, or 1 for an object. */
+/** `{success, data, meta:{count, has_more?, next_cursor?, request_id}}`; `count` is the array length, or 1 for an object. */
 /** `siblings` are members beside `data` (e.g. the webhook routes' `note`). */
 export function ok<T>(data: T, options: { nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown> } = {}): RouteResult<T> {
   return { kind: 'envelope', data, ...options };
@@ -97,10 +97,24 @@ function accountOf(event: APIGatewayProxyEvent): Caller | undefined {
   return { id, plan, ...(claims?.monthly_credits !== undefined && Number.isFinite(credits) && { monthlyCredits: credits }) };
 }
 
-/** Headers a route adds to every answer, success or error (RFC 9745 `Deprecation` on legacy routes). */
+/**
+ * Headers every answer carries, success or error: the response-shape version, and RFC 9745
+ * `Deprecation` on legacy routes.
+ */
 function routeHeaders(route: RouteDef | undefined): Record<string, string> {
-  if (!route?.deprecated) return {};
-  return { deprecation: 'true', ...(route.successor && { link: `<${route.successor}>; rel="successor-version"` }) };
+  const version = { [API_VERSION_HEADER]: API_VERSION };
+  if (!route?.deprecated) return version;
+  return { ...version, deprecation: 'true', ...(route.successor && { link: `<${route.successor}>; rel="successor-version"` }) };
+}
+
+/** A client asking for response shapes this service does not have gets a 400, not other shapes. */
+function checkRequestedVersion(event: APIGatewayProxyEvent): void {
+  for (const name of API_VERSION_REQUEST_HEADERS) {
+    const requested = headerValue(event.headers, name)?.trim();
+    if (requested !== undefined && requested !== API_VERSION) {
+      throw new AppError('invalid_parameter', `Unsupported ${name} '${requested}'.`, { param: name, validValues: [API_VERSION] });
+    }
+  }
 }
 
 function baseUrlOf(event: APIGatewayProxyEvent): string {
@@ -111,6 +125,15 @@ function baseUrlOf(event: APIGatewayProxyEvent): string {
   return `${scheme}://${host}${stage}`;
 }
 
+/**
+ * `has_more` on every cursor-paged route (one that takes `cursor`), and `next_cursor` exactly when
+ * it is true: clients page on `has_more` and read an absent cursor, never a null one, as the end.
+ */
+function pagingMeta(route: RouteDef, nextCursor: string | null | undefined): { has_more?: boolean; next_cursor?: string } {
+  if (!route.query?.cursor) return {};
+  return nextCursor ? { has_more: true, next_cursor: nextCursor } : { has_more: false };
+}
+
 function render(result: RouteResult, route: RouteDef, requestId: string): APIGatewayProxyResult {
   const headers: Record<string, string> = { ...JSON_HEADERS, [REQUEST_ID_HEADER]: requestId, ...routeHeaders(route) };
   if (result.kind === 'raw') {
@@ -118,7 +141,7 @@ function render(result: RouteResult, route: RouteDef, requestId: string): APIGat
   }
   if (result.kind === 'json-rows') {
     const { json, count, nextCursor } = result.rows;
-    const meta = JSON.stringify({ count, next_cursor: nextCursor, ...result.meta, request_id: requestId });
+    const meta = JSON.stringify({ count, ...pagingMeta(route, nextCursor), ...result.meta, request_id: requestId });
     return { statusCode: route.response.status, headers, body: `{"success":true,"data":[${json}],"meta":${meta}}` };
   }
   const count = Array.isArray(result.data) ? result.data.length : result.data == null ? 0 : 1;
@@ -126,7 +149,7 @@ function render(result: RouteResult, route: RouteDef, requestId: string): APIGat
     success: true,
     data: result.data,
     ...result.siblings,
-    meta: { count, next_cursor: result.nextCursor ?? null, ...result.meta, request_id: requestId },
+    meta: { count, ...pagingMeta(route, result.nextCursor), ...result.meta, request_id: requestId },
   };
   return { statusCode: result.status ?? route.response.status, headers, body: JSON.stringify(body) };
 }
@@ -148,6 +171,7 @@ async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEve
   if (route.auth === 'api_key' && !account) {
     throw new AppError('unauthorized', 'Missing or invalid API key. Provide the X-API-Key header.');
   }
+  checkRequestedVersion(event);
   const input = {
     params: parseParams(route.pathParams, event.pathParameters, 'path'),
     query: parseParams(route.query, event.queryStringParameters, 'query'),

@@ -11,7 +11,7 @@ import {
   type Method,
   type RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import { GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, type GatewayResponseType } from '../../functions/routes.ts';
+import { API_VERSION, API_VERSION_HEADER, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, type GatewayResponseType } from '../../functions/routes.ts';
 
 /** `$context.requestId` is left for API Gateway's template engine to fill in. */
 function errorBodyTemplate(status: number, errorCode: string, message: string): string {
@@ -30,6 +30,7 @@ export function addGatewayResponses(api: RestApi): void {
     api.addGatewayResponse(`gateway-response-${key}`, {
       type: responseType(key),
       statusCode: String(entry.status),
+      responseHeaders: { [API_VERSION_HEADER]: `'${API_VERSION}'` },
       templates: { 'application/json': errorBodyTemplate(entry.status, entry.errorCode, entry.message) },
     });
   }
@@ -42,13 +43,14 @@ export function addGatewayResponses(api: RestApi): void {
 export function addMethodNotAllowed(resource: IResource, methods: readonly string[]): Method {
   const status = String(METHOD_NOT_ALLOWED.status);
   const allowHeader = 'method.response.header.Allow';
+  const versionHeader = `method.response.header.${API_VERSION_HEADER}`;
   const integration = new MockIntegration({
     requestTemplates: { 'application/json': `{"statusCode": ${status}}` },
     passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
     integrationResponses: [
       {
         statusCode: status,
-        responseParameters: { [allowHeader]: `'${[...new Set(methods)].join(', ')}'` },
+        responseParameters: { [allowHeader]: `'${[...new Set(methods)].join(', ')}'`, [versionHeader]: `'${API_VERSION}'` },
         responseTemplates: {
           'application/json': errorBodyTemplate(METHOD_NOT_ALLOWED.status, METHOD_NOT_ALLOWED.errorCode, METHOD_NOT_ALLOWED.message),
         },
@@ -58,6 +60,6 @@ export function addMethodNotAllowed(resource: IResource, methods: readonly strin
   return resource.addMethod('ANY', integration, {
     authorizationType: AuthorizationType.NONE,
     apiKeyRequired: false,
-    methodResponses: [{ statusCode: status, responseParameters: { [allowHeader]: true } }],
+    methodResponses: [{ statusCode: status, responseParameters: { [allowHeader]: true, [versionHeader]: true } }],
   });
 }

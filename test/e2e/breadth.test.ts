@@ -81,10 +81,11 @@ describe('breadth routes', () => {
     const times = all.body.data.map((s: any) => Date.parse(s.calculated_at));
     expect(times).toEqual([...times].sort((a, b) => a - b));
     const walked: any[] = [];
-    let cursor: string | null = null;
+    let cursor: string | undefined;
     do {
       const res = await get(CORE, { ...window, limit: 7, ...(cursor && { cursor }) });
       walked.push(...res.body.data);
+      expect('next_cursor' in res.body.meta).toBe(res.body.meta.has_more);
       cursor = res.body.meta.next_cursor;
       if (cursor) expect(cursor).toBe(String(Date.parse(res.body.data.at(-1).calculated_at)));
     } while (cursor);

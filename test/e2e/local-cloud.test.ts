@@ -47,6 +47,7 @@ describe('the local cloud over HTTP', () => {
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ success: false, code: 401, error_code: 'unauthorized' });
       expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
+      expect(res.headers.get('svc-version')).toBe('2026-10-01');
     }
   });
 

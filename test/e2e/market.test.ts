@@ -21,14 +21,16 @@ async function get(path: string, query: Record<string, string | number | boolean
 // The live feed is still writing the current second; windows end in the settled past.
 const window = () => ({ start: now - 3 * 3_600_000, end: now - 5_000 });
 
-/** Follows next_cursor to the end; every page must be a 200. */
+/** Pages on has_more to the end; every page must be a 200, with next_cursor exactly when has_more. */
 async function walk(path: string, query: Record<string, string | number | boolean>) {
   const rows: any[] = [];
-  let cursor: string | null = null;
+  let cursor: string | undefined;
   do {
     const res = await get(path, { ...query, ...(cursor && { cursor }) });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     rows.push(...res.body.data);
+    expect(typeof res.body.meta.has_more).toBe('boolean');
+    expect('next_cursor' in res.body.meta).toBe(res.body.meta.has_more);
     cursor = res.body.meta.next_cursor;
   } while (cursor);
   return rows;
@@ -46,6 +48,9 @@ describe('trades', () => {
       expect(row.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(typeof row.price).toBe('string');
       expect(typeof row.size).toBe('string');
+      // A member that does not apply is absent, never null; priority gas is a number.
+      for (const trade of res.body.data) expect(Object.values(trade), prefix).not.toContain(null);
+      for (const trade of res.body.data) if ('priority_gas' in trade) expect(typeof trade.priority_gas).toBe('number');
       expect(res.body.meta).toMatchObject({ count: res.body.data.length, request_id: res.headers.get('x-request-id') });
     }
   });
@@ -72,10 +77,11 @@ describe('trades', () => {
     expect((await walk('/v1/perpx/trades/BTC', { ...recent, limit: 7 })).map((r) => r.trade_id)).toEqual(recentIds);
   }, 120_000);
 
-  it('has no next cursor at the end of the window', async () => {
+  it('says has_more false and sends no next_cursor at the end of the window', async () => {
     const res = await get('/v1/perpx/trades/BTC', { ...window(), limit: 1000 });
     const total = (await walk('/v1/perpx/trades/BTC', { ...window(), limit: 1000 })).length;
-    if (total <= 1000) expect(res.body.meta.next_cursor).toBeNull();
+    if (total <= 1000) expect(res.body.meta).toMatchObject({ has_more: false });
+    if (total <= 1000) expect(res.body.meta).not.toHaveProperty('next_cursor');
   });
 
   it('refuses a cursor reused with other parameters, or tampered with, as invalid_cursor', async () => {
@@ -188,7 +194,9 @@ describe('trigger orders and order flow', () => {
   it('counts order events per bucket, ignores granularity, and has no cursor', async () => {
     const oneMinute = await get('/v1/perpx/orders/BTC/flow', { ...window(), granularity: '1h' });
     const hourly = await get('/v1/perpx/orders/BTC/flow', { ...window(), interval: '1h' });
-    expect(oneMinute.body.meta).toMatchObject({ interval: '1m', next_cursor: null });
+    expect(oneMinute.body.meta).toMatchObject({ interval: '1m' });
+    expect(oneMinute.body.meta).not.toHaveProperty('next_cursor');
+    expect(oneMinute.body.meta).not.toHaveProperty('has_more');
     const sum = (rows: any[], key: string) => rows.reduce((s, r) => s + r[key], 0);
     for (const key of ['limit_orders_placed', 'orders_canceled', 'orders_filled', 'tpsl_orders_placed']) {
       expect(sum(hourly.body.data, key), key).toBe(sum(oneMinute.body.data, key));

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { PLANS, type PlanName } from '../../functions/core/plans.ts';
-import { GATEWAY_RESPONSES, ROUTES, routeGroups, type GatewayResponseType } from '../../functions/routes.ts';
+import { API_VERSION, GATEWAY_RESPONSES, ROUTES, routeGroups, type GatewayResponseType } from '../../functions/routes.ts';
 import { TABLES } from '../../functions/resources.ts';
 import { logicalId, synthesize } from './synth.ts';
 
@@ -87,7 +87,7 @@ describe('REST API: routes', () => {
     expect(props.Integration.RequestTemplates).toEqual({ 'application/json': '{"statusCode": 405}' });
     const [response] = props.Integration.IntegrationResponses;
     expect(response.StatusCode).toBe('405');
-    expect(response.ResponseParameters).toEqual({ 'method.response.header.Allow': `'${allowed}'` });
+    expect(response.ResponseParameters).toEqual({ 'method.response.header.Allow': `'${allowed}'`, 'method.response.header.svc-version': `'${API_VERSION}'` });
     expect(JSON.parse(response.ResponseTemplates['application/json'])).toEqual({
       success: false,
       code: 405,
@@ -95,7 +95,7 @@ describe('REST API: routes', () => {
       error_code: 'method_not_allowed',
       request_id: '$context.requestId',
     });
-    expect(props.MethodResponses).toEqual([{ StatusCode: '405', ResponseParameters: { 'method.response.header.Allow': true } }]);
+    expect(props.MethodResponses).toEqual([{ StatusCode: '405', ResponseParameters: { 'method.response.header.Allow': true, 'method.response.header.svc-version': true } }]);
   });
 });
 
@@ -119,6 +119,7 @@ describe('REST API: gateway responses', () => {
     // Assess
     expect(found).toHaveLength(1);
     expect(found[0]!.Properties.StatusCode).toBe(String(entry.status));
+    expect(found[0]!.Properties.ResponseParameters).toEqual({ 'gatewayresponse.header.svc-version': `'${API_VERSION}'` });
     expect(JSON.parse(found[0]!.Properties.ResponseTemplates['application/json'])).toEqual({
       success: false,
       code: entry.status,

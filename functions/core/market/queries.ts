@@ -10,7 +10,7 @@ import { minuteCandleSource, readWindow, readWindowJson, windowSource } from '..
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
 import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../../../schemas/intervals.ts';
 import type { Candle, Instrument, OrderFlowBucket, Trade, TriggerOrder } from '../../../schemas/market.ts';
-import { CANDLE_PROJECTION, FLOW_PROJECTION, TRIGGER_ORDER_PROJECTION, tradeProjection } from './shape.ts';
+import { CANDLE_PROJECTION, FLOW_PROJECTION, TRIGGER_ORDER_PROJECTION, TRADE_PROJECTION } from './shape.ts';
 
 const DAY = 86_400_000;
 
@@ -74,7 +74,7 @@ export async function tradesPage(deps: ArchiveDeps, req: TradesRequest, now: num
   if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
   const result = await readWindowJson(deps, {
     dataset: 'trades', family: req.family, symbol: req.symbol, from: window[0], to: window[1],
-    after: cursor?.position, limit: req.limit, filter: sideFilter(req.side), projection: tradeProjection(req.family),
+    after: cursor?.position, limit: req.limit, filter: sideFilter(req.side), projection: TRADE_PROJECTION,
   });
   return page(result, fingerprint, window);
 }
@@ -84,7 +84,7 @@ export async function recentTradesPage(deps: ArchiveDeps, req: { family: Family;
   if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
   const result = await readWindowJson(deps, {
     dataset: 'trades', family: req.family, symbol: req.symbol, from: now - DAY, to: now, limit: req.limit,
-    filter: sideFilter(req.side), projection: tradeProjection(req.family), direction: 'desc',
+    filter: sideFilter(req.side), projection: TRADE_PROJECTION, direction: 'desc',
   });
   return { json: result.json, count: result.count, nextCursor: null };
 }
@@ -203,7 +203,10 @@ export async function orderFlowPage(
   return { json: count > 0 ? String(result!.json) : '', count, nextCursor: null };
 }
 
-/** The point-in-time instrument registry of a family: instruments listed at or before `at`. */
+/**
+ * The point-in-time instrument registry of a family: instruments listed at or before `at`. A member
+ * that does not apply (no leverage on spot, no dex outside hip3, not delisted) is absent.
+ */
 export async function instruments(deps: ArchiveDeps, family: Family, at: number): Promise<Instrument[]> {
   const { rows } = await readWindow(deps, { dataset: 'instruments', family, from: 0, to: at, limit: 100_000 });
   const latest = new Map<string, (typeof rows)[number]>();
@@ -216,12 +219,12 @@ export async function instruments(deps: ArchiveDeps, family: Family, at: number)
       // Ingest validated market_type against the same picklist the response schema publishes.
       instrument_type: row.market_type as Instrument['instrument_type'],
       sz_decimals: Number(row.sz_decimals),
-      max_leverage: row.max_leverage == null ? null : Number(row.max_leverage),
-      dex: row.dex == null ? null : String(row.dex),
-      quote: row.quote == null ? null : String(row.quote),
+      ...(row.max_leverage != null && { max_leverage: Number(row.max_leverage) }),
+      ...(row.dex != null && { dex: String(row.dex) }),
+      ...(row.quote != null && { quote: String(row.quote) }),
       is_active: delistedAt === null || delistedAt > at,
       listed_at: new Date(Number(row.ts)).toISOString(),
-      delisted_at: delistedAt === null ? null : new Date(delistedAt).toISOString(),
+      ...(delistedAt !== null && { delisted_at: new Date(delistedAt).toISOString() }),
     };
   }).sort((a, b) => a.symbol.localeCompare(b.symbol));
 }

@@ -13,6 +13,7 @@ const THINGS = operationGroup('system', {
     query: {
       limit: integerParam({ min: 1, max: 1000, default: 100, description: 'rows' }),
       interval: enumParam(['1m', '5m'], { default: '1m', description: 'bucket', errorCode: 'invalid_interval' }),
+      cursor: stringParam({ description: 'next page' }),
     },
     response: { status: 200, description: 'ok', shape: 'envelope', schema: v.array(v.unknown()) },
   },
@@ -30,7 +31,7 @@ const routes: RouteDef[] = routesOf(THINGS).map((r) => (r.operation === 'legacyT
 
 const account = { account_id: 'acct_1', plan: 'build', principalId: 'acct_1' };
 const handler = httpRouteGroup(THINGS, {
-  listThings: async (input) => ok([input.params, input.query], { nextCursor: 'c2' }),
+  listThings: async (input) => ok([input.params, input.query], { nextCursor: input.query.limit < 1000 ? 'c2' : null }),
   createThing: async (input) => ok(input.body, { status: 201 }),
   legacyThing: async () => { throw new Error('database password leaked in message'); },
 }, routes);
@@ -53,8 +54,18 @@ describe('the HTTP shell, happy path', () => {
     expect(res.body).toEqual({
       success: true,
       data: [{ symbol: 'BTC' }, { limit: 250, interval: '1m' }],
-      meta: { count: 2, next_cursor: 'c2', request_id: 'req-test' },
+      meta: { count: 2, has_more: true, next_cursor: 'c2', request_id: 'req-test' },
     });
+  });
+
+  it('ends a cursor-paged route with has_more false and no next_cursor', async () => {
+    // Act
+    const res = await call(restEvent({
+      resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'BTC' },
+      queryStringParameters: { limit: '1000' }, requestContext: { authorizer: account } as never,
+    }));
+    // Assess
+    expect(res.body.meta).toEqual({ count: 2, has_more: false, request_id: 'req-test' });
   });
 
   it('answers with the route status and a parsed JSON body', async () => {
@@ -110,6 +121,24 @@ describe('the HTTP shell, errors', () => {
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ success: false, code: 500, error: 'Internal server error.', error_code: 'internal_error', request_id: 'req-test' });
     expect(res.headers['deprecation']).toBe('true');
+  });
+
+  it('answers every response with the response-shape version, and refuses a version it does not have in either spelling', async () => {
+    // Prepare
+    const event = (headers: Record<string, string>) => restEvent({
+      resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'BTC' }, headers, requestContext: { authorizer: account } as never,
+    });
+
+    // Act
+    const current = await call(event({ 'svc-version': '2026-10-01' }));
+    const realSpelling = await call(event({ '0xArchive-Version': '2026-10-01' }));
+    const older = await call(event({ '0xArchive-Version': '2025-01-01' }));
+    const failed = await call(restEvent({ resource: '/v1/legacy', httpMethod: 'GET' }));
+
+    // Assess
+    expect([current.status, realSpelling.status]).toEqual([200, 200]);
+    for (const res of [current, realSpelling, older, failed]) expect(res.headers['svc-version']).toBe('2026-10-01');
+    expect(older.body).toMatchObject({ code: 400, error_code: 'invalid_parameter', param: '0xarchive-version', valid_values: ['2026-10-01'] });
   });
 
   it('returns 404 route_not_found for a resource the group does not serve', async () => {
