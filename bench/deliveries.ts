@@ -3,7 +3,7 @@
  * no allowance or daily cap gets in the way), each with a `market.liquidation` rule, all pointing at
  * one in-process HTTPS receiver on 100 paths. Each round is one occurrence matched by all 100 rules,
  * handed to `queueOccurrence` concurrently as a detector would; the delivery queue is drained by the
- * local SQS poll loops running functions/jobs/deliver.ts. Measured: deliveries per second (first
+ * local SQS poll loops running functions/queues/deliver.ts. Measured: deliveries per second (first
  * queued -> last received) and the latency from the occurrence to its arrival at the receiver.
  * Needs NODE_EXTRA_CA_CERTS=functions/local/tls/ca.pem at process start (the `bench` script sets it).
  */

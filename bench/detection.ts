@@ -1,7 +1,7 @@
 /**
  * Seconds-class detection figures, against the local cloud's emulators so DynamoDB and SQS costs are real:
  *  1. Throughput: synthetic normalized batches through `detectInBatch`, composed exactly as
- *     functions/jobs/ingest.ts composes it, with 1,000 active rules (10 enterprise accounts x 100).
+ *     functions/queues/ingest.ts composes it, with 1,000 active rules (10 enterprise accounts x 100).
  *     The SQS pollers are off, so nothing drains the delivery queue: the time is detection + queueing.
  *  2. Latency: with the pollers on, one-liquidation batches put into S3 under landing/normalized/
  *     travel S3 notification -> ingest queue -> ingest poller -> ingest (Parquet + manifest) ->
@@ -110,7 +110,7 @@ async function throughput(batchCount: number): Promise<void> {
   const cloud = await startLocalCloud({ port: 0, dataDir, apiKeys: keys.map((key) => ({ key, plan: 'enterprise' as const })), schedules: false, pollers: false, logLevel: 'ERROR' });
   try {
     const setupMs = await timed(() => createRules(keys));
-    // Exactly the ingest job's composition (functions/jobs/ingest.ts).
+    // Exactly the ingest job's composition (functions/queues/ingest.ts).
     const store = webhookStore();
     const deps = { store, queues: queueSender(), clock, rules: createRuleBook({ store, accounts: accountStore(), clock, ttlMs: 10_000 }), references: archiveReferences(archiveDeps()) };
     const batchTypes = BATCH_DETECTORS.map((d) => d.type);

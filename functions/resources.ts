@@ -149,7 +149,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     buckets: { archive: 'read' },
   },
   breadth: {
-    entry: 'functions/jobs/breadth.ts',
+    entry: 'functions/schedules/breadth.ts',
     description: 'Computes the breadth snapshot of each family at every minute cutoff',
     memoryMb: 1769,
     timeoutS: 55,
@@ -158,7 +158,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     buckets: { archive: 'read' },
   },
   'timer-sweep': {
-    entry: 'functions/jobs/timer-sweep.ts',
+    entry: 'functions/schedules/timer-sweep.ts',
     description: 'Releases due long-delay timers onto their SQS queues',
     memoryMb: 256,
     timeoutS: 60,
@@ -166,7 +166,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     queues: { delivery: 'send', ingest: 'send' },
   },
   ingest: {
-    entry: 'functions/jobs/ingest.ts',
+    entry: 'functions/queues/ingest.ts',
     description: 'Turns raw batches into Parquet deltas and manifest entries, then detects seconds-class webhook events in them',
     memoryMb: 2048,
     timeoutS: 300,
@@ -177,7 +177,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     consumes: 'ingest',
   },
   deliver: {
-    entry: 'functions/jobs/deliver.ts',
+    entry: 'functions/queues/deliver.ts',
     description: 'Signs and sends webhook deliveries, records outcomes, schedules retries, auto-disables endpoints',
     memoryMb: 512,
     // A batch of 10 is sent concurrently, each within the 10 s budget.
@@ -187,7 +187,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     consumes: 'delivery',
   },
   notify: {
-    entry: 'functions/jobs/notify.ts',
+    entry: 'functions/queues/notify.ts',
     description: 'Turns account events (credit levels, export jobs) into webhook deliveries for the account\'s rules',
     memoryMb: 512,
     timeoutS: 30,
@@ -196,7 +196,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     consumes: 'events',
   },
   detect: {
-    entry: 'functions/jobs/detect.ts',
+    entry: 'functions/schedules/detect.ts',
     description: 'Minute-class webhook detectors (funding flips, listings, oracle jumps, OI deltas, liquidation bursts, breadth crosses)',
     memoryMb: 1769,
     timeoutS: 55,
@@ -206,7 +206,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     buckets: { archive: 'read' },
   },
   compact: {
-    entry: 'functions/jobs/compact.ts',
+    entry: 'functions/schedules/compact.ts',
     description: 'Merges recent deltas into symbol-day files and derives 1-minute candles',
     memoryMb: 3008,
     timeoutS: 600,
