@@ -1,5 +1,7 @@
 import type { Dataset } from '../../schemas/datasets.ts';
 import type { Family } from '../core/venues.ts';
+import type { Clock } from './clock.ts';
+import type { LocalFiles, SqlEngine } from './sql.ts';
 
 /** One Parquet object in the archive, as the manifest records it. */
 export interface ArchiveFile {
@@ -53,4 +55,15 @@ export interface ObjectStore {
   /** Downloads to `path` if the stored ETag is still `etag`; throws otherwise. */
   download(key: string, etag: string, path: string): Promise<void>;
   delete(keys: string[]): Promise<void>;
+}
+
+/** Everything the archive core needs, passed in (functions/shared/archive-deps.ts builds the real ones). */
+export interface ArchiveDeps {
+  manifest: ArchiveManifest;
+  objects: ObjectStore;
+  files: LocalFiles;
+  sql: SqlEngine;
+  clock: Clock;
+  /** A writable scratch directory for Parquet files on their way to S3. */
+  scratchDir: string;
 }

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUCKETS, TABLES } from '../resources.ts';
-import type { ArchiveDeps } from '../core/archive/deps.ts';
+import type { ArchiveDeps } from '../ports/archive.ts';
 import { dynamoArchiveManifest } from '../adapters/dynamodb-manifest.ts';
 import { s3ObjectStore } from '../adapters/s3-objects.ts';
 import { fileCache } from '../adapters/file-cache.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
 import { readMinuteCandles, readWindow, windowSource } from '../../functions/core/archive/read.ts';
-import type { ArchiveDeps } from '../../functions/core/archive/deps.ts';
+import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 import { jsonl, T0, trade, trades } from '../helpers/records.ts';

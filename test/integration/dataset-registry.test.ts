@@ -11,7 +11,7 @@ import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
 import { readWindow } from '../../functions/core/archive/read.ts';
 import { coverageStart } from '../../functions/core/archive/coverage.ts';
-import type { ArchiveDeps } from '../../functions/core/archive/deps.ts';
+import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { FAMILIES, type Family } from '../../functions/core/venues.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';

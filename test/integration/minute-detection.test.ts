@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import type { ArchiveDeps } from '../../functions/core/archive/deps.ts';
+import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { MINUTE_DETECTORS } from '../../functions/core/events/registry.ts';
 import { minuteContext } from '../../functions/core/detect/minute-reads.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';

@@ -6,9 +6,8 @@
  */
 import { DATASETS, type Dataset } from '../../../schemas/datasets.ts';
 import type { Family } from '../venues.ts';
-import type { ArchiveFile } from '../../ports/archive.ts';
+import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { Row, SqlValue } from '../../ports/sql.ts';
-import type { ArchiveDeps } from './deps.ts';
 import { visibleFiles } from './files.ts';
 import { dayOf } from './layout.ts';
 import { whollyBeforeCoverage } from './coverage.ts';

@@ -1,5 +1,5 @@
 /** Gathers what a breadth snapshot needs from the archive: the registry and the session's candles. */
-import type { ArchiveDeps } from '../archive/deps.ts';
+import type { ArchiveDeps } from '../../ports/archive.ts';
 import { minuteCandleSource } from '../archive/read.ts';
 import { instruments } from '../market/queries.ts';
 import type { BreadthStore } from '../../ports/breadth.ts';

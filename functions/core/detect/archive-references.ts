@@ -5,7 +5,7 @@
  * occurrence's minute and cached per family and minute (wallets per hour), so a batch costs at most
  * one scan per family.
  */
-import type { ArchiveDeps } from '../archive/deps.ts';
+import type { ArchiveDeps } from '../../ports/archive.ts';
 import { minuteCandleSource, windowSource } from '../archive/read.ts';
 import { FAMILIES, type Family } from '../venues.ts';
 import type { MarketReference, ReferenceSource } from './relative-metrics.ts';

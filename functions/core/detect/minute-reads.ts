@@ -6,7 +6,7 @@
  * go through `shared` and are made once per run.
  */
 import type { IngestedDataset, RecordOf, SettlementRecord } from '../../../schemas/datasets.ts';
-import type { ArchiveDeps } from '../archive/deps.ts';
+import type { ArchiveDeps } from '../../ports/archive.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
 import { windowSource } from '../archive/read.ts';
 import type { BreadthStore } from '../../ports/breadth.ts';

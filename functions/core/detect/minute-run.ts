@@ -4,7 +4,7 @@
  * giant run), then enrich, match and queue. Only types some rule uses are computed, and
  * param-dependent types only for the param sets in use; reads paired types share are made once.
  */
-import type { ArchiveDeps } from '../archive/deps.ts';
+import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { BreadthStore } from '../../ports/breadth.ts';
 import { MINUTE_DETECTORS } from '../events/registry.ts';
 import type { Candidate } from './candidate.ts';

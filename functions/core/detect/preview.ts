@@ -6,7 +6,7 @@
  * share a budget of 6 calls a minute per account; a scan that runs out of time is a 504.
  */
 import { AppError } from '../errors.ts';
-import type { ArchiveDeps } from '../archive/deps.ts';
+import type { ArchiveDeps } from '../../ports/archive.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
 import { windowSource } from '../archive/read.ts';
 import type { Clock } from '../../ports/clock.ts';

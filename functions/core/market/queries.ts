@@ -5,7 +5,7 @@
  */
 import { AppError } from '../errors.ts';
 import { isSymbolOf, type Family } from '../venues.ts';
-import type { ArchiveDeps } from '../archive/deps.ts';
+import type { ArchiveDeps } from '../../ports/archive.ts';
 import { minuteCandleSource, readWindow, readWindowJson, windowSource } from '../archive/read.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
 import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../../../schemas/intervals.ts';
