@@ -14,7 +14,7 @@ import { familiesOf } from '../schemas/datasets.ts';
 import {
   CreateEndpointBody, CreateSubscriptionBody, CreatedEndpointSchema, DeletedSchema, DeliveryLogQuery, DeliverySchema, DryRunBody, DryRunSchema, EndpointSchema,
   EstimateBody, EstimateSchema, EventTypeSchema,
-  LimitsSchema, PatchSubscriptionBody, QueuedDeliverySchema, RedeliverySchema, RotatedSecretSchema, SubscriptionSchema, WatchAddressBody, WatchedAddressSchema, idPath,
+  LimitSibling, LimitsSchema, NoteSibling, PatchSubscriptionBody, ResumeAllSiblings, ResumeSiblings, QueuedDeliverySchema, RedeliverySchema, RotatedSecretSchema, SubscriptionSchema, WatchAddressBody, WatchedAddressSchema, idPath,
 } from '../schemas/webhooks.ts';
 import { FAMILY_PREFIX, type Family } from './core/venues.ts';
 import { BREADTH_FAMILIES } from './core/breadth/compute.ts';
@@ -34,6 +34,8 @@ export interface ResponseSpec {
   /** `envelope` wraps `schema` as `{success, data, meta}`; `raw` returns it as is. */
   shape: 'envelope' | 'raw';
   schema: v.GenericSchema;
+  /** Envelope members beside `data` (the webhook routes' `note`, `limit`, `gap`). */
+  siblings?: Readonly<Record<string, v.GenericSchema>>;
   contentType?: string;
 }
 
@@ -126,7 +128,8 @@ export function routesOf(operationGroup: OperationGroup): RouteDef[] {
 }
 
 /** The response specs keep their schema's type: handlers' output is checked against it. */
-const page = <const S extends v.GenericSchema>(schema: S, description: string, status = 200) => ({ status, description, shape: 'envelope' as const, schema });
+const page = <const S extends v.GenericSchema>(schema: S, description: string, status = 200, siblings?: ResponseSpec['siblings']) =>
+  ({ status, description, shape: 'envelope' as const, schema, ...(siblings && { siblings }) });
 
 export const SYSTEM_OPERATIONS = operationGroup('system', {
   getHealth: {
@@ -205,14 +208,14 @@ export const WEBHOOK_OPERATIONS = operationGroup('webhooks', {
   getWebhookLimits: { ...webhooks('GET', '/limits'), summary: 'Allowances and usage of the caller\'s plan', response: page(LimitsSchema, 'Plan, delivery inclusion, used versus limit') },
   listWebhookEndpoints: { ...webhooks('GET', '/endpoints'), summary: 'The caller\'s endpoints, oldest first (no secrets)', response: page(v.array(EndpointSchema), 'Endpoints') },
   createWebhookEndpoint: {
-    ...webhooks('POST', '/endpoints'), summary: 'Create an endpoint; its secret is shown once', body: CreateEndpointBody, response: page(CreatedEndpointSchema, 'The endpoint with its secret', 201),
+    ...webhooks('POST', '/endpoints'), summary: 'Create an endpoint; its secret is shown once', body: CreateEndpointBody, response: page(CreatedEndpointSchema, 'The endpoint with its secret', 201, NoteSibling),
   },
   getWebhookEndpoint: { ...webhooks('GET', '/endpoints/{id}'), summary: 'One endpoint (no secret)', pathParams: idPath, response: page(EndpointSchema, 'The endpoint') },
   deleteWebhookEndpoint: { ...webhooks('DELETE', '/endpoints/{id}'), summary: 'Delete an endpoint', pathParams: idPath, response: page(DeletedSchema, 'Deleted') },
   enableWebhookEndpoint: { ...webhooks('POST', '/endpoints/{id}/enable'), summary: 'Re-enable a disabled endpoint', pathParams: idPath, response: page(EndpointSchema, 'The endpoint, active') },
   rotateWebhookSecret: {
     ...webhooks('POST', '/endpoints/{id}/rotate'), summary: 'A new secret, shown once; the previous one stays valid 24 hours', pathParams: idPath,
-    response: page(RotatedSecretSchema, 'The new secret'),
+    response: page(RotatedSecretSchema, 'The new secret', 200, NoteSibling),
   },
   testWebhookEndpoint: {
     ...webhooks('POST', '/endpoints/{id}/test'), summary: 'Queue a signed webhook.test delivery', pathParams: idPath, response: page(QueuedDeliverySchema, 'The queued delivery', 202),
@@ -223,7 +226,7 @@ export const WEBHOOK_OPERATIONS = operationGroup('webhooks', {
   },
   redeliverWebhookDelivery: {
     ...webhooks('POST', '/deliveries/{id}/redeliver'), summary: 'A new attempt of a past delivery, keeping its event id', pathParams: idPath,
-    response: page(RedeliverySchema, 'The delivery, pending again', 202),
+    response: page(RedeliverySchema, 'The delivery, pending again', 202, NoteSibling),
   },
   listWebhookSubscriptions: { ...webhooks('GET', '/subscriptions'), summary: 'The caller\'s subscriptions across endpoints', response: page(v.array(SubscriptionSchema), 'Subscriptions') },
   createWebhookSubscription: {
@@ -238,17 +241,17 @@ export const WEBHOOK_OPERATIONS = operationGroup('webhooks', {
   deleteWebhookSubscription: { ...webhooks('DELETE', '/subscriptions/{id}'), summary: 'Remove a rule', pathParams: idPath, response: page(DeletedSchema, 'Deleted') },
   resumeWebhookSubscription: {
     ...webhooks('POST', '/subscriptions/{id}/resume'), summary: 'Resume one paused rule (replays nothing)', pathParams: idPath,
-    response: page(SubscriptionSchema, 'The subscription; sibling gap'),
+    response: page(SubscriptionSchema, 'The subscription; sibling gap', 200, ResumeSiblings),
   },
   resumeAllWebhookSubscriptions: {
     ...webhooks('POST', '/subscriptions/resume'), summary: 'Resume every paused rule (replays nothing)',
-    response: page(v.array(SubscriptionSchema), 'Resumed subscriptions; siblings resumed_count and gap'),
+    response: page(v.array(SubscriptionSchema), 'Resumed subscriptions; siblings resumed_count and gap', 200, ResumeAllSiblings),
   },
   listWatchedAddresses: {
-    ...webhooks('GET', '/addresses'), summary: 'Watched addresses; sibling limit is the plan\'s cap', response: page(v.array(WatchedAddressSchema), 'Watched addresses'),
+    ...webhooks('GET', '/addresses'), summary: 'Watched addresses; sibling limit is the plan\'s cap', response: page(v.array(WatchedAddressSchema), 'Watched addresses', 200, LimitSibling),
   },
   watchAddress: {
-    ...webhooks('POST', '/addresses'), summary: 'Watch an address (idempotent); sibling limit', body: WatchAddressBody, response: page(WatchedAddressSchema, 'The watched address', 201),
+    ...webhooks('POST', '/addresses'), summary: 'Watch an address (idempotent); sibling limit', body: WatchAddressBody, response: page(WatchedAddressSchema, 'The watched address', 201, LimitSibling),
   },
   unwatchAddress: { ...webhooks('DELETE', '/addresses/{id}'), summary: 'Stop watching an address', pathParams: idPath, response: page(DeletedSchema, 'Deleted') },
 });

@@ -16,6 +16,11 @@ export const MetaSchema = v.object({
   count: v.pipe(v.number(), v.integer()),
   has_more: v.optional(v.pipe(v.boolean(), v.description('On cursor-paged routes: whether another page follows'))),
   next_cursor: v.optional(v.pipe(v.string(), v.description('Present exactly when has_more is true; pass it as `cursor`'))),
+  symbol: v.optional(v.pipe(v.string(), v.description('On per-symbol routes'))),
+  venue: v.optional(v.pipe(v.string(), v.description('The venue family answered'))),
+  interval: v.optional(v.pipe(v.string(), v.description('The bucket interval, on bucketed routes'))),
+  price_unit: v.optional(v.pipe(v.string(), v.description('hip4 candles: `probability`'))),
+  quote_currency: v.optional(v.pipe(v.string(), v.description('hip4 candles: `USDH`'))),
   request_id: v.string(),
 });
 

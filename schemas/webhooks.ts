@@ -64,6 +64,13 @@ export const WatchAddressBody = v.strictObject({
 
 export const WatchedAddressSchema = v.object({ id: v.string(), address: v.string(), label: v.string(), created_at: v.string() });
 
+/** Members some webhook routes send beside `data` (SPEC "Webhook routes"). */
+export const NoteSibling = { note: v.optional(v.pipe(v.string(), v.description('What to know about this answer'))) };
+export const LimitSibling = { limit: v.pipe(v.nullable(v.number()), v.description('The plan\'s cap on watched addresses (null = unlimited)')) };
+const gap = v.pipe(v.nullable(v.record(v.string(), v.unknown())), v.description('The paused window nothing was replayed for; null when nothing was paused'));
+export const ResumeSiblings = { ...NoteSibling, gap };
+export const ResumeAllSiblings = { ...ResumeSiblings, resumed_count: v.pipe(v.number(), v.integer()) };
+
 export const DeliveryLogQuery = {
   limit: integerParam({ min: 1, max: Number.MAX_SAFE_INTEGER, default: 50, description: 'Deliveries to return, newest first (clamped to 1–200)' }),
 };

@@ -51,13 +51,20 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
 });
 
+const siblingsRequired = (route: RouteDef) =>
+  Object.entries(route.response.siblings ?? {}).filter(([, schema]) => !v.safeParse(schema, undefined).success).map(([name]) => name);
+
 function operation(route: RouteDef): JsonObject {
   const payload = jsonSchemaOf(route.response.schema);
   const success = route.response.shape === 'envelope'
     ? {
         type: 'object',
-        required: ['success', 'data', 'meta'],
-        properties: { success: { type: 'boolean', enum: [true] }, data: payload, meta: { $ref: '#/components/schemas/Meta' } },
+        required: ['success', 'data', 'meta', ...siblingsRequired(route)],
+        properties: {
+          success: { type: 'boolean', enum: [true] }, data: payload,
+          ...Object.fromEntries(Object.entries(route.response.siblings ?? {}).map(([name, schema]) => [name, jsonSchemaOf(schema)])),
+          meta: { $ref: '#/components/schemas/Meta' },
+        },
       }
     : payload;
   const responses: JsonObject = {

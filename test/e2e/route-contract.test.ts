@@ -1,0 +1,160 @@
+/**
+ * The contract as clients see it: one real request to every documented route of the local cloud,
+ * each answer validated against the schema the served OpenAPI document publishes for that route
+ * and status. Objects are closed for the check (a member the schema does not declare fails), since
+ * clients parse with their own schemas and an undeclared member is a shape nobody was told about.
+ * A route added without a sample request here fails the coverage test at the end.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Ajv, { type ValidateFunction } from '@redocly/ajv';
+import { startDemoCloud } from '../helpers/local-cloud.ts';
+import { apiClient } from '../helpers/api.ts';
+import { invoke } from '../../functions/local/invoke.ts';
+import { ROUTES, type RouteDef } from '../../functions/routes.ts';
+import type { Family } from '../../functions/core/venues.ts';
+
+const KEY = 'route-contract-key';
+const MIN = 60_000;
+// An IP literal needs no DNS; 93.184.216.34 is a public address (deliveries to it simply fail).
+const PUBLIC_URL = 'https://93.184.216.34/hooks/contract';
+const WATCHED = '0x1111111111111111111111111111111111111111';
+
+let cloud: Awaited<ReturnType<typeof startDemoCloud>>;
+let document: { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown> } };
+const call = apiClient(() => cloud.url);
+const now = Date.now();
+
+beforeAll(async () => {
+  cloud = await startDemoCloud({ key: KEY, hours: 1, seed: 11, intensity: 0.3, l2IntervalMs: 300_000 });
+  const cutoff = Math.floor((Date.now() - 5_000) / MIN) * MIN;
+  await invoke('breadth', { time: new Date(cutoff).toISOString() });
+  document = (await call(KEY, 'GET', '/v1/openapi.json')).body;
+}, 180_000);
+afterAll(async () => { await cloud?.stop(); });
+
+/** A copy of a schema in which every object that lists its properties allows no others. */
+function closed(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out = Object.fromEntries(Object.entries(schema).map(([k, val]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(val as object).map(([p, s]) => [p, closed(s)])) : closed(val)]));
+  if ('properties' in out && !('additionalProperties' in out)) out.additionalProperties = false;
+  return out;
+}
+
+const validators = new Map<string, ValidateFunction>();
+function publishedValidator(route: RouteDef): ValidateFunction {
+  const key = `${route.method} ${route.path}`;
+  let validate = validators.get(key);
+  if (!validate) {
+    const schema = document.paths[route.path]?.[route.method.toLowerCase()]?.responses?.[route.response.status]?.content?.['application/json']?.schema;
+    expect(schema, `${key} publishes a ${route.response.status} schema`).toBeDefined();
+    // OpenAPI 3.0 schemas (nullable, $ref into components); the components travel with each schema.
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    ajv.addSchema({ $id: 'doc', components: closed(document.components) }, 'doc');
+    const rebased = JSON.parse(JSON.stringify(closed(schema)).replaceAll('"#/components/', '"doc#/components/'));
+    validate = ajv.compile(rebased);
+    validators.set(key, validate);
+  }
+  return validate;
+}
+
+// Symbols with data in the demo market, per family, in their path form (hip4 `#N` as `%23N`).
+const SYMBOL: Readonly<Record<Family, string>> = {
+  perpx: 'BTC', spot: 'HYPE-USDC', hip3: 'xyz:TSLA', hip4: '%2310', altx: 'ETH', 'altx-rh': 'BTC',
+};
+const window = { start: now - 2 * 3_600_000, end: now - 5_000 };
+const ids: Record<'endpoint' | 'subscription' | 'delivery', string> = { endpoint: '', subscription: '', delivery: '' };
+
+interface Sample { path?: (route: RouteDef) => string; query?: Record<string, string | number>; body?: () => unknown }
+
+/** One sample request per operation; per-family operations take their family's symbol. */
+const SAMPLES: Readonly<Record<string, Sample>> = {
+  getHealth: {},
+  getOpenApi: {},
+  trades: { query: { ...window, limit: 5 } },
+  recentTrades: { query: { limit: 5 } },
+  candles: { query: { ...window, interval: '5m', limit: 5 } },
+  triggerOrders: { query: { ...window, limit: 5 } },
+  orderFlow: { query: { ...window, interval: '5m' } },
+  instruments: {},
+  instrument: {},
+  breadthCurrent: {},
+  breadthHistory: { query: { start: now - 3_600_000, limit: 5 } },
+  listWebhookEventTypes: {},
+  getWebhookLimits: {},
+  createWebhookEndpoint: { body: () => ({ url: PUBLIC_URL, description: 'contract' }) },
+  listWebhookEndpoints: {},
+  getWebhookEndpoint: {},
+  rotateWebhookSecret: {},
+  enableWebhookEndpoint: {},
+  testWebhookEndpoint: {},
+  listWebhookDeliveries: { query: { limit: 10 } },
+  redeliverWebhookDelivery: {},
+  watchAddress: { body: () => ({ address: WATCHED, label: 'desk' }) },
+  listWatchedAddresses: {},
+  createWebhookSubscription: { body: () => ({ endpoint_id: ids.endpoint, event_type: 'market.liquidation', filters: { venue: 'perpx', min_notional_usd: 1000 } }) },
+  listWebhookSubscriptions: {},
+  getWebhookSubscription: {},
+  patchWebhookSubscription: { body: () => ({ enabled: false }) },
+  resumeWebhookSubscription: {},
+  resumeAllWebhookSubscriptions: {},
+  estimateWebhookSubscription: { body: () => ({ event_type: 'market.liquidation', config: { venue: 'perpx', min_notional_usd: 1000 }, lookback_days: 1 }) },
+  dryRunWebhookSubscription: { body: () => ({ event_type: 'market.liquidation', config: { venue: 'perpx' }, lookback_s: 3600 }) },
+  deleteWebhookSubscription: {},
+  unwatchAddress: {},
+  deleteWebhookEndpoint: {},
+};
+
+/** The concrete path of a route: its symbol, or the id its resource was created with. */
+function pathOf(route: RouteDef): string {
+  const idOf = route.path.startsWith('/v1/webhooks/deliveries') ? ids.delivery
+    : route.path.startsWith('/v1/webhooks/subscriptions') ? ids.subscription
+      : route.path.startsWith('/v1/webhooks/addresses') ? WATCHED : ids.endpoint;
+  return route.path.replace('{symbol}', SYMBOL[route.family ?? 'perpx']).replace('{id}', idOf);
+}
+
+// Webhook routes run in SAMPLES order (creations before reads, deletes last); the rest as listed.
+const documented = ROUTES.filter((r) => !r.hidden);
+const order = Object.keys(SAMPLES);
+const routes = [...documented].sort((a, b) => order.indexOf(a.operation) - order.indexOf(b.operation));
+const exercised = new Set<string>();
+
+describe('every documented route answers what the OpenAPI document publishes', () => {
+  it.each(routes.map((r) => [r.operationId, r] as const))('%s', async (_id, route) => {
+    // Prepare
+    const sample = SAMPLES[route.operation];
+    expect(sample, `a sample request for operation ${route.operation}`).toBeDefined();
+    const query = new URLSearchParams(Object.entries(sample!.query ?? {}).map(([k, val]) => [k, String(val)])).toString();
+
+    // Act
+    const res = await call(KEY, route.method, `${pathOf(route)}${query ? `?${query}` : ''}`, sample!.body?.());
+
+    // Assess
+    expect(res.status, JSON.stringify(res.body)).toBe(route.response.status);
+    const validate = publishedValidator(route);
+    expect(validate(res.body) ? [] : validate.errors, JSON.stringify(res.body).slice(0, 400)).toEqual([]);
+    if (route.operation === 'createWebhookEndpoint') ids.endpoint = res.body.data.id;
+    if (route.operation === 'createWebhookSubscription') ids.subscription = res.body.data.id;
+    if (route.operation === 'testWebhookEndpoint') ids.delivery = res.body.data.delivery_id;
+    exercised.add(route.operationId);
+  }, 60_000);
+
+  it('refuses an undeclared member, a null where the schema has none, and a missing has_more page member', async () => {
+    // Prepare
+    const route = ROUTES.find((r) => r.operationId === 'getPerpxTrades')!;
+    const { body } = await call(KEY, 'GET', `${pathOf(route)}?start=${window.start}&end=${window.end}&limit=2`);
+    const validate = publishedValidator(route);
+    const variant = (change: (copy: any) => void) => { const copy = structuredClone(body); change(copy); return copy; };
+
+    // Act / Assess
+    expect(validate(body)).toBe(true);
+    expect(validate(variant((b) => { b.data[0].extra = 1; }))).toBe(false);
+    expect(validate(variant((b) => { b.data[0].cloid = null; }))).toBe(false);
+    expect(validate(variant((b) => { b.meta.next_cursor = null; }))).toBe(false);
+    expect(validate(variant((b) => { b.unexpected = true; }))).toBe(false);
+  });
+
+  it('left no documented route without a sample request', () => {
+    expect(documented.map((r) => r.operationId).filter((id) => !exercised.has(id))).toEqual([]);
+  });
+});
