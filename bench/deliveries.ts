@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { startLocalCloud } from '../functions/local/cloud.ts';
 import { localAccountId } from '../functions/local/accounts.ts';
-import { clock, queueSender, webhookStore } from '../functions/shared/deps.ts';
+import { clock, queueSender, webhookStores } from '../functions/shared/deps.ts';
 import { queueOccurrence } from '../functions/core/webhooks/deliveries.ts';
 import { eventIdOf } from '../functions/core/webhooks/envelope.ts';
 import { verifySignature } from '../functions/core/webhooks/signature.ts';
@@ -50,7 +50,7 @@ export async function benchDeliveries(options: { deliveries?: number } = {}): Pr
       secrets.set(path, endpoint.secret!);
       const rule = await call('/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type: 'market.liquidation' });
       // What a detector holds when it matches: the stored rule and endpoint records.
-      rules.push({ subscription: (await webhookStore().getSubscription(account, rule.id))!, endpoint: (await webhookStore().getEndpoint(account, endpoint.id))! });
+      rules.push({ subscription: (await webhookStores().rules.get(account, rule.id))!, endpoint: (await webhookStores().endpoints.get(account, endpoint.id))! });
     }
 
     // Arrival bookkeeping: the same event id goes to every endpoint, so (path, event id) names a delivery.
@@ -67,7 +67,7 @@ export async function benchDeliveries(options: { deliveries?: number } = {}): Pr
       }
     };
 
-    const deps = { store: webhookStore(), queues: queueSender(), clock };
+    const deps = { store: webhookStores(), queues: queueSender(), clock };
     const callMs: number[] = [];
     const outcomes = new Map<string, number>();
     const firstQueued = Date.now();

@@ -16,7 +16,7 @@ import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import { startLocalCloud } from '../functions/local/cloud.ts';
 import { localAccountId } from '../functions/local/accounts.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../functions/local/emulators.ts';
-import { accountStore, clock, queueSender, webhookStore } from '../functions/shared/deps.ts';
+import { accountStore, clock, queueSender, webhookStores } from '../functions/shared/deps.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { createRuleBook, watchedBy, type DispatchCounts } from '../functions/core/detect/dispatch.ts';
 import { batchCandidates, detectInBatch } from '../functions/core/detect/batch-run.ts';
@@ -84,7 +84,7 @@ function syntheticBatch(watched: readonly string[]): NormalizedRecord[] {
 
 /** One endpoint per rule: rules sharing a trigger on one endpoint would collapse into one delivery there. */
 async function createRules(keys: readonly string[]): Promise<void> {
-  const deps = { store: webhookStore(), clock, ...LOOPBACK };
+  const deps = { store: webhookStores(), clock, ...LOOPBACK };
   // Drawn before the accounts are set up concurrently, so the seeded mix is the same every run.
   const accounts = keys.map((key, a) => {
     const mine = Array.from({ length: WATCHED_PER_ACCOUNT }, (_, i) => address(0xabc000 + a * WATCHED_PER_ACCOUNT + i));
@@ -111,7 +111,7 @@ async function throughput(batchCount: number): Promise<void> {
   try {
     const setupMs = await timed(() => createRules(keys));
     // Exactly the ingest job's composition (functions/queues/ingest.ts).
-    const store = webhookStore();
+    const store = webhookStores();
     const deps = { store, queues: queueSender(), clock, rules: createRuleBook({ store, accounts: accountStore(), clock, ttlMs: 10_000 }), references: archiveReferences(archiveDeps()) };
     const batchTypes = BATCH_DETECTORS.map((d) => d.type);
     const loadMs = await timed(() => Promise.all(batchTypes.map((type) => deps.rules.rules(type))));
@@ -157,7 +157,7 @@ async function latency(samples: number): Promise<void> {
   const s3 = new S3Client({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: cloud.emulators.endpoints.s3, forcePathStyle: true });
   try {
     const caller: Caller = { id: localAccountId(key), plan: 'pro' };
-    const store = webhookStore();
+    const store = webhookStores();
     const endpoint = await createEndpoint({ store, clock, ...LOOPBACK }, caller, { url: receiver.url('/latency') });
     const rule = await createSubscription({ store, clock }, caller, { endpoint_id: endpoint.id, event_type: 'market.liquidation', filters: { symbols: ['BTC'] } });
     // One liquidation per batch, each a new account and instant, so each is a new occurrence (and a new batch id).
@@ -185,7 +185,7 @@ async function latency(samples: number): Promise<void> {
     const queued: number[] = [], arrived: number[] = [];
     for (const { eventId, putAt } of sent) {
       const at = await arrival(eventId);
-      const delivery = await store.getDelivery(caller.id, deliveryIdOf(eventId, endpoint.id));
+      const delivery = await store.deliveries.get(caller.id, deliveryIdOf(eventId, endpoint.id));
       if (delivery) queued.push(Date.parse(delivery.createdAt) - putAt);
       if (at !== undefined) arrived.push(at - putAt);
     }

@@ -3,11 +3,11 @@ import { archiveReferences } from '../core/detect/archive-references.ts';
 import { dryRun, estimate } from '../core/detect/preview.ts';
 import type { Caller } from '../core/accounts.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
-import { breadthStore, clock, once, webhookStore } from '../shared/deps.ts';
+import { breadthStore, clock, once, webhookStores } from '../shared/deps.ts';
 import { PREVIEW_OPERATIONS } from '../routes.ts';
 import { httpRouteGroup, ok, type RequestContext } from '../shared/http.ts';
 
-const previewDeps = once(() => ({ store: webhookStore(), clock, archive: archiveDeps(), breadth: breadthStore(), references: archiveReferences(archiveDeps()) }));
+const previewDeps = once(() => ({ store: webhookStores(), clock, archive: archiveDeps(), breadth: breadthStore(), references: archiveReferences(archiveDeps()) }));
 const caller = (ctx: RequestContext): Caller => ctx.account!;
 
 export const handler = httpRouteGroup(PREVIEW_OPERATIONS, {

@@ -72,41 +72,47 @@ export interface DeliveryRecord {
   payload: Record<string, unknown>;
 }
 
-export interface WebhookStore {
-  /** Takes one unit of an allowance; false when `limit` units are already used (null = unlimited). */
-  reserve(accountId: string, what: Countable, limit: number | null): Promise<boolean>;
-  release(accountId: string, what: Countable): Promise<void>;
-  usage(accountId: string): Promise<Record<Countable, number>>;
-  putEndpoint(endpoint: EndpointRecord): Promise<void>;
-  getEndpoint(accountId: string, id: string): Promise<EndpointRecord | undefined>;
-  listEndpoints(accountId: string): Promise<EndpointRecord[]>;
+/** Endpoints and their failure streak. */
+export interface EndpointStore {
+  put(endpoint: EndpointRecord): Promise<void>;
+  get(accountId: string, id: string): Promise<EndpointRecord | undefined>;
+  /** The account's endpoints, oldest first. */
+  list(accountId: string): Promise<EndpointRecord[]>;
   /** Deletes the endpoint; false when it did not exist. */
-  deleteEndpoint(accountId: string, id: string): Promise<boolean>;
-  putSubscription(subscription: SubscriptionRecord): Promise<void>;
-  getSubscription(accountId: string, id: string): Promise<SubscriptionRecord | undefined>;
-  listSubscriptions(accountId: string): Promise<SubscriptionRecord[]>;
-  deleteSubscription(accountId: string, id: string): Promise<boolean>;
-  /** Where the minute detection job got to (epoch ms), and moving it on. */
-  readDetectionCursor(): Promise<number | undefined>;
-  writeDetectionCursor(at: number): Promise<void>;
-  /** Every account's subscriptions to one event type (what detectors match against). */
-  listRules(eventType: string): Promise<SubscriptionRecord[]>;
-  /** Adds the address unless it is there; returns the stored row and whether it was new. */
-  addAddress(accountId: string, address: WatchedAddressRecord): Promise<{ row: WatchedAddressRecord; created: boolean }>;
-  listAddresses(accountId: string): Promise<WatchedAddressRecord[]>;
-  deleteAddress(accountId: string, address: string): Promise<boolean>;
+  delete(accountId: string, id: string): Promise<boolean>;
+  /** Adds a failed attempt to the endpoint's streak; returns the streak as stored (undefined when the endpoint is gone). */
+  noteFailure(accountId: string, endpointId: string, at: string): Promise<{ failures: number; firstFailureAt: string } | undefined>;
+  /** Ends the endpoint's failure streak. */
+  noteSuccess(accountId: string, endpointId: string): Promise<void>;
+  /** Sets an active endpoint `auto_disabled` if its stored streak still meets the rule; false otherwise. */
+  autoDisable(accountId: string, endpointId: string, rule: { minFailures: number; firstFailureAtOrBefore: string }): Promise<boolean>;
+}
+
+/** Subscriptions (rules), the engine's pauses on them, and the watched addresses rules scope to. */
+export interface RuleStore {
+  /** Writes the owner's part of the rule; an engine pause on it is kept. */
+  put(subscription: SubscriptionRecord): Promise<void>;
+  get(accountId: string, id: string): Promise<SubscriptionRecord | undefined>;
+  /** The account's rules, oldest first. */
+  list(accountId: string): Promise<SubscriptionRecord[]>;
+  delete(accountId: string, id: string): Promise<boolean>;
+  /** Every account's rules of one event type (what detectors match against). */
+  listOfType(eventType: string): Promise<SubscriptionRecord[]>;
   /** Marks a rule paused by the engine at `at` (once) and counts one more occurrence it missed, which happened at `missedAt`. */
   suppress(accountId: string, subscriptionId: string, pause: { at: string; missedAt: string; reason: string }): Promise<void>;
   /** Clears the engine's pause, keeping it as `lastPause`; returns the rule as it now is. */
   clearPause(accountId: string, subscriptionId: string, resumedAt: string): Promise<SubscriptionRecord | undefined>;
-  /** Counts one delivery against the account's day (UTC); false when `limit` are already counted. */
-  countDelivery(accountId: string, day: string, limit: number | null): Promise<boolean>;
-  deliveriesCounted(accountId: string, day: string): Promise<number>;
-  /** Takes one of `limit` tokens from the account's bucket (a fixed window, expiring at `expiresAt` epoch s); false when spent. */
-  takeToken(accountId: string, bucket: string, limit: number, expiresAt: number): Promise<boolean>;
-  putDelivery(delivery: DeliveryRecord): Promise<void>;
+  /** Adds the address unless it is there; returns the stored row and whether it was new. */
+  addAddress(accountId: string, address: WatchedAddressRecord): Promise<{ row: WatchedAddressRecord; created: boolean }>;
+  listAddresses(accountId: string): Promise<WatchedAddressRecord[]>;
+  deleteAddress(accountId: string, address: string): Promise<boolean>;
+}
+
+/** The delivery log, one record per (event, endpoint), and the attempt lease that serializes workers on it. */
+export interface DeliveryStore {
+  put(delivery: DeliveryRecord): Promise<void>;
   /** Stores a new delivery unless one with its id exists; false when it did. */
-  createDelivery(delivery: DeliveryRecord): Promise<boolean>;
+  create(delivery: DeliveryRecord): Promise<boolean>;
   /**
    * Takes the right to make attempt `attempts + 1` of run `run` until `leaseUntil` (epoch ms): false
    * when the record has moved on, or another worker holds an unexpired lease on it.
@@ -114,15 +120,37 @@ export interface WebhookStore {
   claimAttempt(accountId: string, id: string, expected: { run: number; attempts: number }, leaseUntil: number, now: number): Promise<boolean>;
   /** Writes the outcome of an attempt (and releases the lease) if the record is still at `expected`. */
   recordAttempt(delivery: DeliveryRecord, expected: { run: number; attempts: number }): Promise<boolean>;
-  /** Adds a failed attempt to the endpoint's streak; returns the streak as stored. */
-  noteEndpointFailure(accountId: string, endpointId: string, at: string): Promise<{ failures: number; firstFailureAt: string } | undefined>;
-  /** Ends the endpoint's failure streak. */
-  noteEndpointSuccess(accountId: string, endpointId: string): Promise<void>;
-  /** Sets an active endpoint `auto_disabled` if its stored streak still meets the rule; false otherwise. */
-  autoDisableEndpoint(accountId: string, endpointId: string, rule: { minFailures: number; firstFailureAtOrBefore: string }): Promise<boolean>;
-  getDelivery(accountId: string, id: string): Promise<DeliveryRecord | undefined>;
+  get(accountId: string, id: string): Promise<DeliveryRecord | undefined>;
   /** An endpoint's deliveries, newest first. */
-  listDeliveries(accountId: string, endpointId: string, limit: number): Promise<DeliveryRecord[]>;
+  list(accountId: string, endpointId: string, limit: number): Promise<DeliveryRecord[]>;
+}
+
+/** Counters that must never pass a limit however many workers race: allowances, the daily cap, rate buckets. */
+export interface AllowanceStore {
+  /** Takes one unit of an allowance; false when `limit` units are already used (null = unlimited). */
+  reserve(accountId: string, what: Countable, limit: number | null): Promise<boolean>;
+  release(accountId: string, what: Countable): Promise<void>;
+  usage(accountId: string): Promise<Record<Countable, number>>;
+  /** Counts one delivery against the account's day (UTC); false when `limit` are already counted. */
+  countDelivery(accountId: string, day: string, limit: number | null): Promise<boolean>;
+  deliveriesCounted(accountId: string, day: string): Promise<number>;
+  /** Takes one of `limit` tokens from the account's bucket (a fixed window, expiring at `expiresAt` epoch s); false when spent. */
+  takeToken(accountId: string, bucket: string, limit: number, expiresAt: number): Promise<boolean>;
+}
+
+/** Where the minute detection job got to (epoch ms); it never moves backwards. */
+export interface DetectionCursorStore {
+  read(): Promise<number | undefined>;
+  write(at: number): Promise<void>;
+}
+
+/** The webhook stores, as the composition root builds them; a core function asks only for those it uses. */
+export interface WebhookStores {
+  endpoints: EndpointStore;
+  rules: RuleStore;
+  deliveries: DeliveryStore;
+  allowances: AllowanceStore;
+  detectionCursor: DetectionCursorStore;
 }
 
 /** One signed POST to a webhook endpoint. */

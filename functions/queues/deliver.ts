@@ -3,12 +3,12 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { attemptDelivery } from '../core/webhooks/engine.ts';
 import { DeliveryJobMessage } from '../../schemas/messages.ts';
 import { config } from '../shared/config.ts';
-import { clock, once, queueSender, timerStore, webhookSender, webhookStore } from '../shared/deps.ts';
+import { clock, once, queueSender, timerStore, webhookSender, webhookStores } from '../shared/deps.ts';
 import { logger, metrics } from '../shared/powertools.ts';
 import { sqsConsumer } from '../shared/queue.ts';
 
 const engineDeps = once(() => ({
-  store: webhookStore(),
+  store: webhookStores(),
   queues: queueSender(),
   timers: timerStore(),
   clock,

@@ -4,7 +4,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ingestBatch } from '../core/archive/ingest.ts';
 import { BATCH_FORMATS, IngestQueueMessage, type BatchFormat } from '../../schemas/messages.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
-import { accountStore, clock, once, queueSender, webhookStore } from '../shared/deps.ts';
+import { accountStore, clock, once, queueSender, webhookStores } from '../shared/deps.ts';
 import { createRuleBook } from '../core/detect/dispatch.ts';
 import { detectInBatch } from '../core/detect/batch-run.ts';
 import { archiveReferences } from '../core/detect/archive-references.ts';
@@ -15,8 +15,8 @@ import { sqsConsumer } from '../shared/queue.ts';
 const RULES_TTL_MS = 10_000;
 
 const detectDeps = once(() => ({
-  store: webhookStore(), queues: queueSender(), clock,
-  rules: createRuleBook({ store: webhookStore(), accounts: accountStore(), clock, ttlMs: RULES_TTL_MS }),
+  store: webhookStores(), queues: queueSender(), clock,
+  rules: createRuleBook({ store: webhookStores(), accounts: accountStore(), clock, ttlMs: RULES_TTL_MS }),
   references: archiveReferences(archiveDeps()),
 }));
 

@@ -3,13 +3,13 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { createRuleBook, dispatch } from '../core/detect/dispatch.ts';
 import { userEventCandidate } from '../core/detect/user-events.ts';
 import { UserEventMessage } from '../../schemas/messages.ts';
-import { accountStore, clock, once, queueSender, webhookStore } from '../shared/deps.ts';
+import { accountStore, clock, once, queueSender, webhookStores } from '../shared/deps.ts';
 import { logger, metrics } from '../shared/powertools.ts';
 import { sqsConsumer } from '../shared/queue.ts';
 
 const deps = once(() => ({
-  store: webhookStore(), queues: queueSender(), clock,
-  rules: createRuleBook({ store: webhookStore(), accounts: accountStore(), clock, ttlMs: 10_000 }),
+  store: webhookStores(), queues: queueSender(), clock,
+  rules: createRuleBook({ store: webhookStores(), accounts: accountStore(), clock, ttlMs: 10_000 }),
 }));
 
 export const handler = sqsConsumer('events', UserEventMessage, async (event) => {

@@ -12,12 +12,12 @@ import { dynamoAccountStore } from '../adapters/dynamodb-accounts.ts';
 import { dynamoTimerStore } from '../adapters/dynamodb-timers.ts';
 import { sqsDeadLetterQueues, sqsQueueSender } from '../adapters/sqs-queues.ts';
 import { dynamoBreadthStore } from '../adapters/dynamodb-breadth.ts';
-import { dynamoWebhookStore } from '../adapters/dynamodb-webhooks.ts';
+import { dynamoWebhookStores } from '../adapters/dynamodb-webhooks.ts';
 import { dynamoCreditLedger } from '../adapters/dynamodb-usage.ts';
 import { resolveAll } from '../adapters/dns-resolver.ts';
 import { createHttpsSender } from '../adapters/https-sender.ts';
 import type { CreditLedger } from '../core/billing/credits.ts';
-import type { WebhookSender, WebhookStore } from '../ports/webhooks.ts';
+import type { WebhookSender, WebhookStores } from '../ports/webhooks.ts';
 import type { BreadthStore } from '../ports/breadth.ts';
 import { systemClock } from '../ports/clock.ts';
 import type { AccountStore } from '../ports/accounts.ts';
@@ -69,8 +69,8 @@ export const breadthStore = once((): BreadthStore =>
   dynamoBreadthStore(dynamoDocumentClient(), requireSetting(config(), TABLES.breadth.envVar)),
 );
 
-export const webhookStore = once((): WebhookStore =>
-  dynamoWebhookStore(dynamoDocumentClient(), requireSetting(config(), TABLES.webhooks.envVar)),
+export const webhookStores = once((): WebhookStores =>
+  dynamoWebhookStores(dynamoDocumentClient(), requireSetting(config(), TABLES.webhooks.envVar)),
 );
 
 export const creditLedger = once((): CreditLedger =>

@@ -6,7 +6,7 @@
  * A route added without a sample request here fails the coverage test at the end.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Ajv, { type ValidateFunction } from '@redocly/ajv';
+import { Ajv, type ValidateFunction } from '@redocly/ajv';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { apiClient } from '../helpers/api.ts';
 import { invoke } from '../../functions/local/invoke.ts';
@@ -124,7 +124,7 @@ describe('every documented route answers what the OpenAPI document publishes', (
     // Prepare
     const sample = SAMPLES[route.operation];
     expect(sample, `a sample request for operation ${route.operation}`).toBeDefined();
-    const query = new URLSearchParams(Object.entries(sample!.query ?? {}).map(([k, val]) => [k, String(val)])).toString();
+    const query = new URLSearchParams(Object.entries(sample!.query ?? {}).map(([k, val]): [string, string] => [k, String(val)])).toString();
 
     // Act
     const res = await call(KEY, route.method, `${pathOf(route)}${query ? `?${query}` : ''}`, sample!.body?.());

@@ -11,7 +11,7 @@ import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
 import { apiClient, eventually } from '../helpers/api.ts';
 import { startReceiver, type Receiver, type ReceivedRequest } from '../../functions/local/receiver.ts';
 import { localAccountId } from '../../functions/local/accounts.ts';
-import { clock, queueSender, webhookStore } from '../../functions/shared/deps.ts';
+import { clock, queueSender, webhookStores } from '../../functions/shared/deps.ts';
 import { queueOccurrence, utcDay } from '../../functions/core/webhooks/deliveries.ts';
 
 const TIME_SCALE = 3_600;
@@ -144,10 +144,10 @@ describe('the daily cap (Pro plan)', () => {
     await cloud.dynamo.send(new PutCommand({ TableName: day.TableName, Item: { ...day.Key, deliveries: 50_000 } }));
     // Stand-in for a detector: the queueing call every detector makes for a matched occurrence.
     const match = async () => {
-      const subscription = (await webhookStore().getSubscription(account, rule.id))!;
-      const target = (await webhookStore().getEndpoint(account, endpoint.id))!;
+      const subscription = (await webhookStores().rules.get(account, rule.id))!;
+      const target = (await webhookStores().endpoints.get(account, endpoint.id))!;
       const occurrence = { key: randomUUID(), type: 'market.liquidation', occurredAt: Date.now(), data: { symbol: 'BTC', api_url: '/v1/perpx/liquidations/BTC' } };
-      return queueOccurrence({ store: webhookStore(), queues: queueSender(), clock }, { plan: 'pro', subscription, endpoint: target }, occurrence);
+      return queueOccurrence({ store: webhookStores(), queues: queueSender(), clock }, { plan: 'pro', subscription, endpoint: target }, occurrence);
     };
 
     expect([await match(), await match(), await match()]).toEqual(['capped', 'paused', 'paused']);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
 import { apiClient } from '../helpers/api.ts';
 import { localAccountId } from '../../functions/local/accounts.ts';
-import { webhookStore } from '../../functions/shared/deps.ts';
+import { webhookStores } from '../../functions/shared/deps.ts';
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
 // The management API only: no delivery engine, so queued jobs stay on the queue to be inspected.
@@ -208,10 +208,10 @@ describe('subscriptions', () => {
   it('resume clears an engine pause and its counters, replays nothing and leaves enabled alone', async () => {
     // The delivery engine pauses a rule at the daily cap; here the test writes that state itself.
     const [target] = (await call(KEYS.build, 'GET', '/v1/webhooks/subscriptions')).body.data;
-    const record = (await webhookStore().getSubscription(localAccountId(KEYS.build), target.id))!;
-    await webhookStore().putSubscription({ ...record, enabled: false });
+    const record = (await webhookStores().rules.get(localAccountId(KEYS.build), target.id))!;
+    await webhookStores().rules.put({ ...record, enabled: false });
     for (let i = 0; i < 12; i += 1) {
-      await webhookStore().suppress(record.accountId, record.id, { at: '2026-11-21T10:00:00.000Z', missedAt: `2026-11-21T10:${String(i).padStart(2, '0')}:01.000Z`, reason: 'deliveries_per_day_cap' });
+      await webhookStores().rules.suppress(record.accountId, record.id, { at: '2026-11-21T10:00:00.000Z', missedAt: `2026-11-21T10:${String(i).padStart(2, '0')}:01.000Z`, reason: 'deliveries_per_day_cap' });
     }
     expect((await call(KEYS.build, 'GET', `/v1/webhooks/subscriptions/${target.id}`)).body.data).toMatchObject({
       status: 'auto_paused', suppressed_count: 12, pause_reason: 'deliveries_per_day_cap', suppressed_first_at: '2026-11-21T10:00:01.000Z', suppressed_last_at: '2026-11-21T10:11:01.000Z',
@@ -268,8 +268,8 @@ describe('test deliveries, the delivery log and redelivery', () => {
     const again = await call(KEYS.build, 'POST', `/v1/webhooks/deliveries/${latest.id}/redeliver`);
     expect(again.status).toBe(202);
     expect(again.body.data).toMatchObject({ delivery_id: latest.id, event_id: latest.event_id, state: 'pending', attempts: 0 });
-    const record = (await webhookStore().getEndpoint(localAccountId(KEYS.build), endpointId))!;
-    await webhookStore().putEndpoint({ ...record, status: 'auto_disabled' });
+    const record = (await webhookStores().endpoints.get(localAccountId(KEYS.build), endpointId))!;
+    await webhookStores().endpoints.put({ ...record, status: 'auto_disabled' });
     expect((await call(KEYS.build, 'POST', `/v1/webhooks/deliveries/${latest.id}/redeliver`)).body).toMatchObject({ code: 409, error_code: 'conflict' });
     expect((await call(KEYS.build, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`)).body).toMatchObject({ code: 409 });
     expect((await call(KEYS.pro, 'POST', `/v1/webhooks/deliveries/${latest.id}/redeliver`)).body).toMatchObject({ code: 404 });

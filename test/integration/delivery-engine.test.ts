@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 import { startReceiver, type Receiver, type ReceivedRequest } from '../../functions/local/receiver.ts';
-import { queueSender, timerStore, webhookStore } from '../../functions/shared/deps.ts';
+import { queueSender, timerStore, webhookStores } from '../../functions/shared/deps.ts';
 import { config } from '../../functions/shared/config.ts';
 import { TABLES } from '../../functions/resources.ts';
 import { createHttpsSender } from '../../functions/adapters/https-sender.ts';
@@ -19,7 +19,7 @@ import type { Caller } from '../../functions/core/accounts.ts';
 import { createSubscription, resumeSubscription } from '../../functions/core/webhooks/subscriptions.ts';
 import { minuteOf } from '../../functions/core/timers.ts';
 import { deliveryIdOf, eventIdOf, type Occurrence } from '../../functions/core/webhooks/envelope.ts';
-import type { DeliveryRecord, WebhookStore } from '../../functions/ports/webhooks.ts';
+import type { DeliveryRecord, WebhookStores } from '../../functions/ports/webhooks.ts';
 import type { DeliveryJobMessage } from '../../schemas/messages.ts';
 
 const HOUR = 3_600_000;
@@ -44,24 +44,24 @@ beforeEach(() => {
 
 function engine(overrides: Partial<EngineDeps> = {}): EngineDeps {
   return {
-    store: webhookStore(), queues: queueSender(), timers: timerStore(), clock, timeScale: 1,
+    store: webhookStores(), queues: queueSender(), timers: timerStore(), clock, timeScale: 1,
     send: createHttpsSender({ resolve: async () => ['127.0.0.1'], allowHosts: ['127.0.0.1'], timeoutMs: 2_000 }),
     ...overrides,
   };
 }
-const queueDeps = (): DeliveryDeps => ({ store: webhookStore(), queues: queueSender(), clock });
+const queueDeps = (): DeliveryDeps => ({ store: webhookStores(), queues: queueSender(), clock });
 
 /** A fresh account on the Build plan with one endpoint (at the receiver) and one liquidation rule. */
 async function setUp(params: Record<string, unknown> = {}) {
   const caller: Caller = { id: `acct_${randomUUID().slice(0, 8)}`, plan: 'build' };
-  const created = await createEndpoint({ store: webhookStore(), clock, resolve: async () => ['127.0.0.1'], allowHosts: ['127.0.0.1'] }, caller, { url: receiver.url(`/${caller.id}`) });
-  const rule = await createSubscription({ store: webhookStore(), clock }, caller, { endpoint_id: created.id, event_type: 'market.liquidation', filters: params });
+  const created = await createEndpoint({ store: webhookStores(), clock, resolve: async () => ['127.0.0.1'], allowHosts: ['127.0.0.1'] }, caller, { url: receiver.url(`/${caller.id}`) });
+  const rule = await createSubscription({ store: webhookStores(), clock }, caller, { endpoint_id: created.id, event_type: 'market.liquidation', filters: params });
   return { caller, secret: created.secret, endpointId: created.id, subscriptionId: rule.id };
 }
 
 async function ruleOf(caller: Caller, subscriptionId: string) {
-  const subscription = (await webhookStore().getSubscription(caller.id, subscriptionId))!;
-  const endpoint = (await webhookStore().getEndpoint(caller.id, subscription.endpointId))!;
+  const subscription = (await webhookStores().rules.get(caller.id, subscriptionId))!;
+  const endpoint = (await webhookStores().endpoints.get(caller.id, subscription.endpointId))!;
   return { plan: caller.plan, subscription, endpoint };
 }
 
@@ -72,13 +72,13 @@ function occurrence(key: string = randomUUID(), occurredAt: number | null = now)
 async function queueOne(ctx: Awaited<ReturnType<typeof setUp>>, occ = occurrence()): Promise<DeliveryRecord> {
   const rule = await ruleOf(ctx.caller, ctx.subscriptionId);
   expect(await queueOccurrence(queueDeps(), rule, occ)).toBe('queued');
-  return (await webhookStore().getDelivery(ctx.caller.id, deliveryIdOf(eventIdOf(occ.key, rule.subscription.triggerId), ctx.endpointId)))!;
+  return (await webhookStores().deliveries.get(ctx.caller.id, deliveryIdOf(eventIdOf(occ.key, rule.subscription.triggerId), ctx.endpointId)))!;
 }
 
 const jobOf = (d: Pick<DeliveryRecord, 'accountId' | 'id' | 'run' | 'attempts'>): DeliveryJobMessage =>
   ({ type: 'deliver.v1', account_id: d.accountId, delivery_id: d.id, run: d.run, attempt: d.attempts });
 
-const reload = async (d: DeliveryRecord) => (await webhookStore().getDelivery(d.accountId, d.id))!;
+const reload = async (d: DeliveryRecord) => (await webhookStores().deliveries.get(d.accountId, d.id))!;
 
 /** A receiver's verifier written from the specification alone (not the service's own module). */
 function independentlyVerify(req: ReceivedRequest, secret: string, nowS: number): boolean {
@@ -119,7 +119,7 @@ describe('sending', () => {
 
     expect(first.outcome).toBe('retry_scheduled');
     expect(failed).toMatchObject({ state: 'failed', attempts: 1, lastStatusCode: 500, lastError: 'receiver returned 500', nextAttemptAt: new Date(now).toISOString() });
-    expect((await webhookStore().getEndpoint(ctx.caller.id, ctx.endpointId))!.consecutiveFailures).toBe(0);
+    expect((await webhookStores().endpoints.get(ctx.caller.id, ctx.endpointId))!.consecutiveFailures).toBe(0);
     expect(second.outcome).toBe('delivered');
     const [a, b] = receiver.requests;
     expect(b!.body).toBe(a!.body);
@@ -170,7 +170,7 @@ describe('the retry ladder', () => {
     expect(offsets.at(-1)).toBeLessThanOrEqual(86_400);
     expect(parkedHourly).toBe(23); // the waits after attempts 5 to 27
     expect(record).toMatchObject({ state: 'exhausted', attempts: 28, nextAttemptAt: null, lastStatusCode: 503 });
-    expect((await webhookStore().getEndpoint(ctx.caller.id, ctx.endpointId))!.status).toBe('active');
+    expect((await webhookStores().endpoints.get(ctx.caller.id, ctx.endpointId))!.status).toBe('active');
   });
 });
 
@@ -189,7 +189,7 @@ describe('auto-disable', () => {
 
     // Attempt 10 falls 5.2 h after the first failure; attempt 11, at 6.2 h, meets both conditions.
     expect(disabledAt).toEqual([11]);
-    const endpoint = (await webhookStore().getEndpoint(ctx.caller.id, ctx.endpointId))!;
+    const endpoint = (await webhookStores().endpoints.get(ctx.caller.id, ctx.endpointId))!;
     expect(endpoint).toMatchObject({ status: 'auto_disabled', consecutiveFailures: 11 });
     const sent = receiver.requests.length;
     expect((await attemptDelivery(engine(), jobOf(record))).outcome).toBe('endpoint_unavailable');
@@ -197,7 +197,7 @@ describe('auto-disable', () => {
     expect(await queueOccurrence(queueDeps(), await ruleOf(ctx.caller, ctx.subscriptionId), occurrence())).toBe('endpoint_disabled');
     expect(receiver.requests).toHaveLength(sent);
 
-    const enabled = await enableEndpoint(webhookStore(), ctx.caller, ctx.endpointId);
+    const enabled = await enableEndpoint(webhookStores(), ctx.caller, ctx.endpointId);
     expect(enabled).toMatchObject({ status: 'active', consecutive_failures: 0, failing_since: null });
     expect(await queueOccurrence(queueDeps(), await ruleOf(ctx.caller, ctx.subscriptionId), occurrence())).toBe('queued');
   });
@@ -209,7 +209,7 @@ describe('auto-disable', () => {
       await attemptDelivery(engine(), jobOf(await queueOne(ctx)));
       now += 30 * 60_000;
     }
-    expect((await webhookStore().getEndpoint(ctx.caller.id, ctx.endpointId))!).toMatchObject({ status: 'active', consecutiveFailures: 10 });
+    expect((await webhookStores().endpoints.get(ctx.caller.id, ctx.endpointId))!).toMatchObject({ status: 'active', consecutiveFailures: 10 });
 
     receiver.respond = () => 200;
     await attemptDelivery(engine(), jobOf(await queueOne(ctx)));
@@ -218,14 +218,14 @@ describe('auto-disable', () => {
     const late = await attemptDelivery(engine(), jobOf(await queueOne(ctx)));
 
     expect(late).toMatchObject({ outcome: 'retry_scheduled', autoDisabled: false });
-    expect((await webhookStore().getEndpoint(ctx.caller.id, ctx.endpointId))!).toMatchObject({ status: 'active', consecutiveFailures: 1, firstFailureAt: new Date(now).toISOString() });
+    expect((await webhookStores().endpoints.get(ctx.caller.id, ctx.endpointId))!).toMatchObject({ status: 'active', consecutiveFailures: 1, firstFailureAt: new Date(now).toISOString() });
   });
 });
 
 describe('secret rotation', () => {
   it('signs with the new and the previous secret (new first) for 24 hours, then with the new one only', async () => {
     const ctx = await setUp();
-    const rotated = await rotateSecret({ store: webhookStore(), clock }, ctx.caller, ctx.endpointId);
+    const rotated = await rotateSecret({ store: webhookStores(), clock }, ctx.caller, ctx.endpointId);
 
     await attemptDelivery(engine(), jobOf(await queueOne(ctx)));
     now += 24 * HOUR + 1_000;
@@ -246,7 +246,8 @@ describe('at least once', () => {
   it('sends again when the worker died between sending and recording, with the same event id', async () => {
     const ctx = await setUp();
     const queued = await queueOne(ctx);
-    const crashing: WebhookStore = { ...webhookStore(), recordAttempt: async () => { throw new Error('worker lost before recording'); } };
+    const stores = webhookStores();
+    const crashing: WebhookStores = { ...stores, deliveries: { ...stores.deliveries, recordAttempt: async () => { throw new Error('worker lost before recording'); } } };
 
     await expect(attemptDelivery(engine({ store: crashing }), jobOf(queued))).rejects.toThrow('worker lost');
     now += LEASE_MS + 60_000; // the message reappears after the visibility timeout
@@ -260,7 +261,7 @@ describe('at least once', () => {
   it('drops a duplicate job while another worker holds the attempt, and jobs for attempts already made', async () => {
     const ctx = await setUp();
     const queued = await queueOne(ctx);
-    expect(await webhookStore().claimAttempt(ctx.caller.id, queued.id, { run: 0, attempts: 0 }, now + LEASE_MS, now)).toBe(true);
+    expect(await webhookStores().deliveries.claimAttempt(ctx.caller.id, queued.id, { run: 0, attempts: 0 }, now + LEASE_MS, now)).toBe(true);
 
     expect((await attemptDelivery(engine(), jobOf(queued))).outcome).toBe('busy');
     now += LEASE_MS + 1;
@@ -298,7 +299,7 @@ describe('at least once', () => {
 describe('queue time', () => {
   it('counts a delivery once; the same occurrence again creates and counts nothing; other params are another event', async () => {
     const ctx = await setUp();
-    const second = await createSubscription({ store: webhookStore(), clock }, ctx.caller, { endpoint_id: ctx.endpointId, event_type: 'market.liquidation', filters: { max_age_s: 600 } });
+    const second = await createSubscription({ store: webhookStores(), clock }, ctx.caller, { endpoint_id: ctx.endpointId, event_type: 'market.liquidation', filters: { max_age_s: 600 } });
     const occ = occurrence('liq:perpx:BTC:0xabc:1763726400000');
 
     const outcomes = [
@@ -308,9 +309,9 @@ describe('queue time', () => {
     ];
 
     expect(outcomes).toEqual(['queued', 'duplicate', 'queued']);
-    const log = await webhookStore().listDeliveries(ctx.caller.id, ctx.endpointId, 10);
+    const log = await webhookStores().deliveries.list(ctx.caller.id, ctx.endpointId, 10);
     expect(new Set(log.map((d) => d.eventId)).size).toBe(2);
-    expect(await webhookStore().deliveriesCounted(ctx.caller.id, utcDay(now))).toBe(2);
+    expect(await webhookStores().allowances.deliveriesCounted(ctx.caller.id, utcDay(now))).toBe(2);
   });
 
   it('skips occurrences older than max_age_s and marks catch-up deliveries late past 10 minutes', async () => {
@@ -327,7 +328,7 @@ describe('queue time', () => {
 
   it('pauses the rule whose delivery crosses the daily cap, and every other rule when it reaches the cap; resume clears and replays nothing', async () => {
     const ctx = await setUp();
-    const other = await createSubscription({ store: webhookStore(), clock }, ctx.caller, { endpoint_id: ctx.endpointId, event_type: 'market.liquidation', filters: { max_age_s: 900 } });
+    const other = await createSubscription({ store: webhookStores(), clock }, ctx.caller, { endpoint_id: ctx.endpointId, event_type: 'market.liquidation', filters: { max_age_s: 900 } });
     await env.dynamo.send(new PutCommand({
       TableName: config()[TABLES.webhooks.envVar] as string,
       Item: { pk: `ACCT#${ctx.caller.id}`, sk: `DAY#${utcDay(now)}`, deliveries: 4_999 },
@@ -345,15 +346,15 @@ describe('queue time', () => {
     const paused = (await ruleOf(ctx.caller, ctx.subscriptionId)).subscription.pause;
     expect(paused).toMatchObject({ reason: 'deliveries_per_day_cap', suppressedCount: 2, suppressedFirstAt: new Date(now - 61_000).toISOString(), suppressedLastAt: new Date(now - 1_000).toISOString() });
     expect((await ruleOf(ctx.caller, other.id)).subscription.pause).toMatchObject({ suppressedCount: 1 });
-    await expect(resumeSubscription({ store: webhookStore(), clock }, ctx.caller, ctx.subscriptionId)).rejects.toMatchObject({ code: 'conflict' });
+    await expect(resumeSubscription({ store: webhookStores(), clock }, ctx.caller, ctx.subscriptionId)).rejects.toMatchObject({ code: 'conflict' });
 
     now = Date.parse('2026-11-22T00:00:05.000Z');
-    const logBefore = await webhookStore().listDeliveries(ctx.caller.id, ctx.endpointId, 50);
-    const resumed = await resumeSubscription({ store: webhookStore(), clock }, ctx.caller, ctx.subscriptionId);
+    const logBefore = await webhookStores().deliveries.list(ctx.caller.id, ctx.endpointId, 50);
+    const resumed = await resumeSubscription({ store: webhookStores(), clock }, ctx.caller, ctx.subscriptionId);
 
     expect(resumed.subscription).toMatchObject({ status: 'active', enabled: true, suppressed_count: null, last_suppressed_count: 2 });
     expect(resumed.gap).toMatchObject({ suppressed_count: 2 });
-    expect(await webhookStore().listDeliveries(ctx.caller.id, ctx.endpointId, 50)).toHaveLength(logBefore.length);
+    expect(await webhookStores().deliveries.list(ctx.caller.id, ctx.endpointId, 50)).toHaveLength(logBefore.length);
     expect((await ruleOf(ctx.caller, other.id)).subscription.pause).not.toBeNull();
     expect(await queue(ctx.subscriptionId, now)).toBe('queued');
   });

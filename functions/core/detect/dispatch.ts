@@ -34,16 +34,16 @@ export function createRuleBook(deps: Pick<DeliveryDeps, 'store' | 'clock'> & { a
   const cache = new Map<string, { at: number; rules: Promise<ActiveRule[]> }>();
   async function load(eventType: string): Promise<ActiveRule[]> {
     const decl = EVENT_TYPE_BY_NAME.get(eventType);
-    const subscriptions = (await deps.store.listRules(eventType)).filter((s) => s.enabled);
+    const subscriptions = (await deps.store.rules.listOfType(eventType)).filter((s) => s.enabled);
     const plans = new Map<string, Promise<PlanName | undefined>>();
     const watchedOf = new Map<string, Promise<ReadonlySet<string>>>();
     const loaded = await Promise.all(subscriptions.map(async (subscription): Promise<ActiveRule | undefined> => {
       const account = subscription.accountId;
       if (!plans.has(account)) plans.set(account, deps.accounts.getAccount(account).then((a) => a?.plan));
       if (decl?.scope === 'addresses' && !watchedOf.has(account)) {
-        watchedOf.set(account, deps.store.listAddresses(account).then((rows) => new Set(rows.map((r) => r.address))));
+        watchedOf.set(account, deps.store.rules.listAddresses(account).then((rows) => new Set(rows.map((r) => r.address))));
       }
-      const [plan, endpoint, watched] = await Promise.all([plans.get(account)!, deps.store.getEndpoint(account, subscription.endpointId), watchedOf.get(account)]);
+      const [plan, endpoint, watched] = await Promise.all([plans.get(account)!, deps.store.endpoints.get(account, subscription.endpointId), watchedOf.get(account)]);
       if (!plan || !endpoint) return undefined;
       return { plan, subscription, endpoint, watched: watched ?? new Set() };
     }));

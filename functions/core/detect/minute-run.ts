@@ -35,7 +35,7 @@ export function paramSets(rules: readonly Pick<ActiveRule, 'subscription'>[], ke
 /** One run at `now`: the settled minutes since the cursor, detected, matched and queued. */
 export async function runMinuteDetection(deps: MinuteDeps, now: number): Promise<DispatchCounts & { from: number; to: number }> {
   const to = Math.floor((now - SETTLE_MS) / MINUTE_MS) * MINUTE_MS;
-  const cursor = (await deps.store.readDetectionCursor()) ?? to - MINUTE_MS;
+  const cursor = (await deps.store.detectionCursor.read()) ?? to - MINUTE_MS;
   const from = Math.max(cursor, to - MAX_WINDOW_MS);
   if (from >= to) return { candidates: 0, matched: 0, from, to };
   const candidates: Candidate[] = [];
@@ -48,6 +48,6 @@ export async function runMinuteDetection(deps: MinuteDeps, now: number): Promise
   }
   const counts = await dispatch(deps, await withReferences(candidates, deps.references));
   // Moved on only after every match is queued: a failed run is repeated whole, and ids dedupe it.
-  await deps.store.writeDetectionCursor(to);
+  await deps.store.detectionCursor.write(to);
   return { ...counts, from, to };
 }

@@ -10,7 +10,7 @@ import type { ArchiveDeps } from '../../ports/archive.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
 import { windowSource } from '../archive/read.ts';
 import type { Clock } from '../../ports/clock.ts';
-import type { WebhookStore } from '../../ports/webhooks.ts';
+import type { WebhookStores } from '../../ports/webhooks.ts';
 import type { BreadthStore } from '../../ports/breadth.ts';
 import type { NormalizedRecord } from '../../../schemas/datasets.ts';
 import { DRY_RUN_TYPES, ESTIMATE_TYPES, EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
@@ -31,7 +31,7 @@ export const SCAN_BUDGET_MS = 20_000;
 const SECONDS_CLASS_LAG_MS = 1_000;
 
 export interface PreviewDeps {
-  store: WebhookStore;
+  store: Pick<WebhookStores, 'rules' | 'allowances'>;
   clock: Clock;
   archive: ArchiveDeps;
   breadth: BreadthStore;
@@ -41,7 +41,7 @@ export interface PreviewDeps {
 async function takeBudget(deps: PreviewDeps, caller: Caller): Promise<void> {
   const now = deps.clock.now();
   const minute = Math.floor(now / PREVIEW_BUDGET.windowMs);
-  if (!(await deps.store.takeToken(caller.id, `PREVIEW#${minute}`, PREVIEW_BUDGET.calls, Math.floor(now / 1000) + 3_600))) {
+  if (!(await deps.store.allowances.takeToken(caller.id, `PREVIEW#${minute}`, PREVIEW_BUDGET.calls, Math.floor(now / 1000) + 3_600))) {
     const retryAfter = Math.max(1, Math.ceil(((minute + 1) * PREVIEW_BUDGET.windowMs - now) / 1000));
     throw new AppError('rate_limited', `Estimate and dry-run share ${PREVIEW_BUDGET.calls} calls a minute per account; retry in ${retryAfter} s.`, {
       headers: { 'retry-after': String(retryAfter) },
@@ -138,7 +138,7 @@ function checkKeys(body: Record<string, unknown>, allowed: readonly string[]): v
 async function prepare(deps: PreviewDeps, caller: Caller, body: Record<string, unknown>, supported: readonly string[], what: string) {
   const definition = previewDefinition(body.event_type, supported, what);
   const decl = definition.declaration;
-  const watched = new Set((await deps.store.listAddresses(caller.id)).map((a) => a.address));
+  const watched = new Set((await deps.store.rules.listAddresses(caller.id)).map((a) => a.address));
   const config = normalizeConfig(decl, configOf(body), watched);
   if (decl.scope === 'addresses' && watched.size === 0) {
     throw new AppError('invalid_parameter', `${decl.type} fires for watched addresses only, and this account watches none; add one with POST /v1/webhooks/addresses.`, { param: 'event_type' });

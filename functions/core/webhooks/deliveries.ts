@@ -10,13 +10,13 @@ import { AppError } from '../errors.ts';
 import { PLANS, type PlanName } from '../plans.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { QueueSender } from '../../ports/queues.ts';
-import type { DeliveryRecord, EndpointRecord, SubscriptionRecord, WebhookStore } from '../../ports/webhooks.ts';
+import type { DeliveryRecord, EndpointRecord, SubscriptionRecord, WebhookStores } from '../../ports/webhooks.ts';
 import type { DeliveryJobMessage } from '../../../schemas/messages.ts';
 import { getEndpoint, requireDelivery } from './endpoints.ts';
 import type { Caller } from '../accounts.ts';
 import { buildEnvelope, deliveryIdOf, eventIdOf, type Envelope, type Occurrence } from './envelope.ts';
 
-export interface DeliveryDeps { store: WebhookStore; queues: QueueSender; clock: Clock }
+export interface DeliveryDeps { store: WebhookStores; queues: QueueSender; clock: Clock }
 
 export const DELIVERY_LOG_LIMIT = { default: 50, min: 1, max: 200 } as const;
 export const PAUSE_REASONS = { cap: 'deliveries_per_day_cap', plan: 'plan_no_webhooks' } as const;
@@ -67,27 +67,27 @@ export async function queueOccurrence(
   const miss = (reason: string) => ({ at: new Date(now).toISOString(), missedAt: new Date(occurrence.occurredAt ?? now).toISOString(), reason });
   const plan = PLANS[rule.plan].webhooks;
   if (!plan.deliveryIncluded) {
-    await deps.store.suppress(subscription.accountId, subscription.id, miss(PAUSE_REASONS.plan));
+    await deps.store.rules.suppress(subscription.accountId, subscription.id, miss(PAUSE_REASONS.plan));
     return 'paused';
   }
   if (subscription.pause) {
-    await deps.store.suppress(subscription.accountId, subscription.id, miss(subscription.pause.reason));
+    await deps.store.rules.suppress(subscription.accountId, subscription.id, miss(subscription.pause.reason));
     return 'paused';
   }
 
   const payload = buildEnvelope(eventIdOf(occurrence.key, subscription.triggerId), occurrence, now);
-  const existing = await deps.store.getDelivery(subscription.accountId, deliveryIdOf(payload.id, endpoint.id));
+  const existing = await deps.store.deliveries.get(subscription.accountId, deliveryIdOf(payload.id, endpoint.id));
   if (existing) {
     if (existing.state === 'pending' && existing.attempts === 0) await deps.queues.send('delivery', deliveryJob(existing));
     return 'duplicate';
   }
-  if (!(await deps.store.countDelivery(subscription.accountId, utcDay(now), plan.deliveriesPerDay))) {
+  if (!(await deps.store.allowances.countDelivery(subscription.accountId, utcDay(now), plan.deliveriesPerDay))) {
     // This rule's delivery would pass the cap: it pauses, counting this occurrence as its first miss.
-    await deps.store.suppress(subscription.accountId, subscription.id, miss(PAUSE_REASONS.cap));
+    await deps.store.rules.suppress(subscription.accountId, subscription.id, miss(PAUSE_REASONS.cap));
     return 'capped';
   }
   const delivery = newDelivery({ accountId: subscription.accountId, endpointId: endpoint.id, subscriptionId: subscription.id, payload, now });
-  if (!(await deps.store.createDelivery(delivery))) return 'duplicate';
+  if (!(await deps.store.deliveries.create(delivery))) return 'duplicate';
   await deps.queues.send('delivery', deliveryJob(delivery));
   return 'queued';
 }
@@ -95,7 +95,7 @@ export async function queueOccurrence(
 /** Manual paths count against the day too, and answer 409 instead of pausing anything. */
 async function countToday(deps: DeliveryDeps, caller: Caller): Promise<void> {
   const limit = PLANS[caller.plan].webhooks.deliveriesPerDay;
-  if (!(await deps.store.countDelivery(caller.id, utcDay(deps.clock.now()), limit))) {
+  if (!(await deps.store.allowances.countDelivery(caller.id, utcDay(deps.clock.now()), limit))) {
     throw new AppError('conflict', `Today's ${limit} deliveries are used; the budget resets at 00:00 UTC.`, { details: { limit } });
   }
 }
@@ -111,15 +111,15 @@ export async function queueTestDelivery(deps: DeliveryDeps, caller: Caller, endp
   const now = deps.clock.now();
   const occurrence: Occurrence = { key: randomUUID(), type: 'webhook.test', occurredAt: null, data: { message: 'Test event from the market archive.' } };
   const delivery = newDelivery({ accountId: caller.id, endpointId, subscriptionId: null, payload: buildEnvelope(eventIdOf(occurrence.key, 'test'), occurrence, now), now });
-  await deps.store.createDelivery(delivery);
+  await deps.store.deliveries.create(delivery);
   await deps.queues.send('delivery', deliveryJob(delivery));
   return { delivery_id: delivery.id, event_id: delivery.eventId };
 }
 
-export async function listDeliveries(store: WebhookStore, caller: Caller, endpointId: string, limit: number) {
+export async function listDeliveries(store: Pick<WebhookStores, 'endpoints' | 'deliveries'>, caller: Caller, endpointId: string, limit: number) {
   await getEndpoint(store, caller, endpointId);
   const clamped = Math.min(DELIVERY_LOG_LIMIT.max, Math.max(DELIVERY_LOG_LIMIT.min, limit));
-  return (await store.listDeliveries(caller.id, endpointId, clamped)).map(deliveryView);
+  return (await store.deliveries.list(caller.id, endpointId, clamped)).map(deliveryView);
 }
 
 /**
@@ -128,9 +128,9 @@ export async function listDeliveries(store: WebhookStore, caller: Caller, endpoi
  * in progress stops instead of running twice.
  */
 export async function redeliver(deps: DeliveryDeps, caller: Caller, deliveryId: string) {
-  const delivery = await deps.store.getDelivery(caller.id, deliveryId);
+  const delivery = await deps.store.deliveries.get(caller.id, deliveryId);
   if (!delivery) throw new AppError('not_found', 'No such delivery.', { param: 'id' });
-  const endpoint = await deps.store.getEndpoint(caller.id, delivery.endpointId);
+  const endpoint = await deps.store.endpoints.get(caller.id, delivery.endpointId);
   if (!endpoint) throw new AppError('not_found', 'The delivery\'s endpoint no longer exists.', { param: 'id' });
   if (endpoint.status !== 'active') throw new AppError('conflict', DISABLED_MESSAGE);
   await countToday(deps, caller);
@@ -139,7 +139,7 @@ export async function redeliver(deps: DeliveryDeps, caller: Caller, deliveryId: 
     ...delivery, state: 'pending', run: delivery.run + 1, attempts: 0, firstAttemptAt: null, lastStatusCode: null, lastError: null, lastLatencyMs: null,
     nextAttemptAt: now, deliveredAt: null, createdAt: now,
   };
-  await deps.store.putDelivery(reset);
+  await deps.store.deliveries.put(reset);
   await deps.queues.send('delivery', deliveryJob(reset));
   return { delivery_id: reset.id, event_id: reset.eventId, event_type: reset.eventType, state: 'pending' as const, attempts: 0, next_attempt_at: now };
 }

@@ -8,13 +8,13 @@ import { AppError } from '../errors.ts';
 import { PLANS, type PlanName } from '../plans.ts';
 import type { Caller } from '../accounts.ts';
 import type { Clock } from '../../ports/clock.ts';
-import type { Countable, EndpointRecord, WebhookStore } from '../../ports/webhooks.ts';
+import type { Countable, EndpointRecord, WebhookStores } from '../../ports/webhooks.ts';
 import { validateDestination } from './ssrf.ts';
 
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
 export interface EndpointDeps {
-  store: WebhookStore;
+  store: WebhookStores;
   clock: Clock;
   /** Resolves a host name to every address (A and AAAA). */
   resolve: (host: string) => Promise<string[]>;
@@ -47,9 +47,9 @@ const ALLOWANCE: Record<Countable, { key: 'endpoints' | 'subscriptions' | 'watch
 };
 
 /** Takes one unit of an allowance or refuses with 400 naming the limit. */
-export async function reserveAllowance(store: WebhookStore, caller: Caller, what: Countable): Promise<void> {
+export async function reserveAllowance(store: Pick<WebhookStores, 'allowances'>, caller: Caller, what: Countable): Promise<void> {
   const limit = PLANS[caller.plan].webhooks[ALLOWANCE[what].key];
-  if (!(await store.reserve(caller.id, what, limit))) {
+  if (!(await store.allowances.reserve(caller.id, what, limit))) {
     throw new AppError('plan_limit', `The ${caller.plan} plan allows ${limit} ${ALLOWANCE[what].label}; delete one or upgrade.`, { details: { limit, plan: caller.plan } });
   }
 }
@@ -66,16 +66,16 @@ export async function createEndpoint(deps: EndpointDeps, caller: Caller, body: {
     secret: newSecret(), previousSecret: null, previousSecretExpiresAt: null, consecutiveFailures: 0, firstFailureAt: null, createdAt: new Date(deps.clock.now()).toISOString(),
   };
   try {
-    await deps.store.putEndpoint(endpoint);
+    await deps.store.endpoints.put(endpoint);
   } catch (error) {
-    await deps.store.release(caller.id, 'endpoints');
+    await deps.store.allowances.release(caller.id, 'endpoints');
     throw error;
   }
   return { ...endpointView(endpoint), secret: endpoint.secret };
 }
 
-export async function getEndpoint(store: WebhookStore, caller: Caller, id: string): Promise<EndpointRecord> {
-  const endpoint = await store.getEndpoint(caller.id, id);
+export async function getEndpoint(store: Pick<WebhookStores, 'endpoints'>, caller: Caller, id: string): Promise<EndpointRecord> {
+  const endpoint = await store.endpoints.get(caller.id, id);
   if (!endpoint) throw new AppError('not_found', 'No such endpoint.', { param: 'id' });
   return endpoint;
 }
@@ -85,31 +85,31 @@ export async function rotateSecret(deps: Pick<EndpointDeps, 'store' | 'clock'>, 
   const previousSecretExpiresAt = new Date(deps.clock.now() + ROTATION_OVERLAP_MS).toISOString();
   // Only one previous secret is kept: a second rotation inside the window replaces it.
   const rotated: EndpointRecord = { ...endpoint, secret: newSecret(), previousSecret: endpoint.secret, previousSecretExpiresAt };
-  await deps.store.putEndpoint(rotated);
+  await deps.store.endpoints.put(rotated);
   return { secret: rotated.secret, previous_secret_expires_at: previousSecretExpiresAt };
 }
 
 /** Makes the endpoint active with a fresh failure streak; what was missed while disabled is not replayed. */
-export async function enableEndpoint(store: WebhookStore, caller: Caller, id: string) {
+export async function enableEndpoint(store: Pick<WebhookStores, 'endpoints'>, caller: Caller, id: string) {
   const endpoint = await getEndpoint(store, caller, id);
   const enabled: EndpointRecord = { ...endpoint, status: 'active', consecutiveFailures: 0, firstFailureAt: null };
-  await store.putEndpoint(enabled);
+  await store.endpoints.put(enabled);
   return endpointView(enabled);
 }
 
 /** Deletes an endpoint and the subscriptions that deliver to it, giving their allowances back. */
-export async function deleteEndpoint(store: WebhookStore, caller: Caller, id: string): Promise<void> {
-  if (!(await store.deleteEndpoint(caller.id, id))) throw new AppError('not_found', 'No such endpoint.', { param: 'id' });
-  await store.release(caller.id, 'endpoints');
-  for (const subscription of await store.listSubscriptions(caller.id)) {
-    if (subscription.endpointId === id && (await store.deleteSubscription(caller.id, subscription.id))) await store.release(caller.id, 'subscriptions');
+export async function deleteEndpoint(store: WebhookStores, caller: Caller, id: string): Promise<void> {
+  if (!(await store.endpoints.delete(caller.id, id))) throw new AppError('not_found', 'No such endpoint.', { param: 'id' });
+  await store.allowances.release(caller.id, 'endpoints');
+  for (const subscription of await store.rules.list(caller.id)) {
+    if (subscription.endpointId === id && (await store.rules.delete(caller.id, subscription.id))) await store.allowances.release(caller.id, 'subscriptions');
   }
 }
 
 /** GET /v1/webhooks/limits: the plan, whether delivery is included, and used versus limit. */
-export async function limitsView(store: WebhookStore, caller: Caller, now: number) {
+export async function limitsView(store: WebhookStores, caller: Caller, now: number) {
   const plan = PLANS[caller.plan].webhooks;
-  const [used, deliveredToday] = await Promise.all([store.usage(caller.id), store.deliveriesCounted(caller.id, new Date(now).toISOString().slice(0, 10))]);
+  const [used, deliveredToday] = await Promise.all([store.allowances.usage(caller.id), store.allowances.deliveriesCounted(caller.id, new Date(now).toISOString().slice(0, 10))]);
   const allowance = (n: number, limit: number | null) => ({ used: n, limit, remaining: limit === null ? null : Math.max(0, limit - n) });
   const tomorrow = new Date(now - (now % 86_400_000) + 86_400_000).toISOString();
   return {

@@ -14,7 +14,7 @@
 import type { Clock } from '../../ports/clock.ts';
 import type { QueueSender } from '../../ports/queues.ts';
 import type { TimerStore } from '../../ports/timers.ts';
-import type { DeliveryRecord, EndpointRecord, WebhookSender, WebhookStore } from '../../ports/webhooks.ts';
+import type { DeliveryRecord, EndpointRecord, WebhookSender, WebhookStores } from '../../ports/webhooks.ts';
 import type { DeliveryJobMessage } from '../../../schemas/messages.ts';
 import { sendAt } from '../timers.ts';
 import { deliveryJob } from './deliveries.ts';
@@ -22,7 +22,7 @@ import { AUTO_DISABLE, nextAttemptAt, shouldAutoDisable } from './ladder.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 
 export interface EngineDeps {
-  store: WebhookStore;
+  store: Pick<WebhookStores, 'deliveries' | 'endpoints'>;
   queues: QueueSender;
   timers: TimerStore;
   clock: Clock;
@@ -50,24 +50,24 @@ export function signingSecrets(endpoint: EndpointRecord, now: number): string[] 
 
 export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage): Promise<AttemptResult> {
   const { store } = deps;
-  const delivery = await store.getDelivery(job.account_id, job.delivery_id);
+  const delivery = await store.deliveries.get(job.account_id, job.delivery_id);
   if (!delivery || delivery.run !== job.run || delivery.attempts > job.attempt) return { outcome: 'stale' };
   if (delivery.state === 'delivered' || delivery.state === 'exhausted') return { outcome: 'stale' };
   // Thrown, so the job comes back after the visibility timeout, by when the record has caught up.
   if (delivery.attempts < job.attempt) throw new Error(`delivery ${delivery.id} has not recorded attempt ${job.attempt} yet`);
   const expected = { run: delivery.run, attempts: delivery.attempts };
 
-  const endpoint = await store.getEndpoint(delivery.accountId, delivery.endpointId);
+  const endpoint = await store.endpoints.get(delivery.accountId, delivery.endpointId);
   if (!endpoint || endpoint.status !== 'active') {
     // Deliveries stop and nothing is buffered: the record ends here, and /redeliver can revive it.
     const reason = endpoint ? `endpoint ${endpoint.status.replace('_', '-')}; not attempted` : 'endpoint deleted; not attempted';
-    await store.recordAttempt({ ...delivery, state: 'failed', lastError: reason, nextAttemptAt: null }, expected);
+    await store.deliveries.recordAttempt({ ...delivery, state: 'failed', lastError: reason, nextAttemptAt: null }, expected);
     return { outcome: 'endpoint_unavailable' };
   }
 
   const startedAt = deps.clock.now();
   // Another worker holds this attempt; its own job comes back if it dies, so this copy can go.
-  if (!(await store.claimAttempt(delivery.accountId, delivery.id, expected, startedAt + LEASE_MS, startedAt))) return { outcome: 'busy' };
+  if (!(await store.deliveries.claimAttempt(delivery.accountId, delivery.id, expected, startedAt + LEASE_MS, startedAt))) return { outcome: 'busy' };
 
   const body = JSON.stringify(delivery.payload);
   const sent = await deps.send({
@@ -88,8 +88,8 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
 
   if (sent.ok) {
     const delivered: DeliveryRecord = { ...attempted, state: 'delivered', deliveredAt: iso(doneAt), nextAttemptAt: null };
-    await store.recordAttempt(delivered, expected);
-    if (endpoint.consecutiveFailures > 0) await store.noteEndpointSuccess(endpoint.accountId, endpoint.id);
+    await store.deliveries.recordAttempt(delivered, expected);
+    if (endpoint.consecutiveFailures > 0) await store.endpoints.noteSuccess(endpoint.accountId, endpoint.id);
     return { outcome: 'delivered', delivery: delivered, autoDisabled: false };
   }
 
@@ -102,7 +102,7 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
     recorded = { ...attempted, state: 'failed', nextAttemptAt: iso(dueAt) };
     await sendAt({ timers: deps.timers, queues: deps.queues, clock: deps.clock }, 'delivery', deliveryJob(recorded), dueAt, `${recorded.id}:${recorded.run}:${recorded.attempts}`);
   }
-  await store.recordAttempt(recorded, expected);
+  await store.deliveries.recordAttempt(recorded, expected);
   const autoDisabled = await noteFailure(deps, endpoint, doneAt);
   return { outcome: planned === undefined ? 'exhausted' : 'retry_scheduled', delivery: recorded, autoDisabled };
 }
@@ -113,9 +113,9 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
  * its 10th attempt past six hours; on a busy endpoint the other events' successes keep resetting it.
  */
 async function noteFailure(deps: EngineDeps, endpoint: EndpointRecord, at: number): Promise<boolean> {
-  const streak = await deps.store.noteEndpointFailure(endpoint.accountId, endpoint.id, iso(at));
+  const streak = await deps.store.endpoints.noteFailure(endpoint.accountId, endpoint.id, iso(at));
   if (!streak || !shouldAutoDisable(streak.failures, Date.parse(streak.firstFailureAt), at, deps.timeScale)) return false;
-  return deps.store.autoDisableEndpoint(endpoint.accountId, endpoint.id, {
+  return deps.store.endpoints.autoDisable(endpoint.accountId, endpoint.id, {
     minFailures: AUTO_DISABLE.consecutiveFailures,
     firstFailureAtOrBefore: iso(at - (AUTO_DISABLE.sustainedS * 1000) / deps.timeScale),
   });

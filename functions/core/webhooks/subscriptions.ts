@@ -8,14 +8,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import { PLANS } from '../plans.ts';
 import type { Clock } from '../../ports/clock.ts';
-import type { SubscriptionRecord, WatchedAddressRecord, WebhookStore } from '../../ports/webhooks.ts';
+import type { SubscriptionRecord, WatchedAddressRecord, WebhookStores } from '../../ports/webhooks.ts';
 import { EVENT_TYPE_BY_NAME } from './catalog.ts';
 import { EVENT_TYPES } from '../events/registry.ts';
 import { normalizeConfig } from './filters.ts';
 import { getEndpoint, requireDelivery, reserveAllowance } from './endpoints.ts';
 import type { Caller } from '../accounts.ts';
 
-export interface SubscriptionDeps { store: WebhookStore; clock: Clock }
+export interface SubscriptionDeps { store: Pick<WebhookStores, 'rules' | 'allowances' | 'endpoints'>; clock: Clock }
 
 const BODY_KEYS = ['endpoint_id', 'event_type', 'filters', 'config'];
 /** Addresses the venue itself moves funds with; watching them would only echo system traffic. */
@@ -72,8 +72,8 @@ function eventTypeOf(name: unknown) {
   return decl;
 }
 
-async function watchedSet(store: WebhookStore, caller: Caller): Promise<Set<string>> {
-  return new Set((await store.listAddresses(caller.id)).map((a) => a.address));
+async function watchedSet(store: Pick<WebhookStores, 'rules'>, caller: Caller): Promise<Set<string>> {
+  return new Set((await store.rules.listAddresses(caller.id)).map((a) => a.address));
 }
 
 export async function createSubscription(deps: SubscriptionDeps, caller: Caller, body: Record<string, unknown>) {
@@ -91,16 +91,16 @@ export async function createSubscription(deps: SubscriptionDeps, caller: Caller,
     pause: null, lastPause: null, triggerId: triggerIdOf(decl.type, filters.params), createdAt: new Date(deps.clock.now()).toISOString(),
   };
   try {
-    await deps.store.putSubscription(subscription);
+    await deps.store.rules.put(subscription);
   } catch (error) {
-    await deps.store.release(caller.id, 'subscriptions');
+    await deps.store.allowances.release(caller.id, 'subscriptions');
     throw error;
   }
   return subscriptionView(subscription);
 }
 
-export async function getSubscription(store: WebhookStore, caller: Caller, id: string): Promise<SubscriptionRecord> {
-  const subscription = await store.getSubscription(caller.id, id);
+export async function getSubscription(store: Pick<WebhookStores, 'rules'>, caller: Caller, id: string): Promise<SubscriptionRecord> {
+  const subscription = await store.rules.get(caller.id, id);
   if (!subscription) throw new AppError('not_found', 'No such subscription.', { param: 'id' });
   return subscription;
 }
@@ -119,13 +119,13 @@ export async function patchSubscription(deps: SubscriptionDeps, caller: Caller, 
     next.triggerId = triggerIdOf(current.eventType, filters.params);
   }
   if (typeof body.enabled === 'boolean') next.enabled = body.enabled;
-  await deps.store.putSubscription(next);
+  await deps.store.rules.put(next);
   return subscriptionView(next);
 }
 
-export async function deleteSubscription(store: WebhookStore, caller: Caller, id: string): Promise<void> {
-  if (!(await store.deleteSubscription(caller.id, id))) throw new AppError('not_found', 'No such subscription.', { param: 'id' });
-  await store.release(caller.id, 'subscriptions');
+export async function deleteSubscription(store: Pick<WebhookStores, 'rules' | 'allowances'>, caller: Caller, id: string): Promise<void> {
+  if (!(await store.rules.delete(caller.id, id))) throw new AppError('not_found', 'No such subscription.', { param: 'id' });
+  await store.allowances.release(caller.id, 'subscriptions');
 }
 
 /** Resuming while the day's budget is still spent would only pause the rule again at its next match. */
@@ -133,7 +133,7 @@ async function refuseAtDailyCap(deps: SubscriptionDeps, caller: Caller): Promise
   const limit = PLANS[caller.plan].webhooks.deliveriesPerDay;
   if (limit === null) return;
   const now = deps.clock.now();
-  if ((await deps.store.deliveriesCounted(caller.id, new Date(now).toISOString().slice(0, 10))) >= limit) {
+  if ((await deps.store.allowances.deliveriesCounted(caller.id, new Date(now).toISOString().slice(0, 10))) >= limit) {
     const resetsAt = new Date(now - (now % 86_400_000) + 86_400_000).toISOString();
     throw new AppError('conflict', `Still at today's limit of ${limit} deliveries; resume after it resets at ${resetsAt}.`, { details: { limit, resets_at: resetsAt } });
   }
@@ -145,16 +145,16 @@ export async function resumeSubscription(deps: SubscriptionDeps, caller: Caller,
   if (!current.pause) return { subscription: subscriptionView(current), gap: null, note: 'The subscription was not paused.' };
   await refuseAtDailyCap(deps, caller);
   const now = new Date(deps.clock.now()).toISOString();
-  const next = (await deps.store.clearPause(caller.id, id, now)) ?? current;
+  const next = (await deps.store.rules.clearPause(caller.id, id, now)) ?? current;
   return { subscription: subscriptionView(next), gap: gapOf(current, now), note: 'Resumed; nothing missed while paused is replayed.' };
 }
 
 export async function resumeAll(deps: SubscriptionDeps, caller: Caller) {
   const now = new Date(deps.clock.now()).toISOString();
-  const paused = (await deps.store.listSubscriptions(caller.id)).filter((s) => s.pause);
+  const paused = (await deps.store.rules.list(caller.id)).filter((s) => s.pause);
   if (paused.length > 0) await refuseAtDailyCap(deps, caller);
   const resumed: SubscriptionRecord[] = [];
-  for (const s of paused) resumed.push((await deps.store.clearPause(caller.id, s.id, now)) ?? s);
+  for (const s of paused) resumed.push((await deps.store.rules.clearPause(caller.id, s.id, now)) ?? s);
   return {
     subscriptions: resumed.map(subscriptionView),
     resumed_count: paused.length,
@@ -185,17 +185,17 @@ export async function watchAddress(deps: SubscriptionDeps, caller: Caller, body:
   if (!/^0x[0-9a-f]{40}$/.test(address)) throw new AppError('invalid_parameter', 'address must be 0x followed by 40 hex characters.', { param: 'address' });
   if (SYSTEM_ADDRESSES.has(address)) throw new AppError('invalid_parameter', 'Bridge and system addresses cannot be watched.', { param: 'address' });
   const row: WatchedAddressRecord = { address, label: (body.label ?? '').slice(0, LABEL_MAX), createdAt: new Date(deps.clock.now()).toISOString() };
-  const existing = (await deps.store.listAddresses(caller.id)).find((a) => a.address === address);
+  const existing = (await deps.store.rules.listAddresses(caller.id)).find((a) => a.address === address);
   if (existing) return addressView(existing); // re-adding is idempotent and charges nothing
   await reserveAllowance(deps.store, caller, 'addresses');
-  const { row: stored, created } = await deps.store.addAddress(caller.id, row);
-  if (!created) await deps.store.release(caller.id, 'addresses'); // a concurrent add won the race
+  const { row: stored, created } = await deps.store.rules.addAddress(caller.id, row);
+  if (!created) await deps.store.allowances.release(caller.id, 'addresses'); // a concurrent add won the race
   return addressView(stored);
 }
 
-export async function unwatchAddress(store: WebhookStore, caller: Caller, id: string): Promise<void> {
-  if (!(await store.deleteAddress(caller.id, id.toLowerCase()))) throw new AppError('not_found', 'No such watched address.', { param: 'id' });
-  await store.release(caller.id, 'addresses');
+export async function unwatchAddress(store: Pick<WebhookStores, 'rules' | 'allowances'>, caller: Caller, id: string): Promise<void> {
+  if (!(await store.rules.deleteAddress(caller.id, id.toLowerCase()))) throw new AppError('not_found', 'No such watched address.', { param: 'id' });
+  await store.allowances.release(caller.id, 'addresses');
 }
 
 export const addressLimit = (caller: Caller) => PLANS[caller.plan].webhooks.watchedAddresses;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dryRun, estimate, SCAN_BUDGET_MS, type PreviewDeps } from '../../../functions/core/detect/preview.ts';
-import type { WebhookStore } from '../../../functions/ports/webhooks.ts';
+import type { WebhookStores } from '../../../functions/ports/webhooks.ts';
 
 const T = Date.UTC(2026, 10, 21, 12, 0, 0);
 
@@ -8,10 +8,11 @@ const T = Date.UTC(2026, 10, 21, 12, 0, 0);
 function deps(readsBeforeJump: number): PreviewDeps & { tokens: number } {
   let reads = 0;
   const state = { tokens: 0 };
+  // Only what a preview touches before its scan: the watched list and the shared budget.
   const store = {
-    listAddresses: async () => [],
-    takeToken: async () => { state.tokens += 1; return true; },
-  } as unknown as WebhookStore;
+    rules: { listAddresses: async () => [] } as unknown as WebhookStores['rules'],
+    allowances: { takeToken: async () => { state.tokens += 1; return true; } } as unknown as WebhookStores['allowances'],
+  };
   return Object.assign(state, {
     store, clock: { now: () => (reads++ < readsBeforeJump ? T : T + SCAN_BUDGET_MS + 1) },
     // Never reached: the budget check comes first.

@@ -1,0 +1,99 @@
+/**
+ * Subscriptions and watched addresses in the webhooks table. A rule (`ACCT#<account> / SUB#<id>`)
+ * keeps the owner's part as JSON in `record` and the engine's pause in its own attributes, so an
+ * owner's PATCH and a pause never overwrite each other; gsi1 (`RULES#<event type>`) lists every
+ * account's rules of a type. Addresses are `ACCT#<account> / ADDR#<address>` (lowercase).
+ */
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RuleStore, SubscriptionRecord, WatchedAddressRecord } from '../ports/webhooks.ts';
+import { accountItems, accountKey, applied, getItem, isConditionFailure, queryAll, removeItem, type Item, type WebhookTable } from './dynamodb-webhook-table.ts';
+
+type OwnerPart = Omit<SubscriptionRecord, 'pause' | 'lastPause'>;
+
+function toSubscription(item: Item): SubscriptionRecord {
+  const { pause: _p, lastPause: _l, ...owner } = JSON.parse(String(item.record)) as SubscriptionRecord;
+  return {
+    ...(owner as OwnerPart),
+    pause: item.paused_at === undefined ? null : {
+      pausedAt: String(item.paused_at), reason: String(item.pause_reason), suppressedCount: Number(item.suppressed_count ?? 0),
+      suppressedFirstAt: (item.suppressed_first_at as string | undefined) ?? null, suppressedLastAt: (item.suppressed_last_at as string | undefined) ?? null,
+    },
+    lastPause: item.last_pause === undefined ? null : (JSON.parse(String(item.last_pause)) as SubscriptionRecord['lastPause']),
+  };
+}
+
+const PAUSE_ATTRIBUTES = ['paused_at', 'pause_reason', 'suppressed_count', 'suppressed_first_at', 'suppressed_last_at'];
+
+const toAddress = (item: Item): WatchedAddressRecord => ({ address: String(item.address), label: String(item.label ?? ''), createdAt: String(item.created_at) });
+
+export function dynamoRuleStore(table: WebhookTable): RuleStore {
+  const { client, tableName } = table;
+  const key = (accountId: string, id: string) => ({ pk: accountKey(accountId), sk: `SUB#${id}` });
+  async function get(accountId: string, id: string): Promise<SubscriptionRecord | undefined> {
+    const item = await getItem(table, accountKey(accountId), `SUB#${id}`);
+    return item ? toSubscription(item) : undefined;
+  }
+  return {
+    async put(subscription) {
+      // An update, not a put: the engine's pause attributes on the item are left as they are.
+      const { pause: _p, lastPause: _l, ...owner } = subscription;
+      await client.send(new UpdateCommand({
+        TableName: tableName, Key: key(subscription.accountId, subscription.id),
+        UpdateExpression: 'SET created_at = :created, #record = :record, gsi1pk = :rules, gsi1sk = :owner',
+        ExpressionAttributeNames: { '#record': 'record' },
+        ExpressionAttributeValues: {
+          ':created': subscription.createdAt, ':record': JSON.stringify(owner),
+          ':rules': `RULES#${subscription.eventType}`, ':owner': `${subscription.accountId}#${subscription.id}`,
+        },
+      }));
+    },
+    get,
+    async list(accountId) {
+      return (await accountItems(table, accountId, 'SUB#')).map(toSubscription).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    },
+    delete: (accountId, id) => removeItem(table, accountId, `SUB#${id}`),
+    async listOfType(eventType) {
+      const items = await queryAll(table, { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `RULES#${eventType}` } });
+      return items.map(toSubscription);
+    },
+    async suppress(accountId, subscriptionId, { at, missedAt, reason }) {
+      // A rule deleted meanwhile has nothing left to pause.
+      await applied(client.send(new UpdateCommand({
+        TableName: tableName, Key: key(accountId, subscriptionId),
+        UpdateExpression: 'SET paused_at = if_not_exists(paused_at, :at), pause_reason = if_not_exists(pause_reason, :reason), '
+          + 'suppressed_first_at = if_not_exists(suppressed_first_at, :missed), suppressed_last_at = :missed ADD suppressed_count :one',
+        ConditionExpression: 'attribute_exists(sk)',
+        ExpressionAttributeValues: { ':at': at, ':missed': missedAt, ':reason': reason, ':one': 1 },
+      })));
+    },
+    async clearPause(accountId, subscriptionId, resumedAt) {
+      const current = await get(accountId, subscriptionId);
+      if (!current?.pause) return current;
+      // Not applied when resumed concurrently; either way, what is stored now is the answer.
+      await applied(client.send(new UpdateCommand({
+        TableName: tableName, Key: key(accountId, subscriptionId),
+        UpdateExpression: `REMOVE ${PAUSE_ATTRIBUTES.join(', ')} SET last_pause = :last`,
+        ConditionExpression: 'paused_at = :seen',
+        ExpressionAttributeValues: { ':seen': current.pause.pausedAt, ':last': JSON.stringify({ ...current.pause, resumedAt }) },
+      })));
+      return get(accountId, subscriptionId);
+    },
+    async addAddress(accountId, row) {
+      try {
+        await client.send(new PutCommand({
+          TableName: tableName,
+          Item: { pk: accountKey(accountId), sk: `ADDR#${row.address}`, address: row.address, label: row.label, created_at: row.createdAt },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }));
+        return { row, created: true };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        return { row: toAddress((await getItem(table, accountKey(accountId), `ADDR#${row.address}`))!), created: false };
+      }
+    },
+    async listAddresses(accountId) {
+      return (await accountItems(table, accountId, 'ADDR#')).map(toAddress).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    },
+    deleteAddress: (accountId, address) => removeItem(table, accountId, `ADDR#${address}`),
+  };
+}

@@ -1,0 +1,225 @@
+/**
+ * What every backend of the webhook store ports must do, written once as vitest suites and run
+ * against each implementation (test/integration/webhook-stores.test.ts runs them on dynalite).
+ * Each test works in accounts of its own, so suites share one table.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import type {
+  AllowanceStore, Countable, DeliveryRecord, DeliveryStore, DetectionCursorStore, EndpointRecord, EndpointStore, RuleStore, SubscriptionRecord,
+} from '../../functions/ports/webhooks.ts';
+
+const T = '2026-11-21T12:00:00.000Z';
+const account = () => `acct_${randomUUID().slice(0, 8)}`;
+const id = () => randomUUID();
+const count = (results: boolean[]) => results.filter(Boolean).length;
+
+export function endpointRecord(accountId: string, overrides: Partial<EndpointRecord> = {}): EndpointRecord {
+  return {
+    id: id(), accountId, url: 'https://93.184.216.34/hook', description: '', status: 'active', secret: 'whsec_a', previousSecret: null,
+    previousSecretExpiresAt: null, consecutiveFailures: 0, firstFailureAt: null, createdAt: T, ...overrides,
+  };
+}
+
+export function subscriptionRecord(accountId: string, overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord {
+  return {
+    id: id(), accountId, endpointId: id(), eventType: `market.test_${randomUUID().slice(0, 6)}`, filters: { venue: ['perpx'] }, enabled: true,
+    pause: null, lastPause: null, triggerId: 'market.liquidation', createdAt: T, ...overrides,
+  };
+}
+
+export function deliveryRecord(accountId: string, overrides: Partial<DeliveryRecord> = {}): DeliveryRecord {
+  return {
+    id: id(), accountId, endpointId: id(), subscriptionId: null, eventId: id(), eventType: 'webhook.test', state: 'pending', run: 1, attempts: 0,
+    firstAttemptAt: null, lastStatusCode: null, lastError: null, lastLatencyMs: null, nextAttemptAt: T, deliveredAt: null, createdAt: new Date().toISOString(),
+    payload: { type: 'webhook.test' }, ...overrides,
+  };
+}
+
+export function endpointStoreContract(store: () => EndpointStore): void {
+  describe('EndpointStore', () => {
+    it('puts, gets, lists oldest first and deletes, within one account only', async () => {
+      const [a, b] = [account(), account()];
+      const later = endpointRecord(a, { createdAt: '2026-11-21T13:00:00.000Z' });
+      const earlier = endpointRecord(a);
+      await store().put(later);
+      await store().put(earlier);
+      expect(await store().get(a, earlier.id)).toEqual(earlier);
+      expect(await store().get(b, earlier.id)).toBeUndefined();
+      expect((await store().list(a)).map((e) => e.id)).toEqual([earlier.id, later.id]);
+      expect(await store().delete(a, earlier.id)).toBe(true);
+      expect(await store().delete(a, earlier.id)).toBe(false);
+      expect((await store().list(a)).map((e) => e.id)).toEqual([later.id]);
+    });
+
+    it('counts a failure streak from its first failure, keeps every concurrent failure, and ends it on success', async () => {
+      const a = account();
+      const endpoint = endpointRecord(a);
+      await store().put(endpoint);
+      await Promise.all(Array.from({ length: 12 }, (_, i) => store().noteFailure(a, endpoint.id, `2026-11-21T12:00:${String(i).padStart(2, '0')}.000Z`)));
+      const streak = await store().get(a, endpoint.id);
+      expect(streak?.consecutiveFailures).toBe(12);
+      expect(streak?.firstFailureAt).toMatch(/^2026-11-21T12:00:\d\d\.000Z$/);
+      await store().noteSuccess(a, endpoint.id);
+      expect(await store().get(a, endpoint.id)).toMatchObject({ consecutiveFailures: 0, firstFailureAt: null });
+      expect(await store().noteFailure(a, 'gone', T)).toBeUndefined();
+    });
+
+    it('auto-disables only an active endpoint whose stored streak still meets the rule', async () => {
+      const a = account();
+      const endpoint = endpointRecord(a);
+      await store().put(endpoint);
+      for (let i = 0; i < 3; i += 1) await store().noteFailure(a, endpoint.id, T);
+      expect(await store().autoDisable(a, endpoint.id, { minFailures: 4, firstFailureAtOrBefore: T })).toBe(false);
+      expect(await store().autoDisable(a, endpoint.id, { minFailures: 3, firstFailureAtOrBefore: '2026-11-21T11:00:00.000Z' })).toBe(false);
+      expect(await store().autoDisable(a, endpoint.id, { minFailures: 3, firstFailureAtOrBefore: T })).toBe(true);
+      expect((await store().get(a, endpoint.id))?.status).toBe('auto_disabled');
+      expect(await store().autoDisable(a, endpoint.id, { minFailures: 3, firstFailureAtOrBefore: T })).toBe(false);
+    });
+  });
+}
+
+export function ruleStoreContract(store: () => RuleStore): void {
+  describe('RuleStore', () => {
+    it('puts, gets, lists and deletes rules, and finds every account\'s rules of one type', async () => {
+      const [a, b] = [account(), account()];
+      const mine = subscriptionRecord(a);
+      const theirs = subscriptionRecord(b, { eventType: mine.eventType });
+      const other = subscriptionRecord(a);
+      for (const rule of [mine, theirs, other]) await store().put(rule);
+      expect(await store().get(a, mine.id)).toEqual(mine);
+      expect(await store().get(b, mine.id)).toBeUndefined();
+      expect((await store().list(a)).map((r) => r.id).sort()).toEqual([mine.id, other.id].sort());
+      expect((await store().listOfType(mine.eventType)).map((r) => r.id).sort()).toEqual([mine.id, theirs.id].sort());
+      expect(await store().delete(a, mine.id)).toBe(true);
+      expect(await store().delete(a, mine.id)).toBe(false);
+      expect((await store().listOfType(mine.eventType)).map((r) => r.id)).toEqual([theirs.id]);
+    });
+
+    it('pauses once, counts every concurrent miss, survives an owner\'s edit, and keeps the pause as lastPause on resume', async () => {
+      const a = account();
+      const rule = subscriptionRecord(a);
+      await store().put(rule);
+      await Promise.all(Array.from({ length: 8 }, (_, i) => store().suppress(a, rule.id, { at: `2026-11-21T12:0${i}:00.000Z`, missedAt: `2026-11-21T12:0${i}:30.000Z`, reason: 'deliveries_per_day_cap' })));
+      await store().put({ ...rule, enabled: false }); // the owner edits while paused
+      const paused = await store().get(a, rule.id);
+      expect(paused).toMatchObject({ enabled: false, pause: { reason: 'deliveries_per_day_cap', suppressedCount: 8 } });
+      const resumed = await store().clearPause(a, rule.id, '2026-11-21T13:00:00.000Z');
+      expect(resumed).toMatchObject({ enabled: false, pause: null, lastPause: { ...paused!.pause, resumedAt: '2026-11-21T13:00:00.000Z' } });
+      expect(await store().clearPause(a, rule.id, '2026-11-21T14:00:00.000Z')).toEqual(resumed);
+      await store().suppress(a, 'gone', { at: T, missedAt: T, reason: 'deliveries_per_day_cap' });
+      expect(await store().get(a, 'gone')).toBeUndefined();
+    });
+
+    it('adds an address once (the first label stays), lists and deletes it', async () => {
+      const a = account();
+      const address = `0x${randomUUID().replaceAll('-', '').padEnd(40, '0')}`;
+      const first = await store().addAddress(a, { address, label: 'desk', createdAt: T });
+      const again = await store().addAddress(a, { address, label: 'other', createdAt: '2026-11-21T13:00:00.000Z' });
+      expect(first).toEqual({ row: { address, label: 'desk', createdAt: T }, created: true });
+      expect(again).toEqual({ row: first.row, created: false });
+      expect(await store().listAddresses(a)).toEqual([first.row]);
+      expect(await store().deleteAddress(a, address)).toBe(true);
+      expect(await store().deleteAddress(a, address)).toBe(false);
+    });
+  });
+}
+
+export function deliveryStoreContract(store: () => DeliveryStore): void {
+  describe('DeliveryStore', () => {
+    it('creates a delivery once, reads it back in its account only, and lists an endpoint\'s log newest first', async () => {
+      const a = account();
+      const endpointId = id();
+      const older = deliveryRecord(a, { endpointId, createdAt: new Date(Date.now() - 60_000).toISOString() });
+      const newer = deliveryRecord(a, { endpointId });
+      expect(await store().create(older)).toBe(true);
+      expect(await store().create({ ...older, attempts: 5 })).toBe(false);
+      await store().put(newer);
+      expect(await store().get(a, older.id)).toEqual(older);
+      expect(await store().get(account(), older.id)).toBeUndefined();
+      expect((await store().list(a, endpointId, 10)).map((d) => d.id)).toEqual([newer.id, older.id]);
+      expect((await store().list(a, endpointId, 1)).map((d) => d.id)).toEqual([newer.id]);
+      expect(await store().list(account(), endpointId, 10)).toEqual([]);
+    });
+
+    it('grants one concurrent claim of an attempt, again only after the lease ends, and records only at the expected attempt', async () => {
+      const a = account();
+      const delivery = deliveryRecord(a);
+      await store().create(delivery);
+      const expected = { run: 1, attempts: 0 };
+      const claims = await Promise.all(Array.from({ length: 10 }, () => store().claimAttempt(a, delivery.id, expected, 2_000, 1_000)));
+      expect(count(claims)).toBe(1);
+      expect(await store().claimAttempt(a, delivery.id, expected, 4_000, 1_500)).toBe(false);
+      expect(await store().claimAttempt(a, delivery.id, expected, 4_000, 2_500)).toBe(true);
+      const attempted = { ...delivery, attempts: 1, state: 'failed' as const, lastStatusCode: 503 };
+      expect(await store().recordAttempt(attempted, { run: 1, attempts: 1 })).toBe(false);
+      expect(await store().recordAttempt(attempted, expected)).toBe(true);
+      expect(await store().recordAttempt(attempted, expected)).toBe(false);
+      expect(await store().get(a, delivery.id)).toEqual(attempted);
+      // Recording released the lease: the next attempt can be claimed at once.
+      expect(await store().claimAttempt(a, delivery.id, { run: 1, attempts: 1 }, 9_000, 2_600)).toBe(true);
+      expect(await store().claimAttempt(a, delivery.id, { run: 0, attempts: 1 }, 9_000, 99_000)).toBe(false);
+    });
+  });
+}
+
+export function allowanceStoreContract(store: () => AllowanceStore): void {
+  describe('AllowanceStore', () => {
+    it('never lets concurrent reservations pass the limit, and releases give units back (never below zero)', async () => {
+      const a = account();
+      const results = await Promise.all(Array.from({ length: 20 }, () => store().reserve(a, 'endpoints', 7)));
+      expect(count(results)).toBe(7);
+      expect(await store().usage(a)).toEqual({ endpoints: 7, subscriptions: 0, addresses: 0 });
+      for (let i = 0; i < 9; i += 1) await store().release(a, 'endpoints');
+      expect((await store().usage(a)).endpoints).toBe(0);
+      expect(count(await Promise.all(Array.from({ length: 5 }, () => store().reserve(a, 'addresses', null))))).toBe(5);
+    });
+
+    it('keeps usage equal to a model under any sequence of reservations and releases', async () => {
+      const op = fc.record({ what: fc.constantFrom<Countable>('endpoints', 'subscriptions'), reserve: fc.boolean() });
+      await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 12 }), fc.integer({ min: 0, max: 4 }), async (ops, limit) => {
+        const a = account();
+        const model: Record<Countable, number> = { endpoints: 0, subscriptions: 0, addresses: 0 };
+        for (const { what, reserve } of ops) {
+          if (reserve) expect(await store().reserve(a, what, limit)).toBe(model[what] < limit);
+          else await store().release(a, what);
+          model[what] = reserve ? Math.min(limit, model[what] + 1) : Math.max(0, model[what] - 1);
+        }
+        expect(await store().usage(a)).toEqual(model);
+      }), { numRuns: 15 });
+    });
+
+    it('counts deliveries per day up to the cap however many race, and separately per day', async () => {
+      const a = account();
+      const counted = await Promise.all(Array.from({ length: 15 }, () => store().countDelivery(a, '2026-11-21', 10)));
+      expect(count(counted)).toBe(10);
+      expect(await store().deliveriesCounted(a, '2026-11-21')).toBe(10);
+      expect(await store().countDelivery(a, '2026-11-22', 10)).toBe(true);
+      expect(await store().deliveriesCounted(a, '2026-11-22')).toBe(1);
+      expect(await store().countDelivery(a, '2026-11-21', null)).toBe(true);
+      expect(await store().countDelivery(account(), '2026-11-21', 0)).toBe(false);
+    });
+
+    it('hands out exactly the bucket\'s tokens to concurrent takers, per bucket', async () => {
+      const a = account();
+      const taken = await Promise.all(Array.from({ length: 10 }, () => store().takeToken(a, 'PREVIEW#1', 6, 2_000_000_000)));
+      expect(count(taken)).toBe(6);
+      expect(await store().takeToken(a, 'PREVIEW#2', 6, 2_000_000_000)).toBe(true);
+      expect(await store().takeToken(a, 'PREVIEW#3', 0, 2_000_000_000)).toBe(false);
+    });
+  });
+}
+
+export function detectionCursorStoreContract(store: () => DetectionCursorStore): void {
+  describe('DetectionCursorStore', () => {
+    it('only ever moves forwards, to the furthest of concurrent writes', async () => {
+      const start = Math.max(await store().read() ?? 0, Date.now()) + 60_000;
+      await store().write(start);
+      await store().write(start - 1);
+      expect(await store().read()).toBe(start);
+      await Promise.all([3, 1, 2].map((n) => store().write(start + n * 60_000)));
+      expect(await store().read()).toBe(start + 3 * 60_000);
+    });
+  });
+}
