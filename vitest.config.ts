@@ -7,7 +7,7 @@ process.env.NODE_EXTRA_CA_CERTS = fileURLToPath(new URL('./functions/local/tls/c
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'clients/*/test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration and e2e files start their own emulators; two cores, so two files at a time.
