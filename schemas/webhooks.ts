@@ -23,6 +23,9 @@ const allowance = v.object({ used: v.number(), limit: v.nullable(v.number()), re
 export const LimitsSchema = v.object({
   plan: v.string(), included: v.boolean(), preview_included: v.boolean(), endpoints: allowance, subscriptions: allowance,
   watched_addresses: allowance, deliveries_per_day: v.object({ ...allowance.entries, unlimited: v.boolean(), resets_at: v.string() }),
+  paused_subscriptions: v.object({
+    count: v.pipe(v.number(), v.integer()), earliest_paused_at: v.optional(v.string()), reasons: v.array(v.string()), message: v.optional(v.string()),
+  }),
   notice: v.optional(v.string()),
 });
 
@@ -102,14 +105,19 @@ export const EstimateBody = v.looseObject({
 });
 
 const previewWindow = v.object({ from: v.string(), to: v.string() });
+const occurrence = v.object({ observed_at_estimate: v.string(), data: anyObject });
 export const DryRunSchema = v.object({
   event_type: v.string(), window: previewWindow, matched: v.number(), truncated: v.boolean(),
-  occurrences: v.array(v.object({ observed_at_estimate: v.string(), data: anyObject })),
+  occurrences: v.array(occurrence),
 });
 
+/** The estimate as the real service's clients read it (reference-real-service.md 5.2 "Estimate"). */
 export const EstimateSchema = v.object({
-  event_type: v.string(), window: v.object({ ...previewWindow.entries, days: v.number() }),
-  per_day: v.array(v.number()), per_day_p50: v.number(), per_day_max: v.number(),
-  ladder: v.array(v.object({ metric: v.string(), threshold: v.number(), per_day: v.number() })),
-  distribution: v.nullable(anyObject), basis: v.object({ mode: v.string(), truncated: v.boolean() }), note: v.optional(v.string()),
+  event_type: v.string(), window: previewWindow, days: v.pipe(v.number(), v.integer()), total: v.pipe(v.number(), v.integer()),
+  per_day: v.pipe(v.array(v.object({ date: v.string(), count: v.number() })), v.description('Oldest first, zero filled')),
+  per_day_p50: v.number(), per_day_max: v.number(), primary_metric: v.nullable(v.string()),
+  ladder: v.pipe(v.array(v.object({ value: v.number(), per_day: v.number() })), v.description('Ascending thresholds of the primary metric')),
+  distribution: v.nullable(v.object({ n: v.number(), p50: v.number(), p90: v.number(), p99: v.number(), max: v.number() })),
+  sample: v.pipe(v.array(occurrence), v.description('Matched occurrences, newest first')),
+  basis: v.object({ mode: v.picklist(['exact', 'sampled', 'replayed']), note: v.nullable(v.string()) }),
 });

@@ -122,10 +122,16 @@ describe('dry-run and estimate', () => {
     const { status, body } = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/estimate', { event_type: 'market.liquidation', config: { symbols: ['BTC'] }, lookback_days: 3 });
 
     expect(status).toBe(200);
-    expect(body.data.per_day).toEqual([0, 0, 1]);
-    expect(body.data).toMatchObject({ per_day_max: 1, basis: { mode: 'archive_replay' }, distribution: { metric: 'notional_usd', count: 1, max: 1_800 } });
+    expect(body.data.per_day.map((d: any) => d.count)).toEqual([0, 0, 1]);
+    expect(body.data.per_day.at(-1).date).toBe(new Date().toISOString().slice(0, 10));
+    expect(body.data).toMatchObject({
+      days: 3, total: 1, per_day_max: 1, primary_metric: 'notional_usd', basis: { mode: 'replayed', note: null },
+      distribution: { n: 1, p50: 1_800, max: 1_800 },
+    });
+    expect(body.data.sample).toHaveLength(1);
+    expect(body.data.sample[0].data).toMatchObject({ notional_usd: 1_800 });
     // Ten rungs around the 100 USD floor; the one 1,800 USD liquidation clears all of them.
-    expect(body.data.ladder.map((r: any) => r.threshold)).toEqual([25, 50, 75, 100, 150, 200, 300, 500, 750, 1_000]);
+    expect(body.data.ladder.map((r: any) => r.value)).toEqual([25, 50, 75, 100, 150, 200, 300, 500, 750, 1_000]);
     expect(new Set(body.data.ladder.map((r: any) => r.per_day)).size).toBe(1);
     expect(body.data.ladder[0].per_day).toBeGreaterThan(0);
   });

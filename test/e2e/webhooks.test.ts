@@ -216,9 +216,13 @@ describe('subscriptions', () => {
     expect((await call(KEYS.build, 'GET', `/v1/webhooks/subscriptions/${target.id}`)).body.data).toMatchObject({
       status: 'auto_paused', suppressed_count: 12, pause_reason: 'deliveries_per_day_cap', suppressed_first_at: '2026-11-21T10:00:01.000Z', suppressed_last_at: '2026-11-21T10:11:01.000Z',
     });
+    expect((await call(KEYS.build, 'GET', '/v1/webhooks/limits')).body.data.paused_subscriptions).toEqual({
+      count: 1, reasons: ['deliveries_per_day_cap'], earliest_paused_at: '2026-11-21T10:00:00.000Z', message: expect.stringMatching(/deliveries per day/),
+    });
     const resumed = await call(KEYS.build, 'POST', `/v1/webhooks/subscriptions/${target.id}/resume`);
     expect(resumed.body.data).toMatchObject({ status: 'active', enabled: false, suppressed_count: null, last_pause_reason: 'deliveries_per_day_cap', last_suppressed_count: 12 });
     expect(resumed.body.gap).toMatchObject({ paused_at: '2026-11-21T10:00:00.000Z', suppressed_count: 12 });
+    expect((await call(KEYS.build, 'GET', '/v1/webhooks/limits')).body.data.paused_subscriptions).toEqual({ count: 0, reasons: [] });
     expect((await call(KEYS.build, 'POST', `/v1/webhooks/subscriptions/${target.id}/resume`)).body).toMatchObject({ gap: null, note: expect.stringMatching(/not paused/) });
     expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/resume')).body).toMatchObject({ data: [], resumed_count: 0, gap: null });
   });

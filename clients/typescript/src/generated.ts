@@ -443,6 +443,12 @@ export interface GetWebhookLimitsData {
     unlimited: boolean;
     resets_at: string;
   };
+  paused_subscriptions: {
+    count: number;
+    earliest_paused_at?: string;
+    reasons: string[];
+    message?: string;
+  };
   notice?: string;
 }
 
@@ -835,24 +841,46 @@ export interface EstimateWebhookSubscriptionData {
   window: {
     from: string;
     to: string;
-    days: number;
   };
-  per_day: number[];
+  days: number;
+  total: number;
+  /**
+   * Oldest first, zero filled
+   */
+  per_day: {
+    date: string;
+    count: number;
+  }[];
   per_day_p50: number;
   per_day_max: number;
+  primary_metric: string | null;
+  /**
+   * Ascending thresholds of the primary metric
+   */
   ladder: {
-    metric: string;
-    threshold: number;
+    value: number;
     per_day: number;
   }[];
   distribution: {
-    [k: string]: unknown;
+    n: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    max: number;
   } | null;
+  /**
+   * Matched occurrences, newest first
+   */
+  sample: {
+    observed_at_estimate: string;
+    data: {
+      [k: string]: unknown;
+    };
+  }[];
   basis: {
-    mode: string;
-    truncated: boolean;
+    mode: "exact" | "sampled" | "replayed";
+    note: string | null;
   };
-  note?: string;
 }
 
 export interface DryRunWebhookSubscriptionBody {

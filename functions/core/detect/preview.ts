@@ -164,13 +164,19 @@ export async function dryRun(deps: PreviewDeps, caller: Caller, body: Record<str
     window: { from: new Date(result.from).toISOString(), to: new Date(to).toISOString() },
     matched: hits.length,
     truncated: result.truncated || hits.length > limit,
-    occurrences: hits.slice(0, limit).map((c) => ({ observed_at_estimate: new Date(c.occurredAt + SECONDS_CLASS_LAG_MS).toISOString(), data: c.data })),
+    occurrences: hits.slice(0, limit).map(occurrenceOf),
   };
 }
 
 const DAY_MS = 86_400_000;
 
 /** Ten rungs around the configured threshold (or the median when the rule has none). */
+/** An occurrence as a preview shows it: when it would have been delivered, and its `data`. */
+const occurrenceOf = (c: Candidate) => ({ observed_at_estimate: new Date(c.occurredAt + SECONDS_CLASS_LAG_MS).toISOString(), data: c.data });
+
+/** Matched occurrences an estimate shows, newest first. */
+const ESTIMATE_SAMPLE = 5;
+
 const LADDER_STEPS = [0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 7.5, 10] as const;
 
 function percentile(sorted: readonly number[], p: number): number | null {
@@ -214,22 +220,26 @@ export async function estimate(deps: PreviewDeps, caller: Caller, body: Record<s
   const configured = gate ? (config.params[gate.param] as number) : (config.min_notional_usd ?? decl.costFloor?.min);
   const base = configured ?? percentile(values, 50) ?? 0;
   const rungs = LADDER_STEPS.map((step) => Number((base * step).toPrecision(4)));
+  const notes = [
+    ...(result.truncated ? ['The scan reached its row cap; the window starts later than asked.'] : []),
+    ...(config.conditions.some((c) => c.metric.startsWith('notional_pct_'))
+      ? ['Percent thresholds were evaluated against the reference values at each occurrence (volume and open interest from the archive).'] : []),
+  ];
   return {
     event_type: decl.type,
-    window: { from: new Date(Math.max(firstDay, result.from)).toISOString(), to: new Date(now).toISOString(), days: lookbackDays },
-    per_day: perDay,
+    window: { from: new Date(Math.max(firstDay, result.from)).toISOString(), to: new Date(now).toISOString() },
+    days: lookbackDays,
+    total: hits.length,
+    per_day: perDay.map((count, i) => ({ date: new Date(firstDay + i * DAY_MS).toISOString().slice(0, 10), count })),
     per_day_p50: percentile(sortedDays, 50) ?? 0,
     per_day_max: sortedDays.at(-1) ?? 0,
-    ladder: rungs.map((threshold) => ({
-      metric, threshold, per_day: Number((values.filter((v) => v >= threshold).length / days).toFixed(2)),
-    })),
-    distribution: {
-      metric, count: values.length, min: values[0] ?? null, p25: percentile(values, 25), p50: percentile(values, 50), p75: percentile(values, 75),
-      p90: percentile(values, 90), p99: percentile(values, 99), max: values.at(-1) ?? null,
+    primary_metric: metric,
+    ladder: rungs.map((value) => ({ value, per_day: Number((values.filter((v) => v >= value).length / days).toFixed(2)) })),
+    distribution: values.length === 0 ? null : {
+      n: values.length, p50: percentile(values, 50)!, p90: percentile(values, 90)!, p99: percentile(values, 99)!, max: values.at(-1)!,
     },
-    basis: { mode: 'archive_replay', truncated: result.truncated },
-    ...(config.conditions.some((c) => c.metric.startsWith('notional_pct_')) && {
-      note: 'Percent thresholds were evaluated against the reference values at each occurrence (volume and open interest from the archive).',
-    }),
+    sample: hits.slice(0, ESTIMATE_SAMPLE).map(occurrenceOf),
+    // Every occurrence of the window was replayed through the detectors (none sampled or modelled).
+    basis: { mode: 'replayed' as const, note: notes.length ? notes.join(' ') : null },
   };
 }

@@ -3,6 +3,7 @@
  * allowance), reads that never show a secret, rotation (the previous secret stays valid 24 hours;
  * rotating again replaces it), enabling, deletion. Pure apart from the ports it is given.
  */
+import { pauseMessage } from './pauses.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import { PLANS, type PlanName } from '../plans.ts';
@@ -107,9 +108,13 @@ export async function deleteEndpoint(store: WebhookStores, caller: Caller, id: s
 }
 
 /** GET /v1/webhooks/limits: the plan, whether delivery is included, and used versus limit. */
-export async function limitsView(store: WebhookStores, caller: Caller, now: number) {
+export async function limitsView(store: Pick<WebhookStores, 'allowances' | 'rules'>, caller: Caller, now: number) {
   const plan = PLANS[caller.plan].webhooks;
-  const [used, deliveredToday] = await Promise.all([store.allowances.usage(caller.id), store.allowances.deliveriesCounted(caller.id, new Date(now).toISOString().slice(0, 10))]);
+  const [used, deliveredToday, rules] = await Promise.all([
+    store.allowances.usage(caller.id), store.allowances.deliveriesCounted(caller.id, new Date(now).toISOString().slice(0, 10)), store.rules.list(caller.id),
+  ]);
+  const pauses = rules.flatMap((r) => (r.pause ? [r.pause] : [])).sort((a, b) => a.pausedAt.localeCompare(b.pausedAt));
+  const reasons = [...new Set(pauses.map((p) => p.reason))];
   const allowance = (n: number, limit: number | null) => ({ used: n, limit, remaining: limit === null ? null : Math.max(0, limit - n) });
   const tomorrow = new Date(now - (now % 86_400_000) + 86_400_000).toISOString();
   return {
@@ -121,6 +126,10 @@ export async function limitsView(store: WebhookStores, caller: Caller, now: numb
     watched_addresses: allowance(used.addresses, plan.watchedAddresses),
     // Counted at queue time; a retry is not counted again.
     deliveries_per_day: { ...allowance(deliveredToday, plan.deliveriesPerDay), unlimited: plan.deliveriesPerDay === null, resets_at: tomorrow },
+    paused_subscriptions: {
+      count: pauses.length, reasons,
+      ...(pauses[0] && { earliest_paused_at: pauses[0].pausedAt, message: pauseMessage(pauses[0].reason) }),
+    },
     ...(!plan.deliveryIncluded && { notice: 'Webhook delivery starts on the Build plan; estimate and dry-run work on every plan.' }),
   };
 }

@@ -4,6 +4,7 @@
  * normalized and echoed with its defaults. PATCH replaces the configuration wholesale or flips
  * `enabled`, never touching the engine's pause; resume clears a pause and replays nothing.
  */
+import { pauseMessage } from './pauses.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import { PLANS } from '../plans.ts';
@@ -26,16 +27,11 @@ export const SYSTEM_ADDRESSES: ReadonlySet<string> = new Set([
 ]);
 export const LABEL_MAX = 64;
 
-const PAUSE_MESSAGES: Record<string, string> = {
-  deliveries_per_day_cap: 'Paused: the account reached its deliveries per day. Nothing is buffered; resume after the budget resets at 00:00 UTC.',
-  plan_no_webhooks: 'Paused: the account\'s plan does not include webhook delivery.',
-};
-
 export function subscriptionView(s: SubscriptionRecord) {
   return {
     id: s.id, endpoint_id: s.endpointId, event_type: s.eventType, filters: s.filters, enabled: s.enabled,
     status: s.pause ? ('auto_paused' as const) : ('active' as const),
-    ...(s.pause && { pause_message: PAUSE_MESSAGES[s.pause.reason] ?? 'Paused by the delivery engine.' }),
+    ...(s.pause && { pause_message: pauseMessage(s.pause.reason) }),
     paused_at: s.pause?.pausedAt ?? null, pause_reason: s.pause?.reason ?? null,
     suppressed_count: s.pause?.suppressedCount ?? null, suppressed_first_at: s.pause?.suppressedFirstAt ?? null, suppressed_last_at: s.pause?.suppressedLastAt ?? null,
     last_paused_at: s.lastPause?.pausedAt ?? null, last_resumed_at: s.lastPause?.resumedAt ?? null, last_pause_reason: s.lastPause?.reason ?? null,
