@@ -9,7 +9,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { ingestBatch } from '../functions/core/archive/ingest.ts';
 import { compactArchive } from '../functions/core/archive/compact.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
-import { CANDLE_PROJECTION, TRADE_PROJECTION } from '../functions/core/market/shape.ts';
+import { CANDLE_PROJECTION, tradeProjection } from '../functions/core/market/shape.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
 import { ms, percentile, row, timeRuns } from './stats.ts';
 
@@ -59,7 +59,7 @@ export async function benchMarket(): Promise<void> {
         label: 'trades page, 1000 rows',
         server: () => invoke('/v1/perpx/trades/{symbol}', '/v1/perpx/trades/BTC', { start: String(start + 10 * DAY), end: String(today), limit: '1000' }),
         floor: () => connection.runAndReadAll(
-          `SELECT string_agg(to_json(${TRADE_PROJECTION}), ',' ORDER BY ts, trade_id) FROM (
+          `SELECT string_agg(to_json(${tradeProjection('perpx')}), ',' ORDER BY ts, trade_id) FROM (
              SELECT * FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to ORDER BY ts, trade_id LIMIT 1000)`,
           { files: listValue(tradeFiles), from: BigInt(start + 10 * DAY), to: BigInt(today) }, types),
       },

@@ -54,6 +54,8 @@ export const TradeRecord = keyed({
   deployer_fee: optionalDecimal,
   priority_gas: optionalDecimal,
   is_liquidation: v.optional(v.nullable(v.boolean())),
+  /** altx and altx-rh: the venue's account number (its accounts are numbered, not addressed). */
+  account_index: v.optional(v.nullable(v.pipe(v.string(), v.regex(/^\d{1,20}$/, 'must be a decimal account number')))),
 });
 
 export const ORDER_EVENT_KINDS = ['placed', 'canceled', 'filled', 'triggered', 'force_canceled'] as const;
@@ -236,7 +238,7 @@ export const DATASETS = {
       c('fee', 'VARCHAR'), c('fee_token', 'VARCHAR'), c('closed_pnl', 'VARCHAR'), c('direction', 'VARCHAR'), c('start_position', 'VARCHAR'),
       c('user_address', 'VARCHAR'), c('tx_hash', 'VARCHAR'), c('order_id', 'BIGINT'), c('cloid', 'VARCHAR'), c('maker_address', 'VARCHAR'),
       c('taker_address', 'VARCHAR'), c('twap_id', 'BIGINT'), c('builder_address', 'VARCHAR'), c('builder_fee', 'VARCHAR'),
-      c('deployer_fee', 'VARCHAR'), c('priority_gas', 'VARCHAR'), c('is_liquidation', 'BOOLEAN')],
+      c('deployer_fee', 'VARCHAR'), c('priority_gas', 'VARCHAR'), c('is_liquidation', 'BOOLEAN'), c('account_index', 'VARCHAR')],
     uniqueBy: ['trade_id'],
     perSymbol: true,
     compaction: 'merge',

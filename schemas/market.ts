@@ -58,6 +58,8 @@ export const TradeSchema = v.object({
   taker_address: v.optional(v.string()), twap_id: v.optional(v.number()),
   builder_address: v.optional(v.string()), builder_fee: v.optional(decimal),
   deployer_fee: v.optional(decimal), priority_gas: v.optional(v.pipe(v.number(), v.description('HYPE (hip3)'))),
+  account_index: v.optional(v.pipe(v.string(), v.description('altx and altx-rh: the venue\'s account number'))),
+  source: v.optional(v.pipe(v.picklist(['bucket', 'ws']), v.description('altx and altx-rh: `bucket` = canonical row, `ws` = preliminary'))),
 });
 
 export const CandleSchema = v.object({

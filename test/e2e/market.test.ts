@@ -51,6 +51,10 @@ describe('trades', () => {
       // A member that does not apply is absent, never null; priority gas is a number.
       for (const trade of res.body.data) expect(Object.values(trade), prefix).not.toContain(null);
       for (const trade of res.body.data) if ('priority_gas' in trade) expect(typeof trade.priority_gas).toBe('number');
+      // altx rows carry the venue's account number and their source; other families neither.
+      const altx = prefix.startsWith('/v1/altx');
+      for (const trade of res.body.data) expect(trade.source, prefix).toBe(altx ? 'bucket' : undefined);
+      for (const trade of res.body.data) if (altx) expect(trade.account_index, prefix).toMatch(/^\d+$/);
       expect(res.body.meta).toMatchObject({ count: res.body.data.length, request_id: res.headers.get('x-request-id') });
     }
   });

@@ -82,6 +82,14 @@ export type TradesData = {
    * HYPE (hip3)
    */
   priority_gas?: number;
+  /**
+   * altx and altx-rh: the venue's account number
+   */
+  account_index?: string;
+  /**
+   * altx and altx-rh: `bucket` = canonical row, `ws` = preliminary
+   */
+  source?: "bucket" | "ws";
 }[];
 
 export interface RecentTradesPath {
@@ -151,6 +159,14 @@ export type RecentTradesData = {
    * HYPE (hip3)
    */
   priority_gas?: number;
+  /**
+   * altx and altx-rh: the venue's account number
+   */
+  account_index?: string;
+  /**
+   * altx and altx-rh: `bucket` = canonical row, `ws` = preliminary
+   */
+  source?: "bucket" | "ws";
 }[];
 
 export interface CandlesPath {

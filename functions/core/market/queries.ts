@@ -10,7 +10,7 @@ import { minuteCandleSource, readWindow, readWindowJson, windowSource } from '..
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
 import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../../../schemas/intervals.ts';
 import type { Candle, Instrument, OrderFlowBucket, Trade, TriggerOrder } from '../../../schemas/market.ts';
-import { CANDLE_PROJECTION, FLOW_PROJECTION, TRIGGER_ORDER_PROJECTION, TRADE_PROJECTION } from './shape.ts';
+import { CANDLE_PROJECTION, FLOW_PROJECTION, TRIGGER_ORDER_PROJECTION, tradeProjection } from './shape.ts';
 
 const DAY = 86_400_000;
 
@@ -74,7 +74,7 @@ export async function tradesPage(deps: ArchiveDeps, req: TradesRequest, now: num
   if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
   const result = await readWindowJson(deps, {
     dataset: 'trades', family: req.family, symbol: req.symbol, from: window[0], to: window[1],
-    after: cursor?.position, limit: req.limit, filter: sideFilter(req.side), projection: TRADE_PROJECTION,
+    after: cursor?.position, limit: req.limit, filter: sideFilter(req.side), projection: tradeProjection(req.family),
   });
   return page(result, fingerprint, window);
 }
@@ -84,7 +84,7 @@ export async function recentTradesPage(deps: ArchiveDeps, req: { family: Family;
   if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
   const result = await readWindowJson(deps, {
     dataset: 'trades', family: req.family, symbol: req.symbol, from: now - DAY, to: now, limit: req.limit,
-    filter: sideFilter(req.side), projection: TRADE_PROJECTION, direction: 'desc',
+    filter: sideFilter(req.side), projection: tradeProjection(req.family), direction: 'desc',
   });
   return { json: result.json, count: result.count, nextCursor: null };
 }

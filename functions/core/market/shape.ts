@@ -2,6 +2,8 @@
  * Wire shapes of market-data rows, written as DuckDB struct expressions over the archive's columns:
  * DuckDB renders each row as JSON itself (see readWindowJson). Only this module writes them.
  */
+import type { Family } from '../venues.ts';
+
 /** RFC 3339 UTC with milliseconds, from an epoch-ms column. */
 export const isoSql = (column: string) => `(strftime(make_timestamp(${column} * 1000), '%Y-%m-%dT%H:%M:%S.%g') || 'Z')`;
 
@@ -14,16 +16,22 @@ const num = (column: string) => `TRY_CAST(${column} AS DOUBLE)`;
  */
 const withoutNulls = (struct: string) => `json_merge_patch('{}', to_json(${struct}))`;
 
-/**
- * Trade rows: decimal strings, `coin` kept as the deprecated alias of `symbol`; members that do not
- * apply (no cloid, no builder, not a TWAP fill, no deployer fee outside hip3) are absent.
- * `priority_gas` is a JSON number (HYPE).
- */
-export const TRADE_PROJECTION = withoutNulls(`{'symbol': symbol, 'coin': symbol, 'side': side, 'price': price, 'size': size,
+const TRADE_MEMBERS = `'symbol': symbol, 'coin': symbol, 'side': side, 'price': price, 'size': size,
   'timestamp': ${isoSql('ts')}, 'trade_id': trade_id, 'crossed': crossed, 'fee': fee, 'fee_token': fee_token, 'closed_pnl': closed_pnl,
   'direction': direction, 'start_position': start_position, 'user_address': user_address, 'tx_hash': tx_hash,
   'order_id': order_id, 'cloid': cloid, 'maker_address': maker_address, 'taker_address': taker_address, 'twap_id': twap_id,
-  'builder_address': builder_address, 'builder_fee': builder_fee, 'deployer_fee': deployer_fee, 'priority_gas': ${num('priority_gas')}}`);
+  'builder_address': builder_address, 'builder_fee': builder_fee, 'deployer_fee': deployer_fee, 'priority_gas': ${num('priority_gas')}`;
+
+/**
+ * Trade rows: decimal strings, `coin` kept as the deprecated alias of `symbol`; members that do not
+ * apply (no cloid, no builder, not a TWAP fill, no deployer fee outside hip3) are absent.
+ * `priority_gas` is a JSON number (HYPE). altx rows add the venue's `account_index` and `source`:
+ * `bucket`, since archived rows are the canonical ones, never the preliminary stream (`ws`).
+ */
+export function tradeProjection(family: Family): string {
+  const altx = family === 'altx' || family === 'altx-rh' ? `, 'account_index': account_index, 'source': 'bucket'` : '';
+  return withoutNulls(`{${TRADE_MEMBERS}${altx}}`);
+}
 
 /** Trigger-order (TP/SL) rows, with the observed fields of the spec's table. */
 export const TRIGGER_ORDER_PROJECTION = `{'timestamp': ${isoSql('ts')}, 'block_time': ${isoSql('ts')}, 'block_number': block_number,

@@ -26,6 +26,10 @@ const FEES: Readonly<Record<Family, { taker: number; maker: number; rebate: numb
 };
 /** Builder codes exist on the first venue only. */
 const BUILDER_FAMILIES: ReadonlySet<Family> = new Set(['perpx', 'spot', 'hip3']);
+/** Venues whose accounts are numbered: a wallet's fills there carry its account number. */
+const ACCOUNT_NUMBERED: ReadonlySet<Family> = new Set(['altx', 'altx-rh']);
+/** A wallet's stable account number on those venues, from its address. */
+const accountIndexOf = (address: string) => String(Number.parseInt(address.slice(2, 12), 16) % 10_000_000);
 /** A hip3 deployer keeps this share of the fees paid on its markets. */
 const DEPLOYER_SHARE = 0.5;
 /** Log-price impact of an order as large as one book level, in basis standard deviations. */
@@ -99,6 +103,7 @@ function recordFill(state: SimState, tick: Tick, fill: Fill): TradeRecord {
   }
   if (family === 'hip3') record.deployer_fee = formatFixed(Math.max(0, fee) * DEPLOYER_SHARE, 6);
   if (fill.priorityGas !== undefined) record.priority_gas = fill.priorityGas;
+  if (ACCOUNT_NUMBERED.has(family)) record.account_index = accountIndexOf(trader.address);
   tick.out.push(record);
   if (held?.units === 0 && market.orderLevel) {
     cancelOrdersOf(state, tick, market, fill.trader, fill.ts, fill.liquidation ? 'liquidatedCanceled' : 'canceled');
