@@ -63,12 +63,29 @@ function methodSignature(route: RouteDef): string {
 export async function generateClientSource(routes: readonly RouteDef[] = ROUTES): Promise<string> {
   const documented = routes.filter((r) => !r.hidden);
   const types: string[] = [];
+  // Operations that share a schema (trades and recent trades rows, every `{symbol}` path) share its type.
+  const declared = new Map<object, string>();
+  async function declare(schema: object, name: string, write: () => string | Promise<string>) {
+    const first = declared.get(schema);
+    if (first) return void types.push(`export type ${name} = ${first};\n`);
+    declared.set(schema, name);
+    types.push(await write());
+  }
+  const options = { bannerComment: '', additionalProperties: false };
   for (const route of operations(documented).values()) {
     const name = typeName(route);
-    if (route.pathParams) types.push(paramsInterface(`${name}Path`, route.pathParams, 'path'));
-    if (route.query) types.push(paramsInterface(`${name}Query`, route.query, 'query'));
-    if (route.body) types.push(await compile(jsonSchema(route.body, 'input'), `${name}Body`, { bannerComment: '', additionalProperties: false }));
-    types.push(await compile(jsonSchema(route.response.schema, 'output'), `${name}Data`, { bannerComment: '', additionalProperties: false }));
+    if (route.pathParams) await declare(route.pathParams, `${name}Path`, () => paramsInterface(`${name}Path`, route.pathParams, 'path'));
+    if (route.query) await declare(route.query, `${name}Query`, () => paramsInterface(`${name}Query`, route.query, 'query'));
+    if (route.body) await declare(route.body, `${name}Body`, () => compile(jsonSchema(route.body!, 'input'), `${name}Body`, options));
+    // A list answer is declared as its row type (named `...Row`) and an array of it.
+    const schema = route.response.schema;
+    const row = schema.type === 'array' && 'item' in schema ? (schema.item as v.GenericSchema) : undefined;
+    if (row) {
+      await declare(row, `${name}Row`, () => compile(jsonSchema(row, 'output'), `${name}Row`, options));
+      types.push(`export type ${name}Data = ${declared.get(row)}[];\n`);
+    } else {
+      await declare(schema, `${name}Data`, () => compile(jsonSchema(schema, 'output'), `${name}Data`, options));
+    }
   }
   const table = documented.map((r) => `  ${r.operationId}: { method: '${r.method}', path: '${r.path}', paged: ${isPaged(r)} },`);
   const paged = documented.filter(isPaged).map((r) => `'${r.operationId}'`);

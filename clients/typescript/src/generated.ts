@@ -27,7 +27,7 @@ export interface TradesQuery {
   side?: "buy" | "sell";
 }
 
-export type TradesData = {
+export interface TradesRow {
   symbol: string;
   /**
    * deprecated alias of symbol
@@ -90,12 +90,11 @@ export type TradesData = {
    * altx and altx-rh: `bucket` = canonical row, `ws` = preliminary
    */
   source?: "bucket" | "ws";
-}[];
-
-export interface RecentTradesPath {
-  /** Symbol in the family form (hip4 `#N` sent as `%23N`) */
-  symbol: string;
 }
+
+export type TradesData = TradesRow[];
+
+export type RecentTradesPath = TradesPath;
 
 export interface RecentTradesQuery {
   /** Newest trades to return, newest first */
@@ -104,75 +103,11 @@ export interface RecentTradesQuery {
   side?: "buy" | "sell";
 }
 
-export type RecentTradesData = {
-  symbol: string;
-  /**
-   * deprecated alias of symbol
-   */
-  coin: string;
-  side: "B" | "A";
-  /**
-   * decimal string
-   */
-  price: string;
-  /**
-   * decimal string
-   */
-  size: string;
-  /**
-   * RFC 3339 UTC
-   */
-  timestamp: string;
-  trade_id?: number;
-  crossed?: boolean;
-  /**
-   * decimal string
-   */
-  fee?: string;
-  fee_token?: string;
-  /**
-   * decimal string
-   */
-  closed_pnl?: string;
-  direction?: string;
-  /**
-   * decimal string
-   */
-  start_position?: string;
-  user_address?: string;
-  tx_hash?: string;
-  order_id?: number;
-  cloid?: string;
-  maker_address?: string;
-  taker_address?: string;
-  twap_id?: number;
-  builder_address?: string;
-  /**
-   * decimal string
-   */
-  builder_fee?: string;
-  /**
-   * decimal string
-   */
-  deployer_fee?: string;
-  /**
-   * HYPE (hip3)
-   */
-  priority_gas?: number;
-  /**
-   * altx and altx-rh: the venue's account number
-   */
-  account_index?: string;
-  /**
-   * altx and altx-rh: `bucket` = canonical row, `ws` = preliminary
-   */
-  source?: "bucket" | "ws";
-}[];
+export type RecentTradesRow = TradesRow;
 
-export interface CandlesPath {
-  /** Symbol in the family form (hip4 `#N` sent as `%23N`) */
-  symbol: string;
-}
+export type RecentTradesData = TradesRow[];
+
+export type CandlesPath = TradesPath;
 
 export interface CandlesQuery {
   /** Bucket width, rolled up from 1-minute candles */
@@ -187,7 +122,7 @@ export interface CandlesQuery {
   cursor?: string;
 }
 
-export type CandlesData = {
+export interface CandlesRow {
   /**
    * RFC 3339 UTC
    */
@@ -205,12 +140,11 @@ export type CandlesData = {
    */
   quote_volume: number;
   trade_count: number;
-}[];
-
-export interface TriggerOrdersPath {
-  /** Symbol in the family form (hip4 `#N` sent as `%23N`) */
-  symbol: string;
 }
+
+export type CandlesData = CandlesRow[];
+
+export type TriggerOrdersPath = TradesPath;
 
 export interface TriggerOrdersQuery {
   /** Window start, epoch ms (inclusive; default 24 hours before now) */
@@ -227,7 +161,7 @@ export interface TriggerOrdersQuery {
   cursor?: string;
 }
 
-export type TriggerOrdersData = {
+export interface TriggerOrdersRow {
   /**
    * RFC 3339 UTC
    */
@@ -253,12 +187,11 @@ export type TriggerOrdersData = {
   is_trigger: boolean;
   is_position_tpsl: boolean;
   reduce_only: boolean;
-}[];
-
-export interface OrderFlowPath {
-  /** Symbol in the family form (hip4 `#N` sent as `%23N`) */
-  symbol: string;
 }
+
+export type TriggerOrdersData = TriggerOrdersRow[];
+
+export type OrderFlowPath = TradesPath;
 
 export interface OrderFlowQuery {
   /** Window start, epoch ms (inclusive; default 24 hours before now) */
@@ -271,7 +204,7 @@ export interface OrderFlowQuery {
   limit?: number;
 }
 
-export type OrderFlowData = {
+export interface OrderFlowRow {
   /**
    * RFC 3339 UTC
    */
@@ -283,33 +216,11 @@ export type OrderFlowData = {
   tpsl_orders_placed: number;
   orders_triggered: number;
   orders_force_canceled: number;
-}[];
-
-export type InstrumentsData = {
-  symbol: string;
-  name: string;
-  instrument_type: "perp" | "spot" | "outcome";
-  sz_decimals: number;
-  max_leverage?: number;
-  dex?: string;
-  quote?: string;
-  is_active: boolean;
-  /**
-   * RFC 3339 UTC
-   */
-  listed_at: string;
-  /**
-   * RFC 3339 UTC
-   */
-  delisted_at?: string;
-}[];
-
-export interface InstrumentPath {
-  /** Symbol in the family form (hip4 `#N` sent as `%23N`) */
-  symbol: string;
 }
 
-export interface InstrumentData {
+export type OrderFlowData = OrderFlowRow[];
+
+export interface InstrumentsRow {
   symbol: string;
   name: string;
   instrument_type: "perp" | "spot" | "outcome";
@@ -327,6 +238,12 @@ export interface InstrumentData {
    */
   delisted_at?: string;
 }
+
+export type InstrumentsData = InstrumentsRow[];
+
+export type InstrumentPath = TradesPath;
+
+export type InstrumentData = InstrumentsRow;
 
 export interface BreadthCurrentData {
   session_date: string;
@@ -374,40 +291,11 @@ export interface BreadthHistoryQuery {
   cursor?: string;
 }
 
-export type BreadthHistoryData = {
-  session_date: string;
-  /**
-   * RFC 3339 UTC
-   */
-  calculated_at: string;
-  value_pct: number | null;
-  coverage_ratio: number;
-  counts: {
-    candidates: number;
-    eligible: number;
-    above: number;
-    at: number;
-    below: number;
-    excluded_no_session_volume: number;
-    excluded_stale_price: number;
-  };
-  namespaces: {
-    eligible: {
-      [k: string]: number;
-    };
-    above: {
-      [k: string]: number;
-    };
-    at: {
-      [k: string]: number;
-    };
-    below: {
-      [k: string]: number;
-    };
-  };
-}[];
+export type BreadthHistoryRow = BreadthCurrentData;
 
-export type ListWebhookEventTypesData = {
+export type BreadthHistoryData = BreadthCurrentData[];
+
+export interface ListWebhookEventTypesRow {
   type: string;
   schema_version: number;
   live: boolean;
@@ -431,7 +319,9 @@ export type ListWebhookEventTypesData = {
   filters_example: {
     [k: string]: unknown;
   };
-}[];
+}
+
+export type ListWebhookEventTypesData = ListWebhookEventTypesRow[];
 
 export interface GetWebhookLimitsData {
   plan: string;
@@ -468,7 +358,7 @@ export interface GetWebhookLimitsData {
   notice?: string;
 }
 
-export type ListWebhookEndpointsData = {
+export interface ListWebhookEndpointsRow {
   id: string;
   url: string;
   description: string;
@@ -482,7 +372,9 @@ export type ListWebhookEndpointsData = {
    */
   failing_since: string | null;
   created_at: string;
-}[];
+}
+
+export type ListWebhookEndpointsData = ListWebhookEndpointsRow[];
 
 export interface CreateWebhookEndpointBody {
   url: string;
@@ -514,84 +406,41 @@ export interface GetWebhookEndpointPath {
   id: string;
 }
 
-export interface GetWebhookEndpointData {
-  id: string;
-  url: string;
-  description: string;
-  status: "active" | "disabled" | "auto_disabled";
-  /**
-   * Failed attempts in a row; any success resets it
-   */
-  consecutive_failures: number;
-  /**
-   * When the current failure streak began
-   */
-  failing_since: string | null;
-  created_at: string;
-}
+export type GetWebhookEndpointData = ListWebhookEndpointsRow;
 
-export interface DeleteWebhookEndpointPath {
-  /** Object id (UUID) */
-  id: string;
-}
+export type DeleteWebhookEndpointPath = GetWebhookEndpointPath;
 
 export interface DeleteWebhookEndpointData {
   deleted: true;
   id: string;
 }
 
-export interface EnableWebhookEndpointPath {
-  /** Object id (UUID) */
-  id: string;
-}
+export type EnableWebhookEndpointPath = GetWebhookEndpointPath;
 
-export interface EnableWebhookEndpointData {
-  id: string;
-  url: string;
-  description: string;
-  status: "active" | "disabled" | "auto_disabled";
-  /**
-   * Failed attempts in a row; any success resets it
-   */
-  consecutive_failures: number;
-  /**
-   * When the current failure streak began
-   */
-  failing_since: string | null;
-  created_at: string;
-}
+export type EnableWebhookEndpointData = ListWebhookEndpointsRow;
 
-export interface RotateWebhookSecretPath {
-  /** Object id (UUID) */
-  id: string;
-}
+export type RotateWebhookSecretPath = GetWebhookEndpointPath;
 
 export interface RotateWebhookSecretData {
   secret: string;
   previous_secret_expires_at: string;
 }
 
-export interface TestWebhookEndpointPath {
-  /** Object id (UUID) */
-  id: string;
-}
+export type TestWebhookEndpointPath = GetWebhookEndpointPath;
 
 export interface TestWebhookEndpointData {
   delivery_id: string;
   event_id: string;
 }
 
-export interface ListWebhookDeliveriesPath {
-  /** Object id (UUID) */
-  id: string;
-}
+export type ListWebhookDeliveriesPath = GetWebhookEndpointPath;
 
 export interface ListWebhookDeliveriesQuery {
   /** Deliveries to return, newest first (clamped to 1–200) */
   limit?: number;
 }
 
-export type ListWebhookDeliveriesData = {
+export interface ListWebhookDeliveriesRow {
   id: string;
   event_id: string;
   event_type: string;
@@ -609,12 +458,11 @@ export type ListWebhookDeliveriesData = {
   payload: {
     [k: string]: unknown;
   };
-}[];
-
-export interface RedeliverWebhookDeliveryPath {
-  /** Object id (UUID) */
-  id: string;
 }
+
+export type ListWebhookDeliveriesData = ListWebhookDeliveriesRow[];
+
+export type RedeliverWebhookDeliveryPath = GetWebhookEndpointPath;
 
 export interface RedeliverWebhookDeliveryData {
   delivery_id: string;
@@ -625,7 +473,7 @@ export interface RedeliverWebhookDeliveryData {
   next_attempt_at: string;
 }
 
-export type ListWebhookSubscriptionsData = {
+export interface ListWebhookSubscriptionsRow {
   id: string;
   endpoint_id: string;
   event_type: string;
@@ -646,7 +494,9 @@ export type ListWebhookSubscriptionsData = {
   last_suppressed_count: number | null;
   trigger_id: string;
   created_at: string;
-}[];
+}
+
+export type ListWebhookSubscriptionsData = ListWebhookSubscriptionsRow[];
 
 export interface CreateWebhookSubscriptionBody {
   endpoint_id: string;
@@ -659,61 +509,13 @@ export interface CreateWebhookSubscriptionBody {
   };
 }
 
-export interface CreateWebhookSubscriptionData {
-  id: string;
-  endpoint_id: string;
-  event_type: string;
-  filters: {
-    [k: string]: unknown;
-  };
-  enabled: boolean;
-  status: "active" | "auto_paused";
-  pause_message?: string;
-  paused_at: string | null;
-  pause_reason: string | null;
-  suppressed_count: number | null;
-  suppressed_first_at: string | null;
-  suppressed_last_at: string | null;
-  last_paused_at: string | null;
-  last_resumed_at: string | null;
-  last_pause_reason: string | null;
-  last_suppressed_count: number | null;
-  trigger_id: string;
-  created_at: string;
-}
+export type CreateWebhookSubscriptionData = ListWebhookSubscriptionsRow;
 
-export interface GetWebhookSubscriptionPath {
-  /** Object id (UUID) */
-  id: string;
-}
+export type GetWebhookSubscriptionPath = GetWebhookEndpointPath;
 
-export interface GetWebhookSubscriptionData {
-  id: string;
-  endpoint_id: string;
-  event_type: string;
-  filters: {
-    [k: string]: unknown;
-  };
-  enabled: boolean;
-  status: "active" | "auto_paused";
-  pause_message?: string;
-  paused_at: string | null;
-  pause_reason: string | null;
-  suppressed_count: number | null;
-  suppressed_first_at: string | null;
-  suppressed_last_at: string | null;
-  last_paused_at: string | null;
-  last_resumed_at: string | null;
-  last_pause_reason: string | null;
-  last_suppressed_count: number | null;
-  trigger_id: string;
-  created_at: string;
-}
+export type GetWebhookSubscriptionData = ListWebhookSubscriptionsRow;
 
-export interface PatchWebhookSubscriptionPath {
-  /** Object id (UUID) */
-  id: string;
-}
+export type PatchWebhookSubscriptionPath = GetWebhookEndpointPath;
 
 export interface PatchWebhookSubscriptionBody {
   filters?: {
@@ -725,118 +527,39 @@ export interface PatchWebhookSubscriptionBody {
   enabled?: boolean;
 }
 
-export interface PatchWebhookSubscriptionData {
-  id: string;
-  endpoint_id: string;
-  event_type: string;
-  filters: {
-    [k: string]: unknown;
-  };
-  enabled: boolean;
-  status: "active" | "auto_paused";
-  pause_message?: string;
-  paused_at: string | null;
-  pause_reason: string | null;
-  suppressed_count: number | null;
-  suppressed_first_at: string | null;
-  suppressed_last_at: string | null;
-  last_paused_at: string | null;
-  last_resumed_at: string | null;
-  last_pause_reason: string | null;
-  last_suppressed_count: number | null;
-  trigger_id: string;
-  created_at: string;
-}
+export type PatchWebhookSubscriptionData = ListWebhookSubscriptionsRow;
 
-export interface DeleteWebhookSubscriptionPath {
-  /** Object id (UUID) */
-  id: string;
-}
+export type DeleteWebhookSubscriptionPath = GetWebhookEndpointPath;
 
-export interface DeleteWebhookSubscriptionData {
-  deleted: true;
-  id: string;
-}
+export type DeleteWebhookSubscriptionData = DeleteWebhookEndpointData;
 
-export interface ResumeWebhookSubscriptionPath {
-  /** Object id (UUID) */
-  id: string;
-}
+export type ResumeWebhookSubscriptionPath = GetWebhookEndpointPath;
 
-export interface ResumeWebhookSubscriptionData {
-  id: string;
-  endpoint_id: string;
-  event_type: string;
-  filters: {
-    [k: string]: unknown;
-  };
-  enabled: boolean;
-  status: "active" | "auto_paused";
-  pause_message?: string;
-  paused_at: string | null;
-  pause_reason: string | null;
-  suppressed_count: number | null;
-  suppressed_first_at: string | null;
-  suppressed_last_at: string | null;
-  last_paused_at: string | null;
-  last_resumed_at: string | null;
-  last_pause_reason: string | null;
-  last_suppressed_count: number | null;
-  trigger_id: string;
-  created_at: string;
-}
+export type ResumeWebhookSubscriptionData = ListWebhookSubscriptionsRow;
 
-export type ResumeAllWebhookSubscriptionsData = {
-  id: string;
-  endpoint_id: string;
-  event_type: string;
-  filters: {
-    [k: string]: unknown;
-  };
-  enabled: boolean;
-  status: "active" | "auto_paused";
-  pause_message?: string;
-  paused_at: string | null;
-  pause_reason: string | null;
-  suppressed_count: number | null;
-  suppressed_first_at: string | null;
-  suppressed_last_at: string | null;
-  last_paused_at: string | null;
-  last_resumed_at: string | null;
-  last_pause_reason: string | null;
-  last_suppressed_count: number | null;
-  trigger_id: string;
-  created_at: string;
-}[];
+export type ResumeAllWebhookSubscriptionsRow = ListWebhookSubscriptionsRow;
 
-export type ListWatchedAddressesData = {
+export type ResumeAllWebhookSubscriptionsData = ListWebhookSubscriptionsRow[];
+
+export interface ListWatchedAddressesRow {
   id: string;
   address: string;
   label: string;
   created_at: string;
-}[];
+}
+
+export type ListWatchedAddressesData = ListWatchedAddressesRow[];
 
 export interface WatchAddressBody {
   address: string;
   label?: string;
 }
 
-export interface WatchAddressData {
-  id: string;
-  address: string;
-  label: string;
-  created_at: string;
-}
+export type WatchAddressData = ListWatchedAddressesRow;
 
-export interface UnwatchAddressPath {
-  /** Object id (UUID) */
-  id: string;
-}
+export type UnwatchAddressPath = GetWebhookEndpointPath;
 
-export interface UnwatchAddressData {
-  deleted: true;
-  id: string;
-}
+export type UnwatchAddressData = DeleteWebhookEndpointData;
 
 export interface EstimateWebhookSubscriptionBody {
   event_type: string;
