@@ -16,7 +16,7 @@ import {
   EstimateBody, EstimateSchema, EventTypeSchema,
   LimitSibling, LimitsSchema, NoteSibling, PatchSubscriptionBody, ResumeAllSiblings, ResumeSiblings, QueuedDeliverySchema, RedeliverySchema, RotatedSecretSchema, SubscriptionSchema, WatchAddressBody, WatchedAddressSchema, idPath,
 } from '../schemas/webhooks.ts';
-import { FAMILY_PREFIX, type Family } from './core/venues.ts';
+import { FAMILIES, FAMILY_PREFIX, type Family } from './core/venues.ts';
 import { BREADTH_FAMILIES } from './core/breadth/compute.ts';
 import {
   BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
@@ -87,6 +87,11 @@ export interface RouteDef {
   billed?: boolean;
   /** The venue family a per-family route serves. */
   family?: Family;
+  /**
+   * Set on the path of a per-family operation under a family that lacks it: the answer is 404
+   * `unsupported_for_venue` naming where the data is, not a bare `route_not_found`.
+   */
+  unsupported?: { datatype: string; availableOn: readonly { venue: Family; route: string }[] };
   pathParams?: ParamSchemas;
   query?: ParamSchemas;
   body?: v.GenericSchema;
@@ -113,6 +118,14 @@ export function routesOf(operationGroup: OperationGroup): RouteDef[] {
       routes.push({
         ...common, operationId: `get${FAMILY_LABEL[family]}${capitalized(operation)}`, method: 'GET', path: `${FAMILY_PREFIX[family]}${spec.suffix}`,
         summary: `${summary} (${family})`, tags, family,
+      });
+    }
+    const availableOn = spec.families.map((venue) => ({ venue, route: `${FAMILY_PREFIX[venue]}${spec.suffix}` }));
+    for (const family of FAMILIES.filter((f) => !spec.families.includes(f))) {
+      routes.push({
+        ...common, operationId: `get${FAMILY_LABEL[family]}${capitalized(operation)}Unsupported`, method: 'GET', path: `${FAMILY_PREFIX[family]}${spec.suffix}`,
+        summary: `Not offered on ${family}`, tags, family, hidden: true, billed: false,
+        unsupported: { datatype: operation.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), availableOn },
       });
     }
     // Deprecated un-prefixed routes answer like their core (perpx) replacements.

@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   route_not_found: 404,
+  unsupported_for_venue: 404,
   method_not_allowed: 405,
   conflict: 409,
   snapshot_advanced: 409,

@@ -9,6 +9,9 @@ export const ErrorBodySchema = v.object({
   error_code: v.pipe(v.picklist(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]), v.description('Stable machine-readable code')),
   param: v.optional(v.pipe(v.string(), v.description('The request parameter at fault'))),
   valid_values: v.optional(v.array(v.union([v.string(), v.number()]))),
+  datatype: v.optional(v.pipe(v.string(), v.description('unsupported_for_venue: the data asked for'))),
+  venue: v.optional(v.pipe(v.string(), v.description('unsupported_for_venue: the family asked'))),
+  available_on: v.optional(v.pipe(v.array(v.object({ venue: v.string(), route: v.string() })), v.description('unsupported_for_venue: where the data is'))),
   request_id: v.string(),
 });
 

@@ -208,8 +208,8 @@ describe('trigger orders and order flow', () => {
     expect(Object.keys(oneMinute.body.data[0]).sort()).toEqual(['limit_orders_placed', 'orders_canceled', 'orders_filled', 'orders_force_canceled', 'orders_triggered', 'timestamp', 'tpsl_orders_placed', 'trigger_orders_placed']);
   });
 
-  it('has no trigger-order or order-flow routes for spot', async () => {
-    expect((await get('/v1/perpx/spot/orders/HYPE-USDC/tpsl')).body).toMatchObject({ code: 404, error_code: 'route_not_found' });
+  it('has no trigger-order or order-flow routes for spot, and says where they are', async () => {
+    expect((await get('/v1/perpx/spot/orders/HYPE-USDC/tpsl')).body).toMatchObject({ code: 404, error_code: 'unsupported_for_venue', datatype: 'trigger_orders', venue: 'spot' });
   });
 });
 
@@ -231,9 +231,23 @@ describe('instruments and legacy routes', () => {
     expect((await get('/v1/instruments/BTC')).body.data.symbol).toBe('BTC');
   });
 
+  it('answers a route its family lacks with 404 unsupported_for_venue naming where the data is', async () => {
+    // Act
+    const flow = await get('/v1/perpx/spot/orders/HYPE-USDC/flow', window());
+    const recent = await get('/v1/perpx/hip3/trades/xyz:TSLA/recent');
+    // Assess
+    expect(flow.status).toBe(404);
+    expect(flow.body).toMatchObject({
+      success: false, code: 404, error_code: 'unsupported_for_venue', datatype: 'order_flow', venue: 'spot',
+      available_on: [{ venue: 'perpx', route: '/v1/perpx/orders/{symbol}/flow' }, { venue: 'hip3', route: '/v1/perpx/hip3/orders/{symbol}/flow' }, { venue: 'hip4', route: '/v1/perpx/hip4/orders/{symbol}/flow' }],
+    });
+    expect(recent.body).toMatchObject({ error_code: 'unsupported_for_venue', datatype: 'recent_trades', venue: 'hip3' });
+    expect(recent.body.available_on.map((a: any) => a.venue)).toEqual(['perpx', 'hip4', 'altx', 'altx-rh']);
+  });
+
   it('documents every market route in the OpenAPI document', async () => {
     const doc = (await get('/v1/openapi.json')).body;
-    for (const route of ROUTES.filter((r) => r.group === 'market')) {
+    for (const route of ROUTES.filter((r) => r.group === 'market' && !r.hidden)) {
       expect(doc.paths[route.path]?.get?.operationId, route.path).toBe(route.operationId);
     }
     expect(doc.paths['/v1/trades/{symbol}'].get.deprecated).toBe(true);
