@@ -95,7 +95,7 @@ export interface FunctionDef {
 }
 
 export type FunctionName =
-  | 'authorizer' | 'system' | 'market' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
+  | 'authorizer' | 'system' | 'market' | 'derivatives' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
   | 'detect' | 'notify';
 
 export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
@@ -116,6 +116,16 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     entry: 'functions/http/market.ts',
     description: 'Trades, candles, trigger orders, order flow and instruments over the archive',
     // 1,769 MB is one full vCPU; DuckDB and the file cache want both memory and CPU.
+    memoryMb: 1769,
+    timeoutS: 29,
+    duckdb: true,
+    tables: { manifest: 'read', usage: 'readwrite' },
+    queues: { events: 'send' },
+    buckets: { archive: 'read' },
+  },
+  derivatives: {
+    entry: 'functions/http/derivatives.ts',
+    description: 'Open interest and funding over the archive: history, bucketed samples and the current value',
     memoryMb: 1769,
     timeoutS: 29,
     duckdb: true,

@@ -19,7 +19,7 @@ import {
 import { FAMILIES, FAMILY_PREFIX, type Family } from './core/venues.ts';
 import { BREADTH_FAMILIES } from './core/breadth/compute.ts';
 import {
-  BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
+  BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, FundingSchema, OpenInterestSchema, SeriesQuery, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
   TriggerOrderSchema, TriggerOrdersQuery, symbolPath,
 } from '../schemas/market.ts';
 
@@ -201,6 +201,30 @@ export const MARKET_OPERATIONS = operationGroup('market', {
   },
 });
 
+/** Open interest and funding per family that has the dataset, with deprecated un-prefixed core routes. */
+export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
+  openInterest: {
+    suffix: '/openinterest/{symbol}', families: familiesOf('open_interest'), summary: 'Open interest history: native cadence, or the last sample per interval', tags: ['Open interest'],
+    billed: true, legacy: [{ path: '/v1/openinterest/{symbol}', operationId: 'getLegacyOpenInterest' }],
+    pathParams: symbolPath, query: SeriesQuery, response: page(v.array(OpenInterestSchema), 'A page of open-interest samples, oldest first'),
+  },
+  openInterestCurrent: {
+    suffix: '/openinterest/{symbol}/current', families: familiesOf('open_interest'), summary: 'The newest open-interest sample and its age', tags: ['Open interest'],
+    billed: true, legacy: [{ path: '/v1/openinterest/{symbol}/current', operationId: 'getLegacyOpenInterestCurrent' }],
+    pathParams: symbolPath, response: page(OpenInterestSchema, 'The newest sample; meta.age_ms says how old'),
+  },
+  funding: {
+    suffix: '/funding/{symbol}', families: familiesOf('funding'), summary: 'Funding-rate history: native cadence, or the last sample per interval', tags: ['Funding'],
+    billed: true, legacy: [{ path: '/v1/funding/{symbol}', operationId: 'getLegacyFunding' }],
+    pathParams: symbolPath, query: SeriesQuery, response: page(v.array(FundingSchema), 'A page of funding samples, oldest first'),
+  },
+  fundingCurrent: {
+    suffix: '/funding/{symbol}/current', families: familiesOf('funding'), summary: 'The newest funding sample and its age', tags: ['Funding'],
+    billed: true, legacy: [{ path: '/v1/funding/{symbol}/current', operationId: 'getLegacyFundingCurrent' }],
+    pathParams: symbolPath, response: page(FundingSchema, 'The newest sample; meta.age_ms says how old'),
+  },
+});
+
 /** Breadth above session VWAP, core and hip3 only (no spot, no hip4 breadth). */
 export const BREADTH_OPERATIONS = operationGroup('breadth-api', {
   breadthCurrent: {
@@ -282,7 +306,7 @@ export const PREVIEW_OPERATIONS = operationGroup('webhook-preview', {
   },
 });
 
-export const OPERATION_GROUPS: readonly OperationGroup[] = [SYSTEM_OPERATIONS, MARKET_OPERATIONS, BREADTH_OPERATIONS, WEBHOOK_OPERATIONS, PREVIEW_OPERATIONS];
+export const OPERATION_GROUPS: readonly OperationGroup[] = [SYSTEM_OPERATIONS, MARKET_OPERATIONS, DERIVATIVES_OPERATIONS, BREADTH_OPERATIONS, WEBHOOK_OPERATIONS, PREVIEW_OPERATIONS];
 
 export const ROUTES: readonly RouteDef[] = OPERATION_GROUPS.flatMap(routesOf);
 
@@ -293,6 +317,8 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Candles: 'OHLCV rolled up on demand from 1-minute candles.',
   Orders: 'Trigger orders and order flow from order-level events.',
   Instruments: 'The point-in-time instrument registry per family.',
+  'Open interest': 'Open interest samples per market; hip4 per outcome side.',
+  Funding: 'Funding rates per perpetual market: decimal fractions, not annualized.',
   Legacy: 'Deprecated un-prefixed routes that answer like the core family.',
   Breadth: 'Share of instruments above session VWAP, computed every minute.',
   Webhooks: 'Signed webhook notifications: catalogue, allowances and endpoints.',

@@ -7,6 +7,10 @@ export type CandleInterval = keyof typeof CANDLE_INTERVALS;
 export const FLOW_INTERVALS = { '1m': 60_000, '5m': 300_000, '1h': 3_600_000 } as const;
 export type FlowInterval = keyof typeof FLOW_INTERVALS;
 
+/** Sampled series (open interest, funding): the last sample of each bucket. */
+export const SAMPLE_INTERVALS = { '5m': 300_000, '15m': 900_000, '30m': 1_800_000, '1h': 3_600_000, '4h': 14_400_000, '1d': DAY } as const;
+export type SampleInterval = keyof typeof SAMPLE_INTERVALS;
+
 export const BREADTH_INTERVALS = { '5m': 300_000, '15m': 900_000, '30m': 1_800_000, '1h': 3_600_000, '4h': 14_400_000, '1d': DAY } as const;
 export type BreadthInterval = keyof typeof BREADTH_INTERVALS;
 

@@ -1,7 +1,7 @@
 /** Parameters and response rows of the market-data routes (SPEC "Endpoints" and "Resources"). */
 import * as v from 'valibot';
 import { booleanParam, enumParam, epochMsParam, integerParam, stringParam } from './params.ts';
-import { BREADTH_INTERVALS, CANDLE_INTERVALS, FLOW_INTERVALS, intervalNames } from './intervals.ts';
+import { BREADTH_INTERVALS, CANDLE_INTERVALS, FLOW_INTERVALS, SAMPLE_INTERVALS, intervalNames } from './intervals.ts';
 
 export const symbolPath = { symbol: stringParam({ description: 'Symbol in the family form (hip4 `#N` sent as `%23N`)', maxLength: 64, required: true }) };
 
@@ -86,7 +86,29 @@ export const InstrumentSchema = v.object({
   listed_at: time, delisted_at: v.optional(time),
 });
 
+/** Open interest and funding history: native cadence, or the last sample of each bucket. */
+export const SeriesQuery = {
+  ...window,
+  interval: enumParam(intervalNames(SAMPLE_INTERVALS), { description: 'The last sample of each bucket (never an average); omit for the native cadence', errorCode: 'invalid_interval' }),
+  limit: integerParam({ min: 1, max: 1000, default: 100, description: 'Rows per page' }),
+  ...cursor,
+};
+
+/** hip4 sides add `outcome_id` and `side` and have no oracle price; members that do not apply are absent. */
+export const OpenInterestSchema = v.object({
+  symbol: v.string(), coin: v.string(), timestamp: time, open_interest: decimal,
+  mark_price: v.optional(decimal), oracle_price: v.optional(decimal), mid_price: v.optional(decimal), day_ntl_volume: v.optional(decimal),
+  outcome_id: v.optional(v.pipe(v.number(), v.integer(), v.description('hip4'))), side: v.optional(v.pipe(v.picklist([0, 1]), v.description('hip4: 0 = Yes, 1 = No'))),
+});
+
+export const FundingSchema = v.object({
+  symbol: v.string(), coin: v.string(), timestamp: time,
+  funding_rate: v.pipe(v.string(), v.description('decimal fraction per funding interval, not annualized')), premium: v.optional(decimal),
+});
+
 export type Trade = v.InferOutput<typeof TradeSchema>;
+export type OpenInterest = v.InferOutput<typeof OpenInterestSchema>;
+export type Funding = v.InferOutput<typeof FundingSchema>;
 export type Candle = v.InferOutput<typeof CandleSchema>;
 export type TriggerOrder = v.InferOutput<typeof TriggerOrderSchema>;
 export type OrderFlowBucket = v.InferOutput<typeof OrderFlowSchema>;

@@ -24,6 +24,9 @@ export const MetaSchema = v.object({
   interval: v.optional(v.pipe(v.string(), v.description('The bucket interval, on bucketed routes'))),
   price_unit: v.optional(v.pipe(v.string(), v.description('hip4 candles: `probability`'))),
   quote_currency: v.optional(v.pipe(v.string(), v.description('hip4 candles: `USDH`'))),
+  coverage_from: v.optional(v.pipe(v.string(), v.description('When the window ends before the dataset\'s coverage: where coverage starts'))),
+  notice: v.optional(v.pipe(v.string(), v.description('Why a page is empty, when the archive can say'))),
+  age_ms: v.optional(v.pipe(v.number(), v.description('`/current` reads: how old the value is'))),
   request_id: v.string(),
 });
 

@@ -148,7 +148,7 @@ function render(result: RouteResult, route: RouteDef, requestId: string): APIGat
   }
   if (result.kind === 'json-rows') {
     const { json, count, nextCursor } = result.rows;
-    const meta = JSON.stringify({ count, ...pagingMeta(route, nextCursor), ...result.meta, request_id: requestId });
+    const meta = JSON.stringify({ count, ...pagingMeta(route, nextCursor), ...result.meta, ...result.rows.meta, request_id: requestId });
     return { statusCode: route.response.status, headers, body: `{"success":true,"data":[${json}],"meta":${meta}}` };
   }
   const count = Array.isArray(result.data) ? result.data.length : result.data == null ? 0 : 1;

@@ -245,6 +245,91 @@ export type InstrumentPath = TradesPath;
 
 export type InstrumentData = InstrumentsRow;
 
+export type OpenInterestPath = TradesPath;
+
+export interface OpenInterestQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before now) */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** The last sample of each bucket (never an average); omit for the native cadence */
+  interval?: "5m" | "15m" | "30m" | "1h" | "4h" | "1d";
+  /** Rows per page */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+}
+
+export interface OpenInterestRow {
+  symbol: string;
+  coin: string;
+  /**
+   * RFC 3339 UTC
+   */
+  timestamp: string;
+  /**
+   * decimal string
+   */
+  open_interest: string;
+  /**
+   * decimal string
+   */
+  mark_price?: string;
+  /**
+   * decimal string
+   */
+  oracle_price?: string;
+  /**
+   * decimal string
+   */
+  mid_price?: string;
+  /**
+   * decimal string
+   */
+  day_ntl_volume?: string;
+  /**
+   * hip4
+   */
+  outcome_id?: number;
+  /**
+   * hip4: 0 = Yes, 1 = No
+   */
+  side?: 0 | 1;
+}
+
+export type OpenInterestData = OpenInterestRow[];
+
+export type OpenInterestCurrentPath = TradesPath;
+
+export type OpenInterestCurrentData = OpenInterestRow;
+
+export type FundingPath = TradesPath;
+
+export type FundingQuery = OpenInterestQuery;
+
+export interface FundingRow {
+  symbol: string;
+  coin: string;
+  /**
+   * RFC 3339 UTC
+   */
+  timestamp: string;
+  /**
+   * decimal fraction per funding interval, not annualized
+   */
+  funding_rate: string;
+  /**
+   * decimal string
+   */
+  premium?: string;
+}
+
+export type FundingData = FundingRow[];
+
+export type FundingCurrentPath = TradesPath;
+
+export type FundingCurrentData = FundingRow;
+
 export interface BreadthCurrentData {
   session_date: string;
   /**
@@ -698,6 +783,28 @@ export const ROUTES = {
   getAltxInstrument: { method: 'GET', path: '/v1/altx/instruments/{symbol}', paged: false },
   getAltxRhInstrument: { method: 'GET', path: '/v1/altx-rh/instruments/{symbol}', paged: false },
   getLegacyInstrument: { method: 'GET', path: '/v1/instruments/{symbol}', paged: false },
+  getPerpxOpenInterest: { method: 'GET', path: '/v1/perpx/openinterest/{symbol}', paged: true },
+  getHip3OpenInterest: { method: 'GET', path: '/v1/perpx/hip3/openinterest/{symbol}', paged: true },
+  getHip4OpenInterest: { method: 'GET', path: '/v1/perpx/hip4/openinterest/{symbol}', paged: true },
+  getAltxOpenInterest: { method: 'GET', path: '/v1/altx/openinterest/{symbol}', paged: true },
+  getAltxRhOpenInterest: { method: 'GET', path: '/v1/altx-rh/openinterest/{symbol}', paged: true },
+  getLegacyOpenInterest: { method: 'GET', path: '/v1/openinterest/{symbol}', paged: true },
+  getPerpxOpenInterestCurrent: { method: 'GET', path: '/v1/perpx/openinterest/{symbol}/current', paged: false },
+  getHip3OpenInterestCurrent: { method: 'GET', path: '/v1/perpx/hip3/openinterest/{symbol}/current', paged: false },
+  getHip4OpenInterestCurrent: { method: 'GET', path: '/v1/perpx/hip4/openinterest/{symbol}/current', paged: false },
+  getAltxOpenInterestCurrent: { method: 'GET', path: '/v1/altx/openinterest/{symbol}/current', paged: false },
+  getAltxRhOpenInterestCurrent: { method: 'GET', path: '/v1/altx-rh/openinterest/{symbol}/current', paged: false },
+  getLegacyOpenInterestCurrent: { method: 'GET', path: '/v1/openinterest/{symbol}/current', paged: false },
+  getPerpxFunding: { method: 'GET', path: '/v1/perpx/funding/{symbol}', paged: true },
+  getHip3Funding: { method: 'GET', path: '/v1/perpx/hip3/funding/{symbol}', paged: true },
+  getAltxFunding: { method: 'GET', path: '/v1/altx/funding/{symbol}', paged: true },
+  getAltxRhFunding: { method: 'GET', path: '/v1/altx-rh/funding/{symbol}', paged: true },
+  getLegacyFunding: { method: 'GET', path: '/v1/funding/{symbol}', paged: true },
+  getPerpxFundingCurrent: { method: 'GET', path: '/v1/perpx/funding/{symbol}/current', paged: false },
+  getHip3FundingCurrent: { method: 'GET', path: '/v1/perpx/hip3/funding/{symbol}/current', paged: false },
+  getAltxFundingCurrent: { method: 'GET', path: '/v1/altx/funding/{symbol}/current', paged: false },
+  getAltxRhFundingCurrent: { method: 'GET', path: '/v1/altx-rh/funding/{symbol}/current', paged: false },
+  getLegacyFundingCurrent: { method: 'GET', path: '/v1/funding/{symbol}/current', paged: false },
   getPerpxBreadthCurrent: { method: 'GET', path: '/v1/perpx/breadth/above-vwap/current', paged: false },
   getHip3BreadthCurrent: { method: 'GET', path: '/v1/perpx/hip3/breadth/above-vwap/current', paged: false },
   getPerpxBreadthHistory: { method: 'GET', path: '/v1/perpx/breadth/above-vwap', paged: true },
@@ -727,7 +834,7 @@ export const ROUTES = {
   dryRunWebhookSubscription: { method: 'POST', path: '/v1/webhooks/subscriptions/dry-run', paged: false },
 } as const;
 
-export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory';
+export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory';
 
 /** One method per route. Path parameters, query parameters and `body` go in one object. */
 export interface Methods {
@@ -935,6 +1042,120 @@ export interface Methods {
    * @deprecated Use `/v1/perpx/instruments/{symbol}`.
    */
   getLegacyInstrument(input: InstrumentPath): Promise<Page<InstrumentData>>;
+  /**
+   * Open interest history: native cadence, or the last sample per interval (perpx).
+   * `GET /v1/perpx/openinterest/{symbol}`
+   */
+  getPerpxOpenInterest(input: OpenInterestPath & OpenInterestQuery): Promise<Page<OpenInterestData>>;
+  /**
+   * Open interest history: native cadence, or the last sample per interval (hip3).
+   * `GET /v1/perpx/hip3/openinterest/{symbol}`
+   */
+  getHip3OpenInterest(input: OpenInterestPath & OpenInterestQuery): Promise<Page<OpenInterestData>>;
+  /**
+   * Open interest history: native cadence, or the last sample per interval (hip4).
+   * `GET /v1/perpx/hip4/openinterest/{symbol}`
+   */
+  getHip4OpenInterest(input: OpenInterestPath & OpenInterestQuery): Promise<Page<OpenInterestData>>;
+  /**
+   * Open interest history: native cadence, or the last sample per interval (altx).
+   * `GET /v1/altx/openinterest/{symbol}`
+   */
+  getAltxOpenInterest(input: OpenInterestPath & OpenInterestQuery): Promise<Page<OpenInterestData>>;
+  /**
+   * Open interest history: native cadence, or the last sample per interval (altx-rh).
+   * `GET /v1/altx-rh/openinterest/{symbol}`
+   */
+  getAltxRhOpenInterest(input: OpenInterestPath & OpenInterestQuery): Promise<Page<OpenInterestData>>;
+  /**
+   * Deprecated: use /v1/perpx/openinterest/{symbol}.
+   * `GET /v1/openinterest/{symbol}`
+   * @deprecated Use `/v1/perpx/openinterest/{symbol}`.
+   */
+  getLegacyOpenInterest(input: OpenInterestPath & OpenInterestQuery): Promise<Page<OpenInterestData>>;
+  /**
+   * The newest open-interest sample and its age (perpx).
+   * `GET /v1/perpx/openinterest/{symbol}/current`
+   */
+  getPerpxOpenInterestCurrent(input: OpenInterestCurrentPath): Promise<Page<OpenInterestCurrentData>>;
+  /**
+   * The newest open-interest sample and its age (hip3).
+   * `GET /v1/perpx/hip3/openinterest/{symbol}/current`
+   */
+  getHip3OpenInterestCurrent(input: OpenInterestCurrentPath): Promise<Page<OpenInterestCurrentData>>;
+  /**
+   * The newest open-interest sample and its age (hip4).
+   * `GET /v1/perpx/hip4/openinterest/{symbol}/current`
+   */
+  getHip4OpenInterestCurrent(input: OpenInterestCurrentPath): Promise<Page<OpenInterestCurrentData>>;
+  /**
+   * The newest open-interest sample and its age (altx).
+   * `GET /v1/altx/openinterest/{symbol}/current`
+   */
+  getAltxOpenInterestCurrent(input: OpenInterestCurrentPath): Promise<Page<OpenInterestCurrentData>>;
+  /**
+   * The newest open-interest sample and its age (altx-rh).
+   * `GET /v1/altx-rh/openinterest/{symbol}/current`
+   */
+  getAltxRhOpenInterestCurrent(input: OpenInterestCurrentPath): Promise<Page<OpenInterestCurrentData>>;
+  /**
+   * Deprecated: use /v1/perpx/openinterest/{symbol}/current.
+   * `GET /v1/openinterest/{symbol}/current`
+   * @deprecated Use `/v1/perpx/openinterest/{symbol}/current`.
+   */
+  getLegacyOpenInterestCurrent(input: OpenInterestCurrentPath): Promise<Page<OpenInterestCurrentData>>;
+  /**
+   * Funding-rate history: native cadence, or the last sample per interval (perpx).
+   * `GET /v1/perpx/funding/{symbol}`
+   */
+  getPerpxFunding(input: FundingPath & FundingQuery): Promise<Page<FundingData>>;
+  /**
+   * Funding-rate history: native cadence, or the last sample per interval (hip3).
+   * `GET /v1/perpx/hip3/funding/{symbol}`
+   */
+  getHip3Funding(input: FundingPath & FundingQuery): Promise<Page<FundingData>>;
+  /**
+   * Funding-rate history: native cadence, or the last sample per interval (altx).
+   * `GET /v1/altx/funding/{symbol}`
+   */
+  getAltxFunding(input: FundingPath & FundingQuery): Promise<Page<FundingData>>;
+  /**
+   * Funding-rate history: native cadence, or the last sample per interval (altx-rh).
+   * `GET /v1/altx-rh/funding/{symbol}`
+   */
+  getAltxRhFunding(input: FundingPath & FundingQuery): Promise<Page<FundingData>>;
+  /**
+   * Deprecated: use /v1/perpx/funding/{symbol}.
+   * `GET /v1/funding/{symbol}`
+   * @deprecated Use `/v1/perpx/funding/{symbol}`.
+   */
+  getLegacyFunding(input: FundingPath & FundingQuery): Promise<Page<FundingData>>;
+  /**
+   * The newest funding sample and its age (perpx).
+   * `GET /v1/perpx/funding/{symbol}/current`
+   */
+  getPerpxFundingCurrent(input: FundingCurrentPath): Promise<Page<FundingCurrentData>>;
+  /**
+   * The newest funding sample and its age (hip3).
+   * `GET /v1/perpx/hip3/funding/{symbol}/current`
+   */
+  getHip3FundingCurrent(input: FundingCurrentPath): Promise<Page<FundingCurrentData>>;
+  /**
+   * The newest funding sample and its age (altx).
+   * `GET /v1/altx/funding/{symbol}/current`
+   */
+  getAltxFundingCurrent(input: FundingCurrentPath): Promise<Page<FundingCurrentData>>;
+  /**
+   * The newest funding sample and its age (altx-rh).
+   * `GET /v1/altx-rh/funding/{symbol}/current`
+   */
+  getAltxRhFundingCurrent(input: FundingCurrentPath): Promise<Page<FundingCurrentData>>;
+  /**
+   * Deprecated: use /v1/perpx/funding/{symbol}/current.
+   * `GET /v1/funding/{symbol}/current`
+   * @deprecated Use `/v1/perpx/funding/{symbol}/current`.
+   */
+  getLegacyFundingCurrent(input: FundingCurrentPath): Promise<Page<FundingCurrentData>>;
   /**
    * Latest breadth snapshot, even if stale (perpx).
    * `GET /v1/perpx/breadth/above-vwap/current`

@@ -23,11 +23,13 @@ export interface JsonRows<Row> {
   json: string;
   count: number;
   nextCursor: string | null;
+  /** Members the page adds to `meta` (e.g. `coverage_from` and `notice` before coverage). */
+  meta?: Record<string, unknown>;
   /** Never set: carries `Row` so a handler's output type-checks against its route's schema. */
   readonly rowType?: Row;
 }
 
-const EMPTY = { json: '', count: 0, nextCursor: null } as const;
+export const EMPTY = { json: '', count: 0, nextCursor: null } as const;
 
 export interface WindowParams {
   start?: number;
@@ -46,12 +48,12 @@ export function resolveWindow(params: WindowParams, now: number, cursor?: Cursor
 }
 
 /** Fingerprint of a request for its cursors: everything but `limit` and `cursor`. */
-function fingerprintOf(routeId: string, symbol: string, params: Record<string, unknown>): string {
+export function fingerprintOf(routeId: string, symbol: string, params: Record<string, unknown>): string {
   const { limit: _limit, cursor: _cursor, ...rest } = params;
   return requestFingerprint({ routeId, symbol, ...rest });
 }
 
-function page(result: { json: string; count: number; more: boolean; last?: (number | string)[] }, fingerprint: string, window: [number, number]): { json: string; count: number; nextCursor: string | null } {
+export function page(result: { json: string; count: number; more: boolean; last?: (number | string)[] }, fingerprint: string, window: [number, number]): { json: string; count: number; nextCursor: string | null } {
   const nextCursor = result.more && result.last ? encodeCursor(fingerprint, { window, position: result.last }) : null;
   return { json: result.json, count: result.count, nextCursor };
 }

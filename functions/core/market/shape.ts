@@ -48,3 +48,20 @@ export const CANDLE_PROJECTION = `{'timestamp': ${isoSql('bucket')}, 'open': ope
 export const FLOW_PROJECTION = `{'timestamp': ${isoSql('bucket')}, 'limit_orders_placed': limit_orders_placed,
   'orders_canceled': orders_canceled, 'orders_filled': orders_filled, 'trigger_orders_placed': trigger_orders_placed,
   'tpsl_orders_placed': tpsl_orders_placed, 'orders_triggered': orders_triggered, 'orders_force_canceled': orders_force_canceled}`;
+
+/**
+ * Open-interest rows: decimal strings; hip4 rows are one side of an outcome (`#N`: outcome N // 10,
+ * side N % 10), with probability prices and no oracle price.
+ */
+export function openInterestProjection(family: Family): string {
+  if (family === 'hip4') {
+    const n = 'CAST(substr(symbol, 2) AS BIGINT)';
+    return withoutNulls(`{'symbol': symbol, 'coin': symbol, 'outcome_id': ${n} // 10, 'side': ${n} % 10, 'timestamp': ${isoSql('ts')},
+      'open_interest': open_interest, 'mark_price': mark_price, 'mid_price': mid_price}`);
+  }
+  return withoutNulls(`{'symbol': symbol, 'coin': symbol, 'timestamp': ${isoSql('ts')}, 'open_interest': open_interest,
+    'mark_price': mark_price, 'oracle_price': oracle_price, 'mid_price': mid_price, 'day_ntl_volume': day_ntl_volume}`);
+}
+
+/** Funding rows: the rate a decimal-string fraction (not annualized), `premium` where the venue has it. */
+export const FUNDING_PROJECTION = withoutNulls(`{'symbol': symbol, 'coin': symbol, 'timestamp': ${isoSql('ts')}, 'funding_rate': funding_rate, 'premium': premium}`);

@@ -165,7 +165,8 @@ export function createAsset(spec: AssetSpec): AssetState {
 function createMarket(spec: MarketSpec, index: number, asset: AssetState, rng: Rng): MarketState {
   const { family, marketType, activity } = spec;
   const perp = marketType === 'perp';
-  const hasFunding = perp && (family === 'perpx' || family === 'hip3' || family === 'altx');
+  // Every perpetual pays funding, on every venue.
+  const hasFunding = perp;
   const market: MarketState = {
     spec, index, key: `${family}/${spec.symbol}`, asset,
     unitSize: 10 ** -spec.szDecimals,

@@ -293,7 +293,7 @@ describe('createDemoMarket', () => {
   it('publishes funding for perps and open interest once a minute', () => {
     const funding = only(hour, 'funding');
     const oi = only(hour, 'open_interest');
-    const perps = only(hour, 'instruments').filter((r) => r.market_type === 'perp' && ['perpx', 'hip3', 'altx'].includes(r.family));
+    const perps = only(hour, 'instruments').filter((r) => r.market_type === 'perp');
     for (const rows of [funding, oi]) {
       expect(rows.every((r) => r.ts % MINUTE === 0)).toBe(true);
       expect(new Set(rows.map(marketKey))).toEqual(new Set([...perps.map(marketKey), ...(rows === oi ? only(hour, 'instruments').filter((r) => r.family === 'hip4').map(marketKey) : [])]));

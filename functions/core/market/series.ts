@@ -1,0 +1,95 @@
+/**
+ * Sampled series over the archive: open interest and funding. A history page is the native cadence,
+ * or with `interval` the last sample of each bucket (never an average); `current` is the newest
+ * sample at or before now, read newest file first so it never scans a day of files.
+ */
+import { AppError } from '../errors.ts';
+import { isSymbolOf, type Family } from '../venues.ts';
+import type { ArchiveDeps } from '../../ports/archive.ts';
+import { readWindowJson, windowSource } from '../archive/read.ts';
+import { coverageStart } from '../archive/coverage.ts';
+import { decodeCursor } from './cursor.ts';
+import { EMPTY, fingerprintOf, page, resolveWindow, type JsonRows, type WindowParams } from './queries.ts';
+import { FUNDING_PROJECTION, openInterestProjection } from './shape.ts';
+import { SAMPLE_INTERVALS, type SampleInterval } from '../../../schemas/intervals.ts';
+import type { Funding, OpenInterest } from '../../../schemas/market.ts';
+
+export type SeriesDataset = 'open_interest' | 'funding';
+
+const PROJECTION: Readonly<Record<SeriesDataset, (family: Family) => string>> = {
+  open_interest: openInterestProjection,
+  funding: () => FUNDING_PROJECTION,
+};
+
+type RowOf<D extends SeriesDataset> = D extends 'open_interest' ? OpenInterest : Funding;
+
+export interface SeriesRequest extends WindowParams {
+  routeId: string;
+  family: Family;
+  symbol: string;
+  interval?: SampleInterval;
+}
+
+/** hip4 sides are `#N`; the bare `N` is accepted for them too. */
+export const seriesSymbol = (family: Family, symbol: string) => (family === 'hip4' && /^\d+$/.test(symbol) ? `#${symbol}` : symbol);
+
+/** What a page says about coverage when its window ends before the dataset begins in the family. */
+export function coverageNotice(dataset: SeriesDataset, family: Family, windowEnd: number): Record<string, string> | undefined {
+  const start = coverageStart(dataset, family);
+  if (start === undefined || windowEnd >= start) return undefined;
+  const from = new Date(start).toISOString();
+  return { coverage_from: from, notice: `The archive holds ${dataset} for ${family} from ${from}; the window ends before that.` };
+}
+
+export async function seriesPage<D extends SeriesDataset>(
+  deps: ArchiveDeps, dataset: D, req: SeriesRequest, now: number,
+): Promise<JsonRows<RowOf<D>>> {
+  const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, interval: req.interval });
+  const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
+  const window = resolveWindow(req, now, cursor);
+  const notice = coverageNotice(dataset, req.family, window[1]);
+  if (notice) return { ...EMPTY, meta: notice };
+  if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
+  const projection = PROJECTION[dataset](req.family);
+  if (!req.interval) {
+    const result = await readWindowJson(deps, {
+      dataset, family: req.family, symbol: req.symbol, from: window[0], to: window[1], after: cursor?.position, limit: req.limit, projection,
+    });
+    return page(result, fingerprint, window);
+  }
+  const source = await windowSource(deps, { dataset, family: req.family, symbol: req.symbol, from: window[0], to: window[1] });
+  if (!source) return EMPTY;
+  const [result] = await deps.sql.query({
+    sql: `WITH samples AS (
+            SELECT *, ts // $q_width * $q_width AS bucket FROM (${source.sql})
+            QUALIFY row_number() OVER (PARTITION BY ts // $q_width ORDER BY ts DESC) = 1),
+          page AS (SELECT *, row_number() OVER (ORDER BY bucket) AS rn FROM samples WHERE bucket > $q_after ORDER BY bucket LIMIT $q_fetch)
+          SELECT string_agg(to_json(${projection}), ',' ORDER BY rn) FILTER (WHERE rn <= $q_take) AS json,
+                 count(*) AS fetched, last(bucket ORDER BY rn) FILTER (WHERE rn <= $q_take) AS last_bucket
+          FROM page`,
+    params: {
+      ...source.params, q_width: SAMPLE_INTERVALS[req.interval], q_after: cursor ? Number(cursor.position[0]) : -1,
+      q_fetch: req.limit + 1, q_take: req.limit,
+    },
+  });
+  const fetched = Number(result?.fetched ?? 0);
+  const count = Math.min(fetched, req.limit);
+  return page({ json: count > 0 ? String(result!.json) : '', count, more: fetched > req.limit, last: count > 0 ? [Number(result!.last_bucket)] : undefined }, fingerprint, window);
+}
+
+/** How far back `current` looks for the newest sample; older than this is not current. */
+const CURRENT_LOOKBACK_MS = 7 * 86_400_000;
+
+/** The newest sample at or before now, and how old it is. */
+export async function currentSample<D extends SeriesDataset>(
+  deps: ArchiveDeps, dataset: D, family: Family, symbol: string, now: number,
+): Promise<{ row: RowOf<D>; ageMs: number }> {
+  const result = isSymbolOf(family, symbol)
+    ? await readWindowJson(deps, {
+      dataset, family, symbol, from: now - CURRENT_LOOKBACK_MS, to: now, limit: 1, direction: 'desc', projection: PROJECTION[dataset](family),
+    })
+    : undefined;
+  if (!result?.count) throw new AppError('not_found', `No ${dataset.replace('_', ' ')} for ${symbol} on ${family} in the last 7 days.`, { param: 'symbol' });
+  const row = JSON.parse(result.json) as RowOf<D>;
+  return { row, ageMs: now - Date.parse(row.timestamp) };
+}
