@@ -98,6 +98,17 @@ export type FunctionName =
   | 'authorizer' | 'system' | 'market' | 'derivatives' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
   | 'detect' | 'notify';
 
+/** A route group answering from the archive with DuckDB, debiting credits as it answers. */
+const ARCHIVE_READER = {
+  // 1,769 MB is one full vCPU; DuckDB and the file cache want both memory and CPU.
+  memoryMb: 1769,
+  timeoutS: 29,
+  duckdb: true,
+  tables: { manifest: 'read', usage: 'readwrite' },
+  queues: { events: 'send' },
+  buckets: { archive: 'read' },
+} satisfies Omit<FunctionDef, 'entry' | 'description'>;
+
 export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   authorizer: {
     entry: 'functions/http/authorizer.ts',
@@ -115,23 +126,12 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   market: {
     entry: 'functions/http/market.ts',
     description: 'Trades, candles, trigger orders, order flow and instruments over the archive',
-    // 1,769 MB is one full vCPU; DuckDB and the file cache want both memory and CPU.
-    memoryMb: 1769,
-    timeoutS: 29,
-    duckdb: true,
-    tables: { manifest: 'read', usage: 'readwrite' },
-    queues: { events: 'send' },
-    buckets: { archive: 'read' },
+    ...ARCHIVE_READER,
   },
   derivatives: {
     entry: 'functions/http/derivatives.ts',
     description: 'Open interest and funding over the archive: history, bucketed samples and the current value',
-    memoryMb: 1769,
-    timeoutS: 29,
-    duckdb: true,
-    tables: { manifest: 'read', usage: 'readwrite' },
-    queues: { events: 'send' },
-    buckets: { archive: 'read' },
+    ...ARCHIVE_READER,
   },
   'breadth-api': {
     entry: 'functions/http/breadth.ts',

@@ -1,6 +1,7 @@
 /** Open interest and funding over HTTP against the demo market: shapes, buckets, cursors, current, coverage, legacy. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
+import { walkPages } from '../helpers/api.ts';
 import { readWindow } from '../../functions/core/archive/read.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 
@@ -14,24 +15,14 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => { await cloud?.stop(); });
 
-async function get(path: string, query: Record<string, string | number> = {}) {
+async function get(path: string, query: Record<string, string | number | boolean> = {}) {
   const url = new URL(cloud.url + path);
   for (const [k, val] of Object.entries(query)) url.searchParams.set(k, String(val));
   const res = await fetch(url, { headers: { 'X-API-Key': KEY } });
   return { status: res.status, headers: res.headers, body: await res.json() as any };
 }
 
-async function walk(path: string, query: Record<string, string | number>) {
-  const rows: any[] = [];
-  let cursor: string | undefined;
-  do {
-    const res = await get(path, { ...query, ...(cursor && { cursor }) });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    rows.push(...res.body.data);
-    cursor = res.body.meta.next_cursor;
-  } while (cursor);
-  return rows;
-}
+const walk = (path: string, query: Record<string, string | number>) => walkPages(get, path, query);
 
 describe('open interest', () => {
   it('serves every ingested sample of the window in order, as strings, once at every page size', async () => {

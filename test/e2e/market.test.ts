@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
+import { walkPages } from '../helpers/api.ts';
 import { ROUTES } from '../../functions/routes.ts';
 
 const KEY = 'market-test-key';
@@ -21,20 +22,7 @@ async function get(path: string, query: Record<string, string | number | boolean
 // The live feed is still writing the current second; windows end in the settled past.
 const window = () => ({ start: now - 3 * 3_600_000, end: now - 5_000 });
 
-/** Pages on has_more to the end; every page must be a 200, with next_cursor exactly when has_more. */
-async function walk(path: string, query: Record<string, string | number | boolean>) {
-  const rows: any[] = [];
-  let cursor: string | undefined;
-  do {
-    const res = await get(path, { ...query, ...(cursor && { cursor }) });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    rows.push(...res.body.data);
-    expect(typeof res.body.meta.has_more).toBe('boolean');
-    expect('next_cursor' in res.body.meta).toBe(res.body.meta.has_more);
-    cursor = res.body.meta.next_cursor;
-  } while (cursor);
-  return rows;
-}
+const walk = (path: string, query: Record<string, string | number | boolean>) => walkPages(get, path, query);
 
 describe('trades', () => {
   it('answers every family with trade rows in the spec shape', async () => {

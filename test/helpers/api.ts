@@ -20,3 +20,25 @@ export async function eventually<T>(read: () => T | Promise<T>, done: (value: T)
     await new Promise((r) => setTimeout(r, 150));
   }
 }
+
+/**
+ * Pages through a cursor-paged route to its end with `get`; every page must be a 200 with
+ * `has_more`, and `next_cursor` exactly when it is true.
+ */
+export async function walkPages(
+  get: (path: string, query: Record<string, string | number | boolean>) => Promise<{ status: number; body: any }>,
+  path: string, query: Record<string, string | number | boolean>,
+): Promise<any[]> {
+  const rows: any[] = [];
+  let cursor: string | undefined;
+  do {
+    const res = await get(path, { ...query, ...(cursor && { cursor }) });
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    if (typeof res.body.meta.has_more !== 'boolean' || ('next_cursor' in res.body.meta) !== res.body.meta.has_more) {
+      throw new Error(`${path}: has_more ${res.body.meta.has_more} with next_cursor ${res.body.meta.next_cursor}`);
+    }
+    rows.push(...res.body.data);
+    cursor = res.body.meta.next_cursor;
+  } while (cursor);
+  return rows;
+}
