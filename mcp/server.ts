@@ -27,8 +27,9 @@ export function createMcpServer(options: ClientOptions & { scopes: readonly McpS
       return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer as Record<string, unknown> };
     } catch (error) {
       if (error instanceof ApiError) return { isError: true, content: [{ type: 'text', text: JSON.stringify(error.body) }] };
-      if (error instanceof TypeError) return { isError: true, content: [{ type: 'text', text: error.message }] };
-      throw error;
+      // Refused arguments and an unreachable service are the tool's failure, not the protocol's.
+      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      return { isError: true, content: [{ type: 'text', text: `${error instanceof Error ? error.message : String(error)}${cause}` }] };
     }
   });
   return server;

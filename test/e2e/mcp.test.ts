@@ -22,6 +22,22 @@ async function connect(scopes: McpScope[]): Promise<Client> {
 const text = (result: Awaited<ReturnType<Client['callTool']>>) => JSON.parse((result.content as { text: string }[])[0]!.text);
 
 describe('the MCP server', () => {
+  it('answers an unreachable service and a path value that is not one with tool errors', async () => {
+    // Prepare
+    const server = createMcpServer({ baseUrl: 'http://127.0.0.1:9', apiKey: KEYS.build, scopes: ['mcp:market.read', 'mcp:webhooks.read'] });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const offline = new Client({ name: 'test', version: '1.0.0' });
+    await offline.connect(clientSide);
+    // Act
+    const unreachable = await offline.callTool({ name: 'get_perpx_instruments', arguments: {} });
+    const dotted = await (await connect(['mcp:webhooks.read'])).callTool({ name: 'get_webhook_endpoint', arguments: { id: '..' } });
+    // Assess
+    expect(unreachable.isError).toBe(true);
+    expect(dotted.isError).toBe(true);
+    expect((dotted.content as { text: string }[])[0]!.text).toMatch(/not a value/);
+  });
+
   it('lists the tools of the scopes it was started with, and no write tool without the write scope', async () => {
     // Act
     const readOnly = await (await connect(['mcp:market.read', 'mcp:webhooks.read'])).listTools();

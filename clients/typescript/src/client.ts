@@ -48,8 +48,15 @@ export type Client = Methods & {
   iterate<K extends PagedOperation>(operation: K, input: Parameters<Methods[K]>[0]): AsyncGenerator<RowOf<K>>;
 };
 
-/** Path segments are encoded, except the `:` of hip3 symbols, which the service reads raw. */
-const segment = (value: unknown) => encodeURIComponent(String(value)).replaceAll('%3A', ':');
+/**
+ * Path segments are encoded, except the `:` of hip3 symbols, which the service reads raw. `.` and
+ * `..` are refused: URL resolution would turn them into another route.
+ */
+function segment(value: unknown): string {
+  const text = String(value);
+  if (text === '.' || text === '..' || text === '') throw new TypeError(`path parameter '${text}' is not a value`);
+  return encodeURIComponent(text).replaceAll('%3A', ':');
+}
 
 export function createClient(options: ClientOptions): Client {
   const base = options.baseUrl.replace(/\/$/, '');

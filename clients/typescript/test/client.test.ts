@@ -80,6 +80,11 @@ describe('the typed client', () => {
     expect((await client.listWebhookEndpoints()).data).toEqual([]);
   });
 
+  it('refuses a path value that URL resolution would turn into another route', async () => {
+    await expect(client.getWebhookEndpoint({ id: '..' })).rejects.toThrow(TypeError);
+    await expect(client.getPerpxTrades({ symbol: '.' })).rejects.toThrow(/not a value/);
+  });
+
   it('verifies a delivery signature on the receiver side and refuses a tampered body', () => {
     const body = '{"id":"evt_1","type":"webhook.test"}';
     const t = Math.floor(Date.now() / 1000);
