@@ -104,6 +104,9 @@ const FAMILY_LABEL: Readonly<Record<Family, string>> = {
 
 const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
+/** `openInterest` -> `open_interest`: operation names as data types and tool names. */
+export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
 /** The routes of one group, in declaration order. */
 export function routesOf(operationGroup: OperationGroup): RouteDef[] {
   const routes: RouteDef[] = [];
@@ -125,7 +128,7 @@ export function routesOf(operationGroup: OperationGroup): RouteDef[] {
       routes.push({
         ...common, operationId: `get${FAMILY_LABEL[family]}${capitalized(operation)}Unsupported`, method: 'GET', path: `${FAMILY_PREFIX[family]}${spec.suffix}`,
         summary: `Not offered on ${family}`, tags, family, hidden: true, billed: false,
-        unsupported: { datatype: operation.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), availableOn },
+        unsupported: { datatype: snakeCase(operation), availableOn },
       });
     }
     // Deprecated un-prefixed routes answer like their core (perpx) replacements.
@@ -201,27 +204,34 @@ export const MARKET_OPERATIONS = operationGroup('market', {
   },
 });
 
-/** Open interest and funding per family that has the dataset, with deprecated un-prefixed core routes. */
+/**
+ * Where a sampled series is served: every family with its dataset, and the deprecated un-prefixed
+ * core path (`/v1<suffix>`) as `getLegacy<Operation>`.
+ */
+const sampledSeries = (dataset: 'open_interest' | 'funding', operation: string, suffix: string, tag: string) => ({
+  suffix, families: familiesOf(dataset), tags: [tag], billed: true, pathParams: symbolPath,
+  legacy: [{ path: `/v1${suffix}`, operationId: `getLegacy${capitalized(operation)}` }],
+});
+
+/** Open interest and funding per family that has the dataset. */
 export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
   openInterest: {
-    suffix: '/openinterest/{symbol}', families: familiesOf('open_interest'), summary: 'Open interest history: native cadence, or the last sample per interval', tags: ['Open interest'],
-    billed: true, legacy: [{ path: '/v1/openinterest/{symbol}', operationId: 'getLegacyOpenInterest' }],
-    pathParams: symbolPath, query: SeriesQuery, response: page(v.array(OpenInterestSchema), 'A page of open-interest samples, oldest first'),
+    ...sampledSeries('open_interest', 'openInterest', '/openinterest/{symbol}', 'Open interest'),
+    summary: 'Open interest history: native cadence, or the last sample per interval',
+    query: SeriesQuery, response: page(v.array(OpenInterestSchema), 'A page of open-interest samples, oldest first'),
   },
   openInterestCurrent: {
-    suffix: '/openinterest/{symbol}/current', families: familiesOf('open_interest'), summary: 'The newest open-interest sample and its age', tags: ['Open interest'],
-    billed: true, legacy: [{ path: '/v1/openinterest/{symbol}/current', operationId: 'getLegacyOpenInterestCurrent' }],
-    pathParams: symbolPath, response: page(OpenInterestSchema, 'The newest sample; meta.age_ms says how old'),
+    ...sampledSeries('open_interest', 'openInterestCurrent', '/openinterest/{symbol}/current', 'Open interest'),
+    summary: 'The newest open-interest sample and its age', response: page(OpenInterestSchema, 'The newest sample; meta.age_ms says how old'),
   },
   funding: {
-    suffix: '/funding/{symbol}', families: familiesOf('funding'), summary: 'Funding-rate history: native cadence, or the last sample per interval', tags: ['Funding'],
-    billed: true, legacy: [{ path: '/v1/funding/{symbol}', operationId: 'getLegacyFunding' }],
-    pathParams: symbolPath, query: SeriesQuery, response: page(v.array(FundingSchema), 'A page of funding samples, oldest first'),
+    ...sampledSeries('funding', 'funding', '/funding/{symbol}', 'Funding'),
+    summary: 'Funding-rate history: native cadence, or the last sample per interval',
+    query: SeriesQuery, response: page(v.array(FundingSchema), 'A page of funding samples, oldest first'),
   },
   fundingCurrent: {
-    suffix: '/funding/{symbol}/current', families: familiesOf('funding'), summary: 'The newest funding sample and its age', tags: ['Funding'],
-    billed: true, legacy: [{ path: '/v1/funding/{symbol}/current', operationId: 'getLegacyFundingCurrent' }],
-    pathParams: symbolPath, response: page(FundingSchema, 'The newest sample; meta.age_ms says how old'),
+    ...sampledSeries('funding', 'fundingCurrent', '/funding/{symbol}/current', 'Funding'),
+    summary: 'The newest funding sample and its age', response: page(FundingSchema, 'The newest sample; meta.age_ms says how old'),
   },
 });
 

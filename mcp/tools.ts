@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
-import { ROUTES, type RouteDef } from '../functions/routes.ts';
+import { ROUTES, snakeCase, type RouteDef } from '../functions/routes.ts';
 import { paramMeta } from '../schemas/params.ts';
 
 export const MCP_SCOPES = ['mcp:market.read', 'mcp:webhooks.read', 'mcp:webhooks.write'] as const;
@@ -32,7 +32,7 @@ function scopeOf(route: RouteDef): McpScope | undefined {
 }
 
 /** `getPerpxTrades` -> `get_perpx_trades`. */
-export const toolName = (operationId: string) => operationId.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+export const toolName = snakeCase;
 
 function inputSchema(route: RouteDef): McpTool['inputSchema'] {
   const properties: Record<string, unknown> = {};

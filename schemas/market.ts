@@ -107,6 +107,7 @@ export const FundingSchema = v.object({
 });
 
 export type Trade = v.InferOutput<typeof TradeSchema>;
+export type BreadthSnapshotView = v.InferOutput<typeof BreadthSnapshotSchema>;
 export type OpenInterest = v.InferOutput<typeof OpenInterestSchema>;
 export type Funding = v.InferOutput<typeof FundingSchema>;
 export type Candle = v.InferOutput<typeof CandleSchema>;

@@ -5,6 +5,7 @@
  *   above + at + below = eligible  and  eligible + excluded_no_session_volume + excluded_stale_price = candidates.
  */
 import { dexOf } from '../venues.ts';
+import type { BreadthSnapshotView } from '../../../schemas/market.ts';
 
 export const BREADTH_FAMILIES = ['perpx', 'hip3'] as const;
 export type BreadthFamily = (typeof BREADTH_FAMILIES)[number];
@@ -24,23 +25,8 @@ export interface SessionStats {
 
 type NamespaceCounts = Record<string, number>;
 
-export interface BreadthSnapshot {
-  family: BreadthFamily;
-  session_date: string;
-  calculated_at: string;
-  value_pct: number | null;
-  coverage_ratio: number;
-  counts: {
-    candidates: number;
-    eligible: number;
-    above: number;
-    at: number;
-    below: number;
-    excluded_no_session_volume: number;
-    excluded_stale_price: number;
-  };
-  namespaces: { eligible: NamespaceCounts; above: NamespaceCounts; at: NamespaceCounts; below: NamespaceCounts };
-}
+/** A snapshot as the routes publish it (schemas/market.ts), plus the family it was computed for. */
+export type BreadthSnapshot = BreadthSnapshotView & { family: BreadthFamily };
 
 export function sessionStart(cutoff: number): number {
   return cutoff - (cutoff % 86_400_000);
