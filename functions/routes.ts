@@ -8,7 +8,7 @@
  */
 import * as v from 'valibot';
 import type { FunctionName } from './resources.ts';
-import type { ParamSchema } from '../schemas/params.ts';
+import { stringParam, type ParamSchema } from '../schemas/params.ts';
 import { HealthSchema } from '../schemas/responses.ts';
 import { familiesOf } from '../schemas/datasets.ts';
 import {
@@ -19,7 +19,7 @@ import {
 import { FAMILIES, FAMILY_PREFIX, type Family } from './core/venues.ts';
 import { BREADTH_FAMILIES } from './core/breadth/compute.ts';
 import {
-  BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, FundingSchema, OpenInterestSchema, SeriesQuery, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
+  BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, FundingSchema, LiquidationSchema, LiquidationVolumeQuery, LiquidationVolumeSchema, LiquidationsQuery, UserLiquidationsQuery, userPath, OpenInterestSchema, SeriesQuery, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
   TriggerOrderSchema, TriggerOrdersQuery, symbolPath,
 } from '../schemas/market.ts';
 
@@ -87,11 +87,6 @@ export interface RouteDef {
   billed?: boolean;
   /** The venue family a per-family route serves. */
   family?: Family;
-  /**
-   * Set on the path of a per-family operation under a family that lacks it: the answer is 404
-   * `unsupported_for_venue` naming where the data is, not a bare `route_not_found`.
-   */
-  unsupported?: { datatype: string; availableOn: readonly { venue: Family; route: string }[] };
   pathParams?: ParamSchemas;
   query?: ParamSchemas;
   body?: v.GenericSchema;
@@ -107,6 +102,28 @@ const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(
 /** `openInterest` -> `open_interest`: operation names as data types and tool names. */
 export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
+/**
+ * The path of a per-family operation under a family that lacks it. It is not a route (API Gateway
+ * would need a resource and methods for each, and a stack holds 500 resources): the catch-all
+ * answers it with 404 `unsupported_for_venue` naming where the data is, not a bare `route_not_found`.
+ */
+export interface UnsupportedPath {
+  path: string;
+  venue: Family;
+  datatype: string;
+  availableOn: readonly { venue: Family; route: string }[];
+}
+
+/** Where each per-family operation of a group is not offered, in declaration order. */
+export function unsupportedPathsOf(operationGroup: OperationGroup): UnsupportedPath[] {
+  return Object.entries(operationGroup.operations).flatMap(([operation, spec]) => {
+    if ('path' in spec) return [];
+    const availableOn = spec.families.map((venue) => ({ venue, route: `${FAMILY_PREFIX[venue]}${spec.suffix}` }));
+    return FAMILIES.filter((f) => !spec.families.includes(f))
+      .map((venue) => ({ path: `${FAMILY_PREFIX[venue]}${spec.suffix}`, venue, datatype: snakeCase(operation), availableOn }));
+  });
+}
+
 /** The routes of one group, in declaration order. */
 export function routesOf(operationGroup: OperationGroup): RouteDef[] {
   const routes: RouteDef[] = [];
@@ -121,14 +138,6 @@ export function routesOf(operationGroup: OperationGroup): RouteDef[] {
       routes.push({
         ...common, operationId: `get${FAMILY_LABEL[family]}${capitalized(operation)}`, method: 'GET', path: `${FAMILY_PREFIX[family]}${spec.suffix}`,
         summary: `${summary} (${family})`, tags, family,
-      });
-    }
-    const availableOn = spec.families.map((venue) => ({ venue, route: `${FAMILY_PREFIX[venue]}${spec.suffix}` }));
-    for (const family of FAMILIES.filter((f) => !spec.families.includes(f))) {
-      routes.push({
-        ...common, operationId: `get${FAMILY_LABEL[family]}${capitalized(operation)}Unsupported`, method: 'GET', path: `${FAMILY_PREFIX[family]}${spec.suffix}`,
-        summary: `Not offered on ${family}`, tags, family, hidden: true, billed: false,
-        unsupported: { datatype: snakeCase(operation), availableOn },
       });
     }
     // Deprecated un-prefixed routes answer like their core (perpx) replacements.
@@ -161,6 +170,7 @@ export const SYSTEM_OPERATIONS = operationGroup('system', {
   // service does) and authenticated callers get 404 route_not_found.
   unknownRoute: {
     method: 'ANY', path: '/{proxy+}', hidden: true, summary: 'Any path no route matches', tags: ['System'],
+    pathParams: { proxy: stringParam({ description: 'The request path without its leading slash', required: true }) },
     response: { status: 404, description: 'No route matches this path', shape: 'raw', schema: v.unknown() },
   },
 });
@@ -213,7 +223,7 @@ const sampledSeries = (dataset: 'open_interest' | 'funding', operation: string, 
   legacy: [{ path: `/v1${suffix}`, operationId: `getLegacy${capitalized(operation)}` }],
 });
 
-/** Open interest and funding per family that has the dataset. */
+/** Open interest, funding and liquidations per family that has the dataset. */
 export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
   openInterest: {
     ...sampledSeries('open_interest', 'openInterest', '/openinterest/{symbol}', 'Open interest'),
@@ -232,6 +242,21 @@ export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
   fundingCurrent: {
     ...sampledSeries('funding', 'fundingCurrent', '/funding/{symbol}/current', 'Funding'),
     summary: 'The newest funding sample and its age', response: page(FundingSchema, 'The newest sample; meta.age_ms says how old'),
+  },
+  liquidations: {
+    suffix: '/liquidations/{symbol}', families: familiesOf('liquidations'), tags: ['Liquidations'], billed: true, pathParams: symbolPath,
+    summary: 'Liquidation fills of a market, oldest first; a cascade\'s fills stay individual rows',
+    query: LiquidationsQuery, response: page(v.array(LiquidationSchema), 'A page of liquidation fills'),
+  },
+  userLiquidations: {
+    suffix: '/liquidations/user/{user}', families: ['perpx'], tags: ['Liquidations'], billed: true, pathParams: userPath,
+    summary: 'A wallet\'s liquidations, as the liquidated party or the liquidator, oldest first',
+    query: UserLiquidationsQuery, response: page(v.array(LiquidationSchema), 'A page of liquidation fills'),
+  },
+  liquidationVolume: {
+    suffix: '/liquidations/{symbol}/volume', families: familiesOf('liquidations'), tags: ['Liquidations'], billed: true, pathParams: symbolPath,
+    summary: 'Liquidated notional per bucket, long and short, with counts',
+    query: LiquidationVolumeQuery, response: page(v.array(LiquidationVolumeSchema), 'Buckets with liquidations, oldest first'),
   },
 });
 
@@ -320,6 +345,18 @@ export const OPERATION_GROUPS: readonly OperationGroup[] = [SYSTEM_OPERATIONS, M
 
 export const ROUTES: readonly RouteDef[] = OPERATION_GROUPS.flatMap(routesOf);
 
+export const UNSUPPORTED_PATHS: readonly UnsupportedPath[] = OPERATION_GROUPS.flatMap(unsupportedPathsOf);
+
+/** A route path as a pattern over request paths: `{name}` is one segment, `{name+}` the rest. */
+export function pathPattern(path: string): RegExp {
+  const source = path.split('/').map((segment) => {
+    const param = /^\{(\w+)(\+?)\}$/.exec(segment);
+    if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return param[2] ? '(.+)' : '([^/]+)';
+  }).join('/');
+  return new RegExp(`^${source}$`);
+}
+
 /** One line per OpenAPI tag. */
 export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   System: 'Liveness and this document; no key needed.',
@@ -329,6 +366,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Instruments: 'The point-in-time instrument registry per family.',
   'Open interest': 'Open interest samples per market; hip4 per outcome side.',
   Funding: 'Funding rates per perpetual market: decimal fractions, not annualized.',
+  Liquidations: 'Liquidation fills and liquidated notional per bucket; side A = a long liquidated, B = a short.',
   Legacy: 'Deprecated un-prefixed routes that answer like the core family.',
   Breadth: 'Share of instruments above session VWAP, computed every minute.',
   Webhooks: 'Signed webhook notifications: catalogue, allowances and endpoints.',

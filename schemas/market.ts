@@ -106,7 +106,44 @@ export const FundingSchema = v.object({
   funding_rate: v.pipe(v.string(), v.description('decimal fraction per funding interval, not annualized')), premium: v.optional(decimal),
 });
 
+/** Liquidation routes' windows: Hist, 100 rows by default, 1000 at most. */
+export const LiquidationsQuery = {
+  ...window,
+  limit: integerParam({ min: 1, max: 1000, default: 100, description: 'Rows per page' }),
+  ...cursor,
+};
+
+export const userPath = { user: stringParam({ description: 'Wallet address (0x, any case)', pattern: /^0x[0-9a-fA-F]{40}$/, required: true }) };
+
+export const UserLiquidationsQuery = {
+  ...LiquidationsQuery,
+  symbol: stringParam({ description: 'Only this market', maxLength: 64 }),
+  coin: stringParam({ description: 'Alias of symbol (the name the TypeScript client sends)', maxLength: 64 }),
+};
+
+export const LiquidationVolumeQuery = {
+  ...LiquidationsQuery,
+  interval: enumParam(intervalNames(SAMPLE_INTERVALS), { default: '1h', description: 'Bucket width', errorCode: 'invalid_interval' }),
+};
+
+/** One liquidation fill: `side` A = a long was liquidated, B = a short. */
+export const LiquidationSchema = v.object({
+  symbol: v.string(), coin: v.string(), timestamp: time, liquidated_user: v.string(), liquidator_user: v.optional(v.string()),
+  price: decimal, size: decimal, side: v.pipe(v.picklist(['A', 'B']), v.description('A = long liquidated, B = short liquidated')),
+  mark_price: v.optional(decimal), closed_pnl: v.optional(decimal), direction: v.optional(v.string()), trade_id: v.number(), tx_hash: v.optional(v.string()),
+});
+
+const usd = v.pipe(v.number(), v.description('USD notional, price x size'));
+const integer = v.pipe(v.number(), v.integer());
+/** A bucket of liquidated notional; buckets without liquidations are absent. */
+export const LiquidationVolumeSchema = v.object({
+  symbol: v.string(), coin: v.string(), timestamp: time, total_usd: usd, long_usd: usd, short_usd: usd,
+  count: integer, long_count: integer, short_count: integer,
+});
+
 export type Trade = v.InferOutput<typeof TradeSchema>;
+export type Liquidation = v.InferOutput<typeof LiquidationSchema>;
+export type LiquidationVolume = v.InferOutput<typeof LiquidationVolumeSchema>;
 export type BreadthSnapshotView = v.InferOutput<typeof BreadthSnapshotSchema>;
 export type OpenInterest = v.InferOutput<typeof OpenInterestSchema>;
 export type Funding = v.InferOutput<typeof FundingSchema>;

@@ -1,6 +1,8 @@
-/** Route group `derivatives`: open interest and funding, history and current, per family. */
+/** Route group `derivatives`: open interest, funding (history and current) and liquidations, per family. */
 import { currentSample, seriesPage, seriesSymbol, type SeriesDataset } from '../core/market/series.ts';
+import { liquidationVolumePage, liquidationsPage, userLiquidationsPage } from '../core/market/liquidations.ts';
 import { DERIVATIVES_OPERATIONS } from '../routes.ts';
+import { AppError } from '../core/errors.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { clock } from '../shared/deps.ts';
 import { familyOf, httpRouteGroup, ok, okRows, type RequestContext } from '../shared/http.ts';
@@ -27,4 +29,18 @@ export const handler = httpRouteGroup(DERIVATIVES_OPERATIONS, {
   openInterestCurrent: current('open_interest'),
   funding: history('funding'),
   fundingCurrent: current('funding'),
+  liquidations: async ({ params, query }, ctx) => {
+    const family = familyOf(ctx);
+    return okRows(await liquidationsPage(archiveDeps(), { routeId: ctx.route.operationId, family, symbol: params.symbol, ...query }, clock.now()), { symbol: params.symbol, venue: family });
+  },
+  userLiquidations: async ({ params, query: { coin, symbol = coin, ...window } }, ctx) => {
+    const family = familyOf(ctx);
+    if (coin !== undefined && symbol !== coin) throw new AppError('invalid_parameter', 'symbol and coin name the same filter; send one, or the same value.', { param: 'coin' });
+    return okRows(await userLiquidationsPage(archiveDeps(), { routeId: ctx.route.operationId, family, user: params.user, symbol, ...window }, clock.now()), { venue: family });
+  },
+  liquidationVolume: async ({ params, query }, ctx) => {
+    const family = familyOf(ctx);
+    const rows = await liquidationVolumePage(archiveDeps(), { routeId: ctx.route.operationId, family, symbol: params.symbol, ...query }, clock.now());
+    return okRows(rows, { symbol: params.symbol, venue: family, interval: query.interval });
+  },
 });

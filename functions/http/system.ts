@@ -1,8 +1,11 @@
 /** Route group `system`: liveness, the OpenAPI document, and the answer to unknown paths. */
 import { AppError } from '../core/errors.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
-import { SYSTEM_OPERATIONS } from '../routes.ts';
+import { SYSTEM_OPERATIONS, UNSUPPORTED_PATHS, pathPattern } from '../routes.ts';
 import { httpRouteGroup, raw } from '../shared/http.ts';
+
+// A per-family path under a family that lacks the operation is not a route: the catch-all names where it is.
+const UNSUPPORTED = UNSUPPORTED_PATHS.map((path) => ({ path, pattern: pathPattern(path.path) }));
 
 // The document depends only on the route table and the base URL it is served under.
 const documents = new Map<string, Record<string, unknown>>();
@@ -14,7 +17,13 @@ export const handler = httpRouteGroup(SYSTEM_OPERATIONS, {
     if (!document) documents.set(ctx.baseUrl, (document = buildOpenApiDocument({ baseUrl: ctx.baseUrl })));
     return raw(document, { headers: { 'cache-control': 'public, max-age=300' } });
   },
-  unknownRoute: async () => {
-    throw new AppError('route_not_found', 'No route matches this path.');
+  unknownRoute: async ({ params }) => {
+    const path = `/${params.proxy}`;
+    const unsupported = UNSUPPORTED.find((u) => u.pattern.test(path));
+    if (!unsupported) throw new AppError('route_not_found', 'No route matches this path.');
+    const { datatype, venue, availableOn } = unsupported.path;
+    throw new AppError('unsupported_for_venue', `${datatype} is not offered on ${venue}; it is on ${availableOn.map((a) => a.venue).join(', ')}.`, {
+      details: { datatype, venue, available_on: availableOn },
+    });
   },
 });

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { API_KEY_HEADER, API_VERSION, API_VERSION_HEADER, AUTHORIZER_CACHE_TTL_S, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, REQUEST_ID_HEADER, ROUTES, type GatewayResponseType, type RouteDef } from '../routes.ts';
+import { API_KEY_HEADER, API_VERSION, API_VERSION_HEADER, AUTHORIZER_CACHE_TTL_S, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, REQUEST_ID_HEADER, ROUTES, pathPattern, type GatewayResponseType, type RouteDef } from '../routes.ts';
 import { isPlanName, PLANS } from '../core/plans.ts';
 import { invoke } from './invoke.ts';
 import { headerValue } from '../shared/headers.ts';
@@ -20,14 +20,8 @@ const LOCAL_ARN_PREFIX = 'arn:aws:execute-api:us-east-1:000000000000:local';
 interface CompiledRoute { route: RouteDef; pattern: RegExp; names: string[]; literalSegments: number }
 
 function compile(route: RouteDef): CompiledRoute {
-  const names: string[] = [];
-  const source = route.path.split('/').map((segment) => {
-    const param = /^\{(\w+)(\+?)\}$/.exec(segment);
-    if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    names.push(param[1]!);
-    return param[2] ? '(.+)' : '([^/]+)'; // {name+} is greedy, as in API Gateway
-  }).join('/');
-  return { route, pattern: new RegExp(`^${source}$`), names, literalSegments: route.path.split('/').filter((s) => s && !s.startsWith('{')).length };
+  const names = [...route.path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1]!);
+  return { route, pattern: pathPattern(route.path), names, literalSegments: route.path.split('/').filter((s) => s && !s.startsWith('{')).length };
 }
 
 // API Gateway prefers the most specific resource: literal segments win over path parameters, and

@@ -107,13 +107,6 @@ function routeHeaders(route: RouteDef | undefined): Record<string, string> {
   return { ...version, deprecation: 'true', ...(route.successor && { link: `<${route.successor}>; rel="successor-version"` }) };
 }
 
-function unsupported(route: RouteDef, { datatype, availableOn }: NonNullable<RouteDef['unsupported']>): AppError {
-  const venues = availableOn.map((a) => a.venue).join(', ');
-  return new AppError('unsupported_for_venue', `${datatype} is not offered on ${route.family}; it is on ${venues}.`, {
-    details: { datatype, venue: route.family, available_on: availableOn },
-  });
-}
-
 /** A client asking for response shapes this service does not have gets a 400, not other shapes. */
 function checkRequestedVersion(event: APIGatewayProxyEvent): void {
   for (const name of API_VERSION_REQUEST_HEADERS) {
@@ -179,7 +172,6 @@ async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEve
     throw new AppError('unauthorized', 'Missing or invalid API key. Provide the X-API-Key header.');
   }
   checkRequestedVersion(event);
-  if (route.unsupported) throw unsupported(route, route.unsupported);
   const input = {
     params: parseParams(route.pathParams, event.pathParameters, 'path'),
     query: parseParams(route.query, event.queryStringParameters, 'query'),

@@ -96,3 +96,91 @@ describe('funding', () => {
     expect(res.body).toMatchObject({ code: 400, error_code: 'invalid_interval', param: 'interval', valid_values: ['5m', '15m', '30m', '1h', '4h', '1d'] });
   });
 });
+
+describe('liquidations', () => {
+  const stored = async (family: 'perpx' | 'hip3') =>
+    (await readWindow(archiveDeps(), { dataset: 'liquidations', family, from: window.start, to: window.end, limit: 100_000 })).rows;
+  /** The market with the most liquidation fills in the window, and its fills in serving order. */
+  async function busiest(family: 'perpx' | 'hip3') {
+    const rows = await stored(family);
+    const counts = new Map<string, number>();
+    for (const row of rows) counts.set(String(row.symbol), (counts.get(String(row.symbol)) ?? 0) + 1);
+    const symbol = [...counts].sort((a, b) => b[1] - a[1])[0]![0];
+    return { symbol, rows: rows.filter((r) => r.symbol === symbol) };
+  }
+  const prefix = { perpx: '/v1/perpx', hip3: '/v1/perpx/hip3' } as const;
+
+  it('serves every liquidation fill of the window once, in order, at every page size, on core and hip3', async () => {
+    for (const family of ['perpx', 'hip3'] as const) {
+      // Prepare
+      const { symbol, rows } = await busiest(family);
+      // Act
+      const all = await walk(`${prefix[family]}/liquidations/${symbol}`, { ...window, limit: 1000 });
+      const small = await walk(`${prefix[family]}/liquidations/${symbol}`, { ...window, limit: 2 });
+      // Assess
+      expect(all.map((r) => [r.trade_id, r.liquidated_user])).toEqual(rows.map((r) => [r.trade_id, r.liquidated_user]));
+      expect(small).toEqual(all);
+      expect(all[0]).toMatchObject({ symbol, coin: symbol, side: expect.stringMatching(/^[AB]$/), price: expect.any(String), size: expect.any(String) });
+      for (const row of all) expect(Object.values(row)).not.toContain(null);
+    }
+  });
+
+  it('sums each bucket\'s fills into its volume, long for side A and short for side B', async () => {
+    // Prepare
+    const { symbol, rows } = await busiest('perpx');
+    const expected = new Map<string, { total: number; long: number; short: number; count: number; long_count: number }>();
+    for (const row of rows) {
+      const key = new Date(Math.floor(Number(row.ts) / 900_000) * 900_000).toISOString();
+      const bucket = expected.get(key) ?? { total: 0, long: 0, short: 0, count: 0, long_count: 0 };
+      const usd = Number(row.price) * Number(row.size);
+      bucket.total += usd;
+      bucket.count += 1;
+      if (row.side === 'A') { bucket.long += usd; bucket.long_count += 1; } else bucket.short += usd;
+      expected.set(key, bucket);
+    }
+    // Act
+    const buckets = await walk(`/v1/perpx/liquidations/${symbol}/volume`, { ...window, interval: '15m', limit: 2 });
+    // Assess
+    expect(buckets.map((b) => b.timestamp)).toEqual([...expected.keys()]);
+    for (const bucket of buckets) {
+      const want = expected.get(bucket.timestamp)!;
+      expect(bucket.total_usd).toBeCloseTo(want.total, 2);
+      expect(bucket.long_usd).toBeCloseTo(want.long, 2);
+      expect(bucket.short_usd).toBeCloseTo(want.short, 2);
+      expect(bucket).toMatchObject({ symbol, count: want.count, long_count: want.long_count, short_count: want.count - want.long_count });
+    }
+  });
+
+  it('finds a wallet\'s liquidations across markets, as liquidated or liquidator, filtered by symbol or coin', async () => {
+    // Prepare
+    const rows = await stored('perpx');
+    const user = String(rows[0]!.liquidated_user);
+    const mine = rows.filter((r) => r.liquidated_user === user || r.liquidator_user === user);
+    const symbol = String(mine[0]!.symbol);
+    // Act
+    const all = await walk(`/v1/perpx/liquidations/user/${user.toUpperCase().replace('0X', '0x')}`, { ...window, limit: 1 });
+    const bySymbol = await walk(`/v1/perpx/liquidations/user/${user}`, { ...window, symbol });
+    const byCoin = await walk(`/v1/perpx/liquidations/user/${user}`, { ...window, coin: symbol });
+    // Assess
+    expect(all.map((r) => [r.timestamp, r.trade_id]).sort()).toEqual(mine.map((r) => [new Date(Number(r.ts)).toISOString(), r.trade_id]).sort());
+    expect(bySymbol).toEqual(all.filter((r) => r.symbol === symbol));
+    expect(byCoin).toEqual(bySymbol);
+  });
+
+  it('answers 404 unsupported_for_venue where a family has no liquidations, naming where they are', async () => {
+    const spot = await get('/v1/perpx/spot/liquidations/HYPE-USDC');
+    const hip3User = await get('/v1/perpx/hip3/liquidations/user/0x1111111111111111111111111111111111111111');
+    expect(spot.body).toMatchObject({ code: 404, error_code: 'unsupported_for_venue', datatype: 'liquidations', venue: 'spot' });
+    expect(spot.body.available_on.map((a: any) => a.venue)).toEqual(['perpx', 'hip3']);
+    expect(hip3User.body).toMatchObject({ error_code: 'unsupported_for_venue', datatype: 'user_liquidations', available_on: [{ venue: 'perpx', route: '/v1/perpx/liquidations/user/{user}' }] });
+  });
+
+  it('says where coverage starts, and refuses a malformed wallet', async () => {
+    const before = await get('/v1/perpx/liquidations/BTC/volume', { start: Date.parse('2025-06-01T00:00:00Z'), end: Date.parse('2025-06-02T00:00:00Z') });
+    const bad = await get('/v1/perpx/liquidations/user/0x123');
+    const conflicting = await get('/v1/perpx/liquidations/user/0x1111111111111111111111111111111111111111', { symbol: 'BTC', coin: 'ETH' });
+    expect(conflicting.body).toMatchObject({ code: 400, error_code: 'invalid_parameter', param: 'coin' });
+    expect(before.body).toMatchObject({ data: [], meta: { coverage_from: '2025-12-01T00:00:00.000Z', has_more: false } });
+    expect(bad.body).toMatchObject({ code: 400, param: 'user' });
+  });
+});

@@ -12,6 +12,9 @@ import { apiClient } from '../helpers/api.ts';
 import { invoke } from '../../functions/local/invoke.ts';
 import { ROUTES, type RouteDef } from '../../functions/routes.ts';
 import type { Family } from '../../functions/core/venues.ts';
+import { familiesOf } from '../../schemas/datasets.ts';
+import { readWindow } from '../../functions/core/archive/read.ts';
+import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 
 const KEY = 'route-contract-key';
 const MIN = 60_000;
@@ -29,6 +32,14 @@ beforeAll(async () => {
   const cutoff = Math.floor((Date.now() - 5_000) / MIN) * MIN;
   await invoke('breadth', { time: new Date(cutoff).toISOString() });
   document = (await call(KEY, 'GET', '/v1/openapi.json')).body;
+  for (const family of familiesOf('liquidations')) {
+    const row = await withRows('liquidations', family);
+    if (row) liquidated[family] = { symbol: String(row.symbol), user: String(row.liquidated_user) };
+  }
+  for (const family of familiesOf('order_events')) {
+    const row = await withRows('order_events', family, { sql: 'is_trigger', params: {} });
+    if (row) triggered[family] = String(row.symbol);
+  }
 }, 180_000);
 afterAll(async () => { await cloud?.stop(); });
 
@@ -65,7 +76,17 @@ const SYMBOL: Readonly<Record<Family, string>> = {
 const window = { start: now - 2 * 3_600_000, end: now - 5_000 };
 const ids: Record<'endpoint' | 'subscription' | 'delivery', string> = { endpoint: '', subscription: '', delivery: '' };
 
-interface Sample { path?: (route: RouteDef) => string; query?: Record<string, string | number>; body?: () => unknown }
+/** `params` names path values where the family's default symbol has no rows for the route (liquidations are sparse). */
+interface Sample { params?: (route: RouteDef) => Record<string, string>; query?: Record<string, string | number>; body?: () => unknown }
+
+/**
+ * Markets (and a wallet) with rows in the window for the sparse datasets, per family that has them,
+ * found in beforeAll: the demo market moves with the clock, so a fixed symbol may have none.
+ */
+const liquidated: Partial<Record<Family, { symbol: string; user: string }>> = {};
+const triggered: Partial<Record<Family, string>> = {};
+const withRows = async (dataset: 'liquidations' | 'order_events', family: Family, filter?: { sql: string; params: {} }) =>
+  (await readWindow(archiveDeps(), { dataset, family, from: window.start, to: window.end, limit: 1, filter })).rows[0];
 
 /** One sample request per operation; per-family operations take their family's symbol. */
 const SAMPLES: Readonly<Record<string, Sample>> = {
@@ -74,7 +95,7 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   trades: { query: { ...window, limit: 5 } },
   recentTrades: { query: { limit: 5 } },
   candles: { query: { ...window, interval: '5m', limit: 5 } },
-  triggerOrders: { query: { ...window, limit: 5 } },
+  triggerOrders: { params: (route) => ({ symbol: encodeURIComponent(triggered[route.family!]!) }), query: { ...window, limit: 5 } },
   orderFlow: { query: { ...window, interval: '5m' } },
   instruments: {},
   instrument: {},
@@ -82,6 +103,9 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   openInterestCurrent: {},
   funding: { query: { ...window, interval: '15m', limit: 5 } },
   fundingCurrent: {},
+  liquidations: { params: (route) => ({ symbol: encodeURIComponent(liquidated[route.family!]!.symbol) }), query: { ...window, limit: 5 } },
+  userLiquidations: { params: (route) => ({ user: liquidated[route.family!]!.user }), query: { ...window, limit: 5 } },
+  liquidationVolume: { params: (route) => ({ symbol: encodeURIComponent(liquidated[route.family!]!.symbol) }), query: { ...window, interval: '15m', limit: 5 } },
   breadthCurrent: {},
   breadthHistory: { query: { start: now - 3_600_000, limit: 5 } },
   listWebhookEventTypes: {},
@@ -110,11 +134,13 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
 };
 
 /** The concrete path of a route: its symbol, or the id its resource was created with. */
-function pathOf(route: RouteDef): string {
+function pathOf(route: RouteDef, sample?: Sample): string {
+  const params = sample?.params?.(route) ?? {};
   const idOf = route.path.startsWith('/v1/webhooks/deliveries') ? ids.delivery
     : route.path.startsWith('/v1/webhooks/subscriptions') ? ids.subscription
       : route.path.startsWith('/v1/webhooks/addresses') ? WATCHED : ids.endpoint;
-  return route.path.replace('{symbol}', SYMBOL[route.family ?? 'perpx']).replace('{id}', idOf);
+  return route.path.replace(/\{(\w+)\}/g, (whole, name: string) => params[name] ?? whole)
+    .replace('{symbol}', SYMBOL[route.family ?? 'perpx']).replace('{id}', idOf);
 }
 
 // Webhook routes run in SAMPLES order (creations before reads, deletes last); the rest as listed.
@@ -131,7 +157,7 @@ describe('every documented route answers what the OpenAPI document publishes', (
     const query = new URLSearchParams(Object.entries(sample!.query ?? {}).map(([k, val]): [string, string] => [k, String(val)])).toString();
 
     // Act
-    const res = await call(KEY, route.method, `${pathOf(route)}${query ? `?${query}` : ''}`, sample!.body?.());
+    const res = await call(KEY, route.method, `${pathOf(route, sample)}${query ? `?${query}` : ''}`, sample!.body?.());
 
     // Assess
     expect(res.status, JSON.stringify(res.body)).toBe(route.response.status);

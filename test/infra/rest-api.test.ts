@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { PLANS, type PlanName } from '../../functions/core/plans.ts';
-import { API_VERSION, GATEWAY_RESPONSES, ROUTES, routeGroups, type GatewayResponseType } from '../../functions/routes.ts';
+import { API_VERSION, GATEWAY_RESPONSES, ROUTES, UNSUPPORTED_PATHS, routeGroups, type GatewayResponseType } from '../../functions/routes.ts';
 import { TABLES } from '../../functions/resources.ts';
 import { logicalId, synthesize } from './synth.ts';
 
@@ -171,5 +171,21 @@ describe('REST API: the catch-all', () => {
     expect(props.AuthorizationType).toBe('CUSTOM');
     expect(props.ApiKeyRequired).toBe(true);
     expect(props.Integration.Type).toBe('AWS_PROXY');
+  });
+
+  it('gives the paths a family lacks no resource: the catch-all answers them', () => {
+    // Prepare: every resource's full path, rebuilt from its parent chain.
+    const resources = template.findResources('AWS::ApiGateway::Resource');
+    const fullPath = (id: string): string => {
+      const { ParentId, PathPart } = resources[id]!.Properties;
+      const parent = ParentId.Ref as string | undefined;
+      return `${parent && resources[parent] ? fullPath(parent) : ''}/${PathPart}`;
+    };
+    const deployed = new Set(Object.keys(resources).map(fullPath));
+
+    // Act / Assess
+    expect(UNSUPPORTED_PATHS.length).toBeGreaterThan(0);
+    expect(UNSUPPORTED_PATHS.map((u) => u.path).filter((path) => deployed.has(path))).toEqual([]);
+    expect(routedPaths.filter((path) => !deployed.has(path))).toEqual([]);
   });
 });

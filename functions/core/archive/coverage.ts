@@ -17,3 +17,14 @@ export function whollyBeforeCoverage(dataset: Dataset, family: Family, to: numbe
   const start = coverageStart(dataset, family);
   return start === undefined || to < start;
 }
+
+/**
+ * What a page says when its window ends before the dataset begins in the family: `coverage_from`
+ * and a notice, so an empty page is not read as "nothing happened".
+ */
+export function coverageNotice(dataset: Dataset, family: Family, windowEnd: number): { coverage_from: string; notice: string } | undefined {
+  const start = coverageStart(dataset, family);
+  if (start === undefined || windowEnd >= start) return undefined;
+  const from = new Date(start).toISOString();
+  return { coverage_from: from, notice: `The archive holds ${dataset} for ${family} from ${from}; the window ends before that.` };
+}

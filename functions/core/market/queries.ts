@@ -6,6 +6,7 @@
 import { AppError } from '../errors.ts';
 import { isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { SqlValue } from '../../ports/sql.ts';
 import { minuteCandleSource, readWindow, readWindowJson, windowSource } from '../archive/read.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
 import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../../../schemas/intervals.ts';
@@ -125,29 +126,44 @@ export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: n
     family: req.family, symbol: req.symbol, from: bucketStart(firstBucket, req.interval), to: bucketStart(window[1] - 1, req.interval) + width - 1,
   });
   if (!source) return EMPTY;
+  const result = await bucketPage(deps, {
+    buckets: `WITH minutes AS (${source.sql})
+      ${req.interval === '1m'
+        // 1-minute candles are served as they are stored.
+        ? `SELECT ts AS bucket, open, high, low, close, volume, quote_volume, trade_count FROM minutes`
+        : `SELECT (ts - $c_anchor) // $c_width * $c_width + $c_anchor AS bucket,
+             first(open ORDER BY ts) AS open, max(high) AS high, min(low) AS low, last(close ORDER BY ts) AS close,
+             sum(volume) AS volume, sum(quote_volume) AS quote_volume, CAST(sum(trade_count) AS BIGINT) AS trade_count
+           FROM minutes GROUP BY 1`}`,
+    params: { ...source.params, ...(req.interval !== '1m' && { c_anchor: req.interval === '1w' ? WEEK_ANCHOR : 0, c_width: width }) },
+    projection: CANDLE_PROJECTION, from: firstBucket, before: window[1], limit: req.limit,
+  });
+  return page(result, fingerprint, window);
+}
+
+/**
+ * One page of time buckets, oldest first: `buckets` is SQL yielding a `bucket` column (the bucket's
+ * start, epoch ms) beside the columns `projection` renders. Buckets in [from, before) are served;
+ * one beyond `limit` is looked at to tell whether the window goes on. Parameter names of `buckets`
+ * must not start with `b_`.
+ */
+export async function bucketPage(
+  deps: Pick<ArchiveDeps, 'sql'>,
+  q: { buckets: string; params: Record<string, SqlValue>; projection: string; from: number; before?: number; limit: number },
+): Promise<{ json: string; count: number; more: boolean; last?: number[] }> {
   const [result] = await deps.sql.query({
-    sql: `WITH minutes AS (${source.sql}),
-          buckets AS (${req.interval === '1m'
-            // 1-minute candles are served as they are stored.
-            ? `SELECT ts AS bucket, open, high, low, close, volume, quote_volume, trade_count FROM minutes WHERE $c_anchor = 0 AND $c_width > 0`
-            : `SELECT (ts - $c_anchor) // $c_width * $c_width + $c_anchor AS bucket,
-                   first(open ORDER BY ts) AS open, max(high) AS high, min(low) AS low, last(close ORDER BY ts) AS close,
-                   sum(volume) AS volume, sum(quote_volume) AS quote_volume, CAST(sum(trade_count) AS BIGINT) AS trade_count
-              FROM minutes GROUP BY 1`}),
-          page AS (
-            SELECT *, row_number() OVER (ORDER BY bucket) AS rn FROM buckets
-            WHERE bucket >= $c_first AND bucket < $c_end ORDER BY bucket LIMIT $c_fetch)
-          SELECT string_agg(to_json(${CANDLE_PROJECTION}), ',' ORDER BY rn) FILTER (WHERE rn <= $c_take) AS json,
-                 count(*) AS fetched, last(bucket ORDER BY rn) FILTER (WHERE rn <= $c_take) AS last_bucket
-          FROM page`,
-    params: {
-      ...source.params, c_anchor: req.interval === '1w' ? WEEK_ANCHOR : 0, c_width: width, c_first: firstBucket, c_end: window[1],
-      c_fetch: req.limit + 1, c_take: req.limit,
-    },
+    sql: `WITH b_all AS (${q.buckets}),
+          b_page AS (
+            SELECT *, row_number() OVER (ORDER BY bucket) AS b_rn FROM b_all
+            WHERE bucket >= $b_from AND bucket < $b_before ORDER BY bucket LIMIT $b_fetch)
+          SELECT string_agg(to_json(${q.projection}), ',' ORDER BY b_rn) FILTER (WHERE b_rn <= $b_take) AS json,
+                 count(*) AS fetched, last(bucket ORDER BY b_rn) FILTER (WHERE b_rn <= $b_take) AS last_bucket
+          FROM b_page`,
+    params: { ...q.params, b_from: q.from, b_before: q.before ?? Number.MAX_SAFE_INTEGER, b_fetch: q.limit + 1, b_take: q.limit },
   });
   const fetched = Number(result?.fetched ?? 0);
-  const count = Math.min(fetched, req.limit);
-  return page({ json: count > 0 ? String(result!.json) : '', count, more: fetched > req.limit, last: count > 0 ? [Number(result!.last_bucket)] : undefined }, fingerprint, window);
+  const count = Math.min(fetched, q.limit);
+  return { json: count > 0 ? String(result!.json) : '', count, more: fetched > q.limit, last: count > 0 ? [Number(result!.last_bucket)] : undefined };
 }
 
 export interface TriggerOrdersRequest extends WindowParams {

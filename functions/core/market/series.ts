@@ -7,9 +7,9 @@ import { AppError } from '../errors.ts';
 import { isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import { readWindowJson, windowSource } from '../archive/read.ts';
-import { coverageStart } from '../archive/coverage.ts';
+import { coverageNotice } from '../archive/coverage.ts';
 import { decodeCursor } from './cursor.ts';
-import { EMPTY, fingerprintOf, page, resolveWindow, type JsonRows, type WindowParams } from './queries.ts';
+import { EMPTY, bucketPage, fingerprintOf, page, resolveWindow, type JsonRows, type WindowParams } from './queries.ts';
 import { FUNDING_PROJECTION, openInterestProjection } from './shape.ts';
 import { SAMPLE_INTERVALS, type SampleInterval } from '../../../schemas/intervals.ts';
 import type { Funding, OpenInterest } from '../../../schemas/market.ts';
@@ -33,14 +33,6 @@ export interface SeriesRequest extends WindowParams {
 /** hip4 sides are `#N`; the bare `N` is accepted for them too. */
 export const seriesSymbol = (family: Family, symbol: string) => (family === 'hip4' && /^\d+$/.test(symbol) ? `#${symbol}` : symbol);
 
-/** What a page says about coverage when its window ends before the dataset begins in the family. */
-export function coverageNotice(dataset: SeriesDataset, family: Family, windowEnd: number): Record<string, string> | undefined {
-  const start = coverageStart(dataset, family);
-  if (start === undefined || windowEnd >= start) return undefined;
-  const from = new Date(start).toISOString();
-  return { coverage_from: from, notice: `The archive holds ${dataset} for ${family} from ${from}; the window ends before that.` };
-}
-
 export async function seriesPage<D extends SeriesDataset>(
   deps: ArchiveDeps, dataset: D, req: SeriesRequest, now: number,
 ): Promise<JsonRows<RowOf<D>>> {
@@ -59,22 +51,13 @@ export async function seriesPage<D extends SeriesDataset>(
   }
   const source = await windowSource(deps, { dataset, family: req.family, symbol: req.symbol, from: window[0], to: window[1] });
   if (!source) return EMPTY;
-  const [result] = await deps.sql.query({
-    sql: `WITH samples AS (
-            SELECT *, ts // $q_width * $q_width AS bucket FROM (${source.sql})
-            QUALIFY row_number() OVER (PARTITION BY ts // $q_width ORDER BY ts DESC) = 1),
-          page AS (SELECT *, row_number() OVER (ORDER BY bucket) AS rn FROM samples WHERE bucket > $q_after ORDER BY bucket LIMIT $q_fetch)
-          SELECT string_agg(to_json(${projection}), ',' ORDER BY rn) FILTER (WHERE rn <= $q_take) AS json,
-                 count(*) AS fetched, last(bucket ORDER BY rn) FILTER (WHERE rn <= $q_take) AS last_bucket
-          FROM page`,
-    params: {
-      ...source.params, q_width: SAMPLE_INTERVALS[req.interval], q_after: cursor ? Number(cursor.position[0]) : -1,
-      q_fetch: req.limit + 1, q_take: req.limit,
-    },
+  const result = await bucketPage(deps, {
+    buckets: `SELECT *, ts // $q_width * $q_width AS bucket FROM (${source.sql})
+              QUALIFY row_number() OVER (PARTITION BY ts // $q_width ORDER BY ts DESC) = 1`,
+    params: { ...source.params, q_width: SAMPLE_INTERVALS[req.interval] },
+    projection, from: cursor ? Number(cursor.position[0]) + 1 : Number.MIN_SAFE_INTEGER, limit: req.limit,
   });
-  const fetched = Number(result?.fetched ?? 0);
-  const count = Math.min(fetched, req.limit);
-  return page({ json: count > 0 ? String(result!.json) : '', count, more: fetched > req.limit, last: count > 0 ? [Number(result!.last_bucket)] : undefined }, fingerprint, window);
+  return page(result, fingerprint, window);
 }
 
 /** How far back `current` looks for the newest sample; older than this is not current. */

@@ -65,3 +65,13 @@ export function openInterestProjection(family: Family): string {
 
 /** Funding rows: the rate a decimal-string fraction (not annualized), `premium` where the venue has it. */
 export const FUNDING_PROJECTION = withoutNulls(`{'symbol': symbol, 'coin': symbol, 'timestamp': ${isoSql('ts')}, 'funding_rate': funding_rate, 'premium': premium}`);
+
+/** Liquidation fills (core, hip3): `side` is the side liquidated; members the record lacks are absent. */
+export const LIQUIDATION_PROJECTION = withoutNulls(`{'symbol': symbol, 'coin': symbol, 'timestamp': ${isoSql('ts')},
+  'liquidated_user': liquidated_user, 'liquidator_user': liquidator_user, 'price': price, 'size': size, 'side': side,
+  'mark_price': mark_price, 'closed_pnl': closed_pnl, 'direction': direction, 'trade_id': trade_id, 'tx_hash': tx_hash}`);
+
+/** Liquidation volume buckets: USD notionals as JSON numbers (rounded to 4 decimals, so no float noise shows), counts as integers. */
+export const LIQUIDATION_VOLUME_PROJECTION = `{'symbol': symbol, 'coin': symbol, 'timestamp': ${isoSql('bucket')},
+  'total_usd': round(total_usd, 4), 'long_usd': round(long_usd, 4), 'short_usd': round(short_usd, 4),
+  'count': count, 'long_count': long_count, 'short_count': short_count}`;
