@@ -19,7 +19,7 @@ import {
 import { FAMILIES, FAMILY_PREFIX, type Family } from './core/venues.ts';
 import { BREADTH_FAMILIES } from './core/breadth/compute.ts';
 import {
-  BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, FundingSchema, LiquidationSchema, LiquidationVolumeQuery, LiquidationVolumeSchema, LiquidationsQuery, UserLiquidationsQuery, userPath, OpenInterestSchema, SeriesQuery, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
+  BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CoinFreshnessSchema, CoinSummarySchema, FundingSchema, PriceSnapshotSchema, LiquidationSchema, LiquidationVolumeQuery, LiquidationVolumeSchema, LiquidationsQuery, UserLiquidationsQuery, userPath, OpenInterestSchema, SeriesQuery, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
   TriggerOrderSchema, TriggerOrdersQuery, symbolPath,
 } from '../schemas/market.ts';
 
@@ -223,7 +223,7 @@ const sampledSeries = (dataset: 'open_interest' | 'funding', operation: string, 
   legacy: [{ path: `/v1${suffix}`, operationId: `getLegacy${capitalized(operation)}` }],
 });
 
-/** Open interest, funding and liquidations per family that has the dataset. */
+/** Open interest, funding, liquidations and the per-market state (prices, summary, freshness) per family that has the data. */
 export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
   openInterest: {
     ...sampledSeries('open_interest', 'openInterest', '/openinterest/{symbol}', 'Open interest'),
@@ -257,6 +257,21 @@ export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
     suffix: '/liquidations/{symbol}/volume', families: familiesOf('liquidations'), tags: ['Liquidations'], billed: true, pathParams: symbolPath,
     summary: 'Liquidated notional per bucket, long and short, with counts',
     query: LiquidationVolumeQuery, response: page(v.array(LiquidationVolumeSchema), 'Buckets with liquidations, oldest first'),
+  },
+  prices: {
+    suffix: '/prices/{symbol}', families: familiesOf('open_interest'), tags: ['Market state'], billed: true, pathParams: symbolPath,
+    summary: 'Mark, oracle and mid price history: native cadence, or the last sample per interval',
+    query: SeriesQuery, response: page(v.array(PriceSnapshotSchema), 'A page of price snapshots, oldest first'),
+  },
+  summary: {
+    suffix: '/summary/{symbol}', families: familiesOf('open_interest'), tags: ['Market state'], billed: true, pathParams: symbolPath,
+    summary: 'The latest prices, funding and open interest, with 24-hour traded and liquidated notional',
+    response: page(CoinSummarySchema, 'The summary; members the family does not have are absent'),
+  },
+  freshness: {
+    suffix: '/freshness/{symbol}', families: FAMILIES, tags: ['Market state'], billed: true, pathParams: symbolPath,
+    summary: 'Per dataset, the newest record of the market and its lag behind now',
+    response: page(CoinFreshnessSchema, 'One bucket per dataset the family has'),
   },
 });
 
@@ -366,6 +381,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Instruments: 'The point-in-time instrument registry per family.',
   'Open interest': 'Open interest samples per market; hip4 per outcome side.',
   Funding: 'Funding rates per perpetual market: decimal fractions, not annualized.',
+  'Market state': 'Price history, the latest summary of a market, and how fresh each of its datasets is.',
   Liquidations: 'Liquidation fills and liquidated notional per bucket; side A = a long liquidated, B = a short.',
   Legacy: 'Deprecated un-prefixed routes that answer like the core family.',
   Breadth: 'Share of instruments above session VWAP, computed every minute.',

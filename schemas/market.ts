@@ -141,7 +141,33 @@ export const LiquidationVolumeSchema = v.object({
   count: integer, long_count: integer, short_count: integer,
 });
 
+/** Prices from the open-interest samples; a price the venue does not publish is absent (hip4 has no oracle). */
+export const PriceSnapshotSchema = v.object({ timestamp: time, mark_price: v.optional(decimal), oracle_price: v.optional(decimal), mid_price: v.optional(decimal) });
+
+/** The latest state of a market; members that do not apply to the family, or that have no recent record, are absent. */
+export const CoinSummarySchema = v.object({
+  symbol: v.string(), coin: v.string(), timestamp: v.pipe(time, v.description('the newest record the summary is built from')),
+  mark_price: v.optional(decimal), oracle_price: v.optional(decimal), mid_price: v.optional(decimal),
+  funding_rate: v.optional(decimal), premium: v.optional(decimal), open_interest: v.optional(decimal),
+  volume_24h: v.optional(v.pipe(decimal, v.description('quote notional traded in the last 24 hours'))),
+  liquidation_volume_24h: v.optional(usd), long_liquidation_volume_24h: v.optional(usd), short_liquidation_volume_24h: v.optional(usd),
+});
+
+const freshnessBucket = v.object({
+  last_updated: v.nullable(v.pipe(time, v.description('the newest record of the dataset; null when none in the last 7 days'))),
+  lag_ms: v.nullable(v.pipe(v.number(), v.integer(), v.description('measured_at minus last_updated'))),
+});
+/** Per dataset the family has: when its newest record of the market is from, and how far behind now. */
+export const CoinFreshnessSchema = v.object({
+  symbol: v.string(), coin: v.string(), exchange: v.string(), measured_at: time,
+  orderbook: freshnessBucket, trades: freshnessBucket, funding: v.optional(freshnessBucket), open_interest: v.optional(freshnessBucket),
+  liquidations: v.optional(freshnessBucket), twap: v.optional(v.pipe(freshnessBucket, v.description('spot'))),
+});
+
 export type Trade = v.InferOutput<typeof TradeSchema>;
+export type PriceSnapshot = v.InferOutput<typeof PriceSnapshotSchema>;
+export type CoinSummary = v.InferOutput<typeof CoinSummarySchema>;
+export type CoinFreshness = v.InferOutput<typeof CoinFreshnessSchema>;
 export type Liquidation = v.InferOutput<typeof LiquidationSchema>;
 export type LiquidationVolume = v.InferOutput<typeof LiquidationVolumeSchema>;
 export type BreadthSnapshotView = v.InferOutput<typeof BreadthSnapshotSchema>;

@@ -1,5 +1,6 @@
-/** Route group `derivatives`: open interest, funding (history and current) and liquidations, per family. */
-import { currentSample, seriesPage, seriesSymbol, type SeriesDataset } from '../core/market/series.ts';
+/** Route group `derivatives`: open interest, funding (history and current), liquidations and per-market state, per family. */
+import { currentSample, seriesPage, seriesSymbol, type Series } from '../core/market/series.ts';
+import { marketFreshness, marketSummary } from '../core/market/summary.ts';
 import { liquidationVolumePage, liquidationsPage, userLiquidationsPage } from '../core/market/liquidations.ts';
 import { DERIVATIVES_OPERATIONS } from '../routes.ts';
 import { AppError } from '../core/errors.ts';
@@ -12,15 +13,15 @@ type HistoryInput = { params: { symbol: string }; query: { start?: number; end?:
 
 const market = (symbol: string, ctx: RequestContext) => ({ family: familyOf(ctx), symbol: seriesSymbol(familyOf(ctx), symbol) });
 
-const history = <D extends SeriesDataset>(dataset: D) => async ({ params, query }: HistoryInput, ctx: RequestContext) => {
+const history = <S extends Series>(series: S) => async ({ params, query }: HistoryInput, ctx: RequestContext) => {
   const { family, symbol } = market(params.symbol, ctx);
-  const rows = await seriesPage(archiveDeps(), dataset, { routeId: ctx.route.operationId, family, symbol, ...query }, clock.now());
+  const rows = await seriesPage(archiveDeps(), series, { routeId: ctx.route.operationId, family, symbol, ...query }, clock.now());
   return okRows(rows, { symbol, venue: family, ...(query.interval && { interval: query.interval }) });
 };
 
-const current = <D extends SeriesDataset>(dataset: D) => async ({ params }: { params: { symbol: string } }, ctx: RequestContext) => {
+const current = <S extends Series>(series: S) => async ({ params }: { params: { symbol: string } }, ctx: RequestContext) => {
   const { family, symbol } = market(params.symbol, ctx);
-  const { row, ageMs } = await currentSample(archiveDeps(), dataset, family, symbol, clock.now());
+  const { row, ageMs } = await currentSample(archiveDeps(), series, family, symbol, clock.now());
   return ok(row, { meta: { symbol, venue: family, age_ms: ageMs } });
 };
 
@@ -42,5 +43,14 @@ export const handler = httpRouteGroup(DERIVATIVES_OPERATIONS, {
     const family = familyOf(ctx);
     const rows = await liquidationVolumePage(archiveDeps(), { routeId: ctx.route.operationId, family, symbol: params.symbol, ...query }, clock.now());
     return okRows(rows, { symbol: params.symbol, venue: family, interval: query.interval });
+  },
+  prices: history('prices'),
+  summary: async ({ params }, ctx) => {
+    const { family, symbol } = market(params.symbol, ctx);
+    return ok(await marketSummary(archiveDeps(), family, symbol, clock.now()), { meta: { symbol, venue: family } });
+  },
+  freshness: async ({ params }, ctx) => {
+    const { family, symbol } = market(params.symbol, ctx);
+    return ok(await marketFreshness(archiveDeps(), family, symbol, clock.now()), { meta: { symbol, venue: family } });
   },
 });

@@ -184,3 +184,57 @@ describe('liquidations', () => {
     expect(bad.body).toMatchObject({ code: 400, param: 'user' });
   });
 });
+
+describe('market state', () => {
+  const newestStored = async (dataset: 'open_interest' | 'funding' | 'trades' | 'l2_snapshots' | 'liquidations', family: any, symbol: string) =>
+    (await readWindow(archiveDeps(), { dataset, family, symbol, from: Date.now() - 86_400_000, to: Date.now(), limit: 1, direction: 'desc' })).rows[0];
+
+  it('serves prices from the open-interest samples, native or last per interval', async () => {
+    const samples = await walk('/v1/perpx/openinterest/ETH', { ...window, limit: 1000 });
+    const prices = await walk('/v1/perpx/prices/ETH', { ...window, limit: 9 });
+    const hourly = await walk('/v1/perpx/prices/ETH', { ...window, interval: '1h' });
+    const hip4 = await get('/v1/perpx/hip4/prices/10', { ...window, limit: 1 });
+    expect(prices).toEqual(samples.map(({ timestamp, mark_price, oracle_price, mid_price }) => ({ timestamp, mark_price, oracle_price, mid_price })));
+    expect(hourly.length).toBeLessThanOrEqual(3);
+    expect(hourly.at(-1)).toEqual(prices.at(-1));
+    expect(hip4.body.data[0]).not.toHaveProperty('oracle_price');
+  });
+
+  it('summarizes the newest samples, 24-hour notional traded and liquidated, omitting what a family lacks', async () => {
+    // Prepare
+    const [oi, funding] = [await newestStored('open_interest', 'perpx', 'BTC'), await newestStored('funding', 'perpx', 'BTC')];
+    const candles = await walk('/v1/perpx/candles/BTC', { start: Date.now() - 86_400_000, interval: '1h', limit: 100 });
+    // Act
+    const core = (await get('/v1/perpx/summary/BTC')).body.data;
+    const hip4 = (await get('/v1/perpx/hip4/summary/%2310')).body.data;
+    const altx = (await get('/v1/altx/summary/ETH')).body.data;
+    const spot = await get('/v1/perpx/spot/summary/HYPE-USDC');
+    // Assess
+    expect(core).toMatchObject({
+      symbol: 'BTC', coin: 'BTC', mark_price: oi!.mark_price, oracle_price: oi!.oracle_price, open_interest: oi!.open_interest,
+      funding_rate: funding!.funding_rate, liquidation_volume_24h: expect.any(Number),
+    });
+    expect(Number(core.volume_24h)).toBeGreaterThanOrEqual(candles.reduce((sum, c) => sum + c.quote_volume, 0) * 0.999);
+    expect(core.long_liquidation_volume_24h + core.short_liquidation_volume_24h).toBeCloseTo(core.liquidation_volume_24h, 2);
+    for (const member of ['funding_rate', 'premium', 'oracle_price', 'liquidation_volume_24h']) expect(hip4).not.toHaveProperty(member);
+    expect(hip4).toMatchObject({ symbol: '#10', open_interest: expect.any(String) });
+    expect(altx).not.toHaveProperty('liquidation_volume_24h');
+    expect(spot.body).toMatchObject({ code: 404, error_code: 'unsupported_for_venue', datatype: 'summary' });
+  });
+
+  it('measures freshness from the newest stored record of each dataset the family has', async () => {
+    // Prepare
+    const newestTrade = await newestStored('trades', 'perpx', 'BTC');
+    // Act
+    const core = (await get('/v1/perpx/freshness/BTC')).body.data;
+    const hip4 = (await get('/v1/perpx/hip4/freshness/10')).body.data;
+    const spot = (await get('/v1/perpx/spot/freshness/HYPE-USDC')).body.data;
+    // Assess
+    expect(Object.keys(core)).toEqual(['symbol', 'coin', 'exchange', 'measured_at', 'orderbook', 'trades', 'funding', 'open_interest', 'liquidations']);
+    expect(Date.parse(core.trades.last_updated)).toBeGreaterThanOrEqual(Number(newestTrade!.ts));
+    expect(core.trades.lag_ms).toBe(Date.parse(core.measured_at) - Date.parse(core.trades.last_updated));
+    expect(Object.keys(hip4)).toEqual(['symbol', 'coin', 'exchange', 'measured_at', 'orderbook', 'trades', 'open_interest']);
+    expect(Object.keys(spot)).toEqual(['symbol', 'coin', 'exchange', 'measured_at', 'orderbook', 'trades', 'twap']);
+    expect(spot.exchange).toBe('spot');
+  });
+});

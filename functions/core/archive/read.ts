@@ -87,8 +87,8 @@ function allColumns(dataset: Dataset): string {
   return `{${DATASETS[dataset].columns.map((c) => `'${c.name}': "${c.name}"`).join(', ')}}`;
 }
 
-/** A window's rows as stored, oldest first (see readWindowJson). */
-export async function readWindow(deps: ArchiveDeps, req: WindowRequest): Promise<WindowResult> {
+/** A window's rows as stored, oldest first unless `direction` is `desc` (see readWindowJson). */
+export async function readWindow(deps: ArchiveDeps, req: WindowRequest & { direction?: 'asc' | 'desc' }): Promise<WindowResult> {
   const result = await readWindowJson(deps, { ...req, projection: allColumns(req.dataset) });
   return { rows: JSON.parse(`[${result.json}]`) as Row[], filesRead: result.filesRead };
 }

@@ -1,5 +1,6 @@
 /**
- * Sampled series over the archive: open interest and funding. A history page is the native cadence,
+ * Sampled series over the archive: open interest, funding, and prices (mark, oracle and mid, read
+ * from the open-interest samples that carry them). A history page is the native cadence,
  * or with `interval` the last sample of each bucket (never an average); `current` is the newest
  * sample at or before now, read newest file first so it never scans a day of files.
  */
@@ -10,18 +11,20 @@ import { readWindowJson, windowSource } from '../archive/read.ts';
 import { coverageNotice } from '../archive/coverage.ts';
 import { decodeCursor } from './cursor.ts';
 import { EMPTY, bucketPage, fingerprintOf, page, resolveWindow, type JsonRows, type WindowParams } from './queries.ts';
-import { FUNDING_PROJECTION, openInterestProjection } from './shape.ts';
+import { FUNDING_PROJECTION, PRICE_PROJECTION, openInterestProjection } from './shape.ts';
 import { SAMPLE_INTERVALS, type SampleInterval } from '../../../schemas/intervals.ts';
-import type { Funding, OpenInterest } from '../../../schemas/market.ts';
+import type { Funding, OpenInterest, PriceSnapshot } from '../../../schemas/market.ts';
 
-export type SeriesDataset = 'open_interest' | 'funding';
+interface SeriesDef<Row> { dataset: 'open_interest' | 'funding'; projection: (family: Family) => string; readonly rowType?: Row }
 
-const PROJECTION: Readonly<Record<SeriesDataset, (family: Family) => string>> = {
-  open_interest: openInterestProjection,
-  funding: () => FUNDING_PROJECTION,
-};
+const SERIES = {
+  open_interest: { dataset: 'open_interest', projection: openInterestProjection } satisfies SeriesDef<OpenInterest>,
+  funding: { dataset: 'funding', projection: () => FUNDING_PROJECTION } satisfies SeriesDef<Funding>,
+  prices: { dataset: 'open_interest', projection: () => PRICE_PROJECTION } satisfies SeriesDef<PriceSnapshot>,
+} as const;
 
-type RowOf<D extends SeriesDataset> = D extends 'open_interest' ? OpenInterest : Funding;
+export type Series = keyof typeof SERIES;
+type RowOf<S extends Series> = S extends 'open_interest' ? OpenInterest : S extends 'funding' ? Funding : PriceSnapshot;
 
 export interface SeriesRequest extends WindowParams {
   routeId: string;
@@ -33,16 +36,17 @@ export interface SeriesRequest extends WindowParams {
 /** hip4 sides are `#N`; the bare `N` is accepted for them too. */
 export const seriesSymbol = (family: Family, symbol: string) => (family === 'hip4' && /^\d+$/.test(symbol) ? `#${symbol}` : symbol);
 
-export async function seriesPage<D extends SeriesDataset>(
-  deps: ArchiveDeps, dataset: D, req: SeriesRequest, now: number,
-): Promise<JsonRows<RowOf<D>>> {
+export async function seriesPage<S extends Series>(
+  deps: ArchiveDeps, series: S, req: SeriesRequest, now: number,
+): Promise<JsonRows<RowOf<S>>> {
+  const { dataset } = SERIES[series];
   const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, interval: req.interval });
   const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
   const window = resolveWindow(req, now, cursor);
   const notice = coverageNotice(dataset, req.family, window[1]);
   if (notice) return { ...EMPTY, meta: notice };
   if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
-  const projection = PROJECTION[dataset](req.family);
+  const projection = SERIES[series].projection(req.family);
   if (!req.interval) {
     const result = await readWindowJson(deps, {
       dataset, family: req.family, symbol: req.symbol, from: window[0], to: window[1], after: cursor?.position, limit: req.limit, projection,
@@ -64,15 +68,16 @@ export async function seriesPage<D extends SeriesDataset>(
 const CURRENT_LOOKBACK_MS = 7 * 86_400_000;
 
 /** The newest sample at or before now, and how old it is. */
-export async function currentSample<D extends SeriesDataset>(
-  deps: ArchiveDeps, dataset: D, family: Family, symbol: string, now: number,
-): Promise<{ row: RowOf<D>; ageMs: number }> {
+export async function currentSample<S extends Series>(
+  deps: ArchiveDeps, series: S, family: Family, symbol: string, now: number,
+): Promise<{ row: RowOf<S>; ageMs: number }> {
+  const { dataset, projection } = SERIES[series];
   const result = isSymbolOf(family, symbol)
     ? await readWindowJson(deps, {
-      dataset, family, symbol, from: now - CURRENT_LOOKBACK_MS, to: now, limit: 1, direction: 'desc', projection: PROJECTION[dataset](family),
+      dataset, family, symbol, from: now - CURRENT_LOOKBACK_MS, to: now, limit: 1, direction: 'desc', projection: projection(family),
     })
     : undefined;
   if (!result?.count) throw new AppError('not_found', `No ${dataset.replace('_', ' ')} for ${symbol} on ${family} in the last 7 days.`, { param: 'symbol' });
-  const row = JSON.parse(result.json) as RowOf<D>;
+  const row = JSON.parse(result.json) as RowOf<S>;
   return { row, ageMs: now - Date.parse(row.timestamp) };
 }

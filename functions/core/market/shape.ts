@@ -75,3 +75,6 @@ export const LIQUIDATION_PROJECTION = withoutNulls(`{'symbol': symbol, 'coin': s
 export const LIQUIDATION_VOLUME_PROJECTION = `{'symbol': symbol, 'coin': symbol, 'timestamp': ${isoSql('bucket')},
   'total_usd': round(total_usd, 4), 'long_usd': round(long_usd, 4), 'short_usd': round(short_usd, 4),
   'count': count, 'long_count': long_count, 'short_count': short_count}`;
+
+/** Price snapshots: mark, oracle and mid as the open-interest sample carries them (hip4 has no oracle). */
+export const PRICE_PROJECTION = withoutNulls(`{'timestamp': ${isoSql('ts')}, 'mark_price': mark_price, 'oracle_price': oracle_price, 'mid_price': mid_price}`);
