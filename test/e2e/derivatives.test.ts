@@ -67,7 +67,7 @@ describe('open interest', () => {
     const res = await get('/v1/perpx/hip3/openinterest/xyz:TSLA', { start: Date.parse('2025-01-01T00:00:00Z'), end: Date.parse('2025-01-02T00:00:00Z') });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([]);
-    expect(res.body.meta).toMatchObject({ coverage_from: '2026-02-01T00:00:00.000Z', notice: expect.stringContaining('open_interest') });
+    expect(res.body.meta).toMatchObject({ coverage_from: '2026-02-01T00:00:00.000Z', notice: expect.stringContaining('open interest') });
   });
 });
 

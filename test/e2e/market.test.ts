@@ -98,9 +98,15 @@ describe('trades', () => {
     expect(times).toEqual([...times].sort((a, b) => b - a));
   });
 
-  it('answers 200 with an empty array for a window wholly before coverage', async () => {
-    const res = await get('/v1/perpx/hip3/trades/xyz:TSLA', { start: Date.UTC(2025, 0, 1), end: Date.UTC(2025, 0, 2) });
-    expect(res).toMatchObject({ status: 200, body: { success: true, data: [] } });
+  it('answers 200 with an empty array for a window wholly before coverage, saying where coverage starts', async () => {
+    const before = { start: Date.UTC(2025, 0, 1), end: Date.UTC(2025, 0, 2) };
+    const trades = await get('/v1/perpx/hip3/trades/xyz:TSLA', before);
+    const candles = await get('/v1/perpx/hip4/candles/%2310', before);
+    const tpsl = await get('/v1/perpx/orders/BTC/tpsl', before);
+    expect(trades).toMatchObject({ status: 200, body: { success: true, data: [], meta: { coverage_from: '2026-02-01T00:00:00.000Z', has_more: false } } });
+    expect(trades.body.meta.notice).toContain('trades');
+    expect(candles.body).toMatchObject({ data: [], meta: { coverage_from: '2026-05-01T00:00:00.000Z' } });
+    expect(tpsl.body).toMatchObject({ data: [], meta: { coverage_from: '2026-03-10T00:00:00.000Z' } });
   });
 });
 

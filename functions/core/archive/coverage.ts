@@ -26,5 +26,6 @@ export function coverageNotice(dataset: Dataset, family: Family, windowEnd: numb
   const start = coverageStart(dataset, family);
   if (start === undefined || windowEnd >= start) return undefined;
   const from = new Date(start).toISOString();
-  return { coverage_from: from, notice: `The archive holds ${dataset} for ${family} from ${from}; the window ends before that.` };
+  const name = dataset.replace(/_1m$/, '').replaceAll('_', ' ');
+  return { coverage_from: from, notice: `The archive holds ${name} for ${family} from ${from}; the window ends before that.` };
 }

@@ -8,6 +8,7 @@ import { isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { SqlValue } from '../../ports/sql.ts';
 import { minuteCandleSource, readWindow, readWindowJson, windowSource } from '../archive/read.ts';
+import { coverageNotice } from '../archive/coverage.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
 import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../../../schemas/intervals.ts';
 import type { Candle, Instrument, OrderFlowBucket, Trade, TriggerOrder } from '../../../schemas/market.ts';
@@ -73,6 +74,8 @@ export async function tradesPage(deps: ArchiveDeps, req: TradesRequest, now: num
   const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, side: req.side });
   const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
   const window = resolveWindow(req, now, cursor);
+  const notice = coverageNotice('trades', req.family, window[1]);
+  if (notice) return { ...EMPTY, meta: notice };
   // A symbol in the wrong form for its family matches nothing.
   if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
   const result = await readWindowJson(deps, {
@@ -117,6 +120,8 @@ export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: n
   const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, interval: req.interval });
   const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
   const window = resolveWindow(req, now, cursor);
+  const notice = coverageNotice('candles_1m', req.family, window[1]);
+  if (notice) return { ...EMPTY, meta: notice };
   if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
   const width = CANDLE_INTERVALS[req.interval];
   const firstBucket = cursor ? Number(cursor.position[0]) + width : window[0];
@@ -179,6 +184,8 @@ export async function triggerOrdersPage(deps: ArchiveDeps, req: TriggerOrdersReq
   const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, triggered: req.triggered, user: req.user });
   const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
   const window = resolveWindow(req, now, cursor);
+  const notice = coverageNotice('order_events', req.family, window[1]);
+  if (notice) return { ...EMPTY, meta: notice };
   if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
   const where = ['is_trigger'];
   const params: Record<string, string> = {};
@@ -200,6 +207,8 @@ export async function orderFlowPage(
   deps: ArchiveDeps, req: { family: Family; symbol: string; start?: number; end?: number; interval: FlowInterval; limit: number }, now: number,
 ): Promise<JsonRows<OrderFlowBucket>> {
   const [from, to] = resolveWindow(req, now);
+  const notice = coverageNotice('order_events', req.family, to);
+  if (notice) return { ...EMPTY, meta: notice };
   if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
   const source = await windowSource(deps, { dataset: 'order_events', family: req.family, symbol: req.symbol, from, to });
   if (!source) return EMPTY;
