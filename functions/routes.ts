@@ -19,7 +19,7 @@ import {
 import { FAMILIES, FAMILY_PREFIX, type Family } from './core/venues.ts';
 import { BREADTH_FAMILIES } from './core/breadth/compute.ts';
 import {
-  BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CoinFreshnessSchema, CoinSummarySchema, FundingSchema, PriceSnapshotSchema, LiquidationSchema, LiquidationVolumeQuery, LiquidationVolumeSchema, LiquidationsQuery, UserLiquidationsQuery, userPath, OpenInterestSchema, SeriesQuery, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, RecentTradesQuery, TradeSchema, TradesQuery,
+  BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CoinFreshnessSchema, CoinSummarySchema, FundingSchema, PriceSnapshotSchema, LiquidationSchema, LiquidationVolumeQuery, LiquidationVolumeSchema, LiquidationsQuery, UserLiquidationsQuery, userPath, OpenInterestSchema, SeriesQuery, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, SpotPairSchema, outcomePath, RecentTradesQuery, TradeSchema, TradesQuery,
   TriggerOrderSchema, TriggerOrdersQuery, symbolPath,
 } from '../schemas/market.ts';
 
@@ -211,6 +211,22 @@ export const MARKET_OPERATIONS = operationGroup('market', {
     suffix: '/instruments/{symbol}', families: familiesOf('instruments'), summary: 'One instrument of the registry', tags: ['Instruments'], billed: true,
     legacy: [{ path: '/v1/instruments/{symbol}', operationId: 'getLegacyInstrument' }],
     pathParams: symbolPath, response: page(InstrumentSchema, 'The instrument'),
+  },
+  spotPairs: {
+    suffix: '/pairs', families: ['spot'], summary: 'Spot pairs of the token registry (point in time: now)', tags: ['Instruments'], billed: true,
+    response: page(v.array(SpotPairSchema), 'Every listed pair, by pair index'),
+  },
+  spotPair: {
+    suffix: '/pairs/{symbol}', families: ['spot'], summary: 'One spot pair', tags: ['Instruments'], billed: true,
+    pathParams: symbolPath, response: page(SpotPairSchema, 'The pair'),
+  },
+  outcomes: {
+    suffix: '/outcomes', families: ['hip4'], summary: 'Outcome markets, both sides each, by id', tags: ['Instruments'], billed: true,
+    query: OutcomesQuery, response: page(v.array(OutcomeSchema), 'A page of outcomes (without aggregated_oi)'),
+  },
+  outcome: {
+    suffix: '/outcomes/{outcome_id}', families: ['hip4'], summary: 'One outcome market, with the open interest of both sides', tags: ['Instruments'], billed: true,
+    pathParams: outcomePath, response: page(OutcomeSchema, 'The outcome'),
   },
 });
 

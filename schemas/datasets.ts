@@ -173,6 +173,25 @@ export const TwapRecord = keyed({
   executed_size: decimal,
 });
 
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+/** A spot pair's token registry entry (spot only). */
+export const SpotPairDetails = v.strictObject({
+  pair_index: count, name: v.pipe(v.string(), v.minLength(1)), is_canonical: v.boolean(),
+  base_token: v.pipe(v.string(), v.minLength(1)), base_token_id: count, base_wei_decimals: count,
+  quote_token_id: count, quote_sz_decimals: count, quote_wei_decimals: count,
+});
+
+/**
+ * One side of a hip4 outcome market (hip4 only). `description` is the venue's raw pipe-delimited
+ * metadata (`class:priceBinary|underlying:BTC|expiry:20261201-0800|targetPrice:70000|period:1d`).
+ */
+export const OutcomeSideDetails = v.strictObject({
+  outcome_id: count, side: v.picklist([0, 1]), asset_id: count,
+  name: v.pipe(v.string(), v.minLength(1)), side_name: v.pipe(v.string(), v.minLength(1)), description: v.string(),
+  display_title: v.pipe(v.string(), v.minLength(1)), slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]+$/, 'must be a lowercase slug')),
+});
+
 export const InstrumentRecord = keyed({
   dataset: v.literal('instruments'),
   /** `ts` is when the instrument was listed. */
@@ -182,6 +201,8 @@ export const InstrumentRecord = keyed({
   max_leverage: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1)))),
   quote: optionalString,
   dex: optionalString,
+  spot_pair: v.optional(v.nullable(SpotPairDetails)),
+  outcome: v.optional(v.nullable(OutcomeSideDetails)),
 });
 
 export type TradeRecord = v.InferOutput<typeof TradeRecord>;
@@ -193,6 +214,8 @@ export type FundingRecord = v.InferOutput<typeof FundingRecord>;
 export type SettlementRecord = v.InferOutput<typeof SettlementRecord>;
 export type ChainEventRecord = v.InferOutput<typeof ChainEventRecord>;
 export type TwapRecord = v.InferOutput<typeof TwapRecord>;
+export type SpotPairDetails = v.InferOutput<typeof SpotPairDetails>;
+export type OutcomeSideDetails = v.InferOutput<typeof OutcomeSideDetails>;
 export type OpenInterestRecord = v.InferOutput<typeof OpenInterestRecord>;
 
 export interface Column { name: string; type: 'VARCHAR' | 'BIGINT' | 'BOOLEAN' | 'DOUBLE' | 'INTEGER' }
@@ -355,12 +378,14 @@ export const DATASETS = {
   },
   instruments: {
     record: InstrumentRecord,
-    columns: [...KEY, c('delisted_at', 'BIGINT'), c('market_type', 'VARCHAR'), c('sz_decimals', 'INTEGER'), c('max_leverage', 'INTEGER'), c('quote', 'VARCHAR'), c('dex', 'VARCHAR')],
+    columns: [...KEY, c('delisted_at', 'BIGINT'), c('market_type', 'VARCHAR'), c('sz_decimals', 'INTEGER'), c('max_leverage', 'INTEGER'), c('quote', 'VARCHAR'), c('dex', 'VARCHAR'),
+      c('spot_pair', 'VARCHAR'), c('outcome', 'VARCHAR')],
     uniqueBy: ['symbol', 'ts'],
     perSymbol: false,
     compaction: 'merge',
     // The registry is point in time from the first listing on.
     coverage: EVERY_FAMILY_SINCE(0),
+    json: ['spot_pair', 'outcome'],
     example: { dataset: 'instruments', family: 'perpx', symbol: 'BTC', ts: TS, market_type: 'perp', sz_decimals: 5, max_leverage: 40 },
   },
   // One row per symbol and minute with at least one trade, rebuilt from the compacted trades.

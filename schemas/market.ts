@@ -164,7 +164,43 @@ export const CoinFreshnessSchema = v.object({
   liquidations: v.optional(freshnessBucket), twap: v.optional(v.pipe(freshnessBucket, v.description('spot'))),
 });
 
+/** A spot pair of the token registry: base and quote tokens with their decimals. */
+export const SpotPairSchema = v.object({
+  symbol: v.string(), coin: v.string(), pair_index: integer, name: v.pipe(v.string(), v.description('`PURR/USDC` for the canonical pair, `@<index>` otherwise')),
+  is_canonical: v.boolean(), base_token_id: integer, quote_token_id: integer, base_token_name: v.string(), quote_token_name: v.string(),
+  base_sz_decimals: integer, base_wei_decimals: integer, quote_sz_decimals: integer, quote_wei_decimals: integer,
+  first_seen_at: time, last_updated_at: time,
+});
+
+export const OutcomesQuery = {
+  is_settled: booleanParam('Only settled (true) or live (false) outcomes'),
+  slug: stringParam({ description: 'The outcome whose slug, or one of whose side slugs, this is (0 or 1 rows)', maxLength: 200 }),
+  limit: integerParam({ min: 1, max: 1000, default: 100, description: 'Outcomes per page' }),
+  ...cursor,
+};
+
+export const outcomePath = { outcome_id: integerParam({ min: 0, max: 99_999_999, description: 'Outcome id (a side `#N` belongs to outcome N // 10)', required: true }) };
+
+const contracts = v.pipe(v.number(), v.description('contracts'));
+/** One outcome market of hip4: both sides, what the venue's description says, and whether it settled. */
+export const OutcomeSchema = v.object({
+  outcome_id: integer, name: v.string(), description_raw: v.string(),
+  class: v.optional(v.string()), underlying: v.optional(v.string()), expiry: v.optional(time),
+  target_price: v.optional(v.pipe(v.number(), v.description('strike in USD, not a probability'))), period: v.optional(v.string()),
+  side_specs: v.array(v.object({ side: v.picklist([0, 1]), name: v.string(), coin: v.string(), asset_id: integer, display_title: v.string(), slug: v.string() })),
+  is_settled: v.boolean(), status: v.picklist(['live', 'settled']), source_seen_at: time, display_title: v.string(), slug: v.string(),
+  outcome_pair: v.pipe(v.array(v.string()), v.description('the two side coins, `#N` form')),
+  aggregated_oi: v.optional(v.pipe(v.object({
+    side0_open_interest_contracts: contracts, side1_open_interest_contracts: contracts,
+    outcome_display_open_interest_contracts: v.pipe(contracts, v.description('the larger side')),
+    paired_set_supply_contracts: v.pipe(contracts, v.description('the smaller side: sets of both sides outstanding')),
+    side_supply_parity: v.boolean(), currency: v.literal('USDH'), as_of: time, side0_as_of: time, side1_as_of: time,
+  }), v.description('single-outcome reads only; absent when a side has no recent sample'))),
+});
+
 export type Trade = v.InferOutput<typeof TradeSchema>;
+export type SpotPair = v.InferOutput<typeof SpotPairSchema>;
+export type Outcome = v.InferOutput<typeof OutcomeSchema>;
 export type PriceSnapshot = v.InferOutput<typeof PriceSnapshotSchema>;
 export type CoinSummary = v.InferOutput<typeof CoinSummarySchema>;
 export type CoinFreshness = v.InferOutput<typeof CoinFreshnessSchema>;

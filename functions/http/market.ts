@@ -1,10 +1,11 @@
 /**
- * Route group `market`: trades, recent trades, candles, trigger orders, order flow and instruments
- * for every venue family, including the deprecated un-prefixed routes. Each route names its
+ * Route group `market`: trades, recent trades, candles, trigger orders, order flow, instruments, spot
+ * pairs and hip4 outcomes for every venue family, including the deprecated un-prefixed routes. Each route names its
  * operation and family in the route table; this file maps the typed input onto the core.
  */
 import { AppError } from '../core/errors.ts';
 import { candlesPage, instruments, orderFlowPage, recentTradesPage, tradesPage, triggerOrdersPage } from '../core/market/queries.ts';
+import { outcome, outcomesPage, spotPair, spotPairs } from '../core/market/registry-views.ts';
 import { MARKET_OPERATIONS } from '../routes.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { clock } from '../shared/deps.ts';
@@ -44,4 +45,12 @@ export const handler = httpRouteGroup(MARKET_OPERATIONS, {
     if (!found) throw new AppError('not_found', `No instrument ${params.symbol} on ${family}.`, { param: 'symbol' });
     return ok(found, { meta: { venue: family } });
   },
+
+  spotPairs: async () => ok(await spotPairs(archiveDeps(), clock.now()), { meta: { venue: 'spot' } }),
+  spotPair: async ({ params }) => ok(await spotPair(archiveDeps(), params.symbol, clock.now()), { meta: { venue: 'spot' } }),
+  outcomes: async ({ query: { is_settled, ...page } }) => {
+    const { data, nextCursor } = await outcomesPage(archiveDeps(), { isSettled: is_settled, ...page }, clock.now());
+    return ok(data, { nextCursor, meta: { venue: 'hip4' } });
+  },
+  outcome: async ({ params }) => ok(await outcome(archiveDeps(), params.outcome_id, clock.now()), { meta: { venue: 'hip4' } }),
 });

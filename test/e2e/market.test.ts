@@ -247,3 +247,42 @@ describe('instruments and legacy routes', () => {
     expect(doc.paths['/v1/trades/{symbol}'].get.deprecated).toBe(true);
   });
 });
+
+describe('spot pairs and hip4 outcomes', () => {
+  it('lists spot pairs from the token registry, by pair index, and reads one', async () => {
+    const pairs = (await get('/v1/perpx/spot/pairs')).body.data;
+    const instruments = (await get('/v1/perpx/spot/instruments')).body.data;
+    expect(pairs.map((p: any) => p.symbol).sort()).toEqual(instruments.map((i: any) => i.symbol).sort());
+    expect(pairs.map((p: any) => p.pair_index)).toEqual([...pairs.map((p: any) => p.pair_index)].sort((a, b) => a - b));
+    expect(pairs.filter((p: any) => p.is_canonical).map((p: any) => p.name)).toEqual(['PURR/USDC']);
+    const hype = (await get('/v1/perpx/spot/pairs/HYPE-USDC')).body.data;
+    expect(hype).toMatchObject({ symbol: 'HYPE-USDC', coin: 'HYPE-USDC', base_token_name: 'HYPE', quote_token_name: 'USDC', name: expect.stringMatching(/^@\d+$/) });
+    expect((await get('/v1/perpx/spot/pairs/NOPE-USDC')).body).toMatchObject({ code: 404, error_code: 'not_found' });
+    expect((await get('/v1/perpx/pairs')).body).toMatchObject({ code: 404, error_code: 'unsupported_for_venue', datatype: 'spot_pairs' });
+  });
+
+  it('pages hip4 outcomes with both sides, filters by settlement and slug, and adds open interest on the single read', async () => {
+    // Act
+    const all = await walk('/v1/perpx/hip4/outcomes', { limit: 1 });
+    const live = await walk('/v1/perpx/hip4/outcomes', { is_settled: false });
+    const first = all[0];
+    const bySideSlug = (await get('/v1/perpx/hip4/outcomes', { slug: first.side_specs[1].slug })).body.data;
+    const one = (await get(`/v1/perpx/hip4/outcomes/${first.outcome_id}`)).body.data;
+    const oi = await Promise.all(first.outcome_pair.map(async (coin: string) => (await get(`/v1/perpx/hip4/openinterest/${encodeURIComponent(coin)}/current`)).body.data));
+    // Assess
+    expect(all.map((o) => o.outcome_id)).toEqual([0, 1, 2, 3]);
+    expect(live.length + all.filter((o) => o.is_settled).length).toBe(all.length);
+    expect(first).toMatchObject({
+      outcome_pair: ['#0', '#1'], status: first.is_settled ? 'settled' : 'live', class: 'priceBinary', period: '1d',
+      target_price: expect.any(Number), expiry: expect.stringMatching(/^\d{4}-\d\d-\d\dT08:00:00\.000Z$/),
+      side_specs: [{ side: 0, name: 'Yes', coin: '#0' }, { side: 1, name: 'No', coin: '#1' }],
+    });
+    expect(first).not.toHaveProperty('aggregated_oi');
+    expect(bySideSlug.map((o: any) => o.outcome_id)).toEqual([first.outcome_id]);
+    expect(one.aggregated_oi).toMatchObject({ currency: 'USDH', side0_open_interest_contracts: expect.any(Number) });
+    // The single read takes each side's newest sample: at least as new as /current read just before.
+    expect(Date.parse(one.aggregated_oi.side0_as_of)).toBeGreaterThanOrEqual(Date.parse(oi[0].timestamp));
+    expect((await get('/v1/perpx/hip4/outcomes/99')).body).toMatchObject({ code: 404, error_code: 'not_found' });
+    expect((await get('/v1/perpx/hip4/outcomes', { is_settled: 'maybe' })).body).toMatchObject({ code: 400, param: 'is_settled' });
+  });
+});

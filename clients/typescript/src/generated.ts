@@ -245,6 +245,131 @@ export type InstrumentPath = TradesPath;
 
 export type InstrumentData = InstrumentsRow;
 
+export interface SpotPairsRow {
+  symbol: string;
+  coin: string;
+  pair_index: number;
+  /**
+   * `PURR/USDC` for the canonical pair, `@<index>` otherwise
+   */
+  name: string;
+  is_canonical: boolean;
+  base_token_id: number;
+  quote_token_id: number;
+  base_token_name: string;
+  quote_token_name: string;
+  base_sz_decimals: number;
+  base_wei_decimals: number;
+  quote_sz_decimals: number;
+  quote_wei_decimals: number;
+  /**
+   * RFC 3339 UTC
+   */
+  first_seen_at: string;
+  /**
+   * RFC 3339 UTC
+   */
+  last_updated_at: string;
+}
+
+export type SpotPairsData = SpotPairsRow[];
+
+export type SpotPairPath = TradesPath;
+
+export type SpotPairData = SpotPairsRow;
+
+export interface OutcomesQuery {
+  /** Only settled (true) or live (false) outcomes */
+  is_settled?: boolean;
+  /** The outcome whose slug, or one of whose side slugs, this is (0 or 1 rows) */
+  slug?: string;
+  /** Outcomes per page */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+}
+
+export interface OutcomesRow {
+  outcome_id: number;
+  name: string;
+  description_raw: string;
+  class?: string;
+  underlying?: string;
+  /**
+   * RFC 3339 UTC
+   */
+  expiry?: string;
+  /**
+   * strike in USD, not a probability
+   */
+  target_price?: number;
+  period?: string;
+  side_specs: {
+    side: 0 | 1;
+    name: string;
+    coin: string;
+    asset_id: number;
+    display_title: string;
+    slug: string;
+  }[];
+  is_settled: boolean;
+  status: "live" | "settled";
+  /**
+   * RFC 3339 UTC
+   */
+  source_seen_at: string;
+  display_title: string;
+  slug: string;
+  /**
+   * the two side coins, `#N` form
+   */
+  outcome_pair: string[];
+  /**
+   * single-outcome reads only; absent when a side has no recent sample
+   */
+  aggregated_oi?: {
+    /**
+     * contracts
+     */
+    side0_open_interest_contracts: number;
+    /**
+     * contracts
+     */
+    side1_open_interest_contracts: number;
+    /**
+     * the larger side
+     */
+    outcome_display_open_interest_contracts: number;
+    /**
+     * the smaller side: sets of both sides outstanding
+     */
+    paired_set_supply_contracts: number;
+    side_supply_parity: boolean;
+    currency: "USDH";
+    /**
+     * RFC 3339 UTC
+     */
+    as_of: string;
+    /**
+     * RFC 3339 UTC
+     */
+    side0_as_of: string;
+    /**
+     * RFC 3339 UTC
+     */
+    side1_as_of: string;
+  };
+}
+
+export type OutcomesData = OutcomesRow[];
+
+export interface OutcomePath {
+  /** Outcome id (a side `#N` belongs to outcome N // 10) */
+  outcome_id: number;
+}
+
+export type OutcomeData = OutcomesRow;
+
 export type OpenInterestPath = TradesPath;
 
 export interface OpenInterestQuery {
@@ -329,6 +454,235 @@ export type FundingData = FundingRow[];
 export type FundingCurrentPath = TradesPath;
 
 export type FundingCurrentData = FundingRow;
+
+export type LiquidationsPath = TradesPath;
+
+export interface LiquidationsQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before now) */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** Rows per page */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+}
+
+export interface LiquidationsRow {
+  symbol: string;
+  coin: string;
+  /**
+   * RFC 3339 UTC
+   */
+  timestamp: string;
+  liquidated_user: string;
+  liquidator_user?: string;
+  /**
+   * decimal string
+   */
+  price: string;
+  /**
+   * decimal string
+   */
+  size: string;
+  /**
+   * A = long liquidated, B = short liquidated
+   */
+  side: "A" | "B";
+  /**
+   * decimal string
+   */
+  mark_price?: string;
+  /**
+   * decimal string
+   */
+  closed_pnl?: string;
+  direction?: string;
+  trade_id: number;
+  tx_hash?: string;
+}
+
+export type LiquidationsData = LiquidationsRow[];
+
+export interface UserLiquidationsPath {
+  /** Wallet address (0x, any case) */
+  user: string;
+}
+
+export interface UserLiquidationsQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before now) */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** Rows per page */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+  /** Only this market */
+  symbol?: string;
+  /** Alias of symbol (the name the TypeScript client sends) */
+  coin?: string;
+}
+
+export type UserLiquidationsRow = LiquidationsRow;
+
+export type UserLiquidationsData = LiquidationsRow[];
+
+export type LiquidationVolumePath = TradesPath;
+
+export interface LiquidationVolumeQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before now) */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** Rows per page */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+  /** Bucket width */
+  interval?: "5m" | "15m" | "30m" | "1h" | "4h" | "1d";
+}
+
+export interface LiquidationVolumeRow {
+  symbol: string;
+  coin: string;
+  /**
+   * RFC 3339 UTC
+   */
+  timestamp: string;
+  /**
+   * USD notional, price x size
+   */
+  total_usd: number;
+  /**
+   * USD notional, price x size
+   */
+  long_usd: number;
+  /**
+   * USD notional, price x size
+   */
+  short_usd: number;
+  count: number;
+  long_count: number;
+  short_count: number;
+}
+
+export type LiquidationVolumeData = LiquidationVolumeRow[];
+
+export type PricesPath = TradesPath;
+
+export type PricesQuery = OpenInterestQuery;
+
+export interface PricesRow {
+  /**
+   * RFC 3339 UTC
+   */
+  timestamp: string;
+  /**
+   * decimal string
+   */
+  mark_price?: string;
+  /**
+   * decimal string
+   */
+  oracle_price?: string;
+  /**
+   * decimal string
+   */
+  mid_price?: string;
+}
+
+export type PricesData = PricesRow[];
+
+export type SummaryPath = TradesPath;
+
+export interface SummaryData {
+  symbol: string;
+  coin: string;
+  /**
+   * the newest record the summary is built from
+   */
+  timestamp: string;
+  /**
+   * decimal string
+   */
+  mark_price?: string;
+  /**
+   * decimal string
+   */
+  oracle_price?: string;
+  /**
+   * decimal string
+   */
+  mid_price?: string;
+  /**
+   * decimal string
+   */
+  funding_rate?: string;
+  /**
+   * decimal string
+   */
+  premium?: string;
+  /**
+   * decimal string
+   */
+  open_interest?: string;
+  /**
+   * quote notional traded in the last 24 hours
+   */
+  volume_24h?: string;
+  /**
+   * USD notional, price x size
+   */
+  liquidation_volume_24h?: number;
+  /**
+   * USD notional, price x size
+   */
+  long_liquidation_volume_24h?: number;
+  /**
+   * USD notional, price x size
+   */
+  short_liquidation_volume_24h?: number;
+}
+
+export type FreshnessPath = TradesPath;
+
+export interface FreshnessData {
+  symbol: string;
+  coin: string;
+  exchange: string;
+  /**
+   * RFC 3339 UTC
+   */
+  measured_at: string;
+  orderbook: {
+    last_updated: string | null;
+    lag_ms: number | null;
+  };
+  trades: {
+    last_updated: string | null;
+    lag_ms: number | null;
+  };
+  funding?: {
+    last_updated: string | null;
+    lag_ms: number | null;
+  };
+  open_interest?: {
+    last_updated: string | null;
+    lag_ms: number | null;
+  };
+  liquidations?: {
+    last_updated: string | null;
+    lag_ms: number | null;
+  };
+  /**
+   * spot
+   */
+  twap?: {
+    last_updated: string | null;
+    lag_ms: number | null;
+  };
+}
 
 export interface BreadthCurrentData {
   session_date: string;
@@ -783,6 +1137,10 @@ export const ROUTES = {
   getAltxInstrument: { method: 'GET', path: '/v1/altx/instruments/{symbol}', paged: false },
   getAltxRhInstrument: { method: 'GET', path: '/v1/altx-rh/instruments/{symbol}', paged: false },
   getLegacyInstrument: { method: 'GET', path: '/v1/instruments/{symbol}', paged: false },
+  getSpotSpotPairs: { method: 'GET', path: '/v1/perpx/spot/pairs', paged: false },
+  getSpotSpotPair: { method: 'GET', path: '/v1/perpx/spot/pairs/{symbol}', paged: false },
+  getHip4Outcomes: { method: 'GET', path: '/v1/perpx/hip4/outcomes', paged: true },
+  getHip4Outcome: { method: 'GET', path: '/v1/perpx/hip4/outcomes/{outcome_id}', paged: false },
   getPerpxOpenInterest: { method: 'GET', path: '/v1/perpx/openinterest/{symbol}', paged: true },
   getHip3OpenInterest: { method: 'GET', path: '/v1/perpx/hip3/openinterest/{symbol}', paged: true },
   getHip4OpenInterest: { method: 'GET', path: '/v1/perpx/hip4/openinterest/{symbol}', paged: true },
@@ -805,6 +1163,27 @@ export const ROUTES = {
   getAltxFundingCurrent: { method: 'GET', path: '/v1/altx/funding/{symbol}/current', paged: false },
   getAltxRhFundingCurrent: { method: 'GET', path: '/v1/altx-rh/funding/{symbol}/current', paged: false },
   getLegacyFundingCurrent: { method: 'GET', path: '/v1/funding/{symbol}/current', paged: false },
+  getPerpxLiquidations: { method: 'GET', path: '/v1/perpx/liquidations/{symbol}', paged: true },
+  getHip3Liquidations: { method: 'GET', path: '/v1/perpx/hip3/liquidations/{symbol}', paged: true },
+  getPerpxUserLiquidations: { method: 'GET', path: '/v1/perpx/liquidations/user/{user}', paged: true },
+  getPerpxLiquidationVolume: { method: 'GET', path: '/v1/perpx/liquidations/{symbol}/volume', paged: true },
+  getHip3LiquidationVolume: { method: 'GET', path: '/v1/perpx/hip3/liquidations/{symbol}/volume', paged: true },
+  getPerpxPrices: { method: 'GET', path: '/v1/perpx/prices/{symbol}', paged: true },
+  getHip3Prices: { method: 'GET', path: '/v1/perpx/hip3/prices/{symbol}', paged: true },
+  getHip4Prices: { method: 'GET', path: '/v1/perpx/hip4/prices/{symbol}', paged: true },
+  getAltxPrices: { method: 'GET', path: '/v1/altx/prices/{symbol}', paged: true },
+  getAltxRhPrices: { method: 'GET', path: '/v1/altx-rh/prices/{symbol}', paged: true },
+  getPerpxSummary: { method: 'GET', path: '/v1/perpx/summary/{symbol}', paged: false },
+  getHip3Summary: { method: 'GET', path: '/v1/perpx/hip3/summary/{symbol}', paged: false },
+  getHip4Summary: { method: 'GET', path: '/v1/perpx/hip4/summary/{symbol}', paged: false },
+  getAltxSummary: { method: 'GET', path: '/v1/altx/summary/{symbol}', paged: false },
+  getAltxRhSummary: { method: 'GET', path: '/v1/altx-rh/summary/{symbol}', paged: false },
+  getPerpxFreshness: { method: 'GET', path: '/v1/perpx/freshness/{symbol}', paged: false },
+  getSpotFreshness: { method: 'GET', path: '/v1/perpx/spot/freshness/{symbol}', paged: false },
+  getHip3Freshness: { method: 'GET', path: '/v1/perpx/hip3/freshness/{symbol}', paged: false },
+  getHip4Freshness: { method: 'GET', path: '/v1/perpx/hip4/freshness/{symbol}', paged: false },
+  getAltxFreshness: { method: 'GET', path: '/v1/altx/freshness/{symbol}', paged: false },
+  getAltxRhFreshness: { method: 'GET', path: '/v1/altx-rh/freshness/{symbol}', paged: false },
   getPerpxBreadthCurrent: { method: 'GET', path: '/v1/perpx/breadth/above-vwap/current', paged: false },
   getHip3BreadthCurrent: { method: 'GET', path: '/v1/perpx/hip3/breadth/above-vwap/current', paged: false },
   getPerpxBreadthHistory: { method: 'GET', path: '/v1/perpx/breadth/above-vwap', paged: true },
@@ -834,7 +1213,7 @@ export const ROUTES = {
   dryRunWebhookSubscription: { method: 'POST', path: '/v1/webhooks/subscriptions/dry-run', paged: false },
 } as const;
 
-export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory';
+export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory';
 
 /** One method per route. Path parameters, query parameters and `body` go in one object. */
 export interface Methods {
@@ -1043,6 +1422,26 @@ export interface Methods {
    */
   getLegacyInstrument(input: InstrumentPath): Promise<Page<InstrumentData>>;
   /**
+   * Spot pairs of the token registry (point in time: now) (spot).
+   * `GET /v1/perpx/spot/pairs`
+   */
+  getSpotSpotPairs(input?: Record<string, never>): Promise<Page<SpotPairsData>>;
+  /**
+   * One spot pair (spot).
+   * `GET /v1/perpx/spot/pairs/{symbol}`
+   */
+  getSpotSpotPair(input: SpotPairPath): Promise<Page<SpotPairData>>;
+  /**
+   * Outcome markets, both sides each, by id (hip4).
+   * `GET /v1/perpx/hip4/outcomes`
+   */
+  getHip4Outcomes(input?: OutcomesQuery): Promise<Page<OutcomesData>>;
+  /**
+   * One outcome market, with the open interest of both sides (hip4).
+   * `GET /v1/perpx/hip4/outcomes/{outcome_id}`
+   */
+  getHip4Outcome(input: OutcomePath): Promise<Page<OutcomeData>>;
+  /**
    * Open interest history: native cadence, or the last sample per interval (perpx).
    * `GET /v1/perpx/openinterest/{symbol}`
    */
@@ -1156,6 +1555,111 @@ export interface Methods {
    * @deprecated Use `/v1/perpx/funding/{symbol}/current`.
    */
   getLegacyFundingCurrent(input: FundingCurrentPath): Promise<Page<FundingCurrentData>>;
+  /**
+   * Liquidation fills of a market, oldest first; a cascade's fills stay individual rows (perpx).
+   * `GET /v1/perpx/liquidations/{symbol}`
+   */
+  getPerpxLiquidations(input: LiquidationsPath & LiquidationsQuery): Promise<Page<LiquidationsData>>;
+  /**
+   * Liquidation fills of a market, oldest first; a cascade's fills stay individual rows (hip3).
+   * `GET /v1/perpx/hip3/liquidations/{symbol}`
+   */
+  getHip3Liquidations(input: LiquidationsPath & LiquidationsQuery): Promise<Page<LiquidationsData>>;
+  /**
+   * A wallet's liquidations, as the liquidated party or the liquidator, oldest first (perpx).
+   * `GET /v1/perpx/liquidations/user/{user}`
+   */
+  getPerpxUserLiquidations(input: UserLiquidationsPath & UserLiquidationsQuery): Promise<Page<UserLiquidationsData>>;
+  /**
+   * Liquidated notional per bucket, long and short, with counts (perpx).
+   * `GET /v1/perpx/liquidations/{symbol}/volume`
+   */
+  getPerpxLiquidationVolume(input: LiquidationVolumePath & LiquidationVolumeQuery): Promise<Page<LiquidationVolumeData>>;
+  /**
+   * Liquidated notional per bucket, long and short, with counts (hip3).
+   * `GET /v1/perpx/hip3/liquidations/{symbol}/volume`
+   */
+  getHip3LiquidationVolume(input: LiquidationVolumePath & LiquidationVolumeQuery): Promise<Page<LiquidationVolumeData>>;
+  /**
+   * Mark, oracle and mid price history: native cadence, or the last sample per interval (perpx).
+   * `GET /v1/perpx/prices/{symbol}`
+   */
+  getPerpxPrices(input: PricesPath & PricesQuery): Promise<Page<PricesData>>;
+  /**
+   * Mark, oracle and mid price history: native cadence, or the last sample per interval (hip3).
+   * `GET /v1/perpx/hip3/prices/{symbol}`
+   */
+  getHip3Prices(input: PricesPath & PricesQuery): Promise<Page<PricesData>>;
+  /**
+   * Mark, oracle and mid price history: native cadence, or the last sample per interval (hip4).
+   * `GET /v1/perpx/hip4/prices/{symbol}`
+   */
+  getHip4Prices(input: PricesPath & PricesQuery): Promise<Page<PricesData>>;
+  /**
+   * Mark, oracle and mid price history: native cadence, or the last sample per interval (altx).
+   * `GET /v1/altx/prices/{symbol}`
+   */
+  getAltxPrices(input: PricesPath & PricesQuery): Promise<Page<PricesData>>;
+  /**
+   * Mark, oracle and mid price history: native cadence, or the last sample per interval (altx-rh).
+   * `GET /v1/altx-rh/prices/{symbol}`
+   */
+  getAltxRhPrices(input: PricesPath & PricesQuery): Promise<Page<PricesData>>;
+  /**
+   * The latest prices, funding and open interest, with 24-hour traded and liquidated notional (perpx).
+   * `GET /v1/perpx/summary/{symbol}`
+   */
+  getPerpxSummary(input: SummaryPath): Promise<Page<SummaryData>>;
+  /**
+   * The latest prices, funding and open interest, with 24-hour traded and liquidated notional (hip3).
+   * `GET /v1/perpx/hip3/summary/{symbol}`
+   */
+  getHip3Summary(input: SummaryPath): Promise<Page<SummaryData>>;
+  /**
+   * The latest prices, funding and open interest, with 24-hour traded and liquidated notional (hip4).
+   * `GET /v1/perpx/hip4/summary/{symbol}`
+   */
+  getHip4Summary(input: SummaryPath): Promise<Page<SummaryData>>;
+  /**
+   * The latest prices, funding and open interest, with 24-hour traded and liquidated notional (altx).
+   * `GET /v1/altx/summary/{symbol}`
+   */
+  getAltxSummary(input: SummaryPath): Promise<Page<SummaryData>>;
+  /**
+   * The latest prices, funding and open interest, with 24-hour traded and liquidated notional (altx-rh).
+   * `GET /v1/altx-rh/summary/{symbol}`
+   */
+  getAltxRhSummary(input: SummaryPath): Promise<Page<SummaryData>>;
+  /**
+   * Per dataset, the newest record of the market and its lag behind now (perpx).
+   * `GET /v1/perpx/freshness/{symbol}`
+   */
+  getPerpxFreshness(input: FreshnessPath): Promise<Page<FreshnessData>>;
+  /**
+   * Per dataset, the newest record of the market and its lag behind now (spot).
+   * `GET /v1/perpx/spot/freshness/{symbol}`
+   */
+  getSpotFreshness(input: FreshnessPath): Promise<Page<FreshnessData>>;
+  /**
+   * Per dataset, the newest record of the market and its lag behind now (hip3).
+   * `GET /v1/perpx/hip3/freshness/{symbol}`
+   */
+  getHip3Freshness(input: FreshnessPath): Promise<Page<FreshnessData>>;
+  /**
+   * Per dataset, the newest record of the market and its lag behind now (hip4).
+   * `GET /v1/perpx/hip4/freshness/{symbol}`
+   */
+  getHip4Freshness(input: FreshnessPath): Promise<Page<FreshnessData>>;
+  /**
+   * Per dataset, the newest record of the market and its lag behind now (altx).
+   * `GET /v1/altx/freshness/{symbol}`
+   */
+  getAltxFreshness(input: FreshnessPath): Promise<Page<FreshnessData>>;
+  /**
+   * Per dataset, the newest record of the market and its lag behind now (altx-rh).
+   * `GET /v1/altx-rh/freshness/{symbol}`
+   */
+  getAltxRhFreshness(input: FreshnessPath): Promise<Page<FreshnessData>>;
   /**
    * Latest breadth snapshot, even if stale (perpx).
    * `GET /v1/perpx/breadth/above-vwap/current`

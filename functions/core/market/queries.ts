@@ -7,8 +7,9 @@ import { AppError } from '../errors.ts';
 import { isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { SqlValue } from '../../ports/sql.ts';
-import { minuteCandleSource, readWindow, readWindowJson, windowSource } from '../archive/read.ts';
+import { minuteCandleSource, readWindowJson, windowSource } from '../archive/read.ts';
 import { coverageNotice } from '../archive/coverage.ts';
+import { registryEntries } from './registry-views.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
 import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../../../schemas/intervals.ts';
 import type { Candle, Instrument, OrderFlowBucket, Trade, TriggerOrder } from '../../../schemas/market.ts';
@@ -235,10 +236,7 @@ export async function orderFlowPage(
  * that does not apply (no leverage on spot, no dex outside hip3, not delisted) is absent.
  */
 export async function instruments(deps: ArchiveDeps, family: Family, at: number): Promise<Instrument[]> {
-  const { rows } = await readWindow(deps, { dataset: 'instruments', family, from: 0, to: at, limit: 100_000 });
-  const latest = new Map<string, (typeof rows)[number]>();
-  for (const row of rows) latest.set(String(row.symbol), row); // rows are in listing order; the newest listing wins
-  return [...latest.values()].map((row) => {
+  return (await registryEntries(deps, family, at)).map(({ row }) => {
     const delistedAt = row.delisted_at == null ? null : Number(row.delisted_at);
     return {
       symbol: String(row.symbol),

@@ -4,6 +4,7 @@
  * listing times relative to the simulation start. Prices are plausible levels, not quotes.
  */
 import type { Family } from '../../core/venues.ts';
+import type { OutcomeSideDetails, SpotPairDetails } from '../../../schemas/datasets.ts';
 import { Rng, STREAM, hash32 } from './random.ts';
 
 /** Correlation groups: assets of one group share a per-tick factor (crypto with crypto, stocks with stocks). */
@@ -30,6 +31,10 @@ export interface MarketSpec {
   maxLeverage?: number;
   dex?: string;
   quote?: string;
+  /** Spot pairs: the token registry entry. */
+  spotPair?: SpotPairDetails;
+  /** hip4 sides: the outcome they belong to and how it reads. */
+  outcome?: OutcomeSideDetails;
   /** Relative share of the trade flow. */
   activity: number;
   listedAt: number;
@@ -161,9 +166,15 @@ export function initialCatalog(seed: number, startMs: number, extraCoreMarkets: 
   }
   assets.push(...SPOT_ONLY);
   const priceOf = (key: string) => assets.find((a) => a.key === key)?.price ?? 1;
-  for (const [symbol, asset, activity] of SPOT_PAIRS) {
-    markets.push({ family: 'spot', symbol, asset, marketType: 'spot', szDecimals: sizeDecimals(priceOf(asset)), quote: 'USDC', activity, listedAt: listedDaysAgo(100, 600) });
-  }
+  SPOT_PAIRS.forEach(([symbol, asset, activity], index) => {
+    const base = symbol.split('-')[0]!;
+    // PURR/USDC is the venue's one canonical pair; every other pair is named by its index.
+    const spotPair = {
+      pair_index: index, name: base === 'PURR' ? 'PURR/USDC' : `@${index}`, is_canonical: base === 'PURR', base_token: base,
+      base_token_id: index + 1, base_wei_decimals: 8, quote_token_id: 0, quote_sz_decimals: 8, quote_wei_decimals: 8,
+    };
+    markets.push({ family: 'spot', symbol, asset, marketType: 'spot', szDecimals: sizeDecimals(priceOf(asset)), quote: 'USDC', spotPair, activity, listedAt: listedDaysAgo(100, 600) });
+  });
   for (const [key, [price, annualVol, assetClass]] of Object.entries(TRADFI)) assets.push({ key, assetClass, price, annualVol });
   for (const [dex, coin, asset, maxLeverage, activity] of HIP3_PERPS) {
     markets.push({ family: 'hip3', symbol: `${dex}:${coin}`, asset, marketType: 'perp', szDecimals: sizeDecimals(priceOf(asset)), maxLeverage, dex, activity, listedAt: listedDaysAgo(10, 90) });
@@ -173,7 +184,10 @@ export function initialCatalog(seed: number, startMs: number, extraCoreMarkets: 
     assets.push({ key: asset, assetClass: 'outcome', price: probability, annualVol });
     const listedAt = listedDaysAgo(1, 20);
     for (const side of [0, 1] as const) {
-      markets.push({ family: 'hip4', symbol: `#${10 * outcome + side}`, asset, marketType: 'outcome', outcomeSide: side, szDecimals: 0, activity, listedAt });
+      markets.push({
+        family: 'hip4', symbol: `#${10 * outcome + side}`, asset, marketType: 'outcome', outcomeSide: side, szDecimals: 0, activity, listedAt,
+        outcome: outcomeSide(outcome, side, listedAt, priceOf),
+      });
     }
   });
   for (const [coin, activity] of ALTX_PERPS) {
@@ -186,6 +200,21 @@ export function initialCatalog(seed: number, startMs: number, extraCoreMarkets: 
     });
   }
   return { assets, markets };
+}
+
+/** What the venue publishes about an outcome side: a daily price binary on a major, expiring a week after listing. */
+function outcomeSide(outcome: number, side: 0 | 1, listedAt: number, priceOf: (key: string) => number): OutcomeSideDetails {
+  const underlying = ['BTC', 'ETH', 'SOL', 'HYPE'][outcome % 4]!;
+  const target = Math.round(priceOf(underlying) * (1 + 0.02 * (outcome - 1)));
+  const expiry = new Date(Math.floor(listedAt / 86_400_000) * 86_400_000 + 7 * 86_400_000 + 8 * 3_600_000);
+  const day = expiry.toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+  const stamp = expiry.toISOString().slice(0, 16).replace(/[-:]/g, '').replace('T', '-');
+  const slug = `${underlying}-above-${target}-${day.replace(' ', '-')}-0800`.toLowerCase();
+  const title = `${underlying} above ${target.toLocaleString('en-US')} on ${day} at 08:00 UTC?`;
+  return {
+    outcome_id: outcome, side, asset_id: 100_000_000 + 10 * outcome + side, name: `${underlying} above ${target}`, side_name: side === 0 ? 'Yes' : 'No',
+    description: `class:priceBinary|underlying:${underlying}|expiry:${stamp}|targetPrice:${target}|period:1d`, display_title: title, slug,
+  };
 }
 
 function generatedTicker(rng: Rng, taken: Set<string>): string {

@@ -113,6 +113,8 @@ function instrumentRecord(spec: MarketSpec): InstrumentRecord {
     ...(spec.maxLeverage === undefined ? {} : { max_leverage: spec.maxLeverage }),
     ...(spec.quote === undefined ? {} : { quote: spec.quote }),
     ...(spec.dex === undefined ? {} : { dex: spec.dex }),
+    ...(spec.spotPair === undefined ? {} : { spot_pair: spec.spotPair }),
+    ...(spec.outcome === undefined ? {} : { outcome: spec.outcome }),
   };
 }
 

@@ -14,9 +14,12 @@ describe('the OpenAPI document', () => {
     const config = await createConfig({ extends: ['recommended'] });
     // Act
     const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
-    // Assess ("Meta is never used" only until the first envelope route exists.)
+    // Assess ("Meta is never used" only until the first envelope route exists.) The real service
+    // serves /liquidations/user/{user} beside /liquidations/{symbol}/volume; only `user/volume`
+    // could read both ways, and a user is a 0x address, so that one pair is accepted.
+    const mirrored = (p: (typeof problems)[number]) => p.ruleId === 'no-ambiguous-paths' && p.message.includes('/liquidations/user/{user}') && p.message.includes('/liquidations/{symbol}/volume');
     const reported = problems
-      .filter((p) => p.ruleId !== 'no-unused-components')
+      .filter((p) => p.ruleId !== 'no-unused-components' && !mirrored(p))
       .map((p) => `${p.severity} ${p.ruleId}: ${p.message} @ ${p.location?.[0]?.pointer}`);
     expect(reported).toEqual([]);
   });
