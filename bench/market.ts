@@ -5,13 +5,12 @@
  * (the floor). Data: 30 days of synthetic BTC trades through the real ingest and compaction.
  */
 import { DuckDBInstance, listValue, LIST, VARCHAR, BIGINT } from '@duckdb/node-api';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { ingestBatch } from '../functions/core/archive/ingest.ts';
 import { compactArchive } from '../functions/core/archive/compact.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { CANDLE_PROJECTION, tradeProjection } from '../functions/core/market/shape.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
-import { ms, percentile, row, timeRuns } from './stats.ts';
+import { compareToFloor, routeInvoker } from './stats.ts';
 
 const DAY = 86_400_000;
 
@@ -37,16 +36,8 @@ export async function benchMarket(): Promise<void> {
     for (let d = 0; d < 30; d++) await ingestBatch(deps, 'normalized', syntheticDay(start + d * DAY, (d + 1) * 1_000_000));
     await compactArchive(deps);
     const { handler } = await import('../functions/http/market.ts');
-    const invoke = async (resource: string, path: string, query: Record<string, string>) => {
-      const event = {
-        resource, path, httpMethod: 'GET', headers: {}, multiValueHeaders: {}, queryStringParameters: query, multiValueQueryStringParameters: null,
-        pathParameters: { symbol: 'BTC' }, stageVariables: null, body: null, isBase64Encoded: false,
-        requestContext: { requestId: 'bench', stage: 'bench', authorizer: { account_id: 'acct_bench', plan: 'pro' } },
-      } as unknown as APIGatewayProxyEvent;
-      const result = await handler(event, { functionName: 'market', awsRequestId: 'bench', getRemainingTimeInMillis: () => 29_000 } as Context);
-      if (result.statusCode !== 200) throw new Error(result.body);
-      return result;
-    };
+    const route = routeInvoker(handler, 'market');
+    const invoke = (resource: string, path: string, query: Record<string, string>) => route(resource, path, { symbol: 'BTC' }, query);
 
     const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
     const connection = await instance.connect();
@@ -84,13 +75,7 @@ export async function benchMarket(): Promise<void> {
       },
     ];
     console.log('\nMarket routes (server side: handler in-process, warm cache; 30 days of BTC)');
-    for (const c of cases) {
-      const server = await timeRuns(40, c.server);
-      const floor = await timeRuns(40, c.floor);
-      row(c.label, `p50 ${ms(percentile(server, 50))}  p99 ${ms(percentile(server, 99))}`);
-      row('  DuckDB, same query on the same files (floor)', `p50 ${ms(percentile(floor, 50))}  p99 ${ms(percentile(floor, 99))}`);
-      row('  handler / floor', `p50 ${(percentile(server, 50) / percentile(floor, 50)).toFixed(2)}x  p99 ${(percentile(server, 99) / percentile(floor, 99)).toFixed(2)}x`);
-    }
+    for (const c of cases) await compareToFloor(c.label, c.server, c.floor);
     connection.closeSync();
   } finally {
     await env.stop();

@@ -1,7 +1,11 @@
-/** `npm run bench [-- --hours N --deliveries N --detection-batches N]`: prints speed and memory figures. Benchmarks print; tests never assert on time. */
+/**
+ * `npm run bench [-- --hours N --deliveries N --detection-batches N --only archive,market,derivatives,breadth,deliveries,detection]`:
+ * prints speed and memory figures. Benchmarks print; tests never assert on time.
+ */
 import { parseArgs } from 'node:util';
 import { benchArchive } from './archive.ts';
 import { benchMarket } from './market.ts';
+import { benchDerivatives } from './derivatives.ts';
 import { benchBreadth } from './breadth.ts';
 import { benchDeliveries } from './deliveries.ts';
 import { benchDetection } from './detection.ts';
@@ -10,12 +14,21 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
 
-const { values } = parseArgs({ options: { hours: { type: 'string', default: '12' }, deliveries: { type: 'string', default: '2000' }, 'detection-batches': { type: 'string', default: '20' } } });
+const { values } = parseArgs({
+  options: { hours: { type: 'string', default: '12' }, deliveries: { type: 'string', default: '2000' }, 'detection-batches': { type: 'string', default: '20' }, only: { type: 'string' } },
+});
+const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
+  archive: () => benchArchive({ hours: Number(values.hours) }),
+  market: benchMarket,
+  derivatives: benchDerivatives,
+  breadth: benchBreadth,
+  deliveries: () => benchDeliveries({ deliveries: Number(values.deliveries) }),
+  detection: () => benchDetection({ batches: Number(values['detection-batches']) }),
+};
+const chosen = values.only?.split(',') ?? Object.keys(BENCHES);
+const unknown = chosen.filter((name) => !BENCHES[name]);
+if (unknown.length) throw new Error(`Unknown bench ${unknown.join(', ')}; choose from ${Object.keys(BENCHES).join(', ')}`);
 console.log(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
-await benchArchive({ hours: Number(values.hours) });
-await benchMarket();
-await benchBreadth();
-await benchDeliveries({ deliveries: Number(values.deliveries) });
-await benchDetection({ batches: Number(values['detection-batches']) });
+for (const name of chosen) await BENCHES[name]!();
 const memory = process.memoryUsage();
 console.log(`\nPeak-ish memory: rss ${(memory.rss / 2 ** 20).toFixed(0)} MB, heap ${(memory.heapUsed / 2 ** 20).toFixed(0)} MB`);

@@ -58,7 +58,7 @@ export function applyNagSuppressions(stateful: StatefulStack, service: ServiceSt
 
   const api = service.api.api;
   ack(api, 'APIG2', 'Requests are validated by the handlers with the route table\'s valibot schemas, which answer the spec\'s 400 body naming the parameter; gateway validation would answer a different body first.');
-  ack(api, 'COG4', 'Callers authenticate with API keys resolved by the REQUEST Lambda authorizer; there are no Cognito users.');
+  ack(service.api, 'COG4', 'Callers authenticate with API keys resolved by the REQUEST Lambda authorizer; there are no Cognito users.');
   ack(api.deploymentStage, 'APIG3', 'No WAF for now: per-account throttling comes from usage plans and keys are required on data routes; revisit if abuse appears.');
   const cloudWatchRole = api.node.tryFindChild('CloudWatchRole');
   if (cloudWatchRole) {

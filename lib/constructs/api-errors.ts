@@ -4,13 +4,14 @@
  */
 import {
   AuthorizationType,
+  Method,
   MockIntegration,
   PassthroughBehavior,
   ResponseType,
   type IResource,
-  type Method,
   type RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
+import type { Construct } from 'constructs';
 import { API_VERSION, API_VERSION_HEADER, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, type GatewayResponseType } from '../../functions/routes.ts';
 
 /** `$context.requestId` is left for API Gateway's template engine to fill in. */
@@ -40,7 +41,7 @@ export function addGatewayResponses(api: RestApi): void {
  * API Gateway prefers a resource's specific methods over ANY, so this mock only answers methods
  * the route table does not declare, with the `Allow` header RFC 9110 asks of a 405.
  */
-export function addMethodNotAllowed(resource: IResource, methods: readonly string[]): Method {
+export function addMethodNotAllowed(scope: Construct, path: string, resource: IResource, methods: readonly string[]): Method {
   const status = String(METHOD_NOT_ALLOWED.status);
   const allowHeader = 'method.response.header.Allow';
   const versionHeader = `method.response.header.${API_VERSION_HEADER}`;
@@ -57,9 +58,12 @@ export function addMethodNotAllowed(resource: IResource, methods: readonly strin
       },
     ],
   });
-  return resource.addMethod('ANY', integration, {
-    authorizationType: AuthorizationType.NONE,
-    apiKeyRequired: false,
-    methodResponses: [{ statusCode: status, responseParameters: { [allowHeader]: true, [versionHeader]: true } }],
+  return new Method(scope, `not-allowed${path.replaceAll('/', '_')}`, {
+    resource, httpMethod: 'ANY', integration,
+    options: {
+      authorizationType: AuthorizationType.NONE,
+      apiKeyRequired: false,
+      methodResponses: [{ statusCode: status, responseParameters: { [allowHeader]: true, [versionHeader]: true } }],
+    },
   });
 }

@@ -1,8 +1,11 @@
 /**
  * The public REST API, built from the one route table (functions/routes.ts): a method per route,
  * a 405 catch-all per routed resource, the gateway's own error bodies, and a usage plan per tier.
+ * The resource tree, stage and deployment live in the service stack; the methods live in nested
+ * stacks, one per route group with the 405s of its paths, since one stack holds at most 500
+ * resources (and 200 parameters) and a route adds up to three (resource, method, 405).
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, NestedStack } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -12,11 +15,11 @@ import {
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
+  Method,
   MethodLoggingLevel,
   RequestAuthorizer,
   RestApi,
   type IResource,
-  type Method,
   type MethodOptions,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
@@ -61,6 +64,7 @@ export class ServiceRestApi extends Construct {
   readonly publicMethods: Method[] = [];
   private readonly functions: Readonly<Record<FunctionName, IFunction>>;
   private readonly integrations = new Map<FunctionName, LambdaIntegration>();
+  private readonly methodStacks = new Map<FunctionName, NestedStack>();
   /** Created with the first 'api_key' route: CDK refuses an authorizer no method uses. */
   private requestAuthorizer?: RequestAuthorizer;
 
@@ -91,8 +95,11 @@ export class ServiceRestApi extends Construct {
     for (const [path, routes] of groupByPath(ROUTES)) {
       const resource = this.api.root.resourceForPath(path);
       for (const route of routes) this.addRoute(resource, route);
-      // A resource with an ANY route (the catch-all) already answers every method.
-      if (!routes.some((r) => r.method === 'ANY')) this.publicMethods.push(addMethodNotAllowed(resource, routes.map((r) => r.method)));
+      // A resource with an ANY route (the catch-all) already answers every method; the 405 sits
+      // beside the path's routes, so each nested stack references only its own resources.
+      if (!routes.some((r) => r.method === 'ANY')) {
+        this.publicMethods.push(addMethodNotAllowed(this.methodStack(routes[0]!.group), path, resource, routes.map((r) => r.method)));
+      }
     }
     addGatewayResponses(this.api);
     this.usagePlans = addUsagePlans(this.api);
@@ -103,11 +110,17 @@ export class ServiceRestApi extends Construct {
       route.auth === 'api_key'
         ? { authorizer: this.keyAuthorizer(), authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true }
         : { authorizationType: AuthorizationType.NONE, apiKeyRequired: false };
-    const method = resource.addMethod(route.method, this.integrationFor(route.group), {
-      ...options,
-      operationName: route.operationId,
+    const method = new Method(this.methodStack(route.group), route.operationId, {
+      resource, httpMethod: route.method, integration: this.integrationFor(route.group), options: { ...options, operationName: route.operationId },
     });
     if (route.auth === 'none') this.publicMethods.push(method);
+  }
+
+  /** The nested stack that holds a share of the methods (created on first use). */
+  private methodStack(group: FunctionName): NestedStack {
+    let stack = this.methodStacks.get(group);
+    if (!stack) this.methodStacks.set(group, (stack = new NestedStack(this, `methods-${group}`, { description: `Market archive API methods of route group ${group}` })));
+    return stack;
   }
 
   /**

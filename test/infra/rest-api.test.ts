@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { Match } from 'aws-cdk-lib/assertions';
+import { NestedStack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { PLANS, type PlanName } from '../../functions/core/plans.ts';
 import { API_VERSION, GATEWAY_RESPONSES, ROUTES, UNSUPPORTED_PATHS, routeGroups, type GatewayResponseType } from '../../functions/routes.ts';
 import { TABLES } from '../../functions/resources.ts';
@@ -49,6 +50,25 @@ describe('REST API: shape', () => {
 
     // Assess
     expect(permissions).toHaveLength(groups.length);
+  });
+});
+
+describe('REST API: stack limits', () => {
+  it('spreads methods over nested stacks that stay within CloudFormation\'s 500 resources and 200 parameters', () => {
+    // Prepare
+    const nested = service.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c));
+    // Act
+    const sizes = nested.map((stack) => {
+      const json = Template.fromStack(stack).toJSON() as { Resources: object; Parameters?: object };
+      return { stack: stack.node.id, resources: Object.keys(json.Resources).length, parameters: Object.keys(json.Parameters ?? {}).length };
+    });
+    // Assess
+    expect(sizes.map((s) => s.stack).sort()).toEqual(routeGroups().map((g) => `methods-${g}`).sort());
+    for (const size of sizes) {
+      expect(size.resources, size.stack).toBeLessThanOrEqual(500);
+      expect(size.parameters, size.stack).toBeLessThanOrEqual(200);
+    }
+    expect(Object.keys(Template.fromStack(service).toJSON().Resources).length).toBeLessThanOrEqual(500);
   });
 });
 

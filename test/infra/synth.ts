@@ -2,7 +2,7 @@
  * Shared fixtures for the infra tests: the app built without bundling (fast, no esbuild), its
  * templates, and small readers for logical ids, IAM statements and Fn::Join strings.
  */
-import { Stack, type CfnElement } from 'aws-cdk-lib';
+import { NestedStack, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { buildApp } from '../../lib/app.ts';
@@ -12,8 +12,33 @@ export function synthesize(opts: { nag?: boolean } = {}) {
   return {
     ...built,
     statefulTemplate: Template.fromStack(built.stateful),
-    serviceTemplate: Template.fromStack(built.service),
+    serviceTemplate: withNestedStacks(built.service),
   };
+}
+
+type Json = unknown;
+
+/**
+ * A stack's template with its nested stacks' resources merged in, each reference to a nested
+ * parameter replaced by what the parent passes for it, so a method in a nested stack reads as if
+ * it were declared beside the resource it belongs to.
+ */
+function withNestedStacks(stack: Stack): Template {
+  const parent = Template.fromStack(stack).toJSON() as { Resources: Record<string, { Properties?: { Parameters?: Record<string, Json> } }> };
+  const resources = { ...parent.Resources };
+  for (const nested of stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c))) {
+    const passed = parent.Resources[logicalId(nested.nestedStackResource!)]?.Properties?.Parameters ?? {};
+    const substitute = (value: Json): Json => {
+      if (Array.isArray(value)) return value.map(substitute);
+      if (value === null || typeof value !== 'object') return value;
+      const ref = (value as { Ref?: unknown }).Ref;
+      if (typeof ref === 'string' && ref in passed) return passed[ref];
+      return Object.fromEntries(Object.entries(value).map(([k, val]) => [k, substitute(val)]));
+    };
+    const template = Template.fromStack(nested).toJSON() as { Resources: Record<string, Json> };
+    for (const [id, resource] of Object.entries(template.Resources)) resources[id] = substitute(resource) as (typeof resources)[string];
+  }
+  return Template.fromJSON({ ...parent, Resources: resources });
 }
 
 /** The logical id of a construct's CloudFormation resource (its default child for L2s). */
