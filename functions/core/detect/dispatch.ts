@@ -7,7 +7,6 @@
  */
 import type { PlanName } from '../plans.ts';
 import type { AccountStore } from '../../ports/accounts.ts';
-import type { Clock } from '../../ports/clock.ts';
 import type { EndpointRecord, SubscriptionRecord } from '../../ports/webhooks.ts';
 import { EVENT_TYPE_BY_NAME } from '../webhooks/catalog.ts';
 import { queueOccurrence, type DeliveryDeps, type QueueOutcome } from '../webhooks/deliveries.ts';

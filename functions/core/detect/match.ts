@@ -3,7 +3,7 @@
  * rule's conditions, all evaluated on the occurrence's declared metrics. Pure, and the one place
  * this is decided: live delivery, dry-run and estimate all call it, so they cannot disagree.
  */
-import type { EventTypeDecl, Venue } from '../events/declare.ts';
+import type { EventTypeDecl } from '../events/declare.ts';
 import type { Candidate, MetricValue } from './candidate.ts';
 import type { Condition, StoredConfig } from '../webhooks/filters.ts';
 

@@ -3,12 +3,10 @@
  * notional per time bucket. A cascade's fills stay individual rows; `side` is the side that was
  * liquidated (A = a long, B = a short).
  */
-import { isSymbolOf, type Family } from '../venues.ts';
+import type { Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import { readWindowJson, windowSource } from '../archive/read.ts';
-import { coverageNotice } from '../archive/coverage.ts';
-import { decodeCursor } from './cursor.ts';
-import { EMPTY, bucketPage, fingerprintOf, page, resolveWindow, type JsonRows, type WindowParams } from './queries.ts';
+import { EMPTY, bucketPage, page, startPage, type JsonRows, type WindowParams } from './queries.ts';
 import { LIQUIDATION_PROJECTION, LIQUIDATION_VOLUME_PROJECTION } from './shape.ts';
 import { SAMPLE_INTERVALS, type SampleInterval } from '../../../schemas/intervals.ts';
 import type { Liquidation, LiquidationVolume } from '../../../schemas/market.ts';
@@ -20,12 +18,9 @@ export interface LiquidationsRequest extends WindowParams {
 }
 
 export async function liquidationsPage(deps: ArchiveDeps, req: LiquidationsRequest, now: number): Promise<JsonRows<Liquidation>> {
-  const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end });
-  const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
-  const window = resolveWindow(req, now, cursor);
-  const notice = coverageNotice('liquidations', req.family, window[1]);
-  if (notice) return { ...EMPTY, meta: notice };
-  if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
+  const start = startPage('liquidations', req, req.symbol, {}, now);
+  if ('done' in start) return start.done;
+  const { fingerprint, cursor, window } = start;
   const result = await readWindowJson(deps, {
     dataset: 'liquidations', family: req.family, symbol: req.symbol, from: window[0], to: window[1], after: cursor?.position,
     limit: req.limit, projection: LIQUIDATION_PROJECTION,
@@ -48,12 +43,9 @@ export interface UserLiquidationsRequest extends WindowParams {
  */
 export async function userLiquidationsPage(deps: ArchiveDeps, req: UserLiquidationsRequest, now: number): Promise<JsonRows<Liquidation>> {
   const user = req.user.toLowerCase();
-  const fingerprint = fingerprintOf(req.routeId, user, { start: req.start, end: req.end, symbol: req.symbol });
-  const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
-  const window = resolveWindow(req, now, cursor);
-  const notice = coverageNotice('liquidations', req.family, window[1]);
-  if (notice) return { ...EMPTY, meta: notice };
-  if (req.symbol !== undefined && !isSymbolOf(req.family, req.symbol)) return EMPTY;
+  const start = startPage('liquidations', req, user, { symbol: req.symbol }, now);
+  if ('done' in start) return start.done;
+  const { fingerprint, cursor, window } = start;
   const result = await readWindowJson(deps, {
     dataset: 'liquidations', family: req.family, symbol: req.symbol, from: window[0], to: window[1], after: cursor?.position,
     limit: req.limit, projection: LIQUIDATION_PROJECTION,
@@ -71,12 +63,9 @@ export interface LiquidationVolumeRequest extends LiquidationsRequest {
  * A bucket without liquidations is absent, not zero.
  */
 export async function liquidationVolumePage(deps: ArchiveDeps, req: LiquidationVolumeRequest, now: number): Promise<JsonRows<LiquidationVolume>> {
-  const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, interval: req.interval });
-  const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
-  const window = resolveWindow(req, now, cursor);
-  const notice = coverageNotice('liquidations', req.family, window[1]);
-  if (notice) return { ...EMPTY, meta: notice };
-  if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
+  const start = startPage('liquidations', req, req.symbol, { interval: req.interval }, now);
+  if ('done' in start) return start.done;
+  const { fingerprint, cursor, window } = start;
   const source = await windowSource(deps, { dataset: 'liquidations', family: req.family, symbol: req.symbol, from: window[0], to: window[1] });
   if (!source) return EMPTY;
   const result = await bucketPage(deps, {

@@ -11,6 +11,7 @@ import { minuteCandleSource, readWindowJson, windowSource } from '../archive/rea
 import { coverageNotice } from '../archive/coverage.ts';
 import { registryEntries } from './registry-views.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
+import type { Dataset } from '../../../schemas/datasets.ts';
 import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../../../schemas/intervals.ts';
 import type { Candle, Instrument, OrderFlowBucket, Trade, TriggerOrder } from '../../../schemas/market.ts';
 import { CANDLE_PROJECTION, FLOW_PROJECTION, TRIGGER_ORDER_PROJECTION, tradeProjection } from './shape.ts';
@@ -56,6 +57,24 @@ export function fingerprintOf(routeId: string, symbol: string, params: Record<st
   return requestFingerprint({ routeId, symbol, ...rest });
 }
 
+/**
+ * What every windowed page starts with: the cursor checked against the request (route, `key` and
+ * `filters`), and the window it resolves to; or, as `done`, the empty answer for a window wholly
+ * before the dataset's coverage in the family (with `coverage_from` and `notice`) or for a symbol in
+ * the wrong form for its family (it matches nothing).
+ */
+export function startPage(
+  dataset: Dataset, req: WindowParams & { routeId: string; family: Family; symbol?: string }, key: string, filters: Record<string, unknown>, now: number,
+): { fingerprint: string; cursor?: CursorState; window: [number, number] } | { done: JsonRows<never> } {
+  const fingerprint = fingerprintOf(req.routeId, key, { start: req.start, end: req.end, ...filters });
+  const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
+  const window = resolveWindow(req, now, cursor);
+  const notice = coverageNotice(dataset, req.family, window[1]);
+  if (notice) return { done: { ...EMPTY, meta: notice } };
+  if (req.symbol !== undefined && !isSymbolOf(req.family, req.symbol)) return { done: EMPTY };
+  return { fingerprint, cursor, window };
+}
+
 export function page(result: { json: string; count: number; more: boolean; last?: (number | string)[] }, fingerprint: string, window: [number, number]): { json: string; count: number; nextCursor: string | null } {
   const nextCursor = result.more && result.last ? encodeCursor(fingerprint, { window, position: result.last }) : null;
   return { json: result.json, count: result.count, nextCursor };
@@ -72,13 +91,9 @@ const sideFilter = (side: 'buy' | 'sell' | undefined) =>
   side ? { sql: 'side = $q_side', params: { q_side: side === 'buy' ? 'B' : 'A' } } : undefined;
 
 export async function tradesPage(deps: ArchiveDeps, req: TradesRequest, now: number): Promise<JsonRows<Trade>> {
-  const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, side: req.side });
-  const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
-  const window = resolveWindow(req, now, cursor);
-  const notice = coverageNotice('trades', req.family, window[1]);
-  if (notice) return { ...EMPTY, meta: notice };
-  // A symbol in the wrong form for its family matches nothing.
-  if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
+  const start = startPage('trades', req, req.symbol, { side: req.side }, now);
+  if ('done' in start) return start.done;
+  const { fingerprint, cursor, window } = start;
   const result = await readWindowJson(deps, {
     dataset: 'trades', family: req.family, symbol: req.symbol, from: window[0], to: window[1],
     after: cursor?.position, limit: req.limit, filter: sideFilter(req.side), projection: tradeProjection(req.family),
@@ -118,12 +133,9 @@ export interface CandlesRequest extends WindowParams {
  * summed. A bucket without a 1-minute candle does not exist: a missing bar is not a zero bar.
  */
 export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: number): Promise<JsonRows<Candle>> {
-  const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, interval: req.interval });
-  const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
-  const window = resolveWindow(req, now, cursor);
-  const notice = coverageNotice('candles_1m', req.family, window[1]);
-  if (notice) return { ...EMPTY, meta: notice };
-  if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
+  const start = startPage('candles_1m', req, req.symbol, { interval: req.interval }, now);
+  if ('done' in start) return start.done;
+  const { fingerprint, cursor, window } = start;
   const width = CANDLE_INTERVALS[req.interval];
   const firstBucket = cursor ? Number(cursor.position[0]) + width : window[0];
   if (firstBucket >= window[1]) return EMPTY;
@@ -182,12 +194,9 @@ export interface TriggerOrdersRequest extends WindowParams {
 
 /** Trigger orders (TP/SL): their placements, triggers and cancellations. */
 export async function triggerOrdersPage(deps: ArchiveDeps, req: TriggerOrdersRequest, now: number): Promise<JsonRows<TriggerOrder>> {
-  const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, triggered: req.triggered, user: req.user });
-  const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
-  const window = resolveWindow(req, now, cursor);
-  const notice = coverageNotice('order_events', req.family, window[1]);
-  if (notice) return { ...EMPTY, meta: notice };
-  if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
+  const start = startPage('order_events', req, req.symbol, { triggered: req.triggered, user: req.user }, now);
+  if ('done' in start) return start.done;
+  const { fingerprint, cursor, window } = start;
   const where = ['is_trigger'];
   const params: Record<string, string> = {};
   if (req.triggered !== undefined) where.push(req.triggered ? `event = 'triggered'` : `event <> 'triggered'`);

@@ -8,9 +8,7 @@ import { AppError } from '../errors.ts';
 import { isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import { readWindowJson, windowSource } from '../archive/read.ts';
-import { coverageNotice } from '../archive/coverage.ts';
-import { decodeCursor } from './cursor.ts';
-import { EMPTY, bucketPage, fingerprintOf, page, resolveWindow, type JsonRows, type WindowParams } from './queries.ts';
+import { EMPTY, bucketPage, page, startPage, type JsonRows, type WindowParams } from './queries.ts';
 import { FUNDING_PROJECTION, PRICE_PROJECTION, openInterestProjection } from './shape.ts';
 import { SAMPLE_INTERVALS, type SampleInterval } from '../../../schemas/intervals.ts';
 import type { Funding, OpenInterest, PriceSnapshot } from '../../../schemas/market.ts';
@@ -40,12 +38,9 @@ export async function seriesPage<S extends Series>(
   deps: ArchiveDeps, series: S, req: SeriesRequest, now: number,
 ): Promise<JsonRows<RowOf<S>>> {
   const { dataset } = SERIES[series];
-  const fingerprint = fingerprintOf(req.routeId, req.symbol, { start: req.start, end: req.end, interval: req.interval });
-  const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
-  const window = resolveWindow(req, now, cursor);
-  const notice = coverageNotice(dataset, req.family, window[1]);
-  if (notice) return { ...EMPTY, meta: notice };
-  if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
+  const start = startPage(dataset, req, req.symbol, { interval: req.interval }, now);
+  if ('done' in start) return start.done;
+  const { fingerprint, cursor, window } = start;
   const projection = SERIES[series].projection(req.family);
   if (!req.interval) {
     const result = await readWindowJson(deps, {
