@@ -19,7 +19,7 @@ import {
 import { FAMILIES, FAMILY_PREFIX, type Family } from './core/venues.ts';
 import { BREADTH_FAMILIES } from './core/breadth/compute.ts';
 import {
-  BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CoinFreshnessSchema, CoinSummarySchema, FundingSchema, PriceSnapshotSchema, LiquidationSchema, LiquidationVolumeQuery, LiquidationVolumeSchema, LiquidationsQuery, UserLiquidationsQuery, userPath, OpenInterestSchema, SeriesQuery, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, SpotPairSchema, outcomePath, RecentTradesQuery, TradeSchema, TradesQuery,
+  AltxLiquidationSchema, AltxLiquidationVolumeSchema, BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CoinFreshnessSchema, CoinSummarySchema, FundingSchema, PriceSnapshotSchema, LiquidationSchema, LiquidationVolumeQuery, LiquidationVolumeSchema, LiquidationsQuery, UserLiquidationsQuery, userPath, OpenInterestSchema, SeriesQuery, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, SpotPairSchema, outcomePath, RecentTradesQuery, TradeSchema, TradesQuery,
   TriggerOrderSchema, TriggerOrdersQuery, symbolPath,
 } from '../schemas/market.ts';
 
@@ -239,6 +239,9 @@ const sampledSeries = (dataset: 'open_interest' | 'funding', operation: string, 
   legacy: [{ path: `/v1${suffix}`, operationId: `getLegacy${capitalized(operation)}` }],
 });
 
+/** Families with liquidations: core and hip3 in the shared dataset, altx in its own. */
+const LIQUIDATION_FAMILIES = FAMILIES.filter((f) => familiesOf('liquidations').includes(f) || familiesOf('altx_liquidations').includes(f));
+
 /** Open interest, funding, liquidations and the per-market state (prices, summary, freshness) per family that has the data. */
 export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
   openInterest: {
@@ -260,9 +263,9 @@ export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
     summary: 'The newest funding sample and its age', response: page(FundingSchema, 'The newest sample; meta.age_ms says how old'),
   },
   liquidations: {
-    suffix: '/liquidations/{symbol}', families: familiesOf('liquidations'), tags: ['Liquidations'], billed: true, pathParams: symbolPath,
+    suffix: '/liquidations/{symbol}', families: LIQUIDATION_FAMILIES, tags: ['Liquidations'], billed: true, pathParams: symbolPath,
     summary: 'Liquidation fills of a market, oldest first; a cascade\'s fills stay individual rows',
-    query: LiquidationsQuery, response: page(v.array(LiquidationSchema), 'A page of liquidation fills'),
+    query: LiquidationsQuery, response: page(v.array(v.union([LiquidationSchema, AltxLiquidationSchema])), 'A page of liquidation fills (altx: its own row shape)'),
   },
   userLiquidations: {
     suffix: '/liquidations/user/{user}', families: ['perpx'], tags: ['Liquidations'], billed: true, pathParams: userPath,
@@ -270,9 +273,9 @@ export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
     query: UserLiquidationsQuery, response: page(v.array(LiquidationSchema), 'A page of liquidation fills'),
   },
   liquidationVolume: {
-    suffix: '/liquidations/{symbol}/volume', families: familiesOf('liquidations'), tags: ['Liquidations'], billed: true, pathParams: symbolPath,
-    summary: 'Liquidated notional per bucket, long and short, with counts',
-    query: LiquidationVolumeQuery, response: page(v.array(LiquidationVolumeSchema), 'Buckets with liquidations, oldest first'),
+    suffix: '/liquidations/{symbol}/volume', families: LIQUIDATION_FAMILIES, tags: ['Liquidations'], billed: true, pathParams: symbolPath,
+    summary: 'Liquidated notional per bucket, long and short, with counts (altx: total and count)',
+    query: LiquidationVolumeQuery, response: page(v.array(v.union([LiquidationVolumeSchema, AltxLiquidationVolumeSchema])), 'Buckets with liquidations, oldest first'),
   },
   prices: {
     suffix: '/prices/{symbol}', families: familiesOf('open_interest'), tags: ['Market state'], billed: true, pathParams: symbolPath,

@@ -121,6 +121,48 @@ export const LiquidationRecord = keyed({
   tx_hash: optionalString,
 });
 
+const accountIndex = v.pipe(v.string(), v.regex(/^\d{1,20}$/, 'must be a decimal account number'));
+const integer = v.pipe(v.number(), v.integer());
+
+/**
+ * An altx liquidation trade. The venue names both accounts of the trade (its accounts are numbered,
+ * not addressed) and each side's state before it, instead of one liquidated user; `source` is
+ * `bucket` for rows from the venue's finalized export (their `raw_json` is empty) and `ws` for rows
+ * captured live.
+ */
+export const AltxLiquidationRecord = keyed({
+  dataset: v.literal('altx_liquidations'),
+  trade_id: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  transaction_time_us: integer,
+  liquidation_type: v.pipe(v.string(), v.minLength(1)),
+  price: decimal,
+  size: decimal,
+  usd_amount: decimal,
+  ask_account: accountIndex,
+  bid_account: accountIndex,
+  ask_order_id: integer,
+  bid_order_id: integer,
+  is_maker_ask: v.boolean(),
+  taker_position_size_before: decimal,
+  maker_position_size_before: decimal,
+  taker_entry_quote_before: decimal,
+  maker_entry_quote_before: decimal,
+  taker_initial_margin_fraction_before: decimal,
+  maker_initial_margin_fraction_before: decimal,
+  taker_allocated_margin_usdc_before: decimal,
+  taker_allocated_margin_usdc_after: decimal,
+  maker_allocated_margin_usdc_before: decimal,
+  maker_allocated_margin_usdc_after: decimal,
+  taker_fee: decimal,
+  maker_fee: decimal,
+  taker_position_sign_changed: v.boolean(),
+  maker_position_sign_changed: v.boolean(),
+  block_height: integer,
+  tx_hash: v.pipe(v.string(), v.minLength(1)),
+  raw_json: v.optional(v.nullable(v.string())),
+  source: v.picklist(['ws', 'bucket']),
+});
+
 export const TRANSFER_KINDS = ['deposit', 'withdraw', 'send', 'spot_transfer', 'class_transfer', 'vault_deposit', 'vault_withdraw'] as const;
 
 /**
@@ -209,6 +251,7 @@ export type TradeRecord = v.InferOutput<typeof TradeRecord>;
 export type OrderEventRecord = v.InferOutput<typeof OrderEventRecord>;
 export type InstrumentRecord = v.InferOutput<typeof InstrumentRecord>;
 export type LiquidationRecord = v.InferOutput<typeof LiquidationRecord>;
+export type AltxLiquidationRecord = v.InferOutput<typeof AltxLiquidationRecord>;
 export type TransferRecord = v.InferOutput<typeof TransferRecord>;
 export type FundingRecord = v.InferOutput<typeof FundingRecord>;
 export type SettlementRecord = v.InferOutput<typeof SettlementRecord>;
@@ -333,6 +376,29 @@ export const DATASETS = {
     compaction: 'merge',
     coverage: { perpx: at('2025-12-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z') },
     example: { dataset: 'liquidations', family: 'perpx', symbol: 'BTC', ts: TS, trade_id: 2, liquidated_user: ALICE, price: '64000', size: '0.5', side: 'A' },
+  },
+  altx_liquidations: {
+    record: AltxLiquidationRecord,
+    columns: [...KEY, c('trade_id', 'BIGINT'), c('transaction_time_us', 'BIGINT'), c('liquidation_type', 'VARCHAR'), c('price', 'VARCHAR'), c('size', 'VARCHAR'),
+      c('usd_amount', 'VARCHAR'), c('ask_account', 'VARCHAR'), c('bid_account', 'VARCHAR'), c('ask_order_id', 'BIGINT'), c('bid_order_id', 'BIGINT'),
+      c('is_maker_ask', 'BOOLEAN'), c('taker_position_size_before', 'VARCHAR'), c('maker_position_size_before', 'VARCHAR'),
+      c('taker_entry_quote_before', 'VARCHAR'), c('maker_entry_quote_before', 'VARCHAR'), c('taker_initial_margin_fraction_before', 'VARCHAR'),
+      c('maker_initial_margin_fraction_before', 'VARCHAR'), c('taker_allocated_margin_usdc_before', 'VARCHAR'), c('taker_allocated_margin_usdc_after', 'VARCHAR'),
+      c('maker_allocated_margin_usdc_before', 'VARCHAR'), c('maker_allocated_margin_usdc_after', 'VARCHAR'), c('taker_fee', 'VARCHAR'), c('maker_fee', 'VARCHAR'),
+      c('taker_position_sign_changed', 'BOOLEAN'), c('maker_position_sign_changed', 'BOOLEAN'), c('block_height', 'BIGINT'), c('tx_hash', 'VARCHAR'),
+      c('raw_json', 'VARCHAR'), c('source', 'VARCHAR')],
+    uniqueBy: ['trade_id'],
+    perSymbol: true,
+    compaction: 'merge',
+    coverage: { altx: at('2026-06-10T00:00:00Z') },
+    example: {
+      dataset: 'altx_liquidations', family: 'altx', symbol: 'ETH', ts: TS, trade_id: 9, transaction_time_us: TS * 1000, liquidation_type: 'liquidation',
+      price: '3400.5', size: '0.5', usd_amount: '1700.25', ask_account: '281474976710654', bid_account: '12345', ask_order_id: 11, bid_order_id: 12, is_maker_ask: false,
+      taker_position_size_before: '0.5', maker_position_size_before: '0', taker_entry_quote_before: '1750', maker_entry_quote_before: '0',
+      taker_initial_margin_fraction_before: '0.05', maker_initial_margin_fraction_before: '0.05', taker_allocated_margin_usdc_before: '0',
+      taker_allocated_margin_usdc_after: '0', maker_allocated_margin_usdc_before: '0', maker_allocated_margin_usdc_after: '0', taker_fee: '0.5',
+      maker_fee: '0', taker_position_sign_changed: false, maker_position_sign_changed: false, block_height: 100, tx_hash: '0xdef', source: 'bucket',
+    },
   },
   // The ledger feeds account.transfer; it has no public route of its own.
   transfers: {

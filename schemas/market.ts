@@ -133,6 +133,20 @@ export const LiquidationSchema = v.object({
   mark_price: v.optional(decimal), closed_pnl: v.optional(decimal), direction: v.optional(v.string()), trade_id: v.number(), tx_hash: v.optional(v.string()),
 });
 
+/** One altx liquidation trade: both accounts (numbered, as strings) and each side's state before it. */
+export const AltxLiquidationSchema = v.object({
+  symbol: v.string(), timestamp: time, timestamp_ms: v.pipe(v.number(), v.integer()), transaction_time_us: v.pipe(v.number(), v.integer()),
+  trade_id: v.number(), liquidation_type: v.string(), price: v.number(), size: v.number(), usd_amount: v.pipe(v.number(), v.description('notional in USDC')),
+  ask_account: v.string(), bid_account: v.string(), ask_order_id: v.number(), bid_order_id: v.number(), is_maker_ask: v.boolean(),
+  taker_position_size_before: v.number(), maker_position_size_before: v.number(), taker_entry_quote_before: v.number(), maker_entry_quote_before: v.number(),
+  taker_initial_margin_fraction_before: v.number(), maker_initial_margin_fraction_before: v.number(),
+  taker_allocated_margin_usdc_before: v.number(), taker_allocated_margin_usdc_after: v.number(),
+  maker_allocated_margin_usdc_before: v.number(), maker_allocated_margin_usdc_after: v.number(),
+  taker_fee: v.number(), maker_fee: v.number(), taker_position_sign_changed: v.boolean(), maker_position_sign_changed: v.boolean(),
+  block_height: v.number(), tx_hash: v.string(), raw_json: v.pipe(v.string(), v.description('the venue payload; empty for rows from its finalized export')),
+  source: v.picklist(['ws', 'bucket']),
+});
+
 const usd = v.pipe(v.number(), v.description('USD notional, price x size'));
 const integer = v.pipe(v.number(), v.integer());
 /** A bucket of liquidated notional; buckets without liquidations are absent. */
@@ -198,7 +212,14 @@ export const OutcomeSchema = v.object({
   }), v.description('single-outcome reads only; absent when a side has no recent sample'))),
 });
 
+/** altx volume buckets: a total and a count (the venue reports no reliable long/short direction). */
+export const AltxLiquidationVolumeSchema = v.object({
+  symbol: v.string(), timestamp: time, timestamp_ms: integer, total_usd: usd, count: integer,
+});
+
 export type Trade = v.InferOutput<typeof TradeSchema>;
+export type AltxLiquidation = v.InferOutput<typeof AltxLiquidationSchema>;
+export type AltxLiquidationVolume = v.InferOutput<typeof AltxLiquidationVolumeSchema>;
 export type SpotPair = v.InferOutput<typeof SpotPairSchema>;
 export type Outcome = v.InferOutput<typeof OutcomeSchema>;
 export type PriceSnapshot = v.InferOutput<typeof PriceSnapshotSchema>;

@@ -167,11 +167,31 @@ describe('liquidations', () => {
     expect(byCoin).toEqual(bySymbol);
   });
 
+  it('serves altx liquidations in the venue\'s own shape, with totals per bucket', async () => {
+    // Prepare
+    const rows = (await readWindow(archiveDeps(), { dataset: 'altx_liquidations', family: 'altx', from: window.start, to: window.end, limit: 100_000 })).rows;
+    const symbol = String(rows[0]!.symbol);
+    const mine = rows.filter((r) => r.symbol === symbol);
+    // Act
+    const all = await walk(`/v1/altx/liquidations/${symbol}`, { ...window, limit: 2 });
+    const hourly = await walk(`/v1/altx/liquidations/${symbol}/volume`, { ...window, interval: '1h' });
+    // Assess
+    expect(all.map((r) => r.trade_id)).toEqual(mine.map((r) => r.trade_id));
+    expect(all[0]).toMatchObject({
+      symbol, timestamp_ms: Number(mine[0]!.ts), price: Number(mine[0]!.price), usd_amount: expect.any(Number), ask_account: expect.stringMatching(/^\d+$/),
+      bid_account: expect.stringMatching(/^\d+$/), is_maker_ask: expect.any(Boolean), raw_json: '', source: 'bucket',
+    });
+    expect(all[0]).not.toHaveProperty('liquidated_user');
+    expect(hourly.reduce((sum, b) => sum + b.count, 0)).toBe(mine.length);
+    expect(hourly.reduce((sum, b) => sum + b.total_usd, 0)).toBeCloseTo(mine.reduce((sum, r) => sum + Number(r.usd_amount), 0), 2);
+    expect(Object.keys(hourly[0])).toEqual(['symbol', 'timestamp', 'timestamp_ms', 'total_usd', 'count']);
+  });
+
   it('answers 404 unsupported_for_venue where a family has no liquidations, naming where they are', async () => {
     const spot = await get('/v1/perpx/spot/liquidations/HYPE-USDC');
     const hip3User = await get('/v1/perpx/hip3/liquidations/user/0x1111111111111111111111111111111111111111');
     expect(spot.body).toMatchObject({ code: 404, error_code: 'unsupported_for_venue', datatype: 'liquidations', venue: 'spot' });
-    expect(spot.body.available_on.map((a: any) => a.venue)).toEqual(['perpx', 'hip3']);
+    expect(spot.body.available_on.map((a: any) => a.venue)).toEqual(['perpx', 'hip3', 'altx']);
     expect(hip3User.body).toMatchObject({ error_code: 'unsupported_for_venue', datatype: 'user_liquidations', available_on: [{ venue: 'perpx', route: '/v1/perpx/liquidations/user/{user}' }] });
   });
 

@@ -32,9 +32,11 @@ beforeAll(async () => {
   const cutoff = Math.floor((Date.now() - 5_000) / MIN) * MIN;
   await invoke('breadth', { time: new Date(cutoff).toISOString() });
   document = (await call(KEY, 'GET', '/v1/openapi.json')).body;
-  for (const family of familiesOf('liquidations')) {
-    const row = await withRows('liquidations', family);
-    if (row) liquidated[family] = { symbol: String(row.symbol), user: String(row.liquidated_user) };
+  for (const dataset of ['liquidations', 'altx_liquidations'] as const) {
+    for (const family of familiesOf(dataset)) {
+      const row = await withRows(dataset, family);
+      if (row) liquidated[family] = { symbol: String(row.symbol), user: String(row.liquidated_user ?? '') };
+    }
   }
   for (const family of familiesOf('order_events')) {
     const row = await withRows('order_events', family, { sql: 'is_trigger', params: {} });
@@ -85,7 +87,7 @@ interface Sample { params?: (route: RouteDef) => Record<string, string>; query?:
  */
 const liquidated: Partial<Record<Family, { symbol: string; user: string }>> = {};
 const triggered: Partial<Record<Family, string>> = {};
-const withRows = async (dataset: 'liquidations' | 'order_events', family: Family, filter?: { sql: string; params: {} }) =>
+const withRows = async (dataset: 'liquidations' | 'altx_liquidations' | 'order_events', family: Family, filter?: { sql: string; params: {} }) =>
   (await readWindow(archiveDeps(), { dataset, family, from: window.start, to: window.end, limit: 1, filter })).rows[0];
 
 /** One sample request per operation; per-family operations take their family's symbol. */

@@ -468,7 +468,107 @@ export interface LiquidationsQuery {
   cursor?: string;
 }
 
-export interface LiquidationsRow {
+export type LiquidationsRow =
+  | {
+      symbol: string;
+      coin: string;
+      /**
+       * RFC 3339 UTC
+       */
+      timestamp: string;
+      liquidated_user: string;
+      liquidator_user?: string;
+      /**
+       * decimal string
+       */
+      price: string;
+      /**
+       * decimal string
+       */
+      size: string;
+      /**
+       * A = long liquidated, B = short liquidated
+       */
+      side: "A" | "B";
+      /**
+       * decimal string
+       */
+      mark_price?: string;
+      /**
+       * decimal string
+       */
+      closed_pnl?: string;
+      direction?: string;
+      trade_id: number;
+      tx_hash?: string;
+    }
+  | {
+      symbol: string;
+      /**
+       * RFC 3339 UTC
+       */
+      timestamp: string;
+      timestamp_ms: number;
+      transaction_time_us: number;
+      trade_id: number;
+      liquidation_type: string;
+      price: number;
+      size: number;
+      /**
+       * notional in USDC
+       */
+      usd_amount: number;
+      ask_account: string;
+      bid_account: string;
+      ask_order_id: number;
+      bid_order_id: number;
+      is_maker_ask: boolean;
+      taker_position_size_before: number;
+      maker_position_size_before: number;
+      taker_entry_quote_before: number;
+      maker_entry_quote_before: number;
+      taker_initial_margin_fraction_before: number;
+      maker_initial_margin_fraction_before: number;
+      taker_allocated_margin_usdc_before: number;
+      taker_allocated_margin_usdc_after: number;
+      maker_allocated_margin_usdc_before: number;
+      maker_allocated_margin_usdc_after: number;
+      taker_fee: number;
+      maker_fee: number;
+      taker_position_sign_changed: boolean;
+      maker_position_sign_changed: boolean;
+      block_height: number;
+      tx_hash: string;
+      /**
+       * the venue payload; empty for rows from its finalized export
+       */
+      raw_json: string;
+      source: "ws" | "bucket";
+    };
+
+export type LiquidationsData = LiquidationsRow[];
+
+export interface UserLiquidationsPath {
+  /** Wallet address (0x, any case) */
+  user: string;
+}
+
+export interface UserLiquidationsQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before now) */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** Rows per page */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+  /** Only this market */
+  symbol?: string;
+  /** Alias of symbol (the name the TypeScript client sends) */
+  coin?: string;
+}
+
+export interface UserLiquidationsRow {
   symbol: string;
   coin: string;
   /**
@@ -502,31 +602,7 @@ export interface LiquidationsRow {
   tx_hash?: string;
 }
 
-export type LiquidationsData = LiquidationsRow[];
-
-export interface UserLiquidationsPath {
-  /** Wallet address (0x, any case) */
-  user: string;
-}
-
-export interface UserLiquidationsQuery {
-  /** Window start, epoch ms (inclusive; default 24 hours before now) */
-  start?: number;
-  /** Window end, epoch ms (default now) */
-  end?: number;
-  /** Rows per page */
-  limit?: number;
-  /** meta.next_cursor of the previous page, passed unchanged */
-  cursor?: string;
-  /** Only this market */
-  symbol?: string;
-  /** Alias of symbol (the name the TypeScript client sends) */
-  coin?: string;
-}
-
-export type UserLiquidationsRow = LiquidationsRow;
-
-export type UserLiquidationsData = LiquidationsRow[];
+export type UserLiquidationsData = UserLiquidationsRow[];
 
 export type LiquidationVolumePath = TradesPath;
 
@@ -543,29 +619,43 @@ export interface LiquidationVolumeQuery {
   interval?: "5m" | "15m" | "30m" | "1h" | "4h" | "1d";
 }
 
-export interface LiquidationVolumeRow {
-  symbol: string;
-  coin: string;
-  /**
-   * RFC 3339 UTC
-   */
-  timestamp: string;
-  /**
-   * USD notional, price x size
-   */
-  total_usd: number;
-  /**
-   * USD notional, price x size
-   */
-  long_usd: number;
-  /**
-   * USD notional, price x size
-   */
-  short_usd: number;
-  count: number;
-  long_count: number;
-  short_count: number;
-}
+export type LiquidationVolumeRow =
+  | {
+      symbol: string;
+      coin: string;
+      /**
+       * RFC 3339 UTC
+       */
+      timestamp: string;
+      /**
+       * USD notional, price x size
+       */
+      total_usd: number;
+      /**
+       * USD notional, price x size
+       */
+      long_usd: number;
+      /**
+       * USD notional, price x size
+       */
+      short_usd: number;
+      count: number;
+      long_count: number;
+      short_count: number;
+    }
+  | {
+      symbol: string;
+      /**
+       * RFC 3339 UTC
+       */
+      timestamp: string;
+      timestamp_ms: number;
+      /**
+       * USD notional, price x size
+       */
+      total_usd: number;
+      count: number;
+    };
 
 export type LiquidationVolumeData = LiquidationVolumeRow[];
 
@@ -1165,9 +1255,11 @@ export const ROUTES = {
   getLegacyFundingCurrent: { method: 'GET', path: '/v1/funding/{symbol}/current', paged: false },
   getPerpxLiquidations: { method: 'GET', path: '/v1/perpx/liquidations/{symbol}', paged: true },
   getHip3Liquidations: { method: 'GET', path: '/v1/perpx/hip3/liquidations/{symbol}', paged: true },
+  getAltxLiquidations: { method: 'GET', path: '/v1/altx/liquidations/{symbol}', paged: true },
   getPerpxUserLiquidations: { method: 'GET', path: '/v1/perpx/liquidations/user/{user}', paged: true },
   getPerpxLiquidationVolume: { method: 'GET', path: '/v1/perpx/liquidations/{symbol}/volume', paged: true },
   getHip3LiquidationVolume: { method: 'GET', path: '/v1/perpx/hip3/liquidations/{symbol}/volume', paged: true },
+  getAltxLiquidationVolume: { method: 'GET', path: '/v1/altx/liquidations/{symbol}/volume', paged: true },
   getPerpxPrices: { method: 'GET', path: '/v1/perpx/prices/{symbol}', paged: true },
   getHip3Prices: { method: 'GET', path: '/v1/perpx/hip3/prices/{symbol}', paged: true },
   getHip4Prices: { method: 'GET', path: '/v1/perpx/hip4/prices/{symbol}', paged: true },
@@ -1213,7 +1305,7 @@ export const ROUTES = {
   dryRunWebhookSubscription: { method: 'POST', path: '/v1/webhooks/subscriptions/dry-run', paged: false },
 } as const;
 
-export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory';
+export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory';
 
 /** One method per route. Path parameters, query parameters and `body` go in one object. */
 export interface Methods {
@@ -1566,20 +1658,30 @@ export interface Methods {
    */
   getHip3Liquidations(input: LiquidationsPath & LiquidationsQuery): Promise<Page<LiquidationsData>>;
   /**
+   * Liquidation fills of a market, oldest first; a cascade's fills stay individual rows (altx).
+   * `GET /v1/altx/liquidations/{symbol}`
+   */
+  getAltxLiquidations(input: LiquidationsPath & LiquidationsQuery): Promise<Page<LiquidationsData>>;
+  /**
    * A wallet's liquidations, as the liquidated party or the liquidator, oldest first (perpx).
    * `GET /v1/perpx/liquidations/user/{user}`
    */
   getPerpxUserLiquidations(input: UserLiquidationsPath & UserLiquidationsQuery): Promise<Page<UserLiquidationsData>>;
   /**
-   * Liquidated notional per bucket, long and short, with counts (perpx).
+   * Liquidated notional per bucket, long and short, with counts (altx: total and count) (perpx).
    * `GET /v1/perpx/liquidations/{symbol}/volume`
    */
   getPerpxLiquidationVolume(input: LiquidationVolumePath & LiquidationVolumeQuery): Promise<Page<LiquidationVolumeData>>;
   /**
-   * Liquidated notional per bucket, long and short, with counts (hip3).
+   * Liquidated notional per bucket, long and short, with counts (altx: total and count) (hip3).
    * `GET /v1/perpx/hip3/liquidations/{symbol}/volume`
    */
   getHip3LiquidationVolume(input: LiquidationVolumePath & LiquidationVolumeQuery): Promise<Page<LiquidationVolumeData>>;
+  /**
+   * Liquidated notional per bucket, long and short, with counts (altx: total and count) (altx).
+   * `GET /v1/altx/liquidations/{symbol}/volume`
+   */
+  getAltxLiquidationVolume(input: LiquidationVolumePath & LiquidationVolumeQuery): Promise<Page<LiquidationVolumeData>>;
   /**
    * Mark, oracle and mid price history: native cadence, or the last sample per interval (perpx).
    * `GET /v1/perpx/prices/{symbol}`

@@ -1,15 +1,34 @@
 /**
  * Liquidations over the archive: the fills of liquidated positions per market, per user, and their
  * notional per time bucket. A cascade's fills stay individual rows; `side` is the side that was
- * liquidated (A = a long, B = a short).
+ * liquidated (A = a long, B = a short). altx records its liquidations as trades between two
+ * numbered accounts, in a dataset and row shape of its own, with volume totals but no direction.
  */
 import type { Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import { readWindowJson, windowSource } from '../archive/read.ts';
+import { coverageStart } from '../archive/coverage.ts';
 import { EMPTY, bucketPage, page, startPage, type JsonRows, type WindowParams } from './queries.ts';
-import { LIQUIDATION_PROJECTION, LIQUIDATION_VOLUME_PROJECTION } from './shape.ts';
+import { ALTX_LIQUIDATION_PROJECTION, ALTX_LIQUIDATION_VOLUME_PROJECTION, LIQUIDATION_PROJECTION, LIQUIDATION_VOLUME_PROJECTION } from './shape.ts';
 import { SAMPLE_INTERVALS, type SampleInterval } from '../../../schemas/intervals.ts';
-import type { Liquidation, LiquidationVolume } from '../../../schemas/market.ts';
+import type { AltxLiquidation, AltxLiquidationVolume, Liquidation, LiquidationVolume } from '../../../schemas/market.ts';
+
+const notional = 'CAST(price AS DOUBLE) * CAST(size AS DOUBLE)';
+
+/** Each liquidation dataset: how a row reads, and what a volume bucket sums. */
+const SHAPES = {
+  liquidations: {
+    rows: LIQUIDATION_PROJECTION,
+    volume: LIQUIDATION_VOLUME_PROJECTION,
+    sums: `sum(${notional}) AS total_usd,
+           coalesce(sum(${notional}) FILTER (WHERE side = 'A'), 0) AS long_usd, coalesce(sum(${notional}) FILTER (WHERE side = 'B'), 0) AS short_usd,
+           count(*) AS count, count(*) FILTER (WHERE side = 'A') AS long_count, count(*) FILTER (WHERE side = 'B') AS short_count`,
+  },
+  altx_liquidations: { rows: ALTX_LIQUIDATION_PROJECTION, volume: ALTX_LIQUIDATION_VOLUME_PROJECTION, sums: 'sum(CAST(usd_amount AS DOUBLE)) AS total_usd, count(*) AS count' },
+} as const;
+
+/** The family's liquidation dataset: altx has its own; the others share `liquidations` (or have none). */
+const datasetOf = (family: Family): keyof typeof SHAPES => (coverageStart('altx_liquidations', family) !== undefined ? 'altx_liquidations' : 'liquidations');
 
 export interface LiquidationsRequest extends WindowParams {
   routeId: string;
@@ -17,13 +36,14 @@ export interface LiquidationsRequest extends WindowParams {
   symbol: string;
 }
 
-export async function liquidationsPage(deps: ArchiveDeps, req: LiquidationsRequest, now: number): Promise<JsonRows<Liquidation>> {
-  const start = startPage('liquidations', req, req.symbol, {}, now);
+export async function liquidationsPage(deps: ArchiveDeps, req: LiquidationsRequest, now: number): Promise<JsonRows<Liquidation | AltxLiquidation>> {
+  const dataset = datasetOf(req.family);
+  const start = startPage(dataset, req, req.symbol, {}, now);
   if ('done' in start) return start.done;
   const { fingerprint, cursor, window } = start;
   const result = await readWindowJson(deps, {
-    dataset: 'liquidations', family: req.family, symbol: req.symbol, from: window[0], to: window[1], after: cursor?.position,
-    limit: req.limit, projection: LIQUIDATION_PROJECTION,
+    dataset, family: req.family, symbol: req.symbol, from: window[0], to: window[1], after: cursor?.position,
+    limit: req.limit, projection: SHAPES[dataset].rows,
   });
   return page(result, fingerprint, window);
 }
@@ -59,24 +79,20 @@ export interface LiquidationVolumeRequest extends LiquidationsRequest {
 }
 
 /**
- * Liquidated notional (price x size, USD) per bucket, split by the side liquidated, with counts.
- * A bucket without liquidations is absent, not zero.
+ * Liquidated notional (price x size, USD) per bucket, split by the side liquidated, with counts
+ * (altx: the total and count). A bucket without liquidations is absent, not zero.
  */
-export async function liquidationVolumePage(deps: ArchiveDeps, req: LiquidationVolumeRequest, now: number): Promise<JsonRows<LiquidationVolume>> {
-  const start = startPage('liquidations', req, req.symbol, { interval: req.interval }, now);
+export async function liquidationVolumePage(deps: ArchiveDeps, req: LiquidationVolumeRequest, now: number): Promise<JsonRows<LiquidationVolume | AltxLiquidationVolume>> {
+  const dataset = datasetOf(req.family);
+  const start = startPage(dataset, req, req.symbol, { interval: req.interval }, now);
   if ('done' in start) return start.done;
   const { fingerprint, cursor, window } = start;
-  const source = await windowSource(deps, { dataset: 'liquidations', family: req.family, symbol: req.symbol, from: window[0], to: window[1] });
+  const source = await windowSource(deps, { dataset, family: req.family, symbol: req.symbol, from: window[0], to: window[1] });
   if (!source) return EMPTY;
   const result = await bucketPage(deps, {
-    buckets: `SELECT ts // $v_width * $v_width AS bucket, any_value(symbol) AS symbol,
-                sum(CAST(price AS DOUBLE) * CAST(size AS DOUBLE)) AS total_usd,
-                coalesce(sum(CAST(price AS DOUBLE) * CAST(size AS DOUBLE)) FILTER (WHERE side = 'A'), 0) AS long_usd,
-                coalesce(sum(CAST(price AS DOUBLE) * CAST(size AS DOUBLE)) FILTER (WHERE side = 'B'), 0) AS short_usd,
-                count(*) AS count, count(*) FILTER (WHERE side = 'A') AS long_count, count(*) FILTER (WHERE side = 'B') AS short_count
-              FROM (${source.sql}) GROUP BY 1`,
+    buckets: `SELECT ts // $v_width * $v_width AS bucket, any_value(symbol) AS symbol, ${SHAPES[dataset].sums} FROM (${source.sql}) GROUP BY 1`,
     params: { ...source.params, v_width: SAMPLE_INTERVALS[req.interval] },
-    projection: LIQUIDATION_VOLUME_PROJECTION, from: cursor ? Number(cursor.position[0]) + 1 : Number.MIN_SAFE_INTEGER, limit: req.limit,
+    projection: SHAPES[dataset].volume, from: cursor ? Number(cursor.position[0]) + 1 : Number.MIN_SAFE_INTEGER, limit: req.limit,
   });
   return page(result, fingerprint, window);
 }

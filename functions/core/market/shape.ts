@@ -78,3 +78,19 @@ export const LIQUIDATION_VOLUME_PROJECTION = `{'symbol': symbol, 'coin': symbol,
 
 /** Price snapshots: mark, oracle and mid as the open-interest sample carries them (hip4 has no oracle). */
 export const PRICE_PROJECTION = withoutNulls(`{'timestamp': ${isoSql('ts')}, 'mark_price': mark_price, 'oracle_price': oracle_price, 'mid_price': mid_price}`);
+
+/** altx liquidation trades: both accounts and each side's state before the trade; numbers as the venue's client reads them. */
+export const ALTX_LIQUIDATION_PROJECTION = `{'symbol': symbol, 'timestamp': ${isoSql('ts')}, 'timestamp_ms': ts, 'transaction_time_us': transaction_time_us,
+  'trade_id': trade_id, 'liquidation_type': liquidation_type, 'price': ${num('price')}, 'size': ${num('size')}, 'usd_amount': ${num('usd_amount')},
+  'ask_account': ask_account, 'bid_account': bid_account, 'ask_order_id': ask_order_id, 'bid_order_id': bid_order_id, 'is_maker_ask': is_maker_ask,
+  'taker_position_size_before': ${num('taker_position_size_before')}, 'maker_position_size_before': ${num('maker_position_size_before')},
+  'taker_entry_quote_before': ${num('taker_entry_quote_before')}, 'maker_entry_quote_before': ${num('maker_entry_quote_before')},
+  'taker_initial_margin_fraction_before': ${num('taker_initial_margin_fraction_before')}, 'maker_initial_margin_fraction_before': ${num('maker_initial_margin_fraction_before')},
+  'taker_allocated_margin_usdc_before': ${num('taker_allocated_margin_usdc_before')}, 'taker_allocated_margin_usdc_after': ${num('taker_allocated_margin_usdc_after')},
+  'maker_allocated_margin_usdc_before': ${num('maker_allocated_margin_usdc_before')}, 'maker_allocated_margin_usdc_after': ${num('maker_allocated_margin_usdc_after')},
+  'taker_fee': ${num('taker_fee')}, 'maker_fee': ${num('maker_fee')}, 'taker_position_sign_changed': taker_position_sign_changed,
+  'maker_position_sign_changed': maker_position_sign_changed, 'block_height': block_height, 'tx_hash': tx_hash, 'raw_json': coalesce(raw_json, ''), 'source': source}`;
+
+/** altx volume buckets: the venue reports no reliable direction, so a total and a count only. */
+export const ALTX_LIQUIDATION_VOLUME_PROJECTION = `{'symbol': symbol, 'timestamp': ${isoSql('bucket')}, 'timestamp_ms': bucket,
+  'total_usd': round(total_usd, 4), 'count': count}`;

@@ -80,6 +80,7 @@ const FRESHNESS = [
   { bucket: 'funding', dataset: 'funding' },
   { bucket: 'open_interest', dataset: 'open_interest' },
   { bucket: 'liquidations', dataset: 'liquidations' },
+  { bucket: 'liquidations', dataset: 'altx_liquidations' },
   // TWAP lifecycles are a spot freshness bucket; perpetual families report the five above.
   { bucket: 'twap', dataset: 'twaps', families: ['spot'] },
 ] as const satisfies readonly { bucket: keyof CoinFreshness; dataset: Exclude<Dataset, 'candles_1m'>; families?: readonly Family[] }[];

@@ -4,7 +4,7 @@
  * liquidations. Every fill updates the trader's position and is recorded from the trader's side;
  * order-level families (perpx, hip3, hip4) also emit the order events of both sides.
  */
-import type { TradeRecord } from '../../../schemas/datasets.ts';
+import type { AltxLiquidationRecord, TradeRecord } from '../../../schemas/datasets.ts';
 import type { Family } from '../../core/venues.ts';
 import { levelTick, levelUnits, quoteOf } from './book.ts';
 import { formatFixed, formatUnits } from './decimal.ts';
@@ -152,6 +152,8 @@ export function executeTaker(state: SimState, tick: Tick, order: TakerOrder): vo
   const cloid = trader.cloids ? `0x${rng.hex(32)}` : undefined;
   const priorityGas = market.spec.family === 'hip3' && rng.chance(0.08) ? formatFixed(rng.logNormal(0.002, 0.7), 6) : undefined;
   const { szDecimals } = market.spec;
+  // The liquidated position's entry, before the sweep reduces it (altx records it per trade).
+  const entry = state.positions.get(positionKey(order.trader, market))?.entry ?? 0;
   let remaining = order.units;
   let notional = 0;
   let worst = '';
@@ -174,7 +176,9 @@ export function executeTaker(state: SimState, tick: Tick, order: TakerOrder): vo
       cloid, twapId: order.twapId, priorityGas, liquidation: order.liquidation,
     });
     if (quoted) emitOrderEvent(tick, market, ts, makerEvent('filled', 'filled', '0'));
-    if (order.liquidation) {
+    if (order.liquidation && market.spec.family === 'altx') {
+      tick.out.push(altxLiquidation(market, trade, { taker: trader.address, maker, side, entry, level, takerOid: oid, makerOid, hash }));
+    } else if (order.liquidation) {
       tick.out.push({
         dataset: 'liquidations', family: market.spec.family, symbol: market.spec.symbol, ts, trade_id: trade.trade_id,
         liquidated_user: trader.address, liquidator_user: maker, price: priceText, size: trade.size, side,
@@ -261,6 +265,36 @@ export function fireTrigger(state: SimState, tick: Tick, market: MarketState, tr
   triggerEvent(tick, market, tick.startMs + ms, trigger, address, 'triggered', 'triggered');
   const units = trigger.positionTpsl ? Math.abs(holding.units) : Math.min(trigger.units, Math.abs(holding.units));
   executeTaker(state, tick, { market, trader: trigger.trader, side: trigger.side, units, ms, orderType: trigger.orderType, reduceOnly: true, trigger });
+}
+
+/**
+ * An altx liquidation trade as the venue's finalized export has it: both accounts by number, the
+ * taker (the liquidated account) and the maker, each side's state before the trade. Positions are
+ * cross-margined (no isolated allocation); the maker quotes just in time, flat before the trade.
+ */
+function altxLiquidation(
+  market: MarketState, trade: TradeRecord,
+  fill: { taker: string; maker: string; side: Side; entry: number; level: number; takerOid: number; makerOid: number; hash: string },
+): AltxLiquidationRecord {
+  const price = Number(trade.price);
+  const size = Number(trade.size);
+  const takerSells = fill.side === 'A';
+  const [askAccount, bidAccount] = takerSells ? [accountIndexOf(fill.taker), accountIndexOf(fill.maker)] : [accountIndexOf(fill.maker), accountIndexOf(fill.taker)];
+  const marginFraction = formatFixed(1 / (market.spec.maxLeverage ?? 1), 4);
+  const before = Number(trade.start_position);
+  return {
+    dataset: 'altx_liquidations', family: 'altx', symbol: market.spec.symbol, ts: trade.ts, trade_id: trade.trade_id,
+    transaction_time_us: trade.ts * 1000 + fill.level, liquidation_type: 'liquidation', price: trade.price, size: trade.size,
+    usd_amount: formatFixed(price * size, 6), ask_account: askAccount, bid_account: bidAccount,
+    ask_order_id: takerSells ? fill.takerOid : fill.makerOid, bid_order_id: takerSells ? fill.makerOid : fill.takerOid, is_maker_ask: !takerSells,
+    taker_position_size_before: trade.start_position ?? '0', maker_position_size_before: '0',
+    taker_entry_quote_before: formatFixed(Math.abs(before) * fill.entry, 6), maker_entry_quote_before: '0',
+    taker_initial_margin_fraction_before: marginFraction, maker_initial_margin_fraction_before: marginFraction,
+    taker_allocated_margin_usdc_before: '0', taker_allocated_margin_usdc_after: '0', maker_allocated_margin_usdc_before: '0', maker_allocated_margin_usdc_after: '0',
+    taker_fee: trade.fee ?? '0', maker_fee: formatFixed(price * size * FEES.altx.maker, 6),
+    taker_position_sign_changed: false, maker_position_sign_changed: false,
+    block_height: Math.floor(trade.ts / 200), tx_hash: fill.hash, raw_json: '', source: 'bucket',
+  };
 }
 
 /** Closes a position whose mid crossed its liquidation price, at market, against makers and the liquidation vault. */

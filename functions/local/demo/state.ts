@@ -30,7 +30,7 @@ export interface AssetState {
 export interface Holding extends Position {
   trader: number;
   leverage: number;
-  /** Mid at which the venue liquidates (perpx and hip3 only; 0 elsewhere). */
+  /** Mid at which the venue liquidates (perpx, hip3 and altx perps; 0 elsewhere). */
   liqPrice: number;
   /** Queued for liquidation; keeps the position from being queued twice during a cascade. */
   liquidating: boolean;
@@ -193,7 +193,7 @@ function createMarket(spec: MarketSpec, index: number, asset: AssetState, rng: R
     orderLevel: family === 'perpx' || family === 'hip3' || family === 'hip4',
     funding: hasFunding,
     openInterest: hasFunding || marketType === 'outcome',
-    liquidatable: perp && (family === 'perpx' || family === 'hip3'),
+    liquidatable: perp && (family === 'perpx' || family === 'hip3' || family === 'altx'),
     longOnly: !perp,
   };
   market.basis = market.bias;

@@ -218,10 +218,14 @@ describe('createDemoMarket', () => {
   it('cascades liquidations after a sharp move a few times a day', () => {
     const trades = only(long, 'trades');
     const liquidations = only(long, 'liquidations');
+    const altxLiquidations = only(long, 'altx_liquidations');
     const fills = trades.filter((t) => t.is_liquidation);
-    // Each liquidation fill has its liquidations row, for the liquidated taker.
-    expect(liquidations.map((l) => [l.trade_id, l.liquidated_user, l.side])).toEqual(fills.map((t) => [t.trade_id, t.user_address, t.side]));
-    expect(fills.every((t) => (t.family === 'perpx' || t.family === 'hip3') && t.crossed && t.direction?.startsWith('Close'))).toBe(true);
+    // Each liquidation fill has its liquidations row, for the liquidated taker; altx's names the taker's account on its side.
+    expect(liquidations.map((l) => [l.trade_id, l.liquidated_user, l.side])).toEqual(fills.filter((t) => t.family !== 'altx').map((t) => [t.trade_id, t.user_address, t.side]));
+    expect(altxLiquidations.map((l) => [l.trade_id, l.is_maker_ask ? l.bid_account : l.ask_account, l.taker_position_size_before]))
+      .toEqual(fills.filter((t) => t.family === 'altx').map((t) => [t.trade_id, t.account_index, t.start_position]));
+    expect(altxLiquidations.length).toBeGreaterThan(0);
+    expect(fills.every((t) => ['perpx', 'hip3', 'altx'].includes(t.family) && t.crossed && t.direction?.startsWith('Close'))).toBe(true);
     const cascades = [...groupBy(fills, (t) => `${marketKey(t)} ${Math.floor(t.ts / (10 * SECOND))}`).values()].filter((group) => {
       const wallets = new Set(group.map((t) => t.user_address));
       const first = group[0]!;
