@@ -392,7 +392,8 @@ export const DATASETS = {
     compaction: 'merge',
     coverage: { altx: at('2026-06-10T00:00:00Z') },
     example: {
-      dataset: 'altx_liquidations', family: 'altx', symbol: 'ETH', ts: TS, trade_id: 9, transaction_time_us: TS * 1000, liquidation_type: 'liquidation',
+      // Inside altx's coverage, which starts after TS.
+      dataset: 'altx_liquidations', family: 'altx', symbol: 'ETH', ts: TS + 14 * 86_400_000, trade_id: 9, transaction_time_us: (TS + 14 * 86_400_000) * 1000, liquidation_type: 'liquidation',
       price: '3400.5', size: '0.5', usd_amount: '1700.25', ask_account: '281474976710654', bid_account: '12345', ask_order_id: 11, bid_order_id: 12, is_maker_ask: false,
       taker_position_size_before: '0.5', maker_position_size_before: '0', taker_entry_quote_before: '1750', maker_entry_quote_before: '0',
       taker_initial_margin_fraction_before: '0.05', maker_initial_margin_fraction_before: '0.05', taker_allocated_margin_usdc_before: '0',

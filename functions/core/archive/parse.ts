@@ -3,7 +3,7 @@
  * the first bad lines. Nothing is written for a refused batch.
  */
 import * as v from 'valibot';
-import { NormalizedRecord } from '../../../schemas/datasets.ts';
+import { NormalizedRecord, familiesOf } from '../../../schemas/datasets.ts';
 import type { BatchFormat } from '../../../schemas/messages.ts';
 import { blockToRecords, NodeFillsBlock } from './node-fills.ts';
 
@@ -34,10 +34,18 @@ export function parseBatch(format: BatchFormat, text: string): ParseResult {
     }
     if (format === 'normalized') {
       const parsed = v.safeParse(NormalizedRecord, json);
-      if (parsed.success) {
-        records.push(parsed.output);
-        texts.push(line);
-      } else problems.push(`line ${i + 1}: ${describe(parsed.issues[0])}`);
+      if (!parsed.success) {
+        problems.push(`line ${i + 1}: ${describe(parsed.issues[0])}`);
+        continue;
+      }
+      // Compaction and reads cover only the families a dataset has: any other record would be stored and never served.
+      const families = familiesOf(parsed.output.dataset);
+      if (!families.includes(parsed.output.family)) {
+        problems.push(`line ${i + 1}: family ${parsed.output.family} has no ${parsed.output.dataset} (${families.join(', ')} have)`);
+        continue;
+      }
+      records.push(parsed.output);
+      texts.push(line);
     } else {
       const parsed = v.safeParse(NodeFillsBlock, json);
       if (!parsed.success) {

@@ -71,3 +71,16 @@ describe('normalized batches', () => {
     expect(parseBatch('normalized', JSON.stringify(deep))).toMatchObject({ ok: false, reason: expect.stringMatching(/at most 20 levels/) });
   });
 });
+
+describe('normalized', () => {
+  it('refuses a record of a family that does not have its dataset, naming the families that do', () => {
+    // Prepare
+    const record = { dataset: 'liquidations', family: 'altx', symbol: 'ETH', ts: 1_780_000_000_000, trade_id: 1, liquidated_user: taker, price: '1', size: '1', side: 'A' };
+    // Act
+    const refused = parseBatch('normalized', JSON.stringify(record));
+    const accepted = parseBatch('normalized', JSON.stringify({ ...record, family: 'hip3', symbol: 'xyz:TSLA' }));
+    // Assess
+    expect(refused).toEqual({ ok: false, reason: 'batch refused (normalized): line 1: family altx has no liquidations (perpx, hip3 have)' });
+    expect(accepted.ok).toBe(true);
+  });
+});
