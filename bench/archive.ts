@@ -6,7 +6,7 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { ingestBatch } from '../functions/core/archive/ingest.ts';
-import { compactArchive } from '../functions/core/archive/compact.ts';
+import { SCHEDULED_FOLD_BUDGET_MS, SETTLE_MS, compactArchive } from '../functions/core/archive/compact.ts';
 import { readWindow } from '../functions/core/archive/read.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { createDemoMarket } from '../functions/local/demo/market.ts';
@@ -14,6 +14,52 @@ import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
 import { ms, percentile, row, timeRuns } from './stats.ts';
 
 const HOUR = 3_600_000;
+const MINUTE = 60_000;
+
+/**
+ * Compaction through a day of the demo market on a clock the bench moves: a batch every five
+ * minutes, compaction after each (with the scheduled run's fold budget), then the day closing.
+ * Prints rows rewritten per row ingested and the longest run per hour of the day (the schedule runs
+ * every minute).
+ */
+export async function benchCompactionDay(options: { hours: number }): Promise<void> {
+  const env = await startScratchEmulators();
+  try {
+    let now = 0;
+    const deps = { ...archiveDeps(), clock: { now: () => now } };
+    const day = Math.floor((Date.now() - 2 * 24 * HOUR) / (24 * HOUR)) * 24 * HOUR;
+    const market = createDemoMarket({ seed: 7, startMs: day, intensity: 1 });
+    let ingested = 0;
+    let rewritten = 0;
+    const longestPerHour: number[] = [];
+    for (let end = day + 5 * MINUTE; end <= day + options.hours * HOUR; end += 5 * MINUTE) {
+      const batch = market.advance(end);
+      ingested += batch.length;
+      now = end + 1_000;
+      await ingestBatch(deps, 'normalized', batch.map((r) => JSON.stringify(r)).join('\n'));
+      now = end + 30_000;
+      const t = performance.now();
+      rewritten += (await compactArchive(deps, { foldBudgetMs: SCHEDULED_FOLD_BUDGET_MS })).rowsWritten;
+      const hour = Math.floor((end - 1 - day) / HOUR);
+      longestPerHour[hour] = Math.max(longestPerHour[hour] ?? 0, performance.now() - t);
+    }
+    // The day closes: runs a minute apart until every fold is done.
+    const closing: number[] = [];
+    for (now = day + 24 * HOUR + SETTLE_MS + MINUTE; ; now += MINUTE) {
+      const t = performance.now();
+      const report = await compactArchive(deps, { foldBudgetMs: SCHEDULED_FOLD_BUDGET_MS });
+      closing.push(performance.now() - t);
+      rewritten += report.rowsWritten;
+      if (report.foldsDeferred === 0) break;
+    }
+    console.log(`\nCompaction through a day (${options.hours} h of the demo market, ${ingested.toLocaleString()} records, a batch and a run every 5 minutes)`);
+    row('rows rewritten per row ingested (goal <= 3)', (rewritten / ingested).toFixed(2));
+    row('longest run, by hour of the day', longestPerHour.map((v) => `${(v / 1000).toFixed(1)}`).join(' ') + ' s');
+    row('runs that fold the closed day', closing.map((v) => `${(v / 1000).toFixed(1)}`).join(' ') + ' s');
+  } finally {
+    await env.stop();
+  }
+}
 
 export async function benchArchive(options: { hours: number }): Promise<void> {
   const env = await startScratchEmulators();

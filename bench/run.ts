@@ -1,9 +1,9 @@
 /**
- * `npm run bench [-- --hours N --deliveries N --detection-batches N --only archive,market,derivatives,breadth,deliveries,detection]`:
+ * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --only archive,compaction,market,derivatives,breadth,deliveries,detection]`:
  * prints speed and memory figures. Benchmarks print; tests never assert on time.
  */
 import { parseArgs } from 'node:util';
-import { benchArchive } from './archive.ts';
+import { benchArchive, benchCompactionDay } from './archive.ts';
 import { benchMarket } from './market.ts';
 import { benchDerivatives } from './derivatives.ts';
 import { benchBreadth } from './breadth.ts';
@@ -15,10 +15,11 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
 
 const { values } = parseArgs({
-  options: { hours: { type: 'string', default: '12' }, deliveries: { type: 'string', default: '2000' }, 'detection-batches': { type: 'string', default: '20' }, only: { type: 'string' } },
+  options: { hours: { type: 'string', default: '12' }, deliveries: { type: 'string', default: '2000' }, 'detection-batches': { type: 'string', default: '20' }, 'day-hours': { type: 'string', default: '24' }, only: { type: 'string' } },
 });
 const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   archive: () => benchArchive({ hours: Number(values.hours) }),
+  compaction: () => benchCompactionDay({ hours: Number(values['day-hours']) }),
   market: benchMarket,
   derivatives: benchDerivatives,
   breadth: benchBreadth,

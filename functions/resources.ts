@@ -217,7 +217,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   compact: {
     entry: 'functions/schedules/compact.ts',
-    description: 'Merges recent deltas into symbol-day files and derives 1-minute candles',
+    description: 'Compacts deltas in tiers (hour compactions, symbol-hour and symbol-day files) and derives 1-minute candles',
     memoryMb: 3008,
     timeoutS: 600,
     duckdb: true,

@@ -30,7 +30,7 @@ function toItem(file: ArchiveFile) {
     ...fileKeys(file),
     file_id: file.fileId, key: file.key, dataset: file.dataset, family: file.family, day: file.day, kind: file.kind,
     symbol: file.symbol, symbols: file.symbols, rows: file.rows, bytes: file.bytes, etag: file.etag,
-    min_ts: file.minTs, max_ts: file.maxTs, replaces: file.replaces, created_at: file.createdAt,
+    min_ts: file.minTs, max_ts: file.maxTs, replaces: file.replaces, created_at: file.createdAt, tier: file.tier, hour: file.hour,
   };
 }
 
@@ -41,6 +41,8 @@ function fromItem(item: Record<string, unknown>): ArchiveFile {
     symbol: item.symbol === undefined ? undefined : String(item.symbol), symbols: (item.symbols as string[] | undefined) ?? [],
     rows: Number(item.rows), bytes: Number(item.bytes), etag: String(item.etag), minTs: Number(item.min_ts), maxTs: Number(item.max_ts),
     replaces: (item.replaces as string[] | undefined) ?? [], createdAt: Number(item.created_at),
+    ...(item.tier !== undefined && { tier: item.tier as NonNullable<ArchiveFile['tier']> }),
+    ...(item.hour !== undefined && { hour: Number(item.hour) }),
   };
 }
 

@@ -11,6 +11,14 @@ export interface ArchiveFile {
   family: Family;
   day: string;
   kind: 'delta' | 'compacted';
+  /**
+   * The compaction tier: `minute` is a delta compaction merged from ingest deltas (all symbols, one
+   * UTC hour); `hour` a compacted file of one symbol-hour. Absent on ingest deltas and on
+   * compacted files of a whole symbol-day.
+   */
+  tier?: 'minute' | 'hour';
+  /** The UTC hour (0-23) a `minute` or `hour` file holds. */
+  hour?: number;
   /** The one symbol of a per-symbol compacted file. */
   symbol?: string;
   /** Every symbol a delta or an all-symbol file holds. */

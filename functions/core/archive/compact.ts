@@ -1,9 +1,15 @@
 /**
- * Compaction: merges the delta files of a dataset, family and day with the current compacted
- * files into new compacted files (one per symbol-day, or one per day for all-symbol datasets),
- * collapsing duplicate rows on the dataset's unique key. Every dataset the registry marks `merge`
- * is compacted; a dataset `derivedFrom` another (1-minute candles from trades) is rebuilt for the
- * day from the source's deduplicated rows.
+ * Compaction, in tiers, so that a row is rewritten a bounded number of times however busy its day:
+ *
+ *   ingest deltas (one per batch, all symbols)
+ *     -> every run: merged into delta compactions, one per UTC hour they touch (all symbols)
+ *     -> once the hour has closed: one file per symbol-hour
+ *     -> once the day has closed: one file per symbol-day (late data for a closed day goes straight here)
+ *
+ * Each row is written by ingest and rewritten at most three times (the `rowsWritten` of a run
+ * counts rewrites), and a run handles at most an hour of new rows per partition plus, once a day,
+ * the day that just closed. A dataset `derivedFrom` another (1-minute candles from trades) is
+ * rebuilt for the same hour or day from the source's merged rows.
  *
  * No reader ever sees a row missing or twice: each new file is recorded with the ids it replaces
  * before any old entry is removed (see files.ts), and replaced objects are deleted only after a
@@ -16,14 +22,21 @@ import { join } from 'node:path';
 import { DATASETS, DERIVED_DATASETS, INGESTED_DATASETS, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset } from '../../../schemas/datasets.ts';
 import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
-import type { SqlSession, SqlValue } from '../../ports/sql.ts';
-import { compactedKey } from './layout.ts';
+import type { SqlSession } from '../../ports/sql.ts';
+import { DAY_MS, compactedKey, dayOf, deltaKey } from './layout.ts';
 import { visibleFiles } from './files.ts';
 import { candlesFromTradesSql } from './sql.ts';
 
 /** Replaced objects stay readable this long after they leave the manifest. */
 export const DELETION_GRACE_MS = 10 * 60_000;
 const LEASE_MS = 5 * 60_000;
+const HOUR_MS = 3_600_000;
+/** An hour or a day counts as closed this long after it ends, so the last live batches are in. */
+export const SETTLE_MS = 2 * 60_000;
+/** The scheduled run's fold budget: folds started after it wait a minute, so runs stay short. */
+export const SCHEDULED_FOLD_BUDGET_MS = 5_000;
+/** Closed days still checked for hour files to fold, when they have no deltas left. */
+const FOLD_LOOKBACK_DAYS = 2;
 
 /**
  * How each derived dataset is computed from its source's rows (a SQL relation): keyed by every
@@ -36,139 +49,305 @@ const DERIVATIONS: Readonly<Record<DerivedDataset, (sourceRows: string) => strin
 export interface CompactionReport {
   partitions: number;
   filesWritten: number;
+  /** Ingested rows rewritten by compaction (into delta compactions, hour files and day files). */
   rowsWritten: number;
+  /** Rows of derived datasets written (1-minute candles). */
+  derivedRowsWritten: number;
   deltasRetired: number;
   objectsDeleted: number;
   skippedLeased: number;
+  /** Hour or day folds left for a later run, the fold budget being spent. */
+  foldsDeferred: number;
 }
+
+/** Where a compaction writes: a symbol-hour of the open day, or a symbol-day. */
+type Slot = { tier: 'hour'; hour: number } | { tier: 'day' };
 
 const quoted = (columns: readonly string[]) => columns.map((c) => `"${c}"`).join(', ');
+const hourOf = (ts: number) => Math.floor((ts % DAY_MS) / HOUR_MS);
+const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`);
+const slotRange = (day: string, slot: Slot): [number, number] => (slot.tier === 'day'
+  ? [dayStart(day), dayStart(day) + DAY_MS - 1]
+  : [dayStart(day) + slot.hour * HOUR_MS, dayStart(day) + (slot.hour + 1) * HOUR_MS - 1]);
 
-function newestPerSymbol(files: readonly ArchiveFile[]): Map<string, ArchiveFile> {
-  const newest = new Map<string, ArchiveFile>();
-  for (const file of visibleFiles(files, [])) newest.set(file.symbol ?? '*', file);
-  return newest;
+/** A compacted file's visible predecessors per symbol (`*` for all-symbol datasets): its day file and hour files. */
+function visibleBySymbol(files: readonly ArchiveFile[]): Map<string, ArchiveFile[]> {
+  const bySymbol = new Map<string, ArchiveFile[]>();
+  for (const file of files) bySymbol.set(file.symbol ?? '*', [...(bySymbol.get(file.symbol ?? '*') ?? []), file]);
+  for (const [symbol, group] of bySymbol) bySymbol.set(symbol, visibleFiles(group, []));
+  return bySymbol;
 }
 
-async function writeOne(
-  deps: ArchiveDeps, session: SqlSession, dataset: Dataset, family: Family, day: string,
-  symbol: string | undefined, replaces: string[], report: CompactionReport,
-): Promise<ArchiveFile | undefined> {
-  const def = DATASETS[dataset];
-  const version = `${deps.clock.now()}-${randomUUID().slice(0, 8)}`;
-  const path = join(deps.scratchDir, `compact-${version}.parquet`);
-  const filter = symbol === undefined ? 'TRUE' : 'symbol = $symbol';
-  const params: Record<string, SqlValue> = symbol === undefined ? {} : { symbol };
-  const [stats] = await session.query({
-    sql: `SELECT count(*) AS n, min(ts) AS min_ts, max(ts) AS max_ts, list(DISTINCT symbol ORDER BY symbol) AS symbols FROM merged WHERE ${filter}`,
-    params,
+/** Uploads and manifest writes run this many at a time; DuckDB writes the next file meanwhile. */
+const IO_CONCURRENCY = 16;
+
+/** Runs `work` over `items`, at most `limit` at a time; resolves to the results in item order. */
+async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}
+
+interface Part { symbol: string | undefined; rows: number; minTs: number; maxTs: number; symbols: string[] }
+
+/** The parts of the temp table `merged` to write, one per symbol (or one for all symbols), with their bounds: one pass. */
+async function partsOf(session: SqlSession, perSymbol: boolean, only?: readonly string[]): Promise<Part[]> {
+  const rows = await session.query({
+    sql: perSymbol
+      ? 'SELECT symbol, count(*) AS n, min(ts) AS min_ts, max(ts) AS max_ts FROM merged GROUP BY symbol ORDER BY symbol'
+      : 'SELECT NULL AS symbol, count(*) AS n, min(ts) AS min_ts, max(ts) AS max_ts, list(DISTINCT symbol ORDER BY symbol) AS symbols FROM merged HAVING count(*) > 0',
+    params: {},
   });
-  if (!stats || Number(stats.n) === 0) return undefined;
+  return rows
+    .map((r) => ({
+      symbol: r.symbol == null ? undefined : String(r.symbol), rows: Number(r.n), minTs: Number(r.min_ts), maxTs: Number(r.max_ts),
+      symbols: r.symbol == null ? ((r.symbols as string[] | undefined) ?? []) : [String(r.symbol)],
+    }))
+    .filter((part) => !only || part.symbol === undefined || only.includes(part.symbol));
+}
+
+/** Writes one part of `merged` as a local ZSTD Parquet file, sorted for time-range reads; returns its path. */
+async function copyPart(deps: ArchiveDeps, session: SqlSession, dataset: Dataset, symbol: string | undefined): Promise<string> {
+  const def = DATASETS[dataset];
+  const path = join(deps.scratchDir, `compact-${randomUUID()}.parquet`);
+  await session.execute({
+    sql: `COPY (SELECT ${quoted(def.columns.map((c) => c.name))} FROM merged WHERE ${symbol === undefined ? 'TRUE' : 'symbol = $symbol'}
+                ORDER BY symbol, ts, ${quoted(def.uniqueBy)})
+          TO $path (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 65536)`,
+    params: { ...(symbol !== undefined && { symbol }), path },
+  });
+  return path;
+}
+
+type NewFile = Omit<ArchiveFile, 'key' | 'rows' | 'bytes' | 'etag' | 'minTs' | 'maxTs' | 'symbols' | 'createdAt'>;
+
+/**
+ * Writes each part with DuckDB (one at a time, on the session) while the parts already written are
+ * uploaded and recorded in the manifest, several at a time. Resolves to the recorded files.
+ */
+async function writeParts(
+  deps: ArchiveDeps, session: SqlSession, dataset: Dataset, parts: readonly Part[], describe: (part: Part) => NewFile, report: CompactionReport,
+): Promise<ArchiveFile[]> {
+  const uploads: Promise<ArchiveFile>[] = [];
+  let inFlight = 0;
+  for (const part of parts) {
+    const path = await copyPart(deps, session, dataset, part.symbol);
+    while (inFlight >= IO_CONCURRENCY) await Promise.race(uploads);
+    inFlight += 1;
+    uploads.push(record(deps, path, part, describe(part), report).finally(() => { inFlight -= 1; }));
+  }
+  return Promise.all(uploads);
+}
+
+/** Uploads a written Parquet file and records it in the manifest; the local copy is removed. */
+async function record(deps: ArchiveDeps, path: string, part: Part, file: NewFile, report: CompactionReport): Promise<ArchiveFile> {
+  const derived = DERIVED_DATASETS.includes(file.dataset as DerivedDataset);
   try {
-    await session.execute({
-      sql: `COPY (SELECT ${quoted(def.columns.map((c) => c.name))} FROM merged WHERE ${filter} ORDER BY symbol, ts, ${quoted(def.uniqueBy)})
-            TO $path (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 65536)`,
-      params: { ...params, path },
-    });
-    const key = compactedKey(dataset, family, symbol, day, version);
+    const key = file.kind === 'delta' ? deltaKey(file.dataset, file.family, file.day, file.fileId) : compactedKey(file.dataset, file.family, file.symbol, file.day, file.fileId);
     const { etag, bytes } = await deps.objects.putFile(key, path);
-    const file: ArchiveFile = {
-      fileId: `c-${dataset}-${version}`, key, dataset, family, day, kind: 'compacted', symbol,
-      symbols: (stats.symbols as string[]) ?? [], rows: Number(stats.n), bytes, etag,
-      minTs: Number(stats.min_ts), maxTs: Number(stats.max_ts), replaces, createdAt: deps.clock.now(),
+    const full: ArchiveFile = {
+      ...file, key, rows: part.rows, bytes, etag, minTs: part.minTs, maxTs: part.maxTs, symbols: part.symbols, createdAt: deps.clock.now(),
     };
-    await deps.manifest.putFile(file);
+    await deps.manifest.putFile(full);
     report.filesWritten += 1;
-    report.rowsWritten += file.rows;
-    return file;
+    if (derived) report.derivedRowsWritten += full.rows;
+    else report.rowsWritten += full.rows;
+    return full;
   } finally {
     rmSync(path, { force: true });
   }
 }
 
-/** Merges one day's deltas of one dataset and family. */
-async function compactDay(deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, deltas: ArchiveFile[], report: CompactionReport): Promise<void> {
+const version = (deps: ArchiveDeps) => `${deps.clock.now()}-${randomUUID().slice(0, 8)}`;
+
+/** The rows of `inputs`, deduplicated on the dataset's key, within [from, to], as the temp table `merged`. */
+async function createMerged(session: SqlSession, dataset: Dataset, paths: readonly string[], [from, to]: [number, number]): Promise<void> {
   const def = DATASETS[dataset];
-  const existing = await deps.manifest.compactedFilesOfDay(dataset, family, day);
-  const symbols = def.perSymbol ? [...new Set(deltas.flatMap((d) => d.symbols))].sort() : [undefined];
-  const current = newestPerSymbol(existing);
-  const inputs = [...deltas, ...symbols.flatMap((s) => current.get(s ?? '*') ?? [])];
-  const paths = await deps.files.paths(inputs);
-  const deltaIds = deltas.map((d) => d.fileId);
-  const written: ArchiveFile[] = [];
-
-  await deps.sql.session(async (session) => {
-    await session.execute({
-      sql: `CREATE TEMP TABLE merged AS SELECT * FROM read_parquet($files, union_by_name = true)
-            QUALIFY row_number() OVER (PARTITION BY ${quoted(['family', ...def.uniqueBy])} ORDER BY ts) = 1`,
-      params: { files: paths },
-    });
-    for (const symbol of symbols) {
-      const replaces = [...deltaIds, ...(current.get(symbol ?? '*') ? [current.get(symbol ?? '*')!.fileId] : [])];
-      const file = await writeOne(deps, session, dataset, family, day, symbol, replaces, report);
-      if (file) written.push(file);
-    }
+  await session.execute({
+    sql: `CREATE OR REPLACE TEMP TABLE merged AS SELECT * FROM read_parquet($files, union_by_name = true) WHERE ts BETWEEN $from AND $to
+          QUALIFY row_number() OVER (PARTITION BY ${quoted(['family', ...def.uniqueBy])} ORDER BY ts) = 1`,
+    params: { files: paths, from, to },
   });
-
-  if (written.length > 0) {
-    for (const derived of DERIVED_DATASETS.filter((d) => DATASETS[d].compaction.derivedFrom === dataset)) {
-      await rebuildDerived(deps, derived, family, day, written, deltaIds, report);
-    }
-  }
-
-  // Everything the new files hold is now visible through them; retire what they replace.
-  const retired = [...deltas, ...symbols.flatMap((s) => existing.filter((f) => (f.symbol ?? '*') === (s ?? '*')))];
-  for (const file of retired) await deps.manifest.deleteFile(file);
-  await deps.manifest.scheduleDeletion(retired.map((f) => f.key), deps.clock.now() + DELETION_GRACE_MS);
-  report.deltasRetired += deltas.length;
 }
 
 /**
- * Re-derives a derived dataset's day (one all-symbol file) for the symbols whose source rows
- * changed. The derived file also lists the source deltas it covers: readers add what they derive
- * on the fly from source deltas no derived file covers yet (for candles, the last minute or so), so
- * the derived dataset stays complete while this runs.
+ * Merges the ingest deltas of an open day into delta compactions, one per UTC hour their rows
+ * touch. Only the last one written lists the ingest deltas as replaced: until then they stay
+ * visible beside the first ones (overlapping rows collapse), so no row is ever hidden.
  */
-async function rebuildDerived(
-  deps: ArchiveDeps, dataset: DerivedDataset, family: Family, day: string, sourceFiles: ArchiveFile[], sourceDeltaIds: string[], report: CompactionReport,
-): Promise<void> {
-  const existing = await deps.manifest.compactedFilesOfDay(dataset, family, day);
-  const previous = newestPerSymbol(existing).get('*');
-  const symbols = sourceFiles.map((f) => f.symbol!);
-  const sourcePaths = await deps.files.paths(sourceFiles);
-  const previousPaths = previous ? await deps.files.paths([previous]) : [];
+async function mergeIngestDeltas(deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, raw: ArchiveFile[], report: CompactionReport): Promise<ArchiveFile[]> {
+  const hours = [...new Set(raw.flatMap((d) => {
+    const span: number[] = [];
+    for (let h = hourOf(d.minTs); h <= hourOf(d.maxTs); h++) span.push(h);
+    return span;
+  }))].sort((a, b) => a - b);
+  const paths = await deps.files.paths(raw);
+  const written: ArchiveFile[] = [];
   await deps.sql.session(async (session) => {
-    const fresh = DERIVATIONS[dataset]('read_parquet($source)');
-    const kept = previous ? `SELECT * FROM read_parquet($previous) WHERE NOT list_contains($symbols, symbol) UNION ALL ` : '';
-    await session.execute({
-      sql: `CREATE TEMP TABLE merged AS ${kept}${fresh}`,
-      // DuckDB refuses parameters a statement does not use, so $symbols comes only with $previous.
-      params: { source: sourcePaths, ...(previous && { previous: previousPaths, symbols }) },
-    });
-    await writeOne(deps, session, dataset, family, day, undefined, [...sourceDeltaIds, ...(previous ? [previous.fileId] : [])], report);
+    for (const hour of hours) {
+      await createMerged(session, dataset, paths, slotRange(day, { tier: 'hour', hour }));
+      const parts = await partsOf(session, false);
+      written.push(...await writeParts(deps, session, dataset, parts, () => ({
+        fileId: `m-${version(deps)}-h${hour}`, dataset, family, day, kind: 'delta', tier: 'minute', hour, replaces: [],
+      }), report));
+    }
   });
-  for (const file of existing) await deps.manifest.deleteFile(file);
-  await deps.manifest.scheduleDeletion(existing.map((f) => f.key), deps.clock.now() + DELETION_GRACE_MS);
+  const last = written.at(-1);
+  if (last) await deps.manifest.putFile({ ...last, replaces: raw.map((d) => d.fileId) });
+  // The last delta compaction written replaces the ingest deltas; only then may they go.
+  if (written.length > 0) await retire(deps, raw, report);
+  return written;
 }
 
-export async function compactArchive(deps: ArchiveDeps, options: { datasets?: readonly IngestedDataset[]; families?: readonly Family[] } = {}): Promise<CompactionReport> {
-  const report: CompactionReport = { partitions: 0, filesWritten: 0, rowsWritten: 0, deltasRetired: 0, objectsDeleted: 0, skippedLeased: 0 };
+/**
+ * Rewrites the rows of `deltas` and of each affected symbol's visible compacted files of the slot
+ * into one file per symbol (or one all-symbol file) of the slot, then re-derives what derives from
+ * the dataset and retires what the new files replace.
+ */
+async function mergeSlot(
+  deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, slot: Slot, deltas: ArchiveFile[], existing: readonly ArchiveFile[], report: CompactionReport,
+): Promise<void> {
+  const def = DATASETS[dataset];
+  const range = slotRange(day, slot);
+  const inSlot = (f: ArchiveFile) => f.minTs <= range[1] && f.maxTs >= range[0];
+  const previous = visibleBySymbol(existing.filter((f) => slot.tier === 'day' || (f.tier === 'hour' && f.hour === slot.hour)));
+  // A day fold also takes every symbol that still has hour files; a symbol with only its day file is left alone.
+  const folding = slot.tier === 'day' ? [...previous].filter(([, files]) => files.some((f) => f.tier === 'hour')).map(([symbol]) => symbol) : [];
+  const symbols = def.perSymbol ? [...new Set([...deltas.flatMap((d) => d.symbols), ...folding])].sort() : ['*'];
+  const replacedOf = (symbol: string) => (previous.get(symbol) ?? []).filter(inSlot);
+  const inputs = [...deltas, ...symbols.flatMap(replacedOf)];
+  if (inputs.length === 0) return;
+  const paths = await deps.files.paths(inputs);
+  const written: ArchiveFile[] = [];
+  await deps.sql.session(async (session) => {
+    await createMerged(session, dataset, paths, range);
+    const parts = await partsOf(session, def.perSymbol, def.perSymbol ? symbols : undefined);
+    written.push(...await writeParts(deps, session, dataset, parts, (part) => ({
+      fileId: `c-${dataset}-${version(deps)}`, dataset, family, day, kind: 'compacted', symbol: part.symbol,
+      ...(slot.tier === 'hour' && { tier: 'hour' as const, hour: slot.hour }),
+      replaces: replacedOf(part.symbol ?? '*').map((f) => f.fileId),
+    }), report));
+  });
+  // The deltas hold every symbol's rows: only once each symbol's file exists may one of them hide
+  // the deltas (until then, rows seen in both collapse), so a family-wide read never misses a symbol.
+  const last = written.at(-1);
+  if (last) await deps.manifest.putFile({ ...last, replaces: [...last.replaces, ...deltas.map((d) => d.fileId)] });
+  if (written.length > 0) {
+    for (const derived of DERIVED_DATASETS.filter((d) => DATASETS[d].compaction.derivedFrom === dataset)) {
+      await rebuildDerived(deps, derived, family, day, slot, written, deltas.map((d) => d.fileId), report);
+    }
+  }
+  await retire(deps, [...deltas, ...symbols.flatMap(replacedOf)], report);
+}
+
+/** Removes files from the manifest (their rows are visible through what replaced them) and schedules their objects' deletion. */
+async function retire(deps: ArchiveDeps, files: readonly ArchiveFile[], report: CompactionReport): Promise<void> {
+  await inParallel(files, IO_CONCURRENCY, (file) => deps.manifest.deleteFile(file));
+  await deps.manifest.scheduleDeletion(files.map((f) => f.key), deps.clock.now() + DELETION_GRACE_MS);
+  report.deltasRetired += files.filter((f) => f.kind === 'delta').length;
+}
+
+/**
+ * Re-derives a derived dataset's slot (one all-symbol file per hour or day) for the symbols whose
+ * source rows changed, keeping the previous rows of the others. The derived file also lists the
+ * source deltas it covers: readers add what they derive on the fly from source deltas no derived
+ * file covers yet (for candles, the last minutes), so the derived dataset stays complete meanwhile.
+ */
+async function rebuildDerived(
+  deps: ArchiveDeps, dataset: DerivedDataset, family: Family, day: string, slot: Slot, sourceFiles: ArchiveFile[], sourceDeltaIds: string[], report: CompactionReport,
+): Promise<void> {
+  const existing = await deps.manifest.compactedFilesOfDay(dataset, family, day);
+  const visible = visibleFiles(existing, []);
+  const previous = slot.tier === 'day' ? visible : visible.filter((f) => f.tier === 'hour' && f.hour === slot.hour);
+  const symbols = sourceFiles.map((f) => f.symbol!);
+  const sourcePaths = await deps.files.paths(sourceFiles);
+  const previousPaths = previous.length > 0 ? await deps.files.paths(previous) : [];
+  await deps.sql.session(async (session) => {
+    const fresh = DERIVATIONS[dataset]('read_parquet($source)');
+    const kept = previous.length > 0 ? `SELECT * FROM read_parquet($previous, union_by_name = true) WHERE NOT list_contains($symbols, symbol) UNION ALL BY NAME ` : '';
+    await session.execute({
+      sql: `CREATE OR REPLACE TEMP TABLE merged AS ${kept}${fresh}`,
+      // DuckDB refuses parameters a statement does not use, so $symbols comes only with $previous.
+      params: { source: sourcePaths, ...(previous.length > 0 && { previous: previousPaths, symbols }) },
+    });
+    await writeParts(deps, session, dataset, await partsOf(session, false), () => ({
+      fileId: `c-${dataset}-${version(deps)}`, dataset, family, day, kind: 'compacted', ...(slot.tier === 'hour' && { tier: 'hour' as const, hour: slot.hour }),
+      replaces: [...sourceDeltaIds, ...previous.map((f) => f.fileId)],
+    }), report);
+  });
+  await inParallel(previous, IO_CONCURRENCY, (file) => deps.manifest.deleteFile(file));
+  await deps.manifest.scheduleDeletion(previous.map((f) => f.key), deps.clock.now() + DELETION_GRACE_MS);
+}
+
+/**
+ * One day of one dataset and family. A closed day folds everything (deltas, delta compactions, hour
+ * files, a previous day file) into day files; an open day merges its ingest deltas by hour and
+ * folds each closed hour into hour files.
+ */
+async function compactDay(
+  deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, deltas: ArchiveFile[], report: CompactionReport, mayFold: () => boolean,
+): Promise<void> {
+  const now = deps.clock.now();
+  const existing = await deps.manifest.compactedFilesOfDay(dataset, family, day);
+  if (now >= dayStart(day) + DAY_MS + SETTLE_MS) {
+    if ((deltas.length > 0 || existing.some((f) => f.tier === 'hour')) && mayFold()) await mergeSlot(deps, dataset, family, day, { tier: 'day' }, deltas, existing, report);
+    return;
+  }
+  const raw = deltas.filter((d) => d.tier === undefined);
+  const merged = [...deltas.filter((d) => d.tier === 'minute'), ...(raw.length > 0 ? await mergeIngestDeltas(deps, dataset, family, day, raw, report) : [])];
+  const closedHours = [...new Set(merged.map((d) => d.hour!))].filter((hour) => now >= dayStart(day) + (hour + 1) * HOUR_MS + SETTLE_MS).sort((a, b) => a - b);
+  for (const hour of closedHours) {
+    if (!mayFold()) return;
+    await mergeSlot(deps, dataset, family, day, { tier: 'hour', hour }, merged.filter((d) => d.hour === hour), existing, report);
+  }
+}
+
+export interface CompactionOptions {
+  datasets?: readonly IngestedDataset[];
+  families?: readonly Family[];
+  /**
+   * Wall-clock milliseconds after which a run starts no more hour or day folds (they wait for the
+   * next run); ingest deltas are always merged, so live reads stay a few files. No limit if absent.
+   */
+  foldBudgetMs?: number;
+}
+
+export async function compactArchive(deps: ArchiveDeps, options: CompactionOptions = {}): Promise<CompactionReport> {
+  const report: CompactionReport = { partitions: 0, filesWritten: 0, rowsWritten: 0, derivedRowsWritten: 0, deltasRetired: 0, objectsDeleted: 0, skippedLeased: 0, foldsDeferred: 0 };
   const owner = randomUUID();
+  const now = deps.clock.now();
+  const started = performance.now();
+  const mayFold = () => {
+    const within = options.foldBudgetMs === undefined || performance.now() - started < options.foldBudgetMs;
+    if (!within) report.foldsDeferred += 1;
+    return within;
+  };
+  // Days that closed lately may hold hour files and no deltas: they are folded into day files.
+  const foldDays = Array.from({ length: FOLD_LOOKBACK_DAYS }, (_, i) => dayOf(now - SETTLE_MS - (i + 1) * DAY_MS));
   for (const dataset of options.datasets ?? INGESTED_DATASETS) {
     for (const family of familiesOf(dataset).filter((f) => !options.families || options.families.includes(f))) {
       const deltas = await deps.manifest.deltaFiles(dataset, family, '0000-01-01', '9999-12-31');
-      if (deltas.length === 0) continue;
+      const byDay = new Map<string, ArchiveFile[]>();
+      for (const delta of deltas) byDay.set(delta.day, [...(byDay.get(delta.day) ?? []), delta]);
+      for (const day of foldDays) {
+        if (!byDay.has(day) && (await deps.manifest.compactedFilesOfDay(dataset, family, day)).some((f) => f.tier === 'hour')) byDay.set(day, []);
+      }
+      if (byDay.size === 0) continue;
       const lease = `compact#${dataset}#${family}`;
       if (!(await deps.manifest.acquireLease(lease, owner, deps.clock.now() + LEASE_MS, deps.clock.now()))) {
         report.skippedLeased += 1;
         continue;
       }
       try {
-        // (Map.groupBy is Node 21+.)
-        const byDay = new Map<string, ArchiveFile[]>();
-        for (const delta of deltas) byDay.set(delta.day, [...(byDay.get(delta.day) ?? []), delta]);
-        for (const [day, dayDeltas] of byDay) {
-          await compactDay(deps, dataset, family, day, dayDeltas, report);
+        for (const [day, dayDeltas] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
+          await compactDay(deps, dataset, family, day, dayDeltas, report, mayFold);
           report.partitions += 1;
         }
       } finally {

@@ -1,20 +1,26 @@
 /**
  * Which files a reader uses. Compaction writes a new file listing what it replaces before it
- * retires anything, so at every instant the newest compacted file of a symbol-day plus the deltas
- * it does not replace hold each row exactly once (rows repeated across deltas collapse on the
+ * retires anything, so at every instant the newest compacted file of each slot (a symbol-day, or a
+ * symbol-hour of the open day) plus the deltas nothing replaces hold each row exactly once: a day
+ * file replaces that day's hour files, an hour file the hour's delta compactions, a delta
+ * compaction the ingest deltas it merged (rows repeated across overlapping files collapse on the
  * dataset's unique key).
  */
 import type { ArchiveFile } from '../../ports/archive.ts';
 
+/** The slot a compacted file fills: its symbol and day, and its hour for the hour tier. */
+const slotOf = (file: ArchiveFile) => `${file.symbol ?? '*'}#${file.day}${file.tier === 'hour' ? `#${file.hour}` : ''}`;
+
 export function visibleFiles(compacted: readonly ArchiveFile[], deltas: readonly ArchiveFile[], symbol?: string): ArchiveFile[] {
   const newest = new Map<string, ArchiveFile>();
   for (const file of compacted) {
-    const slot = `${file.symbol ?? '*'}#${file.day}`;
+    const slot = slotOf(file);
     const current = newest.get(slot);
     if (!current || file.createdAt > current.createdAt || (file.createdAt === current.createdAt && file.fileId > current.fileId)) newest.set(slot, file);
   }
   const winners = [...newest.values()];
-  const replaced = new Set(winners.flatMap((f) => f.replaces));
+  const replaced = new Set([...winners, ...deltas].flatMap((f) => f.replaces));
+  const liveCompacted = winners.filter((f) => !replaced.has(f.fileId));
   const liveDeltas = deltas.filter((d) => !replaced.has(d.fileId) && (symbol === undefined || d.symbols.includes(symbol)));
-  return [...winners, ...liveDeltas].sort((a, b) => a.minTs - b.minTs || a.fileId.localeCompare(b.fileId));
+  return [...liveCompacted, ...liveDeltas].sort((a, b) => a.minTs - b.minTs || a.fileId.localeCompare(b.fileId));
 }

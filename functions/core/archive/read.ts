@@ -113,8 +113,8 @@ export async function minuteCandleSource(
   const winners = visibleFiles(candleFiles, []);
   const candles = winners.filter((f) => f.maxTs >= req.from - 60_000 && f.minTs <= req.to);
   const covered = new Set(winners.flatMap((f) => f.replaces));
-  const tail = tradeDeltas.filter((d) => !covered.has(d.fileId) && (req.symbol === undefined || d.symbols.includes(req.symbol))
-    && d.maxTs >= req.from && d.minTs <= req.to + 60_000);
+  // Trade deltas no candle file covers yet (ingest deltas merged into a delta compaction count once, through it).
+  const tail = visibleFiles([], tradeDeltas, req.symbol).filter((d) => !covered.has(d.fileId) && d.maxTs >= req.from && d.minTs <= req.to + 60_000);
   if (candles.length === 0 && tail.length === 0) return undefined;
 
   // Without a symbol: every symbol of the family (breadth reads the whole registry at once).

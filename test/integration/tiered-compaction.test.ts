@@ -1,0 +1,145 @@
+/**
+ * Tiered compaction over a simulated day (a clock the test moves): batches every five minutes,
+ * compaction after each. At every step each symbol reads every trade once and its 1-minute candles
+ * match its trades; rows are rewritten at most three times; hours fold into hour files once closed
+ * and the day into one file per symbol once it closes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingestBatch } from '../../functions/core/archive/ingest.ts';
+import { SETTLE_MS, compactArchive } from '../../functions/core/archive/compact.ts';
+import { readMinuteCandles, readWindow } from '../../functions/core/archive/read.ts';
+import type { ArchiveDeps } from '../../functions/ports/archive.ts';
+import { archiveDeps } from '../../functions/shared/archive-deps.ts';
+import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { jsonl, trade } from '../helpers/records.ts';
+import type { NormalizedRecord } from '../../schemas/datasets.ts';
+
+let env: ScratchEmulators;
+let deps: ArchiveDeps;
+let now = 0;
+beforeAll(async () => {
+  env = await startScratchEmulators();
+  deps = { ...archiveDeps(), clock: { now: () => now } };
+});
+afterAll(async () => { await env?.stop(); });
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const D0 = Date.UTC(2026, 9, 5);
+const SYMBOLS = ['BTC', 'ETH', 'SOL'];
+
+/** One batch: per symbol, a trade every 20 s over the five minutes before `end`. */
+function batch(end: number, firstId: number): NormalizedRecord[] {
+  const records: NormalizedRecord[] = [];
+  SYMBOLS.forEach((symbol, s) => {
+    for (let ts = end - 5 * MINUTE + 7_000 * (s + 1); ts < end; ts += 20_000) {
+      records.push(trade({ ts, trade_id: firstId + records.length, symbol, price: String(100 + ((ts / 1000) % 13)), size: '1' }));
+    }
+  });
+  return records;
+}
+
+/** Every trade of a symbol in the day, as the archive serves it. */
+async function served(symbol: string): Promise<number[]> {
+  const { rows } = await readWindow(deps, { dataset: 'trades', family: 'perpx', symbol, from: D0, to: D0 + DAY - 1, limit: 100_000 });
+  return rows.map((r) => Number(r.trade_id));
+}
+
+/** Minute candles computed here from the trades, to compare with the archive's. */
+function candlesOf(records: readonly NormalizedRecord[], symbol: string) {
+  const byMinute = new Map<number, { count: number; volume: number }>();
+  for (const r of records) {
+    if (r.symbol !== symbol || r.dataset !== 'trades') continue;
+    const minute = Math.floor(r.ts / MINUTE) * MINUTE;
+    const m = byMinute.get(minute) ?? { count: 0, volume: 0 };
+    byMinute.set(minute, { count: m.count + 1, volume: m.volume + Number(r.size) });
+  }
+  return [...byMinute].sort(([a], [b]) => a - b).map(([ts, m]) => ({ ts, trade_count: m.count, volume: m.volume }));
+}
+
+/**
+ * Compacts while a reader reads ETH throughout: between a new file and the retirement of what it
+ * replaces, every row must still be there exactly once.
+ */
+async function compactWhileReading(ingested: readonly NormalizedRecord[]) {
+  let compacting = true;
+  const reads: number[][] = [];
+  const reader = (async () => { while (compacting) reads.push(await served('ETH')); })();
+  const report = await compactArchive(deps, { datasets: ['trades'], families: ['perpx'] });
+  compacting = false;
+  await reader;
+  const eth = ingested.filter((r) => r.symbol === 'ETH').map((r) => (r as { trade_id: number }).trade_id);
+  for (const read of reads) expect(read).toEqual(eth);
+  return report;
+}
+
+describe('tiered compaction through a day', () => {
+  it('serves every row once at every step, rewrites each at most three times, and ends with one file per symbol-day', async () => {
+    const ingested: NormalizedRecord[] = [];
+    let rewritten = 0;
+    // Three and a half hours of batches, every five minutes, from 01:00.
+    for (let end = D0 + HOUR + 5 * MINUTE; end <= D0 + 4.5 * HOUR; end += 5 * MINUTE) {
+      const records = batch(end, ingested.length + 1);
+      now = end + 1_000;
+      await ingestBatch(deps, 'normalized', jsonl(records));
+      ingested.push(...records);
+      now = end + 30_000;
+      rewritten += (await compactWhileReading(ingested)).rowsWritten;
+      for (const symbol of SYMBOLS) {
+        expect(await served(symbol), `${symbol} at ${new Date(now).toISOString()}`).toEqual(ingested.filter((r) => r.symbol === symbol).map((r) => (r as { trade_id: number }).trade_id));
+      }
+    }
+    // Assess, the open day: closed hours are hour files, the open hour is in delta compactions.
+    const open = await deps.manifest.compactedFilesOfDay('trades', 'perpx', '2026-10-05');
+    expect(new Set(open.map((f) => f.tier))).toEqual(new Set(['hour']));
+    expect([...new Set(open.map((f) => f.hour))].sort()).toEqual([1, 2, 3]);
+    const candles = await readMinuteCandles(deps, { family: 'perpx', symbol: 'ETH', from: D0, to: D0 + DAY - 1 });
+    expect(candles.map((c) => ({ ts: c.ts, trade_count: c.trade_count, volume: c.volume }))).toEqual(candlesOf(ingested, 'ETH'));
+
+    // Act: the day closes, and a late batch arrives for it the day after.
+    now = D0 + DAY + SETTLE_MS + MINUTE;
+    rewritten += (await compactWhileReading(ingested)).rowsWritten;
+    const late = [trade({ ts: D0 + 2 * HOUR + 1, trade_id: 1_000_000, symbol: 'SOL', size: '1' })];
+    await ingestBatch(deps, 'normalized', jsonl(late));
+    ingested.push(...late);
+    now += MINUTE;
+    const lateRun = await compactArchive(deps, { datasets: ['trades'], families: ['perpx'] });
+
+    // Assess, the closed day: one file per symbol, no deltas, every row once, candles right.
+    const closed = await deps.manifest.compactedFilesOfDay('trades', 'perpx', '2026-10-05');
+    expect(closed.map((f) => [f.symbol, f.tier]).sort()).toEqual(SYMBOLS.map((s) => [s, undefined]).sort());
+    expect(await deps.manifest.deltaFiles('trades', 'perpx', '2026-10-05', '2026-10-05')).toEqual([]);
+    for (const symbol of SYMBOLS) expect((await served(symbol)).sort((a, b) => a - b)).toEqual(ingested.filter((r) => r.symbol === symbol).map((r) => (r as { trade_id: number }).trade_id).sort((a, b) => a - b));
+    const closedCandles = await readMinuteCandles(deps, { family: 'perpx', symbol: 'SOL', from: D0, to: D0 + DAY - 1 });
+    expect(closedCandles.map((c) => ({ ts: c.ts, trade_count: c.trade_count, volume: c.volume }))).toEqual(candlesOf(ingested, 'SOL'));
+    // Each ingested row was rewritten at most three times (into a delta compaction, an hour file, a day file).
+    expect(rewritten / (ingested.length - late.length)).toBeLessThanOrEqual(3);
+    // The late row rewrote only its own symbol's day.
+    expect(lateRun.rowsWritten).toBe(ingested.filter((r) => r.symbol === 'SOL').length);
+  }, 180_000);
+});
+
+describe('the fold budget', () => {
+  it('always merges ingest deltas, and leaves hour and day folds to a later run once the budget is spent', async () => {
+    // Prepare: an hour of batches on another day, then the clock past that hour.
+    const day = D0 + 10 * DAY;
+    const records = [...batch(day + 10 * MINUTE, 5_000_000), ...batch(day + 40 * MINUTE, 5_100_000)];
+    now = day + 41 * MINUTE;
+    await ingestBatch(deps, 'normalized', jsonl(records));
+    now = day + HOUR + SETTLE_MS + MINUTE;
+    // Act
+    const spent = await compactArchive(deps, { datasets: ['trades'], families: ['perpx'], foldBudgetMs: 0 });
+    const afterSpent = await deps.manifest.deltaFiles('trades', 'perpx', '2026-10-15', '2026-10-15');
+    const next = await compactArchive(deps, { datasets: ['trades'], families: ['perpx'], foldBudgetMs: 60_000 });
+    // Assess
+    expect(spent).toMatchObject({ foldsDeferred: 1 });
+    expect(afterSpent.map((d) => d.tier)).toEqual(['minute']);
+    expect(next.foldsDeferred).toBe(0);
+    expect((await deps.manifest.compactedFilesOfDay('trades', 'perpx', '2026-10-15')).map((f) => [f.symbol, f.tier, f.hour]).sort()).toEqual(SYMBOLS.map((s) => [s, 'hour', 0]).sort());
+    for (const symbol of SYMBOLS) {
+      const { rows } = await readWindow(deps, { dataset: 'trades', family: 'perpx', symbol, from: day, to: day + DAY - 1, limit: 10_000 });
+      expect(rows.map((r) => Number(r.trade_id))).toEqual(records.filter((r) => r.symbol === symbol).map((r) => (r as { trade_id: number }).trade_id));
+    }
+  });
+});
