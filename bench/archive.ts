@@ -11,7 +11,7 @@ import { readWindow } from '../functions/core/archive/read.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { createDemoMarket } from '../functions/local/demo/market.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
-import { ms, percentile, row, timeRuns } from './stats.ts';
+import { compareToFloor, figure } from './stats.ts';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -53,9 +53,11 @@ export async function benchCompactionDay(options: { hours: number }): Promise<vo
       if (report.foldsDeferred === 0) break;
     }
     console.log(`\nCompaction through a day (${options.hours} h of the demo market, ${ingested.toLocaleString()} records, a batch and a run every 5 minutes)`);
-    row('rows rewritten per row ingested (goal <= 3)', (rewritten / ingested).toFixed(2));
-    row('longest run, by hour of the day', longestPerHour.map((v) => `${(v / 1000).toFixed(1)}`).join(' ') + ' s');
-    row('runs that fold the closed day', closing.map((v) => `${(v / 1000).toFixed(1)}`).join(' ') + ' s');
+    figure({ name: 'compaction: rows rewritten per row ingested (goal <= 3)', value: rewritten / ingested, unit: 'rows' });
+    figure({ name: 'compaction: longest run in any hour of the day', value: Math.max(...longestPerHour) / 1000, unit: 's' },
+      `${longestPerHour.map((v) => `${(v / 1000).toFixed(1)}`).join(' ')} s (by hour)`);
+    figure({ name: 'compaction: longest run folding the closed day', value: Math.max(...closing) / 1000, unit: 's', samples: closing.length },
+      `${closing.map((v) => `${(v / 1000).toFixed(1)}`).join(' ')} s (runs a minute apart)`);
   } finally {
     await env.stop();
   }
@@ -90,9 +92,9 @@ export async function benchArchive(options: { hours: number }): Promise<void> {
     const rows = compacted.reduce((sum, f) => sum + f.rows, 0);
 
     console.log(`\nArchive (${options.hours} h of the demo market: ${records.toLocaleString()} records, ${trades.toLocaleString()} trades)`);
-    row('ingest throughput (records/s, parse+Parquet+S3+manifest)', `${Math.round(records / (ingestMs / 1000)).toLocaleString()}`);
-    row('compaction of everything ingested', ms(compactMs));
-    row('bytes per trade row on disk (ZSTD, compacted)', (bytes / rows).toFixed(1));
+    figure({ name: 'ingest throughput (records/s, parse+Parquet+S3+manifest)', value: Math.round(records / (ingestMs / 1000)), unit: 'records/s' });
+    figure({ name: 'compaction of everything ingested', value: compactMs, unit: 'ms' });
+    figure({ name: 'bytes per trade row on disk (ZSTD, compacted)', value: bytes / rows, unit: 'bytes' });
 
     // A 1000-row page from the middle of BTC's history, cache warm.
     const from = start + Math.floor(options.hours / 2) * HOUR;
@@ -106,12 +108,7 @@ export async function benchArchive(options: { hours: number }): Promise<void> {
     // The floor reads the same rows into JavaScript objects, as the reader hands them on.
     const floor = async () => (await connection.runAndReadAll(floorSql, { files: listValue(files), symbol: 'BTC', from: BigInt(from), to: BigInt(request.to) },
       { files: LIST(VARCHAR), symbol: VARCHAR, from: BIGINT, to: BIGINT })).getRowObjectsJS();
-    await floor();
-    const reader = await timeRuns(50, () => readWindow(deps, request));
-    const direct = await timeRuns(50, floor);
-    row(`reader, 1000-row range read (${first.rows.length} rows, ${first.filesRead} object)`, `p50 ${ms(percentile(reader, 50))}  p99 ${ms(percentile(reader, 99))}`);
-    row('DuckDB on the same files, rows to JS (floor)', `p50 ${ms(percentile(direct, 50))}  p99 ${ms(percentile(direct, 99))}`);
-    row('reader / floor (p50)', `${(percentile(reader, 50) / percentile(direct, 50)).toFixed(2)}x`);
+    await compareToFloor(`reader, 1000-row range read (${first.rows.length} rows, ${first.filesRead} files), rows to JS`, () => readWindow(deps, request), floor);
     connection.closeSync();
   } finally {
     await env.stop();

@@ -10,7 +10,7 @@ import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { breadthStore } from '../functions/shared/deps.ts';
 import { createDemoMarket } from '../functions/local/demo/market.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
-import { ms, percentile, row, timeRuns } from './stats.ts';
+import { figure, ms, percentile, timeRuns } from './stats.ts';
 
 export async function benchBreadth(): Promise<void> {
   const cutoff = Math.floor(Date.now() / 60_000) * 60_000;
@@ -30,8 +30,10 @@ export async function benchBreadth(): Promise<void> {
       await deps.breadth.latest('hip3');
     });
     console.log('\nBreadth');
-    row('compute one minute, 300 instruments (pure)', `p50 ${ms(percentile(pure, 50))}  p99 ${ms(percentile(pure, 99))}`);
-    row('minute close -> snapshots readable (job for core+hip3, then read)', `p50 ${ms(percentile(lag, 50))}  p99 ${ms(percentile(lag, 99))}`);
+    figure({ name: 'breadth: compute one minute, 300 instruments (pure), p50', value: percentile(pure, 50), unit: 'ms', samples: pure.length },
+      `p50 ${ms(percentile(pure, 50))}  p99 ${ms(percentile(pure, 99))}`);
+    figure({ name: 'breadth: minute close -> snapshots readable, p50', value: percentile(lag, 50), unit: 'ms', samples: lag.length },
+      `p50 ${ms(percentile(lag, 50))}  p99 ${ms(percentile(lag, 99))}`);
   } finally {
     await env.stop();
   }

@@ -19,7 +19,7 @@ import { eventIdOf } from '../functions/core/webhooks/envelope.ts';
 import { verifySignature } from '../functions/core/webhooks/signature.ts';
 import type { EndpointRecord, SubscriptionRecord } from '../functions/ports/webhooks.ts';
 import { startReceiver, type ReceivedRequest } from '../functions/local/receiver.ts';
-import { ms, percentile, row } from './stats.ts';
+import { FIGURES, figure, ms, percentile, row } from './stats.ts';
 
 const ENDPOINTS = 100;
 const KEY = 'bench-enterprise-key';
@@ -105,8 +105,10 @@ export async function benchDeliveries(options: { deliveries?: number } = {}): Pr
       row('MISSING after timeout (path event-id)', `${missing.length}: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''}`);
     }
     row('wall time, first queued -> last received', ms(lastReceived - firstQueued));
-    row('deliveries per second', (arrivals.size / ((lastReceived - firstQueued) / 1000)).toFixed(0));
-    row('occurrence -> receiver', `p50 ${ms(percentile(latencies, 50))}  p90 ${ms(percentile(latencies, 90))}  p99 ${ms(percentile(latencies, 99))}  max ${ms(Math.max(...latencies))}`);
+    figure({ name: 'deliveries per second (burst)', value: arrivals.size / ((lastReceived - firstQueued) / 1000), unit: '/s' });
+    figure({ name: 'delivery burst: occurrence -> receiver, p50', value: percentile(latencies, 50), unit: 'ms', samples: latencies.length },
+      `p50 ${ms(percentile(latencies, 50))}  p90 ${ms(percentile(latencies, 90))}  p99 ${ms(percentile(latencies, 99))}  max ${ms(Math.max(...latencies))}`);
+    FIGURES.push({ name: 'delivery burst: occurrence -> receiver, p99', value: percentile(latencies, 99), unit: 'ms', samples: latencies.length });
     row('producer: queueOccurrence calls per second', `${(total / (producerMs / 1000)).toFixed(0)}  (call p50 ${ms(percentile(callMs, 50))}, p99 ${ms(percentile(callMs, 99))})`);
     row('duplicates received', String(duplicates));
 

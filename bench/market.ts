@@ -41,7 +41,10 @@ export async function benchMarket(): Promise<void> {
 
     const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
     const connection = await instance.connect();
-    const tradeFiles = await deps.files.paths(await deps.manifest.compactedFiles('trades', 'perpx', 'BTC', '2000-01-01', '2999-12-31'));
+    // The floor reads the files the handler reads: the day files from the window's start on (a 1000-row page needs the first).
+    const pageStart = start + 10 * DAY;
+    const tradeDayFiles = (await deps.manifest.compactedFiles('trades', 'perpx', 'BTC', '2000-01-01', '2999-12-31')).filter((f) => f.maxTs >= pageStart).sort((a, b) => a.minTs - b.minTs);
+    const tradeFiles = await deps.files.paths(tradeDayFiles.slice(0, 1));
     const candleFiles = await deps.files.paths(await deps.manifest.compactedFiles('candles_1m', 'perpx', undefined, '2000-01-01', '2999-12-31'));
     const types = { files: LIST(VARCHAR), from: BIGINT, to: BIGINT };
 

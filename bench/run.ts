@@ -2,7 +2,10 @@
  * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --only archive,compaction,market,derivatives,breadth,deliveries,detection]`:
  * prints speed and memory figures. Benchmarks print; tests never assert on time.
  */
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
+import { FIGURES } from './stats.ts';
 import { benchArchive, benchCompactionDay } from './archive.ts';
 import { benchMarket } from './market.ts';
 import { benchDerivatives } from './derivatives.ts';
@@ -29,7 +32,9 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
 const chosen = values.only?.split(',') ?? Object.keys(BENCHES);
 const unknown = chosen.filter((name) => !BENCHES[name]);
 if (unknown.length) throw new Error(`Unknown bench ${unknown.join(', ')}; choose from ${Object.keys(BENCHES).join(', ')}`);
-console.log(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
+console.log(`Node ${process.version}, ${cpus().length} cores`);
 for (const name of chosen) await BENCHES[name]!();
 const memory = process.memoryUsage();
-console.log(`\nPeak-ish memory: rss ${(memory.rss / 2 ** 20).toFixed(0)} MB, heap ${(memory.heapUsed / 2 ** 20).toFixed(0)} MB`);
+FIGURES.push({ name: 'resident memory at the end of the run', value: memory.rss / 2 ** 20, unit: 'MB' });
+writeFileSync('bench-results.json', `${JSON.stringify({ node: process.version, cores: cpus().length, at: new Date().toISOString(), benches: chosen, figures: FIGURES }, null, 2)}\n`);
+console.log(`\nMemory at the end of the run: rss ${(memory.rss / 2 ** 20).toFixed(0)} MB, heap ${(memory.heapUsed / 2 ** 20).toFixed(0)} MB; figures in bench-results.json`);

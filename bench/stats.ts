@@ -21,6 +21,26 @@ export function row(label: string, value: string): void {
   console.log(`  ${label.padEnd(52)} ${value}`);
 }
 
+/** One measured figure, as `bench-results.json` lists it, so runs and machines can be compared. */
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  /** The same measurement of DuckDB alone on the same files, where there is one. */
+  floor?: number;
+  ratio?: number;
+  samples?: number;
+}
+
+/** Every figure of this run, in the order measured. */
+export const FIGURES: Figure[] = [];
+
+/** Records a figure and prints it (as `shown`, or as its value and unit). */
+export function figure(measured: Figure, shown?: string): void {
+  FIGURES.push(measured);
+  row(measured.name, shown ?? `${Number.isInteger(measured.value) ? measured.value.toLocaleString() : measured.value.toFixed(2)} ${measured.unit}`);
+}
+
 type HttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /** Calls a route group's handler in-process as API Gateway would (an authorized pro caller); throws on a non-200. */
@@ -37,15 +57,27 @@ export function routeInvoker(handler: HttpHandler, functionName: string) {
   };
 }
 
-/** Times a route against its floor (DuckDB alone on the same files), interleaved, and prints both and the ratio. */
-export async function compareToFloor(label: string, server: () => Promise<unknown>, floor: () => Promise<unknown>, runs = 40): Promise<void> {
+/**
+ * Times work against its floor (DuckDB alone on the same files): one cold call of each timed apart,
+ * then `runs` warm calls of each, interleaved so both see the same machine. Prints and records p50
+ * and p99 of both and their ratios.
+ */
+export async function compareToFloor(label: string, server: () => Promise<unknown>, floor: () => Promise<unknown>, runs = 200): Promise<void> {
+  const [coldServer] = await timeRuns(1, server);
+  const [coldFloor] = await timeRuns(1, floor);
   const serverMs: number[] = [];
   const floorMs: number[] = [];
   for (let i = 0; i < runs; i++) {
     serverMs.push(...await timeRuns(1, server));
     floorMs.push(...await timeRuns(1, floor));
   }
-  row(label, `p50 ${ms(percentile(serverMs, 50))}  p99 ${ms(percentile(serverMs, 99))}`);
-  row('  DuckDB, same query on the same files (floor)', `p50 ${ms(percentile(floorMs, 50))}  p99 ${ms(percentile(floorMs, 99))}`);
-  row('  handler / floor', `p50 ${(percentile(serverMs, 50) / percentile(floorMs, 50)).toFixed(2)}x  p99 ${(percentile(serverMs, 99) / percentile(floorMs, 99)).toFixed(2)}x`);
+  const [p50, p99, f50, f99] = [percentile(serverMs, 50), percentile(serverMs, 99), percentile(floorMs, 50), percentile(floorMs, 99)];
+  row(label, `p50 ${ms(p50)}  p99 ${ms(p99)}  (${runs} warm)  cold ${ms(coldServer!)}`);
+  row('  DuckDB, same query on the same files (floor)', `p50 ${ms(f50)}  p99 ${ms(f99)}  cold ${ms(coldFloor!)}`);
+  row('  handler / floor', `p50 ${(p50 / f50).toFixed(2)}x  p99 ${(p99 / f99).toFixed(2)}x`);
+  FIGURES.push(
+    { name: `${label}, p50`, value: p50, unit: 'ms', floor: f50, ratio: p50 / f50, samples: runs },
+    { name: `${label}, p99`, value: p99, unit: 'ms', floor: f99, ratio: p99 / f99, samples: runs },
+    { name: `${label}, cold`, value: coldServer!, unit: 'ms', floor: coldFloor!, ratio: coldServer! / coldFloor!, samples: 1 },
+  );
 }
