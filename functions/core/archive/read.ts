@@ -132,8 +132,11 @@ export async function minuteCandleSource(
                      QUALIFY row_number() OVER (PARTITION BY trade_id ORDER BY ts) = 1)`;
     parts.push(`SELECT * FROM (${candlesFromTradesSql(trades)}) WHERE ts BETWEEN $m_from AND $m_to`);
   }
-  // Without a tail every minute comes from one compacted file: nothing to merge.
-  if (parts.length === 1 && tail.length === 0) {
+  // Without a tail every minute comes from one file (day files and hour files hold disjoint
+  // minutes): nothing to merge. A day file beside hour files of the same day happens only on the
+  // day tiered compaction is deployed onto an archive compacted the old way: a minute can then be in both.
+  const mixedDay = candles.some((f) => f.tier === undefined && candles.some((g) => g.day === f.day && g.tier === 'hour'));
+  if (parts.length === 1 && tail.length === 0 && !mixedDay) {
     return { sql: `SELECT symbol, ts, open, high, low, close, volume, quote_volume, trade_count FROM (${parts[0]})`, params };
   }
   return {
