@@ -17,7 +17,7 @@
  * dataset and family keeps two compactions from producing rival versions.
  */
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATASETS, DERIVED_DATASETS, INGESTED_DATASETS, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset } from '../../../schemas/datasets.ts';
 import type { Family } from '../venues.ts';
@@ -80,6 +80,8 @@ function visibleBySymbol(files: readonly ArchiveFile[]): Map<string, ArchiveFile
 
 /** Uploads and manifest writes run this many at a time; DuckDB writes the next file meanwhile. */
 const IO_CONCURRENCY = 16;
+/** Bytes of files uploading at once, so a day of large files never crowds DuckDB out of the function's memory. */
+const MAX_BYTES_IN_FLIGHT = 256 * 2 ** 20;
 
 /** Runs `work` over `items`, at most `limit` at a time; resolves to the results in item order. */
 async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -137,11 +139,15 @@ async function writeParts(
 ): Promise<ArchiveFile[]> {
   const uploads: Promise<ArchiveFile>[] = [];
   let inFlight = 0;
+  let bytesInFlight = 0;
   for (const part of parts) {
     const path = await copyPart(deps, session, dataset, part.symbol);
-    while (inFlight >= IO_CONCURRENCY) await Promise.race(uploads);
+    const bytes = statSync(path).size;
+    // Uploads hold their file in memory: bounded in count and in bytes (one large file may go alone).
+    while (inFlight >= IO_CONCURRENCY || (inFlight > 0 && bytesInFlight + bytes > MAX_BYTES_IN_FLIGHT)) await Promise.race(uploads);
     inFlight += 1;
-    uploads.push(record(deps, path, part, describe(part), report).finally(() => { inFlight -= 1; }));
+    bytesInFlight += bytes;
+    uploads.push(record(deps, path, part, describe(part), report).finally(() => { inFlight -= 1; bytesInFlight -= bytes; }));
   }
   return Promise.all(uploads);
 }
