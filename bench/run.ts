@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --only archive,compaction,market,derivatives,breadth,deliveries,detection]`:
+ * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --only archive,compaction,market,derivatives,breadth,deliveries,detection]`:
  * prints speed and memory figures. Benchmarks print; tests never assert on time.
  */
 import { writeFileSync } from 'node:fs';
@@ -18,12 +18,13 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
 
 const { values } = parseArgs({
-  options: { hours: { type: 'string', default: '12' }, deliveries: { type: 'string', default: '2000' }, 'detection-batches': { type: 'string', default: '20' }, 'day-hours': { type: 'string', default: '24' }, only: { type: 'string' } },
+  options: { hours: { type: 'string', default: '12' }, deliveries: { type: 'string', default: '2000' }, 'detection-batches': { type: 'string', default: '20' }, 'day-hours': { type: 'string', default: '24' },
+    days: { type: 'string', default: '30' }, symbols: { type: 'string', default: '1' }, only: { type: 'string' } },
 });
 const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   archive: () => benchArchive({ hours: Number(values.hours) }),
   compaction: () => benchCompactionDay({ hours: Number(values['day-hours']) }),
-  market: benchMarket,
+  market: () => benchMarket({ days: Number(values.days), symbols: Number(values.symbols) }),
   derivatives: benchDerivatives,
   breadth: benchBreadth,
   deliveries: () => benchDeliveries({ deliveries: Number(values.deliveries) }),
