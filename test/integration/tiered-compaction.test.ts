@@ -143,3 +143,42 @@ describe('the fold budget', () => {
     }
   });
 });
+
+describe('a closing day with many markets', () => {
+  it('folds hour files into day files a step of symbols at a time, every row readable once throughout', async () => {
+    // Prepare: 40 markets trading in hours 1 and 2 of a day, folded into hour files while it was open.
+    const day = D0 + 20 * DAY;
+    const markets = Array.from({ length: 40 }, (_, i) => `K${i}`);
+    const records = markets.flatMap((symbol, m) => [0, 1].flatMap((h) => Array.from({ length: 3 }, (_, k) =>
+      trade({ ts: day + (h + 1) * HOUR + k * MINUTE + m, trade_id: 7_000_000 + m * 100 + h * 10 + k, symbol, size: '1' }))));
+    now = day + 3 * HOUR;
+    await ingestBatch(deps, 'normalized', jsonl(records));
+    now = day + 3 * HOUR + SETTLE_MS + MINUTE;
+    await compactArchive(deps, { datasets: ['trades'], families: ['perpx'] });
+    const open = await deps.manifest.compactedFilesOfDay('trades', 'perpx', '2026-10-25');
+    const idsOf = (symbol: string) => records.filter((r) => r.symbol === symbol).map((r) => (r as { trade_id: number }).trade_id);
+    const read = async (symbol: string) => (await readWindow(deps, { dataset: 'trades', family: 'perpx', symbol, from: day, to: day + DAY - 1, limit: 100 })).rows.map((r) => Number(r.trade_id));
+
+    // Act: the day closes; readers of the first and the last market run throughout the fold.
+    now = day + DAY + SETTLE_MS + MINUTE;
+    let folding = true;
+    const seen: [string, number[]][] = [];
+    const reader = (async () => { while (folding) for (const symbol of ['K0', 'K39']) seen.push([symbol, await read(symbol)]); })();
+    await compactArchive(deps, { datasets: ['trades'], families: ['perpx'] });
+    folding = false;
+    await reader;
+
+    // Assess
+    expect(open.every((f) => f.tier === 'hour')).toBe(true);
+    for (const [symbol, ids] of seen) expect(ids, symbol).toEqual(idsOf(symbol));
+    const closed = await deps.manifest.compactedFilesOfDay('trades', 'perpx', '2026-10-25');
+    expect(closed.filter((f) => f.tier === 'hour')).toEqual([]);
+    expect(closed.map((f) => f.symbol).sort()).toEqual([...markets].sort());
+    const candleFiles = await deps.manifest.compactedFilesOfDay('candles_1m', 'perpx', '2026-10-25');
+    expect(candleFiles.map((f) => f.tier)).toEqual([undefined]);
+    for (const symbol of ['K0', 'K17', 'K39']) {
+      const candles = await readMinuteCandles(deps, { family: 'perpx', symbol, from: day, to: day + DAY - 1 });
+      expect(candles.map((c) => c.trade_count), symbol).toEqual([1, 1, 1, 1, 1, 1]);
+    }
+  });
+});

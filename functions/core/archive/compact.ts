@@ -219,17 +219,18 @@ async function mergeIngestDeltas(deps: ArchiveDeps, dataset: IngestedDataset, fa
  */
 async function mergeSlot(
   deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, slot: Slot, deltas: ArchiveFile[], existing: readonly ArchiveFile[], report: CompactionReport,
-): Promise<void> {
+  options: { symbols?: readonly string[]; derive?: boolean } = {},
+): Promise<ArchiveFile[]> {
   const def = DATASETS[dataset];
   const range = slotRange(day, slot);
   const inSlot = (f: ArchiveFile) => f.minTs <= range[1] && f.maxTs >= range[0];
   const previous = visibleBySymbol(existing.filter((f) => slot.tier === 'day' || (f.tier === 'hour' && f.hour === slot.hour)));
   // A day fold also takes every symbol that still has hour files; a symbol with only its day file is left alone.
   const folding = slot.tier === 'day' ? [...previous].filter(([, files]) => files.some((f) => f.tier === 'hour')).map(([symbol]) => symbol) : [];
-  const symbols = def.perSymbol ? [...new Set([...deltas.flatMap((d) => d.symbols), ...folding])].sort() : ['*'];
+  const symbols = options.symbols ?? (def.perSymbol ? [...new Set([...deltas.flatMap((d) => d.symbols), ...folding])].sort() : ['*']);
   const replacedOf = (symbol: string) => (previous.get(symbol) ?? []).filter(inSlot);
   const inputs = [...deltas, ...symbols.flatMap(replacedOf)];
-  if (inputs.length === 0) return;
+  if (inputs.length === 0) return [];
   const paths = await deps.files.paths(inputs);
   const written: ArchiveFile[] = [];
   await deps.sql.session(async (session) => {
@@ -245,12 +246,17 @@ async function mergeSlot(
   // the deltas (until then, rows seen in both collapse), so a family-wide read never misses a symbol.
   const last = written.at(-1);
   if (last) await deps.manifest.putFile({ ...last, replaces: [...last.replaces, ...deltas.map((d) => d.fileId)] });
-  if (written.length > 0) {
-    for (const derived of DERIVED_DATASETS.filter((d) => DATASETS[d].compaction.derivedFrom === dataset)) {
-      await rebuildDerived(deps, derived, family, day, slot, written, deltas.map((d) => d.fileId), report);
-    }
-  }
+  if (written.length > 0 && options.derive !== false) await rebuildAllDerived(deps, dataset, family, day, slot, written, deltas, report);
   await retire(deps, [...deltas, ...symbols.flatMap(replacedOf)], report);
+  return written;
+}
+
+async function rebuildAllDerived(
+  deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, slot: Slot, written: ArchiveFile[], deltas: readonly ArchiveFile[], report: CompactionReport,
+): Promise<void> {
+  for (const derived of DERIVED_DATASETS.filter((d) => DATASETS[d].compaction.derivedFrom === dataset)) {
+    await rebuildDerived(deps, derived, family, day, slot, written, deltas.map((d) => d.fileId), report);
+  }
 }
 
 /** Removes files from the manifest (their rows are visible through what replaced them) and schedules their objects' deletion. */
@@ -302,8 +308,10 @@ async function compactDay(
 ): Promise<void> {
   const now = deps.clock.now();
   const existing = await deps.manifest.compactedFilesOfDay(dataset, family, day);
-  if (now >= dayStart(day) + DAY_MS + SETTLE_MS) {
-    if ((deltas.length > 0 || existing.some((f) => f.tier === 'hour')) && mayFold()) await mergeSlot(deps, dataset, family, day, { tier: 'day' }, deltas, existing, report);
+  const closed = now >= dayStart(day) + DAY_MS + SETTLE_MS;
+  // Late rows for a day folded long ago go straight into their symbols' day files.
+  if (closed && !existing.some((f) => f.tier === 'hour')) {
+    if (deltas.length > 0 && mayFold()) await mergeSlot(deps, dataset, family, day, { tier: 'day' }, deltas, existing, report);
     return;
   }
   const raw = deltas.filter((d) => d.tier === undefined);
@@ -313,6 +321,27 @@ async function compactDay(
     if (!mayFold()) return;
     await mergeSlot(deps, dataset, family, day, { tier: 'hour', hour }, merged.filter((d) => d.hour === hour), existing, report);
   }
+  if (closed) await foldDay(deps, dataset, family, day, report, mayFold);
+}
+
+/** Symbols folded into day files per step of a closing day's fold (the budget is checked between steps). */
+const DAY_FOLD_STEP_SYMBOLS = 16;
+
+/**
+ * Folds a closed day, now hour files only, into day files a few symbols at a time, so a busy
+ * day's close spreads over several runs; the derived dataset's day is rebuilt once per run, from
+ * the day files written and the previous derived rows of every other symbol.
+ */
+async function foldDay(deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, report: CompactionReport, mayFold: () => boolean): Promise<void> {
+  const existing = await deps.manifest.compactedFilesOfDay(dataset, family, day);
+  const pending = [...visibleBySymbol(existing)].filter(([, files]) => files.some((f) => f.tier === 'hour')).map(([symbol]) => symbol).sort();
+  const written: ArchiveFile[] = [];
+  for (let i = 0; i < pending.length; i += DAY_FOLD_STEP_SYMBOLS) {
+    if (!mayFold()) break;
+    const step = DATASETS[dataset].perSymbol ? pending.slice(i, i + DAY_FOLD_STEP_SYMBOLS) : ['*'];
+    written.push(...await mergeSlot(deps, dataset, family, day, { tier: 'day' }, [], existing, report, { symbols: step, derive: false }));
+  }
+  if (written.length > 0) await rebuildAllDerived(deps, dataset, family, day, { tier: 'day' }, written, [], report);
 }
 
 export interface CompactionOptions {
