@@ -294,8 +294,7 @@ async function rebuildDerived(
       replaces: [...sourceDeltaIds, ...previous.map((f) => f.fileId)],
     }), report);
   });
-  await inParallel(previous, IO_CONCURRENCY, (file) => deps.manifest.deleteFile(file));
-  await deps.manifest.scheduleDeletion(previous.map((f) => f.key), deps.clock.now() + DELETION_GRACE_MS);
+  await retire(deps, previous, report);
 }
 
 /**

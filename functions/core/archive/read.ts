@@ -93,6 +93,11 @@ export async function readWindow(deps: ArchiveDeps, req: WindowRequest & { direc
   return { rows: JSON.parse(`[${result.json}]`) as Row[], filesRead: result.filesRead };
 }
 
+/** The newest stored row of one symbol's dataset in [from, to], read newest file first. */
+export async function newestRow(deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'>): Promise<Row | undefined> {
+  return (await readWindow(deps, { ...req, limit: 1, direction: 'desc' })).rows[0];
+}
+
 /**
  * The 1-minute candles of one symbol in [from, to] as a SQL subquery: the compacted candle files,
  * plus candles computed on the fly from trade deltas no candle file covers yet (the last minute or

@@ -15,14 +15,17 @@ import type { AltxLiquidation, AltxLiquidationVolume, Liquidation, LiquidationVo
 
 const notional = 'CAST(price AS DOUBLE) * CAST(size AS DOUBLE)';
 
+/** Liquidated notional (price x size) in total and by the side liquidated, with counts: the columns of a volume bucket. */
+export const LIQUIDATION_SUMS = `sum(${notional}) AS total_usd,
+  coalesce(sum(${notional}) FILTER (WHERE side = 'A'), 0) AS long_usd, coalesce(sum(${notional}) FILTER (WHERE side = 'B'), 0) AS short_usd,
+  count(*) AS count, count(*) FILTER (WHERE side = 'A') AS long_count, count(*) FILTER (WHERE side = 'B') AS short_count`;
+
 /** Each liquidation dataset: how a row reads, and what a volume bucket sums. */
 const SHAPES = {
   liquidations: {
     rows: LIQUIDATION_PROJECTION,
     volume: LIQUIDATION_VOLUME_PROJECTION,
-    sums: `sum(${notional}) AS total_usd,
-           coalesce(sum(${notional}) FILTER (WHERE side = 'A'), 0) AS long_usd, coalesce(sum(${notional}) FILTER (WHERE side = 'B'), 0) AS short_usd,
-           count(*) AS count, count(*) FILTER (WHERE side = 'A') AS long_count, count(*) FILTER (WHERE side = 'B') AS short_count`,
+    sums: LIQUIDATION_SUMS,
   },
   altx_liquidations: { rows: ALTX_LIQUIDATION_PROJECTION, volume: ALTX_LIQUIDATION_VOLUME_PROJECTION, sums: 'sum(CAST(usd_amount AS DOUBLE)) AS total_usd, count(*) AS count' },
 } as const;

@@ -6,7 +6,7 @@
 import { AppError } from '../errors.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { Row } from '../../ports/sql.ts';
-import { readWindow } from '../archive/read.ts';
+import { newestRow, readWindow } from '../archive/read.ts';
 import { decodeCursor, encodeCursor, requestFingerprint } from './cursor.ts';
 import type { Family } from '../venues.ts';
 import { OutcomeSideDetails, SpotPairDetails } from '../../../schemas/datasets.ts';
@@ -122,9 +122,7 @@ export async function outcomesPage(deps: ArchiveDeps, req: OutcomesRequest, now:
 export async function outcome(deps: ArchiveDeps, id: number, now: number): Promise<Outcome> {
   const found = (await outcomes(deps, now)).find((o) => o.outcome_id === id);
   if (!found) throw new AppError('not_found', `No outcome ${id}.`, { param: 'outcome_id' });
-  const samples = await Promise.all(found.outcome_pair.map(async (symbol) =>
-    (await readWindow(deps, { dataset: 'open_interest', family: 'hip4', symbol, from: now - DAY, to: now, limit: 1, direction: 'desc' })).rows[0]));
-  const [side0, side1] = samples;
+  const [side0, side1] = await Promise.all(found.outcome_pair.map((symbol) => newestRow(deps, { dataset: 'open_interest', family: 'hip4', symbol, from: now - DAY, to: now })));
   if (!side0 || !side1) return found;
   const [oi0, oi1] = [Number(side0.open_interest), Number(side1.open_interest)];
   return {

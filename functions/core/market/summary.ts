@@ -7,7 +7,8 @@ import { AppError } from '../errors.ts';
 import { isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { Row } from '../../ports/sql.ts';
-import { minuteCandleSource, readWindow, windowSource } from '../archive/read.ts';
+import { minuteCandleSource, newestRow, windowSource } from '../archive/read.ts';
+import { LIQUIDATION_SUMS } from './liquidations.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import type { Dataset } from '../../../schemas/datasets.ts';
 import type { CoinFreshness, CoinSummary } from '../../../schemas/market.ts';
@@ -20,11 +21,8 @@ const has = (dataset: Dataset, family: Family) => coverageStart(dataset, family)
 const iso = (ts: number) => new Date(ts).toISOString();
 
 /** The newest stored row of a market's dataset in the lookback, as stored. */
-async function newest(deps: ArchiveDeps, dataset: Exclude<Dataset, 'candles_1m'>, family: Family, symbol: string, now: number): Promise<Row | undefined> {
-  if (!has(dataset, family)) return undefined;
-  const { rows } = await readWindow(deps, { dataset, family, symbol, from: now - LOOKBACK_MS, to: now, limit: 1, direction: 'desc' });
-  return rows[0];
-}
+const newest = async (deps: ArchiveDeps, dataset: Exclude<Dataset, 'candles_1m'>, family: Family, symbol: string, now: number): Promise<Row | undefined> =>
+  (has(dataset, family) ? newestRow(deps, { dataset, family, symbol, from: now - LOOKBACK_MS, to: now }) : undefined);
 
 async function volume24h(deps: ArchiveDeps, family: Family, symbol: string, now: number): Promise<string | undefined> {
   const source = has('candles_1m', family) ? await minuteCandleSource(deps, { family, symbol, from: now - DAY, to: now }) : undefined;
@@ -36,10 +34,9 @@ async function volume24h(deps: ArchiveDeps, family: Family, symbol: string, now:
 async function liquidations24h(deps: ArchiveDeps, family: Family, symbol: string, now: number): Promise<Row | undefined> {
   const source = has('liquidations', family) ? await windowSource(deps, { dataset: 'liquidations', family, symbol, from: now - DAY, to: now }) : undefined;
   if (!source) return has('liquidations', family) ? { total: 0, long: 0, short: 0 } : undefined;
-  const notional = 'CAST(price AS DOUBLE) * CAST(size AS DOUBLE)';
   const [row] = await deps.sql.query({
-    sql: `SELECT round(coalesce(sum(${notional}), 0), 4) AS total, round(coalesce(sum(${notional}) FILTER (WHERE side = 'A'), 0), 4) AS long,
-                 round(coalesce(sum(${notional}) FILTER (WHERE side = 'B'), 0), 4) AS short FROM (${source.sql})`,
+    sql: `SELECT round(coalesce(total_usd, 0), 4) AS total, round(long_usd, 4) AS long, round(short_usd, 4) AS short
+          FROM (SELECT ${LIQUIDATION_SUMS} FROM (${source.sql}))`,
     params: source.params,
   });
   return row;
