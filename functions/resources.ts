@@ -95,7 +95,7 @@ export interface FunctionDef {
 }
 
 export type FunctionName =
-  | 'authorizer' | 'system' | 'market' | 'derivatives' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
+  | 'authorizer' | 'system' | 'market' | 'derivatives' | 'orderbook' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
   | 'detect' | 'notify';
 
 /** A route group answering from the archive with DuckDB, debiting credits as it answers. */
@@ -131,6 +131,11 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   derivatives: {
     entry: 'functions/http/derivatives.ts',
     description: 'Open interest and funding over the archive: history, bucketed samples and the current value',
+    ...ARCHIVE_READER,
+  },
+  orderbook: {
+    entry: 'functions/http/orderbook.ts',
+    description: 'Order books over the archive: native snapshots, order-level (L4) books rebuilt from checkpoints and diffs, full-depth L2',
     ...ARCHIVE_READER,
   },
   'breadth-api': {

@@ -22,6 +22,10 @@ import {
   AltxLiquidationSchema, AltxLiquidationVolumeSchema, BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CoinFreshnessSchema, CoinSummarySchema, FundingSchema, PriceSnapshotSchema, LiquidationSchema, LiquidationVolumeQuery, LiquidationVolumeSchema, LiquidationsQuery, UserLiquidationsQuery, userPath, OpenInterestSchema, SeriesQuery, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, SpotPairSchema, outcomePath, RecentTradesQuery, TradeSchema, TradesQuery,
   TriggerOrderSchema, TriggerOrdersQuery, symbolPath,
 } from '../schemas/market.ts';
+import {
+  BookHistoryQuery, BookQuery, FullDepthBookSchema, FullDepthHistoryQuery, FullDepthQuery, L2DiffSchema, L2DiffsQuery, L4DiffSchema, L4DiffsQuery,
+  L4HistoryQuery, L4Query, L4SnapshotSchema, OrderBookSchema,
+} from '../schemas/orderbook.ts';
 
 /** `ANY` only on the catch-all, as in API Gateway. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'ANY';
@@ -294,6 +298,47 @@ export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
   },
 });
 
+/** Full-depth L2 is derived from the order-level book, on core and hip3 only. */
+const FULL_DEPTH_FAMILIES: readonly Family[] = ['perpx', 'hip3'];
+const book = (suffix: string, families: readonly Family[]) => ({ suffix, families, tags: ['Order books'], billed: true, pathParams: symbolPath });
+
+/** Order books: native snapshots, order-level (L4) books and diffs, and full-depth L2 derived from them. */
+export const ORDERBOOK_OPERATIONS = operationGroup('orderbook', {
+  orderbook: {
+    ...book('/orderbook/{symbol}', familiesOf('l2_snapshots')), legacy: [{ path: '/v1/orderbook/{symbol}', operationId: 'getLegacyOrderbook' }],
+    summary: 'The native book snapshot at or before an instant (default now)', query: BookQuery,
+    response: page(OrderBookSchema, 'The book, levels best first; mid, spread and spread_bps when both sides have one'),
+  },
+  orderbookHistory: {
+    ...book('/orderbook/{symbol}/history', familiesOf('l2_snapshots')), legacy: [{ path: '/v1/orderbook/{symbol}/history', operationId: 'getLegacyOrderbookHistory' }],
+    summary: 'Native book snapshots in a window, oldest first', query: BookHistoryQuery, response: page(v.array(OrderBookSchema), 'A page of snapshots'),
+  },
+  l2Orderbook: {
+    ...book('/orderbook/{symbol}/l2', FULL_DEPTH_FAMILIES), summary: 'Full-depth L2 at an instant: the order-level book aggregated by price',
+    query: FullDepthQuery, response: page(FullDepthBookSchema, 'Every level (or depth per side); counts and totals before truncation'),
+  },
+  l2OrderbookHistory: {
+    ...book('/orderbook/{symbol}/l2/history', FULL_DEPTH_FAMILIES), summary: 'Full-depth L2 at each checkpoint in a window, oldest first',
+    query: FullDepthHistoryQuery, response: page(v.array(FullDepthBookSchema), 'A page of full-depth books'),
+  },
+  l2OrderbookDiffs: {
+    ...book('/orderbook/{symbol}/l2/diffs', FULL_DEPTH_FAMILIES), summary: 'Full-depth L2 changes: each level a block changed, with its size and order count after it',
+    query: L2DiffsQuery, response: page(v.array(L2DiffSchema), 'A page of level changes, in block order; a page never splits a block'),
+  },
+  l4Orderbook: {
+    ...book('/orderbook/{symbol}/l4', familiesOf('l4_diffs')), summary: 'The order-level book at an instant: every resting order in queue priority',
+    query: L4Query, response: page(L4SnapshotSchema, 'The book, rebuilt from the newest checkpoint and the diffs after it'),
+  },
+  l4OrderbookDiffs: {
+    ...book('/orderbook/{symbol}/l4/diffs', familiesOf('l4_diffs')), summary: 'Order-level diffs (new, update, remove) in block and sequence order',
+    query: L4DiffsQuery, response: page(v.array(L4DiffSchema), 'A page of diffs'),
+  },
+  l4OrderbookHistory: {
+    ...book('/orderbook/{symbol}/l4/history', familiesOf('l4_diffs')), summary: 'Order-level checkpoints in a window, oldest first',
+    query: L4HistoryQuery, response: page(v.array(L4SnapshotSchema), 'A page of checkpoints'),
+  },
+});
+
 /** Breadth above session VWAP, core and hip3 only (no spot, no hip4 breadth). */
 export const BREADTH_OPERATIONS = operationGroup('breadth-api', {
   breadthCurrent: {
@@ -375,7 +420,7 @@ export const PREVIEW_OPERATIONS = operationGroup('webhook-preview', {
   },
 });
 
-export const OPERATION_GROUPS: readonly OperationGroup[] = [SYSTEM_OPERATIONS, MARKET_OPERATIONS, DERIVATIVES_OPERATIONS, BREADTH_OPERATIONS, WEBHOOK_OPERATIONS, PREVIEW_OPERATIONS];
+export const OPERATION_GROUPS: readonly OperationGroup[] = [SYSTEM_OPERATIONS, MARKET_OPERATIONS, DERIVATIVES_OPERATIONS, ORDERBOOK_OPERATIONS, BREADTH_OPERATIONS, WEBHOOK_OPERATIONS, PREVIEW_OPERATIONS];
 
 export const ROUTES: readonly RouteDef[] = OPERATION_GROUPS.flatMap(routesOf);
 
@@ -403,6 +448,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'Market state': 'Price history, the latest summary of a market, and how fresh each of its datasets is.',
   Liquidations: 'Liquidation fills and liquidated notional per bucket; side A = a long liquidated, B = a short.',
   Legacy: 'Deprecated un-prefixed routes that answer like the core family.',
+  'Order books': 'Native snapshots, order-level (L4) books and diffs, and full-depth L2 derived from them.',
   Breadth: 'Share of instruments above session VWAP, computed every minute.',
   Webhooks: 'Signed webhook notifications: catalogue, allowances and endpoints.',
 };

@@ -26,7 +26,7 @@ export interface McpTool {
 const READ_ONLY_POSTS = new Set(['estimateWebhookSubscription', 'dryRunWebhookSubscription']);
 
 function scopeOf(route: RouteDef): McpScope | undefined {
-  if (route.group === 'market' || route.group === 'derivatives' || route.group === 'breadth-api') return 'mcp:market.read';
+  if (route.group === 'market' || route.group === 'derivatives' || route.group === 'orderbook' || route.group === 'breadth-api') return 'mcp:market.read';
   if (route.group !== 'webhooks' && route.group !== 'webhook-preview') return undefined;
   return route.method === 'GET' || READ_ONLY_POSTS.has(route.operationId) ? 'mcp:webhooks.read' : 'mcp:webhooks.write';
 }

@@ -91,6 +91,46 @@ export const L2SnapshotRecord = keyed({
   asks: v.pipe(v.array(level), v.maxLength(20, 'at most 20 levels per side')),
 });
 
+/**
+ * One change to the order-level (L4) book, as the venue's node reports it: an order `new` in the
+ * book (queued at the back of its price level, or just before `insert_before` there), its size
+ * `update`d in place (a partial fill or a size-down modify keeps queue priority), or `remove`d
+ * (filled, canceled, or re-placed). (block_number, seq) orders the diffs of a family.
+ */
+export const L4DiffRecord = v.pipe(
+  keyed({
+    dataset: v.literal('l4_diffs'),
+    block_number: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    seq: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    oid: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    user_address: address,
+    side,
+    price: decimal,
+    diff_type: v.picklist(['new', 'update', 'remove'], 'must be new, update or remove'),
+    /** The order's size after the diff: required on new and update, null on remove. */
+    new_size: v.optional(v.nullable(decimal)),
+    insert_before: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
+  }),
+  v.check((r) => (r.diff_type === 'remove') === (r.new_size === undefined || r.new_size === null), 'new_size is required on new and update, and null on remove'),
+  v.check((r) => r.diff_type === 'new' || r.insert_before === undefined || r.insert_before === null, 'insert_before applies to new orders only'),
+);
+
+/** A resting order in a checkpoint: [oid, user, price, size, queued-at epoch ms or null when unknown]. */
+const restingOrder = v.tuple([v.pipe(v.number(), v.integer(), v.minValue(0)), address, decimal, decimal, v.nullable(epochMs)]);
+
+/**
+ * The whole order-level book of one market at `ts`, each side best price first and in queue order
+ * within a price: it includes every diff of the family at or before (block_number, seq) and none
+ * after. A book at any instant is the newest checkpoint at or before it plus the diffs after it.
+ */
+export const L4CheckpointRecord = keyed({
+  dataset: v.literal('l4_checkpoints'),
+  block_number: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  seq: v.pipe(v.number(), v.integer(), v.minValue(-1)),
+  bids: v.pipe(v.array(restingOrder), v.maxLength(200_000)),
+  asks: v.pipe(v.array(restingOrder), v.maxLength(200_000)),
+});
+
 export const FundingRecord = keyed({
   dataset: v.literal('funding'),
   funding_rate: decimal,
@@ -260,6 +300,8 @@ export type TwapRecord = v.InferOutput<typeof TwapRecord>;
 export type SpotPairDetails = v.InferOutput<typeof SpotPairDetails>;
 export type OutcomeSideDetails = v.InferOutput<typeof OutcomeSideDetails>;
 export type OpenInterestRecord = v.InferOutput<typeof OpenInterestRecord>;
+export type L4DiffRecord = v.InferOutput<typeof L4DiffRecord>;
+export type L4CheckpointRecord = v.InferOutput<typeof L4CheckpointRecord>;
 
 export interface Column { name: string; type: 'VARCHAR' | 'BIGINT' | 'BOOLEAN' | 'DOUBLE' | 'INTEGER' }
 
@@ -294,6 +336,10 @@ export interface DatasetDef {
   example?: Record<string, unknown>;
 }
 
+/** Order-level books and their diffs (SPEC: core and hip3 from 2026-03-10, hip4 from 2026-05-02; spot's from the real service). */
+const L4_COVERAGE = {
+  perpx: at('2026-03-10T00:00:00Z'), hip3: at('2026-03-10T00:00:00Z'), hip4: at('2026-05-02T07:47:00Z'), spot: at('2026-05-05T22:57:00Z'),
+} as const;
 const TS = at('2026-06-01T12:00:00Z');
 const ALICE = '0x00000000000000000000000000000000000a11ce';
 
@@ -343,6 +389,32 @@ export const DATASETS = {
     },
     json: ['bids', 'asks'],
     example: { dataset: 'l2_snapshots', family: 'perpx', symbol: 'BTC', ts: TS, bids: [['64999', '1.5', 3]], asks: [['65001', '2', 4]] },
+  },
+  l4_diffs: {
+    record: L4DiffRecord,
+    columns: [...KEY, c('block_number', 'BIGINT'), c('seq', 'BIGINT'), c('oid', 'BIGINT'), c('user_address', 'VARCHAR'), c('side', 'VARCHAR'),
+      c('price', 'VARCHAR'), c('diff_type', 'VARCHAR'), c('new_size', 'VARCHAR'), c('insert_before', 'BIGINT')],
+    uniqueBy: ['block_number', 'seq'],
+    perSymbol: true,
+    compaction: 'merge',
+    coverage: L4_COVERAGE,
+    example: {
+      dataset: 'l4_diffs', family: 'perpx', symbol: 'BTC', ts: TS, block_number: 1, seq: 0, oid: 7, user_address: ALICE, side: 'B',
+      price: '64999', diff_type: 'new', new_size: '0.5',
+    },
+  },
+  l4_checkpoints: {
+    record: L4CheckpointRecord,
+    columns: [...KEY, c('block_number', 'BIGINT'), c('seq', 'BIGINT'), c('bids', 'VARCHAR'), c('asks', 'VARCHAR')],
+    uniqueBy: ['symbol', 'ts'],
+    perSymbol: true,
+    compaction: 'merge',
+    coverage: L4_COVERAGE,
+    json: ['bids', 'asks'],
+    example: {
+      dataset: 'l4_checkpoints', family: 'perpx', symbol: 'BTC', ts: TS, block_number: 1, seq: 0,
+      bids: [[7, ALICE, '64999', '0.5', TS]], asks: [[8, ALICE, '65001', '0.25', null]],
+    },
   },
   funding: {
     record: FundingRecord,

@@ -173,7 +173,7 @@ describe('every documented route answers what the OpenAPI document publishes', (
     const validate = publishedValidator(route);
     expect(validate(res.body) ? [] : validate.errors, JSON.stringify(res.body).slice(0, 400)).toEqual([]);
     // An empty page would pass without a row being checked: market and breadth samples have rows.
-    if (route.group === 'market' || route.group === 'derivatives' || route.group === 'breadth-api') expect([res.body.data].flat().length, 'rows to check').toBeGreaterThan(0);
+    if (route.group === 'market' || route.group === 'derivatives' || route.group === 'orderbook' || route.group === 'breadth-api') expect([res.body.data].flat().length, 'rows to check').toBeGreaterThan(0);
     if (route.operation === 'createWebhookEndpoint') ids.endpoint = res.body.data.id;
     if (route.operation === 'createWebhookSubscription') ids.subscription = res.body.data.id;
     if (route.operation === 'testWebhookEndpoint') ids.delivery = res.body.data.delivery_id;

@@ -774,6 +774,327 @@ export interface FreshnessData {
   };
 }
 
+export type OrderbookPath = TradesPath;
+
+export interface OrderbookQuery {
+  /** The instant, epoch ms (default now) */
+  timestamp?: number;
+  /** Levels per side, best first (at most 20 on perpx, spot, hip3 and hip4; default all the snapshot has) */
+  depth?: number;
+}
+
+export interface OrderbookData {
+  symbol: string;
+  /**
+   * deprecated alias of symbol
+   */
+  coin: string;
+  /**
+   * RFC 3339 UTC
+   */
+  timestamp: string;
+  /**
+   * best first
+   */
+  bids: {
+    /**
+     * decimal string
+     */
+    px: string;
+    /**
+     * decimal string
+     */
+    sz: string;
+    /**
+     * orders at this price
+     */
+    n: number;
+  }[];
+  /**
+   * best first
+   */
+  asks: {
+    /**
+     * decimal string
+     */
+    px: string;
+    /**
+     * decimal string
+     */
+    sz: string;
+    /**
+     * orders at this price
+     */
+    n: number;
+  }[];
+  /**
+   * decimal string
+   */
+  mid_price?: string;
+  /**
+   * decimal string
+   */
+  spread?: string;
+  /**
+   * basis points, 2 decimals
+   */
+  spread_bps?: string;
+}
+
+export type OrderbookHistoryPath = TradesPath;
+
+export interface OrderbookHistoryQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before now) */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** Books per page */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+  /** Levels per side, best first (at most 20 on perpx, spot, hip3 and hip4; default all the snapshot has) */
+  depth?: number;
+}
+
+export type OrderbookHistoryRow = OrderbookData;
+
+export type OrderbookHistoryData = OrderbookData[];
+
+export type L2OrderbookPath = TradesPath;
+
+export interface L2OrderbookQuery {
+  /** The instant, epoch ms (default now) */
+  timestamp?: number;
+  /** Levels per side, best first (default every level) */
+  depth?: number;
+}
+
+export interface L2OrderbookData {
+  symbol: string;
+  /**
+   * deprecated alias of symbol
+   */
+  coin: string;
+  /**
+   * RFC 3339 UTC
+   */
+  timestamp: string;
+  /**
+   * best first
+   */
+  bids: {
+    /**
+     * decimal string
+     */
+    px: string;
+    /**
+     * decimal string
+     */
+    sz: string;
+    /**
+     * orders at this price
+     */
+    n: number;
+  }[];
+  /**
+   * best first
+   */
+  asks: {
+    /**
+     * decimal string
+     */
+    px: string;
+    /**
+     * decimal string
+     */
+    sz: string;
+    /**
+     * orders at this price
+     */
+    n: number;
+  }[];
+  /**
+   * decimal string
+   */
+  mid_price?: string;
+  /**
+   * decimal string
+   */
+  spread?: string;
+  /**
+   * basis points, 2 decimals
+   */
+  spread_bps?: string;
+  bid_levels: number;
+  ask_levels: number;
+  total_bid_size: number;
+  total_ask_size: number;
+}
+
+export type L2OrderbookHistoryPath = TradesPath;
+
+export interface L2OrderbookHistoryQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before now) */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** Books per page */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+  /** Levels per side, best first (default every level) */
+  depth?: number;
+}
+
+export type L2OrderbookHistoryRow = L2OrderbookData;
+
+export type L2OrderbookHistoryData = L2OrderbookData[];
+
+export type L2OrderbookDiffsPath = TradesPath;
+
+export interface L2OrderbookDiffsQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before now) */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** Books per page */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+}
+
+export interface L2OrderbookDiffsRow {
+  /**
+   * RFC 3339 UTC
+   */
+  timestamp: string;
+  block_number: number;
+  side: "B" | "A";
+  price: number;
+  /**
+   * the level's size after the block; 0 = the level is gone
+   */
+  size: number;
+  /**
+   * orders at the level after the block
+   */
+  count: number;
+}
+
+export type L2OrderbookDiffsData = L2OrderbookDiffsRow[];
+
+export type L4OrderbookPath = TradesPath;
+
+export interface L4OrderbookQuery {
+  /** The instant, epoch ms (default now) */
+  timestamp?: number;
+  /** Resting orders per side, in priority (default every order) */
+  depth?: number;
+}
+
+export interface L4OrderbookData {
+  coin: string;
+  /**
+   * RFC 3339 UTC
+   */
+  timestamp: string;
+  /**
+   * RFC 3339 UTC
+   */
+  checkpoint_timestamp: string;
+  diffs_applied: number;
+  last_block_number: number;
+  /**
+   * best price first, in queue order
+   */
+  bids: {
+    oid: number;
+    user_address: string;
+    side: "B" | "A";
+    price: number;
+    size: number;
+    /**
+     * when the order took its place in the queue; null = unknown
+     */
+    timestamp: string | null;
+    timestamp_ms: number | null;
+  }[];
+  asks: {
+    oid: number;
+    user_address: string;
+    side: "B" | "A";
+    price: number;
+    size: number;
+    /**
+     * when the order took its place in the queue; null = unknown
+     */
+    timestamp: string | null;
+    timestamp_ms: number | null;
+  }[];
+  bid_count: number;
+  ask_count: number;
+  total_bid_size: number;
+  total_ask_size: number;
+  /**
+   * present only when the best bid is at or above the best ask
+   */
+  is_crossed?: true;
+}
+
+export type L4OrderbookDiffsPath = TradesPath;
+
+export interface L4OrderbookDiffsQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before now) */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** Diffs per page */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+}
+
+export interface L4OrderbookDiffsRow {
+  /**
+   * RFC 3339 UTC
+   */
+  timestamp: string;
+  block_number: number;
+  seq: number;
+  oid: number;
+  user_address: string;
+  coin: string;
+  side: "B" | "A";
+  price: number;
+  diff_type: "new" | "update" | "remove";
+  new_size: number | null;
+  /**
+   * a new order queued just before this oid; null = at the back
+   */
+  insert_before: number | null;
+}
+
+export type L4OrderbookDiffsData = L4OrderbookDiffsRow[];
+
+export type L4OrderbookHistoryPath = TradesPath;
+
+export interface L4OrderbookHistoryQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before now) */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** Books per page */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+  /** Resting orders per side, in priority (default every order) */
+  depth?: number;
+}
+
+export type L4OrderbookHistoryRow = L4OrderbookData;
+
+export type L4OrderbookHistoryData = L4OrderbookData[];
+
 export interface BreadthCurrentData {
   session_date: string;
   /**
@@ -1276,6 +1597,38 @@ export const ROUTES = {
   getHip4Freshness: { method: 'GET', path: '/v1/perpx/hip4/freshness/{symbol}', paged: false },
   getAltxFreshness: { method: 'GET', path: '/v1/altx/freshness/{symbol}', paged: false },
   getAltxRhFreshness: { method: 'GET', path: '/v1/altx-rh/freshness/{symbol}', paged: false },
+  getPerpxOrderbook: { method: 'GET', path: '/v1/perpx/orderbook/{symbol}', paged: false },
+  getSpotOrderbook: { method: 'GET', path: '/v1/perpx/spot/orderbook/{symbol}', paged: false },
+  getHip3Orderbook: { method: 'GET', path: '/v1/perpx/hip3/orderbook/{symbol}', paged: false },
+  getHip4Orderbook: { method: 'GET', path: '/v1/perpx/hip4/orderbook/{symbol}', paged: false },
+  getAltxOrderbook: { method: 'GET', path: '/v1/altx/orderbook/{symbol}', paged: false },
+  getAltxRhOrderbook: { method: 'GET', path: '/v1/altx-rh/orderbook/{symbol}', paged: false },
+  getLegacyOrderbook: { method: 'GET', path: '/v1/orderbook/{symbol}', paged: false },
+  getPerpxOrderbookHistory: { method: 'GET', path: '/v1/perpx/orderbook/{symbol}/history', paged: true },
+  getSpotOrderbookHistory: { method: 'GET', path: '/v1/perpx/spot/orderbook/{symbol}/history', paged: true },
+  getHip3OrderbookHistory: { method: 'GET', path: '/v1/perpx/hip3/orderbook/{symbol}/history', paged: true },
+  getHip4OrderbookHistory: { method: 'GET', path: '/v1/perpx/hip4/orderbook/{symbol}/history', paged: true },
+  getAltxOrderbookHistory: { method: 'GET', path: '/v1/altx/orderbook/{symbol}/history', paged: true },
+  getAltxRhOrderbookHistory: { method: 'GET', path: '/v1/altx-rh/orderbook/{symbol}/history', paged: true },
+  getLegacyOrderbookHistory: { method: 'GET', path: '/v1/orderbook/{symbol}/history', paged: true },
+  getPerpxL2Orderbook: { method: 'GET', path: '/v1/perpx/orderbook/{symbol}/l2', paged: false },
+  getHip3L2Orderbook: { method: 'GET', path: '/v1/perpx/hip3/orderbook/{symbol}/l2', paged: false },
+  getPerpxL2OrderbookHistory: { method: 'GET', path: '/v1/perpx/orderbook/{symbol}/l2/history', paged: true },
+  getHip3L2OrderbookHistory: { method: 'GET', path: '/v1/perpx/hip3/orderbook/{symbol}/l2/history', paged: true },
+  getPerpxL2OrderbookDiffs: { method: 'GET', path: '/v1/perpx/orderbook/{symbol}/l2/diffs', paged: true },
+  getHip3L2OrderbookDiffs: { method: 'GET', path: '/v1/perpx/hip3/orderbook/{symbol}/l2/diffs', paged: true },
+  getPerpxL4Orderbook: { method: 'GET', path: '/v1/perpx/orderbook/{symbol}/l4', paged: false },
+  getSpotL4Orderbook: { method: 'GET', path: '/v1/perpx/spot/orderbook/{symbol}/l4', paged: false },
+  getHip3L4Orderbook: { method: 'GET', path: '/v1/perpx/hip3/orderbook/{symbol}/l4', paged: false },
+  getHip4L4Orderbook: { method: 'GET', path: '/v1/perpx/hip4/orderbook/{symbol}/l4', paged: false },
+  getPerpxL4OrderbookDiffs: { method: 'GET', path: '/v1/perpx/orderbook/{symbol}/l4/diffs', paged: true },
+  getSpotL4OrderbookDiffs: { method: 'GET', path: '/v1/perpx/spot/orderbook/{symbol}/l4/diffs', paged: true },
+  getHip3L4OrderbookDiffs: { method: 'GET', path: '/v1/perpx/hip3/orderbook/{symbol}/l4/diffs', paged: true },
+  getHip4L4OrderbookDiffs: { method: 'GET', path: '/v1/perpx/hip4/orderbook/{symbol}/l4/diffs', paged: true },
+  getPerpxL4OrderbookHistory: { method: 'GET', path: '/v1/perpx/orderbook/{symbol}/l4/history', paged: true },
+  getSpotL4OrderbookHistory: { method: 'GET', path: '/v1/perpx/spot/orderbook/{symbol}/l4/history', paged: true },
+  getHip3L4OrderbookHistory: { method: 'GET', path: '/v1/perpx/hip3/orderbook/{symbol}/l4/history', paged: true },
+  getHip4L4OrderbookHistory: { method: 'GET', path: '/v1/perpx/hip4/orderbook/{symbol}/l4/history', paged: true },
   getPerpxBreadthCurrent: { method: 'GET', path: '/v1/perpx/breadth/above-vwap/current', paged: false },
   getHip3BreadthCurrent: { method: 'GET', path: '/v1/perpx/hip3/breadth/above-vwap/current', paged: false },
   getPerpxBreadthHistory: { method: 'GET', path: '/v1/perpx/breadth/above-vwap', paged: true },
@@ -1305,7 +1658,7 @@ export const ROUTES = {
   dryRunWebhookSubscription: { method: 'POST', path: '/v1/webhooks/subscriptions/dry-run', paged: false },
 } as const;
 
-export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory';
+export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory';
 
 /** One method per route. Path parameters, query parameters and `body` go in one object. */
 export interface Methods {
@@ -1762,6 +2115,168 @@ export interface Methods {
    * `GET /v1/altx-rh/freshness/{symbol}`
    */
   getAltxRhFreshness(input: FreshnessPath): Promise<Page<FreshnessData>>;
+  /**
+   * The native book snapshot at or before an instant (default now) (perpx).
+   * `GET /v1/perpx/orderbook/{symbol}`
+   */
+  getPerpxOrderbook(input: OrderbookPath & OrderbookQuery): Promise<Page<OrderbookData>>;
+  /**
+   * The native book snapshot at or before an instant (default now) (spot).
+   * `GET /v1/perpx/spot/orderbook/{symbol}`
+   */
+  getSpotOrderbook(input: OrderbookPath & OrderbookQuery): Promise<Page<OrderbookData>>;
+  /**
+   * The native book snapshot at or before an instant (default now) (hip3).
+   * `GET /v1/perpx/hip3/orderbook/{symbol}`
+   */
+  getHip3Orderbook(input: OrderbookPath & OrderbookQuery): Promise<Page<OrderbookData>>;
+  /**
+   * The native book snapshot at or before an instant (default now) (hip4).
+   * `GET /v1/perpx/hip4/orderbook/{symbol}`
+   */
+  getHip4Orderbook(input: OrderbookPath & OrderbookQuery): Promise<Page<OrderbookData>>;
+  /**
+   * The native book snapshot at or before an instant (default now) (altx).
+   * `GET /v1/altx/orderbook/{symbol}`
+   */
+  getAltxOrderbook(input: OrderbookPath & OrderbookQuery): Promise<Page<OrderbookData>>;
+  /**
+   * The native book snapshot at or before an instant (default now) (altx-rh).
+   * `GET /v1/altx-rh/orderbook/{symbol}`
+   */
+  getAltxRhOrderbook(input: OrderbookPath & OrderbookQuery): Promise<Page<OrderbookData>>;
+  /**
+   * Deprecated: use /v1/perpx/orderbook/{symbol}.
+   * `GET /v1/orderbook/{symbol}`
+   * @deprecated Use `/v1/perpx/orderbook/{symbol}`.
+   */
+  getLegacyOrderbook(input: OrderbookPath & OrderbookQuery): Promise<Page<OrderbookData>>;
+  /**
+   * Native book snapshots in a window, oldest first (perpx).
+   * `GET /v1/perpx/orderbook/{symbol}/history`
+   */
+  getPerpxOrderbookHistory(input: OrderbookHistoryPath & OrderbookHistoryQuery): Promise<Page<OrderbookHistoryData>>;
+  /**
+   * Native book snapshots in a window, oldest first (spot).
+   * `GET /v1/perpx/spot/orderbook/{symbol}/history`
+   */
+  getSpotOrderbookHistory(input: OrderbookHistoryPath & OrderbookHistoryQuery): Promise<Page<OrderbookHistoryData>>;
+  /**
+   * Native book snapshots in a window, oldest first (hip3).
+   * `GET /v1/perpx/hip3/orderbook/{symbol}/history`
+   */
+  getHip3OrderbookHistory(input: OrderbookHistoryPath & OrderbookHistoryQuery): Promise<Page<OrderbookHistoryData>>;
+  /**
+   * Native book snapshots in a window, oldest first (hip4).
+   * `GET /v1/perpx/hip4/orderbook/{symbol}/history`
+   */
+  getHip4OrderbookHistory(input: OrderbookHistoryPath & OrderbookHistoryQuery): Promise<Page<OrderbookHistoryData>>;
+  /**
+   * Native book snapshots in a window, oldest first (altx).
+   * `GET /v1/altx/orderbook/{symbol}/history`
+   */
+  getAltxOrderbookHistory(input: OrderbookHistoryPath & OrderbookHistoryQuery): Promise<Page<OrderbookHistoryData>>;
+  /**
+   * Native book snapshots in a window, oldest first (altx-rh).
+   * `GET /v1/altx-rh/orderbook/{symbol}/history`
+   */
+  getAltxRhOrderbookHistory(input: OrderbookHistoryPath & OrderbookHistoryQuery): Promise<Page<OrderbookHistoryData>>;
+  /**
+   * Deprecated: use /v1/perpx/orderbook/{symbol}/history.
+   * `GET /v1/orderbook/{symbol}/history`
+   * @deprecated Use `/v1/perpx/orderbook/{symbol}/history`.
+   */
+  getLegacyOrderbookHistory(input: OrderbookHistoryPath & OrderbookHistoryQuery): Promise<Page<OrderbookHistoryData>>;
+  /**
+   * Full-depth L2 at an instant: the order-level book aggregated by price (perpx).
+   * `GET /v1/perpx/orderbook/{symbol}/l2`
+   */
+  getPerpxL2Orderbook(input: L2OrderbookPath & L2OrderbookQuery): Promise<Page<L2OrderbookData>>;
+  /**
+   * Full-depth L2 at an instant: the order-level book aggregated by price (hip3).
+   * `GET /v1/perpx/hip3/orderbook/{symbol}/l2`
+   */
+  getHip3L2Orderbook(input: L2OrderbookPath & L2OrderbookQuery): Promise<Page<L2OrderbookData>>;
+  /**
+   * Full-depth L2 at each checkpoint in a window, oldest first (perpx).
+   * `GET /v1/perpx/orderbook/{symbol}/l2/history`
+   */
+  getPerpxL2OrderbookHistory(input: L2OrderbookHistoryPath & L2OrderbookHistoryQuery): Promise<Page<L2OrderbookHistoryData>>;
+  /**
+   * Full-depth L2 at each checkpoint in a window, oldest first (hip3).
+   * `GET /v1/perpx/hip3/orderbook/{symbol}/l2/history`
+   */
+  getHip3L2OrderbookHistory(input: L2OrderbookHistoryPath & L2OrderbookHistoryQuery): Promise<Page<L2OrderbookHistoryData>>;
+  /**
+   * Full-depth L2 changes: each level a block changed, with its size and order count after it (perpx).
+   * `GET /v1/perpx/orderbook/{symbol}/l2/diffs`
+   */
+  getPerpxL2OrderbookDiffs(input: L2OrderbookDiffsPath & L2OrderbookDiffsQuery): Promise<Page<L2OrderbookDiffsData>>;
+  /**
+   * Full-depth L2 changes: each level a block changed, with its size and order count after it (hip3).
+   * `GET /v1/perpx/hip3/orderbook/{symbol}/l2/diffs`
+   */
+  getHip3L2OrderbookDiffs(input: L2OrderbookDiffsPath & L2OrderbookDiffsQuery): Promise<Page<L2OrderbookDiffsData>>;
+  /**
+   * The order-level book at an instant: every resting order in queue priority (perpx).
+   * `GET /v1/perpx/orderbook/{symbol}/l4`
+   */
+  getPerpxL4Orderbook(input: L4OrderbookPath & L4OrderbookQuery): Promise<Page<L4OrderbookData>>;
+  /**
+   * The order-level book at an instant: every resting order in queue priority (spot).
+   * `GET /v1/perpx/spot/orderbook/{symbol}/l4`
+   */
+  getSpotL4Orderbook(input: L4OrderbookPath & L4OrderbookQuery): Promise<Page<L4OrderbookData>>;
+  /**
+   * The order-level book at an instant: every resting order in queue priority (hip3).
+   * `GET /v1/perpx/hip3/orderbook/{symbol}/l4`
+   */
+  getHip3L4Orderbook(input: L4OrderbookPath & L4OrderbookQuery): Promise<Page<L4OrderbookData>>;
+  /**
+   * The order-level book at an instant: every resting order in queue priority (hip4).
+   * `GET /v1/perpx/hip4/orderbook/{symbol}/l4`
+   */
+  getHip4L4Orderbook(input: L4OrderbookPath & L4OrderbookQuery): Promise<Page<L4OrderbookData>>;
+  /**
+   * Order-level diffs (new, update, remove) in block and sequence order (perpx).
+   * `GET /v1/perpx/orderbook/{symbol}/l4/diffs`
+   */
+  getPerpxL4OrderbookDiffs(input: L4OrderbookDiffsPath & L4OrderbookDiffsQuery): Promise<Page<L4OrderbookDiffsData>>;
+  /**
+   * Order-level diffs (new, update, remove) in block and sequence order (spot).
+   * `GET /v1/perpx/spot/orderbook/{symbol}/l4/diffs`
+   */
+  getSpotL4OrderbookDiffs(input: L4OrderbookDiffsPath & L4OrderbookDiffsQuery): Promise<Page<L4OrderbookDiffsData>>;
+  /**
+   * Order-level diffs (new, update, remove) in block and sequence order (hip3).
+   * `GET /v1/perpx/hip3/orderbook/{symbol}/l4/diffs`
+   */
+  getHip3L4OrderbookDiffs(input: L4OrderbookDiffsPath & L4OrderbookDiffsQuery): Promise<Page<L4OrderbookDiffsData>>;
+  /**
+   * Order-level diffs (new, update, remove) in block and sequence order (hip4).
+   * `GET /v1/perpx/hip4/orderbook/{symbol}/l4/diffs`
+   */
+  getHip4L4OrderbookDiffs(input: L4OrderbookDiffsPath & L4OrderbookDiffsQuery): Promise<Page<L4OrderbookDiffsData>>;
+  /**
+   * Order-level checkpoints in a window, oldest first (perpx).
+   * `GET /v1/perpx/orderbook/{symbol}/l4/history`
+   */
+  getPerpxL4OrderbookHistory(input: L4OrderbookHistoryPath & L4OrderbookHistoryQuery): Promise<Page<L4OrderbookHistoryData>>;
+  /**
+   * Order-level checkpoints in a window, oldest first (spot).
+   * `GET /v1/perpx/spot/orderbook/{symbol}/l4/history`
+   */
+  getSpotL4OrderbookHistory(input: L4OrderbookHistoryPath & L4OrderbookHistoryQuery): Promise<Page<L4OrderbookHistoryData>>;
+  /**
+   * Order-level checkpoints in a window, oldest first (hip3).
+   * `GET /v1/perpx/hip3/orderbook/{symbol}/l4/history`
+   */
+  getHip3L4OrderbookHistory(input: L4OrderbookHistoryPath & L4OrderbookHistoryQuery): Promise<Page<L4OrderbookHistoryData>>;
+  /**
+   * Order-level checkpoints in a window, oldest first (hip4).
+   * `GET /v1/perpx/hip4/orderbook/{symbol}/l4/history`
+   */
+  getHip4L4OrderbookHistory(input: L4OrderbookHistoryPath & L4OrderbookHistoryQuery): Promise<Page<L4OrderbookHistoryData>>;
   /**
    * Latest breadth snapshot, even if stale (perpx).
    * `GET /v1/perpx/breadth/above-vwap/current`
