@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     dataDir: settings.LOCAL_DATA_DIR,
     apiKeys: settings.LOCAL_API_KEYS.map((k) => ({ ...k, monthlyCredits: settings.LOCAL_MONTHLY_CREDITS })),
     logLevel: settings.LOG_LEVEL,
-    demo: settings.DEMO_DAYS > 0 ? { days: settings.DEMO_DAYS, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000, onProgress: progressBar(`Seeding ${settings.DEMO_DAYS} days of the demo market`) } : undefined,
+    demo: settings.DEMO_DAYS > 0 ? { days: settings.DEMO_DAYS, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000, orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS, onProgress: progressBar(`Seeding ${settings.DEMO_DAYS} days of the demo market`) } : undefined,
   });
   const width = Math.max(...settings.LOCAL_API_KEYS.map((k) => k.key.length));
   console.log(`\nLocal cloud ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -23,7 +23,7 @@ const cloud = await startLocalCloud({
   schedules: false,
   logLevel: settings.LOG_LEVEL,
   demo: {
-    days, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000,
+    days, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000, orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS,
     extraCoreMarkets: markets - 60,
     onProgress: ({ written, total, ingested, records }) =>
       process.stderr.write(`\rseeding: ${written}/${total} batches written, ${ingested} ingested, ${records.toLocaleString()} records`),

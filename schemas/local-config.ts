@@ -25,6 +25,12 @@ export const LocalConfigSchema = v.object({
   DEMO_SEED: v.pipe(v.optional(v.string(), '42'), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number)),
   /** Trade and order arrival rate of the demo market (1 is about 4.5 trades a second over all markets). */
   DEMO_INTENSITY: v.pipe(v.optional(v.string(), '0.3'), v.regex(/^\d+(\.\d+)?$/, 'must be a positive number'), v.transform(Number), v.minValue(0.01, 'must be at least 0.01'), v.maxValue(10, 'must be at most 10')),
+  /**
+   * Hours of order-level (L4) books seeded before now (diffs and checkpoints; the order books of all
+   * markets change about 30 times a second in all, 2.5 million diffs a day, so seeding days of them
+   * would dwarf the rest). Native snapshots cover the whole seeded history; live L4 runs from here on.
+   */
+  DEMO_ORDER_LEVEL_HOURS: v.pipe(v.optional(v.string(), '6'), v.regex(/^\d+$/, 'must be a whole number of hours'), v.transform(Number), v.maxValue(720, 'must be at most 720')),
   /** Native L2 snapshot cadence per market in the demo market, seconds. */
   DEMO_L2_INTERVAL_S: v.pipe(v.optional(v.string(), '120'), v.regex(/^\d+$/, 'must be a whole number of seconds'), v.transform(Number), v.minValue(1, 'must be at least 1')),
   /**

@@ -13,6 +13,7 @@ import { createDemoMarket, type DemoMarket } from './demo/market.ts';
 import { landingKey } from '../core/archive/layout.ts';
 import { batchIdOf } from '../core/archive/ingest.ts';
 import type { ArchiveManifest } from '../ports/archive.ts';
+import type { NormalizedRecord } from '../../schemas/datasets.ts';
 
 const HOUR = 3_600_000;
 /** History is written in 3-hour batches: fewer, larger delta files than hourly ones for the same rows. */
@@ -30,6 +31,8 @@ export interface DemoFeedOptions {
   /** Native L2 snapshot cadence per market. */
   l2IntervalMs: number;
   extraCoreMarkets?: number;
+  /** Hours of order-level (L4) diffs and checkpoints seeded before now; default all the seeded history. */
+  orderLevelHours?: number;
   /** Called as seeding advances (batches written, batches in all, batches ingested). */
   onProgress?: (progress: { written: number; total: number; ingested: number; records: number }) => void;
 }
@@ -61,6 +64,10 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   const start = Math.max(saved?.through ?? earliest, earliest);
   const market = createDemoMarket({ seed: options.seed, startMs: start, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, extraCoreMarkets: options.extraCoreMarkets });
   const upstream = createUpstream(options.seed);
+  // Order-level records before the cutoff are not seeded (the book is simulated all the same).
+  const orderLevelFrom = options.orderLevelHours === undefined ? -Infinity : now - options.orderLevelHours * HOUR;
+  const seededPart = (records: readonly NormalizedRecord[]) =>
+    records.filter((r) => r.ts >= orderLevelFrom || (r.dataset !== 'l4_diffs' && r.dataset !== 'l4_checkpoints'));
   let through = start;
   let running = true;
   const save = () => writeFileSync(statePath, JSON.stringify({ seed: options.seed, through } satisfies FeedState));
@@ -74,7 +81,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
     let ingested = 0;
     for (let written = 0; through < target && running; written++) {
       const until = Math.min(through + SEED_BATCH_MS, target);
-      const batch = upstream.apply(market.advance(until), through, until);
+      const batch = upstream.apply(seededPart(market.advance(until)), through, until);
       records += batch.length;
       pending.push(await putBatch(options, through, until, serialize(batch)));
       through = until;

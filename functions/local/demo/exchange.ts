@@ -7,11 +7,12 @@
 import type { AltxLiquidationRecord, TradeRecord } from '../../../schemas/datasets.ts';
 import type { Family } from '../../core/venues.ts';
 import { levelTick, levelUnits, quoteOf } from './book.ts';
+import { addOrder, bestLevel, needsRequote, reduceOrder, removeOrder, requote, restInBook } from './orderbook.ts';
 import { formatFixed, formatUnits } from './decimal.ts';
 import { applyFill, directionLabel } from './ledger.ts';
 import { type OrderFields, emitOrderEvent, nextTradeId } from './records.ts';
 import {
-  type Holding, type MarketState, type RestingOrder, type Side, type SimState, type Tick, type TriggerOrder,
+  type Holding, type MarketState, type RestingOrder, type Side, type SimOrder, type SimState, type Tick, type TriggerOrder,
   closeHolding, midOf, openHolding, positionKey, updateLiquidationPrice,
 } from './state.ts';
 
@@ -145,49 +146,79 @@ export function executeTaker(state: SimState, tick: Tick, order: TakerOrder): vo
   const ts = tick.startMs + order.ms;
   const trader = wallets.traders[order.trader]!;
   const wasFlat = !state.positions.has(positionKey(order.trader, market));
-  const quote = quoteOf(market);
-  const typical = levelUnits(market);
   const hash = `0x${rng.hex(64)}`;
   const oid = trigger?.oid ?? state.nextOid++;
   const cloid = trader.cloids ? `0x${rng.hex(32)}` : undefined;
   const priorityGas = market.spec.family === 'hip3' && rng.chance(0.08) ? formatFixed(rng.logNormal(0.002, 0.7), 6) : undefined;
   const { szDecimals } = market.spec;
+  const makerSide = opposite(side);
   // The liquidated position's entry, before the sweep reduces it (altx records it per trade).
   const entry = state.positions.get(positionKey(order.trader, market))?.entry ?? 0;
   let remaining = order.units;
   let notional = 0;
   let worst = '';
-  for (let level = 0; remaining > 0; level++) {
-    const capacity = level === MAX_SWEEP_LEVELS - 1 ? remaining : Math.max(1, Math.round(typical * rng.logNormal(1, 0.7)));
-    const units = Math.min(remaining, capacity);
-    const tickIndex = levelTick(quote, side, level);
-    const price = tickIndex / quote.scale;
-    const priceText = formatUnits(tickIndex, quote.decimals);
-    const maker = order.liquidation && rng.chance(0.6) ? wallets.liquidator : rng.pick(wallets.makers);
-    // Makers quote just in time (post-only); the liquidation vault takes positions over without an order of its own.
-    const quoted = market.orderLevel && maker !== wallets.liquidator;
-    const makerOid = state.nextOid++;
-    const makerSize = formatUnits(units, szDecimals);
-    const makerEvent = (event: OrderFields['event'], status: string, size: string): OrderFields =>
-      ({ event, oid: makerOid, user: maker, side: opposite(side), status, limitPrice: priceText, size, origSize: makerSize, orderType: 'Limit', tif: 'Alo' });
-    if (quoted) emitOrderEvent(tick, market, ts, makerEvent('placed', 'open', makerSize));
+  let fills = 0;
+  const fill = (units: number, price: number, priceText: string, maker: string, makerOid: number) => {
     const trade = recordFill(state, tick, {
       market, trader: order.trader, units: side === 'B' ? units : -units, price, priceText, ts, crossed: true, hash, oid, counterparty: maker,
       cloid, twapId: order.twapId, priorityGas, liquidation: order.liquidation,
     });
-    if (quoted) emitOrderEvent(tick, market, ts, makerEvent('filled', 'filled', '0'));
     if (order.liquidation && market.spec.family === 'altx') {
-      tick.out.push(altxLiquidation(market, trade, { taker: trader.address, maker, side, entry, level, takerOid: oid, makerOid, hash }));
+      tick.out.push(altxLiquidation(market, trade, { taker: trader.address, maker, side, entry, level: fills, takerOid: oid, makerOid, hash }));
     } else if (order.liquidation) {
       tick.out.push({
         dataset: 'liquidations', family: market.spec.family, symbol: market.spec.symbol, ts, trade_id: trade.trade_id,
         liquidated_user: trader.address, liquidator_user: maker, price: priceText, size: trade.size, side,
-        mark_price: formatFixed(midOf(market), quote.decimals + 1), closed_pnl: trade.closed_pnl, direction: trade.direction, tx_hash: hash,
+        mark_price: formatFixed(midOf(market), quoteOf(market).decimals + 1), closed_pnl: trade.closed_pnl, direction: trade.direction, tx_hash: hash,
       });
     }
     remaining -= units;
     notional += units * market.unitSize * price;
     worst = priceText;
+    fills++;
+  };
+  // Makers requote a side that is empty or that the price ran through before the order arrives;
+  // otherwise it meets the quotes as they stand.
+  if (needsRequote(market, makerSide)) requote(state, tick, market, ts);
+  // The order sweeps level by level from the quote's touch. At each step the book's best order goes
+  // first when it is priced at least as well; otherwise makers meet the order just in time at the
+  // level (post-only quotes placed and taken at once), and the liquidation vault takes over part of a
+  // liquidated position off the book. The last level a sweep reaches absorbs the rest.
+  const quote = quoteOf(market);
+  const typical = levelUnits(market);
+  for (let level = 0; remaining > 0;) {
+    const tickIndex = levelTick(quote, side, level);
+    const price = tickIndex / quote.scale;
+    const front = bestLevel(market.book, makerSide)?.[0];
+    if (front && (side === 'B' ? front.price <= price : front.price >= price)) {
+      if (front.resting) {
+        // A trader's resting order goes to a sweeping bot first, and the order sweeps on behind it;
+        // the trader's own is canceled instead (self-trade prevention).
+        const own = front.resting.trader === order.trader;
+        if (own || !fillResting(state, tick, market, front.resting, order.ms)) cancelResting(state, tick, market, front.resting, order.ms, !own);
+        if (market.book.orders.has(front.oid)) removeOrder(state, tick, market, front, ts);
+        continue;
+      }
+      const units = Math.min(remaining, front.units);
+      fill(units, front.price, front.priceText, front.owner, front.oid);
+      if (market.orderLevel) makerEvent(tick, market, ts, front, 'filled', front.units - units);
+      reduceOrder(state, tick, market, front, units, ts);
+      continue;
+    }
+    const capacity = level === MAX_SWEEP_LEVELS - 1 ? remaining : Math.max(1, Math.round(typical * rng.logNormal(1, 0.7)));
+    const units = Math.min(remaining, capacity);
+    const priceText = formatUnits(tickIndex, quote.decimals);
+    const maker = order.liquidation && rng.chance(0.6) ? wallets.liquidator : rng.pick(wallets.makers);
+    const makerOid = state.nextOid++;
+    if (maker !== wallets.liquidator) {
+      const jit = { oid: makerOid, owner: maker, side: makerSide, price, priceText, units, origUnits: units, placedAt: ts };
+      addOrder(state, tick, market, jit);
+      if (market.orderLevel) makerEvent(tick, market, ts, jit, 'placed', units);
+      removeOrder(state, tick, market, jit, ts);
+      if (market.orderLevel) makerEvent(tick, market, ts, jit, 'filled', 0);
+    }
+    fill(units, price, priceText, maker, makerOid);
+    level++;
   }
   if (market.orderLevel) {
     emitOrderEvent(tick, market, ts, {
@@ -205,6 +236,15 @@ export function executeTaker(state: SimState, tick: Tick, order: TakerOrder): vo
     opened.leverage = market.spec.maxLeverage ?? 1;
     updateLiquidationPrice(opened, market);
   } else if (wasFlat && opened && market.orderLevel) attachTpsl(state, tick, market, opened, ts);
+}
+
+/** A maker's order event (placed, or filled down to `remaining`): the makers' quotes show in the order stream only where they trade. */
+function makerEvent(tick: Tick, market: MarketState, ts: number, order: SimOrder, event: 'placed' | 'filled', remaining: number): void {
+  const { szDecimals } = market.spec;
+  emitOrderEvent(tick, market, ts, {
+    event, oid: order.oid, user: order.owner, side: order.side, status: event === 'placed' || remaining > 0 ? 'open' : 'filled', limitPrice: order.priceText,
+    size: formatUnits(remaining, szDecimals), origSize: formatUnits(order.origUnits, szDecimals), orderType: 'Limit', tif: 'Alo',
+  });
 }
 
 function triggerFields(trigger: TriggerOrder): NonNullable<OrderFields['trigger']> {
@@ -324,6 +364,7 @@ function cancelOrdersOf(state: SimState, tick: Tick, market: MarketState, trader
   market.resting = market.resting.filter((order) => {
     if (order.trader !== trader) return true;
     restingEvent(tick, market, ts, order, address, event, status, order.units);
+    leaveBook(state, tick, market, order, ts);
     return false;
   });
 }
@@ -336,19 +377,27 @@ function restingEvent(tick: Tick, market: MarketState, ts: number, order: Restin
   });
 }
 
-export function restOrder(state: SimState, tick: Tick, market: MarketState, order: RestingOrder, ms: number): void {
-  market.resting.push(order);
-  restingEvent(tick, market, tick.startMs + ms, order, state.wallets.traders[order.trader]!.address, 'placed', 'open', order.units);
+/** A trader's resting order leaves the book (filled, canceled). */
+function leaveBook(state: SimState, tick: Tick, market: MarketState, order: RestingOrder, ts: number): void {
+  const inBook = market.book.orders.get(order.oid);
+  if (inBook) removeOrder(state, tick, market, inBook, ts);
 }
 
-/** The trader cancels, or now and then the venue does for want of margin. */
-export function cancelResting(state: SimState, tick: Tick, market: MarketState, order: RestingOrder, ms: number): void {
+export function restOrder(state: SimState, tick: Tick, market: MarketState, order: RestingOrder, ms: number): void {
+  market.resting.push(order);
+  const address = state.wallets.traders[order.trader]!.address;
+  restingEvent(tick, market, tick.startMs + ms, order, address, 'placed', 'open', order.units);
+  restInBook(state, tick, market, order, address, tick.startMs + ms);
+}
+
+/** The trader cancels, or now and then (and always when `forced`) the venue does for want of margin. */
+export function cancelResting(state: SimState, tick: Tick, market: MarketState, order: RestingOrder, ms: number, forced = tick.rng.chance(0.05)): void {
   const index = market.resting.indexOf(order);
   if (index < 0) return;
   market.resting.splice(index, 1);
-  const forced = tick.rng.chance(0.05);
   const address = state.wallets.traders[order.trader]!.address;
   restingEvent(tick, market, tick.startMs + ms, order, address, forced ? 'force_canceled' : 'canceled', forced ? 'marginCanceled' : 'canceled', order.units);
+  leaveBook(state, tick, market, order, tick.startMs + ms);
 }
 
 /**
@@ -356,9 +405,9 @@ export function cancelResting(state: SimState, tick: Tick, market: MarketState, 
  * recorded from the trader's (maker's) side, so it pays the maker fee or earns the rebate. A fill never
  * flips a position; the part that would is canceled.
  */
-export function fillResting(state: SimState, tick: Tick, market: MarketState, order: RestingOrder, ms: number): void {
+export function fillResting(state: SimState, tick: Tick, market: MarketState, order: RestingOrder, ms: number): boolean {
   const index = market.resting.indexOf(order);
-  if (index < 0 || inLiquidation(state, order.trader, market)) return;
+  if (index < 0 || inLiquidation(state, order.trader, market)) return false;
   market.resting.splice(index, 1);
   const { rng } = tick;
   const ts = tick.startMs + ms;
@@ -387,4 +436,9 @@ export function fillResting(state: SimState, tick: Tick, market: MarketState, or
     const reduceOnly = order.reduceOnly;
     restingEvent(tick, market, ts, order, address, reduceOnly ? 'force_canceled' : 'canceled', reduceOnly ? 'reduceOnlyCanceled' : 'canceled', rest);
   }
+  // In the book: the fill takes its size off the order, then whatever is left is canceled.
+  const inBook = market.book.orders.get(order.oid);
+  if (inBook && units > 0 && rest > 0) reduceOrder(state, tick, market, inBook, units, ts);
+  leaveBook(state, tick, market, order, ts);
+  return true;
 }

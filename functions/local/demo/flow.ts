@@ -6,6 +6,7 @@
  * twice or flipped by two orders planned against the same snapshot.
  */
 import { quoteOf } from './book.ts';
+import { bestLevel } from './orderbook.ts';
 import { cancelResting, executeTaker, fillResting, fireTrigger, liquidate, restOrder } from './exchange.ts';
 import { formatUnits } from './decimal.ts';
 import { type Rng, STREAM, hash32 } from './random.ts';
@@ -193,8 +194,12 @@ function placeResting(state: SimState, tick: Tick, market: MarketState, trader: 
     : (rng.chance(0.4) ? rng.uniform(1, 5) : 5 + rng.exponential(30)) * 1e-4 * (market.asset.spec.annualVol / 0.6);
   const raw = outcome ? mid + (side === 'B' ? -offset : offset) : mid * (side === 'B' ? 1 - offset : 1 + offset);
   const quote = quoteOf(market);
-  // Never priced through the touch: a resting order rests.
-  const ticks = side === 'B' ? Math.max(1, Math.min(Math.floor(raw * quote.scale), quote.bid)) : Math.min(quote.maxTick, Math.max(Math.ceil(raw * quote.scale), quote.ask));
+  // Never priced through the touch, nor through the book's best quote on the other side: a resting order rests.
+  const facing = bestLevel(market.book, side === 'B' ? 'A' : 'B')?.[0];
+  const ticks = side === 'B'
+    ? Math.min(Math.floor(raw * quote.scale), quote.bid, facing ? Math.ceil(facing.price * quote.scale - 1e-9) - 1 : Infinity)
+    : Math.max(Math.ceil(raw * quote.scale), quote.ask, facing ? Math.floor(facing.price * quote.scale + 1e-9) + 1 : -Infinity);
+  if (ticks < 1 || ticks > quote.maxTick) return;
   restOrder(state, tick, market, {
     oid: state.nextOid++, trader, side, price: ticks / quote.scale, priceText: formatUnits(ticks, quote.decimals), units, reduceOnly: reduce,
     tif: rng.chance(0.8) ? 'Gtc' : 'Alo', expiresSec: tick.sec + 1 + Math.round(rng.exponential(RESTING_LIFE)),

@@ -6,7 +6,8 @@
  */
 import type { InstrumentRecord, NormalizedRecord } from '../../../schemas/datasets.ts';
 import { FAMILIES, type Family } from '../../core/venues.ts';
-import { bookSide, quoteOf } from './book.ts';
+import { quoteOf } from './book.ts';
+import { REQUOTE_EVERY_SEC, bestLevel, checkpointRecord, publishesL4, requote, topLevels } from './orderbook.ts';
 import { LISTING_INTERVAL_MS, type MarketSpec, firstListingAfter, newListing } from './catalog.ts';
 import { formatFixed, formatUnits } from './decimal.ts';
 import { planTick } from './flow.ts';
@@ -29,6 +30,8 @@ export interface DemoMarketOptions {
   extraCoreMarkets?: number;
   /** Native L2 snapshot cadence per market; default 60 000, a multiple of 1000. */
   l2IntervalMs?: number;
+  /** Order-level (L4) checkpoint cadence per market; default 300 000, a multiple of 1000. */
+  l4CheckpointMs?: number;
 }
 
 export interface DemoMarket {
@@ -45,6 +48,13 @@ export interface DemoMarket {
 }
 
 const MINUTE_MS = 60_000;
+/**
+ * Order-level checkpoints every 5 minutes: a book at any instant then replays at most 5 minutes of
+ * diffs (see ARCHITECTURE.md, "Order books", for the measurement behind it).
+ */
+const L4_CHECKPOINT_MS = 5 * MINUTE_MS;
+/** The native book's depth. */
+const NATIVE_LEVELS = 20;
 /** Interest component of funding (0.01% per 8 hours) and the clamp around it, as on the venue. */
 const FUNDING_INTEREST = 0.0001;
 const FUNDING_CLAMP = 0.0005;
@@ -58,7 +68,7 @@ const EARLIEST_START_MS = Date.UTC(2015, 0, 1);
 const LATEST_START_MS = Date.UTC(2099, 0, 1);
 
 export function createDemoMarket(options: DemoMarketOptions): DemoMarket {
-  const { startMs, seed = 42, intensity = 1, extraCoreMarkets = 0, l2IntervalMs = MINUTE_MS } = options;
+  const { startMs, seed = 42, intensity = 1, extraCoreMarkets = 0, l2IntervalMs = MINUTE_MS, l4CheckpointMs = L4_CHECKPOINT_MS } = options;
   if (!Number.isInteger(startMs) || startMs % 1000 !== 0 || startMs < EARLIEST_START_MS || startMs > LATEST_START_MS) {
     throw new RangeError('startMs must be a whole second between 2015 and 2099');
   }
@@ -66,8 +76,9 @@ export function createDemoMarket(options: DemoMarketOptions): DemoMarket {
   if (!Number.isFinite(intensity) || intensity < 0) throw new RangeError('intensity must be a finite number >= 0');
   if (!Number.isInteger(extraCoreMarkets) || extraCoreMarkets < 0 || extraCoreMarkets > 2_000) throw new RangeError('extraCoreMarkets must be an integer from 0 to 2000');
   if (!Number.isInteger(l2IntervalMs) || l2IntervalMs <= 0 || l2IntervalMs % 1000 !== 0) throw new RangeError('l2IntervalMs must be a positive multiple of 1000');
+  if (!Number.isInteger(l4CheckpointMs) || l4CheckpointMs <= 0 || l4CheckpointMs % 1000 !== 0) throw new RangeError('l4CheckpointMs must be a positive multiple of 1000');
 
-  const state = createState({ seed, startMs, intensity, extraCoreMarkets, l2IntervalMs });
+  const state = createState({ seed, startMs, intensity, extraCoreMarkets, l2IntervalMs, l4CheckpointMs });
   state.nextListingMs = firstListingAfter(startMs);
   let registryEmitted = false;
   return {
@@ -95,7 +106,10 @@ export function createDemoMarket(options: DemoMarketOptions): DemoMarket {
 
 function runTick(state: SimState, startMs: number, out: NormalizedRecord[]): void {
   const sec = startMs / 1000;
-  const tick: Tick = { sec, startMs, rng: new Rng(hash32(state.seed, STREAM.tick, sec)), out, trades: 0, blocks: new Map() };
+  const tick: Tick = {
+    sec, startMs, rng: new Rng(hash32(state.seed, STREAM.tick, sec)), out, trades: 0, blocks: new Map(),
+    bookBlocks: new Map(), bookRng: new Rng(hash32(state.seed, STREAM.book, sec)),
+  };
   if (startMs === state.nextListingMs) listNewMarket(state, tick);
   movePrices(state, tick);
   maybeCascade(state, tick);
@@ -103,8 +117,18 @@ function runTick(state: SimState, startMs: number, out: NormalizedRecord[]): voi
   if (startMs % MINUTE_MS === 0) minuteRecords(state, tick);
   // A minute's transfers are drawn together and each is emitted in its own second.
   for (const transfer of transferRecords(state, startMs - (startMs % MINUTE_MS))) if (transfer.ts === startMs) tick.out.push(transfer);
-  if (startMs % state.l2IntervalMs === 0) bookRecords(state, tick);
   for (const action of planTick(state, tick)) action.run();
+  // Makers requote after the second's orders (resting orders the price ran through are filled by then).
+  // Snapshots close the second: stamped with its last millisecond, they hold every change stamped before.
+  const endMs = startMs + 999;
+  for (const market of state.markets) {
+    const emptySide = !bestLevel(market.book, 'B') || !bestLevel(market.book, 'A');
+    if ((sec + market.index) % REQUOTE_EVERY_SEC === 0 || emptySide) requote(state, tick, market, endMs);
+  }
+  if ((endMs + 1) % state.l2IntervalMs === 0) bookRecords(state, tick, endMs);
+  if ((endMs + 1) % state.l4CheckpointMs === 0) {
+    for (const market of state.markets) if (publishesL4(market)) tick.out.push(checkpointRecord(state, market, endMs));
+  }
 }
 
 function instrumentRecord(spec: MarketSpec): InstrumentRecord {
@@ -156,12 +180,12 @@ function minuteRecords(state: SimState, tick: Tick): void {
   }
 }
 
-function bookRecords(state: SimState, tick: Tick): void {
+/** Every market's native snapshot: the top 20 levels a side of its book. */
+function bookRecords(state: SimState, tick: Tick, ts: number): void {
   for (const market of state.markets) {
-    const quote = quoteOf(market);
     tick.out.push({
-      dataset: 'l2_snapshots', family: market.spec.family, symbol: market.spec.symbol, ts: tick.startMs,
-      bids: bookSide(tick.rng, market, quote, 'bids'), asks: bookSide(tick.rng, market, quote, 'asks'),
+      dataset: 'l2_snapshots', family: market.spec.family, symbol: market.spec.symbol, ts,
+      bids: topLevels(market, 'B', NATIVE_LEVELS), asks: topLevels(market, 'A', NATIVE_LEVELS),
     });
   }
 }

@@ -49,6 +49,33 @@ export interface RestingOrder {
   expiresSec: number;
 }
 
+export interface SimOrder {
+  oid: number;
+  owner: string;
+  side: Side;
+  price: number;
+  priceText: string;
+  units: number;
+  /** The size it was placed with. */
+  origUnits: number;
+  placedAt: number;
+  /** Set on a trader's resting order (its fills and cancels are the trader's); unset on a maker's quote. */
+  resting?: RestingOrder;
+}
+
+export interface SimBook {
+  /** Price text -> orders in queue order, per side. */
+  levels: Record<Side, Map<string, SimOrder[]>>;
+  orders: Map<number, SimOrder>;
+  /** Price decimals the makers quote in; a change of the venue's tick size requotes the whole ladder. */
+  decimals: number;
+  /** Ticks between the ladder's rungs, and the mid when the grid was set; set with `decimals`. */
+  gap: number;
+  gridMid: number;
+}
+
+const emptyBook = (): SimBook => ({ levels: { B: new Map(), A: new Map() }, orders: new Map(), decimals: -1, gap: 1, gridMid: 0 });
+
 export interface TriggerOrder {
   oid: number;
   trader: number;
@@ -102,6 +129,8 @@ export interface MarketState {
   shortLiqFloor: number;
   resting: RestingOrder[];
   triggers: TriggerOrder[];
+  /** The order book, order by order: makers' quotes and the traders' resting orders. */
+  book: SimBook;
   /** Emits order events (perpx, hip3, hip4). */
   orderLevel: boolean;
   funding: boolean;
@@ -119,6 +148,7 @@ export interface SimState {
   seed: number;
   intensity: number;
   l2IntervalMs: number;
+  l4CheckpointMs: number;
   wallets: Wallets;
   assets: AssetState[];
   markets: MarketState[];
@@ -132,6 +162,8 @@ export interface SimState {
   /** Global self-exciting intensity of the order flow (orders per second above the base rate). */
   excitation: number;
   nextOid: number;
+  /** The last L4 diff of each family, (block, seq): where a checkpoint taken now stands. */
+  lastBookDiff: Map<Family, [number, number]>;
   nextTwapId: number;
   nextListingMs: number;
   nowMs: number;
@@ -154,6 +186,10 @@ export interface Tick {
   trades: number;
   /** Current block and next seq per family (order events; a block every 100 ms). */
   blocks: Map<Family, { block: number; seq: number }>;
+  /** The same for L4 diffs. */
+  bookBlocks: Map<Family, { block: number; seq: number }>;
+  /** The book's own generator (makers' quotes), so requoting does not shift the order flow's draws. */
+  bookRng: Rng;
 }
 
 export function createAsset(spec: AssetSpec): AssetState {
@@ -190,6 +226,7 @@ function createMarket(spec: MarketSpec, index: number, asset: AssetState, rng: R
     shortLiqFloor: Infinity,
     resting: [],
     triggers: [],
+    book: emptyBook(),
     orderLevel: family === 'perpx' || family === 'hip3' || family === 'hip4',
     funding: hasFunding,
     openInterest: hasFunding || marketType === 'outcome',
@@ -239,7 +276,7 @@ export function updateLiquidationPrice(holding: Holding, market: MarketState): v
   }
 }
 
-export interface SimOptions { seed: number; startMs: number; intensity: number; extraCoreMarkets: number; l2IntervalMs: number }
+export interface SimOptions { seed: number; startMs: number; intensity: number; extraCoreMarkets: number; l2IntervalMs: number; l4CheckpointMs: number }
 
 export function createState(options: SimOptions): SimState {
   const { seed, startMs } = options;
@@ -252,10 +289,10 @@ export function createState(options: SimOptions): SimState {
   const poolCumulative = new Float64Array(pool.length);
   pool.reduce((sum, trader, i) => (poolCumulative[i] = sum + trader.activity), 0);
   const state: SimState = {
-    seed, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, wallets, assets, markets: [], byKey: new Map(),
+    seed, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, l4CheckpointMs: options.l4CheckpointMs, wallets, assets, markets: [], byKey: new Map(),
     positions: new Map(), poolCumulative, pendingLiquidations: [], twaps: [], excitation: 0,
     // Order ids are of the venue's magnitude (about 10^11) and only grow.
-    nextOid: Math.floor(startMs / 10), nextTwapId: 100_000 + rng.int(100_000),
+    nextOid: Math.floor(startMs / 10), lastBookDiff: new Map(), nextTwapId: 100_000 + rng.int(100_000),
     nextListingMs: 0, nowMs: startMs,
   };
   for (const spec of catalog.markets) addMarket(state, spec, assetByKey.get(spec.asset) as AssetState, rng);

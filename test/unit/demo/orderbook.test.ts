@@ -1,0 +1,91 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createDemoMarket } from '../../../functions/local/demo/market.ts';
+import { L4Book, type BookDiff } from '../../../functions/core/book/l4-book.ts';
+import type { NormalizedRecord, RecordOf } from '../../../schemas/datasets.ts';
+
+const START = Date.UTC(2026, 2, 10, 6);
+const MINUTE = 60_000;
+const key = (r: { family: string; symbol: string }) => `${r.family} ${r.symbol}`;
+/** Node 20 has no Map.groupBy. */
+function groupBy<T>(items: readonly T[], by: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = by(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+let records: NormalizedRecord[];
+const only = <D extends NormalizedRecord['dataset']>(dataset: D) => records.filter((r): r is Extract<NormalizedRecord, { dataset: D }> => r.dataset === dataset);
+
+beforeAll(() => {
+  records = createDemoMarket({ startMs: START, l4CheckpointMs: 5 * MINUTE }).advance(START + 20 * MINUTE);
+});
+
+/** The book from a checkpoint, moved forward by the market's diffs after it up to `until` (inclusive). */
+function rebuilt(checkpoint: RecordOf<'l4_checkpoints'>, diffs: RecordOf<'l4_diffs'>[], until: number): L4Book {
+  const book = L4Book.fromCheckpoint(checkpoint.bids, checkpoint.asks);
+  for (const d of diffs) {
+    const after = d.block_number > checkpoint.block_number || (d.block_number === checkpoint.block_number && d.seq > checkpoint.seq);
+    if (after && d.ts <= until) book.apply({ ...d, new_size: d.new_size ?? null, insert_before: d.insert_before ?? null } as BookDiff);
+  }
+  return book;
+}
+
+describe('the demo market\'s order books', () => {
+  it('publishes order-level diffs and 5-minute checkpoints for every market of perpx, spot, hip3 and hip4', () => {
+    const markets = only('instruments').filter((r) => ['perpx', 'spot', 'hip3', 'hip4'].includes(r.family));
+    const withDiffs = new Set(only('l4_diffs').map(key));
+    expect(markets.filter((m) => !withDiffs.has(key(m)))).toEqual([]);
+    const checkpoints = only('l4_checkpoints');
+    expect(new Set(checkpoints.map((c) => c.ts))).toEqual(new Set([1, 2, 3, 4].map((n) => START + n * 5 * MINUTE - 1)));
+    expect(new Set(only('l4_diffs').map((d) => d.diff_type))).toEqual(new Set(['new', 'update', 'remove']));
+    expect(only('l4_diffs').some((d) => d.family === 'altx' || d.family === 'altx-rh')).toBe(false);
+  });
+
+  it('rebuilds, from a checkpoint and the diffs after it, exactly the book of the next checkpoint (queue order included)', () => {
+    const diffs = groupBy(only('l4_diffs'), key);
+    const checkpoints = groupBy(only('l4_checkpoints'), key);
+    let compared = 0;
+    for (const [market, series] of checkpoints) {
+      for (let i = 1; i < series.length; i++) {
+        const book = rebuilt(series[i - 1]!, diffs.get(market) ?? [], series[i]!.ts);
+        const next = L4Book.fromCheckpoint(series[i]!.bids, series[i]!.asks);
+        expect(book.side('B'), market).toEqual(next.side('B'));
+        expect(book.side('A'), market).toEqual(next.side('A'));
+        expect(book.anomalies).toBe(0);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(200);
+  });
+
+  it('snapshots the native book as the top 20 levels of the order-level book, never crossed', () => {
+    const diffs = groupBy(only('l4_diffs'), key);
+    const first = new Map(only('l4_checkpoints').filter((c) => c.ts === START + 5 * MINUTE - 1).map((c) => [key(c), c]));
+    let compared = 0;
+    for (const snapshot of only('l2_snapshots')) {
+      const checkpoint = first.get(key(snapshot));
+      if (!checkpoint || snapshot.ts < checkpoint.ts) continue;
+      const book = rebuilt(checkpoint, diffs.get(key(snapshot)) ?? [], snapshot.ts);
+      const top = (side: 'B' | 'A') => book.levels(side).slice(0, 20).map((l) => [l.price, l.size, l.count]);
+      expect(snapshot.bids, key(snapshot)).toEqual(top('B'));
+      expect(snapshot.asks, key(snapshot)).toEqual(top('A'));
+      expect(book.isCrossed()).toBe(false);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(1_000);
+  });
+
+  it('fills resting orders consistently with the trade tape: each book fill is a trade at that order\'s price', () => {
+    const trades = only('trades').filter((t) => ['perpx', 'spot', 'hip3', 'hip4'].includes(t.family));
+    const byTs = groupBy(only('l4_diffs').filter((d) => d.diff_type !== 'new'), (d) => `${key(d)} ${d.ts} ${d.user_address} ${d.price}`);
+    // A taker's fill against a maker's order takes size off that order at the trade's price and time.
+    const crossed = trades.filter((t) => t.crossed && t.is_liquidation !== true);
+    const unmatched = crossed.filter((t) => !byTs.has(`${key(t)} ${t.ts} ${t.maker_address} ${t.price}`));
+    expect(crossed.length).toBeGreaterThan(1_000);
+    expect(unmatched).toEqual([]);
+  });
+});
