@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --only archive,compaction,market,derivatives,breadth,deliveries,detection]`:
+ * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,detection]`:
  * prints speed and memory figures. Benchmarks print; tests never assert on time.
  */
 import { writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { FIGURES } from './stats.ts';
 import { benchArchive, benchCompactionDay } from './archive.ts';
 import { benchMarket } from './market.ts';
 import { benchDerivatives } from './derivatives.ts';
+import { benchOrderbook } from './orderbook.ts';
 import { benchBreadth } from './breadth.ts';
 import { benchDeliveries } from './deliveries.ts';
 import { benchDetection } from './detection.ts';
@@ -26,6 +27,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   compaction: () => benchCompactionDay({ hours: Number(values['day-hours']) }),
   market: () => benchMarket({ days: Number(values.days), symbols: Number(values.symbols) }),
   derivatives: benchDerivatives,
+  orderbook: benchOrderbook,
   breadth: benchBreadth,
   deliveries: () => benchDeliveries({ deliveries: Number(values.deliveries) }),
   detection: () => benchDetection({ batches: Number(values['detection-batches']) }),
