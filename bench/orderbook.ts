@@ -72,7 +72,7 @@ function* syntheticDay(day: number): Generator<string[]> {
       lines.push(JSON.stringify({ dataset: 'l4_diffs', family: 'perpx', symbol: 'BTC', ...diff }));
       const closing = ts + DIFF_EVERY_MS - 1;
       if ((closing + 1) % 1000 === 0) {
-        const levels = (side: 'B' | 'A') => book.levels(side).slice(0, 20).map((l) => [l.price, l.size, l.count]);
+        const levels = (side: 'B' | 'A') => book.levels(side, 20).map((l) => [l.price, l.size, l.count]);
         lines.push(JSON.stringify({ dataset: 'l2_snapshots', family: 'perpx', symbol: 'BTC', ts: closing, bids: levels('B'), asks: levels('A') }));
       }
       if ((closing + 1) % CHECKPOINT_MS === 0) {

@@ -23,8 +23,8 @@ import {
   TriggerOrderSchema, TriggerOrdersQuery, symbolPath,
 } from '../schemas/market.ts';
 import {
-  BookHistoryQuery, BookQuery, FullDepthBookSchema, FullDepthHistoryQuery, FullDepthQuery, L2DiffSchema, L2DiffsQuery, L4DiffSchema, L4DiffsQuery,
-  L4HistoryQuery, L4Query, L4SnapshotSchema, OrderBookSchema,
+  BookHistoryQuery, BookQuery, FullDepthBookSchema, FullDepthHistoryQuery, FullDepthQuery, L2DiffSchema, L2DiffsQuery, L3HistoryQuery, L3Query, L3SnapshotSchema,
+  L4DiffSchema, L4DiffsQuery, L4HistoryQuery, L4Query, L4SnapshotSchema, OrderBookSchema, TickHistorySchema,
 } from '../schemas/orderbook.ts';
 
 /** `ANY` only on the catch-all, as in API Gateway. */
@@ -298,8 +298,9 @@ export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
   },
 });
 
-/** Full-depth L2 is derived from the order-level book, on core and hip3 only. */
+/** Full-depth L2 is derived from the order-level book, on core and hip3 only; L4 is the perpx families', L3 altx's. */
 const FULL_DEPTH_FAMILIES: readonly Family[] = ['perpx', 'hip3'];
+const L4_FAMILIES: readonly Family[] = ['perpx', 'spot', 'hip3', 'hip4'];
 const book = (suffix: string, families: readonly Family[]) => ({ suffix, families, tags: ['Order books'], billed: true, pathParams: symbolPath });
 
 /** Order books: native snapshots, order-level (L4) books and diffs, and full-depth L2 derived from them. */
@@ -311,7 +312,8 @@ export const ORDERBOOK_OPERATIONS = operationGroup('orderbook', {
   },
   orderbookHistory: {
     ...book('/orderbook/{symbol}/history', familiesOf('l2_snapshots')), legacy: [{ path: '/v1/orderbook/{symbol}/history', operationId: 'getLegacyOrderbookHistory' }],
-    summary: 'Native book snapshots in a window, oldest first', query: BookHistoryQuery, response: page(v.array(OrderBookSchema), 'A page of snapshots'),
+    summary: 'Native book snapshots in a window, oldest first (altx, altx-rh: finer granularities and tick deltas)', query: BookHistoryQuery,
+    response: page(v.union([v.array(OrderBookSchema), TickHistorySchema]), 'A page of books; with granularity=tick, the book at start and its deltas'),
   },
   l2Orderbook: {
     ...book('/orderbook/{symbol}/l2', FULL_DEPTH_FAMILIES), summary: 'Full-depth L2 at an instant: the order-level book aggregated by price',
@@ -326,16 +328,24 @@ export const ORDERBOOK_OPERATIONS = operationGroup('orderbook', {
     query: L2DiffsQuery, response: page(v.array(L2DiffSchema), 'A page of level changes, in block order; a page never splits a block'),
   },
   l4Orderbook: {
-    ...book('/orderbook/{symbol}/l4', familiesOf('l4_diffs')), summary: 'The order-level book at an instant: every resting order in queue priority',
+    ...book('/orderbook/{symbol}/l4', L4_FAMILIES), summary: 'The order-level book at an instant: every resting order in queue priority',
     query: L4Query, response: page(L4SnapshotSchema, 'The book, rebuilt from the newest checkpoint and the diffs after it'),
   },
   l4OrderbookDiffs: {
-    ...book('/orderbook/{symbol}/l4/diffs', familiesOf('l4_diffs')), summary: 'Order-level diffs (new, update, remove) in block and sequence order',
+    ...book('/orderbook/{symbol}/l4/diffs', L4_FAMILIES), summary: 'Order-level diffs (new, update, remove) in block and sequence order',
     query: L4DiffsQuery, response: page(v.array(L4DiffSchema), 'A page of diffs'),
   },
   l4OrderbookHistory: {
-    ...book('/orderbook/{symbol}/l4/history', familiesOf('l4_diffs')), summary: 'Order-level checkpoints in a window, oldest first',
+    ...book('/orderbook/{symbol}/l4/history', L4_FAMILIES), summary: 'Order-level checkpoints in a window, oldest first',
     query: L4HistoryQuery, response: page(v.array(L4SnapshotSchema), 'A page of checkpoints'),
+  },
+  l3Orderbook: {
+    ...book('/l3orderbook/{symbol}', ['altx']), summary: 'The order-level (L3) book at an instant: at most 250 orders a side, optionally one account\'s',
+    query: L3Query, response: page(L3SnapshotSchema, 'Bids then asks, best first, in queue order'),
+  },
+  l3OrderbookHistory: {
+    ...book('/l3orderbook/{symbol}/history', ['altx']), summary: 'L3 books at each checkpoint in a window, oldest first',
+    query: L3HistoryQuery, response: page(v.array(L3SnapshotSchema), 'A page of L3 books'),
   },
 });
 

@@ -91,6 +91,10 @@ export const L2SnapshotRecord = keyed({
   asks: v.pipe(v.array(level), v.maxLength(20, 'at most 20 levels per side')),
 });
 
+const ACCOUNT_NUMBERED: readonly Family[] = ['altx', 'altx-rh'];
+const owner = v.pipe(v.string(), v.regex(/^(0x[0-9a-f]{40}|\d{1,20})$/, 'must be a lowercase 0x address or an account number'));
+const ownerFits = (family: Family, value: string) => (ACCOUNT_NUMBERED.includes(family) ? /^\d{1,20}$/ : /^0x/).test(value);
+
 /**
  * One change to the order-level (L4) book, as the venue's node reports it: an order `new` in the
  * book (queued at the back of its price level, or just before `insert_before` there), its size
@@ -103,7 +107,8 @@ export const L4DiffRecord = v.pipe(
     block_number: v.pipe(v.number(), v.integer(), v.minValue(0)),
     seq: v.pipe(v.number(), v.integer(), v.minValue(0)),
     oid: v.pipe(v.number(), v.integer(), v.minValue(0)),
-    user_address: address,
+    /** The owner: a wallet address, or on altx and altx-rh (whose accounts are numbered) the account number. */
+    user_address: owner,
     side,
     price: decimal,
     diff_type: v.picklist(['new', 'update', 'remove'], 'must be new, update or remove'),
@@ -111,25 +116,35 @@ export const L4DiffRecord = v.pipe(
     new_size: v.optional(v.nullable(decimal)),
     insert_before: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
   }),
+  v.check((r) => ownerFits(r.family, r.user_address), 'user_address must be a 0x address, or an account number on altx and altx-rh'),
   v.check((r) => (r.diff_type === 'remove') === (r.new_size === undefined || r.new_size === null), 'new_size is required on new and update, and null on remove'),
   v.check((r) => r.diff_type === 'new' || r.insert_before === undefined || r.insert_before === null, 'insert_before applies to new orders only'),
 );
 
-/** A resting order in a checkpoint: [oid, user, price, size, queued-at epoch ms or null when unknown]. */
-const restingOrder = v.tuple([v.pipe(v.number(), v.integer(), v.minValue(0)), address, decimal, decimal, v.nullable(epochMs)]);
+/**
+ * A resting order in a checkpoint: [oid, owner, price, size, queued-at epoch ms or null when unknown,
+ * and optionally the size it was placed with].
+ */
+const restingOrder = v.union([
+  v.tuple([v.pipe(v.number(), v.integer(), v.minValue(0)), owner, decimal, decimal, v.nullable(epochMs)]),
+  v.tuple([v.pipe(v.number(), v.integer(), v.minValue(0)), owner, decimal, decimal, v.nullable(epochMs), decimal]),
+]);
 
 /**
  * The whole order-level book of one market at `ts`, each side best price first and in queue order
  * within a price: it includes every diff of the family at or before (block_number, seq) and none
  * after. A book at any instant is the newest checkpoint at or before it plus the diffs after it.
  */
-export const L4CheckpointRecord = keyed({
-  dataset: v.literal('l4_checkpoints'),
-  block_number: v.pipe(v.number(), v.integer(), v.minValue(0)),
-  seq: v.pipe(v.number(), v.integer(), v.minValue(-1)),
-  bids: v.pipe(v.array(restingOrder), v.maxLength(200_000)),
-  asks: v.pipe(v.array(restingOrder), v.maxLength(200_000)),
-});
+export const L4CheckpointRecord = v.pipe(
+  keyed({
+    dataset: v.literal('l4_checkpoints'),
+    block_number: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    seq: v.pipe(v.number(), v.integer(), v.minValue(-1)),
+    bids: v.pipe(v.array(restingOrder), v.maxLength(200_000)),
+    asks: v.pipe(v.array(restingOrder), v.maxLength(200_000)),
+  }),
+  v.check((r) => [...r.bids, ...r.asks].every((o) => ownerFits(r.family, o[1])), 'owners must be 0x addresses, or account numbers on altx and altx-rh'),
+);
 
 export const FundingRecord = keyed({
   dataset: v.literal('funding'),
@@ -336,9 +351,14 @@ export interface DatasetDef {
   example?: Record<string, unknown>;
 }
 
-/** Order-level books and their diffs (SPEC: core and hip3 from 2026-03-10, hip4 from 2026-05-02; spot's from the real service). */
+/**
+ * Order-level books and their diffs: L4 on core and hip3 from 2026-03-10 and hip4 from 2026-05-02
+ * (SPEC), spot from the real service's start; altx's L3 from March 2026; altx-rh's from its book
+ * coverage (kept to derive its tick history; it has no L3 route).
+ */
 const L4_COVERAGE = {
   perpx: at('2026-03-10T00:00:00Z'), hip3: at('2026-03-10T00:00:00Z'), hip4: at('2026-05-02T07:47:00Z'), spot: at('2026-05-05T22:57:00Z'),
+  altx: at('2026-03-05T03:33:00Z'), 'altx-rh': at('2026-08-22T18:43:00Z'),
 } as const;
 const TS = at('2026-06-01T12:00:00Z');
 const ALICE = '0x00000000000000000000000000000000000a11ce';

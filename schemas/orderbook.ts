@@ -4,7 +4,7 @@
  * strings; order-level rows and L2 diffs carry JSON numbers, as the real client reads them.
  */
 import * as v from 'valibot';
-import { epochMsParam, integerParam, stringParam } from './params.ts';
+import { enumParam, epochMsParam, integerParam, stringParam } from './params.ts';
 
 const time = v.pipe(v.string(), v.description('RFC 3339 UTC'));
 const decimal = v.pipe(v.string(), v.description('decimal string'));
@@ -27,7 +27,31 @@ const fullDepth = { depth: integerParam({ min: 1, max: 100_000, description: 'Le
 const orderDepth = { depth: integerParam({ min: 1, max: 100_000, description: 'Resting orders per side, in priority (default every order)' }) };
 
 export const BookQuery = { ...instant, ...nativeDepth };
-export const BookHistoryQuery = { ...window, ...historyLimit, ...cursor, ...nativeDepth };
+/** altx and altx-rh history resolutions, with their credit multipliers (reference §7); the perpx families ignore it. */
+export const GRANULARITIES = { checkpoint: 1, '30s': 2, '10s': 3, '1s': 10, tick: 20 } as const;
+export type Granularity = keyof typeof GRANULARITIES;
+/** At most this many deltas in one tick answer. */
+export const TICK_DELTAS = 1_000;
+
+export const BookHistoryQuery = {
+  ...window, ...historyLimit, ...cursor, ...nativeDepth,
+  granularity: enumParam(Object.keys(GRANULARITIES) as [Granularity, ...Granularity[]], {
+    default: 'checkpoint',
+    description: 'altx, altx-rh: `checkpoint` the native snapshots (about a minute apart); `30s`, `10s`, `1s` the book at every such instant; `tick` the book at `start` and up to 1000 level deltas after it. Ignored on the perpx families',
+  }),
+};
+
+/** L3 (altx only): `depth` and `limit` are clamped, not refused. */
+export const L3_DEPTH_CAP = 250;
+const account = { account: stringParam({ description: 'Only orders of this account number', pattern: /^\d{1,20}$/ }) };
+export const L3Query = {
+  ...instant, ...account,
+  depth: integerParam({ min: 0, max: 1_000_000, description: `Orders per side, clamped to 1..${L3_DEPTH_CAP} (default ${L3_DEPTH_CAP})` }),
+};
+export const L3HistoryQuery = {
+  ...window, ...account, ...cursor,
+  limit: integerParam({ min: 0, max: 1_000_000, default: 100, description: 'Books per page, clamped to 1..1000' }),
+};
 export const FullDepthQuery = { ...instant, ...fullDepth };
 export const FullDepthHistoryQuery = { ...window, ...historyLimit, ...cursor, ...fullDepth };
 export const L4Query = { ...instant, ...orderDepth };
@@ -77,7 +101,30 @@ export const L4DiffSchema = v.object({
   insert_before: v.pipe(v.nullable(count), v.description('a new order queued just before this oid; null = at the back')),
 });
 
+/** `granularity=tick`: the book at the window's start, then level deltas (size 0 removes the level). */
+export const TickHistorySchema = v.object({
+  checkpoint: OrderBookSchema,
+  deltas: v.array(v.object({
+    timestamp: v.pipe(count, v.description('epoch ms')), side: v.picklist(['bid', 'ask']), price: v.number(),
+    size: v.pipe(v.number(), v.description('the level\'s size after the change; 0 removes it')), sequence: v.pipe(count, v.description('increasing')),
+  })),
+});
+
+const L3OrderSchema = v.object({
+  order_index: count, owner_account_index: count, side: v.picklist(['bid', 'ask']), price: v.number(), remaining_size: v.number(), original_size: v.number(),
+});
+
+/** altx order-level book: bids then asks, best first, in queue order; counts and totals before truncation. */
+export const L3SnapshotSchema = v.object({
+  coin: v.string(), timestamp: time, orders: v.array(L3OrderSchema), bid_count: count, ask_count: count,
+  total_bid_size: v.number(), total_ask_size: v.number(),
+  mid_price: v.nullable(decimal), spread: v.nullable(decimal), spread_bps: v.nullable(v.string()),
+  truncated: v.pipe(v.boolean(), v.description(`true when a side had more than depth (at most ${L3_DEPTH_CAP}) orders`)),
+});
+
 export type OrderBook = v.InferOutput<typeof OrderBookSchema>;
+export type TickHistory = v.InferOutput<typeof TickHistorySchema>;
+export type L3Snapshot = v.InferOutput<typeof L3SnapshotSchema>;
 export type FullDepthBook = v.InferOutput<typeof FullDepthBookSchema>;
 export type L2Diff = v.InferOutput<typeof L2DiffSchema>;
 export type L4Snapshot = v.InferOutput<typeof L4SnapshotSchema>;

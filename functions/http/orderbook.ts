@@ -1,11 +1,13 @@
-/** Route group `orderbook`: native snapshots, order-level (L4) books and diffs, full-depth L2, per family. */
-import { bookSymbol, l2Book, l2DiffsPage, l2History, l4Book, l4DiffsPage, l4History, nativeBook, nativeBookHistory, type BookHistoryRequest } from '../core/market/orderbook.ts';
+/** Route group `orderbook`: native snapshots and history, order-level books (L4, altx L3) and diffs, full-depth L2, per family. */
+import {
+  bookSymbol, granularityMultiplier, l2Book, l2DiffsPage, l2History, l3Book, l3History, l4Book, l4DiffsPage, l4History, nativeBook, nativeBookHistory,
+  type BookHistoryRequest, type BookRequest,
+} from '../core/market/orderbook.ts';
 import { ORDERBOOK_OPERATIONS } from '../routes.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { clock } from '../shared/deps.ts';
 import { familyOf, httpRouteGroup, ok, okRows, type RequestContext } from '../shared/http.ts';
 import type { ArchiveDeps } from '../ports/archive.ts';
-import type { BookRequest } from '../core/market/orderbook.ts';
 import type { JsonRows } from '../core/market/queries.ts';
 
 type SymbolParams = { params: { symbol: string } };
@@ -13,27 +15,35 @@ type SymbolParams = { params: { symbol: string } };
 const market = (symbol: string, ctx: RequestContext) => ({ family: familyOf(ctx), symbol: bookSymbol(familyOf(ctx), symbol) });
 
 /** One book at `timestamp` (default now). */
-const snapshot = <T>(read: (deps: ArchiveDeps, req: BookRequest) => Promise<T>) =>
-  async ({ params, query }: SymbolParams & { query: { timestamp?: number; depth?: number } }, ctx: RequestContext) => {
+const snapshot = <T, Q extends { timestamp?: number }>(read: (deps: ArchiveDeps, req: BookRequest & Omit<Q, 'timestamp'>) => Promise<T>) =>
+  async ({ params, query: { timestamp, ...rest } }: SymbolParams & { query: Q }, ctx: RequestContext) => {
     const { family, symbol } = market(params.symbol, ctx);
-    const book = await read(archiveDeps(), { family, symbol, at: query.timestamp ?? clock.now(), ...(query.depth !== undefined && { depth: query.depth }) });
-    return ok(book, { meta: { symbol, venue: family } });
+    return ok(await read(archiveDeps(), { family, symbol, at: timestamp ?? clock.now(), ...rest }), { meta: { symbol, venue: family } });
   };
 
 /** A cursor-paged window. */
-const history = <T>(read: (deps: ArchiveDeps, req: BookHistoryRequest, now: number) => Promise<JsonRows<T>>) =>
-  async ({ params, query }: SymbolParams & { query: Omit<BookHistoryRequest, 'routeId' | 'family' | 'symbol'> }, ctx: RequestContext) => {
+const history = <T, R extends BookHistoryRequest>(read: (deps: ArchiveDeps, req: R, now: number) => Promise<JsonRows<T>>) =>
+  async ({ params, query }: SymbolParams & { query: Omit<R, 'routeId' | 'family' | 'symbol'> }, ctx: RequestContext) => {
     const { family, symbol } = market(params.symbol, ctx);
-    return okRows(await read(archiveDeps(), { routeId: ctx.route.operationId, family, symbol, ...query }, clock.now()), { symbol, venue: family });
+    return okRows(await read(archiveDeps(), { routeId: ctx.route.operationId, family, symbol, ...query } as R, clock.now()), { symbol, venue: family });
   };
 
 export const handler = httpRouteGroup(ORDERBOOK_OPERATIONS, {
   orderbook: snapshot(nativeBook),
-  orderbookHistory: history(nativeBookHistory),
+  orderbookHistory: async ({ params, query }, ctx) => {
+    const { family, symbol } = market(params.symbol, ctx);
+    const result = await nativeBookHistory(archiveDeps(), { routeId: ctx.route.operationId, family, symbol, ...query }, clock.now());
+    // Finer altx granularities cost more credits per row (tick: per request).
+    const creditMultiplier = granularityMultiplier(family, query.granularity);
+    const meta = { symbol, venue: family };
+    return 'tick' in result ? ok(result.tick, { nextCursor: result.nextCursor, meta, creditMultiplier }) : okRows(result.rows, meta, creditMultiplier);
+  },
   l2Orderbook: snapshot(l2Book),
   l2OrderbookHistory: history(l2History),
   l2OrderbookDiffs: history(l2DiffsPage),
   l4Orderbook: snapshot(l4Book),
   l4OrderbookDiffs: history(l4DiffsPage),
   l4OrderbookHistory: history(l4History),
+  l3Orderbook: snapshot(l3Book),
+  l3OrderbookHistory: history(l3History),
 });

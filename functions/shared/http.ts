@@ -48,8 +48,8 @@ export interface RequestContext {
 
 /** `T` is what the client reads: the envelope's `data` or the raw body. */
 export type RouteResult<T = unknown> =
-  | { kind: 'envelope'; data: T; nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown> }
-  | { kind: 'json-rows'; rows: JsonRows<T extends readonly (infer Row)[] ? Row : never>; meta?: Record<string, unknown> }
+  | { kind: 'envelope'; data: T; nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown>; creditMultiplier?: number }
+  | { kind: 'json-rows'; rows: JsonRows<T extends readonly (infer Row)[] ? Row : never>; meta?: Record<string, unknown>; creditMultiplier?: number }
   | { kind: 'raw'; body: T; status?: number; headers?: Record<string, string> };
 
 /** One operation's implementation: typed input in, output checked against its response schema. */
@@ -65,7 +65,7 @@ export function familyOf(ctx: RequestContext): Family {
 
 /** `{success, data, meta:{count, has_more?, next_cursor?, request_id}}`; `count` is the array length, or 1 for an object. */
 /** `siblings` are members beside `data` (e.g. the webhook routes' `note`). */
-export function ok<T>(data: T, options: { nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown> } = {}): RouteResult<T> {
+export function ok<T>(data: T, options: { nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown>; creditMultiplier?: number } = {}): RouteResult<T> {
   return { kind: 'envelope', data, ...options };
 }
 
@@ -73,8 +73,8 @@ export function ok<T>(data: T, options: { nextCursor?: string | null; meta?: Rec
  * An envelope around rows already rendered as JSON (objects joined by commas), as DuckDB produces
  * them: the rows are spliced in, never parsed and re-serialized.
  */
-export function okRows<Row>(rows: JsonRows<Row>, meta?: Record<string, unknown>): RouteResult<Row[]> {
-  return { kind: 'json-rows', rows, meta };
+export function okRows<Row>(rows: JsonRows<Row>, meta?: Record<string, unknown>, creditMultiplier?: number): RouteResult<Row[]> {
+  return { kind: 'json-rows', rows, meta, ...(creditMultiplier !== undefined && { creditMultiplier }) };
 }
 
 export function raw<T>(body: T, options: { status?: number; headers?: Record<string, string> } = {}): RouteResult<T> {
@@ -179,7 +179,7 @@ async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEve
     headers: Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, val]) => [k.toLowerCase(), val])),
   };
   const result = await implementation(input as RouteInput, { requestId, route, account, baseUrl: baseUrlOf(event) });
-  if (route.billed && account) await charge(account, rowsOf(result));
+  if (route.billed && account) await charge(account, rowsOf(result), result.kind === 'raw' ? 1 : result.creditMultiplier ?? 1);
   return render(result, route, requestId);
 }
 
@@ -193,9 +193,9 @@ function rowsOf(result: RouteResult): number {
  * Debits the caller's credits. A ledger failure is logged, not turned into an error: the data was
  * read and the client should have it; the miss shows in the metrics.
  */
-async function charge(account: Caller, rows: number): Promise<void> {
+async function charge(account: Caller, rows: number, multiplier: number): Promise<void> {
   try {
-    await chargeRequest({ ledger: creditLedger(), clock, announce: (e) => announce(queueSender(), e) }, account, rows);
+    await chargeRequest({ ledger: creditLedger(), clock, announce: (e) => announce(queueSender(), e) }, account, rows, multiplier);
   } catch (error) {
     logger.error('credit debit failed', { account_id: account.id, rows, error });
     metrics.addMetric('CreditDebitFailed', MetricUnit.Count, 1);

@@ -105,6 +105,63 @@ describe('full-depth L2', () => {
   });
 });
 
+describe('altx books', () => {
+  const ALTX = '/v1/altx/orderbook/ETH';
+
+  it('serves the book at every 10 s and 1 s instant, each the L3 book aggregated by price', async () => {
+    const t0 = Math.floor((end - 10 * 60_000) / 10_000) * 10_000;
+    const tens = await walk(`${ALTX}/history`, { start: t0, end: t0 + 60_000, granularity: '10s', limit: 4 });
+    expect(tens.map((b) => b.timestamp)).toEqual([0, 1, 2, 3, 4, 5, 6].map((k) => new Date(t0 + k * 10_000).toISOString()));
+    const ones = (await get(`${ALTX}/history`, { start: t0, end: t0 + 20_000, granularity: '1s', limit: 1000 })).body.data;
+    expect(ones).toHaveLength(21);
+    expect(ones[10]).toEqual(tens[1]);
+    const l3 = (await get('/v1/l3orderbook/ETH'.replace('/v1', '/v1/altx'), { timestamp: t0 + 10_000, depth: 1000 })).body.data;
+    const levels = (side: string) => [...l3.orders.filter((o: any) => o.side === side).reduce((m: Map<number, string[]>, o: any) => m.set(o.price, [...(m.get(o.price) ?? []), String(o.remaining_size)]), new Map()).entries()]
+      .map(([px, sizes]: [number, string[]]) => [px, Number(sumDecimals(sizes)), sizes.length]);
+    const numeric = (side: any[]) => side.map((l) => [Number(l.px), Number(l.sz), l.n]);
+    if (!l3.truncated) {
+      expect(numeric(tens[1].bids)).toEqual(levels('bid'));
+      expect(numeric(tens[1].asks)).toEqual(levels('ask'));
+    }
+  });
+
+  it('replays tick history (the book at start, then level deltas) into the book at the end', async () => {
+    const t0 = Math.floor((end - 8 * 60_000) / 1000) * 1000;
+    const t1 = t0 + 120_000;
+    const tick = await get(`${ALTX}/history`, { start: t0, end: t1, granularity: 'tick' });
+    expect(tick.status).toBe(200);
+    const { checkpoint, deltas } = tick.body.data;
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(deltas.length).toBeLessThan(1000);
+    expect(deltas.every((d: any, i: number) => i === 0 || d.sequence > deltas[i - 1].sequence)).toBe(true);
+    const sides = { bid: new Map<number, number>(checkpoint.bids.map((l: any) => [Number(l.px), Number(l.sz)])), ask: new Map<number, number>(checkpoint.asks.map((l: any) => [Number(l.px), Number(l.sz)])) };
+    for (const d of deltas) {
+      if (d.size === 0) sides[d.side as 'bid' | 'ask'].delete(d.price);
+      else sides[d.side as 'bid' | 'ask'].set(d.price, d.size);
+    }
+    const [after] = (await get(`${ALTX}/history`, { start: t1, end: t1, granularity: '1s' })).body.data;
+    expect([...sides.bid.entries()].sort((a, b) => b[0] - a[0])).toEqual(after.bids.map((l: any) => [Number(l.px), Number(l.sz)]));
+    expect([...sides.ask.entries()].sort((a, b) => a[0] - b[0])).toEqual(after.asks.map((l: any) => [Number(l.px), Number(l.sz)]));
+  });
+
+  it('serves L3 books of at most 250 orders a side, one account\'s on request, and their history', async () => {
+    const full = (await get('/v1/altx/l3orderbook/ETH', { timestamp: end, depth: 100_000 })).body.data;
+    expect(full.orders.filter((o: any) => o.side === 'bid').length).toBe(Math.min(250, full.bid_count));
+    expect(full).toMatchObject({ coin: 'ETH', truncated: full.bid_count > 250 || full.ask_count > 250, mid_price: expect.any(String) });
+    const one = (await get('/v1/altx/l3orderbook/ETH', { timestamp: end, depth: 0 })).body.data;
+    expect(one.orders.length).toBeLessThanOrEqual(2);
+    const owner = full.orders[0].owner_account_index;
+    const mine = (await get('/v1/altx/l3orderbook/ETH', { timestamp: end, account: String(owner) })).body.data;
+    expect(mine.orders.every((o: any) => o.owner_account_index === owner)).toBe(true);
+    expect(mine.orders.length).toBeGreaterThan(0);
+    const history = await walk('/v1/altx/l3orderbook/ETH/history', { start: end - 20 * 60_000, end, limit: 1 });
+    expect(history.length).toBeGreaterThanOrEqual(2);
+    const rh = await get('/v1/altx-rh/l3orderbook/BTC');
+    expect(rh.status).toBe(404);
+    expect(rh.body.error_code).toBe('unsupported_for_venue');
+  });
+});
+
 describe('routes and errors', () => {
   it('serves hip4 books by #N, %23N and the bare id, and spot and hip3 books', async () => {
     const hash = await get('/v1/perpx/hip4/orderbook/%2310/l4', { timestamp: end, depth: 2 });
@@ -130,6 +187,9 @@ describe('routes and errors', () => {
     const deep = await get(BOOK, { depth: 21 });
     expect(deep.status).toBe(400);
     expect(deep.body).toMatchObject({ success: false, code: 400, error_code: 'invalid_parameter', param: 'depth', request_id: expect.any(String) });
+    const granularity = await get('/v1/altx/orderbook/ETH/history', { granularity: '5s' });
+    expect(granularity.status).toBe(400);
+    expect(granularity.body.param).toBe('granularity');
     const iso = await get(`${BOOK}/l4`, { timestamp: '2026-01-01T00:00:00Z' });
     expect(iso.status).toBe(400);
     expect(iso.body.param).toBe('timestamp');

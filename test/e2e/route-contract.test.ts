@@ -124,6 +124,8 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   l4Orderbook: { query: { timestamp: window.end, depth: 3 } },
   l4OrderbookDiffs: { query: { start: now - 10 * MIN, end: window.end, limit: 5 } },
   l4OrderbookHistory: { query: { start: now - 20 * MIN, end: window.end, limit: 2, depth: 3 } },
+  l3Orderbook: { query: { timestamp: window.end, depth: 3 } },
+  l3OrderbookHistory: { query: { start: now - 20 * MIN, end: window.end, limit: 2 } },
   breadthHistory: { query: { start: now - 3_600_000, limit: 5 } },
   listWebhookEventTypes: {},
   getWebhookLimits: {},

@@ -854,11 +854,143 @@ export interface OrderbookHistoryQuery {
   cursor?: string;
   /** Levels per side, best first (at most 20 on perpx, spot, hip3 and hip4; default all the snapshot has) */
   depth?: number;
+  /** altx, altx-rh: `checkpoint` the native snapshots (about a minute apart); `30s`, `10s`, `1s` the book at every such instant; `tick` the book at `start` and up to 1000 level deltas after it. Ignored on the perpx families */
+  granularity?: "checkpoint" | "30s" | "10s" | "1s" | "tick";
 }
 
-export type OrderbookHistoryRow = OrderbookData;
-
-export type OrderbookHistoryData = OrderbookData[];
+export type OrderbookHistoryData =
+  | {
+      symbol: string;
+      /**
+       * deprecated alias of symbol
+       */
+      coin: string;
+      /**
+       * RFC 3339 UTC
+       */
+      timestamp: string;
+      /**
+       * best first
+       */
+      bids: {
+        /**
+         * decimal string
+         */
+        px: string;
+        /**
+         * decimal string
+         */
+        sz: string;
+        /**
+         * orders at this price
+         */
+        n: number;
+      }[];
+      /**
+       * best first
+       */
+      asks: {
+        /**
+         * decimal string
+         */
+        px: string;
+        /**
+         * decimal string
+         */
+        sz: string;
+        /**
+         * orders at this price
+         */
+        n: number;
+      }[];
+      /**
+       * decimal string
+       */
+      mid_price?: string;
+      /**
+       * decimal string
+       */
+      spread?: string;
+      /**
+       * basis points, 2 decimals
+       */
+      spread_bps?: string;
+    }[]
+  | {
+      checkpoint: {
+        symbol: string;
+        /**
+         * deprecated alias of symbol
+         */
+        coin: string;
+        /**
+         * RFC 3339 UTC
+         */
+        timestamp: string;
+        /**
+         * best first
+         */
+        bids: {
+          /**
+           * decimal string
+           */
+          px: string;
+          /**
+           * decimal string
+           */
+          sz: string;
+          /**
+           * orders at this price
+           */
+          n: number;
+        }[];
+        /**
+         * best first
+         */
+        asks: {
+          /**
+           * decimal string
+           */
+          px: string;
+          /**
+           * decimal string
+           */
+          sz: string;
+          /**
+           * orders at this price
+           */
+          n: number;
+        }[];
+        /**
+         * decimal string
+         */
+        mid_price?: string;
+        /**
+         * decimal string
+         */
+        spread?: string;
+        /**
+         * basis points, 2 decimals
+         */
+        spread_bps?: string;
+      };
+      deltas: {
+        /**
+         * epoch ms
+         */
+        timestamp: number;
+        side: "bid" | "ask";
+        price: number;
+        /**
+         * the level's size after the change; 0 removes it
+         */
+        size: number;
+        /**
+         * increasing
+         */
+        sequence: number;
+      }[];
+    };
 
 export type L2OrderbookPath = TradesPath;
 
@@ -1094,6 +1226,63 @@ export interface L4OrderbookHistoryQuery {
 export type L4OrderbookHistoryRow = L4OrderbookData;
 
 export type L4OrderbookHistoryData = L4OrderbookData[];
+
+export type L3OrderbookPath = TradesPath;
+
+export interface L3OrderbookQuery {
+  /** The instant, epoch ms (default now) */
+  timestamp?: number;
+  /** Only orders of this account number */
+  account?: string;
+  /** Orders per side, clamped to 1..250 (default 250) */
+  depth?: number;
+}
+
+export interface L3OrderbookData {
+  coin: string;
+  /**
+   * RFC 3339 UTC
+   */
+  timestamp: string;
+  orders: {
+    order_index: number;
+    owner_account_index: number;
+    side: "bid" | "ask";
+    price: number;
+    remaining_size: number;
+    original_size: number;
+  }[];
+  bid_count: number;
+  ask_count: number;
+  total_bid_size: number;
+  total_ask_size: number;
+  mid_price: string | null;
+  spread: string | null;
+  spread_bps: string | null;
+  /**
+   * true when a side had more than depth (at most 250) orders
+   */
+  truncated: boolean;
+}
+
+export type L3OrderbookHistoryPath = TradesPath;
+
+export interface L3OrderbookHistoryQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before now) */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** Only orders of this account number */
+  account?: string;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+  /** Books per page, clamped to 1..1000 */
+  limit?: number;
+}
+
+export type L3OrderbookHistoryRow = L3OrderbookData;
+
+export type L3OrderbookHistoryData = L3OrderbookData[];
 
 export interface BreadthCurrentData {
   session_date: string;
@@ -1629,6 +1818,8 @@ export const ROUTES = {
   getSpotL4OrderbookHistory: { method: 'GET', path: '/v1/perpx/spot/orderbook/{symbol}/l4/history', paged: true },
   getHip3L4OrderbookHistory: { method: 'GET', path: '/v1/perpx/hip3/orderbook/{symbol}/l4/history', paged: true },
   getHip4L4OrderbookHistory: { method: 'GET', path: '/v1/perpx/hip4/orderbook/{symbol}/l4/history', paged: true },
+  getAltxL3Orderbook: { method: 'GET', path: '/v1/altx/l3orderbook/{symbol}', paged: false },
+  getAltxL3OrderbookHistory: { method: 'GET', path: '/v1/altx/l3orderbook/{symbol}/history', paged: true },
   getPerpxBreadthCurrent: { method: 'GET', path: '/v1/perpx/breadth/above-vwap/current', paged: false },
   getHip3BreadthCurrent: { method: 'GET', path: '/v1/perpx/hip3/breadth/above-vwap/current', paged: false },
   getPerpxBreadthHistory: { method: 'GET', path: '/v1/perpx/breadth/above-vwap', paged: true },
@@ -1658,7 +1849,7 @@ export const ROUTES = {
   dryRunWebhookSubscription: { method: 'POST', path: '/v1/webhooks/subscriptions/dry-run', paged: false },
 } as const;
 
-export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory';
+export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory';
 
 /** One method per route. Path parameters, query parameters and `body` go in one object. */
 export interface Methods {
@@ -2152,32 +2343,32 @@ export interface Methods {
    */
   getLegacyOrderbook(input: OrderbookPath & OrderbookQuery): Promise<Page<OrderbookData>>;
   /**
-   * Native book snapshots in a window, oldest first (perpx).
+   * Native book snapshots in a window, oldest first (altx, altx-rh: finer granularities and tick deltas) (perpx).
    * `GET /v1/perpx/orderbook/{symbol}/history`
    */
   getPerpxOrderbookHistory(input: OrderbookHistoryPath & OrderbookHistoryQuery): Promise<Page<OrderbookHistoryData>>;
   /**
-   * Native book snapshots in a window, oldest first (spot).
+   * Native book snapshots in a window, oldest first (altx, altx-rh: finer granularities and tick deltas) (spot).
    * `GET /v1/perpx/spot/orderbook/{symbol}/history`
    */
   getSpotOrderbookHistory(input: OrderbookHistoryPath & OrderbookHistoryQuery): Promise<Page<OrderbookHistoryData>>;
   /**
-   * Native book snapshots in a window, oldest first (hip3).
+   * Native book snapshots in a window, oldest first (altx, altx-rh: finer granularities and tick deltas) (hip3).
    * `GET /v1/perpx/hip3/orderbook/{symbol}/history`
    */
   getHip3OrderbookHistory(input: OrderbookHistoryPath & OrderbookHistoryQuery): Promise<Page<OrderbookHistoryData>>;
   /**
-   * Native book snapshots in a window, oldest first (hip4).
+   * Native book snapshots in a window, oldest first (altx, altx-rh: finer granularities and tick deltas) (hip4).
    * `GET /v1/perpx/hip4/orderbook/{symbol}/history`
    */
   getHip4OrderbookHistory(input: OrderbookHistoryPath & OrderbookHistoryQuery): Promise<Page<OrderbookHistoryData>>;
   /**
-   * Native book snapshots in a window, oldest first (altx).
+   * Native book snapshots in a window, oldest first (altx, altx-rh: finer granularities and tick deltas) (altx).
    * `GET /v1/altx/orderbook/{symbol}/history`
    */
   getAltxOrderbookHistory(input: OrderbookHistoryPath & OrderbookHistoryQuery): Promise<Page<OrderbookHistoryData>>;
   /**
-   * Native book snapshots in a window, oldest first (altx-rh).
+   * Native book snapshots in a window, oldest first (altx, altx-rh: finer granularities and tick deltas) (altx-rh).
    * `GET /v1/altx-rh/orderbook/{symbol}/history`
    */
   getAltxRhOrderbookHistory(input: OrderbookHistoryPath & OrderbookHistoryQuery): Promise<Page<OrderbookHistoryData>>;
@@ -2277,6 +2468,16 @@ export interface Methods {
    * `GET /v1/perpx/hip4/orderbook/{symbol}/l4/history`
    */
   getHip4L4OrderbookHistory(input: L4OrderbookHistoryPath & L4OrderbookHistoryQuery): Promise<Page<L4OrderbookHistoryData>>;
+  /**
+   * The order-level (L3) book at an instant: at most 250 orders a side, optionally one account's (altx).
+   * `GET /v1/altx/l3orderbook/{symbol}`
+   */
+  getAltxL3Orderbook(input: L3OrderbookPath & L3OrderbookQuery): Promise<Page<L3OrderbookData>>;
+  /**
+   * L3 books at each checkpoint in a window, oldest first (altx).
+   * `GET /v1/altx/l3orderbook/{symbol}/history`
+   */
+  getAltxL3OrderbookHistory(input: L3OrderbookHistoryPath & L3OrderbookHistoryQuery): Promise<Page<L3OrderbookHistoryData>>;
   /**
    * Latest breadth snapshot, even if stale (perpx).
    * `GET /v1/perpx/breadth/above-vwap/current`

@@ -43,10 +43,11 @@ export function crossedLevels(before: number, after: number, allowance: number):
 }
 
 /** Debits one request's rows; an unmetered plan (enterprise) is counted but never runs low. */
-export async function chargeRequest(deps: ChargeDeps, account: Caller, rows: number): Promise<void> {
+export async function chargeRequest(deps: ChargeDeps, account: Caller, rows: number, multiplier = 1): Promise<void> {
   const now = deps.clock.now();
   const month = monthOf(now);
-  const credits = creditsFor(rows);
+  // A route may price its rows higher (altx book history at finer granularities).
+  const credits = creditsFor(rows) * multiplier;
   const { before, after } = await deps.ledger.debit(account.id, month, credits);
   const allowance = account.monthlyCredits ?? PLANS[account.plan].monthlyCredits;
   if (allowance === null) return;

@@ -15,6 +15,8 @@ export interface BookOrder {
   /** Canonical decimal strings. */
   price: string;
   size: string;
+  /** The size it was placed with (an update keeps it); its current size when unknown. */
+  origSize: string;
   /** When the order took its place in the queue (epoch ms); null when unknown (it predates the record). */
   placedAt: number | null;
 }
@@ -30,8 +32,8 @@ export interface BookDiff {
   insert_before: number | null;
 }
 
-/** A checkpoint side as stored: [oid, user, price, size, placed-at ms or null], best first, in queue order. */
-export type CheckpointOrder = readonly [number, string, string, string, number | null];
+/** A checkpoint side as stored: [oid, owner, price, size, placed-at ms or null, original size?], best first, in queue order. */
+export type CheckpointOrder = readonly [number, string, string, string, number | null] | readonly [number, string, string, string, number | null, string];
 
 export interface Level { price: string; size: string; count: number }
 
@@ -45,7 +47,9 @@ export class L4Book {
   static fromCheckpoint(bids: readonly CheckpointOrder[], asks: readonly CheckpointOrder[]): L4Book {
     const book = new L4Book();
     for (const [side, orders] of [['B', bids], ['A', asks]] as const) {
-      for (const [oid, user, price, size, placedAt] of orders) book.add({ oid, user, side, price: canonicalDecimal(price), size: canonicalDecimal(size), placedAt }, null);
+      for (const [oid, user, price, size, placedAt, origSize = size] of orders) {
+        book.add({ oid, user, side, price: canonicalDecimal(price), size: canonicalDecimal(size), origSize: canonicalDecimal(origSize), placedAt }, null);
+      }
     }
     return book;
   }
@@ -67,7 +71,7 @@ export class L4Book {
       }
       const size = canonicalDecimal(diff.new_size ?? '0');
       if (size === '0') return;
-      this.add({ oid: diff.oid, user: diff.user_address, side: diff.side, price: canonicalDecimal(diff.price), size, placedAt: diff.ts }, diff.insert_before);
+      this.add({ oid: diff.oid, user: diff.user_address, side: diff.side, price: canonicalDecimal(diff.price), size, origSize: size, placedAt: diff.ts }, diff.insert_before);
       return;
     }
     if (!held) {
@@ -85,9 +89,19 @@ export class L4Book {
     return this.prices(side).flatMap((price) => this.queues[side].get(price)!.map((oid) => this.orders.get(oid)!));
   }
 
-  /** The side aggregated by price, best first: the full-depth L2 book. */
-  levels(side: BookSide): Level[] {
-    return this.prices(side).map((price) => this.level(side, price));
+  /** The side aggregated by price, best first (the `limit` best only): the full-depth L2 book. */
+  levels(side: BookSide, limit?: number): Level[] {
+    return this.prices(side).slice(0, limit).map((price) => this.level(side, price));
+  }
+
+  /** How many price levels a side has. */
+  levelCount(side: BookSide): number {
+    return this.queues[side].size;
+  }
+
+  /** The exact sum of a side's resting sizes. */
+  total(side: BookSide): string {
+    return sumDecimals([...this.queues[side].values()].flatMap((queue) => queue.map((oid) => this.orders.get(oid)!.size)));
   }
 
   /** One price level's size and order count (zero when empty). */

@@ -14,9 +14,13 @@ import { coverageStart } from '../archive/coverage.ts';
 import { L4Book, type BookDiff, type BookOrder, type BookSide, type CheckpointOrder, type Level } from '../book/l4-book.ts';
 import { canonicalDecimal, difference, midpoint, sumDecimals } from '../book/decimal.ts';
 import { EMPTY, page, startPage, type JsonRows, type WindowParams } from './queries.ts';
+import type { CursorState } from './cursor.ts';
 import { seriesSymbol } from './series.ts';
 import { isoSql } from './shape.ts';
-import { NATIVE_DEPTH_CAP, type FullDepthBook, type L2Diff, type L4Diff, type L4Snapshot, type OrderBook } from '../../../schemas/orderbook.ts';
+import {
+  GRANULARITIES, L3_DEPTH_CAP, NATIVE_DEPTH_CAP, TICK_DELTAS,
+  type FullDepthBook, type Granularity, type L2Diff, type L3Snapshot, type L4Diff, type L4Snapshot, type OrderBook, type TickHistory,
+} from '../../../schemas/orderbook.ts';
 
 /** A book is the newest snapshot or checkpoint at most a day before the instant asked for. */
 const BOOK_LOOKBACK_MS = 86_400_000;
@@ -30,6 +34,15 @@ export const bookSymbol = seriesSymbol;
 
 export interface BookRequest { family: Family; symbol: string; at: number; depth?: number }
 export interface BookHistoryRequest extends WindowParams { routeId: string; family: Family; symbol: string; depth?: number }
+export interface NativeHistoryRequest extends BookHistoryRequest { granularity: Granularity }
+export interface L3Request extends BookRequest { account?: string }
+export interface L3HistoryRequest extends BookHistoryRequest { account?: string }
+
+/** Families whose native history has resolutions finer than the snapshots (and whose price them). */
+const GRANULAR_FAMILIES: ReadonlySet<Family> = new Set(['altx', 'altx-rh']);
+
+/** The credit multiplier of a native history request (1 where `granularity` is ignored). */
+export const granularityMultiplier = (family: Family, granularity: Granularity) => (GRANULAR_FAMILIES.has(family) ? GRANULARITIES[granularity] : 1);
 
 /** The top of a book: mid, spread and spread in basis points, when both sides have a level. */
 function touch(bestBid: string | undefined, bestAsk: string | undefined): Pick<OrderBook, 'mid_price' | 'spread' | 'spread_bps'> {
@@ -83,21 +96,83 @@ function rendered<T>(rows: readonly T[], nextCursor: string | null, meta?: Recor
   return { json: rows.map((r) => JSON.stringify(r)).join(','), count: rows.length, nextCursor, ...(meta && { meta }) };
 }
 
-/** Native snapshots in a window, oldest first. */
-export async function nativeBookHistory(deps: ArchiveDeps, req: BookHistoryRequest, now: number): Promise<JsonRows<OrderBook>> {
+/**
+ * Native book history: the snapshots in a window, oldest first; on altx and altx-rh with a finer
+ * `granularity`, the book rebuilt at every 30, 10 or 1 seconds, or (`tick`) the book at `start` and
+ * the level deltas after it.
+ */
+export async function nativeBookHistory(deps: ArchiveDeps, req: NativeHistoryRequest, now: number): Promise<{ rows: JsonRows<OrderBook> } | { tick: TickHistory; nextCursor: string | null }> {
   checkNativeDepth(req.family, req.depth);
-  const start = startPage('l2_snapshots', req, req.symbol, { depth: req.depth }, now);
-  if ('done' in start) return start.done;
+  const granularity = GRANULAR_FAMILIES.has(req.family) ? req.granularity : 'checkpoint';
+  const dataset = granularity === 'checkpoint' ? 'l2_snapshots' : 'l4_diffs';
+  const start = startPage(dataset, req, req.symbol, { depth: req.depth, granularity }, now);
+  if ('done' in start) {
+    if (granularity === 'tick') throw new AppError('not_found', `No order-level data for ${req.symbol} on ${req.family} in this window.`, { param: 'start' });
+    return { rows: start.done };
+  }
+  if (granularity === 'tick') return tickHistory(deps, req, start);
+  if (granularity !== 'checkpoint') return { rows: await sampledBooks(deps, req, SAMPLE_STEPS[granularity], start) };
   const result = await readWindowJson(deps, {
     dataset: 'l2_snapshots', family: req.family, symbol: req.symbol, from: start.window[0], to: start.window[1],
     after: start.cursor?.position, limit: req.limit, projection: `{'ts': ts, 'bids': bids::JSON, 'asks': asks::JSON}`,
   });
   const rows = (JSON.parse(`[${result.json}]`) as { ts: number; bids: StoredLevels; asks: StoredLevels }[])
     .map((r) => orderBook(req.symbol, r.ts, levelsOf(r.bids), levelsOf(r.asks), req.depth));
-  return rendered(rows, page(result, start.fingerprint, start.window).nextCursor);
+  return { rows: rendered(rows, page(result, start.fingerprint, start.window).nextCursor) };
 }
 
-interface Rebuilt { book: L4Book; checkpointTs: number; diffsApplied: number; lastBlock: number }
+const SAMPLE_STEPS = { '30s': 30_000, '10s': 10_000, '1s': 1_000 } as const;
+
+type Started = { fingerprint: string; cursor?: CursorState; window: [number, number] };
+
+/** The book at every `step` instant of the window (from the first checkpoint on), `limit` per page. */
+async function sampledBooks(deps: ArchiveDeps, req: NativeHistoryRequest, step: number, start: Started): Promise<JsonRows<OrderBook>> {
+  const { window, cursor } = start;
+  let first = cursor ? Number(cursor.position[0]) + step : Math.ceil(window[0] / step) * step;
+  let rebuilt = await rebuild(deps, { family: req.family, symbol: req.symbol, at: first });
+  if (!rebuilt) {
+    const [checkpoint] = (await readWindow(deps, { dataset: 'l4_checkpoints', family: req.family, symbol: req.symbol, from: first, to: window[1], limit: 1 })).rows;
+    if (!checkpoint) return EMPTY;
+    first = Math.ceil(Number(checkpoint.ts) / step) * step;
+    rebuilt = await rebuildFrom(deps, req.family, req.symbol, checkpoint, first);
+  }
+  const last = Math.min(window[1], first + (req.limit - 1) * step);
+  if (first > last) return EMPTY;
+  const diffs = await diffsAfter(deps, req.family, req.symbol, rebuilt, last);
+  const rows: OrderBook[] = [];
+  let next = 0;
+  for (let at = first; at <= last; at += step) {
+    const upTo = next;
+    while (next < diffs.length && diffs[next]!.ts <= at) next++;
+    applyAll(rebuilt, diffs.slice(upTo, next));
+    rows.push(orderBook(req.symbol, at, rebuilt.book.levels('B', req.depth), rebuilt.book.levels('A', req.depth), undefined));
+  }
+  const more = last + step <= window[1];
+  return rendered(rows, more ? page({ json: '', count: 0, more, last: [last] }, start.fingerprint, window).nextCursor : null);
+}
+
+/** `tick`: the book as the window (or the cursor's block) begins, and up to 1000 level deltas after it. */
+async function tickHistory(deps: ArchiveDeps, req: NativeHistoryRequest, start: Started): Promise<{ tick: TickHistory; nextCursor: string | null }> {
+  const position = start.cursor?.position as [number, number] | undefined;
+  const walked = await levelChanges(deps, req, start.window, position, TICK_DELTAS, true);
+  if (!walked?.startBook) throw new AppError('not_found', `No order-level data for ${req.symbol} on ${req.family} in this window.`, { param: 'start' });
+  return {
+    tick: {
+      checkpoint: orderBook(req.symbol, position ? position[0] : start.window[0], walked.startBook.bids, walked.startBook.asks, req.depth),
+      deltas: walked.changes.map((c) => ({ timestamp: c.ts, side: c.side === 'B' ? 'bid' : 'ask', price: Number(c.price), size: Number(c.size), sequence: c.block * 100_000 + c.seq })),
+    },
+    nextCursor: nextCursorOf(walked, start.fingerprint, start.window),
+  };
+}
+
+interface Rebuilt {
+  book: L4Book;
+  checkpointTs: number;
+  diffsApplied: number;
+  lastBlock: number;
+  /** (block, seq) of the last diff in the book: the next diffs come after it. */
+  position: [number, number];
+}
 
 const parseSide = (stored: unknown) => JSON.parse(String(stored)) as CheckpointOrder[];
 
@@ -107,19 +182,48 @@ const parseSide = (stored: unknown) => JSON.parse(String(stored)) as CheckpointO
  */
 async function rebuildFrom(deps: ArchiveDeps, family: Family, symbol: string, checkpoint: Row, at: number, throughBlock?: number): Promise<Rebuilt> {
   const book = L4Book.fromCheckpoint(parseSide(checkpoint.bids), parseSide(checkpoint.asks));
-  const checkpointTs = Number(checkpoint.ts);
-  let lastBlock = Number(checkpoint.block_number);
-  const source = await windowSource(deps, { dataset: 'l4_diffs', family, symbol, from: checkpointTs, to: at });
-  if (!source) return { book, checkpointTs, diffsApplied: 0, lastBlock };
-  const diffs = await deps.sql.query({
-    sql: `SELECT ts, block_number, oid, user_address, side, price, diff_type, new_size, insert_before FROM (${source.sql})
-          WHERE (block_number > $b_block OR (block_number = $b_block AND seq > $b_seq))${throughBlock === undefined ? '' : ' AND block_number <= $b_through'}
-          ORDER BY block_number, seq`,
-    params: { ...source.params, b_block: lastBlock, b_seq: Number(checkpoint.seq), ...(throughBlock !== undefined && { b_through: throughBlock }) },
-  });
-  for (const diff of diffs) book.apply(diff as unknown as BookDiff);
-  if (diffs.length > 0) lastBlock = Number(diffs[diffs.length - 1]!.block_number);
-  return { book, checkpointTs, diffsApplied: diffs.length, lastBlock };
+  const rebuilt: Rebuilt = {
+    book, checkpointTs: Number(checkpoint.ts), diffsApplied: 0, lastBlock: Number(checkpoint.block_number),
+    position: [Number(checkpoint.block_number), Number(checkpoint.seq)],
+  };
+  const diffs = await diffsAfter(deps, family, symbol, rebuilt, at, throughBlock === undefined ? undefined : { block: throughBlock });
+  applyAll(rebuilt, diffs);
+  return rebuilt;
+}
+
+interface DiffRow extends BookDiff { block_number: number; seq: number }
+
+/** Moves a rebuilt book forward by diffs (in order). */
+function applyAll(rebuilt: Rebuilt, diffs: readonly DiffRow[]): void {
+  for (const diff of diffs) rebuilt.book.apply(diff);
+  const last = diffs[diffs.length - 1];
+  if (last) {
+    rebuilt.diffsApplied += diffs.length;
+    rebuilt.lastBlock = last.block_number;
+    rebuilt.position = [last.block_number, last.seq];
+  }
+}
+
+/**
+ * The diffs after a book's position with `ts` up to `to`, in (block, seq) order: all of them, or
+ * through a block, or a page of `limit` (one more is read to tell whether the window goes on).
+ */
+async function diffsAfter(
+  deps: ArchiveDeps, family: Family, symbol: string, from: { checkpointTs: number; position: [number, number] }, to: number,
+  bound?: { block: number } | { limit: number },
+): Promise<DiffRow[]> {
+  const source = await windowSource(deps, { dataset: 'l4_diffs', family, symbol, from: from.checkpointTs, to });
+  if (!source) return [];
+  const through = bound && 'block' in bound ? ' AND block_number <= $d_through' : '';
+  const limit = bound && 'limit' in bound ? ' LIMIT $d_limit' : '';
+  return deps.sql.query({
+    sql: `SELECT ts, block_number, seq, oid, user_address, side, price, diff_type, new_size, insert_before FROM (${source.sql})
+          WHERE (block_number > $d_block OR (block_number = $d_block AND seq > $d_seq))${through} ORDER BY block_number, seq${limit}`,
+    params: {
+      ...source.params, d_block: from.position[0], d_seq: from.position[1],
+      ...(bound && 'block' in bound && { d_through: bound.block }), ...(bound && 'limit' in bound && { d_limit: bound.limit }),
+    },
+  }) as Promise<unknown> as Promise<DiffRow[]>;
 }
 
 async function rebuild(deps: ArchiveDeps, req: BookRequest, throughBlock?: number): Promise<Rebuilt | undefined> {
@@ -150,12 +254,10 @@ function l4Snapshot(symbol: string, at: number, rebuilt: Rebuilt, depth: number 
 }
 
 function fullDepthBook(symbol: string, at: number, book: L4Book, depth: number | undefined): FullDepthBook {
-  const bids = book.levels('B');
-  const asks = book.levels('A');
   return {
-    ...orderBook(symbol, at, bids, asks, depth),
-    bid_levels: bids.length, ask_levels: asks.length,
-    total_bid_size: Number(sumDecimals(bids.map((l) => l.size))), total_ask_size: Number(sumDecimals(asks.map((l) => l.size))),
+    ...orderBook(symbol, at, book.levels('B', depth), book.levels('A', depth), undefined),
+    bid_levels: book.levelCount('B'), ask_levels: book.levelCount('A'),
+    total_bid_size: Number(book.total('B')), total_ask_size: Number(book.total('A')),
   };
 }
 
@@ -174,8 +276,10 @@ export async function l2Book(deps: ArchiveDeps, req: BookRequest): Promise<FullD
 }
 
 /** Checkpoints in a window, oldest first, each rendered by `render`. */
-async function checkpointPage<T>(deps: ArchiveDeps, req: BookHistoryRequest, now: number, render: (ts: number, block: number, book: L4Book) => T): Promise<JsonRows<T>> {
-  const start = startPage('l4_checkpoints', req, req.symbol, { depth: req.depth }, now);
+async function checkpointPage<T>(
+  deps: ArchiveDeps, req: BookHistoryRequest, now: number, render: (ts: number, block: number, book: L4Book) => T, filters: Record<string, unknown> = { depth: req.depth },
+): Promise<JsonRows<T>> {
+  const start = startPage('l4_checkpoints', req, req.symbol, filters, now);
   if ('done' in start) return start.done;
   const result = await readWindowJson(deps, {
     dataset: 'l4_checkpoints', family: req.family, symbol: req.symbol, from: start.window[0], to: start.window[1],
@@ -187,10 +291,38 @@ async function checkpointPage<T>(deps: ArchiveDeps, req: BookHistoryRequest, now
 }
 
 export const l4History = (deps: ArchiveDeps, req: BookHistoryRequest, now: number): Promise<JsonRows<L4Snapshot>> =>
-  checkpointPage(deps, req, now, (ts, block, book) => l4Snapshot(req.symbol, ts, { book, checkpointTs: ts, diffsApplied: 0, lastBlock: block }, req.depth));
+  checkpointPage(deps, req, now, (ts, block, book) => l4Snapshot(req.symbol, ts, { book, checkpointTs: ts, diffsApplied: 0, lastBlock: block, position: [block, -1] }, req.depth));
 
 export const l2History = (deps: ArchiveDeps, req: BookHistoryRequest, now: number): Promise<JsonRows<FullDepthBook>> =>
   checkpointPage(deps, req, now, (ts, _block, book) => fullDepthBook(req.symbol, ts, book, req.depth));
+
+function l3Snapshot(symbol: string, at: number, book: L4Book, depth: number | undefined, account: string | undefined): L3Snapshot {
+  const cap = Math.min(L3_DEPTH_CAP, Math.max(1, depth ?? L3_DEPTH_CAP));
+  const mine = (o: BookOrder) => account === undefined || o.user === account;
+  const bids = book.side('B').filter(mine);
+  const asks = book.side('A').filter(mine);
+  const l3 = (o: BookOrder) => ({
+    order_index: o.oid, owner_account_index: Number(o.user), side: o.side === 'B' ? 'bid' as const : 'ask' as const,
+    price: Number(o.price), remaining_size: Number(o.size), original_size: Number(o.origSize),
+  });
+  const top = touch(book.best('B'), book.best('A'));
+  return {
+    coin: symbol, timestamp: iso(at), orders: [...bids.slice(0, cap), ...asks.slice(0, cap)].map(l3),
+    bid_count: bids.length, ask_count: asks.length, total_bid_size: sideTotal(bids), total_ask_size: sideTotal(asks),
+    mid_price: top.mid_price ?? null, spread: top.spread ?? null, spread_bps: top.spread_bps ?? null, truncated: bids.length > cap || asks.length > cap,
+  };
+}
+
+/** altx L3: the order-level book at an instant, at most 250 orders a side, optionally one account's. */
+export async function l3Book(deps: ArchiveDeps, req: L3Request): Promise<L3Snapshot> {
+  const rebuilt = await rebuild(deps, req);
+  if (!rebuilt) throw missing('order-level books', 'l4_checkpoints', req);
+  return l3Snapshot(req.symbol, req.at, rebuilt.book, req.depth, req.account);
+}
+
+/** altx L3 at each checkpoint of a window (`limit` clamped to 1..1000). */
+export const l3History = (deps: ArchiveDeps, req: L3HistoryRequest, now: number): Promise<JsonRows<L3Snapshot>> =>
+  checkpointPage(deps, { ...req, limit: Math.min(1000, Math.max(1, req.limit)) }, now, (ts, _block, book) => l3Snapshot(req.symbol, ts, book, undefined, req.account), { account: req.account });
 
 const L4_DIFF_PROJECTION = `{'timestamp': ${isoSql('ts')}, 'block_number': block_number, 'seq': seq, 'oid': oid, 'user_address': user_address,
   'coin': symbol, 'side': side, 'price': CAST(price AS DOUBLE), 'diff_type': diff_type, 'new_size': TRY_CAST(new_size AS DOUBLE), 'insert_before': insert_before}`;
@@ -206,78 +338,97 @@ export async function l4DiffsPage(deps: ArchiveDeps, req: BookHistoryRequest, no
   return page(result, start.fingerprint, start.window);
 }
 
-interface DiffRow extends BookDiff { block_number: number }
+/** A price level a block changed, as the block left it (size 0 and count 0: the level is gone). */
+interface LevelChange { ts: number; block: number; seq: number; side: BookSide; price: string; size: string; count: number }
+
+interface ChangesPage { startBook?: { bids: Level[]; asks: Level[] }; changes: LevelChange[]; more: boolean; last?: [number, number] }
 
 /**
- * Full-depth L2 diffs: after each block, every price level the block changed, with its size and
- * order count (0 and 0 when it emptied). A level a block touched but left as it was is not a
- * change. A page never splits a block: it ends before the block that would overflow `limit` (so it
- * may hold fewer rows and still go on), unless that block alone is the page.
+ * The book at the start of a window walk (after the cursor's block, or just before `start`), and
+ * the level changes of the blocks after it, block by block, up to `limit` of them. A page never
+ * splits a block: it ends before the block that would overflow `limit` (so it may hold fewer and
+ * still go on), unless that block alone is the page. A level a block touched but left as it was is
+ * not a change. Before the first checkpoint of the window, the walk starts at that checkpoint.
  */
+async function levelChanges(
+  deps: ArchiveDeps, req: BookHistoryRequest, window: [number, number], position: [number, number] | undefined, limit: number, withStartBook = false,
+): Promise<ChangesPage | undefined> {
+  const market = { family: req.family, symbol: req.symbol };
+  let base = position
+    ? await rebuild(deps, { ...market, at: position[0] }, position[1])
+    : await rebuild(deps, { ...market, at: window[0] - 1 });
+  if (!base && !position) {
+    const [checkpoint] = (await readWindow(deps, { dataset: 'l4_checkpoints', ...market, from: window[0], to: window[1], limit: 1 })).rows;
+    if (checkpoint) base = await rebuildFrom(deps, req.family, req.symbol, checkpoint, Number(checkpoint.ts));
+  }
+  if (!base) return undefined;
+  const book = base.book;
+  const startBook = withStartBook ? { bids: book.levels('B'), asks: book.levels('A') } : undefined;
+  const from = Math.max(window[0], base.checkpointTs);
+  let after: [number, number] = position ? [position[1], Number.MAX_SAFE_INTEGER] : base.position;
+  const changes: LevelChange[] = [];
+  let last: [number, number] | undefined;
+  let more = false;
+  // Diffs are read in chunks until the page holds `limit` changes (blocks that change nothing, such
+  // as an order placed and taken at once, add none) or the window ends.
+  for (let chunk = limit + 1; ; chunk = Math.min(4 * chunk, 50_000)) {
+    let diffs = await diffsAfter(deps, req.family, req.symbol, { checkpointTs: from, position: after }, window[1], { limit: chunk });
+    const exhausted = diffs.length < chunk;
+    if (!exhausted) {
+      // The chunk's last block may go on past it: leave it to the next chunk, or read it whole when it is all there is.
+      const lastBlock = diffs[diffs.length - 1]!.block_number;
+      const whole = diffs.filter((d) => d.block_number !== lastBlock);
+      diffs = whole.length > 0 ? whole : await diffsAfter(deps, req.family, req.symbol, { checkpointTs: from, position: after }, window[1], { block: lastBlock });
+    }
+    for (let i = 0; i < diffs.length;) {
+      const block = diffs[i]!.block_number;
+      const blockChanges: LevelChange[] = [];
+      const before = new Map<string, Level & { side: BookSide; seq: number }>();
+      let blockTs = 0;
+      for (; i < diffs.length && diffs[i]!.block_number === block; i++) {
+        const diff = diffs[i]!;
+        const held = book.order(diff.oid);
+        // The levels the diff acts on: the held order's (an update or remove names it) and a new order's.
+        const touched: [BookSide, string][] = held ? [[held.side, held.price]] : [];
+        if (diff.diff_type === 'new') touched.push([diff.side, canonicalDecimal(diff.price)]);
+        for (const [side, price] of touched) {
+          const level = before.get(`${side}${price}`);
+          if (level) level.seq = diff.seq;
+          else before.set(`${side}${price}`, { side, seq: diff.seq, ...book.level(side, price) });
+        }
+        book.apply(diff);
+        blockTs = Math.max(blockTs, diff.ts);
+        after = [diff.block_number, diff.seq];
+      }
+      for (const level of before.values()) {
+        const now = book.level(level.side, level.price);
+        if (now.size !== level.size || now.count !== level.count) {
+          blockChanges.push({ ts: blockTs, block, seq: level.seq, side: level.side, price: level.price, size: now.size, count: now.count });
+        }
+      }
+      // A page never splits a block; one block larger than a page is served whole.
+      if (changes.length > 0 && changes.length + blockChanges.length > limit) return { ...(startBook && { startBook }), changes, more: true, ...(last && { last }) };
+      changes.push(...blockChanges);
+      last = [blockTs, block];
+    }
+    if (exhausted) break;
+    if (changes.length >= limit) {
+      more = true;
+      break;
+    }
+  }
+  return { ...(startBook && { startBook }), changes, more, ...(last && { last }) };
+}
+
+/** Full-depth L2 diffs: after each block, every level it changed, with its size and order count. */
 export async function l2DiffsPage(deps: ArchiveDeps, req: BookHistoryRequest, now: number): Promise<JsonRows<L2Diff>> {
   const start = startPage('l4_diffs', req, req.symbol, {}, now);
   if ('done' in start) return start.done;
-  const { fingerprint, window } = start;
-  const position = start.cursor?.position as [number, number] | undefined;
-  // The book just before the page, and where in (block, seq) order the page's diffs begin.
-  let base: Rebuilt | undefined;
-  let after: [number, number];
-  if (position) {
-    base = await rebuild(deps, { family: req.family, symbol: req.symbol, at: position[0] }, position[1]);
-    after = [position[1], Number.MAX_SAFE_INTEGER];
-  } else {
-    base = await rebuild(deps, { family: req.family, symbol: req.symbol, at: window[0] - 1 });
-    after = [-1, -1];
-    if (!base) {
-      const [checkpoint] = (await readWindow(deps, { dataset: 'l4_checkpoints', family: req.family, symbol: req.symbol, from: window[0], to: window[1], limit: 1 })).rows;
-      if (checkpoint) {
-        base = await rebuildFrom(deps, req.family, req.symbol, checkpoint, Number(checkpoint.ts));
-        after = [Number(checkpoint.block_number), Number(checkpoint.seq)];
-      }
-    }
-  }
-  if (!base) return EMPTY;
-  const source = await windowSource(deps, { dataset: 'l4_diffs', family: req.family, symbol: req.symbol, from: Math.max(window[0], base.checkpointTs), to: window[1] });
-  if (!source) return EMPTY;
-  // Diffs from blocks after the base; one more than a page's worth tells whether the window goes on.
-  const read = (where: string, params: Record<string, number>, limit?: number) => deps.sql.query({
-    sql: `SELECT ts, block_number, oid, user_address, side, price, diff_type, new_size, insert_before FROM (${source.sql})
-          WHERE ${where} ORDER BY block_number, seq${limit === undefined ? '' : ' LIMIT $d_fetch'}`,
-    params: { ...source.params, ...params, ...(limit !== undefined && { d_fetch: limit }) },
-  }) as Promise<unknown> as Promise<DiffRow[]>;
-  let diffs = await read('(block_number > $d_block OR (block_number = $d_block AND seq > $d_seq))', { d_block: after[0], d_seq: after[1] }, req.limit + 1);
-  const more = diffs.length > req.limit;
-  if (more) {
-    const lastBlock = diffs[diffs.length - 1]!.block_number;
-    const whole = diffs.filter((d) => d.block_number !== lastBlock);
-    // One block larger than a page is served whole.
-    diffs = whole.length > 0 ? whole : await read('block_number = $d_block', { d_block: lastBlock });
-  }
-  const rows: L2Diff[] = [];
-  let last: [number, number] | undefined;
-  for (let i = 0; i < diffs.length;) {
-    const block = diffs[i]!.block_number;
-    const before = new Map<string, Level & { side: BookSide }>();
-    let blockTs = 0;
-    for (; i < diffs.length && diffs[i]!.block_number === block; i++) {
-      const diff = diffs[i]!;
-      const held = base.book.order(diff.oid);
-      // The levels the diff acts on: the held order's (an update or remove names it) and a new order's.
-      const touched: [BookSide, string][] = held ? [[held.side, held.price]] : [];
-      if (diff.diff_type === 'new') touched.push([diff.side, canonicalDecimal(diff.price)]);
-      for (const [side, price] of touched) {
-        if (!before.has(`${side}${price}`)) before.set(`${side}${price}`, { side, ...base.book.level(side, price) });
-      }
-      base.book.apply(diff);
-      blockTs = Math.max(blockTs, diff.ts);
-    }
-    for (const level of before.values()) {
-      const now = base.book.level(level.side, level.price);
-      if (now.size === level.size && now.count === level.count) continue;
-      rows.push({ timestamp: iso(blockTs), block_number: block, side: level.side, price: Number(level.price), size: Number(now.size), count: now.count });
-    }
-    last = [blockTs, block];
-  }
-  const nextCursor = more && last ? page({ json: '', count: 0, more, last }, fingerprint, window).nextCursor : null;
-  return rendered(rows, nextCursor);
+  const walked = await levelChanges(deps, req, start.window, start.cursor?.position as [number, number] | undefined, req.limit);
+  if (!walked) return EMPTY;
+  const rows = walked.changes.map((c) => ({ timestamp: iso(c.ts), block_number: c.block, side: c.side, price: Number(c.price), size: Number(c.size), count: c.count }));
+  return rendered(rows, nextCursorOf(walked, start.fingerprint, start.window));
 }
+
+const nextCursorOf = (walked: { more: boolean; last?: [number, number] }, fingerprint: string, window: [number, number]) =>
+  walked.more && walked.last ? page({ json: '', count: 0, more: true, last: walked.last }, fingerprint, window).nextCursor : null;

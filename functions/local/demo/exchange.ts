@@ -10,6 +10,7 @@ import { levelTick, levelUnits, quoteOf } from './book.ts';
 import { addOrder, bestLevel, needsRequote, reduceOrder, removeOrder, requote, restInBook } from './orderbook.ts';
 import { formatFixed, formatUnits } from './decimal.ts';
 import { applyFill, directionLabel } from './ledger.ts';
+import { ACCOUNT_NUMBERED, accountIndexOf } from './wallets.ts';
 import { type OrderFields, emitOrderEvent, nextTradeId } from './records.ts';
 import {
   type Holding, type MarketState, type RestingOrder, type Side, type SimOrder, type SimState, type Tick, type TriggerOrder,
@@ -27,10 +28,6 @@ const FEES: Readonly<Record<Family, { taker: number; maker: number; rebate: numb
 };
 /** Builder codes exist on the first venue only. */
 const BUILDER_FAMILIES: ReadonlySet<Family> = new Set(['perpx', 'spot', 'hip3']);
-/** Venues whose accounts are numbered: a wallet's fills there carry its account number. */
-const ACCOUNT_NUMBERED: ReadonlySet<Family> = new Set(['altx', 'altx-rh']);
-/** A wallet's stable account number on those venues, from its address. */
-const accountIndexOf = (address: string) => String(Number.parseInt(address.slice(2, 12), 16) % 10_000_000);
 /** A hip3 deployer keeps this share of the fees paid on its markets. */
 const DEPLOYER_SHARE = 0.5;
 /** Log-price impact of an order as large as one book level, in basis standard deviations. */

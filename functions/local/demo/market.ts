@@ -7,7 +7,7 @@
 import type { InstrumentRecord, NormalizedRecord } from '../../../schemas/datasets.ts';
 import { FAMILIES, type Family } from '../../core/venues.ts';
 import { quoteOf } from './book.ts';
-import { REQUOTE_EVERY_SEC, bestLevel, checkpointRecord, publishesL4, requote, topLevels } from './orderbook.ts';
+import { REQUOTE_EVERY_SEC, bestLevel, checkpointRecord, requote, topLevels } from './orderbook.ts';
 import { LISTING_INTERVAL_MS, type MarketSpec, firstListingAfter, newListing } from './catalog.ts';
 import { formatFixed, formatUnits } from './decimal.ts';
 import { planTick } from './flow.ts';
@@ -127,7 +127,7 @@ function runTick(state: SimState, startMs: number, out: NormalizedRecord[]): voi
   }
   if ((endMs + 1) % state.l2IntervalMs === 0) bookRecords(state, tick, endMs);
   if ((endMs + 1) % state.l4CheckpointMs === 0) {
-    for (const market of state.markets) if (publishesL4(market)) tick.out.push(checkpointRecord(state, market, endMs));
+    for (const market of state.markets) tick.out.push(checkpointRecord(state, market, endMs));
   }
 }
 

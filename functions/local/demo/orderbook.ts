@@ -2,19 +2,17 @@
  * Each market's order book in the simulation, order by order: market makers' quotes on a ladder
  * around the mid and traders' resting orders, in price-time priority. Takers sweep it (exchange.ts),
  * makers requote it before a taker arrives and every few seconds, and the native 20-level snapshot
- * is its top. On the order-level families (perpx, spot, hip3, hip4) every change is published as an
- * L4 diff, and the whole book as a checkpoint at the checkpoint interval, so a book rebuilt from a
- * checkpoint and the diffs after it is the book the simulation held.
+ * is its top. Every change is published as an order-level diff (L4 on the perpx families, L3 on
+ * altx; altx-rh's serve its tick history), and the whole book as a checkpoint at the checkpoint
+ * interval, so a book rebuilt from a checkpoint and the diffs after it is the book the simulation held.
  */
 import type { L4CheckpointRecord, L4DiffRecord } from '../../../schemas/datasets.ts';
-import type { Family } from '../../core/venues.ts';
 import { levelUnits, quoteOf } from './book.ts';
 import { formatUnits } from './decimal.ts';
 import type { Rng } from './random.ts';
+import { ACCOUNT_NUMBERED, accountIndexOf } from './wallets.ts';
 import { type MarketState, type RestingOrder, type Side, type SimBook, type SimOrder, type SimState, type Tick, midOf } from './state.ts';
 
-/** Families whose order-level book is archived (L4 diffs and checkpoints). */
-const L4_FAMILIES: ReadonlySet<Family> = new Set(['perpx', 'spot', 'hip3', 'hip4']);
 /** Levels a side the makers keep quoted, and how far the mid may drift before a far quote is pulled. */
 const LADDER_LEVELS = 20;
 /**
@@ -29,7 +27,8 @@ const BLOCK_MS = 100;
 /** Chance per requote that one maker trims a quote in place (an `update` that keeps its priority). */
 const TRIM_CHANCE = 0.1;
 
-export const publishesL4 = (market: MarketState) => L4_FAMILIES.has(market.spec.family);
+/** The owner as the venue names it: a wallet address, or an account number where accounts are numbered. */
+const ownerOf = (market: MarketState, address: string) => (ACCOUNT_NUMBERED.has(market.spec.family) ? accountIndexOf(address) : address);
 
 const better = (side: Side, a: number, b: number) => (side === 'B' ? a > b : a < b);
 
@@ -59,13 +58,12 @@ export function topLevels(market: MarketState, side: Side, limit: number): [stri
 }
 
 function emitDiff(state: SimState, tick: Tick, market: MarketState, ts: number, order: SimOrder, type: L4DiffRecord['diff_type'], units: number): void {
-  if (!publishesL4(market)) return;
   const { family, symbol, szDecimals } = market.spec;
   const block = Math.floor(ts / BLOCK_MS);
   let cursor = tick.bookBlocks.get(family);
   if (cursor?.block !== block) tick.bookBlocks.set(family, (cursor = { block, seq: 0 }));
   const record: L4DiffRecord = {
-    dataset: 'l4_diffs', family, symbol, ts, block_number: block, seq: cursor.seq, oid: order.oid, user_address: order.owner, side: order.side,
+    dataset: 'l4_diffs', family, symbol, ts, block_number: block, seq: cursor.seq, oid: order.oid, user_address: ownerOf(market, order.owner), side: order.side,
     price: order.priceText, diff_type: type, new_size: type === 'remove' ? null : formatUnits(units, szDecimals),
   };
   state.lastBookDiff.set(family, [block, cursor.seq++]);
@@ -189,12 +187,13 @@ function quoteRung(state: SimState, tick: Tick, market: MarketState, rng: Rng, r
   }
 }
 
-/** The whole book of an order-level market, as the node's periodic L4 snapshot. */
+/** The whole book of a market, as the venue's periodic order-level snapshot. */
 export function checkpointRecord(state: SimState, market: MarketState, ts: number): L4CheckpointRecord {
   const { family, symbol, szDecimals } = market.spec;
   const [block_number, seq] = state.lastBookDiff.get(family) ?? [0, -1];
   const side = (s: Side) => [...market.book.levels[s].values()]
     .sort((a, b) => (s === 'B' ? b[0]!.price - a[0]!.price : a[0]!.price - b[0]!.price))
-    .flatMap((queue) => queue.map((o): [number, string, string, string, number] => [o.oid, o.owner, o.priceText, formatUnits(o.units, szDecimals), o.placedAt]));
+    .flatMap((queue) => queue.map((o): [number, string, string, string, number, string] =>
+      [o.oid, ownerOf(market, o.owner), o.priceText, formatUnits(o.units, szDecimals), o.placedAt, formatUnits(o.origUnits, szDecimals)]));
   return { dataset: 'l4_checkpoints', family, symbol, ts, block_number, seq, bids: side('B'), asks: side('A') };
 }

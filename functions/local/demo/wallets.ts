@@ -4,6 +4,7 @@
  * *counterparty* (market makers, sweeping bots, the liquidation vault), whose positions are not tracked.
  * Keeping one tracked side per trade is what lets `start_position` chain exactly from fill to fill.
  */
+import type { Family } from '../../core/venues.ts';
 import { Rng, STREAM, hash32 } from './random.ts';
 
 export interface DemoWallet { address: string; label: string }
@@ -88,3 +89,8 @@ export function createWallets(seed: number): Wallets {
   }
   return { demo, traders, makers, sweepers, liquidator, builders };
 }
+
+/** Venues whose accounts are numbered: a wallet's fills and orders there carry its account number. */
+export const ACCOUNT_NUMBERED: ReadonlySet<Family> = new Set(['altx', 'altx-rh']);
+/** A wallet's stable account number on those venues, from its address. */
+export const accountIndexOf = (address: string) => String(Number.parseInt(address.slice(2, 12), 16) % 10_000_000);

@@ -24,7 +24,7 @@ const diffStream = fc.array(fc.record({
       const price = step.side === 'B' ? `${step.tick % 5}.${step.tick}` : `${5 + step.tick}.5`;
       const peers = live.filter((o) => o.side === step.side && o.price === canonicalDecimal(price));
       const before = step.jump && peers.length > 0 ? peers[step.pick % peers.length]!.oid : null;
-      const order = { oid: oid++, user: USER, side: step.side, price: canonicalDecimal(price), size: String(step.size + 1), placedAt: ts };
+      const order = { oid: oid++, user: USER, side: step.side, price: canonicalDecimal(price), size: String(step.size + 1), origSize: String(step.size + 1), placedAt: ts };
       live.push(order);
       diffs.push({ ts, oid: order.oid, user_address: USER, side: order.side, price, diff_type: 'new', new_size: `${step.size + 1}.0`, insert_before: before });
       return;
@@ -47,7 +47,7 @@ function referenceBook(diffs: readonly BookDiff[]) {
   for (const d of diffs) {
     const at = orders.findIndex((o) => o.oid === d.oid);
     if (d.diff_type === 'new') {
-      const order = { oid: d.oid, user: d.user_address, side: d.side, price: canonicalDecimal(d.price), size: canonicalDecimal(d.new_size!), placedAt: d.ts };
+      const order = { oid: d.oid, user: d.user_address, side: d.side, price: canonicalDecimal(d.price), size: canonicalDecimal(d.new_size!), origSize: canonicalDecimal(d.new_size!), placedAt: d.ts };
       const before = d.insert_before === null ? -1 : orders.findIndex((o) => o.oid === d.insert_before);
       if (before < 0) orders.push(order);
       else orders.splice(before, 0, order);
@@ -64,7 +64,7 @@ const replay = (diffs: readonly BookDiff[], book = new L4Book()) => {
   for (const d of diffs) book.apply(d);
   return book;
 };
-const asCheckpoint = (orders: readonly BookOrder[]): CheckpointOrder[] => orders.map((o) => [o.oid, o.user, o.price, o.size, o.placedAt]);
+const asCheckpoint = (orders: readonly BookOrder[]): CheckpointOrder[] => orders.map((o) => [o.oid, o.user, o.price, o.size, o.placedAt, o.origSize]);
 
 describe('the order-level book', () => {
   it('holds every resting order in price priority and queue order, as a reference list does', () => {

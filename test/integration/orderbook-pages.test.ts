@@ -1,0 +1,158 @@
+/**
+ * Properties of the order-book reads over the real archive (dynalite manifest, s3rver objects,
+ * DuckDB), whatever the diff stream, its batches, compaction and the page size: the L4 book at any
+ * instant equals the diffs replayed from an empty book; a cursor walk of L4 diffs serves each once
+ * in order; a walk of L2 diffs is the same at every page size and replays the full-depth book at the
+ * window's start into the one at its end.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { ingestBatch } from '../../functions/core/archive/ingest.ts';
+import { compactArchive } from '../../functions/core/archive/compact.ts';
+import { l2Book, l2DiffsPage, l4Book, l4DiffsPage } from '../../functions/core/market/orderbook.ts';
+import { L4Book, type BookDiff } from '../../functions/core/book/l4-book.ts';
+import type { ArchiveDeps } from '../../functions/ports/archive.ts';
+import { archiveDeps } from '../../functions/shared/archive-deps.ts';
+import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+
+let env: ScratchEmulators;
+let deps: ArchiveDeps;
+beforeAll(async () => {
+  env = await startScratchEmulators();
+  deps = archiveDeps();
+});
+afterAll(async () => { await env?.stop(); });
+
+const T0 = Date.parse('2026-09-01T00:00:00Z');
+const BLOCK_MS = 500;
+const NOW = T0 + 2 * 86_400_000;
+const USERS = ['0x00000000000000000000000000000000000000aa', '0x00000000000000000000000000000000000000bb'];
+
+type Diff = BookDiff & { block_number: number; seq: number };
+
+/** Blocks of 1-4 diffs: placements (some queued before a peer), trims, removals, and orders placed and taken in one block. */
+const stream = fc.array(fc.array(fc.record({
+  kind: fc.constantFrom('new', 'new', 'update', 'remove', 'flash'),
+  side: fc.constantFrom<'B' | 'A'>('B', 'A'),
+  level: fc.integer({ min: 1, max: 6 }),
+  size: fc.integer({ min: 1, max: 900 }),
+  pick: fc.nat(),
+  jump: fc.boolean(),
+}), { minLength: 1, maxLength: 4 }), { minLength: 5, maxLength: 80 });
+
+let run = 0;
+type Step = { kind: string; side: 'B' | 'A'; level: number; size: number; pick: number; jump: boolean };
+
+/** The diffs and, every 15 blocks, a checkpoint of the book as they leave it; ingested in overlapping batches. */
+async function ingest(blocks: readonly (readonly Step[])[], batches: number, compact: boolean) {
+  const symbol = `OB${run}`;
+  const firstBlock = 1_000 + run++ * 1_000;
+  const book = new L4Book();
+  const live: { oid: number; side: 'B' | 'A'; price: string }[] = [];
+  const diffs: Diff[] = [];
+  const records: object[] = [];
+  let oid = firstBlock * 100;
+  const checkpoint = (block: number, ts: number, seq: number) => {
+    const side = (s: 'B' | 'A') => book.side(s).map((o) => [o.oid, o.user, o.price, o.size, o.placedAt, o.origSize]);
+    records.push({ dataset: 'l4_checkpoints', family: 'perpx', symbol, ts, block_number: block, seq, bids: side('B'), asks: side('A') });
+  };
+  blocks.forEach((steps, b) => {
+    const block = firstBlock + b;
+    const ts = T0 + b * BLOCK_MS;
+    let seq = 0;
+    const emit = (diff: Omit<Diff, 'ts' | 'block_number' | 'seq'>) => {
+      const full = { ...diff, ts, block_number: block, seq: seq++ };
+      book.apply(full);
+      diffs.push(full);
+      records.push({ dataset: 'l4_diffs', family: 'perpx', symbol, ...full });
+    };
+    steps.forEach((step, k) => {
+      // Every 15th block is checkpointed after its first step, in the middle of the block when it has more.
+      if (b % 15 === 14 && k === 1) checkpoint(block, ts, seq - 1);
+      const price = String(step.side === 'B' ? 100 - step.level : 100 + step.level);
+      if (step.kind === 'new' || step.kind === 'flash' || live.length === 0) {
+        const peers = live.filter((o) => o.side === step.side && o.price === price);
+        const before = step.jump && peers.length > 0 ? peers[step.pick % peers.length]!.oid : null;
+        const order = { oid: oid++, side: step.side, price };
+        emit({ oid: order.oid, user_address: USERS[step.pick % 2]!, side: step.side, price, diff_type: 'new', new_size: String(step.size), insert_before: before });
+        // A flash order is taken within its block: the level ends as it began.
+        if (step.kind === 'flash') emit({ oid: order.oid, user_address: USERS[step.pick % 2]!, side: step.side, price, diff_type: 'remove', new_size: null, insert_before: null });
+        else live.push(order);
+        return;
+      }
+      const target = live[step.pick % live.length]!;
+      const held = book.order(target.oid)!;
+      if (step.kind === 'update') emit({ oid: target.oid, user_address: held.user, side: target.side, price, diff_type: 'update', new_size: String(step.size), insert_before: null });
+      else {
+        live.splice(live.indexOf(target), 1);
+        emit({ oid: target.oid, user_address: held.user, side: target.side, price: target.price, diff_type: 'remove', new_size: null, insert_before: null });
+      }
+    });
+    if (b % 15 === 14 && steps.length === 1) checkpoint(block, ts, seq - 1);
+  });
+  // The first checkpoint: the empty book before the first block.
+  records.push({ dataset: 'l4_checkpoints', family: 'perpx', symbol, ts: T0 - 1, block_number: firstBlock - 1, seq: -1, bids: [], asks: [] });
+  for (let b = 0; b < batches; b++) {
+    const part = records.filter((_, i) => i % batches === b || (b > 0 && i % 5 === 0));
+    if (part.length) await ingestBatch(deps, 'normalized', part.map((r) => JSON.stringify(r)).join('\n'));
+  }
+  if (compact) await compactArchive(deps, { families: ['perpx'] });
+  return { symbol, diffs, end: T0 + blocks.length * BLOCK_MS };
+}
+
+async function walk<Row>(next: (cursor?: string) => Promise<{ json: string; nextCursor: string | null }>): Promise<Row[]> {
+  const rows: Row[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await next(cursor);
+    rows.push(...(JSON.parse(`[${page.json}]`) as Row[]));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return rows;
+}
+
+const replayTo = (diffs: readonly Diff[], at: number) => {
+  const book = new L4Book();
+  for (const d of diffs) if (d.ts <= at) book.apply(d);
+  return book;
+};
+
+describe('order-book reads', () => {
+  it('rebuild the book at any instant, and walk L4 and L2 diffs exactly at any page size', async () => {
+    await fc.assert(fc.asyncProperty(
+      stream, fc.integer({ min: 1, max: 3 }), fc.boolean(), fc.integer({ min: 1, max: 12 }), fc.array(fc.nat(), { minLength: 3, maxLength: 3 }),
+      async (blocks, batches, compact, limit, instants) => {
+        // Prepare
+        const { symbol, diffs, end } = await ingest(blocks, batches, compact);
+        const market = { family: 'perpx' as const, symbol };
+        const window = { routeId: 'property', ...market, start: T0, end, limit };
+
+        // Act, assess: the book at instants across checkpoints
+        for (const pick of instants) {
+          const at = T0 + (pick % (end - T0));
+          const served = await l4Book(deps, { ...market, at });
+          const expected = replayTo(diffs, at);
+          expect(served.bids.map((o) => o.oid)).toEqual(expected.side('B').map((o) => o.oid));
+          expect(served.asks.map((o) => [o.oid, o.size])).toEqual(expected.side('A').map((o) => [o.oid, Number(o.size)]));
+        }
+        const l4 = await walk<{ block_number: number; seq: number }>((cursor) => l4DiffsPage(deps, { ...window, cursor }, NOW));
+        expect(l4.map((d) => [d.block_number, d.seq])).toEqual(diffs.map((d) => [d.block_number, d.seq]));
+
+        const from = T0 + BLOCK_MS * 3;
+        const l2Window = { ...window, start: from + 1 };
+        const small = await walk<{ side: 'B' | 'A'; price: number; size: number; count: number }>((cursor) => l2DiffsPage(deps, { ...l2Window, cursor }, NOW));
+        const whole = await walk<typeof small[number]>((cursor) => l2DiffsPage(deps, { ...l2Window, limit: 1000, cursor }, NOW));
+        expect(small).toEqual(whole);
+        const start = await l2Book(deps, { ...market, at: from });
+        const levels = { B: new Map(start.bids.map((l) => [Number(l.px), [Number(l.sz), l.n]])), A: new Map(start.asks.map((l) => [Number(l.px), [Number(l.sz), l.n]])) };
+        for (const d of whole) {
+          if (d.count === 0) levels[d.side].delete(d.price);
+          else levels[d.side].set(d.price, [d.size, d.count]);
+        }
+        const final = await l2Book(deps, { ...market, at: end });
+        expect([...levels.B.entries()].sort((a, b) => b[0] - a[0]).map(([px, [sz, n]]) => [px, sz, n])).toEqual(final.bids.map((l) => [Number(l.px), Number(l.sz), l.n]));
+        expect([...levels.A.entries()].sort((a, b) => a[0] - b[0]).map(([px, [sz, n]]) => [px, sz, n])).toEqual(final.asks.map((l) => [Number(l.px), Number(l.sz), l.n]));
+      },
+    ), { numRuns: 15 });
+  }, 300_000);
+});
