@@ -6,6 +6,14 @@ import * as v from 'valibot';
 import { NormalizedRecord, familiesOf } from '../../../schemas/datasets.ts';
 import type { BatchFormat } from '../../../schemas/messages.ts';
 import { blockToRecords, NodeFillsBlock } from './node-fills.ts';
+import { NodeOrderStatusesBlock, NodeRawBookDiffsBlock, orderStatusesToRecords, rawBookDiffsToRecords } from './node-books.ts';
+
+/** The node's own formats, one JSON line per block: the block's schema and its conversion to records. */
+const NODE_FORMATS: { [F in Exclude<BatchFormat, 'normalized'>]: { block: v.GenericSchema; records: (block: never) => NormalizedRecord[] | { error: string } } } = {
+  node_fills_by_block: { block: NodeFillsBlock, records: blockToRecords },
+  node_raw_book_diffs_by_block: { block: NodeRawBookDiffsBlock, records: rawBookDiffsToRecords },
+  node_order_statuses_by_block: { block: NodeOrderStatusesBlock, records: orderStatusesToRecords },
+};
 
 const MAX_PROBLEMS = 5;
 
@@ -32,32 +40,38 @@ export function parseBatch(format: BatchFormat, text: string): ParseResult {
       problems.push(`line ${i + 1}: not JSON`);
       continue;
     }
+    const parsed = v.safeParse(format === 'normalized' ? NormalizedRecord : NODE_FORMATS[format].block, json);
+    if (!parsed.success) {
+      problems.push(`line ${i + 1}: ${describe(parsed.issues[0])}`);
+      continue;
+    }
     if (format === 'normalized') {
-      const parsed = v.safeParse(NormalizedRecord, json);
-      if (!parsed.success) {
-        problems.push(`line ${i + 1}: ${describe(parsed.issues[0])}`);
-        continue;
-      }
+      const record = parsed.output as NormalizedRecord;
       // Compaction and reads cover only the families a dataset has: any other record would be stored and never served.
-      const families = familiesOf(parsed.output.dataset);
-      if (!families.includes(parsed.output.family)) {
-        problems.push(`line ${i + 1}: family ${parsed.output.family} has no ${parsed.output.dataset} (${families.join(', ')} have)`);
+      const families = familiesOf(record.dataset);
+      if (!families.includes(record.family)) {
+        problems.push(`line ${i + 1}: family ${record.family} has no ${record.dataset} (${families.join(', ')} have)`);
         continue;
       }
-      records.push(parsed.output);
+      records.push(record);
       texts.push(line);
-    } else {
-      const parsed = v.safeParse(NodeFillsBlock, json);
-      if (!parsed.success) {
-        problems.push(`line ${i + 1}: ${describe(parsed.issues[0])}`);
-        continue;
+      continue;
+    }
+    const converted = NODE_FORMATS[format].records(parsed.output as never);
+    if ('error' in converted) {
+      problems.push(`line ${i + 1}: ${converted.error}`);
+      continue;
+    }
+    for (const record of converted) {
+      // A node writes every coin; records of a family without the dataset (spot order statuses) are not archived.
+      if (!familiesOf(record.dataset).includes(record.family)) continue;
+      const checked = v.safeParse(NormalizedRecord, record);
+      if (!checked.success) {
+        problems.push(`line ${i + 1}: ${describe(checked.issues[0])}`);
+        break;
       }
-      const converted = blockToRecords(parsed.output);
-      if ('error' in converted) problems.push(`line ${i + 1}: ${converted.error}`);
-      else {
-        records.push(...converted);
-        texts.push(...converted.map((record) => JSON.stringify(record)));
-      }
+      records.push(checked.output);
+      texts.push(JSON.stringify(checked.output));
     }
   }
   if (problems.length > 0) return { ok: false, reason: `batch refused (${format}): ${problems.join('; ')}` };
