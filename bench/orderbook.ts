@@ -33,7 +33,7 @@ const USERS = Array.from({ length: 200 }, (_, i) => `0x${(i + 1).toString(16).pa
  * trimmed or removed, keeping about 10,000 resting; a checkpoint every 5 minutes and a native
  * snapshot every second are taken from the same book.
  */
-function* syntheticDay(day: number): Generator<string[]> {
+export function* syntheticDay(day: number): Generator<string[]> {
   const rng = new Rng(7);
   const book = new L4Book();
   const live: number[] = [];
@@ -64,7 +64,7 @@ function* syntheticDay(day: number): Generator<string[]> {
         }
         diff = {
           ts, block_number: block, seq: 0, oid: target.oid, user_address: target.user, side: target.side, price: target.price,
-          diff_type: trim ? 'update' : 'remove', new_size: trim ? (Number(target.size) / 2).toFixed(4).replace(/0+$/, '') : null, insert_before: null,
+          diff_type: trim ? 'update' : 'remove', new_size: trim ? String(Number((Number(target.size) / 2).toFixed(4))) : null, insert_before: null,
         };
       }
       diff.block_number = block;
@@ -90,7 +90,10 @@ export async function benchOrderbook(): Promise<void> {
     const deps = archiveDeps();
     const day = Math.floor(Date.now() / DAY) * DAY - 2 * DAY;
     const ingestStarted = performance.now();
-    for (const lines of syntheticDay(day)) await ingestBatch(deps, 'normalized', lines.join('\n'));
+    for (const lines of syntheticDay(day)) {
+      const outcome = await ingestBatch(deps, 'normalized', lines.join('\n'));
+      if (outcome.status !== 'ingested') throw new Error(`synthetic batch not ingested: ${JSON.stringify(outcome).slice(0, 300)}`);
+    }
     const ingestS = (performance.now() - ingestStarted) / 1000;
     await compactArchive(deps);
     const { handler } = await import('../functions/http/orderbook.ts');

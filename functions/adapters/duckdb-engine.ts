@@ -44,6 +44,10 @@ function plain(row: Record<string, unknown>): Row {
   return row;
 }
 
+/** DuckDB's own default bound on one JSON object, and lines long enough to need more. */
+const DEFAULT_MAXIMUM_OBJECT_BYTES = 16_777_216;
+const LONG_LINE_CHARS = 256 * 1024;
+
 export function duckDbEngine(options: { tempDir: string; threads: number; memoryLimitMb?: number }): SqlEngine {
   let instance: Promise<DuckDBInstance> | undefined;
   const open = () => {
@@ -90,12 +94,19 @@ export function duckDbEngine(options: { tempDir: string; threads: number; memory
       // DuckDB parses the rows natively (off the JavaScript thread) from a scratch NDJSON file.
       const source = `${path}.ndjson`;
       writeFileSync(source, jsonRows.join('\n'));
+      // DuckDB (1.5.5) splits a file larger than its largest expected object (16 MB by default)
+      // between threads, and with lines of a megabyte or more (checkpoints of deep books) a split can
+      // land mid-line and read as malformed JSON. Such files are read whole: the bound is raised past
+      // the file (it needs some headroom beyond its size).
+      const longest = jsonRows.reduce((max, row) => Math.max(max, row.length), 0);
+      const bytes = jsonRows.reduce((sum, row) => sum + Buffer.byteLength(row) + 1, 0);
+      const maximumObjectSize = longest > LONG_LINE_CHARS ? Math.max(DEFAULT_MAXIMUM_OBJECT_BYTES, 2 * bytes) : DEFAULT_MAXIMUM_OBJECT_BYTES;
       try {
         // Column names and types come from the dataset definitions in schemas/, never from a request.
         const types = columns.map((c) => `"${c.name}": '${c.type}'`).join(', ');
         await withConnection((connection) => connection.run(
           `COPY (SELECT ${columns.map((c) => `"${c.name}"`).join(', ')}
-                 FROM read_json($source, format = 'newline_delimited', columns = {${types}})
+                 FROM read_json($source, format = 'newline_delimited', maximum_object_size = ${maximumObjectSize}, columns = {${types}})
                  ORDER BY ${orderBy.map((c) => `"${c}"`).join(', ')})
            TO $path (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
           { source, path }, { source: VARCHAR, path: VARCHAR },

@@ -155,4 +155,19 @@ describe('order-book reads', () => {
       },
     ), { numRuns: 15 });
   }, 300_000);
+
+  it('ingests a batch of deep-book checkpoints larger than DuckDB\'s JSON buffer, and rebuilds from them', async () => {
+    // Prepare: 20 checkpoints of 10,000 resting orders, about 1 MB a line and 20 MB in all.
+    const orders = (side: 'B' | 'A') => Array.from({ length: 5_000 }, (_, i) => [i * 2 + (side === 'B' ? 0 : 1), USERS[i % 2], String(side === 'B' ? 1000 - (i % 400) : 1001 + (i % 400)), '0.125', T0, '0.25']);
+    const lines = Array.from({ length: 20 }, (_, k) => JSON.stringify({
+      dataset: 'l4_checkpoints', family: 'perpx', symbol: 'DEEP', ts: T0 + k * 60_000, block_number: 10 + k, seq: -1, bids: orders('B'), asks: orders('A'),
+    }));
+    expect(lines.join('\n').length).toBeGreaterThan(16_777_216);
+    // Act
+    const outcome = await ingestBatch(deps, 'normalized', lines.join('\n'));
+    const book = await l4Book(deps, { family: 'perpx', symbol: 'DEEP', at: T0 + 19 * 60_000, depth: 2 });
+    // Assess
+    expect(outcome.status).toBe('ingested');
+    expect(book).toMatchObject({ bid_count: 5_000, ask_count: 5_000, total_bid_size: 625, checkpoint_timestamp: new Date(T0 + 19 * 60_000).toISOString() });
+  }, 120_000);
 });
