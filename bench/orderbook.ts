@@ -12,6 +12,7 @@
 import { DuckDBInstance, listValue, LIST, VARCHAR, BIGINT } from '@duckdb/node-api';
 import { ingestBatch } from '../functions/core/archive/ingest.ts';
 import { compactArchive } from '../functions/core/archive/compact.ts';
+import { visibleFiles } from '../functions/core/archive/files.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { L4Book, type BookDiff } from '../functions/core/book/l4-book.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
@@ -53,11 +54,13 @@ export function* syntheticDay(day: number): Generator<string[]> {
       block++;
       const roll = rng.next();
       let diff: BookDiff & { block_number: number; seq: number };
-      if (roll < 0.45 || live.length < 2 * ORDERS_A_SIDE * 0.9) diff = place(ts);
+      // As many placements as removals, steered back toward 10,000 resting orders.
+      const resting = live.length / (2 * ORDERS_A_SIDE);
+      if (resting < 0.98 || (resting <= 1.02 && roll < 0.35)) diff = place(ts);
       else {
         const at = rng.int(live.length);
         const target = book.order(live[at]!)!;
-        const trim = roll < 0.7 && Number(target.size) > 0.002;
+        const trim = resting <= 1.02 && roll < 0.65 && Number(target.size) > 0.002;
         if (!trim) {
           live[at] = live[live.length - 1]!;
           live.pop();
@@ -101,7 +104,8 @@ export async function benchOrderbook(): Promise<void> {
     const btc = { symbol: 'BTC' };
     const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
     const connection = await instance.connect();
-    const filesOf = async (dataset: Dataset) => deps.manifest.compactedFiles(dataset, 'perpx', 'BTC', '2000-01-01', '2999-12-31');
+    // The files a reader sees (the day files; hour files they replaced may linger until deleted).
+    const filesOf = async (dataset: Dataset) => visibleFiles(await deps.manifest.compactedFiles(dataset, 'perpx', 'BTC', '2000-01-01', '2999-12-31'), [], 'BTC');
     const [diffFiles, checkpointFiles, snapshotFiles] = await Promise.all([filesOf('l4_diffs'), filesOf('l4_checkpoints'), filesOf('l2_snapshots')]);
     const paths = async (files: Awaited<ReturnType<typeof filesOf>>) => listValue(await deps.files.paths(files));
     const [diffs, checkpoints, snapshots] = await Promise.all([paths(diffFiles), paths(checkpointFiles), paths(snapshotFiles)]);
@@ -110,17 +114,19 @@ export async function benchOrderbook(): Promise<void> {
     console.log(`\nOrder books (server side: handler in-process, warm cache; one day of a market with 10,000 resting orders, 10 diffs/s; ingest ${ingestS.toFixed(0)} s)`);
     const bytes = (files: Awaited<ReturnType<typeof filesOf>>) => files.reduce((sum, f) => sum + f.bytes, 0);
     figure({ name: 'L4 diffs stored per market-day (864,000 diffs)', value: bytes(diffFiles) / 1e6, unit: 'MB' });
-    figure({ name: 'L4 checkpoints stored per market-day (288 of 10,000 orders)', value: bytes(checkpointFiles) / 1e6, unit: 'MB' });
+    figure({ name: `L4 checkpoints stored per market-day (${checkpointFiles.reduce((n, f) => n + f.rows, 0)} of about 10,000 orders)`, value: bytes(checkpointFiles) / 1e6, unit: 'MB' });
     figure({ name: 'native snapshots stored per market-day (86,400 of 20 levels)', value: bytes(snapshotFiles) / 1e6, unit: 'MB' });
 
     // A random instant per call; the floor reads the same rows the handler reads for it.
     const rng = new Rng(11);
     let at = day;
     const pick = () => { at = day + CHECKPOINT_MS + rng.int(DAY - 2 * CHECKPOINT_MS); return String(at); };
+    // What DuckDB alone does for a book: the newest checkpoint's time, its row (row-group pruned), the diffs after it.
     const bookFloor = async () => {
-      const checkpoint = await connection.runAndReadAll(`SELECT ts, bids, asks FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to ORDER BY ts DESC LIMIT 1`,
+      const newest = await connection.runAndReadAll(`SELECT max(ts) AS ts FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to`,
         { files: checkpoints, from: BigInt(at - DAY), to: BigInt(at) }, types);
-      const from = checkpoint.getRowObjects()[0]!.ts as bigint;
+      const from = newest.getRowObjects()[0]!.ts as bigint;
+      await connection.runAndReadAll(`SELECT bids, asks FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to`, { files: checkpoints, from, to: from }, types);
       await connection.runAndReadAll(`SELECT ts, block_number, oid, user_address, side, price, diff_type, new_size, insert_before FROM read_parquet($files)
         WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to ORDER BY block_number, seq`, { files: diffs, from, to: BigInt(at) }, types);
     };

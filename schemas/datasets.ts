@@ -346,6 +346,11 @@ export interface DatasetDef {
   coverage: Readonly<Partial<Record<Family, number>>>;
   /** JSON-encoded columns (nested values). */
   json?: readonly string[];
+  /**
+   * Rows per Parquet row group (default 65,536). Datasets of large rows (a checkpoint holds a whole
+   * book) keep a few rows a group, so reading one row decompresses only its group.
+   */
+  rowGroupRows?: number;
   export?: ExportSchema;
   /** One valid record (for ingest datasets), used by the docs and by the test that every dataset is wired end to end. */
   example?: Record<string, unknown>;
@@ -431,6 +436,7 @@ export const DATASETS = {
     compaction: 'merge',
     coverage: L4_COVERAGE,
     json: ['bids', 'asks'],
+    rowGroupRows: 4,
     example: {
       dataset: 'l4_checkpoints', family: 'perpx', symbol: 'BTC', ts: TS, block_number: 1, seq: 0,
       bids: [[7, ALICE, '64999', '0.5', TS]], asks: [[8, ALICE, '65001', '0.25', null]],
@@ -574,6 +580,10 @@ export type NormalizedRecord = v.InferOutput<typeof NormalizedRecord>;
 export type RecordOf<D extends IngestedDataset> = Extract<NormalizedRecord, { dataset: D }>;
 
 export const DATASET_NAMES = Object.keys(DATASETS) as Dataset[];
+
+/** Rows per Parquet row group, unless a dataset says otherwise: a 1000-row page falls in one or two groups. */
+export const ROW_GROUP_ROWS = 65_536;
+export const rowGroupRowsOf = (dataset: Dataset): number => (DATASETS[dataset] as DatasetDef).rowGroupRows ?? ROW_GROUP_ROWS;
 export const INGESTED_DATASETS = DATASET_NAMES.filter((d): d is IngestedDataset => DATASETS[d].compaction === 'merge');
 export const DERIVED_DATASETS = DATASET_NAMES.filter((d): d is DerivedDataset => DATASETS[d].compaction !== 'merge');
 

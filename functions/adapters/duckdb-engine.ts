@@ -7,9 +7,6 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { BIGINT, BOOLEAN, DOUBLE, DuckDBInstance, LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { Row, SqlEngine, SqlQuery, SqlSession, SqlValue } from '../ports/sql.ts';
 
-/** Row groups of 64k rows keep a 1000-row time-range page inside one or two groups (see ARCHITECTURE.md). */
-export const ROW_GROUP_ROWS = 65_536;
-
 function bind(params: Record<string, SqlValue>): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } {
   const values: Record<string, DuckDBValue> = {};
   const types: Record<string, DuckDBType> = {};
@@ -90,7 +87,7 @@ export function duckDbEngine(options: { tempDir: string; threads: number; memory
     execute: (query) => withConnection((connection) => sessionOf(connection).execute(query)),
     session: (work) => withConnection((connection) => work(sessionOf(connection))),
 
-    async writeParquet(columns, jsonRows, orderBy, path) {
+    async writeParquet(columns, jsonRows, orderBy, path, rowGroupRows) {
       // DuckDB parses the rows natively (off the JavaScript thread) from a scratch NDJSON file.
       const source = `${path}.ndjson`;
       writeFileSync(source, jsonRows.join('\n'));
@@ -108,7 +105,7 @@ export function duckDbEngine(options: { tempDir: string; threads: number; memory
           `COPY (SELECT ${columns.map((c) => `"${c.name}"`).join(', ')}
                  FROM read_json($source, format = 'newline_delimited', maximum_object_size = ${maximumObjectSize}, columns = {${types}})
                  ORDER BY ${orderBy.map((c) => `"${c}"`).join(', ')})
-           TO $path (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
+           TO $path (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupRows})`,
           { source, path }, { source: VARCHAR, path: VARCHAR },
         ));
       } finally {

@@ -5,6 +5,7 @@ import {
 } from '../core/market/orderbook.ts';
 import { ORDERBOOK_OPERATIONS } from '../routes.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
+import { oneRequestView } from '../core/archive/files.ts';
 import { clock } from '../shared/deps.ts';
 import { familyOf, httpRouteGroup, ok, okRows, type RequestContext } from '../shared/http.ts';
 import type { ArchiveDeps } from '../ports/archive.ts';
@@ -12,27 +13,30 @@ import type { JsonRows } from '../core/market/queries.ts';
 
 type SymbolParams = { params: { symbol: string } };
 
+/** A book reads its datasets several times; the manifest is asked once per request. */
+const deps = () => oneRequestView(archiveDeps());
+
 const market = (symbol: string, ctx: RequestContext) => ({ family: familyOf(ctx), symbol: bookSymbol(familyOf(ctx), symbol) });
 
 /** One book at `timestamp` (default now). */
 const snapshot = <T, Q extends { timestamp?: number }>(read: (deps: ArchiveDeps, req: BookRequest & Omit<Q, 'timestamp'>) => Promise<T>) =>
   async ({ params, query: { timestamp, ...rest } }: SymbolParams & { query: Q }, ctx: RequestContext) => {
     const { family, symbol } = market(params.symbol, ctx);
-    return ok(await read(archiveDeps(), { family, symbol, at: timestamp ?? clock.now(), ...rest }), { meta: { symbol, venue: family } });
+    return ok(await read(deps(), { family, symbol, at: timestamp ?? clock.now(), ...rest }), { meta: { symbol, venue: family } });
   };
 
 /** A cursor-paged window. */
 const history = <T, R extends BookHistoryRequest>(read: (deps: ArchiveDeps, req: R, now: number) => Promise<JsonRows<T>>) =>
   async ({ params, query }: SymbolParams & { query: Omit<R, 'routeId' | 'family' | 'symbol'> }, ctx: RequestContext) => {
     const { family, symbol } = market(params.symbol, ctx);
-    return okRows(await read(archiveDeps(), { routeId: ctx.route.operationId, family, symbol, ...query } as R, clock.now()), { symbol, venue: family });
+    return okRows(await read(deps(), { routeId: ctx.route.operationId, family, symbol, ...query } as R, clock.now()), { symbol, venue: family });
   };
 
 export const handler = httpRouteGroup(ORDERBOOK_OPERATIONS, {
   orderbook: snapshot(nativeBook),
   orderbookHistory: async ({ params, query }, ctx) => {
     const { family, symbol } = market(params.symbol, ctx);
-    const result = await nativeBookHistory(archiveDeps(), { routeId: ctx.route.operationId, family, symbol, ...query }, clock.now());
+    const result = await nativeBookHistory(deps(), { routeId: ctx.route.operationId, family, symbol, ...query }, clock.now());
     // Finer altx granularities cost more credits per row (tick: per request).
     const creditMultiplier = granularityMultiplier(family, query.granularity);
     const meta = { symbol, venue: family };

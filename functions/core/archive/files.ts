@@ -6,7 +6,7 @@
  * compaction the ingest deltas it merged (rows repeated across overlapping files collapse on the
  * dataset's unique key).
  */
-import type { ArchiveFile } from '../../ports/archive.ts';
+import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 
 /** The slot a compacted file fills: its symbol and day, and its hour for the hour tier. */
 const slotOf = (file: ArchiveFile) => `${file.symbol ?? '*'}#${file.day}${file.tier === 'hour' ? `#${file.hour}` : ''}`;
@@ -24,3 +24,28 @@ export function visibleFiles(compacted: readonly ArchiveFile[], deltas: readonly
   const liveDeltas = deltas.filter((d) => !replaced.has(d.fileId) && (symbol === undefined || d.symbols.includes(symbol)));
   return [...liveCompacted, ...liveDeltas].sort((a, b) => a.minTs - b.minTs || a.fileId.localeCompare(b.fileId));
 }
+
+/**
+ * The archive as one request sees it: manifest reads are asked once and remembered, so a route that
+ * reads a dataset several times (a book: the newest checkpoint's time, its row, the diffs after it)
+ * queries the manifest once per dataset. Only for the span of one request: files come and go.
+ */
+export function oneRequestView(deps: ArchiveDeps): ArchiveDeps {
+  const seen = new Map<string, Promise<ArchiveFile[]>>();
+  const once = (key: string, read: () => Promise<ArchiveFile[]>) => {
+    let files = seen.get(key);
+    if (!files) seen.set(key, (files = read()));
+    return files;
+  };
+  const { manifest } = deps;
+  return {
+    ...deps,
+    manifest: {
+      ...manifest,
+      compactedFiles: (...args) => once(`c ${args.join(' ')}`, () => manifest.compactedFiles(...args)),
+      compactedFilesOfDay: (...args) => once(`d ${args.join(' ')}`, () => manifest.compactedFilesOfDay(...args)),
+      deltaFiles: (...args) => once(`t ${args.join(' ')}`, () => manifest.deltaFiles(...args)),
+    },
+  };
+}
+

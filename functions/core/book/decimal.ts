@@ -38,8 +38,11 @@ export function sumDecimals(values: Iterable<string>): string {
   return format(total);
 }
 
-/** `value` in canonical form (`'1.50'` -> `'1.5'`). */
-export const canonicalDecimal = (value: string): string => format(parse(value));
+/** Already canonical: no leading zeros, no trailing fractional zeros, not negative zero. */
+const CANONICAL = /^(-?[1-9]\d*(\.\d*[1-9])?|-?0\.\d*[1-9]|0)$/;
+
+/** `value` in canonical form (`'1.50'` -> `'1.5'`); most values already are, and are returned as they are. */
+export const canonicalDecimal = (value: string): string => (CANONICAL.test(value) ? value : format(parse(value)));
 
 /** The exact midpoint of two decimals. */
 export function midpoint(a: string, b: string): string {

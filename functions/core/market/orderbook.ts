@@ -8,8 +8,7 @@
 import { AppError } from '../errors.ts';
 import { isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { Row } from '../../ports/sql.ts';
-import { newestRow, readWindow, readWindowJson, windowSource } from '../archive/read.ts';
+import { newestRow, readWindowJson, windowSource } from '../archive/read.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import { L4Book, type BookDiff, type BookOrder, type BookSide, type CheckpointOrder, type Level } from '../book/l4-book.ts';
 import { canonicalDecimal, difference, midpoint, sumDecimals } from '../book/decimal.ts';
@@ -38,7 +37,7 @@ export interface NativeHistoryRequest extends BookHistoryRequest { granularity: 
 export interface L3Request extends BookRequest { account?: string }
 export interface L3HistoryRequest extends BookHistoryRequest { account?: string }
 
-/** Families whose native history has resolutions finer than the snapshots (and whose price them). */
+/** Families whose native history has resolutions finer than the snapshots (each priced by its granularity). */
 const GRANULAR_FAMILIES: ReadonlySet<Family> = new Set(['altx', 'altx-rh']);
 
 /** The credit multiplier of a native history request (1 where `granularity` is ignored). */
@@ -131,7 +130,7 @@ async function sampledBooks(deps: ArchiveDeps, req: NativeHistoryRequest, step: 
   let first = cursor ? Number(cursor.position[0]) + step : Math.ceil(window[0] / step) * step;
   let rebuilt = await rebuild(deps, { family: req.family, symbol: req.symbol, at: first });
   if (!rebuilt) {
-    const [checkpoint] = (await readWindow(deps, { dataset: 'l4_checkpoints', family: req.family, symbol: req.symbol, from: first, to: window[1], limit: 1 })).rows;
+    const checkpoint = await firstCheckpoint(deps, req.family, req.symbol, first, window[1]);
     if (!checkpoint) return EMPTY;
     first = Math.ceil(Number(checkpoint.ts) / step) * step;
     rebuilt = await rebuildFrom(deps, req.family, req.symbol, checkpoint, first);
@@ -174,14 +173,17 @@ interface Rebuilt {
   position: [number, number];
 }
 
-const parseSide = (stored: unknown) => JSON.parse(String(stored)) as CheckpointOrder[];
+/** A checkpoint row with its sides parsed. */
+interface StoredCheckpoint { ts: number; block_number: number; seq: number; bids: CheckpointOrder[]; asks: CheckpointOrder[] }
+
+const CHECKPOINT_PROJECTION = `{'ts': ts, 'block_number': block_number, 'seq': seq, 'bids': bids::JSON, 'asks': asks::JSON}`;
 
 /**
  * The order-level book from a checkpoint row, moved forward by every diff after the checkpoint's
  * position up to `at` (and, when given, through block `throughBlock` only).
  */
-async function rebuildFrom(deps: ArchiveDeps, family: Family, symbol: string, checkpoint: Row, at: number, throughBlock?: number): Promise<Rebuilt> {
-  const book = L4Book.fromCheckpoint(parseSide(checkpoint.bids), parseSide(checkpoint.asks));
+async function rebuildFrom(deps: ArchiveDeps, family: Family, symbol: string, checkpoint: StoredCheckpoint, at: number, throughBlock?: number): Promise<Rebuilt> {
+  const book = L4Book.fromCheckpoint(checkpoint.bids, checkpoint.asks);
   const rebuilt: Rebuilt = {
     book, checkpointTs: Number(checkpoint.ts), diffsApplied: 0, lastBlock: Number(checkpoint.block_number),
     position: [Number(checkpoint.block_number), Number(checkpoint.seq)],
@@ -226,9 +228,34 @@ async function diffsAfter(
   }) as Promise<unknown> as Promise<DiffRow[]>;
 }
 
+/**
+ * The newest checkpoint at or before `at`, in two reads: its time (the `ts` column only), then the
+ * one row, whose row group (a few checkpoints) is all that is decompressed; a day of a deep book's
+ * checkpoints is hundreds of megabytes of order lists.
+ */
+async function newestCheckpoint(deps: ArchiveDeps, family: Family, symbol: string, at: number): Promise<StoredCheckpoint | undefined> {
+  const window = { dataset: 'l4_checkpoints' as const, family, symbol };
+  const newest = await readWindowJson(deps, { ...window, from: at - BOOK_LOOKBACK_MS, to: at, limit: 1, direction: 'desc', projection: `{'ts': ts}` });
+  if (newest.count === 0) return undefined;
+  const { ts } = JSON.parse(newest.json) as { ts: number };
+  // The sides come back as the stored text and are parsed here: cheaper than DuckDB re-encoding megabytes of JSON.
+  const source = await windowSource(deps, { ...window, from: ts, to: ts });
+  const [row] = source ? await deps.sql.query({ sql: `SELECT ts, block_number, seq, bids, asks FROM (${source.sql}) LIMIT 1`, params: source.params }) : [];
+  return row && {
+    ts: Number(row.ts), block_number: Number(row.block_number), seq: Number(row.seq),
+    bids: JSON.parse(String(row.bids)) as CheckpointOrder[], asks: JSON.parse(String(row.asks)) as CheckpointOrder[],
+  };
+}
+
+/** The oldest checkpoint in [from, to] (a window that begins before the first one starts there). */
+async function firstCheckpoint(deps: ArchiveDeps, family: Family, symbol: string, from: number, to: number): Promise<StoredCheckpoint | undefined> {
+  const row = await readWindowJson(deps, { dataset: 'l4_checkpoints', family, symbol, from, to, limit: 1, projection: CHECKPOINT_PROJECTION });
+  return row.count === 0 ? undefined : JSON.parse(row.json) as StoredCheckpoint;
+}
+
 async function rebuild(deps: ArchiveDeps, req: BookRequest, throughBlock?: number): Promise<Rebuilt | undefined> {
   if (!isSymbolOf(req.family, req.symbol)) return undefined;
-  const checkpoint = await newestRow(deps, { dataset: 'l4_checkpoints', family: req.family, symbol: req.symbol, from: req.at - BOOK_LOOKBACK_MS, to: req.at });
+  const checkpoint = await newestCheckpoint(deps, req.family, req.symbol, req.at);
   return checkpoint && rebuildFrom(deps, req.family, req.symbol, checkpoint, req.at, throughBlock);
 }
 
@@ -358,7 +385,7 @@ async function levelChanges(
     ? await rebuild(deps, { ...market, at: position[0] }, position[1])
     : await rebuild(deps, { ...market, at: window[0] - 1 });
   if (!base && !position) {
-    const [checkpoint] = (await readWindow(deps, { dataset: 'l4_checkpoints', ...market, from: window[0], to: window[1], limit: 1 })).rows;
+    const checkpoint = await firstCheckpoint(deps, req.family, req.symbol, window[0], window[1]);
     if (checkpoint) base = await rebuildFrom(deps, req.family, req.symbol, checkpoint, Number(checkpoint.ts));
   }
   if (!base) return undefined;
