@@ -42,3 +42,16 @@ export async function walkPages(
   } while (cursor);
   return rows;
 }
+
+/** Pages through a core page function (rows rendered as JSON) to its end, following `nextCursor`. */
+export async function walkJsonRows<Row>(next: (cursor?: string) => Promise<{ json: string; nextCursor: string | null }>): Promise<Row[]> {
+  const rows: Row[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await next(cursor);
+    rows.push(...(JSON.parse(`[${page.json}]`) as Row[]));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return rows;
+}
+

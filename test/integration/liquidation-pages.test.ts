@@ -12,6 +12,7 @@ import { liquidationVolumePage, liquidationsPage } from '../../functions/core/ma
 import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { walkJsonRows } from '../helpers/api.ts';
 import { SAMPLE_INTERVALS, type SampleInterval } from '../../schemas/intervals.ts';
 
 let env: ScratchEmulators;
@@ -57,17 +58,6 @@ async function ingest(fills: readonly Fill[], batches: number, compact: boolean)
   return { symbol, records };
 }
 
-async function walk<Row>(next: (cursor?: string) => Promise<{ json: string; nextCursor: string | null }>): Promise<Row[]> {
-  const rows: Row[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await next(cursor);
-    rows.push(...(JSON.parse(`[${page.json}]`) as Row[]));
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
-  return rows;
-}
-
 describe('liquidation pages', () => {
   it('walk every fill once, in order, at any page size; volume buckets sum the fills in them', async () => {
     await fc.assert(fc.asyncProperty(
@@ -87,8 +77,8 @@ describe('liquidation pages', () => {
         }
 
         // Act
-        const rows = await walk<{ trade_id: number; timestamp: string }>((cursor) => liquidationsPage(deps, { ...window, cursor }, NOW));
-        const buckets = await walk<{ timestamp: string; total_usd: number; long_usd: number; count: number; long_count: number }>(
+        const rows = await walkJsonRows<{ trade_id: number; timestamp: string }>((cursor) => liquidationsPage(deps, { ...window, cursor }, NOW));
+        const buckets = await walkJsonRows<{ timestamp: string; total_usd: number; long_usd: number; count: number; long_count: number }>(
           (cursor) => liquidationVolumePage(deps, { ...window, interval, cursor }, NOW));
 
         // Assess

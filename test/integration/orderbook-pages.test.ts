@@ -14,6 +14,7 @@ import { L4Book, type BookDiff } from '../../functions/core/book/l4-book.ts';
 import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { walkJsonRows } from '../helpers/api.ts';
 
 let env: ScratchEmulators;
 let deps: ArchiveDeps;
@@ -100,17 +101,6 @@ async function ingest(blocks: readonly (readonly Step[])[], batches: number, com
   return { symbol, diffs, end: T0 + blocks.length * BLOCK_MS };
 }
 
-async function walk<Row>(next: (cursor?: string) => Promise<{ json: string; nextCursor: string | null }>): Promise<Row[]> {
-  const rows: Row[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await next(cursor);
-    rows.push(...(JSON.parse(`[${page.json}]`) as Row[]));
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
-  return rows;
-}
-
 const replayTo = (diffs: readonly Diff[], at: number) => {
   const book = new L4Book();
   for (const d of diffs) if (d.ts <= at) book.apply(d);
@@ -135,13 +125,13 @@ describe('order-book reads', () => {
           expect(served.bids.map((o) => o.oid)).toEqual(expected.side('B').map((o) => o.oid));
           expect(served.asks.map((o) => [o.oid, o.size])).toEqual(expected.side('A').map((o) => [o.oid, Number(o.size)]));
         }
-        const l4 = await walk<{ block_number: number; seq: number }>((cursor) => l4DiffsPage(deps, { ...window, cursor }, NOW));
+        const l4 = await walkJsonRows<{ block_number: number; seq: number }>((cursor) => l4DiffsPage(deps, { ...window, cursor }, NOW));
         expect(l4.map((d) => [d.block_number, d.seq])).toEqual(diffs.map((d) => [d.block_number, d.seq]));
 
         const from = T0 + BLOCK_MS * 3;
         const l2Window = { ...window, start: from + 1 };
-        const small = await walk<{ side: 'B' | 'A'; price: number; size: number; count: number }>((cursor) => l2DiffsPage(deps, { ...l2Window, cursor }, NOW));
-        const whole = await walk<typeof small[number]>((cursor) => l2DiffsPage(deps, { ...l2Window, limit: 1000, cursor }, NOW));
+        const small = await walkJsonRows<{ side: 'B' | 'A'; price: number; size: number; count: number }>((cursor) => l2DiffsPage(deps, { ...l2Window, cursor }, NOW));
+        const whole = await walkJsonRows<typeof small[number]>((cursor) => l2DiffsPage(deps, { ...l2Window, limit: 1000, cursor }, NOW));
         expect(small).toEqual(whole);
         const start = await l2Book(deps, { ...market, at: from });
         const levels = { B: new Map(start.bids.map((l) => [Number(l.px), [Number(l.sz), l.n]])), A: new Map(start.asks.map((l) => [Number(l.px), [Number(l.sz), l.n]])) };
