@@ -235,9 +235,10 @@ async function diffsAfter(
  */
 async function newestCheckpoint(deps: ArchiveDeps, family: Family, symbol: string, at: number): Promise<StoredCheckpoint | undefined> {
   const window = { dataset: 'l4_checkpoints' as const, family, symbol };
-  const newest = await readWindowJson(deps, { ...window, from: at - BOOK_LOOKBACK_MS, to: at, limit: 1, direction: 'desc', projection: `{'ts': ts}` });
-  if (newest.count === 0) return undefined;
-  const { ts } = JSON.parse(newest.json) as { ts: number };
+  const recent = await windowSource(deps, { ...window, from: at - BOOK_LOOKBACK_MS, to: at });
+  const [newest] = recent ? await deps.sql.query({ sql: `SELECT max(ts) AS ts FROM (${recent.sql})`, params: recent.params }) : [];
+  if (newest?.ts === null || newest?.ts === undefined) return undefined;
+  const ts = Number(newest.ts);
   // The sides come back as the stored text and are parsed here: cheaper than DuckDB re-encoding megabytes of JSON.
   const source = await windowSource(deps, { ...window, from: ts, to: ts });
   const [row] = source ? await deps.sql.query({ sql: `SELECT ts, block_number, seq, bids, asks FROM (${source.sql}) LIMIT 1`, params: source.params }) : [];
