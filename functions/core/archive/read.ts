@@ -166,8 +166,6 @@ export interface JsonWindowRequest extends WindowRequest {
    * wire format), e.g. `{symbol: symbol, price: price}`. Written by the route code, never by a client.
    */
   projection: string;
-  /** Bound parameters the projection uses (names must start with `p_`). */
-  projectionParams?: Record<string, SqlValue>;
   /** `desc` serves the newest rows first (and `after` then means "older than"). */
   direction?: 'asc' | 'desc';
 }
@@ -212,7 +210,7 @@ export async function readWindowJson(deps: ArchiveDeps, req: JsonWindowRequest):
     const paths = await deps.files.paths(group);
     filesRead += group.length;
     const where = ['ts BETWEEN $w_from AND $w_to'];
-    const params: Record<string, SqlValue> = { ...req.projectionParams, w_files: paths, w_from: req.from, w_to: req.to, w_fetch: take + 1, w_take: take };
+    const params: Record<string, SqlValue> = { w_files: paths, w_from: req.from, w_to: req.to, w_fetch: take + 1, w_take: take };
     if (req.symbol !== undefined) {
       where.push('symbol = $w_symbol');
       params.w_symbol = req.symbol;

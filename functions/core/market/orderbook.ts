@@ -15,7 +15,7 @@ import { canonicalDecimal, difference, midpoint, sumDecimals } from '../book/dec
 import { EMPTY, page, startPage, type JsonRows, type WindowParams } from './queries.ts';
 import type { CursorState } from './cursor.ts';
 import { seriesSymbol } from './series.ts';
-import { isoSql, nativeBookProjection } from './shape.ts';
+import { isoSql } from './shape.ts';
 import {
   GRANULARITIES, L3_DEPTH_CAP, NATIVE_DEPTH_CAP, TICK_DELTAS,
   type FullDepthBook, type Granularity, type L2Diff, type L3Snapshot, type L4Diff, type L4Snapshot, type OrderBook, type TickHistory,
@@ -111,13 +111,13 @@ export async function nativeBookHistory(deps: ArchiveDeps, req: NativeHistoryReq
   }
   if (granularity === 'tick') return tickHistory(deps, req, start);
   if (granularity !== 'checkpoint') return { rows: await sampledBooks(deps, req, SAMPLE_STEPS[granularity], start) };
-  // Shaped by DuckDB, mid and spread included: the page is spliced into the answer unparsed.
   const result = await readWindowJson(deps, {
     dataset: 'l2_snapshots', family: req.family, symbol: req.symbol, from: start.window[0], to: start.window[1],
-    after: start.cursor?.position, limit: req.limit, projection: nativeBookProjection(req.depth !== undefined),
-    ...(req.depth !== undefined && { projectionParams: { p_depth: req.depth } }),
+    after: start.cursor?.position, limit: req.limit, projection: `{'ts': ts, 'bids': bids::JSON, 'asks': asks::JSON}`,
   });
-  return { rows: page(result, start.fingerprint, start.window) };
+  const rows = (JSON.parse(`[${result.json}]`) as { ts: number; bids: StoredLevels; asks: StoredLevels }[])
+    .map((r) => orderBook(req.symbol, r.ts, levelsOf(r.bids), levelsOf(r.asks), req.depth));
+  return { rows: rendered(rows, page(result, start.fingerprint, start.window).nextCursor) };
 }
 
 const SAMPLE_STEPS = { '30s': 30_000, '10s': 10_000, '1s': 1_000 } as const;

@@ -94,24 +94,3 @@ export const ALTX_LIQUIDATION_PROJECTION = `{'symbol': symbol, 'timestamp': ${is
 /** altx volume buckets: the venue reports no reliable direction, so a total and a count only. */
 export const ALTX_LIQUIDATION_VOLUME_PROJECTION = `{'symbol': symbol, 'timestamp': ${isoSql('bucket')}, 'timestamp_ms': bucket,
   'total_usd': round(total_usd, 4), 'count': count}`;
-
-/** A decimal's canonical text (no trailing fractional zeros), as the order-book engine writes them. */
-const canonical = (text: string) => `(CASE WHEN contains(${text}, '.') THEN rtrim(rtrim(${text}, '0'), '.') ELSE ${text} END)`;
-const level = (column: string, i: number) => `CAST(from_json(${column}, '[["VARCHAR"]]')[1][${i}] AS DECIMAL(38, 12))`;
-
-/**
- * Native book snapshots: the stored levels `[[px, sz, n], ...]` as `{px, sz, n}` (the first
- * `$p_depth` when bound), with mid, spread and spread in basis points, exact, when both sides have a
- * level (absent otherwise).
- */
-export function nativeBookProjection(withDepth: boolean): string {
-  const side = (column: string) => `list_transform(from_json(${column}, '[["VARCHAR"]]')${withDepth ? '[1:$p_depth]' : ''},
-    l -> {'px': l[1], 'sz': l[2], 'n': CAST(l[3] AS INTEGER)})`;
-  const both = `json_array_length(bids) > 0 AND json_array_length(asks) > 0`;
-  const mid = canonical(`CAST((${level('bids', 1)} + ${level('asks', 1)}) * 0.5 AS VARCHAR)`);
-  const spread = canonical(`CAST(${level('asks', 1)} - ${level('bids', 1)} AS VARCHAR)`);
-  return withoutNulls(`{'symbol': symbol, 'coin': symbol, 'timestamp': ${isoSql('ts')}, 'bids': ${side('bids')}, 'asks': ${side('asks')},
-    'mid_price': CASE WHEN ${both} THEN ${mid} END, 'spread': CASE WHEN ${both} THEN ${spread} END,
-    'spread_bps': CASE WHEN ${both} THEN printf('%.2f', CAST(${spread} AS DOUBLE) / CAST(${mid} AS DOUBLE) * 10000) END}`);
-}
-
