@@ -1,7 +1,7 @@
 /** Open interest and funding over HTTP against the demo market: shapes, buckets, cursors, current, coverage, legacy. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
-import { walkPages } from '../helpers/api.ts';
+import { keyedGet, walkPages } from '../helpers/api.ts';
 import { readWindow } from '../../functions/core/archive/read.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 
@@ -15,12 +15,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => { await cloud?.stop(); });
 
-async function get(path: string, query: Record<string, string | number | boolean> = {}) {
-  const url = new URL(cloud.url + path);
-  for (const [k, val] of Object.entries(query)) url.searchParams.set(k, String(val));
-  const res = await fetch(url, { headers: { 'X-API-Key': KEY } });
-  return { status: res.status, headers: res.headers, body: await res.json() as any };
-}
+const get = keyedGet(() => cloud.url, KEY);
 
 const walk = (path: string, query: Record<string, string | number>) => walkPages(get, path, query);
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
-import { walkPages } from '../helpers/api.ts';
+import { keyedGet, walkPages } from '../helpers/api.ts';
 import { L4Book, type BookDiff, type CheckpointOrder } from '../../functions/core/book/l4-book.ts';
 import { sumDecimals } from '../../functions/core/book/decimal.ts';
 
@@ -18,12 +18,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => { await cloud?.stop(); });
 
-async function get(path: string, query: Record<string, string | number | boolean> = {}) {
-  const url = new URL(cloud.url + path);
-  for (const [k, val] of Object.entries(query)) url.searchParams.set(k, String(val));
-  const res = await fetch(url, { headers: { 'X-API-Key': KEY } });
-  return { status: res.status, headers: res.headers, body: await res.json() as any };
-}
+const get = keyedGet(() => cloud.url, KEY);
 
 const walk = (path: string, query: Record<string, string | number>) => walkPages(get, path, query);
 const BOOK = '/v1/perpx/orderbook/BTC';

@@ -10,6 +10,16 @@ export function apiClient(baseUrl: () => string) {
   };
 }
 
+/** GETs a path of the local cloud with a key and query parameters, as the route tests call it. */
+export function keyedGet(baseUrl: () => string, key: string) {
+  return async function get(path: string, query: Record<string, string | number | boolean> = {}) {
+    const url = new URL(baseUrl() + path);
+    for (const [k, val] of Object.entries(query)) url.searchParams.set(k, String(val));
+    const res = await fetch(url, { headers: { 'X-API-Key': key } });
+    return { status: res.status, headers: res.headers, body: await res.json() as any };
+  };
+}
+
 /** Reads until `done` holds, or fails after `timeoutMs` showing the last value read. */
 export async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -13,7 +13,7 @@ import { coverageStart } from '../archive/coverage.ts';
 import { L4Book, type BookDiff, type BookOrder, type BookSide, type CheckpointOrder, type Level } from '../book/l4-book.ts';
 import { canonicalDecimal, difference, midpoint, sumDecimals } from '../book/decimal.ts';
 import { EMPTY, page, startPage, type JsonRows, type WindowParams } from './queries.ts';
-import type { CursorState } from './cursor.ts';
+import { encodeCursor, type CursorState } from './cursor.ts';
 import { seriesSymbol } from './series.ts';
 import { isoSql } from './shape.ts';
 import {
@@ -147,7 +147,7 @@ async function sampledBooks(deps: ArchiveDeps, req: NativeHistoryRequest, step: 
     rows.push(orderBook(req.symbol, at, rebuilt.book.levels('B', req.depth), rebuilt.book.levels('A', req.depth), undefined));
   }
   const more = last + step <= window[1];
-  return rendered(rows, more ? page({ json: '', count: 0, more, last: [last] }, start.fingerprint, window).nextCursor : null);
+  return rendered(rows, more ? encodeCursor(start.fingerprint, { window, position: [last] }) : null);
 }
 
 /** `tick`: the book as the window (or the cursor's block) begins, and up to 1000 level deltas after it. */
@@ -459,4 +459,4 @@ export async function l2DiffsPage(deps: ArchiveDeps, req: BookHistoryRequest, no
 }
 
 const nextCursorOf = (walked: { more: boolean; last?: [number, number] }, fingerprint: string, window: [number, number]) =>
-  walked.more && walked.last ? page({ json: '', count: 0, more: true, last: walked.last }, fingerprint, window).nextCursor : null;
+  walked.more && walked.last ? encodeCursor(fingerprint, { window, position: walked.last }) : null;

@@ -144,9 +144,10 @@ export function requote(state: SimState, tick: Tick, market: MarketState, ts: nu
   }
   const { bookRng: rng } = tick;
   const typical = levelUnits(market);
+  const kept = makerQuotes();
   for (const side of ['B', 'A'] as const) {
     // A one-rung hole at the touch is left open: a price that swings by a rung does not requote both ways.
-    const bestQuote = makerQuotes().filter((o) => o.side === side).reduce((best, o) => Math.min(best, Math.round((side === 'B' ? top.B - o.price * scale : o.price * scale - top.A) / gap)), Infinity);
+    const bestQuote = kept.filter((o) => o.side === side).reduce((best, o) => Math.min(best, Math.round((side === 'B' ? top.B - o.price * scale : o.price * scale - top.A) / gap)), Infinity);
     for (let level = bestQuote === 1 ? 1 : 0; level < LADDER_LEVELS; level++) {
       const tickIndex = side === 'B' ? top.B - level * gap : top.A + level * gap;
       if (!inLadder(side, tickIndex, LADDER_LEVELS)) continue;
