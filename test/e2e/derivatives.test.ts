@@ -216,11 +216,17 @@ describe('market state', () => {
   });
 
   it('summarizes the newest samples, 24-hour notional traded and liquidated, omitting what a family lacks', async () => {
-    // Prepare
-    const [oi, funding] = [await newestStored('open_interest', 'perpx', 'BTC'), await newestStored('funding', 'perpx', 'BTC')];
+    // Prepare: the demo keeps writing, so the summary is compared with the samples stored on both sides of it, once no new one
+    // arrived in between.
+    const newestPair = async () => [await newestStored('open_interest', 'perpx', 'BTC'), await newestStored('funding', 'perpx', 'BTC')];
     const candles = await walk('/v1/perpx/candles/BTC', { start: Date.now() - 86_400_000, interval: '1h', limit: 100 });
     // Act
-    const core = (await get('/v1/perpx/summary/BTC')).body.data;
+    let [oi, funding] = await newestPair();
+    let core = (await get('/v1/perpx/summary/BTC')).body.data;
+    for (let attempt = 0; JSON.stringify(await newestPair()) !== JSON.stringify([oi, funding]) && attempt < 10; attempt++) {
+      [oi, funding] = await newestPair();
+      core = (await get('/v1/perpx/summary/BTC')).body.data;
+    }
     const hip4 = (await get('/v1/perpx/hip4/summary/%2310')).body.data;
     const altx = (await get('/v1/altx/summary/ETH')).body.data;
     const spot = await get('/v1/perpx/spot/summary/HYPE-USDC');
