@@ -317,6 +317,105 @@ export type OutcomeSideDetails = v.InferOutput<typeof OutcomeSideDetails>;
 export type OpenInterestRecord = v.InferOutput<typeof OpenInterestRecord>;
 export type L4DiffRecord = v.InferOutput<typeof L4DiffRecord>;
 export type L4CheckpointRecord = v.InferOutput<typeof L4CheckpointRecord>;
+export type PositionChangeRecord = v.InferOutput<typeof PositionChangeRecord>;
+export type PositionSnapshotRecord = v.InferOutput<typeof PositionSnapshotRecord>;
+export type AccountRecord = v.InferOutput<typeof AccountRecord>;
+
+/**
+ * Account positions (SPEC "Account and market positions") are built by the positions job from the
+ * archived fills, not received from a feed: it writes these records through the same ingest path,
+ * so compaction, the manifest and the readers treat them like any dataset. `account` is the
+ * wallet address (core, hip3) or the account number (altx, altx-rh); files are sorted account
+ * first (changes) or instant first (snapshots), so one account's rows sit in one row group.
+ */
+const POSITION_FAMILIES = ['perpx', 'hip3', 'altx', 'altx-rh'] as const;
+const positionFamily = v.picklist(POSITION_FAMILIES, `must be one of ${POSITION_FAMILIES.join(', ')}`);
+const account = v.pipe(v.string(), v.regex(/^(0x[0-9a-f]{40}|\d{1,20})$/, 'must be a lowercase 0x address or an account number'));
+export const ACCOUNT_KINDS = ['user', 'settlement', 'insurance', 'system'] as const;
+export const CHANGE_EVENT_TYPES = ['open', 'increase', 'reduce', 'close', 'flip', 'settlement', 'unchanged'] as const;
+export const CHANGE_CAUSES = ['trade', 'liquidation', 'liquidation_counterparty', 'adl', 'settlement', 'unknown'] as const;
+/**
+ * How a leg joins the running position: `ok` its size before is the running size; `inferred` the
+ * venue did not report the size before and the running size was taken; `first_seen` the first leg
+ * of the account in the market (its size before is adopted); `quarantined` its size before
+ * contradicts the running size: it is not applied as a fill, the size is re-anchored to the venue's
+ * size after it and the entry becomes unknown.
+ */
+export const CONTINUITY = ['ok', 'inferred', 'first_seen', 'quarantined'] as const;
+export const POSITION_QUALITY = ['complete', 'partial', 'degraded'] as const;
+
+/** One leg of the change log: a fill of one account in one market, with its position before and after. */
+export const PositionChangeRecord = v.strictObject({
+  dataset: v.literal('position_changes'),
+  family: positionFamily,
+  symbol: v.pipe(v.string(), v.minLength(1), v.maxLength(40)),
+  ts: epochMs,
+  account,
+  trade_id: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  side,
+  price: decimal,
+  size: decimal,
+  start_position: decimal,
+  end_position: decimal,
+  entry_price_after: optionalDecimal,
+  event_type: v.picklist(CHANGE_EVENT_TYPES),
+  cause: v.picklist(CHANGE_CAUSES),
+  continuity: v.picklist(CONTINUITY),
+  direction: optionalString,
+  closed_pnl: optionalDecimal,
+  fee: optionalDecimal,
+  fee_token: optionalString,
+  crossed: v.optional(v.nullable(v.boolean())),
+  order_id: v.optional(v.nullable(v.pipe(v.number(), v.integer()))),
+  /** When the position this leg belongs to was opened (null when it opened before the archive saw it). */
+  opened_at: v.optional(v.nullable(epochMs)),
+  /** altx, altx-rh: whether the venue's finalized trade record already holds the leg. */
+  finalized: v.optional(v.nullable(v.boolean())),
+});
+
+/**
+ * One open position of one account at a snapshot instant `ts` (state after every leg before it;
+ * exact UTC hours are the hourly snapshots, other instants live ones). Each snapshot also has one
+ * marker row (empty `account` and `symbol`) so that an instant with no open position still records
+ * that the change log was built through it.
+ */
+export const PositionSnapshotRecord = v.strictObject({
+  dataset: v.literal('position_snapshots'),
+  family: positionFamily,
+  symbol: v.pipe(v.string(), v.maxLength(40)),
+  ts: epochMs,
+  account: v.union([account, v.literal('')]),
+  size: decimal,
+  entry_price: optionalDecimal,
+  opened_at: v.optional(v.nullable(epochMs)),
+  last_change_at: v.optional(v.nullable(epochMs)),
+  mark_price: optionalDecimal,
+  mark_time: v.optional(v.nullable(epochMs)),
+  position_value: optionalDecimal,
+  unrealized_pnl: optionalDecimal,
+  funding_all_time: optionalDecimal,
+  funding_since_open: optionalDecimal,
+  funding_since_change: optionalDecimal,
+  max_leverage: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1)))),
+  account_kind: v.optional(v.nullable(v.picklist(ACCOUNT_KINDS))),
+  quality: v.picklist(POSITION_QUALITY),
+  finalized: v.optional(v.nullable(v.boolean())),
+});
+
+/**
+ * The venue's account registry (altx, altx-rh: accounts are numbered): which L1 address owns an
+ * account, and what kind of account it is. `ts` is when the account was first seen.
+ */
+export const AccountRecord = v.strictObject({
+  dataset: v.literal('accounts'),
+  family: v.picklist(['altx', 'altx-rh'], 'must be altx or altx-rh'),
+  symbol: v.literal('ACCOUNTS'),
+  ts: epochMs,
+  account_index: v.pipe(v.string(), v.regex(/^\d{1,20}$/, 'must be a decimal account number')),
+  l1_address: v.optional(v.nullable(address)),
+  account_type: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  account_kind: v.picklist(ACCOUNT_KINDS),
+});
 
 export interface Column { name: string; type: 'VARCHAR' | 'BIGINT' | 'BOOLEAN' | 'DOUBLE' | 'INTEGER' }
 
@@ -351,6 +450,8 @@ export interface DatasetDef {
    * book) keep a few rows a group, so reading one row decompresses only its group.
    */
   rowGroupRows?: number;
+  /** How rows are sorted in every file (default: symbol, ts, then the unique key). */
+  sortBy?: readonly string[];
   export?: ExportSchema;
   /** One valid record (for ingest datasets), used by the docs and by the test that every dataset is wired end to end. */
   example?: Record<string, unknown>;
@@ -366,6 +467,13 @@ const L4_COVERAGE = {
   altx: at('2026-03-05T03:33:00Z'), 'altx-rh': at('2026-08-22T18:43:00Z'),
 } as const;
 const TS = at('2026-06-01T12:00:00Z');
+/**
+ * Where each family's change log starts (the real service: core 2025-05-25, hip3 2025-10-13; the
+ * altx families from their trade coverage). Positions before it are `outside_coverage`.
+ */
+const POSITION_COVERAGE = {
+  perpx: at('2025-05-25T00:00:00Z'), hip3: at('2025-10-13T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-06-26T20:10:26Z'),
+} as const;
 const ALICE = '0x00000000000000000000000000000000000a11ce';
 
 export const DATASETS = {
@@ -553,6 +661,52 @@ export const DATASETS = {
     json: ['spot_pair', 'outcome'],
     example: { dataset: 'instruments', family: 'perpx', symbol: 'BTC', ts: TS, market_type: 'perp', sz_decimals: 5, max_leverage: 40 },
   },
+  // Built by the positions job from trades (see PositionChangeRecord); one account's legs sit together.
+  position_changes: {
+    record: PositionChangeRecord,
+    columns: [c('family', 'VARCHAR'), c('symbol', 'VARCHAR'), c('ts', 'BIGINT'), c('account', 'VARCHAR'), c('trade_id', 'BIGINT'), c('side', 'VARCHAR'),
+      c('price', 'VARCHAR'), c('size', 'VARCHAR'), c('start_position', 'VARCHAR'), c('end_position', 'VARCHAR'), c('entry_price_after', 'VARCHAR'),
+      c('event_type', 'VARCHAR'), c('cause', 'VARCHAR'), c('continuity', 'VARCHAR'), c('direction', 'VARCHAR'), c('closed_pnl', 'VARCHAR'),
+      c('fee', 'VARCHAR'), c('fee_token', 'VARCHAR'), c('crossed', 'BOOLEAN'), c('order_id', 'BIGINT'), c('opened_at', 'BIGINT'), c('finalized', 'BOOLEAN')],
+    uniqueBy: ['account', 'trade_id'],
+    sortBy: ['account', 'ts', 'trade_id'],
+    perSymbol: false,
+    compaction: 'merge',
+    rowGroupRows: 8_192,
+    coverage: POSITION_COVERAGE,
+    example: {
+      dataset: 'position_changes', family: 'perpx', symbol: 'BTC', ts: TS, account: ALICE, trade_id: 1, side: 'B', price: '65000.5', size: '0.01',
+      start_position: '0', end_position: '0.01', entry_price_after: '65000.5', event_type: 'open', cause: 'trade', continuity: 'first_seen', opened_at: TS,
+    },
+  },
+  // Written by the positions job: every open position at each snapshot instant, plus one marker row per instant.
+  position_snapshots: {
+    record: PositionSnapshotRecord,
+    columns: [c('family', 'VARCHAR'), c('symbol', 'VARCHAR'), c('ts', 'BIGINT'), c('account', 'VARCHAR'), c('size', 'VARCHAR'), c('entry_price', 'VARCHAR'),
+      c('opened_at', 'BIGINT'), c('last_change_at', 'BIGINT'), c('mark_price', 'VARCHAR'), c('mark_time', 'BIGINT'), c('position_value', 'VARCHAR'),
+      c('unrealized_pnl', 'VARCHAR'), c('funding_all_time', 'VARCHAR'), c('funding_since_open', 'VARCHAR'), c('funding_since_change', 'VARCHAR'),
+      c('max_leverage', 'INTEGER'), c('account_kind', 'VARCHAR'), c('quality', 'VARCHAR'), c('finalized', 'BOOLEAN')],
+    uniqueBy: ['account', 'symbol', 'ts'],
+    sortBy: ['ts', 'account', 'symbol'],
+    perSymbol: false,
+    compaction: 'merge',
+    rowGroupRows: 8_192,
+    coverage: POSITION_COVERAGE,
+    example: {
+      dataset: 'position_snapshots', family: 'perpx', symbol: 'BTC', ts: TS, account: ALICE, size: '0.01', entry_price: '65000.5', opened_at: TS - 60_000,
+      mark_price: '65100', mark_time: TS - 1_000, position_value: '651', unrealized_pnl: '0.995', quality: 'complete',
+    },
+  },
+  // altx and altx-rh number their accounts; this registry maps L1 addresses to them and names system accounts.
+  accounts: {
+    record: AccountRecord,
+    columns: [...KEY, c('account_index', 'VARCHAR'), c('l1_address', 'VARCHAR'), c('account_type', 'INTEGER'), c('account_kind', 'VARCHAR')],
+    uniqueBy: ['account_index'],
+    perSymbol: false,
+    compaction: 'merge',
+    coverage: { altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-06-26T20:10:26Z') },
+    example: { dataset: 'accounts', family: 'altx', symbol: 'ACCOUNTS', ts: TS, account_index: '12345', l1_address: ALICE, account_type: 0, account_kind: 'user' },
+  },
   // One row per symbol and minute with at least one trade, rebuilt from the compacted trades.
   candles_1m: {
     columns: [...KEY, c('open', 'DOUBLE'), c('high', 'DOUBLE'), c('low', 'DOUBLE'), c('close', 'DOUBLE'), c('volume', 'DOUBLE'),
@@ -584,6 +738,11 @@ export const DATASET_NAMES = Object.keys(DATASETS) as Dataset[];
 /** Rows per Parquet row group, unless a dataset says otherwise: a 1000-row page falls in one or two groups. */
 export const ROW_GROUP_ROWS = 65_536;
 export const rowGroupRowsOf = (dataset: Dataset): number => (DATASETS[dataset] as DatasetDef).rowGroupRows ?? ROW_GROUP_ROWS;
+/** The order rows are written in, in every file of a dataset. */
+export function sortOrderOf(dataset: Dataset): string[] {
+  const def: DatasetDef = DATASETS[dataset];
+  return [...(def.sortBy ?? ['symbol', 'ts', ...def.uniqueBy.filter((c) => c !== 'symbol' && c !== 'ts')])];
+}
 export const INGESTED_DATASETS = DATASET_NAMES.filter((d): d is IngestedDataset => DATASETS[d].compaction === 'merge');
 export const DERIVED_DATASETS = DATASET_NAMES.filter((d): d is DerivedDataset => DATASETS[d].compaction !== 'merge');
 

@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATASETS, rowGroupRowsOf, DERIVED_DATASETS, INGESTED_DATASETS, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset } from '../../../schemas/datasets.ts';
+import { DATASETS, rowGroupRowsOf, sortOrderOf, DERIVED_DATASETS, INGESTED_DATASETS, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset } from '../../../schemas/datasets.ts';
 import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { SqlSession } from '../../ports/sql.ts';
@@ -121,7 +121,7 @@ async function copyPart(deps: ArchiveDeps, session: SqlSession, dataset: Dataset
   const path = join(deps.scratchDir, `compact-${randomUUID()}.parquet`);
   await session.execute({
     sql: `COPY (SELECT ${quoted(def.columns.map((c) => c.name))} FROM merged WHERE ${symbol === undefined ? 'TRUE' : 'symbol = $symbol'}
-                ORDER BY symbol, ts, ${quoted(def.uniqueBy)})
+                ORDER BY ${quoted(sortOrderOf(dataset))})
           TO $path (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupRowsOf(dataset)})`,
     params: { ...(symbol !== undefined && { symbol }), path },
   });

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATASETS, rowGroupRowsOf, type IngestedDataset, type NormalizedRecord } from '../../../schemas/datasets.ts';
+import { DATASETS, rowGroupRowsOf, sortOrderOf, type IngestedDataset, type NormalizedRecord } from '../../../schemas/datasets.ts';
 import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import { dayOf, deltaKey } from './layout.ts';
@@ -69,7 +69,7 @@ export async function ingestBatch(
     const fileId = `${batchId.slice(0, 20)}-${dataset}-${family}-${day}`;
     const path = join(deps.scratchDir, `${fileId}.parquet`);
     try {
-      await deps.sql.writeParquet(def.columns, lines, ['symbol', 'ts', ...def.uniqueBy.filter((c) => c !== 'symbol' && c !== 'ts')], path, rowGroupRowsOf(dataset));
+      await deps.sql.writeParquet(def.columns, lines, sortOrderOf(dataset), path, rowGroupRowsOf(dataset));
       const key = deltaKey(dataset, family, day, fileId);
       const { etag, bytes: size } = await deps.objects.putFile(key, path);
       let minTs = Infinity;

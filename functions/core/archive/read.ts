@@ -36,7 +36,9 @@ export interface WindowResult {
 
 /** The columns a window is ordered by, which a cursor carries: ts, then the unique key. */
 export function orderColumns(dataset: Dataset): string[] {
-  return ['ts', ...DATASETS[dataset].uniqueBy.filter((c) => c !== 'ts' && c !== 'symbol')];
+  // A per-symbol read names its symbol; an all-symbol dataset keeps it in the key.
+  const def = DATASETS[dataset];
+  return ['ts', ...def.uniqueBy.filter((c) => c !== 'ts' && (c !== 'symbol' || !def.perSymbol))];
 }
 
 /** Groups of files whose time ranges overlap, oldest first; rows never span two groups. */

@@ -1,0 +1,48 @@
+/**
+ * Fixed-point decimals for position accounting: a value is a bigint count of 10^-18 units. Sizes,
+ * prices and fees arrive as decimal strings with far fewer places, so sums, differences and
+ * products of two of them are exact; only the average entry price divides, and rounds half away
+ * from zero at the 18th place. Doubles would drift with every fill of a long-lived position.
+ */
+export type Fixed = bigint;
+
+const SCALE = 18;
+const ONE = 10n ** BigInt(SCALE);
+
+export const ZERO: Fixed = 0n;
+
+export function fixed(text: string): Fixed {
+  const negative = text.startsWith('-');
+  const body = negative ? text.slice(1) : text;
+  const dot = body.indexOf('.');
+  const whole = dot < 0 ? body : body.slice(0, dot);
+  const fraction = dot < 0 ? '' : body.slice(dot + 1);
+  if (fraction.length > SCALE) throw new RangeError(`${text} has more than ${SCALE} decimal places`);
+  const units = BigInt(whole || '0') * ONE + BigInt(fraction.padEnd(SCALE, '0') || '0');
+  return negative ? -units : units;
+}
+
+/** Canonical decimal text: no trailing fractional zeros, `0` for zero; `places` rounds first. */
+export function text(value: Fixed, places = SCALE): string {
+  const rounded = places < SCALE ? divRound(value, 10n ** BigInt(SCALE - places)) * 10n ** BigInt(SCALE - places) : value;
+  const negative = rounded < 0n;
+  const digits = (negative ? -rounded : rounded).toString().padStart(SCALE + 1, '0');
+  const whole = digits.slice(0, -SCALE);
+  const fraction = digits.slice(-SCALE).replace(/0+$/, '');
+  const out = fraction ? `${whole}.${fraction}` : whole;
+  return negative && out !== '0' ? `-${out}` : out;
+}
+
+/** a / b rounded half away from zero (integers). */
+function divRound(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  const r = a % b;
+  if (2n * (r < 0n ? -r : r) >= (b < 0n ? -b : b)) return q + ((a < 0n) === (b < 0n) ? 1n : -1n);
+  return q;
+}
+
+export const mul = (a: Fixed, b: Fixed): Fixed => divRound(a * b, ONE);
+/** The average of `a` and `b` weighted by `wa` and `wb` (an average entry price over two lots). */
+export const weightedAverage = (a: Fixed, wa: Fixed, b: Fixed, wb: Fixed): Fixed => divRound(a * wa + b * wb, wa + wb);
+export const abs = (a: Fixed): Fixed => (a < 0n ? -a : a);
+export const sign = (a: Fixed): -1 | 0 | 1 => (a < 0n ? -1 : a > 0n ? 1 : 0);
