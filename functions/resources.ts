@@ -96,7 +96,7 @@ export interface FunctionDef {
 
 export type FunctionName =
   | 'authorizer' | 'system' | 'market' | 'derivatives' | 'orderbook' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
-  | 'detect' | 'notify';
+  | 'detect' | 'notify' | 'positions' | 'positions-build';
 
 /** A route group answering from the archive with DuckDB, debiting credits as it answers. */
 const ARCHIVE_READER = {
@@ -136,6 +136,11 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   orderbook: {
     entry: 'functions/http/orderbook.ts',
     description: 'Order books over the archive: native snapshots, order-level (L4) books rebuilt from checkpoints and diffs, full-depth L2',
+    ...ARCHIVE_READER,
+  },
+  positions: {
+    entry: 'functions/http/positions.ts',
+    description: 'Account and market positions: as-of wallet reads, change log, hourly history, market and bulk snapshots (JSON or Arrow)',
     ...ARCHIVE_READER,
   },
   'breadth-api': {
@@ -229,6 +234,16 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     tables: { manifest: 'readwrite' },
     buckets: { archive: 'readwrite' },
   },
+  // Manifest write access is for the lease and the batches it ingests (its output goes through ingest).
+  'positions-build': {
+    entry: 'functions/schedules/positions.ts',
+    description: 'Builds the positions change log and hourly and live snapshots from archived fills',
+    memoryMb: 3008,
+    timeoutS: 600,
+    duckdb: true,
+    tables: { manifest: 'readwrite' },
+    buckets: { archive: 'readwrite' },
+  },
 };
 
 export interface ScheduleDef {
@@ -249,4 +264,5 @@ export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {
   compact: { everyMinutes: 1, target: { function: 'compact' } },
   breadth: { everyMinutes: 1, target: { function: 'breadth' } },
   detect: { everyMinutes: 1, target: { function: 'detect' } },
+  positions: { everyMinutes: 1, target: { function: 'positions-build' } },
 };

@@ -26,6 +26,10 @@ import {
   BookHistoryQuery, BookQuery, FullDepthBookSchema, FullDepthHistoryQuery, FullDepthQuery, L2DiffSchema, L2DiffsQuery, L3HistoryQuery, L3Query, L3SnapshotSchema,
   L4DiffSchema, L4DiffsQuery, L4HistoryQuery, L4Query, L4SnapshotSchema, OrderBookSchema, TickHistorySchema,
 } from '../schemas/orderbook.ts';
+import {
+  AccountHistoryQuery, AccountQuery, AccountSummarySchema, BulkPositionsQuery, L1AccountsQuery, L1AccountsSchema, MarketPositionSchema, MarketPositionsQuery, MarketSummaryQuery,
+  MarketSummarySchema, PositionChangeSchema, PositionSchema, PositionsFreshnessSchema, WalletPositionsQuery, WalletPositionsSchema, WalletRangeQuery, accountIndexPath, addressPath,
+} from '../schemas/positions.ts';
 
 /** `ANY` only on the catch-all, as in API Gateway. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'ANY';
@@ -349,6 +353,82 @@ export const ORDERBOOK_OPERATIONS = operationGroup('orderbook', {
   },
 });
 
+const ADDRESSED: readonly Family[] = ['perpx', 'hip3'];
+const NUMBERED: readonly Family[] = ['altx', 'altx-rh'];
+const positions = (suffix: string, families: readonly Family[]) => ({ suffix, families, tags: ['Positions'], billed: true });
+const wallet = (suffix: string) => ({ ...positions(`/wallets/{address}${suffix}`, ADDRESSED), pathParams: addressPath });
+const account = (suffix: string) => ({ ...positions(`/accounts/{account_index}${suffix}`, NUMBERED), pathParams: accountIndexPath });
+
+/**
+ * Account and market positions (SPEC "Account and market positions"): core and hip3 key accounts by
+ * wallet address, altx and altx-rh by account index; spot and hip4 have none.
+ */
+export const POSITIONS_OPERATIONS = operationGroup('positions', {
+  walletPositions: {
+    ...wallet('/positions'), summary: 'A wallet\'s positions: the latest snapshot, an hourly snapshot, or reconstructed at any instant', query: WalletPositionsQuery,
+    response: page(WalletPositionsSchema, 'Positions, the account summary on the first page, and account_seen when there are none'),
+  },
+  walletPositionChanges: {
+    ...wallet('/positions/changes'), summary: 'A wallet\'s change log in [start, end): one leg per fill with the position before and after', query: WalletRangeQuery,
+    response: page(v.array(PositionChangeSchema), 'Legs, oldest first, clamped to meta.built_through'),
+  },
+  walletPositionHistory: {
+    ...wallet('/positions/history'), summary: 'A wallet\'s positions at each hourly snapshot in [start, end)', query: WalletRangeQuery,
+    response: page(v.array(PositionSchema), 'Hourly position rows with snapshot_ts; a page covers at most 168 hours'),
+  },
+  walletAccount: {
+    ...wallet('/account'), summary: 'A wallet\'s account summary at the latest snapshot (hip3: one row per dex unless dex is given)', query: AccountQuery,
+    response: page(v.array(AccountSummarySchema), 'Account summaries'),
+  },
+  walletAccountHistory: {
+    ...wallet('/account/history'), summary: 'A wallet\'s account summary at each hourly snapshot in [start, end)', query: AccountHistoryQuery,
+    response: page(v.array(AccountSummarySchema), 'Hourly account summaries'),
+  },
+  accountPositions: {
+    ...account('/positions'), summary: 'An account\'s positions: the latest snapshot, an hourly snapshot, or reconstructed at any instant', query: WalletPositionsQuery,
+    response: page(WalletPositionsSchema, 'Positions, the account summary on the first page, and account_seen when there are none'),
+  },
+  accountPositionChanges: {
+    ...account('/positions/changes'), summary: 'An account\'s change log in [start, end), with finality', query: WalletRangeQuery,
+    response: page(v.array(PositionChangeSchema), 'Legs, oldest first, clamped to meta.built_through'),
+  },
+  accountPositionHistory: {
+    ...account('/positions/history'), summary: 'An account\'s positions at each hourly snapshot in [start, end)', query: WalletRangeQuery,
+    response: page(v.array(PositionSchema), 'Hourly position rows with snapshot_ts; a page covers at most 168 hours'),
+  },
+  accountSummary: {
+    ...account('/account'), summary: 'An account\'s position aggregates at the latest snapshot', response: page(v.array(AccountSummarySchema), 'One account summary'),
+  },
+  accountSummaryHistory: {
+    ...account('/account/history'), summary: 'An account\'s position aggregates at each hourly snapshot in [start, end)', query: AccountHistoryQuery,
+    response: page(v.array(AccountSummarySchema), 'Hourly account summaries'),
+  },
+  marketPositions: {
+    ...positions('/positions/{symbol}', [...ADDRESSED, ...NUMBERED]), pathParams: symbolPath, query: MarketPositionsQuery,
+    summary: 'Every open position in one market at a snapshot, largest value first; meta.totals on the first page',
+    response: page(v.array(MarketPositionSchema), 'Positions; a page stays on its snapshot (409 snapshot_advanced once it is replaced)'),
+  },
+  marketPositionsSummary: {
+    ...positions('/positions/{symbol}/summary', [...ADDRESSED, ...NUMBERED]), pathParams: symbolPath, query: MarketSummaryQuery,
+    summary: 'Long/short counts, sizes, values, average entries and top-10 shares: the latest snapshot, or each hour of a window',
+    response: page(v.array(MarketSummarySchema), 'Summaries, oldest first; a page covers at most 168 hours'),
+  },
+  bulkPositions: {
+    ...positions('/positions', [...ADDRESSED, ...NUMBERED]), query: BulkPositionsQuery,
+    summary: 'Every open position at one hourly snapshot, by account and market: JSON, or an Arrow IPC stream (format=arrow)',
+    response: page(v.array(MarketPositionSchema), 'Positions (Arrow: the same rows, metadata in x-count, x-next-cursor, x-schema-version)'),
+  },
+  l1Accounts: {
+    ...positions('/accounts', ['altx']), query: L1AccountsQuery, summary: 'The account indexes an L1 address owns (altx mainnet only)',
+    response: page(L1AccountsSchema, 'The L1 address, its account count and the accounts, oldest first'),
+  },
+  positionsFreshness: {
+    method: 'GET', path: '/v1/data-quality/positions', tags: ['Positions'], billed: true,
+    summary: 'Per venue: the newest live and hourly positions snapshots, their age, and how far the change log is built and finalized',
+    response: page(v.array(PositionsFreshnessSchema), 'One row per venue'),
+  },
+});
+
 /** Breadth above session VWAP, core and hip3 only (no spot, no hip4 breadth). */
 export const BREADTH_OPERATIONS = operationGroup('breadth-api', {
   breadthCurrent: {
@@ -430,11 +510,17 @@ export const PREVIEW_OPERATIONS = operationGroup('webhook-preview', {
   },
 });
 
-export const OPERATION_GROUPS: readonly OperationGroup[] = [SYSTEM_OPERATIONS, MARKET_OPERATIONS, DERIVATIVES_OPERATIONS, ORDERBOOK_OPERATIONS, BREADTH_OPERATIONS, WEBHOOK_OPERATIONS, PREVIEW_OPERATIONS];
+export const OPERATION_GROUPS: readonly OperationGroup[] = [SYSTEM_OPERATIONS, MARKET_OPERATIONS, DERIVATIVES_OPERATIONS, ORDERBOOK_OPERATIONS, POSITIONS_OPERATIONS, BREADTH_OPERATIONS, WEBHOOK_OPERATIONS, PREVIEW_OPERATIONS];
 
 export const ROUTES: readonly RouteDef[] = OPERATION_GROUPS.flatMap(routesOf);
 
-export const UNSUPPORTED_PATHS: readonly UnsupportedPath[] = OPERATION_GROUPS.flatMap(unsupportedPathsOf);
+/**
+ * A lacking family's path that is also the parent of one of its routes (altx-rh's `/accounts` under
+ * its `/accounts/{account_index}/...`) is a resource already, so the catch-all never sees it: it
+ * answers `route_not_found`.
+ */
+export const UNSUPPORTED_PATHS: readonly UnsupportedPath[] = OPERATION_GROUPS.flatMap(unsupportedPathsOf)
+  .filter((unsupported) => !ROUTES.some((route) => route.path.startsWith(`${unsupported.path}/`)));
 
 /** A route path as a pattern over request paths: `{name}` is one segment, `{name+}` the rest. */
 export function pathPattern(path: string): RegExp {
@@ -459,6 +545,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Liquidations: 'Liquidation fills and liquidated notional per bucket; side A = a long liquidated, B = a short.',
   Legacy: 'Deprecated un-prefixed routes that answer like the core family.',
   'Order books': 'Native snapshots, order-level (L4) books and diffs, and full-depth L2 derived from them.',
+  Positions: 'Account and market positions rebuilt from archived fills: as-of reads, change log, hourly snapshots, market and bulk rows.',
   Breadth: 'Share of instruments above session VWAP, computed every minute.',
   Webhooks: 'Signed webhook notifications: catalogue, allowances and endpoints.',
 };

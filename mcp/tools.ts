@@ -26,8 +26,9 @@ export interface McpTool {
 const READ_ONLY_POSTS = new Set(['estimateWebhookSubscription', 'dryRunWebhookSubscription']);
 
 function scopeOf(route: RouteDef): McpScope | undefined {
-  if (route.group === 'market' || route.group === 'derivatives' || route.group === 'orderbook' || route.group === 'breadth-api') return 'mcp:market.read';
-  if (route.group !== 'webhooks' && route.group !== 'webhook-preview') return undefined;
+  if (route.group === 'system') return undefined;
+  // Every other group but the webhook ones reads market data (the archive, breadth, positions).
+  if (route.group !== 'webhooks' && route.group !== 'webhook-preview') return 'mcp:market.read';
   return route.method === 'GET' || READ_ONLY_POSTS.has(route.operationId) ? 'mcp:webhooks.read' : 'mcp:webhooks.write';
 }
 

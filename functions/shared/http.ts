@@ -50,7 +50,9 @@ export interface RequestContext {
 export type RouteResult<T = unknown> =
   | { kind: 'envelope'; data: T; nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown>; creditMultiplier?: number }
   | { kind: 'json-rows'; rows: JsonRows<T extends readonly (infer Row)[] ? Row : never>; meta?: Record<string, unknown>; creditMultiplier?: number }
-  | { kind: 'raw'; body: T; status?: number; headers?: Record<string, string> };
+  | { kind: 'raw'; body: T; status?: number; headers?: Record<string, string> }
+  /** A binary body (an Arrow IPC stream): no envelope, metadata in `headers`, `rows` billed. */
+  | { kind: 'binary'; body: Uint8Array; contentType: string; rows: number; headers?: Record<string, string> };
 
 /** One operation's implementation: typed input in, output checked against its response schema. */
 export type RouteImplementation<Op extends OperationSpec = OperationSpec> = (input: RouteInput<Op>, ctx: RequestContext) => Promise<RouteResult<ResponseOf<Op>>>;
@@ -139,6 +141,12 @@ function render(result: RouteResult, route: RouteDef, requestId: string): APIGat
   if (result.kind === 'raw') {
     return { statusCode: result.status ?? route.response.status, headers: { ...headers, ...result.headers }, body: JSON.stringify(result.body) };
   }
+  if (result.kind === 'binary') {
+    return {
+      statusCode: route.response.status, headers: { ...headers, ...result.headers, 'content-type': result.contentType },
+      body: Buffer.from(result.body).toString('base64'), isBase64Encoded: true,
+    };
+  }
   if (result.kind === 'json-rows') {
     const { json, count, nextCursor } = result.rows;
     const meta = JSON.stringify({ count, ...pagingMeta(route, nextCursor), ...result.meta, ...result.rows.meta, request_id: requestId });
@@ -179,13 +187,14 @@ async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEve
     headers: Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, val]) => [k.toLowerCase(), val])),
   };
   const result = await implementation(input as RouteInput, { requestId, route, account, baseUrl: baseUrlOf(event) });
-  if (route.billed && account) await charge(account, rowsOf(result), result.kind === 'raw' ? 1 : result.creditMultiplier ?? 1);
+  if (route.billed && account) await charge(account, rowsOf(result), result.kind === 'raw' || result.kind === 'binary' ? 1 : result.creditMultiplier ?? 1);
   return render(result, route, requestId);
 }
 
 function rowsOf(result: RouteResult): number {
   if (result.kind === 'json-rows') return result.rows.count;
   if (result.kind === 'envelope') return Array.isArray(result.data) ? result.data.length : 1;
+  if (result.kind === 'binary') return result.rows;
   return 1;
 }
 

@@ -80,6 +80,9 @@ export class ServiceRestApi extends Construct {
       // The authorizer returns the caller's usage key, so plans throttle per account, not per header.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       cloudWatchRole: true,
+      // Arrow pages are binary: handlers answer them base64-encoded and the gateway decodes them for
+      // any Accept header (`format=arrow` needs none). JSON answers are not base64 and pass as they are.
+      binaryMediaTypes: ['*/*'],
       deployOptions: {
         stageName: 'prod',
         tracingEnabled: true,

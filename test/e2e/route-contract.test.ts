@@ -15,6 +15,9 @@ import type { Family } from '../../functions/core/venues.ts';
 import { familiesOf } from '../../schemas/datasets.ts';
 import { readWindow } from '../../functions/core/archive/read.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
+import { buildPositions } from '../../functions/core/positions/build.ts';
+import { POSITION_FAMILIES } from '../../functions/core/positions/engine.ts';
+import { latestSnapshotAt, snapshotRowsAt } from '../../functions/core/positions/store.ts';
 
 const KEY = 'route-contract-key';
 const MIN = 60_000;
@@ -28,7 +31,8 @@ const call = apiClient(() => cloud.url);
 const now = Date.now();
 
 beforeAll(async () => {
-  cloud = await startDemoCloud({ key: KEY, hours: 1, seed: 11, intensity: 0.3, l2IntervalMs: 300_000 });
+  // 90 minutes, so that an hourly positions snapshot holds positions whatever the minute the test starts at.
+  cloud = await startDemoCloud({ key: KEY, hours: 1.5, seed: 11, intensity: 0.3, l2IntervalMs: 300_000 });
   const cutoff = Math.floor((Date.now() - 5_000) / MIN) * MIN;
   await invoke('breadth', { time: new Date(cutoff).toISOString() });
   document = (await call(KEY, 'GET', '/v1/openapi.json')).body;
@@ -38,6 +42,14 @@ beforeAll(async () => {
       if (row) liquidated[family] = { symbol: String(row.symbol), user: String(row.liquidated_user ?? '') };
     }
   }
+  while ((await buildPositions(archiveDeps())).steps > 0);
+  for (const family of POSITION_FAMILIES) {
+    const hour = (await latestSnapshotAt(archiveDeps(), family, Date.now(), true))!;
+    const row = (await snapshotRowsAt(archiveDeps(), family, hour))[0]!;
+    holders[family] = { account: row.account, symbol: row.symbol, hour };
+  }
+  const account = await withRows('accounts', 'altx', { sql: 'l1_address IS NOT NULL', params: {} }, 0);
+  l1Address = String(account!.l1_address);
   for (const family of familiesOf('order_events')) {
     const row = await withRows('order_events', family, { sql: 'is_trigger', params: {} });
     if (row) triggered[family] = String(row.symbol);
@@ -79,7 +91,7 @@ const window = { start: now - 2 * 3_600_000, end: now - 5_000 };
 const ids: Record<'endpoint' | 'subscription' | 'delivery', string> = { endpoint: '', subscription: '', delivery: '' };
 
 /** `params` names path values where the family's default symbol has no rows for the route (liquidations are sparse). */
-interface Sample { params?: (route: RouteDef) => Record<string, string>; query?: Record<string, string | number>; body?: () => unknown }
+interface Sample { params?: (route: RouteDef) => Record<string, string>; query?: Record<string, string | number> | ((route: RouteDef) => Record<string, string | number>); body?: () => unknown }
 
 /**
  * Markets (and a wallet) with rows in the window for the sparse datasets, per family that has them,
@@ -87,8 +99,15 @@ interface Sample { params?: (route: RouteDef) => Record<string, string>; query?:
  */
 const liquidated: Partial<Record<Family, { symbol: string; user: string }>> = {};
 const triggered: Partial<Record<Family, string>> = {};
-const withRows = async (dataset: 'liquidations' | 'altx_liquidations' | 'order_events', family: Family, filter?: { sql: string; params: {} }) =>
-  (await readWindow(archiveDeps(), { dataset, family, from: window.start, to: window.end, limit: 1, filter })).rows[0];
+/** Per positions family: an account holding a position at the latest hourly snapshot, its market and that hour. */
+const holders: Partial<Record<Family, { account: string; symbol: string; hour: number }>> = {};
+let l1Address = '';
+const withRows = async (dataset: 'liquidations' | 'altx_liquidations' | 'order_events' | 'accounts', family: Family, filter?: { sql: string; params: {} }, from = window.start) =>
+  (await readWindow(archiveDeps(), { dataset, family, from, to: window.end, limit: 1, filter })).rows[0];
+const holder = (route: RouteDef) => holders[route.family!]!;
+const accountSample = (query: Record<string, string | number> = {}): Sample => ({
+  params: (route): Record<string, string> => ({ [route.path.includes('{address}') ? 'address' : 'account_index']: holder(route).account }), query,
+});
 
 /** One sample request per operation; per-family operations take their family's symbol. */
 const SAMPLES: Readonly<Record<string, Sample>> = {
@@ -127,6 +146,21 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   l3Orderbook: { query: { timestamp: window.end, depth: 3 } },
   l3OrderbookHistory: { query: { start: now - 20 * MIN, end: window.end, limit: 2 } },
   breadthHistory: { query: { start: now - 3_600_000, limit: 5 } },
+  walletPositions: accountSample(),
+  walletPositionChanges: accountSample({ ...window, limit: 5 }),
+  walletPositionHistory: accountSample({ ...window, limit: 5 }),
+  walletAccount: accountSample(),
+  walletAccountHistory: accountSample({ ...window, limit: 5 }),
+  accountPositions: accountSample(),
+  accountPositionChanges: accountSample({ ...window, limit: 5 }),
+  accountPositionHistory: accountSample({ ...window, limit: 5 }),
+  accountSummary: accountSample(),
+  accountSummaryHistory: accountSample({ ...window, limit: 5 }),
+  marketPositions: { params: (route) => ({ symbol: encodeURIComponent(holder(route).symbol) }), query: { limit: 5 } },
+  marketPositionsSummary: { params: (route) => ({ symbol: encodeURIComponent(holder(route).symbol) }) },
+  bulkPositions: { query: (route) => ({ hour: holder(route).hour, limit: 5 }) },
+  get l1Accounts(): Sample { return { query: { l1_address: l1Address } }; },
+  positionsFreshness: {},
   listWebhookEventTypes: {},
   getWebhookLimits: {},
   createWebhookEndpoint: { body: () => ({ url: PUBLIC_URL, description: 'contract' }) },
@@ -173,7 +207,7 @@ describe('every documented route answers what the OpenAPI document publishes', (
     // Prepare
     const sample = SAMPLES[route.operation];
     expect(sample, `a sample request for operation ${route.operation}`).toBeDefined();
-    const query = new URLSearchParams(Object.entries(sample!.query ?? {}).map(([k, val]): [string, string] => [k, String(val)])).toString();
+    const query = new URLSearchParams(Object.entries((typeof sample!.query === 'function' ? sample!.query(route) : sample!.query) ?? {}).map(([k, val]): [string, string] => [k, String(val)])).toString();
 
     // Act
     const res = await call(KEY, route.method, `${pathOf(route, sample)}${query ? `?${query}` : ''}`, sample!.body?.());
@@ -183,7 +217,7 @@ describe('every documented route answers what the OpenAPI document publishes', (
     const validate = publishedValidator(route);
     expect(validate(res.body) ? [] : validate.errors, JSON.stringify(res.body).slice(0, 400)).toEqual([]);
     // An empty page would pass without a row being checked: market and breadth samples have rows.
-    if (route.group === 'market' || route.group === 'derivatives' || route.group === 'orderbook' || route.group === 'breadth-api') expect([res.body.data].flat().length, 'rows to check').toBeGreaterThan(0);
+    if (['market', 'derivatives', 'orderbook', 'breadth-api', 'positions'].includes(route.group)) expect([res.body.data].flat().length, 'rows to check').toBeGreaterThan(0);
     if (route.operation === 'createWebhookEndpoint') ids.endpoint = res.body.data.id;
     if (route.operation === 'createWebhookSubscription') ids.subscription = res.body.data.id;
     if (route.operation === 'testWebhookEndpoint') ids.delivery = res.body.data.delivery_id;

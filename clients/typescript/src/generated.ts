@@ -1284,6 +1284,442 @@ export type L3OrderbookHistoryRow = L3OrderbookData;
 
 export type L3OrderbookHistoryData = L3OrderbookData[];
 
+export interface WalletPositionsPath {
+  /** Wallet address: 0x and 40 hex digits, any case */
+  address: string;
+}
+
+export interface WalletPositionsQuery {
+  /** As of this instant, epoch ms (default: the latest snapshot) */
+  timestamp?: number;
+  /** Only this market */
+  symbol?: string;
+  /** hip3 only: one builder dex (refused elsewhere) */
+  dex?: string;
+  /** meta.next_cursor of the previous page, every other parameter unchanged (cursors expire after 24 hours) */
+  cursor?: string;
+  /** Positions per page */
+  limit?: number;
+}
+
+export interface WalletPositionsData {
+  positions: {
+    /**
+     * RFC 3339 UTC
+     */
+    snapshot_ts?: string;
+    account_index?: string;
+    account_kind?: "user" | "settlement" | "insurance" | "system";
+    symbol: string;
+    coin: string;
+    dex?: string;
+    /**
+     * decimal string
+     */
+    size: string;
+    side: "long" | "short";
+    entry_price: string | null;
+    mark_price: string | null;
+    mark_time: string | null;
+    position_value: string | null;
+    unrealized_pnl: string | null;
+    return_on_equity: string | null;
+    leverage: {
+      type: "cross" | "isolated" | "unknown";
+      value: string | null;
+    };
+    max_leverage: number | null;
+    margin_used: string | null;
+    liquidation_price: string | null;
+    liquidation_price_status: "exact" | "not_published_cross" | "changed_since_snapshot" | "unavailable";
+    cum_funding: {
+      all_time: string | null;
+      since_open: string | null;
+      since_change: string | null;
+    };
+    opened_at: string | null;
+    snapshot_as_of: string | null;
+    quality: "complete" | "partial" | "degraded";
+    initial_margin_fraction?: string | null;
+    allocated_margin?: string | null;
+    margin_mode?: string;
+    mark_source?: string;
+    finalized?: boolean;
+  }[];
+  account: {
+    /**
+     * RFC 3339 UTC
+     */
+    snapshot_ts?: string;
+    account_index?: string;
+    dex?: string;
+    account_value?: string | null;
+    cross_account_value?: string | null;
+    collateral?: string | null;
+    total_margin_used?: string | null;
+    cross_maintenance_margin_used?: string | null;
+    withdrawable?: string | null;
+    total_position_value: string | null;
+    total_unrealized_pnl: string | null;
+    long_value: string | null;
+    short_value: string | null;
+    n_positions: number;
+    account_mode?: string;
+    snapshot_as_of?: string | null;
+    quality: "complete" | "partial" | "degraded";
+  } | null;
+  account_seen?: "flat" | "never_seen" | "outside_coverage";
+}
+
+export type WalletPositionChangesPath = WalletPositionsPath;
+
+export interface WalletPositionChangesQuery {
+  /** Window start, epoch ms (required; [start, end)) */
+  start?: number;
+  /** Window end, epoch ms (required; exclusive) */
+  end?: number;
+  /** Only this market */
+  symbol?: string;
+  /** hip3 only: one builder dex (refused elsewhere) */
+  dex?: string;
+  /** meta.next_cursor of the previous page, every other parameter unchanged (cursors expire after 24 hours) */
+  cursor?: string;
+  /** Rows per page */
+  limit?: number;
+}
+
+export interface WalletPositionChangesRow {
+  /**
+   * RFC 3339 UTC
+   */
+  timestamp: string;
+  account_index?: string;
+  account_kind?: "user" | "settlement" | "insurance" | "system";
+  symbol: string;
+  coin: string;
+  dex?: string;
+  side: "B" | "A";
+  price: string | null;
+  size: string | null;
+  start_position: string | null;
+  end_position: string | null;
+  entry_price_after: string | null;
+  event_type: "open" | "increase" | "reduce" | "close" | "flip" | "settlement" | "unchanged";
+  cause: "trade" | "liquidation" | "liquidation_counterparty" | "adl" | "settlement" | "unknown";
+  direction?: string;
+  closed_pnl?: string | null;
+  /**
+   * decimal string
+   */
+  realized_pnl?: string;
+  fee: string | null;
+  fee_token: string;
+  crossed?: boolean;
+  is_maker?: boolean;
+  trade_id: number;
+  order_id: number | null;
+  opened_at: string | null;
+  seq?: number;
+  block_number?: number;
+  event_index?: number;
+  continuity: "ok" | "inferred" | "first_seen" | "quarantined";
+  finalized?: boolean;
+  /**
+   * decimal string
+   */
+  position_size_before?: string;
+  /**
+   * decimal string
+   */
+  position_size_after?: string;
+  fee_rate?: string | null;
+  fee_usdc?: string | null;
+  /**
+   * decimal string
+   */
+  usdc_amount?: string;
+}
+
+export type WalletPositionChangesData = WalletPositionChangesRow[];
+
+export type WalletPositionHistoryPath = WalletPositionsPath;
+
+export type WalletPositionHistoryQuery = WalletPositionChangesQuery;
+
+export interface WalletPositionHistoryRow {
+  /**
+   * RFC 3339 UTC
+   */
+  snapshot_ts?: string;
+  account_index?: string;
+  account_kind?: "user" | "settlement" | "insurance" | "system";
+  symbol: string;
+  coin: string;
+  dex?: string;
+  /**
+   * decimal string
+   */
+  size: string;
+  side: "long" | "short";
+  entry_price: string | null;
+  mark_price: string | null;
+  mark_time: string | null;
+  position_value: string | null;
+  unrealized_pnl: string | null;
+  return_on_equity: string | null;
+  leverage: {
+    type: "cross" | "isolated" | "unknown";
+    value: string | null;
+  };
+  max_leverage: number | null;
+  margin_used: string | null;
+  liquidation_price: string | null;
+  liquidation_price_status: "exact" | "not_published_cross" | "changed_since_snapshot" | "unavailable";
+  cum_funding: {
+    all_time: string | null;
+    since_open: string | null;
+    since_change: string | null;
+  };
+  opened_at: string | null;
+  snapshot_as_of: string | null;
+  quality: "complete" | "partial" | "degraded";
+  initial_margin_fraction?: string | null;
+  allocated_margin?: string | null;
+  margin_mode?: string;
+  mark_source?: string;
+  finalized?: boolean;
+}
+
+export type WalletPositionHistoryData = WalletPositionHistoryRow[];
+
+export type WalletAccountPath = WalletPositionsPath;
+
+export interface WalletAccountQuery {
+  /** hip3 only: one builder dex (refused elsewhere) */
+  dex?: string;
+}
+
+export interface WalletAccountRow {
+  /**
+   * RFC 3339 UTC
+   */
+  snapshot_ts?: string;
+  account_index?: string;
+  dex?: string;
+  account_value?: string | null;
+  cross_account_value?: string | null;
+  collateral?: string | null;
+  total_margin_used?: string | null;
+  cross_maintenance_margin_used?: string | null;
+  withdrawable?: string | null;
+  total_position_value: string | null;
+  total_unrealized_pnl: string | null;
+  long_value: string | null;
+  short_value: string | null;
+  n_positions: number;
+  account_mode?: string;
+  snapshot_as_of?: string | null;
+  quality: "complete" | "partial" | "degraded";
+}
+
+export type WalletAccountData = WalletAccountRow[];
+
+export type WalletAccountHistoryPath = WalletPositionsPath;
+
+export interface WalletAccountHistoryQuery {
+  /** Window start, epoch ms (required; [start, end)) */
+  start?: number;
+  /** Window end, epoch ms (required; exclusive) */
+  end?: number;
+  /** hip3 only: one builder dex (refused elsewhere) */
+  dex?: string;
+  /** meta.next_cursor of the previous page, every other parameter unchanged (cursors expire after 24 hours) */
+  cursor?: string;
+  /** Hourly summaries per page (altx families: at most 744) */
+  limit?: number;
+}
+
+export type WalletAccountHistoryRow = WalletAccountRow;
+
+export type WalletAccountHistoryData = WalletAccountRow[];
+
+export interface AccountPositionsPath {
+  /** Account index: a non-negative integer */
+  account_index: string;
+}
+
+export type AccountPositionsQuery = WalletPositionsQuery;
+
+export type AccountPositionsData = WalletPositionsData;
+
+export type AccountPositionChangesPath = AccountPositionsPath;
+
+export type AccountPositionChangesQuery = WalletPositionChangesQuery;
+
+export type AccountPositionChangesRow = WalletPositionChangesRow;
+
+export type AccountPositionChangesData = WalletPositionChangesRow[];
+
+export type AccountPositionHistoryPath = AccountPositionsPath;
+
+export type AccountPositionHistoryQuery = WalletPositionChangesQuery;
+
+export type AccountPositionHistoryRow = WalletPositionHistoryRow;
+
+export type AccountPositionHistoryData = WalletPositionHistoryRow[];
+
+export type AccountSummaryPath = AccountPositionsPath;
+
+export type AccountSummaryRow = WalletAccountRow;
+
+export type AccountSummaryData = WalletAccountRow[];
+
+export type AccountSummaryHistoryPath = AccountPositionsPath;
+
+export type AccountSummaryHistoryQuery = WalletAccountHistoryQuery;
+
+export type AccountSummaryHistoryRow = WalletAccountRow;
+
+export type AccountSummaryHistoryData = WalletAccountRow[];
+
+export type MarketPositionsPath = TradesPath;
+
+export interface MarketPositionsQuery {
+  /** An exact UTC hour, epoch ms (default: the latest snapshot) */
+  hour?: number;
+  /** Only longs or only shorts */
+  side?: "long" | "short";
+  /** Only positions worth at least this much (quote currency) */
+  min_value?: number;
+  /** altx, altx-rh only: also settlement, insurance and system accounts (refused elsewhere) */
+  include_system?: boolean;
+  /** meta.next_cursor of the previous page, every other parameter unchanged (cursors expire after 24 hours) */
+  cursor?: string;
+  /** Positions per page */
+  limit?: number;
+}
+
+export interface MarketPositionsRow {
+  /**
+   * RFC 3339 UTC
+   */
+  snapshot_ts?: string;
+  user_address?: string;
+  account_index?: string;
+  account_kind?: "user" | "settlement" | "insurance" | "system";
+  symbol: string;
+  coin: string;
+  dex?: string;
+  /**
+   * decimal string
+   */
+  size: string;
+  side: "long" | "short";
+  entry_price: string | null;
+  mark_price: string | null;
+  position_value: string | null;
+  unrealized_pnl: string | null;
+  leverage_type: string;
+  liquidation_price: string | null;
+  quality: "complete" | "partial" | "degraded";
+}
+
+export type MarketPositionsData = MarketPositionsRow[];
+
+export type MarketPositionsSummaryPath = TradesPath;
+
+export interface MarketPositionsSummaryQuery {
+  /** Window start, epoch ms (omit start and end for the latest snapshot) */
+  start?: number;
+  /** Window end, epoch ms (exclusive; required when paging) */
+  end?: number;
+  /** altx, altx-rh only: also settlement, insurance and system accounts (refused elsewhere) */
+  include_system?: boolean;
+  /** meta.next_cursor of the previous page, every other parameter unchanged (cursors expire after 24 hours) */
+  cursor?: string;
+  /** Hourly summaries per page (at most 168 are served a page) */
+  limit?: number;
+}
+
+export interface MarketPositionsSummaryRow {
+  snapshot_ts: string | null;
+  symbol: string;
+  coin: string;
+  dex?: string;
+  long_count: number;
+  short_count: number;
+  /**
+   * decimal string
+   */
+  long_size: string;
+  /**
+   * decimal string
+   */
+  short_size: string;
+  long_value: string | null;
+  short_value: string | null;
+  long_avg_entry_price: string | null;
+  short_avg_entry_price: string | null;
+  long_positions_with_entry: number;
+  short_positions_with_entry: number;
+  long_top10_value_share: string | null;
+  short_top10_value_share: string | null;
+  top10_value_share: string | null;
+  quality: "complete" | "partial" | "degraded";
+}
+
+export type MarketPositionsSummaryData = MarketPositionsSummaryRow[];
+
+export interface BulkPositionsQuery {
+  /** The exact UTC hour of the snapshot, epoch ms (required) */
+  hour?: number;
+  /** altx, altx-rh only: also settlement, insurance and system accounts (refused elsewhere) */
+  include_system?: boolean;
+  /** meta.next_cursor of the previous page, every other parameter unchanged (cursors expire after 24 hours) */
+  cursor?: string;
+  /** `arrow`: an Arrow IPC stream (also with Accept: application/vnd.apache.arrow.stream) */
+  format?: "json" | "arrow";
+  /** Positions per page (JSON at most 2000; Arrow at most 50,000) */
+  limit?: number;
+}
+
+export type BulkPositionsRow = MarketPositionsRow;
+
+export type BulkPositionsData = MarketPositionsRow[];
+
+export interface L1AccountsQuery {
+  /** The L1 (0x) address */
+  l1_address: string;
+  /** meta.next_cursor of the previous page, every other parameter unchanged (cursors expire after 24 hours) */
+  cursor?: string;
+  /** Accounts per page */
+  limit?: number;
+}
+
+export interface L1AccountsData {
+  l1_address: string;
+  total_accounts: number;
+  accounts: {
+    account_index: string;
+    account_type: number;
+    first_seen: string | null;
+  }[];
+}
+
+export interface PositionsFreshnessRow {
+  venue: "perpx" | "altx" | "altx_rh";
+  product: "core" | "hip3" | "altx" | "altx_rh";
+  live_snapshot_ts: string | null;
+  live_age_seconds: number | null;
+  stale: boolean;
+  live_quality: ("complete" | "partial" | "degraded") | null;
+  hourly_snapshot_ts: string | null;
+  built_through: string | null;
+  finalized_through: string | null;
+}
+
+export type PositionsFreshnessData = PositionsFreshnessRow[];
+
 export interface BreadthCurrentData {
   session_date: string;
   /**
@@ -1820,6 +2256,40 @@ export const ROUTES = {
   getHip4L4OrderbookHistory: { method: 'GET', path: '/v1/perpx/hip4/orderbook/{symbol}/l4/history', paged: true },
   getAltxL3Orderbook: { method: 'GET', path: '/v1/altx/l3orderbook/{symbol}', paged: false },
   getAltxL3OrderbookHistory: { method: 'GET', path: '/v1/altx/l3orderbook/{symbol}/history', paged: true },
+  getPerpxWalletPositions: { method: 'GET', path: '/v1/perpx/wallets/{address}/positions', paged: true },
+  getHip3WalletPositions: { method: 'GET', path: '/v1/perpx/hip3/wallets/{address}/positions', paged: true },
+  getPerpxWalletPositionChanges: { method: 'GET', path: '/v1/perpx/wallets/{address}/positions/changes', paged: true },
+  getHip3WalletPositionChanges: { method: 'GET', path: '/v1/perpx/hip3/wallets/{address}/positions/changes', paged: true },
+  getPerpxWalletPositionHistory: { method: 'GET', path: '/v1/perpx/wallets/{address}/positions/history', paged: true },
+  getHip3WalletPositionHistory: { method: 'GET', path: '/v1/perpx/hip3/wallets/{address}/positions/history', paged: true },
+  getPerpxWalletAccount: { method: 'GET', path: '/v1/perpx/wallets/{address}/account', paged: false },
+  getHip3WalletAccount: { method: 'GET', path: '/v1/perpx/hip3/wallets/{address}/account', paged: false },
+  getPerpxWalletAccountHistory: { method: 'GET', path: '/v1/perpx/wallets/{address}/account/history', paged: true },
+  getHip3WalletAccountHistory: { method: 'GET', path: '/v1/perpx/hip3/wallets/{address}/account/history', paged: true },
+  getAltxAccountPositions: { method: 'GET', path: '/v1/altx/accounts/{account_index}/positions', paged: true },
+  getAltxRhAccountPositions: { method: 'GET', path: '/v1/altx-rh/accounts/{account_index}/positions', paged: true },
+  getAltxAccountPositionChanges: { method: 'GET', path: '/v1/altx/accounts/{account_index}/positions/changes', paged: true },
+  getAltxRhAccountPositionChanges: { method: 'GET', path: '/v1/altx-rh/accounts/{account_index}/positions/changes', paged: true },
+  getAltxAccountPositionHistory: { method: 'GET', path: '/v1/altx/accounts/{account_index}/positions/history', paged: true },
+  getAltxRhAccountPositionHistory: { method: 'GET', path: '/v1/altx-rh/accounts/{account_index}/positions/history', paged: true },
+  getAltxAccountSummary: { method: 'GET', path: '/v1/altx/accounts/{account_index}/account', paged: false },
+  getAltxRhAccountSummary: { method: 'GET', path: '/v1/altx-rh/accounts/{account_index}/account', paged: false },
+  getAltxAccountSummaryHistory: { method: 'GET', path: '/v1/altx/accounts/{account_index}/account/history', paged: true },
+  getAltxRhAccountSummaryHistory: { method: 'GET', path: '/v1/altx-rh/accounts/{account_index}/account/history', paged: true },
+  getPerpxMarketPositions: { method: 'GET', path: '/v1/perpx/positions/{symbol}', paged: true },
+  getHip3MarketPositions: { method: 'GET', path: '/v1/perpx/hip3/positions/{symbol}', paged: true },
+  getAltxMarketPositions: { method: 'GET', path: '/v1/altx/positions/{symbol}', paged: true },
+  getAltxRhMarketPositions: { method: 'GET', path: '/v1/altx-rh/positions/{symbol}', paged: true },
+  getPerpxMarketPositionsSummary: { method: 'GET', path: '/v1/perpx/positions/{symbol}/summary', paged: true },
+  getHip3MarketPositionsSummary: { method: 'GET', path: '/v1/perpx/hip3/positions/{symbol}/summary', paged: true },
+  getAltxMarketPositionsSummary: { method: 'GET', path: '/v1/altx/positions/{symbol}/summary', paged: true },
+  getAltxRhMarketPositionsSummary: { method: 'GET', path: '/v1/altx-rh/positions/{symbol}/summary', paged: true },
+  getPerpxBulkPositions: { method: 'GET', path: '/v1/perpx/positions', paged: true },
+  getHip3BulkPositions: { method: 'GET', path: '/v1/perpx/hip3/positions', paged: true },
+  getAltxBulkPositions: { method: 'GET', path: '/v1/altx/positions', paged: true },
+  getAltxRhBulkPositions: { method: 'GET', path: '/v1/altx-rh/positions', paged: true },
+  getAltxL1Accounts: { method: 'GET', path: '/v1/altx/accounts', paged: true },
+  positionsFreshness: { method: 'GET', path: '/v1/data-quality/positions', paged: false },
   getPerpxBreadthCurrent: { method: 'GET', path: '/v1/perpx/breadth/above-vwap/current', paged: false },
   getHip3BreadthCurrent: { method: 'GET', path: '/v1/perpx/hip3/breadth/above-vwap/current', paged: false },
   getPerpxBreadthHistory: { method: 'GET', path: '/v1/perpx/breadth/above-vwap', paged: true },
@@ -1849,7 +2319,7 @@ export const ROUTES = {
   dryRunWebhookSubscription: { method: 'POST', path: '/v1/webhooks/subscriptions/dry-run', paged: false },
 } as const;
 
-export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory';
+export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxWalletPositions' | 'getHip3WalletPositions' | 'getPerpxWalletPositionChanges' | 'getHip3WalletPositionChanges' | 'getPerpxWalletPositionHistory' | 'getHip3WalletPositionHistory' | 'getPerpxWalletAccountHistory' | 'getHip3WalletAccountHistory' | 'getAltxAccountPositions' | 'getAltxRhAccountPositions' | 'getAltxAccountPositionChanges' | 'getAltxRhAccountPositionChanges' | 'getAltxAccountPositionHistory' | 'getAltxRhAccountPositionHistory' | 'getAltxAccountSummaryHistory' | 'getAltxRhAccountSummaryHistory' | 'getPerpxMarketPositions' | 'getHip3MarketPositions' | 'getAltxMarketPositions' | 'getAltxRhMarketPositions' | 'getPerpxMarketPositionsSummary' | 'getHip3MarketPositionsSummary' | 'getAltxMarketPositionsSummary' | 'getAltxRhMarketPositionsSummary' | 'getPerpxBulkPositions' | 'getHip3BulkPositions' | 'getAltxBulkPositions' | 'getAltxRhBulkPositions' | 'getAltxL1Accounts' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory';
 
 /** One method per route. Path parameters, query parameters and `body` go in one object. */
 export interface Methods {
@@ -2478,6 +2948,176 @@ export interface Methods {
    * `GET /v1/altx/l3orderbook/{symbol}/history`
    */
   getAltxL3OrderbookHistory(input: L3OrderbookHistoryPath & L3OrderbookHistoryQuery): Promise<Page<L3OrderbookHistoryData>>;
+  /**
+   * A wallet's positions: the latest snapshot, an hourly snapshot, or reconstructed at any instant (perpx).
+   * `GET /v1/perpx/wallets/{address}/positions`
+   */
+  getPerpxWalletPositions(input: WalletPositionsPath & WalletPositionsQuery): Promise<Page<WalletPositionsData>>;
+  /**
+   * A wallet's positions: the latest snapshot, an hourly snapshot, or reconstructed at any instant (hip3).
+   * `GET /v1/perpx/hip3/wallets/{address}/positions`
+   */
+  getHip3WalletPositions(input: WalletPositionsPath & WalletPositionsQuery): Promise<Page<WalletPositionsData>>;
+  /**
+   * A wallet's change log in [start, end): one leg per fill with the position before and after (perpx).
+   * `GET /v1/perpx/wallets/{address}/positions/changes`
+   */
+  getPerpxWalletPositionChanges(input: WalletPositionChangesPath & WalletPositionChangesQuery): Promise<Page<WalletPositionChangesData>>;
+  /**
+   * A wallet's change log in [start, end): one leg per fill with the position before and after (hip3).
+   * `GET /v1/perpx/hip3/wallets/{address}/positions/changes`
+   */
+  getHip3WalletPositionChanges(input: WalletPositionChangesPath & WalletPositionChangesQuery): Promise<Page<WalletPositionChangesData>>;
+  /**
+   * A wallet's positions at each hourly snapshot in [start, end) (perpx).
+   * `GET /v1/perpx/wallets/{address}/positions/history`
+   */
+  getPerpxWalletPositionHistory(input: WalletPositionHistoryPath & WalletPositionHistoryQuery): Promise<Page<WalletPositionHistoryData>>;
+  /**
+   * A wallet's positions at each hourly snapshot in [start, end) (hip3).
+   * `GET /v1/perpx/hip3/wallets/{address}/positions/history`
+   */
+  getHip3WalletPositionHistory(input: WalletPositionHistoryPath & WalletPositionHistoryQuery): Promise<Page<WalletPositionHistoryData>>;
+  /**
+   * A wallet's account summary at the latest snapshot (hip3: one row per dex unless dex is given) (perpx).
+   * `GET /v1/perpx/wallets/{address}/account`
+   */
+  getPerpxWalletAccount(input: WalletAccountPath & WalletAccountQuery): Promise<Page<WalletAccountData>>;
+  /**
+   * A wallet's account summary at the latest snapshot (hip3: one row per dex unless dex is given) (hip3).
+   * `GET /v1/perpx/hip3/wallets/{address}/account`
+   */
+  getHip3WalletAccount(input: WalletAccountPath & WalletAccountQuery): Promise<Page<WalletAccountData>>;
+  /**
+   * A wallet's account summary at each hourly snapshot in [start, end) (perpx).
+   * `GET /v1/perpx/wallets/{address}/account/history`
+   */
+  getPerpxWalletAccountHistory(input: WalletAccountHistoryPath & WalletAccountHistoryQuery): Promise<Page<WalletAccountHistoryData>>;
+  /**
+   * A wallet's account summary at each hourly snapshot in [start, end) (hip3).
+   * `GET /v1/perpx/hip3/wallets/{address}/account/history`
+   */
+  getHip3WalletAccountHistory(input: WalletAccountHistoryPath & WalletAccountHistoryQuery): Promise<Page<WalletAccountHistoryData>>;
+  /**
+   * An account's positions: the latest snapshot, an hourly snapshot, or reconstructed at any instant (altx).
+   * `GET /v1/altx/accounts/{account_index}/positions`
+   */
+  getAltxAccountPositions(input: AccountPositionsPath & AccountPositionsQuery): Promise<Page<AccountPositionsData>>;
+  /**
+   * An account's positions: the latest snapshot, an hourly snapshot, or reconstructed at any instant (altx-rh).
+   * `GET /v1/altx-rh/accounts/{account_index}/positions`
+   */
+  getAltxRhAccountPositions(input: AccountPositionsPath & AccountPositionsQuery): Promise<Page<AccountPositionsData>>;
+  /**
+   * An account's change log in [start, end), with finality (altx).
+   * `GET /v1/altx/accounts/{account_index}/positions/changes`
+   */
+  getAltxAccountPositionChanges(input: AccountPositionChangesPath & AccountPositionChangesQuery): Promise<Page<AccountPositionChangesData>>;
+  /**
+   * An account's change log in [start, end), with finality (altx-rh).
+   * `GET /v1/altx-rh/accounts/{account_index}/positions/changes`
+   */
+  getAltxRhAccountPositionChanges(input: AccountPositionChangesPath & AccountPositionChangesQuery): Promise<Page<AccountPositionChangesData>>;
+  /**
+   * An account's positions at each hourly snapshot in [start, end) (altx).
+   * `GET /v1/altx/accounts/{account_index}/positions/history`
+   */
+  getAltxAccountPositionHistory(input: AccountPositionHistoryPath & AccountPositionHistoryQuery): Promise<Page<AccountPositionHistoryData>>;
+  /**
+   * An account's positions at each hourly snapshot in [start, end) (altx-rh).
+   * `GET /v1/altx-rh/accounts/{account_index}/positions/history`
+   */
+  getAltxRhAccountPositionHistory(input: AccountPositionHistoryPath & AccountPositionHistoryQuery): Promise<Page<AccountPositionHistoryData>>;
+  /**
+   * An account's position aggregates at the latest snapshot (altx).
+   * `GET /v1/altx/accounts/{account_index}/account`
+   */
+  getAltxAccountSummary(input: AccountSummaryPath): Promise<Page<AccountSummaryData>>;
+  /**
+   * An account's position aggregates at the latest snapshot (altx-rh).
+   * `GET /v1/altx-rh/accounts/{account_index}/account`
+   */
+  getAltxRhAccountSummary(input: AccountSummaryPath): Promise<Page<AccountSummaryData>>;
+  /**
+   * An account's position aggregates at each hourly snapshot in [start, end) (altx).
+   * `GET /v1/altx/accounts/{account_index}/account/history`
+   */
+  getAltxAccountSummaryHistory(input: AccountSummaryHistoryPath & AccountSummaryHistoryQuery): Promise<Page<AccountSummaryHistoryData>>;
+  /**
+   * An account's position aggregates at each hourly snapshot in [start, end) (altx-rh).
+   * `GET /v1/altx-rh/accounts/{account_index}/account/history`
+   */
+  getAltxRhAccountSummaryHistory(input: AccountSummaryHistoryPath & AccountSummaryHistoryQuery): Promise<Page<AccountSummaryHistoryData>>;
+  /**
+   * Every open position in one market at a snapshot, largest value first; meta.totals on the first page (perpx).
+   * `GET /v1/perpx/positions/{symbol}`
+   */
+  getPerpxMarketPositions(input: MarketPositionsPath & MarketPositionsQuery): Promise<Page<MarketPositionsData>>;
+  /**
+   * Every open position in one market at a snapshot, largest value first; meta.totals on the first page (hip3).
+   * `GET /v1/perpx/hip3/positions/{symbol}`
+   */
+  getHip3MarketPositions(input: MarketPositionsPath & MarketPositionsQuery): Promise<Page<MarketPositionsData>>;
+  /**
+   * Every open position in one market at a snapshot, largest value first; meta.totals on the first page (altx).
+   * `GET /v1/altx/positions/{symbol}`
+   */
+  getAltxMarketPositions(input: MarketPositionsPath & MarketPositionsQuery): Promise<Page<MarketPositionsData>>;
+  /**
+   * Every open position in one market at a snapshot, largest value first; meta.totals on the first page (altx-rh).
+   * `GET /v1/altx-rh/positions/{symbol}`
+   */
+  getAltxRhMarketPositions(input: MarketPositionsPath & MarketPositionsQuery): Promise<Page<MarketPositionsData>>;
+  /**
+   * Long/short counts, sizes, values, average entries and top-10 shares: the latest snapshot, or each hour of a window (perpx).
+   * `GET /v1/perpx/positions/{symbol}/summary`
+   */
+  getPerpxMarketPositionsSummary(input: MarketPositionsSummaryPath & MarketPositionsSummaryQuery): Promise<Page<MarketPositionsSummaryData>>;
+  /**
+   * Long/short counts, sizes, values, average entries and top-10 shares: the latest snapshot, or each hour of a window (hip3).
+   * `GET /v1/perpx/hip3/positions/{symbol}/summary`
+   */
+  getHip3MarketPositionsSummary(input: MarketPositionsSummaryPath & MarketPositionsSummaryQuery): Promise<Page<MarketPositionsSummaryData>>;
+  /**
+   * Long/short counts, sizes, values, average entries and top-10 shares: the latest snapshot, or each hour of a window (altx).
+   * `GET /v1/altx/positions/{symbol}/summary`
+   */
+  getAltxMarketPositionsSummary(input: MarketPositionsSummaryPath & MarketPositionsSummaryQuery): Promise<Page<MarketPositionsSummaryData>>;
+  /**
+   * Long/short counts, sizes, values, average entries and top-10 shares: the latest snapshot, or each hour of a window (altx-rh).
+   * `GET /v1/altx-rh/positions/{symbol}/summary`
+   */
+  getAltxRhMarketPositionsSummary(input: MarketPositionsSummaryPath & MarketPositionsSummaryQuery): Promise<Page<MarketPositionsSummaryData>>;
+  /**
+   * Every open position at one hourly snapshot, by account and market: JSON, or an Arrow IPC stream (format=arrow) (perpx).
+   * `GET /v1/perpx/positions`
+   */
+  getPerpxBulkPositions(input?: BulkPositionsQuery): Promise<Page<BulkPositionsData>>;
+  /**
+   * Every open position at one hourly snapshot, by account and market: JSON, or an Arrow IPC stream (format=arrow) (hip3).
+   * `GET /v1/perpx/hip3/positions`
+   */
+  getHip3BulkPositions(input?: BulkPositionsQuery): Promise<Page<BulkPositionsData>>;
+  /**
+   * Every open position at one hourly snapshot, by account and market: JSON, or an Arrow IPC stream (format=arrow) (altx).
+   * `GET /v1/altx/positions`
+   */
+  getAltxBulkPositions(input?: BulkPositionsQuery): Promise<Page<BulkPositionsData>>;
+  /**
+   * Every open position at one hourly snapshot, by account and market: JSON, or an Arrow IPC stream (format=arrow) (altx-rh).
+   * `GET /v1/altx-rh/positions`
+   */
+  getAltxRhBulkPositions(input?: BulkPositionsQuery): Promise<Page<BulkPositionsData>>;
+  /**
+   * The account indexes an L1 address owns (altx mainnet only) (altx).
+   * `GET /v1/altx/accounts`
+   */
+  getAltxL1Accounts(input: L1AccountsQuery): Promise<Page<L1AccountsData>>;
+  /**
+   * Per venue: the newest live and hourly positions snapshots, their age, and how far the change log is built and finalized.
+   * `GET /v1/data-quality/positions`
+   */
+  positionsFreshness(input?: Record<string, never>): Promise<Page<PositionsFreshnessData>>;
   /**
    * Latest breadth snapshot, even if stale (perpx).
    * `GET /v1/perpx/breadth/above-vwap/current`

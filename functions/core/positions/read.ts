@@ -1,0 +1,406 @@
+/**
+ * The positions routes' reads (SPEC "Account and market positions", behaviour rules 1-10): pure
+ * functions of the archive port. Wallet reads resolve an instant (latest snapshot, an exact hour
+ * with a snapshot, or the snapshot before it plus that account's legs up to it), clamp to how far
+ * the change log is built, and say so in `meta`. Market and bulk reads stay on one snapshot.
+ * Every read is bounded by one snapshot's rows of a market or an account, or by a page's window.
+ */
+import { AppError } from '../errors.ts';
+import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { Row, SqlValue } from '../../ports/sql.ts';
+import { readWindow, windowSource } from '../archive/read.ts';
+import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from '../market/cursor.ts';
+import { applyFill, bookFromSnapshot, NUMBERED_FAMILIES, POSITION_FAMILIES, snapshotRow, type PositionFamily, type SnapshotRow } from './engine.ts';
+import { HOUR_MS, finalizedThrough, latestSnapshotAt, marketInputs, positionsCoverage, snapshotExists, snapshotRowOf, snapshotRowsAt } from './store.ts';
+import {
+  accountSummaryOf, changeOf, marketPositionOf, marketSummaryOf, positionOf, qualityOf,
+  type AccountSummaryRow, type ChangeRow, type MarketPositionRow, type MarketSummaryRow, type PositionRow, type Quality,
+} from './shape.ts';
+
+/** SPEC "Limits": current positions are stale past 12 minutes; cursors live 24 hours; history pages hold 168 hours. */
+export const STALE_AFTER_MS = 12 * 60_000;
+export const CURSOR_LIFETIME_MS = 24 * HOUR_MS;
+export const HISTORY_PAGE_HOURS = 168;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export interface PositionsPage<T> {
+  data: T;
+  nextCursor: string | null;
+  meta: Record<string, unknown>;
+}
+
+/** Cursors carry when they were issued (they expire) and are bound to every other parameter. */
+function openCursor(cursor: string | undefined, routeId: string, params: object, now: number): { fingerprint: string; state?: CursorState } {
+  const { cursor: _c, limit: _l, ...rest } = params as Record<string, unknown>;
+  const fingerprint = requestFingerprint({ routeId, ...rest });
+  if (!cursor) return { fingerprint };
+  const state = decodeCursor(cursor, fingerprint);
+  if (now - Number(state.position[0]) > CURSOR_LIFETIME_MS || Number(state.position[0]) > now) {
+    throw new AppError('invalid_cursor', 'The cursor has expired (cursors live 24 hours); restart without a cursor.', { param: 'cursor' });
+  }
+  return { fingerprint, state };
+}
+const issue = (fingerprint: string, window: [number, number], now: number, ...position: (number | string)[]) =>
+  encodeCursor(fingerprint, { window, position: [now, ...position] });
+
+function coverageMeta(family: PositionFamily) {
+  const from = iso(positionsCoverage(family));
+  return { coverage_from: from, notice: `Positions of ${family} are covered from ${from}; the requested time is before that.` };
+}
+
+/** How far the change log is built: the newest snapshot (undefined before the job's first run). */
+export const builtThrough = (deps: ArchiveDeps, family: PositionFamily, now: number) => latestSnapshotAt(deps, family, now);
+
+function finalityMeta(family: PositionFamily, built: number) {
+  const final = finalizedThrough(family, built);
+  return final === undefined ? {} : { finalized_through: iso(final) };
+}
+
+/** Rows of one account's snapshot, or a market's, excluding system accounts unless asked. */
+const kindFilter = (includeSystem: boolean | undefined) => (includeSystem ? undefined : 'coalesce(account_kind, \'user\') = \'user\'');
+
+// ---------------------------------------------------------------------------------------------
+// Wallet and account reads
+
+export interface AccountRequest {
+  routeId: string;
+  family: PositionFamily;
+  account: string;
+  symbol?: string;
+  dex?: string;
+  cursor?: string;
+  limit: number;
+}
+
+const inScope = (req: { symbol?: string; dex?: string }) => (row: { symbol: string }) =>
+  (req.symbol === undefined || row.symbol === req.symbol) && (req.dex === undefined || row.symbol.startsWith(`${req.dex}:`));
+
+/** The account's positions at `at`: a stored snapshot, or the snapshot before plus its legs up to `at`. */
+async function positionsAt(deps: ArchiveDeps, family: PositionFamily, account: string, at: number): Promise<{ rows: SnapshotRow[]; snapshotTs?: number }> {
+  if (await snapshotExists(deps, family, at)) return { rows: await snapshotRowsAt(deps, family, at, { account }), snapshotTs: at };
+  const base = await latestSnapshotAt(deps, family, at);
+  const book = bookFromSnapshot(base === undefined ? [] : await snapshotRowsAt(deps, family, base, { account }));
+  const legs = (await readWindow(deps, {
+    dataset: 'position_changes', family, from: base ?? positionsCoverage(family), to: at - 1, limit: 1_000_000,
+    filter: { sql: 'account = $p_account', params: { p_account: account } },
+  })).rows;
+  const final = finalizedThrough(family, at);
+  for (const leg of legs) {
+    applyFill(book, {
+      ts: Number(leg.ts), trade_id: Number(leg.trade_id), symbol: String(leg.symbol), account, side: leg.side as 'B' | 'A', price: String(leg.price),
+      size: String(leg.size), start_position: String(leg.start_position), is_liquidation: leg.cause === 'liquidation',
+    }, final === undefined ? undefined : Number(leg.ts) <= final);
+  }
+  if (book.size === 0) return { rows: [] };
+  const inputs = await marketInputs(deps, family, at, at, [...new Set([...book.values()].map((h) => h.symbol))]);
+  const kinds = NUMBERED_FAMILIES.has(family) ? await accountKinds(deps, family, [account], at) : undefined;
+  const ctx = { ...inputs.context(at), ...(kinds && { accountKindOf: (a: string) => kinds.get(a) ?? 'user' }) };
+  return { rows: [...book.values()].sort((a, b) => a.symbol.localeCompare(b.symbol)).map((held) => snapshotRow(held, at, ctx)) };
+}
+
+async function accountKinds(deps: ArchiveDeps, family: PositionFamily, accounts: readonly string[], at: number): Promise<Map<string, NonNullable<SnapshotRow['account_kind']>>> {
+  const source = await windowSource(deps, { dataset: 'accounts', family, from: 0, to: at });
+  const kinds = new Map<string, NonNullable<SnapshotRow['account_kind']>>();
+  if (!source) return kinds;
+  const rows = await deps.sql.query({ sql: `SELECT account_index, account_kind FROM (${source.sql}) WHERE list_contains($p_accounts, account_index)`, params: { ...source.params, p_accounts: accounts } });
+  for (const row of rows) kinds.set(String(row.account_index), row.account_kind as NonNullable<SnapshotRow['account_kind']>);
+  return kinds;
+}
+
+/** Whether the account has any leg in covered history up to `at` (`flat`) or none (`never_seen`). */
+async function accountSeen(deps: ArchiveDeps, family: PositionFamily, account: string, at: number): Promise<'flat' | 'never_seen'> {
+  const legs = await readWindow(deps, {
+    dataset: 'position_changes', family, from: positionsCoverage(family), to: at, limit: 1, filter: { sql: 'account = $p_account', params: { p_account: account } },
+  });
+  return legs.rows.length > 0 ? 'flat' : 'never_seen';
+}
+
+export interface WalletPositions { positions: PositionRow[]; account: AccountSummaryRow | null; account_seen?: 'flat' | 'never_seen' | 'outside_coverage' }
+
+/** `/wallets/{address}/positions` and `/accounts/{account_index}/positions` (rules 1-5, 7). */
+export async function walletPositions(deps: ArchiveDeps, req: AccountRequest & { timestamp?: number }, now: number): Promise<PositionsPage<WalletPositions>> {
+  const built = await builtThrough(deps, req.family, now);
+  const { fingerprint, state } = openCursor(req.cursor, req.routeId, { ...req }, now);
+  if (req.timestamp !== undefined && req.timestamp < positionsCoverage(req.family)) {
+    return { data: { positions: [], account: null, account_seen: 'outside_coverage' }, nextCursor: null, meta: { as_of: iso(req.timestamp), stale: false, ...coverageMeta(req.family) } };
+  }
+  if (built === undefined) {
+    return { data: { positions: [], account: null, account_seen: 'never_seen' }, nextCursor: null, meta: { stale: true, notice: 'No positions snapshot has been built yet.', coverage_from: iso(positionsCoverage(req.family)) } };
+  }
+  // The instant: pinned by the cursor, else the latest snapshot, else the timestamp clamped to the change log.
+  const requested = req.timestamp;
+  const at = state ? state.window[0] : requested === undefined ? built : Math.min(requested, built);
+  const clamped = requested !== undefined && requested > built ? { requested_end: iso(requested), clamped_to: iso(built) } : {};
+  const { rows: all, snapshotTs } = requested === undefined
+    ? { rows: await snapshotRowsAt(deps, req.family, at, { account: req.account }), snapshotTs: at }
+    : await positionsAt(deps, req.family, req.account, at);
+  const scoped = all.filter(inScope(req));
+  const after = state ? String(state.position[1]) : undefined;
+  const remaining = after === undefined ? scoped : scoped.filter((r) => r.symbol > after);
+  const rows = remaining.slice(0, req.limit);
+  const more = remaining.length > rows.length;
+  const firstPage = !state;
+  // hip3 scopes its account summary to one dex: present only when `dex` is given.
+  const summary = firstPage && (req.family !== 'hip3' || req.dex !== undefined) ? accountSummaryOf(req.family, req.account, scoped, at, { dex: req.dex }) : null;
+  const data: WalletPositions = { positions: rows.map((r) => positionOf(req.family, r)), account: summary };
+  if (firstPage && scoped.length === 0) data.account_seen = await accountSeen(deps, req.family, req.account, at);
+  const stale = requested === undefined && now - at > STALE_AFTER_MS;
+  const reconstructed = requested !== undefined && snapshotTs === undefined;
+  return {
+    data,
+    nextCursor: more ? issue(fingerprint, [at, at], now, rows.at(-1)!.symbol) : null,
+    meta: {
+      as_of: iso(at), stale, ...(stale && { notice: `The latest snapshot is ${Math.round((now - at) / 60_000)} minutes old.` }),
+      coverage_from: iso(positionsCoverage(req.family)), source: reconstructed ? 'reconstructed' : 'snapshot',
+      ...(snapshotTs !== undefined && { snapshot_ts: iso(snapshotTs) }),
+      ...(reconstructed && { built_through: iso(built), ...finalityMeta(req.family, built) }), ...clamped,
+      quality: qualityOf(req.family, scoped), ...(NUMBERED_FAMILIES.has(req.family) && { finalized: scoped.every((r) => r.finalized !== false) }),
+    },
+  };
+}
+
+export interface RangeRequest extends AccountRequest { start: number; end: number }
+
+function checkRange(req: { start: number; end: number }) {
+  if (req.start >= req.end) throw new AppError('invalid_time_range', 'start must be before end ([start, end) is the window).', { param: 'start' });
+}
+
+/** `/positions/changes`: legs in [start, end), clamped to the change log, oldest first. */
+export async function walletChanges(deps: ArchiveDeps, req: RangeRequest, now: number): Promise<PositionsPage<ChangeRow[]>> {
+  checkRange(req);
+  const { fingerprint, state } = openCursor(req.cursor, req.routeId, req, now);
+  if (req.end <= positionsCoverage(req.family)) return { data: [], nextCursor: null, meta: coverageMeta(req.family) };
+  const built = await builtThrough(deps, req.family, now) ?? positionsCoverage(req.family);
+  const end = Math.min(req.end, built);
+  const filters = [`account = $p_account`];
+  const params: Record<string, SqlValue> = { p_account: req.account };
+  if (req.symbol !== undefined) { filters.push('symbol = $p_symbol'); params.p_symbol = req.symbol; }
+  if (req.dex !== undefined) { filters.push('starts_with(symbol, $p_dex)'); params.p_dex = `${req.dex}:`; }
+  const legs = end <= req.start ? [] : (await readWindow(deps, {
+    dataset: 'position_changes', family: req.family, from: Math.max(req.start, positionsCoverage(req.family)), to: end - 1, limit: req.limit + 1,
+    after: state?.position.slice(1), filter: { sql: filters.join(' AND '), params },
+  })).rows;
+  const page = legs.slice(0, req.limit);
+  const kind = NUMBERED_FAMILIES.has(req.family) ? (await accountKinds(deps, req.family, [req.account], now)).get(req.account) : undefined;
+  const last = page.at(-1);
+  return {
+    data: page.map((leg) => changeOf(req.family, leg, kind)),
+    nextCursor: legs.length > req.limit && last ? issue(fingerprint, [req.start, req.end], now, Number(last.ts), String(last.account), Number(last.trade_id)) : null,
+    meta: {
+      source: 'changes', built_through: iso(built), ...finalityMeta(req.family, built), coverage_from: iso(positionsCoverage(req.family)),
+      ...(req.end > built && { requested_end: iso(req.end), clamped_to: iso(built) }),
+    },
+  };
+}
+
+/**
+ * Hourly snapshot rows of one account in [start, end), hour by hour: a page holds at most 168
+ * hours, so it may end short on an hour boundary and still carry a cursor.
+ */
+async function hourlyRowsOf(deps: ArchiveDeps, req: RangeRequest, now: number, rowLimit: number) {
+  checkRange(req);
+  const { fingerprint, state } = openCursor(req.cursor, req.routeId, req, now);
+  const from = state ? Number(state.position[1]) : Math.ceil(req.start / HOUR_MS) * HOUR_MS;
+  const pageEnd = Math.min(req.end, from + HISTORY_PAGE_HOURS * HOUR_MS);
+  const after = state && state.position.length > 2 ? state.position.slice(2) : undefined;
+  const params: Record<string, SqlValue> = { p_account: req.account };
+  const rows = pageEnd <= from ? [] : (await readWindow(deps, {
+    dataset: 'position_snapshots', family: req.family, from, to: pageEnd - 1, limit: rowLimit + 1,
+    after, filter: { sql: 'account = $p_account AND ts % 3600000 = 0', params },
+  })).rows.map(snapshotRowOf).filter(inScope(req));
+  return { fingerprint, rows, pageEnd, from };
+}
+
+/** `/positions/history`: the account's positions at each hourly snapshot in [start, end). */
+export async function walletHistory(deps: ArchiveDeps, req: RangeRequest, now: number): Promise<PositionsPage<PositionRow[]>> {
+  if (req.end <= positionsCoverage(req.family)) return { data: [], nextCursor: null, meta: NUMBERED_FAMILIES.has(req.family) ? coverageMeta(req.family) : {} };
+  const { fingerprint, rows, pageEnd } = await hourlyRowsOf(deps, req, now, req.limit);
+  const page = rows.slice(0, req.limit);
+  const window: [number, number] = [req.start, req.end];
+  let nextCursor: string | null = null;
+  // Resume within an hour after the last row, or at the next hour once this page's hours are done.
+  if (rows.length > req.limit) nextCursor = issue(fingerprint, window, now, page.at(-1)!.ts, page.at(-1)!.ts, page.at(-1)!.account, page.at(-1)!.symbol);
+  else if (pageEnd < req.end) nextCursor = issue(fingerprint, window, now, pageEnd);
+  return { data: page.map((r) => positionOf(req.family, r, r.ts)), nextCursor, meta: { source: 'snapshot', quality: qualityOf(req.family, page) } };
+}
+
+/** `/account`: the account's summary at the latest snapshot; on hip3 without `dex`, one row per dex. */
+export async function accountSummaries(deps: ArchiveDeps, req: { family: PositionFamily; account: string; dex?: string }, now: number): Promise<PositionsPage<AccountSummaryRow[]>> {
+  const built = await builtThrough(deps, req.family, now);
+  if (built === undefined) return { data: [], nextCursor: null, meta: { stale: true, notice: 'No positions snapshot has been built yet.' } };
+  const rows = (await snapshotRowsAt(deps, req.family, built, { account: req.account })).filter(inScope(req));
+  const dexes = req.family === 'hip3' && req.dex === undefined ? [...new Set(rows.map((r) => r.symbol.split(':')[0]!))].sort() : [req.dex];
+  const data = dexes.map((dex) => accountSummaryOf(req.family, req.account, dex === undefined ? rows : rows.filter(inScope({ dex })), built, { dex }));
+  const stale = now - built > STALE_AFTER_MS;
+  return { data, nextCursor: null, meta: { as_of: iso(built), snapshot_ts: iso(built), source: 'snapshot', stale, ...(stale && { notice: 'The latest snapshot is older than 12 minutes.' }), quality: qualityOf(req.family, rows) } };
+}
+
+/** `/account/history`: one summary per hourly snapshot in [start, end) at which the account held positions. */
+export async function accountHistory(deps: ArchiveDeps, req: RangeRequest, now: number): Promise<PositionsPage<AccountSummaryRow[]>> {
+  if (req.end <= positionsCoverage(req.family)) return { data: [], nextCursor: null, meta: NUMBERED_FAMILIES.has(req.family) ? coverageMeta(req.family) : {} };
+  const { fingerprint, rows, pageEnd } = await hourlyRowsOf(deps, req, now, 1_000_000);
+  const byHour = new Map<number, SnapshotRow[]>();
+  for (const row of rows) byHour.set(row.ts, [...(byHour.get(row.ts) ?? []), row]);
+  const hours = [...byHour.keys()].sort((a, b) => a - b);
+  const served = hours.slice(0, req.limit);
+  const data = served.map((hour) => accountSummaryOf(req.family, req.account, byHour.get(hour)!, hour, { dex: req.dex, history: true }));
+  const window: [number, number] = [req.start, req.end];
+  const resumeAt = hours.length > served.length ? served.at(-1)! + HOUR_MS : pageEnd < req.end ? pageEnd : undefined;
+  return { data, nextCursor: resumeAt === undefined ? null : issue(fingerprint, window, now, resumeAt), meta: { source: 'snapshot', quality: qualityOf(req.family, rows) } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Market and bulk reads: snapshots only, a page stays on its snapshot
+
+export interface MarketRequest {
+  routeId: string;
+  family: PositionFamily;
+  hour?: number;
+  include_system?: boolean;
+  cursor?: string;
+  limit: number;
+}
+
+function checkHour(hour: number | undefined) {
+  if (hour !== undefined && hour % HOUR_MS !== 0) {
+    throw new AppError('invalid_parameter', 'hour must be an exact UTC hour (Unix milliseconds divisible by 3600000).', { param: 'hour' });
+  }
+}
+
+/** The snapshot a market page reads: the cursor's, `hour`'s, or the latest. A cursor on a replaced latest snapshot is 409. */
+async function resolveSnapshot(deps: ArchiveDeps, req: MarketRequest, state: CursorState | undefined, now: number): Promise<number | undefined> {
+  checkHour(req.hour);
+  const current = req.hour !== undefined ? ((await snapshotExists(deps, req.family, req.hour)) ? req.hour : undefined) : await builtThrough(deps, req.family, now);
+  if (state && state.window[0] !== current) {
+    throw new AppError('snapshot_advanced', 'The snapshot this cursor was paging has been replaced; restart without a cursor.', { param: 'cursor' });
+  }
+  return current;
+}
+
+function snapshotMeta(family: PositionFamily, snapshotTs: number | undefined, now: number, latest: boolean) {
+  if (snapshotTs === undefined) return { snapshot_ts: null, notice: 'No positions snapshot exists for this hour.' };
+  const stale = latest && now - snapshotTs > STALE_AFTER_MS;
+  return { snapshot_ts: iso(snapshotTs), as_of: iso(snapshotTs), source: 'snapshot', stale, ...(stale && { notice: 'The latest snapshot is older than 12 minutes.' }), coverage_from: iso(positionsCoverage(family)) };
+}
+
+const byValueDescending = (a: SnapshotRow, b: SnapshotRow) => {
+  const [x, y] = [a.position_value == null ? -1 : Number(a.position_value), b.position_value == null ? -1 : Number(b.position_value)];
+  return y - x || (a.account < b.account ? -1 : a.account > b.account ? 1 : 0);
+};
+
+/** `/positions/{symbol}`: one market's positions at a snapshot, largest value first; `meta.totals` on the first page. */
+export async function marketPositions(
+  deps: ArchiveDeps, req: MarketRequest & { symbol: string; side?: 'long' | 'short'; min_value?: number }, now: number,
+): Promise<PositionsPage<MarketPositionRow[]>> {
+  const { fingerprint, state } = openCursor(req.cursor, req.routeId, req, now);
+  const snapshotTs = await resolveSnapshot(deps, req, state, now);
+  if (snapshotTs === undefined) return { data: [], nextCursor: null, meta: snapshotMeta(req.family, undefined, now, false) };
+  const where = ['symbol = $p_symbol', kindFilter(req.include_system), req.side === undefined ? undefined : req.side === 'long' ? 'NOT starts_with(size, \'-\')' : 'starts_with(size, \'-\')',
+    req.min_value === undefined ? undefined : 'TRY_CAST(position_value AS DOUBLE) >= $p_min'].filter(Boolean).join(' AND ');
+  const params: Record<string, SqlValue> = { p_symbol: req.symbol, ...(req.min_value !== undefined && { p_min: req.min_value }) };
+  const rows = (await snapshotRowsAt(deps, req.family, snapshotTs, { where, params })).sort(byValueDescending);
+  const offset = state ? Number(state.position[1]) : 0;
+  const page = rows.slice(offset, offset + req.limit);
+  const more = offset + page.length < rows.length;
+  return {
+    data: page.map((r) => marketPositionOf(req.family, r)),
+    nextCursor: more ? issue(fingerprint, [snapshotTs, snapshotTs], now, offset + page.length) : null,
+    meta: { ...snapshotMeta(req.family, snapshotTs, now, req.hour === undefined), quality: qualityOf(req.family, rows), ...(!state && { totals: marketSummaryOf(req.family, req.symbol, rows, snapshotTs) }) },
+  };
+}
+
+/** `/positions/{symbol}/summary`: the latest snapshot's summary, or one per hourly snapshot in [start, end). */
+export async function marketSummaries(
+  deps: ArchiveDeps, req: Omit<MarketRequest, 'hour'> & { symbol: string; start?: number; end?: number }, now: number,
+): Promise<PositionsPage<MarketSummaryRow[]>> {
+  const { fingerprint, state } = openCursor(req.cursor, req.routeId, req, now);
+  if (req.start === undefined && req.end === undefined) {
+    const latest = await builtThrough(deps, req.family, now);
+    if (latest === undefined) return { data: [], nextCursor: null, meta: snapshotMeta(req.family, undefined, now, true) };
+    const rows = await snapshotRowsAt(deps, req.family, latest, { where: ['symbol = $p_symbol', kindFilter(req.include_system)].filter(Boolean).join(' AND '), params: { p_symbol: req.symbol } });
+    return { data: [marketSummaryOf(req.family, req.symbol, rows, latest)], nextCursor: null, meta: snapshotMeta(req.family, latest, now, true) };
+  }
+  const end = req.end ?? now;
+  const start = req.start ?? end - 24 * HOUR_MS;
+  checkRange({ start, end });
+  const from = state ? Number(state.position[1]) : Math.ceil(start / HOUR_MS) * HOUR_MS;
+  const hours = Math.min(req.limit, HISTORY_PAGE_HOURS);
+  const pageEnd = Math.min(end, from + hours * HOUR_MS);
+  const source = pageEnd <= from ? undefined : await windowSource(deps, { dataset: 'position_snapshots', family: req.family, from, to: pageEnd - 1 });
+  const rows = source ? (await deps.sql.query({
+    sql: `SELECT * FROM (${source.sql}) WHERE ts % 3600000 = 0 AND ((account = '' AND symbol = '') OR (symbol = $p_symbol ${req.include_system ? '' : 'AND coalesce(account_kind, \'user\') = \'user\''})) ORDER BY ts, account`,
+    params: { ...source.params, p_symbol: req.symbol },
+  })).map(snapshotRowOf) : [];
+  const byHour = new Map<number, SnapshotRow[]>();
+  for (const row of rows) {
+    if (!byHour.has(row.ts)) byHour.set(row.ts, []);
+    if (row.account !== '') byHour.get(row.ts)!.push(row);
+  }
+  const data = [...byHour].sort(([a], [b]) => a - b).map(([hour, positions]) => marketSummaryOf(req.family, req.symbol, positions, hour));
+  return { data, nextCursor: pageEnd < end ? issue(fingerprint, [start, end], now, pageEnd) : null, meta: { source: 'snapshot', coverage_from: iso(positionsCoverage(req.family)) } };
+}
+
+/** `/positions` (bulk): every position at one hourly snapshot, by account and market. */
+export async function bulkPositions(deps: ArchiveDeps, req: MarketRequest & { hour: number }, now: number): Promise<PositionsPage<MarketPositionRow[]>> {
+  const { fingerprint, state } = openCursor(req.cursor, req.routeId, { ...req, format: undefined }, now);
+  const snapshotTs = await resolveSnapshot(deps, req, state, now);
+  if (snapshotTs === undefined) return { data: [], nextCursor: null, meta: snapshotMeta(req.family, undefined, now, false) };
+  const after = state ? state.position.slice(1) : undefined;
+  const where = [kindFilter(req.include_system), after ? '(account > $p_account OR (account = $p_account AND symbol > $p_symbol))' : undefined].filter(Boolean);
+  const source = (await windowSource(deps, { dataset: 'position_snapshots', family: req.family, from: snapshotTs, to: snapshotTs }))!;
+  const rows = (await deps.sql.query({
+    sql: `SELECT * FROM (${source.sql}) WHERE account <> '' ${where.map((w) => `AND ${w}`).join(' ')} ORDER BY account, symbol LIMIT $p_limit`,
+    params: { ...source.params, p_limit: req.limit + 1, ...(after && { p_account: String(after[0]), p_symbol: String(after[1]) }) },
+  })).map(snapshotRowOf);
+  const page = rows.slice(0, req.limit);
+  const last = page.at(-1);
+  return {
+    data: page.map((r) => marketPositionOf(req.family, r)),
+    nextCursor: rows.length > req.limit && last ? issue(fingerprint, [snapshotTs, snapshotTs], now, last.account, last.symbol) : null,
+    meta: { ...snapshotMeta(req.family, snapshotTs, now, false), quality: qualityOf(req.family, page) },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registry and freshness
+
+export interface L1Accounts { l1_address: string; total_accounts: number; accounts: { account_index: string; account_type: number; first_seen: string | null }[] }
+
+/** `/v1/altx/accounts?l1_address=`: the numbered accounts an L1 address owns, oldest first. */
+export async function accountsOfL1(deps: ArchiveDeps, req: { routeId: string; l1_address: string; cursor?: string; limit: number }, now: number): Promise<PositionsPage<L1Accounts>> {
+  const address = req.l1_address.toLowerCase();
+  const { fingerprint, state } = openCursor(req.cursor, req.routeId, { ...req, l1_address: address }, now);
+  const source = await windowSource(deps, { dataset: 'accounts', family: 'altx', from: 0, to: now });
+  const rows: Row[] = source ? await deps.sql.query({
+    sql: `SELECT account_index, account_type, ts FROM (${source.sql}) WHERE l1_address = $p_l1 ORDER BY ts, account_index`, params: { ...source.params, p_l1: address },
+  }) : [];
+  const offset = state ? Number(state.position[1]) : 0;
+  const page = rows.slice(offset, offset + req.limit);
+  return {
+    data: { l1_address: address, total_accounts: rows.length, accounts: page.map((r) => ({ account_index: String(r.account_index), account_type: Number(r.account_type), first_seen: iso(Number(r.ts)) })) },
+    nextCursor: offset + page.length < rows.length ? issue(fingerprint, [0, 0], now, offset + page.length) : null,
+    meta: {},
+  };
+}
+
+const VENUE = {
+  perpx: { venue: 'perpx', product: 'core' }, hip3: { venue: 'perpx', product: 'hip3' }, altx: { venue: 'altx', product: 'altx' }, 'altx-rh': { venue: 'altx_rh', product: 'altx_rh' },
+} as const satisfies Record<PositionFamily, { venue: string; product: string }>;
+
+/** `/v1/data-quality/positions`: per venue, the newest live and hourly snapshots and how far the change log is built. */
+export async function positionsFreshness(deps: ArchiveDeps, now: number) {
+  return Promise.all(POSITION_FAMILIES.map(async (family) => {
+    const [live, hourly] = await Promise.all([latestSnapshotAt(deps, family, now), latestSnapshotAt(deps, family, now, true)]);
+    const marker = live === undefined ? undefined : (await readWindow(deps, { dataset: 'position_snapshots', family, from: live, to: live, limit: 1, filter: { sql: 'account = \'\'', params: {} } })).rows[0];
+    const final = live === undefined ? undefined : finalizedThrough(family, live);
+    return {
+      ...VENUE[family],
+      live_snapshot_ts: live === undefined ? null : iso(live), live_age_seconds: live === undefined ? null : Math.round((now - live) / 1000),
+      stale: live === undefined || now - live > STALE_AFTER_MS, live_quality: (marker?.quality as Quality | undefined) ?? null,
+      hourly_snapshot_ts: hourly === undefined ? null : iso(hourly), built_through: live === undefined ? null : iso(live),
+      finalized_through: final === undefined ? null : iso(final),
+    };
+  }));
+}
+export type PositionsFreshnessRow = Awaited<ReturnType<typeof positionsFreshness>>[number];
