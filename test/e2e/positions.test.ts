@@ -11,6 +11,7 @@ import { keyedGet } from '../helpers/api.ts';
 import { buildPositions } from '../../functions/core/positions/build.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { encodeCursor, decodeCursor } from '../../functions/core/market/cursor.ts';
+import { readWindow } from '../../functions/core/archive/read.ts';
 
 const KEY = 'positions-test-key';
 const HOUR = 3_600_000;
@@ -148,7 +149,10 @@ describe('registry and freshness', () => {
   it('lists an L1 address\'s altx accounts and each venue\'s snapshot freshness', async () => {
     const market = await get('/v1/altx/positions/ETH', { limit: 50 });
     const account = market.body.data.find((r: any) => r.account_kind === 'user')?.account_index;
-    expect(account).toBeDefined();
+    const owner = (await readWindow(archiveDeps(), { dataset: 'accounts', family: 'altx', from: 0, to: Date.now(), limit: 1, filter: { sql: 'account_index = $a', params: { a: account } } })).rows[0];
+    const lookup = await get('/v1/altx/accounts', { l1_address: String(owner!.l1_address).toUpperCase().replace('0X', '0x') });
+    expect(lookup.body.data).toMatchObject({ l1_address: owner!.l1_address, total_accounts: 1, accounts: [{ account_index: account, account_type: 0, first_seen: expect.any(String) }] });
+    expect((await get('/v1/altx/accounts', { l1_address: 'nope' })).body).toMatchObject({ code: 400, param: 'l1_address' });
     const freshness = await get('/v1/data-quality/positions');
     expect(freshness.body.data.map((r: any) => r.product)).toEqual(['core', 'hip3', 'altx', 'altx_rh']);
     expect(freshness.body.data[2]).toMatchObject({ venue: 'altx', stale: false, finalized_through: expect.any(String), built_through: expect.any(String) });

@@ -60,12 +60,13 @@ function recordFill(state: SimState, tick: Tick, fill: Fill): TradeRecord {
   const { market, units } = fill;
   const { family, symbol, szDecimals, marketType } = market.spec;
   const trader = state.wallets.traders[fill.trader]!;
+  if (trader.system && !ACCOUNT_NUMBERED.has(family)) throw new Error(`the ${trader.system.kind} account trades on altx and altx-rh only, not on ${family}`);
   const held = state.positions.get(positionKey(fill.trader, market));
   const position = held ?? { units: 0, entry: 0 };
   const outcome = applyFill(position, units, fill.price, market.unitSize);
   if (!held) openHolding(state, fill.trader, market, position, tick.rng);
   else if (held.units === 0) closeHolding(state, market, held);
-  else updateLiquidationPrice(held, market);
+  else if (!trader.system) updateLiquidationPrice(held, market);
   if (market.openInterest) {
     // Only the trader's side is known; the counterparty opens or closes about as often.
     const change = (outcome.kind === 'open' ? 1 : -1) * Math.abs(units) * (fill.liquidation ? 1 : 0.7);
@@ -82,14 +83,16 @@ function recordFill(state: SimState, tick: Tick, fill: Fill): TradeRecord {
   const fees = FEES[family];
   const notional = Math.abs(units) * market.unitSize * fill.price;
   const fee = notional * (fill.crossed ? fees.taker * trader.feeTier : trader.rebate ? fees.rebate : fees.maker * trader.feeTier);
+  // A system account has no address: its fills name it by account number only.
+  const user = trader.system ? null : trader.address;
   const record: TradeRecord = {
     dataset: 'trades', family, symbol, ts: fill.ts, trade_id: nextTradeId(tick), side: units > 0 ? 'B' : 'A',
     price: fill.priceText, size: formatUnits(Math.abs(units), szDecimals), crossed: fill.crossed,
     fee: formatFixed(fee, 6), fee_token: fees.token, closed_pnl: formatFixed(outcome.closedPnl, 6),
     direction: directionLabel(outcome, units, marketType), start_position: formatUnits(outcome.startUnits, szDecimals),
-    user_address: trader.address, tx_hash: fill.hash, order_id: fill.oid,
-    maker_address: fill.crossed ? fill.counterparty : trader.address,
-    taker_address: fill.crossed ? trader.address : fill.counterparty,
+    user_address: user, tx_hash: fill.hash, order_id: fill.oid,
+    maker_address: fill.crossed ? fill.counterparty : user,
+    taker_address: fill.crossed ? user : fill.counterparty,
     is_liquidation: fill.liquidation ?? false,
   };
   // Optional fields are left out rather than set to undefined (assigned, not spread: this is the hot path).
@@ -101,7 +104,7 @@ function recordFill(state: SimState, tick: Tick, fill: Fill): TradeRecord {
   }
   if (family === 'hip3') record.deployer_fee = formatFixed(Math.max(0, fee) * DEPLOYER_SHARE, 6);
   if (fill.priorityGas !== undefined) record.priority_gas = fill.priorityGas;
-  if (ACCOUNT_NUMBERED.has(family)) record.account_index = accountIndexOf(trader.address);
+  if (ACCOUNT_NUMBERED.has(family)) record.account_index = trader.system?.accountIndex ?? accountIndexOf(trader.address);
   tick.out.push(record);
   if (held?.units === 0 && market.orderLevel) {
     cancelOrdersOf(state, tick, market, fill.trader, fill.ts, fill.liquidation ? 'liquidatedCanceled' : 'canceled');
@@ -334,15 +337,20 @@ function altxLiquidation(
   };
 }
 
-/** Closes a position whose mid crossed its liquidation price, at market, against makers and the liquidation vault. */
-export function liquidate(state: SimState, tick: Tick, market: MarketState, holding: Holding, ms: number): void {
+/**
+ * Closes a position whose mid crossed its liquidation price, at market, against makers and the
+ * liquidation vault; returns the liquidation order, or nothing when the position was gone.
+ */
+export function liquidate(state: SimState, tick: Tick, market: MarketState, holding: Holding, ms: number): TakerOrder | undefined {
   // The trader may have closed the position while it waited in the cascade.
-  if (state.positions.get(positionKey(holding.trader, market)) !== holding) return;
+  if (state.positions.get(positionKey(holding.trader, market)) !== holding) return undefined;
   cancelOrdersOf(state, tick, market, holding.trader, tick.startMs + ms, 'liquidatedCanceled');
-  executeTaker(state, tick, {
+  const order: TakerOrder = {
     market, trader: holding.trader, side: holding.units > 0 ? 'A' : 'B', units: Math.abs(holding.units), ms,
     orderType: 'Market', tif: 'LiquidationMarket', reduceOnly: true, liquidation: true,
-  });
+  };
+  executeTaker(state, tick, order);
+  return order;
 }
 
 /**

@@ -1,18 +1,19 @@
 /**
  * What happens during one tick, as actions at millisecond offsets: liquidations and triggers the price
  * has reached, resting orders the price ran through or that expire, new resting orders, the random order
- * flow (a self-exciting process, so trades come in bursts), the demo wallets' trades and TWAP slices.
+ * flow (a self-exciting process, so trades come in bursts), the demo wallets' trades, TWAP slices and
+ * the altx venues' own accounts' rare orders.
  * Actions run in time order and decide against the state at that moment, so a position is never closed
  * twice or flipped by two orders planned against the same snapshot.
  */
 import { quoteOf } from './book.ts';
 import { bestLevel } from './orderbook.ts';
+import { followLiquidation, planSystem } from './accounts.ts';
 import { cancelResting, executeTaker, fillResting, fireTrigger, liquidate, restOrder } from './exchange.ts';
 import { formatUnits } from './decimal.ts';
 import { type Rng, STREAM, hash32 } from './random.ts';
-import { type Holding, type MarketState, type Side, type SimState, type Tick, type Twap, midOf, positionKey } from './state.ts';
+import { type Action, type Holding, type MarketState, type Side, type SimState, type Tick, type Twap, midOf, positionKey } from './state.ts';
 
-export interface Action { ms: number; run: () => void }
 
 /** Random orders per second at intensity 1, before self-excitation and the time-of-day swing. */
 const BASE_ORDER_RATE = 1.4;
@@ -79,6 +80,7 @@ export function planTick(state: SimState, tick: Tick): Action[] {
   planRandomFlow(state, tick, actions);
   planDemo(state, tick, actions);
   planTwaps(state, tick, actions);
+  planSystem(state, tick, actions);
   return actions.sort((a, b) => a.ms - b.ms);
 }
 
@@ -132,7 +134,13 @@ function planLiquidations(state: SimState, tick: Tick, actions: Action[]): void 
   state.pendingLiquidations = state.pendingLiquidations.filter((p) => p.dueSec > sec);
   for (const { market, holding } of due) {
     const ms = rng.int(1000);
-    actions.push({ ms, run: () => liquidate(state, tick, market, holding, ms) });
+    actions.push({
+      ms,
+      run: () => {
+        const order = liquidate(state, tick, market, holding, ms);
+        if (order) followLiquidation(state, tick, order);
+      },
+    });
   }
 }
 

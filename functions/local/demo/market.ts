@@ -6,6 +6,7 @@
  */
 import type { InstrumentRecord, NormalizedRecord } from '../../../schemas/datasets.ts';
 import { FAMILIES, type Family } from '../../core/venues.ts';
+import { accountRecords } from './accounts.ts';
 import { quoteOf } from './book.ts';
 import { REQUOTE_EVERY_SEC, bestLevel, checkpointRecord, requote, topLevels } from './orderbook.ts';
 import { LISTING_INTERVAL_MS, type MarketSpec, firstListingAfter, newListing } from './catalog.ts';
@@ -41,8 +42,9 @@ export interface DemoMarket {
   symbols(): Record<Family, string[]>;
   /**
    * Advances to `untilMs` (a multiple of 1000, later than now) and returns every record with ts in
-   * [now, untilMs), sorted by ts. The first call also returns the instrument registry first: the markets
-   * listed before the start, each at its listing time.
+   * [now, untilMs), sorted by ts. The first call also returns the registries first: the instruments
+   * (the markets listed before the start, each at its listing time), then the accounts of altx and
+   * altx-rh (every wallet and the venues' system accounts, at the start).
    */
   advance(untilMs: number): NormalizedRecord[];
 }
@@ -96,6 +98,7 @@ export function createDemoMarket(options: DemoMarketOptions): DemoMarket {
       if (!registryEmitted) {
         registryEmitted = true;
         out.push(...state.markets.map((m) => instrumentRecord(m.spec)).sort((a, b) => a.ts - b.ts));
+        out.push(...accountRecords(state.wallets, startMs));
       }
       for (let ms = state.nowMs; ms < untilMs; ms += 1000) runTick(state, ms, out);
       state.nowMs = untilMs;

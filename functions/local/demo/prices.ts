@@ -158,10 +158,10 @@ function withAllIn(state: SimState, tick: Tick, crowd: Crowd, trader: number, un
 /** The pool's largest wallet without a position in the crowd's market joins it with `FUND_ALL_IN_USD`. */
 function fundAllIn(state: SimState, tick: Tick, crowd: Crowd): Crowd {
   const { market } = crowd;
-  const demoCount = state.wallets.demo.length;
+  const { demo, poolEnd } = state.wallets;
   let fund = -1;
   state.wallets.traders.forEach((trader, index) => {
-    if (index < demoCount || state.positions.has(positionKey(index, market))) return;
+    if (index < demo.length || index >= poolEnd || state.positions.has(positionKey(index, market))) return;
     if (fund < 0 || trader.notional > state.wallets.traders[fund]!.notional) fund = index;
   });
   return fund < 0 ? crowd : withAllIn(state, tick, crowd, fund, Math.round(FUND_ALL_IN_USD / (midOf(market) * market.unitSize)));

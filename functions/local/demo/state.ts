@@ -144,6 +144,9 @@ export interface PendingLiquidation { dueSec: number; market: MarketState; holdi
 
 export interface Twap { id: number; trader: number; market: MarketState; side: Side; closing: boolean; sliceUnits: number; slicesLeft: number; nextSec: number }
 
+/** A system account's order waiting for its second (the insurance fund following a liquidation). */
+export interface PendingSystemOrder { dueSec: number; trader: number; market: MarketState; side: Side; units: number }
+
 export interface SimState {
   seed: number;
   intensity: number;
@@ -158,6 +161,7 @@ export interface SimState {
   /** Running sums of the pool traders' activity, for drawing the trader behind an order. */
   poolCumulative: Float64Array;
   pendingLiquidations: PendingLiquidation[];
+  pendingSystemOrders: PendingSystemOrder[];
   twaps: Twap[];
   /** Global self-exciting intensity of the order flow (orders per second above the base rate). */
   excitation: number;
@@ -285,12 +289,12 @@ export function createState(options: SimOptions): SimState {
   const catalog = initialCatalog(seed, startMs, options.extraCoreMarkets);
   const assets = catalog.assets.map(createAsset);
   const assetByKey = new Map(assets.map((a) => [a.spec.key, a]));
-  const pool = wallets.traders.slice(wallets.demo.length);
+  const pool = wallets.traders.slice(wallets.demo.length, wallets.poolEnd);
   const poolCumulative = new Float64Array(pool.length);
   pool.reduce((sum, trader, i) => (poolCumulative[i] = sum + trader.activity), 0);
   const state: SimState = {
     seed, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, l4CheckpointMs: options.l4CheckpointMs, wallets, assets, markets: [], byKey: new Map(),
-    positions: new Map(), poolCumulative, pendingLiquidations: [], twaps: [], excitation: 0,
+    positions: new Map(), poolCumulative, pendingLiquidations: [], pendingSystemOrders: [], twaps: [], excitation: 0,
     // Order ids are of the venue's magnitude (about 10^11) and only grow.
     nextOid: Math.floor(startMs / 10), lastBookDiff: new Map(), nextTwapId: 100_000 + rng.int(100_000),
     nextListingMs: 0, nowMs: startMs,
@@ -305,8 +309,8 @@ function seedPositions(state: SimState, rng: Rng): void {
   const candidates = state.markets.filter((m) => m.spec.marketType !== 'spot');
   const cumulative = new Float64Array(candidates.length);
   candidates.reduce((sum, m, i) => (cumulative[i] = sum + m.spec.activity), 0);
-  const { traders, demo } = state.wallets;
-  for (let t = demo.length; t < traders.length; t++) {
+  const { traders, demo, poolEnd } = state.wallets;
+  for (let t = demo.length; t < poolEnd; t++) {
     const trader = traders[t]!;
     for (let n = rng.poisson(1.2); n > 0; n--) {
       const market = candidates[rng.weighted(cumulative)]!;
@@ -325,20 +329,28 @@ function seedPositions(state: SimState, rng: Rng): void {
 /**
  * Registers a position opened from flat. Cross margin usually backs a position with more than the
  * leverage setting requires, so the effective leverage (which sets the liquidation price) is lower.
+ * A system account's position is not among the market's holders: the venue never liquidates it, and
+ * the order flow never draws it as the trader behind an order (it trades only on its own schedule).
  */
 export function openHolding(state: SimState, trader: number, market: MarketState, position: Position, rng: Rng): Holding {
-  const setting = Math.min(state.wallets.traders[trader]!.leverage, market.spec.maxLeverage ?? 1);
-  const leverage = Math.max(1, setting * rng.uniform(0.25, 1));
+  const { leverage: setting, system } = state.wallets.traders[trader]!;
+  const leverage = Math.max(1, Math.min(setting, market.spec.maxLeverage ?? 1) * rng.uniform(0.25, 1));
   const holding: Holding = { ...position, trader, leverage, liqPrice: 0, liquidating: false };
-  updateLiquidationPrice(holding, market);
+  if (!system) {
+    updateLiquidationPrice(holding, market);
+    market.holders.push(holding);
+  }
   state.positions.set(positionKey(trader, market), holding);
-  market.holders.push(holding);
   return holding;
 }
 
 export function closeHolding(state: SimState, market: MarketState, holding: Holding): void {
   state.positions.delete(positionKey(holding.trader, market));
   const index = market.holders.indexOf(holding);
+  if (index < 0) return;
   market.holders[index] = market.holders[market.holders.length - 1]!;
   market.holders.pop();
 }
+
+/** Something to do at millisecond `ms` of a tick: actions run in time order against the state at that moment. */
+export interface Action { ms: number; run: () => void }

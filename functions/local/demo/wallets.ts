@@ -3,7 +3,10 @@
  * wallets, whose positions are simulated and whose side of the fill is the recorded one) and one
  * *counterparty* (market makers, sweeping bots, the liquidation vault), whose positions are not tracked.
  * Keeping one tracked side per trade is what lets `start_position` chain exactly from fill to fill.
+ * The altx venues' own accounts (settlement, insurance, system) are traders too, so their positions
+ * chain the same way.
  */
+import type { AccountRecord } from '../../../schemas/datasets.ts';
 import type { Family } from '../../core/venues.ts';
 import { Rng, STREAM, hash32 } from './random.ts';
 
@@ -12,6 +15,7 @@ export interface DemoWallet { address: string; label: string }
 export interface Builder { address: string; feeRate: number }
 
 export interface Trader {
+  /** None ('') for the venue's system accounts: they have no L1 address, only their account number. */
   address: string;
   /** Median order notional, USD. */
   notional: number;
@@ -31,12 +35,33 @@ export interface Trader {
   holdsToSettlement?: boolean;
   /** Demo wallets only: the markets (`family/symbol`) the wallet trades. */
   favorites?: readonly string[];
+  /** The venue's own account this trader is (altx, altx-rh only); its fills carry the account's fixed number. */
+  system?: SystemAccount;
 }
+
+/** An account the altx venues keep for themselves, under the same number on both. */
+export interface SystemAccount {
+  accountIndex: string;
+  accountType: number;
+  kind: Exclude<AccountRecord['account_kind'], 'user'>;
+}
+
+/**
+ * The top of the venues' 48-bit account numbers (2^48 - 1 down), far above the numbers wallets get
+ * (`accountIndexOf`, below 10^7), so the two never collide.
+ */
+export const SYSTEM_ACCOUNTS: readonly SystemAccount[] = [
+  { accountIndex: '281474976710655', accountType: 1, kind: 'settlement' },
+  { accountIndex: '281474976710654', accountType: 2, kind: 'insurance' },
+  { accountIndex: '281474976710653', accountType: 3, kind: 'system' },
+];
 
 export interface Wallets {
   demo: DemoWallet[];
-  /** Demo wallets first (same order as `demo`), then the pool. */
+  /** Demo wallets first (same order as `demo`), then the pool, then the system accounts (same order as `SYSTEM_ACCOUNTS`). */
   traders: Trader[];
+  /** Where the pool ends in `traders` and the system accounts begin. */
+  poolEnd: number;
   makers: string[];
   sweepers: string[];
   liquidator: string;
@@ -87,10 +112,24 @@ export function createWallets(seed: number): Wallets {
       cloids: rng.chance(0.15),
     });
   }
-  return { demo, traders, makers, sweepers, liquidator, builders };
+  const poolEnd = traders.length;
+  // Appended without a draw, so every wallet's address is what it was before the venues had them.
+  for (const system of SYSTEM_ACCOUNTS) traders.push(systemTrader(system));
+  return { demo, traders, poolEnd, makers, sweepers, liquidator, builders };
+}
+
+/**
+ * The venue trades its own accounts in small sizes (the insurance fund somewhat larger: it also takes
+ * over part of liquidated positions), fully collateralized and free of fees; see `accounts.ts`.
+ */
+function systemTrader(system: SystemAccount): Trader {
+  return { address: '', notional: system.kind === 'insurance' ? 5_000 : 1_500, leverage: 1, activity: 0, feeTier: 0, rebate: false, cloids: false, system };
 }
 
 /** Venues whose accounts are numbered: a wallet's fills and orders there carry its account number. */
-export const ACCOUNT_NUMBERED: ReadonlySet<Family> = new Set(['altx', 'altx-rh']);
+export const ACCOUNT_FAMILIES = ['altx', 'altx-rh'] as const satisfies readonly Family[];
+export type AccountFamily = (typeof ACCOUNT_FAMILIES)[number];
+/** The same venues, for a membership test. */
+export const ACCOUNT_NUMBERED: ReadonlySet<Family> = new Set(ACCOUNT_FAMILIES);
 /** A wallet's stable account number on those venues, from its address. */
 export const accountIndexOf = (address: string) => String(Number.parseInt(address.slice(2, 12), 16) % 10_000_000);

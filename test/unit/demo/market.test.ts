@@ -162,7 +162,8 @@ describe('createDemoMarket', () => {
   it("records each fill from the trader's side, consistent with the trader's position", () => {
     const szDecimals = new Map(only(hour, 'instruments').map((r) => [marketKey(r), r.sz_decimals]));
     const units = (t: TradeRecord, value: string) => Math.round(Number(value) * 10 ** szDecimals.get(marketKey(t))!);
-    for (const fills of groupBy(hourTrades, (t) => `${marketKey(t)} ${t.user_address}`).values()) {
+    // The owner of a fill: its account on altx and altx-rh (the venues' own accounts have no address), else its wallet.
+    for (const fills of groupBy(hourTrades, (t) => `${marketKey(t)} ${t.account_index ?? t.user_address}`).values()) {
       fills.forEach((t, i) => {
         const start = units(t, t.start_position!);
         const size = units(t, t.size);
