@@ -34,8 +34,11 @@ const range = <Q extends { start?: number; end?: number }>(query: Q) => ({ ...qu
 type AccountInput<Q> = { params: { address?: string; account_index?: string }; query: Q };
 const accountOf = (params: AccountInput<unknown>['params']) => (params.address ?? params.account_index!).toLowerCase();
 
-const positions = async ({ params, query }: AccountInput<Omit<read.AccountRequest, 'routeId' | 'family' | 'account'> & { timestamp?: number }>, ctx: RequestContext) =>
-  asPage(await read.walletPositions(deps(), { routeId: ctx.route.operationId, family: venue(ctx, query), account: accountOf(params), ...query }, clock.now()));
+const positions = async ({ params, query }: AccountInput<Omit<read.AccountRequest, 'routeId' | 'family' | 'account'> & { timestamp?: number }>, ctx: RequestContext) => {
+  const page = await read.walletPositions(deps(), { routeId: ctx.route.operationId, family: venue(ctx, query), account: accountOf(params), ...query }, clock.now());
+  // One object answers, but the rows billed are its positions: 1 credit per 1,000.
+  return ok(page.data, { nextCursor: page.nextCursor, meta: page.meta, creditMultiplier: Math.max(1, Math.ceil(page.data.positions.length / 1000)) });
+};
 const changes = async ({ params, query }: AccountInput<{ start?: number; end?: number; symbol?: string; dex?: string; cursor?: string; limit: number }>, ctx: RequestContext) =>
   asPage(await read.walletChanges(deps(), { routeId: ctx.route.operationId, family: venue(ctx, query), account: accountOf(params), ...range(query) }, clock.now()));
 const history = async ({ params, query }: AccountInput<{ start?: number; end?: number; symbol?: string; dex?: string; cursor?: string; limit: number }>, ctx: RequestContext) =>
