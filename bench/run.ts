@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,detection]`:
+ * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,detection,positions]`:
  * prints speed and memory figures. Benchmarks print; tests never assert on time.
  */
 import { writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { benchOrderbook } from './orderbook.ts';
 import { benchBreadth } from './breadth.ts';
 import { benchDeliveries } from './deliveries.ts';
 import { benchDetection } from './detection.ts';
+import { benchPositions } from './positions.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -31,6 +32,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   breadth: benchBreadth,
   deliveries: () => benchDeliveries({ deliveries: Number(values.deliveries) }),
   detection: () => benchDetection({ batches: Number(values['detection-batches']) }),
+  positions: benchPositions,
 };
 const chosen = values.only?.split(',') ?? Object.keys(BENCHES);
 const unknown = chosen.filter((name) => !BENCHES[name]);
