@@ -335,11 +335,12 @@ export const ACCOUNT_KINDS = ['user', 'settlement', 'insurance', 'system'] as co
 export const CHANGE_EVENT_TYPES = ['open', 'increase', 'reduce', 'close', 'flip', 'settlement', 'unchanged'] as const;
 export const CHANGE_CAUSES = ['trade', 'liquidation', 'liquidation_counterparty', 'adl', 'settlement', 'unknown'] as const;
 /**
- * How a leg joins the running position: `ok` its size before is the running size; `inferred` the
- * venue did not report the size before and the running size was taken; `first_seen` the first leg
- * of the account in the market (its size before is adopted); `quarantined` its size before
- * contradicts the running size: it is not applied as a fill, the size is re-anchored to the venue's
- * size after it and the entry becomes unknown.
+ * How a leg joins the book of running positions: `ok` its size before is the book's (zero when the
+ * book holds none); `inferred` the venue did not report the size before and the book's was taken;
+ * `first_seen` the book holds no position but the venue says there was one (it opened before the
+ * archive saw it): its size is adopted, its entry unknown; `quarantined` its size before
+ * contradicts the book's: it is not applied as a fill, the size is re-anchored to the venue's size
+ * after it and the entry becomes unknown.
  */
 export const CONTINUITY = ['ok', 'inferred', 'first_seen', 'quarantined'] as const;
 export const POSITION_QUALITY = ['complete', 'partial', 'degraded'] as const;
@@ -452,6 +453,11 @@ export interface DatasetDef {
   rowGroupRows?: number;
   /** How rows are sorted in every file (default: symbol, ts, then the unique key). */
   sortBy?: readonly string[];
+  /**
+   * A SQL predicate over the columns: the rows a closed hour's (or day's) fold keeps. The others
+   * live only until their hour is folded (live position snapshots: the hourly ones stay).
+   */
+  keepWhenFolded?: string;
   export?: ExportSchema;
   /** One valid record (for ingest datasets), used by the docs and by the test that every dataset is wired end to end. */
   example?: Record<string, unknown>;
@@ -676,7 +682,7 @@ export const DATASETS = {
     coverage: POSITION_COVERAGE,
     example: {
       dataset: 'position_changes', family: 'perpx', symbol: 'BTC', ts: TS, account: ALICE, trade_id: 1, side: 'B', price: '65000.5', size: '0.01',
-      start_position: '0', end_position: '0.01', entry_price_after: '65000.5', event_type: 'open', cause: 'trade', continuity: 'first_seen', opened_at: TS,
+      start_position: '0', end_position: '0.01', entry_price_after: '65000.5', event_type: 'open', cause: 'trade', continuity: 'ok', opened_at: TS,
     },
   },
   // Written by the positions job: every open position at each snapshot instant, plus one marker row per instant.
@@ -688,6 +694,8 @@ export const DATASETS = {
       c('max_leverage', 'INTEGER'), c('account_kind', 'VARCHAR'), c('quality', 'VARCHAR'), c('finalized', 'BOOLEAN')],
     uniqueBy: ['account', 'symbol', 'ts'],
     sortBy: ['ts', 'account', 'symbol'],
+    // Live snapshots (every few minutes) serve the open hour; once it closes, its hourly snapshot and legs do.
+    keepWhenFolded: 'ts % 3600000 = 0',
     perSymbol: false,
     compaction: 'merge',
     rowGroupRows: 8_192,

@@ -76,6 +76,11 @@ export function duckDbEngine(options: { tempDir: string; threads: number; memory
       const reader = await connection.runAndReadAll(sql, values, types);
       return reader.getRowObjectsJS().map(plain);
     },
+    async queryColumns({ sql, params }: SqlQuery) {
+      const { values, types } = bind(params);
+      const reader = await connection.runAndReadAll(sql, values, types);
+      return reader.getColumnsObjectJS() as Record<string, unknown[]>;
+    },
     async execute({ sql, params }: SqlQuery) {
       const { values, types } = bind(params);
       await connection.run(sql, values, types);
@@ -84,6 +89,7 @@ export function duckDbEngine(options: { tempDir: string; threads: number; memory
 
   return {
     query: (query) => withConnection((connection) => sessionOf(connection).query(query)),
+    queryColumns: (query) => withConnection((connection) => sessionOf(connection).queryColumns(query)),
     execute: (query) => withConnection((connection) => sessionOf(connection).execute(query)),
     session: (work) => withConnection((connection) => work(sessionOf(connection))),
 

@@ -65,10 +65,10 @@ export const handler = httpRouteGroup(POSITIONS_OPERATIONS, {
     const arrow = query.format === 'arrow' || (query.format === undefined && (headers.accept ?? '').includes(ARROW_CONTENT_TYPE));
     if (!arrow && query.limit > 2000) throw new AppError('invalid_parameter', 'limit must be at most 2000 for JSON pages (Arrow pages hold up to 50,000).', { param: 'limit' });
     const page = await read.bulkPositions(deps(), { routeId: ctx.route.operationId, family, ...query, hour: required(query.hour, 'hour') }, clock.now());
-    if (!arrow) return asPage(page);
+    if (!arrow) return ok(read.rowsOfColumns(page.columns, page.count), { nextCursor: page.nextCursor, meta: page.meta });
     return {
-      kind: 'binary', body: positionsArrow(family, page.data), contentType: ARROW_CONTENT_TYPE, rows: page.data.length,
-      headers: { 'x-count': String(page.data.length), 'x-schema-version': ARROW_SCHEMA_VERSION, ...(page.nextCursor && { 'x-next-cursor': page.nextCursor }) },
+      kind: 'binary', body: positionsArrow(family, page.columns), contentType: ARROW_CONTENT_TYPE, rows: page.count,
+      headers: { 'x-count': String(page.count), 'x-schema-version': ARROW_SCHEMA_VERSION, ...(page.nextCursor && { 'x-next-cursor': page.nextCursor }) },
     };
   },
   l1Accounts: async ({ query }, ctx) => asPage(await read.accountsOfL1(deps(), { routeId: ctx.route.operationId, ...query }, clock.now())),

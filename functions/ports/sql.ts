@@ -11,6 +11,8 @@ export type Row = Record<string, unknown>;
 export interface SqlSession {
   /** Runs a query with named parameters (`$name`); BIGINT results come back as numbers. */
   query(query: SqlQuery): Promise<Row[]>;
+  /** Runs a query and returns its columns, each an array of values (no object per row): for large pages. */
+  queryColumns(query: SqlQuery): Promise<Record<string, unknown[]>>;
   /** Runs a statement that returns nothing useful (COPY …). */
   execute(query: SqlQuery): Promise<void>;
 }

@@ -131,6 +131,10 @@ describe('market positions', () => {
     expect(json.some((r) => r.account_kind !== 'user')).toBe(true);
     const users = await walk('/v1/altx/positions', { hour, limit: 2000 });
     expect(users.every((r) => r.account_kind === 'user')).toBe(true);
+    // The bulk hour and the market route read the same snapshot rows.
+    const market = await walk('/v1/altx/positions/ETH', { hour, limit: 2000 });
+    const byAccount = (a: any, b: any) => a.account_index.localeCompare(b.account_index);
+    expect(users.filter((r) => r.symbol === 'ETH').sort(byAccount)).toEqual([...market].sort(byAccount));
   });
 
   it('refuses a cursor once its snapshot is replaced, an expired cursor and a changed parameter', async () => {

@@ -91,4 +91,26 @@ describe('the positions job', () => {
       }
     }), { numRuns: 12 });
   }, 240_000);
+
+  it('keeps live snapshots only until their hour is folded; the hourly ones stay', async () => {
+    // Prepare: a day of one account's fills, built live every few minutes through its second hour.
+    const t0 = Date.parse('2026-10-01T00:00:00Z');
+    const fills = fillsOf(Array.from({ length: 40 }, (_, i) => ({ account: 0, symbol: 0, units: i % 3 === 0 ? -2 : 3, minute: i * 3, price: 1000 + i, gap: false })), t0, ['LIVE']);
+    await ingestBatch(deps, 'normalized', fills.map((f) => JSON.stringify({ dataset: 'trades', family: 'hip3', ...f, symbol: 'xyz:LIVE', user_address: f.account, account: undefined })).join('\n'));
+    for (let minute = 65; minute <= 110; minute += 5) {
+      now = t0 + minute * 60_000;
+      await buildPositions(deps, { families: ['hip3'] });
+    }
+    const liveRows = async () => (await readWindow(deps, { dataset: 'position_snapshots', family: 'hip3', from: t0 + HOUR, to: t0 + 2 * HOUR - 1, limit: 10_000, filter: { sql: 'ts % 3600000 <> 0', params: {} } })).rows;
+    const before = await liveRows();
+    // Act: the second hour closes and is folded.
+    now = t0 + 2 * HOUR + 3 * 60_000;
+    await buildPositions(deps, { families: ['hip3'] });
+    await compactArchive(deps, { datasets: ['position_snapshots'], families: ['hip3'] });
+    // Assess
+    expect(before.length).toBeGreaterThan(0);
+    expect(await liveRows()).toEqual([]);
+    expect((await snapshotRowsAt(deps, 'hip3', t0 + HOUR)).map((r) => r.symbol)).toEqual(['xyz:LIVE']);
+    expect((await snapshotRowsAt(deps, 'hip3', t0 + 2 * HOUR)).map((r) => r.symbol)).toEqual(['xyz:LIVE']);
+  }, 120_000);
 });

@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATASETS, rowGroupRowsOf, sortOrderOf, DERIVED_DATASETS, INGESTED_DATASETS, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset } from '../../../schemas/datasets.ts';
+import { DATASETS, rowGroupRowsOf, sortOrderOf, DERIVED_DATASETS, INGESTED_DATASETS, familiesOf, type Dataset, type DatasetDef, type DerivedDataset, type IngestedDataset } from '../../../schemas/datasets.ts';
 import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { SqlSession } from '../../ports/sql.ts';
@@ -173,11 +173,15 @@ async function record(deps: ArchiveDeps, path: string, part: Part, file: NewFile
 
 const version = (deps: ArchiveDeps) => `${deps.clock.now()}-${randomUUID().slice(0, 8)}`;
 
-/** The rows of `inputs`, deduplicated on the dataset's key, within [from, to], as the temp table `merged`. */
-async function createMerged(session: SqlSession, dataset: Dataset, paths: readonly string[], [from, to]: [number, number]): Promise<void> {
-  const def = DATASETS[dataset];
+/**
+ * The rows of `inputs`, deduplicated on the dataset's key, within [from, to], as the temp table
+ * `merged`; a fold of a closed hour or day keeps only what the dataset keeps once folded.
+ */
+async function createMerged(session: SqlSession, dataset: Dataset, paths: readonly string[], [from, to]: [number, number], folding = false): Promise<void> {
+  const def: DatasetDef = DATASETS[dataset];
+  const kept = folding && def.keepWhenFolded ? `AND (${def.keepWhenFolded})` : '';
   await session.execute({
-    sql: `CREATE OR REPLACE TEMP TABLE merged AS SELECT * FROM read_parquet($files, union_by_name = true) WHERE ts BETWEEN $from AND $to
+    sql: `CREATE OR REPLACE TEMP TABLE merged AS SELECT * FROM read_parquet($files, union_by_name = true) WHERE ts BETWEEN $from AND $to ${kept}
           QUALIFY row_number() OVER (PARTITION BY ${quoted(['family', ...def.uniqueBy])} ORDER BY ts) = 1`,
     params: { files: paths, from, to },
   });
@@ -234,7 +238,7 @@ async function mergeSlot(
   const paths = await deps.files.paths(inputs);
   const written: ArchiveFile[] = [];
   await deps.sql.session(async (session) => {
-    await createMerged(session, dataset, paths, range);
+    await createMerged(session, dataset, paths, range, true);
     const parts = await partsOf(session, def.perSymbol, def.perSymbol ? symbols : undefined);
     written.push(...await writeParts(deps, session, dataset, parts, (part) => ({
       fileId: `c-${dataset}-${version(deps)}`, dataset, family, day, kind: 'compacted', symbol: part.symbol,

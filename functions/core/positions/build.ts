@@ -6,8 +6,8 @@
  * most (memory bounded by an hour of the family's fills), replays them through the engine, charges
  * funding and takes a snapshot at each hour boundary, and a live snapshot at the target instant
  * (every 5 minutes on core and hip3, every 2 minutes on the numbered venues), then writes the legs
- * and snapshots through ingest as one batch, so compaction and the readers treat them like any
- * dataset. A step that dies before its write is redone by the next run from the same snapshot:
+ * and snapshots through ingest as one batch (typed records, not re-parsed), so compaction and the
+ * readers treat them like any dataset. A step that dies before its write is redone by the next run from the same snapshot:
  * legs collapse on (account, trade_id). A fill that arrives after its instant was built is not
  * applied; the next fill of that account and market then contradicts the running size and is
  * quarantined (re-anchored), so the book heals.
@@ -15,7 +15,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import { windowSource } from '../archive/read.ts';
-import { ingestBatch } from '../archive/ingest.ts';
+import { ingestRecords } from '../archive/ingest.ts';
+import type { NormalizedRecord } from '../../../schemas/datasets.ts';
 import { dayOf } from '../archive/layout.ts';
 import { NUMBERED_FAMILIES, POSITION_FAMILIES, applyFill, bookFromSnapshot, chargeFunding, snapshotRows, type Book, type Fill, type PositionFamily } from './engine.ts';
 import { HOUR_MS, finalizedThrough, latestSnapshotAt, marketInputs, positionsCoverage, snapshotRowsAt } from './store.ts';
@@ -69,17 +70,17 @@ async function firstTradingDay(deps: ArchiveDeps, family: PositionFamily, from: 
 }
 
 /** Replays [from, to) onto `book`: legs, funding and a snapshot at each hour in (from, to], and one at `to`. */
-async function step(deps: ArchiveDeps, family: PositionFamily, book: Book, from: number, to: number): Promise<{ lines: string[]; legs: number; snapshots: number; rows: number }> {
+async function step(deps: ArchiveDeps, family: PositionFamily, book: Book, from: number, to: number): Promise<{ records: NormalizedRecord[]; legs: number; snapshots: number; rows: number }> {
   const [fills, inputs] = await Promise.all([fillsBetween(deps, family, from, to), marketInputs(deps, family, from, to)]);
   const boundaries: number[] = [];
   for (let hour = Math.floor(from / HOUR_MS) * HOUR_MS + HOUR_MS; hour <= to; hour += HOUR_MS) boundaries.push(hour);
   if (boundaries.at(-1) !== to) boundaries.push(to);
-  const lines: string[] = [];
+  const records: NormalizedRecord[] = [];
   let snapshots = 0;
   let rows = 0;
   const takeSnapshot = (at: number) => {
     if (at % HOUR_MS === 0 && !NUMBERED_FAMILIES.has(family)) chargeFunding(book, (s) => inputs.rateAt(s, at), (s) => inputs.markAt(s, at));
-    for (const row of snapshotRows(book, at, inputs.context(at))) lines.push(JSON.stringify({ dataset: 'position_snapshots', family, ...row }));
+    for (const row of snapshotRows(book, at, inputs.context(at))) records.push({ dataset: 'position_snapshots', family, ...row });
     snapshots += 1;
     rows += book.size;
   };
@@ -88,10 +89,10 @@ async function step(deps: ArchiveDeps, family: PositionFamily, book: Book, from:
   for (const fill of fills) {
     while (next < boundaries.length && boundaries[next]! <= fill.ts) takeSnapshot(boundaries[next++]!);
     const leg = applyFill(book, fill, final === undefined ? undefined : fill.ts <= final);
-    lines.push(JSON.stringify({ dataset: 'position_changes', family, ...leg }));
+    records.push({ dataset: 'position_changes', family, ...leg });
   }
   while (next < boundaries.length) takeSnapshot(boundaries[next++]!);
-  return { lines, legs: fills.length, snapshots, rows };
+  return { records, legs: fills.length, snapshots, rows };
 }
 
 /** Builds one family's change log and snapshots up to its target instant (or until the budget is spent). */
@@ -109,7 +110,7 @@ async function buildFamily(deps: ArchiveDeps, family: PositionFamily, report: Po
     if (book.size === 0) from = Math.max(from, Math.min(await firstTradingDay(deps, family, from, target), target - 1));
     const to = Math.min(target, Math.floor(from / HOUR_MS) * HOUR_MS + HOUR_MS);
     const out = await step(deps, family, book, from, to);
-    await ingestBatch(deps, 'normalized', out.lines.join('\n'));
+    await ingestRecords(deps, out.records);
     report.steps += 1;
     report.legs += out.legs;
     report.snapshots += out.snapshots;

@@ -83,17 +83,16 @@ export function applyFill(book: Book, fill: Fill, finalized?: boolean): ChangeLe
   const held = book.get(key);
   const quantity = fill.side === 'B' ? fixed(fill.size) : -fixed(fill.size);
   const reported = fill.start_position == null ? null : fixed(fill.start_position);
+  // Continuity is judged against the book: flat (no entry) is a size of zero.
+  const running = held?.size ?? ZERO;
   let continuity: ChangeLeg['continuity'];
   let start: Fixed;
-  if (!held) {
-    continuity = 'first_seen';
-    start = reported ?? ZERO;
-  } else if (reported === null) {
+  if (reported === null) {
     continuity = 'inferred';
-    start = held.size;
+    start = running;
   } else {
-    continuity = reported === held.size ? 'ok' : 'quarantined';
     start = reported;
+    continuity = reported === running ? 'ok' : held ? 'quarantined' : 'first_seen';
   }
   const end = start + quantity;
   const eventType = eventTypeOf(start, end);

@@ -46,3 +46,12 @@ export const mul = (a: Fixed, b: Fixed): Fixed => divRound(a * b, ONE);
 export const weightedAverage = (a: Fixed, wa: Fixed, b: Fixed, wb: Fixed): Fixed => divRound(a * wa + b * wb, wa + wb);
 export const abs = (a: Fixed): Fixed => (a < 0n ? -a : a);
 export const sign = (a: Fixed): -1 | 0 | 1 => (a < 0n ? -1 : a > 0n ? 1 : 0);
+
+/**
+ * `text(fixed(value), places)` for a canonical decimal string, without big-integer arithmetic when
+ * it already has no more than `places` decimals (most do): pages of tens of thousands of prices.
+ */
+export function roundedText(value: string, places: number): string {
+  const dot = value.indexOf('.');
+  return dot < 0 || value.length - dot - 1 <= places ? value : text(fixed(value), places);
+}

@@ -13,7 +13,7 @@ import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from
 import { applyFill, bookFromSnapshot, NUMBERED_FAMILIES, POSITION_FAMILIES, snapshotRow, type PositionFamily, type SnapshotRow } from './engine.ts';
 import { HOUR_MS, finalizedThrough, latestSnapshotAt, marketInputs, positionsCoverage, snapshotExists, snapshotRowOf, snapshotRowsAt } from './store.ts';
 import {
-  accountSummaryOf, changeOf, marketPositionOf, marketSummaryOf, positionOf, qualityOf,
+  accountSummaryOf, changeOf, marketPositionColumns, marketPositionOf, marketSummaryOf, positionOf, qualityOf, roundColumns,
   type AccountSummaryRow, type ChangeRow, type MarketPositionRow, type MarketSummaryRow, type PositionRow, type Quality,
 } from './shape.ts';
 
@@ -76,15 +76,44 @@ export interface AccountRequest {
 const inScope = (req: { symbol?: string; dex?: string }) => (row: { symbol: string }) =>
   (req.symbol === undefined || row.symbol === req.symbol) && (req.dex === undefined || row.symbol.startsWith(`${req.dex}:`));
 
-/** The account's positions at `at`: a stored snapshot, or the snapshot before plus its legs up to `at`. */
-async function positionsAt(deps: ArchiveDeps, family: PositionFamily, account: string, at: number): Promise<{ rows: SnapshotRow[]; snapshotTs?: number }> {
-  if (await snapshotExists(deps, family, at)) return { rows: await snapshotRowsAt(deps, family, at, { account }), snapshotTs: at };
-  const base = await latestSnapshotAt(deps, family, at);
-  const book = bookFromSnapshot(base === undefined ? [] : await snapshotRowsAt(deps, family, base, { account }));
-  const legs = (await readWindow(deps, {
-    dataset: 'position_changes', family, from: base ?? positionsCoverage(family), to: at - 1, limit: 1_000_000,
-    filter: { sql: 'account = $p_account', params: { p_account: account } },
+/** As-of reads look this far back for a snapshot first: the job takes one every hour at least while anything is open. */
+const SNAPSHOT_LOOKBACK_MS = 2 * HOUR_MS;
+
+/** The newest snapshot at or before `at` as one account sees it: its instant (undefined before the first) and the account's rows. */
+async function accountSnapshotAt(deps: ArchiveDeps, family: PositionFamily, account: string, at: number): Promise<{ ts?: number; rows: SnapshotRow[] }> {
+  const source = await windowSource(deps, { dataset: 'position_snapshots', family, from: at - SNAPSHOT_LOOKBACK_MS, to: at });
+  if (source) {
+    // One query: the newest marker of the window and, at that instant, the account's rows.
+    const rows = (await deps.sql.query({
+      sql: `WITH snapshots AS (${source.sql}), base AS (SELECT max(ts) AS ts FROM snapshots WHERE account = '')
+            SELECT snapshots.* FROM snapshots, base WHERE snapshots.ts = base.ts AND account IN ('', $p_account) ORDER BY account, symbol`,
+      params: { ...source.params, p_account: account },
+    })).map(snapshotRowOf);
+    if (rows.length > 0) return { ts: rows[0]!.ts, rows: rows.filter((r) => r.account !== '') };
+  }
+  // None that recent (the job skipped an idle stretch): search further back.
+  const ts = await latestSnapshotAt(deps, family, at);
+  return { ts, rows: ts === undefined ? [] : await snapshotRowsAt(deps, family, ts, { account }) };
+}
+
+/** The account's change legs in [from, to), oldest first. */
+async function legsOf(deps: ArchiveDeps, family: PositionFamily, account: string, from: number, to: number): Promise<Row[]> {
+  if (to <= from) return [];
+  return (await readWindow(deps, {
+    dataset: 'position_changes', family, from, to: to - 1, limit: 1_000_000, filter: { sql: 'account = $p_account', params: { p_account: account } },
   })).rows;
+}
+
+/**
+ * The account's positions at `at`: the hourly snapshot when `at` is one, else the snapshot before
+ * it plus the account's legs up to it, replayed through the engine and valued at `at`'s marks.
+ */
+async function positionsAt(deps: ArchiveDeps, family: PositionFamily, account: string, at: number): Promise<{ rows: SnapshotRow[]; snapshotTs?: number }> {
+  const [base, recent] = await Promise.all([accountSnapshotAt(deps, family, account, at), legsOf(deps, family, account, at - SNAPSHOT_LOOKBACK_MS, at)]);
+  if (base.ts === at && at % HOUR_MS === 0) return { rows: base.rows, snapshotTs: at };
+  const since = base.ts ?? positionsCoverage(family);
+  const legs = since >= at - SNAPSHOT_LOOKBACK_MS ? recent.filter((leg) => Number(leg.ts) >= since) : await legsOf(deps, family, account, since, at);
+  const book = bookFromSnapshot(base.rows);
   const final = finalizedThrough(family, at);
   for (const leg of legs) {
     applyFill(book, {
@@ -93,10 +122,8 @@ async function positionsAt(deps: ArchiveDeps, family: PositionFamily, account: s
     }, final === undefined ? undefined : Number(leg.ts) <= final);
   }
   if (book.size === 0) return { rows: [] };
-  const inputs = await marketInputs(deps, family, at, at, [...new Set([...book.values()].map((h) => h.symbol))]);
-  const kinds = NUMBERED_FAMILIES.has(family) ? await accountKinds(deps, family, [account], at) : undefined;
-  const ctx = { ...inputs.context(at), ...(kinds && { accountKindOf: (a: string) => kinds.get(a) ?? 'user' }) };
-  return { rows: [...book.values()].sort((a, b) => a.symbol.localeCompare(b.symbol)).map((held) => snapshotRow(held, at, ctx)) };
+  const inputs = await marketInputs(deps, family, at, at, { symbols: [...new Set([...book.values()].map((h) => h.symbol))], funding: false });
+  return { rows: [...book.values()].sort((a, b) => a.symbol.localeCompare(b.symbol)).map((held) => snapshotRow(held, at, inputs.context(at))) };
 }
 
 async function accountKinds(deps: ArchiveDeps, family: PositionFamily, accounts: readonly string[], at: number): Promise<Map<string, NonNullable<SnapshotRow['account_kind']>>> {
@@ -120,21 +147,26 @@ export interface WalletPositions { positions: PositionRow[]; account: AccountSum
 
 /** `/wallets/{address}/positions` and `/accounts/{account_index}/positions` (rules 1-5, 7). */
 export async function walletPositions(deps: ArchiveDeps, req: AccountRequest & { timestamp?: number }, now: number): Promise<PositionsPage<WalletPositions>> {
-  const built = await builtThrough(deps, req.family, now);
   const { fingerprint, state } = openCursor(req.cursor, req.routeId, { ...req }, now);
   if (req.timestamp !== undefined && req.timestamp < positionsCoverage(req.family)) {
     return { data: { positions: [], account: null, account_seen: 'outside_coverage' }, nextCursor: null, meta: { as_of: iso(req.timestamp), stale: false, ...coverageMeta(req.family) } };
   }
+  // The instant: pinned by the cursor, else the latest snapshot, else the timestamp clamped to the
+  // change log. The latest snapshot and an as-of read start together; a clamped read is redone.
+  const requested = req.timestamp === undefined ? undefined : state ? state.window[0] : req.timestamp;
+  const [latest, asOf] = await Promise.all([
+    // A later page of the latest snapshot stays on the snapshot its cursor pinned.
+    accountSnapshotAt(deps, req.family, req.account, req.timestamp === undefined && state ? state.window[0] : now),
+    requested === undefined ? undefined : positionsAt(deps, req.family, req.account, requested),
+  ]);
+  const built = latest.ts;
   if (built === undefined) {
     return { data: { positions: [], account: null, account_seen: 'never_seen' }, nextCursor: null, meta: { stale: true, notice: 'No positions snapshot has been built yet.', coverage_from: iso(positionsCoverage(req.family)) } };
   }
-  // The instant: pinned by the cursor, else the latest snapshot, else the timestamp clamped to the change log.
-  const requested = req.timestamp;
-  const at = state ? state.window[0] : requested === undefined ? built : Math.min(requested, built);
+  const at = requested === undefined ? built : Math.min(requested, built);
   const clamped = requested !== undefined && requested > built ? { requested_end: iso(requested), clamped_to: iso(built) } : {};
-  const { rows: all, snapshotTs } = requested === undefined
-    ? { rows: await snapshotRowsAt(deps, req.family, at, { account: req.account }), snapshotTs: at }
-    : await positionsAt(deps, req.family, req.account, at);
+  const { rows: all, snapshotTs } = requested === undefined ? { rows: latest.rows, snapshotTs: built }
+    : requested > built ? await positionsAt(deps, req.family, req.account, built) : asOf!;
   const scoped = all.filter(inScope(req));
   const after = state ? String(state.position[1]) : undefined;
   const remaining = after === undefined ? scoped : scoped.filter((r) => r.symbol > after);
@@ -341,25 +373,40 @@ export async function marketSummaries(
   return { data, nextCursor: pageEnd < end ? issue(fingerprint, [start, end], now, pageEnd) : null, meta: { source: 'snapshot', coverage_from: iso(positionsCoverage(req.family)) } };
 }
 
-/** `/positions` (bulk): every position at one hourly snapshot, by account and market. */
-export async function bulkPositions(deps: ArchiveDeps, req: MarketRequest & { hour: number }, now: number): Promise<PositionsPage<MarketPositionRow[]>> {
+/** A bulk page as columns (an Arrow batch is built from them without an object per row). */
+export interface BulkPage { columns: Record<string, (string | null)[]>; count: number; nextCursor: string | null; meta: Record<string, unknown> }
+
+/**
+ * `/positions` (bulk): every position at one hourly snapshot, by account and market, read as
+ * columns in the wire shape. The keyset's first term alone (`account >= ...`) is one DuckDB can
+ * prune row groups with, since the snapshot's rows are sorted by account.
+ */
+export async function bulkPositions(deps: ArchiveDeps, req: MarketRequest & { hour: number }, now: number): Promise<BulkPage> {
   const { fingerprint, state } = openCursor(req.cursor, req.routeId, { ...req, format: undefined }, now);
   const snapshotTs = await resolveSnapshot(deps, req, state, now);
-  if (snapshotTs === undefined) return { data: [], nextCursor: null, meta: snapshotMeta(req.family, undefined, now, false) };
-  const after = state ? state.position.slice(1) : undefined;
-  const where = [kindFilter(req.include_system), after ? '(account > $p_account OR (account = $p_account AND symbol > $p_symbol))' : undefined].filter(Boolean);
+  if (snapshotTs === undefined) return { columns: {}, count: 0, nextCursor: null, meta: snapshotMeta(req.family, undefined, now, false) };
+  const after = state ? state.position.slice(1).map(String) : undefined;
+  const where = ['ts = $p_ts', 'account <> \'\'', kindFilter(req.include_system), after && 'account >= $p_account AND (account > $p_account OR symbol > $p_symbol)'].filter(Boolean);
   const source = (await windowSource(deps, { dataset: 'position_snapshots', family: req.family, from: snapshotTs, to: snapshotTs }))!;
-  const rows = (await deps.sql.query({
-    sql: `SELECT * FROM (${source.sql}) WHERE account <> '' ${where.map((w) => `AND ${w}`).join(' ')} ORDER BY account, symbol LIMIT $p_limit`,
-    params: { ...source.params, p_limit: req.limit + 1, ...(after && { p_account: String(after[0]), p_symbol: String(after[1]) }) },
-  })).map(snapshotRowOf);
-  const page = rows.slice(0, req.limit);
-  const last = page.at(-1);
+  const columns = roundColumns(await deps.sql.queryColumns({
+    sql: `SELECT ${marketPositionColumns(req.family).map(([name, sql]) => `${sql} AS ${name}`).join(', ')} FROM (${source.sql}) WHERE ${where.join(' AND ')} ORDER BY account, symbol LIMIT $p_limit`,
+    params: { ...source.params, p_ts: snapshotTs, p_limit: req.limit + 1, ...(after && { p_account: after[0]!, p_symbol: after[1]! }) },
+  }));
+  const fetched = columns.symbol?.length ?? 0;
+  const count = Math.min(fetched, req.limit);
+  if (fetched > count) for (const name of Object.keys(columns)) columns[name]!.length = count;
+  const accounts = columns.user_address ?? columns.account_index ?? [];
   return {
-    data: page.map((r) => marketPositionOf(req.family, r)),
-    nextCursor: rows.length > req.limit && last ? issue(fingerprint, [snapshotTs, snapshotTs], now, last.account, last.symbol) : null,
-    meta: { ...snapshotMeta(req.family, snapshotTs, now, false), quality: qualityOf(req.family, page) },
+    columns, count,
+    nextCursor: fetched > count ? issue(fingerprint, [snapshotTs, snapshotTs], now, accounts[count - 1]!, columns.symbol![count - 1]!) : null,
+    meta: { ...snapshotMeta(req.family, snapshotTs, now, false), quality: qualityOf(req.family, (columns.quality ?? []).map((quality) => ({ quality: quality as Quality }))) },
   };
+}
+
+/** A bulk page's columns as JSON rows, members in column order. */
+export function rowsOfColumns(columns: Record<string, (string | null)[]>, count: number): MarketPositionRow[] {
+  const names = Object.keys(columns);
+  return Array.from({ length: count }, (_, i) => Object.fromEntries(names.map((name) => [name, columns[name]![i]!])) as unknown as MarketPositionRow);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,13 +6,13 @@
  */
 import type { Row } from '../../ports/sql.ts';
 import { dexOf } from '../venues.ts';
-import { ZERO, abs, fixed, mul, text, weightedAverage, type Fixed } from './fixed.ts';
+import { ZERO, abs, fixed, mul, roundedText, text, weightedAverage, type Fixed } from './fixed.ts';
 import { NUMBERED_FAMILIES, PRICE_PLACES, type ChangeLeg, type PositionFamily, type SnapshotRow } from './engine.ts';
 
 type AccountKind = NonNullable<SnapshotRow['account_kind']>;
 
 const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
-const shown = (value: string | null | undefined) => (value == null ? null : text(fixed(value), PRICE_PLACES));
+const shown = (value: string | null | undefined) => (value == null ? null : roundedText(value, PRICE_PLACES));
 const sideOf = (size: string) => (size.startsWith('-') ? 'short' : 'long') as 'long' | 'short';
 const FEE_TOKEN: Readonly<Record<PositionFamily, string>> = { perpx: 'USDC', hip3: 'USDC', altx: 'USDC', 'altx-rh': 'USDG' };
 
@@ -56,6 +56,27 @@ export function marketPositionOf(family: PositionFamily, row: SnapshotRow, withS
   };
 }
 export type MarketPositionRow = ReturnType<typeof marketPositionOf>;
+
+/**
+ * `marketPositionOf` as SQL over stored snapshot rows, for pages read as columns (bulk): the same
+ * members in the same order, each with its expression; entry and PnL are rounded afterwards
+ * (`roundColumns`). The Arrow stream's columns are these names.
+ */
+export function marketPositionColumns(family: PositionFamily): readonly (readonly [name: string, sql: string])[] {
+  return [
+    ...(NUMBERED_FAMILIES.has(family) ? [['account_index', 'account'], ['account_kind', 'coalesce(account_kind, \'user\')']] as const : [['user_address', 'account']] as const),
+    ['symbol', 'symbol'], ['coin', 'symbol'], ...(family === 'hip3' ? [['dex', 'split_part(symbol, \':\', 1)']] as const : []),
+    ['size', 'size'], ['side', 'CASE WHEN starts_with(size, \'-\') THEN \'short\' ELSE \'long\' END'], ['entry_price', 'entry_price'], ['mark_price', 'mark_price'],
+    ['position_value', 'position_value'], ['unrealized_pnl', 'unrealized_pnl'], ['leverage_type', '\'unknown\''], ['liquidation_price', 'CAST(NULL AS VARCHAR)'],
+    ['quality', 'quality'],
+  ];
+}
+
+/** Shown entry prices and PnL, in place, in columns read with `marketPositionColumnsSql`. */
+export function roundColumns(columns: Record<string, unknown[]>): Record<string, (string | null)[]> {
+  for (const name of ['entry_price', 'unrealized_pnl']) columns[name] = columns[name]!.map((v) => shown(v as string | null));
+  return columns as Record<string, (string | null)[]>;
+}
 
 /** A stored change leg as a PositionChange row. */
 export function changeOf(family: PositionFamily, leg: Row, accountKind: AccountKind = 'user') {

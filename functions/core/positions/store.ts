@@ -106,26 +106,46 @@ export interface MarketInputs {
   context(at: number): SnapshotContext;
 }
 
-export async function marketInputs(deps: ArchiveDeps, family: PositionFamily, from: number, to: number, symbols?: readonly string[]): Promise<MarketInputs> {
+/**
+ * Marks (and, for the job, funding rates) in [from, to], the leverage caps and the account kinds.
+ * The job reads every market of the family at once; a read names its few markets, which then
+ * open only their own files.
+ */
+export async function marketInputs(
+  deps: ArchiveDeps, family: PositionFamily, from: number, to: number, options: { symbols?: readonly string[]; funding?: boolean } = {},
+): Promise<MarketInputs> {
   const marks = new Samples<string>();
   const rates = new Samples<string>();
-  const symbolFilter = symbols ? 'AND list_contains($p_symbols, symbol)' : '';
-  const extra: Record<string, SqlValue> = symbols ? { p_symbols: symbols } : {};
+  const perSymbol = (dataset: 'open_interest' | 'funding', since: number) => (options.symbols ?? [undefined]).map((symbol) => windowSource(deps, { dataset, family, symbol, from: since, to }));
+  const charged = options.funding !== false && !NUMBERED_FAMILIES.has(family);
   const [oi, funding, instruments, accounts] = await Promise.all([
-    windowSource(deps, { dataset: 'open_interest', family, from: from - MARK_MAX_AGE_MS, to }),
-    NUMBERED_FAMILIES.has(family) ? undefined : windowSource(deps, { dataset: 'funding', family, from: from - HOUR_MS, to }),
+    Promise.all(perSymbol('open_interest', from - MARK_MAX_AGE_MS)),
+    charged ? Promise.all(perSymbol('funding', from - HOUR_MS)) : [],
     readWindow(deps, { dataset: 'instruments', family, from: 0, to, limit: 100_000 }),
     NUMBERED_FAMILIES.has(family) ? windowSource(deps, { dataset: 'accounts', family, from: 0, to }) : undefined,
   ]);
-  if (oi) {
-    const rows = await deps.sql.query({
-      sql: `SELECT symbol, ts, coalesce(mark_price, mid_price) AS mark FROM (${oi.sql}) WHERE coalesce(mark_price, mid_price) IS NOT NULL ${symbolFilter} ORDER BY symbol, ts`,
-      params: { ...oi.params, ...extra },
-    });
+  const union = (sources: readonly ({ sql: string; params: Record<string, SqlValue> } | undefined)[], columns: string) => {
+    const present = sources.filter((x) => x !== undefined);
+    // Each source names its parameters alike: number them apart before joining.
+    const params: Record<string, SqlValue> = {};
+    const sql = present.map((source, i) => {
+      let text = `SELECT ${columns} FROM (${source.sql})`;
+      for (const [name, value] of Object.entries(source.params)) {
+        text = text.replaceAll(`$${name}`, `$${name}_${i}`);
+        params[`${name}_${i}`] = value;
+      }
+      return text;
+    }).join(' UNION ALL ');
+    return present.length === 0 ? undefined : { sql, params };
+  };
+  const oiRows = union(oi, 'symbol, ts, coalesce(mark_price, mid_price) AS mark');
+  if (oiRows) {
+    const rows = await deps.sql.query({ sql: `SELECT * FROM (${oiRows.sql}) WHERE mark IS NOT NULL ORDER BY symbol, ts`, params: oiRows.params });
     for (const row of rows) marks.add(String(row.symbol), Number(row.ts), String(row.mark));
   }
-  if (funding) {
-    const rows = await deps.sql.query({ sql: `SELECT symbol, ts, funding_rate FROM (${funding.sql}) WHERE TRUE ${symbolFilter} ORDER BY symbol, ts`, params: { ...funding.params, ...extra } });
+  const fundingRows = union(funding, 'symbol, ts, funding_rate');
+  if (fundingRows) {
+    const rows = await deps.sql.query({ sql: `SELECT * FROM (${fundingRows.sql}) ORDER BY symbol, ts`, params: fundingRows.params });
     for (const row of rows) rates.add(String(row.symbol), Number(row.ts), String(row.funding_rate));
   }
   const maxLeverage = new Map<string, number>();

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { applyFill, bookFromSnapshot, chargeFunding, snapshotRows, type Book, type Fill, type SnapshotContext } from '../../../functions/core/positions/engine.ts';
-import { fixed, text } from '../../../functions/core/positions/fixed.ts';
+import { fixed, roundedText, text } from '../../../functions/core/positions/fixed.ts';
 import { accountSummaryOf, marketSummaryOf } from '../../../functions/core/positions/shape.ts';
 
 const ALICE = '0x00000000000000000000000000000000000000a1';
@@ -27,7 +27,7 @@ describe('the position engine', () => {
     ];
     // Assess
     expect(legs.map((l) => [l.event_type, l.start_position, l.end_position, l.entry_price_after, l.continuity])).toEqual([
-      ['open', '0', '1', '100', 'first_seen'], ['increase', '1', '4', '175', 'ok'], ['reduce', '4', '2', '175', 'ok'],
+      ['open', '0', '1', '100', 'ok'], ['increase', '1', '4', '175', 'ok'], ['reduce', '4', '2', '175', 'ok'],
       ['flip', '2', '-3', '250', 'ok'], ['close', '-3', '0', null, 'ok'],
     ]);
     expect(book.size).toBe(0);
@@ -97,6 +97,17 @@ describe('the position engine', () => {
         if (!lastDropped.get(key)) expect(fixed(row.size)).toBe(venue.get(key)! * 10n ** 15n);
       }
     }), { numRuns: 300 });
+  });
+});
+
+describe('fixed-point decimals', () => {
+  it('round shown values half away from zero, the fast path agreeing with the exact one (property)', () => {
+    const decimal = fc.tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: 18 }))
+      .map(([negative, units, scale]) => text((negative ? -units : units) * 10n ** BigInt(18 - scale)));
+    fc.assert(fc.property(decimal, fc.integer({ min: 0, max: 18 }), (value, places) => {
+      expect(roundedText(value, places)).toBe(text(fixed(value), places));
+    }));
+    expect([text(fixed('0.125'), 2), text(fixed('-0.125'), 2), text(fixed('2.5'), 0)]).toEqual(['0.13', '-0.13', '3']);
   });
 });
 
