@@ -30,7 +30,6 @@ import { visibleFiles } from '../functions/core/archive/files.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { buildPositions, type PositionsReport } from '../functions/core/positions/build.ts';
 import { applyFill, snapshotRows, type Book, type Fill } from '../functions/core/positions/engine.ts';
-import { parseBatch } from '../functions/core/archive/parse.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
 import type { ArchiveDeps, ArchiveFile } from '../functions/ports/archive.ts';
 import type { Dataset } from '../schemas/datasets.ts';
@@ -454,7 +453,7 @@ async function benchSnapshotJob(): Promise<void> {
     const report = memory.result;
     if (report.steps !== 1) throw new Error(`expected one step, got ${report.steps}`);
     if (report.snapshotRows !== positions || report.legs !== fills) throw new Error(`step wrote ${report.snapshotRows} rows and ${report.legs} legs`);
-    // The step's pure parts apart, on the same fills: the engine fold with the legs' and snapshot's JSON lines, then ingest's parse and validation of them.
+    // The step's pure part apart, on the same fills: the engine fold with the legs' and snapshot's JSON lines (ingest writes those lines, it does not parse them again).
     const sameFills: Fill[] = jobFills(hour, marks).trades.map((line) => {
       const t = JSON.parse(line) as Record<string, unknown>;
       return { ...(t as unknown as Fill), account: String(t.user_address) };
@@ -467,24 +466,18 @@ async function benchSnapshotJob(): Promise<void> {
       lines.push(JSON.stringify({ dataset: 'position_snapshots', family: 'perpx', ...snapshotLine }));
     }
     const foldMs = performance.now() - foldStarted;
-    const parseStarted = performance.now();
-    const parsed = parseBatch('normalized', lines.join('\n'));
-    const parseMs = performance.now() - parseStarted;
-    if (!parsed.ok) throw new Error(parsed.reason);
     figure({ name: `positions job: one hourly step, ${positions.toLocaleString()} open positions`, value: stepS, unit: 's' },
       `${stepS.toFixed(1)} s  (${report.legs.toLocaleString()} legs + ${report.snapshotRows.toLocaleString()} snapshot rows + ${report.snapshots} marker written; `
       + `${Math.round((report.legs + report.snapshotRows) / stepS).toLocaleString()} rows/s)`);
     figure({ name: '  of which DuckDB queries (fills, marks, funding, previous snapshot)', value: tally.sqlMs / 1000, unit: 's' }, `${(tally.sqlMs / 1000).toFixed(1)} s in ${tally.queries} queries`);
     figure({ name: '  of which Parquet writes of the batch (DuckDB)', value: writeMs / 1000, unit: 's' }, `${(writeMs / 1000).toFixed(1)} s`);
-    figure({ name: '  the rest (engine fold, JSON lines, ingest parse and validation, S3, manifest)', value: stepS - (tally.sqlMs + writeMs) / 1000, unit: 's' });
-    row('    of which (measured apart) the engine fold and the batch\'s JSON lines', `${(foldMs / 1000).toFixed(1)} s`);
-    row('    of which (measured apart) ingest\'s parse and validation of the batch', `${(parseMs / 1000).toFixed(1)} s (${parsed.records.length.toLocaleString()} records)`);
+    figure({ name: '  the rest (engine fold, JSON lines, S3, manifest)', value: stepS - (tally.sqlMs + writeMs) / 1000, unit: 's' });
+    row('    of which (measured apart) the engine fold and the batch\'s JSON lines', `${(foldMs / 1000).toFixed(1)} s (${lines.length.toLocaleString()} records)`);
     figure({ name: 'positions job step: peak RSS (sampled every 20 ms)', value: memory.peakRss / MB, unit: 'MB' },
       `${(memory.peakRss / MB).toFixed(0)} MB  (+${((memory.peakRss - memory.baseRss) / MB).toFixed(0)} MB over ${(memory.baseRss / MB).toFixed(0)} MB before the step)`);
     figure({ name: 'positions job step: peak JS heap used', value: memory.peakHeap / MB, unit: 'MB' },
       `${(memory.peakHeap / MB).toFixed(0)} MB  (+${((memory.peakHeap - memory.baseHeap) / MB).toFixed(0)} MB)`);
-    FIGURES.push({ name: 'positions job step: engine fold and JSON lines (measured apart)', value: foldMs / 1000, unit: 's' },
-      { name: 'positions job step: ingest parse and validation (measured apart)', value: parseMs / 1000, unit: 's' });
+    FIGURES.push({ name: 'positions job step: engine fold and JSON lines (measured apart)', value: foldMs / 1000, unit: 's' });
     figure({ name: 'positions job: first run, coverage scanned to the first day with fills', value: skipS, unit: 's' });
   } finally {
     await env.stop();

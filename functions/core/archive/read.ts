@@ -255,10 +255,12 @@ export async function readWindowJson(deps: ArchiveDeps, req: JsonWindowRequest):
  * the whole window. Undefined when no file holds any; parameter names start with `s_`.
  */
 export async function windowSource(
-  deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'>,
+  deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'> & { symbols?: readonly string[] },
 ): Promise<{ sql: string; params: Record<string, SqlValue> } | undefined> {
   if (req.from > req.to || whollyBeforeCoverage(req.dataset, req.family, req.to)) return undefined;
-  const files = await filesFor(deps, req);
+  // A few symbols: the family's files of each day from one manifest query, then only theirs.
+  const wanted = req.symbols && new Set(req.symbols);
+  const files = (await filesFor(deps, req)).filter((f) => !wanted || (f.symbol !== undefined ? wanted.has(f.symbol) : f.symbols.some((s) => wanted.has(s))));
   if (files.length === 0) return undefined;
   const def = DATASETS[req.dataset];
   const params: Record<string, SqlValue> = { s_files: await deps.files.paths(files), s_from: req.from, s_to: req.to };
@@ -266,6 +268,10 @@ export async function windowSource(
   if (req.symbol !== undefined) {
     where.push('symbol = $s_symbol');
     params.s_symbol = req.symbol;
+  }
+  if (req.symbols !== undefined) {
+    where.push('list_contains($s_symbols, symbol)');
+    params.s_symbols = req.symbols;
   }
   const dedupe = files.length > 1 ? `QUALIFY row_number() OVER (PARTITION BY ${def.uniqueBy.map((c) => `"${c}"`).join(', ')} ORDER BY ts) = 1` : '';
   return { sql: `SELECT * FROM read_parquet($s_files, union_by_name = true) WHERE ${where.join(' AND ')} ${dedupe}`, params };

@@ -48,10 +48,22 @@ export const abs = (a: Fixed): Fixed => (a < 0n ? -a : a);
 export const sign = (a: Fixed): -1 | 0 | 1 => (a < 0n ? -1 : a > 0n ? 1 : 0);
 
 /**
- * `text(fixed(value), places)` for a canonical decimal string, without big-integer arithmetic when
- * it already has no more than `places` decimals (most do): pages of tens of thousands of prices.
+ * `text(fixed(value), places)` for a canonical decimal string, by string arithmetic (pages hold tens
+ * of thousands of prices; big integers cost a few microseconds each): the digits kept, plus one in
+ * the last place when the first digit dropped is 5 or more (half away from zero).
  */
 export function roundedText(value: string, places: number): string {
   const dot = value.indexOf('.');
-  return dot < 0 || value.length - dot - 1 <= places ? value : text(fixed(value), places);
+  if (dot < 0 || value.length - dot - 1 <= places) return value;
+  const negative = value.startsWith('-');
+  let digits = value.slice(negative ? 1 : 0, dot) + value.slice(dot + 1, dot + 1 + places);
+  if (value.charCodeAt(dot + 1 + places) >= 53) {
+    let i = digits.length - 1;
+    while (i >= 0 && digits[i] === '9') i -= 1;
+    digits = i < 0 ? `1${'0'.repeat(digits.length)}` : digits.slice(0, i) + String.fromCharCode(digits.charCodeAt(i) + 1) + '0'.repeat(digits.length - i - 1);
+  }
+  const whole = digits.slice(0, digits.length - places).replace(/^0+(?=\d)/, '') || '0';
+  const fraction = digits.slice(digits.length - places).replace(/0+$/, '');
+  const out = fraction ? `${whole}.${fraction}` : whole;
+  return negative && out !== '0' ? `-${out}` : out;
 }

@@ -353,8 +353,8 @@ export async function marketSummaries(
     const rows = await snapshotRowsAt(deps, req.family, latest, { where: ['symbol = $p_symbol', kindFilter(req.include_system)].filter(Boolean).join(' AND '), params: { p_symbol: req.symbol } });
     return { data: [marketSummaryOf(req.family, req.symbol, rows, latest)], nextCursor: null, meta: snapshotMeta(req.family, latest, now, true) };
   }
-  const end = req.end ?? now;
-  const start = req.start ?? end - 24 * HOUR_MS;
+  // A later page keeps the window its cursor was issued for (a default end would have moved).
+  const [start, end] = state ? state.window : [req.start ?? (req.end ?? now) - 24 * HOUR_MS, req.end ?? now];
   checkRange({ start, end });
   const from = state ? Number(state.position[1]) : Math.ceil(start / HOUR_MS) * HOUR_MS;
   const hours = Math.min(req.limit, HISTORY_PAGE_HOURS);

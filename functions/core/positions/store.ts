@@ -108,44 +108,29 @@ export interface MarketInputs {
 
 /**
  * Marks (and, for the job, funding rates) in [from, to], the leverage caps and the account kinds.
- * The job reads every market of the family at once; a read names its few markets, which then
- * open only their own files.
+ * The job reads every market of the family at once; a read names its few markets, whose files are
+ * then the only ones opened.
  */
 export async function marketInputs(
   deps: ArchiveDeps, family: PositionFamily, from: number, to: number, options: { symbols?: readonly string[]; funding?: boolean } = {},
 ): Promise<MarketInputs> {
   const marks = new Samples<string>();
   const rates = new Samples<string>();
-  const perSymbol = (dataset: 'open_interest' | 'funding', since: number) => (options.symbols ?? [undefined]).map((symbol) => windowSource(deps, { dataset, family, symbol, from: since, to }));
   const charged = options.funding !== false && !NUMBERED_FAMILIES.has(family);
   const [oi, funding, instruments, accounts] = await Promise.all([
-    Promise.all(perSymbol('open_interest', from - MARK_MAX_AGE_MS)),
-    charged ? Promise.all(perSymbol('funding', from - HOUR_MS)) : [],
+    windowSource(deps, { dataset: 'open_interest', family, symbols: options.symbols, from: from - MARK_MAX_AGE_MS, to }),
+    charged ? windowSource(deps, { dataset: 'funding', family, symbols: options.symbols, from: from - HOUR_MS, to }) : undefined,
     readWindow(deps, { dataset: 'instruments', family, from: 0, to, limit: 100_000 }),
     NUMBERED_FAMILIES.has(family) ? windowSource(deps, { dataset: 'accounts', family, from: 0, to }) : undefined,
   ]);
-  const union = (sources: readonly ({ sql: string; params: Record<string, SqlValue> } | undefined)[], columns: string) => {
-    const present = sources.filter((x) => x !== undefined);
-    // Each source names its parameters alike: number them apart before joining.
-    const params: Record<string, SqlValue> = {};
-    const sql = present.map((source, i) => {
-      let text = `SELECT ${columns} FROM (${source.sql})`;
-      for (const [name, value] of Object.entries(source.params)) {
-        text = text.replaceAll(`$${name}`, `$${name}_${i}`);
-        params[`${name}_${i}`] = value;
-      }
-      return text;
-    }).join(' UNION ALL ');
-    return present.length === 0 ? undefined : { sql, params };
-  };
-  const oiRows = union(oi, 'symbol, ts, coalesce(mark_price, mid_price) AS mark');
-  if (oiRows) {
-    const rows = await deps.sql.query({ sql: `SELECT * FROM (${oiRows.sql}) WHERE mark IS NOT NULL ORDER BY symbol, ts`, params: oiRows.params });
+  if (oi) {
+    const rows = await deps.sql.query({
+      sql: `SELECT symbol, ts, coalesce(mark_price, mid_price) AS mark FROM (${oi.sql}) WHERE coalesce(mark_price, mid_price) IS NOT NULL ORDER BY symbol, ts`, params: oi.params,
+    });
     for (const row of rows) marks.add(String(row.symbol), Number(row.ts), String(row.mark));
   }
-  const fundingRows = union(funding, 'symbol, ts, funding_rate');
-  if (fundingRows) {
-    const rows = await deps.sql.query({ sql: `SELECT * FROM (${fundingRows.sql}) ORDER BY symbol, ts`, params: fundingRows.params });
+  if (funding) {
+    const rows = await deps.sql.query({ sql: `SELECT symbol, ts, funding_rate FROM (${funding.sql}) ORDER BY symbol, ts`, params: funding.params });
     for (const row of rows) rates.add(String(row.symbol), Number(row.ts), String(row.funding_rate));
   }
   const maxLeverage = new Map<string, number>();
