@@ -33,7 +33,7 @@ import { applyFill, snapshotRows, type Book, type Fill } from '../functions/core
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
 import type { ArchiveDeps, ArchiveFile } from '../functions/ports/archive.ts';
 import type { Dataset } from '../schemas/datasets.ts';
-import { FIGURES, figure, ms, percentile, routeInvoker, row, timeRuns } from './stats.ts';
+import { FIGURES, compareToFloor, figure, ms, percentile, routeInvoker, row, timeRuns } from './stats.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -243,32 +243,6 @@ async function readableFiles(deps: ArchiveDeps, dataset: Dataset): Promise<{ fil
 const overlapping = (files: readonly { file: ArchiveFile; path: string }[], from: number, to: number) =>
   listValue(files.filter(({ file }) => file.minTs <= to && file.maxTs >= from).map(({ path }) => path));
 
-/**
- * Times a handler read against its floor, `runs` warm pairs interleaved (each pair on the same
- * freshly picked input), after one cold call of each. Prints and records p50 and p95.
- */
-async function versusFloor<I>(label: string, pick: () => I, server: (input: I) => Promise<unknown>, floor: (input: I) => Promise<unknown>, runs = AS_OF_RUNS): Promise<{ p50: number; f50: number }> {
-  const first = pick();
-  const [coldServer] = await timeRuns(1, () => server(first));
-  const [coldFloor] = await timeRuns(1, () => floor(first));
-  const serverMs: number[] = [];
-  const floorMs: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const input = pick();
-    serverMs.push(...await timeRuns(1, () => server(input)));
-    floorMs.push(...await timeRuns(1, () => floor(input)));
-  }
-  const [p50, p95, f50, f95] = [percentile(serverMs, 50), percentile(serverMs, 95), percentile(floorMs, 50), percentile(floorMs, 95)];
-  row(label, `p50 ${ms(p50)}  p95 ${ms(p95)}  (${runs} warm)  cold ${ms(coldServer!)}`);
-  row('  DuckDB alone, same rows from the same files (floor)', `p50 ${ms(f50)}  p95 ${ms(f95)}  cold ${ms(coldFloor!)}`);
-  row('  handler / floor', `p50 ${(p50 / f50).toFixed(2)}x  p95 ${(p95 / f95).toFixed(2)}x`);
-  FIGURES.push(
-    { name: `${label}, p50`, value: p50, unit: 'ms', floor: f50, ratio: p50 / f50, samples: runs },
-    { name: `${label}, p95`, value: p95, unit: 'ms', floor: f95, ratio: p95 / f95, samples: runs },
-    { name: `${label}, cold`, value: coldServer!, unit: 'ms', floor: coldFloor!, ratio: coldServer! / coldFloor!, samples: 1 },
-  );
-  return { p50, f50 };
-}
 
 /** Counts and times the archive's DuckDB queries and manifest reads while `work` runs (the handler's deps are the same object). */
 async function accountFor(deps: ArchiveDeps, work: () => Promise<unknown>): Promise<{ queries: number; sqlMs: number; manifestCalls: number; manifestMs: number; byMethod: Record<string, number> }> {
@@ -362,7 +336,7 @@ async function benchAsOf(connection: DuckDBConnection): Promise<void> {
         const body = JSON.parse(result.body) as { meta: { source: string } };
         if (body.meta.source !== 'reconstructed') throw new Error(`expected a reconstructed read, got ${result.body.slice(0, 300)}`);
       };
-      const { p50, f50 } = await versusFloor(`wallet as of a random instant, ${MM_FILLS.toLocaleString()}-fill wallet [${days} d built]`, pick, server, floor);
+      const { p50, f50 } = await compareToFloor(`wallet as of a random instant, ${MM_FILLS.toLocaleString()}-fill wallet [${days} d built]`, server, floor, { runs: AS_OF_RUNS, tail: 95, pick });
       growth.push({ days, p50, f50 });
     }
     // Where a read's time goes (the last stage): the archive's DuckDB queries and manifest reads.

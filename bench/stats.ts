@@ -59,25 +59,33 @@ export function routeInvoker(handler: HttpHandler, functionName: string) {
 
 /**
  * Times work against its floor (DuckDB alone on the same files): one cold call of each timed apart,
- * then `runs` warm calls of each, interleaved so both see the same machine. Prints and records p50
- * and p99 of both and their ratios.
+ * then `runs` warm calls of each, interleaved so both see the same machine (each pair on one input
+ * from `pick`, when the work takes one). Prints and records p50 and the tail (p99 by default) of
+ * both and their ratios.
  */
-export async function compareToFloor(label: string, server: () => Promise<unknown>, floor: () => Promise<unknown>, runs = 200): Promise<void> {
-  const [coldServer] = await timeRuns(1, server);
-  const [coldFloor] = await timeRuns(1, floor);
+export async function compareToFloor<I = undefined>(
+  label: string, server: (input: I) => Promise<unknown>, floor: (input: I) => Promise<unknown>,
+  options: { runs?: number; tail?: number; pick?: () => I } = {},
+): Promise<{ p50: number; f50: number }> {
+  const { runs = 200, tail = 99, pick = () => undefined as I } = options;
+  const first = pick();
+  const [coldServer] = await timeRuns(1, () => server(first));
+  const [coldFloor] = await timeRuns(1, () => floor(first));
   const serverMs: number[] = [];
   const floorMs: number[] = [];
   for (let i = 0; i < runs; i++) {
-    serverMs.push(...await timeRuns(1, server));
-    floorMs.push(...await timeRuns(1, floor));
+    const input = pick();
+    serverMs.push(...await timeRuns(1, () => server(input)));
+    floorMs.push(...await timeRuns(1, () => floor(input)));
   }
-  const [p50, p99, f50, f99] = [percentile(serverMs, 50), percentile(serverMs, 99), percentile(floorMs, 50), percentile(floorMs, 99)];
-  row(label, `p50 ${ms(p50)}  p99 ${ms(p99)}  (${runs} warm)  cold ${ms(coldServer!)}`);
-  row('  DuckDB, same query on the same files (floor)', `p50 ${ms(f50)}  p99 ${ms(f99)}  cold ${ms(coldFloor!)}`);
-  row('  handler / floor', `p50 ${(p50 / f50).toFixed(2)}x  p99 ${(p99 / f99).toFixed(2)}x`);
+  const [p50, pTail, f50, fTail] = [percentile(serverMs, 50), percentile(serverMs, tail), percentile(floorMs, 50), percentile(floorMs, tail)];
+  row(label, `p50 ${ms(p50)}  p${tail} ${ms(pTail)}  (${runs} warm)  cold ${ms(coldServer!)}`);
+  row('  DuckDB, same query on the same files (floor)', `p50 ${ms(f50)}  p${tail} ${ms(fTail)}  cold ${ms(coldFloor!)}`);
+  row('  handler / floor', `p50 ${(p50 / f50).toFixed(2)}x  p${tail} ${(pTail / fTail).toFixed(2)}x`);
   FIGURES.push(
     { name: `${label}, p50`, value: p50, unit: 'ms', floor: f50, ratio: p50 / f50, samples: runs },
-    { name: `${label}, p99`, value: p99, unit: 'ms', floor: f99, ratio: p99 / f99, samples: runs },
+    { name: `${label}, p${tail}`, value: pTail, unit: 'ms', floor: fTail, ratio: pTail / fTail, samples: runs },
     { name: `${label}, cold`, value: coldServer!, unit: 'ms', floor: coldFloor!, ratio: coldServer! / coldFloor!, samples: 1 },
   );
+  return { p50, f50 };
 }
