@@ -11,6 +11,7 @@ import type { FunctionName } from './resources.ts';
 import { stringParam, type ParamSchema } from '../schemas/params.ts';
 import { HealthSchema } from '../schemas/responses.ts';
 import { familiesOf } from '../schemas/datasets.ts';
+import { CapabilitySchema, type DataType } from '../schemas/capabilities.ts';
 import {
   CreateEndpointBody, CreateSubscriptionBody, CreatedEndpointSchema, DeletedSchema, DeliveryLogQuery, DeliverySchema, DryRunBody, DryRunSchema, EndpointSchema,
   EstimateBody, EstimateSchema, EventTypeSchema,
@@ -50,7 +51,7 @@ export interface ResponseSpec {
 /** Served at one path, or under every family's prefix (with deprecated un-prefixed aliases). */
 type Placement =
   | { method: HttpMethod; path: string }
-  | { suffix: string; families: readonly Family[]; legacy?: readonly { path: string; operationId: string }[] };
+  | { suffix: string; families: readonly Family[]; datatype: DataType; legacy?: readonly { path: string; operationId: string }[] };
 
 /** One operation: what it accepts and answers, and where. Handlers are typed from it. */
 export type OperationSpec = Placement & {
@@ -95,6 +96,8 @@ export interface RouteDef {
   billed?: boolean;
   /** The venue family a per-family route serves. */
   family?: Family;
+  /** What a per-family route serves, as `/v1/capabilities` lists it. */
+  datatype?: DataType;
   pathParams?: ParamSchemas;
   query?: ParamSchemas;
   body?: v.GenericSchema;
@@ -145,7 +148,7 @@ export function routesOf(operationGroup: OperationGroup): RouteDef[] {
     for (const family of spec.families) {
       routes.push({
         ...common, operationId: `get${FAMILY_LABEL[family]}${capitalized(operation)}`, method: 'GET', path: `${FAMILY_PREFIX[family]}${spec.suffix}`,
-        summary: `${summary} (${family})`, tags, family,
+        summary: `${summary} (${family})`, tags, family, datatype: spec.datatype,
       });
     }
     // Deprecated un-prefixed routes answer like their core (perpx) replacements.
@@ -173,6 +176,10 @@ export const SYSTEM_OPERATIONS = operationGroup('system', {
     method: 'GET', path: '/v1/openapi.json', auth: 'none', summary: 'This OpenAPI 3.0.3 document', tags: ['System'],
     response: { status: 200, description: 'The OpenAPI document', shape: 'raw', schema: v.record(v.string(), v.unknown()) },
   },
+  getCapabilities: {
+    method: 'GET', path: '/v1/capabilities', auth: 'none', summary: 'What each family serves: routes, coverage start, cadence, page limit, intervals (no key; cached 5 minutes)',
+    tags: ['System'], response: page(v.array(CapabilitySchema), 'One row per family and data type, generated from the route table'),
+  },
   // API Gateway answers an unmatched path before any authorizer runs. This catch-all makes it
   // authenticate first, so callers without a valid key get 401 on every path (as the real
   // service does) and authenticated callers get 404 route_not_found.
@@ -190,49 +197,60 @@ export const SYSTEM_OPERATIONS = operationGroup('system', {
  */
 export const MARKET_OPERATIONS = operationGroup('market', {
   trades: {
+    datatype: 'trades',
     suffix: '/trades/{symbol}', families: familiesOf('trades'), summary: 'Trades (fills) in a time window, oldest first', tags: ['Trades'], billed: true,
     legacy: [{ path: '/v1/trades/{symbol}', operationId: 'getLegacyTrades' }, { path: '/v1/trades/{symbol}/cursor', operationId: 'getLegacyTradesCursor' }],
     pathParams: symbolPath, query: TradesQuery, response: page(v.array(TradeSchema), 'A page of trades'),
   },
   recentTrades: {
+    datatype: 'trades',
     suffix: '/trades/{symbol}/recent', families: ['perpx', 'hip4', 'altx', 'altx-rh'], summary: 'The newest trades, newest first', tags: ['Trades'], billed: true,
     pathParams: symbolPath, query: RecentTradesQuery, response: page(v.array(TradeSchema), 'The newest trades'),
   },
   candles: {
+    datatype: 'candles',
     suffix: '/candles/{symbol}', families: familiesOf('candles_1m'), summary: 'Candles rolled up on demand from 1-minute candles', tags: ['Candles'], billed: true,
     pathParams: symbolPath, query: CandlesQuery, response: page(v.array(CandleSchema), 'A page of candles; a missing bar is not a zero bar'),
   },
   triggerOrders: {
+    datatype: 'trigger_orders',
     suffix: '/orders/{symbol}/tpsl', families: familiesOf('order_events'), summary: 'Trigger orders (take-profit / stop-loss)', tags: ['Orders'], billed: true,
     pathParams: symbolPath, query: TriggerOrdersQuery, response: page(v.array(TriggerOrderSchema), 'A page of trigger-order rows'),
   },
   orderFlow: {
+    datatype: 'order_flow',
     suffix: '/orders/{symbol}/flow', families: familiesOf('order_events'), summary: 'Order-event counts per time bucket', tags: ['Orders'], billed: true,
     pathParams: symbolPath, query: OrderFlowQuery, response: page(v.array(OrderFlowSchema), 'Order-flow buckets'),
   },
   instruments: {
+    datatype: 'instruments',
     suffix: '/instruments', families: familiesOf('instruments'), summary: 'The instrument registry (point in time: now)', tags: ['Instruments'], billed: true,
     legacy: [{ path: '/v1/instruments', operationId: 'getLegacyInstruments' }],
     response: page(v.array(InstrumentSchema), 'Every listed instrument'),
   },
   instrument: {
+    datatype: 'instruments',
     suffix: '/instruments/{symbol}', families: familiesOf('instruments'), summary: 'One instrument of the registry', tags: ['Instruments'], billed: true,
     legacy: [{ path: '/v1/instruments/{symbol}', operationId: 'getLegacyInstrument' }],
     pathParams: symbolPath, response: page(InstrumentSchema, 'The instrument'),
   },
   spotPairs: {
+    datatype: 'instruments',
     suffix: '/pairs', families: ['spot'], summary: 'Spot pairs of the token registry (point in time: now)', tags: ['Instruments'], billed: true,
     response: page(v.array(SpotPairSchema), 'Every listed pair, by pair index'),
   },
   spotPair: {
+    datatype: 'instruments',
     suffix: '/pairs/{symbol}', families: ['spot'], summary: 'One spot pair', tags: ['Instruments'], billed: true,
     pathParams: symbolPath, response: page(SpotPairSchema, 'The pair'),
   },
   outcomes: {
+    datatype: 'instruments',
     suffix: '/outcomes', families: ['hip4'], summary: 'Outcome markets, both sides each, by id', tags: ['Instruments'], billed: true,
     query: OutcomesQuery, response: page(v.array(OutcomeSchema), 'A page of outcomes (without aggregated_oi)'),
   },
   outcome: {
+    datatype: 'instruments',
     suffix: '/outcomes/{outcome_id}', families: ['hip4'], summary: 'One outcome market, with the open interest of both sides', tags: ['Instruments'], billed: true,
     pathParams: outcomePath, response: page(OutcomeSchema, 'The outcome'),
   },
@@ -253,49 +271,59 @@ const LIQUIDATION_FAMILIES = FAMILIES.filter((f) => familiesOf('liquidations').i
 /** Open interest, funding, liquidations and the per-market state (prices, summary, freshness) per family that has the data. */
 export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
   openInterest: {
+    datatype: 'oi',
     ...sampledSeries('open_interest', 'openInterest', '/openinterest/{symbol}', 'Open interest'),
     summary: 'Open interest history: native cadence, or the last sample per interval',
     query: SeriesQuery, response: page(v.array(OpenInterestSchema), 'A page of open-interest samples, oldest first'),
   },
   openInterestCurrent: {
+    datatype: 'oi',
     ...sampledSeries('open_interest', 'openInterestCurrent', '/openinterest/{symbol}/current', 'Open interest'),
     summary: 'The newest open-interest sample and its age', response: page(OpenInterestSchema, 'The newest sample; meta.age_ms says how old'),
   },
   funding: {
+    datatype: 'funding',
     ...sampledSeries('funding', 'funding', '/funding/{symbol}', 'Funding'),
     summary: 'Funding-rate history: native cadence, or the last sample per interval',
     query: SeriesQuery, response: page(v.array(FundingSchema), 'A page of funding samples, oldest first'),
   },
   fundingCurrent: {
+    datatype: 'funding',
     ...sampledSeries('funding', 'fundingCurrent', '/funding/{symbol}/current', 'Funding'),
     summary: 'The newest funding sample and its age', response: page(FundingSchema, 'The newest sample; meta.age_ms says how old'),
   },
   liquidations: {
+    datatype: 'liquidations',
     suffix: '/liquidations/{symbol}', families: LIQUIDATION_FAMILIES, tags: ['Liquidations'], billed: true, pathParams: symbolPath,
     summary: 'Liquidation fills of a market, oldest first; a cascade\'s fills stay individual rows',
     query: LiquidationsQuery, response: page(v.array(v.union([LiquidationSchema, AltxLiquidationSchema])), 'A page of liquidation fills (altx: its own row shape)'),
   },
   userLiquidations: {
+    datatype: 'liquidations',
     suffix: '/liquidations/user/{user}', families: ['perpx'], tags: ['Liquidations'], billed: true, pathParams: userPath,
     summary: 'A wallet\'s liquidations, as the liquidated party or the liquidator, oldest first',
     query: UserLiquidationsQuery, response: page(v.array(LiquidationSchema), 'A page of liquidation fills'),
   },
   liquidationVolume: {
+    datatype: 'liquidations',
     suffix: '/liquidations/{symbol}/volume', families: LIQUIDATION_FAMILIES, tags: ['Liquidations'], billed: true, pathParams: symbolPath,
     summary: 'Liquidated notional per bucket, long and short, with counts (altx: total and count)',
     query: LiquidationVolumeQuery, response: page(v.array(v.union([LiquidationVolumeSchema, AltxLiquidationVolumeSchema])), 'Buckets with liquidations, oldest first'),
   },
   prices: {
+    datatype: 'market_state',
     suffix: '/prices/{symbol}', families: familiesOf('open_interest'), tags: ['Market state'], billed: true, pathParams: symbolPath,
     summary: 'Mark, oracle and mid price history: native cadence, or the last sample per interval',
     query: SeriesQuery, response: page(v.array(PriceSnapshotSchema), 'A page of price snapshots, oldest first'),
   },
   summary: {
+    datatype: 'market_state',
     suffix: '/summary/{symbol}', families: familiesOf('open_interest'), tags: ['Market state'], billed: true, pathParams: symbolPath,
     summary: 'The latest prices, funding and open interest, with 24-hour traded and liquidated notional',
     response: page(CoinSummarySchema, 'The summary; members the family does not have are absent'),
   },
   freshness: {
+    datatype: 'market_state',
     suffix: '/freshness/{symbol}', families: FAMILIES, tags: ['Market state'], billed: true, pathParams: symbolPath,
     summary: 'Per dataset, the newest record of the market and its lag behind now',
     response: page(CoinFreshnessSchema, 'One bucket per dataset the family has'),
@@ -310,44 +338,54 @@ const book = (suffix: string, families: readonly Family[]) => ({ suffix, familie
 /** Order books: native snapshots, order-level (L4) books and diffs, and full-depth L2 derived from them. */
 export const ORDERBOOK_OPERATIONS = operationGroup('orderbook', {
   orderbook: {
+    datatype: 'l2_orderbook',
     ...book('/orderbook/{symbol}', familiesOf('l2_snapshots')), legacy: [{ path: '/v1/orderbook/{symbol}', operationId: 'getLegacyOrderbook' }],
     summary: 'The native book snapshot at or before an instant (default now)', query: BookQuery,
     response: page(OrderBookSchema, 'The book, levels best first; mid, spread and spread_bps when both sides have one'),
   },
   orderbookHistory: {
+    datatype: 'l2_orderbook',
     ...book('/orderbook/{symbol}/history', familiesOf('l2_snapshots')), legacy: [{ path: '/v1/orderbook/{symbol}/history', operationId: 'getLegacyOrderbookHistory' }],
     summary: 'Native book snapshots in a window, oldest first (altx, altx-rh: finer granularities and tick deltas)', query: BookHistoryQuery,
     response: page(v.union([v.array(OrderBookSchema), TickHistorySchema]), 'A page of books; with granularity=tick, the book at start and its deltas'),
   },
   l2Orderbook: {
+    datatype: 'l2_full_depth',
     ...book('/orderbook/{symbol}/l2', FULL_DEPTH_FAMILIES), summary: 'Full-depth L2 at an instant: the order-level book aggregated by price',
     query: FullDepthQuery, response: page(FullDepthBookSchema, 'Every level (or depth per side); counts and totals before truncation'),
   },
   l2OrderbookHistory: {
+    datatype: 'l2_full_depth',
     ...book('/orderbook/{symbol}/l2/history', FULL_DEPTH_FAMILIES), summary: 'Full-depth L2 at each checkpoint in a window, oldest first',
     query: FullDepthHistoryQuery, response: page(v.array(FullDepthBookSchema), 'A page of full-depth books'),
   },
   l2OrderbookDiffs: {
+    datatype: 'l2_full_depth',
     ...book('/orderbook/{symbol}/l2/diffs', FULL_DEPTH_FAMILIES), summary: 'Full-depth L2 changes: each level a block changed, with its size and order count after it',
     query: L2DiffsQuery, response: page(v.array(L2DiffSchema), 'A page of level changes, in block order; a page never splits a block'),
   },
   l4Orderbook: {
+    datatype: 'l4_orderbook',
     ...book('/orderbook/{symbol}/l4', L4_FAMILIES), summary: 'The order-level book at an instant: every resting order in queue priority',
     query: L4Query, response: page(L4SnapshotSchema, 'The book, rebuilt from the newest checkpoint and the diffs after it'),
   },
   l4OrderbookDiffs: {
+    datatype: 'l4_orderbook',
     ...book('/orderbook/{symbol}/l4/diffs', L4_FAMILIES), summary: 'Order-level diffs (new, update, remove) in block and sequence order',
     query: L4DiffsQuery, response: page(v.array(L4DiffSchema), 'A page of diffs'),
   },
   l4OrderbookHistory: {
+    datatype: 'l4_orderbook',
     ...book('/orderbook/{symbol}/l4/history', L4_FAMILIES), summary: 'Order-level checkpoints in a window, oldest first',
     query: L4HistoryQuery, response: page(v.array(L4SnapshotSchema), 'A page of checkpoints'),
   },
   l3Orderbook: {
+    datatype: 'l3_orderbook',
     ...book('/l3orderbook/{symbol}', ['altx']), summary: 'The order-level (L3) book at an instant: at most 250 orders a side, optionally one account\'s',
     query: L3Query, response: page(L3SnapshotSchema, 'Bids then asks, best first, in queue order'),
   },
   l3OrderbookHistory: {
+    datatype: 'l3_orderbook',
     ...book('/l3orderbook/{symbol}/history', ['altx']), summary: 'L3 books at each checkpoint in a window, oldest first',
     query: L3HistoryQuery, response: page(v.array(L3SnapshotSchema), 'A page of L3 books'),
   },
@@ -365,60 +403,74 @@ const account = (suffix: string) => ({ ...positions(`/accounts/{account_index}${
  */
 export const POSITIONS_OPERATIONS = operationGroup('positions', {
   walletPositions: {
+    datatype: 'positions',
     ...wallet('/positions'), summary: 'A wallet\'s positions: the latest snapshot, an hourly snapshot, or reconstructed at any instant', query: WalletPositionsQuery,
     response: page(WalletPositionsSchema, 'Positions, the account summary on the first page, and account_seen when there are none'),
   },
   walletPositionChanges: {
+    datatype: 'positions',
     ...wallet('/positions/changes'), summary: 'A wallet\'s change log in [start, end): one leg per fill with the position before and after', query: WalletRangeQuery,
     response: page(v.array(PositionChangeSchema), 'Legs, oldest first, clamped to meta.built_through'),
   },
   walletPositionHistory: {
+    datatype: 'positions',
     ...wallet('/positions/history'), summary: 'A wallet\'s positions at each hourly snapshot in [start, end)', query: WalletRangeQuery,
     response: page(v.array(PositionSchema), 'Hourly position rows with snapshot_ts; a page covers at most 168 hours'),
   },
   walletAccount: {
+    datatype: 'positions',
     ...wallet('/account'), summary: 'A wallet\'s account summary at the latest snapshot (hip3: one row per dex unless dex is given)', query: AccountQuery,
     response: page(v.array(AccountSummarySchema), 'Account summaries'),
   },
   walletAccountHistory: {
+    datatype: 'positions',
     ...wallet('/account/history'), summary: 'A wallet\'s account summary at each hourly snapshot in [start, end)', query: AccountHistoryQuery,
     response: page(v.array(AccountSummarySchema), 'Hourly account summaries'),
   },
   accountPositions: {
+    datatype: 'positions',
     ...account('/positions'), summary: 'An account\'s positions: the latest snapshot, an hourly snapshot, or reconstructed at any instant', query: WalletPositionsQuery,
     response: page(WalletPositionsSchema, 'Positions, the account summary on the first page, and account_seen when there are none'),
   },
   accountPositionChanges: {
+    datatype: 'positions',
     ...account('/positions/changes'), summary: 'An account\'s change log in [start, end), with finality', query: WalletRangeQuery,
     response: page(v.array(PositionChangeSchema), 'Legs, oldest first, clamped to meta.built_through'),
   },
   accountPositionHistory: {
+    datatype: 'positions',
     ...account('/positions/history'), summary: 'An account\'s positions at each hourly snapshot in [start, end)', query: WalletRangeQuery,
     response: page(v.array(PositionSchema), 'Hourly position rows with snapshot_ts; a page covers at most 168 hours'),
   },
   accountSummary: {
+    datatype: 'positions',
     ...account('/account'), summary: 'An account\'s position aggregates at the latest snapshot', response: page(v.array(AccountSummarySchema), 'One account summary'),
   },
   accountSummaryHistory: {
+    datatype: 'positions',
     ...account('/account/history'), summary: 'An account\'s position aggregates at each hourly snapshot in [start, end)', query: AccountHistoryQuery,
     response: page(v.array(AccountSummarySchema), 'Hourly account summaries'),
   },
   marketPositions: {
+    datatype: 'positions',
     ...positions('/positions/{symbol}', [...ADDRESSED, ...NUMBERED]), pathParams: symbolPath, query: MarketPositionsQuery,
     summary: 'Every open position in one market at a snapshot, largest value first; meta.totals on the first page',
     response: page(v.array(MarketPositionSchema), 'Positions; a page stays on its snapshot (409 snapshot_advanced once it is replaced)'),
   },
   marketPositionsSummary: {
+    datatype: 'positions',
     ...positions('/positions/{symbol}/summary', [...ADDRESSED, ...NUMBERED]), pathParams: symbolPath, query: MarketSummaryQuery,
     summary: 'Long/short counts, sizes, values, average entries and top-10 shares: the latest snapshot, or each hour of a window',
     response: page(v.array(MarketSummarySchema), 'Summaries, oldest first; a page covers at most 168 hours'),
   },
   bulkPositions: {
+    datatype: 'positions',
     ...positions('/positions', [...ADDRESSED, ...NUMBERED]), query: BulkPositionsQuery,
     summary: 'Every open position at one hourly snapshot, by account and market: JSON, or an Arrow IPC stream (format=arrow)',
     response: page(v.array(MarketPositionSchema), 'Positions (Arrow: the same rows, metadata in x-count, x-next-cursor, x-schema-version)'),
   },
   l1Accounts: {
+    datatype: 'accounts',
     ...positions('/accounts', ['altx']), query: L1AccountsQuery, summary: 'The account indexes an L1 address owns (altx mainnet only)',
     response: page(L1AccountsSchema, 'The L1 address, its account count and the accounts, oldest first'),
   },
@@ -432,10 +484,12 @@ export const POSITIONS_OPERATIONS = operationGroup('positions', {
 /** Breadth above session VWAP, core and hip3 only (no spot, no hip4 breadth). */
 export const BREADTH_OPERATIONS = operationGroup('breadth-api', {
   breadthCurrent: {
+    datatype: 'breadth',
     suffix: '/breadth/above-vwap/current', families: BREADTH_FAMILIES, summary: 'Latest breadth snapshot, even if stale', tags: ['Breadth'], billed: true,
     response: page(BreadthSnapshotSchema, 'The latest snapshot'),
   },
   breadthHistory: {
+    datatype: 'breadth',
     suffix: '/breadth/above-vwap', families: BREADTH_FAMILIES, summary: 'Breadth minute history', tags: ['Breadth'], billed: true,
     query: BreadthHistoryQuery, response: page(v.array(BreadthSnapshotSchema), 'Snapshots, oldest first'),
   },

@@ -2,10 +2,14 @@
 import { AppError } from '../core/errors.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
 import { SYSTEM_OPERATIONS, UNSUPPORTED_PATHS, pathPattern } from '../routes.ts';
-import { httpRouteGroup, raw } from '../shared/http.ts';
+import { httpRouteGroup, ok, raw } from '../shared/http.ts';
+import { capabilities } from '../shared/capabilities.ts';
 
 // A per-family path under a family that lacks the operation is not a route: the catch-all names where it is.
 const UNSUPPORTED = UNSUPPORTED_PATHS.map((path) => ({ path, pattern: pathPattern(path.path) }));
+
+/** Answers that change only with a deployment: cached by clients and proxies for 5 minutes. */
+const CACHED = { 'cache-control': 'public, max-age=300' };
 
 // The document depends only on the route table and the base URL it is served under.
 const documents = new Map<string, Record<string, unknown>>();
@@ -15,8 +19,9 @@ export const handler = httpRouteGroup(SYSTEM_OPERATIONS, {
   getOpenApi: async (_input, ctx) => {
     let document = documents.get(ctx.baseUrl);
     if (!document) documents.set(ctx.baseUrl, (document = buildOpenApiDocument({ baseUrl: ctx.baseUrl })));
-    return raw(document, { headers: { 'cache-control': 'public, max-age=300' } });
+    return raw(document, { headers: CACHED });
   },
+  getCapabilities: async () => ok(capabilities(), { headers: CACHED }),
   unknownRoute: async ({ params }) => {
     const path = `/${params.proxy}`;
     const unsupported = UNSUPPORTED.find((u) => u.pattern.test(path));

@@ -48,7 +48,7 @@ export interface RequestContext {
 
 /** `T` is what the client reads: the envelope's `data` or the raw body. */
 export type RouteResult<T = unknown> =
-  | { kind: 'envelope'; data: T; nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown>; creditMultiplier?: number }
+  | { kind: 'envelope'; data: T; nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown>; creditMultiplier?: number; headers?: Record<string, string> }
   | { kind: 'json-rows'; rows: JsonRows<T extends readonly (infer Row)[] ? Row : never>; meta?: Record<string, unknown>; creditMultiplier?: number }
   | { kind: 'raw'; body: T; status?: number; headers?: Record<string, string> }
   /** A binary body (an Arrow IPC stream): no envelope, metadata in `headers`, `rows` billed. */
@@ -67,7 +67,9 @@ export function familyOf(ctx: RequestContext): Family {
 
 /** `{success, data, meta:{count, has_more?, next_cursor?, request_id}}`; `count` is the array length, or 1 for an object. */
 /** `siblings` are members beside `data` (e.g. the webhook routes' `note`). */
-export function ok<T>(data: T, options: { nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown>; creditMultiplier?: number } = {}): RouteResult<T> {
+export function ok<T>(
+  data: T, options: { nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown>; creditMultiplier?: number; headers?: Record<string, string> } = {},
+): RouteResult<T> {
   return { kind: 'envelope', data, ...options };
 }
 
@@ -159,7 +161,7 @@ function render(result: RouteResult, route: RouteDef, requestId: string): APIGat
     ...result.siblings,
     meta: { count, ...pagingMeta(route, result.nextCursor), ...result.meta, request_id: requestId },
   };
-  return { statusCode: result.status ?? route.response.status, headers, body: JSON.stringify(body) };
+  return { statusCode: result.status ?? route.response.status, headers: { ...headers, ...result.headers }, body: JSON.stringify(body) };
 }
 
 export function renderError(error: AppError, requestId: string): APIGatewayProxyResult {

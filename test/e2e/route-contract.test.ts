@@ -44,8 +44,10 @@ beforeAll(async () => {
   }
   while ((await buildPositions(archiveDeps())).steps > 0);
   for (const family of POSITION_FAMILIES) {
-    const hour = (await latestSnapshotAt(archiveDeps(), family, Date.now(), true))!;
-    const row = (await snapshotRowsAt(archiveDeps(), family, hour))[0]!;
+    // An account holding a position both at the latest snapshot (what the routes read without a time) and at the latest hour (history).
+    const [latest, hour] = [(await latestSnapshotAt(archiveDeps(), family, Date.now()))!, (await latestSnapshotAt(archiveDeps(), family, Date.now(), true))!];
+    const atHour = new Set((await snapshotRowsAt(archiveDeps(), family, hour)).map((r) => r.account));
+    const row = (await snapshotRowsAt(archiveDeps(), family, latest)).find((r) => atHour.has(r.account))!;
     holders[family] = { account: row.account, symbol: row.symbol, hour };
   }
   const account = await withRows('accounts', 'altx', { sql: 'l1_address IS NOT NULL', params: {} }, 0);
@@ -99,7 +101,7 @@ interface Sample { params?: (route: RouteDef) => Record<string, string>; query?:
  */
 const liquidated: Partial<Record<Family, { symbol: string; user: string }>> = {};
 const triggered: Partial<Record<Family, string>> = {};
-/** Per positions family: an account holding a position at the latest hourly snapshot, its market and that hour. */
+/** Per positions family: an account holding positions at the latest snapshot and at the latest hour, one of its markets, and that hour. */
 const holders: Partial<Record<Family, { account: string; symbol: string; hour: number }>> = {};
 let l1Address = '';
 const withRows = async (dataset: 'liquidations' | 'altx_liquidations' | 'order_events' | 'accounts', family: Family, filter?: { sql: string; params: {} }, from = window.start) =>
@@ -112,6 +114,7 @@ const accountSample = (query: Record<string, string | number> = {}): Sample => (
 /** One sample request per operation; per-family operations take their family's symbol. */
 const SAMPLES: Readonly<Record<string, Sample>> = {
   getHealth: {},
+  getCapabilities: {},
   getOpenApi: {},
   trades: { query: { ...window, limit: 5 } },
   recentTrades: { query: { limit: 5 } },

@@ -9,6 +9,38 @@ export interface GetOpenApiData {
   [k: string]: unknown;
 }
 
+export interface GetCapabilitiesRow {
+  venue: string;
+  datatype:
+    | "trades"
+    | "candles"
+    | "trigger_orders"
+    | "order_flow"
+    | "instruments"
+    | "oi"
+    | "funding"
+    | "liquidations"
+    | "market_state"
+    | "l2_orderbook"
+    | "l2_full_depth"
+    | "l4_orderbook"
+    | "l3_orderbook"
+    | "positions"
+    | "accounts"
+    | "breadth";
+  rest_routes: string[];
+  ws_channels: string[];
+  live: boolean;
+  replay: boolean;
+  available_from: string | null;
+  cadence: "event" | "snapshot" | "sample" | "interval" | "reference";
+  page_limit: number | null;
+  intervals: string[];
+  notes: string | null;
+}
+
+export type GetCapabilitiesData = GetCapabilitiesRow[];
+
 export interface TradesPath {
   /** Symbol in the family form (hip4 `#N` sent as `%23N`) */
   symbol: string;
@@ -2135,6 +2167,7 @@ export interface DryRunWebhookSubscriptionData {
 export const ROUTES = {
   getHealth: { method: 'GET', path: '/health', paged: false },
   getOpenApi: { method: 'GET', path: '/v1/openapi.json', paged: false },
+  getCapabilities: { method: 'GET', path: '/v1/capabilities', paged: false },
   getPerpxTrades: { method: 'GET', path: '/v1/perpx/trades/{symbol}', paged: true },
   getSpotTrades: { method: 'GET', path: '/v1/perpx/spot/trades/{symbol}', paged: true },
   getHip3Trades: { method: 'GET', path: '/v1/perpx/hip3/trades/{symbol}', paged: true },
@@ -2333,6 +2366,11 @@ export interface Methods {
    * `GET /v1/openapi.json`
    */
   getOpenApi(input?: Record<string, never>): Promise<GetOpenApiData>;
+  /**
+   * What each family serves: routes, coverage start, cadence, page limit, intervals (no key; cached 5 minutes).
+   * `GET /v1/capabilities`
+   */
+  getCapabilities(input?: Record<string, never>): Promise<Page<GetCapabilitiesData>>;
   /**
    * Trades (fills) in a time window, oldest first (perpx).
    * `GET /v1/perpx/trades/{symbol}`
