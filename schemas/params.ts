@@ -48,12 +48,15 @@ export function integerParam<const O extends { min: number; max: number; default
   return withMeta(schema, opts.description, { openapi }) as Param<number, Present<O>>;
 }
 
-/** Unix epoch milliseconds. */
+/** The latest instant a request may name: 2100-01-01, as for stored records (past it a date is not a day the archive can file). */
+export const LATEST_EPOCH_MS = 4_102_444_800_000;
+
+/** Unix epoch milliseconds, from 0 to 2100-01-01. */
 export function epochMsParam(description: string): Param<number, false> {
-  const rule = 'must be Unix epoch milliseconds';
-  const parsed = v.pipe(v.string(), v.regex(/^\d{1,16}$/, rule), v.transform(Number));
+  const rule = `must be Unix epoch milliseconds from 0 to ${LATEST_EPOCH_MS} (2100-01-01)`;
+  const parsed = v.pipe(v.string(), v.regex(/^\d{1,16}$/, rule), v.transform(Number), v.maxValue(LATEST_EPOCH_MS, rule));
   return withMeta(v.optional(parsed), description, {
-    openapi: { type: 'integer', format: 'int64', minimum: 0 },
+    openapi: { type: 'integer', format: 'int64', minimum: 0, maximum: LATEST_EPOCH_MS },
     errorCode: 'invalid_time_range',
   });
 }

@@ -113,6 +113,8 @@ export async function startGateway(port: number): Promise<Gateway> {
     }
     if (body.length > MAX_BODY_BYTES) return gatewayResponse('REQUEST_TOO_LARGE', requestId);
     const { route, names } = hit.c;
+    // API Gateway refuses a path whose percent-encoding does not decode, before any authorizer.
+    if (hit.m!.slice(1).some((segment) => !decodes(segment))) return gatewayResponse('BAD_REQUEST_PARAMETERS', requestId);
     const event = proxyEvent(req, url, route, names, hit.m!, body, requestId);
 
     if (route.auth === 'api_key') {
@@ -167,18 +169,28 @@ export async function startGateway(port: number): Promise<Gateway> {
   };
 }
 
+function decodes(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function proxyEvent(req: IncomingMessage, url: URL, route: RouteDef, names: string[], match: RegExpExecArray, body: Buffer, requestId: string): APIGatewayProxyEvent {
   // API Gateway tells the integration which scheme the client used.
-  const headers: Record<string, string> = { 'X-Forwarded-Proto': 'http' };
-  const multiValueHeaders: Record<string, string[]> = { 'X-Forwarded-Proto': ['http'] };
+  // Without a prototype: a header or parameter named `constructor` or `__proto__` is just a name.
+  const headers: Record<string, string> = Object.assign(Object.create(null), { 'X-Forwarded-Proto': 'http' });
+  const multiValueHeaders: Record<string, string[]> = Object.assign(Object.create(null), { 'X-Forwarded-Proto': ['http'] });
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
     const value = req.rawHeaders[i + 1]!;
     headers[name] = value;
     (multiValueHeaders[name] ??= []).push(value);
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const query: Record<string, string> = Object.create(null);
+  const multiQuery: Record<string, string[]> = Object.create(null);
   for (const [name, value] of url.searchParams) {
     query[name] = value; // API Gateway keeps the last value of a repeated key
     (multiQuery[name] ??= []).push(value);

@@ -34,6 +34,33 @@ describe('the local cloud over HTTP', () => {
     expect(res.body.servers[0].variables.base_url.default).toBe(cloud.url);
   });
 
+  it('takes built-in object property names as plain parameter and header names', async () => {
+    // Prepare
+    const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
+    const query = names.map((name) => `${name}=1`).join('&');
+    const headers = Object.fromEntries(names.filter((n) => n !== '__proto__').map((name) => [name, 'x']));
+    // Act
+    const health = await get(`/health?${query}`, { headers });
+    const data = await get(`/v1/perpx/trades/BTC?${query}&constructor=2`, { headers: { ...headers, 'X-API-Key': KEYS.build } });
+    // Assess
+    expect(health.status).toBe(200);
+    expect(data.status).toBe(200);
+  });
+
+  it('refuses a path whose percent-encoding does not decode with 400, before any key check', async () => {
+    for (const path of ['/v1/perpx/trades/%ZZ', '/v1/perpx/trades/%E0%A4%A', '/v1/perpx/trades/%ED%A0%80', '/v1/no/such/%ZZ']) {
+      const res = await get(path);
+      expect(res.status, path).toBe(400);
+      expect(res.body, path).toMatchObject({ success: false, code: 400, error_code: 'invalid_parameter' });
+    }
+  });
+
+  it('refuses times past what the archive can date with 400 naming the parameter', async () => {
+    const res = await get('/v1/perpx/trades/BTC?end=9999999999999999', withKey(KEYS.build));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 400, param: 'end' });
+  });
+
   it('answers 404 route_not_found for an unknown path with a valid key', async () => {
     const res = await get('/v1/no/such/route', withKey(KEYS.build));
     expect(res.status).toBe(404);

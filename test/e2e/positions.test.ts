@@ -146,6 +146,11 @@ describe('market positions', () => {
     const state = decodeCursor(cursor, fingerprint);
     const expired = encodeCursor(fingerprint, { ...state, position: [Date.now() - 25 * HOUR, ...state.position.slice(1)] });
     expect((await get('/v1/perpx/positions/BTC', { limit: 1, cursor: expired })).body).toMatchObject({ code: 400, error_code: 'invalid_cursor' });
+    // Forged positions (the fingerprint is a hash of public parameters) fail as bad cursors, never reach a query.
+    for (const position of [[Date.now(), 'x'], [Date.now(), -1], [Date.now(), 1, 2], ['now', 1]]) {
+      const forged = encodeCursor(fingerprint, { ...state, position });
+      expect((await get('/v1/perpx/positions/BTC', { limit: 1, cursor: forged })).body, JSON.stringify(position)).toMatchObject({ code: 400, error_code: 'invalid_cursor' });
+    }
     // A newer live snapshot replaces the one the cursor pages.
     const replaced = encodeCursor(fingerprint, { ...state, window: [state.window[0] - 300_000, state.window[0] - 300_000] });
     expect((await get('/v1/perpx/positions/BTC', { limit: 1, cursor: replaced })).body).toMatchObject({ code: 409, error_code: 'snapshot_advanced' });

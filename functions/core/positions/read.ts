@@ -36,10 +36,24 @@ function openCursor(cursor: string | undefined, routeId: string, params: object,
   const fingerprint = requestFingerprint({ routeId, ...rest });
   if (!cursor) return { fingerprint };
   const state = decodeCursor(cursor, fingerprint);
-  if (now - Number(state.position[0]) > CURSOR_LIFETIME_MS || Number(state.position[0]) > now) {
+  const issuedAt = state.position[0];
+  if (typeof issuedAt !== 'number' || now - issuedAt > CURSOR_LIFETIME_MS || issuedAt > now) {
     throw new AppError('invalid_cursor', 'The cursor has expired (cursors live 24 hours); restart without a cursor.', { param: 'cursor' });
   }
   return { fingerprint, state };
+}
+
+/**
+ * The cursor's position after its issue time, checked against what this read puts there (one of
+ * `shapes`): a cursor is a hash of public parameters, so a forged one must fail as a bad cursor,
+ * not reach a query.
+ */
+function positionIn(state: CursorState, ...shapes: readonly (readonly ('count' | 'text')[])[]): (number | string)[] {
+  const position = state.position.slice(1);
+  const fits = (shape: readonly ('count' | 'text')[]) => shape.length === position.length
+    && shape.every((kind, i) => (kind === 'text' ? typeof position[i] === 'string' : Number.isSafeInteger(position[i]) && (position[i] as number) >= 0));
+  if (!shapes.some(fits)) throw new AppError('invalid_cursor', 'The cursor is malformed; pass meta.next_cursor unchanged.', { param: 'cursor' });
+  return position;
 }
 const issue = (fingerprint: string, window: [number, number], now: number, ...position: (number | string)[]) =>
   encodeCursor(fingerprint, { window, position: [now, ...position] });
@@ -168,7 +182,7 @@ export async function walletPositions(deps: ArchiveDeps, req: AccountRequest & {
   const { rows: all, snapshotTs } = requested === undefined ? { rows: latest.rows, snapshotTs: built }
     : requested > built ? await positionsAt(deps, req.family, req.account, built) : asOf!;
   const scoped = all.filter(inScope(req));
-  const after = state ? String(state.position[1]) : undefined;
+  const after = state ? (positionIn(state, ['text'])[0] as string) : undefined;
   const remaining = after === undefined ? scoped : scoped.filter((r) => r.symbol > after);
   const rows = remaining.slice(0, req.limit);
   const more = remaining.length > rows.length;
@@ -211,7 +225,7 @@ export async function walletChanges(deps: ArchiveDeps, req: RangeRequest, now: n
   if (req.dex !== undefined) { filters.push('starts_with(symbol, $p_dex)'); params.p_dex = `${req.dex}:`; }
   const legs = end <= req.start ? [] : (await readWindow(deps, {
     dataset: 'position_changes', family: req.family, from: Math.max(req.start, positionsCoverage(req.family)), to: end - 1, limit: req.limit + 1,
-    after: state?.position.slice(1), filter: { sql: filters.join(' AND '), params },
+    after: state && positionIn(state, ['count', 'text', 'count']), filter: { sql: filters.join(' AND '), params },
   })).rows;
   const page = legs.slice(0, req.limit);
   const kind = NUMBERED_FAMILIES.has(req.family) ? (await accountKinds(deps, req.family, [req.account], now)).get(req.account) : undefined;
@@ -233,9 +247,11 @@ export async function walletChanges(deps: ArchiveDeps, req: RangeRequest, now: n
 async function hourlyRowsOf(deps: ArchiveDeps, req: RangeRequest, now: number, rowLimit: number) {
   checkRange(req);
   const { fingerprint, state } = openCursor(req.cursor, req.routeId, req, now);
-  const from = state ? Number(state.position[1]) : Math.ceil(req.start / HOUR_MS) * HOUR_MS;
+  // Resume at an hour, or within one after a row: (ts, account, symbol).
+  const resume = state && positionIn(state, ['count'], ['count', 'count', 'text', 'text']);
+  const from = resume ? (resume[0] as number) : Math.ceil(req.start / HOUR_MS) * HOUR_MS;
   const pageEnd = Math.min(req.end, from + HISTORY_PAGE_HOURS * HOUR_MS);
-  const after = state && state.position.length > 2 ? state.position.slice(2) : undefined;
+  const after = resume && resume.length > 1 ? resume.slice(1) : undefined;
   const params: Record<string, SqlValue> = { p_account: req.account };
   const rows = pageEnd <= from ? [] : (await readWindow(deps, {
     dataset: 'position_snapshots', family: req.family, from, to: pageEnd - 1, limit: rowLimit + 1,
@@ -332,7 +348,7 @@ export async function marketPositions(
     req.min_value === undefined ? undefined : 'TRY_CAST(position_value AS DOUBLE) >= $p_min'].filter(Boolean).join(' AND ');
   const params: Record<string, SqlValue> = { p_symbol: req.symbol, ...(req.min_value !== undefined && { p_min: req.min_value }) };
   const rows = (await snapshotRowsAt(deps, req.family, snapshotTs, { where, params })).sort(byValueDescending);
-  const offset = state ? Number(state.position[1]) : 0;
+  const offset = state ? (positionIn(state, ['count'])[0] as number) : 0;
   const page = rows.slice(offset, offset + req.limit);
   const more = offset + page.length < rows.length;
   return {
@@ -356,7 +372,7 @@ export async function marketSummaries(
   // A later page keeps the window its cursor was issued for (a default end would have moved).
   const [start, end] = state ? state.window : [req.start ?? (req.end ?? now) - 24 * HOUR_MS, req.end ?? now];
   checkRange({ start, end });
-  const from = state ? Number(state.position[1]) : Math.ceil(start / HOUR_MS) * HOUR_MS;
+  const from = state ? (positionIn(state, ['count'])[0] as number) : Math.ceil(start / HOUR_MS) * HOUR_MS;
   const hours = Math.min(req.limit, HISTORY_PAGE_HOURS);
   const pageEnd = Math.min(end, from + hours * HOUR_MS);
   const source = pageEnd <= from ? undefined : await windowSource(deps, { dataset: 'position_snapshots', family: req.family, from, to: pageEnd - 1 });
@@ -385,7 +401,7 @@ export async function bulkPositions(deps: ArchiveDeps, req: MarketRequest & { ho
   const { fingerprint, state } = openCursor(req.cursor, req.routeId, { ...req, format: undefined }, now);
   const snapshotTs = await resolveSnapshot(deps, req, state, now);
   if (snapshotTs === undefined) return { columns: {}, count: 0, nextCursor: null, meta: snapshotMeta(req.family, undefined, now, false) };
-  const after = state ? state.position.slice(1).map(String) : undefined;
+  const after = state ? (positionIn(state, ['text', 'text']) as string[]) : undefined;
   const where = ['ts = $p_ts', 'account <> \'\'', kindFilter(req.include_system), after && 'account >= $p_account AND (account > $p_account OR symbol > $p_symbol)'].filter(Boolean);
   const source = (await windowSource(deps, { dataset: 'position_snapshots', family: req.family, from: snapshotTs, to: snapshotTs }))!;
   const columns = roundColumns(await deps.sql.queryColumns({
@@ -422,7 +438,7 @@ export async function accountsOfL1(deps: ArchiveDeps, req: { routeId: string; l1
   const rows: Row[] = source ? await deps.sql.query({
     sql: `SELECT account_index, account_type, ts FROM (${source.sql}) WHERE l1_address = $p_l1 ORDER BY ts, account_index`, params: { ...source.params, p_l1: address },
   }) : [];
-  const offset = state ? Number(state.position[1]) : 0;
+  const offset = state ? (positionIn(state, ['count'])[0] as number) : 0;
   const page = rows.slice(offset, offset + req.limit);
   return {
     data: { l1_address: address, total_accounts: rows.length, accounts: page.map((r) => ({ account_index: String(r.account_index), account_type: Number(r.account_type), first_seen: iso(Number(r.ts)) })) },
