@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from '../../functions/local/cloud.ts';
+import type { LocalKey } from '../../functions/local/accounts.ts';
 
 export const KEYS = { build: 'local-build-key', pro: 'local-pro-key', free: 'local-free-key' } as const;
 
@@ -22,9 +23,9 @@ async function startInTempDir(options: Omit<LocalCloudOptions, 'dataDir' | 'port
   };
 }
 
-export function startTestCloud(options: { schedules?: boolean; pollers?: boolean } = {}): Promise<TestCloud> {
+export function startTestCloud(options: { schedules?: boolean; pollers?: boolean; extraKeys?: readonly LocalKey[] } = {}): Promise<TestCloud> {
   return startInTempDir({
-    apiKeys: [{ key: KEYS.build, plan: 'build' }, { key: KEYS.pro, plan: 'pro' }, { key: KEYS.free, plan: 'free' }],
+    apiKeys: [{ key: KEYS.build, plan: 'build' }, { key: KEYS.pro, plan: 'pro' }, { key: KEYS.free, plan: 'free' }, ...(options.extraKeys ?? [])],
     schedules: options.schedules ?? false,
     pollers: options.pollers,
   });
