@@ -111,6 +111,9 @@ describe('breadth routes', () => {
   it('returns an empty series for a window ending before the first snapshot, and before coverage', async () => {
     expect((await get(CORE, { start: lastCutoff - 5 * 86_400_000, end: lastCutoff - 2 * 86_400_000 })).body.data).toEqual([]);
     expect((await get(HIP3, { start: Date.UTC(2026, 0, 1), end: Date.UTC(2026, 7, 1) })).body.data).toEqual([]);
+    // An older end alone keeps the default start (empty series); a window spelled out backwards is refused.
+    expect((await get(CORE, { end: lastCutoff - 2 * 86_400_000 })).body.data).toEqual([]);
+    expect((await get(CORE, { start: lastCutoff, end: lastCutoff - 60_000 })).body).toMatchObject({ code: 400, error_code: 'invalid_time_range', param: 'start' });
   });
 
   it('rewrites the same snapshot when a minute is recomputed', async () => {

@@ -30,7 +30,11 @@ export function parseBreadthCursor(cursor: string): number {
 }
 
 export async function breadthHistory(store: BreadthStore, req: HistoryRequest, now: number): Promise<{ snapshots: BreadthSnapshot[]; nextCursor: string | null }> {
-  // Each default stands alone: an older `end` alone does not move the default start.
+  // Each default stands alone: an older `end` alone does not move the default start (an empty
+  // series, per the spec), but a window the caller spelled out backwards is refused, as on every route.
+  if (req.start !== undefined && req.end !== undefined && req.start > req.end) {
+    throw new AppError('invalid_time_range', 'start must not be after end.', { param: 'start' });
+  }
   const end = req.end ?? now;
   const start = req.start ?? now - 86_400_000;
   const limit = Math.min(req.limit, BREADTH_LIMIT_CAP);
