@@ -40,8 +40,8 @@ const anyObject = v.record(v.string(), v.unknown());
 
 /** Members are checked by the core, which names misplaced `conditions`/`params` precisely. */
 export const CreateSubscriptionBody = v.looseObject({
-  endpoint_id: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty')),
-  event_type: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty')),
+  endpoint_id: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(64, 'must be at most 64 characters')),
+  event_type: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(64, 'must be at most 64 characters')),
   filters: v.optional(anyObject),
   config: v.optional(anyObject),
 });

@@ -31,6 +31,13 @@ const RANGE = new Set(['between', 'not_between']);
 const LIST = new Set(['in', 'not_in']);
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const ADDRESS = /^0x[0-9a-f]{40}$/;
+/**
+ * Bounds on every list and string of a configuration, so a stored rule stays far below DynamoDB's
+ * 400 KB item (at these bounds a rule is at most about 60 KB): more is refused with 400 naming the
+ * member, before anything is stored.
+ */
+export const CONFIG_BOUNDS = { symbols: 500, symbolChars: 64, addresses: 1_000, listValues: 100, textChars: 256 } as const;
+const tooMany = (param: string, what: string, max: number) => bad(param, `At most ${max} ${what}.`);
 
 const bad = (param: string, message: string, validValues?: readonly (string | number)[]) =>
   new AppError('invalid_parameter', message, { param, validValues });
@@ -54,6 +61,7 @@ function checkScalar(metricName: string, metric: MetricDecl, value: unknown, par
       return value;
     case 'text':
       if (typeof value !== 'string') throw bad(param, `${metricName} takes text.`);
+      if (value.length > CONFIG_BOUNDS.textChars) throw bad(param, `${metricName} takes text of at most ${CONFIG_BOUNDS.textChars} characters.`);
       return value;
   }
 }
@@ -85,6 +93,7 @@ function normalizeCondition(decl: EventTypeDecl, raw: unknown, index: number): C
   }
   if (LIST.has(op)) {
     if (!Array.isArray(value) || value.length === 0) throw bad(`${param}.value`, `${op} takes a non-empty list.`);
+    if (value.length > CONFIG_BOUNDS.listValues) throw tooMany(`${param}.value`, 'values in a list', CONFIG_BOUNDS.listValues);
     return { metric: metricName, op, value: value.map((v, i) => checkScalar(metricName, metric, v, `${param}.value.${i}`)) };
   }
   if (value === undefined) throw bad(`${param}.value`, `${op} needs a value.`);
@@ -101,6 +110,7 @@ function normalizeParam(name: string, decl: ParamDecl, value: unknown): unknown 
     if (!Array.isArray(value) || value.length === 0 || !value.every((n) => typeof n === 'number' && n >= decl.min && n <= decl.max)) {
       throw bad(param, `${name} is a non-empty list of numbers from ${decl.min} to ${decl.max}.`);
     }
+    if (value.length > CONFIG_BOUNDS.listValues) throw tooMany(param, 'numbers', CONFIG_BOUNDS.listValues);
     return [...new Set(value as number[])].sort((a, b) => b - a);
   }
   const isNumber = typeof value === 'number' && Number.isFinite(value) && (decl.type === 'number' || Number.isInteger(value));
@@ -147,10 +157,13 @@ export function normalizeConfig(decl: EventTypeDecl, raw: unknown, watched: Read
   if (symbols !== undefined) {
     if (!decl.scopeKeys.includes('symbols')) throw scopeRefused('symbols');
     if (!Array.isArray(symbols) || !symbols.every((s) => typeof s === 'string' && s.trim() !== '')) throw bad('filters.symbols', 'symbols is a list of venue-native symbols.');
+    if (symbols.length > CONFIG_BOUNDS.symbols) throw tooMany('filters.symbols', 'symbols per rule', CONFIG_BOUNDS.symbols);
+    if (symbols.some((s) => (s as string).length > CONFIG_BOUNDS.symbolChars)) throw bad('filters.symbols', `A symbol has at most ${CONFIG_BOUNDS.symbolChars} characters.`);
     config.symbols = [...new Set(symbols.map((s) => (s as string).trim()))];
   }
   if (addresses !== undefined) {
     if (!decl.scopeKeys.includes('addresses')) throw scopeRefused('addresses');
+    if (Array.isArray(addresses) && addresses.length > CONFIG_BOUNDS.addresses) throw tooMany('filters.addresses', 'addresses per rule', CONFIG_BOUNDS.addresses);
     if (!Array.isArray(addresses) || !addresses.every((a) => typeof a === 'string' && ADDRESS.test(a.trim().toLowerCase()))) throw bad('filters.addresses', 'addresses is a list of 0x addresses.');
     const list = [...new Set(addresses.map((a) => (a as string).trim().toLowerCase()))];
     const unwatched = list.filter((a) => !watched.has(a));

@@ -77,6 +77,19 @@ describe('normalizeConfig, refused with 400 naming what is declared', () => {
     expect(refused('market.liquidation', { conditions }).message).toMatch(/16/);
   });
 
+  it('bounds every list and string, naming the member, so a stored rule stays far below the item limit', () => {
+    const huge = refused('market.liquidation', { symbols: Array.from({ length: 100_000 }, (_, i) => `S${i}`) });
+    expect(huge).toMatchObject({ code: 'invalid_parameter', param: 'filters.symbols' });
+    expect(huge.message).toMatch(/500/);
+    expect(refused('market.liquidation', { symbols: ['X'.repeat(65)] }).param).toBe('filters.symbols');
+    expect(refused('account.fill', { addresses: Array.from({ length: 1_001 }, (_, i) => `0x${String(i).padStart(40, '0')}`) }).param).toBe('filters.addresses');
+    const list = refused('market.liquidation', { conditions: [{ metric: 'notional_usd', op: 'in', value: Array.from({ length: 101 }, (_, i) => i) }] });
+    expect(list.param).toBe('filters.conditions.0.value');
+    // At the bounds a rule is accepted, and its stored form is small.
+    const stored = normalizeConfig(decl('market.liquidation'), { symbols: Array.from({ length: 500 }, (_, i) => `${'S'.repeat(60)}${i}`) }, none);
+    expect(JSON.stringify(stored).length).toBeLessThan(64_000);
+  });
+
   it('refuses params outside their range or menu, and undeclared params', () => {
     expect(refused('market.oi_delta', { params: { window_s: 120 } }).validValues).toEqual([300, 900, 3600]);
     expect(refused('market.breadth_cross', { threshold: 100 }).message).toMatch(/1 to 99/);
