@@ -148,6 +148,16 @@ describe('watched addresses', () => {
     expect((await call(KEYS.build, 'DELETE', `/v1/webhooks/addresses/${address(7)}`)).status).toBe(200);
     expect((await call(KEYS.build, 'DELETE', `/v1/webhooks/addresses/${address(7)}`)).status).toBe(404);
   });
+
+  it('takes twenty parallel adds of one address with room for one as one row, refusing none and spending one slot', async () => {
+    // Act
+    const answers = await Promise.all(Array.from({ length: 20 }, () => call(KEYS.build, 'POST', '/v1/webhooks/addresses', { address: address(9) })));
+    // Assess
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(201));
+    expect((await call(KEYS.build, 'GET', '/v1/webhooks/addresses')).body.data.filter((a: { address: string }) => a.address === address(9))).toHaveLength(1);
+    expect((await call(KEYS.build, 'GET', '/v1/webhooks/limits')).body.data.watched_addresses).toMatchObject({ used: 2, limit: 2 });
+    expect((await call(KEYS.build, 'DELETE', `/v1/webhooks/addresses/${address(9)}`)).status).toBe(200);
+  });
 });
 
 describe('subscriptions', () => {

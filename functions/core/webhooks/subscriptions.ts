@@ -181,11 +181,16 @@ export async function watchAddress(deps: SubscriptionDeps, caller: Caller, body:
   if (!/^0x[0-9a-f]{40}$/.test(address)) throw new AppError('invalid_parameter', 'address must be 0x followed by 40 hex characters.', { param: 'address' });
   if (SYSTEM_ADDRESSES.has(address)) throw new AppError('invalid_parameter', 'Bridge and system addresses cannot be watched.', { param: 'address' });
   const row: WatchedAddressRecord = { address, label: (body.label ?? '').slice(0, LABEL_MAX), createdAt: new Date(deps.clock.now()).toISOString() };
-  const existing = (await deps.store.rules.listAddresses(caller.id)).find((a) => a.address === address);
-  if (existing) return addressView(existing); // re-adding is idempotent and charges nothing
-  await reserveAllowance(deps.store, caller, 'addresses');
+  // The row first (a conditional put), the allowance only for the one add that created it: re-adds,
+  // however many at once, neither spend nor are refused. An add the plan has no room for is undone.
   const { row: stored, created } = await deps.store.rules.addAddress(caller.id, row);
-  if (!created) await deps.store.allowances.release(caller.id, 'addresses'); // a concurrent add won the race
+  if (!created) return addressView(stored);
+  try {
+    await reserveAllowance(deps.store, caller, 'addresses');
+  } catch (error) {
+    await deps.store.rules.deleteAddress(caller.id, address);
+    throw error;
+  }
   return addressView(stored);
 }
 
