@@ -5,9 +5,9 @@
  */
 
 /** A decimal as an integer count of 10^-scale units. */
-interface Scaled { units: bigint; scale: number }
+export interface Scaled { units: bigint; scale: number }
 
-function parse(text: string): Scaled {
+export function parseDecimal(text: string): Scaled {
   const negative = text.startsWith('-');
   const body = negative ? text.slice(1) : text;
   const dot = body.indexOf('.');
@@ -17,7 +17,7 @@ function parse(text: string): Scaled {
 }
 
 /** Canonical form: no trailing fractional zeros, no lone dot, `0` for zero. */
-function format({ units, scale }: Scaled): string {
+export function formatDecimal({ units, scale }: Scaled): string {
   const negative = units < 0n;
   let digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
   let fraction = scale > 0 ? digits.slice(-scale) : '';
@@ -31,23 +31,23 @@ function format({ units, scale }: Scaled): string {
 export function sumDecimals(values: Iterable<string>): string {
   let total: Scaled = { units: 0n, scale: 0 };
   for (const value of values) {
-    const next = parse(value);
+    const next = parseDecimal(value);
     const scale = Math.max(total.scale, next.scale);
     total = { units: total.units * 10n ** BigInt(scale - total.scale) + next.units * 10n ** BigInt(scale - next.scale), scale };
   }
-  return format(total);
+  return formatDecimal(total);
 }
 
 /** Already canonical: no leading zeros, no trailing fractional zeros, not negative zero. */
 const CANONICAL = /^(-?[1-9]\d*(\.\d*[1-9])?|-?0\.\d*[1-9]|0)$/;
 
 /** `value` in canonical form (`'1.50'` -> `'1.5'`); most values already are, and are returned as they are. */
-export const canonicalDecimal = (value: string): string => (CANONICAL.test(value) ? value : format(parse(value)));
+export const canonicalDecimal = (value: string): string => (CANONICAL.test(value) ? value : formatDecimal(parseDecimal(value)));
 
 /** The exact midpoint of two decimals. */
 export function midpoint(a: string, b: string): string {
-  const sum = parse(sumDecimals([a, b]));
-  return format({ units: sum.units * 5n, scale: sum.scale + 1 });
+  const sum = parseDecimal(sumDecimals([a, b]));
+  return formatDecimal({ units: sum.units * 5n, scale: sum.scale + 1 });
 }
 
 /** `a - b`, exactly. */

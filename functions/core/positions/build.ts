@@ -19,7 +19,7 @@ import { ingestRecords } from '../archive/ingest.ts';
 import type { NormalizedRecord } from '../../../schemas/datasets.ts';
 import { dayOf } from '../archive/layout.ts';
 import { NUMBERED_FAMILIES, POSITION_FAMILIES, applyFill, bookFromSnapshot, chargeFunding, snapshotRows, type Book, type Fill, type PositionFamily } from './engine.ts';
-import { HOUR_MS, finalizedThrough, latestSnapshotAt, marketInputs, positionsCoverage, snapshotRowsAt } from './store.ts';
+import { HOUR_MS, finalizedThrough, latestSnapshotAt, marketInputs, positionsCoverage, registryAt, snapshotRowsAt, type Registry } from './store.ts';
 
 /** Fills this recent are left for the next run, so the last live batches are in. */
 export const POSITIONS_SETTLE_MS = 60_000;
@@ -70,8 +70,8 @@ async function firstTradingDay(deps: ArchiveDeps, family: PositionFamily, from: 
 }
 
 /** Replays [from, to) onto `book`: legs, funding and a snapshot at each hour in (from, to], and one at `to`. */
-async function step(deps: ArchiveDeps, family: PositionFamily, book: Book, from: number, to: number): Promise<{ records: NormalizedRecord[]; legs: number; snapshots: number; rows: number }> {
-  const [fills, inputs] = await Promise.all([fillsBetween(deps, family, from, to), marketInputs(deps, family, from, to)]);
+async function step(deps: ArchiveDeps, family: PositionFamily, registry: Registry, book: Book, from: number, to: number): Promise<{ records: NormalizedRecord[]; legs: number; snapshots: number; rows: number }> {
+  const [fills, inputs] = await Promise.all([fillsBetween(deps, family, from, to), marketInputs(deps, family, from, to, registry)]);
   const boundaries: number[] = [];
   for (let hour = Math.floor(from / HOUR_MS) * HOUR_MS + HOUR_MS; hour <= to; hour += HOUR_MS) boundaries.push(hour);
   if (boundaries.at(-1) !== to) boundaries.push(to);
@@ -103,13 +103,17 @@ async function buildFamily(deps: ArchiveDeps, family: PositionFamily, report: Po
     report.builtThrough[family] = built;
     return;
   }
-  const book = built === undefined ? new Map() : bookFromSnapshot(await snapshotRowsAt(deps, family, built));
+  const [book, registry] = await Promise.all([
+    built === undefined ? new Map() : snapshotRowsAt(deps, family, built).then(bookFromSnapshot),
+    // Read once a run: the registry changes with listings, not with every hour of a backlog.
+    registryAt(deps, family, target),
+  ]);
   let from = built ?? positionsCoverage(family);
   while (from < target && withinBudget()) {
     // Nothing held and nothing traded: skip to the first day with fills (one marker records the jump).
     if (book.size === 0) from = Math.max(from, Math.min(await firstTradingDay(deps, family, from, target), target - 1));
     const to = Math.min(target, Math.floor(from / HOUR_MS) * HOUR_MS + HOUR_MS);
-    const out = await step(deps, family, book, from, to);
+    const out = await step(deps, family, registry, book, from, to);
     await ingestRecords(deps, out.records);
     report.steps += 1;
     report.legs += out.legs;

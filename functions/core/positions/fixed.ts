@@ -4,6 +4,8 @@
  * products of two of them are exact; only the average entry price divides, and rounds half away
  * from zero at the 18th place. Doubles would drift with every fill of a long-lived position.
  */
+import { formatDecimal, parseDecimal } from '../book/decimal.ts';
+
 export type Fixed = bigint;
 
 const SCALE = 18;
@@ -12,25 +14,15 @@ const ONE = 10n ** BigInt(SCALE);
 export const ZERO: Fixed = 0n;
 
 export function fixed(text: string): Fixed {
-  const negative = text.startsWith('-');
-  const body = negative ? text.slice(1) : text;
-  const dot = body.indexOf('.');
-  const whole = dot < 0 ? body : body.slice(0, dot);
-  const fraction = dot < 0 ? '' : body.slice(dot + 1);
-  if (fraction.length > SCALE) throw new RangeError(`${text} has more than ${SCALE} decimal places`);
-  const units = BigInt(whole || '0') * ONE + BigInt(fraction.padEnd(SCALE, '0') || '0');
-  return negative ? -units : units;
+  const { units, scale } = parseDecimal(text);
+  if (scale > SCALE) throw new RangeError(`${text} has more than ${SCALE} decimal places`);
+  return units * 10n ** BigInt(SCALE - scale);
 }
 
 /** Canonical decimal text: no trailing fractional zeros, `0` for zero; `places` rounds first. */
 export function text(value: Fixed, places = SCALE): string {
-  const rounded = places < SCALE ? divRound(value, 10n ** BigInt(SCALE - places)) * 10n ** BigInt(SCALE - places) : value;
-  const negative = rounded < 0n;
-  const digits = (negative ? -rounded : rounded).toString().padStart(SCALE + 1, '0');
-  const whole = digits.slice(0, -SCALE);
-  const fraction = digits.slice(-SCALE).replace(/0+$/, '');
-  const out = fraction ? `${whole}.${fraction}` : whole;
-  return negative && out !== '0' ? `-${out}` : out;
+  const step = 10n ** BigInt(SCALE - Math.min(places, SCALE));
+  return formatDecimal({ units: step === 1n ? value : divRound(value, step) * step, scale: SCALE });
 }
 
 /** a / b rounded half away from zero (integers). */

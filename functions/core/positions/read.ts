@@ -11,7 +11,9 @@ import type { Row, SqlValue } from '../../ports/sql.ts';
 import { readWindow, windowSource } from '../archive/read.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from '../market/cursor.ts';
 import { applyFill, bookFromSnapshot, NUMBERED_FAMILIES, POSITION_FAMILIES, snapshotRow, type PositionFamily, type SnapshotRow } from './engine.ts';
-import { HOUR_MS, finalizedThrough, latestSnapshotAt, marketInputs, positionsCoverage, snapshotExists, snapshotRowOf, snapshotRowsAt } from './store.ts';
+import {
+  HOUR_MS, accountKinds, finalizedThrough, latestMarkerAt, latestSnapshotAt, marketInputs, positionsCoverage, registryAt, snapshotExists, snapshotRowOf, snapshotRowsAt,
+} from './store.ts';
 import {
   accountSummaryOf, changeOf, marketPositionColumns, marketPositionOf, marketSummaryOf, positionOf, qualityOf, roundColumns,
   type AccountSummaryRow, type ChangeRow, type MarketPositionRow, type MarketSummaryRow, type PositionRow, type Quality,
@@ -123,6 +125,10 @@ async function legsOf(deps: ArchiveDeps, family: PositionFamily, account: string
  * it plus the account's legs up to it, replayed through the engine and valued at `at`'s marks.
  */
 async function positionsAt(deps: ArchiveDeps, family: PositionFamily, account: string, at: number): Promise<{ rows: SnapshotRow[]; snapshotTs?: number }> {
+  // The registry is read alongside the snapshot and the legs; the marks wait for the markets held.
+  const registry = registryAt(deps, family, at);
+  // An answer that needs no valuation (an hourly snapshot, nothing held) leaves it unawaited: its failure is then nobody's.
+  registry.catch(() => undefined);
   const [base, recent] = await Promise.all([accountSnapshotAt(deps, family, account, at), legsOf(deps, family, account, at - SNAPSHOT_LOOKBACK_MS, at)]);
   if (base.ts === at && at % HOUR_MS === 0) return { rows: base.rows, snapshotTs: at };
   const since = base.ts ?? positionsCoverage(family);
@@ -136,17 +142,8 @@ async function positionsAt(deps: ArchiveDeps, family: PositionFamily, account: s
     }, final === undefined ? undefined : Number(leg.ts) <= final);
   }
   if (book.size === 0) return { rows: [] };
-  const inputs = await marketInputs(deps, family, at, at, { symbols: [...new Set([...book.values()].map((h) => h.symbol))], funding: false });
+  const inputs = await marketInputs(deps, family, at, at, await registry, { symbols: [...new Set([...book.values()].map((h) => h.symbol))], funding: false });
   return { rows: [...book.values()].sort((a, b) => a.symbol.localeCompare(b.symbol)).map((held) => snapshotRow(held, at, inputs.context(at))) };
-}
-
-async function accountKinds(deps: ArchiveDeps, family: PositionFamily, accounts: readonly string[], at: number): Promise<Map<string, NonNullable<SnapshotRow['account_kind']>>> {
-  const source = await windowSource(deps, { dataset: 'accounts', family, from: 0, to: at });
-  const kinds = new Map<string, NonNullable<SnapshotRow['account_kind']>>();
-  if (!source) return kinds;
-  const rows = await deps.sql.query({ sql: `SELECT account_index, account_kind FROM (${source.sql}) WHERE list_contains($p_accounts, account_index)`, params: { ...source.params, p_accounts: accounts } });
-  for (const row of rows) kinds.set(String(row.account_index), row.account_kind as NonNullable<SnapshotRow['account_kind']>);
-  return kinds;
 }
 
 /** Whether the account has any leg in covered history up to `at` (`flat`) or none (`never_seen`). */
@@ -228,7 +225,7 @@ export async function walletChanges(deps: ArchiveDeps, req: RangeRequest, now: n
     after: state && positionIn(state, ['count', 'text', 'count']), filter: { sql: filters.join(' AND '), params },
   })).rows;
   const page = legs.slice(0, req.limit);
-  const kind = NUMBERED_FAMILIES.has(req.family) ? (await accountKinds(deps, req.family, [req.account], now)).get(req.account) : undefined;
+  const kind = NUMBERED_FAMILIES.has(req.family) ? (await accountKinds(deps, req.family, now)).get(req.account) : undefined;
   const last = page.at(-1);
   return {
     data: page.map((leg) => changeOf(req.family, leg, kind)),
@@ -454,8 +451,8 @@ const VENUE = {
 /** `/v1/data-quality/positions`: per venue, the newest live and hourly snapshots and how far the change log is built. */
 export async function positionsFreshness(deps: ArchiveDeps, now: number) {
   return Promise.all(POSITION_FAMILIES.map(async (family) => {
-    const [live, hourly] = await Promise.all([latestSnapshotAt(deps, family, now), latestSnapshotAt(deps, family, now, true)]);
-    const marker = live === undefined ? undefined : (await readWindow(deps, { dataset: 'position_snapshots', family, from: live, to: live, limit: 1, filter: { sql: 'account = \'\'', params: {} } })).rows[0];
+    const [marker, hourly] = await Promise.all([latestMarkerAt(deps, family, now), latestSnapshotAt(deps, family, now, true)]);
+    const live = marker?.ts;
     const final = live === undefined ? undefined : finalizedThrough(family, live);
     return {
       ...VENUE[family],

@@ -39,14 +39,18 @@ export function snapshotRowOf(row: Row): SnapshotRow {
   };
 }
 
-/** The newest snapshot instant at or before `at` (its marker row), or undefined before the first. */
-export async function latestSnapshotAt(deps: ArchiveDeps, family: PositionFamily, at: number, hourlyOnly = false): Promise<number | undefined> {
+/** The marker row of the newest snapshot at or before `at`, or undefined before the first. */
+export async function latestMarkerAt(deps: ArchiveDeps, family: PositionFamily, at: number, hourlyOnly = false): Promise<SnapshotRow | undefined> {
   const filter = hourlyOnly ? 'account = \'\' AND ts % 3600000 = 0' : 'account = \'\'';
   const rows = (await readWindow(deps, {
     dataset: 'position_snapshots', family, from: positionsCoverage(family), to: at, limit: 1, direction: 'desc', filter: { sql: filter, params: {} },
   })).rows;
-  return rows[0] === undefined ? undefined : Number(rows[0].ts);
+  return rows[0] === undefined ? undefined : snapshotRowOf(rows[0]);
 }
+
+/** The newest snapshot instant at or before `at`, or undefined before the first. */
+export const latestSnapshotAt = async (deps: ArchiveDeps, family: PositionFamily, at: number, hourlyOnly = false): Promise<number | undefined> =>
+  (await latestMarkerAt(deps, family, at, hourlyOnly))?.ts;
 
 /** Whether a snapshot was taken exactly at `ts`. */
 export async function snapshotExists(deps: ArchiveDeps, family: PositionFamily, ts: number): Promise<boolean> {
@@ -106,22 +110,49 @@ export interface MarketInputs {
   context(at: number): SnapshotContext;
 }
 
+type AccountKind = NonNullable<SnapshotRow['account_kind']>;
+
+/** The registry snapshots are valued against: leverage caps by market and, on the numbered venues, the accounts that are not users' accounts. */
+export interface Registry { maxLeverage: ReadonlyMap<string, number>; kinds: ReadonlyMap<string, AccountKind> }
+
+/** Each market's leverage cap, from the instrument registry as of `at`. */
+export async function leverageCaps(deps: ArchiveDeps, family: PositionFamily, at: number): Promise<Map<string, number>> {
+  const caps = new Map<string, number>();
+  for (const row of (await readWindow(deps, { dataset: 'instruments', family, from: 0, to: at, limit: 100_000 })).rows) {
+    if (row.max_leverage != null) caps.set(String(row.symbol), Number(row.max_leverage));
+  }
+  return caps;
+}
+
+/** The numbered venues' settlement, insurance and system accounts as of `at` (every other account is a user's). */
+export async function accountKinds(deps: ArchiveDeps, family: PositionFamily, at: number): Promise<Map<string, AccountKind>> {
+  const kinds = new Map<string, AccountKind>();
+  const source = NUMBERED_FAMILIES.has(family) ? await windowSource(deps, { dataset: 'accounts', family, from: 0, to: at }) : undefined;
+  if (!source) return kinds;
+  const rows = await deps.sql.query({ sql: `SELECT account_index, account_kind FROM (${source.sql}) WHERE account_kind <> 'user'`, params: source.params });
+  for (const row of rows) kinds.set(String(row.account_index), row.account_kind as AccountKind);
+  return kinds;
+}
+
+export async function registryAt(deps: ArchiveDeps, family: PositionFamily, at: number): Promise<Registry> {
+  const [maxLeverage, kinds] = await Promise.all([leverageCaps(deps, family, at), accountKinds(deps, family, at)]);
+  return { maxLeverage, kinds };
+}
+
 /**
- * Marks (and, for the job, funding rates) in [from, to], the leverage caps and the account kinds.
- * The job reads every market of the family at once; a read names its few markets, whose files are
- * then the only ones opened.
+ * Marks (and, for the job, funding rates) in [from, to], with the registry they are valued
+ * against. The job reads every market of the family at once; a read names its few markets, whose
+ * files are then the only ones opened.
  */
 export async function marketInputs(
-  deps: ArchiveDeps, family: PositionFamily, from: number, to: number, options: { symbols?: readonly string[]; funding?: boolean } = {},
+  deps: ArchiveDeps, family: PositionFamily, from: number, to: number, registry: Registry, options: { symbols?: readonly string[]; funding?: boolean } = {},
 ): Promise<MarketInputs> {
   const marks = new Samples<string>();
   const rates = new Samples<string>();
   const charged = options.funding !== false && !NUMBERED_FAMILIES.has(family);
-  const [oi, funding, instruments, accounts] = await Promise.all([
+  const [oi, funding] = await Promise.all([
     windowSource(deps, { dataset: 'open_interest', family, symbols: options.symbols, from: from - MARK_MAX_AGE_MS, to }),
     charged ? windowSource(deps, { dataset: 'funding', family, symbols: options.symbols, from: from - HOUR_MS, to }) : undefined,
-    readWindow(deps, { dataset: 'instruments', family, from: 0, to, limit: 100_000 }),
-    NUMBERED_FAMILIES.has(family) ? windowSource(deps, { dataset: 'accounts', family, from: 0, to }) : undefined,
   ]);
   if (oi) {
     const rows = await deps.sql.query({
@@ -133,13 +164,7 @@ export async function marketInputs(
     const rows = await deps.sql.query({ sql: `SELECT symbol, ts, funding_rate FROM (${funding.sql}) ORDER BY symbol, ts`, params: funding.params });
     for (const row of rows) rates.add(String(row.symbol), Number(row.ts), String(row.funding_rate));
   }
-  const maxLeverage = new Map<string, number>();
-  for (const row of instruments.rows) if (row.max_leverage != null) maxLeverage.set(String(row.symbol), Number(row.max_leverage));
-  const kinds = new Map<string, SnapshotRow['account_kind']>();
-  if (accounts) {
-    const rows = await deps.sql.query({ sql: `SELECT account_index, account_kind FROM (${accounts.sql}) WHERE account_kind <> 'user'`, params: accounts.params });
-    for (const row of rows) kinds.set(String(row.account_index), row.account_kind as SnapshotRow['account_kind']);
-  }
+  const { maxLeverage, kinds } = registry;
   const markAt = (symbol: string, at: number): Mark | undefined => {
     const sample = marks.at(symbol, at, MARK_MAX_AGE_MS);
     return sample && { price: sample.value, time: sample.ts };
