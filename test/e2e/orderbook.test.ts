@@ -121,11 +121,18 @@ describe('altx books', () => {
   });
 
   it('replays tick history (the book at start, then level deltas) into the book at the end', async () => {
-    const t0 = Math.floor((end - 8 * 60_000) / 1000) * 1000;
-    const t1 = t0 + 120_000;
-    const tick = await get(`${ALTX}/history`, { start: t0, end: t1, granularity: 'tick' });
-    expect(tick.status).toBe(200);
-    const { checkpoint, deltas } = tick.body.data;
+    // Prepare: a two-minute window in which the book changed (the demo market moves with the clock, and a
+    // quiet market can requote its ladder unchanged for two minutes), searching back from eight minutes ago.
+    let t0 = 0;
+    let t1 = 0;
+    let tick: Awaited<ReturnType<typeof get>> | undefined;
+    for (let back = 0; back < 10 && !(tick?.body.data.deltas.length > 0); back++) {
+      t0 = Math.floor((end - 8 * 60_000 - back * 120_000) / 1000) * 1000;
+      t1 = t0 + 120_000;
+      tick = await get(`${ALTX}/history`, { start: t0, end: t1, granularity: 'tick' });
+      expect(tick.status).toBe(200);
+    }
+    const { checkpoint, deltas } = tick!.body.data;
     expect(deltas.length).toBeGreaterThan(0);
     expect(deltas.length).toBeLessThan(1000);
     expect(deltas.every((d: any, i: number) => i === 0 || d.sequence > deltas[i - 1].sequence)).toBe(true);
