@@ -47,7 +47,8 @@ beforeAll(async () => {
     // An account holding a position both at the latest snapshot (what the routes read without a time) and at the latest hour (history).
     const [latest, hour] = [(await latestSnapshotAt(archiveDeps(), family, Date.now()))!, (await latestSnapshotAt(archiveDeps(), family, Date.now(), true))!];
     const atHour = new Set((await snapshotRowsAt(archiveDeps(), family, hour)).map((r) => r.account));
-    const row = (await snapshotRowsAt(archiveDeps(), family, latest)).find((r) => atHour.has(r.account))!;
+    // ... and with a change leg in the sample window (an account may hold one position opened long before).
+    const row = (await snapshotRowsAt(archiveDeps(), family, latest)).find((r) => atHour.has(r.account) && (r.last_change_at ?? 0) >= window.start)!;
     holders[family] = { account: row.account, symbol: row.symbol, hour };
   }
   const account = await withRows('accounts', 'altx', { sql: 'l1_address IS NOT NULL', params: {} }, 0);
@@ -101,7 +102,7 @@ interface Sample { params?: (route: RouteDef) => Record<string, string>; query?:
  */
 const liquidated: Partial<Record<Family, { symbol: string; user: string }>> = {};
 const triggered: Partial<Record<Family, string>> = {};
-/** Per positions family: an account holding positions at the latest snapshot and at the latest hour, one of its markets, and that hour. */
+/** Per positions family: an account holding positions at the latest snapshot and at the latest hour, with a change leg in the window, one of its markets, and that hour. */
 const holders: Partial<Record<Family, { account: string; symbol: string; hour: number }>> = {};
 let l1Address = '';
 const withRows = async (dataset: 'liquidations' | 'altx_liquidations' | 'order_events' | 'accounts', family: Family, filter?: { sql: string; params: {} }, from = window.start) =>
