@@ -4,9 +4,9 @@
  * from this one list, so what runs locally is what deploys. No CDK or SDK imports here.
  */
 
-export type TableName = 'accounts' | 'usage' | 'webhooks' | 'timers' | 'manifest' | 'breadth';
+export type TableName = 'accounts' | 'usage' | 'webhooks' | 'timers' | 'manifest' | 'breadth' | 'export-jobs';
 export type QueueName = 'delivery' | 'ingest' | 'events';
-export type BucketName = 'archive';
+export type BucketName = 'archive' | 'exports';
 
 export interface TableDef {
   /** Environment variable that carries the physical table name to the functions bound to it. */
@@ -43,6 +43,8 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
     ttlAttribute: 'expires_at',
     globalIndexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
   },
+  // Bulk export jobs, their partition lists, written files and Idempotency-Key claims.
+  'export-jobs': { envVar: 'TABLE_EXPORT_JOBS', partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expires_at', globalIndexes: [] },
 };
 
 export interface QueueDef {
@@ -69,11 +71,15 @@ export interface BucketDef {
   envVar: string;
   /** Object-created notifications under `prefix` go to `queue` (S3 -> SQS). */
   notifications: readonly { prefix: string; queue: QueueName }[];
+  /** Objects are deleted this many days after they are written (a lifecycle rule). */
+  expireAfterDays?: number;
 }
 
 export const BUCKETS: Readonly<Record<BucketName, BucketDef>> = {
   // Raw batches dropped under landing/ are ingested; archive/ holds the Parquet datasets.
   archive: { envVar: 'BUCKET_ARCHIVE', notifications: [{ prefix: 'landing/', queue: 'ingest' }] },
+  // Bulk export files, downloadable through pre-signed links until they expire (EXPORT_RETENTION_DAYS).
+  exports: { envVar: 'BUCKET_EXPORTS', notifications: [], expireAfterDays: 7 },
 };
 
 export type Access = 'read' | 'write' | 'readwrite';
@@ -92,11 +98,13 @@ export interface FunctionDef {
   buckets?: Partial<Record<BucketName, Access>>;
   /** The queue whose messages invoke this function (SQS event source, partial batch failures). */
   consumes?: QueueName;
+  /** State machines whose executions this function starts and stops. */
+  stateMachines?: Partial<Record<StateMachineName, 'start'>>;
 }
 
 export type FunctionName =
   | 'authorizer' | 'system' | 'market' | 'derivatives' | 'orderbook' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
-  | 'detect' | 'notify' | 'positions' | 'positions-build';
+  | 'detect' | 'notify' | 'positions' | 'positions-build' | 'exports' | 'export-partition' | 'export-finish';
 
 /** A route group answering from the archive with DuckDB, debiting credits as it answers. */
 const ARCHIVE_READER = {
@@ -234,6 +242,33 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     tables: { manifest: 'readwrite' },
     buckets: { archive: 'readwrite' },
   },
+  exports: {
+    entry: 'functions/http/exports.ts',
+    description: 'Bulk export jobs: quote from the manifest, start, progress, cancel, download links',
+    memoryMb: 512,
+    timeoutS: 10,
+    tables: { 'export-jobs': 'readwrite', manifest: 'read' },
+    buckets: { exports: 'readwrite' },
+    stateMachines: { export: 'start' },
+  },
+  'export-partition': {
+    entry: 'functions/workflows/export-partition.ts',
+    description: 'Writes one symbol-day of an export job as ZSTD Parquet from the archive (a task of the export state machine)',
+    memoryMb: 3008,
+    timeoutS: 900,
+    duckdb: true,
+    tables: { 'export-jobs': 'readwrite', manifest: 'read' },
+    buckets: { archive: 'read', exports: 'write' },
+  },
+  'export-finish': {
+    entry: 'functions/workflows/export-finish.ts',
+    description: 'Completes or fails an export job as a whole and announces export.job.completed or export.job.failed',
+    memoryMb: 256,
+    timeoutS: 60,
+    tables: { 'export-jobs': 'readwrite' },
+    queues: { events: 'send' },
+    buckets: { exports: 'write' },
+  },
   // Manifest write access is for the lease and the batches it ingests (its output goes through ingest).
   'positions-build': {
     entry: 'functions/schedules/positions.ts',
@@ -252,11 +287,26 @@ export interface ScheduleDef {
   target: { stateMachine: StateMachineName } | { function: FunctionName };
 }
 
-export type StateMachineName = 'timer-sweep';
+export type StateMachineName = 'timer-sweep' | 'export';
 
-export const STATE_MACHINES: Readonly<Record<StateMachineName, { description: string; tasks: Record<string, FunctionName> }>> = {
-  // Task state ids mapped to the functions they invoke; the local cloud binds the same handlers.
-  'timer-sweep': { description: 'Drains due timers until none are left for this minute', tasks: { Sweep: 'timer-sweep' } },
+export interface StateMachineDef {
+  description: string;
+  /** Task state ids mapped to the functions they invoke; the local cloud binds the same handlers. */
+  tasks: Record<string, FunctionName>;
+  /** Carries the machine's ARN to the functions that start it. */
+  envVar: string;
+  timeoutMinutes: number;
+}
+
+export const STATE_MACHINES: Readonly<Record<StateMachineName, StateMachineDef>> = {
+  'timer-sweep': { description: 'Drains due timers until none are left for this minute', tasks: { Sweep: 'timer-sweep' }, envVar: 'STATE_MACHINE_TIMER_SWEEP_ARN', timeoutMinutes: 5 },
+  // A Map over the job's symbol-days, then the job completes (Finish) or fails as a whole (Fail).
+  export: {
+    description: 'Runs an export job: every partition, then completes or fails it as a whole',
+    tasks: { ExportPartition: 'export-partition', Finish: 'export-finish', Fail: 'export-finish' },
+    envVar: 'STATE_MACHINE_EXPORT_ARN',
+    timeoutMinutes: 180,
+  },
 };
 
 export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {

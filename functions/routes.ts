@@ -18,6 +18,9 @@ import {
   LimitSibling, LimitsSchema, NoteSibling, PatchSubscriptionBody, ResumeAllSiblings, ResumeSiblings, QueuedDeliverySchema, RedeliverySchema, RotatedSecretSchema, SubscriptionSchema, WatchAddressBody, WatchedAddressSchema, idPath,
 } from '../schemas/webhooks.ts';
 import { FAMILIES, FAMILY_PREFIX, type Family } from './core/venues.ts';
+import {
+  CreateExportBody, DownloadQuery, ExportDownloadSchema, ExportJobSchema, ExportQuoteSchema, ListExportsQuery, exportFilePath, exportIdPath,
+} from '../schemas/exports.ts';
 import { BREADTH_FAMILIES } from './core/breadth/compute.ts';
 import {
   AltxLiquidationSchema, AltxLiquidationVolumeSchema, BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CoinFreshnessSchema, CoinSummarySchema, FundingSchema, PriceSnapshotSchema, LiquidationSchema, LiquidationVolumeQuery, LiquidationVolumeSchema, LiquidationsQuery, UserLiquidationsQuery, userPath, OpenInterestSchema, SeriesQuery, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, SpotPairSchema, outcomePath, RecentTradesQuery, TradeSchema, TradesQuery,
@@ -564,7 +567,37 @@ export const PREVIEW_OPERATIONS = operationGroup('webhook-preview', {
   },
 });
 
-export const OPERATION_GROUPS: readonly OperationGroup[] = [SYSTEM_OPERATIONS, MARKET_OPERATIONS, DERIVATIVES_OPERATIONS, ORDERBOOK_OPERATIONS, POSITIONS_OPERATIONS, BREADTH_OPERATIONS, WEBHOOK_OPERATIONS, PREVIEW_OPERATIONS];
+const exportRoute = (method: HttpMethod, path: string) => ({ method, path: `/v1/exports${path}`, tags: ['Exports'] });
+
+/** Bulk export jobs (SPEC "Limits"; shapes after Databento's and Tardis' batch downloads). */
+export const EXPORT_OPERATIONS = operationGroup('exports', {
+  createExport: {
+    ...exportRoute('POST', ''),
+    summary: 'Quote an export and start it as a job (202), or only quote it with dry_run (200); an Idempotency-Key header makes a retry return the same job',
+    body: CreateExportBody,
+    response: page(v.union([ExportJobSchema, ExportQuoteSchema]), 'The job (queued), or the quote of a dry run', 202),
+  },
+  listExports: {
+    ...exportRoute('GET', ''), summary: 'The caller\'s export jobs, newest first', query: ListExportsQuery, response: page(v.array(ExportJobSchema), 'Export jobs'),
+  },
+  getExport: {
+    ...exportRoute('GET', '/{id}'), summary: 'One export job: state, progress, price; its files once completed', pathParams: exportIdPath, response: page(ExportJobSchema, 'The job'),
+  },
+  cancelExport: {
+    ...exportRoute('DELETE', '/{id}'), summary: 'Cancel a queued or running job; files already written are removed', pathParams: exportIdPath,
+    response: page(ExportJobSchema, 'The job, canceled'),
+  },
+  getExportFile: {
+    ...exportRoute('GET', '/{id}/files/{name}'),
+    summary: 'A pre-signed download link for one file of a completed job, valid 5 minutes (redirect=true answers 307 with it in Location)',
+    pathParams: exportFilePath, query: DownloadQuery, response: page(ExportDownloadSchema, 'The link'),
+  },
+});
+
+export const OPERATION_GROUPS: readonly OperationGroup[] = [
+  SYSTEM_OPERATIONS, MARKET_OPERATIONS, DERIVATIVES_OPERATIONS, ORDERBOOK_OPERATIONS, POSITIONS_OPERATIONS, BREADTH_OPERATIONS, WEBHOOK_OPERATIONS, PREVIEW_OPERATIONS,
+  EXPORT_OPERATIONS,
+];
 
 export const ROUTES: readonly RouteDef[] = OPERATION_GROUPS.flatMap(routesOf);
 
@@ -602,6 +635,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Positions: 'Account and market positions rebuilt from archived fills: as-of reads, change log, hourly snapshots, market and bulk rows.',
   Breadth: 'Share of instruments above session VWAP, computed every minute.',
   Webhooks: 'Signed webhook notifications: catalogue, allowances and endpoints.',
+  Exports: 'Bulk export jobs: trades and order events as ZSTD Parquet in versioned schemas (trades.v1, order_events.v1), quoted from the manifest, downloaded through short-lived links.',
 };
 
 /** Route groups that have at least one route: each becomes one HTTP Lambda function. */

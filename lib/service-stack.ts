@@ -34,6 +34,9 @@ export class ServiceStack extends Stack {
 
     this.api = new ServiceRestApi(this, 'api', { functions: this.functions });
     this.stateMachines = new StateMachines(this, 'state-machines', { functions: this.functions });
+    for (const [name, def] of entriesOf(FUNCTIONS)) {
+      for (const [machine, access] of entriesOf(def.stateMachines)) this.functions[name].bindStateMachine(machine, this.stateMachines.machines[machine], access);
+    }
     this.schedules = new Schedules(this, 'schedules', {
       functions: this.functions,
       stateMachines: this.stateMachines.machines,

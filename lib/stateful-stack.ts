@@ -40,7 +40,7 @@ export class StatefulStack extends Stack implements StatefulResources {
       lifecycleRules: [{ expiration: ACCESS_LOG_RETENTION }],
     });
 
-    this.buckets = mapRecord(BUCKETS, (name) => this.bucket(name));
+    this.buckets = mapRecord(BUCKETS, (name, def) => this.bucket(name, def.expireAfterDays));
     this.tables = mapRecord(TABLES, (name, def) => this.table(name, def));
     const pairs = mapRecord(QUEUES, (name, def) => this.queue(name, def));
     this.queues = mapRecord(pairs, (_name, pair) => pair.queue);
@@ -52,7 +52,7 @@ export class StatefulStack extends Stack implements StatefulResources {
     }
   }
 
-  private bucket(name: BucketName): Bucket {
+  private bucket(name: BucketName, expireAfterDays: number | undefined): Bucket {
     return new Bucket(this, name, {
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -67,6 +67,7 @@ export class StatefulStack extends Stack implements StatefulResources {
         { noncurrentVersionExpiration: Duration.days(7) },
         // Raw batches are kept a month after ingest for replays.
         { prefix: 'landing/', expiration: Duration.days(30) },
+        ...(expireAfterDays === undefined ? [] : [{ expiration: Duration.days(expireAfterDays) }]),
       ],
     });
   }

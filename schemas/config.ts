@@ -4,13 +4,13 @@
  * grant); `requireSetting` names the missing variable when a port is built without its resource.
  */
 import * as v from 'valibot';
-import { BUCKETS, QUEUES, TABLES } from '../functions/resources.ts';
+import { BUCKETS, QUEUES, STATE_MACHINES, TABLES } from '../functions/resources.ts';
 
 const optionalName = v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty')));
 const urlSetting = v.optional(v.pipe(v.string(), v.url('must be a URL')));
 
 const resourceEntries = Object.fromEntries(
-  [...Object.values(TABLES), ...Object.values(BUCKETS)].map((d) => [d.envVar, optionalName] as const),
+  [...Object.values(TABLES), ...Object.values(BUCKETS), ...Object.values(STATE_MACHINES)].map((d) => [d.envVar, optionalName] as const),
 );
 const queueEntries = Object.fromEntries(Object.values(QUEUES).flatMap((d) => [[d.envVar, urlSetting], [d.dlqEnvVar, urlSetting]] as const));
 

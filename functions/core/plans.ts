@@ -14,6 +14,8 @@ export interface Plan {
   rateLimit: { rps: number; burst: number };
   /** Credits granted per calendar month; `null` means unmetered. */
   monthlyCredits: number | null;
+  /** May run bulk export jobs (every plan may ask for a quote). */
+  exportJobs: boolean;
   webhooks: {
     deliveryIncluded: boolean;
     /** `null` means agreed per account (enterprise). */
@@ -27,30 +29,35 @@ export interface Plan {
 export const PLANS: Readonly<Record<PlanName, Plan>> = {
   free: {
     name: 'free',
+    exportJobs: false,
     rateLimit: { rps: 15, burst: 30 },
     monthlyCredits: 50_000,
     webhooks: { deliveryIncluded: false, endpoints: 0, subscriptions: 0, watchedAddresses: 0, deliveriesPerDay: 0 },
   },
   build: {
     name: 'build',
+    exportJobs: true,
     rateLimit: { rps: 50, burst: 100 },
     monthlyCredits: 80_000_000,
     webhooks: { deliveryIncluded: true, endpoints: 1, subscriptions: 8, watchedAddresses: 2, deliveriesPerDay: 5_000 },
   },
   pro: {
     name: 'pro',
+    exportJobs: true,
     rateLimit: { rps: 150, burst: 300 },
     monthlyCredits: 400_000_000,
     webhooks: { deliveryIncluded: true, endpoints: 4, subscriptions: 40, watchedAddresses: 15, deliveriesPerDay: 50_000 },
   },
   scale: {
     name: 'scale',
+    exportJobs: true,
     rateLimit: { rps: 500, burst: 1_000 },
     monthlyCredits: 2_000_000_000,
     webhooks: { deliveryIncluded: true, endpoints: 12, subscriptions: 200, watchedAddresses: 50, deliveriesPerDay: 500_000 },
   },
   enterprise: {
     name: 'enterprise',
+    exportJobs: true,
     rateLimit: { rps: 1_000, burst: 2_000 },
     monthlyCredits: null,
     webhooks: { deliveryIncluded: true, endpoints: null, subscriptions: null, watchedAddresses: null, deliveriesPerDay: null },

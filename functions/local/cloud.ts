@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BUCKETS, FUNCTIONS, QUEUES, TABLES, type FunctionName, type QueueName } from '../resources.ts';
+import { BUCKETS, FUNCTIONS, QUEUES, STATE_MACHINES, TABLES, type FunctionName, type QueueName, type StateMachineName } from '../resources.ts';
 import { resetConfig } from '../shared/config.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmulators, type Emulators } from './emulators.ts';
 import { startGateway, type Gateway } from './gateway.ts';
@@ -17,6 +17,7 @@ import { startPoller, type Poller } from './poller.ts';
 import { invoke } from './invoke.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 import { localStateMachines, type LocalStateMachines } from './state-machines.ts';
+import { localStateMachineArn, startStepFunctionsServer } from './step-functions-server.ts';
 import { localAccountId, seedLocalAccounts, type LocalKey } from './accounts.ts';
 import { monthOf } from '../core/billing/credits.ts';
 import { clearCreditUse } from '../adapters/dynamodb-usage.ts';
@@ -53,7 +54,7 @@ export interface LocalCloud {
 }
 
 /** The environment a deployed function would get, pointed at the emulators. Only local code writes process.env. */
-export function exportEnvironment(emulators: Emulators, dataDir: string, logLevel: string): void {
+export function exportEnvironment(emulators: Emulators, dataDir: string, logLevel: string, stepFunctionsEndpoint?: string): void {
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -61,6 +62,7 @@ export function exportEnvironment(emulators: Emulators, dataDir: string, logLeve
     AWS_ENDPOINT_URL_DYNAMODB: emulators.endpoints.dynamodb,
     AWS_ENDPOINT_URL_SQS: emulators.endpoints.sqs,
     AWS_ENDPOINT_URL_S3: emulators.endpoints.s3,
+    ...(stepFunctionsEndpoint && { AWS_ENDPOINT_URL_SFN: stepFunctionsEndpoint }),
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     S3_FORCE_PATH_STYLE: 'true',
     DEPLOYMENT: 'local',
@@ -76,6 +78,7 @@ export function exportEnvironment(emulators: Emulators, dataDir: string, logLeve
     env[def.dlqEnvVar] = emulators.names.dlqUrls[name as QueueName];
   }
   for (const [name, def] of Object.entries(BUCKETS)) env[def.envVar] = emulators.names.buckets[name as keyof typeof BUCKETS];
+  for (const [name, def] of Object.entries(STATE_MACHINES)) env[def.envVar] = localStateMachineArn(name as StateMachineName);
   Object.assign(process.env, env);
   resetConfig();
 }
@@ -96,7 +99,8 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   const stateMachines = localStateMachines(template);
   const emulators = await startEmulators({ dataDir: options.dataDir });
   const gateway = await startGateway(options.port);
-  exportEnvironment(emulators, options.dataDir, options.logLevel ?? 'WARN');
+  const stepFunctions = await startStepFunctionsServer(stateMachines, (arn, error) => console.error(`[step functions] ${arn} failed:`, error));
+  exportEnvironment(emulators, options.dataDir, options.logLevel ?? 'WARN', stepFunctions.endpoint);
 
   const clientOptions = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const sqs = new SQSClient({ ...clientOptions, endpoint: emulators.endpoints.sqs });
@@ -154,6 +158,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       scheduler?.stop();
       await Promise.all(pollers.map((p) => p.stop()));
       await gateway.stop();
+      await stepFunctions.stop();
       await saveQueues(sqs, allQueues, queueSnapshot);
       sqs.destroy();
       dynamo.destroy();

@@ -79,9 +79,17 @@ function taskStateIds(definition: Record<string, unknown>): string[] {
   return ids;
 }
 
+export interface LocalExecution {
+  /** The execution's output; rejects when it fails, times out or is aborted. */
+  result: Promise<unknown>;
+  abort(): void;
+}
+
 export interface LocalStateMachines {
   /** Starts an execution and resolves with its output. */
   run(name: StateMachineName, input: unknown): Promise<unknown>;
+  /** Starts an execution and returns at once. */
+  start(name: StateMachineName, input: unknown): LocalExecution;
 }
 
 export function localStateMachines(template: Template): LocalStateMachines {
@@ -98,11 +106,10 @@ export function localStateMachines(template: Template): LocalStateMachines {
     ]));
     machines[name] = { machine: new StateMachine(definition as never, { validationOptions: { checkPaths: true, checkArn: true } }), handlers };
   }
-  return {
-    async run(name, input) {
-      const { machine, handlers } = machines[name];
-      const execution = machine.run(input as never, { overrides: { taskResourceLocalHandlers: handlers as never } });
-      return execution.result;
-    },
+  const start = (name: StateMachineName, input: unknown): LocalExecution => {
+    const { machine, handlers } = machines[name];
+    const execution = machine.run(input as never, { overrides: { taskResourceLocalHandlers: handlers as never } });
+    return { result: execution.result, abort: () => execution.abort() };
   };
+  return { run: (name, input) => start(name, input).result, start };
 }

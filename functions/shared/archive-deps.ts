@@ -4,22 +4,21 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUCKETS, TABLES } from '../resources.ts';
+import { BUCKETS } from '../resources.ts';
 import type { ArchiveDeps } from '../ports/archive.ts';
-import { dynamoArchiveManifest } from '../adapters/dynamodb-manifest.ts';
 import { s3ObjectStore } from '../adapters/s3-objects.ts';
 import { fileCache } from '../adapters/file-cache.ts';
 import { duckDbEngine } from '../adapters/duckdb-engine.ts';
 import { systemClock } from '../ports/clock.ts';
 import { config, requireSetting } from './config.ts';
-import { dynamoDocumentClient, once, s3Client } from './deps.ts';
+import { archiveManifest, once, s3Client } from './deps.ts';
 
 export const archiveDeps = once((): ArchiveDeps => {
   const cfg = config();
   const objects = s3ObjectStore(s3Client(), requireSetting(cfg, BUCKETS.archive.envVar));
   mkdirSync(cfg.SCRATCH_DIR, { recursive: true });
   return {
-    manifest: dynamoArchiveManifest(dynamoDocumentClient(), requireSetting(cfg, TABLES.manifest.envVar)),
+    manifest: archiveManifest(),
     objects,
     files: fileCache(objects, cfg.ARCHIVE_CACHE_DIR, cfg.ARCHIVE_CACHE_MB * 1024 * 1024),
     sql: duckDbEngine({ tempDir: join(cfg.SCRATCH_DIR, 'duckdb'), threads: cfg.DUCKDB_THREADS }),

@@ -7,7 +7,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { S3Client } from '@aws-sdk/client-s3';
-import { QUEUES, TABLES, type QueueName } from '../resources.ts';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { BUCKETS, QUEUES, STATE_MACHINES, TABLES, type QueueName } from '../resources.ts';
 import { dynamoAccountStore } from '../adapters/dynamodb-accounts.ts';
 import { dynamoTimerStore } from '../adapters/dynamodb-timers.ts';
 import { sqsDeadLetterQueues, sqsQueueSender } from '../adapters/sqs-queues.ts';
@@ -16,6 +17,12 @@ import { dynamoWebhookStores } from '../adapters/dynamodb-webhooks.ts';
 import { dynamoCreditLedger } from '../adapters/dynamodb-usage.ts';
 import { resolveAll } from '../adapters/dns-resolver.ts';
 import { createHttpsSender } from '../adapters/https-sender.ts';
+import { dynamoArchiveManifest } from '../adapters/dynamodb-manifest.ts';
+import type { ArchiveManifest } from '../ports/archive.ts';
+import { dynamoExportStore } from '../adapters/dynamodb-exports.ts';
+import { s3ExportObjects } from '../adapters/s3-export-objects.ts';
+import { sfnWorkflows } from '../adapters/sfn-workflows.ts';
+import type { ExportObjects, ExportStore, Workflows } from '../ports/exports.ts';
 import type { CreditLedger } from '../core/billing/credits.ts';
 import type { WebhookSender, WebhookStores } from '../ports/webhooks.ts';
 import type { BreadthStore } from '../ports/breadth.ts';
@@ -84,3 +91,19 @@ export const webhookDestinations = once(() => ({ resolve: resolveAll, allowHosts
 
 export const webhookSender = once((): WebhookSender => createHttpsSender(webhookDestinations()));
 
+
+export const exportStore = once((): ExportStore =>
+  dynamoExportStore(dynamoDocumentClient(), requireSetting(config(), TABLES['export-jobs'].envVar)),
+);
+
+export const exportObjects = once((): ExportObjects => s3ExportObjects(s3Client(), requireSetting(config(), BUCKETS.exports.envVar)));
+
+/** Executions of the export state machine. */
+export const exportWorkflows = once((): Workflows =>
+  sfnWorkflows(new SFNClient({ region: config().AWS_REGION }), requireSetting(config(), STATE_MACHINES.export.envVar)),
+);
+
+/** The archive manifest alone (DynamoDB), for functions that plan from it without reading Parquet. */
+export const archiveManifest = once((): ArchiveManifest =>
+  dynamoArchiveManifest(dynamoDocumentClient(), requireSetting(config(), TABLES.manifest.envVar)),
+);

@@ -13,16 +13,19 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import {
   BUCKETS,
   QUEUES,
+  STATE_MACHINES,
   TABLES,
   type Access,
   type BucketName,
   type FunctionDef,
   type FunctionName,
   type QueueName,
+  type StateMachineName,
   type TableName,
 } from '../../functions/resources.ts';
 
@@ -120,6 +123,14 @@ export class ServiceFunction extends NodejsFunction {
     else if (access === 'write') bucket.grantWrite(this);
     else bucket.grantReadWrite(this);
     this.addEnvironment(BUCKETS[name].envVar, bucket.bucketName);
+    return this;
+  }
+
+  /** Starts executions of the machine, and stops them (cancellation); nothing else. */
+  bindStateMachine(name: StateMachineName, machine: IStateMachine, _access: 'start'): this {
+    machine.grantStartExecution(this);
+    machine.grantExecution(this, 'states:StopExecution');
+    this.addEnvironment(STATE_MACHINES[name].envVar, machine.stateMachineArn);
     return this;
   }
 }

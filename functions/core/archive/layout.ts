@@ -16,6 +16,13 @@ export function dayOf(ts: number): string {
   return new Date(ts - (ts % DAY_MS)).toISOString().slice(0, 10);
 }
 
+/** Every UTC day from `fromDay` to `toDay` (YYYY-MM-DD), inclusive. */
+export function daysBetween(fromDay: string, toDay: string): string[] {
+  const days: string[] = [];
+  for (let t = Date.parse(`${fromDay}T00:00:00Z`); t <= Date.parse(`${toDay}T00:00:00Z`); t += DAY_MS) days.push(dayOf(t));
+  return days;
+}
+
 // Symbols such as `xyz:TSLA` and `#10` are made key-safe (and stay readable).
 const encodeSymbol = (symbol: string) => encodeURIComponent(symbol);
 

@@ -9,7 +9,7 @@ import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { Row, SqlValue } from '../../ports/sql.ts';
 import { visibleFiles } from './files.ts';
-import { dayOf } from './layout.ts';
+import { dayOf, daysBetween } from './layout.ts';
 import { whollyBeforeCoverage } from './coverage.ts';
 import { candlesFromTradesSql } from './sql.ts';
 
@@ -75,13 +75,6 @@ async function filesFor(deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 
     deps.manifest.deltaFiles(req.dataset, req.family, fromDay, toDay),
   ]);
   return visibleFiles(compacted, deltas, req.symbol).filter((f) => f.maxTs >= req.from && f.minTs <= req.to);
-}
-
-/** Every UTC day from `fromDay` to `toDay` (YYYY-MM-DD), inclusive. */
-function daysBetween(fromDay: string, toDay: string): string[] {
-  const days: string[] = [];
-  for (let t = Date.parse(`${fromDay}T00:00:00Z`); t <= Date.parse(`${toDay}T00:00:00Z`); t += 86_400_000) days.push(dayOf(t));
-  return days;
 }
 
 /** Every column of a dataset as a struct expression: the row as stored. */

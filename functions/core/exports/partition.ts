@@ -1,0 +1,87 @@
+/**
+ * One partition of an export job (a symbol-day): DuckDB reads the archive's visible files of the
+ * window (compacted files and any delta not yet compacted, rows repeated across them collapsed on
+ * the dataset's key, exactly as the REST routes read them) and writes one ZSTD Parquet file in the
+ * schema's versioned columns. The file's key is fixed by job and partition, so a retried partition
+ * overwrites its own output and is counted once (ExportStore.recordFile).
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DATASETS } from '../../../schemas/datasets.ts';
+import { EXPORT_FORMATS, type ExportFormat } from '../../../schemas/exports.ts';
+import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ExportFileRecord, ExportJobRecord, ExportObjects, ExportPartition, ExportStore } from '../../ports/exports.ts';
+import { windowSource } from '../archive/read.ts';
+import { DAY_MS } from '../archive/layout.ts';
+
+export interface PartitionDeps extends ArchiveDeps {
+  exports: ExportStore;
+  exportObjects: ExportObjects;
+}
+
+export type PartitionOutcome = { status: 'written' | 'already_written'; rows: number; bytes: number } | { status: 'skipped'; state: string };
+
+/** `part-00017-2026-11-20-xyz-TSLA.parquet`: unique by its index, readable by its day and symbol. */
+export function exportFileName(partition: ExportPartition): string {
+  return `part-${String(partition.i).padStart(5, '0')}-${partition.d}-${partition.s.replace(/[^0-9A-Za-z._-]+/g, '-')}.parquet`;
+}
+
+export function exportFileKey(job: Pick<ExportJobRecord, 'accountId' | 'jobId'>, name: string): string {
+  return `exports/${job.accountId}/${job.jobId}/${name}`;
+}
+
+/** The SELECT that shapes stored rows into the schema's columns, in its order. */
+function projection(format: ExportFormat): string {
+  return format.columns.map((c) => `${c.sql} AS "${c.name}"`).join(', ');
+}
+
+async function sha256Of(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export async function exportPartition(deps: PartitionDeps, accountId: string, jobId: string, partition: ExportPartition): Promise<PartitionOutcome> {
+  const job = await deps.exports.getJob(accountId, jobId);
+  if (!job || (job.state !== 'queued' && job.state !== 'running')) return { status: 'skipped', state: job?.state ?? 'missing' };
+  if (job.state === 'queued') await deps.exports.transition(accountId, jobId, ['queued'], 'running', { startedAt: deps.clock.now() });
+  const done = await deps.exports.file(jobId, partition.i);
+  if (done) {
+    // Written before a retry: count it (once) and move on without reading the archive again.
+    const outcome = await deps.exports.recordFile(accountId, jobId, done);
+    return outcome === 'not_running' ? { status: 'skipped', state: 'not_running' } : { status: 'already_written', rows: done.rows, bytes: done.bytes };
+  }
+
+  const format = EXPORT_FORMATS[job.schema];
+  const dayStart = Date.parse(`${partition.d}T00:00:00Z`);
+  const from = Math.max(job.from, dayStart);
+  const to = Math.min(job.to, dayStart + DAY_MS) - 1;
+  const name = exportFileName(partition);
+  const path = join(deps.scratchDir, `export-${jobId}-${name}`);
+  try {
+    const source = await windowSource(deps, { dataset: format.dataset, family: job.family, symbol: partition.s, from, to });
+    // A symbol-day whose files are gone by now still gets its (empty) file: the job's file list stays whole.
+    const stored = source?.sql ?? `SELECT ${DATASETS[format.dataset].columns.map((c) => `NULL::${c.type} AS "${c.name}"`).join(', ')} WHERE FALSE`;
+    const select = `SELECT ${projection(format)} FROM (${stored}) ORDER BY ${format.orderBy.map((c) => `"${c}"`).join(', ')}`;
+    await deps.sql.execute({
+      sql: `COPY (${select}) TO $e_path (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880, KV_METADATA {schema_version: '${format.version}'})`,
+      params: { ...source?.params, e_path: path },
+    });
+    const [meta] = await deps.sql.query({ sql: 'SELECT num_rows FROM parquet_file_metadata($e_path)', params: { e_path: path } });
+    const file: ExportFileRecord = {
+      index: partition.i, name, symbol: partition.s, day: partition.d, rows: Number(meta?.num_rows ?? 0), bytes: statSync(path).size,
+      sha256: await sha256Of(path), key: exportFileKey(job, name),
+    };
+    await deps.exportObjects.putFile(file.key, path);
+    const outcome = await deps.exports.recordFile(accountId, jobId, file);
+    if (outcome === 'not_running') {
+      // Canceled (or failed) while this partition ran: its file must not outlive the job.
+      await deps.exportObjects.delete([file.key]);
+      return { status: 'skipped', state: 'not_running' };
+    }
+    return { status: outcome === 'recorded' ? 'written' : 'already_written', rows: file.rows, bytes: file.bytes };
+  } finally {
+    rmSync(path, { force: true });
+  }
+}

@@ -1,0 +1,94 @@
+import type { ExportQuote, ExportSchemaName, ExportState } from '../../schemas/exports.ts';
+import type { Family } from '../core/venues.ts';
+
+/** One symbol-day of a job: the unit a state machine Map iteration exports (kept short: the list travels in the execution input). */
+export interface ExportPartition {
+  /** Position in the job's partition list; names the file and counts it once. */
+  i: number;
+  /** Symbol. */
+  s: string;
+  /** UTC day, YYYY-MM-DD. */
+  d: string;
+}
+
+export interface ExportJobRecord {
+  accountId: string;
+  jobId: string;
+  state: ExportState;
+  schema: ExportSchemaName;
+  family: Family;
+  /** The symbols the job covers (resolved from the manifest when the request named none). */
+  symbols: string[];
+  /** `[from, to)`, epoch ms. */
+  from: number;
+  to: number;
+  createdAt: number;
+  startedAt?: number;
+  finishedAt?: number;
+  expiresAt?: number;
+  quote: ExportQuote;
+  partitionsTotal: number;
+  partitionsDone: number;
+  rowsWritten: number;
+  bytesWritten: number;
+  priceUsd?: number;
+  errorMessage?: string;
+}
+
+export interface ExportFileRecord {
+  index: number;
+  name: string;
+  symbol: string;
+  day: string;
+  rows: number;
+  bytes: number;
+  sha256: string;
+  /** Object key in the exports bucket. */
+  key: string;
+}
+
+export type RecordOutcome = 'recorded' | 'already_recorded' | 'not_running';
+
+export interface ExportStore {
+  /**
+   * Claims an idempotency key for `jobId`. Answers undefined when the claim is new, or the job
+   * (and request fingerprint) an earlier request with the same key claimed.
+   */
+  claimIdempotencyKey(accountId: string, keyHash: string, claim: { jobId: string; fingerprint: string }, expiresAt: number): Promise<{ jobId: string; fingerprint: string } | undefined>;
+  /** Stores the job's partition list, then the job (so a job never exists without its plan). */
+  createJob(job: ExportJobRecord, partitions: readonly ExportPartition[]): Promise<void>;
+  partitions(jobId: string): Promise<ExportPartition[] | undefined>;
+  getJob(accountId: string, jobId: string): Promise<ExportJobRecord | undefined>;
+  /** Newest first; `after` is the last job id of the previous page. */
+  listJobs(accountId: string, limit: number, after?: string): Promise<{ jobs: ExportJobRecord[]; more: boolean }>;
+  /**
+   * Moves a job from one of `from` to `to` with `fields` set; false when the job is in none of
+   * them (another writer moved it first).
+   */
+  transition(accountId: string, jobId: string, from: readonly ExportState[], to: ExportState, fields?: Partial<Pick<ExportJobRecord, 'startedAt' | 'finishedAt' | 'expiresAt' | 'priceUsd' | 'errorMessage'>>): Promise<boolean>;
+  /**
+   * Stores a partition's file and adds it to the job's progress exactly once, while the job is
+   * queued or running: a retried partition overwrites its file entry and is not counted twice.
+   */
+  recordFile(accountId: string, jobId: string, file: ExportFileRecord): Promise<RecordOutcome>;
+  file(jobId: string, index: number): Promise<ExportFileRecord | undefined>;
+  /** Every file entry of a job, in partition order. */
+  files(jobId: string): Promise<ExportFileRecord[]>;
+  /** Drops a job's file entries (after its objects are deleted: a canceled or failed job lists none). */
+  forgetFiles(jobId: string, indexes: readonly number[]): Promise<void>;
+}
+
+/** Where export files live, and the links that let their owner download them. */
+export interface ExportObjects {
+  putFile(key: string, path: string): Promise<{ bytes: number }>;
+  delete(keys: readonly string[]): Promise<void>;
+  /** A pre-signed GET link valid for `ttlS` seconds. */
+  downloadLink(key: string, ttlS: number, fileName: string): Promise<string>;
+}
+
+/** Starts and stops state machine executions (Step Functions; the local cloud's own server speaks its protocol). */
+export interface Workflows {
+  /** Idempotent by execution name: the same name and input start one execution. */
+  start(executionName: string, input: unknown): Promise<void>;
+  stop(executionName: string, cause: string): Promise<void>;
+}

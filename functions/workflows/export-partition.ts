@@ -1,0 +1,35 @@
+/** Task `ExportPartition` of the export state machine: one symbol-day of a job, written as Parquet. */
+import * as v from 'valibot';
+import type { Context } from 'aws-lambda';
+import { exportPartition } from '../core/exports/partition.ts';
+import { archiveDeps } from '../shared/archive-deps.ts';
+import { exportObjects, exportStore } from '../shared/deps.ts';
+import { logger } from '../shared/powertools.ts';
+
+const PartitionTask = v.object({
+  account_id: v.string(),
+  job_id: v.string(),
+  partition: v.object({ i: v.pipe(v.number(), v.integer(), v.minValue(0)), s: v.string(), d: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/)) }),
+});
+
+/**
+ * A partition that cannot be written fails with a message its owner may read (it becomes the job's
+ * error_message); the underlying error is logged, not attached, so no internal detail reaches the job.
+ */
+export class ExportPartitionError extends Error {
+  override readonly name = 'ExportPartitionError';
+}
+
+export const handler = async (event: unknown, context?: Context) => {
+  const task = v.parse(PartitionTask, event);
+  logger.appendKeys({ job_id: task.job_id, partition: task.partition.i, aws_request_id: context?.awsRequestId });
+  try {
+    const outcome = await exportPartition({ ...archiveDeps(), exports: exportStore(), exportObjects: exportObjects() }, task.account_id, task.job_id, task.partition);
+    logger.info('export partition', { ...outcome });
+    return outcome;
+  } catch (error) {
+    logger.error('export partition failed', { error });
+    const reason = error instanceof Error ? error.name : 'Error';
+    throw new ExportPartitionError(`Partition ${task.partition.i} (${task.partition.s}, ${task.partition.d}) could not be exported: ${reason}.`);
+  }
+};
