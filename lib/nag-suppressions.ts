@@ -54,6 +54,11 @@ export function applyNagSuppressions(stateful: StatefulStack, service: ServiceSt
         ack(role, `IAM5[Action::${family}]`, `CDK's S3 ${access} grant for the ${bucket} bucket, scoped to that bucket only.`);
       }
     }
+    for (const [machine] of entriesOf(def.stateMachines)) {
+      const logicalId = service.getLogicalId(service.stateMachines.machines[machine].node.defaultChild as CfnElement);
+      const executions = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${logicalId}"}]}]}:*`;
+      ack(role, `IAM5[Resource::${executions}]`, `StopExecution on executions of the ${machine} state machine only (their names are job ids, known at run time).`);
+    }
   }
 
   const api = service.api.api;

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv, type ValidateFunction } from '@redocly/ajv';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
-import { apiClient } from '../helpers/api.ts';
+import { apiClient, eventually } from '../helpers/api.ts';
 import { invoke } from '../../functions/local/invoke.ts';
 import { ROUTES, type RouteDef } from '../../functions/routes.ts';
 import type { Family } from '../../functions/core/venues.ts';
@@ -57,6 +57,9 @@ beforeAll(async () => {
     const row = await withRows('order_events', family, { sql: 'is_trigger', params: {} });
     if (row) triggered[family] = String(row.symbol);
   }
+  const exported = await call(KEY, 'POST', '/v1/exports', { schema: 'trades', family: 'perpx', symbols: ['BTC'], ...window });
+  const done = await eventually(() => call(KEY, 'GET', `/v1/exports/${exported.body.data.id}`), (r) => r.body.data?.state === 'completed', 60_000);
+  Object.assign(completedExport, { id: done.body.data.id, file: done.body.data.files[0].name });
 }, 180_000);
 afterAll(async () => { await cloud?.stop(); });
 
@@ -91,7 +94,9 @@ const SYMBOL: Readonly<Record<Family, string>> = {
   perpx: 'BTC', spot: 'HYPE-USDC', hip3: 'xyz:TSLA', hip4: '%2310', altx: 'ETH', 'altx-rh': 'BTC',
 };
 const window = { start: now - 2 * 3_600_000, end: now - 5_000 };
-const ids: Record<'endpoint' | 'subscription' | 'delivery', string> = { endpoint: '', subscription: '', delivery: '' };
+const ids: Record<'endpoint' | 'subscription' | 'delivery' | 'export', string> = { endpoint: '', subscription: '', delivery: '', export: '' };
+/** A completed export job and one of its files (the download route needs one). */
+const completedExport = { id: '', file: '' };
 
 /** `params` names path values where the family's default symbol has no rows for the route (liquidations are sparse). */
 interface Sample { params?: (route: RouteDef) => Record<string, string>; query?: Record<string, string | number> | ((route: RouteDef) => Record<string, string | number>); body?: () => unknown }
@@ -185,6 +190,12 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   resumeAllWebhookSubscriptions: {},
   estimateWebhookSubscription: { body: () => ({ event_type: 'market.liquidation', config: { venue: 'perpx', min_notional_usd: 1000 }, lookback_days: 1 }) },
   dryRunWebhookSubscription: { body: () => ({ event_type: 'market.liquidation', config: { venue: 'perpx' }, lookback_s: 3600 }) },
+  // Every perpx market of the window (many symbol-days), so the job is still running when the cancel comes.
+  createExport: { body: () => ({ schema: 'trades', family: 'perpx', ...window }) },
+  cancelExport: {},
+  listExports: { query: { limit: 5 } },
+  getExport: {},
+  getExportFile: { params: () => ({ id: completedExport.id, name: completedExport.file }) },
   deleteWebhookSubscription: {},
   unwatchAddress: {},
   deleteWebhookEndpoint: {},
@@ -193,7 +204,8 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
 /** The concrete path of a route: its symbol, or the id its resource was created with. */
 function pathOf(route: RouteDef, sample?: Sample): string {
   const params = sample?.params?.(route) ?? {};
-  const idOf = route.path.startsWith('/v1/webhooks/deliveries') ? ids.delivery
+  const idOf = route.path.startsWith('/v1/exports') ? ids.export
+    : route.path.startsWith('/v1/webhooks/deliveries') ? ids.delivery
     : route.path.startsWith('/v1/webhooks/subscriptions') ? ids.subscription
       : route.path.startsWith('/v1/webhooks/addresses') ? WATCHED : ids.endpoint;
   return route.path.replace(/\{(\w+)\}/g, (whole, name: string) => params[name] ?? whole)
@@ -225,6 +237,7 @@ describe('every documented route answers what the OpenAPI document publishes', (
     if (route.operation === 'createWebhookEndpoint') ids.endpoint = res.body.data.id;
     if (route.operation === 'createWebhookSubscription') ids.subscription = res.body.data.id;
     if (route.operation === 'testWebhookEndpoint') ids.delivery = res.body.data.delivery_id;
+    if (route.operation === 'createExport') ids.export = res.body.data.id;
     exercised.add(route.operationId);
   }, 60_000);
 

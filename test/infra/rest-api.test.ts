@@ -4,6 +4,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { PLANS, type PlanName } from '../../functions/core/plans.ts';
 import { API_VERSION, GATEWAY_RESPONSES, ROUTES, UNSUPPORTED_PATHS, routeGroups, type GatewayResponseType } from '../../functions/routes.ts';
 import { TABLES } from '../../functions/resources.ts';
+import { pascalCase } from '../../lib/typed-records.ts';
 import { logicalId, synthesize } from './synth.ts';
 
 const { service, serviceTemplate: template } = synthesize();
@@ -176,7 +177,7 @@ describe('REST API: plans and outputs', () => {
     const expected = [
       'ApiUrl',
       ...planNames.map((tier) => `UsagePlanId${tier.charAt(0).toUpperCase()}${tier.slice(1)}`),
-      ...Object.keys(TABLES).map((t) => `${t.charAt(0).toUpperCase()}${t.slice(1)}TableName`),
+      ...Object.keys(TABLES).map((t) => `${pascalCase(t)}TableName`),
     ];
 
     // Assess

@@ -2163,6 +2163,177 @@ export interface DryRunWebhookSubscriptionData {
   }[];
 }
 
+export interface CreateExportBody {
+  schema: string;
+  family: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+  /**
+   * @minItems 1
+   * @maxItems 500
+   */
+  symbols?: [string, ...string[]];
+  start: number;
+  end: number;
+  dry_run?: boolean;
+}
+
+export type CreateExportData =
+  | {
+      id: string;
+      state: "queued" | "running" | "completed" | "failed" | "canceled";
+      schema: "trades" | "order_events";
+      schema_version: string;
+      family: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+      symbols: string[];
+      start: string;
+      end: string;
+      created_at: string;
+      started_at?: string;
+      finished_at?: string;
+      expires_at?: string;
+      progress: {
+        partitions_done: number;
+        partitions_total: number;
+        rows_written: number;
+        bytes_written: number;
+      };
+      quote: {
+        schema: "trades" | "order_events";
+        schema_version: string;
+        family: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+        symbols: string[];
+        start: string;
+        end: string;
+        partitions: number;
+        estimated_rows: number;
+        estimated_bytes: number;
+        price_usd: number;
+        currency: "USD";
+        pricing: {
+          usd_per_gb: number;
+          minimum_usd: number;
+        };
+      };
+      price_usd?: number;
+      error_message?: string;
+      files?: {
+        name: string;
+        symbol: string;
+        day: string;
+        rows: number;
+        bytes: number;
+        sha256: string;
+        api_url: string;
+      }[];
+      api_url: string;
+    }
+  | {
+      schema: "trades" | "order_events";
+      schema_version: string;
+      family: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+      symbols: string[];
+      start: string;
+      end: string;
+      partitions: number;
+      estimated_rows: number;
+      estimated_bytes: number;
+      price_usd: number;
+      currency: "USD";
+      pricing: {
+        usd_per_gb: number;
+        minimum_usd: number;
+      };
+    };
+
+export interface ListExportsQuery {
+  /** Jobs to return, newest first */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+}
+
+export interface ListExportsRow {
+  id: string;
+  state: "queued" | "running" | "completed" | "failed" | "canceled";
+  schema: "trades" | "order_events";
+  schema_version: string;
+  family: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+  symbols: string[];
+  start: string;
+  end: string;
+  created_at: string;
+  started_at?: string;
+  finished_at?: string;
+  expires_at?: string;
+  progress: {
+    partitions_done: number;
+    partitions_total: number;
+    rows_written: number;
+    bytes_written: number;
+  };
+  quote: {
+    schema: "trades" | "order_events";
+    schema_version: string;
+    family: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+    symbols: string[];
+    start: string;
+    end: string;
+    partitions: number;
+    estimated_rows: number;
+    estimated_bytes: number;
+    price_usd: number;
+    currency: "USD";
+    pricing: {
+      usd_per_gb: number;
+      minimum_usd: number;
+    };
+  };
+  price_usd?: number;
+  error_message?: string;
+  files?: {
+    name: string;
+    symbol: string;
+    day: string;
+    rows: number;
+    bytes: number;
+    sha256: string;
+    api_url: string;
+  }[];
+  api_url: string;
+}
+
+export type ListExportsData = ListExportsRow[];
+
+export interface GetExportPath {
+  /** Export job id (exp_…) */
+  id: string;
+}
+
+export type GetExportData = ListExportsRow;
+
+export type CancelExportPath = GetExportPath;
+
+export type CancelExportData = ListExportsRow;
+
+export interface GetExportFilePath {
+  /** Export job id (exp_…) */
+  id: string;
+  /** File name from the job's files */
+  name: string;
+}
+
+export interface GetExportFileQuery {
+  /** true: answer 307 with the link in Location instead of JSON */
+  redirect?: boolean;
+}
+
+export interface GetExportFileData {
+  name: string;
+  url: string;
+  expires_at: string;
+  bytes: number;
+  sha256: string;
+}
+
 /** Every route: method, path template, and whether it pages with `cursor` / `meta.has_more`. */
 export const ROUTES = {
   getHealth: { method: 'GET', path: '/health', paged: false },
@@ -2350,9 +2521,14 @@ export const ROUTES = {
   unwatchAddress: { method: 'DELETE', path: '/v1/webhooks/addresses/{id}', paged: false },
   estimateWebhookSubscription: { method: 'POST', path: '/v1/webhooks/subscriptions/estimate', paged: false },
   dryRunWebhookSubscription: { method: 'POST', path: '/v1/webhooks/subscriptions/dry-run', paged: false },
+  createExport: { method: 'POST', path: '/v1/exports', paged: false },
+  listExports: { method: 'GET', path: '/v1/exports', paged: true },
+  getExport: { method: 'GET', path: '/v1/exports/{id}', paged: false },
+  cancelExport: { method: 'DELETE', path: '/v1/exports/{id}', paged: false },
+  getExportFile: { method: 'GET', path: '/v1/exports/{id}/files/{name}', paged: false },
 } as const;
 
-export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxWalletPositions' | 'getHip3WalletPositions' | 'getPerpxWalletPositionChanges' | 'getHip3WalletPositionChanges' | 'getPerpxWalletPositionHistory' | 'getHip3WalletPositionHistory' | 'getPerpxWalletAccountHistory' | 'getHip3WalletAccountHistory' | 'getAltxAccountPositions' | 'getAltxRhAccountPositions' | 'getAltxAccountPositionChanges' | 'getAltxRhAccountPositionChanges' | 'getAltxAccountPositionHistory' | 'getAltxRhAccountPositionHistory' | 'getAltxAccountSummaryHistory' | 'getAltxRhAccountSummaryHistory' | 'getPerpxMarketPositions' | 'getHip3MarketPositions' | 'getAltxMarketPositions' | 'getAltxRhMarketPositions' | 'getPerpxMarketPositionsSummary' | 'getHip3MarketPositionsSummary' | 'getAltxMarketPositionsSummary' | 'getAltxRhMarketPositionsSummary' | 'getPerpxBulkPositions' | 'getHip3BulkPositions' | 'getAltxBulkPositions' | 'getAltxRhBulkPositions' | 'getAltxL1Accounts' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory';
+export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxWalletPositions' | 'getHip3WalletPositions' | 'getPerpxWalletPositionChanges' | 'getHip3WalletPositionChanges' | 'getPerpxWalletPositionHistory' | 'getHip3WalletPositionHistory' | 'getPerpxWalletAccountHistory' | 'getHip3WalletAccountHistory' | 'getAltxAccountPositions' | 'getAltxRhAccountPositions' | 'getAltxAccountPositionChanges' | 'getAltxRhAccountPositionChanges' | 'getAltxAccountPositionHistory' | 'getAltxRhAccountPositionHistory' | 'getAltxAccountSummaryHistory' | 'getAltxRhAccountSummaryHistory' | 'getPerpxMarketPositions' | 'getHip3MarketPositions' | 'getAltxMarketPositions' | 'getAltxRhMarketPositions' | 'getPerpxMarketPositionsSummary' | 'getHip3MarketPositionsSummary' | 'getAltxMarketPositionsSummary' | 'getAltxRhMarketPositionsSummary' | 'getPerpxBulkPositions' | 'getHip3BulkPositions' | 'getAltxBulkPositions' | 'getAltxRhBulkPositions' | 'getAltxL1Accounts' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory' | 'listExports';
 
 /** One method per route. Path parameters, query parameters and `body` go in one object. */
 export interface Methods {
@@ -3291,4 +3467,29 @@ export interface Methods {
    * `POST /v1/webhooks/subscriptions/dry-run`
    */
   dryRunWebhookSubscription(input: { body: DryRunWebhookSubscriptionBody }): Promise<Page<DryRunWebhookSubscriptionData>>;
+  /**
+   * Quote an export and start it as a job (202), or only quote it with dry_run (200); an Idempotency-Key header makes a retry return the same job.
+   * `POST /v1/exports`
+   */
+  createExport(input: { body: CreateExportBody }): Promise<Page<CreateExportData>>;
+  /**
+   * The caller's export jobs, newest first.
+   * `GET /v1/exports`
+   */
+  listExports(input?: ListExportsQuery): Promise<Page<ListExportsData>>;
+  /**
+   * One export job: state, progress, price; its files once completed.
+   * `GET /v1/exports/{id}`
+   */
+  getExport(input: GetExportPath): Promise<Page<GetExportData>>;
+  /**
+   * Cancel a queued or running job; files already written are removed.
+   * `DELETE /v1/exports/{id}`
+   */
+  cancelExport(input: CancelExportPath): Promise<Page<CancelExportData>>;
+  /**
+   * A pre-signed download link for one file of a completed job, valid 5 minutes (redirect=true answers 307 with it in Location).
+   * `GET /v1/exports/{id}/files/{name}`
+   */
+  getExportFile(input: GetExportFilePath & GetExportFileQuery): Promise<Page<GetExportFileData>>;
 }
