@@ -52,7 +52,7 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
         TableName: tableName,
         Item: { ...Key, job_id: claim.jobId, fingerprint: claim.fingerprint, expires_at: Math.ceil(expiresAt / 1000) },
         // An expired claim still in the table (TTL deletes lazily) counts as free.
-        ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
+        ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
         ExpressionAttributeValues: { ':now': Math.floor(Date.now() / 1000) },
       })));
       if (claimed) return undefined;

@@ -1,0 +1,163 @@
+/**
+ * Export jobs against the real adapters (dynalite, s3rver, DuckDB): the job store's conditional
+ * writes (a partition counted once however often it is retried, nothing recorded for a canceled
+ * job, newest-first pages, Idempotency-Key claims), and partitions read back equal to the archive's
+ * rows for both schemas, an uncompacted delta with repeated rows included once.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
+import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { archiveDeps } from '../../functions/shared/archive-deps.ts';
+import { exportObjects, exportStore } from '../../functions/shared/deps.ts';
+import { ingestRecords } from '../../functions/core/archive/ingest.ts';
+import { compactArchive } from '../../functions/core/archive/compact.ts';
+import { readWindow } from '../../functions/core/archive/read.ts';
+import { exportPartition, exportFileName } from '../../functions/core/exports/partition.ts';
+import { finishExport, newExportId } from '../../functions/core/exports/jobs.ts';
+import { planExport } from '../../functions/core/exports/plan.ts';
+import type { ExportJobRecord, ExportPartition } from '../../functions/ports/exports.ts';
+import type { NormalizedRecord } from '../../schemas/datasets.ts';
+import type { UserEventMessage } from '../../schemas/messages.ts';
+import { trade } from '../helpers/records.ts';
+
+const DAY1 = Date.UTC(2026, 10, 20);
+const ACCOUNT = 'acct-export-test';
+let env: ScratchEmulators;
+let clockNow = Date.UTC(2026, 10, 25);
+const clock = { now: () => clockNow };
+const deps = () => ({ ...archiveDeps(), clock, exports: exportStore(), exportObjects: exportObjects() });
+
+const trades = (symbol: string, from: number, count: number, stepMs: number, firstId: number) =>
+  Array.from({ length: count }, (_, i) => trade({ symbol, ts: from + i * stepMs, trade_id: firstId + i, price: `${2000 + i}.${i % 7}`, size: `1.0${i % 10}` }));
+
+function orderEvent(symbol: string, ts: number, block: number, seq: number): NormalizedRecord {
+  return {
+    dataset: 'order_events', family: 'perpx', symbol, ts, event: seq % 2 ? 'canceled' : 'placed', block_number: block, seq, oid: block * 10 + seq,
+    user_address: '0x00000000000000000000000000000000000000aa', side: 'B', status: 'open', limit_price: `${100 + seq}.25`, size: '0.5', orig_size: '0.5',
+    order_type: 'Limit', reduce_only: false, is_trigger: seq === 3, is_position_tpsl: false, ...(seq === 3 && { trigger_condition: 'Price above 101', trigger_price: '101.5' }),
+  } as NormalizedRecord;
+}
+
+async function newJob(schema: 'trades' | 'order_events', symbols: string[], from: number, to: number): Promise<{ job: ExportJobRecord; partitions: ExportPartition[] }> {
+  const plan = await planExport(archiveDeps().manifest, { schema, family: 'perpx', symbols, start: from, end: to, dry_run: false }, clock.now());
+  const job: ExportJobRecord = {
+    accountId: ACCOUNT, jobId: newExportId(clock.now()), state: 'queued', schema, family: 'perpx', symbols: plan.quote.symbols, from, to,
+    createdAt: clock.now(), quote: plan.quote, partitionsTotal: plan.partitions.length, partitionsDone: 0, rowsWritten: 0, bytesWritten: 0,
+  };
+  await exportStore().createJob(job, plan.partitions);
+  return { job, partitions: plan.partitions };
+}
+
+async function readBack(key: string): Promise<Record<string, unknown>[]> {
+  const local = join(archiveDeps().scratchDir, `readback-${Math.random().toString(36).slice(2)}.parquet`);
+  const s3 = new S3Client({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: env.emulators.endpoints.s3, forcePathStyle: true });
+  const out = await s3.send(new GetObjectCommand({ Bucket: env.emulators.names.buckets.exports, Key: key }));
+  writeFileSync(local, await out.Body!.transformToByteArray());
+  s3.destroy();
+  return archiveDeps().sql.query({ sql: 'SELECT * FROM read_parquet($p)', params: { p: local } });
+}
+
+beforeAll(async () => {
+  env = await startScratchEmulators();
+  await ingestRecords(archiveDeps(), [...trades('BTC', DAY1, 300, 60_000, 1_000), ...trades('ETH', DAY1, 300, 60_000, 5_000)]);
+  const events = Array.from({ length: 40 }, (_, i) => orderEvent('BTC', DAY1 + i * 30_000, 700 + Math.floor(i / 4), i % 4));
+  await ingestRecords(archiveDeps(), events);
+  await compactArchive(archiveDeps());
+  // A later delta beside the compacted day: new rows and rows repeated from the first batch.
+  await ingestRecords(archiveDeps(), [...trades('BTC', DAY1 + 400 * 60_000, 50, 60_000, 1_400), ...trades('BTC', DAY1, 20, 60_000, 1_000)]);
+}, 60_000);
+afterAll(async () => { await env?.stop(); });
+
+describe('a partition', () => {
+  it('holds the archive\'s rows of its symbol-day once each, an uncompacted delta included, and is counted once when retried', async () => {
+    const { job, partitions } = await newJob('trades', ['BTC'], DAY1, DAY1 + 86_400_000);
+    expect(partitions).toEqual([{ i: 0, s: 'BTC', d: '2026-11-20' }]);
+    const first = await exportPartition(deps(), ACCOUNT, job.jobId, partitions[0]!);
+    const retried = await exportPartition(deps(), ACCOUNT, job.jobId, partitions[0]!);
+    expect(first).toMatchObject({ status: 'written', rows: 350 });
+    expect(retried).toMatchObject({ status: 'already_written', rows: 350 });
+    const stored = await exportStore().getJob(ACCOUNT, job.jobId);
+    expect(stored).toMatchObject({ state: 'running', partitionsDone: 1, rowsWritten: 350 });
+    const [file] = await exportStore().files(job.jobId);
+    expect(file).toMatchObject({ name: exportFileName(partitions[0]!), rows: 350 });
+    const rows = await readBack(file!.key);
+    const archive = (await readWindow(archiveDeps(), { dataset: 'trades', family: 'perpx', symbol: 'BTC', from: DAY1, to: DAY1 + 86_399_999, limit: 10_000 })).rows;
+    expect(rows.map((r) => [Number(r.trade_id), r.price, r.size, Number(r.ts)])).toEqual(archive.map((r) => [r.trade_id, r.price, r.size, r.ts]));
+  });
+
+  it('writes order events in order_events.v1 with the stored decimals and trigger members', async () => {
+    const { job, partitions } = await newJob('order_events', ['BTC'], DAY1, DAY1 + 86_400_000);
+    await exportPartition(deps(), ACCOUNT, job.jobId, partitions[0]!);
+    const [file] = await exportStore().files(job.jobId);
+    const rows = await readBack(file!.key);
+    const archive = (await readWindow(archiveDeps(), { dataset: 'order_events', family: 'perpx', symbol: 'BTC', from: DAY1, to: DAY1 + 86_399_999, limit: 10_000 })).rows;
+    expect(rows).toHaveLength(40);
+    expect(rows.map((r) => [Number(r.block_number), Number(r.seq), r.event, r.limit_price, r.trigger_price ?? null]))
+      .toEqual(archive.map((r) => [r.block_number, r.seq, r.event, r.limit_price, r.trigger_price ?? null]));
+  });
+
+  it('records nothing for a canceled job and removes the file it wrote', async () => {
+    const { job, partitions } = await newJob('trades', ['ETH'], DAY1, DAY1 + 86_400_000);
+    expect(await exportStore().transition(ACCOUNT, job.jobId, ['queued', 'running'], 'canceled', { finishedAt: clock.now() })).toBe(true);
+    expect(await exportPartition(deps(), ACCOUNT, job.jobId, partitions[0]!)).toEqual({ status: 'skipped', state: 'canceled' });
+    expect(await exportStore().files(job.jobId)).toEqual([]);
+    expect(await exportStore().recordFile(ACCOUNT, job.jobId, { index: 0, name: 'x', symbol: 'ETH', day: '2026-11-20', rows: 1, bytes: 1, sha256: 'x', key: 'k' })).toBe('not_running');
+  });
+});
+
+describe('the end of a job', () => {
+  it('completes when every partition is written, at the price of the bytes written, and announces it once', async () => {
+    const { job, partitions } = await newJob('trades', ['BTC', 'ETH'], DAY1, DAY1 + 86_400_000);
+    for (const partition of partitions) await exportPartition(deps(), ACCOUNT, job.jobId, partition);
+    const announced: UserEventMessage[] = [];
+    const finish = () => finishExport({ exports: exportStore(), exportObjects: exportObjects(), clock, announce: async (e) => { announced.push(e); } }, { account_id: ACCOUNT, job_id: job.jobId, outcome: 'completed' });
+    expect(await finish()).toEqual({ state: 'completed' });
+    expect(await finish()).toEqual({ state: 'completed' });
+    expect(announced).toEqual([{ type: 'export.job.v1', account_id: ACCOUNT, job_id: job.jobId, status: 'completed', api_url: `/v1/exports/${job.jobId}`, at: clockNow }]);
+    expect(await exportStore().getJob(ACCOUNT, job.jobId)).toMatchObject({ state: 'completed', partitionsDone: 2, priceUsd: 15, expiresAt: clockNow + 7 * 86_400_000 });
+  });
+
+  it('fails a job whose partitions are not all written, removing the files it has', async () => {
+    const { job, partitions } = await newJob('trades', ['BTC', 'ETH'], DAY1, DAY1 + 86_400_000);
+    await exportPartition(deps(), ACCOUNT, job.jobId, partitions[0]!);
+    const announced: UserEventMessage[] = [];
+    await finishExport({ exports: exportStore(), exportObjects: exportObjects(), clock, announce: async (e) => { announced.push(e); } }, { account_id: ACCOUNT, job_id: job.jobId, outcome: 'completed' });
+    expect(announced).toMatchObject([{ status: 'failed', error_message: '1 of 2 partitions were written.' }]);
+    expect(await exportStore().files(job.jobId)).toEqual([]);
+  });
+});
+
+describe('the job store', () => {
+  it('pages an account\'s jobs newest first', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      clockNow += 1_000;
+      ids.push((await newJob('trades', ['ETH'], DAY1, DAY1 + 86_400_000)).job.jobId);
+    }
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await exportStore().listJobs(ACCOUNT, 2, after);
+      seen.push(...page.jobs.map((j) => j.jobId));
+      if (!page.more) break;
+      after = page.jobs.at(-1)!.jobId;
+    }
+    expect(seen.slice(0, 5)).toEqual([...ids].reverse());
+    expect(new Set(seen).size).toBe(seen.length);
+    expect((await exportStore().listJobs('another-account', 10)).jobs).toEqual([]);
+  });
+
+  it('gives an Idempotency-Key to the first claim only, for 24 hours', async () => {
+    const store = exportStore();
+    const now = Date.now();
+    expect(await store.claimIdempotencyKey(ACCOUNT, 'k1', { jobId: 'exp_a', fingerprint: 'f1' }, now + 86_400_000)).toBeUndefined();
+    expect(await store.claimIdempotencyKey(ACCOUNT, 'k1', { jobId: 'exp_b', fingerprint: 'f2' }, now + 86_400_000)).toEqual({ jobId: 'exp_a', fingerprint: 'f1' });
+    expect(await store.claimIdempotencyKey('another-account', 'k1', { jobId: 'exp_c', fingerprint: 'f1' }, now + 86_400_000)).toBeUndefined();
+    // An expired claim (not yet removed by TTL) is free again.
+    expect(await store.claimIdempotencyKey(ACCOUNT, 'k2', { jobId: 'exp_d', fingerprint: 'f1' }, now - 5_000)).toBeUndefined();
+    expect(await store.claimIdempotencyKey(ACCOUNT, 'k2', { jobId: 'exp_e', fingerprint: 'f1' }, now + 86_400_000)).toBeUndefined();
+  });
+});
