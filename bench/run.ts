@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,detection,positions]`:
+ * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,detection,positions,export]`:
  * prints speed and memory figures. Benchmarks print; tests never assert on time.
  */
 import { writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { benchBreadth } from './breadth.ts';
 import { benchDeliveries } from './deliveries.ts';
 import { benchDetection } from './detection.ts';
 import { benchPositions } from './positions.ts';
+import { benchExport } from './export.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -33,6 +34,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   deliveries: () => benchDeliveries({ deliveries: Number(values.deliveries) }),
   detection: () => benchDetection({ batches: Number(values['detection-batches']) }),
   positions: benchPositions,
+  export: benchExport,
 };
 const chosen = values.only?.split(',') ?? Object.keys(BENCHES);
 const unknown = chosen.filter((name) => !BENCHES[name]);

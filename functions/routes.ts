@@ -19,7 +19,7 @@ import {
 } from '../schemas/webhooks.ts';
 import { FAMILIES, FAMILY_PREFIX, type Family } from './core/venues.ts';
 import {
-  CreateExportBody, DownloadQuery, ExportDownloadSchema, ExportJobSchema, ExportQuoteSchema, ListExportsQuery, exportFilePath, exportIdPath,
+  CreateExportBody, CreateExportHeaders, DownloadQuery, ExportDownloadSchema, ExportJobSchema, ExportQuoteSchema, ListExportsQuery, exportFilePath, exportIdPath,
 } from '../schemas/exports.ts';
 import { BREADTH_FAMILIES } from './core/breadth/compute.ts';
 import {
@@ -68,6 +68,8 @@ export type OperationSpec = Placement & {
   hidden?: boolean;
   pathParams?: ParamSchemas;
   query?: ParamSchemas;
+  /** Request headers the operation reads, by lower-case name: validated by the shell, documented. */
+  headers?: ParamSchemas;
   body?: v.GenericSchema;
   response: ResponseSpec;
 };
@@ -103,6 +105,7 @@ export interface RouteDef {
   datatype?: DataType;
   pathParams?: ParamSchemas;
   query?: ParamSchemas;
+  headers?: ParamSchemas;
   body?: v.GenericSchema;
   response: ResponseSpec;
 }
@@ -142,8 +145,8 @@ export function unsupportedPathsOf(operationGroup: OperationGroup): UnsupportedP
 export function routesOf(operationGroup: OperationGroup): RouteDef[] {
   const routes: RouteDef[] = [];
   for (const [operation, spec] of Object.entries(operationGroup.operations)) {
-    const { summary, tags, auth = 'api_key', billed, hidden, pathParams, query, body, response } = spec;
-    const common = { operation, group: operationGroup.group, auth, billed, hidden, pathParams, query, body, response };
+    const { summary, tags, auth = 'api_key', billed, hidden, pathParams, query, headers, body, response } = spec;
+    const common = { operation, group: operationGroup.group, auth, billed, hidden, pathParams, query, headers, body, response };
     if ('path' in spec) {
       routes.push({ ...common, operationId: operation, method: spec.method, path: spec.path, summary, tags });
       continue;
@@ -574,6 +577,7 @@ export const EXPORT_OPERATIONS = operationGroup('exports', {
   createExport: {
     ...exportRoute('POST', ''),
     summary: 'Quote an export and start it as a job (202), or only quote it with dry_run (200); an Idempotency-Key header makes a retry return the same job',
+    headers: CreateExportHeaders,
     body: CreateExportBody,
     response: page(v.union([ExportJobSchema, ExportQuoteSchema]), 'The job (queued), or the quote of a dry run', 202),
   },

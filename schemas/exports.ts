@@ -200,6 +200,12 @@ export const exportFilePath = {
   ...exportIdPath,
   name: stringParam({ description: 'File name from the job\'s files', maxLength: 160, pattern: /^part-\d{5}-[0-9A-Za-z._-]+\.parquet$/, required: true }),
 };
+export const CreateExportHeaders = {
+  'idempotency-key': stringParam({
+    description: 'Any string of 1 to 255 printable characters: a retry with the same key and body within 24 hours returns the same job (idempotent-replayed: true)',
+    maxLength: 255, pattern: /^[\x21-\x7e]+$/,
+  }),
+};
 export const ListExportsQuery = {
   limit: integerParam({ min: 1, max: 100, default: 20, description: 'Jobs to return, newest first' }),
   cursor: stringParam({ description: 'meta.next_cursor of the previous page, passed unchanged', maxLength: 128 }),

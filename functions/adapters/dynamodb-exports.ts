@@ -50,19 +50,19 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
       const Key = { pk: accountKey(accountId), sk: `IDEM#${keyHash}` };
       const claimed = await applied(client.send(new PutCommand({
         TableName: tableName,
-        Item: { ...Key, job_id: claim.jobId, fingerprint: claim.fingerprint, expires_at: Math.ceil(expiresAt / 1000) },
+        Item: { ...Key, job_id: claim.jobId, fingerprint: claim.fingerprint, claimed_at: claim.claimedAt, expires_at: Math.ceil(expiresAt / 1000) },
         // An expired claim still in the table (TTL deletes lazily) counts as free.
         ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
         ExpressionAttributeValues: { ':now': Math.floor(Date.now() / 1000) },
       })));
       if (claimed) return undefined;
       const item = await getItem(table, Key.pk, Key.sk);
-      return item ? { jobId: String(item.job_id), fingerprint: String(item.fingerprint) } : undefined;
+      return item ? { jobId: String(item.job_id), fingerprint: String(item.fingerprint), claimedAt: Number(item.claimed_at) } : undefined;
     },
 
     async createJob(job, partitions) {
       await client.send(new PutCommand({ TableName: tableName, Item: { pk: `JOB#${job.jobId}`, sk: 'PLAN', partitions: JSON.stringify(partitions) } }));
-      await client.send(new PutCommand({
+      return applied(client.send(new PutCommand({
         TableName: tableName,
         Item: {
           ...jobKey(job.accountId, job.jobId), account_id: job.accountId, job_id: job.jobId, state: job.state, schema: job.schema, family: job.family,
@@ -70,7 +70,7 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
           partitions_total: job.partitionsTotal, partitions_done: 0, rows_written: 0, bytes_written: 0,
         },
         ConditionExpression: 'attribute_not_exists(pk)',
-      }));
+      })));
     },
 
     async partitions(jobId) {

@@ -47,6 +47,13 @@ export interface ExportFileRecord {
   key: string;
 }
 
+export interface IdempotencyClaim {
+  jobId: string;
+  /** Hash of the request the key was first used with. */
+  fingerprint: string;
+  claimedAt: number;
+}
+
 export type RecordOutcome = 'recorded' | 'already_recorded' | 'not_running';
 
 export interface ExportStore {
@@ -54,9 +61,12 @@ export interface ExportStore {
    * Claims an idempotency key for `jobId`. Answers undefined when the claim is new, or the job
    * (and request fingerprint) an earlier request with the same key claimed.
    */
-  claimIdempotencyKey(accountId: string, keyHash: string, claim: { jobId: string; fingerprint: string }, expiresAt: number): Promise<{ jobId: string; fingerprint: string } | undefined>;
-  /** Stores the job's partition list, then the job (so a job never exists without its plan). */
-  createJob(job: ExportJobRecord, partitions: readonly ExportPartition[]): Promise<void>;
+  claimIdempotencyKey(accountId: string, keyHash: string, claim: IdempotencyClaim, expiresAt: number): Promise<IdempotencyClaim | undefined>;
+  /**
+   * Stores the job's partition list, then the job (so a job never exists without its plan); false
+   * when a job with that id exists already (a concurrent request with the same Idempotency-Key).
+   */
+  createJob(job: ExportJobRecord, partitions: readonly ExportPartition[]): Promise<boolean>;
   partitions(jobId: string): Promise<ExportPartition[] | undefined>;
   getJob(accountId: string, jobId: string): Promise<ExportJobRecord | undefined>;
   /** Newest first; `after` is the last job id of the previous page. */

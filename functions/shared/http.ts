@@ -182,11 +182,12 @@ async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEve
     throw new AppError('unauthorized', 'Missing or invalid API key. Provide the X-API-Key header.');
   }
   checkRequestedVersion(event);
+  const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, val]) => [k.toLowerCase(), val]));
   const input = {
     params: parseParams(route.pathParams, event.pathParameters, 'path'),
     query: parseParams(route.query, event.queryStringParameters, 'query'),
     body: route.body ? parseBody(route.body, event.body, event.isBase64Encoded) : undefined,
-    headers: Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, val]) => [k.toLowerCase(), val])),
+    headers: { ...headers, ...parseParams(route.headers, headers, 'header') },
   };
   const result = await implementation(input as RouteInput, { requestId, route, account, baseUrl: baseUrlOf(event) });
   if (route.billed && account) await charge(account, rowsOf(result), result.kind === 'raw' || result.kind === 'binary' ? 1 : result.creditMultiplier ?? 1);

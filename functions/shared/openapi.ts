@@ -36,7 +36,7 @@ function jsonSchemaOf(schema: v.GenericSchema): unknown {
   return toOpenApiSchema(toJsonSchema(schema, { errorMode: 'ignore', typeMode: 'output' }));
 }
 
-function parameters(location: 'path' | 'query', params: Readonly<Record<string, ParamSchema>> | undefined): JsonObject[] {
+function parameters(location: 'path' | 'query' | 'header', params: Readonly<Record<string, ParamSchema>> | undefined): JsonObject[] {
   return Object.entries(params ?? {}).map(([name, schema]) => ({
     name,
     in: location,
@@ -73,7 +73,7 @@ function operation(route: RouteDef): JsonObject {
       content: { [route.response.contentType ?? 'application/json']: { schema: success } },
     },
   };
-  const hasInput = route.query || route.pathParams || route.body;
+  const hasInput = route.query || route.pathParams || route.headers || route.body;
   if (hasInput) responses['400'] = errorResponse('Invalid parameter');
   if (route.auth === 'api_key') responses['401'] = errorResponse(GATEWAY_RESPONSES.UNAUTHORIZED.message);
   // Account-level API Gateway throttling can answer any route, keyed or not.
@@ -86,7 +86,7 @@ function operation(route: RouteDef): JsonObject {
     tags: [...route.tags],
     ...(route.deprecated && { deprecated: true }),
     ...(route.auth === 'none' && { security: [] }),
-    parameters: [...parameters('path', route.pathParams), ...parameters('query', route.query)],
+    parameters: [...parameters('path', route.pathParams), ...parameters('query', route.query), ...parameters('header', route.headers)],
     ...(route.body && {
       requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body) } } },
     }),

@@ -6,7 +6,7 @@ import { paramMeta, type ParamSchema } from '../../schemas/params.ts';
 export function parseParams(
   schemas: Readonly<Record<string, ParamSchema>> | undefined,
   values: Record<string, string | undefined> | null | undefined,
-  location: 'path' | 'query',
+  location: 'path' | 'query' | 'header',
 ): Record<string, unknown> {
   const parsed: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(schemas ?? {})) {

@@ -2,13 +2,17 @@
 import * as v from 'valibot';
 import type { Context } from 'aws-lambda';
 import { exportPartition } from '../core/exports/partition.ts';
+import { EXPORT_SCHEMAS } from '../../schemas/exports.ts';
+import { FAMILIES } from '../../schemas/venues.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { exportObjects, exportStore } from '../shared/deps.ts';
 import { logger } from '../shared/powertools.ts';
 
 const PartitionTask = v.object({
-  account_id: v.string(),
-  job_id: v.string(),
+  job: v.object({
+    accountId: v.string(), jobId: v.string(), schema: v.picklist(EXPORT_SCHEMAS), family: v.picklist(FAMILIES),
+    from: v.pipe(v.number(), v.integer()), to: v.pipe(v.number(), v.integer()),
+  }),
   partition: v.object({ i: v.pipe(v.number(), v.integer(), v.minValue(0)), s: v.string(), d: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/)) }),
 });
 
@@ -22,9 +26,9 @@ export class ExportPartitionError extends Error {
 
 export const handler = async (event: unknown, context?: Context) => {
   const task = v.parse(PartitionTask, event);
-  logger.appendKeys({ job_id: task.job_id, partition: task.partition.i, aws_request_id: context?.awsRequestId });
+  logger.appendKeys({ job_id: task.job.jobId, partition: task.partition.i, aws_request_id: context?.awsRequestId });
   try {
-    const outcome = await exportPartition({ ...archiveDeps(), exports: exportStore(), exportObjects: exportObjects() }, task.account_id, task.job_id, task.partition);
+    const outcome = await exportPartition({ ...archiveDeps(), exports: exportStore(), exportObjects: exportObjects() }, task.job, task.partition);
     logger.info('export partition', { ...outcome });
     return outcome;
   } catch (error) {

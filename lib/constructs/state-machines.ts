@@ -54,7 +54,7 @@ const FLOWS: Readonly<Record<StateMachineName, Flow>> = {
     const partition = task('ExportPartition').addRetry({ errors: [Errors.ALL], interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 2 });
     const partitions = new MapState(scope, 'Partitions', {
       itemsPath: JsonPath.stringAt('$.partitions'),
-      itemSelector: { ...job, partition: JsonPath.objectAt('$$.Map.Item.Value') },
+      itemSelector: { job: JsonPath.objectAt('$.job'), partition: JsonPath.objectAt('$$.Map.Item.Value') },
       maxConcurrency: EXPORT_PARALLELISM,
       // Partitions record their files themselves; the Map's output would only grow the state.
       resultPath: JsonPath.DISCARD,

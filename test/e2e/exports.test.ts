@@ -151,7 +151,7 @@ describe('a completed job', () => {
   beforeAll(async () => {
     const created = await call(KEYS.build, 'POST', '/v1/exports', { schema: 'trades', family: 'perpx', ...WINDOW });
     expect(created.status).toBe(202);
-    expect(created.body.data).toMatchObject({ state: 'queued', progress: { partitions_total: 6, partitions_done: 0 } });
+    expect(created.body.data).toMatchObject({ state: 'running', started_at: expect.any(String), progress: { partitions_total: 6, partitions_done: 0 } });
     expect(created.body.data).not.toHaveProperty('files');
     job = await untilDone(KEYS.build, created.body.data.id);
   }, 150_000);
@@ -230,6 +230,14 @@ describe('idempotency', () => {
     expect((await again.json() as any).data.id).toBe(firstJob.id);
     const other = await post({ ...body, symbols: ['SOL'] }, 'retry-me-1');
     expect(other.status).toBe(409);
+    // Racing retries: one job; the others get it back, or 409 while the first is still storing it.
+    const racing = await Promise.all(Array.from({ length: 5 }, () => post({ ...body, symbols: ['BTC'] }, 'race-1')));
+    const answers = await Promise.all(racing.map(async (r) => ({ status: r.status, body: await r.json() as any })));
+    expect(answers.every((a) => a.status === 202 || (a.status === 409 && a.body.error_code === 'conflict'))).toBe(true);
+    expect(new Set(answers.filter((a) => a.status === 202).map((a) => a.body.data.id)).size).toBe(1);
+    const spaced = await post(body, 'has a space');
+    expect(spaced.status).toBe(400);
+    expect(await spaced.json()).toMatchObject({ error_code: 'invalid_parameter', param: 'idempotency-key' });
     await untilDone(KEYS.build, firstJob.id);
   });
 });

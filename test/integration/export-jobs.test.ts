@@ -75,12 +75,12 @@ describe('a partition', () => {
   it('holds the archive\'s rows of its symbol-day once each, an uncompacted delta included, and is counted once when retried', async () => {
     const { job, partitions } = await newJob('trades', ['BTC'], DAY1, DAY1 + 86_400_000);
     expect(partitions).toEqual([{ i: 0, s: 'BTC', d: '2026-11-20' }]);
-    const first = await exportPartition(deps(), ACCOUNT, job.jobId, partitions[0]!);
-    const retried = await exportPartition(deps(), ACCOUNT, job.jobId, partitions[0]!);
+    const first = await exportPartition(deps(), job, partitions[0]!);
+    const retried = await exportPartition(deps(), job, partitions[0]!);
     expect(first).toMatchObject({ status: 'written', rows: 350 });
     expect(retried).toMatchObject({ status: 'already_written', rows: 350 });
     const stored = await exportStore().getJob(ACCOUNT, job.jobId);
-    expect(stored).toMatchObject({ state: 'running', partitionsDone: 1, rowsWritten: 350 });
+    expect(stored).toMatchObject({ partitionsDone: 1, rowsWritten: 350 });
     const [file] = await exportStore().files(job.jobId);
     expect(file).toMatchObject({ name: exportFileName(partitions[0]!), rows: 350 });
     const rows = await readBack(file!.key);
@@ -90,7 +90,7 @@ describe('a partition', () => {
 
   it('writes order events in order_events.v1 with the stored decimals and trigger members', async () => {
     const { job, partitions } = await newJob('order_events', ['BTC'], DAY1, DAY1 + 86_400_000);
-    await exportPartition(deps(), ACCOUNT, job.jobId, partitions[0]!);
+    await exportPartition(deps(), job, partitions[0]!);
     const [file] = await exportStore().files(job.jobId);
     const rows = await readBack(file!.key);
     const archive = (await readWindow(archiveDeps(), { dataset: 'order_events', family: 'perpx', symbol: 'BTC', from: DAY1, to: DAY1 + 86_399_999, limit: 10_000 })).rows;
@@ -99,10 +99,10 @@ describe('a partition', () => {
       .toEqual(archive.map((r) => [r.block_number, r.seq, r.event, r.limit_price, r.trigger_price ?? null]));
   });
 
-  it('records nothing for a canceled job and removes the file it wrote', async () => {
+  it('records nothing for a canceled job and removes the file it wrote, leaving no entry', async () => {
     const { job, partitions } = await newJob('trades', ['ETH'], DAY1, DAY1 + 86_400_000);
     expect(await exportStore().transition(ACCOUNT, job.jobId, ['queued', 'running'], 'canceled', { finishedAt: clock.now() })).toBe(true);
-    expect(await exportPartition(deps(), ACCOUNT, job.jobId, partitions[0]!)).toEqual({ status: 'skipped', state: 'canceled' });
+    expect(await exportPartition(deps(), job, partitions[0]!)).toEqual({ status: 'skipped', state: 'not_running' });
     expect(await exportStore().files(job.jobId)).toEqual([]);
     expect(await exportStore().recordFile(ACCOUNT, job.jobId, { index: 0, name: 'x', symbol: 'ETH', day: '2026-11-20', rows: 1, bytes: 1, sha256: 'x', key: 'k' })).toBe('not_running');
   });
@@ -111,7 +111,7 @@ describe('a partition', () => {
 describe('the end of a job', () => {
   it('completes when every partition is written, at the price of the bytes written, and announces it once', async () => {
     const { job, partitions } = await newJob('trades', ['BTC', 'ETH'], DAY1, DAY1 + 86_400_000);
-    for (const partition of partitions) await exportPartition(deps(), ACCOUNT, job.jobId, partition);
+    for (const partition of partitions) await exportPartition(deps(), job, partition);
     const announced: UserEventMessage[] = [];
     const finish = () => finishExport({ exports: exportStore(), exportObjects: exportObjects(), clock, announce: async (e) => { announced.push(e); } }, { account_id: ACCOUNT, job_id: job.jobId, outcome: 'completed' });
     expect(await finish()).toEqual({ state: 'completed' });
@@ -122,7 +122,7 @@ describe('the end of a job', () => {
 
   it('fails a job whose partitions are not all written, removing the files it has', async () => {
     const { job, partitions } = await newJob('trades', ['BTC', 'ETH'], DAY1, DAY1 + 86_400_000);
-    await exportPartition(deps(), ACCOUNT, job.jobId, partitions[0]!);
+    await exportPartition(deps(), job, partitions[0]!);
     const announced: UserEventMessage[] = [];
     await finishExport({ exports: exportStore(), exportObjects: exportObjects(), clock, announce: async (e) => { announced.push(e); } }, { account_id: ACCOUNT, job_id: job.jobId, outcome: 'completed' });
     expect(announced).toMatchObject([{ status: 'failed', error_message: '1 of 2 partitions were written.' }]);
@@ -153,11 +153,11 @@ describe('the job store', () => {
   it('gives an Idempotency-Key to the first claim only, for 24 hours', async () => {
     const store = exportStore();
     const now = Date.now();
-    expect(await store.claimIdempotencyKey(ACCOUNT, 'k1', { jobId: 'exp_a', fingerprint: 'f1' }, now + 86_400_000)).toBeUndefined();
-    expect(await store.claimIdempotencyKey(ACCOUNT, 'k1', { jobId: 'exp_b', fingerprint: 'f2' }, now + 86_400_000)).toEqual({ jobId: 'exp_a', fingerprint: 'f1' });
-    expect(await store.claimIdempotencyKey('another-account', 'k1', { jobId: 'exp_c', fingerprint: 'f1' }, now + 86_400_000)).toBeUndefined();
+    expect(await store.claimIdempotencyKey(ACCOUNT, 'k1', { jobId: 'exp_a', fingerprint: 'f1', claimedAt: now }, now + 86_400_000)).toBeUndefined();
+    expect(await store.claimIdempotencyKey(ACCOUNT, 'k1', { jobId: 'exp_b', fingerprint: 'f2', claimedAt: now }, now + 86_400_000)).toEqual({ jobId: 'exp_a', fingerprint: 'f1', claimedAt: now });
+    expect(await store.claimIdempotencyKey('another-account', 'k1', { jobId: 'exp_c', fingerprint: 'f1', claimedAt: now }, now + 86_400_000)).toBeUndefined();
     // An expired claim (not yet removed by TTL) is free again.
-    expect(await store.claimIdempotencyKey(ACCOUNT, 'k2', { jobId: 'exp_d', fingerprint: 'f1' }, now - 5_000)).toBeUndefined();
-    expect(await store.claimIdempotencyKey(ACCOUNT, 'k2', { jobId: 'exp_e', fingerprint: 'f1' }, now + 86_400_000)).toBeUndefined();
+    expect(await store.claimIdempotencyKey(ACCOUNT, 'k2', { jobId: 'exp_d', fingerprint: 'f1', claimedAt: now }, now - 5_000)).toBeUndefined();
+    expect(await store.claimIdempotencyKey(ACCOUNT, 'k2', { jobId: 'exp_e', fingerprint: 'f1', claimedAt: now }, now + 86_400_000)).toBeUndefined();
   });
 });

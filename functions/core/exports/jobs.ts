@@ -16,16 +16,20 @@ import type { Caller } from '../accounts.ts';
 import { AppError } from '../errors.ts';
 import { PLANS, PLAN_NAMES } from '../plans.ts';
 import { planExport, priceUsd } from './plan.ts';
+import type { PartitionJob } from './partition.ts';
 
-/** What the `export` state machine receives: the job and its partitions (Map items). */
+/** What the `export` state machine receives: the job and its partitions (Map items); every task gets `job`. */
 export interface ExportExecutionInput {
   account_id: string;
   job_id: string;
+  job: PartitionJob;
   partitions: ExportPartition[];
 }
 
 const DAY_MS = 86_400_000;
 const IDEMPOTENCY_WINDOW_MS = DAY_MS;
+/** A claim without its job for longer than the route's timeout (10 s) belongs to a request that stopped. */
+const IN_FLIGHT_MS = 15_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 export const exportApiUrl = (jobId: string) => `/v1/exports/${jobId}`;
 
@@ -73,15 +77,7 @@ export type CreateExportResult = { kind: 'quote'; quote: ExportQuote } | { kind:
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** An Idempotency-Key as clients send them (Stripe's rule: at most 255 printable characters). */
-function checkIdempotencyKey(key: string): void {
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-    throw new AppError('invalid_parameter', 'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces.', { param: 'Idempotency-Key' });
-  }
-}
-
 export async function createExport(deps: CreateExportDeps, caller: Caller, body: CreateExportBody, idempotencyKey?: string): Promise<CreateExportResult> {
-  if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
   const now = deps.clock.now();
   const plan = await planExport(deps.manifest, body, now);
   if (body.dry_run) return { kind: 'quote', quote: plan.quote };
@@ -95,16 +91,18 @@ export async function createExport(deps: CreateExportDeps, caller: Caller, body:
   let jobId = newExportId(now);
   if (idempotencyKey !== undefined) {
     const fingerprint = sha256(JSON.stringify([body.schema, body.family, body.symbols ?? null, body.start, body.end]));
-    const earlier = await deps.exports.claimIdempotencyKey(caller.id, sha256(idempotencyKey), { jobId, fingerprint }, now + IDEMPOTENCY_WINDOW_MS);
+    const earlier = await deps.exports.claimIdempotencyKey(caller.id, sha256(idempotencyKey), { jobId, fingerprint, claimedAt: now }, now + IDEMPOTENCY_WINDOW_MS);
     if (earlier) {
       if (earlier.fingerprint !== fingerprint) {
-        throw new AppError('conflict', 'This Idempotency-Key was used for another export request in the last 24 hours.', { param: 'Idempotency-Key' });
+        throw new AppError('conflict', 'This Idempotency-Key was used for another export request in the last 24 hours.', { param: 'idempotency-key' });
       }
       const existing = await deps.exports.getJob(caller.id, earlier.jobId);
-      if (existing) {
-        // A request that stopped between storing the job and starting it: start it now (idempotent by name).
-        if (existing.state === 'queued') await startJob(deps, existing, (await deps.exports.partitions(existing.jobId)) ?? []);
-        return { kind: 'job', job: jobView(existing), replayed: true };
+      if (existing) return { kind: 'job', job: await replay(deps, existing), replayed: true };
+      // No job yet: the first request is still running, or stopped before storing it (then this one takes over).
+      if (now - earlier.claimedAt < IN_FLIGHT_MS) {
+        throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry in a few seconds.', {
+          param: 'idempotency-key', headers: { 'retry-after': String(Math.ceil(IN_FLIGHT_MS / 1000)) },
+        });
       }
       jobId = earlier.jobId;
     }
@@ -115,15 +113,27 @@ export async function createExport(deps: CreateExportDeps, caller: Caller, body:
     from: body.start, to: body.end, createdAt: now, quote: plan.quote,
     partitionsTotal: plan.partitions.length, partitionsDone: 0, rowsWritten: 0, bytesWritten: 0,
   };
-  await deps.exports.createJob(job, plan.partitions);
-  await startJob(deps, job, plan.partitions);
-  return { kind: 'job', job: jobView(job), replayed: false };
+  if (!(await deps.exports.createJob(job, plan.partitions))) {
+    return { kind: 'job', job: await replay(deps, (await deps.exports.getJob(caller.id, jobId))!), replayed: true };
+  }
+  return { kind: 'job', job: jobView(await startJob(deps, job, plan.partitions)), replayed: false };
 }
 
-async function startJob(deps: CreateExportDeps, job: ExportJobRecord, partitions: ExportPartition[]): Promise<void> {
-  const input: ExportExecutionInput = { account_id: job.accountId, job_id: job.jobId, partitions };
+/** The job an earlier request with the same key created; one that stopped before starting it is started now (idempotent by name). */
+async function replay(deps: CreateExportDeps, existing: ExportJobRecord): Promise<ExportJob> {
+  if (existing.state !== 'queued') return jobView(existing);
+  return jobView(await startJob(deps, existing, (await deps.exports.partitions(existing.jobId)) ?? []));
+}
+
+/** Starts the job's execution; `running` from then on (its partitions run as the state machine schedules them). */
+async function startJob(deps: CreateExportDeps, job: ExportJobRecord, partitions: ExportPartition[]): Promise<ExportJobRecord> {
+  const { accountId, jobId, schema, family, from, to } = job;
+  const input: ExportExecutionInput = { account_id: accountId, job_id: jobId, job: { accountId, jobId, schema, family, from, to }, partitions };
   try {
     await deps.workflows.start(job.jobId, input);
+    const startedAt = deps.clock.now();
+    const started = await deps.exports.transition(accountId, jobId, ['queued'], 'running', { startedAt });
+    return started ? { ...job, state: 'running', startedAt } : job;
   } catch (cause) {
     // A job that never started must not wait forever as queued.
     await deps.exports.transition(job.accountId, job.jobId, ['queued'], 'failed', { finishedAt: deps.clock.now(), errorMessage: 'The job could not be started.' });

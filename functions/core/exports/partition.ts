@@ -20,7 +20,7 @@ export interface PartitionDeps extends ArchiveDeps {
   exportObjects: ExportObjects;
 }
 
-export type PartitionOutcome = { status: 'written' | 'already_written'; rows: number; bytes: number } | { status: 'skipped'; state: string };
+export type PartitionOutcome = { status: 'written' | 'already_written'; rows: number; bytes: number } | { status: 'skipped'; state: 'not_running' };
 
 /** `part-00017-2026-11-20-xyz-TSLA.parquet`: unique by its index, readable by its day and symbol. */
 export function exportFileName(partition: ExportPartition): string {
@@ -42,42 +42,40 @@ async function sha256Of(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-export async function exportPartition(deps: PartitionDeps, accountId: string, jobId: string, partition: ExportPartition): Promise<PartitionOutcome> {
-  const job = await deps.exports.getJob(accountId, jobId);
-  if (!job || (job.state !== 'queued' && job.state !== 'running')) return { status: 'skipped', state: job?.state ?? 'missing' };
-  if (job.state === 'queued') await deps.exports.transition(accountId, jobId, ['queued'], 'running', { startedAt: deps.clock.now() });
-  const done = await deps.exports.file(jobId, partition.i);
-  if (done) {
-    // Written before a retry: count it (once) and move on without reading the archive again.
-    const outcome = await deps.exports.recordFile(accountId, jobId, done);
-    return outcome === 'not_running' ? { status: 'skipped', state: 'not_running' } : { status: 'already_written', rows: done.rows, bytes: done.bytes };
-  }
+/** What a partition task knows of its job without reading it (the execution input carries it). */
+export type PartitionJob = Pick<ExportJobRecord, 'accountId' | 'jobId' | 'schema' | 'family' | 'from' | 'to'>;
 
+/**
+ * Writes and records one partition. The job is not read first: a canceled job's execution is
+ * stopped, and a partition already running finds the job canceled when it records its file.
+ */
+export async function exportPartition(deps: PartitionDeps, job: PartitionJob, partition: ExportPartition): Promise<PartitionOutcome> {
   const format = EXPORT_FORMATS[job.schema];
   const dayStart = Date.parse(`${partition.d}T00:00:00Z`);
   const from = Math.max(job.from, dayStart);
   const to = Math.min(job.to, dayStart + DAY_MS) - 1;
   const name = exportFileName(partition);
-  const path = join(deps.scratchDir, `export-${jobId}-${name}`);
+  const path = join(deps.scratchDir, `export-${job.jobId}-${name}`);
   try {
     const source = await windowSource(deps, { dataset: format.dataset, family: job.family, symbol: partition.s, from, to });
     // A symbol-day whose files are gone by now still gets its (empty) file: the job's file list stays whole.
     const stored = source?.sql ?? `SELECT ${DATASETS[format.dataset].columns.map((c) => `NULL::${c.type} AS "${c.name}"`).join(', ')} WHERE FALSE`;
     const select = `SELECT ${projection(format)} FROM (${stored}) ORDER BY ${format.orderBy.map((c) => `"${c}"`).join(', ')}`;
-    await deps.sql.execute({
+    // COPY answers the number of rows it wrote.
+    const [copied] = await deps.sql.query({
       sql: `COPY (${select}) TO $e_path (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880, KV_METADATA {schema_version: '${format.version}'})`,
       params: { ...source?.params, e_path: path },
     });
-    const [meta] = await deps.sql.query({ sql: 'SELECT num_rows FROM parquet_file_metadata($e_path)', params: { e_path: path } });
     const file: ExportFileRecord = {
-      index: partition.i, name, symbol: partition.s, day: partition.d, rows: Number(meta?.num_rows ?? 0), bytes: statSync(path).size,
+      index: partition.i, name, symbol: partition.s, day: partition.d, rows: Number(copied?.Count ?? 0), bytes: statSync(path).size,
       sha256: await sha256Of(path), key: exportFileKey(job, name),
     };
     await deps.exportObjects.putFile(file.key, path);
-    const outcome = await deps.exports.recordFile(accountId, jobId, file);
+    const outcome = await deps.exports.recordFile(job.accountId, job.jobId, file);
     if (outcome === 'not_running') {
-      // Canceled (or failed) while this partition ran: its file must not outlive the job.
+      // Canceled (or failed) while this partition ran: neither its file nor its entry may outlive the job.
       await deps.exportObjects.delete([file.key]);
+      await deps.exports.forgetFiles(job.jobId, [file.index]);
       return { status: 'skipped', state: 'not_running' };
     }
     return { status: outcome === 'recorded' ? 'written' : 'already_written', rows: file.rows, bytes: file.bytes };
