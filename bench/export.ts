@@ -205,12 +205,12 @@ export async function benchExport(): Promise<void> {
     const slotOf = (p: { s: string; d: string }) => files.get(`${p.d}|${p.s}`)!;
     const largest = plan.partitions.reduce((a, b) => (slotOf(b).rows > slotOf(a).rows ? b : a));
 
-    // The handler's DuckDB COPY and its upload, timed apart (exportPartition runs one `execute`, the COPY, per partition).
+    // The handler's DuckDB COPY and its upload, timed apart (exportPartition runs one query, the COPY, per partition).
     const spent = { copy: 0, upload: 0 };
     const objects = exportObjects();
     const partitionDeps: PartitionDeps = {
       ...deps, exports: store,
-      sql: { ...deps.sql, execute: timed(deps.sql.execute, (t) => { spent.copy += t; }) },
+      sql: { ...deps.sql, query: timed(deps.sql.query, (t) => { spent.copy += t; }) },
       exportObjects: { ...objects, putFile: timed(objects.putFile, (t) => { spent.upload += t; }) },
     };
     const format = EXPORT_FORMATS.trades;

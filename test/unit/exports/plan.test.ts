@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planExport, priceUsd } from '../../../functions/core/exports/plan.ts';
 import type { ArchiveFile, ArchiveManifest } from '../../../functions/ports/archive.ts';
-import type { CreateExportBody } from '../../../schemas/exports.ts';
+import { EXPORT_FORMATS, EXPORT_SCHEMAS, type CreateExportBody } from '../../../schemas/exports.ts';
+import { DATASETS, type Dataset } from '../../../schemas/datasets.ts';
 
 const DAY = 86_400_000;
 const DAY0 = Date.UTC(2026, 10, 1);
@@ -80,5 +81,19 @@ describe('the price rule', () => {
     expect(priceUsd('order_events', 3e9)).toBe(25);
     expect(priceUsd('order_events', 4e9)).toBe(32);
     fc.assert(fc.property(fc.nat(), fc.nat(), (a, b) => (a <= b ? priceUsd('trades', a) <= priceUsd('trades', b) : true)));
+  });
+});
+
+describe('the export schemas', () => {
+  it('give every dataset with an export rule a versioned file format over its own columns, and no other', () => {
+    const priced = (Object.keys(DATASETS) as Dataset[]).filter((d) => (DATASETS[d] as { export?: unknown }).export !== undefined);
+    expect([...EXPORT_SCHEMAS].sort()).toEqual(priced.sort());
+    for (const name of EXPORT_SCHEMAS) {
+      const format = EXPORT_FORMATS[name];
+      const stored = new Set(DATASETS[format.dataset].columns.map((c) => c.name));
+      expect(format.version).toBe(`${name}.v1`);
+      for (const column of format.columns.filter((c) => c.sql === c.name)) expect(stored, `${name}.${column.name}`).toContain(column.name);
+      for (const key of DATASETS[format.dataset].uniqueBy) expect(format.orderBy, `${name} orders by its key`).toContain(key);
+    }
   });
 });
