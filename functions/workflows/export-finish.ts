@@ -1,9 +1,11 @@
 /** Tasks `Finish` and `Fail` of the export state machine: the job completes or fails as a whole, and says so. */
 import * as v from 'valibot';
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { finishExport } from '../core/exports/jobs.ts';
 import { announce } from '../core/detect/user-events.ts';
 import { clock, exportObjects, exportStore, queueSender } from '../shared/deps.ts';
-import { logger } from '../shared/powertools.ts';
+import { logger, publishMetrics } from '../shared/powertools.ts';
 
 const FinishTask = v.object({
   account_id: v.string(),
@@ -30,7 +32,7 @@ function errorMessage(error: v.InferOutput<typeof FinishTask>['error']): string 
   return error.Error === 'States.Timeout' ? 'The export ran out of time.' : 'A partition could not be exported.';
 }
 
-export const handler = async (event: unknown) => {
+async function run(event: unknown) {
   const task = v.parse(FinishTask, event);
   const result = await finishExport(
     { exports: exportStore(), exportObjects: exportObjects(), clock, announce: (e) => announce(queueSender(), e) },
@@ -38,4 +40,6 @@ export const handler = async (event: unknown) => {
   );
   logger.info('export finished', { job_id: task.job_id, ...result });
   return result;
-};
+}
+
+export const handler = middy(run).use(injectLambdaContext(logger, { resetKeys: true })).use(publishMetrics());

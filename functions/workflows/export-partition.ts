@@ -1,12 +1,13 @@
 /** Task `ExportPartition` of the export state machine: one symbol-day of a job, written as Parquet. */
 import * as v from 'valibot';
-import type { Context } from 'aws-lambda';
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { exportPartition } from '../core/exports/partition.ts';
 import { EXPORT_SCHEMAS } from '../../schemas/exports.ts';
 import { FAMILIES } from '../../schemas/venues.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { exportObjects, exportStore } from '../shared/deps.ts';
-import { logger } from '../shared/powertools.ts';
+import { logger, publishMetrics } from '../shared/powertools.ts';
 
 const PartitionTask = v.object({
   job: v.object({
@@ -24,9 +25,9 @@ export class ExportPartitionError extends Error {
   override readonly name = 'ExportPartitionError';
 }
 
-export const handler = async (event: unknown, context?: Context) => {
+async function run(event: unknown) {
   const task = v.parse(PartitionTask, event);
-  logger.appendKeys({ job_id: task.job.jobId, partition: task.partition.i, aws_request_id: context?.awsRequestId });
+  logger.appendKeys({ job_id: task.job.jobId, partition: task.partition.i });
   try {
     const outcome = await exportPartition({ ...archiveDeps(), exports: exportStore(), exportObjects: exportObjects() }, task.job, task.partition);
     logger.info('export partition', { ...outcome });
@@ -36,4 +37,6 @@ export const handler = async (event: unknown, context?: Context) => {
     const reason = error instanceof Error ? error.name : 'Error';
     throw new ExportPartitionError(`Partition ${task.partition.i} (${task.partition.s}, ${task.partition.d}) could not be exported: ${reason}.`);
   }
-};
+}
+
+export const handler = middy(run).use(injectLambdaContext(logger, { resetKeys: true })).use(publishMetrics());

@@ -37,7 +37,10 @@ describe('the OpenAPI document', () => {
       const op = paths[route.path]?.[route.method.toLowerCase()];
       expect(op?.operationId, `${route.method} ${route.path}`).toBe(route.operationId);
       const names = op!.parameters.map((p) => `${p.in}:${p.name}`).sort();
-      const expected = [...Object.keys(route.pathParams ?? {}).map((n) => `path:${n}`), ...Object.keys(route.query ?? {}).map((n) => `query:${n}`)].sort();
+      const expected = [
+        ...Object.keys(route.pathParams ?? {}).map((n) => `path:${n}`), ...Object.keys(route.query ?? {}).map((n) => `query:${n}`),
+        ...Object.keys(route.headers ?? {}).map((n) => `header:${n}`),
+      ].sort();
       expect(names).toEqual(expected);
       expect(op!.security).toEqual(route.auth === 'none' ? [] : undefined);
       expect(Boolean(op!.deprecated)).toBe(Boolean(route.deprecated));
