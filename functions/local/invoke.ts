@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { FUNCTIONS, type FunctionName } from '../resources.ts';
+import { withOwnLogger } from '../shared/powertools.ts';
 
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 
@@ -40,7 +41,8 @@ export function lambdaContext(name: FunctionName): Context {
   };
 }
 
+/** Each invocation logs with its own logger: many run at once in this process, as in separate Lambda containers. */
 export async function invoke(name: FunctionName, event: unknown): Promise<unknown> {
   const handler = await loadHandler(name);
-  return handler(event, lambdaContext(name));
+  return withOwnLogger(() => handler(event, lambdaContext(name)));
 }
