@@ -15,7 +15,8 @@ export interface TableDef {
   sortKey: string;
   /** Attribute holding an epoch-seconds expiry; DynamoDB TTL deletes the item after it. */
   ttlAttribute: string;
-  globalIndexes: readonly { name: string; partitionKey: string; sortKey: string }[];
+  /** `keys`: the index holds only the table's and its own keys (readers fetch the item); default all attributes. */
+  globalIndexes: readonly { name: string; partitionKey: string; sortKey: string; projection?: 'keys' }[];
 }
 
 export const TABLES: Readonly<Record<TableName, TableDef>> = {
@@ -23,13 +24,14 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
   accounts: { envVar: 'TABLE_ACCOUNTS', partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expires_at', globalIndexes: [] },
   // Credits used per account and month; kept apart so data routes can debit without touching keys.
   usage: { envVar: 'TABLE_USAGE', partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expires_at', globalIndexes: [] },
-  // Webhook endpoints, subscriptions, watched addresses and the delivery log.
+  // Webhook endpoints, subscriptions, watched addresses and the delivery log; gsi2 lists the
+  // deliveries still owed an attempt by when it is due (sparse, keys only), for the overdue sweep.
   webhooks: {
     envVar: 'TABLE_WEBHOOKS',
     partitionKey: 'pk',
     sortKey: 'sk',
     ttlAttribute: 'expires_at',
-    globalIndexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+    globalIndexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }, { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'keys' }],
   },
   // Messages waiting longer than SQS can delay them (over 15 minutes), bucketed by due minute.
   timers: { envVar: 'TABLE_TIMERS', partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expires_at', globalIndexes: [] },
@@ -104,7 +106,7 @@ export interface FunctionDef {
 
 export type FunctionName =
   | 'authorizer' | 'system' | 'market' | 'derivatives' | 'orderbook' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
-  | 'detect' | 'notify' | 'positions' | 'positions-build' | 'exports' | 'export-partition' | 'export-finish';
+  | 'detect' | 'notify' | 'positions' | 'positions-build' | 'exports' | 'export-partition' | 'export-finish' | 'delivery-sweep';
 
 /** A route group answering from the archive with DuckDB, debiting credits as it answers. */
 const ARCHIVE_READER = {
@@ -214,6 +216,14 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     queues: { delivery: 'send' },
     consumes: 'delivery',
   },
+  'delivery-sweep': {
+    entry: 'functions/schedules/delivery-sweep.ts',
+    description: 'Re-enqueues every delivery whose attempt is overdue (a queue message lost between the record and the send, or a crashed worker)',
+    memoryMb: 256,
+    timeoutS: 55,
+    tables: { webhooks: 'read' },
+    queues: { delivery: 'send' },
+  },
   notify: {
     entry: 'functions/queues/notify.ts',
     description: 'Turns account events (credit levels, export jobs) into webhook deliveries for the account\'s rules',
@@ -311,6 +321,7 @@ export const STATE_MACHINES: Readonly<Record<StateMachineName, StateMachineDef>>
 
 export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {
   'timer-sweep': { everyMinutes: 1, target: { stateMachine: 'timer-sweep' } },
+  'delivery-sweep': { everyMinutes: 1, target: { function: 'delivery-sweep' } },
   compact: { everyMinutes: 1, target: { function: 'compact' } },
   breadth: { everyMinutes: 1, target: { function: 'breadth' } },
   detect: { everyMinutes: 1, target: { function: 'detect' } },

@@ -1,8 +1,9 @@
 /**
  * The delivery log in the webhooks table: `ACCT#<account> / DLV#<id>` (gsi1: `EPD#<endpoint>` /
- * `<created_at>#<id>`), expiring after 30 days; `run`, `attempts` and `lease_until` are top-level
+ * `<created_at>#<id>`; gsi2 while an attempt is owed: `DUE#<shard>` / `<next_attempt_at>#<id>`), expiring after 30 days; `run`, `attempts` and `lease_until` are top-level
  * attributes so the attempt lease and outcomes are conditional writes.
  */
+import { createHash } from 'node:crypto';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryRecord, DeliveryStore } from '../ports/webhooks.ts';
 import { accountKey, applied, getItem, type Item, type WebhookTable } from './dynamodb-webhook-table.ts';
@@ -10,9 +11,17 @@ import { accountKey, applied, getItem, type Item, type WebhookTable } from './dy
 /** The delivery log is kept 30 days (DynamoDB TTL on `expires_at`). */
 const DELIVERY_RETENTION_S = 30 * 86_400;
 
+/**
+ * gsi2 holds a delivery while it is owed an attempt (`next_attempt_at` set), keyed by when: the
+ * overdue sweep reads it. Spread over shards by id, so a burst of deliveries is not one hot key.
+ */
+const DUE_SHARDS = 16;
+const dueShard = (id: string) => `DUE#${createHash('sha256').update(id).digest()[0]! % DUE_SHARDS}`;
+
 function deliveryItem(delivery: DeliveryRecord): Item {
   return {
     pk: accountKey(delivery.accountId), sk: `DLV#${delivery.id}`, gsi1pk: `EPD#${delivery.endpointId}`, gsi1sk: `${delivery.createdAt}#${delivery.id}`,
+    ...(delivery.nextAttemptAt !== null && { gsi2pk: dueShard(delivery.id), gsi2sk: `${delivery.nextAttemptAt}#${delivery.id}` }),
     run: delivery.run, attempts: delivery.attempts,
     record: JSON.stringify(delivery), expires_at: Math.floor(Date.parse(delivery.createdAt) / 1000) + DELIVERY_RETENTION_S,
   };
@@ -62,6 +71,16 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
       }));
       // Endpoint ids are unique, but the account check keeps one account from ever reading another's log.
       return Items.filter((item) => !expired(item)).map((item) => JSON.parse(String(item.record)) as DeliveryRecord).filter((d) => d.accountId === accountId);
+    },
+    async overdue(before, limit) {
+      const shards = await Promise.all(Array.from({ length: DUE_SHARDS }, (_, shard) => client.send(new QueryCommand({
+        TableName: tableName, IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :shard AND gsi2sk < :before',
+        ExpressionAttributeValues: { ':shard': `DUE#${shard}`, ':before': before }, Limit: limit,
+      }))));
+      return shards.flatMap((page) => page.Items ?? [])
+        .sort((a, b) => String(a.gsi2sk).localeCompare(String(b.gsi2sk)))
+        .slice(0, limit)
+        .map((item) => ({ accountId: String(item.pk).slice('ACCT#'.length), id: String(item.sk).slice('DLV#'.length) }));
     },
   };
 }

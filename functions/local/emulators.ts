@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { createSqsServer } from 'local-aws-sqs';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, type GlobalSecondaryIndex } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, UpdateTableCommand, DynamoDBClient, ResourceNotFoundException, type GlobalSecondaryIndex } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { BUCKETS, QUEUES, TABLES, type QueueName, type TableName, type BucketName } from '../resources.ts';
@@ -66,18 +66,30 @@ export function physicalNames(prefix: string): Omit<ProvisionedNames, 'queueUrls
 async function createTables(client: DynamoDBClient, names: Record<TableName, string>): Promise<void> {
   for (const [name, def] of Object.entries(TABLES) as [TableName, (typeof TABLES)[TableName]][]) {
     const TableName = names[name];
-    try {
-      await client.send(new DescribeTableCommand({ TableName }));
-      continue;
-    } catch (error) {
-      if (!(error instanceof ResourceNotFoundException)) throw error;
-    }
     const keyAttributes = new Set([def.partitionKey, def.sortKey, ...def.globalIndexes.flatMap((g) => [g.partitionKey, g.sortKey])]);
     const indexes: GlobalSecondaryIndex[] = def.globalIndexes.map((g) => ({
       IndexName: g.name,
       KeySchema: [{ AttributeName: g.partitionKey, KeyType: 'HASH' }, { AttributeName: g.sortKey, KeyType: 'RANGE' }],
-      Projection: { ProjectionType: 'ALL' },
+      Projection: { ProjectionType: g.projection === 'keys' ? 'KEYS_ONLY' : 'ALL' },
     }));
+    let existing: Set<string> | undefined;
+    try {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName }));
+      existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((g) => g.IndexName!));
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+    }
+    if (existing) {
+      // A data directory from before an index was added: add it (dynalite asks for throughput even on demand).
+      for (const index of indexes.filter((g) => !existing.has(g.IndexName!))) {
+        await client.send(new UpdateTableCommand({
+          TableName,
+          AttributeDefinitions: [...keyAttributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+          GlobalSecondaryIndexUpdates: [{ Create: { ...index, ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 } } }],
+        }));
+      }
+      continue;
+    }
     await client.send(new CreateTableCommand({
       TableName,
       BillingMode: 'PAY_PER_REQUEST',

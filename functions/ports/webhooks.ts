@@ -123,6 +123,8 @@ export interface DeliveryStore {
   get(accountId: string, id: string): Promise<DeliveryRecord | undefined>;
   /** An endpoint's deliveries, newest first. */
   list(accountId: string, endpointId: string, limit: number): Promise<DeliveryRecord[]>;
+  /** Deliveries owed an attempt that was due before `before` (ISO), oldest due first, at most `limit`. */
+  overdue(before: string, limit: number): Promise<{ accountId: string; id: string }[]>;
 }
 
 /** Counters that must never pass a limit however many workers race: allowances, the daily cap, rate buckets. */

@@ -13,7 +13,7 @@ import { config } from '../../functions/shared/config.ts';
 import { TABLES } from '../../functions/resources.ts';
 import { createHttpsSender } from '../../functions/adapters/https-sender.ts';
 import { attemptDelivery, LEASE_MS, type EngineDeps } from '../../functions/core/webhooks/engine.ts';
-import { queueOccurrence, redeliver, utcDay, type DeliveryDeps } from '../../functions/core/webhooks/deliveries.ts';
+import { OVERDUE_GRACE_MS, queueOccurrence, redeliver, sweepOverdueDeliveries, utcDay, type DeliveryDeps } from '../../functions/core/webhooks/deliveries.ts';
 import { createEndpoint, enableEndpoint, rotateSecret } from '../../functions/core/webhooks/endpoints.ts';
 import type { Caller } from '../../functions/core/accounts.ts';
 import { createSubscription, resumeSubscription } from '../../functions/core/webhooks/subscriptions.ts';
@@ -293,6 +293,38 @@ describe('at least once', () => {
     expect((await attemptDelivery(engine(), jobOf(failed))).outcome).toBe('stale');
     expect((await attemptDelivery(engine(), jobOf(reset))).outcome).toBe('delivered');
     expect(receiver.requests.map((r) => r.headers['svc-event-id'])).toEqual([queued.eventId, queued.eventId]);
+  });
+});
+
+describe('the overdue sweep', () => {
+  it('sends the job of every delivery whose attempt is overdue again from the store, once it is past the grace, and nothing else', async () => {
+    const ctx = await setUp();
+    const pending = await queueOne(ctx);
+    const retrying = await queueOne(ctx);
+    const delivered = await queueOne(ctx);
+    receiver.respond = () => 500;
+    await attemptDelivery(engine(), jobOf(retrying));
+    receiver.respond = () => 200;
+    await attemptDelivery(engine(), jobOf(delivered));
+    // Whatever the queue held is gone (a crash of the local queue, a send lost after the record's write).
+    const sent: DeliveryJobMessage[] = [];
+    const sweep = () => sweepOverdueDeliveries({ store: webhookStores(), clock, queues: { send: async (_queue, body) => { sent.push(JSON.parse(body)); } } });
+    const ours = () => sent.filter((job) => job.account_id === ctx.caller.id);
+
+    await sweep();
+    expect(ours()).toEqual([]);
+    now += OVERDUE_GRACE_MS + 10_000;
+    await sweep();
+    expect(ours().map((job) => job.delivery_id).sort()).toEqual([pending.id, retrying.id].sort());
+    expect(ours().find((job) => job.delivery_id === retrying.id)).toMatchObject({ run: 0, attempt: 1 });
+
+    for (const job of ours()) expect((await attemptDelivery(engine(), job)).outcome).toBe('delivered');
+    // A second copy of a job the engine already acted on is dropped, and the index no longer holds either.
+    expect((await attemptDelivery(engine(), ours()[0]!)).outcome).toBe('stale');
+    sent.length = 0;
+    await sweep();
+    expect(ours()).toEqual([]);
+    expect(receiver.requests.filter((r) => r.path === `/${ctx.caller.id}`)).toHaveLength(4);
   });
 });
 

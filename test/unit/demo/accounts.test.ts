@@ -5,6 +5,9 @@ import { groupBy } from '../../../functions/core/detect/group.ts';
 import { createDemoMarket } from '../../../functions/local/demo/market.ts';
 import { SYSTEM_ACCOUNTS, accountIndexOf, createWallets } from '../../../functions/local/demo/wallets.ts';
 
+/** Simulating hours of market is CPU work that a loaded machine does slower, not a condition to wait for: no tight budget. */
+const SIMULATION_BUDGET_MS = 600_000;
+
 type Dataset = NormalizedRecord['dataset'];
 type RecordOf<D extends Dataset> = Extract<NormalizedRecord, { dataset: D }>;
 
@@ -31,7 +34,7 @@ beforeAll(() => {
   run = createDemoMarket({ seed: SEED, startMs: START, intensity: 0.25 }).advance(START + HOURS * HOUR);
   trades = only(run, 'trades');
   systemFills = trades.filter(isSystemFill);
-});
+}, SIMULATION_BUDGET_MS);
 
 describe('the demo account registry of altx and altx-rh', () => {
   it('registers every wallet once per venue as a user account, and the three system accounts, at the start', () => {

@@ -5,6 +5,9 @@ import { FAMILIES, SYMBOL_FORMS } from '../../../functions/core/venues.ts';
 import { createDemoMarket } from '../../../functions/local/demo/market.ts';
 import { groupBy } from '../../../functions/core/detect/group.ts';
 
+/** Simulating hours of market is CPU work that a loaded machine does slower, not a condition to wait for: no tight budget. */
+const SIMULATION_BUDGET_MS = 600_000;
+
 type Dataset = NormalizedRecord['dataset'];
 type RecordOf<D extends Dataset> = Extract<NormalizedRecord, { dataset: D }>;
 
@@ -27,7 +30,7 @@ beforeAll(() => {
   hour = createDemoMarket({ startMs: START }).advance(START + HOUR);
   hourTrades = only(hour, 'trades');
   long = createDemoMarket({ startMs: LONG_START, intensity: 0.25 }).advance(LONG_START + 8 * HOUR);
-});
+}, SIMULATION_BUDGET_MS);
 
 describe('createDemoMarket', () => {
   it('gives the same records for the same options, however advance is chunked', () => {

@@ -58,10 +58,11 @@ describe('planning an export', () => {
       expect(plan.partitions.map((p) => p.i)).toEqual(plan.partitions.map((_, i) => i));
       // Every file lies wholly inside the window: the estimate is each file's share of the symbols asked for.
       const expected = wanted.reduce((sum, f) => sum + (f.rows * f.symbols.filter((s) => !symbols || symbols.includes(s)).length) / f.symbols.length, 0);
-      expect(plan.quote.estimated_rows).toBe(Math.round(expected));
+      // Rounded once at the end (a sum at x.5 may round either way in floating point).
+      expect(Math.abs(plan.quote.estimated_rows - expected)).toBeLessThanOrEqual(0.5 + 1e-9);
       expect(plan.quote.partitions).toBe(plan.partitions.length);
       expect(plan.quote.price_usd).toBe(priceUsd('trades', plan.quote.estimated_bytes));
-    }), { numRuns: 150 });
+    }), { numRuns: 300 });
   });
 
   it('counts only the part of a file inside [start, end)', async () => {
