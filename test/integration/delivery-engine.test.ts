@@ -308,7 +308,7 @@ describe('the overdue sweep', () => {
     await attemptDelivery(engine(), jobOf(delivered));
     // Whatever the queue held is gone (a crash of the local queue, a send lost after the record's write).
     const sent: DeliveryJobMessage[] = [];
-    const sweep = () => sweepOverdueDeliveries({ store: webhookStores(), clock, queues: { send: async (_queue, body) => { sent.push(JSON.parse(body)); } } });
+    const sweep = () => sweepOverdueDeliveries({ store: webhookStores(), clock, timeScale: 1, queues: { send: async (_queue, body) => { sent.push(JSON.parse(body)); } } });
     const ours = () => sent.filter((job) => job.account_id === ctx.caller.id);
 
     await sweep();

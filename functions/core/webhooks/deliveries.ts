@@ -150,6 +150,7 @@ export async function redeliver(deps: DeliveryDeps, caller: Caller, deliveryId: 
  * backlog is not doubled.
  */
 export const OVERDUE_GRACE_MS = 5 * 60_000;
+const MIN_OVERDUE_GRACE_MS = 10_000;
 /** Deliveries one sweep re-enqueues at most; the rest wait for the next minute. */
 export const OVERDUE_SWEEP_LIMIT = 1_000;
 
@@ -159,8 +160,11 @@ export const OVERDUE_SWEEP_LIMIT = 1_000;
  * from the store once its attempt is overdue; the engine's run, attempt and lease checks drop any
  * copy that is not the current one, so a job sent twice makes one attempt.
  */
-export async function sweepOverdueDeliveries(deps: Pick<DeliveryDeps, 'queues' | 'clock'> & { store: Pick<WebhookStores, 'deliveries'> }): Promise<{ requeued: number }> {
-  const cutoff = deps.clock.now() - OVERDUE_GRACE_MS;
+export async function sweepOverdueDeliveries(
+  deps: Pick<DeliveryDeps, 'queues' | 'clock'> & { store: Pick<WebhookStores, 'deliveries'>; timeScale: number },
+): Promise<{ requeued: number }> {
+  // The local time scale shortens the grace with the ladder, never below a few seconds of SQS delay.
+  const cutoff = deps.clock.now() - Math.max(MIN_OVERDUE_GRACE_MS, OVERDUE_GRACE_MS / deps.timeScale);
   let requeued = 0;
   for (const key of await deps.store.deliveries.overdue(new Date(cutoff).toISOString(), OVERDUE_SWEEP_LIMIT)) {
     const delivery = await deps.store.deliveries.get(key.accountId, key.id);
