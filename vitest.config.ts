@@ -13,6 +13,10 @@ export default defineConfig({
     // Integration and e2e files start their own emulators; two cores, so two files at a time.
     pool: 'forks',
     maxWorkers: 2,
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_TRACE_ENABLED: 'false', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    env: {
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_TRACE_ENABLED: 'false', POWERTOOLS_LOG_LEVEL: 'ERROR',
+      // Handlers called without a local cloud (which makes its own) seal cursors with this ring.
+      CURSOR_KEYS: JSON.stringify({ test1: 'a test cursor key, long enough to be one' }),
+    },
   },
 });

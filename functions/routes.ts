@@ -70,6 +70,11 @@ export type OperationSpec = Placement & {
   query?: ParamSchemas;
   /** Request headers the operation reads, by lower-case name: validated by the shell, documented. */
   headers?: ParamSchemas;
+  /**
+   * The `cursor` is a plain value the spec defines (breadth: epoch ms) rather than one the shell
+   * seals with the cursor key; every other cursor is authenticated (core/cursor-seal.ts).
+   */
+  plainCursor?: true;
   body?: v.GenericSchema;
   response: ResponseSpec;
 };
@@ -106,6 +111,7 @@ export interface RouteDef {
   pathParams?: ParamSchemas;
   query?: ParamSchemas;
   headers?: ParamSchemas;
+  plainCursor?: true;
   body?: v.GenericSchema;
   response: ResponseSpec;
 }
@@ -145,8 +151,8 @@ export function unsupportedPathsOf(operationGroup: OperationGroup): UnsupportedP
 export function routesOf(operationGroup: OperationGroup): RouteDef[] {
   const routes: RouteDef[] = [];
   for (const [operation, spec] of Object.entries(operationGroup.operations)) {
-    const { summary, tags, auth = 'api_key', billed, hidden, pathParams, query, headers, body, response } = spec;
-    const common = { operation, group: operationGroup.group, auth, billed, hidden, pathParams, query, headers, body, response };
+    const { summary, tags, auth = 'api_key', billed, hidden, pathParams, query, headers, plainCursor, body, response } = spec;
+    const common = { operation, group: operationGroup.group, auth, billed, hidden, pathParams, query, headers, plainCursor, body, response };
     if ('path' in spec) {
       routes.push({ ...common, operationId: operation, method: spec.method, path: spec.path, summary, tags });
       continue;
@@ -497,7 +503,7 @@ export const BREADTH_OPERATIONS = operationGroup('breadth-api', {
   breadthHistory: {
     datatype: 'breadth',
     suffix: '/breadth/above-vwap', families: BREADTH_FAMILIES, summary: 'Breadth minute history', tags: ['Breadth'], billed: true,
-    query: BreadthHistoryQuery, response: page(v.array(BreadthSnapshotSchema), 'Snapshots, oldest first'),
+    query: BreadthHistoryQuery, plainCursor: true, response: page(v.array(BreadthSnapshotSchema), 'Snapshots, oldest first'),
   },
 });
 

@@ -74,6 +74,8 @@ export function applyNagSuppressions(stateful: StatefulStack, service: ServiceSt
     ack(method, 'APIG4', 'Public by design: health, the OpenAPI document, and the 405 answer for wrong methods.');
   }
 
+  ack(stateful.cursorKeys, 'SMG4', 'Cursor keys rotate by hand (add a newer key first, drop the old one after the 24-hour cursor lifetime; README): an automatic rotation would have to keep the previous key for a day, which a single-value rotation cannot.');
+
   // CDK configures S3 -> SQS notifications through its own singleton custom-resource function.
   const notifications = stateful.node.children.find((c) => c.node.id.startsWith('BucketNotificationsHandler'));
   if (notifications) {

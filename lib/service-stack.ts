@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { FUNCTIONS, QUEUES, type FunctionDef, type FunctionName } from '../functions/resources.ts';
 import { entriesOf, mapRecord, pascalCase } from './typed-records.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
+import { routeGroups } from '../functions/routes.ts';
 import { ServiceRestApi } from './constructs/rest-api.ts';
 import { Schedules } from './constructs/schedules.ts';
 import { StateMachines } from './constructs/state-machines.ts';
@@ -32,6 +33,11 @@ export class ServiceStack extends Stack {
       return fn;
     });
 
+    // Route groups seal and open cursors with the key ring (functions/shared/deps.ts cursorKeys).
+    for (const group of routeGroups()) {
+      props.stateful.cursorKeys.grantRead(this.functions[group]);
+      this.functions[group].addEnvironment('CURSOR_KEYS_SECRET_ARN', props.stateful.cursorKeys.secretArn);
+    }
     this.api = new ServiceRestApi(this, 'api', { functions: this.functions });
     this.stateMachines = new StateMachines(this, 'state-machines', { functions: this.functions });
     for (const [name, def] of entriesOf(FUNCTIONS)) {

@@ -2,11 +2,12 @@
  * Everything that holds data: buckets, tables and queues, one per catalogue entry. They live apart
  * from the functions so a service deploy (or a botched one) can never replace or delete them.
  */
-import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, EventType, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { BUCKETS, QUEUES, TABLES, type BucketName, type QueueDef, type QueueName, type TableDef, type TableName } from '../functions/resources.ts';
 import { mapRecord } from './typed-records.ts';
@@ -19,6 +20,8 @@ export interface StatefulResources {
   readonly tables: Readonly<Record<TableName, TableV2>>;
   readonly queues: Readonly<Record<QueueName, Queue>>;
   readonly deadLetterQueues: Readonly<Record<QueueName, Queue>>;
+  /** The cursor key ring (core/cursor-seal.ts): `{"<key id>": "<secret>", ...}`, newest first. */
+  readonly cursorKeys: Secret;
 }
 
 export class StatefulStack extends Stack implements StatefulResources {
@@ -27,6 +30,7 @@ export class StatefulStack extends Stack implements StatefulResources {
   readonly tables: Readonly<Record<TableName, TableV2>>;
   readonly queues: Readonly<Record<QueueName, Queue>>;
   readonly deadLetterQueues: Readonly<Record<QueueName, Queue>>;
+  readonly cursorKeys: Secret;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -40,6 +44,13 @@ export class StatefulStack extends Stack implements StatefulResources {
       lifecycleRules: [{ expiration: ACCESS_LOG_RETENTION }],
     });
 
+    // One generated key to start; rotation adds a newer key first and drops the old one a day later (README).
+    this.cursorKeys = new Secret(this, 'cursor-keys', {
+      description: 'Keys that seal pagination cursors: JSON of key id -> secret, newest first',
+      generateSecretString: { secretStringTemplate: '{}', generateStringKey: 'k1', passwordLength: 48, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    new CfnOutput(this, 'CursorKeysSecretArn', { value: this.cursorKeys.secretArn, description: 'The cursor key ring (rotate by hand: README)' });
     this.buckets = mapRecord(BUCKETS, (name, def) => this.bucket(name, def.expireAfterDays));
     this.tables = mapRecord(TABLES, (name, def) => this.table(name, def));
     const pairs = mapRecord(QUEUES, (name, def) => this.queue(name, def));

@@ -39,6 +39,12 @@ const BaseConfigSchema = v.object({
    * window, so a whole ladder can be watched in minutes. Refused when DEPLOYMENT is aws.
    */
   LOCAL_TIME_SCALE: v.optional(v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/, 'must be a positive number'), v.transform(Number), v.minValue(1, 'must be at least 1'))),
+  /**
+   * The cursor key ring as JSON, newest key first (`{"k2":"<secret>","k1":"<secret>"}`): set by the
+   * local cloud and tests. In AWS the ring lives in the secret CURSOR_KEYS_SECRET_ARN names instead.
+   */
+  CURSOR_KEYS: v.optional(v.pipe(v.string(), v.check((s) => { try { return typeof JSON.parse(s) === 'object'; } catch { return false; } }, 'must be a JSON object of key id -> secret'))),
+  CURSOR_KEYS_SECRET_ARN: optionalName,
   /** `local` only in the local cloud; unlocks settings the AWS deployment refuses. */
   DEPLOYMENT: v.optional(v.picklist(['aws', 'local'], 'must be aws or local'), 'aws'),
 });

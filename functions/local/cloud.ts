@@ -3,6 +3,7 @@
  * machines in one process, wired to the same handlers and the same AWS SDK adapters that deploy.
  * Used by `npm start` (bin/local.ts) and by the integration and e2e tests.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -53,6 +54,16 @@ export interface LocalCloud {
   stop(): Promise<void>;
 }
 
+/**
+ * The local cloud's cursor key ring, made once per data directory (so cursors stay valid across
+ * restarts, as in AWS, where the ring lives in a secret).
+ */
+function localCursorKeys(dataDir: string): string {
+  const path = join(dataDir, 'cursor-keys.json');
+  if (!existsSync(path)) writeFileSync(path, JSON.stringify({ local1: randomBytes(32).toString('base64url') }), { mode: 0o600 });
+  return readFileSync(path, 'utf8');
+}
+
 /** The environment a deployed function would get, pointed at the emulators. Only local code writes process.env. */
 export function exportEnvironment(emulators: Emulators, dataDir: string, logLevel: string, stepFunctionsEndpoint?: string): void {
   const env: Record<string, string> = {
@@ -69,6 +80,7 @@ export function exportEnvironment(emulators: Emulators, dataDir: string, logLeve
     POWERTOOLS_TRACE_ENABLED: 'false',
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: logLevel,
+    CURSOR_KEYS: localCursorKeys(dataDir),
     ARCHIVE_CACHE_DIR: join(dataDir, 'cache'),
     SCRATCH_DIR: join(dataDir, 'scratch'),
   };

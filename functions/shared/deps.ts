@@ -8,6 +8,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { BUCKETS, QUEUES, STATE_MACHINES, TABLES, type QueueName } from '../resources.ts';
 import { dynamoAccountStore } from '../adapters/dynamodb-accounts.ts';
 import { dynamoTimerStore } from '../adapters/dynamodb-timers.ts';
@@ -22,6 +23,8 @@ import type { ArchiveManifest } from '../ports/archive.ts';
 import { dynamoExportStore } from '../adapters/dynamodb-exports.ts';
 import { s3ExportObjects } from '../adapters/s3-export-objects.ts';
 import { sfnWorkflows } from '../adapters/sfn-workflows.ts';
+import { secretString } from '../adapters/secrets-manager.ts';
+import { parseKeyRing, type CursorKeyRing } from '../core/cursor-seal.ts';
 import type { ExportObjects, ExportStore, Workflows } from '../ports/exports.ts';
 import type { CreditLedger } from '../core/billing/credits.ts';
 import type { WebhookSender, WebhookStores } from '../ports/webhooks.ts';
@@ -30,7 +33,7 @@ import { systemClock } from '../ports/clock.ts';
 import type { AccountStore } from '../ports/accounts.ts';
 import type { TimerStore } from '../ports/timers.ts';
 import type { DeadLetterQueues, QueueSender } from '../ports/queues.ts';
-import { config, requireSetting } from './config.ts';
+import { ConfigError, config, requireSetting } from './config.ts';
 import type { Config } from '../../schemas/config.ts';
 
 /**
@@ -107,3 +110,22 @@ export const exportWorkflows = once((): Workflows =>
 export const archiveManifest = once((): ArchiveManifest =>
   dynamoArchiveManifest(dynamoDocumentClient(), requireSetting(config(), TABLES.manifest.envVar)),
 );
+
+/** A rotation reaches every container within this long (the secret is read again after it). */
+const CURSOR_KEYS_REFRESH_MS = 5 * 60_000;
+const secretsClient = once(() => new SecretsManagerClient({ region: config().AWS_REGION }));
+let cursorRing: { ring: Promise<CursorKeyRing>; readAt: number; config: Config } | undefined;
+
+/** The cursor key ring: CURSOR_KEYS as configured, or the cursor-keys secret, read at most every 5 minutes. */
+export function cursorKeys(): Promise<CursorKeyRing> {
+  const cfg = config();
+  const now = Date.now();
+  if (cursorRing?.config === cfg && (cfg.CURSOR_KEYS !== undefined || now - cursorRing.readAt < CURSOR_KEYS_REFRESH_MS)) return cursorRing.ring;
+  const ring = cfg.CURSOR_KEYS !== undefined ? Promise.resolve(parseKeyRing(cfg.CURSOR_KEYS))
+    : cfg.CURSOR_KEYS_SECRET_ARN !== undefined ? secretString(secretsClient(), cfg.CURSOR_KEYS_SECRET_ARN).then(parseKeyRing)
+      : Promise.reject(new ConfigError('Missing configuration: CURSOR_KEYS or CURSOR_KEYS_SECRET_ARN is not set for this function'));
+  // A failed read is not kept: the next request reads again.
+  ring.catch(() => { if (cursorRing?.ring === ring) cursorRing = undefined; });
+  cursorRing = { ring, readAt: now, config: cfg };
+  return ring;
+}

@@ -21,7 +21,8 @@ import { logger, metrics, publishMetrics, tracer } from './powertools.ts';
 import { parseBody, parseParams } from './validate.ts';
 import { chargeRequest } from '../core/billing/credits.ts';
 import { announce } from '../core/detect/user-events.ts';
-import { clock, creditLedger, queueSender } from './deps.ts';
+import { clock, creditLedger, cursorKeys, queueSender } from './deps.ts';
+import { openCursor, sealCursor, type CursorKeyRing } from '../core/cursor-seal.ts';
 import { headerValue } from './headers.ts';
 
 type Parsed<S> = S extends ParamSchemas ? { -readonly [K in keyof S]: v.InferOutput<S[K]> } : Record<never, never>;
@@ -183,15 +184,28 @@ async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEve
   }
   checkRequestedVersion(event);
   const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, val]) => [k.toLowerCase(), val]));
+  const sealed = route.query?.cursor !== undefined && !route.plainCursor;
+  let query = event.queryStringParameters;
+  if (sealed && typeof query?.cursor === 'string') query = { ...query, cursor: openCursor(await cursorKeys(), route.operationId, query.cursor) };
   const input = {
     params: parseParams(route.pathParams, event.pathParameters, 'path'),
-    query: parseParams(route.query, event.queryStringParameters, 'query'),
+    query: parseParams(route.query, query, 'query'),
     body: route.body ? parseBody(route.body, event.body, event.isBase64Encoded) : undefined,
     headers: { ...headers, ...parseParams(route.headers, headers, 'header') },
   };
-  const result = await implementation(input as RouteInput, { requestId, route, account, baseUrl: baseUrlOf(event) });
+  const answered = await implementation(input as RouteInput, { requestId, route, account, baseUrl: baseUrlOf(event) });
+  const result = sealed ? sealNextCursor(answered, await cursorKeys(), route.operationId) : answered;
   if (route.billed && account) await charge(account, rowsOf(result), result.kind === 'raw' || result.kind === 'binary' ? 1 : result.creditMultiplier ?? 1);
   return render(result, route, requestId);
+}
+
+/** The result with its next cursor sealed for the route (envelope, rendered rows, or the Arrow header). */
+function sealNextCursor(result: RouteResult, keys: CursorKeyRing, scope: string): RouteResult {
+  const seal = (cursor: string | null | undefined) => (cursor ? sealCursor(keys, scope, cursor) : cursor);
+  if (result.kind === 'envelope') return { ...result, nextCursor: seal(result.nextCursor) };
+  if (result.kind === 'json-rows') return { ...result, rows: { ...result.rows, nextCursor: seal(result.rows.nextCursor) ?? null } };
+  const next = result.headers?.['x-next-cursor'];
+  return next ? { ...result, headers: { ...result.headers, 'x-next-cursor': seal(next)! } } : result;
 }
 
 function rowsOf(result: RouteResult): number {

@@ -5,6 +5,9 @@
  * and snapshot_advanced; coverage and clamping members.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCursor, sealCursor } from '../../functions/core/cursor-seal.ts';
+import { cursorKeys } from '../../functions/shared/deps.ts';
+import { ROUTES } from '../../functions/routes.ts';
 import { tableFromIPC } from 'apache-arrow';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { keyedGet } from '../helpers/api.ts';
@@ -141,18 +144,24 @@ describe('market positions', () => {
     const page = await get('/v1/perpx/positions/BTC', { limit: 1 });
     const cursor = page.body.meta.next_cursor as string;
     expect((await get('/v1/perpx/positions/BTC', { limit: 1, side: 'long', cursor })).body).toMatchObject({ code: 400, error_code: 'invalid_cursor' });
-    // Prepare: a cursor issued 25 hours ago for the same request.
-    const fingerprint = JSON.parse(Buffer.from(cursor, 'base64url').toString()).f;
-    const state = decodeCursor(cursor, fingerprint);
-    const expired = encodeCursor(fingerprint, { ...state, position: [Date.now() - 25 * HOUR, ...state.position.slice(1)] });
+    // Cursors are sealed with the service's key: an edited one never reaches the route.
+    const scope = ROUTES.find((r) => r.method === 'GET' && r.path === '/v1/perpx/positions/{symbol}')!.operationId;
+    const keys = await cursorKeys();
+    const inner = openCursor(keys, scope, cursor);
+    const fingerprint = JSON.parse(Buffer.from(inner, 'base64url').toString()).f;
+    const state = decodeCursor(inner, fingerprint);
+    const unsealed = encodeCursor(fingerprint, { ...state, position: [Date.now(), 'x'] });
+    expect((await get('/v1/perpx/positions/BTC', { limit: 1, cursor: unsealed })).body).toMatchObject({ code: 400, error_code: 'invalid_cursor' });
+    // Behind the seal every cursor is still checked in full, as if the key had leaked. Prepare: one issued 25 hours ago.
+    const sealed = (forged: string) => sealCursor(keys, scope, forged);
+    const expired = sealed(encodeCursor(fingerprint, { ...state, position: [Date.now() - 25 * HOUR, ...state.position.slice(1)] }));
     expect((await get('/v1/perpx/positions/BTC', { limit: 1, cursor: expired })).body).toMatchObject({ code: 400, error_code: 'invalid_cursor' });
-    // Forged positions (the fingerprint is a hash of public parameters) fail as bad cursors, never reach a query.
     for (const position of [[Date.now(), 'x'], [Date.now(), -1], [Date.now(), 1, 2], ['now', 1]]) {
-      const forged = encodeCursor(fingerprint, { ...state, position });
+      const forged = sealed(encodeCursor(fingerprint, { ...state, position }));
       expect((await get('/v1/perpx/positions/BTC', { limit: 1, cursor: forged })).body, JSON.stringify(position)).toMatchObject({ code: 400, error_code: 'invalid_cursor' });
     }
     // A newer live snapshot replaces the one the cursor pages.
-    const replaced = encodeCursor(fingerprint, { ...state, window: [state.window[0] - 300_000, state.window[0] - 300_000] });
+    const replaced = sealed(encodeCursor(fingerprint, { ...state, window: [state.window[0] - 300_000, state.window[0] - 300_000] }));
     expect((await get('/v1/perpx/positions/BTC', { limit: 1, cursor: replaced })).body).toMatchObject({ code: 409, error_code: 'snapshot_advanced' });
   });
 });

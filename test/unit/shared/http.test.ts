@@ -54,8 +54,24 @@ describe('the HTTP shell, happy path', () => {
     expect(res.body).toEqual({
       success: true,
       data: [{ symbol: 'BTC' }, { limit: 250, interval: '1m' }],
-      meta: { count: 2, has_more: true, next_cursor: 'c2', request_id: 'req-test' },
+      meta: { count: 2, has_more: true, next_cursor: expect.stringMatching(/^c2\.test1\.[\w-]{22}$/), request_id: 'req-test' },
     });
+  });
+
+  it('seals the next cursor for its route, opens it for the implementation, and refuses one it did not seal', async () => {
+    // Prepare
+    const page = (cursor?: string) => call(restEvent({
+      resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'BTC' },
+      queryStringParameters: { limit: '5', ...(cursor !== undefined && { cursor }) }, requestContext: { authorizer: account } as never,
+    }));
+    const first = await page();
+    // Act
+    const second = await page(first.body.meta.next_cursor);
+    const forged = await page('c2');
+    const edited = await page(first.body.meta.next_cursor.replace(/^c2/, 'c3'));
+    // Assess
+    expect(second.body.data[1]).toMatchObject({ cursor: 'c2' });
+    for (const refused of [forged, edited]) expect(refused.body).toMatchObject({ code: 400, error_code: 'invalid_cursor', param: 'cursor' });
   });
 
   it('ends a cursor-paged route with has_more false and no next_cursor', async () => {
