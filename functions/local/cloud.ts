@@ -23,7 +23,6 @@ import { localAccountId, seedLocalAccounts, type LocalKey } from './accounts.ts'
 import { monthOf } from '../core/billing/credits.ts';
 import { clearCreditUse } from '../adapters/dynamodb-usage.ts';
 import { synthesizeServiceTemplate } from './template.ts';
-import { restoreQueues, saveQueues } from './queue-snapshot.ts';
 import { startDemoFeed, type DemoFeed, type DemoFeedOptions } from './demo-feed.ts';
 import { S3Client } from '@aws-sdk/client-s3';
 import { archiveDeps } from '../shared/archive-deps.ts';
@@ -122,12 +121,6 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   for (const { key } of options.apiKeys) {
     await clearCreditUse(dynamo, emulators.names.tables.usage, localAccountId(key), monthOf(Date.now()));
   }
-  const queueSnapshot = join(options.dataDir, 'sqs.json');
-  const allQueues = {
-    ...emulators.names.queueUrls,
-    ...Object.fromEntries(Object.entries(emulators.names.dlqUrls).map(([name, url]) => [`${name}-dlq`, url])),
-  };
-  await restoreQueues(sqs, allQueues, queueSnapshot);
 
   const pollers: Poller[] = [];
   if (options.pollers !== false) {
@@ -171,7 +164,6 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       await Promise.all(pollers.map((p) => p.stop()));
       await gateway.stop();
       await stepFunctions.stop();
-      await saveQueues(sqs, allQueues, queueSnapshot);
       sqs.destroy();
       dynamo.destroy();
       await emulators.stop();

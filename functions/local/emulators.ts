@@ -1,8 +1,8 @@
 /**
  * Starts DynamoDB (dynalite), SQS (local-aws-sqs) and S3 (s3rver) in this process and creates the
  * tables, queues (each with its DLQ) and buckets of the resource catalogue in them. DynamoDB and S3
- * keep their data under the data directory; local-aws-sqs keeps queues in memory only (see
- * functions/local/queue-snapshot.ts for how messages survive a restart).
+ * keep their data under the data directory; local-aws-sqs keeps queues in memory only, behind a
+ * journal (sqs-journal.ts) that sends again, at the next start, every message not yet consumed.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { createSqsServer } from 'local-aws-sqs';
+import { startSqsJournal, type SqsJournal } from './sqs-journal.ts';
 import { CreateTableCommand, DescribeTableCommand, UpdateTableCommand, DynamoDBClient, ResourceNotFoundException, type GlobalSecondaryIndex } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -131,6 +132,18 @@ async function createBuckets(client: S3Client, names: Record<BucketName, string>
 
 interface S3EventRecord { eventName: string; s3: { bucket: { name: string }; object: { key: string } } }
 
+/** Sends again what the last run left in its queues, with what is left of each message's delay. */
+async function resendLeftOver(client: SQSClient, journal: SqsJournal, queueUrls: readonly string[]): Promise<void> {
+  const byName = new Map(queueUrls.map((url) => [url.split('/').pop()!, url]));
+  for (const message of journal.leftOver) {
+    const QueueUrl = byName.get(message.queue);
+    if (!QueueUrl) continue; // a queue the catalogue no longer has
+    const DelaySeconds = Math.min(900, Math.max(0, Math.ceil((message.visibleAt - Date.now()) / 1000)));
+    await client.send(new SendMessageCommand({ QueueUrl, MessageBody: message.body, DelaySeconds, MessageAttributes: message.attributes as never }));
+  }
+  journal.replayed();
+}
+
 /** S3 -> SQS object-created notifications, as the catalogue declares them (s3rver emits the events). */
 function forwardBucketNotifications(s3rver: S3rver, buckets: Record<BucketName, string>, queueUrls: Record<QueueName, string>, sqs: SQSClient): void {
   // S3rver is a Koa application (an EventEmitter); its typings leave that out.
@@ -165,8 +178,10 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
 
   const dynamoServer: Server = dynalite({ path: dynamoDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const dynamodb = await listen(dynamoServer, options.ports?.dynamodb ?? 0);
-  const sqsServer = await createSqsServer({ port: options.ports?.sqs ?? 0, hostname: '127.0.0.1', region: LOCAL_REGION, emulateQueueCreationLifecycle: false });
-  const sqs = `http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`;
+  const sqsServer = await createSqsServer({ port: 0, hostname: '127.0.0.1', region: LOCAL_REGION, emulateQueueCreationLifecycle: false });
+  // Everyone reaches SQS through the journal, so queued messages outlive a crash (sqs-journal.ts).
+  const journal = await startSqsJournal(`http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`, join(options.dataDir, 'sqs-journal.jsonl'), options.ports?.sqs);
+  const sqs = journal.endpoint;
   const s3rver = new S3rver({ port: options.ports?.s3 ?? 0, address: '127.0.0.1', silent: true, directory: s3Dir });
   const s3Address = await s3rver.run();
   const s3 = `http://127.0.0.1:${s3Address.port}`;
@@ -178,6 +193,7 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
   const s3Client = new S3Client({ ...clientOptions, endpoint: s3, forcePathStyle: true });
   await createTables(dynamoClient, names.tables);
   const { queueUrls, dlqUrls } = await createQueues(sqsClient, names.queues);
+  await resendLeftOver(sqsClient, journal, [...Object.values(queueUrls), ...Object.values(dlqUrls)]);
   await createBuckets(s3Client, names.buckets);
   for (const client of [dynamoClient, s3Client]) client.destroy();
   forwardBucketNotifications(s3rver, names.buckets, queueUrls, sqsClient);
@@ -187,6 +203,7 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
     names: { tables: names.tables, queueUrls, dlqUrls, buckets: names.buckets },
     async stop() {
       sqsClient.destroy();
+      await journal.stop();
       await Promise.all([close(dynamoServer), close(sqsServer), s3rver.close()]);
     },
   };

@@ -1,0 +1,144 @@
+/**
+ * local-aws-sqs keeps messages in memory only, so a crash of the local cloud would lose every
+ * message queued, delayed or in flight. This journal sits in front of it on the SQS protocol: every
+ * message sent is appended to a file before the sender hears it was sent, and every delete after
+ * it happens, so the file always names the messages not yet consumed. On the next start those are
+ * sent again (with what is left of their delay): at least once, as SQS itself promises.
+ */
+import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Sent {
+  id: string;
+  queue: string;
+  body: string;
+  /** When the message becomes visible (epoch ms). */
+  visibleAt: number;
+  attributes?: Record<string, unknown>;
+}
+
+type Entry = ({ t: 'send' } & Sent) | { t: 'del'; id: string } | { t: 'purge'; queue: string; at: number };
+
+/** The journal is rewritten with only the unconsumed messages once it holds this many entries. */
+const COMPACT_AFTER = 10_000;
+
+/** A queue's name from its URL (the URL's port changes from one start to the next). */
+const queueName = (url: unknown) => String(url).split('/').pop() ?? '';
+
+export interface SqsJournal {
+  endpoint: string;
+  /** Messages a previous run left unconsumed, oldest first (read once, at start). */
+  leftOver: readonly Sent[];
+  /** The left-over messages have been sent again (and journaled anew): forget the old run. */
+  replayed(): void;
+  stop(): Promise<void>;
+}
+
+async function bodyOf(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Reads what a journal left unconsumed. */
+function replay(lines: string[]): Map<string, Sent> {
+  const open = new Map<string, Sent>();
+  for (const line of lines) {
+    if (!line) continue;
+    let entry: Entry;
+    try {
+      entry = JSON.parse(line) as Entry;
+    } catch {
+      continue; // a line cut short by the crash itself
+    }
+    if (entry.t === 'send') open.set(entry.id, entry);
+    else if (entry.t === 'del') open.delete(entry.id);
+    else for (const [id, sent] of open) if (sent.queue === entry.queue && sent.visibleAt <= entry.at) open.delete(id);
+  }
+  return open;
+}
+
+export async function startSqsJournal(target: string, path: string, port = 0): Promise<SqsJournal> {
+  // What the last run left open, kept in `.replay` until the caller has sent it again (a crash
+  // while re-sending replays it once more: duplicates, never losses).
+  const replayPath = `${path}.replay`;
+  const lines = [replayPath, path].filter((p) => existsSync(p)).flatMap((p) => readFileSync(p, 'utf8').split('\n'));
+  const previous = replay(lines);
+  writeFileSync(replayPath, [...previous.values()].map((sent) => `${JSON.stringify({ t: 'send', ...sent })}\n`).join(''));
+  writeFileSync(path, '');
+  const open = new Map<string, Sent>();
+  const receipts = new Map<string, string>();
+  let entries = 0;
+
+  const write = (entry: Entry) => {
+    if (entry.t === 'send') open.set(entry.id, entry);
+    else if (entry.t === 'del') open.delete(entry.id);
+    else for (const [id, sent] of open) if (sent.queue === entry.queue) open.delete(id);
+    appendFileSync(path, `${JSON.stringify(entry)}\n`);
+    entries += 1;
+    if (entries >= COMPACT_AFTER) {
+      writeFileSync(`${path}.next`, [...open.values()].map((sent) => `${JSON.stringify({ t: 'send', ...sent })}\n`).join(''));
+      renameSync(`${path}.next`, path);
+      entries = open.size;
+    }
+  };
+
+  /** Journals what a successful call did. Message attributes are kept as sent (JSON protocol shapes). */
+  const note = (operation: string, request: Record<string, unknown>, response: Record<string, unknown>) => {
+    const now = Date.now();
+    const sent = (entry: Record<string, unknown>, id: unknown) => write({
+      t: 'send', id: String(id), queue: queueName(request.QueueUrl), body: String(entry.MessageBody ?? ''),
+      visibleAt: now + Number(entry.DelaySeconds ?? 0) * 1000, ...(entry.MessageAttributes !== undefined && { attributes: entry.MessageAttributes as Record<string, unknown> }),
+    });
+    if (operation === 'SendMessage') sent(request, response.MessageId);
+    else if (operation === 'SendMessageBatch') {
+      const ids = new Map(((response.Successful ?? []) as { Id: string; MessageId: string }[]).map((s) => [s.Id, s.MessageId]));
+      for (const entry of (request.Entries ?? []) as Record<string, unknown>[]) if (ids.has(String(entry.Id))) sent(entry, ids.get(String(entry.Id)));
+    } else if (operation === 'ReceiveMessage') {
+      for (const message of (response.Messages ?? []) as { MessageId: string; ReceiptHandle: string }[]) receipts.set(message.ReceiptHandle, message.MessageId);
+    } else if (operation === 'DeleteMessage') {
+      const id = receipts.get(String(request.ReceiptHandle));
+      if (id) write({ t: 'del', id });
+    } else if (operation === 'DeleteMessageBatch') {
+      const done = new Set(((response.Successful ?? []) as { Id: string }[]).map((s) => s.Id));
+      for (const entry of (request.Entries ?? []) as { Id: string; ReceiptHandle: string }[]) {
+        const id = done.has(entry.Id) ? receipts.get(entry.ReceiptHandle) : undefined;
+        if (id) write({ t: 'del', id });
+      }
+    } else if (operation === 'PurgeQueue') write({ t: 'purge', queue: queueName(request.QueueUrl), at: now });
+  };
+
+  const server = createServer((request, response) => {
+    void (async () => {
+      const body = await bodyOf(request);
+      const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length', 'transfer-encoding'].includes(name))) as Record<string, string>;
+      const upstream = await fetch(`${target}${request.url ?? '/'}`, { method: request.method, headers, ...(body.length > 0 && { body }) });
+      const answer = Buffer.from(await upstream.arrayBuffer());
+      const operation = String(request.headers['x-amz-target'] ?? '').replace(/^AmazonSQS\./, '');
+      if (upstream.ok && operation) {
+        try {
+          note(operation, JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>, JSON.parse(answer.toString('utf8') || '{}') as Record<string, unknown>);
+        } catch (error) {
+          console.error(`[sqs journal] could not journal ${operation}:`, error);
+        }
+      }
+      const passed = [...upstream.headers].filter(([name]) => !['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(name));
+      response.writeHead(upstream.status, Object.fromEntries(passed));
+      response.end(answer);
+    })().catch((error: unknown) => {
+      response.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
+      response.end(JSON.stringify({ __type: 'InternalFailure', message: error instanceof Error ? error.message : String(error) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    leftOver: [...previous.values()],
+    replayed: () => rmSync(replayPath, { force: true }),
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
