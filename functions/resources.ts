@@ -5,7 +5,7 @@
  */
 
 export type TableName = 'accounts' | 'usage' | 'webhooks' | 'timers' | 'manifest' | 'breadth' | 'export-jobs';
-export type QueueName = 'delivery' | 'ingest' | 'events';
+export type QueueName = 'delivery' | 'delivery-slow' | 'ingest' | 'events';
 export type BucketName = 'archive' | 'exports';
 
 export interface TableDef {
@@ -64,6 +64,8 @@ export interface QueueDef {
 
 export const QUEUES: Readonly<Record<QueueName, QueueDef>> = {
   delivery: { envVar: 'QUEUE_DELIVERY_URL', dlqEnvVar: 'QUEUE_DELIVERY_DLQ_URL', visibilityTimeoutS: 90, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 50 },
+  // The slow lane: attempts to endpoints that hung or answered slowly, so they never hold up the others'.
+  'delivery-slow': { envVar: 'QUEUE_DELIVERY_SLOW_URL', dlqEnvVar: 'QUEUE_DELIVERY_SLOW_DLQ_URL', visibilityTimeoutS: 90, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 20 },
   // Events about one account (credit levels reached, export jobs done), turned into deliveries by `notify`.
   events: { envVar: 'QUEUE_EVENTS_URL', dlqEnvVar: 'QUEUE_EVENTS_DLQ_URL', visibilityTimeoutS: 60, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 2 },
   ingest: { envVar: 'QUEUE_INGEST_URL', dlqEnvVar: 'QUEUE_INGEST_DLQ_URL', visibilityTimeoutS: 360, maxReceiveCount: 3, batchSize: 1, maxConcurrency: 2 },
@@ -106,7 +108,7 @@ export interface FunctionDef {
 
 export type FunctionName =
   | 'authorizer' | 'system' | 'market' | 'derivatives' | 'orderbook' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
-  | 'detect' | 'notify' | 'positions' | 'positions-build' | 'exports' | 'export-partition' | 'export-finish' | 'delivery-sweep';
+  | 'detect' | 'notify' | 'positions' | 'positions-build' | 'exports' | 'export-partition' | 'export-finish' | 'delivery-sweep' | 'deliver-slow';
 
 /** A route group answering from the archive with DuckDB, debiting credits as it answers. */
 const ARCHIVE_READER = {
@@ -193,7 +195,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     memoryMb: 256,
     timeoutS: 60,
     tables: { timers: 'readwrite' },
-    queues: { delivery: 'send', ingest: 'send' },
+    queues: { delivery: 'send', 'delivery-slow': 'send', ingest: 'send' },
   },
   ingest: {
     entry: 'functions/queues/ingest.ts',
@@ -213,8 +215,17 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     // A batch of 10 is sent concurrently, each within the 10 s budget.
     timeoutS: 30,
     tables: { webhooks: 'readwrite', timers: 'readwrite' },
-    queues: { delivery: 'send' },
+    queues: { delivery: 'send', 'delivery-slow': 'send' },
     consumes: 'delivery',
+  },
+  'deliver-slow': {
+    entry: 'functions/queues/deliver-slow.ts',
+    description: 'The slow lane of deliveries: attempts to endpoints that hung or answered slowly',
+    memoryMb: 512,
+    timeoutS: 30,
+    tables: { webhooks: 'readwrite', timers: 'readwrite' },
+    queues: { delivery: 'send', 'delivery-slow': 'send' },
+    consumes: 'delivery-slow',
   },
   'delivery-sweep': {
     entry: 'functions/schedules/delivery-sweep.ts',

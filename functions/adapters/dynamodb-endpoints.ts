@@ -9,6 +9,7 @@ function toEndpoint(item: Item): EndpointRecord {
     status: item.status as EndpointRecord['status'], secret: String(item.secret),
     previousSecret: (item.previous_secret as string | undefined) ?? null, previousSecretExpiresAt: (item.previous_secret_expires_at as string | undefined) ?? null,
     consecutiveFailures: Number(item.consecutive_failures ?? 0), firstFailureAt: (item.first_failure_at as string | undefined) ?? null,
+    slowUntil: (item.slow_until as string | undefined) ?? null,
     createdAt: String(item.created_at),
   };
 }
@@ -26,6 +27,7 @@ export function dynamoEndpointStore(table: WebhookTable): EndpointStore {
           previous_secret_expires_at: endpoint.previousSecretExpiresAt, consecutive_failures: endpoint.consecutiveFailures,
           // Absent rather than NULL while there is no streak: the failure update sets it with if_not_exists.
           ...(endpoint.firstFailureAt !== null && { first_failure_at: endpoint.firstFailureAt }), created_at: endpoint.createdAt,
+          ...(endpoint.slowUntil !== null && { slow_until: endpoint.slowUntil }),
         },
       }));
     },
@@ -50,6 +52,14 @@ export function dynamoEndpointStore(table: WebhookTable): EndpointStore {
         if (isConditionFailure(error)) return undefined; // deleted meanwhile
         throw error;
       }
+    },
+    async setSlowUntil(accountId, endpointId, until) {
+      await applied(client.send(new UpdateCommand({
+        TableName: tableName, Key: key(accountId, endpointId),
+        UpdateExpression: until === null ? 'REMOVE slow_until' : 'SET slow_until = :until',
+        ConditionExpression: 'attribute_exists(sk)',
+        ...(until !== null && { ExpressionAttributeValues: { ':until': until } }),
+      })));
     },
     async noteSuccess(accountId, endpointId) {
       await applied(client.send(new UpdateCommand({

@@ -14,7 +14,7 @@ import { resetConfig } from '../shared/config.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmulators, type Emulators } from './emulators.ts';
 import { startGateway, type Gateway } from './gateway.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { startPoller, type Poller } from './poller.ts';
+import { IDLE_WAIT_MS, startPoller, type Poller } from './poller.ts';
 import { invoke } from './invoke.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 import { localStateMachines, type LocalStateMachines } from './state-machines.ts';
@@ -27,7 +27,11 @@ import { startDemoFeed, type DemoFeed, type DemoFeedOptions } from './demo-feed.
 import { S3Client } from '@aws-sdk/client-s3';
 import { archiveDeps } from '../shared/archive-deps.ts';
 
-const LOCAL_POLL_LOOPS = 4;
+/**
+ * At most this many poll loops a queue (its event source's maximum concurrency, capped): Lambda
+ * runs that many batches at once, so a batch held by a slow receiver does not hold up the queue.
+ */
+const LOCAL_POLL_LOOPS = 16;
 
 export interface LocalCloudOptions {
   port: number;
@@ -129,7 +133,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       const consumer = (event: SQSEvent) => invoke(name, event) as Promise<SQSBatchResponse | void>;
       // Lambda runs several batches of a queue at once; a few poll loops give the local cloud the same overlap.
       for (let loop = 0; loop < Math.min(QUEUES[def.consumes].maxConcurrency, LOCAL_POLL_LOOPS); loop += 1) {
-        pollers.push(startPoller(sqs, def.consumes, emulators.names.queueUrls[def.consumes], consumer));
+        pollers.push(startPoller(sqs, def.consumes, emulators.names.queueUrls[def.consumes], consumer, loop === 0 ? IDLE_WAIT_MS.first : IDLE_WAIT_MS.others));
       }
     }
   }

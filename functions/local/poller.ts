@@ -11,7 +11,8 @@ import { QUEUES } from '../resources.ts';
 
 export type SqsConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
 
-const IDLE_WAIT_MS = 100;
+/** How long a loop waits after finding its queue empty: the first loop of a queue stays quick, the others join a burst within a second. */
+export const IDLE_WAIT_MS = { first: 100, others: 1_000 } as const;
 
 export function toSqsEvent(messages: Message[], queueArn: string): SQSEvent {
   return {
@@ -68,13 +69,13 @@ export async function pollOnce(sqs: SQSClient, queue: QueueName, queueUrl: strin
   return messages.length;
 }
 
-export function startPoller(sqs: SQSClient, queue: QueueName, queueUrl: string, consumer: SqsConsumer): Poller {
+export function startPoller(sqs: SQSClient, queue: QueueName, queueUrl: string, consumer: SqsConsumer, idleWaitMs: number = IDLE_WAIT_MS.first): Poller {
   let running = true;
   const loop = (async () => {
     while (running) {
       try {
         const handled = await pollOnce(sqs, queue, queueUrl, consumer);
-        if (handled === 0) await new Promise((r) => setTimeout(r, IDLE_WAIT_MS));
+        if (handled === 0) await new Promise((r) => setTimeout(r, idleWaitMs));
       } catch (error) {
         if (running) console.error(`[poller] ${queue}:`, error);
         await new Promise((r) => setTimeout(r, 1000));

@@ -13,6 +13,8 @@ export interface EndpointRecord {
   /** The failure streak: consecutive failed attempts and when the first of them happened. */
   consecutiveFailures: number;
   firstFailureAt: string | null;
+  /** Until when its attempts go to the slow lane (it hung or answered slowly); null when it is quick. */
+  slowUntil: string | null;
   createdAt: string;
 }
 
@@ -84,6 +86,8 @@ export interface EndpointStore {
   noteFailure(accountId: string, endpointId: string, at: string): Promise<{ failures: number; firstFailureAt: string } | undefined>;
   /** Ends the endpoint's failure streak. */
   noteSuccess(accountId: string, endpointId: string): Promise<void>;
+  /** Sends the endpoint's attempts to the slow lane until `until` (ISO), or back to the main lane (null). */
+  setSlowUntil(accountId: string, endpointId: string, until: string | null): Promise<void>;
   /** Sets an active endpoint `auto_disabled` if its stored streak still meets the rule; false otherwise. */
   autoDisable(accountId: string, endpointId: string, rule: { minFailures: number; firstFailureAtOrBefore: string }): Promise<boolean>;
 }

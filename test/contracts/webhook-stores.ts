@@ -18,7 +18,7 @@ const count = (results: boolean[]) => results.filter(Boolean).length;
 export function endpointRecord(accountId: string, overrides: Partial<EndpointRecord> = {}): EndpointRecord {
   return {
     id: id(), accountId, url: 'https://93.184.216.34/hook', description: '', status: 'active', secret: 'whsec_a', previousSecret: null,
-    previousSecretExpiresAt: null, consecutiveFailures: 0, firstFailureAt: null, createdAt: T, ...overrides,
+    previousSecretExpiresAt: null, consecutiveFailures: 0, firstFailureAt: null, slowUntil: null, createdAt: T, ...overrides,
   };
 }
 

@@ -17,13 +17,15 @@ import { queueOccurrence, utcDay } from '../../functions/core/webhooks/deliverie
 const TIME_SCALE = 3_600;
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
 let receiver: Receiver;
+/** An account of its own for the isolation test, so its endpoints do not count against the others'. */
+const ISOLATION_KEY = 'isolation-pro-key';
 
 beforeAll(async () => {
   // Function settings of the local cloud, read when it starts.
   process.env.LOCAL_TIME_SCALE = String(TIME_SCALE);
   process.env.WEBHOOK_ALLOWED_TARGETS = '127.0.0.1';
   receiver = await startReceiver();
-  cloud = await startTestCloud();
+  cloud = await startTestCloud({ extraKeys: [{ key: ISOLATION_KEY, plan: 'pro' }] });
 });
 afterAll(async () => {
   await cloud?.stop();
@@ -163,6 +165,25 @@ describe('the daily cap (Pro plan)', () => {
     expect(resumed.body.data[0]).toMatchObject({ id: rule.id, status: 'active', enabled: true, last_suppressed_count: 3 });
     expect((await call(KEYS.pro, 'GET', '/v1/webhooks/limits')).body.data.deliveries_per_day.used).toBe(0);
     expect(await match()).toBe('queued');
+  });
+});
+
+describe('isolation', () => {
+  it('attempts a healthy endpoint\'s deliveries while a hung endpoint holds dozens of attempts open', async () => {
+    // Prepare: two endpoints of one account; the receiver never answers the first.
+    receiver.respond = (req) => (req.path === '/hung' ? 'hang' : 200);
+    const hung = (await call(ISOLATION_KEY, 'POST', '/v1/webhooks/endpoints', { url: receiver.url('/hung') })).body.data.id;
+    const healthy = (await call(ISOLATION_KEY, 'POST', '/v1/webhooks/endpoints', { url: receiver.url('/healthy') })).body.data.id;
+    // Act: the hung endpoint's deliveries are queued first.
+    for (let i = 0; i < 40; i += 1) await call(ISOLATION_KEY, 'POST', `/v1/webhooks/endpoints/${hung}/test`);
+    const queued: string[] = [];
+    for (let i = 0; i < 8; i += 1) queued.push((await call(ISOLATION_KEY, 'POST', `/v1/webhooks/endpoints/${healthy}/test`)).body.data.event_id);
+    // Assess: every healthy delivery arrives while the hung endpoint's first attempts are still waiting
+    // for an answer (each holds its worker for the 10 s budget before it is recorded as failed).
+    await eventually(() => queued.filter((id) => eventRequests(id).length === 0), (missing) => missing.length === 0, 60_000);
+    const hungLog = await deliveries(ISOLATION_KEY, hung);
+    expect(hungLog.filter((d) => d.attempts > 0)).toEqual([]);
+    expect(receiver.requests.filter((r) => r.path === '/hung').length).toBeGreaterThan(0);
   });
 });
 

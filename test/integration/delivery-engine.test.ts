@@ -12,7 +12,8 @@ import { queueSender, timerStore, webhookStores } from '../../functions/shared/d
 import { config } from '../../functions/shared/config.ts';
 import { TABLES } from '../../functions/resources.ts';
 import { createHttpsSender } from '../../functions/adapters/https-sender.ts';
-import { attemptDelivery, LEASE_MS, type EngineDeps } from '../../functions/core/webhooks/engine.ts';
+import { attemptDelivery, LEASE_MS, SLOW_ANSWER_MS, type DeliveryLane, type EngineDeps } from '../../functions/core/webhooks/engine.ts';
+import type { QueueName } from '../../functions/resources.ts';
 import { OVERDUE_GRACE_MS, queueOccurrence, redeliver, sweepOverdueDeliveries, utcDay, type DeliveryDeps } from '../../functions/core/webhooks/deliveries.ts';
 import { createEndpoint, enableEndpoint, rotateSecret } from '../../functions/core/webhooks/endpoints.ts';
 import type { Caller } from '../../functions/core/accounts.ts';
@@ -44,7 +45,7 @@ beforeEach(() => {
 
 function engine(overrides: Partial<EngineDeps> = {}): EngineDeps {
   return {
-    store: webhookStores(), queues: queueSender(), timers: timerStore(), clock, timeScale: 1,
+    store: webhookStores(), queues: queueSender(), timers: timerStore(), clock, timeScale: 1, lane: 'delivery',
     send: createHttpsSender({ resolve: async () => ['127.0.0.1'], allowHosts: ['127.0.0.1'], timeoutMs: 2_000 }),
     ...overrides,
   };
@@ -294,6 +295,40 @@ describe('at least once', () => {
     expect((await attemptDelivery(engine(), jobOf(reset))).outcome).toBe('delivered');
     expect(receiver.requests.map((r) => r.headers['svc-event-id'])).toEqual([queued.eventId, queued.eventId]);
   });
+});
+
+describe('the slow lane', () => {
+  it('moves an endpoint whose answer is late to the slow lane, its waiting jobs there without an attempt, and back once it answers quickly', async () => {
+    // Prepare: one endpoint that hangs, one that answers.
+    const hung = await setUp();
+    const healthy = await setUp();
+    receiver.respond = (req) => (req.path === `/${hung.caller.id}` ? 'hang' : 200);
+    const sentTo: string[] = [];
+    const queues = { send: async (queue: QueueName, body: string, delay?: number) => { sentTo.push(`${queue} ${JSON.parse(body).delivery_id}`); await queueSender().send(queue, body, delay); } };
+    // A sender budget past SLOW_ANSWER_MS, as the real one's 10 s is.
+    const lane = (name: DeliveryLane) => engine({ queues, lane: name, send: createHttpsSender({ resolve: async () => ['127.0.0.1'], allowHosts: ['127.0.0.1'], timeoutMs: SLOW_ANSWER_MS + 1_500 }) });
+    const first = await queueOne(hung);
+    const waiting = await queueOne(hung);
+    const other = await queueOne(healthy);
+
+    // Act
+    const timedOut = await attemptDelivery(lane('delivery'), jobOf(first));
+    const moved = await attemptDelivery(lane('delivery'), jobOf(waiting));
+    const unaffected = await attemptDelivery(lane('delivery'), jobOf(other));
+    receiver.respond = () => 200;
+    const fromSlowLane = await attemptDelivery(lane('delivery-slow'), jobOf(waiting));
+
+    // Assess
+    expect(timedOut.outcome).toBe('retry_scheduled');
+    expect(sentTo).toContain(`delivery-slow ${first.id}`);
+    expect(moved.outcome).toBe('moved_to_slow_lane');
+    expect(sentTo).toContain(`delivery-slow ${waiting.id}`);
+    expect(receiver.requests.filter((r) => r.headers['svc-event-id'] === waiting.eventId)).toHaveLength(1);
+    expect(unaffected.outcome).toBe('delivered');
+    expect(fromSlowLane.outcome).toBe('delivered');
+    expect((await webhookStores().endpoints.get(hung.caller.id, hung.endpointId))!.slowUntil).toBeNull();
+    expect((await webhookStores().endpoints.get(healthy.caller.id, healthy.endpointId))!.slowUntil).toBeNull();
+  }, 30_000);
 });
 
 describe('the overdue sweep', () => {

@@ -64,7 +64,8 @@ export async function createEndpoint(deps: EndpointDeps, caller: Caller, body: {
   await reserveAllowance(deps.store, caller, 'endpoints');
   const endpoint: EndpointRecord = {
     id: randomUUID(), accountId: caller.id, url: destination.url.href, description: body.description ?? '', status: 'active',
-    secret: newSecret(), previousSecret: null, previousSecretExpiresAt: null, consecutiveFailures: 0, firstFailureAt: null, createdAt: new Date(deps.clock.now()).toISOString(),
+    secret: newSecret(), previousSecret: null, previousSecretExpiresAt: null, consecutiveFailures: 0, firstFailureAt: null, slowUntil: null,
+    createdAt: new Date(deps.clock.now()).toISOString(),
   };
   try {
     await deps.store.endpoints.put(endpoint);

@@ -29,7 +29,18 @@ export interface EngineDeps {
   send: WebhookSender;
   /** 1 in AWS; the local cloud's LOCAL_TIME_SCALE divides the ladder and its windows. */
   timeScale: number;
+  /** The queue the job came from: the main lane, or the slow lane of endpoints that hang or answer slowly. */
+  lane: DeliveryLane;
 }
+
+export type DeliveryLane = 'delivery' | 'delivery-slow';
+
+/** An attempt still unanswered after this long moves its endpoint to the slow lane (while it goes on). */
+export const SLOW_ANSWER_MS = 3_000;
+/** How long an endpoint stays in the slow lane after its last slow attempt (divided by the local time scale). */
+export const SLOW_LANE_MS = 3_600_000;
+
+const isSlow = (endpoint: EndpointRecord, now: number) => endpoint.slowUntil !== null && Date.parse(endpoint.slowUntil) > now;
 
 /** How long an attempt holds its delivery: past the sender's 10 s budget, short of the queue's visibility timeout. */
 export const LEASE_MS = 30_000;
@@ -38,7 +49,7 @@ const MIN_FOLLOW_UP_MS = 1_000;
 
 export type AttemptResult =
   | { outcome: 'delivered' | 'retry_scheduled' | 'exhausted'; delivery: DeliveryRecord; autoDisabled: boolean }
-  | { outcome: 'stale' | 'busy' | 'endpoint_unavailable' };
+  | { outcome: 'stale' | 'busy' | 'endpoint_unavailable' | 'moved_to_slow_lane' };
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -66,10 +77,24 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
   }
 
   const startedAt = deps.clock.now();
+  // A hung or slow endpoint's attempts wait in their own lane, so they never hold a worker the
+  // other endpoints' deliveries need; this job moves there without an attempt.
+  if (deps.lane === 'delivery' && isSlow(endpoint, startedAt)) {
+    await deps.queues.send('delivery-slow', deliveryJob(delivery));
+    return { outcome: 'moved_to_slow_lane' };
+  }
   // Another worker holds this attempt; its own job comes back if it dies, so this copy can go.
   if (!(await store.deliveries.claimAttempt(delivery.accountId, delivery.id, expected, startedAt + LEASE_MS, startedAt))) return { outcome: 'busy' };
 
   const body = JSON.stringify(delivery.payload);
+  // Marked slow as soon as an answer is late, not when the 10 s budget ends: the endpoint's other
+  // jobs then leave the main lane while this attempt still waits.
+  const slowUntil = () => new Date(deps.clock.now() + SLOW_LANE_MS / deps.timeScale).toISOString();
+  let markedSlow: Promise<void> | undefined;
+  const lateAnswer = setTimeout(() => {
+    // A lost mark only loses the hint; the attempt's outcome is recorded either way.
+    markedSlow = store.endpoints.setSlowUntil(endpoint.accountId, endpoint.id, slowUntil()).catch(() => undefined);
+  }, SLOW_ANSWER_MS);
   const sent = await deps.send({
     url: endpoint.url,
     body,
@@ -80,7 +105,13 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
     },
   });
 
+  clearTimeout(lateAnswer);
+  await markedSlow;
   const doneAt = deps.clock.now();
+  // The next attempt waits in the slow lane if this one was late, or failed while the endpoint is slow anyway.
+  const slowNow = markedSlow !== undefined || (!sent.ok && isSlow(endpoint, doneAt));
+  // A quick answer brings the endpoint back to the main lane.
+  if (sent.ok && markedSlow === undefined && endpoint.slowUntil !== null) await store.endpoints.setSlowUntil(endpoint.accountId, endpoint.id, null);
   const firstAttemptAt = delivery.firstAttemptAt ?? iso(startedAt);
   const attempted: DeliveryRecord = {
     ...delivery, attempts: delivery.attempts + 1, firstAttemptAt, lastStatusCode: sent.statusCode, lastError: sent.error, lastLatencyMs: sent.latencyMs,
@@ -100,7 +131,8 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
   } else {
     const dueAt = Math.max(planned, doneAt + MIN_FOLLOW_UP_MS);
     recorded = { ...attempted, state: 'failed', nextAttemptAt: iso(dueAt) };
-    await sendAt({ timers: deps.timers, queues: deps.queues, clock: deps.clock }, 'delivery', deliveryJob(recorded), dueAt, `${recorded.id}:${recorded.run}:${recorded.attempts}`);
+    const lane: DeliveryLane = slowNow ? 'delivery-slow' : 'delivery';
+    await sendAt({ timers: deps.timers, queues: deps.queues, clock: deps.clock }, lane, deliveryJob(recorded), dueAt, `${recorded.id}:${recorded.run}:${recorded.attempts}`);
   }
   await store.deliveries.recordAttempt(recorded, expected);
   const autoDisabled = await noteFailure(deps, endpoint, doneAt);
