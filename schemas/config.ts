@@ -30,6 +30,14 @@ const BaseConfigSchema = v.object({
   SCRATCH_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), '/tmp/archive-scratch'),
   DUCKDB_THREADS: v.pipe(v.optional(v.string(), '2'), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1, 'must be at least 1')),
   /**
+   * DuckDB's memory bound in MB (it spills past it to SCRATCH_DIR). Unset: 60% of the function's
+   * memory in Lambda (AWS_LAMBDA_FUNCTION_MEMORY_SIZE); DuckDB's own default (80% of the host's RAM)
+   * is a host's, not a function's.
+   */
+  DUCKDB_MEMORY_MB: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number of megabytes'), v.transform(Number), v.minValue(64, 'must be at least 64'))),
+  /** Set by Lambda: the function's memory in MB. */
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: v.optional(v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number))),
+  /**
    * Local cloud only: comma-separated hosts (e.g. 127.0.0.1,localhost) webhook endpoints may use
    * although they are not public. Refused when DEPLOYMENT is aws.
    */

@@ -84,6 +84,8 @@ export function exportEnvironment(emulators: Emulators, dataDir: string, logLeve
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: logLevel,
     CURSOR_KEYS: localCursorKeys(dataDir),
+    // Every function of the local cloud shares one DuckDB instance; bound it as one function's would be.
+    DUCKDB_MEMORY_MB: process.env.DUCKDB_MEMORY_MB ?? '2048',
     ARCHIVE_CACHE_DIR: join(dataDir, 'cache'),
     SCRATCH_DIR: join(dataDir, 'scratch'),
   };

@@ -84,6 +84,13 @@ export async function startSqsJournal(target: string, path: string, port = 0): P
     }
   };
 
+  /** A receipt is forgotten with its message (or when it is superseded: a message received again gets a new one). */
+  const deleted = (receipt: string) => {
+    const id = receipts.get(receipt);
+    if (!id) return;
+    for (const [other, of] of receipts) if (of === id) receipts.delete(other);
+    write({ t: 'del', id });
+  };
   /** Journals what a successful call did. Message attributes are kept as sent (JSON protocol shapes). */
   const note = (operation: string, request: Record<string, unknown>, response: Record<string, unknown>) => {
     const now = Date.now();
@@ -96,16 +103,15 @@ export async function startSqsJournal(target: string, path: string, port = 0): P
       const ids = new Map(((response.Successful ?? []) as { Id: string; MessageId: string }[]).map((s) => [s.Id, s.MessageId]));
       for (const entry of (request.Entries ?? []) as Record<string, unknown>[]) if (ids.has(String(entry.Id))) sent(entry, ids.get(String(entry.Id)));
     } else if (operation === 'ReceiveMessage') {
-      for (const message of (response.Messages ?? []) as { MessageId: string; ReceiptHandle: string }[]) receipts.set(message.ReceiptHandle, message.MessageId);
+      for (const message of (response.Messages ?? []) as { MessageId: string; ReceiptHandle: string }[]) {
+        // Only open messages are remembered: the map is bounded by the messages in flight.
+        if (open.has(message.MessageId)) receipts.set(message.ReceiptHandle, message.MessageId);
+      }
     } else if (operation === 'DeleteMessage') {
-      const id = receipts.get(String(request.ReceiptHandle));
-      if (id) write({ t: 'del', id });
+      deleted(String(request.ReceiptHandle));
     } else if (operation === 'DeleteMessageBatch') {
       const done = new Set(((response.Successful ?? []) as { Id: string }[]).map((s) => s.Id));
-      for (const entry of (request.Entries ?? []) as { Id: string; ReceiptHandle: string }[]) {
-        const id = done.has(entry.Id) ? receipts.get(entry.ReceiptHandle) : undefined;
-        if (id) write({ t: 'del', id });
-      }
+      for (const entry of (request.Entries ?? []) as { Id: string; ReceiptHandle: string }[]) if (done.has(entry.Id)) deleted(entry.ReceiptHandle);
     } else if (operation === 'PurgeQueue') write({ t: 'purge', queue: queueName(request.QueueUrl), at: now });
   };
 

@@ -65,6 +65,8 @@ export async function startStepFunctionsServer(machines: LocalStateMachines, onE
         if (existing.input === text && existing.status === 'RUNNING') return { executionArn: arn, startDate: seconds(existing.startDate) };
         throw new ServiceError('ExecutionAlreadyExists', `Execution Already Exists: '${arn}'`);
       }
+      // Ended executions are described for a day, then forgotten (a long-running local cloud stays bounded).
+      for (const [ended, { stopDate }] of byArn) if (stopDate !== undefined && Date.now() - stopDate > 86_400_000) byArn.delete(ended);
       const running = machines.start(name, JSON.parse(text));
       const execution: Execution = { arn, machineArn: String(input.stateMachineArn), name: executionName, input: text, status: 'RUNNING', startDate: Date.now(), abort: running.abort };
       byArn.set(arn, execution);
