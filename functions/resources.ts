@@ -121,6 +121,15 @@ const ARCHIVE_READER = {
   buckets: { archive: 'read' },
 } satisfies Omit<FunctionDef, 'entry' | 'description'>;
 
+/** A consumer of a delivery lane; either lane may move a job to the other. */
+const DELIVERY_LANE = {
+  memoryMb: 512,
+  // A batch of 10 is sent concurrently, each within the 10 s budget.
+  timeoutS: 30,
+  tables: { webhooks: 'readwrite', timers: 'readwrite' },
+  queues: { delivery: 'send', 'delivery-slow': 'send' },
+} satisfies Omit<FunctionDef, 'entry' | 'description'>;
+
 export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   authorizer: {
     entry: 'functions/http/authorizer.ts',
@@ -211,20 +220,13 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   deliver: {
     entry: 'functions/queues/deliver.ts',
     description: 'Signs and sends webhook deliveries, records outcomes, schedules retries, auto-disables endpoints',
-    memoryMb: 512,
-    // A batch of 10 is sent concurrently, each within the 10 s budget.
-    timeoutS: 30,
-    tables: { webhooks: 'readwrite', timers: 'readwrite' },
-    queues: { delivery: 'send', 'delivery-slow': 'send' },
+    ...DELIVERY_LANE,
     consumes: 'delivery',
   },
   'deliver-slow': {
     entry: 'functions/queues/deliver-slow.ts',
     description: 'The slow lane of deliveries: attempts to endpoints that hung or answered slowly',
-    memoryMb: 512,
-    timeoutS: 30,
-    tables: { webhooks: 'readwrite', timers: 'readwrite' },
-    queues: { delivery: 'send', 'delivery-slow': 'send' },
+    ...DELIVERY_LANE,
     consumes: 'delivery-slow',
   },
   'delivery-sweep': {
