@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,detection,positions,export]`:
+ * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --soak-minutes N --soak-idle-minutes N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,detection,positions,export,soak]`:
  * prints speed and memory figures. Benchmarks print; tests never assert on time.
  */
 import { writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { benchDeliveries } from './deliveries.ts';
 import { benchDetection } from './detection.ts';
 import { benchPositions } from './positions.ts';
 import { benchExport } from './export.ts';
+import { benchSoak } from './soak.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -22,7 +23,8 @@ process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
 
 const { values } = parseArgs({
   options: { hours: { type: 'string', default: '12' }, deliveries: { type: 'string', default: '2000' }, 'detection-batches': { type: 'string', default: '20' }, 'day-hours': { type: 'string', default: '24' },
-    days: { type: 'string', default: '30' }, symbols: { type: 'string', default: '1' }, only: { type: 'string' } },
+    days: { type: 'string', default: '30' }, symbols: { type: 'string', default: '1' }, only: { type: 'string' },
+    'soak-minutes': { type: 'string', default: '10' }, 'soak-idle-minutes': { type: 'string', default: '2' } },
 });
 const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   archive: () => benchArchive({ hours: Number(values.hours) }),
@@ -35,6 +37,8 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   detection: () => benchDetection({ batches: Number(values['detection-batches']) }),
   positions: benchPositions,
   export: benchExport,
+  // Last: a 10-minute load and a 2-minute idle on the whole local cloud (`--only soak --soak-minutes 2` for a short one).
+  soak: () => benchSoak({ minutes: Number(values['soak-minutes']), idleMinutes: Number(values['soak-idle-minutes']) }),
 };
 const chosen = values.only?.split(',') ?? Object.keys(BENCHES);
 const unknown = chosen.filter((name) => !BENCHES[name]);

@@ -15,7 +15,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmulators, type Emulators } from 
 import { startGateway, type Gateway } from './gateway.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { IDLE_WAIT_MS, startPoller, type Poller } from './poller.ts';
-import { invoke } from './invoke.ts';
+import { invocationsSettled, invoke } from './invoke.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 import { localStateMachines, type LocalStateMachines } from './state-machines.ts';
 import { localStateMachineArn, startStepFunctionsServer } from './step-functions-server.ts';
@@ -170,6 +170,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       await Promise.all(pollers.map((p) => p.stop()));
       await gateway.stop();
       await stepFunctions.stop();
+      await invocationsSettled();
       sqs.destroy();
       dynamo.destroy();
       await emulators.stop();

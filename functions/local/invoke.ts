@@ -41,8 +41,21 @@ export function lambdaContext(name: FunctionName): Context {
   };
 }
 
+const running = new Set<Promise<unknown>>();
+
 /** Each invocation logs with its own logger: many run at once in this process, as in separate Lambda containers. */
 export async function invoke(name: FunctionName, event: unknown): Promise<unknown> {
   const handler = await loadHandler(name);
-  return withOwnLogger(() => handler(event, lambdaContext(name)));
+  const invocation = withOwnLogger(() => handler(event, lambdaContext(name)));
+  running.add(invocation);
+  invocation.then(() => running.delete(invocation), () => running.delete(invocation));
+  return invocation;
+}
+
+/**
+ * Resolves once no invocation is running. A stop waits for this before it closes the emulators,
+ * so a task of an aborted execution, say, never reads from a closed store.
+ */
+export async function invocationsSettled(): Promise<void> {
+  while (running.size > 0) await Promise.allSettled([...running]);
 }
