@@ -120,7 +120,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   exportEnvironment(emulators, options.dataDir, options.logLevel ?? 'WARN', stepFunctions.endpoint);
 
   const clientOptions = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
-  const sqs = new SQSClient({ ...clientOptions, endpoint: emulators.endpoints.sqs });
+  const sqs = new SQSClient({ ...clientOptions, endpoint: emulators.endpoints.sqs, useQueueUrlAsEndpoint: false });
   const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ ...clientOptions, endpoint: emulators.endpoints.dynamodb }));
   await seedLocalAccounts(dynamo, emulators.names.tables.accounts, options.apiKeys);
   // Local credits start afresh with each run, so a small allowance shows credit levels being reached every time.

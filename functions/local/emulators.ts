@@ -189,7 +189,7 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
   const names = physicalNames(options.prefix ?? 'local');
   const clientOptions = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const dynamoClient = new DynamoDBClient({ ...clientOptions, endpoint: dynamodb });
-  const sqsClient = new SQSClient({ ...clientOptions, endpoint: sqs });
+  const sqsClient = new SQSClient({ ...clientOptions, endpoint: sqs, useQueueUrlAsEndpoint: false });
   const s3Client = new S3Client({ ...clientOptions, endpoint: s3, forcePathStyle: true });
   await createTables(dynamoClient, names.tables);
   const { queueUrls, dlqUrls } = await createQueues(sqsClient, names.queues);

@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { FUNCTIONS, type FunctionName } from '../resources.ts';
-import { withOwnLogger } from '../shared/powertools.ts';
 
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 
@@ -46,6 +45,8 @@ const running = new Set<Promise<unknown>>();
 /** Each invocation logs with its own logger: many run at once in this process, as in separate Lambda containers. */
 export async function invoke(name: FunctionName, event: unknown): Promise<unknown> {
   const handler = await loadHandler(name);
+  // Imported on first use, after the local cloud has set POWERTOOLS_LOG_LEVEL: the logger reads it when created.
+  const { withOwnLogger } = await import('../shared/powertools.ts');
   const invocation = withOwnLogger(() => handler(event, lambdaContext(name)));
   running.add(invocation);
   invocation.then(() => running.delete(invocation), () => running.delete(invocation));

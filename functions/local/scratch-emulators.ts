@@ -20,7 +20,7 @@ export async function startScratchEmulators(): Promise<ScratchEmulators> {
   const emulators = await startEmulators({ dataDir });
   exportEnvironment(emulators, dataDir, 'ERROR');
   const options = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
-  const sqs = new SQSClient({ ...options, endpoint: emulators.endpoints.sqs });
+  const sqs = new SQSClient({ ...options, endpoint: emulators.endpoints.sqs, useQueueUrlAsEndpoint: false });
   const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ ...options, endpoint: emulators.endpoints.dynamodb }));
   return {
     emulators,

@@ -55,7 +55,9 @@ export const dynamoDocumentClient = once(() =>
   }),
 );
 
-export const sqsClient = once(() => new SQSClient({ region: config().AWS_REGION }));
+// The configured endpoint, not the queue URL's host: locally the URLs name the emulator behind
+// the SQS journal, and every message must pass the journal (functions/local/sqs-journal.ts).
+export const sqsClient = once(() => new SQSClient({ region: config().AWS_REGION, useQueueUrlAsEndpoint: false }));
 
 export const s3Client = once(() => new S3Client({ region: config().AWS_REGION, forcePathStyle: config().S3_FORCE_PATH_STYLE }));
 
