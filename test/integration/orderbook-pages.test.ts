@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { l2Book, l2DiffsPage, l4Book, l4DiffsPage } from '../../functions/core/market/orderbook.ts';
+import { l2Book, l2DiffsPage, l4Book, l4DiffsPage, nativeBookHistory } from '../../functions/core/market/orderbook.ts';
 import { L4Book, type BookDiff } from '../../functions/core/book/l4-book.ts';
 import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
@@ -145,6 +145,23 @@ describe('order-book reads', () => {
       },
     ), { numRuns: 15 });
   }, 300_000);
+
+  it('lists a block\'s tick deltas in sequence order when a level changes again after another', async () => {
+    // Prepare: one altx block that places at 99, then at 98, then resizes the order at 99 again.
+    const base = { dataset: 'l4_diffs', family: 'altx', symbol: 'TICK', ts: T0, block_number: 700 };
+    const records = [
+      { dataset: 'l4_checkpoints', family: 'altx', symbol: 'TICK', ts: T0 - 1, block_number: 699, seq: -1, bids: [], asks: [] },
+      { ...base, seq: 0, oid: 1, user_address: '11', side: 'B', price: '99', diff_type: 'new', new_size: '1' },
+      { ...base, seq: 1, oid: 2, user_address: '12', side: 'B', price: '98', diff_type: 'new', new_size: '2' },
+      { ...base, seq: 2, oid: 1, user_address: '11', side: 'B', price: '99', diff_type: 'update', new_size: '3' },
+    ];
+    await ingestBatch(deps, 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
+    // Act
+    const served = await nativeBookHistory(deps, { routeId: 'tick', family: 'altx', symbol: 'TICK', start: T0 - 1, end: T0 + 1_000, limit: 1000, granularity: 'tick' }, NOW);
+    // Assess
+    if (!('tick' in served)) throw new Error('expected a tick history');
+    expect(served.tick.deltas.map((d) => [d.price, d.size, d.sequence])).toEqual([[98, 2, 700 * 100_000 + 1], [99, 3, 700 * 100_000 + 2]]);
+  });
 
   it('ingests a batch of deep-book checkpoints larger than DuckDB\'s JSON buffer, and rebuilds from them', async () => {
     // Prepare: 20 checkpoints of 10,000 resting orders, about 1 MB a line and 20 MB in all.

@@ -434,6 +434,9 @@ async function levelChanges(
           blockChanges.push({ ts: blockTs, block, seq: level.seq, side: level.side, price: level.price, size: now.size, count: now.count });
         }
       }
+      // A level's change carries the sequence of its last diff in the block, so a level touched again
+      // after another would be listed out of order by first touch: order the block's changes by it.
+      blockChanges.sort((a, b) => a.seq - b.seq);
       // A page never splits a block; one block larger than a page is served whole.
       if (changes.length > 0 && changes.length + blockChanges.length > limit) return { ...(startBook && { startBook }), changes, more: true, ...(last && { last }) };
       changes.push(...blockChanges);
