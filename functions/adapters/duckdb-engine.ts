@@ -55,6 +55,9 @@ export function duckDbEngine(options: { tempDir: string; threads: number; memory
       temp_directory: options.tempDir,
       home_directory: options.tempDir,
       ...(options.memoryLimitMb && { memory_limit: `${options.memoryLimitMb}MB` }),
+      // Objects are already cached on local disk (file-cache.ts); DuckDB's own in-memory copy of the
+      // blocks it read grew with every distinct file a long-lived process touched.
+      enable_external_file_cache: 'false',
       // Nothing may be downloaded at run time.
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',

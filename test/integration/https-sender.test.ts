@@ -94,6 +94,43 @@ describe('https sender: answers', () => {
   });
 });
 
+describe('https sender: kept-alive connections', () => {
+  it('sends a burst to one receiver over one connection, and a 500 does not poison the pool', async () => {
+    // Prepare
+    let connections = 0;
+    let n = 0;
+    const receiver = await startReceiver((_req, res) => res.writeHead(n++ === 1 ? 500 : 200).end('ok'));
+    servers.at(-1)!.on('secureConnection', () => { connections++; });
+    const send = createHttpsSender(loopbackAllowed);
+    // Act
+    const outcomes = [];
+    for (let i = 0; i < 5; i++) outcomes.push(await send(post(`https://127.0.0.1:${receiver.port}/`)));
+    // Assess: the failed answer's socket is dropped, so two connections carry five requests.
+    expect(outcomes.map((o) => o.statusCode)).toEqual([200, 500, 200, 200, 200]);
+    expect(outcomes.every((o) => o.remoteAddress === '127.0.0.1')).toBe(true);
+    expect(receiver.requests).toHaveLength(5);
+    expect(connections).toBe(2);
+  });
+
+  it('sends again on a new connection when the receiver resets a kept-alive one before answering', async () => {
+    // Prepare: the receiver answers the first request on a connection and resets the connection under the second.
+    const served = new WeakMap<object, number>();
+    const receiver = await startReceiver((req, res) => {
+      const count = (served.get(req.socket) ?? 0) + 1;
+      served.set(req.socket, count);
+      if (count > 1) req.socket.destroy();
+      else res.writeHead(200).end('ok');
+    });
+    const send = createHttpsSender(loopbackAllowed);
+    // Act
+    const first = await send(post(`https://127.0.0.1:${receiver.port}/`));
+    const second = await send(post(`https://127.0.0.1:${receiver.port}/`));
+    // Assess
+    expect([first.ok, second.ok]).toEqual([true, true]);
+    expect(receiver.requests).toHaveLength(3);
+  });
+});
+
 describe('https sender: budget and body cap', () => {
   it('times out when the receiver never answers', async () => {
     const receiver = await startReceiver(() => { /* never answers */ });
