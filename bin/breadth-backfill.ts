@@ -1,15 +1,16 @@
 /**
  * `npm run breadth:backfill -- --start <ISO or ms> --end <ISO or ms> [--family perpx] [--target local|aws]`:
- * recomputes breadth snapshots minute by minute from 1-minute candles with the point-in-time
- * registry (the spec's recomputed core history). Rerunning a minute rewrites it. hip3 history is
+ * recomputes the breadth snapshot of every minute from 1-minute candles with the point-in-time
+ * registry (the spec's recomputed core history), a UTC day per query. Rerunning a minute rewrites it. hip3 history is
  * live snapshots only, so the command refuses it unless --family hip3 is forced with --allow-hip3.
  */
 import { parseArgs } from 'node:util';
-import { snapshotMinute } from '../functions/core/breadth/session.ts';
+import { snapshotRange } from '../functions/core/breadth/session.ts';
 import { attachToRunningCloud } from '../functions/local/cloud.ts';
 import { localSettings } from '../functions/local/settings.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { breadthStore } from '../functions/shared/deps.ts';
+import { plural, progressBar } from './progress.ts';
 
 const { values } = parseArgs({
   options: {
@@ -30,9 +31,10 @@ if (values.target === 'local') attachToRunningCloud(localSettings().LOCAL_DATA_D
 
 const deps = { ...archiveDeps(), breadth: breadthStore() };
 const started = Date.now();
-let minutes = 0;
-for (let cutoff = start; cutoff <= end; cutoff += 60_000, minutes++) {
-  await snapshotMinute(deps, family, cutoff);
-  if (minutes % 60 === 0) process.stderr.write(`\r${new Date(cutoff).toISOString()}`);
-}
-console.log(`\nrecomputed ${minutes} ${family} minutes in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+const days = Math.floor(end / 86_400_000) - Math.floor(start / 86_400_000) + 1;
+const bar = progressBar(`Backfilling ${family} breadth`, 'days');
+bar.update(0, days);
+let done = 0;
+const minutes = await snapshotRange(deps, family, start, end, () => bar.update(++done, days));
+bar.stop();
+console.log(`recomputed ${plural(minutes, `${family} minute`)} (${plural(days, 'day')}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);

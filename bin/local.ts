@@ -2,20 +2,14 @@
 import { startLocalCloud } from '../functions/local/cloud.ts';
 import { localSettings } from '../functions/local/settings.ts';
 import { ConfigError } from '../functions/shared/config.ts';
+import { plural, progressBar } from './progress.ts';
 
-/** A one-line progress bar on stderr (a TTY redraws it; a log file gets a line per 10%). */
-function progressBar(label: string) {
-  let lastDecile = -1;
+/** The seed's progress: batches ingested of those the seed writes. */
+function seedProgress(label: string) {
+  const bar = progressBar(label, 'batches');
   return ({ written, total, ingested, records }: { written: number; total: number; ingested: number; records: number }) => {
-    const share = total === 0 ? 1 : ingested / total;
-    const width = 30;
-    const bar = '#'.repeat(Math.round(share * width)).padEnd(width, '-');
-    const text = `${label}: [${bar}] ${Math.round(share * 100)}%  ${written}/${total} batches written, ${ingested} ingested, ${records.toLocaleString()} records`;
-    if (process.stderr.isTTY) process.stderr.write(`\r${text}${ingested === total ? '\n' : ''}`);
-    else if (Math.floor(share * 10) !== lastDecile) {
-      lastDecile = Math.floor(share * 10);
-      process.stderr.write(`${text}\n`);
-    }
+    bar.update(ingested, total, `${written} written, ${records.toLocaleString('en-US')} records`);
+    if (ingested === total) bar.stop();
   };
 }
 
@@ -27,7 +21,7 @@ async function main(): Promise<void> {
     dataDir: settings.LOCAL_DATA_DIR,
     apiKeys: settings.LOCAL_API_KEYS.map((k) => ({ ...k, monthlyCredits: settings.LOCAL_MONTHLY_CREDITS })),
     logLevel: settings.LOG_LEVEL,
-    demo: settings.DEMO_DAYS > 0 ? { days: settings.DEMO_DAYS, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000, orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS, onProgress: progressBar(`Seeding ${settings.DEMO_DAYS} days of the demo market`) } : undefined,
+    demo: settings.DEMO_DAYS > 0 ? { days: settings.DEMO_DAYS, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000, orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS, onProgress: seedProgress(`Seeding ${plural(settings.DEMO_DAYS, 'day')} of the demo market`) } : undefined,
   });
   const width = Math.max(...settings.LOCAL_API_KEYS.map((k) => k.key.length));
   console.log(`\nLocal cloud ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);

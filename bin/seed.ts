@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { startLocalCloud } from '../functions/local/cloud.ts';
 import { localSettings } from '../functions/local/settings.ts';
 import { invoke } from '../functions/local/invoke.ts';
+import { plural, progressBar } from './progress.ts';
 
 const { values } = parseArgs({ options: { days: { type: 'string', default: '3' }, markets: { type: 'string', default: '60' } } });
 const days = Number(values.days);
@@ -16,6 +17,7 @@ if (!(Number.isInteger(markets) && markets >= 60)) throw new Error('--markets (c
 
 const settings = localSettings();
 const started = Date.now();
+const bar = progressBar(`Seeding ${plural(days, 'day')}`, 'batches');
 const cloud = await startLocalCloud({
   port: 0,
   dataDir: settings.LOCAL_DATA_DIR,
@@ -25,12 +27,12 @@ const cloud = await startLocalCloud({
   demo: {
     days, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000, orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS,
     extraCoreMarkets: markets - 60,
-    onProgress: ({ written, total, ingested, records }) =>
-      process.stderr.write(`\rseeding: ${written}/${total} batches written, ${ingested} ingested, ${records.toLocaleString()} records`),
+    onProgress: ({ written, total, ingested, records }) => bar.update(ingested, total, `${written} written, ${records.toLocaleString('en-US')} records`),
   },
 });
 await cloud.demo!.seeded;
-process.stderr.write('\ncompacting…\n');
+bar.stop();
+process.stderr.write('compacting…\n');
 console.log(JSON.stringify(await invoke('compact', {})));
 await cloud.stop();
-console.log(`seeded ${days} days with ${markets}+ core markets into ${settings.LOCAL_DATA_DIR} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+console.log(`seeded ${plural(days, 'day')} with ${markets}+ core markets into ${settings.LOCAL_DATA_DIR} in ${((Date.now() - started) / 1000).toFixed(0)} s`);

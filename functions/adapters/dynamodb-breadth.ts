@@ -1,18 +1,33 @@
 /** Breadth table layout: `B#<family>` / `<calculated_at epoch ms, 15 digits>` -> the snapshot. */
-import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BreadthSnapshot } from '../core/breadth/compute.ts';
 import type { BreadthStore } from '../ports/breadth.ts';
 
 const sortKey = (ms: number) => String(ms).padStart(15, '0');
 
+/** DynamoDB's bound on one BatchWriteItem. */
+const BATCH_WRITE_ITEMS = 25;
+
+function itemOf(snapshot: BreadthSnapshot) {
+  const { family, ...body } = snapshot;
+  return { pk: `B#${family}`, sk: sortKey(Date.parse(snapshot.calculated_at)), family, snapshot: JSON.stringify(body) };
+}
+
 export function dynamoBreadthStore(client: DynamoDBDocumentClient, tableName: string): BreadthStore {
   return {
     async put(snapshot) {
-      const { family, ...body } = snapshot;
-      await client.send(new PutCommand({
-        TableName: tableName,
-        Item: { pk: `B#${family}`, sk: sortKey(Date.parse(snapshot.calculated_at)), family, snapshot: JSON.stringify(body) },
-      }));
+      await client.send(new PutCommand({ TableName: tableName, Item: itemOf(snapshot) }));
+    },
+    async putMany(snapshots) {
+      for (let i = 0; i < snapshots.length; i += BATCH_WRITE_ITEMS) {
+        let requests = snapshots.slice(i, i + BATCH_WRITE_ITEMS).map((s) => ({ PutRequest: { Item: itemOf(s) } }));
+        // Throttled items come back unprocessed: send them again, backing off, until none is left.
+        for (let attempt = 0; requests.length > 0; attempt++) {
+          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
+          const { UnprocessedItems } = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+          requests = (UnprocessedItems?.[tableName] ?? []) as typeof requests;
+        }
+      }
     },
     async latest(family) {
       const { Items = [] } = await client.send(new QueryCommand({

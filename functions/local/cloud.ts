@@ -146,9 +146,17 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
 
   let demo: DemoFeed | undefined;
   let s3: S3Client | undefined;
+  let breadthSeeded: Promise<void> | undefined;
   if (options.demo) {
     s3 = new S3Client({ ...clientOptions, endpoint: emulators.endpoints.s3, forcePathStyle: true });
     demo = startDemoFeed({ ...options.demo, s3, bucket: emulators.names.buckets.archive, manifest: archiveDeps().manifest, dataDir: options.dataDir });
+    // With schedules on, the seeded span gets the breadth history the minute job would have written
+    // over it (the job itself only ever writes the minute that just closed).
+    if (scheduler) {
+      breadthSeeded = demo.seeded.then(async ({ from, to }) => {
+        if (to - from >= 2 * 60_000) await invoke('breadth', { backfill: { from, to: to - 60_000 } });
+      }).catch((error: unknown) => console.error('[demo] breadth history of the seeded span failed:', error));
+    }
   }
 
   // Lets CLI tools (npm run keys) find the running emulators.
@@ -165,6 +173,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     dynamo,
     async stop() {
       await demo?.stop();
+      await breadthSeeded;
       s3?.destroy();
       scheduler?.stop();
       await Promise.all(pollers.map((p) => p.stop()));

@@ -41,8 +41,8 @@ interface FeedState { seed: number; through: number }
 
 export interface DemoFeed {
   market: DemoMarket;
-  /** Resolves once every seeded hour has been ingested. */
-  seeded: Promise<void>;
+  /** Resolves once every seeded hour has been ingested, with the span this start seeded ([from, to) in ms). */
+  seeded: Promise<{ from: number; to: number }>;
   stop(): Promise<void>;
 }
 
@@ -94,6 +94,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
       ingested = await countIngested(options.manifest, pending, confirmed);
       options.onProgress?.({ written: total, total, ingested, records });
     }
+    return { from: start, to: target };
   })();
 
   // After seeding: one batch per second of market time, as it happens.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { invoke } from '../../functions/local/invoke.ts';
+import { eventually } from '../helpers/api.ts';
 
 const KEY = 'breadth-test-key';
 const MIN = 60_000;
@@ -8,10 +9,11 @@ let cloud: Awaited<ReturnType<typeof startDemoCloud>>;
 let lastCutoff: number;
 beforeAll(async () => {
   cloud = await startDemoCloud({ key: KEY, hours: 1.5, seed: 5, intensity: 0.5, l2IntervalMs: 300_000 });
-  // The minute job, run for the last 25 minute cutoffs as the schedule would have, at least 5 s
-  // after each (so every live batch before the cutoff has been ingested).
+  // The last 25 minute cutoffs, at least 5 s after the last (so every live batch before it has been
+  // ingested): the minute job at the last, the backfill (the same snapshots, a day per query) before it.
   lastCutoff = Math.floor((Date.now() - 5_000) / MIN) * MIN;
-  for (let cutoff = lastCutoff - 24 * MIN; cutoff <= lastCutoff; cutoff += MIN) await invoke('breadth', { time: new Date(cutoff).toISOString() });
+  await invoke('breadth', { backfill: { from: lastCutoff - 24 * MIN, to: lastCutoff - MIN } });
+  await invoke('breadth', { time: new Date(lastCutoff).toISOString() });
 }, 180_000);
 afterAll(async () => { await cloud?.stop(); });
 
@@ -128,4 +130,28 @@ describe('breadth routes', () => {
     expect((await get('/v1/perpx/spot/breadth/above-vwap/current')).status).toBe(404);
     expect((await get('/v1/perpx/hip4/breadth/above-vwap')).status).toBe(404);
   });
+});
+
+describe('breadth history of a first start', () => {
+  it('covers the seeded span when the schedules run, as `npm start` does', async () => {
+    // Prepare: 40 minutes seeded, schedules on (the minute job writes only the minutes after the seed).
+    const first = await startDemoCloud({ key: KEY, hours: 40 / 60, seed: 6, intensity: 0.3, l2IntervalMs: 300_000, schedules: true });
+    try {
+      const seededTo = Math.floor(Date.now() / MIN) * MIN;
+      const call = async (query: Record<string, number>) => {
+        const url = new URL(`${first.url}${CORE}`);
+        for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
+        return (await (await fetch(url, { headers: { 'X-API-Key': KEY } })).json()) as any;
+      };
+      // Act: the span's backfill runs after seeding; wait until its last minute is readable.
+      const window = { start: seededTo - 30 * MIN, end: seededTo - 5 * MIN, limit: 1000 };
+      const history = await eventually(async () => (await call(window)).data as any[], (rows) => rows.length === 26, 120_000);
+      // Assess: one consistent snapshot a minute across the seeded span.
+      expect(history.map((s) => Date.parse(s.calculated_at))).toEqual(Array.from({ length: 26 }, (_, i) => window.start + i * MIN));
+      history.forEach(expectInvariants);
+      expect(history.some((s) => s.counts.eligible > 0)).toBe(true);
+    } finally {
+      await first.stop();
+    }
+  }, 240_000);
 });

@@ -1,0 +1,63 @@
+/**
+ * The day-at-a-time breadth backfill (one registry read and one candle query per UTC day) writes,
+ * at every minute cutoff, exactly the snapshot the minute job computes there, across a session
+ * boundary and for both families.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { snapshotMinute, snapshotRange } from '../../functions/core/breadth/session.ts';
+import { ingestBatch } from '../../functions/core/archive/ingest.ts';
+import { compactArchive } from '../../functions/core/archive/compact.ts';
+import { createDemoMarket } from '../../functions/local/demo/market.ts';
+import { archiveDeps } from '../../functions/shared/archive-deps.ts';
+import { breadthStore } from '../../functions/shared/deps.ts';
+import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import type { BreadthSnapshot } from '../../functions/core/breadth/compute.ts';
+import type { BreadthStore } from '../../functions/ports/breadth.ts';
+
+const MIN = 60_000;
+const START = Date.parse('2026-11-01T23:35:00Z');
+const END = Date.parse('2026-11-02T00:25:00Z');
+let env: ScratchEmulators;
+beforeAll(async () => {
+  env = await startScratchEmulators();
+  const deps = archiveDeps();
+  const market = createDemoMarket({ seed: 11, startMs: START - 3_600_000, intensity: 0.4 });
+  // Two batches, the first compacted, so the candles come from candle files and from trade deltas.
+  await ingestBatch(deps, 'normalized', market.advance(START + 30 * MIN).map((r) => JSON.stringify(r)).join('\n'));
+  await compactArchive(deps, { families: ['perpx', 'hip3'] });
+  await ingestBatch(deps, 'normalized', market.advance(END + MIN).map((r) => JSON.stringify(r)).join('\n'));
+}, 240_000);
+afterAll(async () => { await env?.stop(); });
+
+/** A store that keeps what it is given, so the two paths' snapshots can be compared. */
+function keeping(): BreadthStore & { kept: BreadthSnapshot[] } {
+  const kept: BreadthSnapshot[] = [];
+  const real = breadthStore();
+  return { ...real, kept, put: async (s) => { kept.push(s); }, putMany: async (list) => { kept.push(...list); } };
+}
+
+describe('breadth backfill', () => {
+  it.each(['perpx', 'hip3'] as const)('writes the minute job\'s snapshot at every cutoff (%s)', async (family) => {
+    // Act
+    const ranged = keeping();
+    const days: number[] = [];
+    const written = await snapshotRange({ ...archiveDeps(), breadth: ranged }, family, START, END, ({ day }) => days.push(day));
+    const minute = keeping();
+    for (let cutoff = START; cutoff <= END; cutoff += MIN) await snapshotMinute({ ...archiveDeps(), breadth: minute }, family, cutoff);
+    // Assess
+    expect(written).toBe((END - START) / MIN + 1);
+    expect(days).toEqual([Date.parse('2026-11-01T00:00:00Z'), Date.parse('2026-11-02T00:00:00Z')]);
+    expect(ranged.kept).toEqual(minute.kept);
+    expect(ranged.kept.some((s) => s.counts.eligible > 0)).toBe(true);
+    // The session restarts at midnight: nothing has closed at its first instant.
+    expect(ranged.kept.find((s) => s.calculated_at === '2026-11-02T00:00:00.000Z')!.counts.eligible).toBe(0);
+  }, 240_000);
+
+  it('stores a backfilled range in the breadth table, readable as history', async () => {
+    const deps = { ...archiveDeps(), breadth: breadthStore() };
+    await snapshotRange(deps, 'perpx', START, START + 29 * MIN);
+    const { snapshots, more } = await deps.breadth.range('perpx', START, START + 29 * MIN, 100);
+    expect(snapshots.map((s) => s.calculated_at)).toEqual(Array.from({ length: 30 }, (_, i) => new Date(START + i * MIN).toISOString()));
+    expect(more).toBe(false);
+  }, 120_000);
+});
