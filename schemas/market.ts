@@ -10,7 +10,10 @@ const window = {
   end: epochMsParam('Window end, epoch ms (default now)'),
 };
 const cursor = { cursor: stringParam({ description: 'meta.next_cursor of the previous page, passed unchanged', maxLength: 512 }) };
-const side = { side: enumParam(['buy', 'sell'], { description: 'Only trades whose taker side is this' }) };
+/** Trade rows carry `B`/`A`; clients also say `buy`/`sell`: both spellings are accepted. */
+export const TRADE_SIDES = ['buy', 'sell', 'B', 'A'] as const;
+export type TradeSide = (typeof TRADE_SIDES)[number];
+const side = { side: enumParam(TRADE_SIDES, { description: 'Only trades whose taker side is this: buy or B, sell or A' }) };
 
 export const TradesQuery = {
   ...window,

@@ -92,7 +92,12 @@ export const creditLedger = once((): CreditLedger =>
 export const clock = systemClock;
 
 /** How webhook destinations are resolved and which hosts skip the address checks (local receivers only). */
-export const webhookDestinations = once(() => ({ resolve: resolveAll, allowHosts: config().WEBHOOK_ALLOWED_TARGETS }));
+export const webhookDestinations = once(() => ({
+  resolve: resolveAll,
+  allowHosts: config().WEBHOOK_ALLOWED_TARGETS,
+  // A developer pointing a webhook at a receiver on this machine learns which setting allows it.
+  ...(config().DEPLOYMENT === 'local' && { allowHint: 'In the local cloud, set WEBHOOK_ALLOWED_TARGETS (e.g. 127.0.0.1) to allow a receiver on this machine.' }),
+}));
 
 export const webhookSender = once((): WebhookSender => createHttpsSender(webhookDestinations()));
 

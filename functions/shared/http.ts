@@ -106,10 +106,15 @@ function accountOf(event: APIGatewayProxyEvent): Caller | undefined {
  * Headers every answer carries, success or error: the response-shape version, and RFC 9745
  * `Deprecation` on legacy routes.
  */
-function routeHeaders(route: RouteDef | undefined): Record<string, string> {
+function routeHeaders(route: RouteDef | undefined, pathParameters?: Record<string, string | undefined> | null): Record<string, string> {
   const version = { [API_VERSION_HEADER]: API_VERSION };
   if (!route?.deprecated) return version;
-  return { ...version, deprecation: 'true', ...(route.successor && { link: `<${route.successor}>; rel="successor-version"` }) };
+  // The successor of this very request (`/v1/perpx/trades/BTC`), not its template.
+  const successor = route.successor?.replace(/\{(\w+)\}/g, (template, name: string) => {
+    const value = pathParameters?.[name];
+    return value === undefined ? template : encodeURIComponent(value);
+  });
+  return { ...version, deprecation: 'true', ...(successor && { link: `<${successor}>; rel="successor-version"` }) };
 }
 
 /** A client asking for response shapes this service does not have gets a 400, not other shapes. */
@@ -139,8 +144,8 @@ function pagingMeta(route: RouteDef, nextCursor: string | null | undefined): { h
   return nextCursor ? { has_more: true, next_cursor: nextCursor } : { has_more: false };
 }
 
-function render(result: RouteResult, route: RouteDef, requestId: string): APIGatewayProxyResult {
-  const headers: Record<string, string> = { ...JSON_HEADERS, [REQUEST_ID_HEADER]: requestId, ...routeHeaders(route) };
+function render(result: RouteResult, route: RouteDef, requestId: string, pathParameters: APIGatewayProxyEvent['pathParameters']): APIGatewayProxyResult {
+  const headers: Record<string, string> = { ...JSON_HEADERS, [REQUEST_ID_HEADER]: requestId, ...routeHeaders(route, pathParameters) };
   if (result.kind === 'raw') {
     return { statusCode: result.status ?? route.response.status, headers: { ...headers, ...result.headers }, body: JSON.stringify(result.body) };
   }
@@ -196,7 +201,7 @@ async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEve
   const answered = await implementation(input as RouteInput, { requestId, route, account, baseUrl: baseUrlOf(event) });
   const result = sealed ? sealNextCursor(answered, await cursorKeys(), route.operationId) : answered;
   if (route.billed && account) await charge(account, rowsOf(result), result.kind === 'raw' || result.kind === 'binary' ? 1 : result.creditMultiplier ?? 1);
-  return render(result, route, requestId);
+  return render(result, route, requestId, event.pathParameters);
 }
 
 /** The result with its next cursor sealed for the route (envelope, rendered rows, or the Arrow header). */
@@ -259,7 +264,7 @@ export function httpRouteGroup<Ops extends Readonly<Record<string, OperationSpec
         metrics.addMetric('ServerError', MetricUnit.Count, 1);
       }
       const rendered = renderError(error, requestId);
-      return { ...rendered, headers: { ...rendered.headers, ...routeHeaders(entry?.route) } };
+      return { ...rendered, headers: { ...rendered.headers, ...routeHeaders(entry?.route, event.pathParameters) } };
     }
   };
 

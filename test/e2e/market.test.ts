@@ -85,7 +85,13 @@ describe('trades', () => {
     for (const res of [changed, otherSymbol, tampered]) expect(res.body).toMatchObject({ code: 400, error_code: 'invalid_cursor', param: 'cursor' });
   });
 
-  it('filters by taker side', async () => {
+  it('filters by taker side, spelled buy/sell or as rows carry it (B/A)', async () => {
+    for (const [spelled, code] of [['buy', 'B'], ['B', 'B'], ['A', 'A']]) {
+      const rows = (await get('/v1/perpx/trades/BTC', { ...window(), side: spelled!, limit: 100 })).body.data;
+      expect(rows.length, spelled).toBeGreaterThan(0);
+      expect(new Set(rows.map((r: any) => r.side)), spelled).toEqual(new Set([code]));
+    }
+    expect((await get('/v1/perpx/trades/BTC', { side: 'b' })).body).toMatchObject({ code: 400, param: 'side' });
     const res = await get('/v1/perpx/trades/BTC', { ...window(), side: 'sell', limit: 100 });
     expect(res.body.data.length).toBeGreaterThan(0);
     expect(new Set(res.body.data.map((r: any) => r.side))).toEqual(new Set(['A']));
@@ -220,7 +226,7 @@ describe('instruments and legacy routes', () => {
     const core = await get('/v1/perpx/trades/BTC', { ...window(), limit: 20 });
     expect(legacy.body.data).toEqual(core.body.data);
     expect(legacy.headers.get('deprecation')).toBe('true');
-    expect(legacy.headers.get('link')).toContain('/v1/perpx/trades/{symbol}');
+    expect(legacy.headers.get('link')).toBe('</v1/perpx/trades/BTC>; rel="successor-version"');
     expect((await get('/v1/trades/BTC/cursor', { ...window(), limit: 20 })).body.data).toEqual(core.body.data);
     expect((await get('/v1/instruments/BTC')).body.data.symbol).toBe('BTC');
   });

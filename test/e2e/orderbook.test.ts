@@ -182,7 +182,7 @@ describe('routes and errors', () => {
     const core = await get(BOOK, { timestamp: end });
     expect(legacy.body.data).toEqual(core.body.data);
     expect(legacy.headers.get('deprecation')).toBeTruthy();
-    expect(legacy.headers.get('link')).toContain('/v1/perpx/orderbook/{symbol}');
+    expect(legacy.headers.get('link')).toBe('</v1/perpx/orderbook/BTC>; rel="successor-version"');
   });
 
   it('refuses a bad depth, timestamp or family with the error body naming the parameter', async () => {

@@ -62,7 +62,7 @@ describe('endpoints', () => {
 
   it('refuses a second endpoint on the build plan, naming the limit', async () => {
     expect((await call(KEYS.build, 'POST', '/v1/webhooks/endpoints', { url: PUBLIC_URL })).body).toMatchObject({
-      code: 400, error_code: 'plan_limit', limit: 1, error: expect.stringContaining('1 endpoints'),
+      code: 400, error_code: 'plan_limit', limit: 1, error: expect.stringContaining('allows 1 endpoint;'),
     });
   });
 
@@ -111,6 +111,9 @@ describe('endpoints', () => {
     for (const url of urls) {
       expect((await call(KEYS.build, 'POST', '/v1/webhooks/endpoints', { url })).body, url).toMatchObject({ code: 400, param: 'url' });
     }
+    // The local cloud says which setting allows a receiver on this machine, only where it would.
+    expect((await call(KEYS.build, 'POST', '/v1/webhooks/endpoints', { url: 'https://127.0.0.1/hook' })).body.error).toContain('set WEBHOOK_ALLOWED_TARGETS');
+    expect((await call(KEYS.build, 'POST', '/v1/webhooks/endpoints', { url: 'http://93.184.216.34/hook' })).body.error).not.toContain('WEBHOOK_ALLOWED_TARGETS');
   });
 
   it('refuses a body without url or with unknown members', async () => {

@@ -55,8 +55,8 @@ export interface TradesQuery {
   limit?: number;
   /** meta.next_cursor of the previous page, passed unchanged */
   cursor?: string;
-  /** Only trades whose taker side is this */
-  side?: "buy" | "sell";
+  /** Only trades whose taker side is this: buy or B, sell or A */
+  side?: "buy" | "sell" | "B" | "A";
 }
 
 export interface TradesRow {
@@ -131,8 +131,8 @@ export type RecentTradesPath = TradesPath;
 export interface RecentTradesQuery {
   /** Newest trades to return, newest first */
   limit?: number;
-  /** Only trades whose taker side is this */
-  side?: "buy" | "sell";
+  /** Only trades whose taker side is this: buy or B, sell or A */
+  side?: "buy" | "sell" | "B" | "A";
 }
 
 export type RecentTradesRow = TradesRow;

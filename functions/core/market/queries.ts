@@ -13,7 +13,7 @@ import { registryEntries } from './registry-views.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
 import type { Dataset } from '../../../schemas/datasets.ts';
 import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../../../schemas/intervals.ts';
-import type { Candle, Instrument, OrderFlowBucket, Trade, TriggerOrder } from '../../../schemas/market.ts';
+import type { Candle, Instrument, OrderFlowBucket, Trade, TradeSide, TriggerOrder } from '../../../schemas/market.ts';
 import { CANDLE_PROJECTION, FLOW_PROJECTION, TRIGGER_ORDER_PROJECTION, tradeProjection } from './shape.ts';
 
 const DAY = 86_400_000;
@@ -84,11 +84,11 @@ export interface TradesRequest extends WindowParams {
   routeId: string;
   family: Family;
   symbol: string;
-  side?: 'buy' | 'sell';
+  side?: TradeSide;
 }
 
-const sideFilter = (side: 'buy' | 'sell' | undefined) =>
-  side ? { sql: 'side = $q_side', params: { q_side: side === 'buy' ? 'B' : 'A' } } : undefined;
+const SIDE_CODES: Record<TradeSide, 'B' | 'A'> = { buy: 'B', B: 'B', sell: 'A', A: 'A' };
+const sideFilter = (side: TradeSide | undefined) => (side ? { sql: 'side = $q_side', params: { q_side: SIDE_CODES[side] } } : undefined);
 
 export async function tradesPage(deps: ArchiveDeps, req: TradesRequest, now: number): Promise<JsonRows<Trade>> {
   const start = startPage('trades', req, req.symbol, { side: req.side }, now);
@@ -102,7 +102,7 @@ export async function tradesPage(deps: ArchiveDeps, req: TradesRequest, now: num
 }
 
 /** The newest trades, newest first (no window parameters; the last day is searched). */
-export async function recentTradesPage(deps: ArchiveDeps, req: { family: Family; symbol: string; limit: number; side?: 'buy' | 'sell' }, now: number): Promise<JsonRows<Trade>> {
+export async function recentTradesPage(deps: ArchiveDeps, req: { family: Family; symbol: string; limit: number; side?: TradeSide }, now: number): Promise<JsonRows<Trade>> {
   if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
   const result = await readWindowJson(deps, {
     dataset: 'trades', family: req.family, symbol: req.symbol, from: now - DAY, to: now, limit: req.limit,

@@ -21,6 +21,8 @@ export interface EndpointDeps {
   resolve: (host: string) => Promise<string[]>;
   /** Local cloud only (WEBHOOK_ALLOWED_TARGETS): hosts exempt from the address checks. */
   allowHosts?: readonly string[];
+  /** Local cloud only: how to allow a refused host, appended to the refusal. */
+  allowHint?: string;
 }
 
 export function newSecret(): string {
@@ -41,17 +43,18 @@ export function requireDelivery(plan: PlanName): void {
   }
 }
 
-const ALLOWANCE: Record<Countable, { key: 'endpoints' | 'subscriptions' | 'watchedAddresses'; label: string }> = {
-  endpoints: { key: 'endpoints', label: 'endpoints' },
-  subscriptions: { key: 'subscriptions', label: 'subscriptions' },
-  addresses: { key: 'watchedAddresses', label: 'watched addresses' },
+const ALLOWANCE: Record<Countable, { key: 'endpoints' | 'subscriptions' | 'watchedAddresses'; one: string; many: string }> = {
+  endpoints: { key: 'endpoints', one: 'endpoint', many: 'endpoints' },
+  subscriptions: { key: 'subscriptions', one: 'subscription', many: 'subscriptions' },
+  addresses: { key: 'watchedAddresses', one: 'watched address', many: 'watched addresses' },
 };
 
 /** Takes one unit of an allowance or refuses with 400 naming the limit. */
 export async function reserveAllowance(store: Pick<WebhookStores, 'allowances'>, caller: Caller, what: Countable): Promise<void> {
   const limit = PLANS[caller.plan].webhooks[ALLOWANCE[what].key];
   if (!(await store.allowances.reserve(caller.id, what, limit))) {
-    throw new AppError('plan_limit', `The ${caller.plan} plan allows ${limit} ${ALLOWANCE[what].label}; delete one or upgrade.`, { details: { limit, plan: caller.plan } });
+    const { one, many } = ALLOWANCE[what];
+    throw new AppError('plan_limit', `The ${caller.plan} plan allows ${limit} ${limit === 1 ? one : many}; delete one or upgrade.`, { details: { limit, plan: caller.plan } });
   }
 }
 
@@ -60,7 +63,11 @@ export async function createEndpoint(deps: EndpointDeps, caller: Caller, body: {
   const destination = await validateDestination(body.url, deps.resolve, { allowHosts: deps.allowHosts }).catch((cause: unknown) => {
     throw new AppError('upstream_unavailable', 'The URL host could not be resolved right now; retry shortly.', { cause, headers: { 'retry-after': '5' } });
   });
-  if (!destination.ok) throw new AppError('invalid_parameter', `Invalid url: ${destination.reason}.`, { param: 'url' });
+  if (!destination.ok) {
+    // Only an address refusal (loopback, private, ...) can be lifted by the allow-list.
+    const hint = deps.allowHint && /address/.test(destination.reason) ? ` ${deps.allowHint}` : '';
+    throw new AppError('invalid_parameter', `Invalid url: ${destination.reason}.${hint}`, { param: 'url' });
+  }
   await reserveAllowance(deps.store, caller, 'endpoints');
   const endpoint: EndpointRecord = {
     id: randomUUID(), accountId: caller.id, url: destination.url.href, description: body.description ?? '', status: 'active',
