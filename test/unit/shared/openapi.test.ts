@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { buildOpenApiDocument, CONTRACT_VERSION } from '../../../functions/shared/openapi.ts';
@@ -24,10 +25,11 @@ describe('the OpenAPI document', () => {
     expect(reported).toEqual([]);
   });
 
-  it('is OpenAPI 3.0.3 with contract version 1.5.0 and one {base_url} server', () => {
+  it('is OpenAPI 3.0.3 with the CHANGELOG\'s newest contract version and one {base_url} server', () => {
     expect(document.openapi).toBe('3.0.3');
     expect((document.info as { version: string }).version).toBe(CONTRACT_VERSION);
-    expect(CONTRACT_VERSION).toBe('1.5.0');
+    const changelog = readFileSync(new URL('../../../CHANGELOG.md', import.meta.url), 'utf8');
+    expect(changelog.match(/^## (\d+\.\d+\.\d+) - \d{4}-\d{2}-\d{2}$/m)?.[1]).toBe(CONTRACT_VERSION);
     expect(document.servers).toEqual([{ url: '{base_url}', variables: { base_url: { default: 'https://api.example.com' } } }]);
   });
 
