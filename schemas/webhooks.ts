@@ -38,22 +38,63 @@ export const EventTypeSchema = v.object({
 
 const anyObject = v.record(v.string(), v.unknown());
 
+/** Operators as stored (word form); `>`, `>=`, `<`, `<=`, `==`, `=`, `!=` are accepted for them. */
+const CONDITION_OPERATORS = [
+  'greater_than', 'greater_than_or_equal', 'less_than', 'less_than_or_equal', 'equal', 'not_equal', 'between', 'not_between', 'in', 'not_in',
+  'contains', 'not_contains', 'starts_with', 'ends_with', 'before', 'after', 'is_empty', 'is_not_empty', '>', '>=', '<', '<=', '==', '=', '!=',
+];
+
+/**
+ * `filters` (alias `config`) as the OpenAPI document publishes it. The body is checked member by
+ * member by the core (core/webhooks/filters.ts) against the event type's declaration, so its errors
+ * name the exact member (`filters.conditions.0.op`) and list what the type accepts; the shell lets
+ * any object through to it.
+ */
+export const FILTERS_OPENAPI = {
+  type: 'object',
+  description: 'A rule\'s scope, conditions and params. Which scope keys, metrics, operators and params an event type takes is in its catalogue entry '
+    + '(GET /v1/webhooks/event-types: `filters`, `metrics`, `operators`, `params`, and `filters_example`, which every type has with a condition). '
+    + 'A declared param may also be given at the top level.',
+  properties: {
+    venue: { description: 'One family or a list of them (case-insensitive)', oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+    symbols: { type: 'array', items: { type: 'string' }, description: 'Markets the rule watches (where the type is per market)' },
+    addresses: { type: 'array', items: { type: 'string' }, description: 'Watched wallets the rule is limited to (address-scoped types)' },
+    min_notional_usd: { type: 'number', minimum: 0, description: 'Shorthand for a greater_than_or_equal condition on the type\'s notional metric' },
+    conditions: {
+      type: 'array', maxItems: 16, description: 'All must hold (AND). Each names a metric the type declares and an operator its metric type takes',
+      items: {
+        type: 'object', required: ['metric', 'op'], additionalProperties: false,
+        properties: {
+          metric: { type: 'string', description: 'A key of the type\'s `metrics`' },
+          op: { type: 'string', enum: CONDITION_OPERATORS },
+          value: { description: 'Absent for is_empty and is_not_empty; [low, high] for between and not_between; a list for in and not_in; else one value of the metric\'s type (number, text, true/false, or an RFC 3339 time)' },
+        },
+      },
+      example: [{ metric: 'notional_usd', op: 'greater_than_or_equal', value: 100000 }],
+    },
+    params: { type: 'object', additionalProperties: true, description: 'Values of the type\'s declared params (defaults filled in on store)' },
+  },
+  additionalProperties: true,
+} as const;
+
+const filters = v.pipe(anyObject, v.metadata({ openapi: FILTERS_OPENAPI }));
+
 /** Members are checked by the core, which names misplaced `conditions`/`params` precisely. */
 export const CreateSubscriptionBody = v.looseObject({
   endpoint_id: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(64, 'must be at most 64 characters')),
   event_type: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(64, 'must be at most 64 characters')),
-  filters: v.optional(anyObject),
-  config: v.optional(anyObject),
+  filters: v.optional(filters),
+  config: v.optional(filters),
 });
 
 export const PatchSubscriptionBody = v.looseObject({
-  filters: v.optional(anyObject),
-  config: v.optional(anyObject),
+  filters: v.optional(filters),
+  config: v.optional(filters),
   enabled: v.optional(v.boolean('must be true or false')),
 });
 
 export const SubscriptionSchema = v.object({
-  id: v.string(), endpoint_id: v.string(), event_type: v.string(), filters: anyObject, enabled: v.boolean(),
+  id: v.string(), endpoint_id: v.string(), event_type: v.string(), filters, enabled: v.boolean(),
   status: v.picklist(['active', 'auto_paused']), pause_message: v.optional(v.string()), paused_at: v.nullable(v.string()), pause_reason: v.nullable(v.string()),
   suppressed_count: v.nullable(v.number()), suppressed_first_at: v.nullable(v.string()), suppressed_last_at: v.nullable(v.string()),
   last_paused_at: v.nullable(v.string()), last_resumed_at: v.nullable(v.string()), last_pause_reason: v.nullable(v.string()),
@@ -91,16 +132,16 @@ export const RedeliverySchema = v.object({ ...QueuedDeliverySchema.entries, even
 /** Members and ranges are checked by the core, which names the supported event types precisely. */
 export const DryRunBody = v.looseObject({
   event_type: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty')),
-  config: v.optional(anyObject),
-  filters: v.optional(anyObject),
+  config: v.optional(filters),
+  filters: v.optional(filters),
   lookback_s: v.optional(v.pipe(v.number('must be a number'), v.description('60 to 86400 seconds, default 3600'))),
   limit: v.optional(v.pipe(v.number('must be a number'), v.description('1 to 200, default 100'))),
 });
 
 export const EstimateBody = v.looseObject({
   event_type: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty')),
-  config: v.optional(anyObject),
-  filters: v.optional(anyObject),
+  config: v.optional(filters),
+  filters: v.optional(filters),
   lookback_days: v.optional(v.pipe(v.number('must be a number'), v.description('1 to 30 days, default 7'))),
 });
 

@@ -16,10 +16,15 @@ type JsonObject = Record<string, unknown>;
 function toOpenApiSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toOpenApiSchema);
   if (schema === null || typeof schema !== 'object') return schema;
+  // A schema piped through `v.metadata({ openapi })` is published as that document (see FILTERS_OPENAPI).
+  const published = (schema as JsonObject).openapi;
+  if (published !== undefined && typeof published === 'object') return published;
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(schema as JsonObject)) {
     // Draft-07 keywords OpenAPI 3.0 does not know; `propertyNames` only restates string keys.
     if (key === '$schema' || key === 'propertyNames') continue;
+    // An object whose members are all optional: `required` must then be absent, not empty.
+    if (key === 'required' && Array.isArray(value) && value.length === 0) continue;
     if (key === 'const') out.enum = [value];
     else out[key] = toOpenApiSchema(value);
   }
@@ -54,6 +59,18 @@ const errorResponse = (description: string) => ({
 const siblingsRequired = (route: RouteDef) =>
   Object.entries(route.response.siblings ?? {}).filter(([, schema]) => !v.safeParse(schema, undefined).success).map(([name]) => name);
 
+/** What a caller needs to know beyond the summary, from the route's own declaration. */
+function operationDescription(route: RouteDef): string {
+  return [
+    `${route.summary}.`,
+    route.family ? `Family: ${route.family}.` : '',
+    route.auth === 'none' ? 'No API key needed.' : `Needs an API key (${API_KEY_HEADER}).`,
+    route.billed ? 'Billed in credits as market data.' : '',
+    route.query?.cursor ? 'Cursor-paged: meta.has_more on every page, meta.next_cursor exactly while more follow.' : '',
+    route.deprecated && route.successor ? `Deprecated: use ${route.successor}.` : '',
+  ].filter(Boolean).join(' ');
+}
+
 function operation(route: RouteDef): JsonObject {
   const payload = jsonSchemaOf(route.response.schema);
   const success = route.response.shape === 'envelope'
@@ -83,6 +100,7 @@ function operation(route: RouteDef): JsonObject {
   return {
     operationId: route.operationId,
     summary: route.summary,
+    description: operationDescription(route),
     tags: [...route.tags],
     ...(route.deprecated && { deprecated: true }),
     ...(route.auth === 'none' && { security: [] }),
@@ -110,6 +128,7 @@ export function buildOpenApiDocument(options: { baseUrl?: string; routes?: reado
       version: CONTRACT_VERSION,
       description: 'Replayable historical and near-live market data over several venue families, with signed webhooks.',
       license: { name: 'Proprietary', url: 'https://example.com/license' },
+      contact: { name: 'Market-Data Archive API' },
     },
     servers: [{ url: '{base_url}', variables: { base_url: { default: options.baseUrl ?? 'http://127.0.0.1:3000' } } }],
     security: [{ ApiKeyAuth: [] }],

@@ -39,7 +39,25 @@ function filtersExample(d: EventTypeDecl): Record<string, unknown> {
   if (d.scopeKeys.includes('venue') && d.venues[0]) example.venue = d.venues[0];
   if (d.scopeKeys.includes('symbols')) example.symbols = [d.venues[0] === 'hip3' ? 'xyz:TSLA' : d.venues[0] === 'hip4' ? '#10' : 'BTC'];
   if (d.notionalMetric) example.min_notional_usd = 10_000;
+  const condition = exampleCondition(d);
+  if (condition) example.conditions = [condition];
   const firstParam = Object.entries(d.params)[0];
   if (firstParam) example.params = { [firstParam[0]]: firstParam[1].default };
   return example;
+}
+
+/** A condition on the type's most telling metric: a number other than the notional (which min_notional_usd shows), else a choice, else text. */
+function exampleCondition(d: EventTypeDecl): { metric: string; op: string; value?: unknown } | undefined {
+  const metrics = Object.entries(d.metrics);
+  const numeric = metrics.find(([name, m]) => (m.type === 'number' || m.type === 'integer') && name !== d.notionalMetric);
+  if (numeric) {
+    const [name] = numeric;
+    const value = /pct/.test(name) ? 5 : /usd|value|amount|notional/.test(name) ? 100_000 : /_s$/.test(name) ? 60 : 1;
+    return { metric: name, op: 'greater_than_or_equal', value };
+  }
+  // A choice other than the venue (the scope says that), else the venue.
+  const choice = metrics.find(([name, m]) => m.type === 'enum' && m.values?.length && name !== 'venue') ?? metrics.find(([, m]) => m.type === 'enum' && m.values?.length);
+  if (choice) return { metric: choice[0], op: 'in', value: [choice[1].values![0]] };
+  const text = metrics.find(([, m]) => m.type === 'text');
+  return text ? { metric: text[0], op: 'is_not_empty' } : undefined;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { operatorsFor, publicDeclaration } from '../../../functions/core/webhooks/catalog.ts';
 import { EVENT_TYPES } from '../../../functions/core/events/registry.ts';
+import { normalizeConfig } from '../../../functions/core/webhooks/filters.ts';
 
 describe('the event-type catalogue', () => {
   it('declares 28 types of which 24 are live, the four soon ones as the spec lists them', () => {
@@ -20,6 +21,17 @@ describe('the event-type catalogue', () => {
     for (const d of EVENT_TYPES) {
       expect(d.scopeKeys.includes('addresses'), d.type).toBe(d.type.startsWith('account.'));
       if (d.type.startsWith('account.')) expect(d.params.max_age_s, d.type).toMatchObject({ default: d.type === 'account.hip4_settled' ? 7200 : 3600, min: 60, max: 86_400 });
+    }
+  });
+
+  it('gives every type with metrics a filters_example with a condition, which the type accepts as given', () => {
+    for (const d of EVENT_TYPES) {
+      const example = publicDeclaration(d).filters_example as { addresses?: string[]; conditions?: { metric: string }[] };
+      if (Object.keys(d.metrics).length === 0) continue;
+      expect(example.conditions, d.type).toHaveLength(1);
+      expect(Object.keys(d.metrics), d.type).toContain(example.conditions![0]!.metric);
+      const stored = normalizeConfig(d, example, new Set(example.addresses ?? []));
+      expect(stored.conditions, d.type).toHaveLength(1 + (d.notionalMetric && 'min_notional_usd' in example ? 1 : 0));
     }
   });
 
