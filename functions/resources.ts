@@ -96,6 +96,8 @@ export interface FunctionDef {
   timeoutS: number;
   /** Bundles the DuckDB native module for the target architecture. */
   duckdb?: boolean;
+  /** Installed packages whose files the function reads at run time (copied beside the bundle from node_modules). */
+  assets?: readonly string[];
   tables?: Partial<Record<TableName, Access>>;
   /** `send` lets the function enqueue; a queue's consumer is declared in `consumes`. */
   queues?: Partial<Record<QueueName, 'send'>>;
@@ -109,6 +111,9 @@ export interface FunctionDef {
 export type FunctionName =
   | 'authorizer' | 'system' | 'market' | 'derivatives' | 'orderbook' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
   | 'detect' | 'notify' | 'positions' | 'positions-build' | 'exports' | 'export-partition' | 'export-finish' | 'delivery-sweep' | 'deliver-slow';
+
+/** The API reference page's renderer (an installed file the system function serves). */
+export const REDOC_BUNDLE = 'redoc/bundles/redoc.standalone.js';
 
 /** A route group answering from the archive with DuckDB, debiting credits as it answers. */
 const ARCHIVE_READER = {
@@ -140,9 +145,10 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   system: {
     entry: 'functions/http/system.ts',
-    description: 'Health and the OpenAPI document',
+    description: 'Health, the OpenAPI document and the API reference page',
     memoryMb: 256,
     timeoutS: 5,
+    assets: [REDOC_BUNDLE],
   },
   market: {
     entry: 'functions/http/market.ts',

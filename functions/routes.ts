@@ -192,6 +192,16 @@ export const SYSTEM_OPERATIONS = operationGroup('system', {
     method: 'GET', path: '/v1/capabilities', auth: 'none', summary: 'What each family serves: routes, coverage start, cadence, page limit, intervals (no key; cached 5 minutes)',
     tags: ['System'], response: page(v.array(CapabilitySchema), 'One row per family and data type, generated from the route table'),
   },
+  // The API reference: Redoc (a standalone bundle from node_modules, served by this function, so
+  // the page needs no network beyond this API) over the OpenAPI document.
+  getDocs: {
+    method: 'GET', path: '/docs', auth: 'none', hidden: true, summary: 'The API reference page, rendered from the OpenAPI document', tags: ['System'],
+    response: { status: 200, description: 'An HTML page', shape: 'raw', schema: v.string(), contentType: 'text/html' },
+  },
+  getDocsScript: {
+    method: 'GET', path: '/docs/redoc.standalone.js', auth: 'none', hidden: true, summary: 'The renderer of the API reference page', tags: ['System'],
+    response: { status: 200, description: 'JavaScript', shape: 'raw', schema: v.string(), contentType: 'application/javascript' },
+  },
   // API Gateway answers an unmatched path before any authorizer runs. This catch-all makes it
   // authenticate first, so callers without a valid key get 401 on every path (as the real
   // service does) and authenticated callers get 404 route_not_found.

@@ -1,9 +1,12 @@
-/** Route group `system`: liveness, the OpenAPI document, and the answer to unknown paths. */
+/** Route group `system`: liveness, the OpenAPI document, the API reference page, and the answer to unknown paths. */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { AppError } from '../core/errors.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
 import { SYSTEM_OPERATIONS, UNSUPPORTED_PATHS, pathPattern } from '../routes.ts';
 import { httpRouteGroup, ok, raw } from '../shared/http.ts';
 import { capabilities } from '../shared/capabilities.ts';
+import { REDOC_BUNDLE } from '../resources.ts';
 
 // A per-family path under a family that lacks the operation is not a route: the catch-all names where it is.
 const UNSUPPORTED = UNSUPPORTED_PATHS.map((path) => ({ path, pattern: pathPattern(path.path) }));
@@ -14,6 +17,22 @@ const CACHED = { 'cache-control': 'public, max-age=300' };
 // The document depends only on the route table and the base URL it is served under.
 const documents = new Map<string, Record<string, unknown>>();
 
+/** Resolved from node_modules: the project's locally, the copy beside the bundle in Lambda. */
+const resolveInstalled = createRequire(import.meta.url).resolve;
+let redocScript: Promise<Buffer> | undefined;
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function docsPage(baseUrl: string): string {
+  const base = escapeHtml(baseUrl);
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Market-Data Archive API reference</title><style>body{margin:0}</style></head>
+<body><redoc spec-url="${base}/v1/openapi.json"></redoc><script src="${base}/docs/redoc.standalone.js"></script></body>
+</html>
+`;
+}
+
 export const handler = httpRouteGroup(SYSTEM_OPERATIONS, {
   getHealth: async () => raw({ status: 'ok' }),
   getOpenApi: async (_input, ctx) => {
@@ -22,6 +41,14 @@ export const handler = httpRouteGroup(SYSTEM_OPERATIONS, {
     return raw(document, { headers: CACHED });
   },
   getCapabilities: async () => ok(capabilities(), { headers: CACHED }),
+  getDocs: async (_input, ctx) => {
+    const body = Buffer.from(docsPage(ctx.baseUrl), 'utf8');
+    return { kind: 'binary', body, contentType: 'text/html; charset=utf-8', rows: 0, headers: CACHED };
+  },
+  getDocsScript: async () => {
+    redocScript ??= readFile(resolveInstalled(REDOC_BUNDLE));
+    return { kind: 'binary', body: await redocScript, contentType: 'application/javascript; charset=utf-8', rows: 0, headers: { 'cache-control': 'public, max-age=86400' } };
+  },
   unknownRoute: async ({ params }) => {
     const path = `/${params.proxy}`;
     const unsupported = UNSUPPORTED.find((u) => u.pattern.test(path));

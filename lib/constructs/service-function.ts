@@ -3,6 +3,7 @@
  * here once; `bind*` helpers grant IAM and set the catalogue's environment variable together, so a
  * function can never hold a permission without knowing the resource name, or the reverse.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
@@ -42,6 +43,22 @@ const ESM_REQUIRE_BANNER = "import { createRequire } from 'module';const require
 /** npm installs the native binding for the Lambda platform, not the build host (toolchain 1f). */
 const ARM64_NATIVE_INSTALL = { npm_config_cpu: 'arm64', npm_config_os: 'linux', npm_config_libc: 'glibc' };
 
+/**
+ * DuckDB's native binding cannot be bundled by esbuild. When `npm ci` installed a Linux (glibc)
+ * binding, it is copied from node_modules beside the bundle, so `npm run synth` needs no network,
+ * and the DuckDB functions run on that binding's architecture (x86_64 from a linux-x64 host, arm64
+ * from a linux-arm64 one). On a host without one (macOS, Windows), CDK installs the arm64 binding
+ * from the registry at synth instead.
+ */
+const INSTALLED_DUCKDB_ARCH = (['arm64', 'x64'] as const).find((arch) => existsSync(join(PROJECT_ROOT, 'node_modules', '@duckdb', `node-bindings-linux-${arch}`, 'package.json')));
+const DUCKDB_PACKAGES = INSTALLED_DUCKDB_ARCH
+  ? ['@duckdb/node-api', '@duckdb/node-bindings', `@duckdb/node-bindings-linux-${INSTALLED_DUCKDB_ARCH}`, 'detect-libc']
+  : undefined;
+
+/** The architecture a function runs on: arm64, except DuckDB functions bound to an installed x64 binding. */
+export const architectureOf = (def: Pick<FunctionDef, 'duckdb'>): Architecture =>
+  (def.duckdb && INSTALLED_DUCKDB_ARCH === 'x64' ? Architecture.X86_64 : Architecture.ARM_64);
+
 export interface ServiceFunctionProps {
   readonly name: FunctionName;
   readonly def: FunctionDef;
@@ -60,6 +77,7 @@ export class ServiceFunction extends NodejsFunction {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `Execution role of the ${name} function`,
     });
+    const copied = [...(def.duckdb && DUCKDB_PACKAGES ? DUCKDB_PACKAGES : []), ...(def.assets ?? [])];
     super(scope, id, {
       entry: join(PROJECT_ROOT, def.entry),
       handler: 'handler',
@@ -67,7 +85,7 @@ export class ServiceFunction extends NodejsFunction {
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       description: def.description,
       runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
+      architecture: architectureOf(def),
       memorySize: def.memoryMb,
       timeout: Duration.seconds(def.timeoutS),
       tracing: Tracing.ACTIVE,
@@ -86,9 +104,18 @@ export class ServiceFunction extends NodejsFunction {
         minify: true,
         sourceMap: true,
         // Setting externalModules replaces CDK's default, so the runtime's SDK v3 is named again.
-        externalModules: ['@aws-sdk/*'],
-        // A native addon cannot be bundled by esbuild; CDK installs it next to the bundle instead.
-        ...(def.duckdb ? { nodeModules: ['@duckdb/node-api'], environment: ARM64_NATIVE_INSTALL } : {}),
+        externalModules: ['@aws-sdk/*', ...copied],
+        // Without an installed Linux binding, CDK installs DuckDB next to the bundle from the registry.
+        ...(def.duckdb && !DUCKDB_PACKAGES ? { nodeModules: ['@duckdb/node-api'], environment: ARM64_NATIVE_INSTALL } : {}),
+        ...(copied.length > 0 && {
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (inputDir: string, outputDir: string) =>
+              // A package directory or one installed file, at the same path under the bundle's node_modules.
+              copied.map((path) => `mkdir -p "$(dirname "${outputDir}/node_modules/${path}")" && cp -R "${inputDir}/node_modules/${path}" "${outputDir}/node_modules/${path}"`),
+          },
+        }),
       },
     });
     this.catalogueName = name;

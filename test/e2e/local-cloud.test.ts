@@ -35,6 +35,23 @@ describe('the local cloud over HTTP', () => {
     expect(res.body.servers[0].variables.base_url.default).toBe(cloud.url);
   });
 
+  it('serves the API reference page and its renderer without a key, needing nothing beyond this API', async () => {
+    // Act
+    const page = await fetch(`${cloud.url}/docs`);
+    const html = await page.text();
+    const script = await fetch(`${cloud.url}/docs/redoc.standalone.js`);
+    const code = await script.text();
+    // Assess: the page loads only the document and the renderer, both from this base URL.
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(html).toContain(`<redoc spec-url="${cloud.url}/v1/openapi.json">`);
+    expect([...html.matchAll(/(?:src|href|spec-url)="([^"]+)"/g)].map((m) => m[1])).toEqual([`${cloud.url}/v1/openapi.json`, `${cloud.url}/docs/redoc.standalone.js`]);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+    expect(code.length).toBeGreaterThan(500_000);
+    expect(code).toContain('Redoc');
+  });
+
   it('takes built-in object property names as plain parameter and header names', async () => {
     // Prepare
     const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];

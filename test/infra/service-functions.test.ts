@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { BUCKETS, FUNCTIONS, QUEUES, TABLES, type FunctionName } from '../../functions/resources.ts';
 import { actionsOf, logicalId, roleStatements, synthesize } from './synth.ts';
+import { architectureOf } from '../../lib/constructs/service-function.ts';
 
 const { service, stateful, serviceTemplate: template } = synthesize();
 const functionNames = Object.keys(FUNCTIONS) as FunctionName[];
@@ -21,7 +22,7 @@ describe('service functions: runtime', () => {
     template.resourceCountIs('AWS::Lambda::Function', functionNames.length);
   });
 
-  it.each(functionNames)('runs %s on arm64 nodejs22.x with active tracing and the catalogue sizing', (name) => {
+  it.each(functionNames)('runs %s on nodejs22.x (arm64, or DuckDB\'s installed binding\'s architecture) with active tracing and the catalogue sizing', (name) => {
     // Prepare
     const def = FUNCTIONS[name];
 
@@ -31,7 +32,7 @@ describe('service functions: runtime', () => {
     // Assess
     expect(props).toMatchObject({
       Runtime: 'nodejs22.x',
-      Architectures: ['arm64'],
+      Architectures: [architectureOf(def).name],
       TracingConfig: { Mode: 'Active' },
       MemorySize: def.memoryMb,
       Timeout: def.timeoutS,
