@@ -12,6 +12,7 @@ import { routeGroups } from '../functions/routes.ts';
 import { ServiceRestApi } from './constructs/rest-api.ts';
 import { Schedules } from './constructs/schedules.ts';
 import { StateMachines } from './constructs/state-machines.ts';
+import { Monitoring } from './constructs/monitoring.ts';
 import type { StatefulResources } from './stateful-stack.ts';
 
 export interface ServiceStackProps extends StackProps {
@@ -23,6 +24,7 @@ export class ServiceStack extends Stack {
   readonly api: ServiceRestApi;
   readonly stateMachines: StateMachines;
   readonly schedules: Schedules;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -48,8 +50,12 @@ export class ServiceStack extends Stack {
       stateMachines: this.stateMachines.machines,
     });
 
+    this.monitoring = new Monitoring(this, 'monitoring', { api: this.api.api, deadLetterQueues: props.stateful.deadLetterQueues });
+
     // Read by the keys CLI and operators; top-level ids keep the output keys exactly these names.
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the prod stage' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Subscribe to receive the alarms (README: Deploying)' });
+    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'The CloudWatch dashboard' });
     for (const [tier, plan] of entriesOf(this.api.usagePlans)) {
       new CfnOutput(this, `UsagePlanId${pascalCase(tier)}`, { value: plan.usagePlanId, description: `Usage plan of the ${tier} tier` });
     }

@@ -32,7 +32,9 @@ async function ingestKey(key: string, format: BatchFormat | undefined): Promise<
   const stored = await deps.objects.getBytes(key);
   // Raw batches may be gzipped (`.gz`); the batch id is taken over the decompressed bytes.
   const bytes = key.endsWith('.gz') ? gunzipSync(stored) : stored;
+  let newest = -Infinity;
   const result = await ingestBatch(deps, format, bytes, async (records) => {
+    for (const record of records) newest = Math.max(newest, record.ts);
     const counts = await detectInBatch(detectDeps(), records);
     if (counts.matched > 0) logger.info('occurrences dispatched', { key, ...counts });
     metrics.addMetric('OccurrencesMatched', MetricUnit.Count, counts.matched);
@@ -43,7 +45,11 @@ async function ingestKey(key: string, format: BatchFormat | undefined): Promise<
     // Failing the record keeps it on the queue; on its last receive it is parked in the DLQ with this reason.
     throw new Error(`Batch ${key} rejected: ${result.reason}`);
   }
-  if (result.status === 'ingested') metrics.addMetric('RecordsIngested', MetricUnit.Count, result.records);
+  if (result.status === 'ingested') {
+    metrics.addMetric('RecordsIngested', MetricUnit.Count, result.records);
+    // Event time of the batch's newest record to readable (its deltas and manifest entries written).
+    if (newest > -Infinity) metrics.addMetric('IngestLag', MetricUnit.Milliseconds, Math.max(0, clock.now() - newest));
+  }
   logger.info('batch processed', { key, ...result });
 }
 
