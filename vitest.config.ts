@@ -9,6 +9,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'clients/*/test/**/*.test.ts'],
     testTimeout: 30_000,
+    reporters: ['default', './test/helpers/slowest-files.ts'],
     hookTimeout: 60_000,
     // Integration and e2e files start their own emulators; two cores, so two files at a time.
     pool: 'forks',
