@@ -28,8 +28,21 @@ const CASCADE_WINDOW_SEC = 15 * 60;
 /** Bounds of the move that reaches the crowd: it is always sharp, never a crash of the whole market. */
 const MIN_CASCADE_MOVE = 0.015;
 const MAX_CASCADE_MOVE = 0.12;
+/** No larger than this many of the asset's hourly standard deviations (BTC at 50% a year: about 3%). */
+const MAX_CASCADE_HOURLY_SD = 6;
+const HOURS_PER_YEAR = 365 * 24;
+
+/** The largest move a cascade may make on this market's asset: large for a wild coin, small for BTC. */
+const largestMove = (market: MarketState) => Math.min(MAX_CASCADE_MOVE, (MAX_CASCADE_HOURLY_SD * market.asset.spec.annualVol) / Math.sqrt(HOURS_PER_YEAR));
 /** A hip3 cascade moves the oracle past the 2% jump that `oracle.jump` rules fire on by default. */
 const MIN_HIP3_CASCADE_MOVE = 0.025;
+/**
+ * A scheduled event's move (a cascade every 15 minutes, a swing every 30) fades with this half-life.
+ * Kept, they added up: a day of them once took BTC down 58% and an hour up 24%. Fading, a day's
+ * moves are the diffusion's (the assets' annual volatility), as real markets show.
+ */
+const EVENT_HALF_LIFE_S = 20 * 60;
+const EVENT_DECAY = 2 ** (-1 / EVENT_HALF_LIFE_S);
 
 export function movePrices(state: SimState, tick: Tick): void {
   const { rng } = tick;
@@ -46,10 +59,18 @@ export function movePrices(state: SimState, tick: Tick): void {
       asset.h += 0.7;
       state.excitation += state.intensity * 1.5;
     }
-    asset.x += step;
+    const displacement = asset.x - asset.anchor;
+    asset.anchor += step;
+    asset.x = asset.anchor + displacement * EVENT_DECAY;
     // A stablecoin is pulled back to its peg; an outcome's odds stay short of certainty.
-    if (assetClass === 'stable') asset.x += (Math.log(asset.spec.price) - asset.x) * 0.01;
-    if (assetClass === 'outcome') asset.x = Math.max(-MAX_LOG_ODDS, Math.min(MAX_LOG_ODDS, asset.x));
+    if (assetClass === 'stable') {
+      asset.anchor += (Math.log(asset.spec.price) - asset.anchor) * 0.01;
+      asset.x += (Math.log(asset.spec.price) - asset.x) * 0.01;
+    }
+    if (assetClass === 'outcome') {
+      asset.anchor = Math.max(-MAX_LOG_ODDS, Math.min(MAX_LOG_ODDS, asset.anchor));
+      asset.x = Math.max(-MAX_LOG_ODDS, Math.min(MAX_LOG_ODDS, asset.x));
+    }
   }
   for (const market of state.markets) {
     market.basis = market.bias + (market.basis - market.bias) * BASIS_PERSISTENCE + market.basisSd * BASIS_SHOCK * rng.normal();
@@ -120,17 +141,19 @@ function exposedCrowds(state: SimState, target: number, minMove: number, eligibl
   for (const market of state.markets) {
     if (!market.liquidatable || !eligible(market)) continue;
     const mid = midOf(market);
+    // A hip3 turn must still jump the oracle past its default threshold, whatever the asset's volatility.
+    const cap = Math.max(minMove, largestMove(market));
     for (const long of [true, false]) {
       const exposed = market.holders
         .filter((h) => !h.liquidating && h.units > 0 === long)
         .map((h) => ({ distance: (long ? mid - h.liqPrice : h.liqPrice - mid) / mid, notional: Math.abs(h.units) * market.unitSize * mid, demo: h.trader < state.wallets.demo.length }))
-        .filter((e) => e.distance > 0 && e.distance < MAX_CASCADE_MOVE)
+        .filter((e) => e.distance > 0 && e.distance < cap)
         .sort((a, b) => a.distance - b.distance)
         .slice(0, target);
       if (exposed.length === 0) continue;
       crowds.push({
         market, long, size: exposed.length, notional: exposed.reduce((sum, e) => sum + e.notional, 0), demo: exposed.some((e) => e.demo),
-        move: Math.min(Math.max(exposed[exposed.length - 1]!.distance + MOVE_MARGIN, minMove), MAX_CASCADE_MOVE),
+        move: Math.min(Math.max(exposed[exposed.length - 1]!.distance + MOVE_MARGIN, minMove), cap),
       });
     }
   }
@@ -152,7 +175,7 @@ function withAllIn(state: SimState, tick: Tick, crowd: Crowd, trader: number, un
   if (!holding || holding.units > 0 !== long) return crowd;
   const mid = midOf(market);
   const move = (long ? mid - holding.liqPrice : holding.liqPrice - mid) / mid + MOVE_MARGIN;
-  return move > MAX_CASCADE_MOVE ? crowd : { ...crowd, move: Math.max(crowd.move, move), notional: crowd.notional + Math.abs(holding.units) * market.unitSize * mid };
+  return move > largestMove(market) ? crowd : { ...crowd, move: Math.max(crowd.move, move), notional: crowd.notional + Math.abs(holding.units) * market.unitSize * mid };
 }
 
 /** The pool's largest wallet without a position in the crowd's market joins it with `FUND_ALL_IN_USD`. */

@@ -19,6 +19,12 @@ export interface AssetState {
   spec: AssetSpec;
   /** Log price, or log-odds of Yes for an outcome. */
   x: number;
+  /**
+   * Where `x` would be without the scheduled events (cascades, swings): the diffusion and its jumps.
+   * An event moves `x` alone, and `x` decays back toward this (half-life `EVENT_HALF_LIFE_S` in
+   * prices.ts), so the events' moves stay sharp but never add up to a crash.
+   */
+  anchor: number;
   /** Log-volatility deviation (stochastic volatility state, mean 0). */
   h: number;
   /** Average per-second volatility (of log-odds for an outcome). */
@@ -199,7 +205,7 @@ export interface Tick {
 export function createAsset(spec: AssetSpec): AssetState {
   const x = spec.assetClass === 'outcome' ? Math.log(spec.price / (1 - spec.price)) : Math.log(spec.price);
   const rho = { crypto: 0.65, equity: 0.6, commodity: 0, stable: 0, outcome: 0 }[spec.assetClass];
-  return { spec, x, h: 0, sigma: spec.annualVol / Math.sqrt(SECONDS_PER_YEAR), rho: spec.key === 'BTC' ? 0.95 : rho };
+  return { spec, x, anchor: x, h: 0, sigma: spec.annualVol / Math.sqrt(SECONDS_PER_YEAR), rho: spec.key === 'BTC' ? 0.95 : rho };
 }
 
 function createMarket(spec: MarketSpec, index: number, asset: AssetState, rng: Rng): MarketState {

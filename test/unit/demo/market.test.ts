@@ -84,6 +84,17 @@ describe('createDemoMarket', () => {
     expect(Math.abs(firstPrice('hip3', 'xyz:TSLA') / 340 - 1)).toBeLessThan(0.1);
   });
 
+  it('moves the majors as real markets do, scheduled cascades and swings included: no hour beyond 6%, 8 hours within 15%', () => {
+    for (const symbol of ['BTC', 'ETH']) {
+      const trades = only(long, 'trades').filter((t) => t.family === 'perpx' && t.symbol === symbol);
+      const closes = Array.from({ length: 8 }, (_, h) => trades.filter((t) => t.ts < LONG_START + (h + 1) * HOUR).at(-1)!.price).map(Number);
+      const opening = Number(trades[0]!.price);
+      const hourly = closes.map((close, h) => Math.abs(Math.log(close / (h === 0 ? opening : closes[h - 1]!))));
+      expect(Math.max(...hourly), symbol).toBeLessThan(Math.log(1.06));
+      expect(Math.abs(Math.log(closes.at(-1)! / opening)), symbol).toBeLessThan(Math.log(1.15));
+    }
+  });
+
   it('starts with the instrument registry of the markets listed before the start', () => {
     const market = createDemoMarket({ startMs: START });
     const first = market.advance(START + SECOND);
