@@ -11,6 +11,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ArchiveFile, ArchiveManifest, BatchOutcome } from '../ports/archive.ts';
+import type { FileCadence } from '../core/quality/cadence.ts';
 
 const ALL = '*';
 
@@ -31,6 +32,8 @@ function toItem(file: ArchiveFile) {
     file_id: file.fileId, key: file.key, dataset: file.dataset, family: file.family, day: file.day, kind: file.kind,
     symbol: file.symbol, symbols: file.symbols, rows: file.rows, bytes: file.bytes, etag: file.etag,
     min_ts: file.minTs, max_ts: file.maxTs, replaces: file.replaces, created_at: file.createdAt, tier: file.tier, hour: file.hour,
+    // One string, not a map: the statistics are read whole and a map costs an attribute name per member.
+    cadence: file.cadence && JSON.stringify(file.cadence),
   };
 }
 
@@ -43,6 +46,7 @@ function fromItem(item: Record<string, unknown>): ArchiveFile {
     replaces: (item.replaces as string[] | undefined) ?? [], createdAt: Number(item.created_at),
     ...(item.tier !== undefined && { tier: item.tier as NonNullable<ArchiveFile['tier']> }),
     ...(item.hour !== undefined && { hour: Number(item.hour) }),
+    ...(typeof item.cadence === 'string' && { cadence: JSON.parse(item.cadence) as FileCadence }),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Dataset } from '../../schemas/datasets.ts';
 import type { Family } from '../core/venues.ts';
+import type { FileCadence } from '../core/quality/cadence.ts';
 import type { Clock } from './clock.ts';
 import type { LocalFiles, SqlEngine } from './sql.ts';
 
@@ -31,6 +32,8 @@ export interface ArchiveFile {
   /** Files whose rows this compacted file now holds; readers skip them from the moment it exists. */
   replaces: string[];
   createdAt: number;
+  /** Per symbol: rows, bounds, interval histogram and long silences (data quality reads these, never the Parquet). */
+  cadence?: FileCadence;
 }
 
 export type BatchOutcome = { status: 'done'; records: number } | { status: 'rejected'; reason: string };
