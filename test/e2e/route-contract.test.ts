@@ -95,6 +95,8 @@ const SYMBOL: Readonly<Record<Family, string>> = {
 };
 const window = { start: now - 2 * 3_600_000, end: now - 5_000 };
 const ids: Record<'endpoint' | 'subscription' | 'delivery' | 'export', string> = { endpoint: '', subscription: '', delivery: '', export: '' };
+/** An incident the minute detection recorded over the demo's history (its hip3 book stall or altx trade gap). */
+let incidentId = '';
 /** A completed export job and one of its files (the download route needs one). */
 const completedExport = { id: '', file: '' };
 
@@ -170,6 +172,14 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   bulkPositions: { query: (route) => ({ hour: holder(route).hour, limit: 5 }) },
   get l1Accounts(): Sample { return { query: { l1_address: l1Address } }; },
   positionsFreshness: {},
+  getDataQualityStatus: {},
+  getDataQualityCoverage: {},
+  getExchangeCoverage: { params: () => ({ exchange: 'hip3' }) },
+  getSymbolCoverage: { params: () => ({ exchange: 'hip3', symbol: encodeURIComponent('xyz:TSLA') }), query: { from: window.start, to: window.end } },
+  listIncidents: { query: { limit: 5 } },
+  get getIncident(): Sample { return { params: () => ({ id: incidentId }) }; },
+  getLatency: {},
+  getSla: {},
   listWebhookEventTypes: {},
   getWebhookLimits: {},
   createWebhookEndpoint: { body: () => ({ url: PUBLIC_URL, description: 'contract' }) },
