@@ -35,6 +35,9 @@ beforeAll(async () => {
   cloud = await startDemoCloud({ key: KEY, hours: 1.5, seed: 11, intensity: 0.3, l2IntervalMs: 300_000 });
   const cutoff = Math.floor((Date.now() - 5_000) / MIN) * MIN;
   await invoke('breadth', { time: new Date(cutoff).toISOString() });
+  // The seeded history holds the demo's hourly altx trade stop: the detection job makes it an incident.
+  await runDetectionOver(Math.floor((Date.now() - 1.5 * 3_600_000) / 3_600_000) * 3_600_000, cutoff);
+  incidentId = (await incidentStore().list(0))[0]!.id;
   document = (await call(KEY, 'GET', '/v1/openapi.json')).body;
   for (const dataset of ['liquidations', 'altx_liquidations'] as const) {
     for (const family of familiesOf(dataset)) {

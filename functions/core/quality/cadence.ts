@@ -157,7 +157,7 @@ export function seriesCoverage(parts: readonly SymbolCadence[], from: number, en
   const clamp = (x: number) => Math.min(1, Math.max(0, x));
   const completeness = earliest === undefined ? 0 : span === 0 ? 1 : clamp(1 - missing / span);
   const windowSpan = Math.max(0, end - from);
-  const historical = windowSpan === 0 ? completeness : clamp((span - missing) / windowSpan);
+  const historical = earliest === undefined ? 0 : windowSpan === 0 ? completeness : clamp((span - missing) / windowSpan);
   return { rows, ...(earliest !== undefined && { earliest }), ...(latest !== undefined && { latest }), gaps, completeness, historical, ...(cadence && { cadence }), gapThresholdMs: threshold };
 }
 
