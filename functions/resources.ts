@@ -151,8 +151,8 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     description: 'Health, the OpenAPI document and the public catalogue (capabilities, symbols, stats, coverage status)',
     memoryMb: 512,
     timeoutS: 10,
-    // The catalogue reads the manifest; every HTTP function writes its latency minutes to the quality table.
-    tables: { manifest: 'read', quality: 'write' },
+    // The catalogue reads the manifest and the open incidents; every HTTP function writes its latency minutes to the quality table.
+    tables: { manifest: 'read', quality: 'readwrite' },
   },
   market: {
     entry: 'functions/http/market.ts',

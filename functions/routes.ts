@@ -23,7 +23,7 @@ import {
 } from '../schemas/exports.ts';
 import { BREADTH_FAMILIES } from './core/breadth/compute.ts';
 import {
-  CoverageSchema, ExchangeCoverageSchema, IncidentSchema, IncidentsQuery, IncidentsSchema, LatencySchema, SlaQuery, SlaSchema, StatusSchema, SymbolCoverageQuery, SymbolCoverageSchema,
+  CoverageSchema, ExchangeCoverageSchema, IncidentSchema, IncidentsQuery, IncidentsSchema, LatencySchema, SlaQuery, SlaSchema, StatsSchema, StatusSchema, SymbolCoverageQuery, SymbolCoverageSchema, SymbolEntrySchema,
   exchangePath, exchangeSymbolPath, incidentPath,
 } from '../schemas/quality.ts';
 import {
@@ -195,6 +195,18 @@ export const SYSTEM_OPERATIONS = operationGroup('system', {
   getCapabilities: {
     method: 'GET', path: '/v1/capabilities', auth: 'none', summary: 'What each family serves: routes, coverage start, cadence, page limit, intervals (no key; cached 5 minutes)',
     tags: ['System'], response: page(v.array(CapabilitySchema), 'One row per family and data type, generated from the route table'),
+  },
+  getSymbols: {
+    method: 'GET', path: '/v1/symbols', auth: 'none', summary: 'Every symbol of every family with data in the last 24 hours: data types, coverage, bytes a day (no key; cached 5 minutes)',
+    tags: ['System'], response: page(v.array(SymbolEntrySchema), 'One entry per family and symbol'),
+  },
+  getStats: {
+    method: 'GET', path: '/v1/stats', auth: 'none', summary: 'What the archive holds: families, symbols, data types, records and bytes of the last 24 hours, open incidents (no key; cached 5 minutes)',
+    tags: ['System'], response: page(StatsSchema, 'Archive statistics'),
+  },
+  getStatusCoverage: {
+    method: 'GET', path: '/v1/status/coverage', auth: 'none', summary: 'Coverage per venue and data type over the last 30 days, as /v1/data-quality/coverage (no key; cached 5 minutes)',
+    tags: ['System'], response: page(CoverageSchema, 'Coverage of every venue'),
   },
   // API Gateway answers an unmatched path before any authorizer runs. This catch-all makes it
   // authenticate first, so callers without a valid key get 401 on every path (as the real

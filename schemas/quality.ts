@@ -112,3 +112,25 @@ export const SlaSchema = v.strictObject({
   incidents_this_period: count,
   total_downtime_minutes: count,
 });
+
+/** `/v1/symbols`: every symbol with data in the last 24 hours (SymbolEntry). */
+export const SymbolEntrySchema = v.strictObject({
+  symbol: v.string(),
+  exchange: v.picklist(FAMILIES),
+  coverage_from: v.optional(time),
+  coverage_to: v.optional(time),
+  data_types: v.array(v.string()),
+  coverage_by_type: v.pipe(v.record(v.string(), time), v.description('Per data type: where the archive\'s coverage of it begins in the family')),
+  size_per_day: v.pipe(v.record(v.string(), count), v.description('Per data type: Parquet bytes of the market over the last 24 hours')),
+});
+
+/** `/v1/stats`: what the archive holds now, from the manifest and the incident store. */
+export const StatsSchema = v.strictObject({
+  families: count,
+  symbols: count,
+  data_types: count,
+  records_24h: count,
+  bytes_24h: count,
+  active_incidents: count,
+  updated_at: time,
+});

@@ -148,6 +148,36 @@ describe('coverage figures', () => {
   });
 });
 
+describe('the public catalogue', () => {
+  it('lists every market of the demo with its data types, coverage and size, without a key', async () => {
+    // Act
+    const res = await fetch(`${cloud.url}/v1/symbols`);
+    const body = await res.json() as { data: { symbol: string; exchange: string; data_types: string[]; size_per_day: Record<string, number>; coverage_from: string }[] };
+
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toContain('max-age=300');
+    const symbols = cloud.demo!.market.symbols();
+    for (const exchange of ['perpx', 'hip3', 'altx'] as const) {
+      const listed = body.data.filter((e) => e.exchange === exchange).map((e) => e.symbol);
+      expect(listed, exchange).toEqual(expect.arrayContaining([...symbols[exchange]]));
+    }
+    const stalled = body.data.find((e) => e.exchange === 'hip3' && e.symbol === DEMO_HOLES.stalledBook.symbol)!;
+    expect(stalled.data_types).toEqual(expect.arrayContaining(['trades', 'l2_snapshots']));
+    expect(stalled.size_per_day.l2_snapshots).toBeGreaterThan(0);
+  });
+
+  it('answers stats and the coverage status without a key', async () => {
+    const stats = await (await fetch(`${cloud.url}/v1/stats`)).json() as { data: { symbols: number; records_24h: number } };
+    const symbols = await (await fetch(`${cloud.url}/v1/symbols`)).json() as { data: unknown[] };
+    expect(stats.data.symbols).toBe(symbols.data.length);
+    expect(stats.data.records_24h).toBeGreaterThan(0);
+    const coverage = await fetch(`${cloud.url}/v1/status/coverage`);
+    expect(coverage.status).toBe(200);
+    expect(((await coverage.json()) as { data: { exchanges: unknown[] } }).data.exchanges).toHaveLength(6);
+  });
+});
+
 describe('bad input', () => {
   it.each([
     ['/v1/data-quality/coverage/nasdaq', {}, 'exchange'],

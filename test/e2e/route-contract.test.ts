@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv, type ValidateFunction } from '@redocly/ajv';
-import { startDemoCloud } from '../helpers/local-cloud.ts';
+import { runDetectionOver, startDemoCloud } from '../helpers/local-cloud.ts';
+import { incidentStore } from '../../functions/shared/deps.ts';
 import { apiClient, eventually } from '../helpers/api.ts';
 import { invoke } from '../../functions/local/invoke.ts';
 import { ROUTES, type RouteDef } from '../../functions/routes.ts';
@@ -175,6 +176,9 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   bulkPositions: { query: (route) => ({ hour: holder(route).hour, limit: 5 }) },
   get l1Accounts(): Sample { return { query: { l1_address: l1Address } }; },
   positionsFreshness: {},
+  getSymbols: {},
+  getStats: {},
+  getStatusCoverage: {},
   getDataQualityStatus: {},
   getDataQualityCoverage: {},
   getExchangeCoverage: { params: () => ({ exchange: 'hip3' }) },

@@ -41,6 +41,76 @@ export interface GetCapabilitiesRow {
 
 export type GetCapabilitiesData = GetCapabilitiesRow[];
 
+export interface GetSymbolsRow {
+  symbol: string;
+  exchange: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+  /**
+   * RFC 3339 UTC
+   */
+  coverage_from?: string;
+  /**
+   * RFC 3339 UTC
+   */
+  coverage_to?: string;
+  data_types: string[];
+  /**
+   * Per data type: where the archive's coverage of it begins in the family
+   */
+  coverage_by_type: {
+    /**
+     * RFC 3339 UTC
+     */
+    [k: string]: string;
+  };
+  /**
+   * Per data type: Parquet bytes of the market over the last 24 hours
+   */
+  size_per_day: {
+    [k: string]: number;
+  };
+}
+
+export type GetSymbolsData = GetSymbolsRow[];
+
+export interface GetStatsData {
+  families: number;
+  symbols: number;
+  data_types: number;
+  records_24h: number;
+  bytes_24h: number;
+  active_incidents: number;
+  /**
+   * RFC 3339 UTC
+   */
+  updated_at: string;
+}
+
+export interface GetStatusCoverageData {
+  exchanges: {
+    exchange: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+    data_types: {
+      [k: string]: {
+        /**
+         * RFC 3339 UTC
+         */
+        earliest: string;
+        /**
+         * RFC 3339 UTC
+         */
+        latest: string;
+        total_records: number;
+        symbols: number;
+        resolution?: string;
+        lag?: string;
+        /**
+         * A fraction from 0 to 1
+         */
+        completeness: number;
+      };
+    };
+  }[];
+}
+
 export interface TradesPath {
   /** Symbol in the family form (hip4 `#N` sent as `%23N`) */
   symbol: string;
@@ -2365,31 +2435,7 @@ export interface GetDataQualityStatusData {
   active_incidents: number;
 }
 
-export interface GetDataQualityCoverageData {
-  exchanges: {
-    exchange: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
-    data_types: {
-      [k: string]: {
-        /**
-         * RFC 3339 UTC
-         */
-        earliest: string;
-        /**
-         * RFC 3339 UTC
-         */
-        latest: string;
-        total_records: number;
-        symbols: number;
-        resolution?: string;
-        lag?: string;
-        /**
-         * A fraction from 0 to 1
-         */
-        completeness: number;
-      };
-    };
-  }[];
-}
+export type GetDataQualityCoverageData = GetStatusCoverageData;
 
 export interface GetExchangeCoveragePath {
   /** Venue family */
@@ -2657,6 +2703,9 @@ export const ROUTES = {
   getHealth: { method: 'GET', path: '/health', paged: false },
   getOpenApi: { method: 'GET', path: '/v1/openapi.json', paged: false },
   getCapabilities: { method: 'GET', path: '/v1/capabilities', paged: false },
+  getSymbols: { method: 'GET', path: '/v1/symbols', paged: false },
+  getStats: { method: 'GET', path: '/v1/stats', paged: false },
+  getStatusCoverage: { method: 'GET', path: '/v1/status/coverage', paged: false },
   getPerpxTrades: { method: 'GET', path: '/v1/perpx/trades/{symbol}', paged: true },
   getSpotTrades: { method: 'GET', path: '/v1/perpx/spot/trades/{symbol}', paged: true },
   getHip3Trades: { method: 'GET', path: '/v1/perpx/hip3/trades/{symbol}', paged: true },
@@ -2873,6 +2922,21 @@ export interface Methods {
    * `GET /v1/capabilities`
    */
   getCapabilities(input?: Record<string, never>): Promise<Page<GetCapabilitiesData>>;
+  /**
+   * Every symbol of every family with data in the last 24 hours: data types, coverage, bytes a day (no key; cached 5 minutes).
+   * `GET /v1/symbols`
+   */
+  getSymbols(input?: Record<string, never>): Promise<Page<GetSymbolsData>>;
+  /**
+   * What the archive holds: families, symbols, data types, records and bytes of the last 24 hours, open incidents (no key; cached 5 minutes).
+   * `GET /v1/stats`
+   */
+  getStats(input?: Record<string, never>): Promise<Page<GetStatsData>>;
+  /**
+   * Coverage per venue and data type over the last 30 days, as /v1/data-quality/coverage (no key; cached 5 minutes).
+   * `GET /v1/status/coverage`
+   */
+  getStatusCoverage(input?: Record<string, never>): Promise<Page<GetStatusCoverageData>>;
   /**
    * Trades (fills) in a time window, oldest first (perpx).
    * `GET /v1/perpx/trades/{symbol}`

@@ -8,7 +8,7 @@ import type { IncidentStore, LatencyStore, StoredIncident } from '../../ports/qu
 import { AppError } from '../errors.ts';
 import { FAMILIES, type Family } from '../venues.ts';
 import { DAY_MS } from '../archive/layout.ts';
-import { familyCoverage, ingestLag, qualityDatasetsOf, type DataTypeCoverage } from './coverage.ts';
+import { familyCoverage, ingestLag, qualityDatasetsOf, type DataTypeCoverage, type SymbolEntry } from './coverage.ts';
 import { incidentView, type Incident } from './incidents.ts';
 import { summarize } from './latency.ts';
 
@@ -178,3 +178,20 @@ export async function slaReport(deps: QualityDeps, year: number, month: number, 
   };
 }
 
+
+/**
+ * `/v1/stats`: what the archive holds, from the symbol catalogue (the manifest's last 24 hours) and
+ * the open incidents. Records are the catalogue's files' rows, so counted from the manifest as well.
+ */
+export async function archiveStats(deps: Pick<QualityDeps, 'incidents' | 'manifest'>, symbols: readonly SymbolEntry[], now: number) {
+  const open = (await deps.incidents.list(now - 30 * DAY_MS)).filter((i) => i.resolvedAt === undefined);
+  const families = new Set(symbols.map((s) => s.exchange));
+  const dataTypes = new Set(symbols.flatMap((s) => s.data_types));
+  const coverage = await Promise.all([...families].map((family) => familyCoverage(deps.manifest, family, now - DAY_MS, now)));
+  return {
+    families: families.size, symbols: symbols.length, data_types: dataTypes.size,
+    records_24h: coverage.reduce((sum, c) => sum + Object.values(c).reduce((s, d) => s + d.total_records, 0), 0),
+    bytes_24h: symbols.reduce((sum, s) => sum + Object.values(s.size_per_day).reduce((a, b) => a + b, 0), 0),
+    active_incidents: open.length, updated_at: iso(now),
+  };
+}
