@@ -82,6 +82,8 @@ export const IncidentSchema = v.strictObject({
   description: v.string(),
   root_cause: v.string(),
   resolution: v.optional(v.string()),
+  records_affected: v.pipe(count, v.description('Records the silence cost: its length over each affected market\'s usual interval')),
+  records_recovered: v.pipe(count, v.description('Records archived inside the silence since (a late batch that filled it)')),
 });
 export const IncidentsSchema = v.strictObject({
   incidents: v.array(IncidentSchema),

@@ -39,8 +39,8 @@ export const handler = httpRouteGroup(DATA_QUALITY_OPERATIONS, {
     }));
     return answered(entry);
   },
-  listIncidents: async ({ query }) => ok(await listIncidents(incidentStore(), query, clock.now())),
-  getIncident: async ({ params }) => ok(await getIncident(incidentStore(), params.id, clock.now())),
+  listIncidents: async ({ query }) => ok(await listIncidents(deps(), query, clock.now())),
+  getIncident: async ({ params }) => ok(await getIncident(deps(), params.id, clock.now())),
   getLatency: async () => ok(await latencyReport(deps(), clock.now())),
   getSla: async ({ query }) => {
     const now = new Date(clock.now());

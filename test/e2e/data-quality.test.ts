@@ -13,6 +13,8 @@ import { minuteContext } from '../../functions/core/detect/minute-reads.ts';
 import { DEFAULT_STALL_THRESHOLD_S } from '../../functions/core/events/ingest.stall.ts';
 import { windowSource } from '../../functions/core/archive/read.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
+import { ingestBatch } from '../../functions/core/archive/ingest.ts';
+import { jsonl, trade } from '../helpers/records.ts';
 
 const KEY = 'data-quality-key';
 const MINUTE = 60_000;
@@ -75,6 +77,21 @@ describe('the altx trade stop', () => {
     });
     expect(body.data.duration_minutes).toBeGreaterThanOrEqual(hole.toMinute - hole.fromMinute);
     expect(listed.body.data.incidents.map((i: { id: string }) => i.id)).toContain(opened!.data.incident_id);
+    expect(body.data.records_affected).toBeGreaterThan(0);
+    expect(body.data.records_recovered).toBe(0);
+  });
+
+  it('counts the records a late batch recovers inside the gap', async () => {
+    // Prepare: the detector's incident, then ten BTC trades of the silence arriving late.
+    const [opened] = await detected('archive.gap_detected', at(hole.fromMinute), at(hole.toMinute + 10));
+    const late = Array.from({ length: 10 }, (_, i) => trade({ family: 'altx', symbol: 'BTC', ts: at(hole.fromMinute + 2) + i * 1_000, trade_id: 9_000_000_000 + i }));
+    expect(await ingestBatch(archiveDeps(), 'normalized', jsonl(late))).toMatchObject({ status: 'ingested' });
+
+    // Act
+    const { body } = await get(`/v1/data-quality/incidents/${opened!.data.incident_id}`);
+
+    // Assess
+    expect(body.data.records_recovered).toBe(10);
   });
 });
 

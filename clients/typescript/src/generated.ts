@@ -2556,6 +2556,14 @@ export interface ListIncidentsData {
     description: string;
     root_cause: string;
     resolution?: string;
+    /**
+     * Records the silence cost: its length over each affected market's usual interval
+     */
+    records_affected: number;
+    /**
+     * Records archived inside the silence since (a late batch that filled it)
+     */
+    records_recovered: number;
   }[];
   pagination: {
     total: number;
@@ -2589,6 +2597,14 @@ export interface GetIncidentData {
   description: string;
   root_cause: string;
   resolution?: string;
+  /**
+   * Records the silence cost: its length over each affected market's usual interval
+   */
+  records_affected: number;
+  /**
+   * Records archived inside the silence since (a late batch that filled it)
+   */
+  records_recovered: number;
 }
 
 export interface GetLatencyData {

@@ -178,3 +178,26 @@ function mergeGaps(gaps: readonly Gap[]): Gap[] {
   }
   return out;
 }
+
+/**
+ * Rows archived strictly inside (start, end): a file whose own silence spans the window holds none
+ * there, a file inside it counts whole, one that straddles an edge by the share of its span inside
+ * (an estimate: statistics keep no row times). A late batch that fills a silence is its own file
+ * until compaction folds it, so what it recovered is counted exactly until then.
+ */
+export function rowsInside(parts: readonly SymbolCadence[], start: number, end: number): number {
+  let rows = 0;
+  for (const p of parts) {
+    if (p.maxTs <= start || p.minTs >= end) continue;
+    if (p.gaps.some(([a, b]) => a <= start && b >= end)) continue;
+    if (p.minTs > start && p.maxTs < end) { rows += p.rows; continue; }
+    const span = p.maxTs - p.minTs;
+    rows += span === 0 ? 0 : p.rows * (Math.min(end, p.maxTs) - Math.max(start, p.minTs)) / span;
+  }
+  return Math.round(rows);
+}
+
+/** The records a silence of `durationMs` cost a series with this usual interval (none when the series is sparser than the silence). */
+export function recordsMissed(durationMs: number, cadence: ObservedCadence | undefined): number {
+  return cadence ? Math.floor(durationMs / (cadence.median_interval_seconds * 1000)) : 0;
+}

@@ -10,7 +10,7 @@ import { visibleFiles } from '../archive/files.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import { dayOf, daysBetween, DAY_MS } from '../archive/layout.ts';
 import type { Family } from '../venues.ts';
-import { observedCadence, seriesCoverage, type ObservedCadence, type SymbolCadence } from './cadence.ts';
+import { observedCadence, recordsMissed, rowsInside, seriesCoverage, type ObservedCadence, type SymbolCadence } from './cadence.ts';
 
 /** The market series whose quality is measured (registries, ledgers and the positions the service builds are not feeds). */
 export const QUALITY_DATASETS = [
@@ -248,4 +248,32 @@ export async function symbolCatalogue(manifest: ArchiveManifest, now: number): P
     data_types: [...entry.data_types].sort(),
     coverage_from: iso(Math.min(...Object.values(entry.coverage_by_type).map(Date.parse))),
   })).sort((a, b) => a.exchange.localeCompare(b.exchange) || a.symbol.localeCompare(b.symbol));
+}
+
+/**
+ * What an incident's silence cost and what has since been archived inside it, per affected series:
+ * the market named, or every market of the venue that has the dataset (a venue-wide trade gap).
+ * Records affected are the silence over each series' usual interval that day; records recovered
+ * the rows now inside the silence (a late batch). Two or three manifest queries.
+ */
+export async function incidentRecords(
+  manifest: ArchiveManifest, family: Family, dataset: Dataset, symbols: readonly string[], start: number, end: number,
+): Promise<{ affected: number; recovered: number }> {
+  const fromDay = dayOf(start - DAY_MS);
+  const toDay = dayOf(end);
+  const symbol = symbols.length === 1 ? symbols[0] : undefined;
+  const files = symbol !== undefined
+    ? await filesOf(manifest, dataset, family, symbol, fromDay, toDay)
+    : visibleFiles((await Promise.all(daysBetween(fromDay, toDay).map((day) => manifest.compactedFilesOfDay(dataset, family, day)))).flat(),
+      await manifest.deltaFiles(dataset, family, fromDay, toDay));
+  let affected = 0;
+  let recovered = 0;
+  for (const [name, parts] of bySymbol(files)) {
+    if (symbol !== undefined && name !== symbol) continue;
+    const hist: Record<string, number> = {};
+    for (const part of parts) for (const [b, n] of Object.entries(part.hist)) hist[b] = (hist[b] ?? 0) + n;
+    affected += recordsMissed(end - start, observedCadence(hist));
+    recovered += rowsInside(parts, start, end);
+  }
+  return { affected, recovered };
 }

@@ -51,6 +51,12 @@ export interface Incident {
   resolution?: string;
 }
 
+/** The incident with what its silence cost and what was archived inside it since (core/quality/coverage.ts `incidentRecords`). */
+export interface IncidentWithRecords extends Incident {
+  records_affected: number;
+  records_recovered: number;
+}
+
 /** Severity by how long data was missing: under 15 minutes minor, under an hour major, then critical. */
 export function severityOf(durationMs: number): IncidentSeverity {
   if (durationMs < 15 * MINUTE) return 'minor';

@@ -8,8 +8,8 @@ import type { IncidentStore, LatencyStore, StoredIncident } from '../../ports/qu
 import { AppError } from '../errors.ts';
 import { FAMILIES, type Family } from '../venues.ts';
 import { DAY_MS } from '../archive/layout.ts';
-import { familyCoverage, ingestLag, qualityDatasetsOf, type DataTypeCoverage, type SymbolEntry } from './coverage.ts';
-import { incidentView, type Incident } from './incidents.ts';
+import { familyCoverage, incidentRecords, ingestLag, qualityDatasetsOf, type DataTypeCoverage, type SymbolEntry } from './coverage.ts';
+import { incidentView, type IncidentWithRecords } from './incidents.ts';
 import { summarize } from './latency.ts';
 
 type SystemStatus = 'operational' | 'degraded' | 'outage' | 'maintenance';
@@ -73,17 +73,28 @@ export async function exchangeCoverage(manifest: ArchiveManifest, exchange: Fami
 
 export interface IncidentFilter { status?: string; exchange?: Family; since?: number; limit: number; offset: number }
 
-/** Incidents newest first, filtered, with the total before paging. Without `since`, the last 90 days. */
-export async function listIncidents(store: IncidentStore, filter: IncidentFilter, now: number): Promise<{ incidents: Incident[]; pagination: { total: number; limit: number; offset: number } }> {
-  const all = (await store.list(filter.since ?? now - 90 * DAY_MS)).map((i) => incidentView(i, now))
-    .filter((i) => (filter.status === undefined || i.status === filter.status) && (filter.exchange === undefined || i.exchange === filter.exchange));
-  return { incidents: all.slice(filter.offset, filter.offset + filter.limit), pagination: { total: all.length, limit: filter.limit, offset: filter.offset } };
+/** The incident with the records its silence cost and those archived inside it since (from the manifest). */
+async function withRecords(manifest: ArchiveManifest, incident: StoredIncident, now: number): Promise<IncidentWithRecords> {
+  const view = incidentView(incident, now);
+  const dataset = incident.kind === 'archive_gap' ? 'trades' : 'l2_snapshots';
+  const { affected, recovered } = await incidentRecords(manifest, incident.exchange, dataset, incident.symbols, incident.startedAt, incident.resolvedAt ?? now);
+  return { ...view, records_affected: affected, records_recovered: recovered };
 }
 
-export async function getIncident(store: IncidentStore, id: string, now: number): Promise<Incident> {
-  const incident = await store.get(id);
+/** Incidents newest first, filtered, with the total before paging. Without `since`, the last 90 days. */
+export async function listIncidents(
+  deps: Pick<QualityDeps, 'incidents' | 'manifest'>, filter: IncidentFilter, now: number,
+): Promise<{ incidents: IncidentWithRecords[]; pagination: { total: number; limit: number; offset: number } }> {
+  const all = (await deps.incidents.list(filter.since ?? now - 90 * DAY_MS))
+    .filter((i) => (filter.status === undefined || incidentView(i, now).status === filter.status) && (filter.exchange === undefined || i.exchange === filter.exchange));
+  const page = await Promise.all(all.slice(filter.offset, filter.offset + filter.limit).map((i) => withRecords(deps.manifest, i, now)));
+  return { incidents: page, pagination: { total: all.length, limit: filter.limit, offset: filter.offset } };
+}
+
+export async function getIncident(deps: Pick<QualityDeps, 'incidents' | 'manifest'>, id: string, now: number): Promise<IncidentWithRecords> {
+  const incident = await deps.incidents.get(id);
   if (!incident) throw new AppError('not_found', `No incident ${id}.`, { param: 'id' });
-  return incidentView(incident, now);
+  return withRecords(deps.manifest, incident, now);
 }
 
 type Freshness = 'orderbook_lag_ms' | 'fills_lag_ms' | 'funding_lag_ms' | 'oi_lag_ms';

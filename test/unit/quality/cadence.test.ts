@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CADENCE_SQL, GAP_FLOOR_MS, cadenceFromRow, cadenceOf, observedCadence, seriesCoverage } from '../../../functions/core/quality/cadence.ts';
+import { CADENCE_SQL, GAP_FLOOR_MS, cadenceFromRow, cadenceOf, observedCadence, recordsMissed, rowsInside, seriesCoverage } from '../../../functions/core/quality/cadence.ts';
 import { duckDbEngine } from '../../../functions/adapters/duckdb-engine.ts';
 import { latencyRecorder, summarize } from '../../../functions/core/quality/latency.ts';
 import type { LatencyMinute, LatencyStore } from '../../../functions/ports/quality.ts';
@@ -91,6 +91,21 @@ describe('series coverage from per-file cadence statistics', () => {
     expect(cadence.median_interval_seconds).toBeGreaterThan(9.1);
     expect(cadence.median_interval_seconds).toBeLessThan(10.9);
     expect(cadence.p95_interval_seconds).toBeLessThan(10.9);
+  });
+});
+
+describe('what a silence cost and what was recovered inside it', () => {
+  it('counts no row of a file whose own silence spans the window, and every row of a late file inside it', () => {
+    const before = Array.from({ length: 60 }, (_, i) => T0 + i * 1_000);
+    const after = Array.from({ length: 60 }, (_, i) => T0 + 30 * MINUTE + i * 1_000);
+    const [file] = partsOf([[...before, ...after]]);
+    const start = before[59]!;
+    const end = after[0]!;
+    expect(rowsInside([file!], start, end)).toBe(0);
+    const [late] = partsOf([[start + 5 * MINUTE, start + 6 * MINUTE, start + 7 * MINUTE]]);
+    expect(rowsInside([file!, late!], start, end)).toBe(3);
+    expect(recordsMissed(end - start, observedCadence(file!.hist))).toBeGreaterThan(1_500);
+    expect(recordsMissed(end - start, undefined)).toBe(0);
   });
 });
 
