@@ -32,7 +32,10 @@ export interface ArchiveFile {
   /** Files whose rows this compacted file now holds; readers skip them from the moment it exists. */
   replaces: string[];
   createdAt: number;
-  /** Per symbol: rows, bounds, interval histogram and long silences (data quality reads these, never the Parquet). */
+  /**
+   * Per symbol: rows, bounds, interval histogram and long silences, written with the file (data
+   * quality reads them, never the Parquet). Queries do not return them: `cadenceOf` does.
+   */
   cadence?: FileCadence;
 }
 
@@ -41,6 +44,8 @@ export type BatchOutcome = { status: 'done'; records: number } | { status: 'reje
 export interface ArchiveManifest {
   putFile(file: ArchiveFile): Promise<void>;
   deleteFile(file: ArchiveFile): Promise<void>;
+  /** The cadence statistics of these files, by file id (files written before statistics existed have none). */
+  cadenceOf(files: readonly ArchiveFile[]): Promise<Map<string, FileCadence>>;
   /** Compacted files of one symbol (or of the all-symbol partition) for days in [fromDay, toDay]. */
   compactedFiles(dataset: Dataset, family: Family, symbol: string | undefined, fromDay: string, toDay: string): Promise<ArchiveFile[]>;
   /** Every compacted file of one dataset, family and day (all symbols). */

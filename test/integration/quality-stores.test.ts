@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { incidentStore, latencyStore } from '../../functions/shared/deps.ts';
+import { archiveManifest, incidentStore, latencyStore } from '../../functions/shared/deps.ts';
+import type { ArchiveFile } from '../../functions/ports/archive.ts';
+import { cadenceOf } from '../../functions/core/quality/cadence.ts';
 import type { StoredIncident } from '../../functions/ports/quality.ts';
 
 const MINUTE = 60_000;
@@ -58,5 +60,27 @@ describe('latency store', () => {
       [T0 + 58 * MINUTE, 'perpx', 3], [T0 + 58 * MINUTE, 'perpx', 4], [T0 + 61 * MINUTE, 'hip3', 5],
     ].sort());
     expect(read[0]!.hist).toEqual({ '53': read[0]!.count });
+  });
+});
+
+describe('manifest statistics', () => {
+  it('are kept beside the file, left out of the queries every read makes, read by key and deleted with it', async () => {
+    // Prepare
+    const rows = [{ symbol: 'BTC', ts: T0 }, { symbol: 'BTC', ts: T0 + 1_000 }, { symbol: 'ETH', ts: T0 + 400_000 }];
+    const file: ArchiveFile = {
+      fileId: 'f1', key: 'archive/v1/trades/f1.parquet', dataset: 'trades', family: 'perpx', day: '2026-11-18', kind: 'delta', symbols: ['BTC', 'ETH'],
+      rows: 3, bytes: 100, etag: 'e', minTs: T0, maxTs: T0 + 400_000, replaces: [], createdAt: T0, cadence: cadenceOf(rows),
+    };
+
+    // Act
+    await archiveManifest().putFile(file);
+    const [listed] = await archiveManifest().deltaFiles('trades', 'perpx', '2026-11-18', '2026-11-18');
+    const stats = await archiveManifest().cadenceOf([listed!]);
+    await archiveManifest().deleteFile(file);
+
+    // Assess
+    expect(listed).not.toHaveProperty('cadence');
+    expect(stats.get('f1')).toEqual(cadenceOf(rows));
+    expect((await archiveManifest().cadenceOf([listed!])).size).toBe(0);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Coverage, completeness and ingest lag, read from the manifest alone: the files a reader would use
- * (core/archive/files.ts) and the cadence statistics each carries (cadence.ts). No Parquet is
- * opened, so a symbol's 30 days cost two manifest queries per dataset, and a family's 30 days one
- * query per dataset and day (cached by the caller: the reference service caches it 5 minutes).
+ * (core/archive/files.ts) and the cadence statistics of each (cadence.ts), read by key for those
+ * files only. No Parquet is opened, so a symbol's 30 days cost two manifest queries per dataset and
+ * a batched read of the statistics, and a family's 30 days one query per dataset and day (cached by
+ * the caller: the reference service caches it 5 minutes).
  */
 import { DATASETS, familiesOf, type Dataset } from '../../../schemas/datasets.ts';
 import type { ArchiveFile, ArchiveManifest } from '../../ports/archive.ts';
@@ -43,7 +44,16 @@ async function filesOf(manifest: ArchiveManifest, dataset: Dataset, family: Fami
     symbol !== undefined || !perSymbol ? manifest.compactedFiles(dataset, family, perSymbol ? symbol : undefined, fromDay, toDay) : Promise.resolve([]),
     manifest.deltaFiles(dataset, family, fromDay, toDay),
   ]);
-  return visibleFiles(compacted, deltas, symbol);
+  return withCadence(manifest, visibleFiles(compacted, deltas, symbol));
+}
+
+/** The files with their cadence statistics attached (one batched read by key). */
+async function withCadence(manifest: ArchiveManifest, files: readonly ArchiveFile[]): Promise<ArchiveFile[]> {
+  const stats = await manifest.cadenceOf(files);
+  return files.map((file) => {
+    const cadence = stats.get(file.fileId);
+    return cadence ? { ...file, cadence } : file;
+  });
 }
 
 /** A symbol's statistics in a file: its own entry, or the whole file for a one-symbol file written before files carried them. */
@@ -138,7 +148,7 @@ export async function familyCoverage(manifest: ArchiveManifest, family: Family, 
       Promise.all(dayList.map((day) => manifest.compactedFilesOfDay(dataset, family, day))),
       manifest.deltaFiles(dataset, family, dayList[0]!, dayList[dayList.length - 1]!),
     ]);
-    const files = visibleFiles(perDay.flat(), deltas);
+    const files = await withCadence(manifest, visibleFiles(perDay.flat(), deltas));
     const symbols = bySymbol(files);
     if (symbols.size === 0) return undefined;
     let earliest = Infinity;
@@ -226,7 +236,7 @@ export async function symbolCatalogue(manifest: ArchiveManifest, now: number): P
       manifest.compactedFilesOfDay(dataset, family, dayOf(now)),
       manifest.deltaFiles(dataset, family, dayOf(since), dayOf(now)),
     ]);
-    const files = visibleFiles([...yesterday, ...today], deltas).filter((f) => f.maxTs >= since);
+    const files = await withCadence(manifest, visibleFiles([...yesterday, ...today], deltas).filter((f) => f.maxTs >= since));
     const start = coverageStart(dataset, family)!;
     for (const file of files) {
       for (const symbol of file.symbols) {
@@ -264,8 +274,8 @@ export async function incidentRecords(
   const symbol = symbols.length === 1 ? symbols[0] : undefined;
   const files = symbol !== undefined
     ? await filesOf(manifest, dataset, family, symbol, fromDay, toDay)
-    : visibleFiles((await Promise.all(daysBetween(fromDay, toDay).map((day) => manifest.compactedFilesOfDay(dataset, family, day)))).flat(),
-      await manifest.deltaFiles(dataset, family, fromDay, toDay));
+    : await withCadence(manifest, visibleFiles((await Promise.all(daysBetween(fromDay, toDay).map((day) => manifest.compactedFilesOfDay(dataset, family, day)))).flat(),
+      await manifest.deltaFiles(dataset, family, fromDay, toDay)));
   let affected = 0;
   let recovered = 0;
   for (const [name, parts] of bySymbol(files)) {
