@@ -65,9 +65,9 @@ export function routeInvoker(handler: HttpHandler, functionName: string) {
  */
 export async function compareToFloor<I = undefined>(
   label: string, server: (input: I) => Promise<unknown>, floor: (input: I) => Promise<unknown>,
-  options: { runs?: number; tail?: number; pick?: () => I } = {},
+  options: { runs?: number; tail?: number; pick?: () => I; floorLabel?: string } = {},
 ): Promise<{ p50: number; f50: number }> {
-  const { runs = 200, tail = 99, pick = () => undefined as I } = options;
+  const { runs = 200, tail = 99, pick = () => undefined as I, floorLabel = 'DuckDB, same query on the same files (floor)' } = options;
   const first = pick();
   const [coldServer] = await timeRuns(1, () => server(first));
   const [coldFloor] = await timeRuns(1, () => floor(first));
@@ -80,7 +80,7 @@ export async function compareToFloor<I = undefined>(
   }
   const [p50, pTail, f50, fTail] = [percentile(serverMs, 50), percentile(serverMs, tail), percentile(floorMs, 50), percentile(floorMs, tail)];
   row(label, `p50 ${ms(p50)}  p${tail} ${ms(pTail)}  (${runs} warm)  cold ${ms(coldServer!)}`);
-  row('  DuckDB, same query on the same files (floor)', `p50 ${ms(f50)}  p${tail} ${ms(fTail)}  cold ${ms(coldFloor!)}`);
+  row(`  ${floorLabel}`, `p50 ${ms(f50)}  p${tail} ${ms(fTail)}  cold ${ms(coldFloor!)}`);
   row('  handler / floor', `p50 ${(p50 / f50).toFixed(2)}x  p${tail} ${(pTail / fTail).toFixed(2)}x`);
   FIGURES.push(
     { name: `${label}, p50`, value: p50, unit: 'ms', floor: f50, ratio: p50 / f50, samples: runs },

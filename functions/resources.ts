@@ -4,7 +4,7 @@
  * from this one list, so what runs locally is what deploys. No CDK or SDK imports here.
  */
 
-export type TableName = 'accounts' | 'usage' | 'webhooks' | 'timers' | 'manifest' | 'breadth' | 'export-jobs';
+export type TableName = 'accounts' | 'usage' | 'webhooks' | 'timers' | 'manifest' | 'breadth' | 'export-jobs' | 'quality';
 export type QueueName = 'delivery' | 'delivery-slow' | 'ingest' | 'events';
 export type BucketName = 'archive' | 'exports';
 
@@ -47,6 +47,14 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
   },
   // Bulk export jobs, their partition lists, written files and Idempotency-Key claims.
   'export-jobs': { envVar: 'TABLE_EXPORT_JOBS', partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expires_at', globalIndexes: [] },
+  // Data-quality incidents (opened and resolved by the minute detectors) and per-minute REST latency histograms.
+  quality: {
+    envVar: 'TABLE_QUALITY',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    ttlAttribute: 'expires_at',
+    globalIndexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  },
 };
 
 export interface QueueDef {
@@ -110,7 +118,7 @@ export interface FunctionDef {
 
 export type FunctionName =
   | 'authorizer' | 'system' | 'market' | 'derivatives' | 'orderbook' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
-  | 'detect' | 'notify' | 'positions' | 'positions-build' | 'exports' | 'export-partition' | 'export-finish' | 'delivery-sweep' | 'deliver-slow';
+  | 'detect' | 'notify' | 'positions' | 'positions-build' | 'exports' | 'export-partition' | 'export-finish' | 'delivery-sweep' | 'deliver-slow' | 'data-quality';
 
 /** The API reference page's renderer (an installed file the system function serves). */
 export const REDOC_BUNDLE = 'redoc/bundles/redoc.standalone.js';
@@ -121,7 +129,7 @@ const ARCHIVE_READER = {
   memoryMb: 1769,
   timeoutS: 29,
   duckdb: true,
-  tables: { manifest: 'read', usage: 'readwrite' },
+  tables: { manifest: 'read', usage: 'readwrite', quality: 'write' },
   queues: { events: 'send' },
   buckets: { archive: 'read' },
 } satisfies Omit<FunctionDef, 'entry' | 'description'>;
@@ -145,9 +153,11 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   system: {
     entry: 'functions/http/system.ts',
-    description: 'Health, the OpenAPI document and the API reference page',
-    memoryMb: 256,
-    timeoutS: 5,
+    description: 'Health, the OpenAPI document, the API reference page and the public catalogue (capabilities, symbols, stats, coverage status)',
+    memoryMb: 512,
+    timeoutS: 10,
+    // The catalogue reads the manifest and the open incidents; every HTTP function writes its latency minutes to the quality table.
+    tables: { manifest: 'read', quality: 'readwrite' },
     assets: [REDOC_BUNDLE],
   },
   market: {
@@ -175,7 +185,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     description: 'Breadth above session VWAP: latest snapshot and minute history',
     memoryMb: 512,
     timeoutS: 10,
-    tables: { breadth: 'read', usage: 'readwrite' },
+    tables: { breadth: 'read', usage: 'readwrite', quality: 'write' },
     queues: { events: 'send' },
   },
   webhooks: {
@@ -183,7 +193,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     description: 'Webhook management: event types, limits, endpoints, subscriptions, watched addresses',
     memoryMb: 512,
     timeoutS: 10,
-    tables: { webhooks: 'readwrite' },
+    tables: { webhooks: 'readwrite', quality: 'write' },
     queues: { delivery: 'send' },
   },
   'webhook-preview': {
@@ -192,7 +202,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     memoryMb: 1769,
     timeoutS: 29,
     duckdb: true,
-    tables: { webhooks: 'readwrite', manifest: 'read', breadth: 'read' },
+    tables: { webhooks: 'readwrite', manifest: 'read', breadth: 'read', quality: 'write' },
     buckets: { archive: 'read' },
   },
   breadth: {
@@ -254,11 +264,11 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   detect: {
     entry: 'functions/schedules/detect.ts',
-    description: 'Minute-class webhook detectors (funding flips, listings, oracle jumps, OI deltas, liquidation bursts, breadth crosses)',
+    description: 'Minute-class webhook detectors (funding flips, listings, oracle jumps, OI deltas, liquidation bursts, breadth crosses) and the data-quality incidents of gaps and stalls',
     memoryMb: 1769,
     timeoutS: 55,
     duckdb: true,
-    tables: { webhooks: 'readwrite', manifest: 'read', breadth: 'read', accounts: 'read' },
+    tables: { webhooks: 'readwrite', manifest: 'read', breadth: 'read', accounts: 'read', quality: 'readwrite' },
     queues: { delivery: 'send' },
     buckets: { archive: 'read' },
   },
@@ -276,7 +286,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     description: 'Bulk export jobs: quote from the manifest, start, progress, cancel, download links',
     memoryMb: 512,
     timeoutS: 10,
-    tables: { 'export-jobs': 'readwrite', manifest: 'read' },
+    tables: { 'export-jobs': 'readwrite', manifest: 'read', quality: 'write' },
     buckets: { exports: 'readwrite' },
     stateMachines: { export: 'start' },
   },
@@ -297,6 +307,13 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     tables: { 'export-jobs': 'readwrite' },
     queues: { events: 'send' },
     buckets: { exports: 'write' },
+  },
+  'data-quality': {
+    entry: 'functions/http/data-quality.ts',
+    description: 'Data quality: status, coverage and gaps from the manifest, incidents, ingest and REST latency, the monthly SLA',
+    memoryMb: 1024,
+    timeoutS: 29,
+    tables: { manifest: 'read', quality: 'readwrite' },
   },
   // Manifest write access is for the lease and the batches it ingests (its output goes through ingest).
   'positions-build': {

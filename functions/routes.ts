@@ -23,6 +23,10 @@ import {
 } from '../schemas/exports.ts';
 import { BREADTH_FAMILIES } from './core/breadth/compute.ts';
 import {
+  CoverageSchema, ExchangeCoverageSchema, IncidentSchema, IncidentsQuery, IncidentsSchema, LatencySchema, SlaQuery, SlaSchema, StatsSchema, StatusSchema, SymbolCoverageQuery, SymbolCoverageSchema, SymbolEntrySchema,
+  exchangePath, exchangeSymbolPath, incidentPath,
+} from '../schemas/quality.ts';
+import {
   AltxLiquidationSchema, AltxLiquidationVolumeSchema, BreadthHistoryQuery, BreadthSnapshotSchema, CandleSchema, CoinFreshnessSchema, CoinSummarySchema, FundingSchema, PriceSnapshotSchema, LiquidationSchema, LiquidationVolumeQuery, LiquidationVolumeSchema, LiquidationsQuery, UserLiquidationsQuery, userPath, OpenInterestSchema, SeriesQuery, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, SpotPairSchema, outcomePath, RecentTradesQuery, TradeSchema, TradesQuery,
   TriggerOrderSchema, TriggerOrdersQuery, symbolPath,
 } from '../schemas/market.ts';
@@ -201,6 +205,18 @@ export const SYSTEM_OPERATIONS = operationGroup('system', {
   getDocsScript: {
     method: 'GET', path: '/docs/redoc.standalone.js', auth: 'none', hidden: true, summary: 'The renderer of the API reference page', tags: ['System'],
     response: { status: 200, description: 'JavaScript', shape: 'raw', schema: v.string(), contentType: 'application/javascript' },
+  },
+  getSymbols: {
+    method: 'GET', path: '/v1/symbols', auth: 'none', summary: 'Every symbol of every family with data in the last 24 hours: data types, coverage, bytes a day (no key; cached 5 minutes)',
+    tags: ['System'], response: page(v.array(SymbolEntrySchema), 'One entry per family and symbol'),
+  },
+  getStats: {
+    method: 'GET', path: '/v1/stats', auth: 'none', summary: 'What the archive holds: families, symbols, data types, records and bytes of the last 24 hours, open incidents (no key; cached 5 minutes)',
+    tags: ['System'], response: page(StatsSchema, 'Archive statistics'),
+  },
+  getStatusCoverage: {
+    method: 'GET', path: '/v1/status/coverage', auth: 'none', summary: 'Coverage per venue and data type over the last 30 days, as /v1/data-quality/coverage (no key; cached 5 minutes)',
+    tags: ['System'], response: page(CoverageSchema, 'Coverage of every venue'),
   },
   // API Gateway answers an unmatched path before any authorizer runs. This catch-all makes it
   // authenticate first, so callers without a valid key get 401 on every path (as the real
@@ -614,9 +630,47 @@ export const EXPORT_OPERATIONS = operationGroup('exports', {
   },
 });
 
+const quality = (path: string) => ({ method: 'GET' as const, path: `/v1/data-quality${path}`, tags: ['Data quality'] });
+/**
+ * Data quality from what the service measures: the manifest's cadence statistics (coverage, gaps,
+ * completeness, ingest lag), the incidents the minute detectors open and resolve, and the REST
+ * latency the HTTP shell records. `/v1/data-quality/positions` is the positions group's.
+ */
+export const DATA_QUALITY_OPERATIONS = operationGroup('data-quality', {
+  getDataQualityStatus: {
+    ...quality('/status'), summary: 'Overall and per-venue status, per data type completeness over 24 hours, open incidents',
+    response: page(StatusSchema, 'The status'),
+  },
+  getDataQualityCoverage: {
+    ...quality('/coverage'), summary: 'Per venue and data type over the last 30 days: first and last record, records, symbols, resolution, lag, completeness (cached 5 minutes)',
+    response: page(CoverageSchema, 'Coverage of every venue; meta.cached_at says when it was measured'),
+  },
+  getExchangeCoverage: {
+    ...quality('/coverage/{exchange}'), summary: 'One venue\'s coverage per data type over the last 30 days (cached 5 minutes)', pathParams: exchangePath,
+    response: page(ExchangeCoverageSchema, 'The venue\'s coverage'),
+  },
+  getSymbolCoverage: {
+    ...quality('/coverage/{exchange}/{symbol}'), summary: 'One market\'s coverage per data type: gaps against its expected cadence, observed cadence, completeness (cached 1 minute)',
+    pathParams: exchangeSymbolPath, query: SymbolCoverageQuery, response: page(SymbolCoverageSchema, 'The market\'s coverage; data types without rows in the window are absent'),
+  },
+  listIncidents: {
+    ...quality('/incidents'), summary: 'Incidents opened and resolved by the gap and stall detectors, newest first', query: IncidentsQuery,
+    response: page(IncidentsSchema, 'A page of incidents with the total'),
+  },
+  getIncident: { ...quality('/incidents/{id}'), summary: 'One incident', pathParams: incidentPath, response: page(IncidentSchema, 'The incident') },
+  getLatency: {
+    ...quality('/latency'), summary: 'Ingest lag per venue and data type (event time to readable) and REST latency over the last hour and day',
+    response: page(LatencySchema, 'Latency per venue'),
+  },
+  getSla: {
+    ...quality('/sla'), summary: 'A month\'s SLA: targets, measured uptime, completeness and p99 latency, met or missed', query: SlaQuery,
+    response: page(SlaSchema, 'The month\'s SLA'),
+  },
+});
+
 export const OPERATION_GROUPS: readonly OperationGroup[] = [
   SYSTEM_OPERATIONS, MARKET_OPERATIONS, DERIVATIVES_OPERATIONS, ORDERBOOK_OPERATIONS, POSITIONS_OPERATIONS, BREADTH_OPERATIONS, WEBHOOK_OPERATIONS, PREVIEW_OPERATIONS,
-  EXPORT_OPERATIONS,
+  EXPORT_OPERATIONS, DATA_QUALITY_OPERATIONS,
 ];
 
 export const ROUTES: readonly RouteDef[] = OPERATION_GROUPS.flatMap(routesOf);
@@ -655,6 +709,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Positions: 'Account and market positions rebuilt from archived fills: as-of reads, change log, hourly snapshots, market and bulk rows.',
   Breadth: 'Share of instruments above session VWAP, computed every minute.',
   Webhooks: 'Signed webhook notifications: catalogue, allowances and endpoints.',
+  'Data quality': 'Status, coverage and gaps, incidents, latency and the monthly SLA, measured by the service itself.',
   Exports: 'Bulk export jobs: trades and order events as ZSTD Parquet in versioned schemas (trades.v1, order_events.v1), quoted from the manifest, downloaded through short-lived links.',
 };
 

@@ -40,6 +40,9 @@ export const MetaSchema = v.object({
   quality: v.optional(v.pipe(v.picklist(['complete', 'partial', 'degraded']), v.description('Positions: partial when a position\'s history has a gap; degraded when rows are preliminary'))),
   finalized: v.optional(v.pipe(v.boolean(), v.description('altx, altx-rh positions: every row rests on finalized legs'))),
   totals: v.optional(v.pipe(MarketSummarySchema, v.description('First page of /positions/{symbol}: the summary of the whole filtered set'))),
+  // Data quality and the catalogue: reports the service caches say when they were measured.
+  cached_at: v.optional(v.pipe(v.string(), v.description('Data quality: when this cached report was measured (RFC 3339)'))),
+  cache_ttl_s: v.optional(v.pipe(v.number(), v.description('Data quality: how long the report is kept before it is measured again'))),
   request_id: v.string(),
 });
 

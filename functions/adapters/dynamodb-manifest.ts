@@ -7,10 +7,16 @@
  *   B#<batchId>                     / B                batch outcome (idempotent ingest)
  *   L#<name>                        / L                lease
  *   G                               / <after ms>#<key> object deletion after a grace period
+ *   S#<the file's pk>               / <the file's sk>  the file's per-symbol cadence statistics
+ *
+ * The statistics live in an item of their own, not on the file's: every read of the archive queries
+ * the file items (an open hour's delta compactions hold statistics of every symbol of the family,
+ * tens of KB each), and only the data-quality routes want them, by key.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ArchiveFile, ArchiveManifest, BatchOutcome } from '../ports/archive.ts';
+import type { FileCadence } from '../core/quality/cadence.ts';
 
 const ALL = '*';
 
@@ -25,12 +31,23 @@ function fileKeys(file: ArchiveFile) {
   };
 }
 
+/** Where a file's statistics are kept. */
+function statsKeys(file: ArchiveFile) {
+  const { pk, sk } = fileKeys(file);
+  return { pk: `S#${pk}`, sk };
+}
+
+/** BatchGetItem takes at most 100 keys. */
+const BATCH_GET_KEYS = 100;
+
 function toItem(file: ArchiveFile) {
   return {
     ...fileKeys(file),
     file_id: file.fileId, key: file.key, dataset: file.dataset, family: file.family, day: file.day, kind: file.kind,
     symbol: file.symbol, symbols: file.symbols, rows: file.rows, bytes: file.bytes, etag: file.etag,
     min_ts: file.minTs, max_ts: file.maxTs, replaces: file.replaces, created_at: file.createdAt, tier: file.tier, hour: file.hour,
+    // One string, not a map: the statistics are read whole and a map costs an attribute name per member.
+    cadence: file.cadence && JSON.stringify(file.cadence),
   };
 }
 
@@ -66,11 +83,36 @@ export function dynamoArchiveManifest(client: DynamoDBDocumentClient, tableName:
 
   return {
     async putFile(file) {
+      // Statistics first: a file readers can see always has them.
+      if (file.cadence) {
+        // One string, not a map: the statistics are read whole and a map costs an attribute name per member.
+        await client.send(new PutCommand({ TableName: tableName, Item: { ...statsKeys(file), cadence: JSON.stringify(file.cadence) } }));
+      }
       await client.send(new PutCommand({ TableName: tableName, Item: toItem(file) }));
+    },
+    async cadenceOf(files) {
+      const found = new Map<string, FileCadence>();
+      const byKey = new Map(files.map((file) => { const k = statsKeys(file); return [`${k.pk}|${k.sk}`, file.fileId] as const; }));
+      const keys = files.map(statsKeys);
+      await Promise.all(Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, async (_, i) => {
+        let pending: Record<string, unknown>[] | undefined = keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS);
+        // Keys DynamoDB leaves unprocessed (throughput) are asked again.
+        while (pending && pending.length > 0) {
+          const { Responses, UnprocessedKeys }: { Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }> } =
+            await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
+          for (const item of Responses?.[tableName] ?? []) {
+            const fileId = byKey.get(`${String(item.pk)}|${String(item.sk)}`);
+            if (fileId !== undefined) found.set(fileId, JSON.parse(String(item.cadence)) as FileCadence);
+          }
+          pending = UnprocessedKeys?.[tableName]?.Keys;
+        }
+      }));
+      return found;
     },
     async deleteFile(file) {
       const { pk, sk } = fileKeys(file);
       await client.send(new DeleteCommand({ TableName: tableName, Key: { pk, sk } }));
+      await client.send(new DeleteCommand({ TableName: tableName, Key: statsKeys(file) }));
     },
     async compactedFiles(dataset, family, symbol, fromDay, toDay) {
       return (await dayRange(`C#${dataset}#${family}#${symbol ?? ALL}`, fromDay, toDay)).map(fromItem);

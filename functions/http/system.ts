@@ -1,4 +1,4 @@
-/** Route group `system`: liveness, the OpenAPI document, the API reference page, and the answer to unknown paths. */
+/** Route group `system`: liveness, the OpenAPI document, the API reference page, the public catalogue, and the answer to unknown paths. */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { AppError } from '../core/errors.ts';
@@ -7,12 +7,20 @@ import { SYSTEM_OPERATIONS, UNSUPPORTED_PATHS, pathPattern } from '../routes.ts'
 import { httpRouteGroup, ok, raw } from '../shared/http.ts';
 import { capabilities } from '../shared/capabilities.ts';
 import { REDOC_BUNDLE } from '../resources.ts';
+import { archiveManifest, clock, incidentStore } from '../shared/deps.ts';
+import { symbolCatalogue } from '../core/quality/coverage.ts';
+import { allCoverage, archiveStats } from '../core/quality/report.ts';
+import { timedCache } from '../core/quality/cache.ts';
 
 // A per-family path under a family that lacks the operation is not a route: the catch-all names where it is.
 const UNSUPPORTED = UNSUPPORTED_PATHS.map((path) => ({ path, pattern: pathPattern(path.path) }));
 
 /** Answers that change only with a deployment: cached by clients and proxies for 5 minutes. */
 const CACHED = { 'cache-control': 'public, max-age=300' };
+
+// The catalogue is read from the manifest at most every 5 minutes per container.
+const catalogue = timedCache(5 * 60_000);
+const fromCatalogue = <T>(entry: { value: T; cachedAt: number }) => ok(entry.value, { headers: CACHED, meta: { cached_at: new Date(entry.cachedAt).toISOString(), cache_ttl_s: 300 } });
 
 // The document depends only on the route table and the base URL it is served under.
 const documents = new Map<string, Record<string, unknown>>();
@@ -49,6 +57,11 @@ export const handler = httpRouteGroup(SYSTEM_OPERATIONS, {
     redocScript ??= readFile(resolveInstalled(REDOC_BUNDLE));
     return { kind: 'binary', body: await redocScript, contentType: 'application/javascript; charset=utf-8', rows: 0, headers: { 'cache-control': 'public, max-age=86400' } };
   },
+  getSymbols: async () => fromCatalogue(await catalogue.get('symbols', () => symbolCatalogue(archiveManifest(), clock.now()))),
+  getStats: async () => fromCatalogue(await catalogue.get('stats', async () => archiveStats(
+    { manifest: archiveManifest(), incidents: incidentStore() }, (await catalogue.get('symbols', () => symbolCatalogue(archiveManifest(), clock.now()))).value, clock.now(),
+  ))),
+  getStatusCoverage: async () => fromCatalogue(await catalogue.get('coverage', () => allCoverage(archiveManifest(), clock.now()))),
   unknownRoute: async ({ params }) => {
     const path = `/${params.proxy}`;
     const unsupported = UNSUPPORTED.find((u) => u.pattern.test(path));

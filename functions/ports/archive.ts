@@ -1,5 +1,6 @@
 import type { Dataset } from '../../schemas/datasets.ts';
 import type { Family } from '../core/venues.ts';
+import type { FileCadence } from '../core/quality/cadence.ts';
 import type { Clock } from './clock.ts';
 import type { LocalFiles, SqlEngine } from './sql.ts';
 
@@ -31,6 +32,11 @@ export interface ArchiveFile {
   /** Files whose rows this compacted file now holds; readers skip them from the moment it exists. */
   replaces: string[];
   createdAt: number;
+  /**
+   * Per symbol: rows, bounds, interval histogram and long silences, written with the file (data
+   * quality reads them, never the Parquet). Queries do not return them: `cadenceOf` does.
+   */
+  cadence?: FileCadence;
 }
 
 export type BatchOutcome = { status: 'done'; records: number } | { status: 'rejected'; reason: string };
@@ -38,6 +44,8 @@ export type BatchOutcome = { status: 'done'; records: number } | { status: 'reje
 export interface ArchiveManifest {
   putFile(file: ArchiveFile): Promise<void>;
   deleteFile(file: ArchiveFile): Promise<void>;
+  /** The cadence statistics of these files, by file id (files written before statistics existed have none). */
+  cadenceOf(files: readonly ArchiveFile[]): Promise<Map<string, FileCadence>>;
   /** Compacted files of one symbol (or of the all-symbol partition) for days in [fromDay, toDay]. */
   compactedFiles(dataset: Dataset, family: Family, symbol: string | undefined, fromDay: string, toDay: string): Promise<ArchiveFile[]>;
   /** Every compacted file of one dataset, family and day (all symbols). */

@@ -11,11 +11,11 @@ import { archiveReferences } from '../core/detect/archive-references.ts';
 import { createRuleBook } from '../core/detect/dispatch.ts';
 import { runMinuteDetection } from '../core/detect/minute-run.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
-import { accountStore, breadthStore, clock, once, queueSender, webhookStores } from '../shared/deps.ts';
+import { accountStore, breadthStore, clock, incidentStore, once, queueSender, webhookStores } from '../shared/deps.ts';
 import { logger, metrics, publishMetrics } from '../shared/powertools.ts';
 
 const deps = once(() => ({
-  store: webhookStores(), queues: queueSender(), clock, archive: archiveDeps(), breadth: breadthStore(),
+  store: webhookStores(), queues: queueSender(), clock, archive: archiveDeps(), breadth: breadthStore(), incidents: incidentStore(),
   // Runs once a minute: rules are read fresh each time.
   rules: createRuleBook({ store: webhookStores(), accounts: accountStore(), clock, ttlMs: 0 }),
   references: archiveReferences(archiveDeps()),

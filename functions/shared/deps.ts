@@ -19,6 +19,8 @@ import { dynamoCreditLedger } from '../adapters/dynamodb-usage.ts';
 import { resolveAll } from '../adapters/dns-resolver.ts';
 import { createHttpsSender } from '../adapters/https-sender.ts';
 import { dynamoArchiveManifest } from '../adapters/dynamodb-manifest.ts';
+import { dynamoIncidentStore, dynamoLatencyStore } from '../adapters/dynamodb-quality.ts';
+import type { IncidentStore, LatencyStore } from '../ports/quality.ts';
 import type { ArchiveManifest } from '../ports/archive.ts';
 import { dynamoExportStore } from '../adapters/dynamodb-exports.ts';
 import { s3ExportObjects } from '../adapters/s3-export-objects.ts';
@@ -116,6 +118,16 @@ export const exportWorkflows = once((): Workflows =>
 /** The archive manifest alone (DynamoDB), for functions that plan from it without reading Parquet. */
 export const archiveManifest = once((): ArchiveManifest =>
   dynamoArchiveManifest(dynamoDocumentClient(), requireSetting(config(), TABLES.manifest.envVar)),
+);
+
+/** Data-quality incidents (written by the minute detection run, read by the data-quality routes). */
+export const incidentStore = once((): IncidentStore =>
+  dynamoIncidentStore(dynamoDocumentClient(), requireSetting(config(), TABLES.quality.envVar)),
+);
+
+/** Per-minute REST latency histograms (written by the HTTP shell, read by the data-quality routes). */
+export const latencyStore = once((): LatencyStore =>
+  dynamoLatencyStore(dynamoDocumentClient(), requireSetting(config(), TABLES.quality.envVar)),
 );
 
 /** A rotation reaches every container within this long (the secret is read again after it). */

@@ -5,6 +5,7 @@
  * typed input and the caller's account, and renders either the success envelope or the error body.
  * Errors are rendered here and nowhere else.
  */
+import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
@@ -21,7 +22,8 @@ import { logger, metrics, publishMetrics, tracer } from './powertools.ts';
 import { parseBody, parseParams } from './validate.ts';
 import { chargeRequest } from '../core/billing/credits.ts';
 import { announce } from '../core/detect/user-events.ts';
-import { clock, creditLedger, cursorKeys, queueSender } from './deps.ts';
+import { clock, creditLedger, cursorKeys, latencyStore, queueSender } from './deps.ts';
+import { latencyRecorder } from '../core/quality/latency.ts';
 import { openCursor, sealCursor, type CursorKeyRing } from '../core/cursor-seal.ts';
 import { headerValue } from './headers.ts';
 
@@ -233,6 +235,24 @@ async function charge(account: Caller, rows: number, multiplier: number): Promis
   }
 }
 
+/** This container's latency minutes (one write per minute and family at most; see core/quality/latency.ts). */
+let recorder: ReturnType<typeof latencyRecorder> | undefined;
+
+/**
+ * The request's time in the handler: a Powertools metric (CloudWatch, in AWS) and the container's
+ * minute histogram in the quality table, which the data-quality routes read back (locally too). A
+ * failed write is logged, never the client's error.
+ */
+async function recordLatency(route: RouteDef | undefined, ms: number, context: Context): Promise<void> {
+  metrics.addMetric('RestLatency', MetricUnit.Milliseconds, ms);
+  recorder ??= latencyRecorder(latencyStore, `${context?.logStreamName ?? 'local'}-${randomUUID().slice(0, 8)}`);
+  try {
+    await recorder.record(route?.family ?? 'other', ms, clock.now());
+  } catch (error) {
+    logger.warn('latency minute not recorded', { error });
+  }
+}
+
 /**
  * Builds the Lambda handler of one route group: one implementation per operation of the group,
  * typed from its schemas (the type checker finds a missing one). A route table without the
@@ -251,12 +271,14 @@ export function httpRouteGroup<Ops extends Readonly<Record<string, OperationSpec
   }
   const table = new Map<string, RouteEntry>(routes.map((route) => [routeKey(route.method, route.path), { route, implementation: byOperation[route.operation]! }]));
 
-  const handle = async (event: APIGatewayProxyEvent, _context: Context): Promise<APIGatewayProxyResult> => {
+  const handle = async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
+    const started = performance.now();
     const requestId = event.requestContext?.requestId ?? 'unknown';
     logger.appendKeys({ request_id: requestId, route: `${event.httpMethod} ${event.resource}` });
     const entry = table.get(routeKey(event.httpMethod, event.resource)) ?? table.get(routeKey('ANY', event.resource));
+    let response: APIGatewayProxyResult;
     try {
-      return await dispatch(entry, event, requestId);
+      response = await dispatch(entry, event, requestId);
     } catch (thrown) {
       const error = toAppError(thrown);
       if (error.status >= 500) {
@@ -264,8 +286,10 @@ export function httpRouteGroup<Ops extends Readonly<Record<string, OperationSpec
         metrics.addMetric('ServerError', MetricUnit.Count, 1);
       }
       const rendered = renderError(error, requestId);
-      return { ...rendered, headers: { ...rendered.headers, ...routeHeaders(entry?.route, event.pathParameters) } };
+      response = { ...rendered, headers: { ...rendered.headers, ...routeHeaders(entry?.route, event.pathParameters) } };
     }
+    await recordLatency(entry?.route, performance.now() - started, context);
+    return response;
   };
 
   return middy(handle)

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv, type ValidateFunction } from '@redocly/ajv';
-import { startDemoCloud } from '../helpers/local-cloud.ts';
+import { runDetectionOver, startDemoCloud } from '../helpers/local-cloud.ts';
+import { incidentStore } from '../../functions/shared/deps.ts';
 import { apiClient, eventually } from '../helpers/api.ts';
 import { invoke } from '../../functions/local/invoke.ts';
 import { ROUTES, type RouteDef } from '../../functions/routes.ts';
@@ -35,6 +36,9 @@ beforeAll(async () => {
   cloud = await startDemoCloud({ key: KEY, hours: 1.5, seed: 11, intensity: 0.3, l2IntervalMs: 300_000 });
   const cutoff = Math.floor((Date.now() - 5_000) / MIN) * MIN;
   await invoke('breadth', { time: new Date(cutoff).toISOString() });
+  // The seeded history holds the demo's hourly altx trade stop: the detection job makes it an incident.
+  await runDetectionOver(Math.floor((Date.now() - 1.5 * 3_600_000) / 3_600_000) * 3_600_000, cutoff);
+  incidentId = (await incidentStore().list(0))[0]!.id;
   document = (await call(KEY, 'GET', '/v1/openapi.json')).body;
   for (const dataset of ['liquidations', 'altx_liquidations'] as const) {
     for (const family of familiesOf(dataset)) {
@@ -95,6 +99,8 @@ const SYMBOL: Readonly<Record<Family, string>> = {
 };
 const window = { start: now - 2 * 3_600_000, end: now - 5_000 };
 const ids: Record<'endpoint' | 'subscription' | 'delivery' | 'export', string> = { endpoint: '', subscription: '', delivery: '', export: '' };
+/** An incident the minute detection recorded over the demo's history (its hip3 book stall or altx trade gap). */
+let incidentId = '';
 /** A completed export job and one of its files (the download route needs one). */
 const completedExport = { id: '', file: '' };
 
@@ -170,6 +176,17 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   bulkPositions: { query: (route) => ({ hour: holder(route).hour, limit: 5 }) },
   get l1Accounts(): Sample { return { query: { l1_address: l1Address } }; },
   positionsFreshness: {},
+  getSymbols: {},
+  getStats: {},
+  getStatusCoverage: {},
+  getDataQualityStatus: {},
+  getDataQualityCoverage: {},
+  getExchangeCoverage: { params: () => ({ exchange: 'hip3' }) },
+  getSymbolCoverage: { params: () => ({ exchange: 'hip3', symbol: encodeURIComponent('xyz:TSLA') }), query: { from: window.start, to: window.end } },
+  listIncidents: { query: { limit: 5 } },
+  get getIncident(): Sample { return { params: () => ({ id: incidentId }) }; },
+  getLatency: {},
+  getSla: {},
   listWebhookEventTypes: {},
   getWebhookLimits: {},
   createWebhookEndpoint: { body: () => ({ url: PUBLIC_URL, description: 'contract' }) },

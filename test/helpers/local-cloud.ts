@@ -41,3 +41,16 @@ export async function startDemoCloud(options: { key: string; hours: number; seed
   await cloud.demo!.seeded;
   return cloud;
 }
+
+/**
+ * Runs the minute detection job (as its schedule would) over [from, to]: one run a minute into the
+ * window sets the job's cursor, then one run per hour (the most a run covers) up to `to`.
+ */
+export async function runDetectionOver(from: number, to: number): Promise<void> {
+  const { invoke } = await import('../../functions/local/invoke.ts');
+  const HOUR = 3_600_000;
+  for (let at = from + 2 * 60_000; ; at = Math.min(at + HOUR, to)) {
+    await invoke('detect', { time: new Date(at).toISOString() });
+    if (at >= to) break;
+  }
+}

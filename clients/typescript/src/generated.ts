@@ -41,6 +41,76 @@ export interface GetCapabilitiesRow {
 
 export type GetCapabilitiesData = GetCapabilitiesRow[];
 
+export interface GetSymbolsRow {
+  symbol: string;
+  exchange: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+  /**
+   * RFC 3339 UTC
+   */
+  coverage_from?: string;
+  /**
+   * RFC 3339 UTC
+   */
+  coverage_to?: string;
+  data_types: string[];
+  /**
+   * Per data type: where the archive's coverage of it begins in the family
+   */
+  coverage_by_type: {
+    /**
+     * RFC 3339 UTC
+     */
+    [k: string]: string;
+  };
+  /**
+   * Per data type: Parquet bytes of the market over the last 24 hours
+   */
+  size_per_day: {
+    [k: string]: number;
+  };
+}
+
+export type GetSymbolsData = GetSymbolsRow[];
+
+export interface GetStatsData {
+  families: number;
+  symbols: number;
+  data_types: number;
+  records_24h: number;
+  bytes_24h: number;
+  active_incidents: number;
+  /**
+   * RFC 3339 UTC
+   */
+  updated_at: string;
+}
+
+export interface GetStatusCoverageData {
+  exchanges: {
+    exchange: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+    data_types: {
+      [k: string]: {
+        /**
+         * RFC 3339 UTC
+         */
+        earliest: string;
+        /**
+         * RFC 3339 UTC
+         */
+        latest: string;
+        total_records: number;
+        symbols: number;
+        resolution?: string;
+        lag?: string;
+        /**
+         * A fraction from 0 to 1
+         */
+        completeness: number;
+      };
+    };
+  }[];
+}
+
 export interface TradesPath {
   /** Symbol in the family form (hip4 `#N` sent as `%23N`) */
   symbol: string;
@@ -2334,11 +2404,324 @@ export interface GetExportFileData {
   sha256: string;
 }
 
+export interface GetDataQualityStatusData {
+  status: "operational" | "degraded" | "outage" | "maintenance";
+  /**
+   * RFC 3339 UTC
+   */
+  updated_at: string;
+  exchanges: {
+    [k: string]: {
+      status: "operational" | "degraded" | "outage" | "maintenance";
+      /**
+       * RFC 3339 UTC
+       */
+      last_data_at?: string;
+      /**
+       * Milliseconds
+       */
+      latency_ms?: number;
+    };
+  };
+  data_types: {
+    [k: string]: {
+      status: "operational" | "degraded" | "outage" | "maintenance";
+      /**
+       * A fraction from 0 to 1
+       */
+      completeness_24h: number;
+    };
+  };
+  active_incidents: number;
+}
+
+export type GetDataQualityCoverageData = GetStatusCoverageData;
+
+export interface GetExchangeCoveragePath {
+  /** Venue family */
+  exchange: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+}
+
+export interface GetExchangeCoverageData {
+  exchange: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+  data_types: {
+    [k: string]: {
+      /**
+       * RFC 3339 UTC
+       */
+      earliest: string;
+      /**
+       * RFC 3339 UTC
+       */
+      latest: string;
+      total_records: number;
+      symbols: number;
+      resolution?: string;
+      lag?: string;
+      /**
+       * A fraction from 0 to 1
+       */
+      completeness: number;
+    };
+  };
+}
+
+export interface GetSymbolCoveragePath {
+  /** Venue family */
+  exchange: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+  /** Symbol in the family form, case-preserved and percent-encoded (hip4 `#N` as `%23N`, hip3 `km%3AUS500`) */
+  symbol: string;
+}
+
+export interface GetSymbolCoverageQuery {
+  /** Start of the gap-detection window, epoch ms (default 30 days before `to`) */
+  from?: number;
+  /** End of the window, epoch ms (default now) */
+  to?: number;
+}
+
+export interface GetSymbolCoverageData {
+  exchange: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+  symbol: string;
+  data_types: {
+    [k: string]: {
+      /**
+       * RFC 3339 UTC
+       */
+      earliest: string;
+      /**
+       * RFC 3339 UTC
+       */
+      latest: string;
+      total_records: number;
+      /**
+       * A fraction from 0 to 1
+       */
+      completeness: number;
+      /**
+       * A fraction from 0 to 1
+       */
+      historical_coverage: number;
+      gaps: {
+        /**
+         * RFC 3339 UTC
+         */
+        start: string;
+        /**
+         * RFC 3339 UTC
+         */
+        end: string;
+        duration_minutes: number;
+      }[];
+      cadence?: {
+        median_interval_seconds: number;
+        p95_interval_seconds: number;
+        sample_count: number;
+      };
+    };
+  };
+}
+
+export interface ListIncidentsQuery {
+  /** Only incidents in this status */
+  status?: "open" | "investigating" | "identified" | "monitoring" | "resolved";
+  /** Only incidents of this venue family */
+  exchange?: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+  /** Only incidents that started at or after this instant, epoch ms */
+  since?: number;
+  /** Incidents per page */
+  limit?: number;
+  /** Incidents to skip */
+  offset?: number;
+}
+
+export interface ListIncidentsData {
+  incidents: {
+    id: string;
+    status: "open" | "investigating" | "identified" | "monitoring" | "resolved";
+    severity: "minor" | "major" | "critical";
+    exchange: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+    data_types: string[];
+    symbols_affected: string[];
+    /**
+     * RFC 3339 UTC
+     */
+    started_at: string;
+    /**
+     * RFC 3339 UTC
+     */
+    resolved_at?: string;
+    duration_minutes: number;
+    title: string;
+    description: string;
+    root_cause: string;
+    resolution?: string;
+    /**
+     * Records the silence cost: its length over each affected market's usual interval
+     */
+    records_affected: number;
+    /**
+     * Records archived inside the silence since (a late batch that filled it)
+     */
+    records_recovered: number;
+  }[];
+  pagination: {
+    total: number;
+    limit: number;
+    offset: number;
+  };
+}
+
+export interface GetIncidentPath {
+  /** Incident id (the detector's incident_id) */
+  id: string;
+}
+
+export interface GetIncidentData {
+  id: string;
+  status: "open" | "investigating" | "identified" | "monitoring" | "resolved";
+  severity: "minor" | "major" | "critical";
+  exchange: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
+  data_types: string[];
+  symbols_affected: string[];
+  /**
+   * RFC 3339 UTC
+   */
+  started_at: string;
+  /**
+   * RFC 3339 UTC
+   */
+  resolved_at?: string;
+  duration_minutes: number;
+  title: string;
+  description: string;
+  root_cause: string;
+  resolution?: string;
+  /**
+   * Records the silence cost: its length over each affected market's usual interval
+   */
+  records_affected: number;
+  /**
+   * Records archived inside the silence since (a late batch that filled it)
+   */
+  records_recovered: number;
+}
+
+export interface GetLatencyData {
+  /**
+   * RFC 3339 UTC
+   */
+  measured_at: string;
+  exchanges: {
+    [k: string]: {
+      rest_api?: {
+        /**
+         * Milliseconds
+         */
+        current_ms: number;
+        /**
+         * Milliseconds
+         */
+        avg_1h_ms?: number;
+        /**
+         * Milliseconds
+         */
+        avg_24h_ms?: number;
+      };
+      data_freshness: {
+        /**
+         * Milliseconds
+         */
+        orderbook_lag_ms?: number;
+        /**
+         * Milliseconds
+         */
+        fills_lag_ms?: number;
+        /**
+         * Milliseconds
+         */
+        funding_lag_ms?: number;
+        /**
+         * Milliseconds
+         */
+        oi_lag_ms?: number;
+      };
+      ingest_lag_ms: {
+        /**
+         * Milliseconds
+         */
+        [k: string]: number;
+      };
+    };
+  };
+}
+
+export interface GetSlaQuery {
+  /** Year (default the current UTC year) */
+  year?: number;
+  /** Month 1-12 (default the current UTC month) */
+  month?: number;
+}
+
+export interface GetSlaData {
+  period: string;
+  sla_targets: {
+    /**
+     * A fraction from 0 to 1
+     */
+    uptime: number;
+    /**
+     * A fraction from 0 to 1
+     */
+    data_completeness: number;
+    /**
+     * Milliseconds
+     */
+    api_latency_p99_ms: number;
+  };
+  actual: {
+    /**
+     * A fraction from 0 to 1
+     */
+    uptime: number;
+    uptime_status: "met" | "missed";
+    data_completeness: {
+      /**
+       * A fraction from 0 to 1
+       */
+      orderbook: number;
+      /**
+       * A fraction from 0 to 1
+       */
+      fills?: number;
+      /**
+       * A fraction from 0 to 1
+       */
+      funding: number;
+      /**
+       * A fraction from 0 to 1
+       */
+      overall: number;
+    };
+    completeness_status: "met" | "missed";
+    /**
+     * Milliseconds
+     */
+    api_latency_p99_ms?: number;
+    latency_status: "met" | "missed" | "no_data";
+  };
+  incidents_this_period: number;
+  total_downtime_minutes: number;
+}
+
 /** Every route: method, path template, and whether it pages with `cursor` / `meta.has_more`. */
 export const ROUTES = {
   getHealth: { method: 'GET', path: '/health', paged: false },
   getOpenApi: { method: 'GET', path: '/v1/openapi.json', paged: false },
   getCapabilities: { method: 'GET', path: '/v1/capabilities', paged: false },
+  getSymbols: { method: 'GET', path: '/v1/symbols', paged: false },
+  getStats: { method: 'GET', path: '/v1/stats', paged: false },
+  getStatusCoverage: { method: 'GET', path: '/v1/status/coverage', paged: false },
   getPerpxTrades: { method: 'GET', path: '/v1/perpx/trades/{symbol}', paged: true },
   getSpotTrades: { method: 'GET', path: '/v1/perpx/spot/trades/{symbol}', paged: true },
   getHip3Trades: { method: 'GET', path: '/v1/perpx/hip3/trades/{symbol}', paged: true },
@@ -2526,6 +2909,14 @@ export const ROUTES = {
   getExport: { method: 'GET', path: '/v1/exports/{id}', paged: false },
   cancelExport: { method: 'DELETE', path: '/v1/exports/{id}', paged: false },
   getExportFile: { method: 'GET', path: '/v1/exports/{id}/files/{name}', paged: false },
+  getDataQualityStatus: { method: 'GET', path: '/v1/data-quality/status', paged: false },
+  getDataQualityCoverage: { method: 'GET', path: '/v1/data-quality/coverage', paged: false },
+  getExchangeCoverage: { method: 'GET', path: '/v1/data-quality/coverage/{exchange}', paged: false },
+  getSymbolCoverage: { method: 'GET', path: '/v1/data-quality/coverage/{exchange}/{symbol}', paged: false },
+  listIncidents: { method: 'GET', path: '/v1/data-quality/incidents', paged: false },
+  getIncident: { method: 'GET', path: '/v1/data-quality/incidents/{id}', paged: false },
+  getLatency: { method: 'GET', path: '/v1/data-quality/latency', paged: false },
+  getSla: { method: 'GET', path: '/v1/data-quality/sla', paged: false },
 } as const;
 
 export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxWalletPositions' | 'getHip3WalletPositions' | 'getPerpxWalletPositionChanges' | 'getHip3WalletPositionChanges' | 'getPerpxWalletPositionHistory' | 'getHip3WalletPositionHistory' | 'getPerpxWalletAccountHistory' | 'getHip3WalletAccountHistory' | 'getAltxAccountPositions' | 'getAltxRhAccountPositions' | 'getAltxAccountPositionChanges' | 'getAltxRhAccountPositionChanges' | 'getAltxAccountPositionHistory' | 'getAltxRhAccountPositionHistory' | 'getAltxAccountSummaryHistory' | 'getAltxRhAccountSummaryHistory' | 'getPerpxMarketPositions' | 'getHip3MarketPositions' | 'getAltxMarketPositions' | 'getAltxRhMarketPositions' | 'getPerpxMarketPositionsSummary' | 'getHip3MarketPositionsSummary' | 'getAltxMarketPositionsSummary' | 'getAltxRhMarketPositionsSummary' | 'getPerpxBulkPositions' | 'getHip3BulkPositions' | 'getAltxBulkPositions' | 'getAltxRhBulkPositions' | 'getAltxL1Accounts' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory' | 'listExports';
@@ -2547,6 +2938,21 @@ export interface Methods {
    * `GET /v1/capabilities`
    */
   getCapabilities(input?: Record<string, never>): Promise<Page<GetCapabilitiesData>>;
+  /**
+   * Every symbol of every family with data in the last 24 hours: data types, coverage, bytes a day (no key; cached 5 minutes).
+   * `GET /v1/symbols`
+   */
+  getSymbols(input?: Record<string, never>): Promise<Page<GetSymbolsData>>;
+  /**
+   * What the archive holds: families, symbols, data types, records and bytes of the last 24 hours, open incidents (no key; cached 5 minutes).
+   * `GET /v1/stats`
+   */
+  getStats(input?: Record<string, never>): Promise<Page<GetStatsData>>;
+  /**
+   * Coverage per venue and data type over the last 30 days, as /v1/data-quality/coverage (no key; cached 5 minutes).
+   * `GET /v1/status/coverage`
+   */
+  getStatusCoverage(input?: Record<string, never>): Promise<Page<GetStatusCoverageData>>;
   /**
    * Trades (fills) in a time window, oldest first (perpx).
    * `GET /v1/perpx/trades/{symbol}`
@@ -3492,4 +3898,44 @@ export interface Methods {
    * `GET /v1/exports/{id}/files/{name}`
    */
   getExportFile(input: GetExportFilePath & GetExportFileQuery): Promise<Page<GetExportFileData>>;
+  /**
+   * Overall and per-venue status, per data type completeness over 24 hours, open incidents.
+   * `GET /v1/data-quality/status`
+   */
+  getDataQualityStatus(input?: Record<string, never>): Promise<Page<GetDataQualityStatusData>>;
+  /**
+   * Per venue and data type over the last 30 days: first and last record, records, symbols, resolution, lag, completeness (cached 5 minutes).
+   * `GET /v1/data-quality/coverage`
+   */
+  getDataQualityCoverage(input?: Record<string, never>): Promise<Page<GetDataQualityCoverageData>>;
+  /**
+   * One venue's coverage per data type over the last 30 days (cached 5 minutes).
+   * `GET /v1/data-quality/coverage/{exchange}`
+   */
+  getExchangeCoverage(input: GetExchangeCoveragePath): Promise<Page<GetExchangeCoverageData>>;
+  /**
+   * One market's coverage per data type: gaps against its expected cadence, observed cadence, completeness (cached 1 minute).
+   * `GET /v1/data-quality/coverage/{exchange}/{symbol}`
+   */
+  getSymbolCoverage(input: GetSymbolCoveragePath & GetSymbolCoverageQuery): Promise<Page<GetSymbolCoverageData>>;
+  /**
+   * Incidents opened and resolved by the gap and stall detectors, newest first.
+   * `GET /v1/data-quality/incidents`
+   */
+  listIncidents(input?: ListIncidentsQuery): Promise<Page<ListIncidentsData>>;
+  /**
+   * One incident.
+   * `GET /v1/data-quality/incidents/{id}`
+   */
+  getIncident(input: GetIncidentPath): Promise<Page<GetIncidentData>>;
+  /**
+   * Ingest lag per venue and data type (event time to readable) and REST latency over the last hour and day.
+   * `GET /v1/data-quality/latency`
+   */
+  getLatency(input?: Record<string, never>): Promise<Page<GetLatencyData>>;
+  /**
+   * A month's SLA: targets, measured uptime, completeness and p99 latency, met or missed.
+   * `GET /v1/data-quality/sla`
+   */
+  getSla(input?: GetSlaQuery): Promise<Page<GetSlaData>>;
 }

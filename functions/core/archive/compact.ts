@@ -26,6 +26,7 @@ import type { SqlSession } from '../../ports/sql.ts';
 import { DAY_MS, compactedKey, dayOf, deltaKey } from './layout.ts';
 import { visibleFiles } from './files.ts';
 import { candlesFromTradesSql } from './sql.ts';
+import { CADENCE_SQL, cadenceFromRow, type FileCadence } from '../quality/cadence.ts';
 
 /** Replaced objects stay readable this long after they leave the manifest. */
 export const DELETION_GRACE_MS = 10 * 60_000;
@@ -97,22 +98,29 @@ async function inParallel<T, R>(items: readonly T[], limit: number, work: (item:
   return results;
 }
 
-interface Part { symbol: string | undefined; rows: number; minTs: number; maxTs: number; symbols: string[] }
+interface Part { symbol: string | undefined; rows: number; minTs: number; maxTs: number; symbols: string[]; cadence: FileCadence }
 
-/** The parts of the temp table `merged` to write, one per symbol (or one for all symbols), with their bounds: one pass. */
+/**
+ * The parts of the temp table `merged` to write, one per symbol (or one for all symbols), with their
+ * bounds and each symbol's cadence statistics (data quality reads them from the manifest): one pass.
+ */
 async function partsOf(session: SqlSession, perSymbol: boolean, only?: readonly string[]): Promise<Part[]> {
-  const rows = await session.query({
-    sql: perSymbol
-      ? 'SELECT symbol, count(*) AS n, min(ts) AS min_ts, max(ts) AS max_ts FROM merged GROUP BY symbol ORDER BY symbol'
-      : 'SELECT NULL AS symbol, count(*) AS n, min(ts) AS min_ts, max(ts) AS max_ts, list(DISTINCT symbol ORDER BY symbol) AS symbols FROM merged HAVING count(*) > 0',
-    params: {},
-  });
-  return rows
-    .map((r) => ({
-      symbol: r.symbol == null ? undefined : String(r.symbol), rows: Number(r.n), minTs: Number(r.min_ts), maxTs: Number(r.max_ts),
-      symbols: r.symbol == null ? ((r.symbols as string[] | undefined) ?? []) : [String(r.symbol)],
-    }))
-    .filter((part) => !only || part.symbol === undefined || only.includes(part.symbol));
+  const rows = await session.query({ sql: CADENCE_SQL('merged'), params: {} });
+  const cadence: FileCadence = Object.fromEntries(rows.map((r) => [String(r.symbol), cadenceFromRow(r)]));
+  const symbols = Object.keys(cadence).sort();
+  if (!perSymbol) {
+    if (symbols.length === 0) return [];
+    const all = Object.values(cadence);
+    return [{
+      symbol: undefined, rows: all.reduce((n, c) => n + c.rows, 0), minTs: Math.min(...all.map((c) => c.minTs)), maxTs: Math.max(...all.map((c) => c.maxTs)), symbols, cadence,
+    }];
+  }
+  return symbols
+    .filter((symbol) => !only || only.includes(symbol))
+    .map((symbol) => {
+      const c = cadence[symbol]!;
+      return { symbol, rows: c.rows, minTs: c.minTs, maxTs: c.maxTs, symbols: [symbol], cadence: { [symbol]: c } };
+    });
 }
 
 /** Writes one part of `merged` as a local ZSTD Parquet file, sorted for time-range reads; returns its path. */
@@ -128,7 +136,7 @@ async function copyPart(deps: ArchiveDeps, session: SqlSession, dataset: Dataset
   return path;
 }
 
-type NewFile = Omit<ArchiveFile, 'key' | 'rows' | 'bytes' | 'etag' | 'minTs' | 'maxTs' | 'symbols' | 'createdAt'>;
+type NewFile = Omit<ArchiveFile, 'key' | 'rows' | 'bytes' | 'etag' | 'minTs' | 'maxTs' | 'symbols' | 'createdAt' | 'cadence'>;
 
 /**
  * Writes each part with DuckDB (one at a time, on the session) while the parts already written are
@@ -159,7 +167,7 @@ async function record(deps: ArchiveDeps, path: string, part: Part, file: NewFile
     const key = file.kind === 'delta' ? deltaKey(file.dataset, file.family, file.day, file.fileId) : compactedKey(file.dataset, file.family, file.symbol, file.day, file.fileId);
     const { etag, bytes } = await deps.objects.putFile(key, path);
     const full: ArchiveFile = {
-      ...file, key, rows: part.rows, bytes, etag, minTs: part.minTs, maxTs: part.maxTs, symbols: part.symbols, createdAt: deps.clock.now(),
+      ...file, key, rows: part.rows, bytes, etag, minTs: part.minTs, maxTs: part.maxTs, symbols: part.symbols, createdAt: deps.clock.now(), cadence: part.cadence,
     };
     await deps.manifest.putFile(full);
     report.filesWritten += 1;

@@ -15,6 +15,7 @@ import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import { dayOf, deltaKey } from './layout.ts';
 import { parseBatch } from './parse.ts';
+import { cadenceOf } from '../quality/cadence.ts';
 import type { BatchFormat } from '../../../schemas/messages.ts';
 
 export type IngestResult =
@@ -104,7 +105,7 @@ async function writeDeltas(deps: ArchiveDeps, batchId: string, records: readonly
       }
       const file: ArchiveFile = {
         fileId, key, dataset, family, day, kind: 'delta', symbols: [...new Set(rows.map((r) => r.symbol))].sort(),
-        rows: rows.length, bytes: size, etag, minTs, maxTs, replaces: [], createdAt: deps.clock.now(),
+        rows: rows.length, bytes: size, etag, minTs, maxTs, replaces: [], createdAt: deps.clock.now(), cadence: cadenceOf(rows),
       };
       await deps.manifest.putFile(file);
     } finally {

@@ -12,11 +12,14 @@ export function ingestStallsOfRun(ctx: MinuteContext, sets: readonly { threshold
     ingestStalls(await timesOf(ctx, 'l2_snapshots', MARKET_VENUES, ctx.from - lookback, DAY_MS, 'market'), ctx.from, ctx.to, thresholds));
 }
 
+/** The catalogue's default silence: also the threshold at which the data-quality incidents of stalls are opened. */
+export const DEFAULT_STALL_THRESHOLD_S = 600;
+
 export const stallDeclaration = <T extends 'ingest.stall' | 'ingest.recovered'>(type: T) => declaration({
   type, live: true, description: type === 'ingest.stall' ? 'One market\'s L2 feed silent for threshold_s' : 'A stall cleared; shares incident_id',
   scope: 'public', venues: MARKET_VENUES, scopeKeys: ['venue', 'symbols'],
   params: {
-    threshold_s: { type: 'integer', default: 600, menu: [60, 120, 300, 600, 1800, 3600], unit: 's', description: 'Silence that counts (judged only at five times a market\'s usual update interval)' },
+    threshold_s: { type: 'integer', default: DEFAULT_STALL_THRESHOLD_S, menu: [60, 120, 300, 600, 1800, 3600], unit: 's', description: 'Silence that counts (judged only at five times a market\'s usual update interval)' },
   },
   metrics: { ...common(MARKET_VENUES), age_s: { type: 'number', unit: 's' } },
 });

@@ -28,6 +28,11 @@ const SETTLE_EVERY = 30 * MINUTE;
 /** Where the venue reports TWAP status. */
 const TWAP_FAMILIES: ReadonlySet<string> = new Set(['perpx', 'hip3', 'spot']);
 export const STALLED_BOOK = { family: 'hip3', symbol: 'xyz:TSLA' } as const;
+/** The holes the upstream leaves every hour, as minutes past the hour [from, to): the tests look for them as gaps and incidents. */
+export const DEMO_HOLES = {
+  altxTrades: { family: 'altx', dataset: 'trades', fromMinute: 20, toMinute: 26 },
+  stalledBook: { ...STALLED_BOOK, dataset: 'l2_snapshots', fromMinute: 38, toMinute: 50 },
+} as const;
 
 const hex = (seed: number, ...parts: number[]) => Array.from({ length: 5 }, (_, i) => (hash32(seed, ...parts, i) >>> 0).toString(16).padStart(8, '0')).join('');
 
@@ -72,13 +77,10 @@ export function createUpstream(seed: number): Upstream {
 
   /** Holes the upstream leaves: the altx trade stream and one hip3 book. */
   function dropped(r: NormalizedRecord): boolean {
-    if (r.dataset === 'trades' && r.family === 'altx') {
+    for (const hole of Object.values(DEMO_HOLES)) {
+      if (r.dataset !== hole.dataset || r.family !== hole.family || ('symbol' in hole && r.symbol !== hole.symbol)) continue;
       const offset = r.ts % HOUR;
-      return offset >= 20 * MINUTE && offset < 26 * MINUTE;
-    }
-    if (r.dataset === 'l2_snapshots' && r.family === STALLED_BOOK.family && r.symbol === STALLED_BOOK.symbol) {
-      const offset = r.ts % HOUR;
-      return offset >= 38 * MINUTE && offset < 50 * MINUTE;
+      return offset >= hole.fromMinute * MINUTE && offset < hole.toMinute * MINUTE;
     }
     return false;
   }

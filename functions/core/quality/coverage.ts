@@ -1,0 +1,289 @@
+/**
+ * Coverage, completeness and ingest lag, read from the manifest alone: the files a reader would use
+ * (core/archive/files.ts) and the cadence statistics of each (cadence.ts), read by key for those
+ * files only. No Parquet is opened, so a symbol's 30 days cost two manifest queries per dataset and
+ * a batched read of the statistics, and a family's 30 days one query per dataset and day (cached by
+ * the caller: the reference service caches it 5 minutes).
+ */
+import { DATASETS, familiesOf, type Dataset } from '../../../schemas/datasets.ts';
+import type { ArchiveFile, ArchiveManifest } from '../../ports/archive.ts';
+import { visibleFiles } from '../archive/files.ts';
+import { coverageStart } from '../archive/coverage.ts';
+import { dayOf, daysBetween, DAY_MS } from '../archive/layout.ts';
+import type { Family } from '../venues.ts';
+import { observedCadence, recordsMissed, rowsInside, seriesCoverage, type ObservedCadence, type SymbolCadence } from './cadence.ts';
+
+/** The market series whose quality is measured (registries, ledgers and the positions the service builds are not feeds). */
+export const QUALITY_DATASETS = [
+  'trades', 'l2_snapshots', 'l4_diffs', 'l4_checkpoints', 'order_events', 'funding', 'open_interest', 'liquidations', 'altx_liquidations', 'candles_1m',
+] as const satisfies readonly Dataset[];
+export type QualityDataset = (typeof QUALITY_DATASETS)[number];
+
+export const qualityDatasetsOf = (family: Family): QualityDataset[] => QUALITY_DATASETS.filter((d) => familiesOf(d).includes(family));
+/** Every (family, dataset) pair whose quality is measured. */
+const QUALITY_FAMILIES_AND_DATASETS: readonly (readonly [Family, QualityDataset])[] = QUALITY_DATASETS.flatMap((d) => familiesOf(d).map((f) => [f, d] as const));
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const round = (n: number, digits: number) => Number(n.toFixed(digits));
+
+export interface GapView { start: string; end: string; duration_minutes: number }
+export interface SymbolDataTypeCoverage {
+  earliest: string;
+  latest: string;
+  total_records: number;
+  completeness: number;
+  historical_coverage: number;
+  gaps: GapView[];
+  cadence?: ObservedCadence;
+}
+
+/** The visible files of one dataset for [fromDay, toDay]: the symbol's own (or the family's all-symbol files) and the deltas nothing replaces. */
+async function filesOf(manifest: ArchiveManifest, dataset: Dataset, family: Family, symbol: string | undefined, fromDay: string, toDay: string): Promise<ArchiveFile[]> {
+  const perSymbol = DATASETS[dataset].perSymbol;
+  const [compacted, deltas] = await Promise.all([
+    symbol !== undefined || !perSymbol ? manifest.compactedFiles(dataset, family, perSymbol ? symbol : undefined, fromDay, toDay) : Promise.resolve([]),
+    manifest.deltaFiles(dataset, family, fromDay, toDay),
+  ]);
+  return withCadence(manifest, visibleFiles(compacted, deltas, symbol));
+}
+
+/** The files with their cadence statistics attached (one batched read by key). */
+async function withCadence(manifest: ArchiveManifest, files: readonly ArchiveFile[]): Promise<ArchiveFile[]> {
+  const stats = await manifest.cadenceOf(files);
+  return files.map((file) => {
+    const cadence = stats.get(file.fileId);
+    return cadence ? { ...file, cadence } : file;
+  });
+}
+
+/** A symbol's statistics in a file: its own entry, or the whole file for a one-symbol file written before files carried them. */
+function statsOf(file: ArchiveFile, symbol: string): SymbolCadence | undefined {
+  const own = file.cadence?.[symbol];
+  if (own) return own;
+  if (file.cadence === undefined && file.symbols.length === 1 && file.symbols[0] === symbol) {
+    return { rows: file.rows, minTs: file.minTs, maxTs: file.maxTs, hist: {}, gaps: [] };
+  }
+  return undefined;
+}
+
+/** One symbol's coverage of [from, to] per dataset it has rows of (datasets without any are absent). */
+export async function symbolCoverage(
+  manifest: ArchiveManifest, family: Family, symbol: string, from: number, to: number, now: number,
+): Promise<Record<string, SymbolDataTypeCoverage>> {
+  const end = Math.min(to, now);
+  const fromDay = dayOf(from);
+  const toDay = dayOf(Math.max(from, end));
+  const entries = await Promise.all(qualityDatasetsOf(family).map(async (dataset) => {
+    const files = await filesOf(manifest, dataset, family, symbol, fromDay, toDay);
+    const parts = files.map((f) => statsOf(f, symbol)).filter((s): s is SymbolCadence => s !== undefined);
+    const series = seriesCoverage(parts, from, end);
+    if (series.earliest === undefined || series.latest === undefined) return undefined;
+    const view: SymbolDataTypeCoverage = {
+      earliest: iso(series.earliest), latest: iso(series.latest), total_records: rowsIn(parts, from, end),
+      completeness: round(series.completeness, 6), historical_coverage: round(series.historical, 6),
+      gaps: series.gaps.map((g) => ({ start: iso(g.start), end: iso(g.end), duration_minutes: round((g.end - g.start) / 60_000, 1) })),
+      ...(series.cadence && { cadence: series.cadence }),
+    };
+    return [dataset, view] as const;
+  }));
+  return Object.fromEntries(entries.filter((e) => e !== undefined));
+}
+
+/** Rows of the files wholly inside the window, and a time-proportional share of those that straddle an edge. */
+function rowsIn(parts: readonly SymbolCadence[], from: number, end: number): number {
+  let rows = 0;
+  for (const p of parts) {
+    if (p.maxTs < from || p.minTs > end) continue;
+    const span = p.maxTs - p.minTs;
+    if (span === 0 || (p.minTs >= from && p.maxTs <= end)) rows += p.rows;
+    else rows += p.rows * (Math.min(end, p.maxTs) - Math.max(from, p.minTs)) / span;
+  }
+  return Math.round(rows);
+}
+
+export interface DataTypeCoverage {
+  earliest: string;
+  latest: string;
+  total_records: number;
+  symbols: number;
+  resolution?: string;
+  lag?: string;
+  completeness: number;
+}
+
+/** `1.2s`, `1m`, `2h`: an interval as the reference service writes a resolution or a lag. */
+export function durationLabel(ms: number): string {
+  if (ms < 60_000) return `${round(ms / 1000, 1)}s`;
+  if (ms < 3_600_000) return `${round(ms / 60_000, 1)}m`;
+  return `${round(ms / 3_600_000, 1)}h`;
+}
+
+/** Each symbol's statistics over the files, merged per symbol. */
+function bySymbol(files: readonly ArchiveFile[]): Map<string, SymbolCadence[]> {
+  const out = new Map<string, SymbolCadence[]>();
+  for (const file of files) {
+    for (const symbol of file.symbols) {
+      const stats = statsOf(file, symbol);
+      if (!stats) continue;
+      const list = out.get(symbol);
+      if (list) list.push(stats);
+      else out.set(symbol, [stats]);
+    }
+  }
+  return out;
+}
+
+/** The window the family-wide routes measure: the last `days` UTC days. */
+export const FAMILY_WINDOW_DAYS = 30;
+
+/**
+ * A family's coverage per dataset over [from, now]: first and last record, records, symbols
+ * with data, the usual interval (resolution), how far the newest record trails now (lag), and the
+ * mean completeness of its symbols. One manifest query per dataset and day, plus the deltas.
+ */
+export async function familyCoverage(manifest: ArchiveManifest, family: Family, from: number, now: number): Promise<Record<string, DataTypeCoverage>> {
+  const dayList = daysBetween(dayOf(from), dayOf(now));
+  const entries = await Promise.all(qualityDatasetsOf(family).map(async (dataset) => {
+    const [perDay, deltas] = await Promise.all([
+      Promise.all(dayList.map((day) => manifest.compactedFilesOfDay(dataset, family, day))),
+      manifest.deltaFiles(dataset, family, dayList[0]!, dayList[dayList.length - 1]!),
+    ]);
+    const files = await withCadence(manifest, visibleFiles(perDay.flat(), deltas));
+    const symbols = bySymbol(files);
+    if (symbols.size === 0) return undefined;
+    let earliest = Infinity;
+    let latest = -Infinity;
+    let records = 0;
+    let completeness = 0;
+    const hist: Record<string, number> = {};
+    for (const parts of symbols.values()) {
+      const series = seriesCoverage(parts, from, now);
+      if (series.earliest === undefined || series.latest === undefined) continue;
+      earliest = Math.min(earliest, series.earliest);
+      latest = Math.max(latest, series.latest);
+      records += rowsIn(parts, from, now);
+      completeness += series.completeness;
+      for (const part of parts) for (const [b, n] of Object.entries(part.hist)) hist[b] = (hist[b] ?? 0) + n;
+    }
+    if (!Number.isFinite(earliest)) return undefined;
+    const cadence = observedCadence(hist);
+    const view: DataTypeCoverage = {
+      earliest: iso(earliest), latest: iso(latest), total_records: records, symbols: symbols.size,
+      ...(cadence && { resolution: durationLabel(cadence.median_interval_seconds * 1000) }),
+      lag: durationLabel(Math.max(0, now - latest)), completeness: round(completeness / symbols.size, 6),
+    };
+    return [dataset, view] as const;
+  }));
+  return Object.fromEntries(entries.filter((e) => e !== undefined));
+}
+
+export interface IngestLag {
+  /** Newest record time of the family's dataset. */
+  lastDataAt: number;
+  /** Event time to readable, over the delta files written in the last hour: mean and newest (ms). */
+  meanLagMs: number;
+  currentLagMs: number;
+  files: number;
+}
+
+/**
+ * Ingest lag of a dataset in a family: for each ingest delta written in the last hour, the time from
+ * its newest record to the moment its manifest entry made it readable. One manifest query (today's
+ * and yesterday's deltas); compacted files are not read, so a family whose deltas are all folded
+ * reports its newest compacted file instead.
+ */
+export async function ingestLag(manifest: ArchiveManifest, dataset: Dataset, family: Family, now: number): Promise<IngestLag | undefined> {
+  const deltas = await manifest.deltaFiles(dataset, family, dayOf(now - DAY_MS), dayOf(now));
+  const ingested = deltas.filter((f) => f.tier === undefined && f.createdAt >= now - 3_600_000);
+  if (ingested.length > 0) {
+    const lags = ingested.map((f) => Math.max(0, f.createdAt - f.maxTs));
+    const newest = ingested.reduce((a, b) => (b.createdAt > a.createdAt ? b : a));
+    return {
+      lastDataAt: Math.max(...deltas.map((f) => f.maxTs)), meanLagMs: Math.round(lags.reduce((a, b) => a + b, 0) / lags.length),
+      currentLagMs: Math.max(0, newest.createdAt - newest.maxTs), files: ingested.length,
+    };
+  }
+  const today = await manifest.compactedFilesOfDay(dataset, family, dayOf(now));
+  const all = [...deltas, ...today];
+  if (all.length === 0) return undefined;
+  const newest = all.reduce((a, b) => (b.maxTs > a.maxTs ? b : a));
+  const lag = Math.max(0, newest.createdAt - newest.maxTs);
+  return { lastDataAt: newest.maxTs, meanLagMs: lag, currentLagMs: lag, files: 0 };
+}
+
+export interface SymbolEntry {
+  symbol: string;
+  exchange: Family;
+  coverage_from?: string;
+  coverage_to?: string;
+  data_types: string[];
+  coverage_by_type: Record<string, string>;
+  size_per_day: Record<string, number>;
+}
+
+/**
+ * Every symbol of every family with data in the last 24 hours: its data types, where the archive's
+ * coverage of each begins (the dataset's coverage start in the family), the newest record, and the
+ * bytes of Parquet each data type took over those 24 hours (an all-symbol file's bytes shared by
+ * rows). Two manifest queries per family and dataset.
+ */
+export async function symbolCatalogue(manifest: ArchiveManifest, now: number): Promise<SymbolEntry[]> {
+  const since = now - DAY_MS;
+  const entries = new Map<string, SymbolEntry>();
+  await Promise.all(QUALITY_FAMILIES_AND_DATASETS.map(async ([family, dataset]) => {
+    const [yesterday, today, deltas] = await Promise.all([
+      manifest.compactedFilesOfDay(dataset, family, dayOf(since)),
+      manifest.compactedFilesOfDay(dataset, family, dayOf(now)),
+      manifest.deltaFiles(dataset, family, dayOf(since), dayOf(now)),
+    ]);
+    const files = await withCadence(manifest, visibleFiles([...yesterday, ...today], deltas).filter((f) => f.maxTs >= since));
+    const start = coverageStart(dataset, family)!;
+    for (const file of files) {
+      for (const symbol of file.symbols) {
+        const stats = statsOf(file, symbol);
+        const share = stats && file.rows > 0 ? stats.rows / file.rows : 1 / file.symbols.length;
+        const key = `${family}|${symbol}`;
+        const entry = entries.get(key) ?? { symbol, exchange: family, data_types: [], coverage_by_type: {}, size_per_day: {} };
+        if (!entry.data_types.includes(dataset)) entry.data_types.push(dataset);
+        entry.coverage_by_type[dataset] = iso(start);
+        entry.size_per_day[dataset] = Math.round((entry.size_per_day[dataset] ?? 0) + file.bytes * share);
+        const newest = stats?.maxTs ?? file.maxTs;
+        if (entry.coverage_to === undefined || newest > Date.parse(entry.coverage_to)) entry.coverage_to = iso(newest);
+        entries.set(key, entry);
+      }
+    }
+  }));
+  return [...entries.values()].map((entry) => ({
+    ...entry,
+    data_types: [...entry.data_types].sort(),
+    coverage_from: iso(Math.min(...Object.values(entry.coverage_by_type).map(Date.parse))),
+  })).sort((a, b) => a.exchange.localeCompare(b.exchange) || a.symbol.localeCompare(b.symbol));
+}
+
+/**
+ * What an incident's silence cost and what has since been archived inside it, per affected series:
+ * the market named, or every market of the venue that has the dataset (a venue-wide trade gap).
+ * Records affected are the silence over each series' usual interval that day; records recovered
+ * the rows now inside the silence (a late batch). Two or three manifest queries.
+ */
+export async function incidentRecords(
+  manifest: ArchiveManifest, family: Family, dataset: Dataset, symbols: readonly string[], start: number, end: number,
+): Promise<{ affected: number; recovered: number }> {
+  const fromDay = dayOf(start - DAY_MS);
+  const toDay = dayOf(end);
+  const symbol = symbols.length === 1 ? symbols[0] : undefined;
+  const files = symbol !== undefined
+    ? await filesOf(manifest, dataset, family, symbol, fromDay, toDay)
+    : await withCadence(manifest, visibleFiles((await Promise.all(daysBetween(fromDay, toDay).map((day) => manifest.compactedFilesOfDay(dataset, family, day)))).flat(),
+      await manifest.deltaFiles(dataset, family, fromDay, toDay)));
+  let affected = 0;
+  let recovered = 0;
+  for (const [name, parts] of bySymbol(files)) {
+    if (symbol !== undefined && name !== symbol) continue;
+    const hist: Record<string, number> = {};
+    for (const part of parts) for (const [b, n] of Object.entries(part.hist)) hist[b] = (hist[b] ?? 0) + n;
+    affected += recordsMissed(end - start, observedCadence(hist));
+    recovered += rowsInside(parts, start, end);
+  }
+  return { affected, recovered };
+}

@@ -1,0 +1,86 @@
+/**
+ * The quality table's stores on the DynamoDB adapter, against dynalite: incidents opened and
+ * resolved idempotently (a rerun of the detection run, a resolution seen without its opening) and
+ * listed newest first; latency minutes of several containers read back by window.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { archiveManifest, incidentStore, latencyStore } from '../../functions/shared/deps.ts';
+import type { ArchiveFile } from '../../functions/ports/archive.ts';
+import { cadenceOf } from '../../functions/core/quality/cadence.ts';
+import type { StoredIncident } from '../../functions/ports/quality.ts';
+
+const MINUTE = 60_000;
+const T0 = Date.UTC(2026, 10, 18, 10);
+
+let env: ScratchEmulators;
+beforeAll(async () => { env = await startScratchEmulators(); });
+afterAll(async () => { await env?.stop(); });
+
+const gap = (id: string, startedAt: number): Omit<StoredIncident, 'resolvedAt'> => ({
+  id, kind: 'archive_gap', exchange: 'altx', dataTypes: ['trades'], symbols: [], startedAt, detectedAt: startedAt + 5 * MINUTE,
+});
+
+describe('incident store', () => {
+  it('keeps the first opening, resolves it once, and lists newest first from `since`', async () => {
+    // Act
+    await incidentStore().open(gap('a1', T0));
+    await incidentStore().open({ ...gap('a1', T0), detectedAt: T0 + 9 * MINUTE });
+    await incidentStore().resolve({ ...gap('a1', T0), detectedAt: T0 + 20 * MINUTE, resolvedAt: T0 + 6 * MINUTE });
+    await incidentStore().resolve({ ...gap('a1', T0), detectedAt: T0 + 20 * MINUTE, resolvedAt: T0 + 6 * MINUTE });
+    await incidentStore().open(gap('a2', T0 + 60 * MINUTE));
+
+    // Assess
+    expect(await incidentStore().get('a1')).toEqual({ ...gap('a1', T0), resolvedAt: T0 + 6 * MINUTE });
+    expect((await incidentStore().list(T0)).map((i) => i.id)).toEqual(['a2', 'a1']);
+    expect((await incidentStore().list(T0 + 1)).map((i) => i.id)).toEqual(['a2']);
+    expect(await incidentStore().get('missing')).toBeUndefined();
+  });
+
+  it('creates an incident whole from a resolution whose opening it never saw', async () => {
+    await incidentStore().resolve({ ...gap('b1', T0 - 60 * MINUTE), symbols: ['BTC'], resolvedAt: T0 - 40 * MINUTE });
+    expect(await incidentStore().get('b1')).toEqual({ ...gap('b1', T0 - 60 * MINUTE), symbols: ['BTC'], resolvedAt: T0 - 40 * MINUTE });
+  });
+});
+
+describe('latency store', () => {
+  it('reads back every container\'s minutes of a window across hours', async () => {
+    // Prepare
+    const minute = (m: number, scope: string, count: number) => ({ minute: T0 + m * MINUTE, scope, count, sumMs: count * 10, hist: { '53': count } });
+
+    // Act
+    await latencyStore().put('c1', minute(58, 'perpx', 3));
+    await latencyStore().put('c2', minute(58, 'perpx', 4));
+    await latencyStore().put('c1', minute(61, 'hip3', 5));
+    await latencyStore().put('c1', minute(90, 'perpx', 6));
+
+    // Assess
+    const read = await latencyStore().range(T0 + 58 * MINUTE, T0 + 62 * MINUTE);
+    expect(read.map((m) => [m.minute, m.scope, m.count]).sort()).toEqual([
+      [T0 + 58 * MINUTE, 'perpx', 3], [T0 + 58 * MINUTE, 'perpx', 4], [T0 + 61 * MINUTE, 'hip3', 5],
+    ].sort());
+    expect(read[0]!.hist).toEqual({ '53': read[0]!.count });
+  });
+});
+
+describe('manifest statistics', () => {
+  it('are kept beside the file, left out of the queries every read makes, read by key and deleted with it', async () => {
+    // Prepare
+    const rows = [{ symbol: 'BTC', ts: T0 }, { symbol: 'BTC', ts: T0 + 1_000 }, { symbol: 'ETH', ts: T0 + 400_000 }];
+    const file: ArchiveFile = {
+      fileId: 'f1', key: 'archive/v1/trades/f1.parquet', dataset: 'trades', family: 'perpx', day: '2026-11-18', kind: 'delta', symbols: ['BTC', 'ETH'],
+      rows: 3, bytes: 100, etag: 'e', minTs: T0, maxTs: T0 + 400_000, replaces: [], createdAt: T0, cadence: cadenceOf(rows),
+    };
+
+    // Act
+    await archiveManifest().putFile(file);
+    const [listed] = await archiveManifest().deltaFiles('trades', 'perpx', '2026-11-18', '2026-11-18');
+    const stats = await archiveManifest().cadenceOf([listed!]);
+    await archiveManifest().deleteFile(file);
+
+    // Assess
+    expect(listed).not.toHaveProperty('cadence');
+    expect(stats.get('f1')).toEqual(cadenceOf(rows));
+    expect((await archiveManifest().cadenceOf([listed!])).size).toBe(0);
+  });
+});
