@@ -28,12 +28,21 @@ const CASCADE_WINDOW_SEC = 15 * 60;
 /** Bounds of the move that reaches the crowd: it is always sharp, never a crash of the whole market. */
 const MIN_CASCADE_MOVE = 0.015;
 const MAX_CASCADE_MOVE = 0.12;
-/** No larger than this many of the asset's hourly standard deviations (BTC at 50% a year: about 3%). */
-const MAX_CASCADE_HOURLY_SD = 6;
+/**
+ * On the majors (BTC, ETH: annual volatility at most 0.65) no larger than this many hourly standard
+ * deviations (BTC about 3%): their crowds are deep enough to be reached. Other assets keep
+ * `MAX_CASCADE_MOVE`, so hip3 and altx crowds are reached too; every move fades (EVENT_HALF_LIFE_S).
+ */
+const MAX_MAJOR_CASCADE_HOURLY_SD = 6;
+const MAJOR_ANNUAL_VOL = 0.65;
 const HOURS_PER_YEAR = 365 * 24;
 
-/** The largest move a cascade may make on this market's asset: large for a wild coin, small for BTC. */
-const largestMove = (market: MarketState) => Math.min(MAX_CASCADE_MOVE, (MAX_CASCADE_HOURLY_SD * market.asset.spec.annualVol) / Math.sqrt(HOURS_PER_YEAR));
+/** The largest move a cascade may make on this market's asset. */
+const largestMove = (market: MarketState) => {
+  const { annualVol, assetClass } = market.asset.spec;
+  const major = assetClass === 'crypto' && annualVol <= MAJOR_ANNUAL_VOL;
+  return major ? Math.min(MAX_CASCADE_MOVE, (MAX_MAJOR_CASCADE_HOURLY_SD * annualVol) / Math.sqrt(HOURS_PER_YEAR)) : MAX_CASCADE_MOVE;
+};
 /** A hip3 cascade moves the oracle past the 2% jump that `oracle.jump` rules fire on by default. */
 const MIN_HIP3_CASCADE_MOVE = 0.025;
 /**
