@@ -125,13 +125,15 @@ describe('dry-run and estimate', () => {
     expect(body.data.per_day.map((d: any) => d.count)).toEqual([0, 0, 1]);
     expect(body.data.per_day.at(-1).date).toBe(new Date().toISOString().slice(0, 10));
     expect(body.data).toMatchObject({
-      days: 3, total: 1, per_day_max: 1, primary_metric: 'notional_usd', basis: { mode: 'replayed', note: null },
-      distribution: { n: 1, p50: 1_800, max: 1_800 },
+      // Read from the hourly rollup (nothing folded yet: the hour is replayed); the 100 USD floor is a bucket edge, so exact.
+      days: 3, total: 1, per_day_max: 1, primary_metric: 'notional_usd', basis: { mode: 'exact', note: expect.stringMatching(/hourly rollups/) },
+      // Percentiles are the lower edge of their bucket (16 a decade); max is exact.
+      distribution: { n: 1, p50: 1_778, max: 1_800 },
     });
     expect(body.data.sample).toHaveLength(1);
     expect(body.data.sample[0].data).toMatchObject({ notional_usd: 1_800 });
-    // Ten rungs around the 100 USD floor; the one 1,800 USD liquidation clears all of them.
-    expect(body.data.ladder.map((r: any) => r.value)).toEqual([25, 50, 75, 100, 150, 200, 300, 500, 750, 1_000]);
+    // Ten rungs around the 100 USD floor, each the histogram bucket edge at or below 0.25x to 10x; the one 1,800 USD liquidation clears all of them.
+    expect(body.data.ladder.map((r: any) => r.value)).toEqual([23.71, 48.7, 74.99, 100, 133.4, 177.8, 273.8, 487, 749.9, 1_000]);
     expect(new Set(body.data.ladder.map((r: any) => r.per_day)).size).toBe(1);
     expect(body.data.ladder[0].per_day).toBeGreaterThan(0);
   });

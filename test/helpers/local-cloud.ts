@@ -32,9 +32,11 @@ export function startTestCloud(options: { schedules?: boolean; pollers?: boolean
 }
 
 /** The local cloud with a seeded demo market (`hours` of history), one API key, schedules off. */
-export async function startDemoCloud(options: { key: string; hours: number; seed: number; intensity: number; l2IntervalMs: number; orderLevelHours?: number }): Promise<TestCloud> {
+export async function startDemoCloud(options: {
+  key: string; hours: number; seed: number; intensity: number; l2IntervalMs: number; orderLevelHours?: number; extraKeys?: readonly LocalKey[];
+}): Promise<TestCloud> {
   const cloud = await startInTempDir({
-    apiKeys: [{ key: options.key, plan: 'pro' }],
+    apiKeys: [{ key: options.key, plan: 'pro' }, ...(options.extraKeys ?? [])],
     schedules: false,
     demo: { days: options.hours / 24, seed: options.seed, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, orderLevelHours: options.orderLevelHours ?? 0.25 },
   });
