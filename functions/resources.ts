@@ -108,7 +108,8 @@ export interface FunctionDef {
 
 export type FunctionName =
   | 'authorizer' | 'system' | 'market' | 'derivatives' | 'orderbook' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
-  | 'detect' | 'notify' | 'positions' | 'positions-build' | 'exports' | 'export-partition' | 'export-finish' | 'delivery-sweep' | 'deliver-slow';
+  | 'detect' | 'notify' | 'positions' | 'positions-build' | 'exports' | 'export-partition' | 'export-finish' | 'delivery-sweep' | 'deliver-slow'
+  | 'replay-partition' | 'replay-finish';
 
 /** A route group answering from the archive with DuckDB, debiting credits as it answers. */
 const ARCHIVE_READER = {
@@ -182,12 +183,13 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   'webhook-preview': {
     entry: 'functions/http/webhook-preview.ts',
-    description: 'Webhook estimate and dry-run: replays the archive through the live detectors and matcher',
+    description: 'Webhook estimate, dry-run and rule replay jobs: replays the archive through the live detectors and matcher',
     memoryMb: 1769,
     timeoutS: 29,
     duckdb: true,
     tables: { webhooks: 'readwrite', manifest: 'read', breadth: 'read' },
     buckets: { archive: 'read' },
+    stateMachines: { replay: 'start' },
   },
   breadth: {
     entry: 'functions/schedules/breadth.ts',
@@ -292,6 +294,24 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     queues: { events: 'send' },
     buckets: { exports: 'write' },
   },
+  'replay-partition': {
+    entry: 'functions/workflows/replay-partition.ts',
+    description: 'Replays one UTC day of a rule over the archive: its occurrences kept, and queued as late replay events when asked (a task of the replay state machine)',
+    memoryMb: 3008,
+    timeoutS: 900,
+    duckdb: true,
+    tables: { webhooks: 'readwrite', manifest: 'read', breadth: 'read', accounts: 'read' },
+    queues: { delivery: 'send' },
+    buckets: { archive: 'read' },
+  },
+  'replay-finish': {
+    entry: 'functions/workflows/replay-finish.ts',
+    description: 'Completes or fails a replay job as a whole and bills the archive rows it read',
+    memoryMb: 256,
+    timeoutS: 60,
+    tables: { webhooks: 'readwrite', accounts: 'read', usage: 'readwrite' },
+    queues: { events: 'send' },
+  },
   // Manifest write access is for the lease and the batches it ingests (its output goes through ingest).
   'positions-build': {
     entry: 'functions/schedules/positions.ts',
@@ -310,7 +330,7 @@ export interface ScheduleDef {
   target: { stateMachine: StateMachineName } | { function: FunctionName };
 }
 
-export type StateMachineName = 'timer-sweep' | 'export';
+export type StateMachineName = 'timer-sweep' | 'export' | 'replay';
 
 export interface StateMachineDef {
   description: string;
@@ -328,6 +348,13 @@ export const STATE_MACHINES: Readonly<Record<StateMachineName, StateMachineDef>>
     description: 'Runs an export job: every partition, then completes or fails it as a whole',
     tasks: { ExportPartition: 'export-partition', Finish: 'export-finish', Fail: 'export-finish' },
     envVar: 'STATE_MACHINE_EXPORT_ARN',
+    timeoutMinutes: 180,
+  },
+  // The same shape over a replay's UTC days.
+  replay: {
+    description: 'Runs a rule replay job: every day of its window, then completes or fails it as a whole',
+    tasks: { ReplayPartition: 'replay-partition', FinishReplay: 'replay-finish', FailReplay: 'replay-finish' },
+    envVar: 'STATE_MACHINE_REPLAY_ARN',
     timeoutMinutes: 180,
   },
 };

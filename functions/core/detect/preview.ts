@@ -36,6 +36,7 @@ export const SCAN_BUDGET_MS = 10_000;
 export const SCAN_PAGE_MS = 3_600_000;
 /** Minute detectors are replayed a day of the window at a time (each reads its own lookback before it). */
 const MINUTE_PAGE_MS = 86_400_000;
+const DAY_MS = 86_400_000;
 /** Seconds-class events reach the queue about a second after the block. */
 const SECONDS_CLASS_LAG_MS = 1_000;
 
@@ -101,15 +102,37 @@ export function keeper(deps: Pick<PreviewDeps, 'references'>, decl: EventTypeDec
 }
 
 /** The delivered form of the occurrences shown: relative metrics added where the keeper did not. */
-async function shown(deps: Pick<PreviewDeps, 'references'>, rule: StoredConfig, candidates: Candidate[]): Promise<Candidate[]> {
+export async function shown(deps: Pick<PreviewDeps, 'references'>, rule: StoredConfig, candidates: Candidate[]): Promise<Candidate[]> {
   return rule.conditions.some((c) => c.metric.startsWith('notional_pct_')) ? candidates : withReferences(candidates, deps.references);
 }
 
 interface ScanOptions {
+  /** Most rows read before the window is cut (default SCAN_ROW_CAP). */
+  rowCap?: number;
   /** Keeps a page's candidates worth keeping (see keeper); all of them by default. */
   keep?: (candidates: readonly Candidate[]) => Promise<Candidate[]>;
   /** Pages (hours) of a family another source has already answered for (the estimate's rollups): not read. */
   answered?: ReadonlyMap<string, ReadonlySet<number>>;
+}
+
+/**
+ * The whole UTC days of [from, to) (clipped to it) holding an hour not `answered`, joined where they
+ * touch: only their files are listed, so a long window the rollup answers asks the manifest for a
+ * day or two.
+ */
+function unansweredSpans(from: number, to: number, answered: ReadonlySet<number> | undefined): [number, number][] {
+  if (!answered) return [[from, to]];
+  const spans: [number, number][] = [];
+  for (let day = Math.floor(from / DAY_MS) * DAY_MS; day < to; day += DAY_MS) {
+    const [start, end] = [Math.max(from, day), Math.min(to, day + DAY_MS)];
+    let open = false;
+    for (let hour = Math.floor(start / SCAN_PAGE_MS) * SCAN_PAGE_MS; hour < end && !open; hour += SCAN_PAGE_MS) open = !answered.has(hour);
+    if (!open) continue;
+    const last = spans.at(-1);
+    if (last && last[1] === start) last[1] = end;
+    else spans.push([start, end]);
+  }
+  return spans;
 }
 
 const keepAll = async (candidates: readonly Candidate[]) => [...candidates];
@@ -127,11 +150,14 @@ export async function scan(
   watched: ReadonlySet<string>, from: number, to: number, deadline: number, options: ScanOptions = {},
 ): Promise<Scan> {
   const keep = options.keep ?? keepAll;
+  const rowCap = options.rowCap ?? SCAN_ROW_CAP;
   const families = (config.venue ?? decl.venues).filter((v) => !whollyBeforeCoverage(detection.reads, v, to - 1));
   const addresses = [...(config.addresses ?? watched)];
   if (deps.clock.now() > deadline) throw scanTimeout();
   const listed = await Promise.all(families.map(async (family) => ({
-    family, files: await windowFiles(deps.archive, { dataset: detection.reads, family, from, to: to - 1, symbols: config.symbols }),
+    family,
+    files: (await Promise.all(unansweredSpans(from, to, options.answered?.get(family)).map(([spanFrom, spanTo]) =>
+      windowFiles(deps.archive, { dataset: detection.reads, family, from: spanFrom, to: spanTo - 1, symbols: config.symbols })))).flat(),
   })));
   const candidates: Candidate[] = [];
   let rowsScanned = 0;
@@ -149,7 +175,7 @@ export async function scan(
       const window = await windowSource(deps.archive, { dataset: detection.reads, family, from: pageFrom, to: pageTo - 1, symbols: config.symbols }, files);
       if (!window) continue;
       const where: string[] = [];
-      const params = { ...window.params, p_limit: SCAN_ROW_CAP - rowsScanned + 1 } as Record<string, unknown>;
+      const params = { ...window.params, p_limit: Math.min(rowCap - rowsScanned + 1, Number.MAX_SAFE_INTEGER) } as Record<string, unknown>;
       if (detection.addressColumn) {
         where.push(`list_contains($p_addresses, "${detection.addressColumn}")`);
         params.p_addresses = addresses;
@@ -162,9 +188,9 @@ export async function scan(
     }
     page.sort((a, b) => b.ts - a.ts);
     let cut: number | undefined;
-    if (rowsScanned + page.length > SCAN_ROW_CAP) {
+    if (rowsScanned + page.length > rowCap) {
       // Keep whole instants only: the cut instant may be split between what was read and what was not.
-      cut = page[SCAN_ROW_CAP - rowsScanned]!.ts;
+      cut = page[rowCap - rowsScanned]!.ts;
       page = page.filter((r) => r.ts > cut!);
     }
     rowsScanned += page.length;
@@ -184,7 +210,7 @@ export async function scan(
  * day at a time newest first, under the same budget as `scan`.
  */
 async function minuteScan(
-  deps: PreviewDeps, detection: Extract<Detection, { kind: 'minute' }>, config: StoredConfig, from: number, to: number, deadline: number, keep = keepAll,
+  deps: Omit<PreviewDeps, 'store'>, detection: Extract<Detection, { kind: 'minute' }>, config: StoredConfig, from: number, to: number, deadline: number, keep = keepAll,
 ): Promise<Scan> {
   const params = Object.fromEntries(detection.params.map((k) => [k, config.params[k]]));
   const candidates: Candidate[] = [];
@@ -200,6 +226,19 @@ async function minuteScan(
     start = pageFrom;
   }
   return { candidates, from: start, truncated, rowsScanned: 0 };
+}
+
+/**
+ * Every occurrence of [from, to) a detection finds, kept by `keep`, with no time budget or row cap
+ * (a replay job's day: the task has minutes, and pages keep memory to an hour of rows).
+ */
+export async function replayWindow(
+  deps: Omit<PreviewDeps, 'store'>, decl: EventTypeDecl, detection: Detection, config: StoredConfig, watched: ReadonlySet<string>, from: number, to: number,
+  keep: (candidates: readonly Candidate[]) => Promise<Candidate[]>,
+): Promise<Scan> {
+  if (detection.kind === 'announced') throw new Error(`${decl.type} is not detected from the archive`);
+  if (detection.kind === 'minute') return minuteScan(deps, detection, config, from, to, Infinity, keep);
+  return scan(deps, decl, detection, config, watched, from, to, Infinity, { keep, rowCap: Infinity });
 }
 
 const scanTimeout = () => new AppError('scan_timeout', 'The scan ran out of time; retry with a shorter lookback_s (dry-run) or lookback_days (estimate).');
@@ -269,7 +308,6 @@ export async function dryRun(deps: PreviewDeps, caller: Caller, body: Record<str
   };
 }
 
-const DAY_MS = 86_400_000;
 
 /** Ten rungs around the configured threshold (or the median when the rule has none). */
 /** An occurrence as a preview shows it: when it would have been delivered, and its `data`. */
