@@ -82,7 +82,9 @@ export async function benchPreviews(): Promise<void> {
     row('rollup rows over the window', `${rollupFiles.reduce((n, f) => n + f.rows, 0).toLocaleString()} in ${rollupFiles.length} files`);
 
     let account = 0;
-    const previewDeps: PreviewDeps = { store: webhookStores(), clock: { now: () => now }, archive: deps, breadth: breadthStore(), references: archiveReferences(deps) };
+    // The previews' clock runs from `now` at the real pace, so their time budget holds as in production.
+    const startedAt = Date.now();
+    const previewDeps: PreviewDeps = { store: webhookStores(), clock: { now: () => now + (Date.now() - startedAt) }, archive: deps, breadth: breadthStore(), references: archiveReferences(deps) };
     const caller = () => ({ id: `acct_bench_${account++}`, plan: 'pro' as const });
 
     // The raw files of the window, local (the handler's file cache has them after the first call too).

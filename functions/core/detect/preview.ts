@@ -32,7 +32,11 @@ export const SCAN_ROW_CAP = 250_000;
  * dataset's files, so the call ends well inside it.
  */
 export const SCAN_BUDGET_MS = 10_000;
-/** A scan pages through its window newest first, this much of it a page (instants never straddle two). */
+/**
+ * A scan pages through its window newest first: an hour a page on the window's last day (hour
+ * files) and on a day part of which another source answered, a whole day otherwise (its day files
+ * are opened once, not once an hour). Instants never straddle two pages.
+ */
 export const SCAN_PAGE_MS = 3_600_000;
 /** Minute detectors are replayed a day of the window at a time (each reads its own lookback before it). */
 const MINUTE_PAGE_MS = 86_400_000;
@@ -74,6 +78,19 @@ function configOf(body: Record<string, unknown>): unknown {
 
 /** What a scan read: the candidates of [from, to), `from` moved later when the scan was cut (`truncated`). */
 export interface Scan { candidates: Candidate[]; from: number; truncated: boolean; rowsScanned: number }
+
+/** The scan's pages of [from, to), newest first (see SCAN_PAGE_MS). */
+function scanPages(from: number, to: number, answered?: ReadonlyMap<string, ReadonlySet<number>>): [number, number][] {
+  const lastDay = Math.floor((to - 1) / DAY_MS) * DAY_MS;
+  const pages: [number, number][] = [];
+  for (let day = lastDay; day + DAY_MS > from; day -= DAY_MS) {
+    const [start, end] = [Math.max(from, day), Math.min(to, day + DAY_MS)];
+    const partlyAnswered = [...(answered?.values() ?? [])].some((hours) => [...hours].some((h) => h >= day && h < day + DAY_MS));
+    if (day === lastDay || partlyAnswered) pages.push(...pagesOf(start, end, SCAN_PAGE_MS));
+    else pages.push([start, end]);
+  }
+  return pages;
+}
 
 /** The pages of [from, to), newest first: [pageFrom, pageTo) each. */
 function pagesOf(from: number, to: number, pageMs: number): [number, number][] {
@@ -163,7 +180,7 @@ export async function scan(
   let rowsScanned = 0;
   let start = to;
   let truncated = false;
-  for (const [pageFrom, pageTo] of pagesOf(from, to, SCAN_PAGE_MS)) {
+  for (const [pageFrom, pageTo] of scanPages(from, to, options.answered)) {
     if (deps.clock.now() > deadline) {
       if (start === to) throw scanTimeout();
       truncated = true;
