@@ -11,7 +11,8 @@
  * - the same estimate replayed (a condition the rollup cannot answer), once: its time, the rows it
  *   read and whether the budget cut its window;
  * - dry-run of market.liquidation over its longest lookback (one day), p50/p99 against DuckDB alone
- *   reading that day's rows newest first.
+ *   reading that day's rows newest first;
+ * - a replay job of the rule over the 30 days, its days run one after another: rows read per second.
  * DynamoDB (dynalite) and S3 (s3rver) run in this process, on the same cores.
  */
 import { DuckDBInstance, listValue, BIGINT, LIST, VARCHAR, DOUBLE } from '@duckdb/node-api';
@@ -22,7 +23,9 @@ import { DAY_MS, dayOf } from '../functions/core/archive/layout.ts';
 import { archiveReferences } from '../functions/core/detect/archive-references.ts';
 import { dryRun, estimateWithCost, type PreviewDeps } from '../functions/core/detect/preview.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
-import { breadthStore, webhookStores } from '../functions/shared/deps.ts';
+import { newReplayId, replayPartitions, runReplayPartition } from '../functions/core/webhooks/replays.ts';
+import type { ReplayJobRecord } from '../functions/ports/replays.ts';
+import { breadthStore, replayStore, webhookStores } from '../functions/shared/deps.ts';
 import { Rng, hash32 } from '../functions/local/demo/random.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
 import type { LiquidationRecord } from '../schemas/datasets.ts';
@@ -123,6 +126,33 @@ export async function benchPreviews(): Promise<void> {
       () => floorDb.runAndReadAll('SELECT * FROM read_parquet($files) WHERE ts BETWEEN $from AND $to ORDER BY ts DESC',
         { files: listValue(lastDayPaths), from: BigInt(now - DAY_MS), to: BigInt(now - 1) }, { files: LIST(VARCHAR), from: BIGINT, to: BIGINT }),
       { runs: 20 });
+
+    // A replay job of the same rule over the 30 days, its days run one after another as one task
+    // worker runs them (the state machine runs four at a time): rows read per second.
+    const replays = replayStore();
+    const job: ReplayJobRecord = {
+      accountId: 'acct_bench_replay', jobId: newReplayId(now), state: 'running', eventType: 'market.liquidation',
+      config: { conditions: [{ metric: 'notional_usd', op: 'greater_than_or_equal', value: THRESHOLD }], params: {}, min_notional_usd: THRESHOLD },
+      deliver: false, from: first, to: now, createdAt: now, partitionsTotal: 0, partitionsDone: 0, rowsScanned: 0, matched: 0, delivered: 0,
+    };
+    const partitions = replayPartitions(first, now);
+    await replays.createJob({ ...job, partitionsTotal: partitions.length });
+    const replayDeps = {
+      ...previewDeps, replays, store: webhookStores(), delivery: { store: webhookStores(), queues: { send: async () => undefined } as never, clock: previewDeps.clock },
+      planOf: async () => 'pro' as const,
+    };
+    const jobStarted = performance.now();
+    let replayRows = 0;
+    let replayMatched = 0;
+    for (const partition of partitions) {
+      const outcome = await runReplayPartition(replayDeps, job, partition);
+      if (outcome.status !== 'recorded') throw new Error(`replay day ${partition.i}: ${JSON.stringify(outcome)}`);
+      replayRows += outcome.rows;
+      replayMatched += outcome.matched;
+    }
+    const replayS = (performance.now() - jobStarted) / 1000;
+    figure({ name: `replay job market.liquidation, ${DAYS} days, ${MARKETS} markets, one worker, rows/s`, value: replayRows / replayS, unit: 'rows/s' },
+      `${Math.round(replayRows / replayS).toLocaleString()} rows/s (${replayRows.toLocaleString()} rows, ${replayMatched.toLocaleString()} occurrences stored, ${replayS.toFixed(1)} s, ${partitions.length} days)`);
   } finally {
     floorDb.closeSync();
     await env.stop();
