@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --soak-minutes N --soak-idle-minutes N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,detection,positions,export,quality,soak]`:
+ * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --soak-minutes N --soak-idle-minutes N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,detection,positions,export,quality,previews,soak]`:
  * prints speed and memory figures. Benchmarks print; tests never assert on time.
  */
 import { writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { benchDeliveries } from './deliveries.ts';
 import { benchDetection } from './detection.ts';
 import { benchPositions } from './positions.ts';
 import { benchExport } from './export.ts';
+import { benchPreviews } from './previews.ts';
 import { benchSoak } from './soak.ts';
 import { benchQuality } from './quality.ts';
 
@@ -39,6 +40,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   positions: benchPositions,
   export: benchExport,
   quality: benchQuality,
+  previews: benchPreviews,
   // Last: a 10-minute load and a 2-minute idle on the whole local cloud (`--only soak --soak-minutes 2` for a short one).
   soak: () => benchSoak({ minutes: Number(values['soak-minutes']), idleMinutes: Number(values['soak-idle-minutes']) }),
 };

@@ -118,7 +118,8 @@ export interface FunctionDef {
 
 export type FunctionName =
   | 'authorizer' | 'system' | 'market' | 'derivatives' | 'orderbook' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
-  | 'detect' | 'notify' | 'positions' | 'positions-build' | 'exports' | 'export-partition' | 'export-finish' | 'delivery-sweep' | 'deliver-slow' | 'data-quality';
+  | 'detect' | 'notify' | 'positions' | 'positions-build' | 'exports' | 'export-partition' | 'export-finish' | 'delivery-sweep' | 'deliver-slow' | 'data-quality'
+  | 'replay-partition' | 'replay-finish';
 
 /** The API reference page's renderer (an installed file the system function serves). */
 export const REDOC_BUNDLE = 'redoc/bundles/redoc.standalone.js';
@@ -198,12 +199,13 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   'webhook-preview': {
     entry: 'functions/http/webhook-preview.ts',
-    description: 'Webhook estimate and dry-run: replays the archive through the live detectors and matcher',
+    description: 'Webhook estimate, dry-run and rule replay jobs: replays the archive through the live detectors and matcher',
     memoryMb: 1769,
     timeoutS: 29,
     duckdb: true,
     tables: { webhooks: 'readwrite', manifest: 'read', breadth: 'read', quality: 'write' },
     buckets: { archive: 'read' },
+    stateMachines: { replay: 'start' },
   },
   breadth: {
     entry: 'functions/schedules/breadth.ts',
@@ -315,6 +317,24 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     timeoutS: 29,
     tables: { manifest: 'read', quality: 'readwrite' },
   },
+  'replay-partition': {
+    entry: 'functions/workflows/replay-partition.ts',
+    description: 'Replays one UTC day of a rule over the archive: its occurrences kept, and queued as late replay events when asked (a task of the replay state machine)',
+    memoryMb: 3008,
+    timeoutS: 900,
+    duckdb: true,
+    tables: { webhooks: 'readwrite', manifest: 'read', breadth: 'read', accounts: 'read' },
+    queues: { delivery: 'send' },
+    buckets: { archive: 'read' },
+  },
+  'replay-finish': {
+    entry: 'functions/workflows/replay-finish.ts',
+    description: 'Completes or fails a replay job as a whole and bills the archive rows it read',
+    memoryMb: 256,
+    timeoutS: 60,
+    tables: { webhooks: 'readwrite', accounts: 'read', usage: 'readwrite' },
+    queues: { events: 'send' },
+  },
   // Manifest write access is for the lease and the batches it ingests (its output goes through ingest).
   'positions-build': {
     entry: 'functions/schedules/positions.ts',
@@ -333,7 +353,7 @@ export interface ScheduleDef {
   target: { stateMachine: StateMachineName } | { function: FunctionName };
 }
 
-export type StateMachineName = 'timer-sweep' | 'export';
+export type StateMachineName = 'timer-sweep' | 'export' | 'replay';
 
 export interface StateMachineDef {
   description: string;
@@ -351,6 +371,13 @@ export const STATE_MACHINES: Readonly<Record<StateMachineName, StateMachineDef>>
     description: 'Runs an export job: every partition, then completes or fails it as a whole',
     tasks: { ExportPartition: 'export-partition', Finish: 'export-finish', Fail: 'export-finish' },
     envVar: 'STATE_MACHINE_EXPORT_ARN',
+    timeoutMinutes: 180,
+  },
+  // The same shape over a replay's UTC days.
+  replay: {
+    description: 'Runs a rule replay job: every day of its window, then completes or fails it as a whole',
+    tasks: { ReplayPartition: 'replay-partition', FinishReplay: 'replay-finish', FailReplay: 'replay-finish' },
+    envVar: 'STATE_MACHINE_REPLAY_ARN',
     timeoutMinutes: 180,
   },
 };

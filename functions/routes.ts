@@ -22,6 +22,7 @@ import {
   CreateExportBody, CreateExportHeaders, DownloadQuery, ExportDownloadSchema, ExportJobSchema, ExportQuoteSchema, ListExportsQuery, exportFilePath, exportIdPath,
 } from '../schemas/exports.ts';
 import { BREADTH_FAMILIES } from './core/breadth/compute.ts';
+import { ReplayBody, ReplayJobSchema, ReplayPageQuery, ReplayPageSchema, replayIdPath } from '../schemas/replays.ts';
 import {
   CoverageSchema, ExchangeCoverageSchema, IncidentSchema, IncidentsQuery, IncidentsSchema, LatencySchema, SlaQuery, SlaSchema, StatsSchema, StatusSchema, SymbolCoverageQuery, SymbolCoverageSchema, SymbolEntrySchema,
   exchangePath, exchangeSymbolPath, incidentPath,
@@ -599,6 +600,16 @@ export const PREVIEW_OPERATIONS = operationGroup('webhook-preview', {
   dryRunWebhookSubscription: {
     ...webhooks('POST', '/subscriptions/dry-run'), summary: 'What a rule would have delivered over the last lookback_s, newest first (6 calls a minute with estimate)',
     body: DryRunBody, response: page(DryRunSchema, 'The occurrences'),
+  },
+  replayWebhookSubscription: {
+    ...webhooks('POST', '/subscriptions/replay'),
+    summary: 'Replay a rule (a subscription, or an event type and config) over any past window as a job: its occurrences to page through, optionally delivered as late replay events; billed by archive rows read',
+    body: ReplayBody, response: page(ReplayJobSchema, 'The job, running', 202),
+  },
+  getWebhookReplay: {
+    ...webhooks('GET', '/subscriptions/replays/{id}'),
+    summary: 'A replay job: state, progress, and a page of its occurrences oldest first',
+    pathParams: replayIdPath, query: ReplayPageQuery, response: page(ReplayPageSchema, 'The job and a page of its occurrences'),
   },
 });
 

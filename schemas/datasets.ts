@@ -727,6 +727,19 @@ export const DATASETS = {
       hip4: at('2026-05-01T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-06-26T20:10:00Z'),
     },
   },
+  /**
+   * Liquidation events (one per account, market and instant, as market.liquidation collapses them)
+   * counted per symbol, UTC hour and notional bucket (`bucket` = floor(16 log10 notional), 16 a
+   * decade), with the largest notional of each: the estimate reads a bounded number of these rows
+   * however long its lookback (functions/core/detect/rollups.ts).
+   */
+  liquidation_rollups_1h: {
+    columns: [...KEY, c('bucket', 'INTEGER'), c('events', 'BIGINT'), c('max_notional', 'DOUBLE')],
+    uniqueBy: ['symbol', 'ts', 'bucket'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'liquidations' },
+    coverage: { perpx: at('2025-12-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z') },
+  },
 } as const satisfies Record<string, DatasetDef>;
 
 export type Dataset = keyof typeof DATASETS;

@@ -1,9 +1,13 @@
-/** Route group `webhook-preview`: estimate and dry-run, which replay the archive (so this group runs DuckDB). */
+/**
+ * Route group `webhook-preview`: estimate and dry-run, which replay the archive (so this group runs
+ * DuckDB), and rule replay jobs, which the `replay` state machine runs.
+ */
 import { archiveReferences } from '../core/detect/archive-references.ts';
 import { dryRun, estimate } from '../core/detect/preview.ts';
+import { createReplay, getReplay } from '../core/webhooks/replays.ts';
 import type { Caller } from '../core/accounts.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
-import { breadthStore, clock, once, webhookStores } from '../shared/deps.ts';
+import { breadthStore, clock, once, replayStore, replayWorkflows, webhookStores } from '../shared/deps.ts';
 import { PREVIEW_OPERATIONS } from '../routes.ts';
 import { httpRouteGroup, ok, type RequestContext } from '../shared/http.ts';
 
@@ -13,4 +17,10 @@ const caller = (ctx: RequestContext): Caller => ctx.account!;
 export const handler = httpRouteGroup(PREVIEW_OPERATIONS, {
   estimateWebhookSubscription: async (input, ctx) => ok(await estimate(previewDeps(), caller(ctx), input.body)),
   dryRunWebhookSubscription: async (input, ctx) => ok(await dryRun(previewDeps(), caller(ctx), input.body)),
+  replayWebhookSubscription: async (input, ctx) =>
+    ok(await createReplay({ store: webhookStores(), replays: replayStore(), workflows: replayWorkflows(), clock }, caller(ctx), input.body), { status: 202 }),
+  getWebhookReplay: async (input, ctx) => {
+    const { job, nextCursor } = await getReplay(replayStore(), caller(ctx), input.params.id, input.query.limit, input.query.cursor);
+    return ok(job, { nextCursor });
+  },
 });

@@ -25,6 +25,8 @@ import type { ArchiveManifest } from '../ports/archive.ts';
 import { dynamoExportStore } from '../adapters/dynamodb-exports.ts';
 import { s3ExportObjects } from '../adapters/s3-export-objects.ts';
 import { sfnWorkflows } from '../adapters/sfn-workflows.ts';
+import { dynamoReplayStore } from '../adapters/dynamodb-replays.ts';
+import type { ReplayStore } from '../ports/replays.ts';
 import { secretString } from '../adapters/secrets-manager.ts';
 import { parseKeyRing, type CursorKeyRing } from '../core/cursor-seal.ts';
 import type { ExportObjects, ExportStore, Workflows } from '../ports/exports.ts';
@@ -113,6 +115,14 @@ export const exportObjects = once((): ExportObjects => s3ExportObjects(s3Client(
 /** Executions of the export state machine. */
 export const exportWorkflows = once((): Workflows =>
   sfnWorkflows(new SFNClient({ region: config().AWS_REGION }), requireSetting(config(), STATE_MACHINES.export.envVar)),
+);
+
+/** Replay jobs and their occurrences, in the webhooks table. */
+export const replayStore = once((): ReplayStore => dynamoReplayStore(dynamoDocumentClient(), requireSetting(config(), TABLES.webhooks.envVar)));
+
+/** Executions of the replay state machine. */
+export const replayWorkflows = once((): Workflows =>
+  sfnWorkflows(new SFNClient({ region: config().AWS_REGION }), requireSetting(config(), STATE_MACHINES.replay.envVar)),
 );
 
 /** The archive manifest alone (DynamoDB), for functions that plan from it without reading Parquet. */

@@ -35,6 +35,8 @@ type Flow = (scope: Construct, task: TaskFactory) => IChainable;
 
 /** How many partitions of one export job run at once. */
 const EXPORT_PARALLELISM = 8;
+/** How many days of one replay job run at once (each is a DuckDB scan; deliveries keep time order within a day only). */
+const REPLAY_PARALLELISM = 4;
 
 /** Typed by StateMachineName, so a catalogue entry without a flow does not compile. */
 const FLOWS: Readonly<Record<StateMachineName, Flow>> = {
@@ -65,6 +67,23 @@ const FLOWS: Readonly<Record<StateMachineName, Flow>> = {
       .next(new Fail(scope, 'JobFailed', { error: 'ExportFailed', cause: 'A partition could not be exported; the job is failed and its files removed.' }));
     partitions.addCatch(fail, { errors: [Errors.ALL], resultPath: '$.error' });
     return partitions.next(finish);
+  },
+  // The export's shape: every day of the window (retried twice), then the job completes or fails as a whole.
+  replay: (scope, task) => {
+    const job = { account_id: JsonPath.stringAt('$.account_id'), job_id: JsonPath.stringAt('$.job_id') };
+    const day = task('ReplayPartition').addRetry({ errors: [Errors.ALL], interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 2 });
+    const days = new MapState(scope, 'Days', {
+      itemsPath: JsonPath.stringAt('$.partitions'),
+      itemSelector: { job: JsonPath.objectAt('$.job'), partition: JsonPath.objectAt('$$.Map.Item.Value') },
+      maxConcurrency: REPLAY_PARALLELISM,
+      resultPath: JsonPath.DISCARD,
+    }).itemProcessor(day);
+    const retried = { errors: [Errors.ALL], interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 3 };
+    const finish = task('FinishReplay', TaskInput.fromObject({ ...job, outcome: 'completed' })).addRetry(retried);
+    const fail = task('FailReplay', TaskInput.fromObject({ ...job, outcome: 'failed', error: JsonPath.objectAt('$.error') })).addRetry(retried)
+      .next(new Fail(scope, 'ReplayFailed', { error: 'ReplayFailed', cause: 'A day could not be replayed; the job is failed.' }));
+    days.addCatch(fail, { errors: [Errors.ALL], resultPath: '$.error' });
+    return days.next(finish);
   },
 };
 

@@ -98,7 +98,7 @@ const SYMBOL: Readonly<Record<Family, string>> = {
   perpx: 'BTC', spot: 'HYPE-USDC', hip3: 'xyz:TSLA', hip4: '%2310', altx: 'ETH', 'altx-rh': 'BTC',
 };
 const window = { start: now - 2 * 3_600_000, end: now - 5_000 };
-const ids: Record<'endpoint' | 'subscription' | 'delivery' | 'export', string> = { endpoint: '', subscription: '', delivery: '', export: '' };
+const ids: Record<'endpoint' | 'subscription' | 'delivery' | 'export' | 'replay', string> = { endpoint: '', subscription: '', delivery: '', export: '', replay: '' };
 /** An incident the minute detection recorded over the demo's history (its hip3 book stall or altx trade gap). */
 let incidentId = '';
 /** A completed export job and one of its files (the download route needs one). */
@@ -207,6 +207,8 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   resumeAllWebhookSubscriptions: {},
   estimateWebhookSubscription: { body: () => ({ event_type: 'market.liquidation', config: { venue: 'perpx', min_notional_usd: 1000 }, lookback_days: 1 }) },
   dryRunWebhookSubscription: { body: () => ({ event_type: 'market.liquidation', config: { venue: 'perpx' }, lookback_s: 3600 }) },
+  replayWebhookSubscription: { body: () => ({ subscription_id: ids.subscription, ...window }) },
+  getWebhookReplay: { query: { limit: 10 } },
   // Every perpx market of the window (many symbol-days), so the job is still running when the cancel comes.
   createExport: { body: () => ({ schema: 'trades', family: 'perpx', ...window }) },
   cancelExport: {},
@@ -222,6 +224,7 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
 function pathOf(route: RouteDef, sample?: Sample): string {
   const params = sample?.params?.(route) ?? {};
   const idOf = route.path.startsWith('/v1/exports') ? ids.export
+    : route.path.startsWith('/v1/webhooks/subscriptions/replays') ? ids.replay
     : route.path.startsWith('/v1/webhooks/deliveries') ? ids.delivery
     : route.path.startsWith('/v1/webhooks/subscriptions') ? ids.subscription
       : route.path.startsWith('/v1/webhooks/addresses') ? WATCHED : ids.endpoint;
@@ -255,6 +258,7 @@ describe('every documented route answers what the OpenAPI document publishes', (
     if (route.operation === 'createWebhookSubscription') ids.subscription = res.body.data.id;
     if (route.operation === 'testWebhookEndpoint') ids.delivery = res.body.data.delivery_id;
     if (route.operation === 'createExport') ids.export = res.body.data.id;
+    if (route.operation === 'replayWebhookSubscription') ids.replay = res.body.data.id;
     exercised.add(route.operationId);
   }, 60_000);
 

@@ -31,10 +31,12 @@ export function startTestCloud(options: { schedules?: boolean; pollers?: boolean
   });
 }
 
-/** The local cloud with a seeded demo market (`hours` of history), one API key, schedules off unless asked. */
-export async function startDemoCloud(options: { key: string; hours: number; seed: number; intensity: number; l2IntervalMs: number; orderLevelHours?: number; schedules?: boolean }): Promise<TestCloud> {
+/** The local cloud with a seeded demo market (`hours` of history), one API key (and any extra ones), schedules off unless asked. */
+export async function startDemoCloud(options: {
+  key: string; hours: number; seed: number; intensity: number; l2IntervalMs: number; orderLevelHours?: number; extraKeys?: readonly LocalKey[]; schedules?: boolean;
+}): Promise<TestCloud> {
   const cloud = await startInTempDir({
-    apiKeys: [{ key: options.key, plan: 'pro' }],
+    apiKeys: [{ key: options.key, plan: 'pro' }, ...(options.extraKeys ?? [])],
     schedules: options.schedules ?? false,
     demo: { days: options.hours / 24, seed: options.seed, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, orderLevelHours: options.orderLevelHours ?? 0.25 },
   });

@@ -2233,6 +2233,117 @@ export interface DryRunWebhookSubscriptionData {
   }[];
 }
 
+export interface ReplayWebhookSubscriptionBody {
+  /**
+   * Replay this subscription: its event type, config and (with deliver) endpoint
+   */
+  subscription_id?: string;
+  /**
+   * Without subscription_id: the event type to replay
+   */
+  event_type?: string;
+  config?: {
+    [k: string]: unknown;
+  };
+  filters?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Window start (inclusive), epoch ms or RFC 3339
+   */
+  start: number | string;
+  /**
+   * Window end (exclusive), epoch ms or RFC 3339; not in the future
+   */
+  end: number | string;
+  /**
+   * With subscription_id: queue the occurrences to its endpoint as late events (replay: true), under the daily cap
+   */
+  deliver?: boolean;
+}
+
+export interface ReplayWebhookSubscriptionData {
+  id: string;
+  state: "queued" | "running" | "completed" | "failed";
+  event_type: string;
+  subscription_id?: string;
+  window: {
+    from: string;
+    to: string;
+  };
+  deliver: boolean;
+  created_at: string;
+  started_at?: string;
+  finished_at?: string;
+  progress: {
+    partitions_done: number;
+    partitions_total: number;
+    /**
+     * Archive rows read: what the job is billed on, like market data
+     */
+    rows_scanned: number;
+    matched: number;
+    /**
+     * Occurrences queued to the endpoint (deliver); those delivered before are not sent again
+     */
+    delivered: number;
+  };
+  error_message?: string;
+  api_url: string;
+}
+
+export interface GetWebhookReplayPath {
+  /** Replay job id (rpl_…) */
+  id: string;
+}
+
+export interface GetWebhookReplayQuery {
+  /** Occurrences to return, oldest first */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+}
+
+export interface GetWebhookReplayData {
+  id: string;
+  state: "queued" | "running" | "completed" | "failed";
+  event_type: string;
+  subscription_id?: string;
+  window: {
+    from: string;
+    to: string;
+  };
+  deliver: boolean;
+  created_at: string;
+  started_at?: string;
+  finished_at?: string;
+  progress: {
+    partitions_done: number;
+    partitions_total: number;
+    /**
+     * Archive rows read: what the job is billed on, like market data
+     */
+    rows_scanned: number;
+    matched: number;
+    /**
+     * Occurrences queued to the endpoint (deliver); those delivered before are not sent again
+     */
+    delivered: number;
+  };
+  error_message?: string;
+  api_url: string;
+  /**
+   * Oldest first; complete once the job has completed
+   */
+  occurrences: {
+    event_id?: string;
+    occurred_at: string;
+    data: {
+      [k: string]: unknown;
+    };
+  }[];
+}
+
 export interface CreateExportBody {
   schema: string;
   family: "perpx" | "spot" | "hip3" | "hip4" | "altx" | "altx-rh";
@@ -2904,6 +3015,8 @@ export const ROUTES = {
   unwatchAddress: { method: 'DELETE', path: '/v1/webhooks/addresses/{id}', paged: false },
   estimateWebhookSubscription: { method: 'POST', path: '/v1/webhooks/subscriptions/estimate', paged: false },
   dryRunWebhookSubscription: { method: 'POST', path: '/v1/webhooks/subscriptions/dry-run', paged: false },
+  replayWebhookSubscription: { method: 'POST', path: '/v1/webhooks/subscriptions/replay', paged: false },
+  getWebhookReplay: { method: 'GET', path: '/v1/webhooks/subscriptions/replays/{id}', paged: true },
   createExport: { method: 'POST', path: '/v1/exports', paged: false },
   listExports: { method: 'GET', path: '/v1/exports', paged: true },
   getExport: { method: 'GET', path: '/v1/exports/{id}', paged: false },
@@ -2919,7 +3032,7 @@ export const ROUTES = {
   getSla: { method: 'GET', path: '/v1/data-quality/sla', paged: false },
 } as const;
 
-export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxWalletPositions' | 'getHip3WalletPositions' | 'getPerpxWalletPositionChanges' | 'getHip3WalletPositionChanges' | 'getPerpxWalletPositionHistory' | 'getHip3WalletPositionHistory' | 'getPerpxWalletAccountHistory' | 'getHip3WalletAccountHistory' | 'getAltxAccountPositions' | 'getAltxRhAccountPositions' | 'getAltxAccountPositionChanges' | 'getAltxRhAccountPositionChanges' | 'getAltxAccountPositionHistory' | 'getAltxRhAccountPositionHistory' | 'getAltxAccountSummaryHistory' | 'getAltxRhAccountSummaryHistory' | 'getPerpxMarketPositions' | 'getHip3MarketPositions' | 'getAltxMarketPositions' | 'getAltxRhMarketPositions' | 'getPerpxMarketPositionsSummary' | 'getHip3MarketPositionsSummary' | 'getAltxMarketPositionsSummary' | 'getAltxRhMarketPositionsSummary' | 'getPerpxBulkPositions' | 'getHip3BulkPositions' | 'getAltxBulkPositions' | 'getAltxRhBulkPositions' | 'getAltxL1Accounts' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory' | 'listExports';
+export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxWalletPositions' | 'getHip3WalletPositions' | 'getPerpxWalletPositionChanges' | 'getHip3WalletPositionChanges' | 'getPerpxWalletPositionHistory' | 'getHip3WalletPositionHistory' | 'getPerpxWalletAccountHistory' | 'getHip3WalletAccountHistory' | 'getAltxAccountPositions' | 'getAltxRhAccountPositions' | 'getAltxAccountPositionChanges' | 'getAltxRhAccountPositionChanges' | 'getAltxAccountPositionHistory' | 'getAltxRhAccountPositionHistory' | 'getAltxAccountSummaryHistory' | 'getAltxRhAccountSummaryHistory' | 'getPerpxMarketPositions' | 'getHip3MarketPositions' | 'getAltxMarketPositions' | 'getAltxRhMarketPositions' | 'getPerpxMarketPositionsSummary' | 'getHip3MarketPositionsSummary' | 'getAltxMarketPositionsSummary' | 'getAltxRhMarketPositionsSummary' | 'getPerpxBulkPositions' | 'getHip3BulkPositions' | 'getAltxBulkPositions' | 'getAltxRhBulkPositions' | 'getAltxL1Accounts' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory' | 'getWebhookReplay' | 'listExports';
 
 /** One method per route. Path parameters, query parameters and `body` go in one object. */
 export interface Methods {
@@ -3873,6 +3986,16 @@ export interface Methods {
    * `POST /v1/webhooks/subscriptions/dry-run`
    */
   dryRunWebhookSubscription(input: { body: DryRunWebhookSubscriptionBody }): Promise<Page<DryRunWebhookSubscriptionData>>;
+  /**
+   * Replay a rule (a subscription, or an event type and config) over any past window as a job: its occurrences to page through, optionally delivered as late replay events; billed by archive rows read.
+   * `POST /v1/webhooks/subscriptions/replay`
+   */
+  replayWebhookSubscription(input: { body: ReplayWebhookSubscriptionBody }): Promise<Page<ReplayWebhookSubscriptionData>>;
+  /**
+   * A replay job: state, progress, and a page of its occurrences oldest first.
+   * `GET /v1/webhooks/subscriptions/replays/{id}`
+   */
+  getWebhookReplay(input: GetWebhookReplayPath & GetWebhookReplayQuery): Promise<Page<GetWebhookReplayData>>;
   /**
    * Quote an export and start it as a job (202), or only quote it with dry_run (200); an Idempotency-Key header makes a retry return the same job.
    * `POST /v1/exports`

@@ -25,7 +25,7 @@ import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { SqlSession } from '../../ports/sql.ts';
 import { DAY_MS, compactedKey, dayOf, deltaKey } from './layout.ts';
 import { visibleFiles } from './files.ts';
-import { candlesFromTradesSql } from './sql.ts';
+import { candlesFromTradesSql, liquidationRollupSql } from './sql.ts';
 import { CADENCE_SQL, cadenceFromRow, type FileCadence } from '../quality/cadence.ts';
 
 /** Replaced objects stay readable this long after they leave the manifest. */
@@ -45,6 +45,7 @@ const FOLD_LOOKBACK_DAYS = 2;
  */
 const DERIVATIONS: Readonly<Record<DerivedDataset, (sourceRows: string) => string>> = {
   candles_1m: candlesFromTradesSql,
+  liquidation_rollups_1h: liquidationRollupSql,
 };
 
 export interface CompactionReport {

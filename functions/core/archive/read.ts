@@ -243,17 +243,31 @@ export async function readWindowJson(deps: ArchiveDeps, req: JsonWindowRequest):
   return { json: parts.join(','), count, last, more: false, filesRead };
 }
 
+export type WindowSourceRequest = Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'> & { symbols?: readonly string[] };
+
+const ofSymbols = (f: ArchiveFile, symbols: readonly string[] | undefined) =>
+  !symbols || (f.symbol !== undefined ? symbols.includes(f.symbol) : f.symbols.some((s) => symbols.includes(s)));
+
+/** The files holding a window's rows (of the given symbols only, when named). */
+export async function windowFiles(deps: ArchiveDeps, req: WindowSourceRequest): Promise<ArchiveFile[]> {
+  if (req.from > req.to || whollyBeforeCoverage(req.dataset, req.family, req.to)) return [];
+  // A few symbols: the family's files of each day from one manifest query, then only theirs.
+  return (await filesFor(deps, req)).filter((f) => ofSymbols(f, req.symbols));
+}
+
 /**
  * Every row of one symbol's window as a SQL subquery (duplicates collapsed), for aggregations over
  * the whole window. Undefined when no file holds any; parameter names start with `s_`.
  */
 export async function windowSource(
-  deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'> & { symbols?: readonly string[] },
+  deps: ArchiveDeps, req: WindowSourceRequest,
+  /** Files already listed for a wider window (see windowFiles): a scan paging through it asks the manifest once. */
+  listed?: readonly ArchiveFile[],
 ): Promise<{ sql: string; params: Record<string, SqlValue> } | undefined> {
   if (req.from > req.to || whollyBeforeCoverage(req.dataset, req.family, req.to)) return undefined;
-  // A few symbols: the family's files of each day from one manifest query, then only theirs.
-  const wanted = req.symbols && new Set(req.symbols);
-  const files = (await filesFor(deps, req)).filter((f) => !wanted || (f.symbol !== undefined ? wanted.has(f.symbol) : f.symbols.some((s) => wanted.has(s))));
+  const files = listed
+    ? listed.filter((f) => f.maxTs >= req.from && f.minTs <= req.to && ofSymbols(f, req.symbols))
+    : await windowFiles(deps, req);
   if (files.length === 0) return undefined;
   const def = DATASETS[req.dataset];
   const params: Record<string, SqlValue> = { s_files: await deps.files.paths(files), s_from: req.from, s_to: req.to };

@@ -22,3 +22,22 @@ export function candlesFromTradesSql(source: string): string {
     FROM ${source}
     GROUP BY family, symbol, (ts // 60000) * 60000`;
 }
+
+/** Buckets a decade of a rollup's notional histogram: bucket b holds [10^(b/16), 10^((b+1)/16)), about 15% wide. */
+export const ROLLUP_BUCKETS_PER_DECADE = 16;
+
+/**
+ * Liquidation events per symbol, UTC hour and notional bucket, from liquidation rows: the fills of
+ * one account, market and instant are one event (as market.liquidation collapses them), its
+ * notional the sum of size times price rounded to cents, as the detector computes it.
+ */
+export function liquidationRollupSql(source: string): string {
+  return `SELECT family, symbol, (ts // 3600000) * 3600000 AS ts,
+      CAST(floor(log10(notional) * ${ROLLUP_BUCKETS_PER_DECADE}) AS INTEGER) AS bucket,
+      count(*) AS events,
+      max(notional) AS max_notional
+    FROM (SELECT family, symbol, ts, liquidated_user, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE)), 2) AS notional
+          FROM ${source} GROUP BY family, symbol, liquidated_user, ts)
+    WHERE notional > 0
+    GROUP BY family, symbol, (ts // 3600000) * 3600000, bucket`;
+}

@@ -6,6 +6,7 @@
  * the batch and minute detectors, estimate and dry-run support, relative metrics) is derived from
  * it. How to add a type: docs/adding-an-event-type.md.
  */
+import type { RollupSource } from '../detect/rollups.ts';
 import type { IngestedDataset, NormalizedRecord, RecordOf } from '../../../schemas/datasets.ts';
 import type { Candidate } from '../detect/candidate.ts';
 import type { Family } from '../venues.ts';
@@ -87,7 +88,15 @@ export type Detection =
  */
 export interface Preview {
   dryRun?: boolean;
-  estimate?: { metric: string; absolute?: boolean; gate?: { param: string; lowest: number; fixed?: Record<string, string | number> } };
+  estimate?: {
+    metric: string; absolute?: boolean; gate?: { param: string; lowest: number; fixed?: Record<string, string | number> };
+    /**
+     * Where compaction keeps this type's occurrences counted per hour and `metric` bucket (see
+     * core/detect/rollups.ts): an estimate whose conditions are lower bounds on `metric` reads it
+     * instead of replaying the whole window.
+     */
+    rollup?: RollupSource;
+  };
 }
 
 /** A live type must say how it is detected; a type not yet live has no detector and refuses subscriptions. */

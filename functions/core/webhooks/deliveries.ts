@@ -55,6 +55,8 @@ export type QueueOutcome = 'queued' | 'duplicate' | 'rule_disabled' | 'endpoint_
  */
 export async function queueOccurrence(
   deps: DeliveryDeps, rule: { plan: PlanName; subscription: SubscriptionRecord; endpoint: EndpointRecord }, occurrence: Occurrence,
+  /** `replay`: sent by a replay job, marked `replay: true` and late, whatever the rule's max_age_s (recovering old events is its point). */
+  options: { replay?: boolean } = {},
 ): Promise<QueueOutcome> {
   const { subscription, endpoint } = rule;
   if (!subscription.enabled) return 'rule_disabled';
@@ -62,7 +64,7 @@ export async function queueOccurrence(
   if (endpoint.status !== 'active') return 'endpoint_disabled';
   const now = deps.clock.now();
   const maxAgeS = (subscription.filters.params as Record<string, unknown> | undefined)?.max_age_s;
-  if (typeof maxAgeS === 'number' && occurrence.occurredAt !== null && now - occurrence.occurredAt > maxAgeS * 1000) return 'too_old';
+  if (!options.replay && typeof maxAgeS === 'number' && occurrence.occurredAt !== null && now - occurrence.occurredAt > maxAgeS * 1000) return 'too_old';
 
   const miss = (reason: string) => ({ at: new Date(now).toISOString(), missedAt: new Date(occurrence.occurredAt ?? now).toISOString(), reason });
   const plan = PLANS[rule.plan].webhooks;
@@ -75,7 +77,7 @@ export async function queueOccurrence(
     return 'paused';
   }
 
-  const payload = buildEnvelope(eventIdOf(occurrence.key, subscription.triggerId), occurrence, now);
+  const payload = buildEnvelope(eventIdOf(occurrence.key, subscription.triggerId), occurrence, now, options);
   const existing = await deps.store.deliveries.get(subscription.accountId, deliveryIdOf(payload.id, endpoint.id));
   if (existing) {
     if (existing.state === 'pending' && existing.attempts === 0) await deps.queues.send('delivery', deliveryJob(existing));

@@ -35,11 +35,13 @@ export interface Envelope extends Record<string, unknown> {
   observed_at: string;
   late_ms?: number;
   late?: boolean;
+  /** Sent by a replay job (POST /v1/webhooks/subscriptions/replay), not by live detection; always late. */
+  replay?: true;
   data: Record<string, unknown>;
 }
 
 /** The envelope as produced at `producedAt` (epoch ms); `late_ms` is how far behind the occurrence it is. */
-export function buildEnvelope(eventId: string, occurrence: Occurrence, producedAt: number): Envelope {
+export function buildEnvelope(eventId: string, occurrence: Occurrence, producedAt: number, options: { replay?: boolean } = {}): Envelope {
   const apiUrl = occurrence.data.api_url;
   if (apiUrl !== undefined && (typeof apiUrl !== 'string' || !apiUrl.startsWith('/v1/'))) {
     throw new Error(`data.api_url must be a REST path under /v1/, got ${String(apiUrl)}`);
@@ -51,6 +53,7 @@ export function buildEnvelope(eventId: string, occurrence: Occurrence, producedA
     schema_version: 1,
     observed_at: new Date(producedAt).toISOString(),
     ...(lateMs !== undefined && { late_ms: lateMs, late: lateMs > LATE_AFTER_MS }),
+    ...(options.replay && { late: true, replay: true as const }),
     data: occurrence.data,
   };
 }

@@ -159,3 +159,17 @@ describe('buildEnvelope', () => {
     );
   });
 });
+
+describe('a replayed occurrence', () => {
+  it('is marked replay and late even when produced within the late threshold, keeping its id and data', () => {
+    // Prepare
+    const fresh = occurrence({ occurredAt: PRODUCED_AT - 1_000 });
+    // Act
+    const live = buildEnvelope('event-1', fresh, PRODUCED_AT);
+    const replayed = buildEnvelope('event-1', fresh, PRODUCED_AT, { replay: true });
+    // Assess
+    expect(live).not.toHaveProperty('replay');
+    expect(live.late).toBe(false);
+    expect(replayed).toMatchObject({ id: 'event-1', late: true, replay: true, late_ms: 1_000, data: fresh.data });
+  });
+});

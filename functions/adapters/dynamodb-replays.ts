@@ -1,0 +1,156 @@
+/**
+ * Replay jobs in the `webhooks` table, beside the rules they replay:
+ *
+ *   ACCT#<account> / REPLAY#<job id>               the job: state, window, config, progress (and the
+ *                                                  partition indexes counted, done_parts)
+ *   REPLAY#<job id> / OCC#<00017>#<00003>          a chunk of one partition's occurrences (JSON), oldest first
+ *
+ * A retried partition rewrites its chunks (the same keys); its progress is counted once.
+ */
+import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ReplayJobRecord, ReplayOccurrence, ReplayStore } from '../ports/replays.ts';
+import { accountKey, applied, getItem, isConditionFailure, type Item } from './dynamodb-webhook-table.ts';
+
+const jobKey = (accountId: string, jobId: string) => ({ pk: accountKey(accountId), sk: `REPLAY#${jobId}` });
+const chunkSk = (part: number, chunk: number) => `OCC#${String(part).padStart(5, '0')}#${String(chunk).padStart(5, '0')}`;
+/** Occurrences a chunk holds at most, and its JSON at most (items are limited to 400 KB). */
+const CHUNK_OCCURRENCES = 200;
+const CHUNK_BYTES = 300_000;
+const RUNNING = { ':queued': 'queued', ':running': 'running' };
+
+function toJob(item: Item): ReplayJobRecord {
+  const opt = (name: string) => (item[name] === undefined ? undefined : Number(item[name]));
+  return {
+    accountId: String(item.account_id), jobId: String(item.job_id), state: item.state as ReplayJobRecord['state'], eventType: String(item.event_type),
+    config: JSON.parse(String(item.config)) as Record<string, unknown>,
+    ...(item.subscription_id !== undefined && { subscriptionId: String(item.subscription_id) }),
+    deliver: item.deliver === true, from: Number(item.from_ms), to: Number(item.to_ms), createdAt: Number(item.created_at),
+    ...(opt('started_at') !== undefined && { startedAt: opt('started_at') }),
+    ...(opt('finished_at') !== undefined && { finishedAt: opt('finished_at') }),
+    partitionsTotal: Number(item.partitions_total), partitionsDone: Number(item.partitions_done ?? 0),
+    rowsScanned: Number(item.rows_scanned ?? 0), matched: Number(item.matched ?? 0), delivered: Number(item.delivered ?? 0),
+    ...(item.error_message !== undefined && { errorMessage: String(item.error_message) }),
+  };
+}
+
+/** Splits occurrences into chunks that fit an item. */
+function chunksOf(occurrences: readonly ReplayOccurrence[]): string[] {
+  const chunks: string[] = [];
+  let current: string[] = [];
+  let bytes = 0;
+  for (const occurrence of occurrences) {
+    const json = JSON.stringify(occurrence);
+    if (current.length > 0 && (current.length >= CHUNK_OCCURRENCES || bytes + json.length > CHUNK_BYTES)) {
+      chunks.push(`[${current.join(',')}]`);
+      current = [];
+      bytes = 0;
+    }
+    current.push(json);
+    bytes += json.length;
+  }
+  if (current.length > 0) chunks.push(`[${current.join(',')}]`);
+  return chunks;
+}
+
+const FIELD_ATTRIBUTE = { startedAt: 'started_at', finishedAt: 'finished_at', errorMessage: 'error_message' } as const;
+
+export function dynamoReplayStore(client: DynamoDBDocumentClient, tableName: string): ReplayStore {
+  const table = { client, tableName };
+  const store: ReplayStore = {
+    async createJob(job) {
+      await client.send(new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...jobKey(job.accountId, job.jobId), account_id: job.accountId, job_id: job.jobId, state: job.state, event_type: job.eventType,
+          config: JSON.stringify(job.config), ...(job.subscriptionId !== undefined && { subscription_id: job.subscriptionId }), deliver: job.deliver,
+          from_ms: job.from, to_ms: job.to, created_at: job.createdAt, partitions_total: job.partitionsTotal, partitions_done: 0, rows_scanned: 0, matched: 0, delivered: 0,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }));
+    },
+
+    async getJob(accountId, jobId) {
+      const { pk, sk } = jobKey(accountId, jobId);
+      const item = await getItem(table, pk, sk);
+      return item ? toJob(item) : undefined;
+    },
+
+    async transition(accountId, jobId, from, to, fields = {}) {
+      const sets = ['#state = :to'];
+      const values: Record<string, unknown> = { ':to': to };
+      from.forEach((state, i) => { values[`:from${i}`] = state; });
+      for (const [field, attribute] of Object.entries(FIELD_ATTRIBUTE)) {
+        const value = fields[field as keyof typeof FIELD_ATTRIBUTE];
+        if (value === undefined) continue;
+        sets.push(`${attribute} = :${attribute}`);
+        values[`:${attribute}`] = value;
+      }
+      return applied(client.send(new UpdateCommand({
+        TableName: tableName, Key: jobKey(accountId, jobId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: `attribute_exists(pk) AND #state IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: values,
+      })));
+    },
+
+    async recordPartition(accountId, jobId, index, result) {
+      const chunks = chunksOf(result.occurrences);
+      for (const [i, json] of chunks.entries()) {
+        await client.send(new PutCommand({ TableName: tableName, Item: { pk: `REPLAY#${jobId}`, sk: chunkSk(index, i), occurrences: json } }));
+      }
+      try {
+        // One conditional update counts the partition and remembers that it did: a retry finds its index in done_parts.
+        await client.send(new UpdateCommand({
+          TableName: tableName, Key: jobKey(accountId, jobId),
+          UpdateExpression: 'ADD partitions_done :one, rows_scanned :rows, matched :matched, delivered :delivered, done_parts :index',
+          ConditionExpression: '#state IN (:queued, :running) AND (attribute_not_exists(done_parts) OR NOT contains(done_parts, :i))',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ...RUNNING, ':one': 1, ':rows': result.rowsScanned, ':matched': result.occurrences.length, ':delivered': result.delivered, ':index': new Set([index]), ':i': index,
+          },
+        }));
+        return 'recorded';
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        const job = await store.getJob(accountId, jobId);
+        return job && (job.state === 'queued' || job.state === 'running') ? 'already_recorded' : 'not_running';
+      }
+    },
+
+    async occurrences(jobId, limit, after) {
+      // A position is a chunk's sort key and the offset inside it.
+      const [afterSk, afterOffset] = after ? [after.slice(0, after.lastIndexOf('@')), Number(after.slice(after.lastIndexOf('@') + 1))] : [undefined, 0];
+      const out: ReplayOccurrence[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      for (;;) {
+        const page = await client.send(new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: afterSk ? 'pk = :pk AND sk >= :from' : 'pk = :pk AND begins_with(sk, :occ)',
+          ExpressionAttributeValues: { ':pk': `REPLAY#${jobId}`, ...(afterSk ? { ':from': afterSk } : { ':occ': 'OCC#' }) },
+          ConsistentRead: true, Limit: 20, ExclusiveStartKey: startKey,
+        }));
+        for (const item of page.Items ?? []) {
+          const sk = String(item.sk);
+          const chunk = JSON.parse(String(item.occurrences)) as ReplayOccurrence[];
+          const offset = sk === afterSk ? afterOffset : 0;
+          const take = chunk.slice(offset, offset + (limit - out.length));
+          out.push(...take);
+          if (out.length >= limit) {
+            const end = offset + take.length;
+            if (end < chunk.length) return { occurrences: out, next: `${sk}@${end}` };
+            // The chunk is used up: the next page starts at the next chunk, if there is one.
+            const more = await client.send(new QueryCommand({
+              TableName: tableName, KeyConditionExpression: 'pk = :pk AND sk > :sk', ExpressionAttributeValues: { ':pk': `REPLAY#${jobId}`, ':sk': sk }, Limit: 1, ConsistentRead: true,
+            }));
+            const following = more.Items?.[0];
+            return { occurrences: out, ...(following && { next: `${String(following.sk)}@0` }) };
+          }
+        }
+        startKey = page.LastEvaluatedKey;
+        if (!startKey) return { occurrences: out };
+      }
+    },
+  };
+  return store;
+}
