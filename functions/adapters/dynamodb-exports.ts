@@ -11,7 +11,7 @@
  */
 import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ExportFileRecord, ExportJobRecord, ExportPartition, ExportStore } from '../ports/exports.ts';
-import { accountKey, applied, getItem, isConditionFailure, queryAll, type Item } from './dynamodb-webhook-table.ts';
+import { accountKey, applied, getItem, isConditionFailure, queryAll, transitionJob, type Item } from './dynamodb-webhook-table.ts';
 
 const jobKey = (accountId: string, jobId: string) => ({ pk: accountKey(accountId), sk: `JOB#${jobId}` });
 const fileSk = (index: number) => `FILE#${String(index).padStart(5, '0')}`;
@@ -99,22 +99,7 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
     },
 
     async transition(accountId, jobId, from, to, fields = {}) {
-      const sets = ['#state = :to'];
-      const values: Record<string, unknown> = { ':to': to };
-      from.forEach((state, i) => { values[`:from${i}`] = state; });
-      for (const [field, attribute] of Object.entries(FIELD_ATTRIBUTE)) {
-        const value = fields[field as keyof typeof FIELD_ATTRIBUTE];
-        if (value === undefined) continue;
-        sets.push(`${attribute} = :${attribute}`);
-        values[`:${attribute}`] = value;
-      }
-      return applied(client.send(new UpdateCommand({
-        TableName: tableName, Key: jobKey(accountId, jobId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: `attribute_exists(pk) AND #state IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: values,
-      })));
+      return transitionJob(client, tableName, jobKey(accountId, jobId), { from, to, fields, attributes: FIELD_ATTRIBUTE });
     },
 
     async recordFile(accountId, jobId, file) {

@@ -9,7 +9,7 @@
  */
 import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ReplayJobRecord, ReplayOccurrence, ReplayStore } from '../ports/replays.ts';
-import { accountKey, applied, getItem, isConditionFailure, type Item } from './dynamodb-webhook-table.ts';
+import { accountKey, getItem, isConditionFailure, transitionJob, type Item } from './dynamodb-webhook-table.ts';
 
 const jobKey = (accountId: string, jobId: string) => ({ pk: accountKey(accountId), sk: `REPLAY#${jobId}` });
 const chunkSk = (part: number, chunk: number) => `OCC#${String(part).padStart(5, '0')}#${String(chunk).padStart(5, '0')}`;
@@ -76,22 +76,7 @@ export function dynamoReplayStore(client: DynamoDBDocumentClient, tableName: str
     },
 
     async transition(accountId, jobId, from, to, fields = {}) {
-      const sets = ['#state = :to'];
-      const values: Record<string, unknown> = { ':to': to };
-      from.forEach((state, i) => { values[`:from${i}`] = state; });
-      for (const [field, attribute] of Object.entries(FIELD_ATTRIBUTE)) {
-        const value = fields[field as keyof typeof FIELD_ATTRIBUTE];
-        if (value === undefined) continue;
-        sets.push(`${attribute} = :${attribute}`);
-        values[`:${attribute}`] = value;
-      }
-      return applied(client.send(new UpdateCommand({
-        TableName: tableName, Key: jobKey(accountId, jobId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: `attribute_exists(pk) AND #state IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: values,
-      })));
+      return transitionJob(client, tableName, jobKey(accountId, jobId), { from, to, fields, attributes: FIELD_ATTRIBUTE });
     },
 
     async recordPartition(accountId, jobId, index, result) {

@@ -3,7 +3,7 @@
  * account partition key, and conditional writes read as booleans.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 export interface WebhookTable {
   client: DynamoDBDocumentClient;
@@ -25,6 +25,34 @@ export async function applied(write: Promise<unknown>): Promise<boolean> {
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/**
+ * A job's state machine step (exports, replays): moves the item at `key` to `to` only from one of
+ * `from`, setting the given fields (named by `attributes`) in the same write. False when the job is
+ * gone or in another state.
+ */
+export function transitionJob<F extends string>(
+  client: DynamoDBDocumentClient, tableName: string, key: Record<string, string>, transition: {
+    from: readonly string[]; to: string; fields: Partial<Record<F, unknown>>; attributes: Readonly<Record<F, string>>;
+  },
+): Promise<boolean> {
+  const sets = ['#state = :to'];
+  const values: Record<string, unknown> = { ':to': transition.to };
+  transition.from.forEach((state, i) => { values[`:from${i}`] = state; });
+  for (const [field, attribute] of Object.entries(transition.attributes) as [F, string][]) {
+    const value = transition.fields[field];
+    if (value === undefined) continue;
+    sets.push(`${attribute} = :${attribute}`);
+    values[`:${attribute}`] = value;
+  }
+  return applied(client.send(new UpdateCommand({
+    TableName: tableName, Key: key,
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    ConditionExpression: `attribute_exists(pk) AND #state IN (${transition.from.map((_, i) => `:from${i}`).join(', ')})`,
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: values,
+  })));
 }
 
 export async function getItem(table: WebhookTable, pk: string, sk: string): Promise<Item | undefined> {
