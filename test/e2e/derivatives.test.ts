@@ -82,7 +82,7 @@ describe('funding', () => {
     const core = await get('/v1/perpx/funding/BTC', { ...window, limit: 5 });
     expect(legacy.body.data).toEqual(core.body.data);
     expect(legacy.headers.get('deprecation')).toBe('true');
-    expect(legacy.headers.get('link')).toContain('/v1/perpx/funding/{symbol}');
+    expect(legacy.headers.get('link')).toBe('</v1/perpx/funding/BTC>; rel="successor-version"');
     expect((await get('/v1/openinterest/BTC/current')).body.data.symbol).toBe('BTC');
   });
 
