@@ -51,41 +51,45 @@ const FLOWS: Readonly<Record<StateMachineName, Flow>> = {
   },
   // Every partition (retried twice), then the job completes as a whole; a partition that still
   // fails fails the job, whose Fail task removes what was written and announces the failure.
-  export: (scope, task) => {
-    const job = { account_id: JsonPath.stringAt('$.account_id'), job_id: JsonPath.stringAt('$.job_id') };
-    const partition = task('ExportPartition').addRetry({ errors: [Errors.ALL], interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 2 });
-    const partitions = new MapState(scope, 'Partitions', {
-      itemsPath: JsonPath.stringAt('$.partitions'),
-      itemSelector: { job: JsonPath.objectAt('$.job'), partition: JsonPath.objectAt('$$.Map.Item.Value') },
-      maxConcurrency: EXPORT_PARALLELISM,
-      // Partitions record their files themselves; the Map's output would only grow the state.
-      resultPath: JsonPath.DISCARD,
-    }).itemProcessor(partition);
-    const retried = { errors: [Errors.ALL], interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 3 };
-    const finish = task('Finish', TaskInput.fromObject({ ...job, outcome: 'completed' })).addRetry(retried);
-    const fail = task('Fail', TaskInput.fromObject({ ...job, outcome: 'failed', error: JsonPath.objectAt('$.error') })).addRetry(retried)
-      .next(new Fail(scope, 'JobFailed', { error: 'ExportFailed', cause: 'A partition could not be exported; the job is failed and its files removed.' }));
-    partitions.addCatch(fail, { errors: [Errors.ALL], resultPath: '$.error' });
-    return partitions.next(finish);
-  },
+  export: (scope, task) => partitionedJob(scope, task, {
+    partition: 'ExportPartition', map: 'Partitions', parallelism: EXPORT_PARALLELISM, finish: 'Finish', fail: 'Fail',
+    failed: { state: 'JobFailed', error: 'ExportFailed', cause: 'A partition could not be exported; the job is failed and its files removed.' },
+  }),
   // The export's shape: every day of the window (retried twice), then the job completes or fails as a whole.
-  replay: (scope, task) => {
-    const job = { account_id: JsonPath.stringAt('$.account_id'), job_id: JsonPath.stringAt('$.job_id') };
-    const day = task('ReplayPartition').addRetry({ errors: [Errors.ALL], interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 2 });
-    const days = new MapState(scope, 'Days', {
-      itemsPath: JsonPath.stringAt('$.partitions'),
-      itemSelector: { job: JsonPath.objectAt('$.job'), partition: JsonPath.objectAt('$$.Map.Item.Value') },
-      maxConcurrency: REPLAY_PARALLELISM,
-      resultPath: JsonPath.DISCARD,
-    }).itemProcessor(day);
-    const retried = { errors: [Errors.ALL], interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 3 };
-    const finish = task('FinishReplay', TaskInput.fromObject({ ...job, outcome: 'completed' })).addRetry(retried);
-    const fail = task('FailReplay', TaskInput.fromObject({ ...job, outcome: 'failed', error: JsonPath.objectAt('$.error') })).addRetry(retried)
-      .next(new Fail(scope, 'ReplayFailed', { error: 'ReplayFailed', cause: 'A day could not be replayed; the job is failed.' }));
-    days.addCatch(fail, { errors: [Errors.ALL], resultPath: '$.error' });
-    return days.next(finish);
-  },
+  replay: (scope, task) => partitionedJob(scope, task, {
+    partition: 'ReplayPartition', map: 'Days', parallelism: REPLAY_PARALLELISM, finish: 'FinishReplay', fail: 'FailReplay',
+    failed: { state: 'ReplayFailed', error: 'ReplayFailed', cause: 'A day could not be replayed; the job is failed.' },
+  }),
 };
+
+/** State names of a partitioned job: its partition task, the Map over `$.partitions`, the closing tasks and the Fail state. */
+interface PartitionedJobStates {
+  partition: string; map: string; parallelism: number; finish: string; fail: string;
+  failed: { state: string; error: string; cause: string };
+}
+
+/**
+ * A job of partitions (export, replay): a Map over `$.partitions`, each item its job and partition,
+ * the partition task retried twice; then the finish task, or, caught from the Map, the fail task
+ * (with the error) and a Fail state. Partitions record their own results: the Map's output would
+ * only grow the state.
+ */
+function partitionedJob(scope: Construct, task: TaskFactory, states: PartitionedJobStates): IChainable {
+  const job = { account_id: JsonPath.stringAt('$.account_id'), job_id: JsonPath.stringAt('$.job_id') };
+  const partition = task(states.partition).addRetry({ errors: [Errors.ALL], interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 2 });
+  const partitions = new MapState(scope, states.map, {
+    itemsPath: JsonPath.stringAt('$.partitions'),
+    itemSelector: { job: JsonPath.objectAt('$.job'), partition: JsonPath.objectAt('$$.Map.Item.Value') },
+    maxConcurrency: states.parallelism,
+    resultPath: JsonPath.DISCARD,
+  }).itemProcessor(partition);
+  const retried = { errors: [Errors.ALL], interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 3 };
+  const finish = task(states.finish, TaskInput.fromObject({ ...job, outcome: 'completed' })).addRetry(retried);
+  const fail = task(states.fail, TaskInput.fromObject({ ...job, outcome: 'failed', error: JsonPath.objectAt('$.error') })).addRetry(retried)
+    .next(new Fail(scope, states.failed.state, { error: states.failed.error, cause: states.failed.cause }));
+  partitions.addCatch(fail, { errors: [Errors.ALL], resultPath: '$.error' });
+  return partitions.next(finish);
+}
 
 export interface StateMachinesProps {
   readonly functions: Readonly<Record<FunctionName, IFunction>>;
