@@ -10,7 +10,11 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'clients/*/test/**/*.test.ts'],
     testTimeout: 30_000,
     reporters: ['default', './test/helpers/slowest-files.ts'],
-    hookTimeout: 60_000,
+    // The demo archive the e2e files share is seeded once per run, in a directory made here.
+    globalSetup: ['./test/helpers/global-setup.ts'],
+    // Hooks start local clouds and may wait for the run's fixtures (template, demo archive) on a
+    // loaded machine: bounded against a hang, not against a slow machine.
+    hookTimeout: 10 * 60_000,
     // Integration and e2e files start their own emulators; two cores, so two files at a time.
     pool: 'forks',
     maxWorkers: 2,

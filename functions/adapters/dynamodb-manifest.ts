@@ -46,8 +46,6 @@ function toItem(file: ArchiveFile) {
     file_id: file.fileId, key: file.key, dataset: file.dataset, family: file.family, day: file.day, kind: file.kind,
     symbol: file.symbol, symbols: file.symbols, rows: file.rows, bytes: file.bytes, etag: file.etag,
     min_ts: file.minTs, max_ts: file.maxTs, replaces: file.replaces, created_at: file.createdAt, tier: file.tier, hour: file.hour,
-    // One string, not a map: the statistics are read whole and a map costs an attribute name per member.
-    cadence: file.cadence && JSON.stringify(file.cadence),
   };
 }
 

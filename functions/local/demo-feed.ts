@@ -2,14 +2,16 @@
  * The local cloud's near-live demo market. On first start it seeds the last days (3 by default)
  * hour by hour, then writes a batch every second, always through the real ingest path: a raw batch
  * dropped under landing/ in the archive bucket, S3's notification, the ingest queue and the ingest
- * function. Where it got to is kept in LOCAL_DATA_DIR/demo.json, so a restart fills the gap.
+ * function. Where it got to is kept in LOCAL_DATA_DIR/demo.json, and the simulation itself in
+ * demo-market.bin (after each seeded batch, each minute live and at a stop), so a restart fills
+ * the gap with the same market going on: books, positions and prices continue where they were.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createUpstream } from './demo/upstream.ts';
-import { createDemoMarket, type DemoMarket } from './demo/market.ts';
+import { createDemoMarket, resumeDemoMarket, type DemoMarket } from './demo/market.ts';
 import { landingKey } from '../core/archive/layout.ts';
 import { batchIdOf } from '../core/archive/ingest.ts';
 import type { ArchiveManifest } from '../ports/archive.ts';
@@ -33,11 +35,18 @@ export interface DemoFeedOptions {
   extraCoreMarkets?: number;
   /** Hours of order-level (L4) diffs and checkpoints seeded before now; default all the seeded history. */
   orderLevelHours?: number;
+  /** Go on writing a batch a second once seeded (default true; tests that read a settled archive turn it off). */
+  live?: boolean;
   /** Called as seeding advances (batches written, batches in all, batches ingested). */
   onProgress?: (progress: { written: number; total: number; ingested: number; records: number }) => void;
 }
 
-interface FeedState { seed: number; through: number }
+/** What a saved simulation must have been made with to be resumed. */
+interface FeedShape { seed: number; intensity: number; l2IntervalMs: number; extraCoreMarkets: number }
+interface FeedState { seed: number; through: number; shape?: FeedShape }
+
+/** Live, the simulation is saved at most this often (a restart silently replays the rest). */
+const LIVE_SNAPSHOT_EVERY_MS = 60_000;
 
 export interface DemoFeed {
   market: DemoMarket;
@@ -55,14 +64,34 @@ async function putBatch(options: DemoFeedOptions, from: number, to: number, text
 
 const serialize = (records: readonly unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
+/**
+ * The saved simulation when it was made with these options and stands within the seeding window,
+ * advanced (its records dropped: they were written) to where the feed got.
+ */
+function resumedMarket(options: DemoFeedOptions, shape: FeedShape, saved: FeedState | undefined, snapshotPath: string, earliest: number): DemoMarket | undefined {
+  if (!saved || JSON.stringify(saved.shape) !== JSON.stringify(shape) || !existsSync(snapshotPath)) return undefined;
+  try {
+    const market = resumeDemoMarket(readFileSync(snapshotPath));
+    if (market.nowMs() < earliest) return undefined;
+    if (saved.through > market.nowMs()) market.advance(saved.through);
+    return market;
+  } catch (error) {
+    console.error(`[demo] ${snapshotPath} could not be resumed; the market starts afresh from where the feed got:`, error);
+    return undefined;
+  }
+}
+
 export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   const statePath = join(options.dataDir, 'demo.json');
+  const snapshotPath = join(options.dataDir, 'demo-market.bin');
   const now = Date.now();
   const saved: FeedState | undefined = existsSync(statePath) ? JSON.parse(readFileSync(statePath, 'utf8')) : undefined;
+  const shape: FeedShape = { seed: options.seed, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, extraCoreMarkets: options.extraCoreMarkets ?? 0 };
   // Resume where the last run stopped, but never reach back further than the seeding window.
   const earliest = Math.floor((now - options.days * 24 * HOUR) / HOUR) * HOUR;
-  const start = Math.max(saved?.through ?? earliest, earliest);
-  const market = createDemoMarket({ seed: options.seed, startMs: start, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, extraCoreMarkets: options.extraCoreMarkets });
+  const resumed = resumedMarket(options, shape, saved, snapshotPath, earliest);
+  const start = resumed?.nowMs() ?? Math.max(saved?.through ?? earliest, earliest);
+  const market = resumed ?? createDemoMarket({ seed: options.seed, startMs: start, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, extraCoreMarkets: options.extraCoreMarkets });
   const upstream = createUpstream(options.seed);
   // Order-level records before the cutoff are not seeded (the book is simulated all the same).
   const orderLevelFrom = options.orderLevelHours === undefined ? -Infinity : now - options.orderLevelHours * HOUR;
@@ -70,7 +99,16 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
     records.filter((r) => r.ts >= orderLevelFrom || (r.dataset !== 'l4_diffs' && r.dataset !== 'l4_checkpoints'));
   let through = start;
   let running = true;
-  const save = () => writeFileSync(statePath, JSON.stringify({ seed: options.seed, through } satisfies FeedState));
+  let snapshotAt = 0;
+  /** The simulation first (it stands at `through`: its records are written), then where the feed got. */
+  const save = (snapshot: boolean) => {
+    if (snapshot) {
+      writeFileSync(`${snapshotPath}.partial`, market.snapshot());
+      renameSync(`${snapshotPath}.partial`, snapshotPath);
+      snapshotAt = through;
+    }
+    writeFileSync(statePath, JSON.stringify({ seed: options.seed, through, shape } satisfies FeedState));
+  };
 
   const confirmed = new Set<string>();
   const seeded = (async () => {
@@ -85,7 +123,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
       records += batch.length;
       pending.push(await putBatch(options, through, until, serialize(batch)));
       through = until;
-      save();
+      save(true);
       ingested = await countIngested(options.manifest, pending, confirmed);
       options.onProgress?.({ written: written + 1, total, ingested, records });
     }
@@ -100,13 +138,13 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   // After seeding: one batch per second of market time, as it happens.
   const live = (async () => {
     await seeded;
-    while (running) {
+    while (running && options.live !== false) {
       const until = Math.floor(Date.now() / 1000) * 1000;
       if (until > through) {
         const batch = upstream.apply(market.advance(until), through, until);
         if (batch.length > 0) await putBatch(options, through, until, serialize(batch));
         through = until;
-        save();
+        save(through - snapshotAt >= LIVE_SNAPSHOT_EVERY_MS);
       }
       await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
     }
@@ -118,6 +156,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
     async stop() {
       running = false;
       await Promise.allSettled([seeded, live]);
+      if (through > snapshotAt && market.nowMs() === through) save(true);
     },
   };
 }

@@ -15,7 +15,7 @@ import { AppError, errorBody, toAppError } from '../core/errors.ts';
 import { isPlanName } from '../core/plans.ts';
 import type { Caller } from '../core/accounts.ts';
 import * as v from 'valibot';
-import { API_VERSION, API_VERSION_HEADER, API_VERSION_REQUEST_HEADERS, REQUEST_ID_HEADER, ROUTES, type OperationGroup, type OperationSpec, type ParamSchemas, type RouteDef } from '../routes.ts';
+import { API_VERSION, API_VERSION_HEADER, API_VERSION_REQUEST_HEADERS, GATEWAY_RESPONSES, REQUEST_ID_HEADER, ROUTES, type OperationGroup, type OperationSpec, type ParamSchemas, type RouteDef } from '../routes.ts';
 import type { Family } from '../core/venues.ts';
 import type { JsonRows } from '../core/market/queries.ts';
 import { logger, metrics, publishMetrics, tracer } from './powertools.ts';
@@ -253,6 +253,28 @@ async function recordLatency(route: RouteDef | undefined, ms: number, context: C
   }
 }
 
+/** How long before the function's own timeout a request still running is answered. */
+const DEADLINE_MARGIN_MS = 300;
+
+/**
+ * A request still running near the function's timeout is answered with the 504 API Gateway gives
+ * an integration that took too long (with this request's id), never left to the runtime (a bare
+ * 500, or API Gateway's body without an id). The work itself is abandoned, as Lambda would.
+ */
+async function withinDeadline<T>(work: Promise<T>, context: Context | undefined): Promise<T> {
+  const remaining = context?.getRemainingTimeInMillis?.();
+  if (remaining === undefined || !Number.isFinite(remaining)) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AppError('scan_timeout', GATEWAY_RESPONSES.INTEGRATION_TIMEOUT.message)), Math.max(0, remaining - DEADLINE_MARGIN_MS));
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Builds the Lambda handler of one route group: one implementation per operation of the group,
  * typed from its schemas (the type checker finds a missing one). A route table without the
@@ -278,7 +300,7 @@ export function httpRouteGroup<Ops extends Readonly<Record<string, OperationSpec
     const entry = table.get(routeKey(event.httpMethod, event.resource)) ?? table.get(routeKey('ANY', event.resource));
     let response: APIGatewayProxyResult;
     try {
-      response = await dispatch(entry, event, requestId);
+      response = await withinDeadline(dispatch(entry, event, requestId), context);
     } catch (thrown) {
       const error = toAppError(thrown);
       if (error.status >= 500) {

@@ -7,8 +7,8 @@ import { FAMILIES } from '../../functions/core/venues.ts';
 
 let cloud: Awaited<ReturnType<typeof startDemoCloud>>;
 beforeAll(async () => {
-  cloud = await startDemoCloud({ key: 'demo-test-key', hours: 2, seed: 3, intensity: 0.3, l2IntervalMs: 60_000 });
-}, 120_000);
+  cloud = await startDemoCloud({ key: 'demo-test-key', live: true });
+});
 afterAll(async () => { await cloud?.stop(); });
 
 const window = { from: Date.now() - 3 * 3_600_000, to: Date.now() + 60_000, limit: 5 };

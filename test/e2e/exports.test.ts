@@ -93,7 +93,7 @@ beforeAll(async () => {
   await land('batch-2', batch2);
   const expected = new Set([...batch1, ...batch2].filter((r) => r.symbol === 'SOL' && r.ts >= WINDOW.start && r.ts < WINDOW.end).map((r) => (r as { trade_id: number }).trade_id));
   await eventually(() => restRows('SOL'), (rows) => rows.length === expected.size, 60_000);
-}, 180_000);
+});
 
 afterAll(async () => {
   await cloud?.stop();

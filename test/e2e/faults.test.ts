@@ -86,7 +86,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'archive-faults-'));
   port = await freePort();
   await startCloud();
-}, 120_000);
+});
 
 afterAll(async () => {
   if (cloud) await stopCloud('SIGKILL');

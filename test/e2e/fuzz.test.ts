@@ -20,7 +20,7 @@ beforeAll(async () => {
     params: (op.parameters ?? []).filter((p): p is { name: string; in: 'path' | 'query' } => p.in === 'path' || p.in === 'query'),
     body: op.requestBody !== undefined,
   })));
-}, 120_000);
+});
 afterAll(async () => { await cloud?.stop(); });
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10);

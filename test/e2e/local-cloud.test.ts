@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
-import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
+import { sharedTemplate, startTestCloud, KEYS } from '../helpers/local-cloud.ts';
 import { CONTRACT_VERSION } from '../../functions/shared/openapi.ts';
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
@@ -145,7 +145,7 @@ describe('restarting the local cloud', () => {
     const { startLocalCloud } = await import('../../functions/local/cloud.ts');
     const { SendMessageCommand, ReceiveMessageCommand } = await import('@aws-sdk/client-sqs');
     const dataDir = mkdtempSync(join(tmpdir(), 'archive-restart-'));
-    const options = { port: 0, dataDir, apiKeys: [{ key: 'restart-key-1', plan: 'pro' as const }], schedules: false, pollers: false };
+    const options = { port: 0, dataDir, apiKeys: [{ key: 'restart-key-1', plan: 'pro' as const }], schedules: false, pollers: false, template: await sharedTemplate() };
     const first = await startLocalCloud(options);
     await first.sqs.send(new SendMessageCommand({ QueueUrl: first.emulators.names.queueUrls.ingest, MessageBody: 'survives' }));
     await first.stop();

@@ -14,8 +14,8 @@ let cloud: Awaited<ReturnType<typeof startDemoCloud>>;
 const end = Date.now() - 5_000;
 
 beforeAll(async () => {
-  cloud = await startDemoCloud({ key: KEY, hours: 1, seed: 23, intensity: 0.3, l2IntervalMs: 60_000, orderLevelHours: 0.5 });
-}, 180_000);
+  cloud = await startDemoCloud({ key: KEY });
+});
 afterAll(async () => { await cloud?.stop(); });
 
 const get = keyedGet(() => cloud.url, KEY);

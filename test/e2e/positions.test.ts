@@ -22,10 +22,10 @@ const HOUR = 3_600_000;
 let cloud: Awaited<ReturnType<typeof startDemoCloud>>;
 
 beforeAll(async () => {
-  cloud = await startDemoCloud({ key: KEY, hours: 3, seed: 23, intensity: 0.3, l2IntervalMs: 300_000 });
+  cloud = await startDemoCloud({ key: KEY });
   // Schedules are off in tests: the deployed job's handler runs here until every family is built to its target.
   for (let run = 0; run < 20 && ((await invoke('positions-build', {})) as PositionsReport).steps > 0; run++);
-}, 300_000);
+});
 afterAll(async () => { await cloud?.stop(); });
 
 const get = keyedGet(() => cloud.url, KEY);

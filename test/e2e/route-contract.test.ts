@@ -33,7 +33,7 @@ const now = Date.now();
 
 beforeAll(async () => {
   // 90 minutes, so that an hourly positions snapshot holds positions whatever the minute the test starts at.
-  cloud = await startDemoCloud({ key: KEY, hours: 1.5, seed: 11, intensity: 0.3, l2IntervalMs: 300_000 });
+  cloud = await startDemoCloud({ key: KEY });
   const cutoff = Math.floor((Date.now() - 5_000) / MIN) * MIN;
   await invoke('breadth', { time: new Date(cutoff).toISOString() });
   // The seeded history holds the demo's hourly altx trade stop: the detection job makes it an incident.
@@ -64,7 +64,7 @@ beforeAll(async () => {
   const exported = await call(KEY, 'POST', '/v1/exports', { schema: 'trades', family: 'perpx', symbols: ['BTC'], ...window });
   const done = await eventually(() => call(KEY, 'GET', `/v1/exports/${exported.body.data.id}`), (r) => r.body.data?.state === 'completed', 60_000);
   Object.assign(completedExport, { id: done.body.data.id, file: done.body.data.files[0].name });
-}, 180_000);
+});
 afterAll(async () => { await cloud?.stop(); });
 
 /** A copy of a schema in which every object that lists its properties allows no others. */

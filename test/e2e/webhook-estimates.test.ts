@@ -1,20 +1,19 @@
 /**
- * Estimate and dry-run on the local cloud's demo archive (a day and more of every market, its
- * liquidations compacted as the schedule would): every estimable type at lookback 1, 7 and 30
+ * Estimate and dry-run on the local cloud's demo archive (the run's shared hours of every market,
+ * its liquidations compacted as the schedule would): every estimable type at lookback 1, 7 and 30
  * answers 200 with `per_day` of the length asked, oldest first and ending today, and a ladder
  * ascending in its threshold and never rising in its rate; the liquidation estimate read from the
  * hourly rollup counts what a replay of the same window counts; a whole-day dry-run of each type
  * answers 200 (or, out of time before any page, 504), never a 500.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoCloud, KEYS } from '../helpers/local-cloud.ts';
+import { DEMO, startDemoCloud, KEYS } from '../helpers/local-cloud.ts';
 import { apiClient } from '../helpers/api.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { createWallets } from '../../functions/local/demo/wallets.ts';
 import { DRY_RUN_TYPES, ESTIMATE_TYPES } from '../../functions/core/events/registry.ts';
 
-const SEED = 11;
 const KEY = 'estimate-test-key';
 /** The shared budget is 6 calls a minute per account: each type asks through its own account. */
 const TYPE_KEYS = ESTIMATE_TYPES.map((type, i) => ({ type, key: `estimate-${i}-key` }));
@@ -24,15 +23,15 @@ const call = apiClient(() => cloud.url);
 
 beforeAll(async () => {
   cloud = await startDemoCloud({
-    key: KEY, hours: 26, seed: SEED, intensity: 0.15, l2IntervalMs: 3_600_000, orderLevelHours: 0,
+    key: KEY,
     extraKeys: [...TYPE_KEYS.map(({ key }) => ({ key, plan: 'pro' as const })), { key: KEYS.build, plan: 'build' }],
   });
   // What the minute schedule does (off in tests): the closed day into day files, the open day's closed hours into hour files.
   await compactArchive(archiveDeps(), { datasets: ['liquidations', 'trades', 'transfers'] });
   // Account types need a watched wallet: the demo's first trader.
-  const wallet = createWallets(SEED).demo[0]!.address;
+  const wallet = createWallets(DEMO.seed).demo[0]!.address;
   for (const { key } of [...TYPE_KEYS, { key: KEYS.build }]) expect((await call(key, 'POST', '/v1/webhooks/addresses', { address: wallet })).status).toBe(201);
-}, 600_000);
+});
 afterAll(async () => { await cloud?.stop(); });
 
 describe('estimates on the demo archive', () => {

@@ -1,18 +1,37 @@
 /** Starts the whole local cloud (as `npm start` does) on a free port with a temporary data directory. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { inject } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from '../../functions/local/cloud.ts';
 import type { LocalKey } from '../../functions/local/accounts.ts';
+import { DEMO, demoOptions, sharedPaths, type DemoProfile } from './run-fixtures.ts';
+import type { ServiceTemplate } from '../../functions/local/template.ts';
+
+export { DEMO };
 
 export const KEYS = { build: 'local-build-key', pro: 'local-pro-key', free: 'local-free-key' } as const;
 
 type TestCloud = LocalCloud & { dataDir: string };
 
+/** Waits for a condition, however long a loaded machine takes (the hook's own timeout is the only bound). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 250));
+}
+
+/** The run's one synthesis of the service stack, once the global setup's background process has written it. */
+export async function sharedTemplate(): Promise<ServiceTemplate> {
+  const { template, failed } = sharedPaths(inject('runFixturesDir'));
+  await until(() => existsSync(template) || existsSync(failed));
+  if (!existsSync(template)) throw new Error(`Synthesizing the run's template failed: ${readFileSync(failed, 'utf8')}`);
+  return JSON.parse(readFileSync(template, 'utf8')) as ServiceTemplate;
+}
+
 /** A local cloud in a fresh temporary directory, removed again by `stop()`. */
-async function startInTempDir(options: Omit<LocalCloudOptions, 'dataDir' | 'port'>): Promise<TestCloud> {
+async function startInTempDir({ seededFrom, ...options }: Omit<LocalCloudOptions, 'dataDir' | 'port'> & { seededFrom?: string }): Promise<TestCloud> {
   const dataDir = mkdtempSync(join(tmpdir(), 'archive-e2e-'));
-  const cloud = await startLocalCloud({ port: 0, dataDir, logLevel: 'ERROR', ...options });
+  if (seededFrom) cpSync(seededFrom, dataDir, { recursive: true });
+  const cloud = await startLocalCloud({ port: 0, dataDir, logLevel: 'ERROR', template: await sharedTemplate(), ...options });
   return {
     ...cloud,
     dataDir,
@@ -31,15 +50,36 @@ export function startTestCloud(options: { schedules?: boolean; pollers?: boolean
   });
 }
 
-/** The local cloud with a seeded demo market (`hours` of history), one API key (and any extra ones), schedules off unless asked. */
-export async function startDemoCloud(options: {
-  key: string; hours: number; seed: number; intensity: number; l2IntervalMs: number; orderLevelHours?: number; extraKeys?: readonly LocalKey[]; schedules?: boolean;
-}): Promise<TestCloud> {
+/** The run's demo archive, once the global setup's background process has seeded it. */
+async function sharedDemoArchive(): Promise<string> {
+  const { dataDir, ready, failed } = sharedPaths(inject('runFixturesDir'));
+  await until(() => existsSync(ready) || existsSync(failed));
+  if (existsSync(failed)) throw new Error(`Seeding the run's demo archive failed: ${readFileSync(failed, 'utf8')}`);
+  return dataDir;
+}
+
+/**
+ * The local cloud on a copy of the run's demo archive (`DEMO`), one API key (and any extra
+ * ones), schedules off unless asked. The market goes on where the archive ends: the minutes since
+ * it was seeded are written through ingest before this resolves; then, with `live`, a batch a
+ * second (off by default: with schedules off nothing compacts, and a settled archive keeps each
+ * file's reads as small as the minute compaction keeps them in AWS).
+ */
+export async function startDemoCloud(options: { key: string; extraKeys?: readonly LocalKey[]; schedules?: boolean; live?: boolean }): Promise<TestCloud> {
+  const archive = await sharedDemoArchive();
   const cloud = await startInTempDir({
     apiKeys: [{ key: options.key, plan: 'pro' }, ...(options.extraKeys ?? [])],
     schedules: options.schedules ?? false,
-    demo: { days: options.hours / 24, seed: options.seed, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, orderLevelHours: options.orderLevelHours ?? 0.25 },
+    demo: { ...demoOptions(DEMO), live: options.live ?? false },
+    seededFrom: archive,
   });
+  await cloud.demo!.seeded;
+  return cloud;
+}
+
+/** The local cloud with a demo market of its own, seeded from nothing (what a first `npm start` does). */
+export async function startFreshDemoCloud(options: DemoProfile & { key: string; schedules?: boolean }): Promise<TestCloud> {
+  const cloud = await startInTempDir({ apiKeys: [{ key: options.key, plan: 'pro' }], schedules: options.schedules ?? false, demo: demoOptions(options) });
   await cloud.demo!.seeded;
   return cloud;
 }

@@ -68,7 +68,7 @@ beforeAll(async () => {
   await compactArchive(archiveDeps());
   // A later delta beside the compacted day: new rows and rows repeated from the first batch.
   await ingestRecords(archiveDeps(), [...trades('BTC', DAY1 + 400 * 60_000, 50, 60_000, 1_400), ...trades('BTC', DAY1, 20, 60_000, 1_000)]);
-}, 60_000);
+});
 afterAll(async () => { await env?.stop(); });
 
 describe('a partition', () => {

@@ -26,7 +26,7 @@ beforeAll(async () => {
   env = await startScratchEmulators();
   const real = archiveDeps();
   deps = { ...real, files: { paths: async (files) => { filesRead.push(...files.map((f) => f.key)); return real.files.paths(files); } } };
-}, 60_000);
+});
 afterAll(async () => { await env?.stop(); });
 
 async function ingest(name: string, records: NormalizedRecord[]) {

@@ -5,7 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { archiveManifest, incidentStore, latencyStore } from '../../functions/shared/deps.ts';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { archiveManifest, dynamoDocumentClient, incidentStore, latencyStore } from '../../functions/shared/deps.ts';
+import { config } from '../../functions/shared/config.ts';
+import { TABLES } from '../../functions/resources.ts';
 import type { ArchiveFile } from '../../functions/ports/archive.ts';
 import { cadenceOf } from '../../functions/core/quality/cadence.ts';
 import type { StoredIncident } from '../../functions/ports/quality.ts';
@@ -76,9 +79,14 @@ describe('manifest statistics', () => {
     await archiveManifest().putFile(file);
     const [listed] = await archiveManifest().deltaFiles('trades', 'perpx', '2026-11-18', '2026-11-18');
     const stats = await archiveManifest().cadenceOf([listed!]);
+    const fileItems = await dynamoDocumentClient().send(new QueryCommand({
+      TableName: String(config()[TABLES.manifest.envVar]), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'D#trades#perpx' },
+    }));
     await archiveManifest().deleteFile(file);
 
-    // Assess
+    // Assess: the item every read queries carries no statistics; the statistics item has them.
+    expect(fileItems.Items).toHaveLength(1);
+    expect(fileItems.Items![0]).not.toHaveProperty('cadence');
     expect(listed).not.toHaveProperty('cadence');
     expect(stats.get('f1')).toEqual(cadenceOf(rows));
     expect((await archiveManifest().cadenceOf([listed!])).size).toBe(0);

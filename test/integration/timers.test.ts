@@ -3,14 +3,14 @@ import { GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/clien
 import { sendAt } from '../../functions/core/timers.ts';
 import { queueSender, timerStore } from '../../functions/shared/deps.ts';
 import { localStateMachines, type LocalStateMachines } from '../../functions/local/state-machines.ts';
-import { synthesizeServiceTemplate } from '../../functions/local/template.ts';
+import { sharedTemplate } from '../helpers/local-cloud.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 
 let env: ScratchEmulators;
 let machines: LocalStateMachines;
 beforeAll(async () => {
   env = await startScratchEmulators();
-  machines = localStateMachines(await synthesizeServiceTemplate());
+  machines = localStateMachines(await sharedTemplate());
 });
 afterAll(async () => { await env?.stop(); });
 

@@ -4,11 +4,12 @@
  * own generator (seed x epoch second) and carries its state to the next, so the same options give the
  * same records however `advance` is chunked.
  */
+import { deserialize, serialize } from 'node:v8';
 import type { InstrumentRecord, NormalizedRecord } from '../../../schemas/datasets.ts';
 import { FAMILIES, type Family } from '../../core/venues.ts';
 import { accountRecords } from './accounts.ts';
 import { quoteOf } from './book.ts';
-import { REQUOTE_EVERY_SEC, bestLevel, checkpointRecord, requote, topLevels } from './orderbook.ts';
+import { REQUOTE_EVERY_SEC, checkpointRecord, requote, topLevels } from './orderbook.ts';
 import { LISTING_INTERVAL_MS, type MarketSpec, firstListingAfter, newListing } from './catalog.ts';
 import { formatFixed, formatUnits } from './decimal.ts';
 import { planTick } from './flow.ts';
@@ -38,6 +39,10 @@ export interface DemoMarketOptions {
 export interface DemoMarket {
   /** The demo wallets (stable for a seed); each trades at least once in every simulated minute. */
   readonly wallets: readonly DemoWallet[];
+  /** The options that shape its records (a snapshot resumes only under the same ones). */
+  readonly options: { seed: number; intensity: number; l2IntervalMs: number; l4CheckpointMs: number };
+  /** Where the simulation's clock stands: every record before it has been returned. */
+  nowMs(): number;
   /** Symbols listed now, per family. */
   symbols(): Record<Family, string[]>;
   /**
@@ -47,6 +52,8 @@ export interface DemoMarket {
    * altx-rh (every wallet and the venues' system accounts, at the start).
    */
   advance(untilMs: number): NormalizedRecord[];
+  /** The whole state, for `resumeDemoMarket` (v8 serialization: Maps and shared references survive). */
+  snapshot(): Uint8Array;
 }
 
 const MINUTE_MS = 60_000;
@@ -82,9 +89,28 @@ export function createDemoMarket(options: DemoMarketOptions): DemoMarket {
 
   const state = createState({ seed, startMs, intensity, extraCoreMarkets, l2IntervalMs, l4CheckpointMs });
   state.nextListingMs = firstListingAfter(startMs);
-  let registryEmitted = false;
+  return marketOver(state, { registryEmitted: false, startMs });
+}
+
+/** What a snapshot holds: the whole simulation state (plain data: Maps, arrays, shared references kept). */
+interface MarketSnapshot { version: 1; state: SimState; registryEmitted: boolean; startMs: number }
+
+/**
+ * The market from a snapshot another market took (`snapshot()`): it goes on exactly as that market
+ * would have, so a stopped local cloud continues the same books, positions and prices.
+ */
+export function resumeDemoMarket(snapshot: Uint8Array): DemoMarket {
+  const saved = deserialize(snapshot) as MarketSnapshot;
+  if (saved?.version !== 1) throw new RangeError('not a demo market snapshot');
+  return marketOver(saved.state, saved);
+}
+
+function marketOver(state: SimState, progress: { registryEmitted: boolean; startMs: number }): DemoMarket {
+  let { registryEmitted } = progress;
   return {
     wallets: Object.freeze(state.wallets.demo.map((wallet) => Object.freeze({ ...wallet }))),
+    options: { seed: state.seed, intensity: state.intensity, l2IntervalMs: state.l2IntervalMs, l4CheckpointMs: state.l4CheckpointMs },
+    nowMs: () => state.nowMs,
     symbols() {
       const symbols = Object.fromEntries(FAMILIES.map((family) => [family, [] as string[]])) as Record<Family, string[]>;
       for (const market of state.markets) symbols[market.spec.family].push(market.spec.symbol);
@@ -98,12 +124,13 @@ export function createDemoMarket(options: DemoMarketOptions): DemoMarket {
       if (!registryEmitted) {
         registryEmitted = true;
         out.push(...state.markets.map((m) => instrumentRecord(m.spec)).sort((a, b) => a.ts - b.ts));
-        out.push(...accountRecords(state.wallets, startMs));
+        out.push(...accountRecords(state.wallets, progress.startMs));
       }
       for (let ms = state.nowMs; ms < untilMs; ms += 1000) runTick(state, ms, out);
       state.nowMs = untilMs;
       return out;
     },
+    snapshot: () => serialize({ version: 1, state, registryEmitted, startMs: progress.startMs } satisfies MarketSnapshot),
   };
 }
 
@@ -125,7 +152,8 @@ function runTick(state: SimState, startMs: number, out: NormalizedRecord[]): voi
   // Snapshots close the second: stamped with its last millisecond, they hold every change stamped before.
   const endMs = startMs + 999;
   for (const market of state.markets) {
-    const emptySide = !bestLevel(market.book, 'B') || !bestLevel(market.book, 'A');
+    // An empty price level is removed from its side, so a side without levels has no quote.
+    const emptySide = market.book.levels.B.size === 0 || market.book.levels.A.size === 0;
     if ((sec + market.index) % REQUOTE_EVERY_SEC === 0 || emptySide) requote(state, tick, market, endMs);
   }
   if ((endMs + 1) % state.l2IntervalMs === 0) bookRecords(state, tick, endMs);

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NormalizedRecord, type TradeRecord } from '../../../schemas/datasets.ts';
 import { FAMILIES, SYMBOL_FORMS } from '../../../functions/core/venues.ts';
-import { createDemoMarket } from '../../../functions/local/demo/market.ts';
+import { createDemoMarket, resumeDemoMarket } from '../../../functions/local/demo/market.ts';
 import { groupBy } from '../../../functions/core/detect/group.ts';
 
 /** Simulating hours of market is CPU work that a loaded machine does slower, not a condition to wait for: no tight budget. */
@@ -42,6 +42,19 @@ describe('createDemoMarket', () => {
     expect(parts.flat()).toEqual(hour.filter((r) => r.dataset === 'instruments' || r.ts < START + 10 * MINUTE));
     const otherSeed = createDemoMarket({ startMs: START, seed: 43 }).advance(START + MINUTE);
     expect(only(otherSeed, 'trades').slice(0, 20)).not.toEqual(hourTrades.slice(0, 20));
+  });
+
+  it('goes on from a snapshot exactly as the market it was taken from (books, positions, order ids)', () => {
+    // Prepare: past the registries and into a checkpoint interval.
+    const original = createDemoMarket({ startMs: START, intensity: 0.5 });
+    original.advance(START + 4 * MINUTE);
+    // Act
+    const resumed = resumeDemoMarket(original.snapshot());
+    // Assess: across the 5-minute checkpoint and a requote of every market.
+    expect(resumed.nowMs()).toBe(START + 4 * MINUTE);
+    expect(resumed.options).toEqual(original.options);
+    expect(resumed.advance(START + 7 * MINUTE)).toEqual(original.advance(START + 7 * MINUTE));
+    expect(() => resumeDemoMarket(new Uint8Array([1, 2, 3]))).toThrow();
   });
 
   it('emits only records the ingest schema accepts, in time order, over a long run', () => {

@@ -161,6 +161,19 @@ describe('the HTTP shell, errors', () => {
     const res = await call(restEvent({ resource: '/v1/unknown', httpMethod: 'GET' }));
     expect(res.body).toMatchObject({ code: 404, error_code: 'route_not_found' });
   });
+
+  it('answers a request still running near the function timeout with a 504 carrying its request id, not a 500', async () => {
+    // Prepare: a route that never finishes, in a function with 350 ms left.
+    const stuck = httpRouteGroup(THINGS, {
+      listThings: () => new Promise(() => undefined), createThing: async (input) => ok(input.body), legacyThing: async () => ok([]),
+    }, routes);
+    const context = { ...lambdaContext, getRemainingTimeInMillis: () => 350 };
+    // Act
+    const result = await stuck(restEvent({ resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'BTC' }, requestContext: { authorizer: account } as never }), context);
+    // Assess
+    expect(result.statusCode).toBe(504);
+    expect(JSON.parse(result.body)).toMatchObject({ success: false, code: 504, error_code: 'scan_timeout', error: expect.stringMatching(/took too long/), request_id: 'req-test' });
+  });
 });
 
 describe('httpRouteGroup', () => {
