@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import LocalCloudFilesLast from './test/helpers/sequencer.ts';
 
 // Webhook receivers in tests serve the local CA's certificate (functions/local/tls). Node reads
 // NODE_EXTRA_CA_CERTS only at start-up, so it is set here, before the worker processes are forked.
@@ -10,8 +11,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'clients/*/test/**/*.test.ts'],
     testTimeout: 30_000,
     reporters: ['default', './test/helpers/slowest-files.ts'],
-    // The demo archive the e2e files share is seeded once per run, in a directory made here.
+    // The run's fixtures (the stack's template, the demo archive) are made once, in the background.
     globalSetup: ['./test/helpers/global-setup.ts'],
+    sequence: { sequencer: LocalCloudFilesLast },
     // Hooks start local clouds and may wait for the run's fixtures (template, demo archive) on a
     // loaded machine: bounded against a hang, not against a slow machine.
     hookTimeout: 10 * 60_000,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from '../../functions/local/cloud.ts';
 import type { LocalKey } from '../../functions/local/accounts.ts';
-import { DEMO, demoOptions, sharedPaths, type DemoProfile } from './run-fixtures.ts';
+import { DEMO, demoOptions, requestFixtures, sharedPaths, type DemoProfile } from './run-fixtures.ts';
 import type { ServiceTemplate } from '../../functions/local/template.ts';
 
 export { DEMO };
@@ -21,6 +21,7 @@ async function until(done: () => boolean): Promise<void> {
 
 /** The run's one synthesis of the service stack, once the global setup's background process has written it. */
 export async function sharedTemplate(): Promise<ServiceTemplate> {
+  requestFixtures(inject('runFixturesDir'));
   const { template, failed } = sharedPaths(inject('runFixturesDir'));
   await until(() => existsSync(template) || existsSync(failed));
   if (!existsSync(template)) throw new Error(`Synthesizing the run's template failed: ${readFileSync(failed, 'utf8')}`);
@@ -52,6 +53,7 @@ export function startTestCloud(options: { schedules?: boolean; pollers?: boolean
 
 /** The run's demo archive, once the global setup's background process has seeded it. */
 async function sharedDemoArchive(): Promise<string> {
+  requestFixtures(inject('runFixturesDir'));
   const { dataDir, ready, failed } = sharedPaths(inject('runFixturesDir'));
   await until(() => existsSync(ready) || existsSync(failed));
   if (existsSync(failed)) throw new Error(`Seeding the run's demo archive failed: ${readFileSync(failed, 'utf8')}`);

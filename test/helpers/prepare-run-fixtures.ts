@@ -1,5 +1,31 @@
-/** Prepares what the test run's files share: `node --import tsx test/helpers/prepare-run-fixtures.ts <dir>` (started by the global setup). */
-import { prepareShared } from './run-fixtures.ts';
+/**
+ * Makes what the test run's files share (see run-fixtures.ts):
+ * `node --import tsx test/helpers/prepare-run-fixtures.ts <dir>`, started by the global setup.
+ */
+import { renameSync, writeFileSync } from 'node:fs';
+import { startLocalCloud } from '../../functions/local/cloud.ts';
+import { synthesizeServiceTemplate } from '../../functions/local/template.ts';
+import { DEMO, demoOptions, sharedPaths } from './run-fixtures.ts';
+
+/**
+ * Writes the template (whole, by a rename), then seeds `DEMO` into the data directory through
+ * the local cloud's real ingest path and marks it ready; on any failure, `failed` says why.
+ */
+async function prepareShared(root: string): Promise<void> {
+  const paths = sharedPaths(root);
+  try {
+    const template = await synthesizeServiceTemplate();
+    writeFileSync(`${paths.template}.partial`, JSON.stringify(template));
+    renameSync(`${paths.template}.partial`, paths.template);
+    const cloud = await startLocalCloud({ port: 0, dataDir: paths.dataDir, logLevel: 'ERROR', apiKeys: [], schedules: false, template, demo: { ...demoOptions(DEMO), live: false } });
+    await cloud.demo!.seeded;
+    await cloud.stop();
+    writeFileSync(paths.ready, '');
+  } catch (error) {
+    writeFileSync(paths.failed, String((error as Error)?.stack ?? error));
+    throw error;
+  }
+}
 
 const root = process.argv[2];
 if (!root) throw new Error('usage: prepare-run-fixtures.ts <directory>');

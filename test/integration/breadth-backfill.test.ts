@@ -15,16 +15,16 @@ import type { BreadthSnapshot } from '../../functions/core/breadth/compute.ts';
 import type { BreadthStore } from '../../functions/ports/breadth.ts';
 
 const MIN = 60_000;
-// A quarter hour either side of a session boundary (midnight UTC): each cutoff costs the minute path a query.
-const START = Date.parse('2026-11-01T23:45:00Z');
-const END = Date.parse('2026-11-02T00:15:00Z');
+// Five minutes either side of a session boundary (midnight UTC): each cutoff costs the minute path a query.
+const START = Date.parse('2026-11-01T23:55:00Z');
+const END = Date.parse('2026-11-02T00:05:00Z');
 let env: ScratchEmulators;
 beforeAll(async () => {
   env = await startScratchEmulators();
   const deps = archiveDeps();
   const market = createDemoMarket({ seed: 11, startMs: START - 20 * MIN, intensity: 0.4 });
   // Two batches, the first compacted, so the candles come from candle files and from trade deltas.
-  await ingestBatch(deps, 'normalized', market.advance(START + 15 * MIN).map((r) => JSON.stringify(r)).join('\n'));
+  await ingestBatch(deps, 'normalized', market.advance(START + 5 * MIN).map((r) => JSON.stringify(r)).join('\n'));
   await compactArchive(deps, { families: ['perpx', 'hip3'] });
   await ingestBatch(deps, 'normalized', market.advance(END + MIN).map((r) => JSON.stringify(r)).join('\n'));
 });
@@ -56,9 +56,9 @@ describe('breadth backfill', () => {
 
   it('stores a backfilled range in the breadth table, readable as history', async () => {
     const deps = { ...archiveDeps(), breadth: breadthStore() };
-    await snapshotRange(deps, 'perpx', START, START + 19 * MIN);
-    const { snapshots, more } = await deps.breadth.range('perpx', START, START + 19 * MIN, 100);
-    expect(snapshots.map((s) => s.calculated_at)).toEqual(Array.from({ length: 20 }, (_, i) => new Date(START + i * MIN).toISOString()));
+    await snapshotRange(deps, 'perpx', START, START + 9 * MIN);
+    const { snapshots, more } = await deps.breadth.range('perpx', START, START + 9 * MIN, 100);
+    expect(snapshots.map((s) => s.calculated_at)).toEqual(Array.from({ length: 10 }, (_, i) => new Date(START + i * MIN).toISOString()));
     expect(more).toBe(false);
   }, 120_000);
 });
