@@ -155,8 +155,10 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   system: {
     entry: 'functions/http/system.ts',
     description: 'Health, the OpenAPI document, the API reference page and the public catalogue (capabilities, symbols, stats, coverage status)',
-    memoryMb: 512,
-    timeoutS: 10,
+    // The public catalogue builds the same 30-day coverage as the data-quality routes (a manifest
+    // query per family, dataset and day when its 5-minute cache is cold): the same memory and budget.
+    memoryMb: 1024,
+    timeoutS: 29,
     // The catalogue reads the manifest and the open incidents; every HTTP function writes its latency minutes to the quality table.
     tables: { manifest: 'read', quality: 'readwrite' },
     assets: [REDOC_BUNDLE],

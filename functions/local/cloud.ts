@@ -22,7 +22,7 @@ import { localStateMachineArn, startStepFunctionsServer } from './step-functions
 import { localAccountId, seedLocalAccounts, type LocalKey } from './accounts.ts';
 import { monthOf } from '../core/billing/credits.ts';
 import { clearCreditUse } from '../adapters/dynamodb-usage.ts';
-import { synthesizeServiceTemplate, type ServiceTemplate } from './template.ts';
+import { serviceTemplateCachedIn, type ServiceTemplate } from './template.ts';
 import { startDemoFeed, type DemoFeed, type DemoFeedOptions } from './demo-feed.ts';
 import { S3Client } from '@aws-sdk/client-s3';
 import { archiveDeps } from '../shared/archive-deps.ts';
@@ -42,7 +42,7 @@ export interface LocalCloudOptions {
   /** Run the SQS event sources. */
   pollers?: boolean;
   logLevel?: string;
-  /** The service stack's synthesized template, when the caller has it already (a synthesis takes seconds; tests share one). */
+  /** The service stack's synthesized template, when the caller has it already (tests share one); else the data directory's, made again when the sources change. */
   template?: ServiceTemplate;
   /** Seed and run the demo market (off in tests unless they ask). */
   demo?: Omit<DemoFeedOptions, 's3' | 'bucket' | 'manifest' | 'dataDir'>;
@@ -114,7 +114,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   // Set before the first SDK client exists; the runtime in Lambda is Node 22 and never warns.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   mkdirSync(options.dataDir, { recursive: true });
-  const template = options.template ?? await synthesizeServiceTemplate();
+  const template = options.template ?? await serviceTemplateCachedIn(join(options.dataDir, 'synth'));
   const stateMachines = localStateMachines(template);
   const emulators = await startEmulators({ dataDir: options.dataDir });
   const gateway = await startGateway(options.port);

@@ -50,6 +50,8 @@ export interface ArchiveManifest {
   compactedFiles(dataset: Dataset, family: Family, symbol: string | undefined, fromDay: string, toDay: string): Promise<ArchiveFile[]>;
   /** Every compacted file of one dataset, family and day (all symbols). */
   compactedFilesOfDay(dataset: Dataset, family: Family, day: string): Promise<ArchiveFile[]>;
+  /** The days in [fromDay, toDay] that have compacted files of a dataset and family (one query, not one a day). */
+  compactedDays(dataset: Dataset, family: Family, fromDay: string, toDay: string): Promise<string[]>;
   /** Delta files of a dataset and family for days in [fromDay, toDay]. */
   deltaFiles(dataset: Dataset, family: Family, fromDay: string, toDay: string): Promise<ArchiveFile[]>;
   batchOutcome(batchId: string): Promise<BatchOutcome | undefined>;

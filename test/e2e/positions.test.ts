@@ -23,7 +23,8 @@ let cloud: Awaited<ReturnType<typeof startDemoCloud>>;
 
 beforeAll(async () => {
   cloud = await startDemoCloud({ key: KEY });
-  // Schedules are off in tests: the deployed job's handler runs here until every family is built to its target.
+  // Schedules are off in tests: the run's archive comes with its positions built; the deployed job's
+  // handler runs here until every family is built to its target (the minutes since).
   for (let run = 0; run < 20 && ((await invoke('positions-build', {})) as PositionsReport).steps > 0; run++);
 });
 afterAll(async () => { await cloud?.stop(); });

@@ -5,11 +5,15 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { startLocalCloud } from '../../functions/local/cloud.ts';
 import { synthesizeServiceTemplate } from '../../functions/local/template.ts';
+import { invoke } from '../../functions/local/invoke.ts';
+import type { PositionsReport } from '../../functions/core/positions/build.ts';
 import { DEMO, demoOptions, sharedPaths } from './run-fixtures.ts';
 
 /**
  * Writes the template (whole, by a rename), then seeds `DEMO` into the data directory through
- * the local cloud's real ingest path and marks it ready; on any failure, `failed` says why.
+ * the local cloud's real ingest path, builds its positions as the job's schedule would have (every
+ * file reading positions would otherwise build the same three hours) and marks it ready; on any
+ * failure, `failed` says why.
  */
 async function prepareShared(root: string): Promise<void> {
   const paths = sharedPaths(root);
@@ -19,6 +23,7 @@ async function prepareShared(root: string): Promise<void> {
     renameSync(`${paths.template}.partial`, paths.template);
     const cloud = await startLocalCloud({ port: 0, dataDir: paths.dataDir, logLevel: 'ERROR', apiKeys: [], schedules: false, template, demo: { ...demoOptions(DEMO), live: false } });
     await cloud.demo!.seeded;
+    for (let run = 0; run < 20 && ((await invoke('positions-build', {})) as PositionsReport).steps > 0; run++);
     await cloud.stop();
     writeFileSync(paths.ready, '');
   } catch (error) {

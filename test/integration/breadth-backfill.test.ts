@@ -23,10 +23,12 @@ beforeAll(async () => {
   env = await startScratchEmulators();
   const deps = archiveDeps();
   const market = createDemoMarket({ seed: 11, startMs: START - 20 * MIN, intensity: 0.4 });
+  // Breadth reads the registry and the 1-minute candles (derived from trades): only those are written.
+  const batch = (until: number) => market.advance(until).filter((r) => r.dataset === 'trades' || r.dataset === 'instruments').map((r) => JSON.stringify(r)).join('\n');
   // Two batches, the first compacted, so the candles come from candle files and from trade deltas.
-  await ingestBatch(deps, 'normalized', market.advance(START + 5 * MIN).map((r) => JSON.stringify(r)).join('\n'));
-  await compactArchive(deps, { families: ['perpx', 'hip3'] });
-  await ingestBatch(deps, 'normalized', market.advance(END + MIN).map((r) => JSON.stringify(r)).join('\n'));
+  await ingestBatch(deps, 'normalized', batch(START + 5 * MIN));
+  await compactArchive(deps, { families: ['perpx', 'hip3'], datasets: ['trades'] });
+  await ingestBatch(deps, 'normalized', batch(END + MIN));
 });
 afterAll(async () => { await env?.stop(); });
 

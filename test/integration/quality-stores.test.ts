@@ -92,3 +92,22 @@ describe('manifest statistics', () => {
     expect((await archiveManifest().cadenceOf([listed!])).size).toBe(0);
   });
 });
+
+describe('the manifest day index', () => {
+  it('lists the days that hold compacted files of a dataset and family, in one query, deltas aside', async () => {
+    // Prepare: compacted files on two days (two files on one), a delta on a third, another family's file.
+    const file = (fileId: string, day: string, kind: ArchiveFile['kind'], family: ArchiveFile['family'] = 'hip3'): ArchiveFile => ({
+      fileId, key: `archive/v1/funding/${fileId}.parquet`, dataset: 'funding', family, day, kind, symbols: ['xyz:TSLA'], symbol: kind === 'delta' ? undefined : 'xyz:TSLA',
+      rows: 1, bytes: 10, etag: 'e', minTs: T0, maxTs: T0, replaces: [], createdAt: T0,
+    });
+    for (const f of [file('a', '2026-10-30', 'compacted'), file('b', '2026-11-02', 'compacted'), file('c', '2026-11-02', 'compacted'), file('d', '2026-11-03', 'delta'), file('e', '2026-11-01', 'compacted', 'perpx')]) {
+      await archiveManifest().putFile(f);
+    }
+    // Act
+    const days = await archiveManifest().compactedDays('funding', 'hip3', '2026-10-31', '2026-11-05');
+    // Assess
+    expect(days).toEqual(['2026-11-02']);
+    expect(await archiveManifest().compactedDays('funding', 'hip3', '2026-10-01', '2026-12-01')).toEqual(['2026-10-30', '2026-11-02']);
+  });
+});
+

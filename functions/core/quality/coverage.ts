@@ -9,7 +9,7 @@ import { DATASETS, familiesOf, type Dataset } from '../../../schemas/datasets.ts
 import type { ArchiveFile, ArchiveManifest } from '../../ports/archive.ts';
 import { visibleFiles } from '../archive/files.ts';
 import { coverageStart } from '../archive/coverage.ts';
-import { dayOf, daysBetween, DAY_MS } from '../archive/layout.ts';
+import { dayOf, DAY_MS } from '../archive/layout.ts';
 import type { Family } from '../venues.ts';
 import { observedCadence, recordsMissed, rowsInside, seriesCoverage, type ObservedCadence, type SymbolCadence } from './cadence.ts';
 
@@ -139,14 +139,15 @@ export const FAMILY_WINDOW_DAYS = 30;
 /**
  * A family's coverage per dataset over [from, now]: first and last record, records, symbols
  * with data, the usual interval (resolution), how far the newest record trails now (lag), and the
- * mean completeness of its symbols. One manifest query per dataset and day, plus the deltas.
+ * mean completeness of its symbols. Per dataset: the day index, a query per day with compacted
+ * files, and the deltas.
  */
 export async function familyCoverage(manifest: ArchiveManifest, family: Family, from: number, now: number): Promise<Record<string, DataTypeCoverage>> {
-  const dayList = daysBetween(dayOf(from), dayOf(now));
+  const [fromDay, toDay] = [dayOf(from), dayOf(now)];
   const entries = await Promise.all(qualityDatasetsOf(family).map(async (dataset) => {
     const [perDay, deltas] = await Promise.all([
-      Promise.all(dayList.map((day) => manifest.compactedFilesOfDay(dataset, family, day))),
-      manifest.deltaFiles(dataset, family, dayList[0]!, dayList[dayList.length - 1]!),
+      manifest.compactedDays(dataset, family, fromDay, toDay).then((days) => Promise.all(days.map((day) => manifest.compactedFilesOfDay(dataset, family, day)))),
+      manifest.deltaFiles(dataset, family, fromDay, toDay),
     ]);
     const files = await withCadence(manifest, visibleFiles(perDay.flat(), deltas));
     const symbols = bySymbol(files);
@@ -274,7 +275,7 @@ export async function incidentRecords(
   const symbol = symbols.length === 1 ? symbols[0] : undefined;
   const files = symbol !== undefined
     ? await filesOf(manifest, dataset, family, symbol, fromDay, toDay)
-    : await withCadence(manifest, visibleFiles((await Promise.all(daysBetween(fromDay, toDay).map((day) => manifest.compactedFilesOfDay(dataset, family, day)))).flat(),
+    : await withCadence(manifest, visibleFiles((await Promise.all((await manifest.compactedDays(dataset, family, fromDay, toDay)).map((day) => manifest.compactedFilesOfDay(dataset, family, day)))).flat(),
       await manifest.deltaFiles(dataset, family, fromDay, toDay)));
   let affected = 0;
   let recovered = 0;
