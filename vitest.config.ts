@@ -9,13 +9,14 @@ process.env.NODE_EXTRA_CA_CERTS = fileURLToPath(new URL('./functions/local/tls/c
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'clients/*/test/**/*.test.ts'],
-    testTimeout: 30_000,
+    // Tests and hooks wait for conditions; their bounds are against a hang, never against a
+    // slow machine (a loaded machine makes the run slower, not red).
+    testTimeout: 10 * 60_000,
     reporters: ['default', './test/helpers/slowest-files.ts'],
     // The run's fixtures (the stack's template, the demo archive) are made once, in the background.
     globalSetup: ['./test/helpers/global-setup.ts'],
     sequence: { sequencer: LocalCloudFilesLast },
-    // Hooks start local clouds and may wait for the run's fixtures (template, demo archive) on a
-    // loaded machine: bounded against a hang, not against a slow machine.
+    // Hooks start local clouds and may wait for the run's fixtures (template, demo archive).
     hookTimeout: 10 * 60_000,
     // Integration and e2e files start their own emulators; two cores, so two files at a time.
     pool: 'forks',

@@ -73,7 +73,7 @@ describe('breadth routes', () => {
     expect(current.data.counts).toEqual({
       candidates: candidates.length, eligible: above + at + below, above, at, below, excluded_no_session_volume: noVolume, excluded_stale_price: stale,
     });
-  }, 60_000);
+  });
 
   it('serves ascending minute history with every snapshot consistent, and pages with an exclusive epoch-ms cursor', async () => {
     const window = { start: lastCutoff - 30 * MIN, end: lastCutoff };
@@ -145,7 +145,7 @@ describe('breadth history of a first start', () => {
       };
       // Act: the span's backfill runs after seeding; wait until its last minute is readable.
       const window = { start: seededTo - 30 * MIN, end: seededTo - 5 * MIN, limit: 1000 };
-      const history = await eventually(async () => (await call(window)).data as any[], (rows) => rows.length === 26, 120_000);
+      const history = await eventually(async () => (await call(window)).data as any[], (rows) => rows.length === 26);
       // Assess: one consistent snapshot a minute across the seeded span.
       expect(history.map((s) => Date.parse(s.calculated_at))).toEqual(Array.from({ length: 26 }, (_, i) => window.start + i * MIN));
       history.forEach(expectInvariants);
@@ -153,5 +153,5 @@ describe('breadth history of a first start', () => {
     } finally {
       await first.stop();
     }
-  }, 240_000);
+  });
 });

@@ -55,7 +55,7 @@ async function restRows(symbol: string): Promise<any[]> {
 }
 
 async function untilDone(key: string, id: string): Promise<any> {
-  const res = await eventually(() => call(key, 'GET', `/v1/exports/${id}`), (r) => ['completed', 'failed', 'canceled'].includes(r.body.data?.state), 120_000);
+  const res = await eventually(() => call(key, 'GET', `/v1/exports/${id}`), (r) => ['completed', 'failed', 'canceled'].includes(r.body.data?.state));
   return res.body.data;
 }
 
@@ -88,11 +88,11 @@ beforeAll(async () => {
   }
   // Batch 1 is compacted into day files; batch 2 stays an uncompacted delta beside them.
   await land('batch-1', batch1);
-  await eventually(() => restRows('SOL'), (rows) => rows.length > 0, 60_000);
+  await eventually(() => restRows('SOL'), (rows) => rows.length > 0);
   await invoke('compact', {});
   await land('batch-2', batch2);
   const expected = new Set([...batch1, ...batch2].filter((r) => r.symbol === 'SOL' && r.ts >= WINDOW.start && r.ts < WINDOW.end).map((r) => (r as { trade_id: number }).trade_id));
-  await eventually(() => restRows('SOL'), (rows) => rows.length === expected.size, 60_000);
+  await eventually(() => restRows('SOL'), (rows) => rows.length === expected.size);
 });
 
 afterAll(async () => {
@@ -154,7 +154,7 @@ describe('a completed job', () => {
     expect(created.body.data).toMatchObject({ state: 'running', started_at: expect.any(String), progress: { partitions_total: 6, partitions_done: 0 } });
     expect(created.body.data).not.toHaveProperty('files');
     job = await untilDone(KEYS.build, created.body.data.id);
-  }, 150_000);
+  });
 
   it('completes with every partition, its files, rows, bytes and the price of what was written', () => {
     expect(job).toMatchObject({ state: 'completed', schema_version: 'trades.v1', progress: { partitions_done: 6, partitions_total: 6 }, price_usd: 15 });
@@ -196,7 +196,7 @@ describe('a completed job', () => {
   });
 
   it('announces export.job.completed with job_id and the job\'s api_url, and no download link', async () => {
-    const [req] = await eventually(() => receiver.requests.filter((r) => r.headers['svc-event-type'] === 'export.job.completed' && r.body.includes(job.id)), (r) => r.length === 1, 30_000);
+    const [req] = await eventually(() => receiver.requests.filter((r) => r.headers['svc-event-type'] === 'export.job.completed' && r.body.includes(job.id)), (r) => r.length === 1);
     const event = JSON.parse(req!.body);
     expect(event.data).toMatchObject({ job_id: job.id, status: 'completed', api_url: `/v1/exports/${job.id}` });
     expect(req!.body).not.toMatch(/X-Amz-Signature|parquet/);
@@ -247,7 +247,7 @@ describe('cancel and failure', () => {
     // Many symbol-days, so the job is still running when the cancel arrives.
     const symbols = Array.from({ length: 40 }, (_, i) => `CXL${String.fromCharCode(65 + (i % 26))}${String.fromCharCode(65 + Math.floor(i / 26))}`);
     await land('cancel-batch', symbols.flatMap((s, k) => tradesOf(s, DAY1, DAY1 + 2 * DAY, 3_600_000, 50_000_000 + k * 1000)));
-    await eventually(() => call(KEYS.build, 'POST', '/v1/exports', { schema: 'trades', family: 'perpx', symbols, ...WINDOW, dry_run: true }), (r) => r.status === 200 && r.body.data.partitions === 80, 60_000);
+    await eventually(() => call(KEYS.build, 'POST', '/v1/exports', { schema: 'trades', family: 'perpx', symbols, ...WINDOW, dry_run: true }), (r) => r.status === 200 && r.body.data.partitions === 80);
     const created = await call(KEYS.build, 'POST', '/v1/exports', { schema: 'trades', family: 'perpx', symbols, ...WINDOW });
     const canceled = await call(KEYS.build, 'DELETE', `/v1/exports/${created.body.data.id}`);
     expect(canceled.status).toBe(200);
@@ -256,7 +256,7 @@ describe('cancel and failure', () => {
     const stored = () => s3.send(new ListObjectsV2Command({ Bucket: cloud.emulators.names.buckets.exports, Prefix: 'exports/' }))
       .then((r) => (r.Contents ?? []).filter((o) => o.Key!.includes(`/${created.body.data.id}/`)));
     // Partitions already running when the cancel came delete their own file when they find the job canceled.
-    await eventually(stored, (objects) => objects.length === 0, 30_000);
+    await eventually(stored, (objects) => objects.length === 0);
     const after = await call(KEYS.build, 'GET', `/v1/exports/${created.body.data.id}`);
     expect(after.body.data.state).toBe('canceled');
     expect(after.body.data).not.toHaveProperty('files');
@@ -277,7 +277,7 @@ describe('cancel and failure', () => {
     const job = await untilDone(KEYS.build, created.body.data.id);
     expect(job).toMatchObject({ state: 'failed', error_message: expect.stringContaining('DOOM, 2026-11-21') });
     expect(job).not.toHaveProperty('files');
-    const [req] = await eventually(() => receiver.requests.filter((r) => r.headers['svc-event-type'] === 'export.job.failed'), (r) => r.length === 1, 30_000);
+    const [req] = await eventually(() => receiver.requests.filter((r) => r.headers['svc-event-type'] === 'export.job.failed'), (r) => r.length === 1);
     expect(JSON.parse(req!.body).data).toMatchObject({ job_id: job.id, status: 'failed', error_message: job.error_message, api_url: `/v1/exports/${job.id}` });
   });
 });

@@ -164,7 +164,7 @@ describe('rule replay', () => {
     const created = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/replay', { subscription_id: liquidationRule, ...window });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     expect(created.body.data).toMatchObject({ state: 'running', event_type: 'market.liquidation', subscription_id: liquidationRule, deliver: false });
-    const done = await eventually(() => call(KEYS.build, 'GET', `/v1/webhooks/subscriptions/replays/${created.body.data.id}`), (r) => r.body.data?.state !== 'running', 60_000);
+    const done = await eventually(() => call(KEYS.build, 'GET', `/v1/webhooks/subscriptions/replays/${created.body.data.id}`), (r) => r.body.data?.state !== 'running');
     const live = delivered.find((e) => e.type === 'market.liquidation');
     expect(done.body.data.state).toBe('completed');
     expect(done.body.data.occurrences).toEqual([{ event_id: live.id, occurred_at: live.data.timestamp, data: live.data }]);
@@ -177,17 +177,17 @@ describe('rule replay', () => {
     const rule = (await call(KEYS.pro, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type: 'market.liquidation', filters: { symbols: ['BTC'], min_notional_usd: 1_000 } })).body.data;
     const delivering = await call(KEYS.pro, 'POST', '/v1/webhooks/subscriptions/replay', { subscription_id: rule.id, ...window, deliver: true });
     expect(delivering.status, JSON.stringify(delivering.body)).toBe(202);
-    const received = await eventually(() => receiver.requests.filter((r) => r.path === '/replay'), (r) => r.length >= 1, 60_000);
+    const received = await eventually(() => receiver.requests.filter((r) => r.path === '/replay'), (r) => r.length >= 1);
     // The same params: the same event id live delivery gave the occurrence.
     expect(JSON.parse(received[0]!.body)).toMatchObject({ id: live.id, type: 'market.liquidation', late: true, replay: true, data: live.data });
-    const finished = await eventually(() => call(KEYS.pro, 'GET', `/v1/webhooks/subscriptions/replays/${delivering.body.data.id}`), (r) => r.body.data?.state === 'completed', 60_000);
+    const finished = await eventually(() => call(KEYS.pro, 'GET', `/v1/webhooks/subscriptions/replays/${delivering.body.data.id}`), (r) => r.body.data?.state === 'completed');
     expect(finished.body.data.progress).toMatchObject({ matched: 1, delivered: 1 });
 
     // Refused: a window reaching into the future, delivery without a subscription, another account's job.
     expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/replay', { subscription_id: liquidationRule, start: window.start, end: Date.now() + 60_000 })).body).toMatchObject({ code: 400, param: 'end' });
     expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/replay', { event_type: 'market.liquidation', ...window, deliver: true })).body).toMatchObject({ code: 400, param: 'deliver' });
     expect((await call(KEYS.free, 'GET', `/v1/webhooks/subscriptions/replays/${created.body.data.id}`)).status).toBe(404);
-  }, 180_000);
+  });
 });
 
 describe('minute-class detection', () => {

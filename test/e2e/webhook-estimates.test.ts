@@ -55,7 +55,7 @@ describe('estimates on the demo archive', () => {
         expect(['exact', 'sampled', 'replayed']).toContain(estimate.basis.mode);
       }
     }
-  }, 600_000);
+  });
 
   it('counts liquidations from the hourly rollup exactly as a replay of the same window does', async () => {
     const rollup = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/estimate', { event_type: 'market.liquidation', config: { min_notional_usd: 1_000 }, lookback_days: 2 });
@@ -70,7 +70,7 @@ describe('estimates on the demo archive', () => {
     // Yesterday is closed: equal. The demo keeps trading, so today may have grown between the two calls.
     expect(rollup.body.data.per_day[0]).toEqual(replay.body.data.per_day[0]);
     expect(replay.body.data.per_day[1].count).toBeGreaterThanOrEqual(rollup.body.data.per_day[1].count);
-  }, 120_000);
+  });
 });
 
 describe('dry-run on the demo archive', () => {
@@ -82,5 +82,5 @@ describe('dry-run on the demo archive', () => {
       if (status === 504) expect(body).toMatchObject({ error_code: 'scan_timeout' });
       else expect(body.data.occurrences.length).toBeLessThanOrEqual(100);
     }
-  }, 300_000);
+  });
 });

@@ -20,8 +20,11 @@ export function keyedGet(baseUrl: () => string, key: string) {
   };
 }
 
-/** Reads until `done` holds, or fails after `timeoutMs` showing the last value read. */
-export async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+/**
+ * Reads until `done` holds, or fails after `timeoutMs` showing the last value read. The bound is
+ * against a hang, not a slow machine: a loaded machine makes a test slower, never red.
+ */
+export async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 5 * 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -54,7 +54,7 @@ describe('breadth backfill', () => {
     expect(ranged.kept.some((s) => s.counts.eligible > 0)).toBe(true);
     // The session restarts at midnight: nothing has closed at its first instant.
     expect(ranged.kept.find((s) => s.calculated_at === '2026-11-02T00:00:00.000Z')!.counts.eligible).toBe(0);
-  }, 240_000);
+  });
 
   it('stores a backfilled range in the breadth table, readable as history', async () => {
     const deps = { ...archiveDeps(), breadth: breadthStore() };
@@ -62,5 +62,5 @@ describe('breadth backfill', () => {
     const { snapshots, more } = await deps.breadth.range('perpx', START, START + 9 * MIN, 100);
     expect(snapshots.map((s) => s.calculated_at)).toEqual(Array.from({ length: 10 }, (_, i) => new Date(START + i * MIN).toISOString()));
     expect(more).toBe(false);
-  }, 120_000);
+  });
 });

@@ -328,7 +328,7 @@ describe('the slow lane', () => {
     expect(fromSlowLane.outcome).toBe('delivered');
     expect((await webhookStores().endpoints.get(hung.caller.id, hung.endpointId))!.slowUntil).toBeNull();
     expect((await webhookStores().endpoints.get(healthy.caller.id, healthy.endpointId))!.slowUntil).toBeNull();
-  }, 30_000);
+  });
 });
 
 describe('the overdue sweep', () => {

@@ -94,5 +94,5 @@ describe('liquidation pages', () => {
         }
       },
     ), { numRuns: 40 });
-  }, 240_000);
+  });
 });

@@ -63,7 +63,7 @@ describe('archive gaps over the archive', () => {
     await ingest('early', [...altxTrades('BTC', at(0, 0), at(0, 30), 0, 1), ...altxTrades('ETH', at(0, 0), at(0, 30), 15_000, 10_000)]);
     await ingest('late', [...altxTrades('BTC', at(0, 30), at(1, 19), 0, 100), ...altxTrades('ETH', at(0, 30), at(1, 20), 15_000, 10_100)]);
     await ingest('resumed', altxTrades('BTC', at(2, 0), at(2, 10), 0, 1_000));
-  }, 60_000);
+  });
 
   it('detects the gap five minutes into the venue\'s silence, from the last trade of any market', async () => {
     const [detected, ...rest] = await candidates('archive.gap_detected', at(1, 24));
@@ -94,7 +94,7 @@ describe('ingest stalls over the archive', () => {
   beforeAll(async () => {
     // xyz:TSLA's book every minute until 01:00, then silent until 01:40; xyz:NVDA's every minute throughout.
     await ingest('books', [...snapshots('xyz:TSLA', at(0, 0), at(1, 1)), ...snapshots('xyz:TSLA', at(1, 40), at(1, 50)), ...snapshots('xyz:NVDA', at(0, 0), at(1, 50))]);
-  }, 60_000);
+  });
 
   it('reports the recovery of the one market that resumed, with its whole silence, and nothing for the other', async () => {
     const recovered = (await candidates('ingest.recovered', at(1, 40), [{ threshold_s: 600 }])).filter((c) => c.scope === 'per_market');
@@ -119,7 +119,7 @@ describe('priority gas payments over the archive', () => {
       trade({ family: 'perpx', symbol: 'HYPE', ts: at(4, 59), trade_id: 50_200, price: '25' }),
       paid(at(5, 0, 10), 50_101, '3'), paid(at(5, 0, 20), 50_102, '2.5'),
     ]);
-  }, 60_000);
+  });
 
   it('counts the day\'s earlier payments towards the 50, and values the payment at the token price', async () => {
     const out = await candidates('market.pga_payment', at(5, 0));

@@ -90,7 +90,7 @@ describe('the positions job', () => {
         expect(stored.map((s) => ({ account: s.account, symbol: s.symbol, size: s.size, entry: s.entry_price ?? null, funding: s.funding_since_change })), `hour ${(hour - t0) / HOUR}`).toEqual(expected);
       }
     }), { numRuns: 12 });
-  }, 240_000);
+  });
 
   it('keeps live snapshots only until their hour is folded; the hourly ones stay', async () => {
     // Prepare: a day of one account's fills, built live every few minutes through its second hour.
@@ -112,5 +112,5 @@ describe('the positions job', () => {
     expect(await liveRows()).toEqual([]);
     expect((await snapshotRowsAt(deps, 'hip3', t0 + HOUR)).map((r) => r.symbol)).toEqual(['xyz:LIVE']);
     expect((await snapshotRowsAt(deps, 'hip3', t0 + 2 * HOUR)).map((r) => r.symbol)).toEqual(['xyz:LIVE']);
-  }, 120_000);
+  });
 });

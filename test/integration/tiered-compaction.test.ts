@@ -117,7 +117,7 @@ describe('tiered compaction through a day', () => {
     expect(rewritten / (ingested.length - late.length)).toBeLessThanOrEqual(3);
     // The late row rewrote only its own symbol's day.
     expect(lateRun.rowsWritten).toBe(ingested.filter((r) => r.symbol === 'SOL').length);
-  }, 180_000);
+  });
 });
 
 describe('the fold budget', () => {

@@ -92,7 +92,7 @@ describe('the hourly liquidation rollup', () => {
       }
       expect(fromRollup).toEqual(raw);
     }), { numRuns: 6 });
-  }, 240_000);
+  });
 
   it('gives the estimate exact per-day counts at a power-of-ten threshold, a monotone ladder counted at its bucket edges', async () => {
     const fills = fc.sample(fillArb, { numRuns: 400, seed: 23 });
@@ -125,7 +125,7 @@ describe('the hourly liquidation rollup', () => {
     expect(replayed.basis.mode).toBe('replayed');
     expect(replayed.per_day).toEqual(answer.per_day);
     expect(replayed.rowsScanned).toBe(records.length);
-  }, 120_000);
+  });
 });
 
 describe('a dry-run out of time', () => {
@@ -150,5 +150,5 @@ describe('a dry-run out of time', () => {
     expect(answer.occurrences.map((o) => keyOf(o.data)).sort()).toEqual(expected.map((c) => keyOf(c.data)).sort());
     // Newest first (events of one instant in any order).
     expect(answer.occurrences.map((o) => o.data.timestamp)).toEqual(expected.map((c) => c.data.timestamp));
-  }, 120_000);
+  });
 });

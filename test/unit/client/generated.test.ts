@@ -36,5 +36,5 @@ describe('the generated typed client', () => {
     } finally {
       rmSync(outDir, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 });
