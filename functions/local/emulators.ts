@@ -4,8 +4,12 @@
  * keep their data under the data directory; local-aws-sqs keeps queues in memory only, behind a
  * journal (sqs-journal.ts) that sends again, at the next start, every message not yet consumed.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
@@ -144,6 +148,37 @@ async function resendLeftOver(client: SQSClient, journal: SqsJournal, queueUrls:
   journal.replayed();
 }
 
+/** What `writeObjectsSafely` replaces in s3rver's file store (3.7.1, lib/stores/filesystem.js). */
+interface FilesystemStore {
+  getResourcePath(bucket: string, key: string, resource: 'object'): string;
+  putMetadata(bucket: string, key: string, metadata: unknown, md5: string): Promise<void>;
+  putObject(object: { bucket: string; key: string; metadata: unknown; content: Buffer | Readable }): Promise<{ size: number; md5: string }>;
+}
+
+/**
+ * s3rver writes an object through a write stream it gives no 'error' listener: when a concurrent
+ * delete of the directory's last object removes the (empty) directory between its mkdir and the
+ * open, the ENOENT is an uncaught exception that ends the process (an export cancelled while its
+ * partitions upload did it). The same write through `pipeline`, whose errors reject: s3rver answers
+ * a 500 and the SDK sends the object again.
+ */
+function writeObjectsSafely(store: FilesystemStore): void {
+  store.putObject = async (object) => {
+    const path = store.getResourcePath(object.bucket, object.key, 'object');
+    const md5 = createHash('md5');
+    let size = 0;
+    await mkdir(dirname(path), { recursive: true });
+    await pipeline(
+      Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content,
+      new Transform({ transform(chunk: Buffer, _encoding, done) { md5.update(chunk); size += chunk.length; done(null, chunk); } }),
+      createWriteStream(path),
+    );
+    const digest = md5.digest('hex');
+    await store.putMetadata(object.bucket, object.key, object.metadata, digest);
+    return { size, md5: digest };
+  };
+}
+
 /** S3 -> SQS object-created notifications, as the catalogue declares them (s3rver emits the events). */
 function forwardBucketNotifications(s3rver: S3rver, buckets: Record<BucketName, string>, queueUrls: Record<QueueName, string>, sqs: SQSClient): void {
   // S3rver is a Koa application (an EventEmitter); its typings leave that out.
@@ -183,6 +218,7 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
   const journal = await startSqsJournal(`http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`, join(options.dataDir, 'sqs-journal.jsonl'), options.ports?.sqs);
   const sqs = journal.endpoint;
   const s3rver = new S3rver({ port: options.ports?.s3 ?? 0, address: '127.0.0.1', silent: true, directory: s3Dir });
+  writeObjectsSafely((s3rver as unknown as { store: FilesystemStore }).store);
   const s3Address = await s3rver.run();
   const s3 = `http://127.0.0.1:${s3Address.port}`;
 
