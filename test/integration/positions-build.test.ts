@@ -58,8 +58,10 @@ function fillsOf(list: readonly Trade[], t0: number, symbols: readonly string[])
 describe('the positions job', () => {
   it('builds hourly snapshots equal to the change log replayed from an empty book, over any number of runs', async () => {
     await fc.assert(fc.asyncProperty(trades, fc.integer({ min: 1, max: 4 }), async (list, runs) => {
-      // Prepare: a fresh day per case, two markets with a mark every minute and an hourly funding rate.
-      const t0 = Date.parse('2026-09-01T00:00:00Z') + run++ * 86_400_000;
+      // Prepare: four fresh hours per case (the job's book is continuous, so the hours between cases
+      // are built too: close cases keep that short), two markets with a mark every minute and an
+      // hourly funding rate.
+      const t0 = Date.parse('2026-09-01T00:00:00Z') + run++ * 4 * HOUR;
       const symbols = [`P${run}A`, `P${run}B`];
       const fills = fillsOf(list, t0, symbols);
       const records: object[] = fills.map((f) => ({ dataset: 'trades', family: 'perpx', ...f, user_address: f.account, account: undefined }));
