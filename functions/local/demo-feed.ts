@@ -68,7 +68,7 @@ const serialize = (records: readonly unknown[]) => records.map((r) => JSON.strin
  * The saved simulation when it was made with these options and stands within the seeding window,
  * advanced (its records dropped: they were written) to where the feed got.
  */
-function resumedMarket(options: DemoFeedOptions, shape: FeedShape, saved: FeedState | undefined, snapshotPath: string, earliest: number): DemoMarket | undefined {
+function resumedMarket(shape: FeedShape, saved: FeedState | undefined, snapshotPath: string, earliest: number): DemoMarket | undefined {
   if (!saved || JSON.stringify(saved.shape) !== JSON.stringify(shape) || !existsSync(snapshotPath)) return undefined;
   try {
     const market = resumeDemoMarket(readFileSync(snapshotPath));
@@ -89,7 +89,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   const shape: FeedShape = { seed: options.seed, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, extraCoreMarkets: options.extraCoreMarkets ?? 0 };
   // Resume where the last run stopped, but never reach back further than the seeding window.
   const earliest = Math.floor((now - options.days * 24 * HOUR) / HOUR) * HOUR;
-  const resumed = resumedMarket(options, shape, saved, snapshotPath, earliest);
+  const resumed = resumedMarket(shape, saved, snapshotPath, earliest);
   const start = resumed?.nowMs() ?? Math.max(saved?.through ?? earliest, earliest);
   const market = resumed ?? createDemoMarket({ seed: options.seed, startMs: start, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, extraCoreMarkets: options.extraCoreMarkets });
   const upstream = createUpstream(options.seed);

@@ -133,6 +133,12 @@ function bySymbol(files: readonly ArchiveFile[]): Map<string, SymbolCadence[]> {
   return out;
 }
 
+/** Every compacted file of a dataset and family over [fromDay, toDay]: a query for the days that have any, then one per such day. */
+async function compactedFilesOfDays(manifest: ArchiveManifest, dataset: Dataset, family: Family, fromDay: string, toDay: string): Promise<ArchiveFile[]> {
+  const days = await manifest.compactedDays(dataset, family, fromDay, toDay);
+  return (await Promise.all(days.map((day) => manifest.compactedFilesOfDay(dataset, family, day)))).flat();
+}
+
 /** The window the family-wide routes measure: the last `days` UTC days. */
 export const FAMILY_WINDOW_DAYS = 30;
 
@@ -146,10 +152,10 @@ export async function familyCoverage(manifest: ArchiveManifest, family: Family, 
   const [fromDay, toDay] = [dayOf(from), dayOf(now)];
   const entries = await Promise.all(qualityDatasetsOf(family).map(async (dataset) => {
     const [perDay, deltas] = await Promise.all([
-      manifest.compactedDays(dataset, family, fromDay, toDay).then((days) => Promise.all(days.map((day) => manifest.compactedFilesOfDay(dataset, family, day)))),
+      compactedFilesOfDays(manifest, dataset, family, fromDay, toDay),
       manifest.deltaFiles(dataset, family, fromDay, toDay),
     ]);
-    const files = await withCadence(manifest, visibleFiles(perDay.flat(), deltas));
+    const files = await withCadence(manifest, visibleFiles(perDay, deltas));
     const symbols = bySymbol(files);
     if (symbols.size === 0) return undefined;
     let earliest = Infinity;
@@ -275,8 +281,7 @@ export async function incidentRecords(
   const symbol = symbols.length === 1 ? symbols[0] : undefined;
   const files = symbol !== undefined
     ? await filesOf(manifest, dataset, family, symbol, fromDay, toDay)
-    : await withCadence(manifest, visibleFiles((await Promise.all((await manifest.compactedDays(dataset, family, fromDay, toDay)).map((day) => manifest.compactedFilesOfDay(dataset, family, day)))).flat(),
-      await manifest.deltaFiles(dataset, family, fromDay, toDay)));
+    : await withCadence(manifest, visibleFiles(await compactedFilesOfDays(manifest, dataset, family, fromDay, toDay), await manifest.deltaFiles(dataset, family, fromDay, toDay)));
   let affected = 0;
   let recovered = 0;
   for (const [name, parts] of bySymbol(files)) {
