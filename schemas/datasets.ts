@@ -423,6 +423,8 @@ export interface Column { name: string; type: 'VARCHAR' | 'BIGINT' | 'BOOLEAN' |
 const c = (name: string, type: Column['type']): Column => ({ name, type });
 const KEY = [c('family', 'VARCHAR'), c('symbol', 'VARCHAR'), c('ts', 'BIGINT')];
 const at = (iso: string) => Date.parse(iso);
+/** A per-wallet rollup's columns (see account_liquidation_rollups_1h). */
+const WALLET_ROLLUP_COLUMNS = [...KEY, c('address', 'VARCHAR'), c('bucket', 'INTEGER'), c('events', 'BIGINT'), c('max_notional', 'DOUBLE')];
 const EVERY_FAMILY_SINCE = (start: number) => Object.fromEntries(FAMILIES.map((f) => [f, start])) as Record<Family, number>;
 
 /** The bulk-export schemas (SPEC "Limits": Parquet with ZSTD, priced per GB with a minimum). */
@@ -739,6 +741,39 @@ export const DATASETS = {
     perSymbol: false,
     compaction: { derivedFrom: 'liquidations' },
     coverage: { perpx: at('2025-12-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z') },
+  },
+  /**
+   * Per-wallet rollups of the account types (account.liquidated, account.fill, account.transfer):
+   * events per wallet (`address`), symbol, UTC hour and value bucket, as the types' detectors
+   * collapse them (functions/core/archive/sql.ts ROLLUPS). Sorted by wallet first, so an estimate
+   * for an account's few watched wallets reads the row groups holding them.
+   */
+  account_liquidation_rollups_1h: {
+    columns: WALLET_ROLLUP_COLUMNS,
+    uniqueBy: ['address', 'symbol', 'ts', 'bucket'],
+    sortBy: ['address', 'ts', 'symbol', 'bucket'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'liquidations' },
+    coverage: { perpx: at('2025-12-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z') },
+  },
+  fill_rollups_1h: {
+    columns: WALLET_ROLLUP_COLUMNS,
+    uniqueBy: ['address', 'symbol', 'ts', 'bucket'],
+    sortBy: ['address', 'ts', 'symbol', 'bucket'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'trades' },
+    coverage: {
+      perpx: at('2023-04-15T03:31:00Z'), spot: at('2025-03-22T10:50:22Z'), hip3: at('2026-02-01T00:00:00Z'),
+      hip4: at('2026-05-01T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-06-26T20:10:26Z'),
+    },
+  },
+  transfer_rollups_1h: {
+    columns: WALLET_ROLLUP_COLUMNS,
+    uniqueBy: ['address', 'symbol', 'ts', 'bucket'],
+    sortBy: ['address', 'ts', 'symbol', 'bucket'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'transfers' },
+    coverage: { perpx: at('2025-12-01T00:00:00Z'), spot: at('2025-12-01T00:00:00Z') },
   },
 } as const satisfies Record<string, DatasetDef>;
 

@@ -26,18 +26,54 @@ export function candlesFromTradesSql(source: string): string {
 /** Buckets a decade of a rollup's notional histogram: bucket b holds [10^(b/16), 10^((b+1)/16)), about 15% wide. */
 export const ROLLUP_BUCKETS_PER_DECADE = 16;
 
+/** The bucket of an event whose value is zero, negative or missing (counted, but below every edge). */
+export const NO_VALUE_BUCKET = -1_000_000;
+
 /**
- * Liquidation events per symbol, UTC hour and notional bucket, from liquidation rows: the fills of
- * one account, market and instant are one event (as market.liquidation collapses them), its
- * notional the sum of size times price rounded to cents, as the detector computes it.
+ * The estimable types' hourly rollups (issue 23), one entry per derived dataset: `events` turns
+ * the source's rows into one row per event the type's detector finds (`family, symbol, ts, value`,
+ * plus `address` for per-wallet rollups), computed as the detector computes it; `rollupSql` then
+ * counts them per symbol (and wallet), UTC hour and value bucket. The derived datasets' columns
+ * are declared in schemas/datasets.ts; compaction derives each from its source like candles.
  */
-export function liquidationRollupSql(source: string): string {
-  return `SELECT family, symbol, (ts // 3600000) * 3600000 AS ts,
-      CAST(floor(log10(notional) * ${ROLLUP_BUCKETS_PER_DECADE}) AS INTEGER) AS bucket,
+export const ROLLUPS = {
+  /** market.liquidation: the fills of one account, market and instant are one event, its notional the sum of size x price to cents. */
+  liquidation_rollups_1h: {
+    source: 'liquidations', perWallet: false,
+    events: (source: string) => `SELECT family, symbol, ts, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE)), 2) AS value
+      FROM ${source} GROUP BY family, symbol, liquidated_user, ts`,
+  },
+  /** account.liquidated: the same events, kept per liquidated wallet. */
+  account_liquidation_rollups_1h: {
+    source: 'liquidations', perWallet: true,
+    events: (source: string) => `SELECT family, symbol, liquidated_user AS address, ts, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE)), 2) AS value
+      FROM ${source} GROUP BY family, symbol, liquidated_user, ts`,
+  },
+  /** account.fill: the fills of one address, market, side and instant are one event (an order sweep). */
+  fill_rollups_1h: {
+    source: 'trades', perWallet: true,
+    events: (source: string) => `SELECT family, symbol, user_address AS address, ts, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE)), 2) AS value
+      FROM ${source} WHERE user_address IS NOT NULL AND user_address <> '' GROUP BY family, symbol, user_address, side, ts`,
+  },
+  /** account.transfer: one event per ledger row (a send is a row per side), its value usdc_value to cents. */
+  transfer_rollups_1h: {
+    source: 'transfers', perWallet: true,
+    events: (source: string) => `SELECT family, symbol, user_address AS address, ts, round(CAST(usdc_value AS DOUBLE), 2) AS value FROM ${source}`,
+  },
+} as const;
+export type RollupDataset = keyof typeof ROLLUPS;
+
+/**
+ * Events per symbol (and wallet), UTC hour and value bucket (floor(16 log10 value); values of
+ * zero or less in NO_VALUE_BUCKET), with the largest value of each cell.
+ */
+export function rollupSql(rollup: RollupDataset, source: string): string {
+  const { events, perWallet } = ROLLUPS[rollup];
+  const keys = `family, symbol, ${perWallet ? 'address, ' : ''}(ts // 3600000) * 3600000`;
+  return `SELECT ${keys} AS ts,
+      CASE WHEN value > 0 THEN CAST(floor(log10(value) * ${ROLLUP_BUCKETS_PER_DECADE}) AS INTEGER) ELSE ${NO_VALUE_BUCKET} END AS bucket,
       count(*) AS events,
-      max(notional) AS max_notional
-    FROM (SELECT family, symbol, ts, liquidated_user, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE)), 2) AS notional
-          FROM ${source} GROUP BY family, symbol, liquidated_user, ts)
-    WHERE notional > 0
-    GROUP BY family, symbol, (ts // 3600000) * 3600000, bucket`;
+      max(value) AS max_notional
+    FROM (${events(source)})
+    GROUP BY ${keys}, bucket`;
 }

@@ -15,7 +15,8 @@ import type { BreadthStore } from '../../ports/breadth.ts';
 import type { NormalizedRecord } from '../../../schemas/datasets.ts';
 import { DRY_RUN_TYPES, ESTIMATE_TYPES, EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
 import type { Detection, EventDefinition, EventTypeDecl, Preview } from '../events/declare.ts';
-import { BUCKET_RATIO, bucketEdge, bucketOf, isExactEdge, readRollup, type RollupSource } from './rollups.ts';
+import { BUCKET_RATIO, bucketEdge, bucketOf, isExactEdge, NO_VALUE_BUCKET, readRollup, type RollupSource } from './rollups.ts';
+import { ROLLUPS } from '../archive/sql.ts';
 import { normalizeConfig, type StoredConfig } from '../webhooks/filters.ts';
 import type { Caller } from '../accounts.ts';
 import { matches } from './match.ts';
@@ -365,8 +366,9 @@ function histogramPercentile(h: Histogram, p: number): number {
 
 /**
  * The lower bound a rule puts on its ladder metric, when that is all its conditions say (so a
- * histogram of the metric answers it): the largest of the cost floor and its `>=`/`>` bounds.
- * Undefined when a condition is on anything else, or is not a lower bound.
+ * histogram of the metric answers it): the largest of the cost floor and its `>=`/`>` bounds, 0
+ * when there is none (every event counts). Undefined when a condition is on anything else, is not
+ * a lower bound, or is a bound of zero or less (the histogram keeps such values in one bucket).
  */
 function lowerBoundOnly(decl: EventTypeDecl, config: StoredConfig, metric: string): { threshold: number; strict: boolean } | undefined {
   let threshold = decl.costFloor?.metric === metric ? decl.costFloor.min : 0;
@@ -374,12 +376,13 @@ function lowerBoundOnly(decl: EventTypeDecl, config: StoredConfig, metric: strin
   for (const condition of config.conditions) {
     if (condition.metric !== metric || typeof condition.value !== 'number') return undefined;
     if (condition.op !== 'greater_than_or_equal' && condition.op !== 'greater_than') return undefined;
+    if (condition.value <= 0) return undefined;
     if (condition.value > threshold || (condition.value === threshold && condition.op === 'greater_than')) {
       threshold = condition.value;
       strict = condition.op === 'greater_than';
     }
   }
-  return threshold > 0 ? { threshold, strict } : undefined;
+  return { threshold, strict };
 }
 
 interface EstimateInput {
@@ -414,31 +417,35 @@ async function estimateFromRollup(
   const { deps, decl, config, watched, firstDay, now } = input;
   const deadline = now + SCAN_BUDGET_MS;
   const families = (config.venue ?? decl.venues).filter((v) => !whollyBeforeCoverage(detection.reads, v, now - 1));
-  const read = await readRollup(deps.archive, rollup, families, config.symbols, firstDay, now);
+  const addresses = ROLLUPS[rollup].perWallet ? [...(config.addresses ?? watched)] : undefined;
+  const read = await readRollup(deps.archive, rollup, families, config.symbols, firstDay, now, addresses);
   // The ladder and distribution take every occurrence the rule's scope and floor let through, whatever its threshold.
   const others = { ...config, conditions: [], min_notional_usd: undefined };
   const tail = await scan(deps, decl, detection, config, watched, firstDay, now, deadline, { answered: read.covered, keep: keeper(deps, decl, config, others, watched) });
   const from = Math.max(firstDay, tail.from);
   const cells = read.cells.filter((c) => c.hour >= from);
   const hits = tail.candidates.filter((c) => matches(decl, config, c, watched));
-  const thresholdBucket = bucketOf(bound.threshold);
+  // No threshold: every event counts, those of no value too.
+  const thresholdBucket = bound.threshold > 0 ? bucketOf(bound.threshold) : -Infinity;
   const perDay = Array.from({ length: input.lookbackDays }, () => 0);
   for (const hit of hits) perDay[Math.floor((hit.occurredAt - firstDay) / DAY_MS)]! += 1;
   for (const cell of cells) if (cell.bucket >= thresholdBucket) perDay[Math.floor((cell.hour - firstDay) / DAY_MS)]! += cell.events;
 
   const histogram = histogramOf(tail.candidates.map((c) => c.metrics[metric]).filter((v): v is number => typeof v === 'number'));
   // The cost floor holds for the ladder too (a power of ten, so whole buckets).
-  const floorBucket = decl.costFloor?.metric === metric ? bucketOf(decl.costFloor.min) : -Infinity;
+  // Events of no value (zero or less) count per day but have no place in the histogram of positive values.
+  const floorBucket = decl.costFloor?.metric === metric ? bucketOf(decl.costFloor.min) : NO_VALUE_BUCKET + 1;
   for (const cell of cells.filter((c) => c.bucket >= floorBucket)) {
     histogram.counts.set(cell.bucket, (histogram.counts.get(cell.bucket) ?? 0) + cell.events);
     histogram.n += cell.events;
     histogram.max = Math.max(histogram.max, cell.max);
   }
   const days = Math.max(1, (now - from) / DAY_MS);
-  const base = config.min_notional_usd ?? bound.threshold;
+  // Without a threshold the ladder is drawn around the median (as the replay draws it).
+  const base = config.min_notional_usd ?? (bound.threshold > 0 ? bound.threshold : histogram.n > 0 ? histogramPercentile(histogram, 50) : 1);
   // The steps are at least a third apart and a bucket is about 15% wide: ten distinct rungs.
   const rungs = LADDER_STEPS.map((step) => bucketOf(base * step));
-  const exact = isExactEdge(bound.threshold) && !bound.strict;
+  const exact = (bound.threshold === 0 || isExactEdge(bound.threshold)) && !bound.strict;
   const notes = [
     `Whole hours were read from hourly rollups (${read.covered.size ? [...read.covered.values()].reduce((n, h) => n + h.size, 0) : 0} family-hours), the rest replayed from the archive.`,
     exact

@@ -13,5 +13,5 @@ export default {
     },
   }),
   detection: batch({ reads: 'trades', addressColumn: 'user_address', detect: fillCandidates }),
-  preview: { dryRun: true, estimate: { metric: 'notional_usd' } },
+  preview: { dryRun: true, estimate: { metric: 'notional_usd', rollup: 'fill_rollups_1h' } },
 } satisfies EventDefinition<'account.fill'>;

@@ -13,5 +13,5 @@ export default {
     reads: 'liquidations', addressColumn: 'liquidated_user',
     detect: (rows, watched) => liquidationCandidates(rows, watched).filter((c) => c.type === 'account.liquidated'),
   }),
-  preview: { estimate: { metric: 'notional_usd' } },
+  preview: { estimate: { metric: 'notional_usd', rollup: 'account_liquidation_rollups_1h' } },
 } satisfies EventDefinition<'account.liquidated'>;

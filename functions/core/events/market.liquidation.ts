@@ -15,5 +15,5 @@ export default {
   }),
   // No account is watched here: the account side is account.liquidated's.
   detection: batch({ reads: 'liquidations', detect: (rows) => liquidationCandidates(rows, new Set()) }),
-  preview: { dryRun: true, estimate: { metric: 'notional_usd', rollup: { rollup: 'liquidation_rollups_1h', source: 'liquidations' } } },
+  preview: { dryRun: true, estimate: { metric: 'notional_usd', rollup: 'liquidation_rollups_1h' } },
 } satisfies EventDefinition<'market.liquidation'>;
