@@ -775,6 +775,28 @@ export const DATASETS = {
     compaction: { derivedFrom: 'transfers' },
     coverage: { perpx: at('2025-12-01T00:00:00Z'), spot: at('2025-12-01T00:00:00Z') },
   },
+  /**
+   * Reductions (functions/core/archive/sql.ts REDUCTIONS): per symbol and hour, only the rows a
+   * minute detector needs, plus one `marker` row per symbol-hour with source rows. Settled
+   * (on-the-hour) funding rates for market.funding_flip.
+   */
+  funding_rates_1h: {
+    columns: [...KEY, c('funding_rate', 'VARCHAR'), c('marker', 'BOOLEAN')],
+    uniqueBy: ['symbol', 'ts'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'funding' },
+    coverage: {
+      perpx: at('2023-05-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-08-22T18:43:00Z'),
+    },
+  },
+  /** The first 50 priority gas payments of 1.5 native tokens or more per perpx symbol and hour, for market.pga_payment. */
+  pga_payments_1h: {
+    columns: [...KEY, c('trade_id', 'BIGINT'), c('user_address', 'VARCHAR'), c('amount', 'DOUBLE'), c('marker', 'BOOLEAN')],
+    uniqueBy: ['symbol', 'ts', 'trade_id'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'trades' },
+    coverage: { perpx: at('2023-04-15T03:31:00Z') },
+  },
 } as const satisfies Record<string, DatasetDef>;
 
 export type Dataset = keyof typeof DATASETS;

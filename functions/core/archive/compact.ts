@@ -25,7 +25,7 @@ import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { SqlSession } from '../../ports/sql.ts';
 import { DAY_MS, compactedKey, dayOf, deltaKey } from './layout.ts';
 import { visibleFiles } from './files.ts';
-import { candlesFromTradesSql, rollupSql } from './sql.ts';
+import { candlesFromTradesSql, reductionSql, rollupSql } from './sql.ts';
 import { CADENCE_SQL, cadenceFromRow, type FileCadence } from '../quality/cadence.ts';
 
 /** Replaced objects stay readable this long after they leave the manifest. */
@@ -49,6 +49,8 @@ const DERIVATIONS: Readonly<Record<DerivedDataset, (sourceRows: string) => strin
   account_liquidation_rollups_1h: (source) => rollupSql('account_liquidation_rollups_1h', source),
   fill_rollups_1h: (source) => rollupSql('fill_rollups_1h', source),
   transfer_rollups_1h: (source) => rollupSql('transfer_rollups_1h', source),
+  funding_rates_1h: (source) => reductionSql('funding_rates_1h', source),
+  pga_payments_1h: (source) => reductionSql('pga_payments_1h', source),
 };
 
 export interface CompactionReport {

@@ -26,6 +26,10 @@ export function candlesFromTradesSql(source: string): string {
 /** Buckets a decade of a rollup's notional histogram: bucket b holds [10^(b/16), 10^((b+1)/16)), about 15% wide. */
 export const ROLLUP_BUCKETS_PER_DECADE = 16;
 
+/** market.pga_payment's floor and daily cap (see core/detect/minute-detectors.ts PGA, which uses these). */
+export const PGA_MIN_AMOUNT = 1.5;
+export const PGA_PER_DAY = 50;
+
 /** The bucket of an event whose value is zero, negative or missing (counted, but below every edge). */
 export const NO_VALUE_BUCKET = -1_000_000;
 
@@ -76,4 +80,39 @@ export function rollupSql(rollup: RollupDataset, source: string): string {
       max(value) AS max_notional
     FROM (${events(source)})
     GROUP BY ${keys}, bucket`;
+}
+
+/**
+ * Reductions (issue 23): derived datasets that keep, per symbol and UTC hour, only the source rows
+ * a param-free minute detector needs, so an estimate runs the detector itself over the lookback
+ * (exact) reading a small share of the rows. `rows` must be computable per symbol and hour (the
+ * reduction of a slot is the union of its symbols' and hours' reductions), because compaction
+ * rebuilds a slot a few symbols at a time and the reader reduces uncovered hours of the raw
+ * source with the same SQL. Every symbol-hour with source rows also gets one `marker` row (no
+ * payload), so a slot is written, and counts as covered, even when it keeps no row.
+ */
+export const REDUCTIONS = {
+  /** market.funding_flip compares settled (on-the-hour) rates only: the running predictions between hours are dropped. */
+  funding_rates_1h: {
+    source: 'funding',
+    rows: (source: string) => `SELECT family, symbol, ts, funding_rate FROM ${source} WHERE ts % 3600000 = 0`,
+  },
+  /**
+   * market.pga_payment takes the first 50 payments of 1.5 native tokens or more of each UTC day:
+   * those are among the first 50 of their symbol and hour, which is all this keeps.
+   */
+  pga_payments_1h: {
+    source: 'trades',
+    rows: (source: string) => `SELECT family, symbol, ts, trade_id, user_address, CAST(priority_gas AS DOUBLE) AS amount FROM ${source}
+      WHERE priority_gas IS NOT NULL AND CAST(priority_gas AS DOUBLE) >= ${PGA_MIN_AMOUNT}
+      QUALIFY row_number() OVER (PARTITION BY family, symbol, ts // 3600000 ORDER BY ts, trade_id) <= ${PGA_PER_DAY}`,
+  },
+} as const;
+export type ReductionDataset = keyof typeof REDUCTIONS;
+
+/** A reduction's rows plus one marker row per symbol and hour of the source (see REDUCTIONS). */
+export function reductionSql(reduction: ReductionDataset, source: string): string {
+  return `SELECT * FROM (${REDUCTIONS[reduction].rows(source)})
+    UNION ALL BY NAME
+    SELECT family, symbol, min(ts) AS ts, true AS marker FROM ${source} GROUP BY family, symbol, ts // 3600000`;
 }

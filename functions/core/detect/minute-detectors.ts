@@ -14,6 +14,7 @@ import { FAMILY_PREFIX } from '../venues.ts';
 import { dexOf, type Family } from '../venues.ts';
 import { groupBy } from './group.ts';
 import type { Candidate } from './candidate.ts';
+import { PGA_MIN_AMOUNT, PGA_PER_DAY } from '../archive/sql.ts';
 import { MIN_DENOMINATOR_USD, type MarketReference } from './relative-metrics.ts';
 
 const MINUTE = 60_000;
@@ -359,7 +360,7 @@ export function settledHoldings(rows: readonly SettlementRecord[], holders: read
 }
 
 /** PGA payments of at least this many native tokens are read; at most this many events per UTC day. */
-export const PGA = { minAmount: 1.5, perDay: 50, token: 'HYPE' } as const;
+export const PGA = { minAmount: PGA_MIN_AMOUNT, perDay: PGA_PER_DAY, token: 'HYPE' } as const;
 
 export interface PgaPayment { ts: number; trade_id: number; symbol: string; payer: string | null; amount: number }
 

@@ -15,7 +15,7 @@ import type { BreadthStore } from '../../ports/breadth.ts';
 import type { NormalizedRecord } from '../../../schemas/datasets.ts';
 import { DRY_RUN_TYPES, ESTIMATE_TYPES, EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
 import type { Detection, EventDefinition, EventTypeDecl, Preview } from '../events/declare.ts';
-import { BUCKET_RATIO, bucketEdge, bucketOf, isExactEdge, NO_VALUE_BUCKET, readRollup, type RollupSource } from './rollups.ts';
+import { BUCKET_RATIO, bucketEdge, bucketOf, isExactEdge, NO_VALUE_BUCKET, readDetectorInput, readRollup, type RollupSource } from './rollups.ts';
 import { ROLLUPS } from '../archive/sql.ts';
 import { normalizeConfig, type StoredConfig } from '../webhooks/filters.ts';
 import type { Caller } from '../accounts.ts';
@@ -502,9 +502,12 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
   // The ladder's pool: the rule with no bound on its own metric; it holds every hit.
   const others = { ...config, conditions: config.conditions.filter((c) => c.metric !== metric), min_notional_usd: undefined };
   const keep = keeper(deps, decl, config, others, watched);
-  const result = detection.kind === 'minute'
-    ? await minuteScan(deps, detection, config, firstDay, now, deadline, keep)
-    : await scan(deps, decl, detection, config, watched, firstDay, now, deadline, { keep });
+  const reducedRead = estimation.reduced ? await readDetectorInput(deps.archive, estimation.reduced, config.venue ?? decl.venues, config.symbols, estimation.reduced.since(firstDay), now) : undefined;
+  const result: Scan = estimation.reduced && reducedRead
+    ? { candidates: await keep(await estimation.reduced.detect(reducedRead.rows, firstDay, now, deps.archive)), from: firstDay, truncated: false, rowsScanned: reducedRead.rowsRead }
+    : detection.kind === 'minute'
+      ? await minuteScan(deps, detection, config, firstDay, now, deadline, keep)
+      : await scan(deps, decl, detection, config, watched, firstDay, now, deadline, { keep });
   const hits = result.candidates.filter((c) => matches(decl, config, c, watched));
   const perDay = Array.from({ length: input.lookbackDays }, () => 0);
   for (const hit of hits) perDay[Math.floor((hit.occurredAt - firstDay) / DAY_MS)]! += 1;
@@ -533,7 +536,13 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
   const configured = gate ? (config.params[gate.param] as number) : (config.min_notional_usd ?? decl.costFloor?.min);
   const base = configured ?? percentile(values, 50) ?? 0;
   const rungs = LADDER_STEPS.map((step) => Number((base * step).toPrecision(4)));
-  const notes = [...(truncated ? [cutNote] : []), ...percentNote(config)];
+  const reducedNote = !estimation.reduced || !reducedRead ? [] : [
+    'reduction' in estimation.reduced.rows
+      ? `The detector ran once over the whole window, reading the rows it needs from an hourly reduction (${reducedRead.coveredHours} family-hours), the other hours from the archive.`
+      : 'The detector ran once over the whole window, reading its rows (one per event) from the archive at once.',
+    ...(estimation.reduced.note ? [estimation.reduced.note] : []),
+  ];
+  const notes = [...reducedNote, ...(truncated ? [cutNote] : []), ...percentNote(config)];
   return {
     event_type: decl.type,
     window: { from: new Date(from).toISOString(), to: new Date(now).toISOString() },
@@ -544,8 +553,9 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
       n: values.length, p50: percentile(values, 50)!, p90: percentile(values, 90)!, p99: percentile(values, 99)!, max: values.at(-1)!,
     },
     sample: (await shown(deps, config, hits.sort((a, b) => b.occurredAt - a.occurredAt).slice(0, ESTIMATE_SAMPLE))).map(occurrenceOf),
-    // Every occurrence of the window was replayed through the detectors (none sampled or modelled).
-    basis: { mode: 'replayed' as const, note: notes.length ? notes.join(' ') : null },
+    // Every occurrence of the window was replayed through the detectors (none sampled or modelled);
+    // from a reduction, in one pass over the whole window: exact.
+    basis: { mode: estimation.reduced ? 'exact' as const : 'replayed' as const, note: notes.length ? notes.join(' ') : null },
     rowsScanned: result.rowsScanned,
   };
 }

@@ -13,13 +13,15 @@
  */
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { Family } from '../venues.ts';
+import type { Candidate } from './candidate.ts';
 import { visibleFiles } from '../archive/files.ts';
 import { DAY_MS, dayOf } from '../archive/layout.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
-import { NO_VALUE_BUCKET, ROLLUP_BUCKETS_PER_DECADE, ROLLUPS, type RollupDataset } from '../archive/sql.ts';
+import { NO_VALUE_BUCKET, REDUCTIONS, ROLLUP_BUCKETS_PER_DECADE, ROLLUPS, type ReductionDataset, type RollupDataset } from '../archive/sql.ts';
+import { windowSource } from '../archive/read.ts';
 import type { IngestedDataset } from '../../../schemas/datasets.ts';
 
-export { NO_VALUE_BUCKET, type RollupDataset };
+export { NO_VALUE_BUCKET, type ReductionDataset, type RollupDataset };
 
 export const HOUR_MS = 3_600_000;
 
@@ -95,4 +97,107 @@ export async function readRollup(
     .map((r) => ({ family: r.family as Family, hour: Number(r.ts), bucket: Number(r.bucket), events: Number(r.events), max: Number(r.max_notional) }))
     .filter((c) => covered.get(c.family)?.has(c.hour));
   return { cells, covered, rowsRead: rows.length };
+}
+
+/**
+ * What a param-free minute type's estimate reads instead of replaying day by day: its detector's
+ * input over the whole lookback in one pass, from a reduction (`{ reduction }`) or, when the
+ * source's rows are the events already (one row each, few), from the source itself (`{ source }`).
+ */
+export interface ReducedSource {
+  rows: { reduction: ReductionDataset } | { source: IngestedDataset };
+  /** Whether the rule's `symbols` name the rows' symbols (not, for instance, a payment token). */
+  bySymbol: boolean;
+  /** Where the detector's input starts for a window starting at `from` (its lookback). */
+  since: (from: number) => number;
+  /** The type's own detector over the rows read (oldest first, each with `family`): occurrences of [from, to). */
+  detect: (rows: readonly Record<string, unknown>[], from: number, to: number, archive: ArchiveDeps) => Promise<Candidate[]>;
+  /** What the basis note says beside (where the one pass differs from delivery). */
+  note?: string;
+}
+
+/** A ReducedSource's rows of [since, to): see readReduced; a source dataset is read whole, one query a family. */
+export async function readDetectorInput(
+  deps: ArchiveDeps, input: ReducedSource, families: readonly Family[], symbols: readonly string[] | undefined, since: number, to: number,
+): Promise<ReducedRead> {
+  const scoped = input.bySymbol ? symbols : undefined;
+  if ('reduction' in input.rows) return readReduced(deps, input.rows.reduction, families, scoped, since, to);
+  const dataset = input.rows.source;
+  const rows: Record<string, unknown>[] = [];
+  for (const family of families) {
+    const window = await windowSource(deps, { dataset, family, from: since, to: to - 1, symbols: scoped });
+    if (!window) continue;
+    for (const row of await deps.sql.query({ sql: `SELECT * FROM (${window.sql}) ORDER BY ts`, params: window.params })) rows.push({ ...row, family });
+  }
+  return { rows, coveredHours: 0, rowsRead: rows.length };
+}
+
+/** The rows a reduction keeps over [since, to), as the detector reads them (with `family`), oldest first. */
+export interface ReducedRead {
+  rows: Record<string, unknown>[];
+  /** Family-hours read from the reduction; the rest were reduced on the fly from the raw source. */
+  coveredHours: number;
+  rowsRead: number;
+}
+
+/**
+ * A reduction's rows of [since, to) for the given families (and symbols): covered hours (a
+ * reduction file of the hour, no source delta touching it) from the reduction, the others reduced
+ * from the raw source with the same SQL, one query per run of uncovered hours (usually the open
+ * hour or two; a whole range of days compacted before the reduction existed).
+ */
+export async function readReduced(
+  deps: ArchiveDeps, reduction: ReductionDataset, families: readonly Family[], symbols: readonly string[] | undefined, since: number, to: number,
+): Promise<ReducedRead> {
+  const source = REDUCTIONS[reduction].source as IngestedDataset;
+  const rows: Record<string, unknown>[] = [];
+  let coveredHours = 0;
+  await Promise.all(families.filter((f) => !whollyBeforeCoverage(source, f, to - 1)).map(async (family) => {
+    const hasReduction = !whollyBeforeCoverage(reduction, family, to - 1);
+    const [reducedFiles, deltas] = hasReduction
+      ? await Promise.all([
+        deps.manifest.compactedFiles(reduction, family, undefined, dayOf(since), dayOf(to - 1)),
+        deps.manifest.deltaFiles(source, family, dayOf(since), dayOf(to - 1)),
+      ])
+      : [[], []];
+    const visible = visibleFiles(reducedFiles, []);
+    const pending = new Set<number>();
+    for (const delta of deltas) {
+      for (let hour = Math.floor(delta.minTs / HOUR_MS) * HOUR_MS; hour <= delta.maxTs; hour += HOUR_MS) pending.add(hour);
+    }
+    const first = Math.floor(since / HOUR_MS) * HOUR_MS;
+    const covered = [...new Set(visible.flatMap(hoursOf))].filter((h) => h >= first && h < to && !pending.has(h)).sort((a, b) => a - b);
+    coveredHours += covered.length;
+    const read: Promise<Record<string, unknown>[]>[] = [];
+    if (covered.length > 0) {
+      const params: Record<string, string | number | readonly string[]> = {
+        r_files: await deps.files.paths(visible), r_from: since, r_to: to - 1, r_hours: covered.map(String),
+      };
+      if (symbols) params.r_symbols = symbols;
+      read.push(deps.sql.query({
+        sql: `SELECT * EXCLUDE (marker) FROM read_parquet($r_files, union_by_name = true)
+              WHERE marker IS NULL AND ts BETWEEN $r_from AND $r_to AND list_contains($r_hours, CAST((ts // 3600000) * 3600000 AS VARCHAR))
+                ${symbols ? 'AND list_contains($r_symbols, symbol)' : ''}`,
+        params: params as never,
+      }));
+    }
+    // The hours not covered, joined where they touch, reduced from the raw rows.
+    const coveredSet = new Set(covered);
+    const spans: [number, number][] = [];
+    for (let hour = first; hour < to; hour += HOUR_MS) {
+      if (coveredSet.has(hour)) continue;
+      const [start, end] = [Math.max(since, hour), Math.min(to, hour + HOUR_MS)];
+      const last = spans.at(-1);
+      if (last && last[1] === start) last[1] = end;
+      else spans.push([start, end]);
+    }
+    for (const [start, end] of spans) {
+      read.push(windowSource(deps, { dataset: source, family, from: start, to: end - 1, symbols }).then((window) => (window
+        ? deps.sql.query({ sql: REDUCTIONS[reduction].rows(`(${window.sql})`), params: window.params })
+        : [])));
+    }
+    for (const found of await Promise.all(read)) for (const row of found) rows.push({ ...row, family });
+  }));
+  rows.sort((a, b) => Number(a.ts) - Number(b.ts));
+  return { rows, coveredHours, rowsRead: rows.length };
 }

@@ -6,7 +6,7 @@
  * the batch and minute detectors, estimate and dry-run support, relative metrics) is derived from
  * it. How to add a type: docs/adding-an-event-type.md.
  */
-import type { RollupSource } from '../detect/rollups.ts';
+import type { ReducedSource, RollupSource } from '../detect/rollups.ts';
 import type { IngestedDataset, NormalizedRecord, RecordOf } from '../../../schemas/datasets.ts';
 import type { Candidate } from '../detect/candidate.ts';
 import type { Family } from '../venues.ts';
@@ -96,6 +96,11 @@ export interface Preview {
      * instead of replaying the whole window.
      */
     rollup?: RollupSource;
+    /**
+     * Where a param-free minute type's detector input is kept reduced (see core/detect/rollups.ts
+     * ReducedSource): the estimate runs the detector once over the whole lookback from it, exact.
+     */
+    reduced?: ReducedSource;
   };
 }
 
