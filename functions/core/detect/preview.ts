@@ -115,13 +115,13 @@ export function keeper(deps: Pick<PreviewDeps, 'references'>, decl: EventTypeDec
   return async (candidates: readonly Candidate[]): Promise<Candidate[]> => {
     const survivors = candidates.filter((c) => matches(decl, absolute, c, watched));
     if (!needsReferences) return survivors;
-    return (await withReferences(survivors, deps.references)).filter((c) => matches(decl, pool, c, watched));
+    return (await withReferences(survivors, deps.references, { batched: true })).filter((c) => matches(decl, pool, c, watched));
   };
 }
 
 /** The delivered form of the occurrences shown: relative metrics added where the keeper did not. */
 export async function shown(deps: Pick<PreviewDeps, 'references'>, rule: StoredConfig, candidates: Candidate[]): Promise<Candidate[]> {
-  return rule.conditions.some((c) => c.metric.startsWith('notional_pct_')) ? candidates : withReferences(candidates, deps.references);
+  return rule.conditions.some((c) => c.metric.startsWith('notional_pct_')) ? candidates : withReferences(candidates, deps.references, { batched: true });
 }
 
 interface ScanOptions {
