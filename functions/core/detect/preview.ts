@@ -198,8 +198,9 @@ export async function scan(
         where.push(`list_contains($p_addresses, "${detection.addressColumn}")`);
         params.p_addresses = addresses;
       }
+      const columns = detection.columns ? detection.columns.map((c) => `"${c}"`).join(', ') : '*';
       const found = await deps.archive.sql.query({
-        sql: `SELECT * FROM (${window.sql}) ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ts DESC LIMIT $p_limit`,
+        sql: `SELECT ${columns} FROM (${window.sql}) ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ts DESC LIMIT $p_limit`,
         params: params as never,
       });
       for (const row of found) page.push({ ...row, dataset: detection.reads, family } as unknown as NormalizedRecord);

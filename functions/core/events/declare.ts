@@ -77,7 +77,12 @@ export const common = (venues: readonly Venue[]): Record<string, MetricDecl> => 
  *   and queued for the owning account's rules.
  */
 export type Detection =
-  | { kind: 'batch'; reads: IngestedDataset; addressColumn?: string; detect(rows: readonly NormalizedRecord[], watched: ReadonlySet<string>): Candidate[] }
+  | {
+    kind: 'batch'; reads: IngestedDataset; addressColumn?: string;
+    /** The columns the detector reads: a preview's scan decodes only these (every column when absent). */
+    columns?: readonly string[];
+    detect(rows: readonly NormalizedRecord[], watched: ReadonlySet<string>): Candidate[];
+  }
   | { kind: 'minute'; params: readonly string[]; detect(ctx: MinuteContext, paramSets: readonly Record<string, unknown>[]): Promise<Candidate[]> }
   | { kind: 'announced'; by: string };
 
@@ -121,9 +126,13 @@ export function declaration<const T extends string, const L extends boolean>(d: 
 export function batch<D extends IngestedDataset>(d: {
   reads: D;
   addressColumn?: keyof RecordOf<D> & string;
+  columns?: readonly (keyof RecordOf<D> & string)[];
   detect(rows: readonly RecordOf<D>[], watched: ReadonlySet<string>): Candidate[];
 }): Detection {
-  return { kind: 'batch', reads: d.reads, addressColumn: d.addressColumn, detect: (rows, watched) => d.detect(rows as readonly RecordOf<D>[], watched) };
+  return {
+    kind: 'batch', reads: d.reads, addressColumn: d.addressColumn, ...(d.columns && { columns: d.columns }),
+    detect: (rows, watched) => d.detect(rows as readonly RecordOf<D>[], watched),
+  };
 }
 
 /** Minute detection, typed by the params its occurrences depend on. */
