@@ -136,12 +136,17 @@ export async function benchPreviews(): Promise<void> {
       const records = Array.from({ length: MARKETS }, (_, m) => dayOf_(m, d, start)).flat().filter((r) => r.ts < now);
       fills += records.length;
       await ingestRecords(deps, records);
-      const more: NormalizedRecord[] = [
-        ...Array.from({ length: MARKETS }, (_, m) => tradesOf(m, d, start)).flat(), ...transfersOf(d, start),
-        ...Array.from({ length: MARKETS }, (_, m) => fundingOf(m, d, start)).flat(), ...settlementsOf(d, start),
-      ].filter((r) => r.ts < now);
-      others += more.length;
-      for (let i = 0; i < more.length; i += 100_000) await ingestRecords(deps, more.slice(i, i + 100_000));
+      // Batches of one dataset and 50 markets: a delta's manifest item carries per-symbol statistics of every column.
+      const batches: NormalizedRecord[][] = [transfersOf(d, start), settlementsOf(d, start)];
+      for (let m = 0; m < MARKETS; m += 50) {
+        const markets = Array.from({ length: Math.min(50, MARKETS - m) }, (_, i) => m + i);
+        batches.push(markets.flatMap((market) => tradesOf(market, d, start)), markets.flatMap((market) => fundingOf(market, d, start)));
+      }
+      for (const batch of batches) {
+        const rows = batch.filter((r) => r.ts < now);
+        others += rows.length;
+        if (rows.length) await ingestRecords(deps, rows);
+      }
     }
     const seedS = (performance.now() - seedStarted) / 1000;
     const compactStarted = performance.now();
