@@ -13,7 +13,7 @@
  * - dry-run of market.liquidation over its longest lookback (one day), p50/p99 against DuckDB alone
  *   reading that day's rows newest first;
  * - a replay job of the rule over the 30 days, its days run one after another: rows read per second
- *   (stopped after BENCH_PREVIEW_REPLAY_S, default 480 s, with the rate of the days done);
+ *   (stopped after BENCH_PREVIEW_REPLAY_S, default 300 s, with the rate of the days done);
  * - every other estimable type at its longest lookback (30 days), and every dry-run type over a
  *   day, each beside DuckDB alone answering the same question from the same raw files: fills and
  *   PGA payments from trades (20 a market-day), transfers (2,000 a day), funding (hourly settled
@@ -50,7 +50,7 @@ const SETTLEMENTS = 40;
 /** The wallets the account types' callers watch. */
 const WATCHED = USERS.slice(0, 5);
 const RUNS = Number(process.env.BENCH_PREVIEW_RUNS ?? 12);
-const REPLAY_BUDGET_S = Number(process.env.BENCH_PREVIEW_REPLAY_S ?? 480);
+const REPLAY_BUDGET_S = Number(process.env.BENCH_PREVIEW_REPLAY_S ?? 300);
 
 /** Liquidation fills of one market-day: cascades of 1-4 fills of one account at one instant. */
 function dayOf_(market: number, day: number, start: number): LiquidationRecord[] {
@@ -154,7 +154,18 @@ export async function benchPreviews(): Promise<void> {
     const compactS = (performance.now() - compactStarted) / 1000;
     row('fills ingested', `${fills.toLocaleString()} in ${seedS.toFixed(1)} s (with ${others.toLocaleString()} trades, transfers, funding and settlement rows); compacted (with the rollup) in ${compactS.toFixed(1)} s`);
     const otherStarted = performance.now();
-    await compactArchive(deps, { datasets: ['trades', 'transfers', 'funding', 'settlements'] });
+    for (const dataset of ['trades', 'transfers', 'funding', 'settlements'] as const) {
+      // The emulators share the process and the cores: a connection reset under load is retried (compaction resumes where it stopped).
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await compactArchive(deps, { datasets: [dataset] });
+          break;
+        } catch (error) {
+          if (attempt >= 3) throw error;
+          row(`  compaction of ${dataset} retried`, String((error as Error).message));
+        }
+      }
+    }
     row('the other datasets compacted (with their rollups)', `${((performance.now() - otherStarted) / 1000).toFixed(1)} s`);
     const rollupFiles = visibleFiles(await deps.manifest.compactedFiles('liquidation_rollups_1h', 'perpx', undefined, dayOf(first), dayOf(now)), []);
     row('rollup rows over the window', `${rollupFiles.reduce((n, f) => n + f.rows, 0).toLocaleString()} in ${rollupFiles.length} files`);
