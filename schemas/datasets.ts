@@ -797,6 +797,14 @@ export const DATASETS = {
     compaction: { derivedFrom: 'trades' },
     coverage: { perpx: at('2023-04-15T03:31:00Z') },
   },
+  /** hip3 oracle updates that move 0.1% or more, their predecessors, and each symbol-hour's first and last, for oracle.jump. */
+  oracle_moves_1h: {
+    columns: [...KEY, c('oracle_price', 'VARCHAR'), c('prev_ts', 'BIGINT'), c('prev_price', 'VARCHAR'), c('marker', 'BOOLEAN')],
+    uniqueBy: ['symbol', 'ts'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'open_interest' },
+    coverage: { hip3: at('2026-02-01T00:00:00Z') },
+  },
 } as const satisfies Record<string, DatasetDef>;
 
 export type Dataset = keyof typeof DATASETS;

@@ -12,10 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
 import { fillCandidates, liquidationCandidates, transferCandidates } from '../../functions/core/detect/batch-detectors.ts';
-import { fundingFlips, pgaPayments, settlements } from '../../functions/core/detect/minute-detectors.ts';
+import { fundingFlips, oracleJumps, oracleJumpsOfMoves, pgaPayments, settlements } from '../../functions/core/detect/minute-detectors.ts';
 import { windowSource } from '../../functions/core/archive/read.ts';
 import fundingFlip from '../../functions/core/events/market.funding_flip.ts';
 import marketPgaPayment from '../../functions/core/events/market.pga_payment.ts';
+import oracleJump from '../../functions/core/events/oracle.jump.ts';
 import { archiveReferences } from '../../functions/core/detect/archive-references.ts';
 import { estimateWithCost, type PreviewDeps } from '../../functions/core/detect/preview.ts';
 import { bucketOf, readDetectorInput, readRollup, HOUR_MS, type RollupSource } from '../../functions/core/detect/rollups.ts';
@@ -24,7 +25,7 @@ import { startScratchEmulators, type ScratchEmulators } from '../../functions/lo
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { breadthStore, webhookStores } from '../../functions/shared/deps.ts';
 import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import type { FundingRecord, LiquidationRecord, NormalizedRecord, SettlementRecord, TradeRecord, TransferRecord } from '../../schemas/datasets.ts';
+import type { FundingRecord, LiquidationRecord, NormalizedRecord, OpenInterestRecord, SettlementRecord, TradeRecord, TransferRecord } from '../../schemas/datasets.ts';
 
 let env: ScratchEmulators;
 let archive: ArchiveDeps;
@@ -263,4 +264,44 @@ async function ingestRecords(records: readonly NormalizedRecord[], dataset: 'fun
 async function readWindowRows(dataset: 'trades'): Promise<Record<string, unknown>[]> {
   const window = await windowSource(archive, { dataset, family: 'perpx', from: T0, to: NOW - 1 });
   return window ? archive.sql.query({ sql: window.sql, params: window.params }) : [];
+}
+
+describe('the oracle moves reduction', () => {
+  // Oracle updates of one hip3 market every ten minutes or so; most move a little, some a lot, a few by exactly a threshold.
+  const seriesArb = fc.uniqueArray(fc.record({
+    slot: fc.integer({ min: 0, max: (NOW - T0) / 300_000 - 1 }), move: fc.oneof(fc.integer({ min: -5, max: 5 }), fc.constantFrom(-300, -200, -100, 100, 200, 350)),
+  }), { selector: (r) => r.slot, minLength: 40, maxLength: 200 });
+
+  it('oracle_moves_1h: oracle.jump over the reduction equals it over every update, at every threshold, and the estimate counts those jumps per day', async () => {
+    await fc.assert(fc.asyncProperty(seriesArb, async (updates) => {
+      const symbol = `xyz:RO${run++}`;
+      let price = 100_000;
+      const records = [...updates].sort((a, b) => a.slot - b.slot).map((u) => {
+        // A move in basis points of the previous price, on a price of whole units (so a move of exactly 1% or 2% happens).
+        price = Math.max(1, Math.round(price * (1 + u.move / 10_000)));
+        return { dataset: 'open_interest', family: 'hip3', symbol, ts: T0 + u.slot * 300_000, open_interest: '10', oracle_price: String(price), mark_price: String(price) } as OpenInterestRecord;
+      });
+      await ingestOpenInterest(records);
+      const reduced = oracleJump.preview.estimate.reduced;
+      const read = await readDetectorInput(archive, reduced, ['hip3'], [symbol], T0 - HOUR_MS, NOW);
+      expect(read.coveredHours).toBeGreaterThan(0);
+      const keys = (found: readonly Candidate[]) => found.map((c) => `${c.key}|${String(c.params?.threshold_pct)}|${String(c.metrics.change_pct)}`).sort();
+      const thresholds = [0.1, 1, 2, 5];
+      expect(keys(oracleJumpsOfMoves(read.rows, T0, NOW, thresholds))).toEqual(keys(oracleJumps(records, T0, NOW, thresholds)));
+      // Fewer rows than updates whenever most moves are small.
+      expect(read.rows.length).toBeLessThanOrEqual(records.length);
+      const answer = await estimateWithCost(previewDeps(), await caller(), { event_type: 'oracle.jump', config: { symbols: [symbol], params: { threshold_pct: 2 } }, lookback_days: 2 });
+      const raw = oracleJumps(records, T0, NOW, [2]);
+      expect(answer.per_day.map((d) => d.count)).toEqual([0, 1].map((d) => raw.filter((c) => Math.floor((c.occurredAt - T0) / DAY) === d).length));
+      expect(answer.basis.mode).toBe('exact');
+    }), { numRuns: 6 });
+  }, 240_000);
+});
+
+async function ingestOpenInterest(records: readonly NormalizedRecord[]): Promise<void> {
+  const half = Math.ceil(records.length / 2);
+  for (const part of [records.slice(0, half), records.slice(half)]) {
+    if (part.length) await ingestBatch(archive, 'normalized', part.map((r) => JSON.stringify(r)).join('\n'));
+  }
+  await compactArchive(archive, { datasets: ['open_interest'], families: ['hip3'] });
 }

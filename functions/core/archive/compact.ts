@@ -51,6 +51,7 @@ const DERIVATIONS: Readonly<Record<DerivedDataset, (sourceRows: string) => strin
   transfer_rollups_1h: (source) => rollupSql('transfer_rollups_1h', source),
   funding_rates_1h: (source) => reductionSql('funding_rates_1h', source),
   pga_payments_1h: (source) => reductionSql('pga_payments_1h', source),
+  oracle_moves_1h: (source) => reductionSql('oracle_moves_1h', source),
 };
 
 export interface CompactionReport {
@@ -272,7 +273,8 @@ async function mergeSlot(
 async function rebuildAllDerived(
   deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, slot: Slot, written: ArchiveFile[], deltas: readonly ArchiveFile[], report: CompactionReport,
 ): Promise<void> {
-  for (const derived of DERIVED_DATASETS.filter((d) => DATASETS[d].compaction.derivedFrom === dataset)) {
+  // Only in the families the derived dataset has (pga_payments_1h is perpx's alone, though every family trades).
+  for (const derived of DERIVED_DATASETS.filter((d) => DATASETS[d].compaction.derivedFrom === dataset && familiesOf(d).includes(family))) {
     await rebuildDerived(deps, derived, family, day, slot, written, deltas.map((d) => d.fileId), report);
   }
 }

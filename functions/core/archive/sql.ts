@@ -107,8 +107,26 @@ export const REDUCTIONS = {
       WHERE priority_gas IS NOT NULL AND CAST(priority_gas AS DOUBLE) >= ${PGA_MIN_AMOUNT}
       QUALIFY row_number() OVER (PARTITION BY family, symbol, ts // 3600000 ORDER BY ts, trade_id) <= ${PGA_PER_DAY}`,
   },
+  /**
+   * oracle.jump compares each oracle update with the one before it, and fires from a 0.1% move up:
+   * per symbol and hour, the updates that move at least that much from the one before, the ones
+   * before those, and the hour's first and last update (whose neighbours are in other hours), each
+   * with the time and price of the update before it in the hour (null for the first).
+   */
+  oracle_moves_1h: {
+    source: 'open_interest',
+    rows: (source: string) => `SELECT family, symbol, ts, oracle_price, prev_ts, prev_price FROM (
+        SELECT family, symbol, ts, oracle_price, lag(ts) OVER w AS prev_ts, lag(oracle_price) OVER w AS prev_price,
+          CAST(oracle_price AS DOUBLE) AS p, lag(CAST(oracle_price AS DOUBLE)) OVER w AS pp, lead(CAST(oracle_price AS DOUBLE)) OVER w AS np
+        FROM ${source} WHERE CAST(oracle_price AS DOUBLE) > 0
+        WINDOW w AS (PARTITION BY family, symbol, ts // 3600000 ORDER BY ts))
+      WHERE pp IS NULL OR np IS NULL OR abs(p / pp - 1) >= ${ORACLE_MOVE_PREFILTER} OR abs(np / p - 1) >= ${ORACLE_MOVE_PREFILTER}`,
+  },
 } as const;
 export type ReductionDataset = keyof typeof REDUCTIONS;
+
+/** Moves kept by oracle_moves_1h: a little under oracle.jump's lowest threshold (0.1%), so none that could fire is dropped. */
+export const ORACLE_MOVE_PREFILTER = 0.00099;
 
 /** A reduction's rows plus one marker row per symbol and hour of the source (see REDUCTIONS). */
 export function reductionSql(reduction: ReductionDataset, source: string): string {

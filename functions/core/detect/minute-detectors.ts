@@ -92,6 +92,31 @@ export function oracleJumps(rows: readonly OpenInterestRecord[], from: number, t
   return out;
 }
 
+/**
+ * oracle.jump over the rows of oracle_moves_1h (core/archive/sql.ts): each kept update is judged
+ * by `oracleJumps` against the update before it, which the row carries (`prev_ts`, `prev_price`)
+ * when that was in the same hour, and otherwise is the symbol's previous kept row (the last
+ * update of the previous hour with any, always kept).
+ */
+export function oracleJumpsOfMoves(rows: readonly Record<string, unknown>[], from: number, to: number, thresholds: readonly number[]): Candidate[] {
+  const out: Candidate[] = [];
+  for (const series of groupBy(rows, (r) => `${String(r.family)}|${String(r.symbol)}`).values()) {
+    series.sort((a, b) => Number(a.ts) - Number(b.ts));
+    for (let i = 0; i < series.length; i += 1) {
+      const row = series[i]!;
+      const ts = Number(row.ts);
+      if (!inWindow(ts, from, to)) continue;
+      const before = row.prev_ts !== null && row.prev_ts !== undefined
+        ? { ...row, ts: Number(row.prev_ts), oracle_price: row.prev_price }
+        : series[i - 1];
+      if (!before) continue;
+      const pair = [before, { ...row, ts }] as unknown as OpenInterestRecord[];
+      out.push(...oracleJumps(pair, from, to, thresholds));
+    }
+  }
+  return out;
+}
+
 const oiUsd = (r: OpenInterestRecord) => Number(r.open_interest) * Number(r.mark_price ?? r.oracle_price ?? 0);
 
 /** The last row at or before `ts` (rows oldest first). */

@@ -224,6 +224,10 @@ export async function scan(
   return { candidates, from: start, truncated, rowsScanned };
 }
 
+/** The params a minute detection reads, from a rule's configuration. */
+const paramsOf = (detection: Detection, config: StoredConfig): Record<string, unknown> =>
+  (detection.kind === 'minute' ? Object.fromEntries(detection.params.map((k) => [k, config.params[k]])) : {});
+
 /**
  * Minute-class types replay their detector over the window with the configuration's own params, a
  * day at a time newest first, under the same budget as `scan`.
@@ -505,7 +509,7 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
   const keep = keeper(deps, decl, config, others, watched);
   const reducedRead = estimation.reduced ? await readDetectorInput(deps.archive, estimation.reduced, config.venue ?? decl.venues, config.symbols, estimation.reduced.since(firstDay), now) : undefined;
   const result: Scan = estimation.reduced && reducedRead
-    ? { candidates: await keep(await estimation.reduced.detect(reducedRead.rows, firstDay, now, deps.archive)), from: firstDay, truncated: false, rowsScanned: reducedRead.rowsRead }
+    ? { candidates: await keep(await estimation.reduced.detect(reducedRead.rows, firstDay, now, deps.archive, [paramsOf(detection, config)])), from: firstDay, truncated: false, rowsScanned: reducedRead.rowsRead }
     : detection.kind === 'minute'
       ? await minuteScan(deps, detection, config, firstDay, now, deadline, keep)
       : await scan(deps, decl, detection, config, watched, firstDay, now, deadline, { keep });
@@ -522,11 +526,14 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
   if (gate && detection.kind === 'minute') {
     const lowest = { ...config, params: { ...config.params, [gate.param]: gate.lowest, ...gate.fixed } };
     // Judged against the rule's other filters, not its threshold: the gate takes the rule's params.
-    const gated = await minuteScan(deps, detection, lowest, from, now, deadline, keeper(deps, decl, lowest, { ...others, params: lowest.params }, watched)).catch((error: unknown) => {
-      // Out of time before its first day: the ladder has no values below the threshold to show.
-      if (error instanceof AppError && error.code === 'scan_timeout') return undefined;
-      throw error;
-    });
+    const lowestKeep = keeper(deps, decl, lowest, { ...others, params: lowest.params }, watched);
+    const gated: Scan | undefined = estimation.reduced && reducedRead
+      ? { candidates: await lowestKeep(await estimation.reduced.detect(reducedRead.rows, from, now, deps.archive, [paramsOf(detection, lowest)])), from, truncated: false, rowsScanned: 0 }
+      : await minuteScan(deps, detection, lowest, from, now, deadline, lowestKeep).catch((error: unknown) => {
+        // Out of time before its first day: the ladder has no values below the threshold to show.
+        if (error instanceof AppError && error.code === 'scan_timeout') return undefined;
+        throw error;
+      });
     pool = (gated?.candidates ?? []).map((c) => ({ ...c, params: c.params && { ...c.params, ...config.params } }));
     if (!gated || gated.truncated) truncated = true;
     if (gated) from = Math.max(from, gated.from);

@@ -110,8 +110,11 @@ export interface ReducedSource {
   bySymbol: boolean;
   /** Where the detector's input starts for a window starting at `from` (its lookback). */
   since: (from: number) => number;
-  /** The type's own detector over the rows read (oldest first, each with `family`): occurrences of [from, to). */
-  detect: (rows: readonly Record<string, unknown>[], from: number, to: number, archive: ArchiveDeps) => Promise<Candidate[]>;
+  /**
+   * The type's own detector over the rows read (oldest first, each with `family`): occurrences of
+   * [from, to), for each of the param sets (a param-gated type's rule, then its lowest threshold).
+   */
+  detect: (rows: readonly Record<string, unknown>[], from: number, to: number, archive: ArchiveDeps, paramSets: readonly Record<string, unknown>[]) => Promise<Candidate[]>;
   /** What the basis note says beside (where the one pass differs from delivery). */
   note?: string;
 }
