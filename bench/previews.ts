@@ -119,6 +119,22 @@ function settlementsOf(day: number, start: number): SettlementRecord[] {
   }) as SettlementRecord);
 }
 
+/**
+ * Compacts one dataset; the emulators share the process and the cores, so a connection reset under
+ * load is retried (compaction resumes where it stopped).
+ */
+async function compactRetrying(deps: Parameters<typeof compactArchive>[0], dataset: 'liquidations' | 'trades' | 'transfers' | 'funding' | 'settlements'): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await compactArchive(deps, { datasets: [dataset] });
+      return;
+    } catch (error) {
+      if (attempt >= 4) throw error;
+      row(`  compaction of ${dataset} retried`, String((error as Error).message));
+    }
+  }
+}
+
 export async function benchPreviews(): Promise<void> {
   const env = await startScratchEmulators();
   const floorDb = await (await DuckDBInstance.create(':memory:', { threads: '2' })).connect();
@@ -150,22 +166,11 @@ export async function benchPreviews(): Promise<void> {
     }
     const seedS = (performance.now() - seedStarted) / 1000;
     const compactStarted = performance.now();
-    await compactArchive(deps, { datasets: ['liquidations'] });
+    await compactRetrying(deps, 'liquidations');
     const compactS = (performance.now() - compactStarted) / 1000;
     row('fills ingested', `${fills.toLocaleString()} in ${seedS.toFixed(1)} s (with ${others.toLocaleString()} trades, transfers, funding and settlement rows); compacted (with the rollup) in ${compactS.toFixed(1)} s`);
     const otherStarted = performance.now();
-    for (const dataset of ['trades', 'transfers', 'funding', 'settlements'] as const) {
-      // The emulators share the process and the cores: a connection reset under load is retried (compaction resumes where it stopped).
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await compactArchive(deps, { datasets: [dataset] });
-          break;
-        } catch (error) {
-          if (attempt >= 3) throw error;
-          row(`  compaction of ${dataset} retried`, String((error as Error).message));
-        }
-      }
-    }
+    for (const dataset of ['trades', 'transfers', 'funding', 'settlements'] as const) await compactRetrying(deps, dataset);
     row('the other datasets compacted (with their rollups)', `${((performance.now() - otherStarted) / 1000).toFixed(1)} s`);
     const rollupFiles = visibleFiles(await deps.manifest.compactedFiles('liquidation_rollups_1h', 'perpx', undefined, dayOf(first), dayOf(now)), []);
     row('rollup rows over the window', `${rollupFiles.reduce((n, f) => n + f.rows, 0).toLocaleString()} in ${rollupFiles.length} files`);
