@@ -119,6 +119,15 @@ function settlementsOf(day: number, start: number): SettlementRecord[] {
   }) as SettlementRecord);
 }
 
+/** Runs one measurement; a 504 (or any failure) is printed as the figure's outcome and the bench goes on. */
+async function measured(label: string, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    row(label, `failed: ${(error as { code?: string }).code ?? ''} ${(error as Error).message}`);
+  }
+}
+
 /**
  * Compacts one dataset; the emulators share the process and the cores, so a connection reset under
  * load is retried (compaction resumes where it stopped).
@@ -192,7 +201,7 @@ export async function benchPreviews(): Promise<void> {
     const types = { files: LIST(VARCHAR), from: BIGINT, to: BIGINT, threshold: DOUBLE };
 
     const estimateBody = { event_type: 'market.liquidation', config: { min_notional_usd: THRESHOLD }, lookback_days: 30 };
-    await compareToFloor(`estimate market.liquidation, ${DAYS} days, ${MARKETS} markets (rollup)`,
+    await measured(`estimate market.liquidation, ${DAYS} days, ${MARKETS} markets (rollup)`, () => compareToFloor(`estimate market.liquidation, ${DAYS} days, ${MARKETS} markets (rollup)`,
       async () => {
         const answer = await estimateWithCost(previewDeps, caller(), estimateBody);
         if (answer.basis.mode !== 'exact') throw new Error(`estimate not from the rollup: ${answer.basis.note}`);
@@ -202,21 +211,23 @@ export async function benchPreviews(): Promise<void> {
            SELECT ts, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE)), 2) AS notional FROM read_parquet($files)
            WHERE ts BETWEEN $from AND $to GROUP BY symbol, liquidated_user, ts) WHERE notional >= $threshold GROUP BY day`,
         { files: listValue(paths), from: BigInt(now - DAYS * DAY_MS), to: BigInt(now - 1), threshold: THRESHOLD }, types),
-      { runs: 20 });
+      { runs: 20 }));
 
-    const replayStarted = performance.now();
-    const replayed = await estimateWithCost(previewDeps, caller(), {
-      ...estimateBody, config: { conditions: [{ metric: 'notional_usd', op: '>=', value: THRESHOLD }, { metric: 'side', op: 'in', value: ['long', 'short'] }] },
+    await measured(`estimate market.liquidation, ${DAYS} days, replayed (no rollup), one call`, async () => {
+      const replayStarted = performance.now();
+      const replayed = await estimateWithCost(previewDeps, caller(), {
+        ...estimateBody, config: { conditions: [{ metric: 'notional_usd', op: '>=', value: THRESHOLD }, { metric: 'side', op: 'in', value: ['long', 'short'] }] },
     });
     const replayMs = performance.now() - replayStarted;
     figure({ name: `estimate market.liquidation, ${DAYS} days, replayed (no rollup), one call`, value: replayMs, unit: 'ms' },
       `${ms(replayMs)}, ${replayed.rowsScanned.toLocaleString()} rows read, window from ${replayed.window.from}${replayed.basis.note ? ` (${replayed.basis.note})` : ''}`);
+    });
 
-    await compareToFloor(`dry-run market.liquidation, 1 day (its longest lookback), ${MARKETS} markets`,
+    await measured(`dry-run market.liquidation, 1 day (its longest lookback), ${MARKETS} markets`, () => compareToFloor(`dry-run market.liquidation, 1 day (its longest lookback), ${MARKETS} markets`,
       async () => { await dryRun(previewDeps, caller(), { event_type: 'market.liquidation', lookback_s: 86_400, limit: 100 }); },
       () => floorDb.runAndReadAll('SELECT * FROM read_parquet($files) WHERE ts BETWEEN $from AND $to ORDER BY ts DESC',
         { files: listValue(lastDayPaths), from: BigInt(now - DAY_MS), to: BigInt(now - 1) }, { files: LIST(VARCHAR), from: BIGINT, to: BIGINT }),
-      { runs: 20 });
+      { runs: 20 }));
 
     // A replay job of the same rule over the 30 days, its days run one after another as one task
     // worker runs them (the state machine runs four at a time): rows read per second.
@@ -338,10 +349,12 @@ async function benchOtherTypes({ deps, previewDeps, floorDb, first, now }: Other
     const pool = await callers(runs + 1);
     let next = 0;
     let last: Awaited<ReturnType<typeof estimateWithCost>> | undefined;
-    await compareToFloor(`estimate ${c.type}, 30 days`,
-      async () => { last = await estimateWithCost(previewDeps, pool[next++]!, { event_type: c.type, config: c.config, lookback_days: 30 }); },
-      c.floor, { runs });
-    row('  answer', `basis ${last!.basis.mode}, ${last!.rowsScanned.toLocaleString()} rows read, ${last!.total.toLocaleString()} occurrences, window from ${last!.window.from}`);
+    await measured(`estimate ${c.type}, 30 days`, async () => {
+      await compareToFloor(`estimate ${c.type}, 30 days`,
+        async () => { last = await estimateWithCost(previewDeps, pool[next++]!, { event_type: c.type, config: c.config, lookback_days: 30 }); },
+        c.floor, { runs });
+      row('  answer', `basis ${last!.basis.mode}, ${last!.rowsScanned.toLocaleString()} rows read, ${last!.total.toLocaleString()} occurrences, window from ${last!.window.from}`);
+    });
   }
 
   const dryRuns: { type: string; floor: () => Promise<unknown> }[] = [
@@ -359,7 +372,7 @@ async function benchOtherTypes({ deps, previewDeps, floorDb, first, now }: Other
   for (const c of dryRuns) {
     const pool = await callers(RUNS + 1);
     let next = 0;
-    await compareToFloor(`dry-run ${c.type}, 1 day (its longest lookback)`,
-      async () => { await dryRun(previewDeps, pool[next++]!, { event_type: c.type, lookback_s: 86_400, limit: 100 }); }, c.floor, { runs: RUNS });
+    await measured(`dry-run ${c.type}, 1 day (its longest lookback)`, () => compareToFloor(`dry-run ${c.type}, 1 day (its longest lookback)`,
+      async () => { await dryRun(previewDeps, pool[next++]!, { event_type: c.type, lookback_s: 86_400, limit: 100 }); }, c.floor, { runs: RUNS }));
   }
 }
