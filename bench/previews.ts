@@ -217,10 +217,10 @@ export async function benchPreviews(): Promise<void> {
       const replayStarted = performance.now();
       const replayed = await estimateWithCost(previewDeps, caller(), {
         ...estimateBody, config: { conditions: [{ metric: 'notional_usd', op: '>=', value: THRESHOLD }, { metric: 'side', op: 'in', value: ['long', 'short'] }] },
-    });
-    const replayMs = performance.now() - replayStarted;
-    figure({ name: `estimate market.liquidation, ${DAYS} days, replayed (no rollup), one call`, value: replayMs, unit: 'ms' },
-      `${ms(replayMs)}, ${replayed.rowsScanned.toLocaleString()} rows read, window from ${replayed.window.from}${replayed.basis.note ? ` (${replayed.basis.note})` : ''}`);
+      });
+      const replayMs = performance.now() - replayStarted;
+      figure({ name: `estimate market.liquidation, ${DAYS} days, replayed (no rollup), one call`, value: replayMs, unit: 'ms' },
+        `${ms(replayMs)}, ${replayed.rowsScanned.toLocaleString()} rows read, window from ${replayed.window.from}${replayed.basis.note ? ` (${replayed.basis.note})` : ''}`);
     });
 
     await measured(`dry-run market.liquidation, 1 day (its longest lookback), ${MARKETS} markets`, () => compareToFloor(`dry-run market.liquidation, 1 day (its longest lookback), ${MARKETS} markets`,
