@@ -611,6 +611,11 @@ export const PREVIEW_OPERATIONS = operationGroup('webhook-preview', {
     summary: 'A replay job: state, progress, and a page of its occurrences oldest first',
     pathParams: replayIdPath, query: ReplayPageQuery, response: page(ReplayPageSchema, 'The job and a page of its occurrences'),
   },
+  cancelWebhookReplay: {
+    ...webhooks('DELETE', '/subscriptions/replays/{id}'),
+    summary: 'Cancel a queued or running replay job (409 once it has finished): nothing more is delivered; the days already replayed stay readable and are billed',
+    pathParams: replayIdPath, response: page(ReplayJobSchema, 'The job, canceled'),
+  },
 });
 
 const exportRoute = (method: HttpMethod, path: string) => ({ method, path: `/v1/exports${path}`, tags: ['Exports'] });

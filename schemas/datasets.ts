@@ -423,6 +423,8 @@ export interface Column { name: string; type: 'VARCHAR' | 'BIGINT' | 'BOOLEAN' |
 const c = (name: string, type: Column['type']): Column => ({ name, type });
 const KEY = [c('family', 'VARCHAR'), c('symbol', 'VARCHAR'), c('ts', 'BIGINT')];
 const at = (iso: string) => Date.parse(iso);
+/** A per-wallet rollup's columns (see account_liquidation_rollups_1h). */
+const WALLET_ROLLUP_COLUMNS = [...KEY, c('address', 'VARCHAR'), c('bucket', 'INTEGER'), c('events', 'BIGINT'), c('max_notional', 'DOUBLE')];
 const EVERY_FAMILY_SINCE = (start: number) => Object.fromEntries(FAMILIES.map((f) => [f, start])) as Record<Family, number>;
 
 /** The bulk-export schemas (SPEC "Limits": Parquet with ZSTD, priced per GB with a minimum). */
@@ -739,6 +741,69 @@ export const DATASETS = {
     perSymbol: false,
     compaction: { derivedFrom: 'liquidations' },
     coverage: { perpx: at('2025-12-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z') },
+  },
+  /**
+   * Per-wallet rollups of the account types (account.liquidated, account.fill, account.transfer):
+   * events per wallet (`address`), symbol, UTC hour and value bucket, as the types' detectors
+   * collapse them (functions/core/archive/sql.ts ROLLUPS). Sorted by wallet first, so an estimate
+   * for an account's few watched wallets reads the row groups holding them.
+   */
+  account_liquidation_rollups_1h: {
+    columns: WALLET_ROLLUP_COLUMNS,
+    uniqueBy: ['address', 'symbol', 'ts', 'bucket'],
+    sortBy: ['address', 'ts', 'symbol', 'bucket'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'liquidations' },
+    coverage: { perpx: at('2025-12-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z') },
+  },
+  fill_rollups_1h: {
+    columns: WALLET_ROLLUP_COLUMNS,
+    uniqueBy: ['address', 'symbol', 'ts', 'bucket'],
+    sortBy: ['address', 'ts', 'symbol', 'bucket'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'trades' },
+    coverage: {
+      perpx: at('2023-04-15T03:31:00Z'), spot: at('2025-03-22T10:50:22Z'), hip3: at('2026-02-01T00:00:00Z'),
+      hip4: at('2026-05-01T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-06-26T20:10:26Z'),
+    },
+  },
+  transfer_rollups_1h: {
+    columns: WALLET_ROLLUP_COLUMNS,
+    uniqueBy: ['address', 'symbol', 'ts', 'bucket'],
+    sortBy: ['address', 'ts', 'symbol', 'bucket'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'transfers' },
+    coverage: { perpx: at('2025-12-01T00:00:00Z'), spot: at('2025-12-01T00:00:00Z') },
+  },
+  /**
+   * Reductions (functions/core/archive/sql.ts REDUCTIONS): per symbol and hour, only the rows a
+   * minute detector needs, plus one `marker` row per symbol-hour with source rows. Settled
+   * (on-the-hour) funding rates for market.funding_flip.
+   */
+  funding_rates_1h: {
+    columns: [...KEY, c('funding_rate', 'VARCHAR'), c('marker', 'BOOLEAN')],
+    uniqueBy: ['symbol', 'ts'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'funding' },
+    coverage: {
+      perpx: at('2023-05-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-08-22T18:43:00Z'),
+    },
+  },
+  /** The first 50 priority gas payments of 1.5 native tokens or more per perpx symbol and hour, for market.pga_payment. */
+  pga_payments_1h: {
+    columns: [...KEY, c('trade_id', 'BIGINT'), c('user_address', 'VARCHAR'), c('amount', 'DOUBLE'), c('marker', 'BOOLEAN')],
+    uniqueBy: ['symbol', 'ts', 'trade_id'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'trades' },
+    coverage: { perpx: at('2023-04-15T03:31:00Z') },
+  },
+  /** hip3 oracle updates that move 0.1% or more, their predecessors, and each symbol-hour's first and last, for oracle.jump. */
+  oracle_moves_1h: {
+    columns: [...KEY, c('oracle_price', 'VARCHAR'), c('prev_ts', 'BIGINT'), c('prev_price', 'VARCHAR'), c('marker', 'BOOLEAN')],
+    uniqueBy: ['symbol', 'ts'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'open_interest' },
+    coverage: { hip3: at('2026-02-01T00:00:00Z') },
   },
 } as const satisfies Record<string, DatasetDef>;
 

@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import { integerParam, stringParam } from './params.ts';
 
-export const REPLAY_STATES = ['queued', 'running', 'completed', 'failed'] as const;
+export const REPLAY_STATES = ['queued', 'running', 'completed', 'failed', 'canceled'] as const;
 export type ReplayState = (typeof REPLAY_STATES)[number];
 
 /** Longest window one replay job covers (one partition a UTC day). */

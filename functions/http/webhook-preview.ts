@@ -4,10 +4,12 @@
  */
 import { archiveReferences } from '../core/detect/archive-references.ts';
 import { dryRun, estimate } from '../core/detect/preview.ts';
-import { createReplay, getReplay } from '../core/webhooks/replays.ts';
+import { cancelReplay, createReplay, getReplay } from '../core/webhooks/replays.ts';
+import { chargeRequest } from '../core/billing/credits.ts';
+import { announce } from '../core/detect/user-events.ts';
 import type { Caller } from '../core/accounts.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
-import { breadthStore, clock, once, replayStore, replayWorkflows, webhookStores } from '../shared/deps.ts';
+import { breadthStore, clock, creditLedger, once, queueSender, replayStore, replayWorkflows, webhookStores } from '../shared/deps.ts';
 import { PREVIEW_OPERATIONS } from '../routes.ts';
 import { httpRouteGroup, ok, type RequestContext } from '../shared/http.ts';
 
@@ -23,4 +25,8 @@ export const handler = httpRouteGroup(PREVIEW_OPERATIONS, {
     const { job, nextCursor } = await getReplay(replayStore(), caller(ctx), input.params.id, input.query.limit, input.query.cursor);
     return ok(job, { nextCursor });
   },
+  cancelWebhookReplay: async (input, ctx) => ok(await cancelReplay({
+    replays: replayStore(), workflows: replayWorkflows(), clock,
+    charge: (rows) => chargeRequest({ ledger: creditLedger(), clock, announce: (e) => announce(queueSender(), e) }, caller(ctx), rows),
+  }, caller(ctx), input.params.id)),
 });

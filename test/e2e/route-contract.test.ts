@@ -207,8 +207,10 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   resumeAllWebhookSubscriptions: {},
   estimateWebhookSubscription: { body: () => ({ event_type: 'market.liquidation', config: { venue: 'perpx', min_notional_usd: 1000 }, lookback_days: 1 }) },
   dryRunWebhookSubscription: { body: () => ({ event_type: 'market.liquidation', config: { venue: 'perpx' }, lookback_s: 3600 }) },
-  replayWebhookSubscription: { body: () => ({ subscription_id: ids.subscription, ...window }) },
+  replayWebhookSubscription: { body: () => ({ subscription_id: ids.subscription, start: window.end - 365 * 86_400_000, end: window.end }) },
   getWebhookReplay: { query: { limit: 10 } },
+  // The replay above covers a year (a day a partition), so it is still running when the cancel comes.
+  cancelWebhookReplay: {},
   // Every perpx market of the window (many symbol-days), so the job is still running when the cancel comes.
   createExport: { body: () => ({ schema: 'trades', family: 'perpx', ...window }) },
   cancelExport: {},

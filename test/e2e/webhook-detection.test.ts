@@ -188,6 +188,24 @@ describe('rule replay', () => {
     expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/replay', { event_type: 'market.liquidation', ...window, deliver: true })).body).toMatchObject({ code: 400, param: 'deliver' });
     expect((await call(KEYS.free, 'GET', `/v1/webhooks/subscriptions/replays/${created.body.data.id}`)).status).toBe(404);
   });
+
+  it('cancels a running replay once (409 after), leaving it canceled; another account cannot cancel it', async () => {
+    // A year of days, so the job is still running when the cancel comes.
+    const end = Date.now() - 1_000;
+    const created = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/replay', { subscription_id: liquidationRule, start: end - 365 * 86_400_000, end });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const path = `/v1/webhooks/subscriptions/replays/${created.body.data.id}`;
+    expect((await call(KEYS.free, 'DELETE', path)).status).toBe(404);
+    const canceled = await call(KEYS.build, 'DELETE', path);
+    expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
+    expect(canceled.body.data).toMatchObject({ id: created.body.data.id, state: 'canceled', finished_at: expect.any(String) });
+    expect((await call(KEYS.build, 'DELETE', path)).body).toMatchObject({ code: 409, error_code: 'conflict' });
+    // Days already running when the cancel came are not counted; the job stays canceled.
+    await new Promise((r) => setTimeout(r, 3_000));
+    const after = await call(KEYS.build, 'GET', path);
+    expect(after.body.data.state).toBe('canceled');
+    expect(after.body.data.progress.partitions_done).toBeLessThan(after.body.data.progress.partitions_total);
+  });
 });
 
 describe('minute-class detection', () => {

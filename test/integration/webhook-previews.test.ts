@@ -77,7 +77,7 @@ describe('the hourly liquidation rollup', () => {
   it('equals a raw replay of the rows through the detector, hour by hour and bucket by bucket', async () => {
     await fc.assert(fc.asyncProperty(fc.array(fillArb, { minLength: 1, maxLength: 120 }), async (fills) => {
       const { symbol, records } = await ingest(fills);
-      const read = await readRollup(archive, { rollup: 'liquidation_rollups_1h', source: 'liquidations' }, ['perpx'], [symbol], T0, NOW);
+      const read = await readRollup(archive, 'liquidation_rollups_1h', ['perpx'], [symbol], T0, NOW);
       const covered = read.covered.get('perpx')!;
       // Every hour of the closed day and the folded hours of the open day holding rows are covered; the open hour is not.
       for (const r of records) if (r.ts < T0 + DAY + 13 * HOUR_MS) expect(covered.has(Math.floor(r.ts / HOUR_MS) * HOUR_MS)).toBe(true);

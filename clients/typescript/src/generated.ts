@@ -2264,7 +2264,7 @@ export interface ReplayWebhookSubscriptionBody {
 
 export interface ReplayWebhookSubscriptionData {
   id: string;
-  state: "queued" | "running" | "completed" | "failed";
+  state: "queued" | "running" | "completed" | "failed" | "canceled";
   event_type: string;
   subscription_id?: string;
   window: {
@@ -2306,7 +2306,7 @@ export interface GetWebhookReplayQuery {
 
 export interface GetWebhookReplayData {
   id: string;
-  state: "queued" | "running" | "completed" | "failed";
+  state: "queued" | "running" | "completed" | "failed" | "canceled";
   event_type: string;
   subscription_id?: string;
   window: {
@@ -2343,6 +2343,10 @@ export interface GetWebhookReplayData {
     };
   }[];
 }
+
+export type CancelWebhookReplayPath = GetWebhookReplayPath;
+
+export type CancelWebhookReplayData = ReplayWebhookSubscriptionData;
 
 export interface CreateExportBody {
   schema: string;
@@ -3017,6 +3021,7 @@ export const ROUTES = {
   dryRunWebhookSubscription: { method: 'POST', path: '/v1/webhooks/subscriptions/dry-run', paged: false },
   replayWebhookSubscription: { method: 'POST', path: '/v1/webhooks/subscriptions/replay', paged: false },
   getWebhookReplay: { method: 'GET', path: '/v1/webhooks/subscriptions/replays/{id}', paged: true },
+  cancelWebhookReplay: { method: 'DELETE', path: '/v1/webhooks/subscriptions/replays/{id}', paged: false },
   createExport: { method: 'POST', path: '/v1/exports', paged: false },
   listExports: { method: 'GET', path: '/v1/exports', paged: true },
   getExport: { method: 'GET', path: '/v1/exports/{id}', paged: false },
@@ -3996,6 +4001,11 @@ export interface Methods {
    * `GET /v1/webhooks/subscriptions/replays/{id}`
    */
   getWebhookReplay(input: GetWebhookReplayPath & GetWebhookReplayQuery): Promise<Page<GetWebhookReplayData>>;
+  /**
+   * Cancel a queued or running replay job (409 once it has finished): nothing more is delivered; the days already replayed stay readable and are billed.
+   * `DELETE /v1/webhooks/subscriptions/replays/{id}`
+   */
+  cancelWebhookReplay(input: CancelWebhookReplayPath): Promise<Page<CancelWebhookReplayData>>;
   /**
    * Quote an export and start it as a job (202), or only quote it with dry_run (200); an Idempotency-Key header makes a retry return the same job.
    * `POST /v1/exports`

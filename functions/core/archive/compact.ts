@@ -25,7 +25,7 @@ import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { SqlSession } from '../../ports/sql.ts';
 import { DAY_MS, compactedKey, dayOf, deltaKey } from './layout.ts';
 import { visibleFiles } from './files.ts';
-import { candlesFromTradesSql, liquidationRollupSql } from './sql.ts';
+import { candlesFromTradesSql, reductionSql, rollupSql } from './sql.ts';
 import { CADENCE_SQL, cadenceFromRow, type FileCadence } from '../quality/cadence.ts';
 
 /** Replaced objects stay readable this long after they leave the manifest. */
@@ -45,7 +45,13 @@ const FOLD_LOOKBACK_DAYS = 2;
  */
 const DERIVATIONS: Readonly<Record<DerivedDataset, (sourceRows: string) => string>> = {
   candles_1m: candlesFromTradesSql,
-  liquidation_rollups_1h: liquidationRollupSql,
+  liquidation_rollups_1h: (source) => rollupSql('liquidation_rollups_1h', source),
+  account_liquidation_rollups_1h: (source) => rollupSql('account_liquidation_rollups_1h', source),
+  fill_rollups_1h: (source) => rollupSql('fill_rollups_1h', source),
+  transfer_rollups_1h: (source) => rollupSql('transfer_rollups_1h', source),
+  funding_rates_1h: (source) => reductionSql('funding_rates_1h', source),
+  pga_payments_1h: (source) => reductionSql('pga_payments_1h', source),
+  oracle_moves_1h: (source) => reductionSql('oracle_moves_1h', source),
 };
 
 export interface CompactionReport {
@@ -267,7 +273,8 @@ async function mergeSlot(
 async function rebuildAllDerived(
   deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, slot: Slot, written: ArchiveFile[], deltas: readonly ArchiveFile[], report: CompactionReport,
 ): Promise<void> {
-  for (const derived of DERIVED_DATASETS.filter((d) => DATASETS[d].compaction.derivedFrom === dataset)) {
+  // Only in the families the derived dataset has (pga_payments_1h is perpx's alone, though every family trades).
+  for (const derived of DERIVED_DATASETS.filter((d) => DATASETS[d].compaction.derivedFrom === dataset && familiesOf(d).includes(family))) {
     await rebuildDerived(deps, derived, family, day, slot, written, deltas.map((d) => d.fileId), report);
   }
 }

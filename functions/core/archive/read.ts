@@ -248,6 +248,27 @@ export type WindowSourceRequest = Pick<WindowRequest, 'dataset' | 'family' | 'sy
 const ofSymbols = (f: ArchiveFile, symbols: readonly string[] | undefined) =>
   !symbols || (f.symbol !== undefined ? symbols.includes(f.symbol) : f.symbols.some((s) => symbols.includes(s)));
 
+/**
+ * Whether two of the files may hold the same row, so a read must collapse duplicates: any delta
+ * (a batch may land twice), or two compacted files whose time ranges overlap and whose symbols
+ * may meet (an all-symbol file meets every symbol). The visible compacted files of one symbol
+ * otherwise hold disjoint slots (hours, days), and those of different symbols disjoint rows, so
+ * a page of a day's hour files is read without the window that deduplicates (it was most of the
+ * cost of a dry-run's page).
+ */
+export function mayShareRows(files: readonly ArchiveFile[]): boolean {
+  if (files.length < 2) return false;
+  if (files.some((f) => f.kind !== 'compacted')) return true;
+  const bySymbol = new Map<string, ArchiveFile[]>();
+  const shared: ArchiveFile[] = [];
+  for (const f of files) {
+    if (f.symbol === undefined) shared.push(f);
+    else bySymbol.set(f.symbol, [...(bySymbol.get(f.symbol) ?? []), f]);
+  }
+  const meetsShared = shared.length > 0 && overlappingGroups(files).some((group) => group.length > 1 && group.some((f) => f.symbol === undefined));
+  return meetsShared || [...bySymbol.values()].some((own) => overlappingGroups(own).some((group) => group.length > 1));
+}
+
 /** The files holding a window's rows (of the given symbols only, when named). */
 export async function windowFiles(deps: ArchiveDeps, req: WindowSourceRequest): Promise<ArchiveFile[]> {
   if (req.from > req.to || whollyBeforeCoverage(req.dataset, req.family, req.to)) return [];
@@ -280,6 +301,6 @@ export async function windowSource(
     where.push('list_contains($s_symbols, symbol)');
     params.s_symbols = req.symbols;
   }
-  const dedupe = files.length > 1 ? `QUALIFY row_number() OVER (PARTITION BY ${def.uniqueBy.map((c) => `"${c}"`).join(', ')} ORDER BY ts) = 1` : '';
+  const dedupe = mayShareRows(files) ? `QUALIFY row_number() OVER (PARTITION BY ${def.uniqueBy.map((c) => `"${c}"`).join(', ')} ORDER BY ts) = 1` : '';
   return { sql: `SELECT * FROM read_parquet($s_files, union_by_name = true) WHERE ${where.join(' AND ')} ${dedupe}`, params };
 }

@@ -26,18 +26,111 @@ export function candlesFromTradesSql(source: string): string {
 /** Buckets a decade of a rollup's notional histogram: bucket b holds [10^(b/16), 10^((b+1)/16)), about 15% wide. */
 export const ROLLUP_BUCKETS_PER_DECADE = 16;
 
+/** market.pga_payment's floor and daily cap (see core/detect/minute-detectors.ts PGA, which uses these). */
+export const PGA_MIN_AMOUNT = 1.5;
+export const PGA_PER_DAY = 50;
+
+/** The bucket of an event whose value is zero, negative or missing (counted, but below every edge). */
+export const NO_VALUE_BUCKET = -1_000_000;
+
 /**
- * Liquidation events per symbol, UTC hour and notional bucket, from liquidation rows: the fills of
- * one account, market and instant are one event (as market.liquidation collapses them), its
- * notional the sum of size times price rounded to cents, as the detector computes it.
+ * The estimable types' hourly rollups (issue 23), one entry per derived dataset: `events` turns
+ * the source's rows into one row per event the type's detector finds (`family, symbol, ts, value`,
+ * plus `address` for per-wallet rollups), computed as the detector computes it; `rollupSql` then
+ * counts them per symbol (and wallet), UTC hour and value bucket. The derived datasets' columns
+ * are declared in schemas/datasets.ts; compaction derives each from its source like candles.
  */
-export function liquidationRollupSql(source: string): string {
-  return `SELECT family, symbol, (ts // 3600000) * 3600000 AS ts,
-      CAST(floor(log10(notional) * ${ROLLUP_BUCKETS_PER_DECADE}) AS INTEGER) AS bucket,
+export const ROLLUPS = {
+  /** market.liquidation: the fills of one account, market and instant are one event, its notional the sum of size x price to cents. */
+  liquidation_rollups_1h: {
+    source: 'liquidations', perWallet: false,
+    events: (source: string) => `SELECT family, symbol, ts, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE)), 2) AS value
+      FROM ${source} GROUP BY family, symbol, liquidated_user, ts`,
+  },
+  /** account.liquidated: the same events, kept per liquidated wallet. */
+  account_liquidation_rollups_1h: {
+    source: 'liquidations', perWallet: true,
+    events: (source: string) => `SELECT family, symbol, liquidated_user AS address, ts, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE)), 2) AS value
+      FROM ${source} GROUP BY family, symbol, liquidated_user, ts`,
+  },
+  /** account.fill: the fills of one address, market, side and instant are one event (an order sweep). */
+  fill_rollups_1h: {
+    source: 'trades', perWallet: true,
+    events: (source: string) => `SELECT family, symbol, user_address AS address, ts, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE)), 2) AS value
+      FROM ${source} WHERE user_address IS NOT NULL AND user_address <> '' GROUP BY family, symbol, user_address, side, ts`,
+  },
+  /** account.transfer: one event per ledger row (a send is a row per side), its value usdc_value to cents. */
+  transfer_rollups_1h: {
+    source: 'transfers', perWallet: true,
+    events: (source: string) => `SELECT family, symbol, user_address AS address, ts, round(CAST(usdc_value AS DOUBLE), 2) AS value FROM ${source}`,
+  },
+} as const;
+export type RollupDataset = keyof typeof ROLLUPS;
+
+/**
+ * Events per symbol (and wallet), UTC hour and value bucket (floor(16 log10 value); values of
+ * zero or less in NO_VALUE_BUCKET), with the largest value of each cell.
+ */
+export function rollupSql(rollup: RollupDataset, source: string): string {
+  const { events, perWallet } = ROLLUPS[rollup];
+  const keys = `family, symbol, ${perWallet ? 'address, ' : ''}(ts // 3600000) * 3600000`;
+  return `SELECT ${keys} AS ts,
+      CASE WHEN value > 0 THEN CAST(floor(log10(value) * ${ROLLUP_BUCKETS_PER_DECADE}) AS INTEGER) ELSE ${NO_VALUE_BUCKET} END AS bucket,
       count(*) AS events,
-      max(notional) AS max_notional
-    FROM (SELECT family, symbol, ts, liquidated_user, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE)), 2) AS notional
-          FROM ${source} GROUP BY family, symbol, liquidated_user, ts)
-    WHERE notional > 0
-    GROUP BY family, symbol, (ts // 3600000) * 3600000, bucket`;
+      max(value) AS max_notional
+    FROM (${events(source)})
+    GROUP BY ${keys}, bucket`;
+}
+
+/**
+ * Reductions (issue 23): derived datasets that keep, per symbol and UTC hour, only the source rows
+ * a param-free minute detector needs, so an estimate runs the detector itself over the lookback
+ * (exact) reading a small share of the rows. `rows` must be computable per symbol and hour (the
+ * reduction of a slot is the union of its symbols' and hours' reductions), because compaction
+ * rebuilds a slot a few symbols at a time and the reader reduces uncovered hours of the raw
+ * source with the same SQL. Every symbol-hour with source rows also gets one `marker` row (no
+ * payload), so a slot is written, and counts as covered, even when it keeps no row.
+ */
+export const REDUCTIONS = {
+  /** market.funding_flip compares settled (on-the-hour) rates only: the running predictions between hours are dropped. */
+  funding_rates_1h: {
+    source: 'funding',
+    rows: (source: string) => `SELECT family, symbol, ts, funding_rate FROM ${source} WHERE ts % 3600000 = 0`,
+  },
+  /**
+   * market.pga_payment takes the first 50 payments of 1.5 native tokens or more of each UTC day:
+   * those are among the first 50 of their symbol and hour, which is all this keeps.
+   */
+  pga_payments_1h: {
+    source: 'trades',
+    rows: (source: string) => `SELECT family, symbol, ts, trade_id, user_address, CAST(priority_gas AS DOUBLE) AS amount FROM ${source}
+      WHERE priority_gas IS NOT NULL AND CAST(priority_gas AS DOUBLE) >= ${PGA_MIN_AMOUNT}
+      QUALIFY row_number() OVER (PARTITION BY family, symbol, ts // 3600000 ORDER BY ts, trade_id) <= ${PGA_PER_DAY}`,
+  },
+  /**
+   * oracle.jump compares each oracle update with the one before it, and fires from a 0.1% move up:
+   * per symbol and hour, the updates that move at least that much from the one before, the ones
+   * before those, and the hour's first and last update (whose neighbours are in other hours), each
+   * with the time and price of the update before it in the hour (null for the first).
+   */
+  oracle_moves_1h: {
+    source: 'open_interest',
+    rows: (source: string) => `SELECT family, symbol, ts, oracle_price, prev_ts, prev_price FROM (
+        SELECT family, symbol, ts, oracle_price, lag(ts) OVER w AS prev_ts, lag(oracle_price) OVER w AS prev_price,
+          CAST(oracle_price AS DOUBLE) AS p, lag(CAST(oracle_price AS DOUBLE)) OVER w AS pp, lead(CAST(oracle_price AS DOUBLE)) OVER w AS np
+        FROM ${source} WHERE CAST(oracle_price AS DOUBLE) > 0
+        WINDOW w AS (PARTITION BY family, symbol, ts // 3600000 ORDER BY ts))
+      WHERE pp IS NULL OR np IS NULL OR abs(p / pp - 1) >= ${ORACLE_MOVE_PREFILTER} OR abs(np / p - 1) >= ${ORACLE_MOVE_PREFILTER}`,
+  },
+} as const;
+export type ReductionDataset = keyof typeof REDUCTIONS;
+
+/** Moves kept by oracle_moves_1h: a little under oracle.jump's lowest threshold (0.1%), so none that could fire is dropped. */
+export const ORACLE_MOVE_PREFILTER = 0.00099;
+
+/** A reduction's rows plus one marker row per symbol and hour of the source (see REDUCTIONS). */
+export function reductionSql(reduction: ReductionDataset, source: string): string {
+  return `SELECT * FROM (${REDUCTIONS[reduction].rows(source)})
+    UNION ALL BY NAME
+    SELECT family, symbol, min(ts) AS ts, true AS marker FROM ${source} GROUP BY family, symbol, ts // 3600000`;
 }

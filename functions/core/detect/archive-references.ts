@@ -8,7 +8,7 @@
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import { minuteCandleSource, windowSource } from '../archive/read.ts';
 import { FAMILIES, type Family } from '../venues.ts';
-import type { MarketReference, ReferenceSource } from './relative-metrics.ts';
+import { marketKey, type MarketReference, type ReferenceSource } from './relative-metrics.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -69,7 +69,54 @@ export function archiveReferences(deps: ArchiveDeps): ReferenceSource {
     return total;
   }
 
+  /**
+   * `familyAt` for many markets and minutes in one query: the candles and open-interest rows
+   * covering all of them are read once, and each (market, minute) takes the same sums (last hour
+   * and day of quote volume before the minute) and the same latest open interest (two hours back)
+   * through range joins.
+   */
+  async function marketsAt(family: Family, wanted: readonly { symbol: string; at: number }[]): Promise<Map<string, MarketReference>> {
+    const refs = new Map<string, MarketReference>();
+    const pairs = [...new Map(wanted.map((w) => {
+      const minute = Math.floor(w.at / MINUTE) * MINUTE;
+      return [marketKey(w.symbol, minute), { symbol: w.symbol, minute }] as const;
+    })).values()];
+    if (pairs.length === 0) return refs;
+    const first = Math.min(...pairs.map((p) => p.minute));
+    const last = Math.max(...pairs.map((p) => p.minute));
+    const symbols = [...new Set(pairs.map((p) => p.symbol))];
+    const [candles, oi] = await Promise.all([
+      minuteCandleSource(deps, { family, from: first - DAY, to: last - MINUTE }),
+      windowSource(deps, { dataset: 'open_interest', family, from: first - 2 * HOUR, to: last, symbols }),
+    ]);
+    if (!candles && !oi) return refs;
+    const parts: string[] = [];
+    if (candles) {
+      parts.push(`SELECT p.symbol, p.minute, sum(c.quote_volume) FILTER (WHERE c.ts >= p.minute - ${HOUR}) AS v1h, sum(c.quote_volume) AS v24h, NULL AS oi, true AS has_volume, false AS has_oi
+        FROM pairs p JOIN (${candles.sql}) c ON c.symbol = p.symbol AND c.ts BETWEEN p.minute - ${DAY} AND p.minute - ${MINUTE} GROUP BY p.symbol, p.minute`);
+    }
+    if (oi) {
+      parts.push(`SELECT p.symbol, p.minute, NULL AS v1h, NULL AS v24h,
+          arg_max(CAST(o.open_interest AS DOUBLE) * CAST(coalesce(o.mark_price, o.oracle_price) AS DOUBLE), o.ts) AS oi, false AS has_volume, true AS has_oi
+        FROM pairs p JOIN (${oi.sql}) o ON o.symbol = p.symbol AND o.ts BETWEEN p.minute - ${2 * HOUR} AND p.minute GROUP BY p.symbol, p.minute`);
+    }
+    const rows = await deps.sql.query({
+      sql: `WITH pairs AS (SELECT unnest($q_symbols) AS symbol, CAST(unnest($q_ats) AS BIGINT) AS minute)
+            SELECT symbol, minute, max(v1h) AS v1h, max(v24h) AS v24h, max(oi) AS oi, bool_or(has_volume) AS has_volume, bool_or(has_oi) AS has_oi
+            FROM (${parts.join(' UNION ALL ')}) GROUP BY symbol, minute`,
+      params: { ...candles?.params, ...oi?.params, q_symbols: pairs.map((p) => p.symbol), q_ats: pairs.map((p) => String(p.minute)) },
+    });
+    for (const row of rows) {
+      const at = Number(row.minute);
+      refs.set(marketKey(String(row.symbol), at), {
+        volume1hUsd: Number(row.v1h ?? 0), volume24hUsd: Number(row.v24h ?? 0), openInterestUsd: row.has_oi && row.oi !== null ? Number(row.oi) : null, at,
+      });
+    }
+    return refs;
+  }
+
   return {
+    marketsAt,
     async market(family, symbol, at) {
       const minute = Math.floor(at / MINUTE) * MINUTE;
       return (await cached(markets, `${family}|${minute}`, 64, () => familyAt(family, minute))).get(symbol);

@@ -29,6 +29,9 @@ export function tradesUrl(family: Family, symbol: string, ts: number): string {
 const iso = (ms: number) => new Date(ms).toISOString();
 const round = (n: number, digits = 6) => Number(n.toFixed(digits));
 
+/** The trade columns fillCandidates reads (a preview's scan decodes only these). */
+export const FILL_COLUMNS = ['family', 'symbol', 'ts', 'trade_id', 'user_address', 'side', 'size', 'price', 'order_id', 'crossed'] as const;
+
 /** One `account.fill` per address, market, side and instant. */
 export function fillCandidates(trades: readonly TradeRecord[], watched: ReadonlySet<string>): Candidate[] {
   const mine = trades.filter((t) => t.user_address && watched.has(t.user_address));
@@ -59,6 +62,9 @@ export function fillCandidates(trades: readonly TradeRecord[], watched: Readonly
     };
   });
 }
+
+/** The liquidation columns liquidationCandidates reads. */
+export const LIQUIDATION_COLUMNS = ['family', 'symbol', 'ts', 'trade_id', 'liquidated_user', 'size', 'price', 'side', 'closed_pnl', 'direction'] as const;
 
 /** One `market.liquidation` (and, for the account, one `account.liquidated`) per account, market and instant. */
 export function liquidationCandidates(rows: readonly LiquidationRecord[], watched: ReadonlySet<string>): Candidate[] {

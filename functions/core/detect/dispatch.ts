@@ -14,7 +14,8 @@ import type { StoredConfig } from '../webhooks/filters.ts';
 import { groupBy } from './group.ts';
 import { matches } from './match.ts';
 import type { Candidate } from './candidate.ts';
-import { relativeMetrics, type ReferenceSource } from './relative-metrics.ts';
+import { marketKey, relativeMetrics, type MarketReference, type ReferenceSource } from './relative-metrics.ts';
+import type { Family } from '../venues.ts';
 
 export interface ActiveRule {
   plan: PlanName;
@@ -107,8 +108,21 @@ export interface DetectDeps extends DeliveryDeps {
   references: ReferenceSource;
 }
 
-/** Adds the relative metrics (and `reference_at`) to the candidates of the types that declare them. */
-export async function withReferences(candidates: Candidate[], source: ReferenceSource): Promise<Candidate[]> {
+/**
+ * Adds the relative metrics (and `reference_at`) to the candidates of the types that declare them.
+ * `batched`: the market references of all of them are read at once per family (`marketsAt`), as a
+ * replay's page wants; otherwise per family and minute through the source's cache, as live
+ * batches of a minute or two want.
+ */
+export async function withReferences(candidates: Candidate[], source: ReferenceSource, options: { batched?: boolean } = {}): Promise<Candidate[]> {
+  const needs = (c: Candidate) => 'notional_pct_volume_1h' in (EVENT_TYPE_BY_NAME.get(c.type)?.metrics ?? {}) && typeof c.metrics.notional_usd === 'number' && c.symbol !== null;
+  let batch: Map<string, Map<string, MarketReference>> | undefined;
+  if (options.batched && source.marketsAt) {
+    const byFamily = groupBy(candidates.filter(needs), (c) => c.venue);
+    batch = new Map(await Promise.all([...byFamily].map(async ([family, list]) => [
+      family, await source.marketsAt!(family as Family, list.map((c) => ({ symbol: c.symbol!, at: c.occurredAt }))),
+    ] as const)));
+  }
   const out: Candidate[] = [];
   for (const candidate of candidates) {
     const metrics = EVENT_TYPE_BY_NAME.get(candidate.type)?.metrics ?? {};
@@ -118,7 +132,9 @@ export async function withReferences(candidates: Candidate[], source: ReferenceS
       continue;
     }
     const family = candidate.venue;
-    const market = await source.market(family, candidate.symbol, candidate.occurredAt);
+    const market = batch
+      ? batch.get(family)?.get(marketKey(candidate.symbol, Math.floor(candidate.occurredAt / 60_000) * 60_000))
+      : await source.market(family, candidate.symbol, candidate.occurredAt);
     const wallet = 'notional_pct_wallet_volume_30d' in metrics && candidate.address ? ((await source.walletVolume30dUsd(candidate.address, candidate.occurredAt)) ?? 0) : undefined;
     const relative = relativeMetrics(family, candidate.symbol, notional, market, wallet);
     const referenceAt = market ? new Date(market.at).toISOString() : null;

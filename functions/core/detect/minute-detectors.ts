@@ -14,6 +14,7 @@ import { FAMILY_PREFIX } from '../venues.ts';
 import { dexOf, type Family } from '../venues.ts';
 import { groupBy } from './group.ts';
 import type { Candidate } from './candidate.ts';
+import { PGA_MIN_AMOUNT, PGA_PER_DAY } from '../archive/sql.ts';
 import { MIN_DENOMINATOR_USD, type MarketReference } from './relative-metrics.ts';
 
 const MINUTE = 60_000;
@@ -86,6 +87,31 @@ export function oracleJumps(rows: readonly OpenInterestRecord[], from: number, t
           data: { ...fields, prev_price: Number(prev.oracle_price), price: Number(row.oracle_price), interval_s: (row.ts - prev.ts) / 1000, threshold_pct: threshold, api_url: instrumentUrl('hip3', symbol) },
         });
       }
+    }
+  }
+  return out;
+}
+
+/**
+ * oracle.jump over the rows of oracle_moves_1h (core/archive/sql.ts): each kept update is judged
+ * by `oracleJumps` against the update before it, which the row carries (`prev_ts`, `prev_price`)
+ * when that was in the same hour, and otherwise is the symbol's previous kept row (the last
+ * update of the previous hour with any, always kept).
+ */
+export function oracleJumpsOfMoves(rows: readonly Record<string, unknown>[], from: number, to: number, thresholds: readonly number[]): Candidate[] {
+  const out: Candidate[] = [];
+  for (const series of groupBy(rows, (r) => `${String(r.family)}|${String(r.symbol)}`).values()) {
+    series.sort((a, b) => Number(a.ts) - Number(b.ts));
+    for (let i = 0; i < series.length; i += 1) {
+      const row = series[i]!;
+      const ts = Number(row.ts);
+      if (!inWindow(ts, from, to)) continue;
+      const before = row.prev_ts !== null && row.prev_ts !== undefined
+        ? { ...row, ts: Number(row.prev_ts), oracle_price: row.prev_price }
+        : series[i - 1];
+      if (!before) continue;
+      const pair = [before, { ...row, ts }] as unknown as OpenInterestRecord[];
+      out.push(...oracleJumps(pair, from, to, thresholds));
     }
   }
   return out;
@@ -359,7 +385,7 @@ export function settledHoldings(rows: readonly SettlementRecord[], holders: read
 }
 
 /** PGA payments of at least this many native tokens are read; at most this many events per UTC day. */
-export const PGA = { minAmount: 1.5, perDay: 50, token: 'HYPE' } as const;
+export const PGA = { minAmount: PGA_MIN_AMOUNT, perDay: PGA_PER_DAY, token: 'HYPE' } as const;
 
 export interface PgaPayment { ts: number; trade_id: number; symbol: string; payer: string | null; amount: number }
 

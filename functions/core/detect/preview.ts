@@ -15,7 +15,8 @@ import type { BreadthStore } from '../../ports/breadth.ts';
 import type { NormalizedRecord } from '../../../schemas/datasets.ts';
 import { DRY_RUN_TYPES, ESTIMATE_TYPES, EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
 import type { Detection, EventDefinition, EventTypeDecl, Preview } from '../events/declare.ts';
-import { BUCKET_RATIO, bucketEdge, bucketOf, isExactEdge, readRollup, type RollupSource } from './rollups.ts';
+import { BUCKET_RATIO, bucketEdge, bucketOf, isExactEdge, NO_VALUE_BUCKET, readDetectorInput, readRollup, type RollupSource } from './rollups.ts';
+import { ROLLUPS } from '../archive/sql.ts';
 import { normalizeConfig, type StoredConfig } from '../webhooks/filters.ts';
 import type { Caller } from '../accounts.ts';
 import { matches } from './match.ts';
@@ -114,13 +115,13 @@ export function keeper(deps: Pick<PreviewDeps, 'references'>, decl: EventTypeDec
   return async (candidates: readonly Candidate[]): Promise<Candidate[]> => {
     const survivors = candidates.filter((c) => matches(decl, absolute, c, watched));
     if (!needsReferences) return survivors;
-    return (await withReferences(survivors, deps.references)).filter((c) => matches(decl, pool, c, watched));
+    return (await withReferences(survivors, deps.references, { batched: true })).filter((c) => matches(decl, pool, c, watched));
   };
 }
 
 /** The delivered form of the occurrences shown: relative metrics added where the keeper did not. */
 export async function shown(deps: Pick<PreviewDeps, 'references'>, rule: StoredConfig, candidates: Candidate[]): Promise<Candidate[]> {
-  return rule.conditions.some((c) => c.metric.startsWith('notional_pct_')) ? candidates : withReferences(candidates, deps.references);
+  return rule.conditions.some((c) => c.metric.startsWith('notional_pct_')) ? candidates : withReferences(candidates, deps.references, { batched: true });
 }
 
 interface ScanOptions {
@@ -197,8 +198,9 @@ export async function scan(
         where.push(`list_contains($p_addresses, "${detection.addressColumn}")`);
         params.p_addresses = addresses;
       }
+      const columns = detection.columns ? detection.columns.map((c) => `"${c}"`).join(', ') : '*';
       const found = await deps.archive.sql.query({
-        sql: `SELECT * FROM (${window.sql}) ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ts DESC LIMIT $p_limit`,
+        sql: `SELECT ${columns} FROM (${window.sql}) ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ts DESC LIMIT $p_limit`,
         params: params as never,
       });
       for (const row of found) page.push({ ...row, dataset: detection.reads, family } as unknown as NormalizedRecord);
@@ -221,6 +223,10 @@ export async function scan(
   }
   return { candidates, from: start, truncated, rowsScanned };
 }
+
+/** The params a minute detection reads, from a rule's configuration. */
+const paramsOf = (detection: Detection, config: StoredConfig): Record<string, unknown> =>
+  (detection.kind === 'minute' ? Object.fromEntries(detection.params.map((k) => [k, config.params[k]])) : {});
 
 /**
  * Minute-class types replay their detector over the window with the configuration's own params, a
@@ -365,8 +371,9 @@ function histogramPercentile(h: Histogram, p: number): number {
 
 /**
  * The lower bound a rule puts on its ladder metric, when that is all its conditions say (so a
- * histogram of the metric answers it): the largest of the cost floor and its `>=`/`>` bounds.
- * Undefined when a condition is on anything else, or is not a lower bound.
+ * histogram of the metric answers it): the largest of the cost floor and its `>=`/`>` bounds, 0
+ * when there is none (every event counts). Undefined when a condition is on anything else, is not
+ * a lower bound, or is a bound of zero or less (the histogram keeps such values in one bucket).
  */
 function lowerBoundOnly(decl: EventTypeDecl, config: StoredConfig, metric: string): { threshold: number; strict: boolean } | undefined {
   let threshold = decl.costFloor?.metric === metric ? decl.costFloor.min : 0;
@@ -374,12 +381,13 @@ function lowerBoundOnly(decl: EventTypeDecl, config: StoredConfig, metric: strin
   for (const condition of config.conditions) {
     if (condition.metric !== metric || typeof condition.value !== 'number') return undefined;
     if (condition.op !== 'greater_than_or_equal' && condition.op !== 'greater_than') return undefined;
+    if (condition.value <= 0) return undefined;
     if (condition.value > threshold || (condition.value === threshold && condition.op === 'greater_than')) {
       threshold = condition.value;
       strict = condition.op === 'greater_than';
     }
   }
-  return threshold > 0 ? { threshold, strict } : undefined;
+  return { threshold, strict };
 }
 
 interface EstimateInput {
@@ -414,31 +422,35 @@ async function estimateFromRollup(
   const { deps, decl, config, watched, firstDay, now } = input;
   const deadline = now + SCAN_BUDGET_MS;
   const families = (config.venue ?? decl.venues).filter((v) => !whollyBeforeCoverage(detection.reads, v, now - 1));
-  const read = await readRollup(deps.archive, rollup, families, config.symbols, firstDay, now);
+  const addresses = ROLLUPS[rollup].perWallet ? [...(config.addresses ?? watched)] : undefined;
+  const read = await readRollup(deps.archive, rollup, families, config.symbols, firstDay, now, addresses);
   // The ladder and distribution take every occurrence the rule's scope and floor let through, whatever its threshold.
   const others = { ...config, conditions: [], min_notional_usd: undefined };
   const tail = await scan(deps, decl, detection, config, watched, firstDay, now, deadline, { answered: read.covered, keep: keeper(deps, decl, config, others, watched) });
   const from = Math.max(firstDay, tail.from);
   const cells = read.cells.filter((c) => c.hour >= from);
   const hits = tail.candidates.filter((c) => matches(decl, config, c, watched));
-  const thresholdBucket = bucketOf(bound.threshold);
+  // No threshold: every event counts, those of no value too.
+  const thresholdBucket = bound.threshold > 0 ? bucketOf(bound.threshold) : -Infinity;
   const perDay = Array.from({ length: input.lookbackDays }, () => 0);
   for (const hit of hits) perDay[Math.floor((hit.occurredAt - firstDay) / DAY_MS)]! += 1;
   for (const cell of cells) if (cell.bucket >= thresholdBucket) perDay[Math.floor((cell.hour - firstDay) / DAY_MS)]! += cell.events;
 
   const histogram = histogramOf(tail.candidates.map((c) => c.metrics[metric]).filter((v): v is number => typeof v === 'number'));
   // The cost floor holds for the ladder too (a power of ten, so whole buckets).
-  const floorBucket = decl.costFloor?.metric === metric ? bucketOf(decl.costFloor.min) : -Infinity;
+  // Events of no value (zero or less) count per day but have no place in the histogram of positive values.
+  const floorBucket = decl.costFloor?.metric === metric ? bucketOf(decl.costFloor.min) : NO_VALUE_BUCKET + 1;
   for (const cell of cells.filter((c) => c.bucket >= floorBucket)) {
     histogram.counts.set(cell.bucket, (histogram.counts.get(cell.bucket) ?? 0) + cell.events);
     histogram.n += cell.events;
     histogram.max = Math.max(histogram.max, cell.max);
   }
   const days = Math.max(1, (now - from) / DAY_MS);
-  const base = config.min_notional_usd ?? bound.threshold;
+  // Without a threshold the ladder is drawn around the median (as the replay draws it).
+  const base = config.min_notional_usd ?? (bound.threshold > 0 ? bound.threshold : histogram.n > 0 ? histogramPercentile(histogram, 50) : 1);
   // The steps are at least a third apart and a bucket is about 15% wide: ten distinct rungs.
   const rungs = LADDER_STEPS.map((step) => bucketOf(base * step));
-  const exact = isExactEdge(bound.threshold) && !bound.strict;
+  const exact = (bound.threshold === 0 || isExactEdge(bound.threshold)) && !bound.strict;
   const notes = [
     `Whole hours were read from hourly rollups (${read.covered.size ? [...read.covered.values()].reduce((n, h) => n + h.size, 0) : 0} family-hours), the rest replayed from the archive.`,
     exact
@@ -495,9 +507,12 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
   // The ladder's pool: the rule with no bound on its own metric; it holds every hit.
   const others = { ...config, conditions: config.conditions.filter((c) => c.metric !== metric), min_notional_usd: undefined };
   const keep = keeper(deps, decl, config, others, watched);
-  const result = detection.kind === 'minute'
-    ? await minuteScan(deps, detection, config, firstDay, now, deadline, keep)
-    : await scan(deps, decl, detection, config, watched, firstDay, now, deadline, { keep });
+  const reducedRead = estimation.reduced ? await readDetectorInput(deps.archive, estimation.reduced, config.venue ?? decl.venues, config.symbols, estimation.reduced.since(firstDay), now) : undefined;
+  const result: Scan = estimation.reduced && reducedRead
+    ? { candidates: await keep(await estimation.reduced.detect(reducedRead.rows, firstDay, now, deps.archive, [paramsOf(detection, config)])), from: firstDay, truncated: false, rowsScanned: reducedRead.rowsRead }
+    : detection.kind === 'minute'
+      ? await minuteScan(deps, detection, config, firstDay, now, deadline, keep)
+      : await scan(deps, decl, detection, config, watched, firstDay, now, deadline, { keep });
   const hits = result.candidates.filter((c) => matches(decl, config, c, watched));
   const perDay = Array.from({ length: input.lookbackDays }, () => 0);
   for (const hit of hits) perDay[Math.floor((hit.occurredAt - firstDay) / DAY_MS)]! += 1;
@@ -511,11 +526,14 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
   if (gate && detection.kind === 'minute') {
     const lowest = { ...config, params: { ...config.params, [gate.param]: gate.lowest, ...gate.fixed } };
     // Judged against the rule's other filters, not its threshold: the gate takes the rule's params.
-    const gated = await minuteScan(deps, detection, lowest, from, now, deadline, keeper(deps, decl, lowest, { ...others, params: lowest.params }, watched)).catch((error: unknown) => {
-      // Out of time before its first day: the ladder has no values below the threshold to show.
-      if (error instanceof AppError && error.code === 'scan_timeout') return undefined;
-      throw error;
-    });
+    const lowestKeep = keeper(deps, decl, lowest, { ...others, params: lowest.params }, watched);
+    const gated: Scan | undefined = estimation.reduced && reducedRead
+      ? { candidates: await lowestKeep(await estimation.reduced.detect(reducedRead.rows, from, now, deps.archive, [paramsOf(detection, lowest)])), from, truncated: false, rowsScanned: 0 }
+      : await minuteScan(deps, detection, lowest, from, now, deadline, lowestKeep).catch((error: unknown) => {
+        // Out of time before its first day: the ladder has no values below the threshold to show.
+        if (error instanceof AppError && error.code === 'scan_timeout') return undefined;
+        throw error;
+      });
     pool = (gated?.candidates ?? []).map((c) => ({ ...c, params: c.params && { ...c.params, ...config.params } }));
     if (!gated || gated.truncated) truncated = true;
     if (gated) from = Math.max(from, gated.from);
@@ -526,7 +544,13 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
   const configured = gate ? (config.params[gate.param] as number) : (config.min_notional_usd ?? decl.costFloor?.min);
   const base = configured ?? percentile(values, 50) ?? 0;
   const rungs = LADDER_STEPS.map((step) => Number((base * step).toPrecision(4)));
-  const notes = [...(truncated ? [cutNote] : []), ...percentNote(config)];
+  const reducedNote = !estimation.reduced || !reducedRead ? [] : [
+    'reduction' in estimation.reduced.rows
+      ? `The detector ran once over the whole window, reading the rows it needs from an hourly reduction (${reducedRead.coveredHours} family-hours), the other hours from the archive.`
+      : 'The detector ran once over the whole window, reading its rows (one per event) from the archive at once.',
+    ...(estimation.reduced.note ? [estimation.reduced.note] : []),
+  ];
+  const notes = [...reducedNote, ...(truncated ? [cutNote] : []), ...percentNote(config)];
   return {
     event_type: decl.type,
     window: { from: new Date(from).toISOString(), to: new Date(now).toISOString() },
@@ -537,8 +561,9 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
       n: values.length, p50: percentile(values, 50)!, p90: percentile(values, 90)!, p99: percentile(values, 99)!, max: values.at(-1)!,
     },
     sample: (await shown(deps, config, hits.sort((a, b) => b.occurredAt - a.occurredAt).slice(0, ESTIMATE_SAMPLE))).map(occurrenceOf),
-    // Every occurrence of the window was replayed through the detectors (none sampled or modelled).
-    basis: { mode: 'replayed' as const, note: notes.length ? notes.join(' ') : null },
+    // Every occurrence of the window was replayed through the detectors (none sampled or modelled);
+    // from a reduction, in one pass over the whole window: exact.
+    basis: { mode: estimation.reduced ? 'exact' as const : 'replayed' as const, note: notes.length ? notes.join(' ') : null },
     rowsScanned: result.rowsScanned,
   };
 }

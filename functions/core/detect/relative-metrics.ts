@@ -21,7 +21,16 @@ export interface MarketReference {
 export interface ReferenceSource {
   market(family: Family, symbol: string, at: number): Promise<MarketReference | undefined>;
   walletVolume30dUsd(address: string, at: number): Promise<number | undefined>;
+  /**
+   * The same values as `market`, for many markets and minutes of one family at once (one query):
+   * what a replay asks for a page of occurrences. Keyed by `marketKey(symbol, minute)`; a market
+   * and minute with no reference values is absent.
+   */
+  marketsAt?(family: Family, wanted: readonly { symbol: string; at: number }[]): Promise<Map<string, MarketReference>>;
 }
+
+/** The key of one market and minute in `marketsAt`'s answer. */
+export const marketKey = (symbol: string, minute: number) => `${symbol}|${minute}`;
 
 const PERP_FAMILIES: ReadonlySet<Family> = new Set(['perpx', 'hip3', 'altx', 'altx-rh']);
 

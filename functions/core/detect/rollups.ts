@@ -1,26 +1,32 @@
 /**
  * Pre-aggregated occurrences for estimates (issue 23): compaction derives, per family, UTC hour,
- * symbol and notional bucket, how many events a type's detector finds there and the largest
- * notional (`liquidation_rollups_1h`, derived from `liquidations` like 1-minute candles from
- * trades). An estimate then reads a few rows per hour of its lookback instead of every fill.
+ * symbol (and, for the account types, wallet) and value bucket, how many events a type's detector
+ * finds there and the largest value (one derived dataset per rollup, declared in
+ * core/archive/sql.ts ROLLUPS and schemas/datasets.ts, derived like 1-minute candles from trades).
+ * An estimate then reads a few rows per hour of its lookback instead of every fill.
  *
  * Hours the rollup does not cover yet (the open hour, hours with ingest deltas compaction has not
- * folded) are replayed from the raw rows by the preview's scan, so the answer covers the whole
- * window. The histogram has 16 buckets a decade: a bucket edge 10^(b/16) is counted exactly,
- * a threshold between two edges is rounded down to the lower one (at most about 15% below it).
+ * folded, days compacted before the rollup existed) are replayed from the raw rows by the
+ * preview's scan, so the answer covers the whole window. The histogram has 16 buckets a decade: a
+ * bucket edge 10^(b/16) is counted exactly, a threshold between two edges is rounded down to the
+ * lower one (at most about 15% below it). Values of zero or less share NO_VALUE_BUCKET.
  */
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { Family } from '../venues.ts';
+import type { Candidate } from './candidate.ts';
 import { visibleFiles } from '../archive/files.ts';
 import { DAY_MS, dayOf } from '../archive/layout.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
-import { ROLLUP_BUCKETS_PER_DECADE } from '../archive/sql.ts';
-import type { DerivedDataset, IngestedDataset } from '../../../schemas/datasets.ts';
+import { NO_VALUE_BUCKET, REDUCTIONS, ROLLUP_BUCKETS_PER_DECADE, ROLLUPS, type ReductionDataset, type RollupDataset } from '../archive/sql.ts';
+import { windowSource } from '../archive/read.ts';
+import type { IngestedDataset } from '../../../schemas/datasets.ts';
+
+export { NO_VALUE_BUCKET, type ReductionDataset, type RollupDataset };
 
 export const HOUR_MS = 3_600_000;
 
 /** The histogram bucket of a positive value: bucket b holds [10^(b/16), 10^((b+1)/16)). */
-export const bucketOf = (value: number): number => Math.floor(Math.log10(value) * ROLLUP_BUCKETS_PER_DECADE);
+export const bucketOf = (value: number): number => (value > 0 ? Math.floor(Math.log10(value) * ROLLUP_BUCKETS_PER_DECADE) : NO_VALUE_BUCKET);
 /** The lowest value of a bucket. */
 export const bucketEdge = (bucket: number): number => 10 ** (bucket / ROLLUP_BUCKETS_PER_DECADE);
 /** True when counting whole buckets from `threshold` up counts exactly the values at or above it (a power of ten). */
@@ -28,8 +34,8 @@ export const isExactEdge = (threshold: number): boolean => threshold > 0 && Numb
 /** Ratio of one bucket's upper edge to its lower: the histogram's resolution (about 1.155). */
 export const BUCKET_RATIO = 10 ** (1 / ROLLUP_BUCKETS_PER_DECADE);
 
-/** A rollup of one event type: the derived dataset and the dataset it is derived from. */
-export interface RollupSource { rollup: DerivedDataset; source: IngestedDataset }
+/** The rollup an event type's estimate reads (a key of ROLLUPS). */
+export type RollupSource = RollupDataset;
 
 /** Events of one covered hour and bucket (summed over the symbols asked for). */
 export interface RollupCell { family: Family; hour: number; bucket: number; events: number; max: number }
@@ -54,8 +60,11 @@ function hoursOf(file: { day: string; tier?: 'minute' | 'hour'; hour?: number })
  * folded into the rollup yet); hours not wholly inside [from, to) are never covered.
  */
 export async function readRollup(
-  deps: ArchiveDeps, source: RollupSource, families: readonly Family[], symbols: readonly string[] | undefined, from: number, to: number,
+  deps: ArchiveDeps, rollup: RollupSource, families: readonly Family[], symbols: readonly string[] | undefined, from: number, to: number,
+  addresses?: readonly string[],
 ): Promise<RollupRead> {
+  const source = { rollup, source: ROLLUPS[rollup].source as IngestedDataset };
+  if (ROLLUPS[rollup].perWallet && !addresses) throw new Error(`${rollup} is kept per wallet: name the wallets to read`);
   const covered = new Map<Family, Set<number>>();
   const files: { key: string; etag: string; bytes: number }[] = [];
   await Promise.all(families.filter((f) => !whollyBeforeCoverage(source.rollup, f, to - 1)).map(async (family) => {
@@ -75,10 +84,12 @@ export async function readRollup(
   if (files.length === 0) return { cells: [], covered, rowsRead: 0 };
   const params: Record<string, string | number | readonly string[]> = { r_files: await deps.files.paths(files), r_from: from, r_to: to - 1 };
   if (symbols) params.r_symbols = symbols;
+  if (addresses) params.r_addresses = addresses;
   const rows = await deps.sql.query({
     sql: `SELECT family, ts, bucket, sum(events) AS events, max(max_notional) AS max_notional
           FROM read_parquet($r_files, union_by_name = true)
           WHERE ts BETWEEN $r_from AND $r_to ${symbols ? 'AND list_contains($r_symbols, symbol)' : ''}
+            ${addresses ? 'AND list_contains($r_addresses, address)' : ''}
           GROUP BY family, ts, bucket`,
     params,
   });
@@ -86,4 +97,110 @@ export async function readRollup(
     .map((r) => ({ family: r.family as Family, hour: Number(r.ts), bucket: Number(r.bucket), events: Number(r.events), max: Number(r.max_notional) }))
     .filter((c) => covered.get(c.family)?.has(c.hour));
   return { cells, covered, rowsRead: rows.length };
+}
+
+/**
+ * What a param-free minute type's estimate reads instead of replaying day by day: its detector's
+ * input over the whole lookback in one pass, from a reduction (`{ reduction }`) or, when the
+ * source's rows are the events already (one row each, few), from the source itself (`{ source }`).
+ */
+export interface ReducedSource {
+  rows: { reduction: ReductionDataset } | { source: IngestedDataset };
+  /** Whether the rule's `symbols` name the rows' symbols (not, for instance, a payment token). */
+  bySymbol: boolean;
+  /** Where the detector's input starts for a window starting at `from` (its lookback). */
+  since: (from: number) => number;
+  /**
+   * The type's own detector over the rows read (oldest first, each with `family`): occurrences of
+   * [from, to), for each of the param sets (a param-gated type's rule, then its lowest threshold).
+   */
+  detect: (rows: readonly Record<string, unknown>[], from: number, to: number, archive: ArchiveDeps, paramSets: readonly Record<string, unknown>[]) => Promise<Candidate[]>;
+  /** What the basis note says beside (where the one pass differs from delivery). */
+  note?: string;
+}
+
+/** A ReducedSource's rows of [since, to): see readReduced; a source dataset is read whole, one query a family. */
+export async function readDetectorInput(
+  deps: ArchiveDeps, input: ReducedSource, families: readonly Family[], symbols: readonly string[] | undefined, since: number, to: number,
+): Promise<ReducedRead> {
+  const scoped = input.bySymbol ? symbols : undefined;
+  if ('reduction' in input.rows) return readReduced(deps, input.rows.reduction, families, scoped, since, to);
+  const dataset = input.rows.source;
+  const rows: Record<string, unknown>[] = [];
+  for (const family of families) {
+    const window = await windowSource(deps, { dataset, family, from: since, to: to - 1, symbols: scoped });
+    if (!window) continue;
+    for (const row of await deps.sql.query({ sql: `SELECT * FROM (${window.sql}) ORDER BY ts`, params: window.params })) rows.push({ ...row, family });
+  }
+  return { rows, coveredHours: 0, rowsRead: rows.length };
+}
+
+/** The rows a reduction keeps over [since, to), as the detector reads them (with `family`), oldest first. */
+export interface ReducedRead {
+  rows: Record<string, unknown>[];
+  /** Family-hours read from the reduction; the rest were reduced on the fly from the raw source. */
+  coveredHours: number;
+  rowsRead: number;
+}
+
+/**
+ * A reduction's rows of [since, to) for the given families (and symbols): covered hours (a
+ * reduction file of the hour, no source delta touching it) from the reduction, the others reduced
+ * from the raw source with the same SQL, one query per run of uncovered hours (usually the open
+ * hour or two; a whole range of days compacted before the reduction existed).
+ */
+export async function readReduced(
+  deps: ArchiveDeps, reduction: ReductionDataset, families: readonly Family[], symbols: readonly string[] | undefined, since: number, to: number,
+): Promise<ReducedRead> {
+  const source = REDUCTIONS[reduction].source as IngestedDataset;
+  const rows: Record<string, unknown>[] = [];
+  let coveredHours = 0;
+  await Promise.all(families.filter((f) => !whollyBeforeCoverage(source, f, to - 1)).map(async (family) => {
+    const hasReduction = !whollyBeforeCoverage(reduction, family, to - 1);
+    const [reducedFiles, deltas] = hasReduction
+      ? await Promise.all([
+        deps.manifest.compactedFiles(reduction, family, undefined, dayOf(since), dayOf(to - 1)),
+        deps.manifest.deltaFiles(source, family, dayOf(since), dayOf(to - 1)),
+      ])
+      : [[], []];
+    const visible = visibleFiles(reducedFiles, []);
+    const pending = new Set<number>();
+    for (const delta of deltas) {
+      for (let hour = Math.floor(delta.minTs / HOUR_MS) * HOUR_MS; hour <= delta.maxTs; hour += HOUR_MS) pending.add(hour);
+    }
+    const first = Math.floor(since / HOUR_MS) * HOUR_MS;
+    const covered = [...new Set(visible.flatMap(hoursOf))].filter((h) => h >= first && h < to && !pending.has(h)).sort((a, b) => a - b);
+    coveredHours += covered.length;
+    const read: Promise<Record<string, unknown>[]>[] = [];
+    if (covered.length > 0) {
+      const params: Record<string, string | number | readonly string[]> = {
+        r_files: await deps.files.paths(visible), r_from: since, r_to: to - 1, r_hours: covered.map(String),
+      };
+      if (symbols) params.r_symbols = symbols;
+      read.push(deps.sql.query({
+        sql: `SELECT * EXCLUDE (marker) FROM read_parquet($r_files, union_by_name = true)
+              WHERE marker IS NULL AND ts BETWEEN $r_from AND $r_to AND list_contains($r_hours, CAST((ts // 3600000) * 3600000 AS VARCHAR))
+                ${symbols ? 'AND list_contains($r_symbols, symbol)' : ''}`,
+        params: params as never,
+      }));
+    }
+    // The hours not covered, joined where they touch, reduced from the raw rows.
+    const coveredSet = new Set(covered);
+    const spans: [number, number][] = [];
+    for (let hour = first; hour < to; hour += HOUR_MS) {
+      if (coveredSet.has(hour)) continue;
+      const [start, end] = [Math.max(since, hour), Math.min(to, hour + HOUR_MS)];
+      const last = spans.at(-1);
+      if (last && last[1] === start) last[1] = end;
+      else spans.push([start, end]);
+    }
+    for (const [start, end] of spans) {
+      read.push(windowSource(deps, { dataset: source, family, from: start, to: end - 1, symbols }).then((window) => (window
+        ? deps.sql.query({ sql: REDUCTIONS[reduction].rows(`(${window.sql})`), params: window.params })
+        : [])));
+    }
+    for (const found of await Promise.all(read)) for (const row of found) rows.push({ ...row, family });
+  }));
+  rows.sort((a, b) => Number(a.ts) - Number(b.ts));
+  return { rows, coveredHours, rowsRead: rows.length };
 }

@@ -1,4 +1,4 @@
-import { fillCandidates } from '../detect/batch-detectors.ts';
+import { FILL_COLUMNS, fillCandidates } from '../detect/batch-detectors.ts';
 import { batch, common, declaration, maxAge, relative, usd, type EventDefinition } from './declare.ts';
 
 const VENUES = ['perpx', 'hip3', 'spot', 'hip4', 'altx', 'altx-rh'] as const;
@@ -12,6 +12,6 @@ export default {
       size: { type: 'number' }, price: { type: 'number' }, notional_usd: usd('Fill notional'), taker: { type: 'boolean' }, fill_count: { type: 'integer' }, ...relative(true),
     },
   }),
-  detection: batch({ reads: 'trades', addressColumn: 'user_address', detect: fillCandidates }),
-  preview: { dryRun: true, estimate: { metric: 'notional_usd' } },
+  detection: batch({ reads: 'trades', addressColumn: 'user_address', columns: FILL_COLUMNS, detect: fillCandidates }),
+  preview: { dryRun: true, estimate: { metric: 'notional_usd', rollup: 'fill_rollups_1h' } },
 } satisfies EventDefinition<'account.fill'>;

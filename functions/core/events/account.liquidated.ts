@@ -1,4 +1,4 @@
-import { liquidationCandidates } from '../detect/batch-detectors.ts';
+import { LIQUIDATION_COLUMNS, liquidationCandidates } from '../detect/batch-detectors.ts';
 import { batch, common, declaration, maxAge, relative, usd, type EventDefinition } from './declare.ts';
 
 const VENUES = ['perpx', 'hip3', 'altx'] as const;
@@ -10,8 +10,8 @@ export default {
     metrics: { ...common(VENUES), address: { type: 'text' }, notional_usd: usd('Liquidated notional'), ...relative() },
   }),
   detection: batch({
-    reads: 'liquidations', addressColumn: 'liquidated_user',
+    reads: 'liquidations', addressColumn: 'liquidated_user', columns: LIQUIDATION_COLUMNS,
     detect: (rows, watched) => liquidationCandidates(rows, watched).filter((c) => c.type === 'account.liquidated'),
   }),
-  preview: { estimate: { metric: 'notional_usd' } },
+  preview: { estimate: { metric: 'notional_usd', rollup: 'account_liquidation_rollups_1h' } },
 } satisfies EventDefinition<'account.liquidated'>;

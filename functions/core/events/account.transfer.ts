@@ -11,5 +11,5 @@ export default {
     },
   }),
   detection: batch({ reads: 'transfers', addressColumn: 'user_address', detect: transferCandidates }),
-  preview: { dryRun: true, estimate: { metric: 'usdc_value' } },
+  preview: { dryRun: true, estimate: { metric: 'usdc_value', rollup: 'transfer_rollups_1h' } },
 } satisfies EventDefinition<'account.transfer'>;

@@ -6,7 +6,7 @@
  * the batch and minute detectors, estimate and dry-run support, relative metrics) is derived from
  * it. How to add a type: docs/adding-an-event-type.md.
  */
-import type { RollupSource } from '../detect/rollups.ts';
+import type { ReducedSource, RollupSource } from '../detect/rollups.ts';
 import type { IngestedDataset, NormalizedRecord, RecordOf } from '../../../schemas/datasets.ts';
 import type { Candidate } from '../detect/candidate.ts';
 import type { Family } from '../venues.ts';
@@ -77,7 +77,12 @@ export const common = (venues: readonly Venue[]): Record<string, MetricDecl> => 
  *   and queued for the owning account's rules.
  */
 export type Detection =
-  | { kind: 'batch'; reads: IngestedDataset; addressColumn?: string; detect(rows: readonly NormalizedRecord[], watched: ReadonlySet<string>): Candidate[] }
+  | {
+    kind: 'batch'; reads: IngestedDataset; addressColumn?: string;
+    /** The columns the detector reads: a preview's scan decodes only these (every column when absent). */
+    columns?: readonly string[];
+    detect(rows: readonly NormalizedRecord[], watched: ReadonlySet<string>): Candidate[];
+  }
   | { kind: 'minute'; params: readonly string[]; detect(ctx: MinuteContext, paramSets: readonly Record<string, unknown>[]): Promise<Candidate[]> }
   | { kind: 'announced'; by: string };
 
@@ -96,6 +101,11 @@ export interface Preview {
      * instead of replaying the whole window.
      */
     rollup?: RollupSource;
+    /**
+     * Where a param-free minute type's detector input is kept reduced (see core/detect/rollups.ts
+     * ReducedSource): the estimate runs the detector once over the whole lookback from it, exact.
+     */
+    reduced?: ReducedSource;
   };
 }
 
@@ -116,9 +126,13 @@ export function declaration<const T extends string, const L extends boolean>(d: 
 export function batch<D extends IngestedDataset>(d: {
   reads: D;
   addressColumn?: keyof RecordOf<D> & string;
+  columns?: readonly (keyof RecordOf<D> & string)[];
   detect(rows: readonly RecordOf<D>[], watched: ReadonlySet<string>): Candidate[];
 }): Detection {
-  return { kind: 'batch', reads: d.reads, addressColumn: d.addressColumn, detect: (rows, watched) => d.detect(rows as readonly RecordOf<D>[], watched) };
+  return {
+    kind: 'batch', reads: d.reads, addressColumn: d.addressColumn, ...(d.columns && { columns: d.columns }),
+    detect: (rows, watched) => d.detect(rows as readonly RecordOf<D>[], watched),
+  };
 }
 
 /** Minute detection, typed by the params its occurrences depend on. */

@@ -1,5 +1,6 @@
 import { fundingFlips } from '../detect/minute-detectors.ts';
 import { HOUR_MS, rowsOf } from '../detect/minute-reads.ts';
+import type { FundingRecord } from '../../../schemas/datasets.ts';
 import { common, declaration, minute, type EventDefinition } from './declare.ts';
 
 const decl = declaration({
@@ -11,5 +12,14 @@ export default {
   declaration: decl,
   // Two hours back: the window's first settled rate is compared with the one before it.
   detection: minute({ params: [], detect: async (ctx) => fundingFlips(await rowsOf(ctx, 'funding', decl.venues, ctx.from - 2 * HOUR_MS), ctx.from, ctx.to) }),
-  preview: { estimate: { metric: 'funding_rate', absolute: true } },
+  preview: {
+    estimate: {
+      metric: 'funding_rate', absolute: true,
+      // The settled rates alone decide a flip: the estimate reads them from their hourly reduction.
+      reduced: {
+        rows: { reduction: 'funding_rates_1h' }, bySymbol: true, since: (from) => from - 2 * HOUR_MS,
+        detect: async (rows, from, to) => fundingFlips(rows as unknown as FundingRecord[], from, to),
+      },
+    },
+  },
 } satisfies EventDefinition<'market.funding_flip'>;

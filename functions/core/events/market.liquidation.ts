@@ -1,4 +1,4 @@
-import { liquidationCandidates } from '../detect/batch-detectors.ts';
+import { LIQUIDATION_COLUMNS, liquidationCandidates } from '../detect/batch-detectors.ts';
 import { batch, common, declaration, maxAge, relative, usd, type EventDefinition } from './declare.ts';
 
 const VENUES = ['perpx', 'hip3', 'altx'] as const;
@@ -14,6 +14,6 @@ export default {
     notionalMetric: 'notional_usd', costFloor: { metric: 'notional_usd', min: 100, note: 'Liquidations under 100 USD notional are never read' },
   }),
   // No account is watched here: the account side is account.liquidated's.
-  detection: batch({ reads: 'liquidations', detect: (rows) => liquidationCandidates(rows, new Set()) }),
-  preview: { dryRun: true, estimate: { metric: 'notional_usd', rollup: { rollup: 'liquidation_rollups_1h', source: 'liquidations' } } },
+  detection: batch({ reads: 'liquidations', columns: LIQUIDATION_COLUMNS, detect: (rows) => liquidationCandidates(rows, new Set()) }),
+  preview: { dryRun: true, estimate: { metric: 'notional_usd', rollup: 'liquidation_rollups_1h' } },
 } satisfies EventDefinition<'market.liquidation'>;

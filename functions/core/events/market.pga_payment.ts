@@ -19,5 +19,18 @@ export default {
       return pgaPayments([...earlier, ...window], from, to, await pgaTokenPrice(archive, to));
     },
   }),
-  preview: { estimate: { metric: 'amount' } },
+  preview: {
+    estimate: {
+      metric: 'amount',
+      // The day's first 50 payments are among the first 50 of their market and hour: the reduction keeps those.
+      reduced: {
+        rows: { reduction: 'pga_payments_1h' }, bySymbol: false, since: (from) => Math.floor(from / DAY_MS) * DAY_MS,
+        detect: async (rows, from, to, archive) => pgaPayments(
+          rows.map((r) => ({ ts: Number(r.ts), trade_id: Number(r.trade_id), symbol: String(r.symbol), payer: (r.user_address as string | null) ?? null, amount: Number(r.amount) })),
+          from, to, await pgaTokenPrice(archive, to),
+        ),
+        note: 'notional_usd is valued at the payment token\'s last price in the hour before now, for every day of the window.',
+      },
+    },
+  },
 } satisfies EventDefinition<'market.pga_payment'>;

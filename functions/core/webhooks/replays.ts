@@ -151,6 +151,35 @@ export async function getReplay(replays: ReplayStore, caller: Caller, jobId: str
   };
 }
 
+export interface CancelReplayDeps {
+  replays: ReplayStore;
+  workflows: Workflows;
+  clock: Clock;
+  /** Debits the account for the rows read by the days recorded before the cancel (as a failed job is billed). */
+  charge(rows: number): Promise<void>;
+}
+
+/**
+ * DELETE /v1/webhooks/subscriptions/replays/{id}: a queued or running job is canceled (409 once it
+ * has finished or been canceled) and its execution stopped. A day already running finds the job
+ * canceled before each delivery and when it records, so nothing more is delivered or counted; the
+ * days recorded before stay readable, and their rows are billed.
+ */
+export async function cancelReplay(deps: CancelReplayDeps, caller: Caller, jobId: string): Promise<ReplayJob> {
+  const job = await deps.replays.getJob(caller.id, jobId);
+  if (!job) throw new AppError('not_found', `No replay job ${jobId}.`, { param: 'id' });
+  const finishedAt = deps.clock.now();
+  if (!(await deps.replays.transition(caller.id, jobId, ['queued', 'running'], 'canceled', { finishedAt }))) {
+    const now = await deps.replays.getJob(caller.id, jobId);
+    throw new AppError('conflict', `Replay job ${jobId} is ${now?.state ?? job.state}; only a queued or running job can be canceled.`, { param: 'id' });
+  }
+  await deps.workflows.stop(jobId, 'Canceled by its owner');
+  // What the recorded days read: no day is counted once the job is canceled, so this is final.
+  const canceled = (await deps.replays.getJob(caller.id, jobId)) ?? { ...job, state: 'canceled' as const, finishedAt };
+  if (canceled.rowsScanned > 0) await deps.charge(canceled.rowsScanned);
+  return replayView(canceled);
+}
+
 export interface ReplayPartitionDeps extends Omit<PreviewDeps, 'store'> {
   replays: ReplayStore;
   store: WebhookStores;
@@ -181,6 +210,9 @@ export async function runReplayPartition(deps: ReplayPartitionDeps, key: { accou
     const [plan, endpoint] = await Promise.all([deps.planOf(job.accountId), deps.store.endpoints.get(job.accountId, subscription.endpointId)]);
     if (plan && endpoint) {
       for (const hit of hits) {
+        // Canceled meanwhile: nothing more is delivered (one read a delivery; the cap bounds them).
+        const current = await deps.replays.getJob(job.accountId, job.jobId);
+        if (current?.state !== 'queued' && current?.state !== 'running') break;
         const outcome = await queueOccurrence(deps.delivery, { plan, subscription, endpoint }, { key: hit.key, type: hit.type, occurredAt: hit.occurredAt, data: hit.data }, { replay: true });
         if (outcome === 'queued') delivered += 1;
         // The cap paused the rule: the rest of the day would only count misses.

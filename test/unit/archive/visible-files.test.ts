@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { visibleFiles } from '../../../functions/core/archive/files.ts';
+import { mayShareRows } from '../../../functions/core/archive/read.ts';
 import type { ArchiveFile } from '../../../functions/ports/archive.ts';
 
 const file = (fileId: string, over: Partial<ArchiveFile> = {}): ArchiveFile => ({
@@ -41,5 +42,22 @@ describe('visible files across the tiers', () => {
       expect(visible.filter((f) => replaced.has(f.fileId))).toEqual([]);
       expect(visible.length).toBeGreaterThan(0);
     }));
+  });
+});
+
+describe('whether a read must collapse duplicate rows (mayShareRows)', () => {
+  it('reads the hour files of many symbols, and one symbol\'s hours, without deduplicating', () => {
+    const hours = ['BTC', 'ETH', 'SOL'].flatMap((symbol) => [0, 1, 2].map((hour) => file(`${symbol}${hour}`, { symbol, symbols: [symbol], tier: 'hour', hour, minTs: hour * 10, maxTs: hour * 10 + 9 })));
+    expect(mayShareRows(hours)).toBe(false);
+    expect(mayShareRows([hours[0]!])).toBe(false);
+  });
+
+  it('deduplicates when a delta is read, when one symbol\'s files overlap in time, or when an all-symbol file meets another file', () => {
+    const btc = file('b', { minTs: 0, maxTs: 10 });
+    expect(mayShareRows([btc, file('d', { kind: 'delta', symbol: undefined, symbols: ['BTC'], minTs: 50, maxTs: 60 })])).toBe(true);
+    expect(mayShareRows([btc, file('b2', { minTs: 10, maxTs: 20 })])).toBe(true);
+    expect(mayShareRows([btc, file('all', { symbol: undefined, symbols: ['BTC', 'ETH'], minTs: 5, maxTs: 8 })])).toBe(true);
+    // An all-symbol file apart in time from every other file shares none of their rows.
+    expect(mayShareRows([btc, file('all', { symbol: undefined, symbols: ['BTC', 'ETH'], minTs: 11, maxTs: 20 })])).toBe(false);
   });
 });
