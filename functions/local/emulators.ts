@@ -4,9 +4,9 @@
  * keep their data under the data directory; local-aws-sqs keeps queues in memory only, behind a
  * journal (sqs-journal.ts) that sends again, at the next start, every message not yet consumed.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -156,11 +156,13 @@ interface FilesystemStore {
 }
 
 /**
- * s3rver writes an object through a write stream it gives no 'error' listener: when a concurrent
- * delete of the directory's last object removes the (empty) directory between its mkdir and the
- * open, the ENOENT is an uncaught exception that ends the process (an export cancelled while its
- * partitions upload did it). The same write through `pipeline`, whose errors reject: s3rver answers
- * a 500 and the SDK sends the object again.
+ * s3rver writes an object in place through a write stream it gives no 'error' listener: when a
+ * concurrent delete of the directory's last object removes the (empty) directory between its mkdir
+ * and the open, the ENOENT is an uncaught exception that ends the process (an export cancelled
+ * while its partitions upload did it), and a GET while the same key is written again reads a
+ * truncated (even empty) object, which the archive's file cache then kept under the object's ETag.
+ * The same write through `pipeline`, whose errors reject (s3rver answers a 500 and the SDK sends
+ * the object again), into a file renamed into place.
  */
 function writeObjectsSafely(store: FilesystemStore): void {
   store.putObject = async (object) => {
@@ -168,11 +170,19 @@ function writeObjectsSafely(store: FilesystemStore): void {
     const md5 = createHash('md5');
     let size = 0;
     await mkdir(dirname(path), { recursive: true });
-    await pipeline(
-      Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content,
-      new Transform({ transform(chunk: Buffer, _encoding, done) { md5.update(chunk); size += chunk.length; done(null, chunk); } }),
-      createWriteStream(path),
-    );
+    // Written beside and renamed into place: a reader of an object being written again (a retried
+    // ingest re-puts the same key) sees the old bytes or the new, as on S3, never a truncated file.
+    const partial = `${path}.${randomUUID()}.part`;
+    try {
+      await pipeline(
+        Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content,
+        new Transform({ transform(chunk: Buffer, _encoding, done) { md5.update(chunk); size += chunk.length; done(null, chunk); } }),
+        createWriteStream(partial),
+      );
+      await rename(partial, path);
+    } finally {
+      await rm(partial, { force: true });
+    }
     const digest = md5.digest('hex');
     await store.putMetadata(object.bucket, object.key, object.metadata, digest);
     return { size, md5: digest };
