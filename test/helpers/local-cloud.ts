@@ -14,18 +14,21 @@ export const KEYS = { build: 'local-build-key', pro: 'local-pro-key', free: 'loc
 
 type TestCloud = LocalCloud & { dataDir: string };
 
-/** Waits for a condition, however long a loaded machine takes (the hook's own timeout is the only bound). */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((r) => setTimeout(r, 250));
+/**
+ * Asks for the run's fixtures and waits until the global setup's background process has made the
+ * one named (or failed), however long a loaded machine takes (the hook's own timeout is the bound).
+ */
+async function runFixture(name: 'template' | 'ready'): Promise<ReturnType<typeof sharedPaths>> {
+  requestFixtures(inject('runFixturesDir'));
+  const paths = sharedPaths(inject('runFixturesDir'));
+  while (!existsSync(paths[name]) && !existsSync(paths.failed)) await new Promise((r) => setTimeout(r, 250));
+  if (!existsSync(paths[name])) throw new Error(`Making the run's fixtures failed: ${readFileSync(paths.failed, 'utf8')}`);
+  return paths;
 }
 
-/** The run's one synthesis of the service stack, once the global setup's background process has written it. */
+/** The run's one synthesis of the service stack. */
 export async function sharedTemplate(): Promise<ServiceTemplate> {
-  requestFixtures(inject('runFixturesDir'));
-  const { template, failed } = sharedPaths(inject('runFixturesDir'));
-  await until(() => existsSync(template) || existsSync(failed));
-  if (!existsSync(template)) throw new Error(`Synthesizing the run's template failed: ${readFileSync(failed, 'utf8')}`);
-  return JSON.parse(readFileSync(template, 'utf8')) as ServiceTemplate;
+  return JSON.parse(readFileSync((await runFixture('template')).template, 'utf8')) as ServiceTemplate;
 }
 
 /** A local cloud in a fresh temporary directory, removed again by `stop()`. */
@@ -51,15 +54,6 @@ export function startTestCloud(options: { schedules?: boolean; pollers?: boolean
   });
 }
 
-/** The run's demo archive, once the global setup's background process has seeded it. */
-async function sharedDemoArchive(): Promise<string> {
-  requestFixtures(inject('runFixturesDir'));
-  const { dataDir, ready, failed } = sharedPaths(inject('runFixturesDir'));
-  await until(() => existsSync(ready) || existsSync(failed));
-  if (existsSync(failed)) throw new Error(`Seeding the run's demo archive failed: ${readFileSync(failed, 'utf8')}`);
-  return dataDir;
-}
-
 /**
  * The local cloud on a copy of the run's demo archive (`DEMO`), one API key (and any extra
  * ones), schedules off unless asked. The market goes on where the archive ends: the minutes since
@@ -68,7 +62,7 @@ async function sharedDemoArchive(): Promise<string> {
  * file's reads as small as the minute compaction keeps them in AWS).
  */
 export async function startDemoCloud(options: { key: string; extraKeys?: readonly LocalKey[]; schedules?: boolean; live?: boolean }): Promise<TestCloud> {
-  const archive = await sharedDemoArchive();
+  const archive = (await runFixture('ready')).dataDir;
   const cloud = await startInTempDir({
     apiKeys: [{ key: options.key, plan: 'pro' }, ...(options.extraKeys ?? [])],
     schedules: options.schedules ?? false,
