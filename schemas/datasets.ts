@@ -805,6 +805,14 @@ export const DATASETS = {
     compaction: { derivedFrom: 'open_interest' },
     coverage: { hip3: at('2026-02-01T00:00:00Z') },
   },
+  /** Liquidated notional and fills per market and minute, for market.liquidation_burst. */
+  liquidation_minutes_1h: {
+    columns: [...KEY, c('notional', 'DOUBLE'), c('fills', 'BIGINT'), c('marker', 'BOOLEAN')],
+    uniqueBy: ['symbol', 'ts', 'marker'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'liquidations' },
+    coverage: { perpx: at('2025-12-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z') },
+  },
 } as const satisfies Record<string, DatasetDef>;
 
 export type Dataset = keyof typeof DATASETS;

@@ -52,6 +52,7 @@ const DERIVATIONS: Readonly<Record<DerivedDataset, (sourceRows: string) => strin
   funding_rates_1h: (source) => reductionSql('funding_rates_1h', source),
   pga_payments_1h: (source) => reductionSql('pga_payments_1h', source),
   oracle_moves_1h: (source) => reductionSql('oracle_moves_1h', source),
+  liquidation_minutes_1h: (source) => reductionSql('liquidation_minutes_1h', source),
 };
 
 export interface CompactionReport {

@@ -122,6 +122,17 @@ export const REDUCTIONS = {
         WINDOW w AS (PARTITION BY family, symbol, ts // 3600000 ORDER BY ts))
       WHERE pp IS NULL OR np IS NULL OR abs(p / pp - 1) >= ${ORACLE_MOVE_PREFILTER} OR abs(np / p - 1) >= ${ORACLE_MOVE_PREFILTER}`,
   },
+  /**
+   * market.liquidation_burst sums fills over trailing windows of whole minutes judged at minute ends:
+   * per market, minute (the fills in (end - 1 min, end]) and UTC hour, one row of their summed
+   * notional and count, at the time of the minute's first fill (any time inside the minute is
+   * inside the same windows).
+   */
+  liquidation_minutes_1h: {
+    source: 'liquidations',
+    rows: (source: string) => `SELECT family, symbol, min(ts) AS ts, sum(CAST(price AS DOUBLE) * CAST(size AS DOUBLE)) AS notional, count(*) AS fills
+      FROM ${source} GROUP BY family, symbol, (ts - 1) // 60000, ts // 3600000`,
+  },
 } as const;
 export type ReductionDataset = keyof typeof REDUCTIONS;
 

@@ -507,9 +507,11 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
   // The ladder's pool: the rule with no bound on its own metric; it holds every hit.
   const others = { ...config, conditions: config.conditions.filter((c) => c.metric !== metric), min_notional_usd: undefined };
   const keep = keeper(deps, decl, config, others, watched);
-  const reducedRead = estimation.reduced ? await readDetectorInput(deps.archive, estimation.reduced, config.venue ?? decl.venues, config.symbols, estimation.reduced.since(firstDay), now) : undefined;
-  const result: Scan = estimation.reduced && reducedRead
-    ? { candidates: await keep(await estimation.reduced.detect(reducedRead.rows, firstDay, now, deps.archive, [paramsOf(detection, config)])), from: firstDay, truncated: false, rowsScanned: reducedRead.rowsRead }
+  // A reduction answers the rules whose params it was kept for (the others are replayed).
+  const reduced = estimation.reduced?.answers?.(paramsOf(detection, config)) === false ? undefined : estimation.reduced;
+  const reducedRead = reduced ? await readDetectorInput(deps.archive, reduced, config.venue ?? decl.venues, config.symbols, reduced.since(firstDay), now) : undefined;
+  const result: Scan = reduced && reducedRead
+    ? { candidates: await keep(await reduced.detect(reducedRead.rows, firstDay, now, deps.archive, [paramsOf(detection, config)])), from: firstDay, truncated: false, rowsScanned: reducedRead.rowsRead }
     : detection.kind === 'minute'
       ? await minuteScan(deps, detection, config, firstDay, now, deadline, keep)
       : await scan(deps, decl, detection, config, watched, firstDay, now, deadline, { keep });
@@ -527,8 +529,8 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
     const lowest = { ...config, params: { ...config.params, [gate.param]: gate.lowest, ...gate.fixed } };
     // Judged against the rule's other filters, not its threshold: the gate takes the rule's params.
     const lowestKeep = keeper(deps, decl, lowest, { ...others, params: lowest.params }, watched);
-    const gated: Scan | undefined = estimation.reduced && reducedRead
-      ? { candidates: await lowestKeep(await estimation.reduced.detect(reducedRead.rows, from, now, deps.archive, [paramsOf(detection, lowest)])), from, truncated: false, rowsScanned: 0 }
+    const gated: Scan | undefined = reduced && reducedRead
+      ? { candidates: await lowestKeep(await reduced.detect(reducedRead.rows, from, now, deps.archive, [paramsOf(detection, lowest)])), from, truncated: false, rowsScanned: 0 }
       : await minuteScan(deps, detection, lowest, from, now, deadline, lowestKeep).catch((error: unknown) => {
         // Out of time before its first day: the ladder has no values below the threshold to show.
         if (error instanceof AppError && error.code === 'scan_timeout') return undefined;
@@ -544,11 +546,11 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
   const configured = gate ? (config.params[gate.param] as number) : (config.min_notional_usd ?? decl.costFloor?.min);
   const base = configured ?? percentile(values, 50) ?? 0;
   const rungs = LADDER_STEPS.map((step) => Number((base * step).toPrecision(4)));
-  const reducedNote = !estimation.reduced || !reducedRead ? [] : [
-    'reduction' in estimation.reduced.rows
+  const reducedNote = !reduced || !reducedRead ? [] : [
+    'reduction' in reduced.rows
       ? `The detector ran once over the whole window, reading the rows it needs from an hourly reduction (${reducedRead.coveredHours} family-hours), the other hours from the archive.`
       : 'The detector ran once over the whole window, reading its rows (one per event) from the archive at once.',
-    ...(estimation.reduced.note ? [estimation.reduced.note] : []),
+    ...(reduced.note ? [reduced.note] : []),
   ];
   const notes = [...reducedNote, ...(truncated ? [cutNote] : []), ...percentNote(config)];
   return {
@@ -563,7 +565,7 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
     sample: (await shown(deps, config, hits.sort((a, b) => b.occurredAt - a.occurredAt).slice(0, ESTIMATE_SAMPLE))).map(occurrenceOf),
     // Every occurrence of the window was replayed through the detectors (none sampled or modelled);
     // from a reduction, in one pass over the whole window: exact.
-    basis: { mode: estimation.reduced ? 'exact' as const : 'replayed' as const, note: notes.length ? notes.join(' ') : null },
+    basis: { mode: reduced ? 'exact' as const : 'replayed' as const, note: notes.length ? notes.join(' ') : null },
     rowsScanned: result.rowsScanned,
   };
 }

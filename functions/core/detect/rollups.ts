@@ -117,6 +117,8 @@ export interface ReducedSource {
   detect: (rows: readonly Record<string, unknown>[], from: number, to: number, archive: ArchiveDeps, paramSets: readonly Record<string, unknown>[]) => Promise<Candidate[]>;
   /** What the basis note says beside (where the one pass differs from delivery). */
   note?: string;
+  /** Whether the reduction answers a rule with these params (always, when absent); other rules are replayed. */
+  answers?: (params: Record<string, unknown>) => boolean;
 }
 
 /** A ReducedSource's rows of [since, to): see readReduced; a source dataset is read whole, one query a family. */
