@@ -119,16 +119,6 @@ export function oracleJumpsOfMoves(rows: readonly Record<string, unknown>[], fro
 
 const oiUsd = (r: OpenInterestRecord) => Number(r.open_interest) * Number(r.mark_price ?? r.oracle_price ?? 0);
 
-/** The last row at or before `ts` (rows oldest first). */
-function asOf<T extends { ts: number }>(series: readonly T[], ts: number): T | undefined {
-  let found: T | undefined;
-  for (const row of series) {
-    if (row.ts > ts) break;
-    found = row;
-  }
-  return found;
-}
-
 /**
  * `market.oi_delta`: open interest moved at least `threshold_pct` over `window_s`; once per
  * direction per crossing (it fires when the move crosses the threshold, not while it stays past it).
@@ -137,8 +127,14 @@ export function oiDeltas(rows: readonly OpenInterestRecord[], from: number, to: 
   const out: Candidate[] = [];
   for (const [symbol, series] of bySymbol(rows)) {
     for (const { window_s: windowS, threshold_pct: threshold } of paramSets) {
+      // Each row's base, the last row at or before its time minus the window, in one pass (times ascend).
+      const baseOf = new Map<OpenInterestRecord, OpenInterestRecord | undefined>();
+      for (let i = 0, j = -1; i < series.length; i += 1) {
+        while (j + 1 < series.length && series[j + 1]!.ts <= series[i]!.ts - windowS * 1000) j += 1;
+        baseOf.set(series[i]!, j >= 0 ? series[j] : undefined);
+      }
       const stateAt = (row: OpenInterestRecord) => {
-        const base = asOf(series, row.ts - windowS * 1000);
+        const base = baseOf.get(row);
         if (!base || oiUsd(base) <= 0) return { state: 'none' as const, delta: 0, base };
         const delta = percent(oiUsd(row) / oiUsd(base) - 1);
         return { state: delta >= threshold ? ('up' as const) : delta <= -threshold ? ('down' as const) : ('none' as const), delta, base };
