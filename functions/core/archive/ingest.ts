@@ -86,31 +86,55 @@ export async function ingestRecords(deps: ArchiveDeps, records: readonly Normali
   return { status: 'ingested', batchId, records: records.length, files };
 }
 
-/** One delta file per dataset, family and UTC day of the batch, each recorded in the manifest; returns how many. */
+/** Uploads (each followed by its manifest entry) in flight while the next file is written. */
+const UPLOADS_IN_FLIGHT = 8;
+
+/**
+ * One delta file per dataset, family and UTC day of the batch, each recorded in the manifest once
+ * its object is stored; returns how many. Files are written one after the other (DuckDB uses the
+ * cores) while earlier ones upload: a live batch has a few dozen small files, and waiting on each
+ * upload and manifest write in turn was most of its time.
+ */
 async function writeDeltas(deps: ArchiveDeps, batchId: string, records: readonly NormalizedRecord[], lines: readonly string[]): Promise<number> {
   const groups = partition(records, lines);
+  const uploads = new Set<Promise<void>>();
+  const failures: unknown[] = [];
   for (const { dataset, family, day, rows, lines } of groups.values()) {
     const def = DATASETS[dataset];
     const fileId = `${batchId.slice(0, 20)}-${dataset}-${family}-${day}`;
     const path = join(deps.scratchDir, `${fileId}.parquet`);
     try {
       await deps.sql.writeParquet(def.columns, lines, sortOrderOf(dataset), path, rowGroupRowsOf(dataset));
-      const key = deltaKey(dataset, family, day, fileId);
-      const { etag, bytes: size } = await deps.objects.putFile(key, path);
-      let minTs = Infinity;
-      let maxTs = -Infinity;
-      for (const row of rows) {
-        if (row.ts < minTs) minTs = row.ts;
-        if (row.ts > maxTs) maxTs = row.ts;
-      }
-      const file: ArchiveFile = {
-        fileId, key, dataset, family, day, kind: 'delta', symbols: [...new Set(rows.map((r) => r.symbol))].sort(),
-        rows: rows.length, bytes: size, etag, minTs, maxTs, replaces: [], createdAt: deps.clock.now(), cadence: cadenceOf(rows),
-      };
-      await deps.manifest.putFile(file);
-    } finally {
+    } catch (error) {
       rmSync(path, { force: true });
+      await Promise.allSettled(uploads);
+      throw error;
     }
+    let minTs = Infinity;
+    let maxTs = -Infinity;
+    for (const row of rows) {
+      if (row.ts < minTs) minTs = row.ts;
+      if (row.ts > maxTs) maxTs = row.ts;
+    }
+    const key = deltaKey(dataset, family, day, fileId);
+    const described = {
+      fileId, key, dataset, family, day, kind: 'delta' as const, symbols: [...new Set(rows.map((r) => r.symbol))].sort(),
+      rows: rows.length, minTs, maxTs, replaces: [], cadence: cadenceOf(rows),
+    };
+    const upload = (async () => {
+      try {
+        const { etag, bytes } = await deps.objects.putFile(key, path);
+        const file: ArchiveFile = { ...described, bytes, etag, createdAt: deps.clock.now() };
+        await deps.manifest.putFile(file);
+      } finally {
+        rmSync(path, { force: true });
+      }
+    })().catch((error: unknown) => { failures.push(error); }).finally(() => uploads.delete(upload));
+    uploads.add(upload);
+    if (uploads.size >= UPLOADS_IN_FLIGHT) await Promise.race(uploads);
   }
+  await Promise.all(uploads);
+  // The batch is retried whole; its files are rewritten under the same keys.
+  if (failures.length > 0) throw failures[0];
   return groups.size;
 }
