@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { DATASETS, rowGroupRowsOf, sortOrderOf, type IngestedDataset, type NormalizedRecord } from '../../../schemas/datasets.ts';
 import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
-import { dayOf, deltaKey } from './layout.ts';
+import { DAY_MS, dayOf, deltaKey } from './layout.ts';
 import { parseBatch } from './parse.ts';
 import { cadenceOf } from '../quality/cadence.ts';
 import type { BatchFormat } from '../../../schemas/messages.ts';
@@ -33,8 +33,12 @@ interface Partition { dataset: IngestedDataset; family: Family; day: string; row
 /** Records (and their JSON text) grouped by the delta file they belong to. */
 export function partition(records: readonly NormalizedRecord[], lines: readonly string[]): Map<string, Partition> {
   const groups = new Map<string, Partition>();
+  // Formatting a date per record was a few percent of a large batch; a batch spans a day or two.
+  const days = new Map<number, string>();
   records.forEach((record, i) => {
-    const day = dayOf(record.ts);
+    const dayNumber = Math.floor(record.ts / DAY_MS);
+    let day = days.get(dayNumber);
+    if (day === undefined) days.set(dayNumber, (day = dayOf(record.ts)));
     const slot = `${record.dataset}#${record.family}#${day}`;
     let group = groups.get(slot);
     if (!group) groups.set(slot, (group = { dataset: record.dataset, family: record.family as Family, day, rows: [], lines: [] }));
