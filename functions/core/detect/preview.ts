@@ -524,7 +524,7 @@ async function estimateFromCrossings(input: EstimateInput, detection: Extract<De
   const covered = (family: string, hour: number) => read.covered.get(family as Family)?.has(hour) ?? false;
   const uncovered: [number, number][] = [];
   for (let hour = Math.floor(firstDay / HOUR_MS) * HOUR_MS; hour < now; hour += HOUR_MS) {
-    if (families.every((f) => covered(f, hour))) continue;
+    if ([...read.active].every((f) => covered(f, hour))) continue;
     const [start, end] = [hour, Math.min(now, hour + HOUR_MS)];
     const last = uncovered.at(-1);
     if (last && last[1] === start) last[1] = end;

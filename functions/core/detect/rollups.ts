@@ -218,15 +218,18 @@ export interface CrossingCell { family: Family; ts: number; direction: 'up' | 'd
  */
 export async function readOiCrossings(
   deps: ArchiveDeps, families: readonly Family[], symbols: readonly string[] | undefined, windowS: number, from: number, to: number,
-): Promise<{ cells: CrossingCell[]; covered: Map<Family, Set<number>>; rowsRead: number }> {
+): Promise<{ cells: CrossingCell[]; covered: Map<Family, Set<number>>; active: Set<Family>; rowsRead: number }> {
   const covered = new Map<Family, Set<number>>();
+  // Families with open interest in the window (a histogram file or a source delta): only their uncovered hours need a replay.
+  const active = new Set<Family>();
   const files: ArchiveFile[] = [];
   await Promise.all(families.filter((f) => !whollyBeforeCoverage('oi_crossings', f, to - 1)).map(async (family) => {
     const { visible, pending } = await derivedCoverage(deps, 'oi_crossings', 'open_interest', family, from, to);
     covered.set(family, new Set(visible.flatMap(hoursOf).filter((h) => h >= from && h + HOUR_MS <= to && !pending.has(h))));
+    if (visible.length > 0 || pending.size > 0) active.add(family);
     files.push(...visible);
   }));
-  if (files.length === 0) return { cells: [], covered, rowsRead: 0 };
+  if (files.length === 0) return { cells: [], covered, active, rowsRead: 0 };
   const params: Record<string, string | number | readonly string[]> = { r_files: await deps.files.paths(files), r_from: from, r_to: to - 1, r_window: windowS };
   if (symbols) params.r_symbols = symbols;
   const rows = await deps.sql.query({
@@ -249,5 +252,5 @@ export async function readOiCrossings(
       family: r.family as Family, ts: Number(r.ts), direction: r.direction as 'up' | 'down', kind: r.kind as CrossingCell['kind'], bucket: Number(r.bucket),
       events: Number(r.events), max: Number(r.max_delta),
     }));
-  return { cells, covered, rowsRead: rows.length };
+  return { cells, covered, active, rowsRead: rows.length };
 }
