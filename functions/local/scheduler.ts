@@ -13,19 +13,28 @@ function scheduledEvent(name: string, at: Date) {
   };
 }
 
-export function startScheduler(machines: LocalStateMachines, onError: (name: string, error: unknown) => void): Scheduler {
+/** The shortest period of a schedule that follows the time scale. */
+const MIN_SCALED_PERIOD_MS = 1_000;
+
+export function startScheduler(machines: LocalStateMachines, onError: (name: string, error: unknown) => void, timeScale = 1): Scheduler {
   const timers: NodeJS.Timeout[] = [];
+  const running = new Set<string>();
   const fire = async (name: string, def: ScheduleDef) => {
+    // A scaled schedule fires more often than a run may take; a run still going takes the turn.
+    if (running.has(name)) return;
+    running.add(name);
     const event = scheduledEvent(name, new Date());
     try {
       if ('stateMachine' in def.target) await machines.run(def.target.stateMachine, event);
       else await invoke(def.target.function, event);
     } catch (error) {
       onError(name, error);
+    } finally {
+      running.delete(name);
     }
   };
   for (const [name, def] of Object.entries(SCHEDULES)) {
-    const periodMs = def.everyMinutes * 60_000;
+    const periodMs = def.followsTimeScale ? Math.max(MIN_SCALED_PERIOD_MS, (def.everyMinutes * 60_000) / timeScale) : def.everyMinutes * 60_000;
     // Rate rules fire on the period boundary; align the first run to it.
     const first = setTimeout(() => {
       void fire(name, def);
