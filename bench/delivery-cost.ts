@@ -141,10 +141,13 @@ export async function benchDeliveryCost(options: { deliveries?: number; endpoint
     let states: Map<string, number> = new Map();
     let lastProgress = { at: Date.now(), attempts: 0 };
     while (Date.now() - lastProgress.at < 30_000) {
-      const records = await meterScope.run(OBSERVER, () => Promise.all(ids.map((id) => webhookStores().deliveries.get(account, id))));
-      states = new Map();
-      for (const r of records) states.set(`${r?.state} ${r?.attempts}`, (states.get(`${r?.state} ${r?.attempts}`) ?? 0) + 1);
-      if (records.every((r) => r?.state === 'exhausted' && r.attempts === 28)) break;
+      // A read the loaded emulator drops is only tried again next second.
+      const records = await meterScope.run(OBSERVER, () => Promise.all(ids.map((id) => webhookStores().deliveries.get(account, id)))).catch(() => undefined);
+      if (records) {
+        states = new Map();
+        for (const r of records) states.set(`${r?.state} ${r?.attempts}`, (states.get(`${r?.state} ${r?.attempts}`) ?? 0) + 1);
+        if (records.every((r) => r?.state === 'exhausted' && r.attempts === 28)) break;
+      }
       if (receiver.requests.length > lastProgress.attempts) lastProgress = { at: Date.now(), attempts: receiver.requests.length };
       await new Promise((r) => setTimeout(r, 1_000));
     }

@@ -92,7 +92,8 @@ export function attachRequestMeter(clients: { dynamo: DynamoDBDocumentClient; sq
   const read = async (tableName: string, item: AttributeMap) => {
     const { keys } = await shapeOf(tableName);
     const key = Object.fromEntries(keys.map((k) => [k, item[k]!]));
-    return (await raw.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+    // The meter must never fail the request it measures: an item it cannot read counts as absent.
+    return (await raw.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true })).catch(() => undefined))?.Item;
   };
   const tally = (operation: string, add: Partial<Tally>) => {
     const label = currentFunction.getStore() ?? meterScope.getStore() ?? 'other';
