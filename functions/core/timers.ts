@@ -32,17 +32,16 @@ export interface DelayDeps {
   timers: TimerStore;
   queues: QueueSender;
   clock: Clock;
-  /**
-   * 1 in AWS. The local cloud's LOCAL_TIME_SCALE: a wait is parked when it stands for more than SQS
-   * can hide a message in service time, so the scaled ladder takes the path it takes in AWS.
-   */
-  timeScale?: number;
 }
 
-/** Sends `body` to `queue` at `dueAt`: through SQS alone when it can wait that long, else as a timer. */
-export async function sendAt(deps: DelayDeps, queue: QueueName, body: string, dueAt: number, id: string): Promise<'queued' | 'parked'> {
+/**
+ * Sends `body` to `queue` at `dueAt`: through SQS alone when it can wait that long, else as a timer.
+ * `waitS` is the wait it stands for when that is longer than `dueAt` says: the local cloud's
+ * LOCAL_TIME_SCALE shortens a ladder rung's wall-clock wait, and the rung is parked as in AWS.
+ */
+export async function sendAt(deps: DelayDeps, queue: QueueName, body: string, dueAt: number, id: string, waitS = 0): Promise<'queued' | 'parked'> {
   const now = deps.clock.now();
-  if ((dueAt - now) * (deps.timeScale ?? 1) <= SQS_MAX_DELAY_S * 1000) {
+  if (Math.max(waitS * 1000, dueAt - now) <= SQS_MAX_DELAY_S * 1000) {
     await deps.queues.send(queue, body, remainingDelaySeconds(dueAt, now));
     return 'queued';
   }

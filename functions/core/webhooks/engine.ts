@@ -18,7 +18,7 @@ import type { DeliveryRecord, EndpointRecord, WebhookSender, WebhookStores } fro
 import type { DeliveryJobMessage } from '../../../schemas/messages.ts';
 import { sendAt } from '../timers.ts';
 import { deliveryJob } from './deliveries.ts';
-import { AUTO_DISABLE, nextAttemptAt, shouldAutoDisable } from './ladder.ts';
+import { AUTO_DISABLE, nextAttemptAt, plannedOffsetS, shouldAutoDisable } from './ladder.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 
 export interface EngineDeps {
@@ -133,8 +133,10 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
     const dueAt = Math.max(planned, doneAt + MIN_FOLLOW_UP_MS);
     recorded = { ...attempted, state: 'failed', nextAttemptAt: iso(dueAt) };
     const lane: DeliveryLane = slowNow ? 'delivery-slow' : 'delivery';
-    const delay = { timers: deps.timers, queues: deps.queues, clock: deps.clock, timeScale: deps.timeScale };
-    parked = (await sendAt(delay, lane, deliveryJob(recorded), dueAt, `${recorded.id}:${recorded.run}:${recorded.attempts}`)) === 'parked';
+    const delay = { timers: deps.timers, queues: deps.queues, clock: deps.clock };
+    // The rung's wait in service time decides SQS or a timer, whatever the local time scale made of it.
+    const rungS = plannedOffsetS(attempted.attempts + 1) - plannedOffsetS(attempted.attempts);
+    parked = (await sendAt(delay, lane, deliveryJob(recorded), dueAt, `${recorded.id}:${recorded.run}:${recorded.attempts}`, rungS)) === 'parked';
   }
   // A parked job is held by the timers table until it is on its queue; only a job riding SQS needs the overdue index.
   await store.deliveries.recordAttempt(recorded, expected, { dueIndexed: !parked });

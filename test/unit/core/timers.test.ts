@@ -57,6 +57,16 @@ describe('sendAt', () => {
   });
 });
 
+describe('sendAt under the local time scale', () => {
+  it('parks a wait that stands for an hour of service time though it is due in a second, and queues a short one', async () => {
+    const { deps, sent, timers } = harness(T0);
+    await expect(sendAt(deps, 'delivery', 'hourly', T0 + 1_000, 'h', 3_600)).resolves.toBe('parked');
+    await expect(sendAt(deps, 'delivery', 'ten-minutes', T0 + 1_000, 's', 600)).resolves.toBe('queued');
+    expect(timers.parked.has('h')).toBe(true);
+    expect(sent).toEqual([{ queue: 'delivery', body: 'ten-minutes', delay: 1 }]);
+  });
+});
+
 describe('sweepTimers', () => {
   it('releases nothing before the due minute comes within the lookahead', async () => {
     const { deps, sent, clock } = harness(T0);
