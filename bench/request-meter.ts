@@ -31,6 +31,7 @@ export type Counts = Map<string, Map<string, Tally>>;
 /** Labels requests made outside a function invocation (queue time in the bench, say). */
 export const meterScope = new AsyncLocalStorage<string>();
 
+const READS = ['GetItem', 'Query', 'Scan', 'BatchGetItem'];
 const writeUnitsOf = (item: AttributeMap | undefined) => (item ? Math.ceil(itemSize(item) / 1024) : 0);
 
 interface IndexShape { keys: string[]; projection: 'ALL' | 'KEYS_ONLY' | 'INCLUDE'; include: string[] }
@@ -123,8 +124,8 @@ export function attachRequestMeter(clients: { dynamo: DynamoDBDocumentClient; sq
   const dynamoMeter = (next: Next, context: { commandName?: string }) => async (args: Args) => {
     const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
     const input = args.input;
-    if (['GetItem', 'Query', 'Scan', 'BatchGetItem'].includes(operation)) {
-      const result = await next({ ...args, input: { ...input, ReturnConsumedCapacity: 'TOTAL' } });
+    if (READS.includes(operation)) {
+      const result = await next(args);
       const consumed = result.output.ConsumedCapacity;
       const units = (Array.isArray(consumed) ? consumed : [consumed]).reduce((sum: number, c: { CapacityUnits?: number } | undefined) => sum + (c?.CapacityUnits ?? 0), 0);
       tally(`DynamoDB ${operation}`, { requests: 1, readUnits: units });
@@ -167,8 +168,13 @@ export function attachRequestMeter(clients: { dynamo: DynamoDBDocumentClient; sq
     return result;
   };
 
+  // Asked for before the request is serialized; read from the answer at the build step.
+  const askCapacity = (next: Next, context: { commandName?: string }) => async (args: Args) =>
+    next(READS.includes((context.commandName ?? '').replace(/Command$/, '')) ? { ...args, input: { ...args.input, ReturnConsumedCapacity: 'TOTAL' } } : args);
+
   const dynamoStack = clients.dynamo.middlewareStack as unknown as MiddlewareStack<any, any>;
   const sqsStack = clients.sqs.middlewareStack as unknown as MiddlewareStack<any, any>;
+  dynamoStack.add(askCapacity as never, { step: 'initialize', name: 'requestMeterCapacity' });
   dynamoStack.add(dynamoMeter as never, { step: 'build', name: 'requestMeter' });
   sqsStack.add(sqsMeter as never, { step: 'build', name: 'requestMeter' });
   return {
@@ -176,6 +182,7 @@ export function attachRequestMeter(clients: { dynamo: DynamoDBDocumentClient; sq
     reset: () => counts.clear(),
     detach() {
       dynamoStack.remove('requestMeter');
+      dynamoStack.remove('requestMeterCapacity');
       sqsStack.remove('requestMeter');
       raw.destroy();
     },

@@ -142,8 +142,11 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     }
   }
   let scheduler: Scheduler | undefined;
-  if (options.schedules !== false) {
-    scheduler = startScheduler(stateMachines, (name, error) => console.error(`[schedule] ${name} failed:`, error), config().LOCAL_TIME_SCALE ?? 1);
+  const timeScale = config().LOCAL_TIME_SCALE ?? 1;
+  // The scaled ladder parks its hourly rungs as in AWS, so a cloud with a time scale sweeps timers
+  // even with its other schedules off.
+  if (options.schedules !== false || timeScale > 1) {
+    scheduler = startScheduler(stateMachines, (name, error) => console.error(`[schedule] ${name} failed:`, error), timeScale, options.schedules === false);
   }
 
   let demo: DemoFeed | undefined;

@@ -16,7 +16,11 @@ function scheduledEvent(name: string, at: Date) {
 /** The shortest period of a schedule that follows the time scale. */
 const MIN_SCALED_PERIOD_MS = 1_000;
 
-export function startScheduler(machines: LocalStateMachines, onError: (name: string, error: unknown) => void, timeScale = 1): Scheduler {
+export function startScheduler(
+  machines: LocalStateMachines, onError: (name: string, error: unknown) => void, timeScale = 1,
+  /** Only the schedules that follow the time scale (the timer sweep): what a cloud with its other schedules off still needs. */
+  scaledOnly = false,
+): Scheduler {
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<string>();
   const fire = async (name: string, def: ScheduleDef) => {
@@ -34,6 +38,7 @@ export function startScheduler(machines: LocalStateMachines, onError: (name: str
     }
   };
   for (const [name, def] of Object.entries(SCHEDULES)) {
+    if (scaledOnly && !def.followsTimeScale) continue;
     const periodMs = def.followsTimeScale ? Math.max(MIN_SCALED_PERIOD_MS, (def.everyMinutes * 60_000) / timeScale) : def.everyMinutes * 60_000;
     // Rate rules fire on the period boundary; align the first run to it.
     const first = setTimeout(() => {
