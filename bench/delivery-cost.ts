@@ -34,7 +34,7 @@ import { deliveryIdOf, eventIdOf } from '../functions/core/webhooks/envelope.ts'
 import type { EndpointRecord, SubscriptionRecord } from '../functions/ports/webhooks.ts';
 import { startReceiver } from '../functions/local/receiver.ts';
 import { attachRequestMeter, meterScope, type Tally } from './request-meter.ts';
-import { figure, row } from './stats.ts';
+import { figure, row, setEnv } from './stats.ts';
 
 /** Public list prices (us-east-1), dollars. */
 export const PRICES = {
@@ -73,9 +73,7 @@ export async function benchDeliveryCost(options: { deliveries?: number; endpoint
   const endpointCount = options.endpoints ?? 10;
   const perEndpoint = Math.max(1, Math.ceil((options.deliveries ?? 100) / endpointCount));
   const total = perEndpoint * endpointCount;
-  const envBefore = { WEBHOOK_ALLOWED_TARGETS: process.env.WEBHOOK_ALLOWED_TARGETS, LOCAL_TIME_SCALE: process.env.LOCAL_TIME_SCALE };
-  process.env.WEBHOOK_ALLOWED_TARGETS = '127.0.0.1';
-  process.env.LOCAL_TIME_SCALE = String(TIME_SCALE);
+  const restoreEnv = setEnv({ WEBHOOK_ALLOWED_TARGETS: '127.0.0.1', LOCAL_TIME_SCALE: String(TIME_SCALE) });
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-delivery-cost-'));
   const receiver = await startReceiver(() => 500);
   const cloud = await startLocalCloud({ port: 0, dataDir, apiKeys: [{ key: KEY, plan: 'enterprise' }], schedules: false, logLevel: 'ERROR' });
@@ -202,9 +200,6 @@ export async function benchDeliveryCost(options: { deliveries?: number; endpoint
     await cloud.stop();
     await receiver.close();
     rmSync(dataDir, { recursive: true, force: true });
-    for (const [name, value] of Object.entries(envBefore)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    restoreEnv();
   }
 }
