@@ -3,7 +3,7 @@
  * - `ACCT#<account> / DLV#<id>`: its state, rewritten by every attempt, so kept small (under 1 KB,
  *   one write unit) and out of gsi1: `run`, `attempts` and `lease_until` top-level for the lease's
  *   and the outcome's conditional writes; gsi2 (`DUE#<shard>` / `<next_attempt_at>#<id>`, keys
- *   only) while its next job rides SQS.
+ *   only) while it is owed an attempt.
  * - `ACCT#<account> / DLV#<id>#E`: the envelope, written when the delivery is queued or redelivered
  *   and never by an attempt, and the one in gsi1 (`EPD#<endpoint>` / `<created_at>#<id>`), which
  *   projects every attribute: an attempt rewrites no index entry of it.
@@ -20,8 +20,7 @@ const DELIVERY_RETENTION_S = 30 * 86_400;
 const BATCH_GET = 100;
 
 /**
- * gsi2 holds a delivery while it is owed an attempt whose job rides SQS, keyed by when: the overdue
- * sweep reads it. Spread over shards by id, so a burst of deliveries is not one hot key.
+ * gsi2 holds a delivery while it is owed an attempt, keyed by when: the overdue sweep reads it. Spread over shards by id, so a burst of deliveries is not one hot key.
  */
 const DUE_SHARDS = 16;
 const dueShard = (id: string) => `DUE#${createHash('sha256').update(id).digest()[0]! % DUE_SHARDS}`;
@@ -30,11 +29,11 @@ const stateKey = (id: string) => `DLV#${id}`;
 const envelopeKey = (id: string) => `DLV#${id}#E`;
 const expiresAt = (delivery: DeliveryRecord) => Math.floor(Date.parse(delivery.createdAt) / 1000) + DELIVERY_RETENTION_S;
 
-function stateItem(delivery: DeliveryRecord, dueIndexed = true): Item {
+function stateItem(delivery: DeliveryRecord): Item {
   const { payload: _payload, ...state } = delivery;
   return {
     pk: accountKey(delivery.accountId), sk: stateKey(delivery.id),
-    ...(dueIndexed && delivery.nextAttemptAt !== null && { gsi2pk: dueShard(delivery.id), gsi2sk: `${delivery.nextAttemptAt}#${delivery.id}` }),
+    ...(delivery.nextAttemptAt !== null && { gsi2pk: dueShard(delivery.id), gsi2sk: `${delivery.nextAttemptAt}#${delivery.id}` }),
     run: delivery.run, attempts: delivery.attempts, record: JSON.stringify(state), expires_at: expiresAt(delivery),
   };
 }
@@ -79,10 +78,10 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
         ExpressionAttributeValues: { ':until': leaseUntil, ':run': expected.run, ':attempts': expected.attempts, ':now': now },
       })));
     },
-    recordAttempt(delivery, expected, options = {}) {
+    recordAttempt(delivery, expected) {
       // A put without lease_until: recording the outcome releases the lease.
       return applied(client.send(new PutCommand({
-        TableName: tableName, Item: stateItem(delivery, options.dueIndexed), ...atExpected,
+        TableName: tableName, Item: stateItem(delivery), ...atExpected,
         ExpressionAttributeValues: { ':run': expected.run, ':attempts': expected.attempts },
       })));
     },

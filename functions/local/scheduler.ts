@@ -22,11 +22,13 @@ export function startScheduler(
   scaledOnly = false,
 ): Scheduler {
   const timers: NodeJS.Timeout[] = [];
-  const running = new Set<string>();
+  const running = new Map<string, number>();
   const fire = async (name: string, def: ScheduleDef) => {
-    // A scaled schedule fires more often than a run may take; a run still going takes the turn.
-    if (running.has(name)) return;
-    running.add(name);
+    // A scaled schedule fires more often than a run may take: a run still going takes the turn,
+    // for at most the schedule's own period (a hung run never holds the next one back longer than in AWS).
+    const startedAt = running.get(name);
+    if (startedAt !== undefined && Date.now() - startedAt < def.everyMinutes * 60_000) return;
+    running.set(name, Date.now());
     const event = scheduledEvent(name, new Date());
     try {
       if ('stateMachine' in def.target) await machines.run(def.target.stateMachine, event);

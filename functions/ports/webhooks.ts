@@ -122,12 +122,8 @@ export interface DeliveryStore {
    * when the record has moved on, or another worker holds an unexpired lease on it.
    */
   claimAttempt(accountId: string, id: string, expected: { run: number; attempts: number }, leaseUntil: number, now: number): Promise<boolean>;
-  /**
-   * Writes the outcome of an attempt (and releases the lease) if the record is still at `expected`.
-   * `dueIndexed: false` keeps a delivery owed an attempt out of the overdue index: its next job is a
-   * parked timer, which the timers table holds until it is on its queue.
-   */
-  recordAttempt(delivery: DeliveryRecord, expected: { run: number; attempts: number }, options?: { dueIndexed?: boolean }): Promise<boolean>;
+  /** Writes the outcome of an attempt (and releases the lease) if the record is still at `expected`. */
+  recordAttempt(delivery: DeliveryRecord, expected: { run: number; attempts: number }): Promise<boolean>;
   get(accountId: string, id: string): Promise<DeliveryRecord | undefined>;
   /** An endpoint's deliveries, newest first. */
   list(accountId: string, endpointId: string, limit: number): Promise<DeliveryRecord[]>;

@@ -126,20 +126,17 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
 
   const planned = nextAttemptAt(Date.parse(firstAttemptAt), attempted.attempts, deps.timeScale);
   let recorded: DeliveryRecord;
-  let parked = false;
   if (planned === undefined) {
     recorded = { ...attempted, state: 'exhausted', nextAttemptAt: null };
   } else {
     const dueAt = Math.max(planned, doneAt + MIN_FOLLOW_UP_MS);
     recorded = { ...attempted, state: 'failed', nextAttemptAt: iso(dueAt) };
     const lane: DeliveryLane = slowNow ? 'delivery-slow' : 'delivery';
-    const delay = { timers: deps.timers, queues: deps.queues, clock: deps.clock };
     // The rung's wait in service time decides SQS or a timer, whatever the local time scale made of it.
     const rungS = plannedOffsetS(attempted.attempts + 1) - plannedOffsetS(attempted.attempts);
-    parked = (await sendAt(delay, lane, deliveryJob(recorded), dueAt, `${recorded.id}:${recorded.run}:${recorded.attempts}`, rungS)) === 'parked';
+    await sendAt({ timers: deps.timers, queues: deps.queues, clock: deps.clock }, lane, deliveryJob(recorded), dueAt, `${recorded.id}:${recorded.run}:${recorded.attempts}`, rungS);
   }
-  // A parked job is held by the timers table until it is on its queue; only a job riding SQS needs the overdue index.
-  await store.deliveries.recordAttempt(recorded, expected, { dueIndexed: !parked });
+  await store.deliveries.recordAttempt(recorded, expected);
   const autoDisabled = await noteFailure(deps, endpoint, doneAt);
   return { outcome: planned === undefined ? 'exhausted' : 'retry_scheduled', delivery: recorded, autoDisabled };
 }
