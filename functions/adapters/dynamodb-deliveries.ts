@@ -92,7 +92,14 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
       }));
       const state = Items.find((item) => item.sk === stateKey(id));
       const envelope = Items.find((item) => item.sk === envelopeKey(id));
-      return state && envelope && !expired(state) ? toDelivery(state, envelope) : undefined;
+      if (!state || expired(state)) return undefined;
+      if (envelope) return toDelivery(state, envelope);
+      // Written before state and envelope were apart (one item holding both, in gsi1): its envelope
+      // is written now, once, so the attempt's state write keeps it in the log.
+      const whole = JSON.parse(String(state.record)) as DeliveryRecord;
+      if (whole.payload === undefined) return undefined;
+      await client.send(new PutCommand({ TableName: tableName, Item: envelopeItem(whole) }));
+      return whole;
     },
     async list(accountId, endpointId, limit) {
       const { Items: envelopes = [] } = await client.send(new QueryCommand({
@@ -100,7 +107,11 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
         ExpressionAttributeValues: { ':pk': `EPD#${endpointId}` }, ScanIndexForward: false, Limit: limit,
       }));
       // Endpoint ids are unique, but the account key keeps one account from ever reading another's log.
-      const mine = envelopes.filter((item) => item.pk === accountKey(accountId) && !expired(item));
+      const listed = envelopes.filter((item) => item.pk === accountKey(accountId) && !expired(item));
+      const mine = listed.filter((item) => String(item.sk).endsWith('#E'));
+      // A delivery written as one item (before the split) is listed from it until its envelope exists.
+      const whole = listed.filter((item) => !String(item.sk).endsWith('#E') && !mine.some((e) => e.sk === `${String(item.sk)}#E`))
+        .map((item) => ({ at: String(item.gsi1sk), delivery: JSON.parse(String(item.record)) as DeliveryRecord }));
       const states = new Map<string, Item>();
       for (let i = 0; i < mine.length; i += BATCH_GET) {
         let keys: Item[] | undefined = mine.slice(i, i + BATCH_GET).map((item) => ({ pk: item.pk, sk: String(item.sk).slice(0, -'#E'.length) }));
@@ -110,10 +121,11 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
           keys = UnprocessedKeys?.[tableName]?.Keys as Item[] | undefined;
         }
       }
-      return mine.flatMap((envelope) => {
+      const split = mine.flatMap((envelope) => {
         const state = states.get(String(envelope.sk).slice(0, -'#E'.length));
-        return state ? [toDelivery(state, envelope)] : [];
+        return state ? [{ at: String(envelope.gsi1sk), delivery: toDelivery(state, envelope) }] : [];
       });
+      return [...split, ...whole].sort((a, b) => b.at.localeCompare(a.at)).map((entry) => entry.delivery);
     },
     async overdue(before, limit) {
       const shards = await Promise.all(Array.from({ length: DUE_SHARDS }, (_, shard) => client.send(new QueryCommand({
