@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --soak-minutes N --soak-idle-minutes N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,detection,positions,export,quality,previews,soak]`:
+ * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --soak-minutes N --soak-idle-minutes N --cost-deliveries N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,delivery-cost,detection,positions,export,quality,previews,soak]`:
  * prints speed and memory figures. Benchmarks print; tests never assert on time.
  */
 import { writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { benchDerivatives } from './derivatives.ts';
 import { benchOrderbook } from './orderbook.ts';
 import { benchBreadth } from './breadth.ts';
 import { benchDeliveries } from './deliveries.ts';
+import { benchDeliveryCost } from './delivery-cost.ts';
 import { benchDetection } from './detection.ts';
 import { benchPositions } from './positions.ts';
 import { benchExport } from './export.ts';
@@ -24,7 +25,7 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
 
 const { values } = parseArgs({
-  options: { hours: { type: 'string', default: '12' }, deliveries: { type: 'string', default: '2000' }, 'detection-batches': { type: 'string', default: '20' }, 'day-hours': { type: 'string', default: '24' },
+  options: { hours: { type: 'string', default: '12' }, deliveries: { type: 'string', default: '2000' }, 'cost-deliveries': { type: 'string', default: '100' }, 'detection-batches': { type: 'string', default: '20' }, 'day-hours': { type: 'string', default: '24' },
     days: { type: 'string', default: '30' }, symbols: { type: 'string', default: '1' }, only: { type: 'string' },
     'soak-minutes': { type: 'string', default: '10' }, 'soak-idle-minutes': { type: 'string', default: '2' } },
 });
@@ -35,7 +36,12 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   derivatives: benchDerivatives,
   orderbook: benchOrderbook,
   breadth: benchBreadth,
-  deliveries: () => benchDeliveries({ deliveries: Number(values.deliveries) }),
+  // The burst's latency, then the counted cost of exhausted deliveries (also alone as delivery-cost).
+  deliveries: async () => {
+    await benchDeliveries({ deliveries: Number(values.deliveries) });
+    await benchDeliveryCost({ deliveries: Number(values['cost-deliveries']) });
+  },
+  'delivery-cost': () => benchDeliveryCost({ deliveries: Number(values['cost-deliveries']) }),
   detection: () => benchDetection({ batches: Number(values['detection-batches']) }),
   positions: benchPositions,
   export: benchExport,

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalCloud } from '../functions/local/cloud.ts';
 import { startReceiver } from '../functions/local/receiver.ts';
-import { FIGURES, figure, ms, percentile, row } from './stats.ts';
+import { FIGURES, figure, ms, percentile, row, setEnv } from './stats.ts';
 
 const KEY = 'bench-soak-pro-key';
 const TIME_SCALE = '60';
@@ -66,9 +66,7 @@ export async function benchSoak(options: { minutes?: number; idleMinutes?: numbe
   const idleMs = (options.idleMinutes ?? 2) * 60_000;
   const warmUpMs = Math.min(60_000, loadMs / 2);
   // Read by the cloud's config when it starts: loopback receivers allowed, the ladder divided by 60.
-  const envBefore = { WEBHOOK_ALLOWED_TARGETS: process.env.WEBHOOK_ALLOWED_TARGETS, LOCAL_TIME_SCALE: process.env.LOCAL_TIME_SCALE };
-  process.env.WEBHOOK_ALLOWED_TARGETS = '127.0.0.1';
-  process.env.LOCAL_TIME_SCALE = TIME_SCALE;
+  const restoreEnv = setEnv({ WEBHOOK_ALLOWED_TARGETS: '127.0.0.1', LOCAL_TIME_SCALE: TIME_SCALE });
 
   // The flaky receiver: every 10 requests, the 2nd, 5th and 8th get a 500 (never two failures in a row).
   // What arrives is folded into these maps as it arrives, and the receiver's own request log is
@@ -280,9 +278,6 @@ export async function benchSoak(options: { minutes?: number; idleMinutes?: numbe
     await cloud.stop();
     await receiver.close();
     rmSync(dataDir, { recursive: true, force: true });
-    for (const [name, value] of Object.entries(envBefore)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    restoreEnv();
   }
 }

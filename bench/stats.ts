@@ -15,6 +15,18 @@ export async function timeRuns(runs: number, work: () => Promise<unknown>): Prom
   return samples;
 }
 
+/** Sets environment variables a bench's local cloud reads when it starts; returns what puts them back. */
+export function setEnv(vars: Record<string, string>): () => void {
+  const before = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, vars);
+  return () => {
+    for (const [name, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}
+
 export const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 export function row(label: string, value: string): void {

@@ -352,6 +352,8 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
 export interface ScheduleDef {
   /** EventBridge rate in minutes. */
   everyMinutes: number;
+  /** Locally, the rate is multiplied by LOCAL_TIME_SCALE (at most once a second): it releases what the scaled ladder parks. */
+  followsTimeScale?: true;
   target: { stateMachine: StateMachineName } | { function: FunctionName };
 }
 
@@ -385,7 +387,7 @@ export const STATE_MACHINES: Readonly<Record<StateMachineName, StateMachineDef>>
 };
 
 export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {
-  'timer-sweep': { everyMinutes: 1, target: { stateMachine: 'timer-sweep' } },
+  'timer-sweep': { everyMinutes: 1, target: { stateMachine: 'timer-sweep' }, followsTimeScale: true },
   'delivery-sweep': { everyMinutes: 1, target: { function: 'delivery-sweep' } },
   compact: { everyMinutes: 1, target: { function: 'compact' } },
   breadth: { everyMinutes: 1, target: { function: 'breadth' } },

@@ -1,31 +1,53 @@
 /**
- * The delivery log in the webhooks table: `ACCT#<account> / DLV#<id>` (gsi1: `EPD#<endpoint>` /
- * `<created_at>#<id>`; gsi2 while an attempt is owed: `DUE#<shard>` / `<next_attempt_at>#<id>`), expiring after 30 days; `run`, `attempts` and `lease_until` are top-level
- * attributes so the attempt lease and outcomes are conditional writes.
+ * The delivery log in the webhooks table, two items a delivery (expiring after 30 days):
+ * - `ACCT#<account> / DLV#<id>`: its state, rewritten by every attempt, so kept small (under 1 KB,
+ *   one write unit) and out of gsi1: `run`, `attempts` and `lease_until` top-level for the lease's
+ *   and the outcome's conditional writes; gsi2 (`DUE#<shard>` / `<next_attempt_at>#<id>`, keys
+ *   only) while it is owed an attempt.
+ * - `ACCT#<account> / DLV#<id>#E`: the envelope, written when the delivery is queued or redelivered
+ *   and never by an attempt, and the one in gsi1 (`EPD#<endpoint>` / `<created_at>#<id>`), which
+ *   projects every attribute: an attempt rewrites no index entry of it.
+ * One strongly consistent query (`begins_with DLV#<id>`) reads both.
  */
 import { createHash } from 'node:crypto';
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryRecord, DeliveryStore } from '../ports/webhooks.ts';
-import { accountKey, applied, getItem, type Item, type WebhookTable } from './dynamodb-webhook-table.ts';
+import { accountKey, applied, type Item, type WebhookTable } from './dynamodb-webhook-table.ts';
 
 /** The delivery log is kept 30 days (DynamoDB TTL on `expires_at`). */
 const DELIVERY_RETENTION_S = 30 * 86_400;
+/** BatchGetItem takes at most 100 keys. */
+const BATCH_GET = 100;
 
 /**
- * gsi2 holds a delivery while it is owed an attempt (`next_attempt_at` set), keyed by when: the
- * overdue sweep reads it. Spread over shards by id, so a burst of deliveries is not one hot key.
+ * gsi2 holds a delivery while it is owed an attempt, keyed by when: the overdue sweep reads it. Spread over shards by id, so a burst of deliveries is not one hot key.
  */
 const DUE_SHARDS = 16;
 const dueShard = (id: string) => `DUE#${createHash('sha256').update(id).digest()[0]! % DUE_SHARDS}`;
 
-function deliveryItem(delivery: DeliveryRecord): Item {
+const stateKey = (id: string) => `DLV#${id}`;
+const envelopeKey = (id: string) => `DLV#${id}#E`;
+const expiresAt = (delivery: DeliveryRecord) => Math.floor(Date.parse(delivery.createdAt) / 1000) + DELIVERY_RETENTION_S;
+
+function stateItem(delivery: DeliveryRecord): Item {
+  const { payload: _payload, ...state } = delivery;
   return {
-    pk: accountKey(delivery.accountId), sk: `DLV#${delivery.id}`, gsi1pk: `EPD#${delivery.endpointId}`, gsi1sk: `${delivery.createdAt}#${delivery.id}`,
+    pk: accountKey(delivery.accountId), sk: stateKey(delivery.id),
     ...(delivery.nextAttemptAt !== null && { gsi2pk: dueShard(delivery.id), gsi2sk: `${delivery.nextAttemptAt}#${delivery.id}` }),
-    run: delivery.run, attempts: delivery.attempts,
-    record: JSON.stringify(delivery), expires_at: Math.floor(Date.parse(delivery.createdAt) / 1000) + DELIVERY_RETENTION_S,
+    run: delivery.run, attempts: delivery.attempts, record: JSON.stringify(state), expires_at: expiresAt(delivery),
   };
 }
+
+function envelopeItem(delivery: DeliveryRecord): Item {
+  return {
+    pk: accountKey(delivery.accountId), sk: envelopeKey(delivery.id),
+    gsi1pk: `EPD#${delivery.endpointId}`, gsi1sk: `${delivery.createdAt}#${delivery.id}`,
+    payload: JSON.stringify(delivery.payload), expires_at: expiresAt(delivery),
+  };
+}
+
+const toDelivery = (state: Item, envelope: Item): DeliveryRecord =>
+  ({ ...JSON.parse(String(state.record)), payload: JSON.parse(String(envelope.payload)) }) as DeliveryRecord;
 
 /** DynamoDB deletes expired items up to two days late and reads return them until then. */
 const expired = (item: Item) => Number(item.expires_at) * 1000 <= Date.now();
@@ -39,14 +61,17 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
   const { client, tableName } = table;
   return {
     async put(delivery) {
-      await client.send(new PutCommand({ TableName: tableName, Item: deliveryItem(delivery) }));
+      await client.send(new PutCommand({ TableName: tableName, Item: envelopeItem(delivery) }));
+      await client.send(new PutCommand({ TableName: tableName, Item: stateItem(delivery) }));
     },
-    create(delivery) {
-      return applied(client.send(new PutCommand({ TableName: tableName, Item: deliveryItem(delivery), ConditionExpression: 'attribute_not_exists(sk)' })));
+    async create(delivery) {
+      // The envelope first: a state without its envelope is never read, an envelope without a state is not a delivery.
+      await client.send(new PutCommand({ TableName: tableName, Item: envelopeItem(delivery) }));
+      return applied(client.send(new PutCommand({ TableName: tableName, Item: stateItem(delivery), ConditionExpression: 'attribute_not_exists(sk)' })));
     },
     claimAttempt(accountId, id, expected, leaseUntil, now) {
       return applied(client.send(new UpdateCommand({
-        TableName: tableName, Key: { pk: accountKey(accountId), sk: `DLV#${id}` },
+        TableName: tableName, Key: { pk: accountKey(accountId), sk: stateKey(id) },
         UpdateExpression: 'SET lease_until = :until',
         ...atExpected,
         ConditionExpression: `${atExpected.ConditionExpression} AND (attribute_not_exists(lease_until) OR lease_until < :now)`,
@@ -56,21 +81,51 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
     recordAttempt(delivery, expected) {
       // A put without lease_until: recording the outcome releases the lease.
       return applied(client.send(new PutCommand({
-        TableName: tableName, Item: deliveryItem(delivery), ...atExpected,
+        TableName: tableName, Item: stateItem(delivery), ...atExpected,
         ExpressionAttributeValues: { ':run': expected.run, ':attempts': expected.attempts },
       })));
     },
     async get(accountId, id) {
-      const item = await getItem(table, accountKey(accountId), `DLV#${id}`);
-      return item && !expired(item) ? (JSON.parse(String(item.record)) as DeliveryRecord) : undefined;
+      const { Items = [] } = await client.send(new QueryCommand({
+        TableName: tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :id)',
+        ExpressionAttributeValues: { ':pk': accountKey(accountId), ':id': stateKey(id) }, ConsistentRead: true,
+      }));
+      const state = Items.find((item) => item.sk === stateKey(id));
+      const envelope = Items.find((item) => item.sk === envelopeKey(id));
+      if (!state || expired(state)) return undefined;
+      if (envelope) return toDelivery(state, envelope);
+      // Written before state and envelope were apart (one item holding both, in gsi1): its envelope
+      // is written now, once, so the attempt's state write keeps it in the log.
+      const whole = JSON.parse(String(state.record)) as DeliveryRecord;
+      if (whole.payload === undefined) return undefined;
+      await client.send(new PutCommand({ TableName: tableName, Item: envelopeItem(whole) }));
+      return whole;
     },
     async list(accountId, endpointId, limit) {
-      const { Items = [] } = await client.send(new QueryCommand({
+      const { Items: envelopes = [] } = await client.send(new QueryCommand({
         TableName: tableName, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk',
         ExpressionAttributeValues: { ':pk': `EPD#${endpointId}` }, ScanIndexForward: false, Limit: limit,
       }));
-      // Endpoint ids are unique, but the account check keeps one account from ever reading another's log.
-      return Items.filter((item) => !expired(item)).map((item) => JSON.parse(String(item.record)) as DeliveryRecord).filter((d) => d.accountId === accountId);
+      // Endpoint ids are unique, but the account key keeps one account from ever reading another's log.
+      const listed = envelopes.filter((item) => item.pk === accountKey(accountId) && !expired(item));
+      const mine = listed.filter((item) => String(item.sk).endsWith('#E'));
+      // A delivery written as one item (before the split) is listed from it until its envelope exists.
+      const whole = listed.filter((item) => !String(item.sk).endsWith('#E') && !mine.some((e) => e.sk === `${String(item.sk)}#E`))
+        .map((item) => ({ at: String(item.gsi1sk), delivery: JSON.parse(String(item.record)) as DeliveryRecord }));
+      const states = new Map<string, Item>();
+      for (let i = 0; i < mine.length; i += BATCH_GET) {
+        let keys: Item[] | undefined = mine.slice(i, i + BATCH_GET).map((item) => ({ pk: item.pk, sk: String(item.sk).slice(0, -'#E'.length) }));
+        while (keys?.length) {
+          const { Responses, UnprocessedKeys } = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }));
+          for (const item of Responses?.[tableName] ?? []) states.set(String(item.sk), item);
+          keys = UnprocessedKeys?.[tableName]?.Keys as Item[] | undefined;
+        }
+      }
+      const split = mine.flatMap((envelope) => {
+        const state = states.get(String(envelope.sk).slice(0, -'#E'.length));
+        return state ? [{ at: String(envelope.gsi1sk), delivery: toDelivery(state, envelope) }] : [];
+      });
+      return [...split, ...whole].sort((a, b) => b.at.localeCompare(a.at)).map((entry) => entry.delivery);
     },
     async overdue(before, limit) {
       const shards = await Promise.all(Array.from({ length: DUE_SHARDS }, (_, shard) => client.send(new QueryCommand({

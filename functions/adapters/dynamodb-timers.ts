@@ -3,8 +3,8 @@
  * one `CURSOR`/`CURSOR` item holding the oldest minute that may still hold timers.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { minuteOf } from '../core/timers.ts';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { CURSOR_TRAIL_MS, minuteOf } from '../core/timers.ts';
 import type { QueueName } from '../resources.ts';
 import type { Timer, TimerStore } from '../ports/timers.ts';
 
@@ -19,22 +19,31 @@ async function ignoringConditionFailure(write: Promise<unknown>): Promise<void> 
   }
 }
 
+/** BatchWriteItem takes at most this many requests. */
+const BATCH_WRITE = 25;
+
 export function dynamoTimerStore(client: DynamoDBDocumentClient, tableName: string): TimerStore {
+  // Once this container has seen the cursor exist it never needs creating again (it is never deleted).
+  let cursorExists = false;
   return {
-    async park(timer) {
+    async park(timer, parkedAt) {
       const minute = minuteOf(timer.dueAt);
       await client.send(new PutCommand({
         TableName: tableName,
         Item: { pk: `DUE#${minute}`, sk: sortKey(timer), id: timer.id, queue: timer.queue, body: timer.body, due_at: timer.dueAt },
       }));
-      // Pull the cursor back to this minute if it is ahead of it (or create it).
+      // The cursor trails the clock by a minute, so a timer due later than that is never behind it:
+      // only the first park of a container (which may create it) and a timer already due write it.
+      const trailing = minuteOf(parkedAt) - CURSOR_TRAIL_MS;
+      if (cursorExists && minute >= trailing) return;
       await ignoringConditionFailure(client.send(new UpdateCommand({
         TableName: tableName,
         Key: CURSOR_KEY,
         UpdateExpression: 'SET minute_ms = :m',
         ConditionExpression: 'attribute_not_exists(minute_ms) OR minute_ms > :m',
-        ExpressionAttributeValues: { ':m': minute },
+        ExpressionAttributeValues: { ':m': Math.min(minute, trailing) },
       })));
+      cursorExists = true;
     },
 
     async listDue(minute, until, limit) {
@@ -54,8 +63,17 @@ export function dynamoTimerStore(client: DynamoDBDocumentClient, tableName: stri
       }));
     },
 
-    async remove(timer) {
-      await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: `DUE#${minuteOf(timer.dueAt)}`, sk: sortKey(timer) } }));
+    async removeAll(timers) {
+      for (let i = 0; i < timers.length; i += BATCH_WRITE) {
+        let requests: Record<string, unknown>[] | undefined = timers.slice(i, i + BATCH_WRITE)
+          .map((timer) => ({ DeleteRequest: { Key: { pk: `DUE#${minuteOf(timer.dueAt)}`, sk: sortKey(timer) } } }));
+        // What DynamoDB leaves unprocessed under throttling is sent again; a timer left behind is only sent twice.
+        for (let tries = 0; requests?.length && tries < 5; tries += 1) {
+          const { UnprocessedItems } = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests as never } }));
+          requests = UnprocessedItems?.[tableName] as Record<string, unknown>[] | undefined;
+          if (requests?.length) await new Promise((r) => setTimeout(r, 50 * 2 ** tries));
+        }
+      }
     },
 
     async readCursor() {

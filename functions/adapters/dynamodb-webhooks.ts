@@ -4,7 +4,8 @@
  *   ACCT#<account> / EP#<id>      an endpoint                                     dynamodb-endpoints.ts
  *   ACCT#<account> / SUB#<id>     a subscription (gsi1: RULES#<event type>)       dynamodb-rules.ts
  *   ACCT#<account> / ADDR#<addr>  a watched address (lowercase)                   dynamodb-rules.ts
- *   ACCT#<account> / DLV#<id>     a delivery (gsi1: EPD#<endpoint>), 30 days      dynamodb-deliveries.ts
+ *   ACCT#<account> / DLV#<id>     a delivery's state (gsi2 while due), 30 days     dynamodb-deliveries.ts
+ *   ACCT#<account> / DLV#<id>#E   its envelope (gsi1: EPD#<endpoint>), 30 days    dynamodb-deliveries.ts
  *   ACCT#<account> / USAGE        allowance counters                              dynamodb-allowances.ts
  *   ACCT#<account> / DAY#<date>   deliveries counted at queue time that UTC day   dynamodb-allowances.ts
  *   ACCT#<account> / PREVIEW#<minute>  estimate and dry-run calls that minute     dynamodb-allowances.ts

@@ -6,11 +6,12 @@
  * whatever the number of waiting messages, instead of one workflow per waiting message.
  *
  * Delivery is at least once: a timer is deleted only after its message is sent, so a crash in
- * between sends it again; consumers dedupe.
+ * between sends it again; consumers dedupe. A sweep sends and deletes ten timers a request
+ * (SendMessageBatch, BatchWriteItem), a few batches at once.
  */
 import type { QueueName } from '../resources.ts';
 import type { Clock } from '../ports/clock.ts';
-import type { QueueSender } from '../ports/queues.ts';
+import type { QueueBatchSender, QueueSender } from '../ports/queues.ts';
 import type { Timer, TimerStore } from '../ports/timers.ts';
 
 export const SQS_MAX_DELAY_S = 900;
@@ -33,14 +34,18 @@ export interface DelayDeps {
   clock: Clock;
 }
 
-/** Sends `body` to `queue` at `dueAt`: through SQS alone when it can wait that long, else as a timer. */
-export async function sendAt(deps: DelayDeps, queue: QueueName, body: string, dueAt: number, id: string): Promise<'queued' | 'parked'> {
+/**
+ * Sends `body` to `queue` at `dueAt`: through SQS alone when it can wait that long, else as a timer.
+ * `waitS` is the wait it stands for when that is longer than `dueAt` says: the local cloud's
+ * LOCAL_TIME_SCALE shortens a ladder rung's wall-clock wait, and the rung is parked as in AWS.
+ */
+export async function sendAt(deps: DelayDeps, queue: QueueName, body: string, dueAt: number, id: string, waitS = 0): Promise<'queued' | 'parked'> {
   const now = deps.clock.now();
-  if (dueAt - now <= SQS_MAX_DELAY_S * 1000) {
+  if (Math.max(waitS * 1000, dueAt - now) <= SQS_MAX_DELAY_S * 1000) {
     await deps.queues.send(queue, body, remainingDelaySeconds(dueAt, now));
     return 'queued';
   }
-  await deps.timers.park({ id, queue, body, dueAt });
+  await deps.timers.park({ id, queue, body, dueAt }, now);
   return 'parked';
 }
 
@@ -50,24 +55,47 @@ export interface SweepResult {
   more: boolean;
 }
 
+/**
+ * The cursor passes a minute's bucket only once that minute ended this long ago. A timer parked
+ * while a sweep runs is then never behind the cursor (with clocks within a minute of each other),
+ * so parking never has to move the cursor back: one write a run at most, none per timer.
+ */
+export const CURSOR_TRAIL_MS = MINUTE_MS;
+/** SQS SendMessageBatch and DynamoDB BatchWriteItem both take this many; batches of a sweep go out a few at a time. */
+const RELEASE_BATCH = 10;
+const BATCHES_IN_FLIGHT = 4;
+
+export type SweepDeps = Omit<DelayDeps, 'queues'> & { queues: QueueBatchSender };
+
+/** Sends a batch of due timers onto their queues, then deletes them: a crash in between sends them again. */
+async function release(deps: SweepDeps, timers: Timer[], now: number): Promise<void> {
+  const byQueue = new Map<QueueName, Timer[]>();
+  for (const timer of timers) byQueue.set(timer.queue, [...(byQueue.get(timer.queue) ?? []), timer]);
+  await Promise.all([...byQueue].map(([queue, batch]) =>
+    deps.queues.sendBatch(queue, batch.map((timer) => ({ body: timer.body, delaySeconds: remainingDelaySeconds(timer.dueAt, now) })))));
+  await deps.timers.removeAll(timers);
+}
+
 /** Releases every timer due before now + lookahead, oldest minute first, at most `limit` per call. */
-export async function sweepTimers(deps: DelayDeps, limit = 500): Promise<SweepResult> {
+export async function sweepTimers(deps: SweepDeps, limit = 500): Promise<SweepResult> {
   const now = deps.clock.now();
   const horizon = now + SWEEP_LOOKAHEAD_MS;
   const cursor = await deps.timers.readCursor();
   if (cursor === undefined) return { released: 0, more: false };
 
   let released = 0;
+  let passed = cursor;
   for (let minute = cursor; minute <= minuteOf(horizon); minute += MINUTE_MS) {
     const due: Timer[] = await deps.timers.listDue(minute, horizon, limit - released);
-    for (const timer of due) {
-      await deps.queues.send(timer.queue, timer.body, remainingDelaySeconds(timer.dueAt, now));
-      await deps.timers.remove(timer);
-      released += 1;
+    const batches = Array.from({ length: Math.ceil(due.length / RELEASE_BATCH) }, (_, i) => due.slice(i * RELEASE_BATCH, (i + 1) * RELEASE_BATCH));
+    for (let i = 0; i < batches.length; i += BATCHES_IN_FLIGHT) {
+      await Promise.all(batches.slice(i, i + BATCHES_IN_FLIGHT).map((batch) => release(deps, batch, now)));
     }
-    if (released >= limit) return { released, more: true };
-    // A bucket is drained once nothing in it is left before the horizon; only past minutes can be.
-    if (minute + MINUTE_MS <= horizon) await deps.timers.advanceCursor(minute + MINUTE_MS);
+    released += due.length;
+    if (released >= limit) break;
+    // A bucket is drained once nothing in it is left before the horizon; the cursor passes it a minute later.
+    if (minute + MINUTE_MS <= now - CURSOR_TRAIL_MS) passed = minute + MINUTE_MS;
   }
-  return { released, more: false };
+  if (passed > cursor) await deps.timers.advanceCursor(passed);
+  return { released, more: released >= limit };
 }

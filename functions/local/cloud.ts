@@ -10,7 +10,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BUCKETS, FUNCTIONS, QUEUES, STATE_MACHINES, TABLES, type FunctionName, type QueueName, type StateMachineName } from '../resources.ts';
-import { resetConfig } from '../shared/config.ts';
+import { config, resetConfig } from '../shared/config.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmulators, type Emulators } from './emulators.ts';
 import { startGateway, type Gateway } from './gateway.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -142,8 +142,11 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     }
   }
   let scheduler: Scheduler | undefined;
-  if (options.schedules !== false) {
-    scheduler = startScheduler(stateMachines, (name, error) => console.error(`[schedule] ${name} failed:`, error));
+  const timeScale = config().LOCAL_TIME_SCALE ?? 1;
+  // The scaled ladder parks its hourly rungs as in AWS, so a cloud with a time scale sweeps timers
+  // even with its other schedules off.
+  if (options.schedules !== false || timeScale > 1) {
+    scheduler = startScheduler(stateMachines, (name, error) => console.error(`[schedule] ${name} failed:`, error), timeScale, options.schedules === false);
   }
 
   let demo: DemoFeed | undefined;

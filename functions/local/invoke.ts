@@ -1,4 +1,5 @@
 /** Loads the very handler module a function deploys and calls it the way Lambda would. */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -42,12 +43,34 @@ export function lambdaContext(name: FunctionName): Context {
 
 const running = new Set<Promise<unknown>>();
 
+/** The function an SDK call is made from, for instruments that count requests per function (bench/request-meter.ts). */
+export const currentFunction = new AsyncLocalStorage<FunctionName>();
+
+/** One finished invocation: what Lambda would bill (a request, and its duration at the function's memory). */
+export interface InvocationRecord { name: FunctionName; ms: number; memoryMb: number; records: number }
+const invocationObservers = new Set<(record: InvocationRecord) => void>();
+
+/** Calls `observer` after every invocation until the returned function is called. */
+export function observeInvocations(observer: (record: InvocationRecord) => void): () => void {
+  invocationObservers.add(observer);
+  return () => invocationObservers.delete(observer);
+}
+
 /** Each invocation logs with its own logger: many run at once in this process, as in separate Lambda containers. */
 export async function invoke(name: FunctionName, event: unknown): Promise<unknown> {
   const handler = await loadHandler(name);
   // Imported on first use, after the local cloud has set POWERTOOLS_LOG_LEVEL: the logger reads it when created.
   const { withOwnLogger } = await import('../shared/powertools.ts');
-  const invocation = withOwnLogger(() => handler(event, lambdaContext(name)));
+  const startedAt = performance.now();
+  const invocation = currentFunction.run(name, () => withOwnLogger(() => handler(event, lambdaContext(name))));
+  if (invocationObservers.size > 0) {
+    const records = (event as { Records?: unknown[] } | null)?.Records?.length ?? 0;
+    const observe = () => {
+      const record = { name, ms: performance.now() - startedAt, memoryMb: FUNCTIONS[name].memoryMb, records };
+      for (const observer of invocationObservers) observer(record);
+    };
+    invocation.then(observe, observe);
+  }
   running.add(invocation);
   invocation.then(() => running.delete(invocation), () => running.delete(invocation));
   return invocation;

@@ -5,6 +5,12 @@ export interface QueueSender {
   send(queue: QueueName, body: string, delaySeconds?: number): Promise<void>;
 }
 
+/** A sender that also sends many messages of one queue at once (ten a request on SQS). */
+export interface QueueBatchSender extends QueueSender {
+  /** Throws when any message was not accepted; the caller sends them all again (consumers dedupe). */
+  sendBatch(queue: QueueName, messages: readonly { body: string; delaySeconds: number }[]): Promise<void>;
+}
+
 /** A message a consumer gave up on, and why. */
 export interface DeadLetter {
   body: string;

@@ -36,7 +36,7 @@ import type { BreadthStore } from '../ports/breadth.ts';
 import { systemClock } from '../ports/clock.ts';
 import type { AccountStore } from '../ports/accounts.ts';
 import type { TimerStore } from '../ports/timers.ts';
-import type { DeadLetterQueues, QueueSender } from '../ports/queues.ts';
+import type { DeadLetterQueues, QueueBatchSender } from '../ports/queues.ts';
 import { ConfigError, config, requireSetting } from './config.ts';
 import type { Config } from '../../schemas/config.ts';
 
@@ -73,7 +73,7 @@ export const timerStore = once((): TimerStore =>
   dynamoTimerStore(dynamoDocumentClient(), requireSetting(config(), TABLES.timers.envVar)),
 );
 
-export const queueSender = once((): QueueSender =>
+export const queueSender = once((): QueueBatchSender =>
   sqsQueueSender(sqsClient(), (queue: QueueName) => requireSetting(config(), QUEUES[queue].envVar)),
 );
 

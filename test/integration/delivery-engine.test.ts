@@ -5,7 +5,7 @@
  */
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 import { startReceiver, type Receiver, type ReceivedRequest } from '../../functions/local/receiver.ts';
 import { queueSender, timerStore, webhookStores } from '../../functions/shared/deps.ts';
@@ -328,6 +328,28 @@ describe('the slow lane', () => {
     expect(fromSlowLane.outcome).toBe('delivered');
     expect((await webhookStores().endpoints.get(hung.caller.id, hung.endpointId))!.slowUntil).toBeNull();
     expect((await webhookStores().endpoints.get(healthy.caller.id, healthy.endpointId))!.slowUntil).toBeNull();
+  });
+});
+
+describe('the delivery log written before state and envelope were apart', () => {
+  it('attempts, records and lists a delivery stored as one item, once', async () => {
+    const ctx = await setUp();
+    const queued = await queueOne(ctx);
+    const table = config()[TABLES.webhooks.envVar] as string;
+    const pk = `ACCT#${ctx.caller.id}`;
+    // As the store wrote it before: one item with the whole record, in gsi1 and gsi2.
+    await env.dynamo.send(new DeleteCommand({ TableName: table, Key: { pk, sk: `DLV#${queued.id}#E` } }));
+    await env.dynamo.send(new PutCommand({ TableName: table, Item: {
+      pk, sk: `DLV#${queued.id}`, gsi1pk: `EPD#${ctx.endpointId}`, gsi1sk: `${queued.createdAt}#${queued.id}`,
+      gsi2pk: 'DUE#0', gsi2sk: `${queued.nextAttemptAt}#${queued.id}`, run: 0, attempts: 0,
+      record: JSON.stringify(queued), expires_at: Math.floor(Date.now() / 1000) + 86_400,
+    } }));
+    const logged = () => webhookStores().deliveries.list(ctx.caller.id, ctx.endpointId, 10);
+    expect((await logged()).map((d) => d.id)).toEqual([queued.id]);
+
+    expect((await attemptDelivery(engine(), jobOf(queued))).outcome).toBe('delivered');
+
+    expect(await logged()).toMatchObject([{ id: queued.id, state: 'delivered', attempts: 1, payload: queued.payload }]);
   });
 });
 

@@ -31,8 +31,8 @@ describe('long delays through the synthesized timer-sweep state machine', () => 
   it('moves due timers onto their queues and deletes them', async () => {
     // Prepare: two timers already due (as after an outage of the sweep), one on each queue.
     const now = Date.now();
-    await timerStore().park({ id: 'due-1', queue: 'delivery', body: 'deliver-me', dueAt: now - 90_000 });
-    await timerStore().park({ id: 'due-2', queue: 'ingest', body: 'ingest-me', dueAt: now - 1_000 });
+    await timerStore().park({ id: 'due-1', queue: 'delivery', body: 'deliver-me', dueAt: now - 90_000 }, now);
+    await timerStore().park({ id: 'due-2', queue: 'ingest', body: 'ingest-me', dueAt: now - 1_000 }, now);
     // Act
     const output = await machines.run('timer-sweep', {});
     // Assess
@@ -43,7 +43,7 @@ describe('long delays through the synthesized timer-sweep state machine', () => 
   });
 
   it('hides a timer released early for its remaining seconds with SQS DelaySeconds', async () => {
-    await timerStore().park({ id: 'soon', queue: 'ingest', body: 'soon', dueAt: Date.now() + 30_000 });
+    await timerStore().park({ id: 'soon', queue: 'ingest', body: 'soon', dueAt: Date.now() + 30_000 }, Date.now());
     await machines.run('timer-sweep', {});
     const attributes = await env.sqs.send(new GetQueueAttributesCommand({
       QueueUrl: env.emulators.names.queueUrls.ingest, AttributeNames: ['ApproximateNumberOfMessagesDelayed'],

@@ -18,7 +18,7 @@ import type { DeliveryRecord, EndpointRecord, WebhookSender, WebhookStores } fro
 import type { DeliveryJobMessage } from '../../../schemas/messages.ts';
 import { sendAt } from '../timers.ts';
 import { deliveryJob } from './deliveries.ts';
-import { AUTO_DISABLE, nextAttemptAt, shouldAutoDisable } from './ladder.ts';
+import { AUTO_DISABLE, nextAttemptAt, plannedOffsetS, shouldAutoDisable } from './ladder.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 
 export interface EngineDeps {
@@ -132,7 +132,9 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
     const dueAt = Math.max(planned, doneAt + MIN_FOLLOW_UP_MS);
     recorded = { ...attempted, state: 'failed', nextAttemptAt: iso(dueAt) };
     const lane: DeliveryLane = slowNow ? 'delivery-slow' : 'delivery';
-    await sendAt({ timers: deps.timers, queues: deps.queues, clock: deps.clock }, lane, deliveryJob(recorded), dueAt, `${recorded.id}:${recorded.run}:${recorded.attempts}`);
+    // The rung's wait in service time decides SQS or a timer, whatever the local time scale made of it.
+    const rungS = plannedOffsetS(attempted.attempts + 1) - plannedOffsetS(attempted.attempts);
+    await sendAt({ timers: deps.timers, queues: deps.queues, clock: deps.clock }, lane, deliveryJob(recorded), dueAt, `${recorded.id}:${recorded.run}:${recorded.attempts}`, rungS);
   }
   await store.deliveries.recordAttempt(recorded, expected);
   const autoDisabled = await noteFailure(deps, endpoint, doneAt);

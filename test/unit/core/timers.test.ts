@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { minuteOf, remainingDelaySeconds, sendAt, sweepTimers, type DelayDeps } from '../../../functions/core/timers.ts';
+import { CURSOR_TRAIL_MS, minuteOf, remainingDelaySeconds, sendAt, sweepTimers, type SweepDeps } from '../../../functions/core/timers.ts';
 import type { Timer, TimerStore } from '../../../functions/ports/timers.ts';
 import type { QueueName } from '../../../functions/resources.ts';
 
@@ -8,16 +8,17 @@ function memoryTimers(): TimerStore & { parked: Map<string, Timer>; cursor?: num
   const store = {
     parked: new Map<string, Timer>(),
     cursor: undefined as number | undefined,
-    async park(timer: Timer) {
+    // As the DynamoDB store does: the cursor is written only when created or when the timer is behind its trail.
+    async park(timer: Timer, parkedAt: number) {
       store.parked.set(timer.id, timer);
-      const minute = minuteOf(timer.dueAt);
+      const minute = Math.min(minuteOf(timer.dueAt), minuteOf(parkedAt) - CURSOR_TRAIL_MS);
       if (store.cursor === undefined || store.cursor > minute) store.cursor = minute;
     },
     async listDue(minute: number, until: number, limit: number) {
       return [...store.parked.values()].filter((t) => minuteOf(t.dueAt) === minute && t.dueAt <= until)
         .sort((a, b) => a.dueAt - b.dueAt).slice(0, limit);
     },
-    async remove(timer: Timer) { store.parked.delete(timer.id); },
+    async removeAll(timers: Timer[]) { for (const timer of timers) store.parked.delete(timer.id); },
     async readCursor() { return store.cursor; },
     async advanceCursor(minute: number) { if (store.cursor === undefined || store.cursor < minute) store.cursor = minute; },
   };
@@ -26,10 +27,16 @@ function memoryTimers(): TimerStore & { parked: Map<string, Timer>; cursor?: num
 
 function harness(start: number) {
   const sent: { queue: QueueName; body: string; delay: number }[] = [];
+  const batches: number[] = [];
   const clock = { value: start, now() { return this.value; } };
   const timers = memoryTimers();
-  const deps: DelayDeps = { timers, clock, queues: { send: async (queue, body, delay = 0) => { sent.push({ queue, body, delay }); } } };
-  return { deps, sent, clock, timers };
+  const deps: SweepDeps = {
+    timers, clock, queues: {
+      send: async (queue, body, delay = 0) => { sent.push({ queue, body, delay }); },
+      sendBatch: async (queue, messages) => { batches.push(messages.length); for (const m of messages) sent.push({ queue, body: m.body, delay: m.delaySeconds }); },
+    },
+  };
+  return { deps, sent, clock, timers, batches };
 }
 
 const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
@@ -47,6 +54,16 @@ describe('sendAt', () => {
     await expect(sendAt(deps, 'delivery', 'b', T0 + 3_600_000, 't2')).resolves.toBe('parked');
     expect(sent).toEqual([]);
     expect(timers.parked.get('t2')?.dueAt).toBe(T0 + 3_600_000);
+  });
+});
+
+describe('sendAt under the local time scale', () => {
+  it('parks a wait that stands for an hour of service time though it is due in a second, and queues a short one', async () => {
+    const { deps, sent, timers } = harness(T0);
+    await expect(sendAt(deps, 'delivery', 'hourly', T0 + 1_000, 'h', 3_600)).resolves.toBe('parked');
+    await expect(sendAt(deps, 'delivery', 'ten-minutes', T0 + 1_000, 's', 600)).resolves.toBe('queued');
+    expect(timers.parked.has('h')).toBe(true);
+    expect(sent).toEqual([{ queue: 'delivery', body: 'ten-minutes', delay: 1 }]);
   });
 });
 
@@ -85,12 +102,24 @@ describe('sweepTimers', () => {
     expect(sent.map((s) => s.body)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
   });
 
-  it('advances the cursor only past minutes that are wholly before the horizon', async () => {
+  it('advances the cursor only past minutes that ended a minute ago, so a timer parked during a sweep is never behind it', async () => {
     const { deps, clock, timers } = harness(T0);
     await sendAt(deps, 'delivery', 'x', T0 + 3_600_000, 't');
     clock.value = T0 + 3_600_000 + 10_000;
     await sweepTimers(deps);
-    expect(timers.cursor).toBe(minuteOf(clock.value + 60_000));
+    expect(timers.cursor).toBe(minuteOf(clock.value) - CURSOR_TRAIL_MS);
+    // Parked at this instant, due within the lookahead (the scaled local ladder does this): the next sweep finds it.
+    await timers.park({ id: 'soon', queue: 'delivery', body: 'soon', dueAt: clock.value + 1_000 }, clock.value);
+    await expect(sweepTimers(deps)).resolves.toEqual({ released: 1, more: false });
+  });
+
+  it('sends and deletes the due timers ten at a time', async () => {
+    const { deps, clock, timers, batches } = harness(T0);
+    for (let i = 0; i < 25; i++) await sendAt(deps, 'delivery', `m${i}`, T0 + 3_600_000 + i, `t${i}`);
+    clock.value = T0 + 3_600_000;
+    await expect(sweepTimers(deps)).resolves.toEqual({ released: 25, more: false });
+    expect(batches).toEqual([10, 10, 5]);
+    expect(timers.parked.size).toBe(0);
   });
 });
 
