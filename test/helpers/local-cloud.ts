@@ -1,11 +1,11 @@
 /** Starts the whole local cloud (as `npm start` does) on a free port with a temporary data directory. */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { inject } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from '../../functions/local/cloud.ts';
 import type { LocalKey } from '../../functions/local/accounts.ts';
-import { DEMO, demoOptions, requestFixtures, sharedPaths, type DemoProfile } from './run-fixtures.ts';
+import { DEMO, awaitFixture, demoOptions, type DemoProfile } from './run-fixtures.ts';
 import type { ServiceTemplate } from '../../functions/local/template.ts';
 
 export { DEMO };
@@ -14,17 +14,8 @@ export const KEYS = { build: 'local-build-key', pro: 'local-pro-key', free: 'loc
 
 type TestCloud = LocalCloud & { dataDir: string };
 
-/**
- * Asks for the run's fixtures and waits until the global setup's background process has made the
- * one named (or failed), however long a loaded machine takes (the hook's own timeout is the bound).
- */
-async function runFixture(name: 'template' | 'ready'): Promise<ReturnType<typeof sharedPaths>> {
-  requestFixtures(inject('runFixturesDir'));
-  const paths = sharedPaths(inject('runFixturesDir'));
-  while (!existsSync(paths[name]) && !existsSync(paths.failed)) await new Promise((r) => setTimeout(r, 250));
-  if (!existsSync(paths[name])) throw new Error(`Making the run's fixtures failed: ${readFileSync(paths.failed, 'utf8')}`);
-  return paths;
-}
+/** Waits for the run's fixture named (see `awaitFixture`). */
+const runFixture = (name: 'template' | 'ready') => awaitFixture(inject('runFixturesDir'), name);
 
 /** The run's one synthesis of the service stack. */
 export async function sharedTemplate(): Promise<ServiceTemplate> {

@@ -4,13 +4,13 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { startLocalCloud } from '../../functions/local/cloud.ts';
-import { synthesizeServiceTemplate } from '../../functions/local/template.ts';
+import { serviceTemplateCachedIn } from '../../functions/local/template.ts';
 import { invoke } from '../../functions/local/invoke.ts';
 import type { PositionsReport } from '../../functions/core/positions/build.ts';
 import { DEMO, demoOptions, sharedPaths } from './run-fixtures.ts';
 
 /**
- * Writes the template (whole, by a rename), then seeds `DEMO` into the data directory through
+ * Writes the template (whole, by a rename; also in the cache `npm start` reads), then seeds `DEMO` into the data directory through
  * the local cloud's real ingest path, builds its positions as the job's schedule would have (every
  * file reading positions would otherwise build the same three hours) and marks it ready; on any
  * failure, `failed` says why.
@@ -18,7 +18,8 @@ import { DEMO, demoOptions, sharedPaths } from './run-fixtures.ts';
 async function prepareShared(root: string): Promise<void> {
   const paths = sharedPaths(root);
   try {
-    const template = await synthesizeServiceTemplate();
+    // Synthesized into a local cloud's cache, which files starting `npm start` copy into its data directory.
+    const template = await serviceTemplateCachedIn(paths.synthCache);
     writeFileSync(`${paths.template}.partial`, JSON.stringify(template));
     renameSync(`${paths.template}.partial`, paths.template);
     const cloud = await startLocalCloud({ port: 0, dataDir: paths.dataDir, logLevel: 'ERROR', apiKeys: [], schedules: false, template, demo: { ...demoOptions(DEMO), live: false } });

@@ -5,7 +5,7 @@
  * run, which each file that starts a demo cloud copies. Light on purpose: the test configuration's
  * sequencer imports it.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Three hours of every family, an L2 snapshot a minute, order-level diffs for the last half hour. */
@@ -17,9 +17,13 @@ export interface DemoProfile { hours: number; seed: number; intensity: number; l
 export const demoOptions = (d: DemoProfile) =>
   ({ days: d.hours / 24, seed: d.seed, intensity: d.intensity, l2IntervalMs: d.l2IntervalMs, orderLevelHours: d.orderLevelHours ?? 0.25 });
 
-/** Where, under the run's directory, the request marker, the template, the archive and the archive's outcome markers are. */
+/**
+ * Where, under the run's directory, the request marker, the template, the local cloud's synthesis
+ * cache holding that template (`npm start`'s `LOCAL_DATA_DIR/synth`), the archive and the
+ * archive's outcome markers are.
+ */
 export const sharedPaths = (root: string) => ({
-  wanted: join(root, 'wanted'), template: join(root, 'template.json'), dataDir: join(root, 'data'), ready: join(root, 'ready'), failed: join(root, 'failed'),
+  wanted: join(root, 'wanted'), template: join(root, 'template.json'), synthCache: join(root, 'synth'), dataDir: join(root, 'data'), ready: join(root, 'ready'), failed: join(root, 'failed'),
 });
 
 /**
@@ -30,4 +34,16 @@ export const sharedPaths = (root: string) => ({
 export function requestFixtures(root: string): void {
   const { wanted } = sharedPaths(root);
   if (!existsSync(wanted)) writeFileSync(wanted, '');
+}
+
+/**
+ * Asks for the fixtures and waits until the background process has made the one named (or failed),
+ * however long a loaded machine takes (the calling hook's own timeout is the bound).
+ */
+export async function awaitFixture(root: string, name: 'template' | 'ready'): Promise<ReturnType<typeof sharedPaths>> {
+  requestFixtures(root);
+  const paths = sharedPaths(root);
+  while (!existsSync(paths[name]) && !existsSync(paths.failed)) await new Promise((r) => setTimeout(r, 250));
+  if (!existsSync(paths[name])) throw new Error(`Making the run's fixtures failed: ${readFileSync(paths.failed, 'utf8')}`);
+  return paths;
 }

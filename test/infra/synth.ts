@@ -7,13 +7,22 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { buildApp } from '../../lib/app.ts';
 
-export function synthesize(opts: { nag?: boolean } = {}) {
-  const built = buildApp({ bundling: false, nag: opts.nag ?? false });
+function build(nag: boolean) {
+  const built = buildApp({ bundling: false, nag });
   return {
     ...built,
     statefulTemplate: Template.fromStack(built.stateful),
     serviceTemplate: withNestedStacks(built.service),
   };
+}
+
+let plain: ReturnType<typeof build> | undefined;
+
+/** The app and its templates; without cdk-nag, made once per test file and shared by its suites (they only read it). */
+export function synthesize(opts: { nag?: boolean } = {}) {
+  if (opts.nag) return build(true);
+  plain ??= build(false);
+  return plain;
 }
 
 type Json = unknown;

@@ -8,6 +8,7 @@ import { toSqsEvent } from '../../functions/local/poller.ts';
 import { readWindow } from '../../functions/core/archive/read.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { startTestCloud } from '../helpers/local-cloud.ts';
+import { eventually } from '../helpers/api.ts';
 import { jsonl, T0, trade, trades } from '../helpers/records.ts';
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
@@ -20,15 +21,6 @@ afterAll(async () => {
   s3?.destroy();
   await cloud?.stop();
 });
-
-async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('the ingest pipeline in the local cloud', () => {
   it('ingests an object dropped under landing/ through the S3 notification, the queue and the ingest function', async () => {

@@ -1,0 +1,37 @@
+/**
+ * The fault suite, a crash: the local cloud (`npm start`, a child process) is killed with SIGKILL
+ * while deliveries are pending, in flight and waiting on the rungs of the retry ladder, then
+ * started again on the same data. Every delivery must reach the receiver at least once: the
+ * records are durable, and the overdue sweep sends again the jobs the in-memory queue lost.
+ */
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/api.ts';
+import { faultSuite, KEY } from '../helpers/fault-suite.ts';
+
+const suite = faultSuite();
+
+describe('deliveries across a crash and a restart', () => {
+  it('delivers every delivery at least once after kill -9 with deliveries waiting on the ladder, in flight and pending', async () => {
+    const endpointId = await suite.createEndpoint('/faults');
+    // Waiting on the ladder: refused for a while, so they sit on the 5 s to 2 min rungs (scaled) when the cloud dies.
+    suite.answer(503);
+    const retrying = await suite.queueTests(endpointId, 12);
+    await eventually(() => retrying.every((id) => suite.attemptsOf(id) >= 2), Boolean);
+    // In flight: the receiver holds the connections open.
+    suite.answer('hang');
+    const inFlight = await suite.queueTests(endpointId, 6);
+    await eventually(() => inFlight.every((id) => suite.deliveredIds('/faults').has(id)), Boolean);
+    // Pending: queued in the last instant before the crash.
+    const pending = await suite.queueTests(endpointId, 6);
+
+    await suite.stopCloud('SIGKILL');
+    suite.answer(200);
+    await suite.startCloud();
+
+    const all = [...retrying, ...inFlight, ...pending];
+    await eventually(() => all.filter((id) => !suite.acceptedIds.has(id)), (missing) => missing.length === 0);
+    const log = await suite.call(KEY, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=200`);
+    const states = new Map((log.body.data as any[]).map((d) => [d.event_id, d.state]));
+    expect(all.map((id) => states.get(id))).toEqual(all.map(() => 'delivered'));
+  });
+});
