@@ -5,34 +5,17 @@
  * counts those per day exactly and replays the percent modes, which the reduction cannot answer.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
+import { describe, expect, it } from 'vitest';
 import { liquidationBursts, type BurstParams } from '../../functions/core/detect/minute-detectors.ts';
 import liquidationBurst from '../../functions/core/events/market.liquidation_burst.ts';
-import { archiveReferences } from '../../functions/core/detect/archive-references.ts';
-import { estimateWithCost, type PreviewDeps } from '../../functions/core/detect/preview.ts';
+import { estimateWithCost } from '../../functions/core/detect/preview.ts';
 import { readDetectorInput, HOUR_MS } from '../../functions/core/detect/rollups.ts';
 import type { Candidate } from '../../functions/core/detect/candidate.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { breadthStore, webhookStores } from '../../functions/shared/deps.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import type { LiquidationRecord } from '../../schemas/datasets.ts';
+import { DAY, NOW, T0, rollupArchive } from '../helpers/rollup-archive.ts';
 
-let env: ScratchEmulators;
-let archive: ArchiveDeps;
-const DAY = 86_400_000;
-const T0 = Date.parse('2026-09-01T00:00:00Z');
-/** Day one closed (day files), day two open: hours before 13:00 folded into hour files, 13:xx still deltas. */
-const NOW = T0 + DAY + 13 * HOUR_MS + 20 * 60_000;
+const { archive, nextRun, ingestRecords, previewDeps } = rollupArchive();
 const USD = (window_s: number, threshold_usd: number): BurstParams => ({ window_s, threshold_mode: 'usd', threshold_usd, threshold_pct: 1 });
-
-beforeAll(async () => {
-  env = await startScratchEmulators();
-  archive = { ...archiveDeps(), clock: { now: () => NOW } };
-});
-afterAll(async () => { await env?.stop(); });
 
 // Fills cluster around a few instants (so windows fill and empty), some on minute and hour edges; whole dollars, so sums are exact.
 const fillsArb = fc.array(fc.record({
@@ -42,29 +25,21 @@ const fillsArb = fc.array(fc.record({
   lots: fc.integer({ min: 1, max: 3 }),
 }), { minLength: 10, maxLength: 120 });
 
-let run = 0;
 async function ingest(fills: readonly { center: number; offset: number; dollars: number; lots: number }[]): Promise<{ symbol: string; records: LiquidationRecord[] }> {
+  const run = nextRun();
   const symbol = `LB${run}`;
-  const first = run++ * 10_000;
   const records = fills
     .map((f, i) => ({
-      dataset: 'liquidations', family: 'perpx', symbol, ts: Math.min(NOW - 1, Math.max(T0, T0 + f.center + f.offset)), trade_id: first + i,
+      dataset: 'liquidations', family: 'perpx', symbol, ts: Math.min(NOW - 1, Math.max(T0, T0 + f.center + f.offset)), trade_id: run * 10_000 + i,
       liquidated_user: `0x${String(i % 3 + 1).padStart(40, 'c')}`, price: String(f.dollars), size: String(f.lots), side: 'A',
     }) as LiquidationRecord);
-  const half = Math.ceil(records.length / 2);
-  for (const part of [records.slice(0, half), records.slice(half)]) {
-    if (part.length) await ingestBatch(archive, 'normalized', part.map((r) => JSON.stringify(r)).join('\n'));
-  }
-  await compactArchive(archive, { datasets: ['liquidations'], families: ['perpx'] });
+  await ingestRecords(records, 'liquidations', 'perpx');
   return { symbol, records };
 }
 
 const reduced = liquidationBurst.preview.estimate.reduced;
 const shape = (found: readonly Candidate[]) => found.map((c) => `${c.key}|${String(c.metrics.notional_usd)}|${String(c.metrics.liquidation_count)}`).sort();
 
-function previewDeps(): PreviewDeps {
-  return { store: webhookStores(), clock: { now: () => NOW }, archive, breadth: breadthStore(), references: archiveReferences(archive) };
-}
 const caller = { id: 'acct-burst', plan: 'pro' as const };
 
 describe('the liquidation minutes reduction', () => {
@@ -79,11 +54,11 @@ describe('the liquidation minutes reduction', () => {
   it('gives market.liquidation_burst the events it finds in the raw fills, for every window and threshold, reading a row a market-minute', async () => {
     await fc.assert(fc.asyncProperty(fillsArb, async (fills) => {
       const { symbol, records } = await ingest(fills);
-      const read = await readDetectorInput(archive, reduced, ['perpx'], [symbol], reduced.since(T0), NOW);
+      const read = await readDetectorInput(archive(), reduced, ['perpx'], [symbol], reduced.since(T0), NOW);
       expect(read.coveredHours).toBeGreaterThan(0);
       expect(read.rows.length).toBeLessThanOrEqual(records.length);
       const params = [60, 300, 900, 3600].flatMap((w) => [USD(w, 1_000), USD(w, 1_000_000), USD(w, 2_500_000)]);
-      expect(shape(await reduced.detect(read.rows, T0, NOW, archive, params))).toEqual(shape(liquidationBursts(records, T0, NOW, params, () => undefined)));
+      expect(shape(await reduced.detect(read.rows, T0, NOW, archive(), params))).toEqual(shape(liquidationBursts(records, T0, NOW, params, () => undefined)));
     }), { numRuns: 8 });
   });
 

@@ -7,37 +7,20 @@
  * per-day counts and ladder equal a raw replay's.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
+import { describe, expect, it } from 'vitest';
 import { oiDeltas } from '../../functions/core/detect/minute-detectors.ts';
 import { matches } from '../../functions/core/detect/match.ts';
-import { archiveReferences } from '../../functions/core/detect/archive-references.ts';
-import { estimateWithCost, type PreviewDeps } from '../../functions/core/detect/preview.ts';
+import { estimateWithCost } from '../../functions/core/detect/preview.ts';
 import { bucketEdge, readOiCrossings, HOUR_MS } from '../../functions/core/detect/rollups.ts';
 import { EVENT_TYPE_BY_NAME } from '../../functions/core/webhooks/catalog.ts';
 import { normalizeConfig } from '../../functions/core/webhooks/filters.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { breadthStore, webhookStores } from '../../functions/shared/deps.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import type { OpenInterestRecord } from '../../schemas/datasets.ts';
+import { DAY, NOW, T0, rollupArchive } from '../helpers/rollup-archive.ts';
 
-let env: ScratchEmulators;
-let archive: ArchiveDeps;
-const DAY = 86_400_000;
-const T0 = Date.parse('2026-09-01T00:00:00Z');
-/** Day one closed (a day file), day two open: hours before 13:00 folded into hour files, 13:xx still deltas. */
-const NOW = T0 + DAY + 13 * HOUR_MS + 20 * 60_000;
+const { archive, nextRun, ingestRecords, previewDeps } = rollupArchive();
 const STEP = 60_000;
 const WINDOWS = [300, 900, 3600];
 const decl = EVENT_TYPE_BY_NAME.get('market.oi_delta')!;
-
-beforeAll(async () => {
-  env = await startScratchEmulators();
-  archive = { ...archiveDeps(), clock: { now: () => NOW } };
-});
-afterAll(async () => { await env?.stop(); });
 
 /**
  * A series a minute, as the venues publish open interest, with minutes skipped (never two in a row:
@@ -50,20 +33,15 @@ const seriesArb = fc.record({
     { minLength: (NOW - T0) / STEP, maxLength: (NOW - T0) / STEP }).map((moves) => moves.map((m, i) => (m === null && moves[i - 1] === null ? 0 : m))),
 });
 
-let run = 0;
 async function ingest(series: { start: number; moves: (number | null)[] }): Promise<{ symbol: string; records: OpenInterestRecord[] }> {
-  const symbol = `OI${run++}`;
+  const symbol = `OI${nextRun()}`;
   let oi = series.start;
   const records = series.moves.flatMap((move, i) => {
     if (move === null) return [];
     oi = Math.max(1, Math.round(oi * (1 + move / 1_000)));
     return [{ dataset: 'open_interest', family: 'perpx', symbol, ts: T0 + i * STEP, open_interest: String(oi), mark_price: '1', oracle_price: '1' } as OpenInterestRecord];
   });
-  const half = Math.ceil(records.length / 2);
-  for (const part of [records.slice(0, half), records.slice(half)]) {
-    if (part.length) await ingestBatch(archive, 'normalized', part.map((r) => JSON.stringify(r)).join('\n'));
-  }
-  await compactArchive(archive, { datasets: ['open_interest'], families: ['perpx'] });
+  await ingestRecords(records, 'open_interest', 'perpx');
   return { symbol, records };
 }
 
@@ -75,9 +53,6 @@ function rawPerDay(records: readonly OpenInterestRecord[], symbol: string, windo
   return [0, 1].map((d) => events.filter((c) => Math.floor((c.occurredAt - T0) / DAY) === d).length);
 }
 
-function previewDeps(): PreviewDeps {
-  return { store: webhookStores(), clock: { now: () => NOW }, archive, breadth: breadthStore(), references: archiveReferences(archive) };
-}
 const caller = { id: 'acct-oi', plan: 'pro' as const };
 
 describe('the oi_crossings rollup', () => {
@@ -85,7 +60,7 @@ describe('the oi_crossings rollup', () => {
     await fc.assert(fc.asyncProperty(seriesArb, async (series) => {
       const { symbol, records } = await ingest(series);
       for (const windowS of WINDOWS) {
-        const read = await readOiCrossings(archive, ['perpx'], [symbol], windowS, T0, NOW);
+        const read = await readOiCrossings(archive(), ['perpx'], [symbol], windowS, T0, NOW);
         const covered = read.covered.get('perpx')!;
         // Every closed hour is covered; the open hour is not.
         expect(covered.has(T0 + DAY + 12 * HOUR_MS)).toBe(true);
