@@ -3,22 +3,22 @@
  * machines in one process, wired to the same handlers and the same AWS SDK adapters that deploy.
  * Used by `npm start` (bin/local.ts) and by the integration and e2e tests.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BUCKETS, FUNCTIONS, QUEUES, STATE_MACHINES, TABLES, type FunctionName, type QueueName, type StateMachineName } from '../resources.ts';
-import { config, resetConfig } from '../shared/config.ts';
+import { FUNCTIONS, QUEUES, type FunctionName } from '../resources.ts';
+import { config } from '../shared/config.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmulators, type Emulators } from './emulators.ts';
+import { exportEnvironment } from './environment.ts';
 import { startGateway, type Gateway } from './gateway.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { IDLE_WAIT_MS, startPoller, type Poller } from './poller.ts';
 import { invocationsSettled, invoke } from './invoke.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 import { localStateMachines, type LocalStateMachines } from './state-machines.ts';
-import { localStateMachineArn, startStepFunctionsServer } from './step-functions-server.ts';
+import { startStepFunctionsServer } from './step-functions-server.ts';
 import { localAccountId, seedLocalAccounts, type LocalKey } from './accounts.ts';
 import { monthOf } from '../core/billing/credits.ts';
 import { clearCreditUse } from '../adapters/dynamodb-usage.ts';
@@ -59,48 +59,6 @@ export interface LocalCloud {
   stop(): Promise<void>;
 }
 
-/**
- * The local cloud's cursor key ring, made once per data directory (so cursors stay valid across
- * restarts, as in AWS, where the ring lives in a secret).
- */
-function localCursorKeys(dataDir: string): string {
-  const path = join(dataDir, 'cursor-keys.json');
-  if (!existsSync(path)) writeFileSync(path, JSON.stringify({ local1: randomBytes(32).toString('base64url') }), { mode: 0o600 });
-  return readFileSync(path, 'utf8');
-}
-
-/** The environment a deployed function would get, pointed at the emulators. Only local code writes process.env. */
-export function exportEnvironment(emulators: Emulators, dataDir: string, logLevel: string, stepFunctionsEndpoint?: string): void {
-  const env: Record<string, string> = {
-    AWS_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: emulators.endpoints.dynamodb,
-    AWS_ENDPOINT_URL_SQS: emulators.endpoints.sqs,
-    AWS_ENDPOINT_URL_S3: emulators.endpoints.s3,
-    ...(stepFunctionsEndpoint && { AWS_ENDPOINT_URL_SFN: stepFunctionsEndpoint }),
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    S3_FORCE_PATH_STYLE: 'true',
-    DEPLOYMENT: 'local',
-    POWERTOOLS_TRACE_ENABLED: 'false',
-    POWERTOOLS_METRICS_DISABLED: 'true',
-    POWERTOOLS_LOG_LEVEL: logLevel,
-    CURSOR_KEYS: localCursorKeys(dataDir),
-    // Every function of the local cloud shares one DuckDB instance; bound it as one function's would be.
-    DUCKDB_MEMORY_MB: process.env.DUCKDB_MEMORY_MB ?? '2048',
-    ARCHIVE_CACHE_DIR: join(dataDir, 'cache'),
-    SCRATCH_DIR: join(dataDir, 'scratch'),
-  };
-  for (const [name, def] of Object.entries(TABLES)) env[def.envVar] = emulators.names.tables[name as keyof typeof TABLES];
-  for (const [name, def] of Object.entries(QUEUES)) {
-    env[def.envVar] = emulators.names.queueUrls[name as QueueName];
-    env[def.dlqEnvVar] = emulators.names.dlqUrls[name as QueueName];
-  }
-  for (const [name, def] of Object.entries(BUCKETS)) env[def.envVar] = emulators.names.buckets[name as keyof typeof BUCKETS];
-  for (const [name, def] of Object.entries(STATE_MACHINES)) env[def.envVar] = localStateMachineArn(name as StateMachineName);
-  Object.assign(process.env, env);
-  resetConfig();
-}
 
 /** Points this process (a CLI) at a running local cloud's emulators, as a deployed function would be. */
 export function attachToRunningCloud(dataDir: string): void {
