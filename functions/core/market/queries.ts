@@ -139,9 +139,12 @@ export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: n
   const width = CANDLE_INTERVALS[req.interval];
   const firstBucket = cursor ? Number(cursor.position[0]) + width : window[0];
   if (firstBucket >= window[1]) return EMPTY;
-  // Whole buckets: from the start of the first bucket to the end of the last one.
+  // Whole buckets: from the start of the first bucket to the end of the last one the page can reach
+  // (`limit` buckets and the one that tells whether more follow), so a page opens the files of its
+  // own span, not of the whole window.
+  const from = bucketStart(firstBucket, req.interval);
   const source = await minuteCandleSource(deps, {
-    family: req.family, symbol: req.symbol, from: bucketStart(firstBucket, req.interval), to: bucketStart(window[1] - 1, req.interval) + width - 1,
+    family: req.family, symbol: req.symbol, from, to: Math.min(bucketStart(window[1] - 1, req.interval) + width - 1, from + (req.limit + 1) * width - 1),
   });
   if (!source) return EMPTY;
   const result = await bucketPage(deps, {
