@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { SETTLE_MS, compactArchive } from '../../functions/core/archive/compact.ts';
 import { minuteCandleSource, readMinuteCandles } from '../../functions/core/archive/read.ts';
+import { candlesPage } from '../../functions/core/market/queries.ts';
 import { candlesFromTradesSql } from '../../functions/core/archive/sql.ts';
 import { compactedKey } from '../../functions/core/archive/layout.ts';
 import type { ArchiveDeps } from '../../functions/ports/archive.ts';
@@ -55,6 +56,28 @@ const shape = (rows: readonly Record<string, unknown>[]) => rows.map((r) => ({
   symbol: r.symbol, ts: r.ts, open: r.open, high: r.high, low: r.low, close: r.close, volume: r.volume, trade_count: r.trade_count,
 }));
 
+/** Raw candles rolled up into `width`-wide buckets, as the candles route serves them. */
+function rolledUp(trades: readonly Trade[], symbol: string, width: number) {
+  const byBucket = new Map<number, Trade[]>();
+  for (const t of trades.filter((t) => t.symbol === symbol)) {
+    const bucket = Math.floor(t.ts / width) * width;
+    byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), t]);
+  }
+  return [...byBucket].sort(([a], [b]) => a - b).map(([bucket, group]) => {
+    const ordered = [...group].sort((a, b) => a.ts - b.ts || a.trade_id - b.trade_id);
+    return {
+      timestamp: new Date(bucket).toISOString(), open: ordered[0]!.price, high: Math.max(...group.map((t) => t.price)), low: Math.min(...group.map((t) => t.price)),
+      close: ordered.at(-1)!.price, volume: group.reduce((sum, t) => sum + t.size, 0), trade_count: group.length,
+    };
+  });
+}
+
+/** The candles route's page of one symbol (1m or 1h buckets), without the members computed from the others. */
+async function routePage(symbol: string, interval: '1m' | '1h', from: number, to: number) {
+  const page = await candlesPage(deps, { routeId: 'candles', family: 'perpx', symbol, interval, start: from, end: to + 1, limit: 10_000 }, now);
+  return (JSON.parse(`[${page.json}]`) as Record<string, unknown>[]).map(({ quote_volume: _quote, ...rest }) => rest);
+}
+
 /** Every symbol's candles of [from, to], read at once (as breadth and detection read them). */
 async function familyCandles(from: number, to: number) {
   const source = await minuteCandleSource(deps, { family: 'perpx', from, to });
@@ -93,9 +116,21 @@ const tradesArb = (base: number, firstId: number) => fc.uniqueArray(
     within: fc.oneof(fc.integer({ min: 0, max: HOUR - 1 }), fc.constantFrom(0, 1, MINUTE - 1, MINUTE, HOUR - MINUTE, HOUR - 1)),
     price: fc.integer({ min: 1, max: 200 }),
     size: fc.integer({ min: 1, max: 5 }),
+    // A second trade a millisecond later at another price: a batch often splits a minute between them.
+    twin: fc.boolean(),
   }),
   { minLength: 1, maxLength: 60, selector: (t) => `${t.symbol}#${t.hour}#${t.within}` },
-).map((drawn) => drawn.map((t, i): Trade => ({ symbol: t.symbol, ts: base + t.hour * HOUR + t.within, trade_id: firstId + i, price: t.price, size: t.size })));
+).map((drawn) => {
+  const byTime = new Map<string, Omit<Trade, 'trade_id'>>();
+  for (const t of drawn) {
+    const ts = base + t.hour * HOUR + t.within;
+    const twins: [number, number][] = t.twin ? [[ts, t.price], [ts + 1, t.price + 1]] : [[ts, t.price]];
+    for (const [at, price] of twins) {
+      if (at < base + 2 * DAY && !byTime.has(`${t.symbol}#${at}`)) byTime.set(`${t.symbol}#${at}`, { symbol: t.symbol, ts: at, price, size: t.size });
+    }
+  }
+  return [...byTime.values()].map((t, i): Trade => ({ ...t, trade_id: firstId + i }));
+});
 
 describe('1-minute candles per symbol', () => {
   it('equal each symbol\'s raw trades across hour and day boundaries, batches, compactions and a live tail, also while compacting', async () => {
@@ -122,6 +157,10 @@ describe('1-minute candles per symbol', () => {
           }
         }
         await expectCandles(seen, from, to, 'with the live tail');
+        for (const symbol of SYMBOLS) {
+          expect(await routePage(symbol, '1m', from, to), `${symbol} 1m page`).toEqual(rolledUp(seen, symbol, MINUTE));
+          expect(await routePage(symbol, '1h', from, to), `${symbol} 1h page`).toEqual(rolledUp(seen, symbol, HOUR));
+        }
         // Assess: the candle files are one symbol's each.
         for (const day of [0, 1]) {
           const files = await deps.manifest.compactedFilesOfDay('candles_1m', 'perpx', new Date(base + day * DAY).toISOString().slice(0, 10));

@@ -133,6 +133,20 @@ async function scanSql(deps: ArchiveDeps, scans: readonly Scan[], param: string,
            WHERE NOT list_contains($${param}_skip, filename || '#' || symbol))`;
 }
 
+export interface MinuteCandleSource {
+  /** One row per symbol and minute. */
+  sql: string;
+  params: Record<string, SqlValue>;
+  /** Objects the source opens (for tests and benchmarks). */
+  filesRead: number;
+  /**
+   * When a minute may come from several files (the live tail beside the stored candles), the rows
+   * before they merge, with each piece's first and last trade time (open_ts, close_ts): a rollup to
+   * wider buckets aggregates these once instead of merging minutes first.
+   */
+  pieces?: string;
+}
+
 /**
  * The 1-minute candles of one symbol in [from, to] as a SQL subquery: the symbol's compacted candle
  * files, plus candles computed on the fly from the trade deltas no candle file of the symbol covers
@@ -147,7 +161,7 @@ async function scanSql(deps: ArchiveDeps, scans: readonly Scan[], param: string,
  */
 export async function minuteCandleSource(
   deps: ArchiveDeps, req: { family: Family; symbol?: string; from: number; to: number },
-): Promise<{ sql: string; params: Record<string, SqlValue>; filesRead: number } | undefined> {
+): Promise<MinuteCandleSource | undefined> {
   if (req.from > req.to || whollyBeforeCoverage('candles_1m', req.family, req.to)) return undefined;
   const fromDay = dayOf(req.from);
   const toDay = dayOf(req.to);
@@ -205,13 +219,15 @@ export async function minuteCandleSource(
   if (parts.length === 1 && tail.length === 0 && !mixedDay) {
     return { sql: `SELECT symbol, ts, open, high, low, close, volume, quote_volume, trade_count FROM (${parts[0]})`, params, filesRead };
   }
+  const pieces = parts.join(' UNION ALL BY NAME ');
   return {
     sql: `SELECT symbol, ts, first(open ORDER BY open_ts) AS open, max(high) AS high, min(low) AS low,
                  last(close ORDER BY close_ts) AS close, sum(volume) AS volume, sum(quote_volume) AS quote_volume,
                  sum(trade_count) AS trade_count
-          FROM (${parts.join(' UNION ALL BY NAME ')}) GROUP BY symbol, ts`,
+          FROM (${pieces}) GROUP BY symbol, ts`,
     params,
     filesRead,
+    pieces: `SELECT symbol, ts, open, high, low, close, volume, quote_volume, trade_count, open_ts, close_ts FROM (${pieces})`,
   };
 }
 
