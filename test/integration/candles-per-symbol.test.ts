@@ -36,28 +36,8 @@ const SYMBOLS = ['BTC', 'ETH', 'SOL'];
 
 type Trade = { symbol: string; ts: number; trade_id: number; price: number; size: number };
 
-/** A symbol's minute candles computed here from its trades (open and close by time, then trade id). */
-function candlesOf(trades: readonly Trade[], symbol: string) {
-  const byMinute = new Map<number, Trade[]>();
-  for (const t of trades.filter((t) => t.symbol === symbol)) {
-    const minute = Math.floor(t.ts / MINUTE) * MINUTE;
-    byMinute.set(minute, [...(byMinute.get(minute) ?? []), t]);
-  }
-  return [...byMinute].sort(([a], [b]) => a - b).map(([ts, group]) => {
-    const ordered = [...group].sort((a, b) => a.ts - b.ts || a.trade_id - b.trade_id);
-    return {
-      symbol, ts, open: ordered[0]!.price, high: Math.max(...group.map((t) => t.price)), low: Math.min(...group.map((t) => t.price)),
-      close: ordered.at(-1)!.price, volume: group.reduce((sum, t) => sum + t.size, 0), trade_count: group.length,
-    };
-  });
-}
-
-const shape = (rows: readonly Record<string, unknown>[]) => rows.map((r) => ({
-  symbol: r.symbol, ts: r.ts, open: r.open, high: r.high, low: r.low, close: r.close, volume: r.volume, trade_count: r.trade_count,
-}));
-
-/** Raw candles rolled up into `width`-wide buckets, as the candles route serves them. */
-function rolledUp(trades: readonly Trade[], symbol: string, width: number) {
+/** A symbol's trades rolled up here into `width`-wide buckets (open and close by time, then trade id). */
+function bucketsOf(trades: readonly Trade[], symbol: string, width: number) {
   const byBucket = new Map<number, Trade[]>();
   for (const t of trades.filter((t) => t.symbol === symbol)) {
     const bucket = Math.floor(t.ts / width) * width;
@@ -66,11 +46,22 @@ function rolledUp(trades: readonly Trade[], symbol: string, width: number) {
   return [...byBucket].sort(([a], [b]) => a - b).map(([bucket, group]) => {
     const ordered = [...group].sort((a, b) => a.ts - b.ts || a.trade_id - b.trade_id);
     return {
-      timestamp: new Date(bucket).toISOString(), open: ordered[0]!.price, high: Math.max(...group.map((t) => t.price)), low: Math.min(...group.map((t) => t.price)),
+      bucket, open: ordered[0]!.price, high: Math.max(...group.map((t) => t.price)), low: Math.min(...group.map((t) => t.price)),
       close: ordered.at(-1)!.price, volume: group.reduce((sum, t) => sum + t.size, 0), trade_count: group.length,
     };
   });
 }
+
+/** A symbol's 1-minute candles as the archive stores them. */
+const candlesOf = (trades: readonly Trade[], symbol: string) => bucketsOf(trades, symbol, MINUTE).map(({ bucket, ...candle }) => ({ symbol, ts: bucket, ...candle }));
+
+/** A symbol's candles as the candles route serves them (without quote_volume). */
+const rolledUp = (trades: readonly Trade[], symbol: string, width: number) =>
+  bucketsOf(trades, symbol, width).map(({ bucket, ...candle }) => ({ timestamp: new Date(bucket).toISOString(), ...candle }));
+
+const shape = (rows: readonly Record<string, unknown>[]) => rows.map((r) => ({
+  symbol: r.symbol, ts: r.ts, open: r.open, high: r.high, low: r.low, close: r.close, volume: r.volume, trade_count: r.trade_count,
+}));
 
 /** The candles route's page of one symbol (1m or 1h buckets), without the members computed from the others. */
 async function routePage(symbol: string, interval: '1m' | '1h', from: number, to: number) {
