@@ -148,15 +148,16 @@ export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: n
   });
   if (!source) return EMPTY;
   // Pieces of minutes (stored candles beside the live tail's) are rolled up into buckets in one
-  // aggregation: open and close by each piece's first and last trade within its minute.
-  const within = source.pieces ? ['open_ts', 'close_ts'] : ['ts', 'ts'];
+  // aggregation: open and close by each piece's first and last trade (arg_min and arg_max, which
+  // need no sort, unlike first and last with ORDER BY).
+  const [openAt, closeAt] = source.pieces ? ['coalesce(open_ts, ts)', 'coalesce(close_ts, ts)'] : ['ts', 'ts'];
   const result = await bucketPage(deps, {
     buckets: `WITH minutes AS (${source.pieces ?? source.sql})
       ${req.interval === '1m' && !source.pieces
         // 1-minute candles are served as they are stored.
         ? `SELECT ts AS bucket, open, high, low, close, volume, quote_volume, trade_count FROM minutes`
         : `SELECT (ts - $c_anchor) // $c_width * $c_width + $c_anchor AS bucket,
-             first(open ORDER BY ts, ${within[0]}) AS open, max(high) AS high, min(low) AS low, last(close ORDER BY ts, ${within[1]}) AS close,
+             arg_min(open, ${openAt}) AS open, max(high) AS high, min(low) AS low, arg_max(close, ${closeAt}) AS close,
              sum(volume) AS volume, sum(quote_volume) AS quote_volume, CAST(sum(trade_count) AS BIGINT) AS trade_count
            FROM minutes GROUP BY 1`}`,
     params: { ...source.params, ...((req.interval !== '1m' || source.pieces) && { c_anchor: req.interval === '1w' ? WEEK_ANCHOR : 0, c_width: width }) },
