@@ -6,31 +6,19 @@
  */
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { SETTLE_MS, compactArchive } from '../../functions/core/archive/compact.ts';
 import { minuteCandleSource, readMinuteCandles } from '../../functions/core/archive/read.ts';
 import { candlesPage } from '../../functions/core/market/queries.ts';
 import { candlesFromTradesSql } from '../../functions/core/archive/sql.ts';
 import { compactedKey } from '../../functions/core/archive/layout.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { DAY, HOUR, MINUTE, clockedArchive } from '../helpers/clocked-archive.ts';
 import { jsonl, trade } from '../helpers/records.ts';
 import type { NormalizedRecord } from '../../schemas/datasets.ts';
 
-let env: ScratchEmulators;
-let deps: ArchiveDeps;
-let now = 0;
-beforeAll(async () => {
-  env = await startScratchEmulators();
-  deps = { ...archiveDeps(), clock: { now: () => now } };
-});
-afterAll(async () => { await env?.stop(); });
+const archive = clockedArchive();
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
 const D0 = Date.UTC(2026, 8, 1);
 const SYMBOLS = ['BTC', 'ETH', 'SOL'];
 
@@ -65,20 +53,20 @@ const shape = (rows: readonly Record<string, unknown>[]) => rows.map((r) => ({
 
 /** The candles route's page of one symbol (1m or 1h buckets), without the members computed from the others. */
 async function routePage(symbol: string, interval: '1m' | '1h', from: number, to: number) {
-  const page = await candlesPage(deps, { routeId: 'candles', family: 'perpx', symbol, interval, start: from, end: to + 1, limit: 10_000 }, now);
+  const page = await candlesPage(archive.deps, { routeId: 'candles', family: 'perpx', symbol, interval, start: from, end: to + 1, limit: 10_000 }, archive.now);
   return (JSON.parse(`[${page.json}]`) as Record<string, unknown>[]).map(({ quote_volume: _quote, ...rest }) => rest);
 }
 
 /** Every symbol's candles of [from, to], read at once (as breadth and detection read them). */
 async function familyCandles(from: number, to: number) {
-  const source = await minuteCandleSource(deps, { family: 'perpx', from, to });
-  return source ? shape(await deps.sql.query({ sql: `${source.sql} ORDER BY symbol, ts`, params: source.params })) : [];
+  const source = await minuteCandleSource(archive.deps, { family: 'perpx', from, to });
+  return source ? shape(await archive.deps.sql.query({ sql: `${source.sql} ORDER BY symbol, ts`, params: source.params })) : [];
 }
 
 /** Each symbol's candles and the family's, as the archive serves them now, against the raw computation. */
 async function expectCandles(trades: readonly Trade[], from: number, to: number, when: string) {
   for (const symbol of SYMBOLS) {
-    expect(shape(await readMinuteCandles(deps, { family: 'perpx', symbol, from, to })), `${symbol} ${when}`).toEqual(candlesOf(trades, symbol));
+    expect(shape(await readMinuteCandles(archive.deps, { family: 'perpx', symbol, from, to })), `${symbol} ${when}`).toEqual(candlesOf(trades, symbol));
   }
   expect(await familyCandles(from, to), `family ${when}`).toEqual(SYMBOLS.flatMap((s) => candlesOf(trades, s)));
 }
@@ -90,7 +78,7 @@ async function compactWhileReading(trades: readonly Trade[], from: number, to: n
   const reader = (async () => {
     while (compacting) await expectCandles(trades, from, to, 'during compaction').catch((error: unknown) => { failures.push(error); });
   })();
-  await compactArchive(deps, { datasets: ['trades'], families: ['perpx'] });
+  await compactArchive(archive.deps, { datasets: ['trades'], families: ['perpx'] });
   compacting = false;
   await reader;
   expect(failures).toEqual([]);
@@ -139,11 +127,11 @@ describe('1-minute candles per symbol', () => {
         for (let b = 0; b < batches; b++) {
           const part = ordered.slice(Math.floor((b * ordered.length) / batches), Math.floor(((b + 1) * ordered.length) / batches));
           if (part.length === 0) continue;
-          now = part.at(-1)!.ts + 1_000;
-          await ingestBatch(deps, 'normalized', jsonl(asRecords(part)));
+          archive.now = part.at(-1)!.ts + 1_000;
+          await ingestBatch(archive.deps, 'normalized', jsonl(asRecords(part)));
           seen.push(...part);
           if (b < batches - 1) {
-            now = part.at(-1)!.ts + SETTLE_MS + HOUR;
+            archive.now = part.at(-1)!.ts + SETTLE_MS + HOUR;
             await compactWhileReading(seen, from, to);
           }
         }
@@ -154,7 +142,7 @@ describe('1-minute candles per symbol', () => {
         }
         // Assess: the candle files are one symbol's each.
         for (const day of [0, 1]) {
-          const files = await deps.manifest.compactedFilesOfDay('candles_1m', 'perpx', new Date(base + day * DAY).toISOString().slice(0, 10));
+          const files = await archive.deps.manifest.compactedFilesOfDay('candles_1m', 'perpx', new Date(base + day * DAY).toISOString().slice(0, 10));
           expect(files.every((f) => f.symbol !== undefined && f.symbols.length === 1)).toBe(true);
         }
       },
@@ -168,36 +156,36 @@ describe('1-minute candles per symbol', () => {
     const trades: Trade[] = SYMBOLS.flatMap((symbol, s) => Array.from({ length: 6 }, (_, i) => ({
       symbol, ts: day + i * 3 * HOUR + s * 1_000, trade_id: 9_000_000 + s * 100 + i, price: 10 + i + s, size: 1 + s,
     })));
-    now = day + HOUR;
-    await ingestBatch(deps, 'normalized', jsonl(asRecords(trades)));
-    now = day + DAY + SETTLE_MS + MINUTE;
-    await compactArchive(deps, { datasets: ['trades'], families: ['perpx'] });
-    const tradeFiles = await deps.manifest.compactedFilesOfDay('trades', 'perpx', dayName);
-    const own = await deps.manifest.compactedFilesOfDay('candles_1m', 'perpx', dayName);
-    const path = join(deps.scratchDir, 'family-wide-candles.parquet');
-    await deps.sql.execute({
+    archive.now = day + HOUR;
+    await ingestBatch(archive.deps, 'normalized', jsonl(asRecords(trades)));
+    archive.now = day + DAY + SETTLE_MS + MINUTE;
+    await compactArchive(archive.deps, { datasets: ['trades'], families: ['perpx'] });
+    const tradeFiles = await archive.deps.manifest.compactedFilesOfDay('trades', 'perpx', dayName);
+    const own = await archive.deps.manifest.compactedFilesOfDay('candles_1m', 'perpx', dayName);
+    const path = join(archive.deps.scratchDir, 'family-wide-candles.parquet');
+    await archive.deps.sql.execute({
       sql: `COPY (${candlesFromTradesSql('read_parquet($files)')} ORDER BY symbol, ts) TO $path (FORMAT parquet)`,
-      params: { files: await deps.files.paths(tradeFiles), path },
+      params: { files: await archive.deps.files.paths(tradeFiles), path },
     });
     const key = compactedKey('candles_1m', 'perpx', undefined, dayName, 'before-the-split');
-    const { etag, bytes } = await deps.objects.putFile(key, path);
-    await deps.manifest.putFile({
+    const { etag, bytes } = await archive.deps.objects.putFile(key, path);
+    await archive.deps.manifest.putFile({
       fileId: 'c-candles_1m-before-the-split', key, dataset: 'candles_1m', family: 'perpx', day: dayName, kind: 'compacted', symbols: SYMBOLS,
-      rows: trades.length, bytes, etag, minTs: Math.min(...trades.map((t) => t.ts)), maxTs: Math.max(...trades.map((t) => t.ts)), replaces: [], createdAt: now,
+      rows: trades.length, bytes, etag, minTs: Math.min(...trades.map((t) => t.ts)), maxTs: Math.max(...trades.map((t) => t.ts)), replaces: [], createdAt: archive.now,
     });
-    for (const file of own) await deps.manifest.deleteFile(file);
+    for (const file of own) await archive.deps.manifest.deleteFile(file);
     await expectCandles(trades, day, day + DAY - 1, 'from the family-wide file');
 
     // Act: a late trade of ETH for that day, folded into ETH's own day file while readers read.
     const late: Trade = { symbol: 'ETH', ts: day + 3 * HOUR + 1_000 + 5, trade_id: 9_500_000, price: 99, size: 7 };
-    now += HOUR;
-    await ingestBatch(deps, 'normalized', jsonl(asRecords([late])));
+    archive.now += HOUR;
+    await ingestBatch(archive.deps, 'normalized', jsonl(asRecords([late])));
     await expectCandles([...trades, late], day, day + DAY - 1, 'with the late trade as a tail');
-    now += MINUTE;
+    archive.now += MINUTE;
     await compactWhileReading([...trades, late], day, day + DAY - 1);
 
     // Assess: ETH now reads its own day file, the others still the family-wide one.
-    const after = await deps.manifest.compactedFilesOfDay('candles_1m', 'perpx', dayName);
+    const after = await archive.deps.manifest.compactedFilesOfDay('candles_1m', 'perpx', dayName);
     expect(after.map((f) => f.symbol ?? '*').sort()).toEqual(['*', 'ETH']);
     await expectCandles([...trades, late], day, day + DAY - 1, 'after the fold');
   });
