@@ -18,9 +18,11 @@
  *   day, each beside DuckDB alone answering the same question from the same raw files: fills and
  *   PGA payments from trades (20 a market-day), transfers (2,000 a day), funding (hourly settled
  *   rates and a half-hour prediction), hip4 settlements (40 a day), liquidations above; the account
- *   types watch five wallets. market.oi_delta and oracle.jump are not measured (no open interest is
- *   seeded).
- * DynamoDB (dynalite) and S3 (s3rver) run in this process, on the same cores.
+ *   types watch five wallets; open interest every five minutes (a slow walk with jumps) for
+ *   market.oi_delta. oracle.jump is not measured (no hip3 market is seeded).
+ * DynamoDB (dynalite) and S3 (s3rver) run in this process, on the same cores. With
+ * BENCH_PREVIEW_DIR the seeded, compacted archive is kept there and reused by the next run of the
+ * same size (seeding 30 days x 300 markets takes many minutes; the timed part can then run alone).
  */
 import { DuckDBInstance, listValue, BIGINT, LIST, VARCHAR, DOUBLE } from '@duckdb/node-api';
 import { ingestRecords } from '../functions/core/archive/ingest.ts';
@@ -33,9 +35,11 @@ import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { newReplayId, replayPartitions, runReplayPartition } from '../functions/core/webhooks/replays.ts';
 import type { ReplayJobRecord } from '../functions/ports/replays.ts';
 import { breadthStore, replayStore, webhookStores } from '../functions/shared/deps.ts';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Rng, hash32 } from '../functions/local/demo/random.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
-import type { FundingRecord, LiquidationRecord, NormalizedRecord, SettlementRecord, TradeRecord, TransferRecord } from '../schemas/datasets.ts';
+import type { FundingRecord, LiquidationRecord, NormalizedRecord, OpenInterestRecord, SettlementRecord, TradeRecord, TransferRecord } from '../schemas/datasets.ts';
 import { compareToFloor, figure, ms, row } from './stats.ts';
 
 const DAYS = Number(process.env.BENCH_PREVIEW_DAYS ?? 30);
@@ -110,6 +114,17 @@ function fundingOf(market: number, day: number, start: number): FundingRecord[] 
   }).flat();
 }
 
+/** A market-day of open interest every five minutes: a slow walk with now and then a jump of several percent. */
+function openInterestOf(market: number, day: number, start: number): OpenInterestRecord[] {
+  const rng = new Rng(hash32(102, market, day));
+  let oi = 10 ** rng.uniform(5, 7);
+  return Array.from({ length: DAY_MS / OI_STEP_MS }, (_, i) => {
+    oi *= 1 + (rng.uniform(0, 1) < 0.01 ? rng.uniform(-0.12, 0.12) : rng.uniform(-0.004, 0.004));
+    return { dataset: 'open_interest', family: 'perpx', symbol: `M${market}`, ts: start + i * OI_STEP_MS, open_interest: oi.toFixed(2), mark_price: '1', oracle_price: '1' } as OpenInterestRecord;
+  });
+}
+const OI_STEP_MS = 300_000;
+
 /** A day's settled hip4 outcome sides. */
 function settlementsOf(day: number, start: number): SettlementRecord[] {
   const rng = new Rng(hash32(101, day));
@@ -132,55 +147,43 @@ async function measured(label: string, work: () => Promise<unknown>): Promise<vo
  * Compacts one dataset; the emulators share the process and the cores, so a connection reset under
  * load is retried (compaction resumes where it stopped).
  */
-async function compactRetrying(deps: Parameters<typeof compactArchive>[0], dataset: 'liquidations' | 'trades' | 'transfers' | 'funding' | 'settlements'): Promise<void> {
+async function compactRetrying(deps: Parameters<typeof compactArchive>[0], dataset: 'liquidations' | 'trades' | 'transfers' | 'funding' | 'settlements' | 'open_interest'): Promise<void> {
+  await retrying(`compaction of ${dataset}`, () => compactArchive(deps, { datasets: [dataset] }));
+}
+
+/** Runs seeding work again after a failure (a connection reset from the in-process emulators under load), a few times. */
+async function retrying<T>(what: string, work: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await compactArchive(deps, { datasets: [dataset] });
-      return;
+      return await work();
     } catch (error) {
-      if (attempt >= 4) throw error;
-      row(`  compaction of ${dataset} retried`, String((error as Error).message));
+      if (attempt >= 8) throw error;
+      row(`  ${what} retried`, String((error as Error).message));
+      await new Promise((resolve) => setTimeout(resolve, 2_000 * attempt));
     }
   }
 }
 
+/** The archive's size: a kept archive is reused only by a run of the same size. */
+const SIZE = { days: DAYS, markets: MARKETS, fills: FILLS, trades: TRADES, oiStepMs: OI_STEP_MS };
+
 export async function benchPreviews(): Promise<void> {
-  const env = await startScratchEmulators();
+  const keepIn = process.env.BENCH_PREVIEW_DIR;
+  const marker = keepIn && join(keepIn, 'bench-previews.json');
+  const kept = marker && existsSync(marker) ? JSON.parse(readFileSync(marker, 'utf8')) as typeof SIZE & { first: number } : undefined;
+  const reuse = kept !== undefined && Object.entries(SIZE).every(([k, v]) => kept[k as keyof typeof SIZE] === v);
+  if (keepIn && !reuse) rmSync(keepIn, { recursive: true, force: true });
+  if (keepIn) mkdirSync(keepIn, { recursive: true });
+  const env = await startScratchEmulators({ keepIn });
   const floorDb = await (await DuckDBInstance.create(':memory:', { threads: '2' })).connect();
   try {
     // The last day is "today": its clock stands at 12:30.
-    const first = Math.floor(Date.now() / DAY_MS) * DAY_MS - DAYS * DAY_MS;
+    const first = reuse ? kept.first : Math.floor(Date.now() / DAY_MS) * DAY_MS - DAYS * DAY_MS;
     const now = first + (DAYS - 1) * DAY_MS + 12.5 * HOUR_MS;
     const deps = { ...archiveDeps(), clock: { now: () => now } };
-    console.log(`\nWebhook previews: ${DAYS} days x ${MARKETS} perpx markets, ${FILLS} liquidation fills a market-day`);
-    const seedStarted = performance.now();
-    let fills = 0;
-    let others = 0;
-    for (let d = 0; d < DAYS; d++) {
-      const start = first + d * DAY_MS;
-      const records = Array.from({ length: MARKETS }, (_, m) => dayOf_(m, d, start)).flat().filter((r) => r.ts < now);
-      fills += records.length;
-      await ingestRecords(deps, records);
-      // Batches of one dataset and 50 markets: a delta's manifest item carries per-symbol statistics of every column.
-      const batches: NormalizedRecord[][] = [transfersOf(d, start), settlementsOf(d, start)];
-      for (let m = 0; m < MARKETS; m += 50) {
-        const markets = Array.from({ length: Math.min(50, MARKETS - m) }, (_, i) => m + i);
-        batches.push(markets.flatMap((market) => tradesOf(market, d, start)), markets.flatMap((market) => fundingOf(market, d, start)));
-      }
-      for (const batch of batches) {
-        const rows = batch.filter((r) => r.ts < now);
-        others += rows.length;
-        if (rows.length) await ingestRecords(deps, rows);
-      }
-    }
-    const seedS = (performance.now() - seedStarted) / 1000;
-    const compactStarted = performance.now();
-    await compactRetrying(deps, 'liquidations');
-    const compactS = (performance.now() - compactStarted) / 1000;
-    row('fills ingested', `${fills.toLocaleString()} in ${seedS.toFixed(1)} s (with ${others.toLocaleString()} trades, transfers, funding and settlement rows); compacted (with the rollup) in ${compactS.toFixed(1)} s`);
-    const otherStarted = performance.now();
-    for (const dataset of ['trades', 'transfers', 'funding', 'settlements'] as const) await compactRetrying(deps, dataset);
-    row('the other datasets compacted (with their rollups)', `${((performance.now() - otherStarted) / 1000).toFixed(1)} s`);
+    console.log(`\nWebhook previews: ${DAYS} days x ${MARKETS} perpx markets, ${FILLS} liquidation fills a market-day${reuse ? ` (the archive kept in ${keepIn})` : ''}`);
+    if (!reuse) await seed(deps, first, now);
+    if (marker && !reuse) writeFileSync(marker, JSON.stringify({ ...SIZE, first }));
     const rollupFiles = visibleFiles(await deps.manifest.compactedFiles('liquidation_rollups_1h', 'perpx', undefined, dayOf(first), dayOf(now)), []);
     row('rollup rows over the window', `${rollupFiles.reduce((n, f) => n + f.rows, 0).toLocaleString()} in ${rollupFiles.length} files`);
 
@@ -266,6 +269,39 @@ export async function benchPreviews(): Promise<void> {
   }
 }
 
+/** Ingests the archive's rows a day at a time and compacts it as the schedule leaves it at `now`. */
+async function seed(deps: ReturnType<typeof archiveDeps> & { clock: { now: () => number } }, first: number, now: number): Promise<void> {
+  const seedStarted = performance.now();
+  let fills = 0;
+  let others = 0;
+  for (let d = 0; d < DAYS; d++) {
+    const start = first + d * DAY_MS;
+    const records = Array.from({ length: MARKETS }, (_, m) => dayOf_(m, d, start)).flat().filter((r) => r.ts < now);
+    fills += records.length;
+    await retrying('ingest of liquidations', () => ingestRecords(deps, records));
+    // Batches of one dataset and 50 markets: a delta's manifest item carries per-symbol statistics of every column.
+    const batches: NormalizedRecord[][] = [transfersOf(d, start), settlementsOf(d, start)];
+    for (let m = 0; m < MARKETS; m += 50) {
+      const markets = Array.from({ length: Math.min(50, MARKETS - m) }, (_, i) => m + i);
+      batches.push(markets.flatMap((market) => tradesOf(market, d, start)), markets.flatMap((market) => fundingOf(market, d, start)),
+        markets.flatMap((market) => openInterestOf(market, d, start)));
+    }
+    for (const batch of batches) {
+      const rows = batch.filter((r) => r.ts < now);
+      others += rows.length;
+      if (rows.length) await retrying(`ingest of ${rows[0]!.dataset}`, () => ingestRecords(deps, rows));
+    }
+  }
+  const seedS = (performance.now() - seedStarted) / 1000;
+  const compactStarted = performance.now();
+  await compactRetrying(deps, 'liquidations');
+  const compactS = (performance.now() - compactStarted) / 1000;
+  row('fills ingested', `${fills.toLocaleString()} in ${seedS.toFixed(1)} s (with ${others.toLocaleString()} trades, transfers, funding, settlement and open-interest rows); compacted (with the rollup) in ${compactS.toFixed(1)} s`);
+  const otherStarted = performance.now();
+  for (const dataset of ['trades', 'transfers', 'funding', 'settlements', 'open_interest'] as const) await compactRetrying(deps, dataset);
+  row('the other datasets compacted (with their rollups)', `${((performance.now() - otherStarted) / 1000).toFixed(1)} s`);
+}
+
 interface OtherTypesInput {
   deps: ReturnType<typeof archiveDeps> & { clock: { now: () => number } };
   previewDeps: PreviewDeps;
@@ -287,7 +323,7 @@ async function benchOtherTypes({ deps, previewDeps, floorDb, first, now }: Other
     for (const address of WATCHED) await stores.rules.addAddress(id, { address, label: '', createdAt: new Date(now).toISOString() });
     return { id, plan: 'pro' as const };
   }));
-  const rawPaths = async (dataset: 'trades' | 'transfers' | 'funding' | 'settlements' | 'liquidations', family: 'perpx' | 'hip4', from: number) => {
+  const rawPaths = async (dataset: 'trades' | 'transfers' | 'funding' | 'settlements' | 'liquidations' | 'open_interest', family: 'perpx' | 'hip4', from: number) => {
     const files = visibleFiles(
       (await Promise.all(Array.from({ length: Math.ceil((now - from) / DAY_MS) + 1 }, (_, d) => deps.manifest.compactedFilesOfDay(dataset, family, dayOf(from + d * DAY_MS))))).flat(),
       await deps.manifest.deltaFiles(dataset, family, dayOf(from), dayOf(now)),
@@ -298,6 +334,7 @@ async function benchOtherTypes({ deps, previewDeps, floorDb, first, now }: Other
   const paths = {
     trades: await rawPaths('trades', 'perpx', from30), transfers: await rawPaths('transfers', 'perpx', from30), funding: await rawPaths('funding', 'perpx', from30 - 2 * HOUR_MS),
     settlements: await rawPaths('settlements', 'hip4', from30), liquidations: await rawPaths('liquidations', 'perpx', from30),
+    openInterest: await rawPaths('open_interest', 'perpx', from30 - HOUR_MS),
   };
   const dayPaths = { trades: await rawPaths('trades', 'perpx', now - DAY_MS), transfers: await rawPaths('transfers', 'perpx', now - DAY_MS) };
   const window = { from: BigInt(from30), to: BigInt(now - 1) };
@@ -337,8 +374,17 @@ async function benchOtherTypes({ deps, previewDeps, floorDb, first, now }: Other
       floor: floor('SELECT ts // 86400000 AS day, count(*) FROM read_parquet($files) WHERE ts BETWEEN $from AND $to AND CAST(open_interest AS DOUBLE) >= 1000 GROUP BY day', paths.settlements),
     },
     {
-      // No rollup: the bounded replay (window_s 300, threshold_usd 1,000,000 by default), cut by the 10 s budget.
-      type: 'market.liquidation_burst', config: {}, runs: 4,
+      // From the crossing histograms (window_s 900, threshold_pct 10 by default); the floor finds each row's base by ASOF join.
+      type: 'market.oi_delta', config: {},
+      floor: floor(`WITH r AS (SELECT symbol, ts, CAST(open_interest AS DOUBLE) * CAST(mark_price AS DOUBLE) AS usd FROM read_parquet($files) WHERE ts BETWEEN $from - 3600000 AND $to),
+        m AS (SELECT a.symbol, a.ts, a.usd, round((a.usd / b.usd - 1) * 100, 8) AS d FROM r a ASOF LEFT JOIN r b ON a.symbol = b.symbol AND a.ts - 900000 >= b.ts),
+        s AS (SELECT *, lag(d) OVER (PARTITION BY symbol ORDER BY ts) AS p FROM m)
+        SELECT ts // 86400000 AS day, count(*) FROM s WHERE ts >= $from AND usd >= 100000
+          AND ((d >= 10 AND (p IS NULL OR p < 10)) OR (d <= -10 AND (p IS NULL OR p > -10))) GROUP BY day`, paths.openInterest),
+    },
+    {
+      // From the minute reduction (window_s 300, threshold_usd 1,000,000 by default).
+      type: 'market.liquidation_burst', config: {},
       floor: floor(`SELECT count(*) FROM (SELECT symbol, m, sum(n) OVER (PARTITION BY symbol ORDER BY m RANGE BETWEEN 240000 PRECEDING AND CURRENT ROW) AS w FROM (
         SELECT symbol, (ts // 60000) * 60000 + 60000 AS m, sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE)) AS n FROM read_parquet($files) WHERE ts BETWEEN $from AND $to GROUP BY ALL))
         WHERE w >= 1000000`, paths.liquidations),

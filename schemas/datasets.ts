@@ -444,8 +444,12 @@ export interface DatasetDef {
    * no file of the symbol's own holds the same slot (core/archive/files.ts `supersedes`).
    */
   familyWideBefore?: boolean;
-  /** `merge`: compaction merges the day's deltas into compacted files; `derivedFrom`: rebuilt from that dataset's compacted rows. */
-  compaction: 'merge' | { derivedFrom: string };
+  /**
+   * `merge`: compaction merges the day's deltas into compacted files; `derivedFrom`: rebuilt from
+   * that dataset's compacted rows, with `lookbackMs` of the source's rows before the slot too when
+   * a slot's rows depend on earlier ones (a move over a window).
+   */
+  compaction: 'merge' | { derivedFrom: string; lookbackMs?: number };
   /**
    * The first covered instant per family (SPEC "Datasets and their coverage starts"; exact instants
    * from the real service where the spec gives only a month). Its keys are the families that have
@@ -812,6 +816,29 @@ export const DATASETS = {
     perSymbol: false,
     compaction: { derivedFrom: 'open_interest' },
     coverage: { hip3: at('2026-02-01T00:00:00Z') },
+  },
+  /** Liquidated notional and fills per market and minute, for market.liquidation_burst. */
+  liquidation_minutes_1h: {
+    columns: [...KEY, c('notional', 'DOUBLE'), c('fills', 'BIGINT'), c('marker', 'BOOLEAN')],
+    uniqueBy: ['symbol', 'ts', 'marker'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'liquidations' },
+    coverage: { perpx: at('2025-12-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z') },
+  },
+  /**
+   * market.oi_delta's crossings (functions/core/archive/sql.ts oiCrossingsSql): per market, slot
+   * (`ts` the hour, or the day in day files; `slot_hours` says which), menu window and direction,
+   * histograms of the moves that can fire (`upper`: the move, `lower`: the previous row's move the
+   * same way, `first`: the move of those that fire at the lowest threshold) with the largest move.
+   * A move over a window reaches back into the previous slot: derived with two hours before it.
+   */
+  oi_crossings: {
+    columns: [...KEY, c('slot_hours', 'INTEGER'), c('window_s', 'INTEGER'), c('direction', 'VARCHAR'), c('kind', 'VARCHAR'), c('bucket', 'INTEGER'),
+      c('events', 'BIGINT'), c('max_delta', 'DOUBLE')],
+    uniqueBy: ['symbol', 'ts', 'slot_hours', 'window_s', 'direction', 'kind', 'bucket'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'open_interest', lookbackMs: 2 * 3_600_000 },
+    coverage: { perpx: at('2023-05-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z') },
   },
 } as const satisfies Record<string, DatasetDef>;
 

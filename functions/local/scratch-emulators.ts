@@ -1,4 +1,7 @@
-/** Starts the emulators in a temporary directory and points this process's handlers at them (tests and benchmarks). */
+/**
+ * Starts the emulators in a temporary directory (or in `keepIn`, kept after stop so a benchmark can
+ * reuse what it seeded) and points this process's handlers at them (tests and benchmarks).
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,8 +18,8 @@ export interface ScratchEmulators {
   stop(): Promise<void>;
 }
 
-export async function startScratchEmulators(): Promise<ScratchEmulators> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'archive-test-'));
+export async function startScratchEmulators(scratch: { keepIn?: string } = {}): Promise<ScratchEmulators> {
+  const dataDir = scratch.keepIn ?? mkdtempSync(join(tmpdir(), 'archive-test-'));
   const emulators = await startEmulators({ dataDir });
   exportEnvironment(emulators, dataDir, 'ERROR');
   const options = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
@@ -30,7 +33,7 @@ export async function startScratchEmulators(): Promise<ScratchEmulators> {
       sqs.destroy();
       dynamo.destroy();
       await emulators.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!scratch.keepIn) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATASETS, DERIVED_DATASETS, INGESTED_DATASETS, NormalizedRecord, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset } from '../../schemas/datasets.ts';
 import { SYMBOL_FORMS } from '../../schemas/venues.ts';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
+import { refusedField } from '../../functions/core/archive/record-check.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
 import { readWindow } from '../../functions/core/archive/read.ts';
 import { coverageStart } from '../../functions/core/archive/coverage.ts';
@@ -27,6 +28,8 @@ describe('the dataset registry, declared', () => {
       const parsed = v.safeParse(NormalizedRecord, example);
       expect(parsed.success ? [] : parsed.issues.map((i) => `${dataset}: ${v.getDotPath(i)} ${i.message}`)).toEqual([]);
       expect(familiesOf(dataset), dataset).toContain(example.family);
+      // Ingest's compiled check (compiled from the same schemas when its module loads) accepts it too.
+      expect(refusedField(example), dataset).toBeUndefined();
     }
   });
 

@@ -25,7 +25,8 @@ import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { SqlSession } from '../../ports/sql.ts';
 import { DAY_MS, compactedKey, dayOf, deltaKey } from './layout.ts';
 import { visibleFiles } from './files.ts';
-import { candlesFromTradesSql, reductionSql, rollupSql } from './sql.ts';
+import { candlesFromTradesSql, oiCrossingsSql, reductionSql, rollupSql } from './sql.ts';
+import { windowSource } from './read.ts';
 import { CADENCE_SQL, cadenceFromRow, type FileCadence } from '../quality/cadence.ts';
 
 /** Replaced objects stay readable this long after they leave the manifest. */
@@ -43,7 +44,7 @@ const FOLD_LOOKBACK_DAYS = 2;
  * How each derived dataset is computed from its source's rows (a SQL relation): keyed by every
  * derived dataset, so declaring one in the registry without its derivation fails type-checking.
  */
-const DERIVATIONS: Readonly<Record<DerivedDataset, (sourceRows: string) => string>> = {
+const DERIVATIONS: Readonly<Record<DerivedDataset, (sourceRows: string, slotHours: number) => string>> = {
   candles_1m: candlesFromTradesSql,
   liquidation_rollups_1h: (source) => rollupSql('liquidation_rollups_1h', source),
   account_liquidation_rollups_1h: (source) => rollupSql('account_liquidation_rollups_1h', source),
@@ -52,6 +53,8 @@ const DERIVATIONS: Readonly<Record<DerivedDataset, (sourceRows: string) => strin
   funding_rates_1h: (source) => reductionSql('funding_rates_1h', source),
   pga_payments_1h: (source) => reductionSql('pga_payments_1h', source),
   oracle_moves_1h: (source) => reductionSql('oracle_moves_1h', source),
+  liquidation_minutes_1h: (source) => reductionSql('liquidation_minutes_1h', source),
+  oi_crossings: oiCrossingsSql,
 };
 
 export interface CompactionReport {
@@ -305,14 +308,22 @@ async function rebuildDerived(
   const inSlot = (f: ArchiveFile) => slot.tier === 'day' || (f.tier === 'hour' && f.hour === slot.hour);
   const previous = visibleFiles(existing, []).filter((f) => inSlot(f) && (perSymbol ? f.symbol !== undefined && symbols.includes(f.symbol) : f.symbol === undefined));
   const sourcePaths = await deps.files.paths(sourceFiles);
+  // A per-symbol derived dataset replaces each symbol's previous files whole; an all-symbol one keeps their other symbols' rows.
   const previousPaths = !perSymbol && previous.length > 0 ? await deps.files.paths(previous) : [];
+  // A derivation that looks back (a move over a window) also reads the source's rows just before the slot.
+  const { derivedFrom, lookbackMs }: { derivedFrom: string; lookbackMs?: number } = DATASETS[dataset].compaction;
+  const [slotFrom] = slotRange(day, slot);
+  const before = lookbackMs ? await windowSource(deps, { dataset: derivedFrom as IngestedDataset, family, from: slotFrom - lookbackMs, to: slotFrom - 1, symbols }) : undefined;
   await deps.sql.session(async (session) => {
-    const fresh = DERIVATIONS[dataset]('read_parquet($source)');
+    const source = before ? `(SELECT * FROM read_parquet($source, union_by_name = true) UNION ALL BY NAME ${before.sql})` : 'read_parquet($source)';
+    const fresh = `SELECT * FROM (${DERIVATIONS[dataset](source, slot.tier === 'day' ? 24 : 1)})`;
     const kept = previousPaths.length > 0 ? `SELECT * FROM read_parquet($previous, union_by_name = true) WHERE NOT list_contains($symbols, symbol) UNION ALL BY NAME ` : '';
     await session.execute({
       sql: `CREATE OR REPLACE TEMP TABLE merged AS ${kept}${fresh}`,
       // DuckDB refuses parameters a statement does not use, so $symbols comes only with $previous.
-      params: { source: sourcePaths, ...(previousPaths.length > 0 && { previous: previousPaths, symbols }) },
+      params: {
+        source: sourcePaths, ...(previousPaths.length > 0 && { previous: previousPaths, symbols }), ...(lookbackMs && { ...before?.params, slot_from: slotFrom }),
+      },
     });
     await writeParts(deps, session, dataset, await partsOf(session, perSymbol, perSymbol ? symbols : undefined), (part) => ({
       fileId: `c-${dataset}-${version(deps)}`, dataset, family, day, kind: 'compacted', symbol: part.symbol,

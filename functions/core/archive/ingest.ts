@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { DATASETS, rowGroupRowsOf, sortOrderOf, type IngestedDataset, type NormalizedRecord } from '../../../schemas/datasets.ts';
 import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
-import { dayOf, deltaKey } from './layout.ts';
+import { DAY_MS, dayOf, deltaKey } from './layout.ts';
 import { parseBatch } from './parse.ts';
 import { cadenceOf } from '../quality/cadence.ts';
 import type { BatchFormat } from '../../../schemas/messages.ts';
@@ -33,8 +33,12 @@ interface Partition { dataset: IngestedDataset; family: Family; day: string; row
 /** Records (and their JSON text) grouped by the delta file they belong to. */
 export function partition(records: readonly NormalizedRecord[], lines: readonly string[]): Map<string, Partition> {
   const groups = new Map<string, Partition>();
+  // Formatting a date per record was a few percent of a large batch; a batch spans a day or two.
+  const days = new Map<number, string>();
   records.forEach((record, i) => {
-    const day = dayOf(record.ts);
+    const dayNumber = Math.floor(record.ts / DAY_MS);
+    let day = days.get(dayNumber);
+    if (day === undefined) days.set(dayNumber, (day = dayOf(record.ts)));
     const slot = `${record.dataset}#${record.family}#${day}`;
     let group = groups.get(slot);
     if (!group) groups.set(slot, (group = { dataset: record.dataset, family: record.family as Family, day, rows: [], lines: [] }));
@@ -86,31 +90,55 @@ export async function ingestRecords(deps: ArchiveDeps, records: readonly Normali
   return { status: 'ingested', batchId, records: records.length, files };
 }
 
-/** One delta file per dataset, family and UTC day of the batch, each recorded in the manifest; returns how many. */
+/** Uploads (each followed by its manifest entry) in flight while the next file is written. */
+const UPLOADS_IN_FLIGHT = 8;
+
+/**
+ * One delta file per dataset, family and UTC day of the batch, each recorded in the manifest once
+ * its object is stored; returns how many. Files are written one after the other (DuckDB uses the
+ * cores) while earlier ones upload: a live batch has a few dozen small files, and waiting on each
+ * upload and manifest write in turn was most of its time.
+ */
 async function writeDeltas(deps: ArchiveDeps, batchId: string, records: readonly NormalizedRecord[], lines: readonly string[]): Promise<number> {
   const groups = partition(records, lines);
+  const uploads = new Set<Promise<void>>();
+  const failures: unknown[] = [];
   for (const { dataset, family, day, rows, lines } of groups.values()) {
     const def = DATASETS[dataset];
     const fileId = `${batchId.slice(0, 20)}-${dataset}-${family}-${day}`;
     const path = join(deps.scratchDir, `${fileId}.parquet`);
     try {
       await deps.sql.writeParquet(def.columns, lines, sortOrderOf(dataset), path, rowGroupRowsOf(dataset));
-      const key = deltaKey(dataset, family, day, fileId);
-      const { etag, bytes: size } = await deps.objects.putFile(key, path);
-      let minTs = Infinity;
-      let maxTs = -Infinity;
-      for (const row of rows) {
-        if (row.ts < minTs) minTs = row.ts;
-        if (row.ts > maxTs) maxTs = row.ts;
-      }
-      const file: ArchiveFile = {
-        fileId, key, dataset, family, day, kind: 'delta', symbols: [...new Set(rows.map((r) => r.symbol))].sort(),
-        rows: rows.length, bytes: size, etag, minTs, maxTs, replaces: [], createdAt: deps.clock.now(), cadence: cadenceOf(rows),
-      };
-      await deps.manifest.putFile(file);
-    } finally {
+    } catch (error) {
       rmSync(path, { force: true });
+      await Promise.allSettled(uploads);
+      throw error;
     }
+    let minTs = Infinity;
+    let maxTs = -Infinity;
+    for (const row of rows) {
+      if (row.ts < minTs) minTs = row.ts;
+      if (row.ts > maxTs) maxTs = row.ts;
+    }
+    const key = deltaKey(dataset, family, day, fileId);
+    const described = {
+      fileId, key, dataset, family, day, kind: 'delta' as const, symbols: [...new Set(rows.map((r) => r.symbol))].sort(),
+      rows: rows.length, minTs, maxTs, replaces: [], cadence: cadenceOf(rows),
+    };
+    const upload = (async () => {
+      try {
+        const { etag, bytes } = await deps.objects.putFile(key, path);
+        const file: ArchiveFile = { ...described, bytes, etag, createdAt: deps.clock.now() };
+        await deps.manifest.putFile(file);
+      } finally {
+        rmSync(path, { force: true });
+      }
+    })().catch((error: unknown) => { failures.push(error); }).finally(() => uploads.delete(upload));
+    uploads.add(upload);
+    if (uploads.size >= UPLOADS_IN_FLIGHT) await Promise.race(uploads);
   }
+  await Promise.all(uploads);
+  // The batch is retried whole; its files are rewritten under the same keys.
+  if (failures.length > 0) throw failures[0];
   return groups.size;
 }

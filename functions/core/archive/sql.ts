@@ -122,6 +122,17 @@ export const REDUCTIONS = {
         WINDOW w AS (PARTITION BY family, symbol, ts // 3600000 ORDER BY ts))
       WHERE pp IS NULL OR np IS NULL OR abs(p / pp - 1) >= ${ORACLE_MOVE_PREFILTER} OR abs(np / p - 1) >= ${ORACLE_MOVE_PREFILTER}`,
   },
+  /**
+   * market.liquidation_burst sums fills over trailing windows of whole minutes judged at minute ends:
+   * per market, minute (the fills in (end - 1 min, end]) and UTC hour, one row of their summed
+   * notional and count, at the time of the minute's first fill (any time inside the minute is
+   * inside the same windows).
+   */
+  liquidation_minutes_1h: {
+    source: 'liquidations',
+    rows: (source: string) => `SELECT family, symbol, min(ts) AS ts, sum(CAST(price AS DOUBLE) * CAST(size AS DOUBLE)) AS notional, count(*) AS fills
+      FROM ${source} GROUP BY family, symbol, (ts - 1) // 60000, ts // 3600000`,
+  },
 } as const;
 export type ReductionDataset = keyof typeof REDUCTIONS;
 
@@ -133,4 +144,47 @@ export function reductionSql(reduction: ReductionDataset, source: string): strin
   return `SELECT * FROM (${REDUCTIONS[reduction].rows(source)})
     UNION ALL BY NAME
     SELECT family, symbol, min(ts) AS ts, true AS marker FROM ${source} GROUP BY family, symbol, ts // 3600000`;
+}
+
+/** market.oi_delta's windows (its `window_s` menu): the crossings rollup keeps each. */
+export const OI_DELTA_WINDOWS_S = [300, 900, 3600] as const;
+/** market.oi_delta's lowest threshold (percent) and cost floor (open interest in USD). */
+export const OI_DELTA_LOWEST_PCT = 0.1;
+export const OI_DELTA_FLOOR_USD = 100_000;
+
+/**
+ * market.oi_delta's crossings of the slot starting at `$slot_from`, from open-interest rows that
+ * start two hours before it. For each row with a base (the last row at or before its time minus
+ * the window, by ASOF join) its move d = round((usd / base usd - 1) x 100, 8), as the detector
+ * computes it; the row fires at a threshold T > 0 exactly when |d| >= T > L, where L is the
+ * previous row's |move| if that moved the same way and 0 otherwise (the previous state was not
+ * this direction at T). So the crossings at any T are #{|d| >= T} - #{L >= T} over the rows with
+ * L < |d|: two histograms (`upper`, `lower`, 16 buckets a decade), exact at bucket edges. `first`
+ * holds the moves of the rows that fire at the lowest threshold, for the distribution. Rows under
+ * the cost floor are left out, as the matcher leaves them. Each market with rows in the slot also
+ * gets a `marker` row, so a slot is written, and counts as covered, even when nothing crosses.
+ */
+export function oiCrossingsSql(source: string, slotHours: number): string {
+  const bucket = (v: string) => `CAST(floor(log10(${v}) * ${ROLLUP_BUCKETS_PER_DECADE}) AS INTEGER)`;
+  return `WITH rows AS (
+      SELECT family, symbol, ts, CAST(open_interest AS DOUBLE) * CAST(coalesce(mark_price, oracle_price, '0') AS DOUBLE) AS usd FROM ${source}),
+    asked AS (SELECT r.*, w.window_s, r.ts - w.window_s * 1000 AS base_at FROM rows r CROSS JOIN (SELECT unnest([${OI_DELTA_WINDOWS_S.join(', ')}]) AS window_s) w),
+    moves AS (
+      SELECT a.family, a.symbol, a.ts, a.window_s, a.usd, CASE WHEN b.usd > 0 THEN round((a.usd / b.usd - 1) * 100, 8) END AS d
+      FROM asked a ASOF LEFT JOIN rows b ON a.family = b.family AND a.symbol = b.symbol AND a.base_at >= b.ts),
+    judged AS (
+      SELECT *, lag(d) OVER w AS prev_d, row_number() OVER w AS n FROM moves
+      WINDOW w AS (PARTITION BY family, symbol, window_s ORDER BY ts)),
+    firing AS (
+      SELECT family, symbol, window_s, CASE WHEN d > 0 THEN 'up' ELSE 'down' END AS direction, abs(d) AS upper,
+        CASE WHEN prev_d IS NOT NULL AND sign(prev_d) = sign(d) THEN abs(prev_d) ELSE 0 END AS lower
+      FROM judged WHERE ts >= $slot_from AND n > 1 AND d IS NOT NULL AND d <> 0 AND round(usd, 2) >= ${OI_DELTA_FLOOR_USD}),
+    kept AS (SELECT * FROM firing WHERE lower < upper)
+    SELECT family, symbol, $slot_from AS ts, ${slotHours} AS slot_hours, window_s, direction, kind, bucket, count(*) AS events, max(upper) AS max_delta FROM (
+      SELECT *, 'upper' AS kind, ${bucket('upper')} AS bucket FROM kept
+      UNION ALL SELECT *, 'lower', ${bucket('lower')} FROM kept WHERE lower > 0
+      UNION ALL SELECT *, 'first', ${bucket('upper')} FROM kept WHERE lower < ${OI_DELTA_LOWEST_PCT} AND upper >= ${OI_DELTA_LOWEST_PCT})
+    GROUP BY ALL
+    UNION ALL BY NAME
+    SELECT family, symbol, $slot_from AS ts, ${slotHours} AS slot_hours, 'marker' AS kind, 0 AS events FROM rows WHERE ts >= $slot_from GROUP BY family, symbol`;
 }

@@ -119,16 +119,6 @@ export function oracleJumpsOfMoves(rows: readonly Record<string, unknown>[], fro
 
 const oiUsd = (r: OpenInterestRecord) => Number(r.open_interest) * Number(r.mark_price ?? r.oracle_price ?? 0);
 
-/** The last row at or before `ts` (rows oldest first). */
-function asOf<T extends { ts: number }>(series: readonly T[], ts: number): T | undefined {
-  let found: T | undefined;
-  for (const row of series) {
-    if (row.ts > ts) break;
-    found = row;
-  }
-  return found;
-}
-
 /**
  * `market.oi_delta`: open interest moved at least `threshold_pct` over `window_s`; once per
  * direction per crossing (it fires when the move crosses the threshold, not while it stays past it).
@@ -137,8 +127,14 @@ export function oiDeltas(rows: readonly OpenInterestRecord[], from: number, to: 
   const out: Candidate[] = [];
   for (const [symbol, series] of bySymbol(rows)) {
     for (const { window_s: windowS, threshold_pct: threshold } of paramSets) {
+      // Each row's base, the last row at or before its time minus the window, in one pass (times ascend).
+      const baseOf = new Map<OpenInterestRecord, OpenInterestRecord | undefined>();
+      for (let i = 0, j = -1; i < series.length; i += 1) {
+        while (j + 1 < series.length && series[j + 1]!.ts <= series[i]!.ts - windowS * 1000) j += 1;
+        baseOf.set(series[i]!, j >= 0 ? series[j] : undefined);
+      }
       const stateAt = (row: OpenInterestRecord) => {
-        const base = asOf(series, row.ts - windowS * 1000);
+        const base = baseOf.get(row);
         if (!base || oiUsd(base) <= 0) return { state: 'none' as const, delta: 0, base };
         const delta = percent(oiUsd(row) / oiUsd(base) - 1);
         return { state: delta >= threshold ? ('up' as const) : delta <= -threshold ? ('down' as const) : ('none' as const), delta, base };
@@ -166,27 +162,51 @@ export function oiDeltas(rows: readonly OpenInterestRecord[], from: number, to: 
 export type BurstParams = { window_s: number; threshold_mode: string; threshold_usd: number; threshold_pct: number };
 
 /**
+ * What market.liquidation_burst sums: a liquidation fill, or (from the liquidation_minutes_1h
+ * reduction) the fills of one market and minute folded into one row: `fills` fills whose
+ * notional is `price` x `size`.
+ */
+export type BurstRow = Pick<LiquidationRecord, 'family' | 'symbol' | 'ts'> & { price: string | number; size: string | number; fills?: number };
+
+/** The first index of `sorted` whose value is above `value`. */
+function firstAbove(sorted: readonly number[], value: number): number {
+  let [lo, hi] = [0, sorted.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! > value) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
  * `market.liquidation_burst`: liquidated notional over the trailing `window_s`, judged at each
  * minute's end, crossing the threshold (USD, or percent of open interest or of last-hour volume);
  * the rising edge only. A percent mode never fires while its denominator is under 10,000 USD.
+ *
+ * Only the minute ends that can be an edge are judged, so a month of one market costs its rows,
+ * not its minutes (the estimate runs this over 30 days): in USD mode the sum rises only at a
+ * minute end some row enters, and a percent mode can fire only while the window holds a row
+ * (thresholds are positive, so an empty window is never over).
  */
 export function liquidationBursts(
-  rows: readonly LiquidationRecord[], from: number, to: number, paramSets: readonly BurstParams[],
+  rows: readonly BurstRow[], from: number, to: number, paramSets: readonly BurstParams[],
   reference: (family: Family, symbol: string, at: number) => MarketReference | undefined,
 ): Candidate[] {
   const out: Candidate[] = [];
   for (const [symbol, series] of bySymbol(rows)) {
     const family = series[0]!.family as Family;
+    const times = series.map((r) => r.ts);
+    const firstEnd = Math.ceil(from / MINUTE) * MINUTE;
     for (const params of paramSets) {
       const windowMs = params.window_s * 1000;
       const measure = (end: number) => {
         let usd = 0;
         let count = 0;
-        for (const r of series) {
-          if (r.ts > end - windowMs && r.ts <= end) {
-            usd += Number(r.price) * Number(r.size);
-            count += 1;
-          }
+        // The window's rows, summed oldest first (the order fixes the floating-point sum).
+        for (let i = firstAbove(times, end - windowMs); i < series.length && series[i]!.ts <= end; i += 1) {
+          usd += Number(series[i]!.price) * Number(series[i]!.size);
+          count += series[i]!.fills ?? 1;
         }
         const ref = reference(family, symbol, end);
         const denominator = params.threshold_mode === 'pct_oi' ? ref?.openInterestUsd : params.threshold_mode === 'pct_volume_1h' ? ref?.volume1hUsd : undefined;
@@ -195,8 +215,15 @@ export function liquidationBursts(
         const threshold = params.threshold_mode === 'usd' ? params.threshold_usd : params.threshold_pct;
         return { usd, count, value, over: value !== null && value >= threshold, ref };
       };
-      // Judged at minute ends inside the window: the edge is between one minute's end and the next.
-      for (let end = Math.ceil(from / MINUTE) * MINUTE; end < to; end += MINUTE) {
+      // The minute ends in [from, to) that can be an edge: each row's own minute end (USD), or
+      // every minute end while the row is in the window (percent modes).
+      const ends = new Set<number>();
+      for (const ts of times) {
+        const entered = Math.ceil(ts / MINUTE) * MINUTE;
+        const last = params.threshold_mode === 'usd' ? entered : Math.min(to - 1, ts + windowMs - 1);
+        for (let end = Math.max(entered, firstEnd); end <= last && end < to; end += MINUTE) ends.add(end);
+      }
+      for (const end of [...ends].sort((a, b) => a - b)) {
         const now = measure(end);
         if (!now.over || measure(end - MINUTE).over) continue;
         const fields = { venue: family, symbol, timestamp: iso(end), notional_usd: round(now.usd, 2), liquidation_count: now.count };

@@ -6,6 +6,7 @@
  * share a budget of 6 calls a minute per account; a scan that runs out of time is a 504.
  */
 import { AppError } from '../errors.ts';
+import type { Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
 import { windowFiles, windowSource } from '../archive/read.ts';
@@ -15,8 +16,8 @@ import type { BreadthStore } from '../../ports/breadth.ts';
 import type { NormalizedRecord } from '../../../schemas/datasets.ts';
 import { DRY_RUN_TYPES, ESTIMATE_TYPES, EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
 import type { Detection, EventDefinition, EventTypeDecl, Preview } from '../events/declare.ts';
-import { BUCKET_RATIO, bucketEdge, bucketOf, isExactEdge, NO_VALUE_BUCKET, readDetectorInput, readRollup, type RollupSource } from './rollups.ts';
-import { ROLLUPS } from '../archive/sql.ts';
+import { BUCKET_RATIO, HOUR_MS, bucketEdge, bucketOf, isExactEdge, NO_VALUE_BUCKET, readDetectorInput, readOiCrossings, readRollup, type RollupSource } from './rollups.ts';
+import { OI_DELTA_LOWEST_PCT, ROLLUPS } from '../archive/sql.ts';
 import { normalizeConfig, type StoredConfig } from '../webhooks/filters.ts';
 import type { Caller } from '../accounts.ts';
 import { matches } from './match.ts';
@@ -496,7 +497,95 @@ export async function estimateWithCost(deps: PreviewDeps, caller: Caller, body: 
   if (bound && estimation.rollup && detection.kind === 'batch') {
     return withinScanTime(() => estimateFromRollup(input, detection, estimation.rollup!, estimation.metric, bound));
   }
+  if (estimation.crossings && detection.kind === 'minute' && config.conditions.length === 0 && config.min_notional_usd === undefined) {
+    return withinScanTime(() => estimateFromCrossings(input, detection));
+  }
   return withinScanTime(() => estimateByReplay(input, detection, estimation));
+}
+
+/**
+ * market.oi_delta's estimate from its crossing histograms (oi_crossings): the crossings at a
+ * threshold T of the rule's window are #{move >= T} - #{previous same-way move >= T} per covered
+ * slot, so the rule's per-day counts and every rung of the ladder come from the same cells, exact
+ * at bucket edges; the hours the rollup does not cover (the open hour, unfolded deltas) are
+ * replayed through the detector at the rule's threshold, each rung and the lowest threshold at once.
+ */
+async function estimateFromCrossings(input: EstimateInput, detection: Extract<Detection, { kind: 'minute' }>) {
+  const { deps, decl, config, watched, firstDay, now } = input;
+  const deadline = now + SCAN_BUDGET_MS;
+  const windowS = config.params.window_s as number;
+  const threshold = config.params.threshold_pct as number;
+  const families = (config.venue ?? decl.venues).filter((f) => !whollyBeforeCoverage('open_interest', f, now - 1));
+  const read = await readOiCrossings(deps.archive, families, config.symbols, windowS, firstDay, now);
+  const rungs = LADDER_STEPS.map((step) => bucketOf(threshold * step));
+  const thresholds = [...new Set([threshold, OI_DELTA_LOWEST_PCT, ...rungs.map(bucketEdge)])];
+
+  // The uncovered hours, newest first a day at a time, every threshold in one pass of the detector.
+  const covered = (family: string, hour: number) => read.covered.get(family as Family)?.has(hour) ?? false;
+  const uncovered: [number, number][] = [];
+  for (let hour = Math.floor(firstDay / HOUR_MS) * HOUR_MS; hour < now; hour += HOUR_MS) {
+    if ([...read.active].every((f) => covered(f, hour))) continue;
+    const [start, end] = [hour, Math.min(now, hour + HOUR_MS)];
+    const last = uncovered.at(-1);
+    if (last && last[1] === start) last[1] = end;
+    else uncovered.push([start, end]);
+  }
+  const pages = uncovered.flatMap(([a, b]) => pagesOf(a, b, MINUTE_PAGE_MS)).sort((a, b) => b[0] - a[0]);
+  const replayed: Candidate[] = [];
+  let from = firstDay;
+  for (const [pageFrom, pageTo] of pages) {
+    if (deps.clock.now() > deadline) {
+      from = pageTo;
+      break;
+    }
+    const found = await detection.detect(minuteContext(deps, pageFrom, pageTo), thresholds.map((t) => ({ window_s: windowS, threshold_pct: t })));
+    // Scope and floor as the rule has them; hours a family's rollup answered are not counted twice.
+    replayed.push(...found.filter((c) => !covered(c.venue, Math.floor(c.occurredAt / HOUR_MS) * HOUR_MS)
+      && matches(decl, { ...config, params: { ...config.params, ...c.params } }, c, watched)));
+  }
+  const at = (t: number) => replayed.filter((c) => c.params?.threshold_pct === t);
+  const cells = read.cells.filter((c) => c.ts >= from);
+  const crossingsFrom = (bucket: number) => (cell: (typeof cells)[number]) => (cell.bucket < bucket ? 0 : cell.kind === 'upper' ? cell.events : cell.kind === 'lower' ? -cell.events : 0);
+
+  const perDay = Array.from({ length: input.lookbackDays }, () => 0);
+  const counted = crossingsFrom(bucketOf(threshold));
+  for (const cell of cells) perDay[Math.floor((cell.ts - firstDay) / DAY_MS)]! += counted(cell);
+  const hits = at(threshold).filter((c) => c.occurredAt >= from);
+  for (const hit of hits) perDay[Math.floor((hit.occurredAt - firstDay) / DAY_MS)]! += 1;
+
+  const days = Math.max(1, (now - from) / DAY_MS);
+  const histogram = histogramOf(at(OI_DELTA_LOWEST_PCT).map((c) => Math.abs(c.metrics.delta_pct as number)));
+  for (const cell of cells.filter((c) => c.kind === 'first')) {
+    histogram.counts.set(cell.bucket, (histogram.counts.get(cell.bucket) ?? 0) + cell.events);
+    histogram.n += cell.events;
+    histogram.max = Math.max(histogram.max, cell.max);
+  }
+  const exact = isExactEdge(threshold);
+  const coveredHours = [...read.covered.values()].reduce((n, h) => n + h.size, 0);
+  const notes = [
+    `Whole hours were read from the crossings rollup (${coveredHours} family-hours), the rest replayed from the archive.`,
+    exact
+      ? 'Per-day counts are exact.'
+      : `Per-day counts round the threshold ${threshold} down to the histogram bucket edge ${Number(bucketEdge(bucketOf(threshold)).toPrecision(6))} (16 buckets a decade, each about ${Math.round((BUCKET_RATIO - 1) * 100)}% wide).`,
+    'Ladder rungs are bucket edges (shown to 4 significant digits), each the crossings at that threshold; distribution percentiles are the bucket edge below the moves that cross the lowest threshold (0.1%); max is exact.',
+    ...(from > firstDay ? [cutNote] : []),
+  ];
+  return {
+    event_type: decl.type,
+    window: { from: new Date(from).toISOString(), to: new Date(now).toISOString() },
+    ...perDayMembers(input, perDay),
+    primary_metric: 'delta_pct',
+    ladder: rungs.map((bucket) => {
+      const count = cells.reduce((n, cell) => n + crossingsFrom(bucket)(cell), 0) + at(bucketEdge(bucket)).filter((c) => c.occurredAt >= from).length;
+      return { value: Number(bucketEdge(bucket).toPrecision(4)), per_day: Number((count / days).toFixed(2)) };
+    }),
+    distribution: histogram.n === 0 ? null : {
+      n: histogram.n, p50: histogramPercentile(histogram, 50), p90: histogramPercentile(histogram, 90), p99: histogramPercentile(histogram, 99), max: histogram.max,
+    },
+    sample: (await shown(deps, config, hits.sort((a, b) => b.occurredAt - a.occurredAt).slice(0, ESTIMATE_SAMPLE))).map(occurrenceOf),
+    basis: { mode: exact ? 'exact' as const : 'sampled' as const, note: notes.join(' ') },
+    rowsScanned: read.rowsRead,
+  };
 }
 
 /** The estimate by replaying the window through the detectors (paged and budgeted like dry-run). */
@@ -507,9 +596,11 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
   // The ladder's pool: the rule with no bound on its own metric; it holds every hit.
   const others = { ...config, conditions: config.conditions.filter((c) => c.metric !== metric), min_notional_usd: undefined };
   const keep = keeper(deps, decl, config, others, watched);
-  const reducedRead = estimation.reduced ? await readDetectorInput(deps.archive, estimation.reduced, config.venue ?? decl.venues, config.symbols, estimation.reduced.since(firstDay), now) : undefined;
-  const result: Scan = estimation.reduced && reducedRead
-    ? { candidates: await keep(await estimation.reduced.detect(reducedRead.rows, firstDay, now, deps.archive, [paramsOf(detection, config)])), from: firstDay, truncated: false, rowsScanned: reducedRead.rowsRead }
+  // A reduction answers the rules whose params it was kept for (the others are replayed).
+  const reduced = estimation.reduced?.answers?.(paramsOf(detection, config)) === false ? undefined : estimation.reduced;
+  const reducedRead = reduced ? await readDetectorInput(deps.archive, reduced, config.venue ?? decl.venues, config.symbols, reduced.since(firstDay), now) : undefined;
+  const result: Scan = reduced && reducedRead
+    ? { candidates: await keep(await reduced.detect(reducedRead.rows, firstDay, now, deps.archive, [paramsOf(detection, config)])), from: firstDay, truncated: false, rowsScanned: reducedRead.rowsRead }
     : detection.kind === 'minute'
       ? await minuteScan(deps, detection, config, firstDay, now, deadline, keep)
       : await scan(deps, decl, detection, config, watched, firstDay, now, deadline, { keep });
@@ -527,8 +618,8 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
     const lowest = { ...config, params: { ...config.params, [gate.param]: gate.lowest, ...gate.fixed } };
     // Judged against the rule's other filters, not its threshold: the gate takes the rule's params.
     const lowestKeep = keeper(deps, decl, lowest, { ...others, params: lowest.params }, watched);
-    const gated: Scan | undefined = estimation.reduced && reducedRead
-      ? { candidates: await lowestKeep(await estimation.reduced.detect(reducedRead.rows, from, now, deps.archive, [paramsOf(detection, lowest)])), from, truncated: false, rowsScanned: 0 }
+    const gated: Scan | undefined = reduced && reducedRead
+      ? { candidates: await lowestKeep(await reduced.detect(reducedRead.rows, from, now, deps.archive, [paramsOf(detection, lowest)])), from, truncated: false, rowsScanned: 0 }
       : await minuteScan(deps, detection, lowest, from, now, deadline, lowestKeep).catch((error: unknown) => {
         // Out of time before its first day: the ladder has no values below the threshold to show.
         if (error instanceof AppError && error.code === 'scan_timeout') return undefined;
@@ -544,11 +635,11 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
   const configured = gate ? (config.params[gate.param] as number) : (config.min_notional_usd ?? decl.costFloor?.min);
   const base = configured ?? percentile(values, 50) ?? 0;
   const rungs = LADDER_STEPS.map((step) => Number((base * step).toPrecision(4)));
-  const reducedNote = !estimation.reduced || !reducedRead ? [] : [
-    'reduction' in estimation.reduced.rows
+  const reducedNote = !reduced || !reducedRead ? [] : [
+    'reduction' in reduced.rows
       ? `The detector ran once over the whole window, reading the rows it needs from an hourly reduction (${reducedRead.coveredHours} family-hours), the other hours from the archive.`
       : 'The detector ran once over the whole window, reading its rows (one per event) from the archive at once.',
-    ...(estimation.reduced.note ? [estimation.reduced.note] : []),
+    ...(reduced.note ? [reduced.note] : []),
   ];
   const notes = [...reducedNote, ...(truncated ? [cutNote] : []), ...percentNote(config)];
   return {
@@ -563,7 +654,7 @@ async function estimateByReplay(input: EstimateInput, detection: Exclude<Detecti
     sample: (await shown(deps, config, hits.sort((a, b) => b.occurredAt - a.occurredAt).slice(0, ESTIMATE_SAMPLE))).map(occurrenceOf),
     // Every occurrence of the window was replayed through the detectors (none sampled or modelled);
     // from a reduction, in one pass over the whole window: exact.
-    basis: { mode: estimation.reduced ? 'exact' as const : 'replayed' as const, note: notes.length ? notes.join(' ') : null },
+    basis: { mode: reduced ? 'exact' as const : 'replayed' as const, note: notes.length ? notes.join(' ') : null },
     rowsScanned: result.rowsScanned,
   };
 }

@@ -11,7 +11,7 @@
  * bucket edge 10^(b/16) is counted exactly, a threshold between two edges is rounded down to the
  * lower one (at most about 15% below it). Values of zero or less share NO_VALUE_BUCKET.
  */
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { Family } from '../venues.ts';
 import type { Candidate } from './candidate.ts';
 import { visibleFiles } from '../archive/files.ts';
@@ -19,7 +19,7 @@ import { DAY_MS, dayOf } from '../archive/layout.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
 import { NO_VALUE_BUCKET, REDUCTIONS, ROLLUP_BUCKETS_PER_DECADE, ROLLUPS, type ReductionDataset, type RollupDataset } from '../archive/sql.ts';
 import { windowSource } from '../archive/read.ts';
-import type { IngestedDataset } from '../../../schemas/datasets.ts';
+import type { Dataset, IngestedDataset } from '../../../schemas/datasets.ts';
 
 export { NO_VALUE_BUCKET, type ReductionDataset, type RollupDataset };
 
@@ -55,6 +55,24 @@ function hoursOf(file: { day: string; tier?: 'minute' | 'hour'; hour?: number })
 }
 
 /**
+ * A derived dataset's visible files over the days of [from, to) and the source hours it does not
+ * hold yet: hours a source delta touches (rows not folded into the derived files).
+ */
+async function derivedCoverage(
+  deps: ArchiveDeps, derived: Dataset, source: IngestedDataset, family: Family, from: number, to: number,
+): Promise<{ visible: ArchiveFile[]; pending: Set<number> }> {
+  const [files, deltas] = await Promise.all([
+    deps.manifest.compactedFiles(derived, family, undefined, dayOf(from), dayOf(to - 1)),
+    deps.manifest.deltaFiles(source, family, dayOf(from), dayOf(to - 1)),
+  ]);
+  const pending = new Set<number>();
+  for (const delta of deltas) {
+    for (let hour = Math.floor(delta.minTs / HOUR_MS) * HOUR_MS; hour <= delta.maxTs; hour += HOUR_MS) pending.add(hour);
+  }
+  return { visible: visibleFiles(files, []), pending };
+}
+
+/**
  * The rollup's cells of [from, to) for the given families (and symbols, when named). An hour is
  * covered when a rollup file of it exists and no delta of the source touches it (such rows are not
  * folded into the rollup yet); hours not wholly inside [from, to) are never covered.
@@ -68,15 +86,7 @@ export async function readRollup(
   const covered = new Map<Family, Set<number>>();
   const files: { key: string; etag: string; bytes: number }[] = [];
   await Promise.all(families.filter((f) => !whollyBeforeCoverage(source.rollup, f, to - 1)).map(async (family) => {
-    const [rollupFiles, deltas] = await Promise.all([
-      deps.manifest.compactedFiles(source.rollup, family, undefined, dayOf(from), dayOf(to - 1)),
-      deps.manifest.deltaFiles(source.source, family, dayOf(from), dayOf(to - 1)),
-    ]);
-    const visible = visibleFiles(rollupFiles, []);
-    const pending = new Set<number>();
-    for (const delta of deltas) {
-      for (let hour = Math.floor(delta.minTs / HOUR_MS) * HOUR_MS; hour <= delta.maxTs; hour += HOUR_MS) pending.add(hour);
-    }
+    const { visible, pending } = await derivedCoverage(deps, source.rollup, source.source, family, from, to);
     const hours = new Set(visible.flatMap(hoursOf).filter((h) => h >= from && h + HOUR_MS <= to && !pending.has(h)));
     covered.set(family, hours);
     if (hours.size > 0) files.push(...visible);
@@ -117,6 +127,8 @@ export interface ReducedSource {
   detect: (rows: readonly Record<string, unknown>[], from: number, to: number, archive: ArchiveDeps, paramSets: readonly Record<string, unknown>[]) => Promise<Candidate[]>;
   /** What the basis note says beside (where the one pass differs from delivery). */
   note?: string;
+  /** Whether the reduction answers a rule with these params (always, when absent); other rules are replayed. */
+  answers?: (params: Record<string, unknown>) => boolean;
 }
 
 /** A ReducedSource's rows of [since, to): see readReduced; a source dataset is read whole, one query a family. */
@@ -156,18 +168,9 @@ export async function readReduced(
   const rows: Record<string, unknown>[] = [];
   let coveredHours = 0;
   await Promise.all(families.filter((f) => !whollyBeforeCoverage(source, f, to - 1)).map(async (family) => {
-    const hasReduction = !whollyBeforeCoverage(reduction, family, to - 1);
-    const [reducedFiles, deltas] = hasReduction
-      ? await Promise.all([
-        deps.manifest.compactedFiles(reduction, family, undefined, dayOf(since), dayOf(to - 1)),
-        deps.manifest.deltaFiles(source, family, dayOf(since), dayOf(to - 1)),
-      ])
-      : [[], []];
-    const visible = visibleFiles(reducedFiles, []);
-    const pending = new Set<number>();
-    for (const delta of deltas) {
-      for (let hour = Math.floor(delta.minTs / HOUR_MS) * HOUR_MS; hour <= delta.maxTs; hour += HOUR_MS) pending.add(hour);
-    }
+    const { visible, pending } = whollyBeforeCoverage(reduction, family, to - 1)
+      ? { visible: [], pending: new Set<number>() }
+      : await derivedCoverage(deps, reduction, source, family, since, to);
     const first = Math.floor(since / HOUR_MS) * HOUR_MS;
     const covered = [...new Set(visible.flatMap(hoursOf))].filter((h) => h >= first && h < to && !pending.has(h)).sort((a, b) => a - b);
     coveredHours += covered.length;
@@ -203,4 +206,51 @@ export async function readReduced(
   }));
   rows.sort((a, b) => Number(a.ts) - Number(b.ts));
   return { rows, coveredHours, rowsRead: rows.length };
+}
+
+/** Crossings of one histogram cell of market.oi_delta's rollup (summed over the markets asked). */
+export interface CrossingCell { family: Family; ts: number; direction: 'up' | 'down'; kind: 'upper' | 'lower' | 'first'; bucket: number; events: number; max: number }
+
+/**
+ * market.oi_delta's crossing histograms (oi_crossings) for one window over [from, to), for the
+ * given families (and symbols): cells of slots whose every hour is covered (a file of the slot, no
+ * open-interest delta touching it), with the covered hours per family; the rest is for a replay.
+ */
+export async function readOiCrossings(
+  deps: ArchiveDeps, families: readonly Family[], symbols: readonly string[] | undefined, windowS: number, from: number, to: number,
+): Promise<{ cells: CrossingCell[]; covered: Map<Family, Set<number>>; active: Set<Family>; rowsRead: number }> {
+  const covered = new Map<Family, Set<number>>();
+  // Families with open interest in the window (a histogram file or a source delta): only their uncovered hours need a replay.
+  const active = new Set<Family>();
+  const files: ArchiveFile[] = [];
+  await Promise.all(families.filter((f) => !whollyBeforeCoverage('oi_crossings', f, to - 1)).map(async (family) => {
+    const { visible, pending } = await derivedCoverage(deps, 'oi_crossings', 'open_interest', family, from, to);
+    covered.set(family, new Set(visible.flatMap(hoursOf).filter((h) => h >= from && h + HOUR_MS <= to && !pending.has(h))));
+    if (visible.length > 0 || pending.size > 0) active.add(family);
+    files.push(...visible);
+  }));
+  if (files.length === 0) return { cells: [], covered, active, rowsRead: 0 };
+  const params: Record<string, string | number | readonly string[]> = { r_files: await deps.files.paths(files), r_from: from, r_to: to - 1, r_window: windowS };
+  if (symbols) params.r_symbols = symbols;
+  const rows = await deps.sql.query({
+    sql: `SELECT family, ts, slot_hours, direction, kind, bucket, sum(events) AS events, max(max_delta) AS max_delta
+          FROM read_parquet($r_files, union_by_name = true)
+          WHERE ts BETWEEN $r_from AND $r_to AND window_s = $r_window ${symbols ? 'AND list_contains($r_symbols, symbol)' : ''}
+          GROUP BY ALL`,
+    params,
+  });
+  // A day file's cells stand for its whole day: counted only when every hour of it is covered.
+  const wholly = (family: Family, ts: number, hours: number) => Array.from({ length: hours }, (_, h) => ts + h * HOUR_MS).every((h) => covered.get(family)?.has(h));
+  for (const [family, hours] of covered) {
+    for (const r of rows.filter((x) => x.family === family && Number(x.slot_hours) > 1)) {
+      if (!wholly(family, Number(r.ts), Number(r.slot_hours))) for (let h = 0; h < Number(r.slot_hours); h++) hours.delete(Number(r.ts) + h * HOUR_MS);
+    }
+  }
+  const cells = rows
+    .filter((r) => wholly(r.family as Family, Number(r.ts), Number(r.slot_hours)))
+    .map((r) => ({
+      family: r.family as Family, ts: Number(r.ts), direction: r.direction as 'up' | 'down', kind: r.kind as CrossingCell['kind'], bucket: Number(r.bucket),
+      events: Number(r.events), max: Number(r.max_delta),
+    }));
+  return { cells, covered, active, rowsRead: rows.length };
 }

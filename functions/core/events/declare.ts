@@ -106,6 +106,12 @@ export interface Preview {
      * ReducedSource): the estimate runs the detector once over the whole lookback from it, exact.
      */
     reduced?: ReducedSource;
+    /**
+     * Where compaction keeps a threshold-crossing type's crossings as histograms per window (see
+     * core/archive/sql.ts oiCrossingsSql): an estimate with no conditions reads those instead of
+     * replaying the window, for its threshold and every rung of the ladder.
+     */
+    crossings?: 'oi_crossings';
   };
 }
 

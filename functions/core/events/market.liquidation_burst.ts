@@ -1,5 +1,5 @@
 import { liquidationBursts, type BurstParams } from '../detect/minute-detectors.ts';
-import { MINUTE_MS, rowsOf } from '../detect/minute-reads.ts';
+import { HOUR_MS, MINUTE_MS, rowsOf } from '../detect/minute-reads.ts';
 import type { MarketReference } from '../detect/relative-metrics.ts';
 import type { Family } from '../venues.ts';
 import { common, declaration, minute, relative, usd, type EventDefinition } from './declare.ts';
@@ -37,5 +37,21 @@ export default {
       return liquidationBursts(rows, ctx.from, ctx.to, bursts, (family, symbol, at) => references.get(`${family}|${symbol}|${at}`));
     },
   }),
-  preview: { estimate: { metric: 'notional_usd', gate: { param: 'threshold_usd', lowest: 1_000, fixed: { threshold_mode: 'usd' } } } },
+  preview: {
+    estimate: {
+      metric: 'notional_usd', gate: { param: 'threshold_usd', lowest: 1_000, fixed: { threshold_mode: 'usd' } },
+      // Windows are whole minutes judged at minute ends, so a minute's fills are summed once at
+      // compaction and the detector runs over those sums. Percent modes judge each minute against
+      // the market's references of that minute, which the reduction does not keep: replayed.
+      reduced: {
+        rows: { reduction: 'liquidation_minutes_1h' }, bySymbol: true, since: (from) => from - HOUR_MS - MINUTE_MS,
+        answers: (params) => params.threshold_mode === 'usd',
+        detect: async (rows, from, to, _archive, paramSets) => liquidationBursts(
+          rows.map((r) => ({ family: r.family as Family, symbol: String(r.symbol), ts: Number(r.ts), price: Number(r.notional), size: 1, fills: Number(r.fills) })),
+          from, to, paramSets as BurstParams[], () => undefined,
+        ),
+        note: 'Each minute\'s liquidated notional is summed once; sums may differ from delivery\'s in the last floating-point digit.',
+      },
+    },
+  },
 } satisfies EventDefinition<'market.liquidation_burst'>;
