@@ -439,6 +439,12 @@ export interface DatasetDef {
   /** Partitioned per symbol (and day); `false` keeps one file per family and day for all symbols. */
   perSymbol: boolean;
   /**
+   * Compacted files of the whole family (no symbol) may still exist from before the dataset was
+   * split per symbol (1-minute candles before 1.8.0): readers take a symbol's rows from them where
+   * no file of the symbol's own holds the same slot (core/archive/files.ts `supersedes`).
+   */
+  familyWideBefore?: boolean;
+  /**
    * `merge`: compaction merges the day's deltas into compacted files; `derivedFrom`: rebuilt from
    * that dataset's compacted rows, with `lookbackMs` of the source's rows before the slot too when
    * a slot's rows depend on earlier ones (a move over a window).
@@ -726,7 +732,9 @@ export const DATASETS = {
     columns: [...KEY, c('open', 'DOUBLE'), c('high', 'DOUBLE'), c('low', 'DOUBLE'), c('close', 'DOUBLE'), c('volume', 'DOUBLE'),
       c('quote_volume', 'DOUBLE'), c('trade_count', 'BIGINT'), c('open_ts', 'BIGINT'), c('close_ts', 'BIGINT')],
     uniqueBy: ['symbol', 'ts'],
-    perSymbol: false,
+    // Per symbol since 1.8.0, so one market's candle read opens that market's files alone.
+    perSymbol: true,
+    familyWideBefore: true,
     compaction: { derivedFrom: 'trades' },
     coverage: {
       perpx: at('2025-03-22T12:00:00Z'), spot: at('2025-03-22T10:50:00Z'), hip3: at('2026-02-01T00:00:00Z'),

@@ -1,7 +1,10 @@
 /**
- * DuckDB behind the SqlEngine port. One instance per container (created on first use); a short-lived
- * connection per call so concurrent requests do not share temporary tables. DuckDB's httpfs cannot
- * be installed offline, so objects are read from local files (see file-cache.ts).
+ * DuckDB behind the SqlEngine port. One instance per container (created on first use). Single
+ * queries borrow a connection from a small idle pool and give it back (opening one per query was a
+ * fixed cost of every read); sessions and statements, which may create temporary tables, get a
+ * connection of their own that is closed after them, so no temporary table outlives its work or
+ * meets another request's. DuckDB's httpfs cannot be installed offline, so objects are read from
+ * local files (see file-cache.ts).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { BIGINT, BOOLEAN, DOUBLE, DuckDBInstance, LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
@@ -44,6 +47,8 @@ function plain(row: Record<string, unknown>): Row {
 /** DuckDB's own default bound on one JSON object, and lines long enough to need more. */
 const DEFAULT_MAXIMUM_OBJECT_BYTES = 16_777_216;
 const LONG_LINE_CHARS = 256 * 1024;
+/** Idle connections kept for single queries: a container serves one request at a time, a local process a few. */
+const IDLE_CONNECTIONS = 4;
 
 export function duckDbEngine(options: { tempDir: string; threads: number; memoryLimitMb?: number }): SqlEngine {
   let instance: Promise<DuckDBInstance> | undefined;
@@ -72,6 +77,17 @@ export function duckDbEngine(options: { tempDir: string; threads: number; memory
       connection.closeSync();
     }
   }
+  const idle: DuckDBConnection[] = [];
+  /** A connection from the idle pool for one read-only query; back to the pool after it, whatever happened. */
+  async function withPooled<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    const connection = idle.pop() ?? await (await open()).connect();
+    try {
+      return await work(connection);
+    } finally {
+      if (idle.length < IDLE_CONNECTIONS) idle.push(connection);
+      else connection.closeSync();
+    }
+  }
 
   const sessionOf = (connection: DuckDBConnection): SqlSession => ({
     async query({ sql, params }: SqlQuery) {
@@ -91,8 +107,8 @@ export function duckDbEngine(options: { tempDir: string; threads: number; memory
   });
 
   return {
-    query: (query) => withConnection((connection) => sessionOf(connection).query(query)),
-    queryColumns: (query) => withConnection((connection) => sessionOf(connection).queryColumns(query)),
+    query: (query) => withPooled((connection) => sessionOf(connection).query(query)),
+    queryColumns: (query) => withPooled((connection) => sessionOf(connection).queryColumns(query)),
     execute: (query) => withConnection((connection) => sessionOf(connection).execute(query)),
     session: (work) => withConnection((connection) => work(sessionOf(connection))),
 

@@ -20,7 +20,7 @@ import type { Family } from '../core/venues.ts';
 import type { JsonRows } from '../core/market/queries.ts';
 import { logger, metrics, publishMetrics, tracer } from './powertools.ts';
 import { parseBody, parseParams } from './validate.ts';
-import { chargeRequest } from '../core/billing/credits.ts';
+import { beginCharge } from '../core/billing/credits.ts';
 import { announce } from '../core/detect/user-events.ts';
 import { clock, creditLedger, cursorKeys, latencyStore, queueSender } from './deps.ts';
 import { latencyRecorder } from '../core/quality/latency.ts';
@@ -200,9 +200,17 @@ async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEve
     body: route.body ? parseBody(route.body, event.body, event.isBase64Encoded) : undefined,
     headers: { ...headers, ...parseParams(route.headers, headers, 'header') },
   };
-  const answered = await implementation(input as RouteInput, { requestId, route, account, baseUrl: baseUrlOf(event) });
-  const result = sealed ? sealNextCursor(answered, await cursorKeys(), route.operationId) : answered;
-  if (route.billed && account) await charge(account, rowsOf(result), result.kind === 'raw' || result.kind === 'binary' ? 1 : result.creditMultiplier ?? 1);
+  // The debit's round trip runs beside the route's read (the rows' price is settled after it).
+  const charge = route.billed && account ? startCharge(account) : undefined;
+  let result: RouteResult;
+  try {
+    const answered = await implementation(input as RouteInput, { requestId, route, account, baseUrl: baseUrlOf(event) });
+    result = sealed ? sealNextCursor(answered, await cursorKeys(), route.operationId) : answered;
+  } catch (error) {
+    await charge?.cancel();
+    throw error;
+  }
+  await charge?.settle(rowsOf(result), result.kind === 'raw' || result.kind === 'binary' ? 1 : result.creditMultiplier ?? 1);
   return render(result, route, requestId, event.pathParameters);
 }
 
@@ -223,16 +231,23 @@ function rowsOf(result: RouteResult): number {
 }
 
 /**
- * Debits the caller's credits. A ledger failure is logged, not turned into an error: the data was
- * read and the client should have it; the miss shows in the metrics.
+ * Begins debiting the caller's credits (see beginCharge). A ledger failure is logged, not turned
+ * into an error: the data was read and the client should have it; the miss shows in the metrics.
  */
-async function charge(account: Caller, rows: number, multiplier: number): Promise<void> {
-  try {
-    await chargeRequest({ ledger: creditLedger(), clock, announce: (e) => announce(queueSender(), e) }, account, rows, multiplier);
-  } catch (error) {
-    logger.error('credit debit failed', { account_id: account.id, rows, error });
-    metrics.addMetric('CreditDebitFailed', MetricUnit.Count, 1);
-  }
+function startCharge(account: Caller): { settle(rows: number, multiplier: number): Promise<void>; cancel(): Promise<void> } {
+  const pending = beginCharge({ ledger: creditLedger(), clock, announce: (e) => announce(queueSender(), e) }, account);
+  const logged = async (work: () => Promise<void>, rows: number) => {
+    try {
+      await work();
+    } catch (error) {
+      logger.error('credit debit failed', { account_id: account.id, rows, error });
+      metrics.addMetric('CreditDebitFailed', MetricUnit.Count, 1);
+    }
+  };
+  return {
+    settle: (rows, multiplier) => logged(() => pending.settle(rows, multiplier), rows),
+    cancel: () => logged(() => pending.cancel(), 0),
+  };
 }
 
 /** This container's latency minutes (one write per minute and family at most; see core/quality/latency.ts). */

@@ -175,7 +175,8 @@ describe('a closing day with many markets', () => {
     expect(closed.filter((f) => f.tier === 'hour')).toEqual([]);
     expect(closed.map((f) => f.symbol).sort()).toEqual([...markets].sort());
     const candleFiles = await deps.manifest.compactedFilesOfDay('candles_1m', 'perpx', '2026-10-25');
-    expect(candleFiles.map((f) => f.tier)).toEqual([undefined]);
+    // Candles are per symbol too: one day file per market.
+    expect(candleFiles.map((f) => [f.symbol, f.tier]).sort()).toEqual(markets.map((s) => [s, undefined]).sort());
     for (const symbol of ['K0', 'K17', 'K39']) {
       const candles = await readMinuteCandles(deps, { family: 'perpx', symbol, from: day, to: day + DAY - 1 });
       expect(candles.map((c) => c.trade_count), symbol).toEqual([1, 1, 1, 1, 1, 1]);

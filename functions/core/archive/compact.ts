@@ -290,20 +290,26 @@ async function retire(deps: ArchiveDeps, files: readonly ArchiveFile[], report: 
 }
 
 /**
- * Re-derives a derived dataset's slot (one all-symbol file per hour or day) for the symbols whose
- * source rows changed, keeping the previous rows of the others. The derived file also lists the
- * source deltas it covers: readers add what they derive on the fly from source deltas no derived
- * file covers yet (for candles, the last minutes), so the derived dataset stays complete meanwhile.
+ * Re-derives a derived dataset's slot for the symbols whose source rows changed (`sourceFiles`, one
+ * per symbol, each complete for the slot). A per-symbol derived dataset (1-minute candles) writes
+ * one file per such symbol, replacing that symbol's previous files of the slot; an all-symbol one
+ * rewrites the slot's one file, keeping the previous rows of the other symbols. The derived files
+ * also list the source deltas they cover: readers add what they derive on the fly from source
+ * deltas no derived file of the symbol covers yet (for candles, the last minutes), so the derived
+ * dataset stays complete meanwhile. A family-wide file left from before the dataset was split per
+ * symbol is left in place: readers prefer the symbol's own file of the same slot (files.ts).
  */
 async function rebuildDerived(
   deps: ArchiveDeps, dataset: DerivedDataset, family: Family, day: string, slot: Slot, sourceFiles: ArchiveFile[], sourceDeltaIds: string[], report: CompactionReport,
 ): Promise<void> {
-  const existing = await deps.manifest.compactedFilesOfDay(dataset, family, day);
-  const visible = visibleFiles(existing, []);
-  const previous = slot.tier === 'day' ? visible : visible.filter((f) => f.tier === 'hour' && f.hour === slot.hour);
+  const { perSymbol } = DATASETS[dataset];
   const symbols = sourceFiles.map((f) => f.symbol!);
+  const existing = await deps.manifest.compactedFilesOfDay(dataset, family, day);
+  const inSlot = (f: ArchiveFile) => slot.tier === 'day' || (f.tier === 'hour' && f.hour === slot.hour);
+  const previous = visibleFiles(existing, []).filter((f) => inSlot(f) && (perSymbol ? f.symbol !== undefined && symbols.includes(f.symbol) : f.symbol === undefined));
   const sourcePaths = await deps.files.paths(sourceFiles);
-  const previousPaths = previous.length > 0 ? await deps.files.paths(previous) : [];
+  // A per-symbol derived dataset replaces each symbol's previous files whole; an all-symbol one keeps their other symbols' rows.
+  const previousPaths = !perSymbol && previous.length > 0 ? await deps.files.paths(previous) : [];
   // A derivation that looks back (a move over a window) also reads the source's rows just before the slot.
   const { derivedFrom, lookbackMs }: { derivedFrom: string; lookbackMs?: number } = DATASETS[dataset].compaction;
   const [slotFrom] = slotRange(day, slot);
@@ -311,17 +317,18 @@ async function rebuildDerived(
   await deps.sql.session(async (session) => {
     const source = before ? `(SELECT * FROM read_parquet($source, union_by_name = true) UNION ALL BY NAME ${before.sql})` : 'read_parquet($source)';
     const fresh = `SELECT * FROM (${DERIVATIONS[dataset](source, slot.tier === 'day' ? 24 : 1)})`;
-    const kept = previous.length > 0 ? `SELECT * FROM read_parquet($previous, union_by_name = true) WHERE NOT list_contains($symbols, symbol) UNION ALL BY NAME ` : '';
+    const kept = previousPaths.length > 0 ? `SELECT * FROM read_parquet($previous, union_by_name = true) WHERE NOT list_contains($symbols, symbol) UNION ALL BY NAME ` : '';
     await session.execute({
       sql: `CREATE OR REPLACE TEMP TABLE merged AS ${kept}${fresh}`,
       // DuckDB refuses parameters a statement does not use, so $symbols comes only with $previous.
       params: {
-        source: sourcePaths, ...(previous.length > 0 && { previous: previousPaths, symbols }), ...(lookbackMs && { ...before?.params, slot_from: slotFrom }),
+        source: sourcePaths, ...(previousPaths.length > 0 && { previous: previousPaths, symbols }), ...(lookbackMs && { ...before?.params, slot_from: slotFrom }),
       },
     });
-    await writeParts(deps, session, dataset, await partsOf(session, false), () => ({
-      fileId: `c-${dataset}-${version(deps)}`, dataset, family, day, kind: 'compacted', ...(slot.tier === 'hour' && { tier: 'hour' as const, hour: slot.hour }),
-      replaces: [...sourceDeltaIds, ...previous.map((f) => f.fileId)],
+    await writeParts(deps, session, dataset, await partsOf(session, perSymbol, perSymbol ? symbols : undefined), (part) => ({
+      fileId: `c-${dataset}-${version(deps)}`, dataset, family, day, kind: 'compacted', symbol: part.symbol,
+      ...(slot.tier === 'hour' && { tier: 'hour' as const, hour: slot.hour }),
+      replaces: [...sourceDeltaIds, ...previous.filter((f) => f.symbol === part.symbol).map((f) => f.fileId)],
     }), report);
   });
   await retire(deps, previous, report);

@@ -26,6 +26,16 @@ export function visibleFiles(compacted: readonly ArchiveFile[], deltas: readonly
 }
 
 /**
+ * Whether a symbol's own compacted file holds every row a family-wide file of the same dataset
+ * (written before the dataset was split per symbol) held for that symbol: a day file holds its
+ * whole day, an hour file its hour. A family-wide day file beside a symbol's hour file of the same
+ * day (late rows folded after the split) is not superseded: the two hold different rows.
+ */
+export function supersedes(own: ArchiveFile, familyWide: ArchiveFile): boolean {
+  return own.day === familyWide.day && (own.tier === undefined || (familyWide.tier === 'hour' && own.hour === familyWide.hour));
+}
+
+/**
  * The archive as one request sees it: manifest reads are asked once and remembered, so a route that
  * reads a dataset several times (a book: the newest checkpoint's time, its row, the diffs after it)
  * queries the manifest once per dataset. Only for the span of one request: files come and go.

@@ -4,11 +4,11 @@
  * so a default page touches one or two objects. Rows repeated across overlapping files collapse on
  * the dataset's unique key; a lone compacted file is already unique and skips that work.
  */
-import { DATASETS, type Dataset } from '../../../schemas/datasets.ts';
+import { DATASETS, type Dataset, type DatasetDef } from '../../../schemas/datasets.ts';
 import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { Row, SqlValue } from '../../ports/sql.ts';
-import { visibleFiles } from './files.ts';
+import { supersedes, visibleFiles } from './files.ts';
 import { dayOf, daysBetween } from './layout.ts';
 import { whollyBeforeCoverage } from './coverage.ts';
 import { candlesFromTradesSql } from './sql.ts';
@@ -93,58 +93,141 @@ export async function newestRow(deps: ArchiveDeps, req: Pick<WindowRequest, 'dat
   return (await readWindow(deps, { ...req, limit: 1, direction: 'desc' })).rows[0];
 }
 
+/** Compacted files of a per-symbol dataset: one symbol's own (and family-wide ones from before the split), or every symbol's, day by day. */
+async function compactedOf(deps: ArchiveDeps, dataset: Dataset, family: Family, symbol: string | undefined, fromDay: string, toDay: string): Promise<ArchiveFile[]> {
+  if (symbol === undefined) {
+    return (await Promise.all(daysBetween(fromDay, toDay).map((day) => deps.manifest.compactedFilesOfDay(dataset, family, day)))).flat();
+  }
+  const [own, familyWide] = await Promise.all([
+    deps.manifest.compactedFiles(dataset, family, symbol, fromDay, toDay),
+    (DATASETS[dataset] as DatasetDef).familyWideBefore ? deps.manifest.compactedFiles(dataset, family, undefined, fromDay, toDay) : [],
+  ]);
+  return [...own, ...familyWide];
+}
+
+/** A file to scan, and the symbols whose rows in it are read from elsewhere (skipped). */
+interface Scan { file: ArchiveFile; skip: readonly string[] }
+
 /**
- * The 1-minute candles of one symbol in [from, to] as a SQL subquery: the compacted candle files,
- * plus candles computed on the fly from trade deltas no candle file covers yet (the last minute or
- * so). Partial minutes from the two sources merge (first open, last close, extremes, sums). Columns:
- * symbol, ts, open, high, low, close, volume, quote_volume, trade_count. Undefined when no file holds
- * any; parameter names start with `m_`.
+ * The files to scan for `symbol` (or, undefined, for every symbol): a file is dropped when every
+ * symbol asked for is read from elsewhere (`elsewhere` names those symbols, or `all`), and scanned
+ * without those symbols' rows when only some are.
+ */
+function scansOf(files: readonly ArchiveFile[], symbol: string | undefined, elsewhere: (file: ArchiveFile) => readonly string[] | 'all'): Scan[] {
+  return files.flatMap((file) => {
+    const skip = elsewhere(file);
+    if (skip === 'all') return [];
+    if (symbol !== undefined) return skip.includes(symbol) ? [] : [{ file, skip: [] }];
+    return file.symbols.every((s) => skip.includes(s)) ? [] : [{ file, skip: skip.filter((s) => file.symbols.includes(s)) }];
+  });
+}
+
+/** A relation over the scans' files (parameter `$<param>`), without the rows each scan skips. */
+async function scanSql(deps: ArchiveDeps, scans: readonly Scan[], param: string, params: Record<string, SqlValue>): Promise<string> {
+  const paths = await deps.files.paths(scans.map((s) => s.file));
+  params[param] = paths;
+  const skipped = scans.flatMap((s, i) => s.skip.map((symbol) => `${paths[i]}#${symbol}`));
+  if (skipped.length === 0) return `read_parquet($${param}, union_by_name = true)`;
+  params[`${param}_skip`] = skipped;
+  return `(SELECT * EXCLUDE (filename) FROM read_parquet($${param}, union_by_name = true, filename = true)
+           WHERE NOT list_contains($${param}_skip, filename || '#' || symbol))`;
+}
+
+export interface MinuteCandleSource {
+  /** One row per symbol and minute. */
+  sql: string;
+  params: Record<string, SqlValue>;
+  /** Objects the source opens (for tests and benchmarks). */
+  filesRead: number;
+  /**
+   * When a minute may come from several files (the live tail beside the stored candles), the rows
+   * before they merge, with each piece's first and last trade time (open_ts, close_ts): a rollup to
+   * wider buckets aggregates these once instead of merging minutes first.
+   */
+  pieces?: string;
+}
+
+/**
+ * The 1-minute candles of one symbol in [from, to] as a SQL subquery: the symbol's compacted candle
+ * files, plus candles computed on the fly from the trade deltas no candle file of the symbol covers
+ * yet (the open hour, and the last minute or so). Partial minutes from the two sources merge (first
+ * open, last close, extremes, sums). Columns: symbol, ts, open, high, low, close, volume,
+ * quote_volume, trade_count. Undefined when no file holds any; parameter names start with `m_`.
+ *
+ * Candle files are per symbol, so a one-symbol read opens that symbol's files (a file a day, an hour
+ * file per closed hour of the open day) and the deltas of the open hour, whatever the number of
+ * markets. Family-wide candle files from before the split are read for a symbol where it has no file
+ * of its own for the slot.
  */
 export async function minuteCandleSource(
   deps: ArchiveDeps, req: { family: Family; symbol?: string; from: number; to: number },
-): Promise<{ sql: string; params: Record<string, SqlValue> } | undefined> {
+): Promise<MinuteCandleSource | undefined> {
   if (req.from > req.to || whollyBeforeCoverage('candles_1m', req.family, req.to)) return undefined;
   const fromDay = dayOf(req.from);
   const toDay = dayOf(req.to);
+  const { symbol } = req;
   const [candleFiles, tradeDeltas] = await Promise.all([
-    deps.manifest.compactedFiles('candles_1m', req.family, undefined, fromDay, toDay),
+    compactedOf(deps, 'candles_1m', req.family, symbol, fromDay, toDay),
     deps.manifest.deltaFiles('trades', req.family, fromDay, toDay),
   ]);
   const winners = visibleFiles(candleFiles, []);
-  const candles = winners.filter((f) => f.maxTs >= req.from - 60_000 && f.minTs <= req.to);
-  const covered = new Set(winners.flatMap((f) => f.replaces));
+  const own = winners.filter((f) => f.symbol !== undefined);
+  // The trade deltas each visible candle file covers, for its symbol (a family-wide file: for all).
+  const coveredFor = new Map<string, Set<string> | 'all'>();
+  for (const file of winners) {
+    for (const id of file.replaces) {
+      const covered = coveredFor.get(id);
+      if (file.symbol === undefined) coveredFor.set(id, 'all');
+      else if (covered !== 'all') coveredFor.set(id, (covered ?? new Set<string>()).add(file.symbol));
+    }
+  }
+  const candles = [
+    ...scansOf(own.filter((f) => f.maxTs >= req.from - 60_000 && f.minTs <= req.to), symbol, () => []),
+    ...scansOf(
+      winners.filter((f) => f.symbol === undefined && f.maxTs >= req.from - 60_000 && f.minTs <= req.to), symbol,
+      (file) => own.filter((g) => supersedes(g, file)).map((g) => g.symbol!),
+    ),
+  ];
   // Trade deltas no candle file covers yet (ingest deltas merged into a delta compaction count once, through it).
-  const tail = visibleFiles([], tradeDeltas, req.symbol).filter((d) => !covered.has(d.fileId) && d.maxTs >= req.from && d.minTs <= req.to + 60_000);
+  const tail = scansOf(
+    visibleFiles([], tradeDeltas, symbol).filter((d) => d.maxTs >= req.from && d.minTs <= req.to + 60_000), symbol,
+    (delta) => { const covered = coveredFor.get(delta.fileId); return covered === 'all' ? 'all' : [...covered ?? []]; },
+  );
   if (candles.length === 0 && tail.length === 0) return undefined;
 
   // Without a symbol: every symbol of the family (breadth reads the whole registry at once).
   const params: Record<string, SqlValue> = { m_from: req.from, m_to: req.to };
-  const bySymbol = req.symbol === undefined ? 'TRUE' : 'symbol = $m_symbol';
-  if (req.symbol !== undefined) params.m_symbol = req.symbol;
+  const bySymbol = symbol === undefined ? 'TRUE' : 'symbol = $m_symbol';
+  if (symbol !== undefined) params.m_symbol = symbol;
   const parts: string[] = [];
   if (candles.length > 0) {
-    params.m_candles = await deps.files.paths(candles);
-    parts.push(`SELECT * FROM read_parquet($m_candles, union_by_name = true) WHERE ${bySymbol} AND ts BETWEEN $m_from AND $m_to`);
+    parts.push(`SELECT * FROM ${await scanSql(deps, candles, 'm_candles', params)} WHERE ${bySymbol} AND ts BETWEEN $m_from AND $m_to`);
   }
   if (tail.length > 0) {
-    params.m_tail = await deps.files.paths(tail);
-    const trades = `(SELECT * FROM read_parquet($m_tail, union_by_name = true) WHERE ${bySymbol} AND ts BETWEEN $m_from AND $m_to + 59999
+    const trades = `(SELECT * FROM ${await scanSql(deps, tail, 'm_tail', params)} WHERE ${bySymbol} AND ts BETWEEN $m_from AND $m_to + 59999
                      QUALIFY row_number() OVER (PARTITION BY trade_id ORDER BY ts) = 1)`;
     parts.push(`SELECT * FROM (${candlesFromTradesSql(trades)}) WHERE ts BETWEEN $m_from AND $m_to`);
   }
-  // Without a tail every minute comes from one file (day files and hour files hold disjoint
-  // minutes): nothing to merge. A day file beside hour files of the same day happens only on the
-  // day tiered compaction is deployed onto an archive compacted the old way: a minute can then be in both.
-  const mixedDay = candles.some((f) => f.tier === undefined && candles.some((g) => g.day === f.day && g.tier === 'hour'));
+  const filesRead = candles.length + tail.length;
+  // Without a tail every minute of a symbol comes from one file (day files and hour files hold
+  // disjoint minutes): nothing to merge. A day file beside an hour file of the same day and symbol
+  // holds other rows of the same minutes: after tiered compaction was deployed onto an archive
+  // compacted the old way, or late rows folded after candles were split per symbol.
+  const files = candles.map((c) => c.file);
+  const sameSymbol = (f: ArchiveFile, g: ArchiveFile) => f.symbol === undefined || g.symbol === undefined || f.symbol === g.symbol;
+  const mixedDay = files.some((f) => f.tier === undefined && files.some((g) => g.day === f.day && g.tier === 'hour' && sameSymbol(f, g)));
   if (parts.length === 1 && tail.length === 0 && !mixedDay) {
-    return { sql: `SELECT symbol, ts, open, high, low, close, volume, quote_volume, trade_count FROM (${parts[0]})`, params };
+    return { sql: `SELECT symbol, ts, open, high, low, close, volume, quote_volume, trade_count FROM (${parts[0]})`, params, filesRead };
   }
+  const pieces = parts.join(' UNION ALL BY NAME ');
   return {
     sql: `SELECT symbol, ts, first(open ORDER BY open_ts) AS open, max(high) AS high, min(low) AS low,
                  last(close ORDER BY close_ts) AS close, sum(volume) AS volume, sum(quote_volume) AS quote_volume,
                  sum(trade_count) AS trade_count
-          FROM (${parts.join(' UNION ALL BY NAME ')}) GROUP BY symbol, ts`,
+          FROM (${pieces}) GROUP BY symbol, ts`,
     params,
+    filesRead,
+    pieces: `SELECT symbol, ts, open, high, low, close, volume, quote_volume, trade_count, open_ts, close_ts FROM (${pieces})`,
   };
 }
 

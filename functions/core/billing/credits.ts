@@ -44,17 +44,54 @@ export function crossedLevels(before: number, after: number, allowance: number):
 
 /** Debits one request's rows; an unmetered plan (enterprise) is counted but never runs low. */
 export async function chargeRequest(deps: ChargeDeps, account: Caller, rows: number, multiplier = 1): Promise<void> {
-  const now = deps.clock.now();
-  const month = monthOf(now);
+  const month = monthOf(deps.clock.now());
   // A route may price its rows higher (altx book history at finer granularities).
-  const credits = creditsFor(rows) * multiplier;
-  const { before, after } = await deps.ledger.debit(account.id, month, credits);
+  await announceCrossings(deps, account, month, [await deps.ledger.debit(account.id, month, creditsFor(rows) * multiplier)]);
+}
+
+export interface PendingCharge {
+  /** Debits what the request's rows cost beyond the minimum already debited, then announces the levels reached. */
+  settle(rows: number, multiplier?: number): Promise<void>;
+  /** The request failed: the minimum debited up front is given back, and nothing is announced. */
+  cancel(): Promise<void>;
+}
+
+/**
+ * A request's debit, begun before its rows are known so the ledger's round trip overlaps the read:
+ * the minimum every request costs is debited at once, the rest once the rows are counted, and the
+ * levels reached are announced only then. The month's total is the same as `chargeRequest`'s; a
+ * request that fails is not charged (its minimum is credited back).
+ */
+export function beginCharge(deps: ChargeDeps, account: Caller): PendingCharge {
+  const month = monthOf(deps.clock.now());
+  const upfront = deps.ledger.debit(account.id, month, MINIMUM_CREDITS_PER_REQUEST);
+  // Awaited by settle or cancel; a failure must not surface as an unhandled rejection meanwhile.
+  upfront.catch(() => undefined);
+  return {
+    async settle(rows, multiplier = 1) {
+      const first = await upfront;
+      const rest = creditsFor(rows) * multiplier - MINIMUM_CREDITS_PER_REQUEST;
+      const debits = rest === 0 ? [first] : [first, await deps.ledger.debit(account.id, month, rest)];
+      await announceCrossings(deps, account, month, debits);
+    },
+    async cancel() {
+      await upfront;
+      await deps.ledger.debit(account.id, month, -MINIMUM_CREDITS_PER_REQUEST);
+    },
+  };
+}
+
+/** Announces the whole-percent levels the debits took the account's remaining credits to (none on an unmetered plan). */
+async function announceCrossings(deps: ChargeDeps, account: Caller, month: string, debits: readonly { before: number; after: number }[]): Promise<void> {
   const allowance = account.monthlyCredits ?? PLANS[account.plan].monthlyCredits;
   if (allowance === null) return;
-  for (const level of crossedLevels(before, after, allowance)) {
-    await deps.announce({
-      type: 'billing.credit_low.v1', account_id: account.id, month, level_pct: level,
-      credits_remaining: Math.max(0, allowance - after), credits_limit: allowance, at: now,
-    });
+  const at = deps.clock.now();
+  for (const { before, after } of debits) {
+    for (const level of crossedLevels(before, after, allowance)) {
+      await deps.announce({
+        type: 'billing.credit_low.v1', account_id: account.id, month, level_pct: level,
+        credits_remaining: Math.max(0, allowance - after), credits_limit: allowance, at,
+      });
+    }
   }
 }

@@ -139,21 +139,28 @@ export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: n
   const width = CANDLE_INTERVALS[req.interval];
   const firstBucket = cursor ? Number(cursor.position[0]) + width : window[0];
   if (firstBucket >= window[1]) return EMPTY;
-  // Whole buckets: from the start of the first bucket to the end of the last one.
+  // Whole buckets: from the start of the first bucket to the end of the last one the page can reach
+  // (`limit` buckets and the one that tells whether more follow), so a page opens the files of its
+  // own span, not of the whole window.
+  const from = bucketStart(firstBucket, req.interval);
   const source = await minuteCandleSource(deps, {
-    family: req.family, symbol: req.symbol, from: bucketStart(firstBucket, req.interval), to: bucketStart(window[1] - 1, req.interval) + width - 1,
+    family: req.family, symbol: req.symbol, from, to: Math.min(bucketStart(window[1] - 1, req.interval) + width - 1, from + (req.limit + 1) * width - 1),
   });
   if (!source) return EMPTY;
+  // Pieces of minutes (stored candles beside the live tail's) are rolled up into buckets in one
+  // aggregation: open and close by each piece's first and last trade (arg_min and arg_max, which
+  // need no sort, unlike first and last with ORDER BY).
+  const [openAt, closeAt] = source.pieces ? ['coalesce(open_ts, ts)', 'coalesce(close_ts, ts)'] : ['ts', 'ts'];
   const result = await bucketPage(deps, {
-    buckets: `WITH minutes AS (${source.sql})
-      ${req.interval === '1m'
+    buckets: `WITH minutes AS (${source.pieces ?? source.sql})
+      ${req.interval === '1m' && !source.pieces
         // 1-minute candles are served as they are stored.
         ? `SELECT ts AS bucket, open, high, low, close, volume, quote_volume, trade_count FROM minutes`
         : `SELECT (ts - $c_anchor) // $c_width * $c_width + $c_anchor AS bucket,
-             first(open ORDER BY ts) AS open, max(high) AS high, min(low) AS low, last(close ORDER BY ts) AS close,
+             arg_min(open, ${openAt}) AS open, max(high) AS high, min(low) AS low, arg_max(close, ${closeAt}) AS close,
              sum(volume) AS volume, sum(quote_volume) AS quote_volume, CAST(sum(trade_count) AS BIGINT) AS trade_count
            FROM minutes GROUP BY 1`}`,
-    params: { ...source.params, ...(req.interval !== '1m' && { c_anchor: req.interval === '1w' ? WEEK_ANCHOR : 0, c_width: width }) },
+    params: { ...source.params, ...((req.interval !== '1m' || source.pieces) && { c_anchor: req.interval === '1w' ? WEEK_ANCHOR : 0, c_width: width }) },
     projection: CANDLE_PROJECTION, from: firstBucket, before: window[1], limit: req.limit,
   });
   return page(result, fingerprint, window);

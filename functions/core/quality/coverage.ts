@@ -5,9 +5,9 @@
  * a batched read of the statistics, and a family's 30 days one query per dataset and day (cached by
  * the caller: the reference service caches it 5 minutes).
  */
-import { DATASETS, familiesOf, type Dataset } from '../../../schemas/datasets.ts';
+import { DATASETS, familiesOf, type Dataset, type DatasetDef } from '../../../schemas/datasets.ts';
 import type { ArchiveFile, ArchiveManifest } from '../../ports/archive.ts';
-import { visibleFiles } from '../archive/files.ts';
+import { supersedes, visibleFiles } from '../archive/files.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import { dayOf, DAY_MS } from '../archive/layout.ts';
 import type { Family } from '../venues.ts';
@@ -39,12 +39,16 @@ export interface SymbolDataTypeCoverage {
 
 /** The visible files of one dataset for [fromDay, toDay]: the symbol's own (or the family's all-symbol files) and the deltas nothing replaces. */
 async function filesOf(manifest: ArchiveManifest, dataset: Dataset, family: Family, symbol: string | undefined, fromDay: string, toDay: string): Promise<ArchiveFile[]> {
-  const perSymbol = DATASETS[dataset].perSymbol;
-  const [compacted, deltas] = await Promise.all([
+  const { perSymbol, familyWideBefore } = DATASETS[dataset] as DatasetDef;
+  const [compacted, familyWide, deltas] = await Promise.all([
     symbol !== undefined || !perSymbol ? manifest.compactedFiles(dataset, family, perSymbol ? symbol : undefined, fromDay, toDay) : Promise.resolve([]),
+    // Family-wide files from before the dataset was split per symbol, where the symbol has none of its own for the slot.
+    symbol !== undefined && perSymbol && familyWideBefore ? manifest.compactedFiles(dataset, family, undefined, fromDay, toDay) : Promise.resolve([]),
     manifest.deltaFiles(dataset, family, fromDay, toDay),
   ]);
-  return withCadence(manifest, visibleFiles(compacted, deltas, symbol));
+  const own = visibleFiles(compacted, []);
+  const older = visibleFiles(familyWide, []).filter((f) => !own.some((g) => supersedes(g, f)));
+  return withCadence(manifest, visibleFiles([...compacted, ...older], deltas, symbol));
 }
 
 /** The files with their cadence statistics attached (one batched read by key). */

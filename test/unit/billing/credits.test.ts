@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chargeRequest, creditsFor, crossedLevels, type CreditLedger } from '../../../functions/core/billing/credits.ts';
+import { beginCharge, chargeRequest, creditsFor, crossedLevels, type CreditLedger } from '../../../functions/core/billing/credits.ts';
 import type { UserEventMessage } from '../../../schemas/messages.ts';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
@@ -52,5 +52,34 @@ describe('chargeRequest', () => {
     await chargeRequest(deps, { id: 'acct_3', plan: 'pro', monthlyCredits: 500 }, 10);
 
     expect(announced.map((e) => e.type === 'billing.credit_low.v1' && [e.level_pct, e.credits_remaining, e.credits_limit])).toEqual([[25, 125, 500]]);
+  });
+});
+
+describe('beginCharge', () => {
+  const deps = (ledger: CreditLedger, announced: UserEventMessage[]) => ({ ledger, clock: { now: () => NOW }, announce: async (e: UserEventMessage) => { announced.push(e); } });
+
+  it('debits the minimum before the rows are known, and in all what chargeRequest debits, announcing the same levels', async () => {
+    for (const [rows, multiplier] of [[0, 1], [1_000, 1], [2_500, 1], [2_500, 3], [80_000_000, 1]] as const) {
+      const [one, two] = [ledgerAt(59_999_000), ledgerAt(59_999_000)];
+      const once: UserEventMessage[] = [];
+      const begun: UserEventMessage[] = [];
+      await chargeRequest(deps(one, once), { id: 'acct_1', plan: 'build' }, rows, multiplier);
+      const pending = beginCharge(deps(two, begun), { id: 'acct_1', plan: 'build' });
+      // The minimum is on the ledger while the route is still reading.
+      expect(await two.used('acct_1', '2026-11')).toBe(59_999_001);
+      expect(begun).toEqual([]);
+      await pending.settle(rows, multiplier);
+      expect(await two.used('acct_1', '2026-11'), `${rows} rows x${multiplier}`).toBe(await one.used('acct_1', '2026-11'));
+      expect(begun, `${rows} rows x${multiplier}`).toEqual(once);
+    }
+  });
+
+  it('gives the minimum back and announces nothing when the request fails', async () => {
+    const ledger = ledgerAt(59_999_999);
+    const announced: UserEventMessage[] = [];
+    const pending = beginCharge(deps(ledger, announced), { id: 'acct_1', plan: 'build' });
+    await pending.cancel();
+    expect(await ledger.used('acct_1', '2026-11')).toBe(59_999_999);
+    expect(announced).toEqual([]);
   });
 });
