@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { oiDeltas } from '../../functions/core/detect/minute-detectors.ts';
 import { matches } from '../../functions/core/detect/match.ts';
 import { estimateWithCost } from '../../functions/core/detect/preview.ts';
+import { rederiveDays } from '../../functions/core/archive/compact.ts';
 import { bucketEdge, readOiCrossings, HOUR_MS } from '../../functions/core/detect/rollups.ts';
 import { EVENT_TYPE_BY_NAME } from '../../functions/core/webhooks/catalog.ts';
 import { normalizeConfig } from '../../functions/core/webhooks/filters.ts';
@@ -91,5 +92,20 @@ describe('the oi_crossings rollup', () => {
         expect(rung.per_day, `rung ${rung.value}`).toBe(Number((rawPerDay(records, symbol, windowS, edge).reduce((a, b) => a + b, 0) / days).toFixed(2)));
       }
     }
+  });
+
+  it('is derived again for days compacted before it existed (npm run derive:backfill), equal to what compaction derived', async () => {
+    const { symbol } = await ingest(fc.sample(seriesArb, { numRuns: 1, seed: 3 })[0]!);
+    const day = '2026-09-01';
+    const cells = async () => (await readOiCrossings(archive(), ['perpx'], [symbol], 900, T0, T0 + DAY)).cells;
+    const derived = await cells();
+    expect(derived.length).toBeGreaterThan(0);
+    // The day as an archive compacted before the rollup has it: no histogram file.
+    for (const file of await archive().manifest.compactedFilesOfDay('oi_crossings', 'perpx', day)) await archive().manifest.deleteFile(file);
+    expect(await cells()).toEqual([]);
+    const report = await rederiveDays(archive(), { datasets: ['oi_crossings'], families: ['perpx'], from: day, to: '2026-09-02' });
+    // Day two is still open: left to its day fold.
+    expect(report.partitions).toBe(1);
+    expect(await cells()).toEqual(derived);
   });
 });

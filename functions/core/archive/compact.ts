@@ -23,7 +23,7 @@ import { DATASETS, rowGroupRowsOf, sortOrderOf, DERIVED_DATASETS, INGESTED_DATAS
 import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { SqlSession } from '../../ports/sql.ts';
-import { DAY_MS, compactedKey, dayOf, deltaKey } from './layout.ts';
+import { DAY_MS, compactedKey, dayOf, daysBetween, deltaKey } from './layout.ts';
 import { visibleFiles } from './files.ts';
 import { candlesFromTradesSql, oiCrossingsSql, reductionSql, rollupSql } from './sql.ts';
 import { windowSource } from './read.ts';
@@ -391,7 +391,7 @@ export interface CompactionOptions {
 }
 
 export async function compactArchive(deps: ArchiveDeps, options: CompactionOptions = {}): Promise<CompactionReport> {
-  const report: CompactionReport = { partitions: 0, filesWritten: 0, rowsWritten: 0, derivedRowsWritten: 0, deltasRetired: 0, objectsDeleted: 0, skippedLeased: 0, foldsDeferred: 0 };
+  const report = emptyReport();
   const owner = randomUUID();
   const now = deps.clock.now();
   const started = performance.now();
@@ -427,6 +427,47 @@ export async function compactArchive(deps: ArchiveDeps, options: CompactionOptio
     }
   }
   report.objectsDeleted = await collectGarbage(deps);
+  return report;
+}
+
+const emptyReport = (): CompactionReport => ({
+  partitions: 0, filesWritten: 0, rowsWritten: 0, derivedRowsWritten: 0, deltasRetired: 0, objectsDeleted: 0, skippedLeased: 0, foldsDeferred: 0,
+});
+
+/**
+ * Derives derived datasets again for closed days from their source's day files: days compacted
+ * before a derived dataset existed (a rollup added to a running archive), or one to rebuild. A
+ * day at a time per family, under the source's compaction lease (waiting while compaction holds
+ * it); days still in hour files are left to their day fold, which derives them.
+ */
+export async function rederiveDays(
+  deps: ArchiveDeps, options: { datasets: readonly DerivedDataset[]; families?: readonly Family[]; from: string; to: string; onDay?: (day: string) => void },
+): Promise<CompactionReport> {
+  const report = emptyReport();
+  const owner = randomUUID();
+  for (const dataset of options.datasets) {
+    const source = DATASETS[dataset].compaction.derivedFrom as IngestedDataset;
+    for (const family of familiesOf(dataset).filter((f) => !options.families || options.families.includes(f))) {
+      for (const day of daysBetween(options.from, options.to)) {
+        if (deps.clock.now() < dayStart(day) + DAY_MS + SETTLE_MS) continue;
+        const lease = `compact#${source}#${family}`;
+        while (!(await deps.manifest.acquireLease(lease, owner, deps.clock.now() + LEASE_MS, deps.clock.now()))) {
+          report.skippedLeased += 1;
+          await new Promise((resolve) => setTimeout(resolve, 2_000));
+        }
+        try {
+          const files = visibleFiles(await deps.manifest.compactedFilesOfDay(source, family, day), []);
+          if (files.length > 0 && files.every((f) => f.tier === undefined)) {
+            await rebuildDerived(deps, dataset, family, day, { tier: 'day' }, files, [], report);
+            report.partitions += 1;
+          }
+        } finally {
+          await deps.manifest.releaseLease(lease, owner);
+        }
+        options.onDay?.(day);
+      }
+    }
+  }
   return report;
 }
 
