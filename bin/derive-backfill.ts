@@ -1,8 +1,9 @@
 /**
- * `npm run derive:backfill -- --from <day> --to <day> [--datasets oi_crossings,liquidation_minutes_1h] [--family perpx] [--target local|aws]`:
+ * `npm run derive:backfill -- --from <day> --to <day> [--datasets oi_crossings,liquidation_minutes_1h] [--family perpx]` (local cloud running):
  * derives derived datasets (rollups, reductions, 1-minute candles) again for closed days from
  * their sources' day files: days compacted before a rollup existed, so estimates read them instead
  * of replaying them. All derived datasets when --datasets is absent. Rerunning a day rewrites it.
+ * In AWS the compact function does the same when invoked with `{ rederive: { from, to, datasets } }`.
  */
 import { parseArgs } from 'node:util';
 import { DERIVED_DATASETS, familiesOf, type DerivedDataset } from '../schemas/datasets.ts';
@@ -15,7 +16,7 @@ import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { plural, progressBar } from './progress.ts';
 
 const { values } = parseArgs({
-  options: { from: { type: 'string' }, to: { type: 'string' }, datasets: { type: 'string' }, family: { type: 'string' }, target: { type: 'string', default: 'local' } },
+  options: { from: { type: 'string' }, to: { type: 'string' }, datasets: { type: 'string' }, family: { type: 'string' } },
 });
 const day = (text: string | undefined, name: string) => {
   if (!text || !/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(Date.parse(`${text}T00:00:00Z`))) throw new Error(`--${name} must be a UTC day (YYYY-MM-DD)`);
@@ -27,7 +28,7 @@ const datasets = (values.datasets?.split(',') ?? DERIVED_DATASETS) as DerivedDat
 const unknown = datasets.filter((d) => !DERIVED_DATASETS.includes(d));
 if (unknown.length) throw new Error(`--datasets: ${unknown.join(', ')} not derived; choose from ${DERIVED_DATASETS.join(', ')}`);
 if (values.family && !FAMILIES.includes(values.family as Family)) throw new Error(`--family is one of ${FAMILIES.join(', ')}`);
-if (values.target === 'local') attachToRunningCloud(localSettings().LOCAL_DATA_DIR);
+attachToRunningCloud(localSettings().LOCAL_DATA_DIR);
 
 const started = Date.now();
 const bar = progressBar('Deriving again', 'days');

@@ -1,12 +1,27 @@
-/** Scheduled every minute: compacts recent deltas in tiers and deletes objects past their grace period. */
+/**
+ * Scheduled every minute: compacts recent deltas in tiers and deletes objects past their grace period.
+ * Invoked with `{ rederive: { from, to, datasets? } }` (UTC days, derived dataset names) it derives
+ * those datasets again for the closed days of the span instead (`npm run derive:backfill` locally).
+ */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { SCHEDULED_FOLD_BUDGET_MS, compactArchive, type CompactionReport } from '../core/archive/compact.ts';
+import { SCHEDULED_FOLD_BUDGET_MS, compactArchive, rederiveDays, type CompactionReport } from '../core/archive/compact.ts';
+import { DERIVED_DATASETS, type DerivedDataset } from '../../schemas/datasets.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { logger, metrics, publishMetrics } from '../shared/powertools.ts';
 
-async function compact(): Promise<CompactionReport> {
+type CompactEvent = { rederive?: { from: string; to: string; datasets?: string[] } };
+const UTC_DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+async function compact(event: CompactEvent | undefined): Promise<CompactionReport> {
+  if (event?.rederive) {
+    const { from, to, datasets = DERIVED_DATASETS } = event.rederive;
+    if (!UTC_DAY.test(from) || !UTC_DAY.test(to) || datasets.some((d) => !DERIVED_DATASETS.includes(d as DerivedDataset))) {
+      throw new Error(`rederive takes { from, to } UTC days (YYYY-MM-DD) and datasets among ${DERIVED_DATASETS.join(', ')}`);
+    }
+    return rederiveDays(archiveDeps(), { datasets: datasets as DerivedDataset[], from, to });
+  }
   const report = await compactArchive(archiveDeps(), { foldBudgetMs: SCHEDULED_FOLD_BUDGET_MS });
   metrics.addMetric('CompactedRows', MetricUnit.Count, report.rowsWritten);
   if (report.filesWritten > 0) logger.info('compaction', { ...report });
