@@ -16,7 +16,7 @@ import type { BreadthStore } from '../../ports/breadth.ts';
 import type { NormalizedRecord } from '../../../schemas/datasets.ts';
 import { DRY_RUN_TYPES, ESTIMATE_TYPES, EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
 import type { Detection, EventDefinition, EventTypeDecl, Preview } from '../events/declare.ts';
-import { BUCKET_RATIO, HOUR_MS, bucketEdge, bucketOf, isExactEdge, NO_VALUE_BUCKET, readDetectorInput, readOiCrossings, readRollup, type RollupSource } from './rollups.ts';
+import { BUCKET_RATIO, HOUR_MS, bucketEdge, bucketOf, isExactEdge, NO_VALUE_BUCKET, readDetectorInput, readOiCrossings, readRollup, uncoveredSpans, type RollupSource } from './rollups.ts';
 import { OI_DELTA_LOWEST_PCT, ROLLUPS } from '../archive/sql.ts';
 import { normalizeConfig, type StoredConfig } from '../webhooks/filters.ts';
 import type { Caller } from '../accounts.ts';
@@ -522,14 +522,7 @@ async function estimateFromCrossings(input: EstimateInput, detection: Extract<De
 
   // The uncovered hours, newest first a day at a time, every threshold in one pass of the detector.
   const covered = (family: string, hour: number) => read.covered.get(family as Family)?.has(hour) ?? false;
-  const uncovered: [number, number][] = [];
-  for (let hour = Math.floor(firstDay / HOUR_MS) * HOUR_MS; hour < now; hour += HOUR_MS) {
-    if ([...read.active].every((f) => covered(f, hour))) continue;
-    const [start, end] = [hour, Math.min(now, hour + HOUR_MS)];
-    const last = uncovered.at(-1);
-    if (last && last[1] === start) last[1] = end;
-    else uncovered.push([start, end]);
-  }
+  const uncovered = uncoveredSpans(firstDay, now, (hour) => [...read.active].every((f) => covered(f, hour)));
   const pages = uncovered.flatMap(([a, b]) => pagesOf(a, b, MINUTE_PAGE_MS)).sort((a, b) => b[0] - a[0]);
   const replayed: Candidate[] = [];
   let from = firstDay;

@@ -54,6 +54,19 @@ function hoursOf(file: { day: string; tier?: 'minute' | 'hour'; hour?: number })
   return Array.from({ length: DAY_MS / HOUR_MS }, (_, h) => start + h * HOUR_MS);
 }
 
+/** The hours of [from, to) that `covered` rejects, clipped to it and joined where they touch. */
+export function uncoveredSpans(from: number, to: number, covered: (hour: number) => boolean): [number, number][] {
+  const spans: [number, number][] = [];
+  for (let hour = Math.floor(from / HOUR_MS) * HOUR_MS; hour < to; hour += HOUR_MS) {
+    if (covered(hour)) continue;
+    const [start, end] = [Math.max(from, hour), Math.min(to, hour + HOUR_MS)];
+    const last = spans.at(-1);
+    if (last && last[1] === start) last[1] = end;
+    else spans.push([start, end]);
+  }
+  return spans;
+}
+
 /**
  * A derived dataset's visible files over the days of [from, to) and the source hours it does not
  * hold yet: hours a source delta touches (rows not folded into the derived files).
@@ -189,15 +202,7 @@ export async function readReduced(
     }
     // The hours not covered, joined where they touch, reduced from the raw rows.
     const coveredSet = new Set(covered);
-    const spans: [number, number][] = [];
-    for (let hour = first; hour < to; hour += HOUR_MS) {
-      if (coveredSet.has(hour)) continue;
-      const [start, end] = [Math.max(since, hour), Math.min(to, hour + HOUR_MS)];
-      const last = spans.at(-1);
-      if (last && last[1] === start) last[1] = end;
-      else spans.push([start, end]);
-    }
-    for (const [start, end] of spans) {
+    for (const [start, end] of uncoveredSpans(since, to, (hour) => coveredSet.has(hour))) {
       read.push(windowSource(deps, { dataset: source, family, from: start, to: end - 1, symbols }).then((window) => (window
         ? deps.sql.query({ sql: REDUCTIONS[reduction].rows(`(${window.sql})`), params: window.params })
         : [])));
