@@ -24,7 +24,8 @@ const timed = <A extends unknown[], R>(what: (...args: A) => string, work: (...a
   const t = performance.now();
   try { return await work(...args); } finally { timings.push({ what: what(...args), ms: performance.now() - t }); }
 };
-const sql = { ...base.sql, query: timed((q: Parameters<typeof base.sql.query>[0]) => `sql ${q.sql.replace(/\s+/g, ' ').slice(0, 80)}`, base.sql.query.bind(base.sql)) };
+const sqlText = (q: Parameters<typeof base.sql.query>[0]) => `sql ${q.sql.replace(/\s+/g, ' ').slice(0, 80)}`;
+const sql = { ...base.sql, query: timed(sqlText, base.sql.query.bind(base.sql)), queryColumns: timed(sqlText, base.sql.queryColumns.bind(base.sql)) };
 const manifest = new Proxy(base.manifest, {
   get: (target, name) => {
     const value = Reflect.get(target, name) as unknown;
@@ -40,12 +41,14 @@ for (const type of types) {
   for (let i = 0; i < 6; i++) {
     timings.length = 0;
     const t = performance.now();
+    const cpu = process.cpuUsage();
     const config = type === 'market.liquidation' ? { min_notional_usd: 1_000 } : {};
-    const answer = await estimateWithCost(previewDeps, { id: `acct_profile_${type}_${i}`, plan: 'pro' }, { event_type: type, config, lookback_days: 30 });
+    const answer = await estimateWithCost(previewDeps, { id: `acct_profile_${type}_${i}_${Date.now()}`, plan: 'pro' }, { event_type: type, config, lookback_days: 30 });
     const total = performance.now() - t;
+    const used = process.cpuUsage(cpu);
     const by = (prefix: string) => timings.filter((x) => x.what.startsWith(prefix)).reduce((n, x) => n + x.ms, 0);
-    console.log(`${type} run ${i}: ${total.toFixed(0)} ms (sql ${by('sql').toFixed(0)}, manifest ${by('manifest').toFixed(0)}, files ${by('files').toFixed(0)}; ${timings.length} calls, summed), basis ${answer.basis.mode}, ${answer.total} occurrences`);
-    if (i === 5) for (const x of [...timings].sort((a, b) => b.ms - a.ms).slice(0, 8)) console.log(`   ${x.ms.toFixed(0)} ms  ${x.what}`);
+    console.log(`${type} run ${i}: ${total.toFixed(0)} ms, process CPU ${((used.user + used.system) / 1000).toFixed(0)} ms (sql ${by('sql').toFixed(0)}, manifest ${by('manifest').toFixed(0)}, files ${by('files').toFixed(0)}; ${timings.length} calls, summed), basis ${answer.basis.mode}, ${answer.total} occurrences`);
+    if (i === 5) for (const x of [...timings].sort((a, b) => b.ms - a.ms).slice(0, Number(process.env.PROFILE_TOP ?? 8))) console.log(`   ${x.ms.toFixed(0)} ms  ${x.what}`);
   }
 }
 await env.stop();

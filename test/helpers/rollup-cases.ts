@@ -13,7 +13,8 @@ import { fillCandidates, liquidationCandidates, transferCandidates } from '../..
 import { estimateWithCost } from '../../functions/core/detect/preview.ts';
 import { bucketOf, readRollup, HOUR_MS, type RollupSource } from '../../functions/core/detect/rollups.ts';
 import type { Candidate } from '../../functions/core/detect/candidate.ts';
-import type { LiquidationRecord, NormalizedRecord, TradeRecord, TransferRecord } from '../../schemas/datasets.ts';
+import { DATASETS, type LiquidationRecord, type NormalizedRecord, type TradeRecord, type TransferRecord } from '../../schemas/datasets.ts';
+import type { Family } from '../../functions/core/venues.ts';
 import { DAY, NOW, T0, USERS, WATCHED, rowArb, rollupArchive, type Row } from './rollup-archive.ts';
 
 interface Case {
@@ -114,6 +115,31 @@ export function describeRollups(rollups: readonly RollupSource[]): void {
           expect(answer.ladder[i]!.per_day).toBeLessThanOrEqual(answer.ladder[i - 1]!.per_day);
         }
       }
+    });
+
+    // Runs last in its case: it retires the rollup's files of day one.
+    it(`holds ${c.rollup}'s hours that have no source rows, and not a source day whose rollup files are gone`, async () => {
+      const wallets = c.perWallet ? WATCHED : undefined;
+      // Another family the rollup covers has no rows in this archive: no hour needs a replay.
+      const other = Object.keys(DATASETS[c.rollup].coverage).find((f) => f !== 'perpx') as Family;
+      const empty = await readRollup(harness.archive(), c.rollup, [other], undefined, T0, NOW, wallets);
+      expect(empty.covered.get(other)!.size).toBe(Math.floor((NOW - T0) / HOUR_MS));
+      expect(empty.cells).toEqual([]);
+      // Day one as if compacted before the rollup existed: its source files stay, its rollup files go.
+      const { symbol, records } = await ingest(c, fc.sample(rowArb, { numRuns: 100, seed: 7 }));
+      const manifest = harness.archive().manifest;
+      const dayOne = new Date(T0).toISOString().slice(0, 10);
+      for (const file of await manifest.compactedFiles(c.rollup, 'perpx', undefined, dayOne, dayOne)) await manifest.deleteFile(file);
+      const read = await readRollup(harness.archive(), c.rollup, ['perpx'], [symbol], T0, NOW, wallets);
+      const covered = read.covered.get('perpx')!;
+      expect([...covered].filter((hour) => hour < T0 + DAY)).toEqual([]);
+      expect(covered.has(T0 + DAY)).toBe(true);
+      // The estimate replays day one from the raw rows: the same per-day counts.
+      const events = c.events(records, new Set(WATCHED)).filter((e) => (e.metrics[c.metric] as number) >= 10_000);
+      const answer = await estimateWithCost(harness.previewDeps(), await harness.caller(), {
+        event_type: c.type, config: { symbols: [symbol], min_notional_usd: 10_000 }, lookback_days: 2,
+      });
+      expect(answer.per_day.map((d) => d.count)).toEqual([0, 1].map((d) => events.filter((e) => Math.floor((e.occurredAt - T0) / DAY) === d).length));
     });
   });
 }

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { liquidationBursts, type BurstParams } from '../../functions/core/detect/minute-detectors.ts';
 import liquidationBurst from '../../functions/core/events/market.liquidation_burst.ts';
 import { estimateWithCost } from '../../functions/core/detect/preview.ts';
-import { readDetectorInput, HOUR_MS } from '../../functions/core/detect/rollups.ts';
+import { detectorInput, readDetectorInput, HOUR_MS } from '../../functions/core/detect/rollups.ts';
 import type { Candidate } from '../../functions/core/detect/candidate.ts';
 import type { LiquidationRecord } from '../../schemas/datasets.ts';
 import { DAY, NOW, T0, rollupArchive } from '../helpers/rollup-archive.ts';
@@ -59,6 +59,10 @@ describe('the liquidation minutes reduction', () => {
       expect(read.rows.length).toBeLessThanOrEqual(records.length);
       const params = [60, 300, 900, 3600].flatMap((w) => [USD(w, 1_000), USD(w, 1_000_000), USD(w, 2_500_000)]);
       expect(shape(await reduced.detect(read.rows, T0, NOW, archive(), params))).toEqual(shape(liquidationBursts(records, T0, NOW, params, () => undefined)));
+      // The estimate's SQL detector: the same occurrences, whole.
+      const whole = (found: readonly Candidate[]) => found.map((c) => JSON.stringify([c.key, c.occurredAt, c.params, c.metrics, c.data])).sort();
+      const input = await detectorInput(archive(), reduced, ['perpx'], [symbol], reduced.since(T0), NOW);
+      expect(whole(await input.detect(T0, NOW, params))).toEqual(whole(liquidationBursts(records, T0, NOW, params, () => undefined)));
     }), { numRuns: 8 });
   });
 
@@ -70,5 +74,10 @@ describe('the liquidation minutes reduction', () => {
     expect(answer.basis.mode).toBe('exact');
     expect(answer.basis.note).toMatch(/hourly reduction/);
     expect(answer.rowsScanned).toBeLessThanOrEqual(records.length);
+    // Counted in SQL (no condition) as when each burst is decoded and matched (a condition every burst meets).
+    const matched = await estimateWithCost(previewDeps(), caller, {
+      event_type: 'market.liquidation_burst', config: { symbols: [symbol], params: { window_s: 300, threshold_usd: 1_000_000 }, conditions: [{ metric: 'liquidation_count', op: 'greater_than_or_equal', value: 1 }] }, lookback_days: 2,
+    });
+    expect({ ...answer, rowsScanned: 0 }).toEqual({ ...matched, rowsScanned: 0 });
   });
 });

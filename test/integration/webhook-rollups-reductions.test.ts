@@ -13,7 +13,7 @@ import fundingFlip from '../../functions/core/events/market.funding_flip.ts';
 import marketPgaPayment from '../../functions/core/events/market.pga_payment.ts';
 import oracleJump from '../../functions/core/events/oracle.jump.ts';
 import { estimateWithCost } from '../../functions/core/detect/preview.ts';
-import { readDetectorInput, HOUR_MS } from '../../functions/core/detect/rollups.ts';
+import { detectorInput, readDetectorInput, HOUR_MS } from '../../functions/core/detect/rollups.ts';
 import type { Candidate } from '../../functions/core/detect/candidate.ts';
 import type { FundingRecord, OpenInterestRecord, SettlementRecord, TradeRecord } from '../../schemas/datasets.ts';
 import { DAY, NOW, T0, USERS, rollupArchive } from '../helpers/rollup-archive.ts';
@@ -34,10 +34,19 @@ describe('the reductions', () => {
       expect(read.rows.length).toBe(records.filter((r) => r.ts % HOUR_MS === 0).length);
       const flips = (found: readonly Candidate[]) => found.map((c) => c.key).sort();
       expect(flips(await fundingFlip.preview.estimate.reduced.detect(read.rows, T0, NOW))).toEqual(flips(fundingFlips(records, T0, NOW)));
+      // The estimate's SQL detector: the same occurrences, whole.
+      const whole = (found: readonly Candidate[]) => found.map((c) => JSON.stringify([c.key, c.occurredAt, c.metrics, c.data])).sort();
+      const input = await detectorInput(archive(), fundingFlip.preview.estimate.reduced, ['perpx'], [symbol], T0 - 2 * HOUR_MS, NOW);
+      expect(whole(await input.detect(T0, NOW, [{}]))).toEqual(whole(fundingFlips(records, T0, NOW)));
       const answer = await estimateWithCost(previewDeps(), await caller(), { event_type: 'market.funding_flip', config: { symbols: [symbol] }, lookback_days: 2 });
       const raw = fundingFlips(records, T0, NOW);
       expect(answer.per_day.map((d) => d.count)).toEqual([0, 1].map((d) => raw.filter((c) => Math.floor((c.occurredAt - T0) / DAY) === d).length));
       expect(answer.basis.mode).toBe('exact');
+      // Counted in SQL (no condition) as when each flip is decoded and matched (a condition every flip meets).
+      const matched = await estimateWithCost(previewDeps(), await caller(), {
+        event_type: 'market.funding_flip', config: { symbols: [symbol], conditions: [{ metric: 'flipped_to', op: 'in', value: ['positive', 'negative'] }] }, lookback_days: 2,
+      });
+      expect({ ...answer, rowsScanned: 0 }).toEqual({ ...matched, rowsScanned: 0 });
     }), { numRuns: 6 });
   });
 

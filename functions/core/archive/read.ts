@@ -62,16 +62,26 @@ function keysetSql(columns: readonly string[], comparison: '>' | '<' = '>'): str
   return `(${terms.join(' OR ')})`;
 }
 
-async function filesFor(deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'>): Promise<ArchiveFile[]> {
+/**
+ * Up to this many symbols named, a per-symbol dataset's files are listed symbol by symbol (one
+ * query each, whatever the days, reading only their items); more, day by day for the whole family
+ * (a day of an open hour-tiered day is thousands of items, as many markets as hours).
+ */
+const LISTED_BY_SYMBOL = 32;
+
+async function filesFor(deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'> & { symbols?: readonly string[] }): Promise<ArchiveFile[]> {
   const def = DATASETS[req.dataset];
   const fromDay = dayOf(req.from);
   const toDay = dayOf(req.to);
   const symbol = def.perSymbol ? req.symbol : undefined;
+  const bySymbol = def.perSymbol && symbol === undefined && req.symbols !== undefined && req.symbols.length <= LISTED_BY_SYMBOL;
   const [compacted, deltas] = await Promise.all([
-    // A whole-family read of a per-symbol dataset gathers every symbol's files, day by day.
-    def.perSymbol && symbol === undefined
-      ? Promise.all(daysBetween(fromDay, toDay).map((day) => deps.manifest.compactedFilesOfDay(req.dataset, req.family, day))).then((days) => days.flat())
-      : deps.manifest.compactedFiles(req.dataset, req.family, symbol, fromDay, toDay),
+    bySymbol
+      ? Promise.all(req.symbols!.map((s) => deps.manifest.compactedFiles(req.dataset, req.family, s, fromDay, toDay))).then((files) => files.flat())
+      // A whole-family read of a per-symbol dataset gathers every symbol's files, day by day.
+      : def.perSymbol && symbol === undefined
+        ? Promise.all(daysBetween(fromDay, toDay).map((day) => deps.manifest.compactedFilesOfDay(req.dataset, req.family, day))).then((days) => days.flat())
+        : deps.manifest.compactedFiles(req.dataset, req.family, symbol, fromDay, toDay),
     deps.manifest.deltaFiles(req.dataset, req.family, fromDay, toDay),
   ]);
   return visibleFiles(compacted, deltas, req.symbol).filter((f) => f.maxTs >= req.from && f.minTs <= req.to);
@@ -355,7 +365,6 @@ export function mayShareRows(files: readonly ArchiveFile[]): boolean {
 /** The files holding a window's rows (of the given symbols only, when named). */
 export async function windowFiles(deps: ArchiveDeps, req: WindowSourceRequest): Promise<ArchiveFile[]> {
   if (req.from > req.to || whollyBeforeCoverage(req.dataset, req.family, req.to)) return [];
-  // A few symbols: the family's files of each day from one manifest query, then only theirs.
   return (await filesFor(deps, req)).filter((f) => ofSymbols(f, req.symbols));
 }
 

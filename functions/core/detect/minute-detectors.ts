@@ -45,16 +45,21 @@ export function fundingFlips(rows: readonly FundingRecord[], from: number, to: n
       const row = series[i]!;
       const rate = Number(row.funding_rate);
       if (!inWindow(row.ts, from, to) || previous === 0 || rate === 0 || Math.sign(previous) === Math.sign(rate)) continue;
-      const family = row.family as Family;
-      const flippedTo = rate > 0 ? 'positive' : 'negative';
-      const fields = { venue: family, symbol, timestamp: iso(row.ts), funding_rate: rate, flipped_to: flippedTo };
-      out.push({
-        type: 'market.funding_flip', key: `flip:${family}:${symbol}:${row.ts}`, occurredAt: row.ts, venue: family, symbol, address: null,
-        metrics: fields, data: { ...fields, previous_rate: previous, api_url: instrumentUrl(family, symbol) },
-      });
+      out.push(fundingFlip(row.family as Family, symbol, row.ts, rate, previous));
     }
   }
   return out;
+}
+
+/** One market.funding_flip: the settled `rate` at `ts` after `previous` of the other sign. */
+export function fundingFlip(family: Family, symbol: string, ts: number, rate: number, previous: number): Candidate {
+  const fields = { venue: family, symbol, timestamp: iso(ts), funding_rate: rate, flipped_to: rate > 0 ? 'positive' : 'negative' };
+  let data: Candidate['data'] | undefined;
+  return {
+    type: 'market.funding_flip', key: `flip:${family}:${symbol}:${ts}`, occurredAt: ts, venue: family, symbol, address: null, metrics: fields,
+    // Built when first read: an estimate makes a candidate of each of a month's flips to match and count them, and shows five.
+    get data() { return (data ??= { ...fields, previous_rate: previous, api_url: instrumentUrl(family, symbol) }); },
+  };
 }
 
 /** `market.listed`: once per market, at its listing time. */
@@ -226,21 +231,30 @@ export function liquidationBursts(
       for (const end of [...ends].sort((a, b) => a - b)) {
         const now = measure(end);
         if (!now.over || measure(end - MINUTE).over) continue;
-        const fields = { venue: family, symbol, timestamp: iso(end), notional_usd: round(now.usd, 2), liquidation_count: now.count };
-        const paramsKey = `${params.window_s}:${params.threshold_mode}:${params.threshold_mode === 'usd' ? params.threshold_usd : params.threshold_pct}`;
-        out.push({
-          type: 'market.liquidation_burst', key: `burst:${family}:${symbol}:${end}:${paramsKey}`, occurredAt: end, venue: family, symbol, address: null,
-          params: { ...params }, metrics: fields,
-          data: {
-            ...fields, window_s: params.window_s, threshold_mode: params.threshold_mode, value: round(now.value!, 4),
-            threshold: params.threshold_mode === 'usd' ? params.threshold_usd : params.threshold_pct,
-            api_url: `${FAMILY_PREFIX[family]}/trades/${encodeURIComponent(symbol)}?start=${end - windowMs}&end=${end}`,
-          },
-        });
+        out.push(liquidationBurst(family, symbol, end, params, now));
       }
     }
   }
   return out;
+}
+
+/** One market.liquidation_burst: the window ending at `end` holds `usd` of `count` fills, `value` in the mode's unit. */
+export function liquidationBurst(family: Family, symbol: string, end: number, params: BurstParams, at: { usd: number; count: number; value: number | null }): Candidate {
+  const fields = { venue: family, symbol, timestamp: iso(end), notional_usd: round(at.usd, 2), liquidation_count: at.count };
+  const paramsKey = `${params.window_s}:${params.threshold_mode}:${params.threshold_mode === 'usd' ? params.threshold_usd : params.threshold_pct}`;
+  let data: Candidate['data'] | undefined;
+  return {
+    type: 'market.liquidation_burst', key: `burst:${family}:${symbol}:${end}:${paramsKey}`, occurredAt: end, venue: family, symbol, address: null,
+    params: { ...params }, metrics: fields,
+    // Built when first read (see fundingFlip).
+    get data() {
+      return (data ??= {
+        ...fields, window_s: params.window_s, threshold_mode: params.threshold_mode, value: round(at.value!, 4),
+        threshold: params.threshold_mode === 'usd' ? params.threshold_usd : params.threshold_pct,
+        api_url: `${FAMILY_PREFIX[family]}/trades/${encodeURIComponent(symbol)}?start=${end - params.window_s * 1000}&end=${end}`,
+      });
+    },
+  };
 }
 
 export interface BreadthPoint { family: Family; at: number; value: number | null }

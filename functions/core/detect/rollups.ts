@@ -12,6 +12,7 @@
  * lower one (at most about 15% below it). Values of zero or less share NO_VALUE_BUCKET.
  */
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
+import type { SqlValue } from '../../ports/sql.ts';
 import type { Family } from '../venues.ts';
 import type { Candidate } from './candidate.ts';
 import { visibleFiles } from '../archive/files.ts';
@@ -68,21 +69,36 @@ export function uncoveredSpans(from: number, to: number, covered: (hour: number)
 }
 
 /**
- * A derived dataset's visible files over the days of [from, to) and the source hours it does not
- * hold yet: hours a source delta touches (rows not folded into the derived files).
+ * A derived dataset's visible files over the days of [from, to) and which of its hours hold all
+ * their source rows: an hour of a derived file that no source delta touches (rows not folded into
+ * the derived files yet), or an hour with no source rows at all (no delta touches it and the
+ * source's day index has no compacted file that day), which a replay would find nothing in. The
+ * day index is written right after a compacted file and before the deltas it merged are retired,
+ * so a source row is always in a listed delta or on an indexed day.
  */
 async function derivedCoverage(
   deps: ArchiveDeps, derived: Dataset, source: IngestedDataset, family: Family, from: number, to: number,
-): Promise<{ visible: ArchiveFile[]; pending: Set<number> }> {
-  const [files, deltas] = await Promise.all([
+): Promise<{ visible: ArchiveFile[]; holds: (hour: number) => boolean }> {
+  const [files, deltas, sourceDays] = await Promise.all([
     deps.manifest.compactedFiles(derived, family, undefined, dayOf(from), dayOf(to - 1)),
     deps.manifest.deltaFiles(source, family, dayOf(from), dayOf(to - 1)),
+    deps.manifest.compactedDays(source, family, dayOf(from), dayOf(to - 1)),
   ]);
   const pending = new Set<number>();
   for (const delta of deltas) {
     for (let hour = Math.floor(delta.minTs / HOUR_MS) * HOUR_MS; hour <= delta.maxTs; hour += HOUR_MS) pending.add(hour);
   }
-  return { visible: visibleFiles(files, []), pending };
+  const visible = visibleFiles(files, []);
+  const derivedHours = new Set(visible.flatMap(hoursOf));
+  const days = new Set(sourceDays);
+  return { visible, holds: (hour) => !pending.has(hour) && (derivedHours.has(hour) || !days.has(dayOf(hour))) };
+}
+
+/** The whole hours of [from, to) that `holds` accepts. */
+function hoursHeld(from: number, to: number, holds: (hour: number) => boolean): Set<number> {
+  const held = new Set<number>();
+  for (let hour = Math.ceil(from / HOUR_MS) * HOUR_MS; hour + HOUR_MS <= to; hour += HOUR_MS) if (holds(hour)) held.add(hour);
+  return held;
 }
 
 /**
@@ -99,8 +115,8 @@ export async function readRollup(
   const covered = new Map<Family, Set<number>>();
   const files: { key: string; etag: string; bytes: number }[] = [];
   await Promise.all(families.filter((f) => !whollyBeforeCoverage(source.rollup, f, to - 1)).map(async (family) => {
-    const { visible, pending } = await derivedCoverage(deps, source.rollup, source.source, family, from, to);
-    const hours = new Set(visible.flatMap(hoursOf).filter((h) => h >= from && h + HOUR_MS <= to && !pending.has(h)));
+    const { visible, holds } = await derivedCoverage(deps, source.rollup, source.source, family, from, to);
+    const hours = hoursHeld(from, to, holds);
     covered.set(family, hours);
     if (hours.size > 0) files.push(...visible);
   }));
@@ -138,22 +154,114 @@ export interface ReducedSource {
    * [from, to), for each of the param sets (a param-gated type's rule, then its lowest threshold).
    */
   detect: (rows: readonly Record<string, unknown>[], from: number, to: number, archive: ArchiveDeps, paramSets: readonly Record<string, unknown>[]) => Promise<Candidate[]>;
+  /**
+   * The detector again in SQL, for types with many occurrences (a month of every market): over a
+   * relation of the reduction's rows (`rows`), one row per occurrence of [$o_from, $o_to) for one
+   * param set, with its time as `ts` and its estimate metric under the metric's name, and the
+   * occurrence of each such row. The estimate then decodes occurrences, not rows, and for a rule
+   * with no condition counts them in SQL. A property test holds it equal to `detect`.
+   */
+  occurrences?: {
+    sql: (rows: string, params: Record<string, unknown>) => Relation;
+    /** The occurrence of row `i` of the SQL's result columns (read by index: a month can hold 100,000 of them). */
+    candidate: (columns: Record<string, unknown[]>, i: number, params: Record<string, unknown>) => Candidate;
+  };
   /** What the basis note says beside (where the one pass differs from delivery). */
   note?: string;
   /** Whether the reduction answers a rule with these params (always, when absent); other rules are replayed. */
   answers?: (params: Record<string, unknown>) => boolean;
 }
 
-/** A ReducedSource's rows of [since, to): see readReduced; a source dataset is read whole, one query a family. */
+/** A ReducedSource's input over [since, to), read once, and its detector over any window of it. */
+export interface DetectorInput {
+  /** Occurrences of [from, to) (from >= since) for each param set. */
+  detect: (from: number, to: number, paramSets: readonly Record<string, unknown>[]) => Promise<Candidate[]>;
+  /** Family-hours answered by a reduction (the rest reduced on the fly from the raw source); 0 for a source read whole. */
+  coveredHours: number;
+  /** Rows decoded: the detector's input, or the occurrences its SQL found. */
+  rowsRead: () => number;
+  /** With the detector in SQL: the occurrences of [from, to) for one param set, counted there (see OccurrenceSummary). */
+  summarize?: (from: number, to: number, params: Record<string, unknown>, values: { metric: string; absolute: boolean }, newest: number) => Promise<OccurrenceSummary>;
+}
+
+/** A param set's occurrences, counted without decoding each: what an estimate of a rule with no condition needs. */
+export interface OccurrenceSummary {
+  /** Occurrences per UTC day start. */
+  perDay: Map<number, number>;
+  /** The metric's values (absolute, when asked), ascending. */
+  values: number[];
+  /** The newest occurrences, newest first. */
+  newest: Candidate[];
+}
+
+/**
+ * A ReducedSource's input of [since, to) for the rule's families and symbols: a reduction's
+ * relation (see reducedRelation) detected in SQL when the type has it, else its rows read (a
+ * source dataset whole, one query a family) and detected in JS.
+ */
+export async function detectorInput(
+  deps: ArchiveDeps, input: ReducedSource, families: readonly Family[], symbols: readonly string[] | undefined, since: number, to: number,
+): Promise<DetectorInput> {
+  const scoped = input.bySymbol ? symbols : undefined;
+  const { occurrences } = input;
+  if ('reduction' in input.rows && occurrences) {
+    const { relation, coveredHours } = await reducedRelation(deps, input.rows.reduction, families, scoped, since, to);
+    let decoded = 0;
+    const bound = (from: number, end: number, params: Record<string, unknown>) => {
+      const query = occurrences.sql(`(${relation!.sql})`, params);
+      return { sql: query.sql, params: { ...relation!.params, ...query.params, o_from: from, o_to: end } };
+    };
+    const decode = (columns: Record<string, unknown[]>, params: Record<string, unknown>) => {
+      const count = Object.values(columns)[0]?.length ?? 0;
+      decoded += count;
+      const found: Candidate[] = [];
+      for (let i = 0; i < count; i += 1) found.push(occurrences.candidate(columns, i, params));
+      return found;
+    };
+    return {
+      coveredHours,
+      rowsRead: () => decoded,
+      async summarize(from, end, params, { metric, absolute }, newest) {
+        if (!relation) return { perDay: new Map(), values: [], newest: [] };
+        const query = bound(from, end, params);
+        // One pass: per-day counts, the sorted values and the newest rows (as columns) in one row.
+        const [summary] = await deps.sql.query({
+          sql: `WITH occurrences AS MATERIALIZED (${query.sql})
+                SELECT (SELECT list(struct_pack(day := day, n := n)) FROM (SELECT ts // ${DAY_MS} AS day, count(*) AS n FROM occurrences GROUP BY 1)) AS days,
+                  (SELECT list_sort(list(${absolute ? 'abs' : ''}(CAST("${metric.replaceAll('"', '')}" AS DOUBLE)))) FROM occurrences) AS "values",
+                  (SELECT to_json(list(o ORDER BY ts DESC)[1:$o_newest]) FROM occurrences o) AS newest`,
+          params: { ...query.params, o_newest: newest },
+        });
+        const days = (summary?.days ?? []) as { day: number | bigint; n: number | bigint }[];
+        const rows = JSON.parse(String(summary?.newest ?? '[]')) as Record<string, unknown>[] | null;
+        const columns: Record<string, unknown[]> = {};
+        for (const row of rows ?? []) for (const [name, value] of Object.entries(row)) (columns[name] ??= []).push(value);
+        return {
+          perDay: new Map(days.map((d) => [Number(d.day) * DAY_MS, Number(d.n)])),
+          values: ((summary?.values ?? []) as number[]).map(Number),
+          newest: decode(columns, params),
+        };
+      },
+      async detect(from, end, paramSets) {
+        if (!relation) return [];
+        const found = await Promise.all(paramSets.map(async (params) => decode(await deps.sql.queryColumns(bound(from, end, params)), params)));
+        return found.flat();
+      },
+    };
+  }
+  const read = await readDetectorInput(deps, input, families, scoped, since, to);
+  return { coveredHours: read.coveredHours, rowsRead: () => read.rowsRead, detect: (from, end, paramSets) => input.detect(read.rows, from, end, deps, paramSets) };
+}
+
+/** A ReducedSource's rows of [since, to) (symbols already scoped): see readReduced; a source dataset is read whole, one query a family. */
 export async function readDetectorInput(
   deps: ArchiveDeps, input: ReducedSource, families: readonly Family[], symbols: readonly string[] | undefined, since: number, to: number,
 ): Promise<ReducedRead> {
-  const scoped = input.bySymbol ? symbols : undefined;
-  if ('reduction' in input.rows) return readReduced(deps, input.rows.reduction, families, scoped, since, to);
+  if ('reduction' in input.rows) return readReduced(deps, input.rows.reduction, families, symbols, since, to);
   const dataset = input.rows.source;
   const rows: Record<string, unknown>[] = [];
   for (const family of families) {
-    const window = await windowSource(deps, { dataset, family, from: since, to: to - 1, symbols: scoped });
+    const window = await windowSource(deps, { dataset, family, from: since, to: to - 1, symbols });
     if (!window) continue;
     for (const row of await deps.sql.query({ sql: `SELECT * FROM (${window.sql}) ORDER BY ts`, params: window.params })) rows.push({ ...row, family });
   }
@@ -168,48 +276,70 @@ export interface ReducedRead {
   rowsRead: number;
 }
 
+/** A relation over the archive as SQL text with its bound parameters. */
+export interface Relation { sql: string; params: Record<string, SqlValue> }
+
+/** The part's parameters renamed `$<name>` -> `$<name>_<n>`, so parts can be joined into one query. */
+function numbered(part: Relation, n: number): Relation {
+  const names = Object.keys(part.params).sort((a, b) => b.length - a.length);
+  let sql = part.sql;
+  for (const name of names) sql = sql.replaceAll(new RegExp(`\\$${name}\\b`, 'g'), `$${name}_${n}`);
+  return { sql, params: Object.fromEntries(Object.entries(part.params).map(([name, value]) => [`${name}_${n}`, value])) };
+}
+
 /**
- * A reduction's rows of [since, to) for the given families (and symbols): covered hours (a
- * reduction file of the hour, no source delta touching it) from the reduction, the others reduced
- * from the raw source with the same SQL, one query per run of uncovered hours (usually the open
- * hour or two; a whole range of days compacted before the reduction existed).
+ * A reduction's rows of [since, to) for the given families (and symbols) as one relation (each row
+ * with `family`): covered hours (a reduction file of the hour, no source delta touching it) from
+ * the reduction, the others reduced from the raw source with the same SQL, one part per run of
+ * uncovered hours (usually the open hour or two; a whole range of days compacted before the
+ * reduction existed). Undefined when no file holds any row.
  */
-export async function readReduced(
+export async function reducedRelation(
   deps: ArchiveDeps, reduction: ReductionDataset, families: readonly Family[], symbols: readonly string[] | undefined, since: number, to: number,
-): Promise<ReducedRead> {
+): Promise<{ relation: Relation | undefined; coveredHours: number }> {
   const source = REDUCTIONS[reduction].source as IngestedDataset;
-  const rows: Record<string, unknown>[] = [];
+  const parts: Relation[] = [];
   let coveredHours = 0;
   await Promise.all(families.filter((f) => !whollyBeforeCoverage(source, f, to - 1)).map(async (family) => {
-    const { visible, pending } = whollyBeforeCoverage(reduction, family, to - 1)
-      ? { visible: [], pending: new Set<number>() }
+    const { visible, holds } = whollyBeforeCoverage(reduction, family, to - 1)
+      ? { visible: [], holds: () => false }
       : await derivedCoverage(deps, reduction, source, family, since, to);
-    const first = Math.floor(since / HOUR_MS) * HOUR_MS;
-    const covered = [...new Set(visible.flatMap(hoursOf))].filter((h) => h >= first && h < to && !pending.has(h)).sort((a, b) => a - b);
+    // Hours partly inside [since, to) count too: the reduction's rows are read from `since` on.
+    const covered = [...hoursHeld(Math.floor(since / HOUR_MS) * HOUR_MS, Math.ceil(to / HOUR_MS) * HOUR_MS, holds)];
     coveredHours += covered.length;
-    const read: Promise<Record<string, unknown>[]>[] = [];
-    if (covered.length > 0) {
-      const params: Record<string, string | number | readonly string[]> = {
-        r_files: await deps.files.paths(visible), r_from: since, r_to: to - 1, r_hours: covered.map(String),
-      };
-      if (symbols) params.r_symbols = symbols;
-      read.push(deps.sql.query({
-        sql: `SELECT * EXCLUDE (marker) FROM read_parquet($r_files, union_by_name = true)
-              WHERE marker IS NULL AND ts BETWEEN $r_from AND $r_to AND list_contains($r_hours, CAST((ts // 3600000) * 3600000 AS VARCHAR))
+    const familyParts: Promise<Relation | undefined>[] = [];
+    if (covered.length > 0 && visible.length > 0) {
+      familyParts.push(deps.files.paths(visible).then((paths) => ({
+        sql: `SELECT * EXCLUDE (marker, family), $r_family AS family FROM read_parquet($r_files, union_by_name = true)
+              WHERE marker IS NULL AND ts BETWEEN $r_from AND $r_to AND (ts // 3600000) * 3600000 IN (SELECT CAST(unnest($r_hours) AS BIGINT))
                 ${symbols ? 'AND list_contains($r_symbols, symbol)' : ''}`,
-        params: params as never,
-      }));
+        params: { r_family: family, r_files: paths, r_from: since, r_to: to - 1, r_hours: covered.map(String), ...(symbols && { r_symbols: symbols }) },
+      })));
     }
     // The hours not covered, joined where they touch, reduced from the raw rows.
     const coveredSet = new Set(covered);
     for (const [start, end] of uncoveredSpans(since, to, (hour) => coveredSet.has(hour))) {
-      read.push(windowSource(deps, { dataset: source, family, from: start, to: end - 1, symbols }).then((window) => (window
-        ? deps.sql.query({ sql: REDUCTIONS[reduction].rows(`(${window.sql})`), params: window.params })
-        : [])));
+      familyParts.push(windowSource(deps, { dataset: source, family, from: start, to: end - 1, symbols }).then((window) => window && {
+        sql: `SELECT * EXCLUDE (family), $r_family AS family FROM (${REDUCTIONS[reduction].rows(`(${window.sql})`)})`,
+        params: { ...window.params, r_family: family },
+      }));
     }
-    for (const found of await Promise.all(read)) for (const row of found) rows.push({ ...row, family });
+    for (const part of await Promise.all(familyParts)) if (part) parts.push(part);
   }));
-  rows.sort((a, b) => Number(a.ts) - Number(b.ts));
+  if (parts.length === 0) return { relation: undefined, coveredHours };
+  const joined = parts.map(numbered);
+  return {
+    relation: { sql: joined.map((p) => `(${p.sql})`).join(' UNION ALL BY NAME '), params: Object.assign({}, ...joined.map((p) => p.params)) },
+    coveredHours,
+  };
+}
+
+/** A reduction's rows of [since, to) (see reducedRelation), oldest first, as the detector reads them. */
+export async function readReduced(
+  deps: ArchiveDeps, reduction: ReductionDataset, families: readonly Family[], symbols: readonly string[] | undefined, since: number, to: number,
+): Promise<ReducedRead> {
+  const { relation, coveredHours } = await reducedRelation(deps, reduction, families, symbols, since, to);
+  const rows = relation ? await deps.sql.query({ sql: `SELECT * FROM (${relation.sql}) ORDER BY ts`, params: relation.params }) : [];
   return { rows, coveredHours, rowsRead: rows.length };
 }
 
@@ -223,18 +353,15 @@ export interface CrossingCell { family: Family; ts: number; direction: 'up' | 'd
  */
 export async function readOiCrossings(
   deps: ArchiveDeps, families: readonly Family[], symbols: readonly string[] | undefined, windowS: number, from: number, to: number,
-): Promise<{ cells: CrossingCell[]; covered: Map<Family, Set<number>>; active: Set<Family>; rowsRead: number }> {
+): Promise<{ cells: CrossingCell[]; covered: Map<Family, Set<number>>; rowsRead: number }> {
   const covered = new Map<Family, Set<number>>();
-  // Families with open interest in the window (a histogram file or a source delta): only their uncovered hours need a replay.
-  const active = new Set<Family>();
   const files: ArchiveFile[] = [];
   await Promise.all(families.filter((f) => !whollyBeforeCoverage('oi_crossings', f, to - 1)).map(async (family) => {
-    const { visible, pending } = await derivedCoverage(deps, 'oi_crossings', 'open_interest', family, from, to);
-    covered.set(family, new Set(visible.flatMap(hoursOf).filter((h) => h >= from && h + HOUR_MS <= to && !pending.has(h))));
-    if (visible.length > 0 || pending.size > 0) active.add(family);
+    const { visible, holds } = await derivedCoverage(deps, 'oi_crossings', 'open_interest', family, from, to);
+    covered.set(family, hoursHeld(from, to, holds));
     files.push(...visible);
   }));
-  if (files.length === 0) return { cells: [], covered, active, rowsRead: 0 };
+  if (files.length === 0) return { cells: [], covered, rowsRead: 0 };
   const params: Record<string, string | number | readonly string[]> = { r_files: await deps.files.paths(files), r_from: from, r_to: to - 1, r_window: windowS };
   if (symbols) params.r_symbols = symbols;
   const rows = await deps.sql.query({
@@ -257,5 +384,5 @@ export async function readOiCrossings(
       family: r.family as Family, ts: Number(r.ts), direction: r.direction as 'up' | 'down', kind: r.kind as CrossingCell['kind'], bucket: Number(r.bucket),
       events: Number(r.events), max: Number(r.max_delta),
     }));
-  return { cells, covered, active, rowsRead: rows.length };
+  return { cells, covered, rowsRead: rows.length };
 }

@@ -1,4 +1,4 @@
-import { liquidationBursts, type BurstParams } from '../detect/minute-detectors.ts';
+import { liquidationBurst, liquidationBursts, type BurstParams } from '../detect/minute-detectors.ts';
 import { HOUR_MS, MINUTE_MS, rowsOf } from '../detect/minute-reads.ts';
 import type { MarketReference } from '../detect/relative-metrics.ts';
 import type { Family } from '../venues.ts';
@@ -50,6 +50,29 @@ export default {
           rows.map((r) => ({ family: r.family as Family, symbol: String(r.symbol), ts: Number(r.ts), price: Number(r.notional), size: 1, fills: Number(r.fills) })),
           from, to, paramSets as BurstParams[], () => undefined,
         ),
+        // The same judgement in SQL (USD mode, the only one answered): each minute end where fills
+        // enter, its window's sum against the window's one minute earlier; only the edges are decoded.
+        occurrences: {
+          sql: (rows, params) => {
+            const windowMs = Number(params.window_s) * 1000;
+            // Frame offsets cannot be bound parameters: a validated whole number of seconds, checked again.
+            if (!Number.isSafeInteger(windowMs) || windowMs < MINUTE_MS) throw new Error(`window_s ${String(params.window_s)} is not a whole number of minutes`);
+            return {
+              sql: `WITH minutes AS (
+                  SELECT family, symbol, ((ts + ${MINUTE_MS - 1}) // ${MINUTE_MS}) * ${MINUTE_MS} AS e, sum(notional) AS usd, sum(fills) AS fills FROM ${rows} GROUP BY ALL),
+                judged AS (
+                  SELECT family, symbol, e, sum(usd) OVER now_w AS usd_now, sum(fills) OVER now_w AS fills_now, coalesce(sum(usd) OVER before_w, 0) AS usd_before FROM minutes
+                  WINDOW now_w AS (PARTITION BY family, symbol ORDER BY e RANGE BETWEEN ${windowMs - MINUTE_MS} PRECEDING AND CURRENT ROW),
+                    before_w AS (PARTITION BY family, symbol ORDER BY e RANGE BETWEEN ${windowMs} PRECEDING AND ${MINUTE_MS} PRECEDING))
+                SELECT family, symbol, e AS ts, usd_now, fills_now, round(usd_now, 2) AS notional_usd FROM judged
+                WHERE e >= ((CAST($o_from AS BIGINT) + ${MINUTE_MS - 1}) // ${MINUTE_MS}) * ${MINUTE_MS} AND e < $o_to AND usd_now >= $o_threshold AND usd_before < $o_threshold`,
+              params: { o_threshold: Number(params.threshold_usd) },
+            };
+          },
+          candidate: (c, i, params) => liquidationBurst(c.family![i] as Family, String(c.symbol![i]), Number(c.ts![i]), params as BurstParams, {
+            usd: Number(c.usd_now![i]), count: Number(c.fills_now![i]), value: Number(c.usd_now![i]),
+          }),
+        },
         note: 'Each minute\'s liquidated notional is summed once; sums may differ from delivery\'s in the last floating-point digit.',
       },
     },
