@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { SETTLE_MS, compactArchive } from '../../functions/core/archive/compact.ts';
-import { readMinuteCandles, readWindow } from '../../functions/core/archive/read.ts';
+import { readMinuteCandles, readWindow, windowSource } from '../../functions/core/archive/read.ts';
+import { unsettledFrom } from '../../functions/core/archive/layout.ts';
 import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
@@ -44,6 +45,13 @@ function batch(end: number, firstId: number): NormalizedRecord[] {
 async function served(symbol: string): Promise<number[]> {
   const { rows } = await readWindow(deps, { dataset: 'trades', family: 'perpx', symbol, from: D0, to: D0 + DAY - 1, limit: 100_000 });
   return rows.map((r) => Number(r.trade_id));
+}
+
+/** Every trade of the family from `from` to the day's end, by id, as a whole-family read finds them. */
+async function servedFamily(from: number): Promise<number[]> {
+  const window = await windowSource(deps, { dataset: 'trades', family: 'perpx', from, to: D0 + DAY - 1 });
+  if (!window) return [];
+  return (await deps.sql.query({ sql: `SELECT trade_id FROM (${window.sql}) ORDER BY trade_id`, params: window.params })).map((r) => Number(r.trade_id));
 }
 
 /** Minute candles computed here from the trades, to compare with the archive's. */
@@ -88,6 +96,11 @@ describe('tiered compaction through a day', () => {
       rewritten += (await compactWhileReading(ingested)).rowsWritten;
       for (const symbol of SYMBOLS) {
         expect(await served(symbol), `${symbol} at ${new Date(now).toISOString()}`).toEqual(ingested.filter((r) => r.symbol === symbol).map((r) => (r as { trade_id: number }).trade_id));
+      }
+      // The whole family's recent rows, from hours that have not settled (deltas only) and from before (every file of the day).
+      for (const from of [unsettledFrom(now), unsettledFrom(now) - HOUR, D0]) {
+        expect(await servedFamily(from), `all symbols from ${new Date(from).toISOString()} at ${new Date(now).toISOString()}`)
+          .toEqual(ingested.filter((r) => r.ts >= from).map((r) => (r as { trade_id: number }).trade_id).sort((a, b) => a - b));
       }
     }
     // Assess, the open day: closed hours are hour files, the open hour is in delta compactions.

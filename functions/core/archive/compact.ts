@@ -23,7 +23,7 @@ import { DATASETS, rowGroupRowsOf, sortOrderOf, DERIVED_DATASETS, INGESTED_DATAS
 import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { SqlSession } from '../../ports/sql.ts';
-import { DAY_MS, compactedKey, dayOf, daysBetween, deltaKey } from './layout.ts';
+import { DAY_MS, SETTLE_MS, compactedKey, dayOf, daysBetween, deltaKey, hourSettled } from './layout.ts';
 import { visibleFiles } from './files.ts';
 import { candlesFromTradesSql, oiCrossingsSql, reductionSql, rollupSql } from './sql.ts';
 import { windowSource } from './read.ts';
@@ -33,8 +33,7 @@ import { CADENCE_SQL, cadenceFromRow, type FileCadence } from '../quality/cadenc
 export const DELETION_GRACE_MS = 10 * 60_000;
 const LEASE_MS = 5 * 60_000;
 const HOUR_MS = 3_600_000;
-/** An hour or a day counts as closed this long after it ends, so the last live batches are in. */
-export const SETTLE_MS = 2 * 60_000;
+export { SETTLE_MS };
 /** The scheduled run's fold budget: folds started after it wait a minute, so runs stay short. */
 export const SCHEDULED_FOLD_BUDGET_MS = 5_000;
 /** Closed days still checked for hour files to fold, when they have no deltas left. */
@@ -352,7 +351,7 @@ async function compactDay(
   }
   const raw = deltas.filter((d) => d.tier === undefined);
   const merged = [...deltas.filter((d) => d.tier === 'minute'), ...(raw.length > 0 ? await mergeIngestDeltas(deps, dataset, family, day, raw, report) : [])];
-  const closedHours = [...new Set(merged.map((d) => d.hour!))].filter((hour) => now >= dayStart(day) + (hour + 1) * HOUR_MS + SETTLE_MS).sort((a, b) => a - b);
+  const closedHours = [...new Set(merged.map((d) => d.hour!))].filter((hour) => hourSettled(dayStart(day) + hour * HOUR_MS, now)).sort((a, b) => a - b);
   for (const hour of closedHours) {
     if (!mayFold()) return;
     await mergeSlot(deps, dataset, family, day, { tier: 'hour', hour }, merged.filter((d) => d.hour === hour), existing, report);

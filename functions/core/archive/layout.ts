@@ -11,6 +11,22 @@ import type { Dataset } from '../../../schemas/datasets.ts';
 import type { Family } from '../venues.ts';
 
 export const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+/** An hour or a day counts as closed this long after it ends, so the last live batches are in. */
+export const SETTLE_MS = 2 * 60_000;
+/** How far a reader's clock and compaction's may disagree (both are NTP-synced Lambda clocks). */
+const CLOCK_SKEW_MS = 60_000;
+
+/** Whether compaction may fold the hour starting at `hourStart` into per-symbol files at `now`: it has ended and settled. */
+export const hourSettled = (hourStart: number, now: number): boolean => now >= hourStart + HOUR_MS + SETTLE_MS;
+
+/**
+ * The start of the first hour no per-symbol compacted file can hold at `now` (hourSettled is the
+ * only way into one, and a day closes only once its last hour has settled), counted a minute late
+ * for clock skew: a family-wide read of rows from there on finds them in deltas and all-symbol files.
+ */
+export const unsettledFrom = (now: number): number => Math.floor((now + CLOCK_SKEW_MS - SETTLE_MS) / HOUR_MS) * HOUR_MS;
 
 export function dayOf(ts: number): string {
   return new Date(ts - (ts % DAY_MS)).toISOString().slice(0, 10);

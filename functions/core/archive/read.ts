@@ -9,7 +9,7 @@ import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { Row, SqlValue } from '../../ports/sql.ts';
 import { supersedes, visibleFiles } from './files.ts';
-import { dayOf, daysBetween } from './layout.ts';
+import { dayOf, daysBetween, unsettledFrom } from './layout.ts';
 import { whollyBeforeCoverage } from './coverage.ts';
 import { candlesFromTradesSql } from './sql.ts';
 
@@ -75,9 +75,11 @@ async function filesFor(deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 
   const toDay = dayOf(req.to);
   const symbol = def.perSymbol ? req.symbol : undefined;
   const bySymbol = def.perSymbol && symbol === undefined && req.symbols !== undefined && req.symbols.length <= LISTED_BY_SYMBOL;
+  // No per-symbol file holds rows of hours that have not settled: the family's all-symbol files and deltas hold them all.
+  const unsettled = def.perSymbol && symbol === undefined && req.from >= unsettledFrom(deps.clock.now());
   const [compacted, deltas] = await Promise.all([
-    bySymbol
-      ? Promise.all(req.symbols!.map((s) => deps.manifest.compactedFiles(req.dataset, req.family, s, fromDay, toDay))).then((files) => files.flat())
+    unsettled ? deps.manifest.compactedFiles(req.dataset, req.family, undefined, fromDay, toDay)
+      : bySymbol ? Promise.all(req.symbols!.map((s) => deps.manifest.compactedFiles(req.dataset, req.family, s, fromDay, toDay))).then((files) => files.flat())
       // A whole-family read of a per-symbol dataset gathers every symbol's files, day by day.
       : def.perSymbol && symbol === undefined
         ? Promise.all(daysBetween(fromDay, toDay).map((day) => deps.manifest.compactedFilesOfDay(req.dataset, req.family, day))).then((days) => days.flat())

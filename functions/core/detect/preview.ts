@@ -135,23 +135,12 @@ interface ScanOptions {
 }
 
 /**
- * The whole UTC days of [from, to) (clipped to it) holding an hour not `answered`, joined where they
- * touch: only their files are listed, so a long window the rollup answers asks the manifest for a
- * day or two.
+ * The hours of [from, to) (clipped to it) not `answered`, joined where they touch: only their
+ * files are listed, so a long window the rollup answers asks the manifest about an hour or two
+ * (the open hour's files without the day's per-symbol ones: see unsettledFrom).
  */
 function unansweredSpans(from: number, to: number, answered: ReadonlySet<number> | undefined): [number, number][] {
-  if (!answered) return [[from, to]];
-  const spans: [number, number][] = [];
-  for (let day = Math.floor(from / DAY_MS) * DAY_MS; day < to; day += DAY_MS) {
-    const [start, end] = [Math.max(from, day), Math.min(to, day + DAY_MS)];
-    let open = false;
-    for (let hour = Math.floor(start / SCAN_PAGE_MS) * SCAN_PAGE_MS; hour < end && !open; hour += SCAN_PAGE_MS) open = !answered.has(hour);
-    if (!open) continue;
-    const last = spans.at(-1);
-    if (last && last[1] === start) last[1] = end;
-    else spans.push([start, end]);
-  }
-  return spans;
+  return answered ? uncoveredSpans(from, to, (hour) => answered.has(hour)) : [[from, to]];
 }
 
 const keepAll = async (candidates: readonly Candidate[]) => [...candidates];
