@@ -78,13 +78,13 @@ export async function watchedBy(book: RuleBook, eventTypes: readonly string[]): 
 
 export type DispatchCounts = Partial<Record<QueueOutcome, number>> & { candidates: number; matched: number };
 
-export async function dispatch(deps: DeliveryDeps & { rules: RuleBook }, candidates: readonly Candidate[]): Promise<DispatchCounts> {
-  const counts: DispatchCounts = { candidates: candidates.length, matched: 0 };
+/** Every (rule, occurrence) pair the rules take from the candidates, in the candidates' order by type. */
+export async function matchCandidates(book: RuleBook, candidates: readonly Candidate[]): Promise<QueueRequest[]> {
   const matched: QueueRequest[] = [];
   for (const [type, list] of groupBy(candidates, (c) => c.type)) {
     const decl = EVENT_TYPE_BY_NAME.get(type);
     if (!decl) throw new Error(`Detector produced an undeclared event type ${type}`);
-    const rules = await deps.rules.rules(type);
+    const rules = await book.rules(type);
     for (const candidate of list) {
       for (const rule of rules) {
         if (candidate.accountId !== undefined && rule.subscription.accountId !== candidate.accountId) continue;
@@ -93,7 +93,12 @@ export async function dispatch(deps: DeliveryDeps & { rules: RuleBook }, candida
       }
     }
   }
-  counts.matched = matched.length;
+  return matched;
+}
+
+export async function dispatch(deps: DeliveryDeps & { rules: RuleBook }, candidates: readonly Candidate[]): Promise<DispatchCounts> {
+  const matched = await matchCandidates(deps.rules, candidates);
+  const counts: DispatchCounts = { candidates: candidates.length, matched: matched.length };
   for (const outcome of await queueOccurrences(deps, matched)) counts[outcome] = (counts[outcome] ?? 0) + 1;
   return counts;
 }

@@ -37,7 +37,7 @@ export function deliveryJob(d: Pick<DeliveryRecord, 'accountId' | 'id' | 'run' |
   return JSON.stringify(job);
 }
 
-function newDelivery(fields: { accountId: string; endpointId: string; subscriptionId: string | null; payload: Envelope; now: number }): DeliveryRecord {
+export function newDelivery(fields: { accountId: string; endpointId: string; subscriptionId: string | null; payload: Envelope; now: number }): DeliveryRecord {
   const at = new Date(fields.now).toISOString();
   return {
     id: deliveryIdOf(fields.payload.id, fields.endpointId), accountId: fields.accountId, endpointId: fields.endpointId, subscriptionId: fields.subscriptionId,
@@ -168,7 +168,9 @@ async function queueForAccount(deps: DeliveryDeps, accountId: string, requests: 
       await deps.store.deliveries.releaseQueuing(accountId, holder);
     }
   }
-  if (jobs.length > 0) await deps.queues.sendBatch('delivery', jobs.map((body) => ({ body, delaySeconds: 0 })));
+  // One job (a replay's occurrence, a minute's single event) is a plain send; more go ten a request.
+  if (jobs.length === 1) await deps.queues.send('delivery', jobs[0]!);
+  else if (jobs.length > 1) await deps.queues.sendBatch('delivery', jobs.map((body) => ({ body, delaySeconds: 0 })));
   await Promise.all([...missed.values()].map(({ subscription, reason, first, last, count }) => deps.store.rules.suppress(accountId, subscription.id, {
     at: new Date(now).toISOString(), reason, count, firstMissedAt: new Date(first).toISOString(), missedAt: new Date(last).toISOString(),
   })));
