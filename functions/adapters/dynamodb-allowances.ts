@@ -13,6 +13,30 @@ const nothingAllowed = (limit: number | null) => limit !== null && limit <= 0;
 export function dynamoAllowanceStore(table: WebhookTable): AllowanceStore {
   const { client, tableName } = table;
   const usageKey = (accountId: string) => ({ pk: accountKey(accountId), sk: 'USAGE' });
+  const dayKey = (accountId: string, day: string) => ({ pk: accountKey(accountId), sk: `DAY#${day}` });
+  const addToDay = (accountId: string, day: string, n: number, limit: number | null) => applied(client.send(new UpdateCommand({
+    TableName: tableName, Key: dayKey(accountId, day),
+    UpdateExpression: 'ADD #n :n SET expires_at = if_not_exists(expires_at, :expires)',
+    // Evaluated against the latest count, so racing workers together never pass the limit.
+    ...(limit !== null && { ConditionExpression: 'attribute_not_exists(#n) OR #n <= :most' }),
+    ExpressionAttributeNames: { '#n': 'deliveries' },
+    ExpressionAttributeValues: { ':n': n, ':expires': Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + 2 * 86_400, ...(limit !== null && { ':most': limit - n }) },
+  })));
+  /**
+   * One write when the whole count fits (the usual case); when it does not, the count is read and
+   * what is left of the limit is asked for, again conditionally, until it is granted or none is left.
+   */
+  async function countDeliveries(accountId: string, day: string, wanted: number, limit: number | null): Promise<number> {
+    if (wanted <= 0 || nothingAllowed(limit)) return 0;
+    let n = limit === null ? wanted : Math.min(wanted, limit);
+    while (!(await addToDay(accountId, day, n, limit))) {
+      if (n === 1) return 0; // a count of one refused leaves nothing to ask for
+      const used = Number((await getItem(table, accountKey(accountId), `DAY#${day}`))?.deliveries ?? 0);
+      n = Math.min(wanted, limit! - used);
+      if (n <= 0) return 0;
+    }
+    return n;
+  }
   return {
     async reserve(accountId, what, limit) {
       if (nothingAllowed(limit)) return false;
@@ -37,15 +61,9 @@ export function dynamoAllowanceStore(table: WebhookTable): AllowanceStore {
       return { endpoints: Number(item?.endpoints ?? 0), subscriptions: Number(item?.subscriptions ?? 0), addresses: Number(item?.addresses ?? 0) };
     },
     async countDelivery(accountId, day, limit) {
-      if (nothingAllowed(limit)) return false;
-      return applied(client.send(new UpdateCommand({
-        TableName: tableName, Key: { pk: accountKey(accountId), sk: `DAY#${day}` },
-        UpdateExpression: 'ADD #n :one SET expires_at = if_not_exists(expires_at, :expires)',
-        ...(limit !== null && { ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit' }),
-        ExpressionAttributeNames: { '#n': 'deliveries' },
-        ExpressionAttributeValues: { ':one': 1, ':expires': Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + 2 * 86_400, ...(limit !== null && { ':limit': limit }) },
-      })));
+      return (await countDeliveries(accountId, day, 1, limit)) === 1;
     },
+    countDeliveries,
     async deliveriesCounted(accountId, day) {
       return Number((await getItem(table, accountKey(accountId), `DAY#${day}`))?.deliveries ?? 0);
     },

@@ -8,16 +8,18 @@
  *   and never by an attempt, and the one in gsi1 (`EPD#<endpoint>` / `<created_at>#<id>`), which
  *   projects every attribute: an attempt rewrites no index entry of it.
  * One strongly consistent query (`begins_with DLV#<id>`) reads both.
+ * Detection creates deliveries many a request (`createMany`) while it holds the account's queuing
+ * lease, `ACCT#<account> / QUEUING` (`holder`, `lease_until` epoch ms).
  */
 import { createHash } from 'node:crypto';
-import { BatchGetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getAll, putAll } from './dynamodb-batch.ts';
 import type { DeliveryRecord, DeliveryStore } from '../ports/webhooks.ts';
 import { accountKey, applied, type Item, type WebhookTable } from './dynamodb-webhook-table.ts';
 
 /** The delivery log is kept 30 days (DynamoDB TTL on `expires_at`). */
 const DELIVERY_RETENTION_S = 30 * 86_400;
-/** BatchGetItem takes at most 100 keys. */
-const BATCH_GET = 100;
+const QUEUING_KEY = 'QUEUING';
 
 /**
  * gsi2 holds a delivery while it is owed an attempt, keyed by when: the overdue sweep reads it. Spread over shards by id, so a burst of deliveries is not one hot key.
@@ -46,6 +48,11 @@ function envelopeItem(delivery: DeliveryRecord): Item {
   };
 }
 
+const stateOf = (state: Item): Omit<DeliveryRecord, 'payload'> => {
+  const { payload: _payload, ...rest } = JSON.parse(String(state.record)) as DeliveryRecord;
+  return rest;
+};
+
 const toDelivery = (state: Item, envelope: Item): DeliveryRecord =>
   ({ ...JSON.parse(String(state.record)), payload: JSON.parse(String(envelope.payload)) }) as DeliveryRecord;
 
@@ -68,6 +75,30 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
       // The envelope first: a state without its envelope is never read, an envelope without a state is not a delivery.
       await client.send(new PutCommand({ TableName: tableName, Item: envelopeItem(delivery) }));
       return applied(client.send(new PutCommand({ TableName: tableName, Item: stateItem(delivery), ConditionExpression: 'attribute_not_exists(sk)' })));
+    },
+    async createMany(deliveries) {
+      await putAll(client, tableName, deliveries.map(envelopeItem));
+      await putAll(client, tableName, deliveries.map(stateItem));
+    },
+    async states(accountId, ids) {
+      const found = await getAll(client, tableName, [...new Set(ids)].map((id) => ({ pk: accountKey(accountId), sk: stateKey(id) })));
+      return new Map(found.filter((item) => !expired(item)).map((item) => [String(item.sk).slice('DLV#'.length), stateOf(item)]));
+    },
+    leaseQueuing(accountId, holder, until, now) {
+      return applied(client.send(new UpdateCommand({
+        TableName: tableName, Key: { pk: accountKey(accountId), sk: QUEUING_KEY },
+        UpdateExpression: 'SET holder = :holder, lease_until = :until',
+        ConditionExpression: 'attribute_not_exists(lease_until) OR lease_until < :now',
+        ExpressionAttributeValues: { ':holder': holder, ':until': until, ':now': now },
+      })));
+    },
+    async releaseQueuing(accountId, holder) {
+      // Not applied when the lease ran out and another worker took it: that one is left alone.
+      await applied(client.send(new UpdateCommand({
+        TableName: tableName, Key: { pk: accountKey(accountId), sk: QUEUING_KEY },
+        UpdateExpression: 'REMOVE holder, lease_until', ConditionExpression: 'holder = :holder',
+        ExpressionAttributeValues: { ':holder': holder },
+      })));
     },
     claimAttempt(accountId, id, expected, leaseUntil, now) {
       return applied(client.send(new UpdateCommand({
@@ -113,14 +144,8 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
       const whole = listed.filter((item) => !String(item.sk).endsWith('#E') && !mine.some((e) => e.sk === `${String(item.sk)}#E`))
         .map((item) => ({ at: String(item.gsi1sk), delivery: JSON.parse(String(item.record)) as DeliveryRecord }));
       const states = new Map<string, Item>();
-      for (let i = 0; i < mine.length; i += BATCH_GET) {
-        let keys: Item[] | undefined = mine.slice(i, i + BATCH_GET).map((item) => ({ pk: item.pk, sk: String(item.sk).slice(0, -'#E'.length) }));
-        while (keys?.length) {
-          const { Responses, UnprocessedKeys } = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }));
-          for (const item of Responses?.[tableName] ?? []) states.set(String(item.sk), item);
-          keys = UnprocessedKeys?.[tableName]?.Keys as Item[] | undefined;
-        }
-      }
+      const stateKeys = mine.map((item) => ({ pk: item.pk, sk: String(item.sk).slice(0, -'#E'.length) }));
+      for (const item of await getAll(client, tableName, stateKeys)) states.set(String(item.sk), item);
       const split = mine.flatMap((envelope) => {
         const state = states.get(String(envelope.sk).slice(0, -'#E'.length));
         return state ? [{ at: String(envelope.gsi1sk), delivery: toDelivery(state, envelope) }] : [];

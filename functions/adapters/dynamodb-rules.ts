@@ -56,14 +56,14 @@ export function dynamoRuleStore(table: WebhookTable): RuleStore {
       const items = await queryAll(table, { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `RULES#${eventType}` } });
       return items.map(toSubscription);
     },
-    async suppress(accountId, subscriptionId, { at, missedAt, reason }) {
+    async suppress(accountId, subscriptionId, { at, missedAt, reason, count = 1, firstMissedAt = missedAt }) {
       // A rule deleted meanwhile has nothing left to pause.
       await applied(client.send(new UpdateCommand({
         TableName: tableName, Key: key(accountId, subscriptionId),
         UpdateExpression: 'SET paused_at = if_not_exists(paused_at, :at), pause_reason = if_not_exists(pause_reason, :reason), '
-          + 'suppressed_first_at = if_not_exists(suppressed_first_at, :missed), suppressed_last_at = :missed ADD suppressed_count :one',
+          + 'suppressed_first_at = if_not_exists(suppressed_first_at, :first), suppressed_last_at = :missed ADD suppressed_count :count',
         ConditionExpression: 'attribute_exists(sk)',
-        ExpressionAttributeValues: { ':at': at, ':missed': missedAt, ':reason': reason, ':one': 1 },
+        ExpressionAttributeValues: { ':at': at, ':first': firstMissedAt, ':missed': missedAt, ':reason': reason, ':count': count },
       })));
     },
     async clearPause(accountId, subscriptionId, resumedAt) {

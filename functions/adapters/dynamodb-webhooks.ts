@@ -8,6 +8,7 @@
  *   ACCT#<account> / DLV#<id>#E   its envelope (gsi1: EPD#<endpoint>), 30 days    dynamodb-deliveries.ts
  *   ACCT#<account> / USAGE        allowance counters                              dynamodb-allowances.ts
  *   ACCT#<account> / DAY#<date>   deliveries counted at queue time that UTC day   dynamodb-allowances.ts
+ *   ACCT#<account> / QUEUING      the lease of whoever creates its deliveries     dynamodb-deliveries.ts
  *   ACCT#<account> / PREVIEW#<minute>  estimate and dry-run calls that minute     dynamodb-allowances.ts
  *   SYSTEM / DETECT#CURSOR        the minute detection job's cursor               dynamodb-detection-cursor.ts
  */

@@ -102,8 +102,11 @@ export interface RuleStore {
   delete(accountId: string, id: string): Promise<boolean>;
   /** Every account's rules of one event type (what detectors match against). */
   listOfType(eventType: string): Promise<SubscriptionRecord[]>;
-  /** Marks a rule paused by the engine at `at` (once) and counts one more occurrence it missed, which happened at `missedAt`. */
-  suppress(accountId: string, subscriptionId: string, pause: { at: string; missedAt: string; reason: string }): Promise<void>;
+  /**
+   * Marks a rule paused by the engine at `at` (once) and counts `count` (default 1) more occurrences it
+   * missed, the first at `firstMissedAt` (default `missedAt`) and the last at `missedAt`.
+   */
+  suppress(accountId: string, subscriptionId: string, pause: { at: string; missedAt: string; reason: string; count?: number; firstMissedAt?: string }): Promise<void>;
   /** Clears the engine's pause, keeping it as `lastPause`; returns the rule as it now is. */
   clearPause(accountId: string, subscriptionId: string, resumedAt: string): Promise<SubscriptionRecord | undefined>;
   /** Adds the address unless it is there; returns the stored row and whether it was new. */
@@ -117,6 +120,22 @@ export interface DeliveryStore {
   put(delivery: DeliveryRecord): Promise<void>;
   /** Stores a new delivery unless one with its id exists; false when it did. */
   create(delivery: DeliveryRecord): Promise<boolean>;
+  /**
+   * Stores new deliveries many a request, without a condition on each: only for a caller that holds
+   * the account's queuing lease and has seen (`states`) that none of them exists. Envelopes are all
+   * written before any state, so a state is never left without its envelope.
+   */
+  createMany(deliveries: readonly DeliveryRecord[]): Promise<void>;
+  /** The stored state (all but the payload) of those of `ids` that exist in the account, by id; strongly consistent. */
+  states(accountId: string, ids: readonly string[]): Promise<Map<string, Omit<DeliveryRecord, 'payload'>>>;
+  /**
+   * Takes the account's queuing lease for `holder` until `until` (epoch ms): false while another
+   * holder's lease is unexpired at `now`. Whoever creates an account's deliveries holds it, so no two
+   * workers create the same delivery at once.
+   */
+  leaseQueuing(accountId: string, holder: string, until: number, now: number): Promise<boolean>;
+  /** Gives the lease back, if `holder` still holds it. */
+  releaseQueuing(accountId: string, holder: string): Promise<void>;
   /**
    * Takes the right to make attempt `attempts + 1` of run `run` until `leaseUntil` (epoch ms): false
    * when the record has moved on, or another worker holds an unexpired lease on it.
@@ -139,6 +158,8 @@ export interface AllowanceStore {
   usage(accountId: string): Promise<Record<Countable, number>>;
   /** Counts one delivery against the account's day (UTC); false when `limit` are already counted. */
   countDelivery(accountId: string, day: string, limit: number | null): Promise<boolean>;
+  /** Counts up to `wanted` deliveries against the account's day, never past `limit`; returns how many it counted. */
+  countDeliveries(accountId: string, day: string, wanted: number, limit: number | null): Promise<number>;
   deliveriesCounted(accountId: string, day: string): Promise<number>;
   /** Takes one of `limit` tokens from the account's bucket (a fixed window, expiring at `expiresAt` epoch s); false when spent. */
   takeToken(accountId: string, bucket: string, limit: number, expiresAt: number): Promise<boolean>;

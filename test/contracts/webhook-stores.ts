@@ -161,6 +161,32 @@ export function deliveryStoreContract(store: () => DeliveryStore): void {
       expect(await store().claimAttempt(a, delivery.id, { run: 1, attempts: 1 }, 9_000, 2_600)).toBe(true);
       expect(await store().claimAttempt(a, delivery.id, { run: 0, attempts: 1 }, 9_000, 99_000)).toBe(false);
     });
+
+    it('creates many deliveries at once, reports which of some ids exist, and lets one holder at a time take an account\'s queuing lease', async () => {
+      const a = account();
+      const endpointId = id();
+      const many = Array.from({ length: 30 }, () => deliveryRecord(a, { endpointId }));
+      await store().createMany(many);
+      const found = await store().states(a, [many[0]!.id, many[29]!.id, 'absent', many[0]!.id]);
+      expect([...found.keys()].sort()).toEqual([many[0]!.id, many[29]!.id].sort());
+      const { payload: _payload, ...state } = many[29]!;
+      expect(found.get(many[29]!.id)).toEqual(state);
+      expect(await store().states(account(), [many[0]!.id])).toEqual(new Map());
+      expect(await store().get(a, many[7]!.id)).toEqual(many[7]);
+      expect(await store().list(a, endpointId, 50)).toHaveLength(30);
+
+      const takes = await Promise.all(['w1', 'w2', 'w3'].map((holder) => store().leaseQueuing(a, holder, 2_000, 1_000)));
+      expect(count(takes)).toBe(1);
+      const holder = ['w1', 'w2', 'w3'][takes.indexOf(true)]!;
+      await store().releaseQueuing(a, 'someone else'); // not theirs: nothing changes
+      expect(await store().leaseQueuing(a, 'w4', 3_000, 1_500)).toBe(false);
+      await store().releaseQueuing(a, holder);
+      expect(await store().leaseQueuing(a, 'w4', 3_000, 1_500)).toBe(true);
+      // A lease run out is taken over, and its old holder's release leaves the new one be.
+      expect(await store().leaseQueuing(a, 'w5', 9_000, 3_500)).toBe(true);
+      await store().releaseQueuing(a, 'w4');
+      expect(await store().leaseQueuing(a, 'w6', 9_500, 4_000)).toBe(false);
+    });
   });
 }
 
@@ -199,6 +225,18 @@ export function allowanceStoreContract(store: () => AllowanceStore): void {
       expect(await store().deliveriesCounted(a, '2026-11-22')).toBe(1);
       expect(await store().countDelivery(a, '2026-11-21', null)).toBe(true);
       expect(await store().countDelivery(account(), '2026-11-21', 0)).toBe(false);
+    });
+
+    it('counts many deliveries at once up to the cap however many race, granting what is left', async () => {
+      const a = account();
+      const granted = await Promise.all([4, 7, 3, 9, 1].map((wanted) => store().countDeliveries(a, '2026-11-21', wanted, 12)));
+      expect(granted.reduce((x, y) => x + y, 0)).toBe(12);
+      expect(granted.every((n, i) => n >= 0 && n <= [4, 7, 3, 9, 1][i]!)).toBe(true);
+      expect(await store().deliveriesCounted(a, '2026-11-21')).toBe(12);
+      expect(await store().countDeliveries(a, '2026-11-21', 5, 12)).toBe(0);
+      expect(await store().countDeliveries(a, '2026-11-22', 5, 3)).toBe(3);
+      expect(await store().countDeliveries(a, '2026-11-22', 50, null)).toBe(50);
+      expect(await store().countDeliveries(account(), '2026-11-21', 5, 0)).toBe(0);
     });
 
     it('hands out exactly the bucket\'s tokens to concurrent takers, per bucket', async () => {

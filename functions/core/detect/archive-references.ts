@@ -5,14 +5,17 @@
  * occurrence's minute and cached per family and minute (wallets per hour), so a batch costs at most
  * one scan per family.
  */
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import { minuteCandleSource, windowSource } from '../archive/read.ts';
+import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
+import { minuteCandleSource, windowFiles, windowSource } from '../archive/read.ts';
 import { FAMILIES, type Family } from '../venues.ts';
+import { DELETION_GRACE_MS } from '../archive/compact.ts';
 import { marketKey, type MarketReference, type ReferenceSource } from './relative-metrics.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
+/** Well inside compaction's deletion grace, so a listed file still exists when it is read. */
+const WALLET_FILES_TTL_MS = DELETION_GRACE_MS / 2;
 
 /** A bounded cache of loads in flight or done; a failed load is forgotten so the next call retries. */
 function cached<T>(cache: Map<string, Promise<T>>, key: string, bound: number, load: () => Promise<T>): Promise<T> {
@@ -29,6 +32,7 @@ function cached<T>(cache: Map<string, Promise<T>>, key: string, bound: number, l
 export function archiveReferences(deps: ArchiveDeps): ReferenceSource {
   const markets = new Map<string, Promise<Map<string, MarketReference>>>();
   const wallets = new Map<string, Promise<number>>();
+  const walletFiles = new Map<string, Promise<ArchiveFile[]>>();
 
   async function familyAt(family: Family, at: number): Promise<Map<string, MarketReference>> {
     const refs = new Map<string, MarketReference>();
@@ -56,17 +60,22 @@ export function archiveReferences(deps: ArchiveDeps): ReferenceSource {
   }
 
   async function walletAt(address: string, at: number): Promise<number> {
-    let total = 0;
-    for (const family of FAMILIES) {
-      const trades = await windowSource(deps, { dataset: 'trades', family, from: at - 30 * DAY, to: at });
-      if (!trades) continue;
+    const totals = await Promise.all(FAMILIES.map(async (family) => {
+      const window = { dataset: 'trades' as const, family, from: at - 30 * DAY, to: at };
+      // The files are the same for every wallet that hour: listed once (a manifest query a day) for
+      // all of them, and again after a while, as compaction replaces files and deletes the old ones
+      // (DELETION_GRACE_MS after).
+      const listedAt = Math.floor(deps.clock.now() / WALLET_FILES_TTL_MS);
+      const files = await cached(walletFiles, `${family}|${at}|${listedAt}`, 64, () => windowFiles(deps, window));
+      const trades = await windowSource(deps, window, files);
+      if (!trades) return 0;
       const [row] = await deps.sql.query({
         sql: `SELECT sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE)) AS notional FROM (${trades.sql}) WHERE user_address = $r_address`,
         params: { ...trades.params, r_address: address },
       });
-      total += Number(row?.notional ?? 0);
-    }
-    return total;
+      return Number(row?.notional ?? 0);
+    }));
+    return totals.reduce((a, b) => a + b, 0);
   }
 
   /**

@@ -9,9 +9,10 @@ import type { PlanName } from '../plans.ts';
 import type { AccountStore } from '../../ports/accounts.ts';
 import type { EndpointRecord, SubscriptionRecord } from '../../ports/webhooks.ts';
 import { EVENT_TYPE_BY_NAME } from '../webhooks/catalog.ts';
-import { queueOccurrence, type DeliveryDeps, type QueueOutcome } from '../webhooks/deliveries.ts';
+import { queueOccurrences, type DeliveryDeps, type QueueOutcome, type QueueRequest } from '../webhooks/deliveries.ts';
 import type { StoredConfig } from '../webhooks/filters.ts';
 import { groupBy } from './group.ts';
+import { mapBounded } from '../bounded.ts';
 import { matches } from './match.ts';
 import type { Candidate } from './candidate.ts';
 import { marketKey, relativeMetrics, type MarketReference, type ReferenceSource } from './relative-metrics.ts';
@@ -35,15 +36,21 @@ export function createRuleBook(deps: Pick<DeliveryDeps, 'store' | 'clock'> & { a
   async function load(eventType: string): Promise<ActiveRule[]> {
     const decl = EVENT_TYPE_BY_NAME.get(eventType);
     const subscriptions = (await deps.store.rules.listOfType(eventType)).filter((s) => s.enabled);
+    // Read once per account, not per rule: an enterprise account's hundreds of rules share them.
     const plans = new Map<string, Promise<PlanName | undefined>>();
+    const endpointsOf = new Map<string, Promise<Map<string, EndpointRecord>>>();
     const watchedOf = new Map<string, Promise<ReadonlySet<string>>>();
     const loaded = await Promise.all(subscriptions.map(async (subscription): Promise<ActiveRule | undefined> => {
       const account = subscription.accountId;
-      if (!plans.has(account)) plans.set(account, deps.accounts.getAccount(account).then((a) => a?.plan));
+      if (!plans.has(account)) {
+        plans.set(account, deps.accounts.getAccount(account).then((a) => a?.plan));
+        endpointsOf.set(account, deps.store.endpoints.list(account).then((list) => new Map(list.map((e) => [e.id, e]))));
+      }
       if (decl?.scope === 'addresses' && !watchedOf.has(account)) {
         watchedOf.set(account, deps.store.rules.listAddresses(account).then((rows) => new Set(rows.map((r) => r.address))));
       }
-      const [plan, endpoint, watched] = await Promise.all([plans.get(account)!, deps.store.endpoints.get(account, subscription.endpointId), watchedOf.get(account)]);
+      const [plan, endpoints, watched] = await Promise.all([plans.get(account)!, endpointsOf.get(account)!, watchedOf.get(account)]);
+      const endpoint = endpoints.get(subscription.endpointId);
       if (!plan || !endpoint) return undefined;
       return { plan, subscription, endpoint, watched: watched ?? new Set() };
     }));
@@ -71,37 +78,33 @@ export async function watchedBy(book: RuleBook, eventTypes: readonly string[]): 
 
 export type DispatchCounts = Partial<Record<QueueOutcome, number>> & { candidates: number; matched: number };
 
-/** Matches queued at once: each is a few round trips, and a batch can hold hundreds. */
-const QUEUE_CONCURRENCY = 16;
-
-export async function dispatch(deps: DeliveryDeps & { rules: RuleBook }, candidates: readonly Candidate[]): Promise<DispatchCounts> {
-  const counts: DispatchCounts = { candidates: candidates.length, matched: 0 };
-  const work: (() => Promise<void>)[] = [];
+/** Every (rule, occurrence) pair the rules take from the candidates, in the candidates' order by type. */
+export async function matchCandidates(book: RuleBook, candidates: readonly Candidate[]): Promise<QueueRequest[]> {
+  const matched: QueueRequest[] = [];
   for (const [type, list] of groupBy(candidates, (c) => c.type)) {
     const decl = EVENT_TYPE_BY_NAME.get(type);
     if (!decl) throw new Error(`Detector produced an undeclared event type ${type}`);
-    const rules = await deps.rules.rules(type);
+    const rules = await book.rules(type);
     for (const candidate of list) {
       for (const rule of rules) {
         if (candidate.accountId !== undefined && rule.subscription.accountId !== candidate.accountId) continue;
         if (!matches(decl, rule.subscription.filters as unknown as StoredConfig, candidate, rule.watched)) continue;
-        counts.matched += 1;
-        work.push(async () => {
-          const outcome = await queueOccurrence(deps, rule, { key: candidate.key, type, occurredAt: candidate.occurredAt, data: candidate.data });
-          counts[outcome] = (counts[outcome] ?? 0) + 1;
-        });
+        matched.push({ rule, occurrence: { key: candidate.key, type, occurredAt: candidate.occurredAt, data: candidate.data } });
       }
     }
   }
-  let next = 0;
-  // Every worker runs to the end even if one fails, so a retry finds as much queued as possible.
-  const results = await Promise.allSettled(Array.from({ length: Math.min(QUEUE_CONCURRENCY, work.length) }, async () => {
-    while (next < work.length) await work[next++]!();
-  }));
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
+  return matched;
+}
+
+export async function dispatch(deps: DeliveryDeps & { rules: RuleBook }, candidates: readonly Candidate[]): Promise<DispatchCounts> {
+  const matched = await matchCandidates(deps.rules, candidates);
+  const counts: DispatchCounts = { candidates: candidates.length, matched: matched.length };
+  for (const outcome of await queueOccurrences(deps, matched)) counts[outcome] = (counts[outcome] ?? 0) + 1;
   return counts;
 }
+
+/** Reference lookups in flight at once. */
+const REFERENCE_CONCURRENCY = 8;
 
 export interface DetectDeps extends DeliveryDeps {
   rules: RuleBook;
@@ -123,14 +126,11 @@ export async function withReferences(candidates: Candidate[], source: ReferenceS
       family, await source.marketsAt!(family as Family, list.map((c) => ({ symbol: c.symbol!, at: c.occurredAt }))),
     ] as const)));
   }
-  const out: Candidate[] = [];
-  for (const candidate of candidates) {
+  // Looked up concurrently (each market minute and wallet hour is loaded once, however many ask), but boundedly: a wallet's is a 30-day scan.
+  return mapBounded(candidates, REFERENCE_CONCURRENCY, async (candidate) => {
     const metrics = EVENT_TYPE_BY_NAME.get(candidate.type)?.metrics ?? {};
     const notional = candidate.metrics.notional_usd;
-    if (!('notional_pct_volume_1h' in metrics) || typeof notional !== 'number' || candidate.symbol === null) {
-      out.push(candidate);
-      continue;
-    }
+    if (!('notional_pct_volume_1h' in metrics) || typeof notional !== 'number' || candidate.symbol === null) return candidate;
     const family = candidate.venue;
     const market = batch
       ? batch.get(family)?.get(marketKey(candidate.symbol, Math.floor(candidate.occurredAt / 60_000) * 60_000))
@@ -138,7 +138,6 @@ export async function withReferences(candidates: Candidate[], source: ReferenceS
     const wallet = 'notional_pct_wallet_volume_30d' in metrics && candidate.address ? ((await source.walletVolume30dUsd(candidate.address, candidate.occurredAt)) ?? 0) : undefined;
     const relative = relativeMetrics(family, candidate.symbol, notional, market, wallet);
     const referenceAt = market ? new Date(market.at).toISOString() : null;
-    out.push({ ...candidate, metrics: { ...candidate.metrics, ...relative }, data: { ...candidate.data, ...relative, reference_at: referenceAt } });
-  }
-  return out;
+    return { ...candidate, metrics: { ...candidate.metrics, ...relative }, data: { ...candidate.data, ...relative, reference_at: referenceAt } };
+  });
 }
