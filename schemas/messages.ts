@@ -39,6 +39,8 @@ export const DeliveryJobMessage = v.object({
   delivery_id: v.pipe(v.string(), v.minLength(1)),
   run: v.pipe(v.number(), v.integer(), v.minValue(0)),
   attempt: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  /** The delivery's endpoint, so the attempt reads it alongside the delivery (absent from jobs queued before it was added). */
+  endpoint_id: v.optional(v.pipe(v.string(), v.minLength(1))),
 });
 export type DeliveryJobMessage = v.InferOutput<typeof DeliveryJobMessage>;
 

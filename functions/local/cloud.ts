@@ -14,7 +14,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmulators, type Emulators } from 
 import { exportEnvironment } from './environment.ts';
 import { startGateway, type Gateway } from './gateway.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { IDLE_WAIT_MS, startPoller, type Poller } from './poller.ts';
+import { startEventSource, type Poller } from './poller.ts';
 import { invocationsSettled, invoke } from './invoke.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 import { localStateMachines, type LocalStateMachines } from './state-machines.ts';
@@ -94,9 +94,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       if (!def.consumes) continue;
       const consumer = (event: SQSEvent) => invoke(name, event) as Promise<SQSBatchResponse | void>;
       // Lambda runs several batches of a queue at once; a few poll loops give the local cloud the same overlap.
-      for (let loop = 0; loop < Math.min(QUEUES[def.consumes].maxConcurrency, LOCAL_POLL_LOOPS); loop += 1) {
-        pollers.push(startPoller(sqs, def.consumes, emulators.names.queueUrls[def.consumes], consumer, loop === 0 ? IDLE_WAIT_MS.first : IDLE_WAIT_MS.others));
-      }
+      pollers.push(startEventSource(sqs, def.consumes, emulators.names.queueUrls[def.consumes], consumer, Math.min(QUEUES[def.consumes].maxConcurrency, LOCAL_POLL_LOOPS)));
     }
   }
   let scheduler: Scheduler | undefined;

@@ -34,6 +34,9 @@ export function exportEnvironment(emulators: Emulators, dataDir: string, logLeve
     S3_FORCE_PATH_STYLE: 'true',
     DEPLOYMENT: 'local',
     POWERTOOLS_TRACE_ENABLED: 'false',
+    // With tracing off, X-Ray's automatic mode would still put an async hook with destroy tracking
+    // on every promise of the one local process (cls-hooked), measured in ARCHITECTURE.md (delivery burst).
+    AWS_XRAY_MANUAL_MODE: 'true',
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: logLevel,
     CURSOR_KEYS: localCursorKeys(dataDir),

@@ -11,7 +11,7 @@ import { QUEUES } from '../resources.ts';
 
 export type SqsConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
 
-/** How long a loop waits after finding its queue empty: the first loop of a queue stays quick, the others join a burst within a second. */
+/** How long a loop waits after finding its queue empty: the first loop of a queue stays quick; the others poll each second, and a full batch wakes them at once. */
 export const IDLE_WAIT_MS = { first: 100, others: 1_000 } as const;
 
 export function toSqsEvent(messages: Message[], queueArn: string): SQSEvent {
@@ -41,7 +41,11 @@ export function toSqsEvent(messages: Message[], queueArn: string): SQSEvent {
 export interface Poller { stop(): Promise<void> }
 
 /** Runs one poll: returns how many messages were handled. Exposed for tests. */
-export async function pollOnce(sqs: SQSClient, queue: QueueName, queueUrl: string, consumer: SqsConsumer): Promise<number> {
+export async function pollOnce(
+  sqs: SQSClient, queue: QueueName, queueUrl: string, consumer: SqsConsumer,
+  /** Told how many messages the receive returned, before the consumer runs. */
+  onReceived: (count: number) => void = () => undefined,
+): Promise<number> {
   const received = await sqs.send(new ReceiveMessageCommand({
     QueueUrl: queueUrl,
     MaxNumberOfMessages: QUEUES[queue].batchSize,
@@ -51,6 +55,7 @@ export async function pollOnce(sqs: SQSClient, queue: QueueName, queueUrl: strin
     MessageAttributeNames: ['All'],
   }));
   const messages = received.Messages ?? [];
+  onReceived(messages.length);
   if (messages.length === 0) return 0;
   let failed = new Set(messages.map((m) => m.MessageId!));
   try {
@@ -69,23 +74,42 @@ export async function pollOnce(sqs: SQSClient, queue: QueueName, queueUrl: strin
   return messages.length;
 }
 
-export function startPoller(sqs: SQSClient, queue: QueueName, queueUrl: string, consumer: SqsConsumer, idleWaitMs: number = IDLE_WAIT_MS.first): Poller {
+/**
+ * One queue's event source: `loops` poll loops, as Lambda runs that many batches of a queue at once.
+ * The first loop polls every `idleWaitMs.first` while the queue is empty, the others every
+ * `idleWaitMs.others`; a receive that fills a whole batch means a backlog, so it wakes every idle
+ * loop at once (Lambda's event source adds concurrent batches while messages keep coming), instead
+ * of leaving a burst to one loop until the others' next poll.
+ */
+export function startEventSource(
+  sqs: SQSClient, queue: QueueName, queueUrl: string, consumer: SqsConsumer, loops: number, idleWaitMs: { first: number; others: number } = IDLE_WAIT_MS,
+): Poller {
   let running = true;
-  const loop = (async () => {
+  const sleepers = new Set<() => void>();
+  const wakeAll = () => { for (const wake of [...sleepers]) wake(); };
+  const idle = (ms: number) => new Promise<void>((resolve) => {
+    const wake = () => { clearTimeout(timer); sleepers.delete(wake); resolve(); };
+    const timer = setTimeout(wake, ms);
+    sleepers.add(wake);
+  });
+  const onReceived = (count: number) => { if (count >= QUEUES[queue].batchSize) wakeAll(); };
+  const loop = async (idleMs: number) => {
     while (running) {
       try {
-        const handled = await pollOnce(sqs, queue, queueUrl, consumer);
-        if (handled === 0) await new Promise((r) => setTimeout(r, idleWaitMs));
+        const handled = await pollOnce(sqs, queue, queueUrl, consumer, onReceived);
+        if (handled === 0 && running) await idle(idleMs);
       } catch (error) {
         if (running) console.error(`[poller] ${queue}:`, error);
-        await new Promise((r) => setTimeout(r, 1000));
+        if (running) await idle(1000);
       }
     }
-  })();
+  };
+  const all = Array.from({ length: loops }, (_, i) => loop(i === 0 ? idleWaitMs.first : idleWaitMs.others));
   return {
     async stop() {
       running = false;
-      await loop;
+      wakeAll();
+      await Promise.all(all);
     },
   };
 }

@@ -2,9 +2,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
 
-const serviceName = 'market-archive';
+export const serviceName = 'market-archive';
 
 const containerLogger = new Logger({ serviceName });
 const invocationLogger = new AsyncLocalStorage<Logger>();
@@ -28,7 +27,6 @@ export function withOwnLogger<T>(work: () => T): T {
   return invocationLogger.run(containerLogger.createChild(), work);
 }
 export const metrics = new Metrics({ serviceName, namespace: 'MarketArchive' });
-export const tracer = new Tracer({ serviceName });
 
 /**
  * Publishes the invocation's metrics when it recorded any. Powertools' own logMetrics middleware

@@ -266,7 +266,7 @@ describe('test deliveries, the delivery log and redelivery', () => {
     const { status, body } = await call(KEYS.build, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`);
     expect(status).toBe(202);
     const queued = await cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.emulators.names.queueUrls.delivery, MaxNumberOfMessages: 10 }));
-    expect(queued.Messages?.map((m) => JSON.parse(m.Body!))).toContainEqual({ type: 'deliver.v1', account_id: expect.any(String), delivery_id: body.data.delivery_id, run: 0, attempt: 0 });
+    expect(queued.Messages?.map((m) => JSON.parse(m.Body!))).toContainEqual({ type: 'deliver.v1', account_id: expect.any(String), delivery_id: body.data.delivery_id, run: 0, attempt: 0, endpoint_id: endpointId });
     expect((await call(KEYS.build, 'GET', '/v1/webhooks/limits')).body.data.deliveries_per_day).toMatchObject({ used: 1, limit: 5000, remaining: 4999 });
   });
 

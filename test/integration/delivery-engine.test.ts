@@ -14,7 +14,7 @@ import { TABLES } from '../../functions/resources.ts';
 import { createHttpsSender } from '../../functions/adapters/https-sender.ts';
 import { attemptDelivery, LEASE_MS, SLOW_ANSWER_MS, type DeliveryLane, type EngineDeps } from '../../functions/core/webhooks/engine.ts';
 import type { QueueName } from '../../functions/resources.ts';
-import { OVERDUE_GRACE_MS, queueOccurrence, redeliver, sweepOverdueDeliveries, utcDay, type DeliveryDeps } from '../../functions/core/webhooks/deliveries.ts';
+import { deliveryJob, OVERDUE_GRACE_MS, queueOccurrence, redeliver, sweepOverdueDeliveries, utcDay, type DeliveryDeps } from '../../functions/core/webhooks/deliveries.ts';
 import { createEndpoint, enableEndpoint, rotateSecret } from '../../functions/core/webhooks/endpoints.ts';
 import type { Caller } from '../../functions/core/accounts.ts';
 import { createSubscription, resumeSubscription } from '../../functions/core/webhooks/subscriptions.ts';
@@ -106,6 +106,24 @@ describe('sending', () => {
       data: { venue: 'perpx', symbol: 'BTC', notional_usd: 250_000, api_url: '/v1/perpx/liquidations/BTC' },
     });
     expect(await reload(queued)).toMatchObject({ state: 'delivered', attempts: 1, lastStatusCode: 200, lastError: null, nextAttemptAt: null, deliveredAt: new Date(now).toISOString() });
+  });
+
+  it('reads the endpoint a queued job names alongside the delivery, not after it', async () => {
+    const ctx = await setUp();
+    const queued = await queueOne(ctx);
+    const stores = webhookStores();
+    // The delivery's read answers only once the endpoint's has begun: a read after it never would.
+    let endpointRead!: () => void;
+    const endpointReadBegun = new Promise<void>((resolve) => { endpointRead = resolve; });
+    const store = {
+      deliveries: { ...stores.deliveries, get: async (accountId: string, id: string) => { await endpointReadBegun; return stores.deliveries.get(accountId, id); } },
+      endpoints: { ...stores.endpoints, get: (accountId: string, id: string) => { endpointRead(); return stores.endpoints.get(accountId, id); } },
+    };
+
+    const result = await attemptDelivery(engine({ store }), JSON.parse(deliveryJob(queued)) as DeliveryJobMessage);
+
+    expect(result.outcome).toBe('delivered');
+    expect(receiver.requests.map((r) => r.headers['svc-event-id'])).toEqual([queued.eventId]);
   });
 
   it('retries a 500 after 5 s with the same body and event id and a fresh timestamp, then records the success', async () => {

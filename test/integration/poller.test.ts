@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import { pollOnce } from '../../functions/local/poller.ts';
+import { pollOnce, startEventSource } from '../../functions/local/poller.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
 
 let env: ScratchEmulators;
 let queueUrl: string;
@@ -52,5 +53,43 @@ describe('the SQS event source', () => {
     await sendThree();
     await pollOnce(env.sqs, 'delivery', queueUrl, async () => ({ batchItemFailures: [] }));
     await expect(counts()).resolves.toEqual({ left: 0, inFlight: 0 });
+  });
+});
+
+describe('the event source of a queue with several loops', () => {
+  it('wakes its idle loops when a receive fills a whole batch, so a burst is taken by every loop at once', async () => {
+    // Prepare: three loops; the two others would sleep ten minutes between polls of an empty queue.
+    queueUrl = (await env.sqs.send(new CreateQueueCommand({ QueueName: `poller-test-${++queues}`, Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
+    const sqs = new SQSClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: env.emulators.endpoints.sqs, useQueueUrlAsEndpoint: false });
+    let emptyReceives = 0;
+    sqs.middlewareStack.add((next, context) => async (args) => {
+      const result = await next(args);
+      if (context.commandName === 'ReceiveMessageCommand' && !(result.output as { Messages?: unknown[] }).Messages?.length) emptyReceives += 1;
+      return result;
+    }, { step: 'initialize' });
+    let inFlight = 0;
+    let release!: () => void;
+    const allThreeHeld = new Promise<void>((resolve) => { release = resolve; });
+    const source = startEventSource(sqs, 'delivery', queueUrl, async () => {
+      // Each batch is held until three are held at once: only the woken loops can get there.
+      if (++inFlight === 3) release();
+      await allThreeHeld;
+      return { batchItemFailures: [] };
+    }, 3, { first: 50, others: 600_000 });
+    try {
+      // Every loop has found the queue empty and gone idle.
+      while (emptyReceives < 3) await new Promise((r) => setTimeout(r, 10));
+      // Act: a burst of three batches.
+      for (let batch = 0; batch < 3; batch++) {
+        await env.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: `${batch}-${i}` })) }));
+      }
+      // Assess: three batches were held at once, so the loops asleep for ten minutes took two of them.
+      await allThreeHeld;
+      expect(inFlight).toBe(3);
+    } finally {
+      release();
+      await source.stop();
+      sqs.destroy();
+    }
   });
 });

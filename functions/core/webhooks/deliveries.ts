@@ -32,8 +32,8 @@ export function deliveryView(d: DeliveryRecord) {
 
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-export function deliveryJob(d: Pick<DeliveryRecord, 'accountId' | 'id' | 'run' | 'attempts'>): string {
-  const job: DeliveryJobMessage = { type: 'deliver.v1', account_id: d.accountId, delivery_id: d.id, run: d.run, attempt: d.attempts };
+export function deliveryJob(d: Pick<DeliveryRecord, 'accountId' | 'id' | 'run' | 'attempts' | 'endpointId'>): string {
+  const job: DeliveryJobMessage = { type: 'deliver.v1', account_id: d.accountId, delivery_id: d.id, run: d.run, attempt: d.attempts, endpoint_id: d.endpointId };
   return JSON.stringify(job);
 }
 

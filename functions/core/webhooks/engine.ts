@@ -61,14 +61,19 @@ export function signingSecrets(endpoint: EndpointRecord, now: number): string[] 
 
 export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage): Promise<AttemptResult> {
   const { store } = deps;
-  const delivery = await store.deliveries.get(job.account_id, job.delivery_id);
+  // The endpoint is read alongside the delivery when the job names it: one round trip before the
+  // send instead of two. Jobs queued before jobs named it read it after, as before.
+  const [delivery, named] = await Promise.all([
+    store.deliveries.get(job.account_id, job.delivery_id),
+    job.endpoint_id === undefined ? undefined : store.endpoints.get(job.account_id, job.endpoint_id).then((endpoint) => ({ endpoint })),
+  ]);
   if (!delivery || delivery.run !== job.run || delivery.attempts > job.attempt) return { outcome: 'stale' };
   if (delivery.state === 'delivered' || delivery.state === 'exhausted') return { outcome: 'stale' };
   // Thrown, so the job comes back after the visibility timeout, by when the record has caught up.
   if (delivery.attempts < job.attempt) throw new Error(`delivery ${delivery.id} has not recorded attempt ${job.attempt} yet`);
   const expected = { run: delivery.run, attempts: delivery.attempts };
 
-  const endpoint = await store.endpoints.get(delivery.accountId, delivery.endpointId);
+  const endpoint = named && delivery.endpointId === job.endpoint_id ? named.endpoint : await store.endpoints.get(delivery.accountId, delivery.endpointId);
   if (!endpoint || endpoint.status !== 'active') {
     // Deliveries stop and nothing is buffered: the record ends here, and /redeliver can revive it.
     const reason = endpoint ? `endpoint ${endpoint.status.replace('_', '-')}; not attempted` : 'endpoint deleted; not attempted';
