@@ -25,6 +25,7 @@ import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { SqlSession } from '../../ports/sql.ts';
 import { DAY_MS, SETTLE_MS, compactedKey, dayOf, daysBetween, deltaKey, hourSettled } from './layout.ts';
 import { visibleFiles } from './files.ts';
+import { eachBounded } from '../bounded.ts';
 import { candlesFromTradesSql, oiCrossingsSql, reductionSql, rollupSql } from './sql.ts';
 import { windowSource } from './read.ts';
 import { CADENCE_SQL, cadenceFromRow, type FileCadence } from '../quality/cadence.ts';
@@ -92,20 +93,6 @@ function visibleBySymbol(files: readonly ArchiveFile[]): Map<string, ArchiveFile
 const IO_CONCURRENCY = 16;
 /** Bytes of files uploading at once, so a day of large files never crowds DuckDB out of the function's memory. */
 const MAX_BYTES_IN_FLIGHT = 256 * 2 ** 20;
-
-/** Runs `work` over `items`, at most `limit` at a time; resolves to the results in item order. */
-async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-}
 
 interface Part { symbol: string | undefined; rows: number; minTs: number; maxTs: number; symbols: string[]; cadence: FileCadence }
 
@@ -283,7 +270,7 @@ async function rebuildAllDerived(
 
 /** Removes files from the manifest (their rows are visible through what replaced them) and schedules their objects' deletion. */
 async function retire(deps: ArchiveDeps, files: readonly ArchiveFile[], report: CompactionReport): Promise<void> {
-  await inParallel(files, IO_CONCURRENCY, (file) => deps.manifest.deleteFile(file));
+  await eachBounded(files, IO_CONCURRENCY, (file) => deps.manifest.deleteFile(file));
   await deps.manifest.scheduleDeletion(files.map((f) => f.key), deps.clock.now() + DELETION_GRACE_MS);
   report.deltasRetired += files.filter((f) => f.kind === 'delta').length;
 }
