@@ -48,6 +48,12 @@ const BaseConfigSchema = v.object({
    */
   LOCAL_TIME_SCALE: v.optional(v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/, 'must be a positive number'), v.transform(Number), v.minValue(1, 'must be at least 1'))),
   /**
+   * Local cloud only: the budget of one webhook attempt in seconds (unset: the specification's 10 s).
+   * Tests raise it so that a hung receiver's attempts stay open however slowly a loaded machine
+   * runs them. Refused when DEPLOYMENT is aws.
+   */
+  WEBHOOK_ATTEMPT_TIMEOUT_S: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number of seconds'), v.transform(Number), v.minValue(1, 'must be at least 1'))),
+  /**
    * The cursor key ring as JSON, newest key first (`{"k2":"<secret>","k1":"<secret>"}`): set by the
    * local cloud and tests. In AWS the ring lives in the secret CURSOR_KEYS_SECRET_ARN names instead.
    */
@@ -66,6 +72,10 @@ export const ConfigSchema = v.pipe(
   v.forward(
     v.check((c) => c.DEPLOYMENT === 'local' || c.LOCAL_TIME_SCALE === undefined, 'is local-cloud only and refused when DEPLOYMENT is aws'),
     ['LOCAL_TIME_SCALE'],
+  ),
+  v.forward(
+    v.check((c) => c.DEPLOYMENT === 'local' || c.WEBHOOK_ATTEMPT_TIMEOUT_S === undefined, 'is local-cloud only and refused when DEPLOYMENT is aws'),
+    ['WEBHOOK_ATTEMPT_TIMEOUT_S'],
   ),
 );
 

@@ -27,13 +27,17 @@ export interface Receiver {
   respond: (request: ReceivedRequest) => Answer;
   /** Resolves once `count` requests (in total) have arrived. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  /** Requests answered 'hang' whose sender still holds the connection open. */
+  hanging(): ReceivedRequest[];
+  /** Answers every request still hanging with `status`, ending the attempts that wait on them. */
+  answerHanging(status: number): void;
   close(): Promise<void>;
 }
 
 export async function startReceiver(respond: (request: ReceivedRequest) => Answer = () => 200): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
-  const hanging = new Set<ServerResponse>();
+  const hanging = new Map<ServerResponse, ReceivedRequest>();
   const receiver: Receiver = {
     url: (path = '/hook') => `https://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
     requests,
@@ -47,8 +51,12 @@ export async function startReceiver(respond: (request: ReceivedRequest) => Answe
       }
       return requests;
     },
+    hanging: () => [...hanging.values()],
+    answerHanging(status) {
+      for (const res of hanging.keys()) res.writeHead(status, { 'content-type': 'text/plain' }).end('no');
+    },
     async close() {
-      for (const res of hanging) res.destroy();
+      for (const res of hanging.keys()) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
@@ -65,7 +73,9 @@ export async function startReceiver(respond: (request: ReceivedRequest) => Answe
       }
       const answer = receiver.respond(request);
       if (answer === 'hang') {
-        hanging.add(res);
+        // Gone once answered or once the sender closes the connection (its attempt timed out).
+        hanging.set(res, request);
+        res.once('close', () => hanging.delete(res));
         return;
       }
       res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'ok' : 'no');

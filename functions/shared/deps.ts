@@ -103,7 +103,10 @@ export const webhookDestinations = once(() => ({
   ...(config().DEPLOYMENT === 'local' && { allowHint: 'In the local cloud, set WEBHOOK_ALLOWED_TARGETS (e.g. 127.0.0.1) to allow a receiver on this machine.' }),
 }));
 
-export const webhookSender = once((): WebhookSender => createHttpsSender(webhookDestinations()));
+export const webhookSender = once((): WebhookSender => {
+  const timeoutS = config().WEBHOOK_ATTEMPT_TIMEOUT_S;
+  return createHttpsSender({ ...webhookDestinations(), ...(timeoutS !== undefined && { timeoutMs: timeoutS * 1_000 }) });
+});
 
 
 export const exportStore = once((): ExportStore =>

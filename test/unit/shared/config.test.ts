@@ -19,6 +19,10 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ LOCAL_TIME_SCALE: '60' })).toThrow(/LOCAL_TIME_SCALE is local-cloud only/);
     expect(() => parseConfig({ WEBHOOK_ALLOWED_TARGETS: '127.0.0.1' })).toThrow(/WEBHOOK_ALLOWED_TARGETS is local-cloud only/);
     expect(() => parseConfig({ DEPLOYMENT: 'local', LOCAL_TIME_SCALE: '0.5' })).toThrow(/LOCAL_TIME_SCALE must be at least 1/);
+    expect(parseConfig({ DEPLOYMENT: 'local', WEBHOOK_ATTEMPT_TIMEOUT_S: '600' })).toMatchObject({ WEBHOOK_ATTEMPT_TIMEOUT_S: 600 });
+    expect(parseConfig({ DEPLOYMENT: 'local' }).WEBHOOK_ATTEMPT_TIMEOUT_S).toBeUndefined();
+    expect(() => parseConfig({ WEBHOOK_ATTEMPT_TIMEOUT_S: '600' })).toThrow(/WEBHOOK_ATTEMPT_TIMEOUT_S is local-cloud only/);
+    expect(() => parseConfig({ DEPLOYMENT: 'local', WEBHOOK_ATTEMPT_TIMEOUT_S: '2.5' })).toThrow(/WEBHOOK_ATTEMPT_TIMEOUT_S must be a whole number of seconds/);
   });
 
   it('names a resource variable the calling port needs but the function was not given', () => {
