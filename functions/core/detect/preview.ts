@@ -16,7 +16,7 @@ import type { BreadthStore } from '../../ports/breadth.ts';
 import type { NormalizedRecord } from '../../../schemas/datasets.ts';
 import { DRY_RUN_TYPES, ESTIMATE_TYPES, EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
 import type { Detection, EventDefinition, EventTypeDecl, Preview } from '../events/declare.ts';
-import { BUCKET_RATIO, HOUR_MS, bucketEdge, bucketOf, isExactEdge, NO_VALUE_BUCKET, detectorInput, type DetectorInput, readOiCrossings, readRollup, uncoveredSpans, type RollupSource } from './rollups.ts';
+import { BUCKET_RATIO, HOUR_MS, bucketEdge, bucketOf, isExactEdge, NO_VALUE_BUCKET, detectorInput, type DetectorInput, oiCrossingCells, oiCrossingsCoverage, readRollup, uncoveredSpans, type RollupSource } from './rollups.ts';
 import { OI_DELTA_LOWEST_PCT, ROLLUPS } from '../archive/sql.ts';
 import { normalizeConfig, type StoredConfig } from '../webhooks/filters.ts';
 import type { Caller } from '../accounts.ts';
@@ -505,26 +505,27 @@ async function estimateFromCrossings(input: EstimateInput, detection: Extract<De
   const windowS = config.params.window_s as number;
   const threshold = config.params.threshold_pct as number;
   const families = (config.venue ?? decl.venues).filter((f) => !whollyBeforeCoverage('open_interest', f, now - 1));
-  const read = await readOiCrossings(deps.archive, families, config.symbols, windowS, firstDay, now);
+  const coverage = await oiCrossingsCoverage(deps.archive, families, firstDay, now);
   const rungs = LADDER_STEPS.map((step) => bucketOf(threshold * step));
   const thresholds = [...new Set([threshold, OI_DELTA_LOWEST_PCT, ...rungs.map(bucketEdge)])];
 
-  // The uncovered hours, newest first a day at a time, every threshold in one pass of the detector.
-  const covered = (family: string, hour: number) => read.covered.get(family as Family)?.has(hour) ?? false;
+  // The uncovered hours, newest first a day at a time, every threshold in one pass of the detector,
+  // while the covered slots' cells are read.
+  const covered = (family: string, hour: number) => coverage.covered.get(family as Family)?.has(hour) ?? false;
   const uncovered = uncoveredSpans(firstDay, now, (hour) => families.every((f) => covered(f, hour)));
   const pages = uncovered.flatMap(([a, b]) => pagesOf(a, b, MINUTE_PAGE_MS)).sort((a, b) => b[0] - a[0]);
-  const replayed: Candidate[] = [];
-  let from = firstDay;
-  for (const [pageFrom, pageTo] of pages) {
-    if (deps.clock.now() > deadline) {
-      from = pageTo;
-      break;
+  const replay = async () => {
+    const found: Candidate[] = [];
+    for (const [pageFrom, pageTo] of pages) {
+      if (deps.clock.now() > deadline) return { found, from: pageTo };
+      const page = await detection.detect(minuteContext(deps, pageFrom, pageTo), thresholds.map((t) => ({ window_s: windowS, threshold_pct: t })));
+      // Scope and floor as the rule has them; hours a family's rollup answered are not counted twice.
+      found.push(...page.filter((c) => !covered(c.venue, Math.floor(c.occurredAt / HOUR_MS) * HOUR_MS)
+        && matches(decl, { ...config, params: { ...config.params, ...c.params } }, c, watched)));
     }
-    const found = await detection.detect(minuteContext(deps, pageFrom, pageTo), thresholds.map((t) => ({ window_s: windowS, threshold_pct: t })));
-    // Scope and floor as the rule has them; hours a family's rollup answered are not counted twice.
-    replayed.push(...found.filter((c) => !covered(c.venue, Math.floor(c.occurredAt / HOUR_MS) * HOUR_MS)
-      && matches(decl, { ...config, params: { ...config.params, ...c.params } }, c, watched)));
-  }
+    return { found, from: firstDay };
+  };
+  const [read, { found: replayed, from }] = await Promise.all([oiCrossingCells(deps.archive, coverage, config.symbols, windowS, firstDay, now), replay()]);
   const at = (t: number) => replayed.filter((c) => c.params?.threshold_pct === t);
   const cells = read.cells.filter((c) => c.ts >= from);
   const crossingsFrom = (bucket: number) => (cell: (typeof cells)[number]) => (cell.bucket < bucket ? 0 : cell.kind === 'upper' ? cell.events : cell.kind === 'lower' ? -cell.events : 0);
@@ -543,7 +544,7 @@ async function estimateFromCrossings(input: EstimateInput, detection: Extract<De
     histogram.max = Math.max(histogram.max, cell.max);
   }
   const exact = isExactEdge(threshold);
-  const coveredHours = [...read.covered.values()].reduce((n, h) => n + h.size, 0);
+  const coveredHours = [...coverage.covered.values()].reduce((n, h) => n + h.size, 0);
   const notes = [
     `Whole hours were read from the crossings rollup (${coveredHours} family-hours), the rest replayed from the archive.`,
     exact

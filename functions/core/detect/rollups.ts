@@ -346,23 +346,37 @@ export async function readReduced(
 /** Crossings of one histogram cell of market.oi_delta's rollup (summed over the markets asked). */
 export interface CrossingCell { family: Family; ts: number; direction: 'up' | 'down'; kind: 'upper' | 'lower' | 'first'; bucket: number; events: number; max: number }
 
+/** Which hours of [from, to) market.oi_delta's crossing histograms answer, per family, and the files holding them (the manifest only). */
+export interface CrossingsCoverage { covered: Map<Family, Set<number>>; files: ArchiveFile[] }
+
 /**
- * market.oi_delta's crossing histograms (oi_crossings) for one window over [from, to), for the
- * given families (and symbols): cells of slots whose every hour is covered (a file of the slot, no
- * open-interest delta touching it), with the covered hours per family; the rest is for a replay.
+ * The hours of [from, to) the crossing histograms (oi_crossings) answer for the given families: a
+ * slot's file exists and no open-interest delta touches its hours (or the hours hold no rows at
+ * all). A day file's cells stand for its whole day, so its hours count only when every one of them
+ * is held; the rest is for a replay.
  */
-export async function readOiCrossings(
-  deps: ArchiveDeps, families: readonly Family[], symbols: readonly string[] | undefined, windowS: number, from: number, to: number,
-): Promise<{ cells: CrossingCell[]; covered: Map<Family, Set<number>>; rowsRead: number }> {
+export async function oiCrossingsCoverage(deps: ArchiveDeps, families: readonly Family[], from: number, to: number): Promise<CrossingsCoverage> {
   const covered = new Map<Family, Set<number>>();
   const files: ArchiveFile[] = [];
   await Promise.all(families.filter((f) => !whollyBeforeCoverage('oi_crossings', f, to - 1)).map(async (family) => {
     const { visible, holds } = await derivedCoverage(deps, 'oi_crossings', 'open_interest', family, from, to);
-    covered.set(family, hoursHeld(from, to, holds));
+    const held = hoursHeld(from, to, holds);
+    for (const file of visible.filter((f) => f.tier === undefined)) {
+      const hours = hoursOf(file);
+      if (!hours.every((h) => held.has(h))) for (const h of hours) held.delete(h);
+    }
+    covered.set(family, held);
     files.push(...visible);
   }));
-  if (files.length === 0) return { cells: [], covered, rowsRead: 0 };
-  const params: Record<string, string | number | readonly string[]> = { r_files: await deps.files.paths(files), r_from: from, r_to: to - 1, r_window: windowS };
+  return { covered, files };
+}
+
+/** The histogram cells of one window (and symbols) over the slots `coverage` answers, summed over the markets. */
+export async function oiCrossingCells(
+  deps: ArchiveDeps, coverage: CrossingsCoverage, symbols: readonly string[] | undefined, windowS: number, from: number, to: number,
+): Promise<{ cells: CrossingCell[]; rowsRead: number }> {
+  if (coverage.files.length === 0) return { cells: [], rowsRead: 0 };
+  const params: Record<string, string | number | readonly string[]> = { r_files: await deps.files.paths(coverage.files), r_from: from, r_to: to - 1, r_window: windowS };
   if (symbols) params.r_symbols = symbols;
   const rows = await deps.sql.query({
     sql: `SELECT family, ts, slot_hours, direction, kind, bucket, sum(events) AS events, max(max_delta) AS max_delta
@@ -371,18 +385,19 @@ export async function readOiCrossings(
           GROUP BY ALL`,
     params,
   });
-  // A day file's cells stand for its whole day: counted only when every hour of it is covered.
-  const wholly = (family: Family, ts: number, hours: number) => Array.from({ length: hours }, (_, h) => ts + h * HOUR_MS).every((h) => covered.get(family)?.has(h));
-  for (const [family, hours] of covered) {
-    for (const r of rows.filter((x) => x.family === family && Number(x.slot_hours) > 1)) {
-      if (!wholly(family, Number(r.ts), Number(r.slot_hours))) for (let h = 0; h < Number(r.slot_hours); h++) hours.delete(Number(r.ts) + h * HOUR_MS);
-    }
-  }
-  const cells = rows
-    .filter((r) => wholly(r.family as Family, Number(r.ts), Number(r.slot_hours)))
-    .map((r) => ({
-      family: r.family as Family, ts: Number(r.ts), direction: r.direction as 'up' | 'down', kind: r.kind as CrossingCell['kind'], bucket: Number(r.bucket),
-      events: Number(r.events), max: Number(r.max_delta),
-    }));
-  return { cells, covered, rowsRead: rows.length };
+  const answered = (r: Record<string, unknown>) => Array.from({ length: Number(r.slot_hours) }, (_, h) => Number(r.ts) + h * HOUR_MS)
+    .every((h) => coverage.covered.get(r.family as Family)?.has(h));
+  const cells = rows.filter(answered).map((r) => ({
+    family: r.family as Family, ts: Number(r.ts), direction: r.direction as 'up' | 'down', kind: r.kind as CrossingCell['kind'], bucket: Number(r.bucket),
+    events: Number(r.events), max: Number(r.max_delta),
+  }));
+  return { cells, rowsRead: rows.length };
+}
+
+/** oiCrossingsCoverage and oiCrossingCells in turn. */
+export async function readOiCrossings(
+  deps: ArchiveDeps, families: readonly Family[], symbols: readonly string[] | undefined, windowS: number, from: number, to: number,
+): Promise<{ cells: CrossingCell[]; covered: Map<Family, Set<number>>; rowsRead: number }> {
+  const coverage = await oiCrossingsCoverage(deps, families, from, to);
+  return { ...(await oiCrossingCells(deps, coverage, symbols, windowS, from, to)), covered: coverage.covered };
 }
