@@ -54,6 +54,12 @@ const BaseConfigSchema = v.object({
    */
   WEBHOOK_ATTEMPT_TIMEOUT_S: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number of seconds'), v.transform(Number), v.minValue(1, 'must be at least 1'))),
   /**
+   * Local cloud only: multiplies every function's timeout and the gateway's 29 s integration
+   * timeout, so a heavily loaded machine (a test run beside other work) does not cut off requests
+   * that AWS would finish in time. Unset: the deployed timeouts. Refused when DEPLOYMENT is aws.
+   */
+  LOCAL_DEADLINE_SCALE: v.optional(v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/, 'must be a positive number'), v.transform(Number), v.minValue(1, 'must be at least 1'))),
+  /**
    * The cursor key ring as JSON, newest key first (`{"k2":"<secret>","k1":"<secret>"}`): set by the
    * local cloud and tests. In AWS the ring lives in the secret CURSOR_KEYS_SECRET_ARN names instead.
    */
@@ -76,6 +82,10 @@ export const ConfigSchema = v.pipe(
   v.forward(
     v.check((c) => c.DEPLOYMENT === 'local' || c.WEBHOOK_ATTEMPT_TIMEOUT_S === undefined, 'is local-cloud only and refused when DEPLOYMENT is aws'),
     ['WEBHOOK_ATTEMPT_TIMEOUT_S'],
+  ),
+  v.forward(
+    v.check((c) => c.DEPLOYMENT === 'local' || c.LOCAL_DEADLINE_SCALE === undefined, 'is local-cloud only and refused when DEPLOYMENT is aws'),
+    ['LOCAL_DEADLINE_SCALE'],
   ),
 );
 

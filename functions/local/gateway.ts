@@ -11,6 +11,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyR
 import { API_KEY_HEADER, API_VERSION, API_VERSION_HEADER, AUTHORIZER_CACHE_TTL_S, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, REQUEST_ID_HEADER, ROUTES, pathPattern, type GatewayResponseType, type RouteDef } from '../routes.ts';
 import { isPlanName, PLANS } from '../core/plans.ts';
 import { invoke } from './invoke.ts';
+import { config } from '../shared/config.ts';
 import { headerValue } from '../shared/headers.ts';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024; // API Gateway's payload limit
@@ -124,7 +125,7 @@ export async function startGateway(port: number): Promise<Gateway> {
       event.requestContext.authorizer = outcome.context;
     }
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), INTEGRATION_TIMEOUT_MS); });
+    const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), INTEGRATION_TIMEOUT_MS * (config().LOCAL_DEADLINE_SCALE ?? 1)); });
     try {
       const result = await Promise.race([invoke(route.group, event) as Promise<APIGatewayProxyResult>, timeout]);
       if (result === 'timeout') return gatewayResponse('INTEGRATION_TIMEOUT', requestId);

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { FUNCTIONS, type FunctionName } from '../resources.ts';
+import { config } from '../shared/config.ts';
 
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 
@@ -24,7 +25,7 @@ export function loadHandler(name: FunctionName, root = process.cwd()): Promise<L
 
 export function lambdaContext(name: FunctionName): Context {
   const def = FUNCTIONS[name];
-  const deadline = Date.now() + def.timeoutS * 1000;
+  const deadline = Date.now() + def.timeoutS * 1000 * (config().LOCAL_DEADLINE_SCALE ?? 1);
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: name,

@@ -22,16 +22,28 @@ export async function sharedTemplate(): Promise<ServiceTemplate> {
   return JSON.parse(readFileSync((await runFixture('template')).template, 'utf8')) as ServiceTemplate;
 }
 
+/**
+ * The local cloud's function and gateway deadlines in tests, times the deployed ones: a test run
+ * shares its machine (at load average 20 an authorizer call took over its 5 s), and a request
+ * AWS would finish must not be cut off for it. What a deadline does is tested apart (unit tests
+ * of the handlers, with their own context).
+ */
+const TEST_DEADLINE_SCALE = '5';
+
 /** A local cloud in a fresh temporary directory, removed again by `stop()`. */
 async function startInTempDir({ seededFrom, ...options }: Omit<LocalCloudOptions, 'dataDir' | 'port'> & { seededFrom?: string }): Promise<TestCloud> {
   const dataDir = mkdtempSync(join(tmpdir(), 'archive-e2e-'));
   if (seededFrom) cpSync(seededFrom, dataDir, { recursive: true });
+  // Read with the rest of the local cloud's settings when it starts; not left behind for the worker's next file.
+  const scaled = process.env.LOCAL_DEADLINE_SCALE === undefined;
+  if (scaled) process.env.LOCAL_DEADLINE_SCALE = TEST_DEADLINE_SCALE;
   const cloud = await startLocalCloud({ port: 0, dataDir, logLevel: 'ERROR', template: await sharedTemplate(), ...options });
   return {
     ...cloud,
     dataDir,
     async stop() {
       await cloud.stop();
+      if (scaled) delete process.env.LOCAL_DEADLINE_SCALE;
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

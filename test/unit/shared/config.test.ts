@@ -23,6 +23,9 @@ describe('parseConfig', () => {
     expect(parseConfig({ DEPLOYMENT: 'local' }).WEBHOOK_ATTEMPT_TIMEOUT_S).toBeUndefined();
     expect(() => parseConfig({ WEBHOOK_ATTEMPT_TIMEOUT_S: '600' })).toThrow(/WEBHOOK_ATTEMPT_TIMEOUT_S is local-cloud only/);
     expect(() => parseConfig({ DEPLOYMENT: 'local', WEBHOOK_ATTEMPT_TIMEOUT_S: '2.5' })).toThrow(/WEBHOOK_ATTEMPT_TIMEOUT_S must be a whole number of seconds/);
+    expect(parseConfig({ DEPLOYMENT: 'local', LOCAL_DEADLINE_SCALE: '4' })).toMatchObject({ LOCAL_DEADLINE_SCALE: 4 });
+    expect(() => parseConfig({ LOCAL_DEADLINE_SCALE: '4' })).toThrow(/LOCAL_DEADLINE_SCALE is local-cloud only/);
+    expect(() => parseConfig({ DEPLOYMENT: 'local', LOCAL_DEADLINE_SCALE: '0.5' })).toThrow(/LOCAL_DEADLINE_SCALE must be at least 1/);
   });
 
   it('names a resource variable the calling port needs but the function was not given', () => {
