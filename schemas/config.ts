@@ -69,24 +69,20 @@ const BaseConfigSchema = v.object({
   DEPLOYMENT: v.optional(v.picklist(['aws', 'local'], 'must be aws or local'), 'aws'),
 });
 
+type BaseConfig = v.InferOutput<typeof BaseConfigSchema>;
+
+/** A setting only the local cloud takes: set while DEPLOYMENT is aws, it is refused under its own name. */
+const localOnly = <const Name extends 'WEBHOOK_ALLOWED_TARGETS' | 'LOCAL_TIME_SCALE' | 'WEBHOOK_ATTEMPT_TIMEOUT_S' | 'LOCAL_DEADLINE_SCALE'>(name: Name) => v.forward<BaseConfig, v.CheckIssue<BaseConfig>, [Name]>(
+  v.check((c) => c.DEPLOYMENT === 'local' || c[name] === undefined, 'is local-cloud only and refused when DEPLOYMENT is aws'),
+  [name],
+);
+
 export const ConfigSchema = v.pipe(
   BaseConfigSchema,
-  v.forward(
-    v.check((c) => c.DEPLOYMENT === 'local' || c.WEBHOOK_ALLOWED_TARGETS === undefined, 'is local-cloud only and refused when DEPLOYMENT is aws'),
-    ['WEBHOOK_ALLOWED_TARGETS'],
-  ),
-  v.forward(
-    v.check((c) => c.DEPLOYMENT === 'local' || c.LOCAL_TIME_SCALE === undefined, 'is local-cloud only and refused when DEPLOYMENT is aws'),
-    ['LOCAL_TIME_SCALE'],
-  ),
-  v.forward(
-    v.check((c) => c.DEPLOYMENT === 'local' || c.WEBHOOK_ATTEMPT_TIMEOUT_S === undefined, 'is local-cloud only and refused when DEPLOYMENT is aws'),
-    ['WEBHOOK_ATTEMPT_TIMEOUT_S'],
-  ),
-  v.forward(
-    v.check((c) => c.DEPLOYMENT === 'local' || c.LOCAL_DEADLINE_SCALE === undefined, 'is local-cloud only and refused when DEPLOYMENT is aws'),
-    ['LOCAL_DEADLINE_SCALE'],
-  ),
+  localOnly('WEBHOOK_ALLOWED_TARGETS'),
+  localOnly('LOCAL_TIME_SCALE'),
+  localOnly('WEBHOOK_ATTEMPT_TIMEOUT_S'),
+  localOnly('LOCAL_DEADLINE_SCALE'),
 );
 
 export type Config = v.InferOutput<typeof ConfigSchema> & Record<string, string | boolean | undefined>;
