@@ -69,23 +69,22 @@ function keysetSql(columns: readonly string[], comparison: '>' | '<' = '>'): str
  */
 const LISTED_BY_SYMBOL = 32;
 
-async function filesFor(deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'> & { symbols?: readonly string[] }): Promise<ArchiveFile[]> {
+/** The compacted files a window may read: one symbol's, a few named symbols', or the whole family's. */
+async function compactedFor(deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'> & { symbols?: readonly string[] }): Promise<ArchiveFile[]> {
   const def = DATASETS[req.dataset];
-  const fromDay = dayOf(req.from);
-  const toDay = dayOf(req.to);
-  const symbol = def.perSymbol ? req.symbol : undefined;
-  const bySymbol = def.perSymbol && symbol === undefined && req.symbols !== undefined && req.symbols.length <= LISTED_BY_SYMBOL;
+  const [fromDay, toDay] = [dayOf(req.from), dayOf(req.to)];
+  const listed = (symbol: string | undefined) => deps.manifest.compactedFiles(req.dataset, req.family, symbol, fromDay, toDay);
+  if (!def.perSymbol) return listed(undefined);
+  if (req.symbol !== undefined) return listed(req.symbol);
   // No per-symbol file holds rows of hours that have not settled: the family's all-symbol files and deltas hold them all.
-  const unsettled = def.perSymbol && symbol === undefined && req.from >= unsettledFrom(deps.clock.now());
-  const [compacted, deltas] = await Promise.all([
-    unsettled ? deps.manifest.compactedFiles(req.dataset, req.family, undefined, fromDay, toDay)
-      : bySymbol ? Promise.all(req.symbols!.map((s) => deps.manifest.compactedFiles(req.dataset, req.family, s, fromDay, toDay))).then((files) => files.flat())
-      // A whole-family read of a per-symbol dataset gathers every symbol's files, day by day.
-      : def.perSymbol && symbol === undefined
-        ? Promise.all(daysBetween(fromDay, toDay).map((day) => deps.manifest.compactedFilesOfDay(req.dataset, req.family, day))).then((days) => days.flat())
-        : deps.manifest.compactedFiles(req.dataset, req.family, symbol, fromDay, toDay),
-    deps.manifest.deltaFiles(req.dataset, req.family, fromDay, toDay),
-  ]);
+  if (req.from >= unsettledFrom(deps.clock.now())) return listed(undefined);
+  if (req.symbols !== undefined && req.symbols.length <= LISTED_BY_SYMBOL) return (await Promise.all(req.symbols.map(listed))).flat();
+  // A whole-family read of a per-symbol dataset gathers every symbol's files, day by day.
+  return (await Promise.all(daysBetween(fromDay, toDay).map((day) => deps.manifest.compactedFilesOfDay(req.dataset, req.family, day)))).flat();
+}
+
+async function filesFor(deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'> & { symbols?: readonly string[] }): Promise<ArchiveFile[]> {
+  const [compacted, deltas] = await Promise.all([compactedFor(deps, req), deps.manifest.deltaFiles(req.dataset, req.family, dayOf(req.from), dayOf(req.to))]);
   return visibleFiles(compacted, deltas, req.symbol).filter((f) => f.maxTs >= req.from && f.minTs <= req.to);
 }
 

@@ -134,15 +134,6 @@ interface ScanOptions {
   answered?: ReadonlyMap<string, ReadonlySet<number>>;
 }
 
-/**
- * The hours of [from, to) (clipped to it) not `answered`, joined where they touch: only their
- * files are listed, so a long window the rollup answers asks the manifest about an hour or two
- * (the open hour's files without the day's per-symbol ones: see unsettledFrom).
- */
-function unansweredSpans(from: number, to: number, answered: ReadonlySet<number> | undefined): [number, number][] {
-  return answered ? uncoveredSpans(from, to, (hour) => answered.has(hour)) : [[from, to]];
-}
-
 const keepAll = async (candidates: readonly Candidate[]) => [...candidates];
 
 /**
@@ -164,7 +155,8 @@ export async function scan(
   if (deps.clock.now() > deadline) throw scanTimeout();
   const listed = await Promise.all(families.map(async (family) => ({
     family,
-    files: (await Promise.all(unansweredSpans(from, to, options.answered?.get(family)).map(([spanFrom, spanTo]) =>
+    // Only the hours no rollup answers are listed (the open hour's files without the day's per-symbol ones: see unsettledFrom).
+    files: (await Promise.all(uncoveredSpans(from, to, (hour) => options.answered?.get(family)?.has(hour) ?? false).map(([spanFrom, spanTo]) =>
       windowFiles(deps.archive, { dataset: detection.reads, family, from: spanFrom, to: spanTo - 1, symbols: config.symbols })))).flat(),
   })));
   const candidates: Candidate[] = [];
