@@ -35,15 +35,15 @@ export async function putAll(client: DynamoDBDocumentClient, tableName: string, 
   });
 }
 
-/** Reads the items at `keys` (those that exist), strongly consistent, many a request. */
-export async function getAll(client: DynamoDBDocumentClient, tableName: string, keys: readonly Item[]): Promise<Item[]> {
+/** Reads the items at `keys` (those that exist), many a request; strongly consistent unless asked otherwise. */
+export async function getAll(client: DynamoDBDocumentClient, tableName: string, keys: readonly Item[], { consistent = true } = {}): Promise<Item[]> {
   const found: Item[] = [];
   await inChunks(keys, BATCH_GET, async (chunk) => {
     let pending: Item[] = chunk;
     for (let round = 0; pending.length > 0; round++) {
       if (round === MAX_ROUNDS) throw new Error(`DynamoDB left ${pending.length} keys of ${tableName} unread after ${MAX_ROUNDS} rounds`);
       if (round > 0) await backOff(round);
-      const { Responses, UnprocessedKeys } = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
+      const { Responses, UnprocessedKeys } = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistent } } }));
       found.push(...(Responses?.[tableName] ?? []));
       pending = (UnprocessedKeys?.[tableName]?.Keys ?? []) as Item[];
     }

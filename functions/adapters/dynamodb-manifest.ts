@@ -20,7 +20,8 @@
  * removed: a day whose files were all retired is one empty query more.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { getAll } from './dynamodb-batch.ts';
 import type { ArchiveFile, ArchiveManifest, BatchOutcome } from '../ports/archive.ts';
 import type { FileCadence } from '../core/quality/cadence.ts';
 
@@ -42,9 +43,6 @@ function statsKeys(file: ArchiveFile) {
   const { pk, sk } = fileKeys(file);
   return { pk: `S#${pk}`, sk };
 }
-
-/** BatchGetItem takes at most 100 keys. */
-const BATCH_GET_KEYS = 100;
 
 function toItem(file: ArchiveFile) {
   return {
@@ -102,22 +100,14 @@ export function dynamoArchiveManifest(client: DynamoDBDocumentClient, tableName:
       }
     },
     async cadenceOf(files) {
-      const found = new Map<string, FileCadence>();
       const byKey = new Map(files.map((file) => { const k = statsKeys(file); return [`${k.pk}|${k.sk}`, file.fileId] as const; }));
-      const keys = files.map(statsKeys);
-      await Promise.all(Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, async (_, i) => {
-        let pending: Record<string, unknown>[] | undefined = keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS);
-        // Keys DynamoDB leaves unprocessed (throughput) are asked again.
-        while (pending && pending.length > 0) {
-          const { Responses, UnprocessedKeys }: { Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }> } =
-            await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
-          for (const item of Responses?.[tableName] ?? []) {
-            const fileId = byKey.get(`${String(item.pk)}|${String(item.sk)}`);
-            if (fileId !== undefined) found.set(fileId, JSON.parse(String(item.cadence)) as FileCadence);
-          }
-          pending = UnprocessedKeys?.[tableName]?.Keys;
-        }
-      }));
+      // Eventually consistent: a file's statistics are written before the file itself is listed.
+      const items = await getAll(client, tableName, files.map(statsKeys), { consistent: false });
+      const found = new Map<string, FileCadence>();
+      for (const item of items) {
+        const fileId = byKey.get(`${String(item.pk)}|${String(item.sk)}`);
+        if (fileId !== undefined) found.set(fileId, JSON.parse(String(item.cadence)) as FileCadence);
+      }
       return found;
     },
     async deleteFile(file) {
