@@ -2,7 +2,7 @@
  * Webhook delivery figures through the whole local stack: 100 endpoints (one enterprise account, so
  * no allowance or daily cap gets in the way), each with a `market.liquidation` rule, all pointing at
  * one in-process HTTPS receiver on 100 paths. Each round is one occurrence matched by all 100 rules,
- * handed to `queueOccurrence` concurrently as a detector would; the delivery queue is drained by the
+ * handed to `queueOccurrences` in one call as detection hands a batch's matches; the delivery queue is drained by the
  * local SQS poll loops running functions/queues/deliver.ts. Measured: deliveries per second (first
  * queued -> last received) and the latency from the occurrence to its arrival at the receiver.
  * Floor: before each round, the same 100 signed POSTs sent straight to the same receiver paths by
@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { startLocalCloud } from '../functions/local/cloud.ts';
 import { localAccountId } from '../functions/local/accounts.ts';
 import { clock, queueSender, webhookStores } from '../functions/shared/deps.ts';
-import { queueOccurrence } from '../functions/core/webhooks/deliveries.ts';
+import { queueOccurrence, queueOccurrences } from '../functions/core/webhooks/deliveries.ts';
 import { eventIdOf } from '../functions/core/webhooks/envelope.ts';
 import { SIGNATURE_HEADER, signatureHeader, verifySignature } from '../functions/core/webhooks/signature.ts';
 import { createHttpsSender } from '../functions/adapters/https-sender.ts';
@@ -102,12 +102,10 @@ export async function benchDeliveries(options: { deliveries?: number } = {}): Pr
       };
       // The event id is derived; every rule here has the same trigger, so one id per occurrence.
       occurredAt.set(eventIdOf(occurrence.key, rules[0]!.subscription.triggerId), occurrence.occurredAt);
-      await Promise.all(rules.map(async (rule) => {
-        const start = performance.now();
-        const outcome = await queueOccurrence(deps, { plan: 'enterprise', ...rule }, occurrence);
-        callMs.push(performance.now() - start);
-        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-      }));
+      const start = performance.now();
+      const queued = await queueOccurrences(deps, rules.map((rule) => ({ rule: { plan: 'enterprise' as const, ...rule }, occurrence })));
+      callMs.push(performance.now() - start);
+      for (const outcome of queued) outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     }
     const producerMs = Date.now() - firstQueued;
 
@@ -138,7 +136,7 @@ export async function benchDeliveries(options: { deliveries?: number } = {}): Pr
     row('  floor: the same POSTs sent straight, interleaved', `p50 ${ms(f50)}  p99 ${ms(f99)}  (${floorLatencies.length} POSTs, ${ms(floorSendMs)} in all)`);
     row('  burst / floor', `p50 ${(p50 / f50).toFixed(1)}x  p99 ${(p99 / f99).toFixed(1)}x`);
     row('CPU of the process per delivery (pipeline and floor)', `${ms((cpu.user + cpu.system) / 1000 / total)}  (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s over ${((lastReceived - firstQueued) / 1000).toFixed(1)} s of wall time)`);
-    row('producer: queueOccurrence calls per second', `${(total / (producerMs / 1000)).toFixed(0)}  (call p50 ${ms(percentile(callMs, 50))}, p99 ${ms(percentile(callMs, 99))})`);
+    row('producer: matches queued per second', `${(total / (producerMs / 1000)).toFixed(0)}  (a round's queueOccurrences call p50 ${ms(percentile(callMs, 50))}, p99 ${ms(percentile(callMs, 99))})`);
     row('duplicates received', String(duplicates));
 
     // Latency when the stack is not saturated: one occurrence for one rule every 100 ms, as a
