@@ -80,8 +80,8 @@ export function rollupArchive() {
      * ingests each (under symbols of its own, left in deltas), the family is compacted once, and
      * `check` checks each case on its own symbols. A compaction per case (each writes the family's
      * rollup and reduction hours again) cost as much as the case's checks; the cases and their
-     * checks are the ones a run per case had. A failure is reported as drawn, with the symbol that
-     * failed, not shrunk: each shrinking step would ingest and compact every case again.
+     * checks are the ones a run per case had. A failure reports the cases as drawn, not shrunk:
+     * each shrinking step would ingest and compact every case again.
      */
     async assertCases<T, P>(
       arbitrary: fc.Arbitrary<T>, cases: number, target: { dataset: NormalizedRecord['dataset']; family: NormalizedRecord['family'] },
