@@ -53,17 +53,46 @@ export function rollupArchive() {
   });
   afterAll(async () => { await env?.stop(); });
   const archive = () => deps!;
+  /** Ingests records in two batches, as two deliveries of the ingest queue would, leaving them in deltas. */
+  async function ingestUncompacted(records: readonly NormalizedRecord[]): Promise<void> {
+    const half = Math.ceil(records.length / 2);
+    for (const part of [records.slice(0, half), records.slice(half)]) {
+      if (part.length) await ingestBatch(archive(), 'normalized', part.map((r) => JSON.stringify(r)).join('\n'));
+    }
+  }
+  /** Compacts a dataset's family as the clock says (deltas into hour and day files, and their rollups). */
+  async function compact(dataset: NormalizedRecord['dataset'], family: NormalizedRecord['family']): Promise<void> {
+    await compactArchive(archive(), { datasets: [dataset], families: [family] });
+  }
   return {
     archive,
     /** A number no other run of this file has had (symbols and trade ids are made from it). */
     nextRun: () => runs++,
     /** Ingests records in two batches and compacts the dataset's family as the clock says. */
     async ingestRecords(records: readonly NormalizedRecord[], dataset: NormalizedRecord['dataset'], family: NormalizedRecord['family']): Promise<void> {
-      const half = Math.ceil(records.length / 2);
-      for (const part of [records.slice(0, half), records.slice(half)]) {
-        if (part.length) await ingestBatch(archive(), 'normalized', part.map((r) => JSON.stringify(r)).join('\n'));
-      }
-      await compactArchive(archive(), { datasets: [dataset], families: [family] });
+      await ingestUncompacted(records);
+      await compact(dataset, family);
+    },
+    ingestUncompacted,
+    compact,
+    /**
+     * A property whose `cases` cases share one compaction: fast-check draws them together, `ingest`
+     * ingests each (under symbols of its own, left in deltas), the family is compacted once, and
+     * `check` checks each case on its own symbols. A compaction per case (each writes the family's
+     * rollup and reduction hours again) cost as much as the case's checks; the cases and their
+     * checks are the ones a run per case had. A failure reports the cases as drawn, not shrunk:
+     * each shrinking step would ingest and compact every case again.
+     */
+    async assertCases<T, P>(
+      arbitrary: fc.Arbitrary<T>, cases: number, target: { dataset: NormalizedRecord['dataset']; family: NormalizedRecord['family'] },
+      ingest: (value: T) => Promise<P>, check: (ingested: P) => Promise<void>,
+    ): Promise<void> {
+      await fc.assert(fc.asyncProperty(fc.array(arbitrary, { minLength: cases, maxLength: cases }), async (values) => {
+        const ingested: P[] = [];
+        for (const value of values) ingested.push(await ingest(value));
+        await compact(target.dataset, target.family);
+        for (const one of ingested) await check(one);
+      }), { numRuns: 1, endOnFailure: true });
     },
     previewDeps(): PreviewDeps {
       return { store: webhookStores(), clock: { now: () => NOW }, archive: archive(), breadth: breadthStore(), references: archiveReferences(archive()) };

@@ -14,7 +14,7 @@ import type { Candidate } from '../../functions/core/detect/candidate.ts';
 import type { LiquidationRecord } from '../../schemas/datasets.ts';
 import { DAY, NOW, T0, rollupArchive } from '../helpers/rollup-archive.ts';
 
-const { archive, nextRun, ingestRecords, previewDeps } = rollupArchive();
+const { archive, nextRun, ingestRecords, ingestUncompacted, assertCases, previewDeps } = rollupArchive();
 const USD = (window_s: number, threshold_usd: number): BurstParams => ({ window_s, threshold_mode: 'usd', threshold_usd, threshold_pct: 1 });
 
 // Fills cluster around a few instants (so windows fill and empty), some on minute and hour edges; whole dollars, so sums are exact.
@@ -25,7 +25,8 @@ const fillsArb = fc.array(fc.record({
   lots: fc.integer({ min: 1, max: 3 }),
 }), { minLength: 10, maxLength: 120 });
 
-async function ingest(fills: readonly { center: number; offset: number; dollars: number; lots: number }[]): Promise<{ symbol: string; records: LiquidationRecord[] }> {
+/** Ingests fills under a symbol of their own (and compacts, unless the caller compacts several sets at once). */
+async function ingest(fills: readonly { center: number; offset: number; dollars: number; lots: number }[], { compact = true } = {}): Promise<{ symbol: string; records: LiquidationRecord[] }> {
   const run = nextRun();
   const symbol = `LB${run}`;
   const records = fills
@@ -33,7 +34,7 @@ async function ingest(fills: readonly { center: number; offset: number; dollars:
       dataset: 'liquidations', family: 'perpx', symbol, ts: Math.min(NOW - 1, Math.max(T0, T0 + f.center + f.offset)), trade_id: run * 10_000 + i,
       liquidated_user: `0x${String(i % 3 + 1).padStart(40, 'c')}`, price: String(f.dollars), size: String(f.lots), side: 'A',
     }) as LiquidationRecord);
-  await ingestRecords(records, 'liquidations', 'perpx');
+  await (compact ? ingestRecords(records, 'liquidations', 'perpx') : ingestUncompacted(records));
   return { symbol, records };
 }
 
@@ -52,8 +53,8 @@ describe('the liquidation minutes reduction', () => {
   });
 
   it('gives market.liquidation_burst the events it finds in the raw fills, for every window and threshold, reading a row a market-minute', async () => {
-    await fc.assert(fc.asyncProperty(fillsArb, async (fills) => {
-      const { symbol, records } = await ingest(fills);
+    // Eight cases on one compaction (see assertCases), each checked on its own symbol.
+    await assertCases(fillsArb, 8, { dataset: 'liquidations', family: 'perpx' }, (fills) => ingest(fills, { compact: false }), async ({ symbol, records }) => {
       const read = await readDetectorInput(archive(), reduced, ['perpx'], [symbol], reduced.since(T0), NOW);
       expect(read.coveredHours).toBeGreaterThan(0);
       expect(read.rows.length).toBeLessThanOrEqual(records.length);
@@ -63,7 +64,7 @@ describe('the liquidation minutes reduction', () => {
       const whole = (found: readonly Candidate[]) => found.map((c) => JSON.stringify([c.key, c.occurredAt, c.params, c.metrics, c.data])).sort();
       const input = await detectorInput(archive(), reduced, ['perpx'], [symbol], reduced.since(T0), NOW);
       expect(whole(await input.detect(T0, NOW, params))).toEqual(whole(liquidationBursts(records, T0, NOW, params, () => undefined)));
-    }), { numRuns: 8 });
+    });
   });
 
   it('gives the estimate the per-day counts of the raw replay, exact', async () => {

@@ -18,16 +18,19 @@ import type { Candidate } from '../../functions/core/detect/candidate.ts';
 import type { FundingRecord, OpenInterestRecord, SettlementRecord, TradeRecord } from '../../schemas/datasets.ts';
 import { DAY, NOW, T0, USERS, rollupArchive } from '../helpers/rollup-archive.ts';
 
-const { archive, nextRun, ingestRecords, previewDeps, caller } = rollupArchive();
+const { archive, nextRun, ingestRecords, ingestUncompacted, assertCases, previewDeps, caller } = rollupArchive();
 
 describe('the reductions', () => {
   const fundingArb = fc.uniqueArray(fc.record({ slot: fc.integer({ min: 0, max: (NOW - T0) / 600_000 - 1 }), rate: fc.integer({ min: -3, max: 3 }) }), { selector: (r) => r.slot, minLength: 30, maxLength: 150 });
 
   it('funding_rates_1h: market.funding_flip over the reduction equals it over the raw rates, and the estimate counts those flips per day', async () => {
-    await fc.assert(fc.asyncProperty(fundingArb, async (rows) => {
+    // Six cases on one compaction (see assertCases), each checked on its own symbol.
+    await assertCases(fundingArb, 6, { dataset: 'funding', family: 'perpx' }, async (rows) => {
       const symbol = `RF${nextRun()}`;
       const records = rows.map((r) => ({ dataset: 'funding', family: 'perpx', symbol, ts: T0 + r.slot * 600_000, funding_rate: (r.rate / 100_000).toFixed(5) }) as FundingRecord);
-      await ingestRecords(records, 'funding', 'perpx');
+      await ingestUncompacted(records);
+      return { symbol, records };
+    }, async ({ symbol, records }) => {
       const read = await readDetectorInput(archive(), fundingFlip.preview.estimate.reduced, ['perpx'], [symbol], T0 - 2 * HOUR_MS, NOW);
       expect(read.coveredHours).toBeGreaterThan(0);
       // Only settled (on-the-hour) rates are kept.
@@ -47,7 +50,7 @@ describe('the reductions', () => {
         event_type: 'market.funding_flip', config: { symbols: [symbol], conditions: [{ metric: 'flipped_to', op: 'in', value: ['positive', 'negative'] }] }, lookback_days: 2,
       });
       expect({ ...answer, rowsScanned: 0 }).toEqual({ ...matched, rowsScanned: 0 });
-    }), { numRuns: 6 });
+    });
   });
 
   // Payments crowd into a few hours, so a market-hour holds more than 50 of them and days pass their cap of 50.
@@ -56,14 +59,16 @@ describe('the reductions', () => {
   }), { minLength: 150, maxLength: 320 });
 
   it('pga_payments_1h: market.pga_payment over the reduction equals it over the raw trades (the first 50 a day), reading at most 50 a market-hour', async () => {
-    await fc.assert(fc.asyncProperty(pgaArb, async (rows) => {
+    await assertCases(pgaArb, 6, { dataset: 'trades', family: 'perpx' }, async (rows) => {
       const first = nextRun() * 10_000;
       const markets = [`PG${first}`, `PH${first}`];
       const records = rows.map((r, i) => ({
         dataset: 'trades', family: 'perpx', symbol: markets[r.market]!, ts: Math.min(NOW - 1, T0 + r.hour * HOUR_MS + r.second * 3_000), trade_id: first + i, side: 'B',
         price: '10', size: '1', user_address: USERS[0]!, priority_gas: r.gas === null ? null : (r.gas / 100).toFixed(2),
       }) as TradeRecord);
-      await ingestRecords(records, 'trades', 'perpx');
+      await ingestUncompacted(records);
+      return { markets, records };
+    }, async ({ markets, records }) => {
       const reduced = marketPgaPayment.preview.estimate.reduced;
       // Other runs' markets share the family: compare on this run's.
       const read = await readDetectorInput(archive(), reduced, ['perpx'], undefined, T0, NOW);
@@ -75,7 +80,7 @@ describe('the reductions', () => {
       // At most 50 a market and hour are read.
       expect(mine.length).toBeLessThanOrEqual(raw.length);
       expect(mine.length).toBeLessThanOrEqual(50 * 2 * 4);
-    }), { numRuns: 6 });
+    });
   });
 
   it('market.pga_payment and hip4.settlement estimates count per day what their detectors find in the raw rows', async () => {
@@ -119,7 +124,7 @@ describe('the oracle moves reduction', () => {
   }), { selector: (r) => r.slot, minLength: 40, maxLength: 200 });
 
   it('oracle_moves_1h: oracle.jump over the reduction equals it over every update, at every threshold, and the estimate counts those jumps per day', async () => {
-    await fc.assert(fc.asyncProperty(seriesArb, async (updates) => {
+    await assertCases(seriesArb, 6, { dataset: 'open_interest', family: 'hip3' }, async (updates) => {
       const symbol = `xyz:RO${nextRun()}`;
       let price = 100_000;
       const records = [...updates].sort((a, b) => a.slot - b.slot).map((u) => {
@@ -127,7 +132,9 @@ describe('the oracle moves reduction', () => {
         price = Math.max(1, Math.round(price * (1 + u.move / 10_000)));
         return { dataset: 'open_interest', family: 'hip3', symbol, ts: T0 + u.slot * 300_000, open_interest: '10', oracle_price: String(price), mark_price: String(price) } as OpenInterestRecord;
       });
-      await ingestRecords(records, 'open_interest', 'hip3');
+      await ingestUncompacted(records);
+      return { symbol, records };
+    }, async ({ symbol, records }) => {
       const reduced = oracleJump.preview.estimate.reduced;
       const read = await readDetectorInput(archive(), reduced, ['hip3'], [symbol], T0 - HOUR_MS, NOW);
       expect(read.coveredHours).toBeGreaterThan(0);
@@ -140,6 +147,6 @@ describe('the oracle moves reduction', () => {
       const raw = oracleJumps(records, T0, NOW, [2]);
       expect(answer.per_day.map((d) => d.count)).toEqual([0, 1].map((d) => raw.filter((c) => Math.floor((c.occurredAt - T0) / DAY) === d).length));
       expect(answer.basis.mode).toBe('exact');
-    }), { numRuns: 6 });
+    });
   });
 });

@@ -1,6 +1,6 @@
-import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NormalizedRecord, type TradeRecord } from '../../../schemas/datasets.ts';
+import type { NormalizedRecord, TradeRecord } from '../../../schemas/datasets.ts';
+import { refusedField } from '../../../functions/core/archive/record-check.ts';
 import { FAMILIES, SYMBOL_FORMS } from '../../../functions/core/venues.ts';
 import { createDemoMarket, resumeDemoMarket } from '../../../functions/local/demo/market.ts';
 import { groupBy } from '../../../functions/core/detect/group.ts';
@@ -59,7 +59,10 @@ describe('createDemoMarket', () => {
 
   it('emits only records the ingest schema accepts, in time order, over a long run', () => {
     for (const [records, start] of [[hour, START], [long, LONG_START]] as const) {
-      expect(records.filter((r) => !v.safeParse(NormalizedRecord, r).success)).toEqual([]);
+      // Ingest's own check (valibot's NormalizedRecord compiled to predicates, plus the family rule;
+      // test/unit/archive/record-check.test.ts holds it to valibot's answers): valibot's verdict on
+      // each of the 1.58 M records, without the dataset and output copy valibot builds per value.
+      expect(records.filter((r) => refusedField(r) !== undefined)).toEqual([]);
       const times = records.map((r) => r.ts);
       expect(times.every((ts, i) => i === 0 || ts >= times[i - 1]!)).toBe(true);
       expect(records.filter((r) => r.ts < start).every((r) => r.dataset === 'instruments')).toBe(true);
