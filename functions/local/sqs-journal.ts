@@ -20,7 +20,11 @@ export interface Sent {
 
 type Entry = ({ t: 'send' } & Sent) | { t: 'del'; id: string } | { t: 'purge'; queue: string; at: number };
 
-/** The journal is rewritten with only the unconsumed messages once it holds this many entries. */
+/**
+ * The journal is rewritten with only the unconsumed messages once it holds this many entries, and
+ * at least twice as many as there are unconsumed messages: with a backlog of more than this many,
+ * a bound of its own would rewrite the whole backlog at every write.
+ */
 const COMPACT_AFTER = 10_000;
 
 /** A queue's name from its URL (the URL's port changes from one start to the next). */
@@ -59,7 +63,7 @@ function replay(lines: string[]): Map<string, Sent> {
   return open;
 }
 
-export async function startSqsJournal(target: string, path: string, port = 0): Promise<SqsJournal> {
+export async function startSqsJournal(target: string, path: string, port = 0, { compactAfter = COMPACT_AFTER } = {}): Promise<SqsJournal> {
   // What the last run left open, kept in `.replay` until the caller has sent it again (a crash
   // while re-sending replays it once more: duplicates, never losses).
   const replayPath = `${path}.replay`;
@@ -68,51 +72,62 @@ export async function startSqsJournal(target: string, path: string, port = 0): P
   writeFileSync(replayPath, [...previous.values()].map((sent) => `${JSON.stringify({ t: 'send', ...sent })}\n`).join(''));
   writeFileSync(path, '');
   const open = new Map<string, Sent>();
+  /** Receipt -> message, and each open message's receipts (a message received again gets another). */
   const receipts = new Map<string, string>();
+  const receiptsOf = new Map<string, Set<string>>();
   let entries = 0;
 
-  const write = (entry: Entry) => {
-    if (entry.t === 'send') open.set(entry.id, entry);
-    else if (entry.t === 'del') open.delete(entry.id);
-    else for (const [id, sent] of open) if (sent.queue === entry.queue) open.delete(id);
-    appendFileSync(path, `${JSON.stringify(entry)}\n`);
-    entries += 1;
-    if (entries >= COMPACT_AFTER) {
+  /** One call's entries, applied and appended together (one write a call, not one a message). */
+  const write = (batch: readonly Entry[]) => {
+    if (batch.length === 0) return;
+    for (const entry of batch) {
+      if (entry.t === 'send') open.set(entry.id, entry);
+      else if (entry.t === 'del') open.delete(entry.id);
+      else for (const [id, sent] of open) if (sent.queue === entry.queue) open.delete(id);
+    }
+    appendFileSync(path, batch.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+    entries += batch.length;
+    if (entries >= Math.max(compactAfter, 2 * open.size)) {
       writeFileSync(`${path}.next`, [...open.values()].map((sent) => `${JSON.stringify({ t: 'send', ...sent })}\n`).join(''));
       renameSync(`${path}.next`, path);
       entries = open.size;
     }
   };
 
-  /** A receipt is forgotten with its message (or when it is superseded: a message received again gets a new one). */
-  const deleted = (receipt: string) => {
+  /** A deleted message's entry; its receipts are forgotten with it. */
+  const deleted = (receipt: string): Entry[] => {
     const id = receipts.get(receipt);
-    if (!id) return;
-    for (const [other, of] of receipts) if (of === id) receipts.delete(other);
-    write({ t: 'del', id });
+    if (!id) return [];
+    for (const other of receiptsOf.get(id) ?? []) receipts.delete(other);
+    receiptsOf.delete(id);
+    return [{ t: 'del', id }];
   };
   /** Journals what a successful call did. Message attributes are kept as sent (JSON protocol shapes). */
   const note = (operation: string, request: Record<string, unknown>, response: Record<string, unknown>) => {
     const now = Date.now();
-    const sent = (entry: Record<string, unknown>, id: unknown) => write({
+    const sent = (entry: Record<string, unknown>, id: unknown): Entry => ({
       t: 'send', id: String(id), queue: queueName(request.QueueUrl), body: String(entry.MessageBody ?? ''),
       visibleAt: now + Number(entry.DelaySeconds ?? 0) * 1000, ...(entry.MessageAttributes !== undefined && { attributes: entry.MessageAttributes as Record<string, unknown> }),
     });
-    if (operation === 'SendMessage') sent(request, response.MessageId);
+    if (operation === 'SendMessage') write([sent(request, response.MessageId)]);
     else if (operation === 'SendMessageBatch') {
       const ids = new Map(((response.Successful ?? []) as { Id: string; MessageId: string }[]).map((s) => [s.Id, s.MessageId]));
-      for (const entry of (request.Entries ?? []) as Record<string, unknown>[]) if (ids.has(String(entry.Id))) sent(entry, ids.get(String(entry.Id)));
+      write(((request.Entries ?? []) as Record<string, unknown>[]).filter((entry) => ids.has(String(entry.Id))).map((entry) => sent(entry, ids.get(String(entry.Id)))));
     } else if (operation === 'ReceiveMessage') {
       for (const message of (response.Messages ?? []) as { MessageId: string; ReceiptHandle: string }[]) {
-        // Only open messages are remembered: the map is bounded by the messages in flight.
-        if (open.has(message.MessageId)) receipts.set(message.ReceiptHandle, message.MessageId);
+        // Only open messages are remembered: the maps are bounded by the messages in flight.
+        if (!open.has(message.MessageId)) continue;
+        receipts.set(message.ReceiptHandle, message.MessageId);
+        const known = receiptsOf.get(message.MessageId);
+        if (known) known.add(message.ReceiptHandle);
+        else receiptsOf.set(message.MessageId, new Set([message.ReceiptHandle]));
       }
     } else if (operation === 'DeleteMessage') {
-      deleted(String(request.ReceiptHandle));
+      write(deleted(String(request.ReceiptHandle)));
     } else if (operation === 'DeleteMessageBatch') {
       const done = new Set(((response.Successful ?? []) as { Id: string }[]).map((s) => s.Id));
-      for (const entry of (request.Entries ?? []) as { Id: string; ReceiptHandle: string }[]) if (done.has(entry.Id)) deleted(entry.ReceiptHandle);
-    } else if (operation === 'PurgeQueue') write({ t: 'purge', queue: queueName(request.QueueUrl), at: now });
+      write(((request.Entries ?? []) as { Id: string; ReceiptHandle: string }[]).filter((entry) => done.has(entry.Id)).flatMap((entry) => deleted(entry.ReceiptHandle)));
+    } else if (operation === 'PurgeQueue') write([{ t: 'purge', queue: queueName(request.QueueUrl), at: now }]);
   };
 
   const server = createServer((request, response) => {

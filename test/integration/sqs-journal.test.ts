@@ -3,7 +3,7 @@
  * next start sends again exactly the messages that were not consumed: visible, delayed (with what
  * is left of the delay), in flight, sent singly or in a batch; consumed and purged ones stay gone.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -18,9 +18,9 @@ const path = join(dir, 'journal.jsonl');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A fresh emulator (nothing in memory) behind a journal on the same file: a restart after a crash. */
-async function start() {
+async function start(options: { compactAfter?: number; path?: string } = {}) {
   const server = await createSqsServer({ port: 0, hostname: '127.0.0.1', region: LOCAL_REGION, emulateQueueCreationLifecycle: false });
-  const journal: SqsJournal = await startSqsJournal(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, path);
+  const journal: SqsJournal = await startSqsJournal(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, options.path ?? path, 0, options);
   const client = new SQSClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: journal.endpoint });
   const queueUrl = async (name: string) => (await client.send(new CreateQueueCommand({ QueueName: name }))).QueueUrl!;
   const urls = { work: await queueUrl('work'), other: await queueUrl('other') };
@@ -73,5 +73,30 @@ describe('the local SQS journal', () => {
     const third = await start();
     expect(third.journal.leftOver.map((m) => m.body).sort()).toEqual(['batch left', 'delayed', 'in flight']);
     await third.crash();
+  });
+
+  it('rewrites itself a number of times that grows with the log of a backlog, not with every message beyond it', async () => {
+    // Prepare: a journal compacted after 10 entries, with a backlog three times that left unconsumed.
+    const backlogPath = join(dir, 'backlog.jsonl');
+    const run = await start({ compactAfter: 10, path: backlogPath });
+    const send = (i: number) => run.client.send(new SendMessageBatchCommand({ QueueUrl: run.urls.work, Entries: [{ Id: 'x', MessageBody: `m${i}` }] }));
+    for (let i = 0; i < 30; i++) await send(i);
+
+    // Act: 30 more single sends, noting each time the file was replaced by a rewrite.
+    let rewrites = 0;
+    for (let i = 30; i < 60; i++) {
+      const before = statSync(backlogPath).ino;
+      await send(i);
+      if (statSync(backlogPath).ino !== before) rewrites++;
+    }
+
+    // Assess: one rewrite as the journal doubles past the backlog (a rewrite after every send when
+    // the bound ignored the backlog), and every message still named once after a crash.
+    expect(rewrites).toBeLessThanOrEqual(1);
+    expect(readFileSync(backlogPath, 'utf8').trim().split('\n').length).toBeLessThan(2 * 60);
+    await run.crash();
+    const after = await start({ compactAfter: 10, path: backlogPath });
+    expect(after.journal.leftOver.map((m) => m.body).sort()).toEqual(Array.from({ length: 60 }, (_, i) => `m${i}`).sort());
+    await after.crash();
   });
 });
