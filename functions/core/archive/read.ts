@@ -321,7 +321,8 @@ export async function readWindowJson(deps: ArchiveDeps, req: JsonWindowRequest):
                 ORDER BY ${orderSql} LIMIT $w_fetch))
             SELECT string_agg(to_json(${req.projection}), ',' ORDER BY w_rn) FILTER (WHERE w_rn <= $w_take) AS json,
                    count(*) AS fetched,
-                   ${order.map((c, i) => `last("${c}" ORDER BY w_rn) FILTER (WHERE w_rn <= $w_take) AS w_last${i}`).join(', ')}
+                   -- The page's last key: the taken row numbered highest (an ordered aggregate would sort again).
+                   ${order.map((c, i) => `max_by("${c}", w_rn) FILTER (WHERE w_rn <= $w_take) AS w_last${i}`).join(', ')}
             FROM page`,
       params,
     });
