@@ -182,7 +182,7 @@ export async function bucketPage(
             SELECT *, row_number() OVER (ORDER BY bucket) AS b_rn FROM b_all
             WHERE bucket >= $b_from AND bucket < $b_before ORDER BY bucket LIMIT $b_fetch)
           SELECT string_agg(to_json(${q.projection}), ',' ORDER BY b_rn) FILTER (WHERE b_rn <= $b_take) AS json,
-                 count(*) AS fetched, last(bucket ORDER BY b_rn) FILTER (WHERE b_rn <= $b_take) AS last_bucket
+                 count(*) AS fetched, max_by(bucket, b_rn) FILTER (WHERE b_rn <= $b_take) AS last_bucket
           FROM b_page`,
     params: { ...q.params, b_from: q.from, b_before: q.before ?? Number.MAX_SAFE_INTEGER, b_fetch: q.limit + 1, b_take: q.limit },
   });
