@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import LocalCloudFilesLast from './test/helpers/sequencer.ts';
+import WaitsFirstLocalCloudsLast from './test/helpers/sequencer.ts';
 
 // Webhook receivers in tests serve the local CA's certificate (functions/local/tls). Node reads
 // NODE_EXTRA_CA_CERTS only at start-up, so it is set here, before the worker processes are forked.
@@ -15,12 +15,14 @@ export default defineConfig({
     reporters: ['default', './test/helpers/slowest-files.ts'],
     // The run's fixtures (the stack's template, the demo archive) are made once, in the background.
     globalSetup: ['./test/helpers/global-setup.ts'],
-    sequence: { sequencer: LocalCloudFilesLast },
+    sequence: { sequencer: WaitsFirstLocalCloudsLast },
     // Hooks start local clouds and may wait for the run's fixtures (template, demo archive).
     hookTimeout: 10 * 60_000,
-    // Integration and e2e files start their own emulators; two cores, so two files at a time.
+    // Integration and e2e files start their own emulators. Two cores, three files at a time: the
+    // files that mostly wait (the sequencer starts them first) take the third worker while two
+    // CPU-bound files keep both cores busy.
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_TRACE_ENABLED: 'false', POWERTOOLS_LOG_LEVEL: 'ERROR',
       // Handlers called without a local cloud (which makes its own) seal cursors with this ring.
