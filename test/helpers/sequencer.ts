@@ -1,12 +1,12 @@
 /**
- * The order files start in, for three workers on two cores (vitest.config.ts). Files that mostly
- * wait (a scaled retry ladder, a lease, a restart) start first, one at a time beside two CPU-bound
- * files, so their waits overlap the unit and integration files instead of holding one of two
- * workers at the end of the run. Files that start a local cloud on the run's fixtures (e2e and the
- * typed client's tests) run last, longest first as vitest orders them (by the last run's
- * durations, else by size), so the run does not end on a long file alone: a background process
- * makes those fixtures (the stack's template, then the demo archive: see global-setup.ts), asked
- * for here as soon as the run has such files, while the other files run.
+ * The order files start in (two workers, vitest.config.ts). Files that mostly wait (a scaled retry
+ * ladder, a lease, a restart) start first, spread between the longest CPU-bound files, so their
+ * waits overlap CPU work (those files, and the background process making the run's fixtures)
+ * instead of holding a worker at the end of the run, when nothing is left to overlap. Files that
+ * start a local cloud on the run's fixtures (e2e and the typed client's tests) run last, longest
+ * first as vitest orders them (by the last run's durations, else by size), so the run does not end
+ * on a long file alone: a background process makes those fixtures (the stack's template, then the
+ * demo archive: see global-setup.ts), asked for here as soon as the run has such files.
  */
 import { readFileSync } from 'node:fs';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -20,8 +20,8 @@ const STARTS_A_LOCAL_CLOUD = /\/test\/e2e\/|\/clients\/[^/]+\/test\//;
  * ladder (28 attempts, each at least a second apart). They read the template only.
  */
 const MOSTLY_WAITS = /\/test\/e2e\/(faults-[^/]+|webhook-delivery)\.test\.ts$/;
-/** The machine the suite is sized for (vitest.config.ts runs one worker more than this). */
-const CORES = 2;
+/** CPU-bound files started between the first waiting file and the next (so two waits rarely run at once). */
+const CPU_FILES_BETWEEN_WAITS = 2;
 /** A file that copies the demo archive (the others need the template only). */
 const readsTheArchive = (spec: TestSpecification) => /\bstartDemoCloud\b/.test(readFileSync(spec.moduleId, 'utf8'));
 
@@ -36,6 +36,6 @@ export default class WaitsFirstLocalCloudsLast extends BaseSequencer {
     const root = this.ctx.getRootProject().getProvidedContext().runFixturesDir;
     const localClouds = sorted.filter((spec) => kindOf(spec) === 'local-cloud');
     if (sorted.some((spec) => kindOf(spec) !== 'cpu')) requestFixtures(root, localClouds.some(readsTheArchive) ? 'archive' : 'template');
-    return startOrder(sorted, kindOf, CORES);
+    return startOrder(sorted, kindOf, CPU_FILES_BETWEEN_WAITS);
   }
 }
