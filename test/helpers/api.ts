@@ -20,17 +20,24 @@ export function keyedGet(baseUrl: () => string, key: string) {
   };
 }
 
+/** The first pause between two reads of `eventually`, and the longest it grows to. */
+const FIRST_PAUSE_MS = 150;
+const LONGEST_PAUSE_MS = 1_000;
+
 /**
  * Reads until `done` holds, or fails after `timeoutMs` showing the last value read. The bound is
- * against a hang, not a slow machine: a loaded machine makes a test slower, never red.
+ * against a hang, not a slow machine: a loaded machine makes a test slower, never red. The pause
+ * between reads grows with the wait: a read is often a request through the local cloud (gateway,
+ * authorizer, a query), and a wait of a minute (a retry ladder, a lease) read every 150 ms took
+ * CPU from the very work it waited for.
  */
 export async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 5 * 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(LONGEST_PAUSE_MS, pause * 1.5)) {
     const value = await read();
     if (done(value)) return value;
     if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(value)?.slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 150));
+    await new Promise((r) => setTimeout(r, pause));
   }
 }
 

@@ -2,7 +2,7 @@
  * Once per test run, in the background while the first files run: the run's fixtures (the service
  * template every local cloud reads, the demo archive the e2e files copy; see `run-fixtures.ts`)
  * are made in a process of their own (a local cloud sets its emulators' endpoints in its process's
- * environment), once they are asked for (`requestFixtures`). Files that need them wait for their
+ * environment), once they are asked for (`requestFixtures`; the archive only if a file reads it). Files that need them wait for their
  * markers, so the run synthesizes the stack and seeds the market once instead of once a file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -32,7 +32,7 @@ export default function setup(project: TestProject) {
   return async () => {
     clearInterval(watching);
     if (making) {
-      // A run can end before the fixtures are made (its files failed or stopped early).
+      // A run can end before the fixtures are made (its files failed or stopped early), or without asking for the archive.
       if (making.child.exitCode === null && making.child.signalCode === null) making.child.kill('SIGKILL');
       await making.exited;
     }

@@ -18,21 +18,26 @@ export const demoOptions = (d: DemoProfile) =>
   ({ days: d.hours / 24, seed: d.seed, intensity: d.intensity, l2IntervalMs: d.l2IntervalMs, orderLevelHours: d.orderLevelHours ?? 0.25 });
 
 /**
- * Where, under the run's directory, the request marker, the template, the local cloud's synthesis
- * cache holding that template (`npm start`'s `LOCAL_DATA_DIR/synth`), the archive and the
- * archive's outcome markers are.
+ * Where, under the run's directory, the request markers (the template; the archive, which needs the
+ * template), the template, the local cloud's synthesis cache holding that template (`npm start`'s
+ * `LOCAL_DATA_DIR/synth`), the archive and the archive's outcome markers are.
  */
 export const sharedPaths = (root: string) => ({
-  wanted: join(root, 'wanted'), template: join(root, 'template.json'), synthCache: join(root, 'synth'), dataDir: join(root, 'data'), ready: join(root, 'ready'), failed: join(root, 'failed'),
+  wanted: join(root, 'wanted'), archiveWanted: join(root, 'archive-wanted'), template: join(root, 'template.json'), synthCache: join(root, 'synth'),
+  dataDir: join(root, 'data'), ready: join(root, 'ready'), failed: join(root, 'failed'),
 });
 
+/** A fixture of the run: the template alone, or the demo archive too (seeding it costs minutes of CPU on a loaded machine). */
+export type RunFixture = 'template' | 'archive';
+
 /**
- * Asks for the fixtures (the global setup starts making them when it sees the marker): the
- * sequencer asks at the start of a run that has local-cloud files, any file that needs them asks
- * too, and a run without such files never makes them.
+ * Asks for a fixture (the global setup starts making the template when it sees a request; the
+ * archive is seeded only once asked for): the sequencer asks at the start of a run for what its
+ * files use, any file that needs one asks too, and a run without such files makes neither.
  */
-export function requestFixtures(root: string): void {
-  const { wanted } = sharedPaths(root);
+export function requestFixtures(root: string, fixture: RunFixture): void {
+  const { wanted, archiveWanted } = sharedPaths(root);
+  if (fixture === 'archive' && !existsSync(archiveWanted)) writeFileSync(archiveWanted, '');
   if (!existsSync(wanted)) writeFileSync(wanted, '');
 }
 
@@ -41,7 +46,7 @@ export function requestFixtures(root: string): void {
  * however long a loaded machine takes (the calling hook's own timeout is the bound).
  */
 export async function awaitFixture(root: string, name: 'template' | 'ready'): Promise<ReturnType<typeof sharedPaths>> {
-  requestFixtures(root);
+  requestFixtures(root, name === 'ready' ? 'archive' : 'template');
   const paths = sharedPaths(root);
   while (!existsSync(paths[name]) && !existsSync(paths.failed)) await new Promise((r) => setTimeout(r, 250));
   if (!existsSync(paths[name])) throw new Error(`Making the run's fixtures failed: ${readFileSync(paths.failed, 'utf8')}`);
