@@ -51,10 +51,19 @@ const shape = (rows: readonly Record<string, unknown>[]) => rows.map((r) => ({
   symbol: r.symbol, ts: r.ts, open: r.open, high: r.high, low: r.low, close: r.close, volume: r.volume, trade_count: r.trade_count,
 }));
 
-/** The candles route's page of one symbol (1m or 1h buckets), without the members computed from the others. */
-async function routePage(symbol: string, interval: '1m' | '1h', from: number, to: number) {
-  const page = await candlesPage(archive.deps, { routeId: 'candles', family: 'perpx', symbol, interval, start: from, end: to + 1, limit: 10_000 }, archive.now);
-  return (JSON.parse(`[${page.json}]`) as Record<string, unknown>[]).map(({ quote_volume: _quote, ...rest }) => rest);
+/**
+ * The candles route's pages of one symbol (1m or 1h buckets), `limit` buckets a page, cursors
+ * followed to the end, without the members computed from the others.
+ */
+async function routePage(symbol: string, interval: '1m' | '1h', from: number, to: number, limit = 10_000) {
+  const rows: Record<string, unknown>[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await candlesPage(archive.deps, { routeId: 'candles', family: 'perpx', symbol, interval, start: from, end: to + 1, limit, cursor }, archive.now);
+    rows.push(...(JSON.parse(`[${page.json}]`) as Record<string, unknown>[]));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return rows.map(({ quote_volume: _quote, ...rest }) => rest);
 }
 
 /** Every symbol's candles of [from, to], read at once (as breadth and detection read them). */
@@ -139,6 +148,9 @@ describe('1-minute candles per symbol', () => {
         for (const symbol of SYMBOLS) {
           expect(await routePage(symbol, '1m', from, to), `${symbol} 1m page`).toEqual(rolledUp(seen, symbol, MINUTE));
           expect(await routePage(symbol, '1h', from, to), `${symbol} 1h page`).toEqual(rolledUp(seen, symbol, HOUR));
+          // Pages of a few buckets over sparse trades: most of a page's first span holds none.
+          expect(await routePage(symbol, '1m', from, to, 2), `${symbol} 1m pages of 2`).toEqual(rolledUp(seen, symbol, MINUTE));
+          expect(await routePage(symbol, '1h', from, to, 3), `${symbol} 1h pages of 3`).toEqual(rolledUp(seen, symbol, HOUR));
         }
         // Assess: the candle files are one symbol's each.
         for (const day of [0, 1]) {

@@ -139,19 +139,38 @@ export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: n
   const width = CANDLE_INTERVALS[req.interval];
   const firstBucket = cursor ? Number(cursor.position[0]) + width : window[0];
   if (firstBucket >= window[1]) return EMPTY;
-  // Whole buckets: from the start of the first bucket to the end of the last one the page can reach
-  // (`limit` buckets and the one that tells whether more follow), so a page opens the files of its
-  // own span, not of the whole window.
-  const from = bucketStart(firstBucket, req.interval);
-  const source = await minuteCandleSource(deps, {
-    family: req.family, symbol: req.symbol, from, to: Math.min(bucketStart(window[1] - 1, req.interval) + width - 1, from + (req.limit + 1) * width - 1),
-  });
-  if (!source) return EMPTY;
+  // A page reads spans of whole buckets, not the whole window: first the `limit` buckets and the
+  // one that tells whether more follow, so a page of a busy market opens the files of its own span.
+  // A bucket exists only where trades were, so a quiet market's page reads on, each span twice the
+  // last, until it has its buckets and one more, or the window ends.
+  const lastMinute = bucketStart(window[1] - 1, req.interval) + width - 1;
+  const parts: string[] = [];
+  let count = 0;
+  let last: (number | string)[] | undefined;
+  let more = false;
+  for (let from = bucketStart(firstBucket, req.interval), buckets = req.limit + 1; from <= lastMinute && !more; from += buckets * width, buckets *= 2) {
+    const to = Math.min(lastMinute, from + buckets * width - 1);
+    const result = await spanPage(deps, req, { from, to }, { from: Math.max(firstBucket, from), before: Math.min(window[1], to + 1), limit: req.limit - count });
+    if (result.count > 0) {
+      parts.push(result.json);
+      count += result.count;
+      last = result.last;
+    }
+    more = result.more;
+  }
+  return page({ json: parts.join(','), count, more, last }, fingerprint, window);
+}
+
+/** Buckets in [buckets.from, buckets.before) rolled up from the 1-minute candles of one span of whole buckets. */
+async function spanPage(deps: ArchiveDeps, req: CandlesRequest, span: { from: number; to: number }, buckets: { from: number; before: number; limit: number }) {
+  const width = CANDLE_INTERVALS[req.interval];
+  const source = await minuteCandleSource(deps, { family: req.family, symbol: req.symbol, ...span });
+  if (!source) return { json: '', count: 0, more: false };
   // Pieces of minutes (stored candles beside the live tail's) are rolled up into buckets in one
   // aggregation: open and close by each piece's first and last trade (arg_min and arg_max, which
   // need no sort, unlike first and last with ORDER BY).
   const [openAt, closeAt] = source.pieces ? ['coalesce(open_ts, ts)', 'coalesce(close_ts, ts)'] : ['ts', 'ts'];
-  const result = await bucketPage(deps, {
+  return bucketPage(deps, {
     buckets: `WITH minutes AS (${source.pieces ?? source.sql})
       ${req.interval === '1m' && !source.pieces
         // 1-minute candles are served as they are stored.
@@ -161,9 +180,8 @@ export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: n
              sum(volume) AS volume, sum(quote_volume) AS quote_volume, CAST(sum(trade_count) AS BIGINT) AS trade_count
            FROM minutes GROUP BY 1`}`,
     params: { ...source.params, ...((req.interval !== '1m' || source.pieces) && { c_anchor: req.interval === '1w' ? WEEK_ANCHOR : 0, c_width: width }) },
-    projection: CANDLE_PROJECTION, from: firstBucket, before: window[1], limit: req.limit,
+    projection: CANDLE_PROJECTION, ...buckets,
   });
-  return page(result, fingerprint, window);
 }
 
 /**
