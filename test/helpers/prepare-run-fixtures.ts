@@ -2,8 +2,7 @@
  * Makes what the test run's files share (see run-fixtures.ts):
  * `node --import tsx test/helpers/prepare-run-fixtures.ts <dir>`, started by the global setup.
  */
-import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startLocalCloud } from '../../functions/local/cloud.ts';
 import { serviceTemplateCachedIn } from '../../functions/local/template.ts';
@@ -19,18 +18,6 @@ import { DEMO, demoOptions, sharedPaths } from './run-fixtures.ts';
  */
 const KEPT_SYNTH = fileURLToPath(new URL('../../node_modules/.cache/archive-test-synth', import.meta.url));
 
-/** Leaves the run's synthesis for the next run: each file whole (a copy renamed into place), the other versions removed. */
-function keepSynthesis(synthCache: string): void {
-  mkdirSync(KEPT_SYNTH, { recursive: true });
-  const current = new Set(readdirSync(synthCache));
-  for (const name of current) {
-    if (existsSync(join(KEPT_SYNTH, name))) continue;
-    copyFileSync(join(synthCache, name), join(KEPT_SYNTH, `${name}.${process.pid}.partial`));
-    renameSync(join(KEPT_SYNTH, `${name}.${process.pid}.partial`), join(KEPT_SYNTH, name));
-  }
-  for (const name of readdirSync(KEPT_SYNTH)) if (!current.has(name) && !name.endsWith('.partial')) rmSync(join(KEPT_SYNTH, name), { force: true });
-}
-
 /**
  * Writes the template (whole, by a rename; also in the cache `npm start` reads), then, once asked for the archive, seeds `DEMO` into the data directory through
  * the local cloud's real ingest path, builds its positions as the job's schedule would have (every
@@ -40,10 +27,10 @@ function keepSynthesis(synthCache: string): void {
 async function prepareShared(root: string): Promise<void> {
   const paths = sharedPaths(root);
   try {
-    // Synthesized into a local cloud's cache, which files starting `npm start` copy into its data directory.
-    if (existsSync(KEPT_SYNTH)) cpSync(KEPT_SYNTH, paths.synthCache, { recursive: true, filter: (path) => !path.endsWith('.partial') });
-    const template = await serviceTemplateCachedIn(paths.synthCache);
-    keepSynthesis(paths.synthCache);
+    // Synthesized into the kept cache (the local cloud's own: one version, written whole), copied
+    // into the run's cache, which files starting `npm start` copy into its data directory.
+    const template = await serviceTemplateCachedIn(KEPT_SYNTH);
+    cpSync(KEPT_SYNTH, paths.synthCache, { recursive: true, filter: (path) => !path.endsWith('.partial') });
     writeFileSync(`${paths.template}.partial`, JSON.stringify(template));
     renameSync(`${paths.template}.partial`, paths.template);
     // Until a file (or the sequencer) asks for the archive; a run that never does ends this process.
