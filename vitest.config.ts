@@ -15,6 +15,7 @@ export default defineConfig({
     reporters: ['default', './test/helpers/slowest-files.ts'],
     // The run's fixtures (the stack's template, the demo archive) are made once, in the background.
     globalSetup: ['./test/helpers/global-setup.ts'],
+    setupFiles: ['./test/helpers/file-cpu.ts'],
     sequence: { sequencer: WaitsFirstLocalCloudsLast },
     // Hooks start local clouds and may wait for the run's fixtures (template, demo archive).
     hookTimeout: 10 * 60_000,

@@ -65,7 +65,7 @@ export function attachToRunningCloud(dataDir: string): void {
   const statePath = join(dataDir, 'local-cloud.json');
   if (!existsSync(statePath)) throw new Error(`No running local cloud found (${statePath}). Start it with npm start first.`);
   const state = JSON.parse(readFileSync(statePath, 'utf8')) as Pick<Emulators, 'endpoints' | 'names'>;
-  exportEnvironment({ ...state, stop: async () => undefined }, dataDir, 'WARN');
+  exportEnvironment(state, dataDir, 'WARN');
 }
 
 export async function startLocalCloud(options: LocalCloudOptions): Promise<LocalCloud> {
@@ -94,7 +94,8 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       if (!def.consumes) continue;
       const consumer = (event: SQSEvent) => invoke(name, event) as Promise<SQSBatchResponse | void>;
       // Lambda runs several batches of a queue at once; a few poll loops give the local cloud the same overlap.
-      pollers.push(startEventSource(sqs, def.consumes, emulators.names.queueUrls[def.consumes], consumer, Math.min(QUEUES[def.consumes].maxConcurrency, LOCAL_POLL_LOOPS)));
+      const queueUrl = emulators.names.queueUrls[def.consumes];
+      pollers.push(startEventSource(sqs, def.consumes, queueUrl, consumer, Math.min(QUEUES[def.consumes].maxConcurrency, LOCAL_POLL_LOOPS), { arrivals: emulators.arrivals(queueUrl) }));
     }
   }
   let scheduler: Scheduler | undefined;

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { createSqsServer } from 'local-aws-sqs';
-import { startSqsJournal, type SqsJournal } from './sqs-journal.ts';
+import { startSqsJournal, type QueueArrivals, type SqsJournal } from './sqs-journal.ts';
 import { CreateTableCommand, DescribeTableCommand, UpdateTableCommand, DynamoDBClient, ResourceNotFoundException, type GlobalSecondaryIndex } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -41,6 +41,8 @@ export interface ProvisionedNames {
 export interface Emulators {
   endpoints: Endpoints;
   names: ProvisionedNames;
+  /** The messages sent to a queue (by URL), as they pass the journal in this process. */
+  arrivals(queueUrl: string): QueueArrivals;
   stop(): Promise<void>;
 }
 
@@ -247,6 +249,7 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
   return {
     endpoints: { dynamodb, sqs, s3 },
     names: { tables: names.tables, queueUrls, dlqUrls, buckets: names.buckets },
+    arrivals: journal.arrivals,
     async stop() {
       sqsClient.destroy();
       await journal.stop();

@@ -21,7 +21,7 @@ function localCursorKeys(dataDir: string): string {
 }
 
 /** The environment a deployed function would get, pointed at the emulators. Only local code writes process.env. */
-export function exportEnvironment(emulators: Emulators, dataDir: string, logLevel: string, stepFunctionsEndpoint?: string): void {
+export function exportEnvironment(emulators: Pick<Emulators, 'endpoints' | 'names'>, dataDir: string, logLevel: string, stepFunctionsEndpoint?: string): void {
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,

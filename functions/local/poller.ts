@@ -7,12 +7,19 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { QueueName } from '../resources.ts';
+import type { QueueArrivals } from './sqs-journal.ts';
 import { QUEUES } from '../resources.ts';
 
 export type SqsConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
 
-/** How long a loop waits after finding its queue empty: the first loop of a queue stays quick; the others poll each second, and a full batch wakes them at once. */
-export const IDLE_WAIT_MS = { first: 100, others: 1_000 } as const;
+/**
+ * How long a loop waits after finding its queue empty, unless woken sooner: by a message sent to
+ * the queue (or becoming visible after its delay), which the SQS journal tells the event source of
+ * as a long poll would learn it, or by a receive that fills a whole batch. Only what the journal
+ * does not see waits this long: a message back after its visibility timeout, or sent by another
+ * process. An idle local cloud polls a few times a second in all instead of about 90 times.
+ */
+export const IDLE_WAIT_MS = { first: 1_000, others: 10_000 } as const;
 
 export function toSqsEvent(messages: Message[], queueArn: string): SQSEvent {
   return {
@@ -76,23 +83,53 @@ export async function pollOnce(
 
 /**
  * One queue's event source: `loops` poll loops, as Lambda runs that many batches of a queue at once.
- * The first loop polls every `idleWaitMs.first` while the queue is empty, the others every
- * `idleWaitMs.others`; a receive that fills a whole batch means a backlog, so it wakes every idle
- * loop at once (Lambda's event source adds concurrent batches while messages keep coming), instead
- * of leaving a burst to one loop until the others' next poll.
+ * Lambda long-polls; local-aws-sqs answers a long poll only once a whole batch is there, so the
+ * loops poll without waiting and sleep while the queue is empty (`idleWaitMs`, the first loop less
+ * than the others). Sleepers are woken by what would end a long poll: messages sent (told by
+ * `arrivals`: a loop a batch of them, at once or when their delay ends), and a receive that fills
+ * a whole batch, which means a backlog and wakes every idle loop (Lambda's event source adds
+ * concurrent batches while messages keep coming).
  */
 export function startEventSource(
-  sqs: SQSClient, queue: QueueName, queueUrl: string, consumer: SqsConsumer, loops: number, idleWaitMs: { first: number; others: number } = IDLE_WAIT_MS,
+  sqs: SQSClient, queue: QueueName, queueUrl: string, consumer: SqsConsumer, loops: number,
+  { idleWaitMs = IDLE_WAIT_MS, arrivals }: { idleWaitMs?: { first: number; others: number }; arrivals?: QueueArrivals } = {},
 ): Poller {
   let running = true;
   const sleepers = new Set<() => void>();
-  const wakeAll = () => { for (const wake of [...sleepers]) wake(); };
-  const idle = (ms: number) => new Promise<void>((resolve) => {
-    const wake = () => { clearTimeout(timer); sleepers.delete(wake); resolve(); };
-    const timer = setTimeout(wake, ms);
-    sleepers.add(wake);
-  });
+  /** Wakes written to no sleeper (every loop was receiving): that many loops poll again instead of sleeping. */
+  let unheard = 0;
+  const wake = (count: number) => {
+    const woken = [...sleepers].slice(0, count);
+    for (const sleeper of woken) sleeper();
+    unheard = Math.min(loops, unheard + count - woken.length);
+  };
+  const wakeAll = () => wake(loops);
+  const idle = (ms: number) => {
+    if (unheard > 0) {
+      unheard -= 1;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      const sleeper = () => { clearTimeout(timer); sleepers.delete(sleeper); resolve(); };
+      const timer = setTimeout(sleeper, ms);
+      sleepers.add(sleeper);
+    });
+  };
   const onReceived = (count: number) => { if (count >= QUEUES[queue].batchSize) wakeAll(); };
+  /** Messages not yet visible, by the tenth of a second they become so: one timer for each. */
+  const delayed = new Map<number, { timer: NodeJS.Timeout; count: number }>();
+  const loopsFor = (messages: number) => Math.ceil(messages / QUEUES[queue].batchSize);
+  const onArrival = (count: number, visibleAt: number) => {
+    if (visibleAt <= Date.now()) return wake(loopsFor(count));
+    const at = Math.ceil(visibleAt / 100) * 100;
+    const pending = delayed.get(at);
+    if (pending) pending.count += count;
+    else {
+      const timer = setTimeout(() => { wake(loopsFor(delayed.get(at)!.count)); delayed.delete(at); }, at - Date.now());
+      delayed.set(at, { timer, count });
+    }
+  };
+  const unsubscribe = arrivals?.(onArrival);
   const loop = async (idleMs: number) => {
     while (running) {
       try {
@@ -108,6 +145,8 @@ export function startEventSource(
   return {
     async stop() {
       running = false;
+      unsubscribe?.();
+      for (const { timer } of delayed.values()) clearTimeout(timer);
       wakeAll();
       await Promise.all(all);
     },

@@ -30,8 +30,19 @@ const COMPACT_AFTER = 10_000;
 /** A queue's name from its URL (the URL's port changes from one start to the next). */
 const queueName = (url: unknown) => String(url).split('/').pop() ?? '';
 
+/**
+ * Told of messages sent to one queue: how many, and when they become visible (epoch ms). Returns
+ * a function that stops the telling.
+ */
+export type QueueArrivals = (listener: (count: number, visibleAt: number) => void) => () => void;
+
 export interface SqsJournal {
   endpoint: string;
+  /**
+   * The messages sent to a queue (by URL) as the journal sees them pass: what a long poll learns
+   * in SQS, which local-aws-sqs answers only once a whole batch is there (see poller.ts).
+   */
+  arrivals(queueUrl: string): QueueArrivals;
   /** Messages a previous run left unconsumed, oldest first (read once, at start). */
   leftOver: readonly Sent[];
   /** The left-over messages have been sent again (and journaled anew): forget the old run. */
@@ -76,6 +87,17 @@ export async function startSqsJournal(target: string, path: string, port = 0, { 
   const receipts = new Map<string, string>();
   const receiptsOf = new Map<string, Set<string>>();
   let entries = 0;
+  const listeners = new Map<string, Set<(count: number, visibleAt: number) => void>>();
+  /** Tells a queue's listeners of the messages just journaled as sent, by when they become visible. */
+  const announce = (sent: readonly Entry[]) => {
+    const byVisibleAt = new Map<string, Map<number, number>>();
+    for (const entry of sent) {
+      if (entry.t !== 'send' || !listeners.has(entry.queue)) continue;
+      const times = byVisibleAt.get(entry.queue) ?? byVisibleAt.set(entry.queue, new Map()).get(entry.queue)!;
+      times.set(entry.visibleAt, (times.get(entry.visibleAt) ?? 0) + 1);
+    }
+    for (const [queue, times] of byVisibleAt) for (const [visibleAt, count] of times) for (const listener of listeners.get(queue) ?? []) listener(count, visibleAt);
+  };
 
   /** One call's entries, applied and appended together (one write a call, not one a message). */
   const write = (batch: readonly Entry[]) => {
@@ -109,10 +131,11 @@ export async function startSqsJournal(target: string, path: string, port = 0, { 
       t: 'send', id: String(id), queue: queueName(request.QueueUrl), body: String(entry.MessageBody ?? ''),
       visibleAt: now + Number(entry.DelaySeconds ?? 0) * 1000, ...(entry.MessageAttributes !== undefined && { attributes: entry.MessageAttributes as Record<string, unknown> }),
     });
-    if (operation === 'SendMessage') write([sent(request, response.MessageId)]);
+    const sendAll = (entries: Entry[]) => { write(entries); announce(entries); };
+    if (operation === 'SendMessage') sendAll([sent(request, response.MessageId)]);
     else if (operation === 'SendMessageBatch') {
       const ids = new Map(((response.Successful ?? []) as { Id: string; MessageId: string }[]).map((s) => [s.Id, s.MessageId]));
-      write(((request.Entries ?? []) as Record<string, unknown>[]).filter((entry) => ids.has(String(entry.Id))).map((entry) => sent(entry, ids.get(String(entry.Id)))));
+      sendAll(((request.Entries ?? []) as Record<string, unknown>[]).filter((entry) => ids.has(String(entry.Id))).map((entry) => sent(entry, ids.get(String(entry.Id)))));
     } else if (operation === 'ReceiveMessage') {
       for (const message of (response.Messages ?? []) as { MessageId: string; ReceiptHandle: string }[]) {
         // Only open messages are remembered: the maps are bounded by the messages in flight.
@@ -156,6 +179,12 @@ export async function startSqsJournal(target: string, path: string, port = 0, { 
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     leftOver: [...previous.values()],
+    arrivals: (queueUrl) => (listener) => {
+      const queue = queueName(queueUrl);
+      const set = listeners.get(queue) ?? listeners.set(queue, new Set()).get(queue)!;
+      set.add(listener);
+      return () => { set.delete(listener); };
+    },
     replayed: () => rmSync(replayPath, { force: true }),
     async stop() {
       server.closeAllConnections();

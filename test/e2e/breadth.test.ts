@@ -134,8 +134,9 @@ describe('breadth routes', () => {
 
 describe('breadth history of a first start', () => {
   it('covers the seeded span when the schedules run, as `npm start` does', async () => {
-    // Prepare: 40 minutes seeded, schedules on (the minute job writes only the minutes after the seed).
-    const first = await startFreshDemoCloud({ key: KEY, hours: 40 / 60, seed: 6, intensity: 0.3, l2IntervalMs: 300_000, schedules: true });
+    // Prepare: 40 minutes seeded, schedules on (the minute job writes only the minutes after the seed);
+    // no order-level history, which breadth does not read (the schedules would compact it all).
+    const first = await startFreshDemoCloud({ key: KEY, hours: 40 / 60, seed: 6, intensity: 0.3, l2IntervalMs: 300_000, orderLevelHours: 0, schedules: true });
     try {
       const seededTo = Math.floor(Date.now() / MIN) * MIN;
       const call = async (query: Record<string, number>) => {

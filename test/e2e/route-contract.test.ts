@@ -77,15 +77,16 @@ function closed(schema: unknown): unknown {
 }
 
 const validators = new Map<string, ValidateFunction>();
+/** One validator instance for the document: its components are added (and compiled as referenced) once, not once a route. */
+let documentAjv: Ajv | undefined;
 function publishedValidator(route: RouteDef): ValidateFunction {
   const key = `${route.method} ${route.path}`;
   let validate = validators.get(key);
   if (!validate) {
     const schema = document.paths[route.path]?.[route.method.toLowerCase()]?.responses?.[route.response.status]?.content?.['application/json']?.schema;
     expect(schema, `${key} publishes a ${route.response.status} schema`).toBeDefined();
-    // OpenAPI 3.0 schemas (nullable, $ref into components); the components travel with each schema.
-    const ajv = new Ajv({ strict: false, allErrors: true });
-    ajv.addSchema({ $id: 'doc', components: closed(document.components) }, 'doc');
+    // OpenAPI 3.0 schemas (nullable, $ref into components); each route's schema refers into the document's.
+    const ajv = documentAjv ??= new Ajv({ strict: false, allErrors: true }).addSchema({ $id: 'doc', components: closed(document.components) }, 'doc');
     const rebased = JSON.parse(JSON.stringify(closed(schema)).replaceAll('"#/components/', '"doc#/components/'));
     validate = ajv.compile(rebased);
     validators.set(key, validate);

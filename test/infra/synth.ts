@@ -1,14 +1,16 @@
 /**
- * Shared fixtures for the infra tests: the app built without bundling (fast, no esbuild), its
- * templates, and small readers for logical ids, IAM statements and Fn::Join strings.
+ * Shared fixtures for the infra tests: the app built without bundling (fast, no esbuild) and with
+ * the cdk-nag checks (they run once, at the synthesis the templates are read from; the templates are
+ * the same with or without them), its templates, and small readers for logical ids, IAM statements
+ * and Fn::Join strings.
  */
 import { NestedStack, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { buildApp } from '../../lib/app.ts';
 
-function build(nag: boolean) {
-  const built = buildApp({ bundling: false, nag });
+function build() {
+  const built = buildApp({ bundling: false, nag: true });
   return {
     ...built,
     statefulTemplate: Template.fromStack(built.stateful),
@@ -16,13 +18,15 @@ function build(nag: boolean) {
   };
 }
 
-let plain: ReturnType<typeof build> | undefined;
+let built: ReturnType<typeof build> | undefined;
 
-/** The app and its templates; without cdk-nag, made once per test file and shared by its suites (they only read it). */
-export function synthesize(opts: { nag?: boolean } = {}) {
-  if (opts.nag) return build(true);
-  plain ??= build(false);
-  return plain;
+/**
+ * The app, synthesized once per test file and shared by its suites (they only read it). A finding
+ * cdk-nag does not acknowledge makes the synthesis throw, naming the finding.
+ */
+export function synthesize() {
+  built ??= build();
+  return built;
 }
 
 type Json = unknown;

@@ -75,7 +75,7 @@ describe('the event source of a queue with several loops', () => {
       if (++inFlight === 3) release();
       await allThreeHeld;
       return { batchItemFailures: [] };
-    }, 3, { first: 50, others: 600_000 });
+    }, 3, { idleWaitMs: { first: 50, others: 600_000 } });
     try {
       // Every loop has found the queue empty and gone idle.
       while (emptyReceives < 3) await new Promise((r) => setTimeout(r, 10));

@@ -1,5 +1,5 @@
 /**
- * Tiered compaction over a simulated day (a clock the test moves): batches every five minutes,
+ * Tiered compaction over a simulated day (a clock the test moves): batches every ten minutes,
  * compaction after each. At every step each symbol reads every trade once and its 1-minute candles
  * match its trades; rows are rewritten at most three times; hours fold into hour files once closed
  * and the day into one file per symbol once it closes.
@@ -30,11 +30,14 @@ const DAY = 24 * HOUR;
 const D0 = Date.UTC(2026, 9, 5);
 const SYMBOLS = ['BTC', 'ETH', 'SOL'];
 
-/** One batch: per symbol, a trade every 20 s over the five minutes before `end`. */
-function batch(end: number, firstId: number): NormalizedRecord[] {
+/** The span of one batch of the day walk: each step ingests, compacts and reads the whole day back. */
+const BATCH_MS = 10 * MINUTE;
+
+/** One batch: per symbol, a trade every 20 s over the `span` before `end`. */
+function batch(end: number, firstId: number, span = BATCH_MS): NormalizedRecord[] {
   const records: NormalizedRecord[] = [];
   SYMBOLS.forEach((symbol, s) => {
-    for (let ts = end - 5 * MINUTE + 7_000 * (s + 1); ts < end; ts += 20_000) {
+    for (let ts = end - span + 7_000 * (s + 1); ts < end; ts += 20_000) {
       records.push(trade({ ts, trade_id: firstId + records.length, symbol, price: String(100 + ((ts / 1000) % 13)), size: '1' }));
     }
   });
@@ -86,8 +89,8 @@ describe('tiered compaction through a day', () => {
   it('serves every row once at every step, rewrites each at most three times, and ends with one file per symbol-day', async () => {
     const ingested: NormalizedRecord[] = [];
     let rewritten = 0;
-    // Three and a half hours of batches, every five minutes, from 01:00.
-    for (let end = D0 + HOUR + 5 * MINUTE; end <= D0 + 4.5 * HOUR; end += 5 * MINUTE) {
+    // Three and a half hours of batches, every ten minutes, from 01:00 (six batches an hour fold into each hour file).
+    for (let end = D0 + HOUR + BATCH_MS; end <= D0 + 4.5 * HOUR; end += BATCH_MS) {
       const records = batch(end, ingested.length + 1);
       now = end + 1_000;
       await ingestBatch(deps, 'normalized', jsonl(records));
