@@ -93,3 +93,41 @@ describe('the event source of a queue with several loops', () => {
     }
   });
 });
+
+describe('the event source told of arrivals by the SQS journal', () => {
+  it('wakes a loop asleep for ten minutes for a message sent, and for a delayed one when its delay ends', { timeout: 120_000 }, async () => {
+    // Prepare: one loop that sleeps ten minutes whenever it finds the queue empty.
+    queueUrl = (await env.sqs.send(new CreateQueueCommand({ QueueName: `poller-test-${++queues}`, Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
+    let receives = 0;
+    const sqs = new SQSClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: env.emulators.endpoints.sqs, useQueueUrlAsEndpoint: false });
+    sqs.middlewareStack.add((next, context) => async (args) => {
+      if (context.commandName === 'ReceiveMessageCommand') receives += 1;
+      return next(args);
+    }, { step: 'initialize' });
+    const bodies: string[] = [];
+    let arrived = () => {};
+    const source = startEventSource(sqs, 'delivery', queueUrl, async (event) => {
+      bodies.push(...event.Records.map((r) => r.body));
+      arrived();
+      return { batchItemFailures: [] };
+    }, 1, { idleWaitMs: { first: 600_000, others: 600_000 }, arrivals: env.emulators.arrivals(queueUrl) });
+    const next = () => new Promise<void>((resolve) => { arrived = resolve; });
+    try {
+      while (receives < 1) await new Promise((r) => setTimeout(r, 10));
+      // Act / Assess: a message sent now is taken by the sleeping loop, in one more receive.
+      let taken = next();
+      await env.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'now' }));
+      await taken;
+      expect(bodies).toEqual(['now']);
+      // A delayed message wakes the loop when it becomes visible (woken before, the loop would find
+      // nothing and sleep its ten minutes: the test would time out).
+      taken = next();
+      await env.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'later', DelaySeconds: 2 }));
+      await taken;
+      expect(bodies).toEqual(['now', 'later']);
+    } finally {
+      await source.stop();
+      sqs.destroy();
+    }
+  });
+});
