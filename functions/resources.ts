@@ -66,7 +66,7 @@ export interface QueueDef {
   /** Receives before a message is moved to the queue's dead-letter queue. */
   maxReceiveCount: number;
   batchSize: number;
-  /** Most batches the consumer works on at once (the event source's maximum concurrency; locally, poll loops, at most 4). */
+  /** Most batches the consumer works on at once (the event source's maximum concurrency; locally, as many poll loops). */
   maxConcurrency: number;
 }
 

@@ -27,12 +27,6 @@ import { startDemoFeed, type DemoFeed, type DemoFeedOptions } from './demo-feed.
 import { S3Client } from '@aws-sdk/client-s3';
 import { archiveDeps } from '../shared/archive-deps.ts';
 
-/**
- * At most this many poll loops a queue (its event source's maximum concurrency, capped): Lambda
- * runs that many batches at once, so a batch held by a slow receiver does not hold up the queue.
- */
-const LOCAL_POLL_LOOPS = 16;
-
 export interface LocalCloudOptions {
   port: number;
   dataDir: string;
@@ -93,9 +87,10 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     for (const [name, def] of Object.entries(FUNCTIONS) as [FunctionName, (typeof FUNCTIONS)[FunctionName]][]) {
       if (!def.consumes) continue;
       const consumer = (event: SQSEvent) => invoke(name, event) as Promise<SQSBatchResponse | void>;
-      // Lambda runs several batches of a queue at once; a few poll loops give the local cloud the same overlap.
+      // Lambda runs up to the event source's maximum concurrency of batches at once, so a batch held
+      // by a slow receiver holds one of them: as many poll loops (asleep while the queue is empty).
       const queueUrl = emulators.names.queueUrls[def.consumes];
-      pollers.push(startEventSource(sqs, def.consumes, queueUrl, consumer, Math.min(QUEUES[def.consumes].maxConcurrency, LOCAL_POLL_LOOPS), { arrivals: emulators.arrivals(queueUrl) }));
+      pollers.push(startEventSource(sqs, def.consumes, queueUrl, consumer, QUEUES[def.consumes].maxConcurrency, { arrivals: emulators.arrivals(queueUrl) }));
     }
   }
   let scheduler: Scheduler | undefined;

@@ -21,6 +21,9 @@ export type SqsConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
  */
 export const IDLE_WAIT_MS = { first: 1_000, others: 10_000 } as const;
 
+/** Loops a receive that fills a whole batch wakes: a backlog is taken by 1, 3, 7, ... loops, as Lambda scales its batches up. */
+const BACKLOG_WAKES = 2;
+
 export function toSqsEvent(messages: Message[], queueArn: string): SQSEvent {
   return {
     Records: messages.map((m) => ({
@@ -82,13 +85,13 @@ export async function pollOnce(
 }
 
 /**
- * One queue's event source: `loops` poll loops, as Lambda runs that many batches of a queue at once.
- * Lambda long-polls; local-aws-sqs answers a long poll only once a whole batch is there, so the
- * loops poll without waiting and sleep while the queue is empty (`idleWaitMs`, the first loop less
- * than the others). Sleepers are woken by what would end a long poll: messages sent (told by
- * `arrivals`: a loop a batch of them, at once or when their delay ends), and a receive that fills
- * a whole batch, which means a backlog and wakes every idle loop (Lambda's event source adds
- * concurrent batches while messages keep coming).
+ * One queue's event source: `loops` poll loops, as Lambda runs up to that many batches of a queue
+ * at once. Lambda long-polls; local-aws-sqs answers a long poll only once a whole batch is there,
+ * so the loops receive without waiting and sleep while the queue is empty (`idleWaitMs`, the first
+ * loop less than the others). Sleepers are woken by what would end a long poll: messages sent
+ * (told by `arrivals`: a loop a batch of them, at once or when their delay ends), and a receive
+ * that fills a whole batch, a backlog, which wakes two more loops (each of which does the same:
+ * Lambda's event source adds concurrent batches while messages keep coming).
  */
 export function startEventSource(
   sqs: SQSClient, queue: QueueName, queueUrl: string, consumer: SqsConsumer, loops: number,
@@ -96,26 +99,21 @@ export function startEventSource(
 ): Poller {
   let running = true;
   const sleepers = new Set<() => void>();
-  /** Wakes written to no sleeper (every loop was receiving): that many loops poll again instead of sleeping. */
-  let unheard = 0;
+  /**
+   * Counts the wakes: a loop whose receive found nothing polls again, instead of sleeping, when a
+   * wake came while it was receiving (the message may have been sent after the emulator looked).
+   */
+  let wakes = 0;
   const wake = (count: number) => {
-    const woken = [...sleepers].slice(0, count);
-    for (const sleeper of woken) sleeper();
-    unheard = Math.min(loops, unheard + count - woken.length);
+    wakes += 1;
+    for (const sleeper of [...sleepers].slice(0, count)) sleeper();
   };
-  const wakeAll = () => wake(loops);
-  const idle = (ms: number) => {
-    if (unheard > 0) {
-      unheard -= 1;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => {
-      const sleeper = () => { clearTimeout(timer); sleepers.delete(sleeper); resolve(); };
-      const timer = setTimeout(sleeper, ms);
-      sleepers.add(sleeper);
-    });
-  };
-  const onReceived = (count: number) => { if (count >= QUEUES[queue].batchSize) wakeAll(); };
+  const idle = (ms: number) => new Promise<void>((resolve) => {
+    const sleeper = () => { clearTimeout(timer); sleepers.delete(sleeper); resolve(); };
+    const timer = setTimeout(sleeper, ms);
+    sleepers.add(sleeper);
+  });
+  const onReceived = (count: number) => { if (count >= QUEUES[queue].batchSize) wake(BACKLOG_WAKES); };
   /** Messages not yet visible, by the tenth of a second they become so: one timer for each. */
   const delayed = new Map<number, { timer: NodeJS.Timeout; count: number }>();
   const loopsFor = (messages: number) => Math.ceil(messages / QUEUES[queue].batchSize);
@@ -132,9 +130,10 @@ export function startEventSource(
   const unsubscribe = arrivals?.(onArrival);
   const loop = async (idleMs: number) => {
     while (running) {
+      const wakesBefore = wakes;
       try {
         const handled = await pollOnce(sqs, queue, queueUrl, consumer, onReceived);
-        if (handled === 0 && running) await idle(idleMs);
+        if (handled === 0 && running && wakes === wakesBefore) await idle(idleMs);
       } catch (error) {
         if (running) console.error(`[poller] ${queue}:`, error);
         if (running) await idle(1000);
@@ -147,7 +146,7 @@ export function startEventSource(
       running = false;
       unsubscribe?.();
       for (const { timer } of delayed.values()) clearTimeout(timer);
-      wakeAll();
+      wake(loops);
       await Promise.all(all);
     },
   };
