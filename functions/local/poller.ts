@@ -16,8 +16,9 @@ export type SqsConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
  * How long a loop waits after finding its queue empty, unless woken sooner: by a message sent to
  * the queue (or becoming visible after its delay), which the SQS journal tells the event source of
  * as a long poll would learn it, or by a receive that fills a whole batch. Only what the journal
- * does not see waits this long: a message back after its visibility timeout, or sent by another
- * process. An idle local cloud polls a few times a second in all instead of about 90 times.
+ * does not see waits this long: a message back after its visibility timeout. An idle local cloud
+ * receives about 11 times a second (4 first loops, 70 others) where it received 72 times (its 36
+ * loops polling every 100 ms and every second).
  */
 export const IDLE_WAIT_MS = { first: 1_000, others: 10_000 } as const;
 

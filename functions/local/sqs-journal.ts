@@ -88,15 +88,13 @@ export async function startSqsJournal(target: string, path: string, port = 0, { 
   const receiptsOf = new Map<string, Set<string>>();
   let entries = 0;
   const listeners = new Map<string, Set<(count: number, visibleAt: number) => void>>();
-  /** Tells a queue's listeners of the messages just journaled as sent, by when they become visible. */
-  const announce = (sent: readonly Entry[]) => {
-    const byVisibleAt = new Map<string, Map<number, number>>();
-    for (const entry of sent) {
-      if (entry.t !== 'send' || !listeners.has(entry.queue)) continue;
-      const times = byVisibleAt.get(entry.queue) ?? byVisibleAt.set(entry.queue, new Map()).get(entry.queue)!;
-      times.set(entry.visibleAt, (times.get(entry.visibleAt) ?? 0) + 1);
-    }
-    for (const [queue, times] of byVisibleAt) for (const [visibleAt, count] of times) for (const listener of listeners.get(queue) ?? []) listener(count, visibleAt);
+  /** Tells the queue's listeners of the messages one call sent (to one queue), by when they become visible. */
+  const announce = (sent: readonly Sent[]) => {
+    const queueListeners = listeners.get(sent[0]?.queue ?? '');
+    if (!queueListeners) return;
+    const byVisibleAt = new Map<number, number>();
+    for (const { visibleAt } of sent) byVisibleAt.set(visibleAt, (byVisibleAt.get(visibleAt) ?? 0) + 1);
+    for (const [visibleAt, count] of byVisibleAt) for (const listener of queueListeners) listener(count, visibleAt);
   };
 
   /** One call's entries, applied and appended together (one write a call, not one a message). */
@@ -127,11 +125,11 @@ export async function startSqsJournal(target: string, path: string, port = 0, { 
   /** Journals what a successful call did. Message attributes are kept as sent (JSON protocol shapes). */
   const note = (operation: string, request: Record<string, unknown>, response: Record<string, unknown>) => {
     const now = Date.now();
-    const sent = (entry: Record<string, unknown>, id: unknown): Entry => ({
+    const sent = (entry: Record<string, unknown>, id: unknown): { t: 'send' } & Sent => ({
       t: 'send', id: String(id), queue: queueName(request.QueueUrl), body: String(entry.MessageBody ?? ''),
       visibleAt: now + Number(entry.DelaySeconds ?? 0) * 1000, ...(entry.MessageAttributes !== undefined && { attributes: entry.MessageAttributes as Record<string, unknown> }),
     });
-    const sendAll = (entries: Entry[]) => { write(entries); announce(entries); };
+    const sendAll = (entries: ({ t: 'send' } & Sent)[]) => { write(entries); announce(entries); };
     if (operation === 'SendMessage') sendAll([sent(request, response.MessageId)]);
     else if (operation === 'SendMessageBatch') {
       const ids = new Map(((response.Successful ?? []) as { Id: string; MessageId: string }[]).map((s) => [s.Id, s.MessageId]));
