@@ -76,9 +76,13 @@ export async function startDemoCloud(options: { key: string; extraKeys?: readonl
   return cloud;
 }
 
-/** The local cloud with a demo market of its own, seeded from nothing (what a first `npm start` does). */
-export async function startFreshDemoCloud(options: DemoProfile & { key: string; schedules?: boolean }): Promise<TestCloud> {
-  const cloud = await startInTempDir({ apiKeys: [{ key: options.key, plan: 'pro' }], schedules: options.schedules ?? false, demo: demoOptions(options) });
+/**
+ * The local cloud with a demo market of its own, seeded from nothing (what a first `npm start`
+ * does), going on live unless `live` is false (a batch a second through ingest, and with schedules
+ * on every job's work on it: a file that reads only the seeded span saves that CPU).
+ */
+export async function startFreshDemoCloud(options: DemoProfile & { key: string; schedules?: boolean; live?: boolean }): Promise<TestCloud> {
+  const cloud = await startInTempDir({ apiKeys: [{ key: options.key, plan: 'pro' }], schedules: options.schedules ?? false, demo: { ...demoOptions(options), live: options.live ?? true } });
   await cloud.demo!.seeded;
   return cloud;
 }
