@@ -82,7 +82,7 @@ export async function startDemoCloud(options: { key: string; extraKeys?: readonl
  * on every job's work on it: a file that reads only the seeded span saves that CPU).
  */
 export async function startFreshDemoCloud(options: DemoProfile & { key: string; schedules?: boolean; live?: boolean }): Promise<TestCloud> {
-  const cloud = await startInTempDir({ apiKeys: [{ key: options.key, plan: 'pro' }], schedules: options.schedules ?? false, demo: { ...demoOptions(options), live: options.live ?? true } });
+  const cloud = await startInTempDir({ apiKeys: [{ key: options.key, plan: 'pro' }], schedules: options.schedules ?? false, demo: { ...demoOptions(options), live: options.live } });
   await cloud.demo!.seeded;
   return cloud;
 }

@@ -114,7 +114,7 @@ describe('the event source told of arrivals by the SQS journal', () => {
     const next = () => new Promise<void>((resolve) => { arrived = resolve; });
     try {
       while (receives < 1) await new Promise((r) => setTimeout(r, 10));
-      // Act / Assess: a message sent now is taken by the sleeping loop, in one more receive.
+      // Act / Assess: a message sent now is taken by the loop asleep for ten minutes.
       let taken = next();
       await env.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'now' }));
       await taken;
