@@ -27,6 +27,9 @@ type Entry = ({ t: 'send' } & Sent) | { t: 'del'; id: string } | { t: 'purge'; q
  */
 const COMPACT_AFTER = 10_000;
 
+/** How long the journal keeps a client's idle connection open (see startSqsJournal). */
+const IDLE_SOCKET_MS = 10 * 60_000;
+
 /** A queue's name from its URL (the URL's port changes from one start to the next). */
 const queueName = (url: unknown) => String(url).split('/').pop() ?? '';
 
@@ -173,6 +176,10 @@ export async function startSqsJournal(target: string, path: string, port = 0, { 
       response.end(JSON.stringify({ __type: 'InternalFailure', message: error instanceof Error ? error.message : String(error) }));
     });
   });
+  // The SDK keeps idle sockets open without a limit of its own; closing them after Node's 5 s idle
+  // races a request sent on one just then ("socket hang up"). Poll loops now sleep up to 10 s
+  // between receives, so the journal keeps an idle socket open far longer than any of them sleeps.
+  server.keepAliveTimeout = IDLE_SOCKET_MS;
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
