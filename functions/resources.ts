@@ -352,7 +352,10 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
 export interface ScheduleDef {
   /** EventBridge rate in minutes. */
   everyMinutes: number;
-  /** Locally, the rate is multiplied by LOCAL_TIME_SCALE (at most once a second): it releases what the scaled ladder parks. */
+  /**
+   * Locally, the rate is multiplied by LOCAL_TIME_SCALE (at most once a second): the sweeps keep pace
+   * with the scaled ladder (releasing what it parks, sending again what it lost).
+   */
   followsTimeScale?: true;
   target: { stateMachine: StateMachineName } | { function: FunctionName };
 }
@@ -388,7 +391,7 @@ export const STATE_MACHINES: Readonly<Record<StateMachineName, StateMachineDef>>
 
 export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {
   'timer-sweep': { everyMinutes: 1, target: { stateMachine: 'timer-sweep' }, followsTimeScale: true },
-  'delivery-sweep': { everyMinutes: 1, target: { function: 'delivery-sweep' } },
+  'delivery-sweep': { everyMinutes: 1, target: { function: 'delivery-sweep' }, followsTimeScale: true },
   compact: { everyMinutes: 1, target: { function: 'compact' } },
   breadth: { everyMinutes: 1, target: { function: 'breadth' } },
   detect: { everyMinutes: 1, target: { function: 'detect' } },

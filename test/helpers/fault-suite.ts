@@ -2,7 +2,8 @@
  * The fault suite's harness: the local cloud as `npm start` (a child process) on a data directory
  * of its own, killed with SIGKILL or stopped with SIGINT and started again on the same data, and a
  * receiver whose answer the test sets. LOCAL_TIME_SCALE=60 makes the ladder's first hour one
- * minute. Each scenario is a file of its own (`faults-*.test.ts`), so their clouds run at once.
+ * minute. Each scenario (a describe block of `faults.test.ts`) has a harness of its own, so their
+ * clouds run at once.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -26,7 +27,8 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * Starts the receiver and the cloud before the file's tests (both stopped after them). The
+ * Starts the receiver and the cloud before the tests of the describe block it is called in (both
+ * stopped after them). The
  * receiver records every request whatever it answers, and records as accepted the event ids it
  * answered with a 2xx.
  */

@@ -19,7 +19,7 @@ const STARTS_A_LOCAL_CLOUD = /\/test\/e2e\/|\/clients\/[^/]+\/test\//;
  * ladder's 60 s rung at LOCAL_TIME_SCALE=60, a 30 s lease, `npm start` twice) and the delivery
  * ladder (28 attempts, each at least a second apart). They read the template only.
  */
-const MOSTLY_WAITS = /\/test\/e2e\/(faults-[^/]+|webhook-delivery)\.test\.ts$/;
+const MOSTLY_WAITS = /\/test\/e2e\/(faults|webhook-delivery)\.test\.ts$/;
 /** CPU-bound files started between the first waiting file and the next (so two waits rarely run at once). */
 const CPU_FILES_BETWEEN_WAITS = 2;
 /** A file that copies the demo archive (the others need the template only). */
