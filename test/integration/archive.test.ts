@@ -108,6 +108,31 @@ describe('compaction', () => {
     expect(rows.map((r) => [r.symbol, Number(r.n)])).toEqual([['AAVE', 3], ['CRV', 4], ['UNI', 2]]);
   });
 
+  it('keeps cadence statistics with the files of the series data quality measures only', async () => {
+    // Prepare: trades compacted, with the candles and the fill rollups derived from them; a delta of transfers.
+    const day = T0 + 11 * HOUR;
+    await ingestBatch(deps, 'normalized', jsonl([...trades(3, day, 60_000, 'AAVE'), ...trades(2, day, 60_100, 'UNI')]));
+    await compactArchive(deps, { datasets: ['trades'], families: ['perpx'] });
+    await ingestBatch(deps, 'normalized', jsonl([{
+      dataset: 'transfers', family: 'perpx', symbol: 'USDC', ts: day, user_address: '0x00000000000000000000000000000000000000aa', kind: 'send', role: 'source', amount: '5', usdc_value: '5', tx_hash: '0xcadence',
+    }]));
+    const dayText = new Date(day).toISOString().slice(0, 10);
+    // Act
+    const measured = [
+      ...await deps.manifest.compactedFiles('trades', 'perpx', 'AAVE', dayText, dayText),
+      ...await deps.manifest.compactedFiles('candles_1m', 'perpx', 'AAVE', dayText, dayText),
+    ];
+    const unmeasured = [
+      ...await deps.manifest.compactedFiles('fill_rollups_1h', 'perpx', undefined, dayText, dayText),
+      ...await deps.manifest.deltaFiles('transfers', 'perpx', dayText, dayText),
+    ];
+    // Assess
+    expect(measured.map((f) => f.dataset).sort()).toEqual(['candles_1m', 'trades']);
+    expect([...(await deps.manifest.cadenceOf(measured)).keys()].sort()).toEqual(measured.map((f) => f.fileId).sort());
+    expect(unmeasured.map((f) => f.dataset).sort()).toEqual(['fill_rollups_1h', 'transfers']);
+    expect((await deps.manifest.cadenceOf(unmeasured)).size).toBe(0);
+  });
+
   it('keeps keyset pages gapless and in order across the compacted file and a fresh delta', async () => {
     await ingestBatch(deps, 'normalized', jsonl(trades(30, T0 + 20 * HOUR, 50_000, 'LINK')));
     const seen: number[] = [];

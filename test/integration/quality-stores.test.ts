@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { archiveManifest, dynamoDocumentClient, incidentStore, latencyStore } from '../../functions/shared/deps.ts';
 import { config } from '../../functions/shared/config.ts';
 import { TABLES } from '../../functions/resources.ts';
@@ -90,6 +90,40 @@ describe('manifest statistics', () => {
     expect(listed).not.toHaveProperty('cadence');
     expect(stats.get('f1')).toEqual(cadenceOf(rows));
     expect((await archiveManifest().cadenceOf([listed!])).size).toBe(0);
+  });
+  it('hold a delta of a thousand thinly traded symbols over three hours, far past 400 KB as JSON', async () => {
+    // Prepare: a row every 6 to 10 minutes per symbol: every interval is a gap candidate.
+    const rows = Array.from({ length: 1_000 }, (_, s) => Array.from({ length: 22 }, (_, i) => ({ symbol: `S${s}`, ts: T0 + s * 997 + i * (6 + ((i * 7 + s) % 5)) * MINUTE }))).flat();
+    const cadence = cadenceOf(rows);
+    const file: ArchiveFile = {
+      fileId: 'wide', key: 'archive/v1/liquidations/wide.parquet', dataset: 'liquidations', family: 'perpx', day: '2026-11-18', kind: 'delta',
+      symbols: Object.keys(cadence).sort(), rows: rows.length, bytes: 100, etag: 'e', minTs: T0, maxTs: T0 + 3 * 60 * MINUTE, replaces: [], createdAt: T0, cadence,
+    };
+    expect(JSON.stringify(cadence).length).toBeGreaterThan(400 * 1024);
+    // Act
+    await archiveManifest().putFile(file);
+    const [listed] = await archiveManifest().deltaFiles('liquidations', 'perpx', '2026-11-18', '2026-11-18');
+    // Assess
+    expect((await archiveManifest().cadenceOf([listed!])).get('wide')).toEqual(cadence);
+    await archiveManifest().deleteFile(file);
+  });
+
+  it('written before they were gzipped (a JSON string) are read as before', async () => {
+    // Prepare
+    const rows = [{ symbol: 'SOL', ts: T0 }, { symbol: 'SOL', ts: T0 + 600_000 }];
+    const file: ArchiveFile = {
+      fileId: 'old', key: 'archive/v1/trades/old.parquet', dataset: 'trades', family: 'hip3', day: '2026-11-18', kind: 'delta', symbols: ['SOL'],
+      rows: 2, bytes: 10, etag: 'e', minTs: T0, maxTs: T0 + 600_000, replaces: [], createdAt: T0,
+    };
+    await archiveManifest().putFile(file);
+    await dynamoDocumentClient().send(new PutCommand({
+      TableName: String(config()[TABLES.manifest.envVar]), Item: { pk: 'S#D#trades#hip3', sk: '2026-11-18#old', cadence: JSON.stringify(cadenceOf(rows)) },
+    }));
+    // Act
+    const [listed] = await archiveManifest().deltaFiles('trades', 'hip3', '2026-11-18', '2026-11-18');
+    // Assess
+    expect((await archiveManifest().cadenceOf([listed!])).get('old')).toEqual(cadenceOf(rows));
+    await archiveManifest().deleteFile(file);
   });
 });
 

@@ -28,7 +28,7 @@ import { visibleFiles } from './files.ts';
 import { eachBounded } from '../bounded.ts';
 import { candlesFromTradesSql, oiCrossingsSql, reductionSql, rollupSql } from './sql.ts';
 import { windowSource } from './read.ts';
-import { CADENCE_SQL, cadenceFromRow, type FileCadence } from '../quality/cadence.ts';
+import { CADENCE_SQL, cadenceFromRow, isQualityDataset, type FileCadence } from '../quality/cadence.ts';
 
 /** Replaced objects stay readable this long after they leave the manifest. */
 export const DELETION_GRACE_MS = 10 * 60_000;
@@ -98,7 +98,7 @@ interface Part { symbol: string | undefined; rows: number; minTs: number; maxTs:
 
 /**
  * The parts of the temp table `merged` to write, one per symbol (or one for all symbols), with their
- * bounds and each symbol's cadence statistics (data quality reads them from the manifest): one pass.
+ * bounds and each symbol's cadence statistics (kept for the datasets data quality measures): one pass.
  */
 async function partsOf(session: SqlSession, perSymbol: boolean, only?: readonly string[]): Promise<Part[]> {
   const rows = await session.query({ sql: CADENCE_SQL('merged'), params: {} });
@@ -163,7 +163,8 @@ async function record(deps: ArchiveDeps, path: string, part: Part, file: NewFile
     const key = file.kind === 'delta' ? deltaKey(file.dataset, file.family, file.day, file.fileId) : compactedKey(file.dataset, file.family, file.symbol, file.day, file.fileId);
     const { etag, bytes } = await deps.objects.putFile(key, path);
     const full: ArchiveFile = {
-      ...file, key, rows: part.rows, bytes, etag, minTs: part.minTs, maxTs: part.maxTs, symbols: part.symbols, createdAt: deps.clock.now(), cadence: part.cadence,
+      ...file, key, rows: part.rows, bytes, etag, minTs: part.minTs, maxTs: part.maxTs, symbols: part.symbols, createdAt: deps.clock.now(),
+      ...(isQualityDataset(file.dataset) && { cadence: part.cadence }),
     };
     await deps.manifest.putFile(full);
     report.filesWritten += 1;

@@ -15,7 +15,7 @@ import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import { DAY_MS, dayOf, deltaKey } from './layout.ts';
 import { parseBatch } from './parse.ts';
-import { cadenceOf } from '../quality/cadence.ts';
+import { cadenceOf, isQualityDataset } from '../quality/cadence.ts';
 import type { BatchFormat } from '../../../schemas/messages.ts';
 
 export type IngestResult =
@@ -123,7 +123,7 @@ async function writeDeltas(deps: ArchiveDeps, batchId: string, records: readonly
     const key = deltaKey(dataset, family, day, fileId);
     const described = {
       fileId, key, dataset, family, day, kind: 'delta' as const, symbols: [...new Set(rows.map((r) => r.symbol))].sort(),
-      rows: rows.length, minTs, maxTs, replaces: [], cadence: cadenceOf(rows),
+      rows: rows.length, minTs, maxTs, replaces: [], ...(isQualityDataset(dataset) && { cadence: cadenceOf(rows) }),
     };
     const upload = (async () => {
       try {

@@ -11,13 +11,8 @@ import { supersedes, visibleFiles } from '../archive/files.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import { dayOf, DAY_MS } from '../archive/layout.ts';
 import type { Family } from '../venues.ts';
-import { observedCadence, recordsMissed, rowsInside, seriesCoverage, type ObservedCadence, type SymbolCadence } from './cadence.ts';
+import { QUALITY_DATASETS, observedCadence, recordsMissed, rowsInside, seriesCoverage, type ObservedCadence, type QualityDataset, type SymbolCadence } from './cadence.ts';
 
-/** The market series whose quality is measured (registries, ledgers and the positions the service builds are not feeds). */
-export const QUALITY_DATASETS = [
-  'trades', 'l2_snapshots', 'l4_diffs', 'l4_checkpoints', 'order_events', 'funding', 'open_interest', 'liquidations', 'altx_liquidations', 'candles_1m',
-] as const satisfies readonly Dataset[];
-export type QualityDataset = (typeof QUALITY_DATASETS)[number];
 
 export const qualityDatasetsOf = (family: Family): QualityDataset[] => QUALITY_DATASETS.filter((d) => familiesOf(d).includes(family));
 /** Every (family, dataset) pair whose quality is measured. */
