@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { MINUTE_DETECTORS } from '../../functions/core/events/registry.ts';
-import { minuteContext } from '../../functions/core/detect/minute-reads.ts';
+import { holdersOf, minuteContext, pgaTokenPrice } from '../../functions/core/detect/minute-reads.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import type { NormalizedRecord } from '../../schemas/datasets.ts';
+import type { NormalizedRecord, SettlementRecord } from '../../schemas/datasets.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 import { T0, jsonl, trade } from '../helpers/records.ts';
 
@@ -131,5 +131,25 @@ describe('priority gas payments over the archive', () => {
     expect(await candidates('market.pga_payment', at(4, 0))).toEqual([]);
     expect(batchKeys['morning payments']).toHaveLength(1);
     expect(filesRead.filter((key) => batchKeys['morning payments']!.includes(key))).toEqual([]);
+  });
+});
+
+describe('last fills and prices over the archive', () => {
+  it('takes the fills of one instant in trade-id order: a holder\'s position after a sweep, the token\'s last price', async () => {
+    // Prepare: a wallet swept three times in one instant (2, then 3, then 1 more), and HYPE trading
+    // three times in one instant; the ingested rows are not in trade-id order.
+    const wallet = '0x00000000000000000000000000000000000000cc';
+    const sweep = at(20, 0);
+    const fills = [['2', '0', 70], ['1', '5', 72], ['3', '2', 71]].map(([size, start, id]) =>
+      trade({ family: 'hip4', symbol: '#90', ts: sweep, trade_id: Number(id), side: 'B', size: String(size), start_position: String(start), user_address: wallet, price: '0.5' }));
+    const hype = [['41.5', 82], ['41.7', 83], ['41.6', 81]].map(([price, id]) => trade({ symbol: 'HYPE', ts: sweep, trade_id: Number(id), price: String(price) }));
+    await ingest('sweep', [...fills, ...hype]);
+    const settled = [{ dataset: 'settlements', family: 'hip4', symbol: '#90', ts: sweep + MINUTE, resolution: 'yes', settle_price: '1', open_interest: '10' } as SettlementRecord];
+    // Act
+    const holders = await holdersOf(deps, settled, new Set([wallet]), sweep + MINUTE);
+    const price = await pgaTokenPrice(deps, sweep + MINUTE);
+    // Assess: after trade 72 (5 + 1), not after trade 70 (0 + 2); HYPE's trade 83.
+    expect(holders).toEqual([{ symbol: '#90', address: wallet, position: 6 }]);
+    expect(price).toBe(41.7);
   });
 });

@@ -117,7 +117,8 @@ export async function pgaPaymentsBetween(archive: ArchiveDeps, from: number, to:
 export async function pgaTokenPrice(archive: ArchiveDeps, to: number): Promise<number | null> {
   const source = await windowSource(archive, { dataset: 'trades', family: 'perpx', symbol: PGA.token, from: to - HOUR, to: to - 1 });
   const [price] = source
-    ? await archive.sql.query({ sql: `SELECT CAST(arg_max(price, ts) AS DOUBLE) AS price FROM (${source.sql})`, params: source.params })
+    // Trades of one instant in trade-id order (`arg_max` over ts alone keeps the first of a tie).
+    ? await archive.sql.query({ sql: `SELECT CAST(last(price ORDER BY ts, trade_id) AS DOUBLE) AS price FROM (${source.sql})`, params: source.params })
     : [];
   return price?.price == null ? null : Number(price.price);
 }
@@ -132,7 +133,8 @@ export async function holdersOf(archive: ArchiveDeps, settled: readonly Settleme
   const source = await windowSource(archive, { dataset: 'trades', family: 'hip4', from: to - 30 * 24 * HOUR, to: to - 1 });
   if (!source) return [];
   const rows = await archive.sql.query({
-    sql: `SELECT symbol, user_address, arg_max(CAST(coalesce(start_position, '0') AS DOUBLE) + CASE WHEN side = 'B' THEN 1 ELSE -1 END * CAST(size AS DOUBLE), ts) AS position
+    // The last fill in trade-id order: a sweep fills one wallet several times in one instant.
+    sql: `SELECT symbol, user_address, last(CAST(coalesce(start_position, '0') AS DOUBLE) + CASE WHEN side = 'B' THEN 1 ELSE -1 END * CAST(size AS DOUBLE) ORDER BY ts, trade_id) AS position
           FROM (${source.sql}) WHERE list_contains($h_symbols, symbol) AND list_contains($h_users, user_address) GROUP BY symbol, user_address`,
     params: { ...source.params, h_symbols: [...new Set(settled.map((s) => s.symbol))], h_users: [...watched] },
   });
