@@ -3,12 +3,14 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../../lib/app.ts';
 
 /** The parts of the service stack's CloudFormation template the local cloud reads. */
 export interface ServiceTemplate { Resources: Record<string, { Type: string; Properties?: Record<string, unknown>; Metadata?: Record<string, unknown> }> }
 
 export async function synthesizeServiceTemplate(): Promise<ServiceTemplate> {
+  // Loaded to synthesize only: the CDK app's modules cost about 1.5 s of CPU to load, which a start
+  // on a cached template (a restart, every test's local cloud) need not spend.
+  const { buildApp } = await import('../../lib/app.ts');
   const { app, service } = buildApp({ bundling: false });
   const assembly = app.synth();
   return assembly.getStackArtifact(service.artifactId).template;
