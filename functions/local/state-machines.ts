@@ -2,10 +2,10 @@
  * Runs the state machines the CDK app synthesizes, with aws-local-stepfunctions. The definition is
  * read from the synthesized template (not rebuilt by hand), its intrinsic functions resolved, and
  * each Task state bound to the same handler the deployed task invokes (STATE_MACHINES maps task
- * state ids to functions). A Task state without a binding is an error at start-up.
+ * state ids to functions). A Task state without a binding is an error at start-up; a definition
+ * asl-validator refuses is one when the template is synthesized (`assertValidStateMachines`).
  */
 import { StateMachine } from 'aws-local-stepfunctions';
-import aslValidator from 'asl-validator';
 import { STATE_MACHINES, type StateMachineName } from '../resources.ts';
 import { invoke } from './invoke.ts';
 
@@ -54,15 +54,25 @@ export function definitionsFromTemplate(template: Template): Record<StateMachine
     const compact = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
     const name = (Object.keys(STATE_MACHINES) as StateMachineName[]).find((n) => compact(logicalId).includes(compact(n)));
     if (!name) continue;
-    const definition = JSON.parse(String(resolveIntrinsics(resource.Properties?.DefinitionString))) as Record<string, unknown>;
-    const validation = aslValidator(definition);
-    if (!validation.isValid) throw new Error(`State machine ${name} is not valid ASL: ${validation.errorsText()}`);
-    found[name] = definition;
+    found[name] = JSON.parse(String(resolveIntrinsics(resource.Properties?.DefinitionString))) as Record<string, unknown>;
   }
   for (const name of Object.keys(STATE_MACHINES) as StateMachineName[]) {
     if (!found[name]) throw new Error(`State machine ${name} is missing from the synthesized template`);
   }
   return found;
+}
+
+/**
+ * Throws unless asl-validator accepts every state machine definition of the template. Run once per
+ * synthesis (templates are cached with their sources' digest): asl-validator compiles its JSON
+ * schemas for every definition, about a quarter of a second each, which every start would repeat.
+ */
+export async function assertValidStateMachines(template: Template): Promise<void> {
+  const { default: aslValidator } = await import('asl-validator');
+  for (const [name, definition] of Object.entries(definitionsFromTemplate(template))) {
+    const validation = aslValidator(definition);
+    if (!validation.isValid) throw new Error(`State machine ${name} is not valid ASL: ${validation.errorsText()}`);
+  }
 }
 
 function taskStateIds(definition: Record<string, unknown>): string[] {

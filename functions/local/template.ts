@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { assertValidStateMachines } from './state-machines.ts';
 
 /** The parts of the service stack's CloudFormation template the local cloud reads. */
 export interface ServiceTemplate { Resources: Record<string, { Type: string; Properties?: Record<string, unknown>; Metadata?: Record<string, unknown> }> }
@@ -12,8 +13,9 @@ export async function synthesizeServiceTemplate(): Promise<ServiceTemplate> {
   // on a cached template (a restart, every test's local cloud) need not spend.
   const { buildApp } = await import('../../lib/app.ts');
   const { app, service } = buildApp({ bundling: false });
-  const assembly = app.synth();
-  return assembly.getStackArtifact(service.artifactId).template;
+  const template = app.synth().getStackArtifact(service.artifactId).template as ServiceTemplate;
+  await assertValidStateMachines(template);
+  return template;
 }
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

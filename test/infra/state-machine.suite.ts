@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
-import aslValidator from 'asl-validator';
 import { SCHEDULES, STATE_MACHINES } from '../../functions/resources.ts';
 import { logicalId, resolveJoin, synthesize } from './synth.ts';
+import { assertValidStateMachines } from '../../functions/local/state-machines.ts';
 
 const { service, serviceTemplate: template } = synthesize();
 const timerSweep = service.stateMachines.machines['timer-sweep'];
@@ -87,13 +87,16 @@ describe('state machines', () => {
     expect(metadata['aws:cdk:path']).toBe(`MarketArchiveService/functions/${functionName}/Resource`);
   });
 
-  it('synthesizes a definition asl-validator accepts', () => {
-    // Prepare / Act
-    const result = aslValidator(definitionOf(logicalId(timerSweep)));
+  it('synthesizes definitions asl-validator accepts, and the local cloud\'s synthesis refuses one it does not', async () => {
+    // Prepare: the template, and a copy whose replay machine has a state of no known type.
+    const json = template.toJSON() as { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
+    const replayId = Object.keys(json.Resources).find((id) => json.Resources[id]!.Type === 'AWS::StepFunctions::StateMachine' && /replay/i.test(id))!;
+    const broken = structuredClone(json);
+    broken.Resources[replayId]!.Properties!.DefinitionString = JSON.stringify({ StartAt: 'A', States: { A: { Type: 'Bogus', End: true } } });
 
-    // Assess
-    expect(result.errorsText()).toBe('');
-    expect(result.isValid).toBe(true);
+    // Act / Assess
+    await expect(assertValidStateMachines(json)).resolves.toBeUndefined();
+    await expect(assertValidStateMachines(broken)).rejects.toThrow(/^State machine replay is not valid ASL/);
   });
 });
 

@@ -1,0 +1,14 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+const t0 = process.cpuUsage();
+const { startLocalCloud } = await import('./functions/local/cloud.ts');
+const { serviceTemplateCachedIn } = await import('./functions/local/template.ts');
+const t1 = process.cpuUsage(t0);
+const template = await serviceTemplateCachedIn('./node_modules/.cache/archive-test-synth');
+const t2 = process.cpuUsage();
+const cloud = await startLocalCloud({ port: 0, dataDir: mkdtempSync(join(tmpdir(), 'st-')), logLevel: 'ERROR', apiKeys: [], schedules: false, template });
+const t3 = process.cpuUsage(t2);
+await cloud.stop();
+console.log('import', ((t1.user + t1.system) / 1e6).toFixed(2), 'start', ((t3.user + t3.system) / 1e6).toFixed(2));
+process.exit(0);
