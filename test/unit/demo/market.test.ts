@@ -115,7 +115,7 @@ describe('createDemoMarket', () => {
 
   it('moves the majors as real markets do, scheduled cascades and swings included: no hour beyond 6%, 8 hours within 15%', () => {
     for (const symbol of ['BTC', 'ETH']) {
-      const trades = only(long, 'trades').filter((t) => t.family === 'perpx' && t.symbol === symbol);
+      const trades = longTrades.filter((t) => t.family === 'perpx' && t.symbol === symbol);
       const closes = Array.from({ length: 8 }, (_, h) => trades.filter((t) => t.ts < LONG_START + (h + 1) * HOUR).at(-1)!.price).map(Number);
       const opening = Number(trades[0]!.price);
       const hourly = closes.map((close, h) => Math.abs(Math.log(close / (h === 0 ? opening : closes[h - 1]!))));
@@ -148,7 +148,7 @@ describe('createDemoMarket', () => {
     expect(listings.every((r) => r.family === 'perpx' && r.market_type === 'perp')).toBe(true);
     expect(new Set(listings.map((r) => r.symbol)).size).toBe(7);
     const symbol = listings.find((r) => r.ts === listing)!.symbol;
-    const trades = only(long, 'trades').filter((t) => t.family === 'perpx' && t.symbol === symbol);
+    const trades = longTrades.filter((t) => t.family === 'perpx' && t.symbol === symbol);
     expect(trades.length).toBeGreaterThan(10);
     expect(trades.every((t) => t.ts >= listing)).toBe(true);
     const market = createDemoMarket({ startMs: listing - MINUTE });
@@ -195,7 +195,7 @@ describe('createDemoMarket', () => {
   });
 
   it('numbers trades increasingly per family and uniquely across families', () => {
-    const trades = only(long, 'trades');
+    const trades = longTrades;
     for (const family of groupBy(trades, (t) => t.family).values()) {
       expect(family.every((t, i) => i === 0 || t.trade_id > family[i - 1]!.trade_id)).toBe(true);
     }
@@ -260,7 +260,7 @@ describe('createDemoMarket', () => {
   });
 
   it('cascades liquidations after a sharp move a few times a day', () => {
-    const trades = only(long, 'trades');
+    const trades = longTrades;
     const liquidations = only(long, 'liquidations');
     const altxLiquidations = only(long, 'altx_liquidations');
     const fills = trades.filter((t) => t.is_liquidation);
@@ -296,7 +296,7 @@ describe('createDemoMarket', () => {
   it('swings perpx breadth across 30% both ways every hour, through the 25% to 35% band', () => {
     // Breadth as the service computes it, from the trades: the share of markets traded in the last five
     // minutes whose last price is above their session VWAP, each minute.
-    const trades = only(long, 'trades').filter((t) => t.family === 'perpx');
+    const trades = longTrades.filter((t) => t.family === 'perpx');
     const session = new Map<string, { notional: number; size: number; last: number; lastTs: number }>();
     const crosses: { at: number; direction: 'up' | 'down' }[] = [];
     let next = 0;
@@ -325,7 +325,7 @@ describe('createDemoMarket', () => {
 
   it('has the Forecaster holding a side of every outcome into each half-hour settlement', () => {
     const forecaster = createDemoMarket({ startMs: LONG_START }).wallets.find((w) => w.label === 'Forecaster')!.address;
-    const fills = only(long, 'trades').filter((t) => t.user_address === forecaster);
+    const fills = longTrades.filter((t) => t.user_address === forecaster);
     const positionAt = (symbol: string, ts: number) => {
       const last = fills.findLast((t) => t.symbol === symbol && t.ts < ts);
       return last ? Number(last.start_position) + (last.side === 'B' ? 1 : -1) * Number(last.size) : 0;
