@@ -28,9 +28,8 @@ async function freePort(): Promise<number> {
 
 /**
  * Starts the receiver and the cloud before the tests of the describe block it is called in (both
- * stopped after them). The
- * receiver records every request whatever it answers, and records as accepted the event ids it
- * answered with a 2xx.
+ * stopped after them). The receiver records every request whatever it answers, and records as
+ * accepted the event ids it answered with a 2xx.
  */
 export function faultSuite() {
   let receiver: Receiver;
