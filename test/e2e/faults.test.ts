@@ -31,7 +31,7 @@ describe.concurrent('deliveries across a crash and a restart', () => {
     await suite.startCloud();
 
     const all = [...retrying, ...inFlight, ...pending];
-    await eventually(() => all.filter((id) => !suite.acceptedIds.has(id)), (missing) => missing.length === 0);
+    await suite.awaitAccepted(endpointId, all);
     const log = await suite.call(KEY, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=200`);
     const states = new Map((log.body.data as any[]).map((d) => [d.event_id, d.state]));
     expect(all.map((id) => states.get(id))).toEqual(all.map(() => 'delivered'));
@@ -52,7 +52,6 @@ describe.concurrent('deliveries across a clean stop and a restart', () => {
     suite.answer(200);
     await suite.startCloud();
 
-    const all = [...retrying, ...pending];
-    await eventually(() => all.filter((id) => !suite.acceptedIds.has(id)), (missing) => missing.length === 0);
+    await suite.awaitAccepted(endpointId, [...retrying, ...pending]);
   });
 });

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { startReceiver, type Answer, type Receiver } from '../../functions/local/receiver.ts';
-import { apiClient } from './api.ts';
+import { apiClient, eventually } from './api.ts';
 import { awaitFixture } from './run-fixtures.ts';
 
 export const KEY = 'fault-suite-key';
@@ -112,6 +112,19 @@ export function faultSuite() {
         ids.push(queued.body.data.event_id);
       }
       return ids;
+    },
+    /**
+     * Waits until the receiver has accepted every one of `eventIds`; past the wait, fails naming the
+     * missing deliveries as the endpoint's log has them (state, attempts, next attempt, last error).
+     */
+    async awaitAccepted(endpointId: string, eventIds: readonly string[]): Promise<void> {
+      try {
+        await eventually(() => eventIds.filter((id) => !acceptedIds.has(id)), (missing) => missing.length === 0);
+      } catch (error) {
+        const log = await call(KEY, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=200`);
+        const missing = (log.body.data as any[] ?? []).filter((d) => !acceptedIds.has(d.event_id) && eventIds.includes(d.event_id));
+        throw new Error(`${(error as Error).message}; not accepted: ${JSON.stringify(missing)}`);
+      }
     },
     /** Event ids the receiver got at `path`. */
     deliveredIds: (path: string) => new Set(receiver.requests.filter((r) => r.path === path).map((r) => String(r.headers['svc-event-id']))),
