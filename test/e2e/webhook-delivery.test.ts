@@ -119,12 +119,15 @@ describe.concurrent('delivery to a healthy endpoint (Build plan)', () => {
     receivers.ladder.respond = (req) => (req.headers['svc-event-id'] === refused ? 503 : 200);
     const queued = await call(ACCOUNTS.ladder.key, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`);
     refused = queued.body.data.event_id;
-    const traffic = setInterval(() => void call(ACCOUNTS.ladder.key, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`), 1_500);
+    const sent: Promise<unknown>[] = [];
+    const traffic = setInterval(() => sent.push(call(ACCOUNTS.ladder.key, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`)), 1_500);
     try {
       const exhausted = await eventually(() => deliveryOf('ladder', endpointId, queued.body.data.delivery_id), (d) => d?.state === 'exhausted');
       expect(exhausted).toMatchObject({ attempts: 28, last_status_code: 503, last_error: 'receiver returned 503', next_attempt_at: null });
     } finally {
       clearInterval(traffic);
+      // Answered before the test ends: the ladder ends last, and the file then stops the cloud.
+      await Promise.all(sent);
     }
     const attempts = eventRequests('ladder', refused!);
     expect(attempts).toHaveLength(28);
