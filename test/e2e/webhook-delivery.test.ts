@@ -31,7 +31,6 @@ const ACCOUNTS = {
   isolation: { key: 'isolation-pro-key', plan: 'pro' },
 } as const satisfies Record<string, LocalKey>;
 type Scenario = keyof typeof ACCOUNTS;
-const SCENARIOS = Object.keys(ACCOUNTS) as Scenario[];
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
 const receivers = {} as Record<Scenario, Receiver>;
@@ -41,7 +40,7 @@ beforeAll(async () => {
   process.env.LOCAL_TIME_SCALE = String(TIME_SCALE);
   process.env.WEBHOOK_ALLOWED_TARGETS = '127.0.0.1';
   process.env.WEBHOOK_ATTEMPT_TIMEOUT_S = String(ATTEMPT_TIMEOUT_S);
-  for (const scenario of SCENARIOS) receivers[scenario] = await startReceiver();
+  for (const scenario of Object.keys(ACCOUNTS) as Scenario[]) receivers[scenario] = await startReceiver();
   cloud = await startTestCloud({ extraKeys: Object.values(ACCOUNTS) });
 });
 afterAll(async () => {
