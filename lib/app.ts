@@ -23,10 +23,18 @@ export interface BuildAppOptions {
   readonly bundling: boolean;
   /** Runs the cdk-nag AwsSolutions checks; findings become synth errors and warnings. */
   readonly nag?: boolean;
+  /**
+   * Runs CDK's built-in CloudFormation template validation (default true; an error fails the
+   * synthesis, cdk.json's `validateAgainstDefaultRules`). It is most of a synthesis's time (a WASM
+   * schema check of every resource), so a synthesis that only reads the template (the local
+   * cloud, tests of wiring) turns it off; `cdk synth`, `cdk deploy` and the infra suites run it.
+   */
+  readonly cloudFormationValidation?: boolean;
 }
 
 export function buildApp(opts: BuildAppOptions = { bundling: true }): { app: App; stateful: StatefulStack; service: ServiceStack } {
   const app = new App({
+    builtinCloudFormationValidation: opts.cloudFormationValidation ?? true,
     context: {
       // Strong (Fn::ImportValue) references keep the stateful stack from dropping a resource the
       // service still uses, and nag-suppressions.ts names findings by those export names. cdk.json

@@ -12,7 +12,8 @@ export async function synthesizeServiceTemplate(): Promise<ServiceTemplate> {
   // Loaded to synthesize only: the CDK app's modules cost about 1.5 s of CPU to load, which a start
   // on a cached template (a restart, every test's local cloud) need not spend.
   const { buildApp } = await import('../../lib/app.ts');
-  const { app, service } = buildApp({ bundling: false });
+  // The template is only read here; `npm run synth` and the infra suites validate it.
+  const { app, service } = buildApp({ bundling: false, cloudFormationValidation: false });
   const template = app.synth().getStackArtifact(service.artifactId).template as ServiceTemplate;
   await assertValidStateMachines(template);
   return template;

@@ -25,6 +25,13 @@ function nagReport(): PluginReport {
   return nag!;
 }
 
+describe('CloudFormation validation', () => {
+  it('fails the synthesis on a template error instead of printing a warning', () => {
+    // Prepare / Act / Assess: the infra suites synthesize with it on; cdk.json makes its errors fatal.
+    expect(synthesize().app.node.tryGetContext('@aws-cdk/core:validateAgainstDefaultRules')).toBe(true);
+  });
+});
+
 describe('cdk-nag AwsSolutions', () => {
   it('reports no unacknowledged errors or warnings', () => {
     // Prepare / Act

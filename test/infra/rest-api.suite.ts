@@ -12,13 +12,22 @@ const api = service.api.api;
 const planNames = Object.keys(PLANS) as PlanName[];
 const routedPaths = [...new Set(ROUTES.map((r) => r.path))];
 
+/**
+ * The synthesized methods by resource and HTTP method, indexed once: a `findResources` match per
+ * test scanned every method with CDK's matchers (about 50 ms each, 11 s over the route table).
+ */
+const methodsByKey = new Map<string, Record<string, any>[]>();
+for (const method of Object.values(template.findResources('AWS::ApiGateway::Method'))) {
+  const key = `${JSON.stringify(method.Properties.ResourceId)} ${method.Properties.HttpMethod}`;
+  methodsByKey.set(key, [...(methodsByKey.get(key) ?? []), method.Properties]);
+}
+
 /** The synthesized method for a path and HTTP method (the resource is looked up, not created). */
 function methodFor(path: string, httpMethod: string) {
   const resourceId = service.resolve(api.root.resourceForPath(path).resourceId);
-  const methods = template.findResources('AWS::ApiGateway::Method', { Properties: { ResourceId: resourceId, HttpMethod: httpMethod } });
-  const found = Object.values(methods);
+  const found = methodsByKey.get(`${JSON.stringify(resourceId)} ${httpMethod}`) ?? [];
   expect(found).toHaveLength(1);
-  return found[0]!.Properties;
+  return found[0]!;
 }
 
 describe('REST API: shape', () => {
@@ -78,19 +87,19 @@ describe('REST API: routes', () => {
     // Prepare
     const expected =
       route.auth === 'api_key'
-        ? { AuthorizationType: 'CUSTOM', ApiKeyRequired: true, AuthorizerId: Match.anyValue() }
-        : { AuthorizationType: 'NONE', ApiKeyRequired: false, AuthorizerId: Match.absent() };
+        ? { AuthorizationType: 'CUSTOM', ApiKeyRequired: true, AuthorizerId: expect.anything() }
+        : { AuthorizationType: 'NONE', ApiKeyRequired: false };
 
     // Act
     const props = methodFor(path, method);
 
     // Assess
-    expect(props.OperationName).toBe(route.operationId);
+    expect(props).toMatchObject({ HttpMethod: method, OperationName: route.operationId, ...expected });
+    if (route.auth !== 'api_key') expect(props).not.toHaveProperty('AuthorizerId');
     expect(props.Integration).toMatchObject({
       Type: 'AWS_PROXY',
       Uri: { 'Fn::Join': ['', expect.arrayContaining([{ 'Fn::GetAtt': [logicalId(service.functions[route.group]), 'Arn'] }])] },
     });
-    template.hasResourceProperties('AWS::ApiGateway::Method', { HttpMethod: method, OperationName: route.operationId, ...expected });
   });
 
   // A resource whose route is ANY (the catch-all) answers every method through its handler.

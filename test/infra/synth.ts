@@ -9,8 +9,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { buildApp } from '../../lib/app.ts';
 
-function build() {
-  const built = buildApp({ bundling: false, nag: true });
+function build(cloudFormationValidation: boolean) {
+  const built = buildApp({ bundling: false, nag: true, cloudFormationValidation });
   return {
     ...built,
     statefulTemplate: Template.fromStack(built.stateful),
@@ -22,10 +22,12 @@ let built: ReturnType<typeof build> | undefined;
 
 /**
  * The app, synthesized once per test file and shared by its suites (they only read it). A finding
- * cdk-nag does not acknowledge makes the synthesis throw, naming the finding.
+ * cdk-nag does not acknowledge makes the synthesis throw, naming the finding, as does a template
+ * error CloudFormation validation finds (`cloudFormationValidation`, on unless the file's first
+ * call turns it off: it is seconds of a synthesis, and one file checking the real app is enough).
  */
-export function synthesize() {
-  built ??= build();
+export function synthesize(opts: { cloudFormationValidation?: boolean } = {}) {
+  built ??= build(opts.cloudFormationValidation ?? true);
   return built;
 }
 
