@@ -41,6 +41,17 @@ describe('ingest', () => {
     expect((await readAll('SOL', T0, T0 + 3 * HOUR)).rows).toHaveLength(3);
   });
 
+  it('ingests a batch delivered twice at once (a redelivery overlapping the first attempt) without either failing', async () => {
+    // Prepare: several partitions (two days, two symbols), so the two calls write their files side by side.
+    const batch = jsonl([...trades(40, T0 + 5 * HOUR, 4000, 'LTC'), ...trades(40, T0 + 30 * HOUR, 5000, 'LTC'), ...trades(40, T0 + 5 * HOUR, 6000, 'XRP')]);
+    // Act
+    const results = await Promise.all([ingestBatch(deps, 'normalized', batch), ingestBatch(deps, 'normalized', batch)]);
+    // Assess
+    expect(results.map((r) => r.status)).toEqual(['ingested', 'ingested']);
+    expect((await readAll('LTC', T0, T0 + 2 * 24 * HOUR)).rows).toHaveLength(80);
+    expect((await readAll('XRP', T0, T0 + 24 * HOUR)).rows).toHaveLength(40);
+  });
+
   it('collapses a trade repeated in another batch on its trade_id', async () => {
     await ingestBatch(deps, 'normalized', jsonl(trades(4, T0 + 3 * HOUR, 2000, 'DOGE')));
     await ingestBatch(deps, 'normalized', jsonl([...trades(2, T0 + 3 * HOUR, 2000, 'DOGE'), trade({ ts: T0 + 3 * HOUR + 9000, trade_id: 2009, symbol: 'DOGE' })]));

@@ -7,7 +7,7 @@
  * skipped. A malformed batch is refused whole before anything is written; its reason is recorded
  * so redeliveries are refused at once (the queue then moves it to the DLQ).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATASETS, rowGroupRowsOf, sortOrderOf, type IngestedDataset, type NormalizedRecord } from '../../../schemas/datasets.ts';
@@ -106,7 +106,10 @@ async function writeDeltas(deps: ArchiveDeps, batchId: string, records: readonly
   for (const { dataset, family, day, rows, lines } of groups.values()) {
     const def = DATASETS[dataset];
     const fileId = `${batchId.slice(0, 20)}-${dataset}-${family}-${day}`;
-    const path = join(deps.scratchDir, `${fileId}.parquet`);
+    // The object key derives from the batch; the scratch name must not: a redelivered batch can be
+    // ingested twice at once (one process in the local cloud), and one call's cleanup would remove
+    // the other's file mid-write.
+    const path = join(deps.scratchDir, `${fileId}-${randomUUID()}.parquet`);
     try {
       await deps.sql.writeParquet(def.columns, lines, sortOrderOf(dataset), path, rowGroupRowsOf(dataset));
     } catch (error) {
