@@ -1,5 +1,5 @@
 /**
- * The order files start in (two workers, vitest.config.ts). Files that mostly wait (a scaled retry
+ * The order files start in (three workers on two cores, vitest.config.ts). Files that mostly wait (a scaled retry
  * ladder, a lease, a restart) start first, spread between the longest CPU-bound files, so their
  * waits overlap CPU work (those files, and the background process making the run's fixtures)
  * instead of holding a worker at the end of the run, when nothing is left to overlap. Files that

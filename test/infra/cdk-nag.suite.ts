@@ -26,7 +26,7 @@ function nagReport(): PluginReport {
 }
 
 describe('CloudFormation validation', () => {
-  it('fails the synthesis on a template error instead of printing a warning', () => {
+  it('is on, its errors made fatal by cdk.json (a template error fails the synthesis)', () => {
     // Prepare / Act / Assess: the infra suites synthesize with it on; cdk.json makes its errors fatal.
     expect(synthesize().app.node.tryGetContext('@aws-cdk/core:validateAgainstDefaultRules')).toBe(true);
   });
