@@ -32,7 +32,7 @@ export const MetaSchema = v.object({
   as_of: v.optional(v.pipe(v.string(), v.description('Positions: the instant the data describes'))),
   stale: v.optional(v.pipe(v.boolean(), v.description('Positions: the latest snapshot is older than 12 minutes (with a notice)'))),
   source: v.optional(v.pipe(v.picklist(['snapshot', 'reconstructed', 'changes']), v.description('Positions: a stored snapshot, the snapshot before plus change legs, or the change log'))),
-  snapshot_ts: v.optional(v.pipe(v.nullable(v.string()), v.description('Positions: the snapshot read (market and bulk pages stay on it)'))),
+  snapshot_ts: v.optional(v.pipe(v.string(), v.description('Positions: the snapshot read (market and bulk pages stay on it); absent when the hour has none'))),
   built_through: v.optional(v.pipe(v.string(), v.description('Positions: how far the change log is built'))),
   finalized_through: v.optional(v.pipe(v.string(), v.description('altx, altx-rh positions: legs up to here are in the venue\'s finalized record'))),
   requested_end: v.optional(v.pipe(v.string(), v.description('Positions: the time asked for, when it was later than the change log'))),

@@ -123,6 +123,20 @@ describe('market positions', () => {
     if (totals.long_value !== null) expect(Number(totals.long_top10_value_share)).toBeCloseTo(top / Number(totals.long_value), 6);
   });
 
+  it('answers an hour without a snapshot with a notice and no snapshot_ts (absent, not null)', async () => {
+    // Prepare: an exact hour long before the archive's history.
+    const hour = Date.UTC(2020, 0, 1);
+    for (const path of ['/v1/perpx/positions/BTC', '/v1/perpx/positions', '/v1/altx/positions/ETH']) {
+      // Act
+      const res = await get(path, { hour });
+      // Assess
+      expect(res.status, path).toBe(200);
+      expect(res.body.data, path).toEqual([]);
+      expect(res.body.meta, path).toMatchObject({ count: 0, has_more: false, notice: 'No positions snapshot exists for this hour.' });
+      expect(res.body.meta, path).not.toHaveProperty('snapshot_ts');
+    }
+  });
+
   it('streams the bulk hour as Arrow with the same rows as JSON', async () => {
     // The latest hour at which a system account holds a position (they trade a few times an hour
     // and are flat now and then, so which hour depends on the minute the run reaches this test).

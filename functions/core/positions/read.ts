@@ -324,7 +324,8 @@ async function resolveSnapshot(deps: ArchiveDeps, req: MarketRequest, state: Cur
 }
 
 function snapshotMeta(family: PositionFamily, snapshotTs: number | undefined, now: number, latest: boolean) {
-  if (snapshotTs === undefined) return { snapshot_ts: null, notice: 'No positions snapshot exists for this hour.' };
+  // No snapshot: the member is absent (clients' schemas take a string or nothing, never null).
+  if (snapshotTs === undefined) return { notice: 'No positions snapshot exists for this hour.' };
   const stale = latest && now - snapshotTs > STALE_AFTER_MS;
   return { snapshot_ts: iso(snapshotTs), as_of: iso(snapshotTs), source: 'snapshot', stale, ...(stale && { notice: 'The latest snapshot is older than 12 minutes.' }), coverage_from: iso(positionsCoverage(family)) };
 }
