@@ -1,14 +1,15 @@
 /**
  * Data-quality routes (the reference service's §3 shapes, stand-in venue names): status, coverage
  * with gaps and cadence, incidents, latency and the monthly SLA; and the public catalogue's symbol
- * list and stats. Completeness, uptime and coverage shares are fractions from 0 to 1.
+ * list and stats. Completeness, uptime and coverage are percentages from 0 to 100, as the reference
+ * client reads them.
  */
 import * as v from 'valibot';
 import { FAMILIES } from './venues.ts';
 import { enumParam, epochMsParam, integerParam, stringParam } from './params.ts';
 
 const time = v.pipe(v.string(), v.description('RFC 3339 UTC'));
-const share = v.pipe(v.number(), v.minValue(0), v.maxValue(1), v.description('A fraction from 0 to 1'));
+const share = v.pipe(v.number(), v.minValue(0), v.maxValue(100), v.description('A percentage from 0 to 100'));
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const ms = v.pipe(v.number(), v.minValue(0), v.description('Milliseconds'));
 

@@ -8,7 +8,7 @@ import { ROUTES, API_KEY_HEADER, GATEWAY_RESPONSES, TAG_DESCRIPTIONS, type Route
 import { paramMeta, type ParamSchema } from '../../schemas/params.ts';
 import { ErrorBodySchema, MetaSchema } from '../../schemas/responses.ts';
 
-export const CONTRACT_VERSION = '1.9.4';
+export const CONTRACT_VERSION = '2.0.0';
 
 type JsonObject = Record<string, unknown>;
 

@@ -55,7 +55,7 @@ describe('the altx trade stop', () => {
     expect(status, JSON.stringify(body)).toBe(200);
     const trades = body.data.data_types.trades;
     expect(trades.gaps.some((g: { start: string; end: string }) => covers(g, at(hole.fromMinute), at(hole.toMinute))), JSON.stringify(trades.gaps)).toBe(true);
-    expect(trades.completeness).toBeLessThan(1);
+    expect(trades.completeness).toBeLessThan(100);
     expect(trades.completeness).toBeGreaterThan(0);
   });
 
@@ -130,7 +130,7 @@ describe('the hip3 book stall', () => {
 });
 
 describe('coverage figures', () => {
-  it('count exactly the rows the archive holds for a market, and never put completeness above 1', async () => {
+  it('count exactly the rows the archive holds for a market, and never put completeness above 100%', async () => {
     // Prepare: windows that hold every file of the market whole (the route prorates a file across an edge).
     const from = Date.now() - (DEMO.hours + 2) * HOUR;
     const archived = async (to: number) => {
@@ -152,7 +152,7 @@ describe('coverage figures', () => {
       if (settled) expect(body.data.data_types.trades.total_records).toBe(after);
     }
     for (const coverage of Object.values(body.data.data_types) as { completeness: number; historical_coverage: number }[]) {
-      expect(coverage.completeness).toBeLessThanOrEqual(1);
+      expect(coverage.completeness).toBeLessThanOrEqual(100);
       expect(coverage.historical_coverage).toBeLessThanOrEqual(coverage.completeness);
     }
   });
@@ -165,12 +165,25 @@ describe('coverage figures', () => {
     expect(Date.parse(body.meta.cached_at)).toBeLessThanOrEqual(Date.now());
   });
 
+  it('give the month\'s SLA in percent, as the reference client reads it', async () => {
+    const { status, body } = await get('/v1/data-quality/sla');
+    expect(status).toBe(200);
+    expect(body.data.sla_targets).toEqual({ uptime: 99.9, data_completeness: 99.5, api_latency_p99_ms: 500 });
+    const { uptime, data_completeness: completeness } = body.data.actual;
+    for (const value of [uptime, ...Object.values(completeness) as number[]]) {
+      expect(value).toBeGreaterThanOrEqual(0);
+      expect(value).toBeLessThanOrEqual(100);
+    }
+    // The demo archive is mostly complete: a fraction (at most 1) would be read as about 1%.
+    expect(completeness.overall).toBeGreaterThan(1);
+  });
+
   it('report the open incidents and per-family status', async () => {
     const { status, body } = await get('/v1/data-quality/status');
     expect(status).toBe(200);
     const open = await get('/v1/data-quality/incidents', { status: 'open', limit: 100 });
     expect(body.data.active_incidents).toBe(open.body.data.pagination.total);
-    for (const dataType of Object.values(body.data.data_types) as { completeness_24h: number }[]) expect(dataType.completeness_24h).toBeLessThanOrEqual(1);
+    for (const dataType of Object.values(body.data.data_types) as { completeness_24h: number }[]) expect(dataType.completeness_24h).toBeLessThanOrEqual(100);
   });
 });
 

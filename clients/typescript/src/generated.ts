@@ -103,7 +103,7 @@ export interface GetStatusCoverageData {
         resolution?: string;
         lag?: string;
         /**
-         * A fraction from 0 to 1
+         * A percentage from 0 to 100
          */
         completeness: number;
       };
@@ -2542,7 +2542,7 @@ export interface GetDataQualityStatusData {
     [k: string]: {
       status: "operational" | "degraded" | "outage" | "maintenance";
       /**
-       * A fraction from 0 to 1
+       * A percentage from 0 to 100
        */
       completeness_24h: number;
     };
@@ -2574,7 +2574,7 @@ export interface GetExchangeCoverageData {
       resolution?: string;
       lag?: string;
       /**
-       * A fraction from 0 to 1
+       * A percentage from 0 to 100
        */
       completeness: number;
     };
@@ -2610,11 +2610,11 @@ export interface GetSymbolCoverageData {
       latest: string;
       total_records: number;
       /**
-       * A fraction from 0 to 1
+       * A percentage from 0 to 100
        */
       completeness: number;
       /**
-       * A fraction from 0 to 1
+       * A percentage from 0 to 100
        */
       historical_coverage: number;
       gaps: {
@@ -2782,11 +2782,11 @@ export interface GetSlaData {
   period: string;
   sla_targets: {
     /**
-     * A fraction from 0 to 1
+     * A percentage from 0 to 100
      */
     uptime: number;
     /**
-     * A fraction from 0 to 1
+     * A percentage from 0 to 100
      */
     data_completeness: number;
     /**
@@ -2796,25 +2796,25 @@ export interface GetSlaData {
   };
   actual: {
     /**
-     * A fraction from 0 to 1
+     * A percentage from 0 to 100
      */
     uptime: number;
     uptime_status: "met" | "missed";
     data_completeness: {
       /**
-       * A fraction from 0 to 1
+       * A percentage from 0 to 100
        */
       orderbook: number;
       /**
-       * A fraction from 0 to 1
+       * A percentage from 0 to 100
        */
       fills?: number;
       /**
-       * A fraction from 0 to 1
+       * A percentage from 0 to 100
        */
       funding: number;
       /**
-       * A fraction from 0 to 1
+       * A percentage from 0 to 100
        */
       overall: number;
     };

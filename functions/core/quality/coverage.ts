@@ -20,6 +20,8 @@ const QUALITY_FAMILIES_AND_DATASETS: readonly (readonly [Family, QualityDataset]
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const round = (n: number, digits: number) => Number(n.toFixed(digits));
+/** Completeness and coverage go out as percentages from 0 to 100 (the reference client's unit), computed as shares. */
+export const percent = (share: number) => round(share * 100, 4);
 
 export interface GapView { start: string; end: string; duration_minutes: number }
 export interface SymbolDataTypeCoverage {
@@ -79,7 +81,7 @@ export async function symbolCoverage(
     if (series.earliest === undefined || series.latest === undefined) return undefined;
     const view: SymbolDataTypeCoverage = {
       earliest: iso(series.earliest), latest: iso(series.latest), total_records: rowsIn(parts, from, end),
-      completeness: round(series.completeness, 6), historical_coverage: round(series.historical, 6),
+      completeness: percent(series.completeness), historical_coverage: percent(series.historical),
       gaps: series.gaps.map((g) => ({ start: iso(g.start), end: iso(g.end), duration_minutes: round((g.end - g.start) / 60_000, 1) })),
       ...(series.cadence && { cadence: series.cadence }),
     };
@@ -176,7 +178,7 @@ export async function familyCoverage(manifest: ArchiveManifest, family: Family, 
     const view: DataTypeCoverage = {
       earliest: iso(earliest), latest: iso(latest), total_records: records, symbols: symbols.size,
       ...(cadence && { resolution: durationLabel(cadence.median_interval_seconds * 1000) }),
-      lag: durationLabel(Math.max(0, now - latest)), completeness: round(completeness / symbols.size, 6),
+      lag: durationLabel(Math.max(0, now - latest)), completeness: percent(completeness / symbols.size),
     };
     return [dataset, view] as const;
   }));

@@ -8,7 +8,7 @@ import type { IncidentStore, LatencyStore, StoredIncident } from '../../ports/qu
 import { AppError } from '../errors.ts';
 import { FAMILIES, type Family } from '../venues.ts';
 import { DAY_MS } from '../archive/layout.ts';
-import { familyCoverage, incidentRecords, ingestLag, qualityDatasetsOf, type DataTypeCoverage, type SymbolEntry } from './coverage.ts';
+import { familyCoverage, incidentRecords, ingestLag, percent, qualityDatasetsOf, type DataTypeCoverage, type SymbolEntry } from './coverage.ts';
 import { incidentView, type IncidentWithRecords } from './incidents.ts';
 import { summarize } from './latency.ts';
 
@@ -52,7 +52,7 @@ export async function qualityStatus(deps: QualityDeps, now: number) {
   for (const [dataset, shares] of byType) {
     dataTypes[dataset] = {
       status: open.some((i) => i.dataTypes.includes(dataset)) ? 'degraded' : 'operational',
-      completeness_24h: round(shares.reduce((a, b) => a + b, 0) / shares.length, 6),
+      completeness_24h: round(shares.reduce((a, b) => a + b, 0) / shares.length, 4),
     };
   }
   return {
@@ -132,8 +132,8 @@ export async function latencyReport(deps: QualityDeps, now: number) {
   return { measured_at: iso(now), exchanges };
 }
 
-/** The targets the SLA is judged against (the reference service's published figures), as fractions and ms. */
-export const SLA_TARGETS = { uptime: 0.999, data_completeness: 0.995, api_latency_p99_ms: 500 } as const;
+/** The targets the SLA is judged against (the reference service's published figures), in percent and ms. */
+export const SLA_TARGETS = { uptime: 99.9, data_completeness: 99.5, api_latency_p99_ms: 500 } as const;
 
 /** Minutes inside at least one incident, within [from, to). */
 function downtime(incidents: readonly StoredIncident[], from: number, to: number): number {
@@ -149,9 +149,9 @@ function downtime(incidents: readonly StoredIncident[], from: number, to: number
 }
 
 /**
- * A month's SLA: uptime is the share of its elapsed time outside every incident; completeness the
- * mean of the families' measured completeness of books, fills and funding over the month; p99 from
- * the recorded REST latency minutes. A month that has not begun is refused.
+ * A month's SLA, in percent: uptime is the share of its elapsed time outside every incident;
+ * completeness the mean of the families' measured completeness of books, fills and funding over the
+ * month; p99 from the recorded REST latency minutes. A month that has not begun is refused.
  */
 export async function slaReport(deps: QualityDeps, year: number, month: number, now: number) {
   const from = Date.UTC(year, month - 1, 1);
@@ -163,16 +163,16 @@ export async function slaReport(deps: QualityDeps, year: number, month: number, 
     Promise.all(FAMILIES.map((family) => familyCoverage(deps.manifest, family, from, to))),
   ]);
   const down = downtime(incidents, from, to);
-  const uptime = to > from ? round(1 - down / (to - from), 6) : 1;
+  const uptime = to > from ? percent(1 - down / (to - from)) : 100;
   const mean = (dataset: string) => {
     const shares = coverage.map((c) => c[dataset]?.completeness).filter((s): s is number => s !== undefined);
-    return shares.length ? round(shares.reduce((a, b) => a + b, 0) / shares.length, 6) : undefined;
+    return shares.length ? round(shares.reduce((a, b) => a + b, 0) / shares.length, 4) : undefined;
   };
   const orderbook = mean('l2_snapshots') ?? 0;
   const fills = mean('trades');
   const funding = mean('funding') ?? 0;
   const parts = [orderbook, funding, ...(fills === undefined ? [] : [fills])];
-  const overall = round(parts.reduce((a, b) => a + b, 0) / parts.length, 6);
+  const overall = round(parts.reduce((a, b) => a + b, 0) / parts.length, 4);
   const latency = summarize(minutes);
   return {
     period: `${year}-${String(month).padStart(2, '0')}`,
