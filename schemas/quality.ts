@@ -9,7 +9,7 @@ import { FAMILIES } from './venues.ts';
 import { enumParam, epochMsParam, integerParam, stringParam } from './params.ts';
 
 const time = v.pipe(v.string(), v.description('RFC 3339 UTC'));
-const share = v.pipe(v.number(), v.minValue(0), v.maxValue(100), v.description('A percentage from 0 to 100'));
+const percentage = v.pipe(v.number(), v.minValue(0), v.maxValue(100), v.description('A percentage from 0 to 100'));
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const ms = v.pipe(v.number(), v.minValue(0), v.description('Milliseconds'));
 
@@ -48,12 +48,12 @@ export const StatusSchema = v.strictObject({
   status: systemStatus,
   updated_at: time,
   exchanges: v.record(v.string(), v.strictObject({ status: systemStatus, last_data_at: v.optional(time), latency_ms: v.optional(ms) })),
-  data_types: v.record(v.string(), v.strictObject({ status: systemStatus, completeness_24h: share })),
+  data_types: v.record(v.string(), v.strictObject({ status: systemStatus, completeness_24h: percentage })),
   active_incidents: count,
 });
 
 const DataTypeCoverageSchema = v.strictObject({
-  earliest: time, latest: time, total_records: count, symbols: count, resolution: v.optional(v.string()), lag: v.optional(v.string()), completeness: share,
+  earliest: time, latest: time, total_records: count, symbols: count, resolution: v.optional(v.string()), lag: v.optional(v.string()), completeness: percentage,
 });
 export const ExchangeCoverageSchema = v.strictObject({ exchange: v.picklist(FAMILIES), data_types: v.record(v.string(), DataTypeCoverageSchema) });
 export const CoverageSchema = v.strictObject({ exchanges: v.array(ExchangeCoverageSchema) });
@@ -63,7 +63,7 @@ export const SymbolCoverageSchema = v.strictObject({
   exchange: v.picklist(FAMILIES),
   symbol: v.string(),
   data_types: v.record(v.string(), v.strictObject({
-    earliest: time, latest: time, total_records: count, completeness: share, historical_coverage: share,
+    earliest: time, latest: time, total_records: count, completeness: percentage, historical_coverage: percentage,
     gaps: v.array(v.strictObject({ start: time, end: time, duration_minutes: v.number() })),
     cadence: v.optional(CadenceSchema),
   })),
@@ -103,11 +103,11 @@ export const LatencySchema = v.strictObject({
 
 export const SlaSchema = v.strictObject({
   period: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}$/)),
-  sla_targets: v.strictObject({ uptime: share, data_completeness: share, api_latency_p99_ms: ms }),
+  sla_targets: v.strictObject({ uptime: percentage, data_completeness: percentage, api_latency_p99_ms: ms }),
   actual: v.strictObject({
-    uptime: share,
+    uptime: percentage,
     uptime_status: v.picklist(['met', 'missed']),
-    data_completeness: v.strictObject({ orderbook: share, fills: v.optional(share), funding: share, overall: share }),
+    data_completeness: v.strictObject({ orderbook: percentage, fills: v.optional(percentage), funding: percentage, overall: percentage }),
     completeness_status: v.picklist(['met', 'missed']),
     api_latency_p99_ms: v.optional(ms),
     latency_status: v.picklist(['met', 'missed', 'no_data']),

@@ -49,10 +49,10 @@ export async function qualityStatus(deps: QualityDeps, now: number) {
     for (const [dataset, c] of Object.entries(datasets)) byType.set(dataset, [...(byType.get(dataset) ?? []), c.completeness]);
   }
   const dataTypes: Record<string, { status: SystemStatus; completeness_24h: number }> = {};
-  for (const [dataset, shares] of byType) {
+  for (const [dataset, percents] of byType) {
     dataTypes[dataset] = {
       status: open.some((i) => i.dataTypes.includes(dataset)) ? 'degraded' : 'operational',
-      completeness_24h: round(shares.reduce((a, b) => a + b, 0) / shares.length, 4),
+      completeness_24h: round(percents.reduce((a, b) => a + b, 0) / percents.length, 4),
     };
   }
   return {
@@ -165,8 +165,8 @@ export async function slaReport(deps: QualityDeps, year: number, month: number, 
   const down = downtime(incidents, from, to);
   const uptime = to > from ? percent(1 - down / (to - from)) : 100;
   const mean = (dataset: string) => {
-    const shares = coverage.map((c) => c[dataset]?.completeness).filter((s): s is number => s !== undefined);
-    return shares.length ? round(shares.reduce((a, b) => a + b, 0) / shares.length, 4) : undefined;
+    const percents = coverage.map((c) => c[dataset]?.completeness).filter((s): s is number => s !== undefined);
+    return percents.length ? round(percents.reduce((a, b) => a + b, 0) / percents.length, 4) : undefined;
   };
   const orderbook = mean('l2_snapshots') ?? 0;
   const fills = mean('trades');
