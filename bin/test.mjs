@@ -1,0 +1,16 @@
+/**
+ * `npm test`: the type check and the suite at once. tsc is one thread for about 10 s, and the suite
+ * spends its first seconds starting workers and the fixtures process, so run one after the other
+ * the type check was wall time of its own. Fails when either fails; arguments go to vitest.
+ */
+import { spawn } from 'node:child_process';
+
+const run = (command, args) => new Promise((resolve) => {
+  spawn(command, args, { stdio: 'inherit' })
+    .on('error', (error) => { console.error(`${command}: ${error.message}`); resolve(1); })
+    .on('exit', (code) => resolve(code ?? 1));
+});
+
+const [typecheck, suite] = await Promise.all([run('tsc', ['-p', '.', '--noEmit']), run('vitest', ['run', ...process.argv.slice(2)])]);
+if (typecheck !== 0) console.error('\nThe type check failed (tsc -p . --noEmit): see its errors above.');
+process.exit(typecheck || suite);
