@@ -83,8 +83,13 @@ export const OrderFlowSchema = v.object({
   trigger_orders_placed: v.number(), tpsl_orders_placed: v.number(), orders_triggered: v.number(), orders_force_canceled: v.number(),
 });
 
+/** hip3 markets add `coin`, `namespace` and `ticker`; hip4 sides `coin`, `outcome_id`, `side` and `asset_id`; absent elsewhere. */
 export const InstrumentSchema = v.object({
   symbol: v.string(), name: v.string(), instrument_type: v.picklist(['perp', 'spot', 'outcome']), sz_decimals: v.number(),
+  coin: v.optional(v.pipe(v.string(), v.description('hip3 and hip4: the symbol'))),
+  namespace: v.optional(v.pipe(v.string(), v.description('hip3: the builder dex'))), ticker: v.optional(v.pipe(v.string(), v.description('hip3: the symbol after the dex'))),
+  outcome_id: v.optional(v.pipe(v.number(), v.integer(), v.description('hip4'))), side: v.optional(v.pipe(v.picklist([0, 1]), v.description('hip4: 0 = Yes, 1 = No'))),
+  asset_id: v.optional(v.pipe(v.number(), v.integer(), v.description('hip4'))),
   max_leverage: v.optional(v.number()), dex: v.optional(v.string()), quote: v.optional(v.string()), is_active: v.boolean(),
   listed_at: time, delisted_at: v.optional(time),
 });

@@ -217,7 +217,13 @@ describe('instruments and legacy routes', () => {
   it('lists the registry and finds one instrument, 404 for an unknown one', async () => {
     const list = await get('/v1/altx/instruments');
     expect(list.body.data.map((i: any) => i.symbol)).toEqual(expect.arrayContaining(['BTC', 'ETH']));
-    expect((await get('/v1/perpx/hip3/instruments/xyz:TSLA')).body.data).toMatchObject({ symbol: 'xyz:TSLA', dex: 'xyz', instrument_type: 'perp' });
+    expect((await get('/v1/perpx/hip3/instruments/xyz:TSLA')).body.data).toMatchObject({ symbol: 'xyz:TSLA', dex: 'xyz', instrument_type: 'perp', coin: 'xyz:TSLA', namespace: 'xyz', ticker: 'TSLA' });
+    // A hip4 side carries its outcome's ids, as the outcomes route lists them; core rows have none of those members.
+    const side = (await get('/v1/perpx/hip4/instruments')).body.data[0];
+    const outcome = (await get(`/v1/perpx/hip4/outcomes/${side.outcome_id}`)).body.data;
+    expect(side).toMatchObject({ coin: side.symbol, instrument_type: 'outcome', asset_id: expect.any(Number) });
+    expect(outcome.outcome_pair[side.side]).toBe(side.symbol);
+    expect(list.body.data[0]).not.toHaveProperty('coin');
     expect((await get('/v1/perpx/instruments/NOPE')).body).toMatchObject({ code: 404, error_code: 'not_found' });
   });
 

@@ -327,6 +327,30 @@ export interface InstrumentsRow {
   name: string;
   instrument_type: "perp" | "spot" | "outcome";
   sz_decimals: number;
+  /**
+   * hip3 and hip4: the symbol
+   */
+  coin?: string;
+  /**
+   * hip3: the builder dex
+   */
+  namespace?: string;
+  /**
+   * hip3: the symbol after the dex
+   */
+  ticker?: string;
+  /**
+   * hip4
+   */
+  outcome_id?: number;
+  /**
+   * hip4: 0 = Yes, 1 = No
+   */
+  side?: 0 | 1;
+  /**
+   * hip4
+   */
+  asset_id?: number;
   max_leverage?: number;
   dex?: string;
   quote?: string;

@@ -6,10 +6,10 @@
 import { AppError } from '../errors.ts';
 import { isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { SqlValue } from '../../ports/sql.ts';
+import type { Row, SqlValue } from '../../ports/sql.ts';
 import { minuteCandleSource, readWindowJson, windowSource } from '../archive/read.ts';
 import { coverageNotice } from '../archive/coverage.ts';
-import { registryEntries } from './registry-views.ts';
+import { outcomeSideOf, registryEntries } from './registry-views.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
 import type { Dataset } from '../../../schemas/datasets.ts';
 import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../../../schemas/intervals.ts';
@@ -269,12 +269,27 @@ export async function orderFlowPage(
  * The point-in-time instrument registry of a family: instruments listed at or before `at`. A member
  * that does not apply (no leverage on spot, no dex outside hip3, not delisted) is absent.
  */
+/**
+ * What a family's clients read beside the core members: a hip3 market's `coin`, builder `namespace`
+ * and `ticker` (from its `dex:TICKER` symbol); a hip4 side's `coin` (`#N`), `outcome_id`, `side` and
+ * `asset_id` (from its registry record). Other families have none of them (absent, not null).
+ */
+function familyMembers(family: Family, symbol: string, row: Row): Partial<Instrument> {
+  if (family === 'hip3') {
+    const [namespace, ticker] = symbol.split(':') as [string, string];
+    return { coin: symbol, namespace, ticker };
+  }
+  const side = family === 'hip4' ? outcomeSideOf(row) : undefined;
+  return side ? { coin: symbol, outcome_id: side.outcome_id, side: side.side, asset_id: side.asset_id } : {};
+}
+
 export async function instruments(deps: ArchiveDeps, family: Family, at: number): Promise<Instrument[]> {
   return (await registryEntries(deps, family, at)).map(({ row }) => {
     const delistedAt = row.delisted_at == null ? null : Number(row.delisted_at);
     return {
       symbol: String(row.symbol),
       name: String(row.symbol),
+      ...familyMembers(family, String(row.symbol), row),
       // Ingest validated market_type against the same picklist the response schema publishes.
       instrument_type: row.market_type as Instrument['instrument_type'],
       sz_decimals: Number(row.sz_decimals),

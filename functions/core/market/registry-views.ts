@@ -78,6 +78,9 @@ async function hasSettled(deps: ArchiveDeps, entry: RegistryEntry, at: number): 
   return rows.length > 0;
 }
 
+/** A hip4 side's outcome details from its registry record (undefined for any other instrument). */
+export const outcomeSideOf = (row: Row) => details(OutcomeSideDetails, row.outcome);
+
 /** Every outcome listed at or before `at`, by id, with whether it has settled (its Yes side's settlement). */
 async function outcomes(deps: ArchiveDeps, at: number): Promise<Outcome[]> {
   const sides = new Map<number, { entry: RegistryEntry; side: OutcomeSideDetails }[]>();
