@@ -266,10 +266,6 @@ export async function orderFlowPage(
 }
 
 /**
- * The point-in-time instrument registry of a family: instruments listed at or before `at`. A member
- * that does not apply (no leverage on spot, no dex outside hip3, not delisted) is absent.
- */
-/**
  * What a family's clients read beside the core members: a hip3 market's `coin`, builder `namespace`
  * and `ticker` (from its `dex:TICKER` symbol); a hip4 side's `coin` (`#N`), `outcome_id`, `side` and
  * `asset_id` (from its registry record). Other families have none of them (absent, not null).
@@ -283,6 +279,10 @@ function familyMembers(family: Family, symbol: string, row: Row): Partial<Instru
   return side ? { coin: symbol, outcome_id: side.outcome_id, side: side.side, asset_id: side.asset_id } : {};
 }
 
+/**
+ * The point-in-time instrument registry of a family: instruments listed at or before `at`. A member
+ * that does not apply (no leverage on spot, no dex outside hip3, not delisted) is absent.
+ */
 export async function instruments(deps: ArchiveDeps, family: Family, at: number): Promise<Instrument[]> {
   return (await registryEntries(deps, family, at)).map(({ row }) => {
     const delistedAt = row.delisted_at == null ? null : Number(row.delisted_at);
