@@ -1,7 +1,7 @@
 /**
- * `npm test`: the type check and the suite at once. tsc is one thread for about 10 s, and the suite
- * spends its first seconds starting workers and the fixtures process, so run one after the other
- * the type check was wall time of its own. Fails when either fails; arguments go to vitest.
+ * `npm test`: the type check and the suite at once. tsc is one thread for about 10 s and the suite
+ * spends its first seconds starting workers and the fixtures process; run before the suite, the
+ * type check was wall time of its own. Fails when either fails; arguments go to vitest.
  */
 import { spawn } from 'node:child_process';
 

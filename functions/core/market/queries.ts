@@ -4,7 +4,7 @@
  * (functions/http/market.ts) only maps requests onto them.
  */
 import { AppError } from '../errors.ts';
-import { isSymbolOf, type Family } from '../venues.ts';
+import { dexOf, isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { Row, SqlValue } from '../../ports/sql.ts';
 import { minuteCandleSource, readWindowJson, windowSource } from '../archive/read.ts';
@@ -271,10 +271,8 @@ export async function orderFlowPage(
  * `asset_id` (from its registry record). Other families have none of them (absent, not null).
  */
 function familyMembers(family: Family, symbol: string, row: Row): Partial<Instrument> {
-  if (family === 'hip3') {
-    const [namespace, ticker] = symbol.split(':') as [string, string];
-    return { coin: symbol, namespace, ticker };
-  }
+  const namespace = family === 'hip3' ? dexOf(symbol) : undefined;
+  if (namespace !== undefined) return { coin: symbol, namespace, ticker: symbol.slice(namespace.length + 1) };
   const side = family === 'hip4' ? outcomeSideOf(row) : undefined;
   return side ? { coin: symbol, outcome_id: side.outcome_id, side: side.side, asset_id: side.asset_id } : {};
 }

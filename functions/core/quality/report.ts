@@ -17,6 +17,8 @@ const HOUR = 3_600_000;
 const MINUTE = 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 const round = (n: number, digits: number) => Number(n.toFixed(digits));
+/** The mean of percentages, to the precision they are sent with. */
+const meanPercent = (percents: readonly number[]) => round(percents.reduce((a, b) => a + b, 0) / percents.length, 4);
 
 /** A family whose newest trade or book is older than this is in outage. */
 export const OUTAGE_AFTER_MS = 15 * MINUTE;
@@ -52,7 +54,7 @@ export async function qualityStatus(deps: QualityDeps, now: number) {
   for (const [dataset, percents] of byType) {
     dataTypes[dataset] = {
       status: open.some((i) => i.dataTypes.includes(dataset)) ? 'degraded' : 'operational',
-      completeness_24h: round(percents.reduce((a, b) => a + b, 0) / percents.length, 4),
+      completeness_24h: meanPercent(percents),
     };
   }
   return {
@@ -166,13 +168,13 @@ export async function slaReport(deps: QualityDeps, year: number, month: number, 
   const uptime = to > from ? percent(1 - down / (to - from)) : 100;
   const mean = (dataset: string) => {
     const percents = coverage.map((c) => c[dataset]?.completeness).filter((s): s is number => s !== undefined);
-    return percents.length ? round(percents.reduce((a, b) => a + b, 0) / percents.length, 4) : undefined;
+    return percents.length ? meanPercent(percents) : undefined;
   };
   const orderbook = mean('l2_snapshots') ?? 0;
   const fills = mean('trades');
   const funding = mean('funding') ?? 0;
   const parts = [orderbook, funding, ...(fills === undefined ? [] : [fills])];
-  const overall = round(parts.reduce((a, b) => a + b, 0) / parts.length, 4);
+  const overall = meanPercent(parts);
   const latency = summarize(minutes);
   return {
     period: `${year}-${String(month).padStart(2, '0')}`,
