@@ -8,7 +8,6 @@ process.env.NODE_EXTRA_CA_CERTS = fileURLToPath(new URL('./functions/local/tls/c
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'clients/*/test/**/*.test.ts'],
     // Tests and hooks wait for conditions; their bounds are against a hang, never against a
     // slow machine (a loaded machine makes the run slower, not red).
     testTimeout: 10 * 60_000,
@@ -30,5 +29,13 @@ export default defineConfig({
       // Handlers called without a local cloud (which makes its own) seal cursors with this ring.
       CURSOR_KEYS: JSON.stringify({ test1: 'a test cursor key, long enough to be one' }),
     },
+    projects: [
+      // Unit files share a worker process (and its imported modules) one after another: each of the
+      // seventy-odd is a fraction of a second of work, and a process of its own cost it as much
+      // again to start and import. They set no state another reads (the few that touch the
+      // environment or a stream restore it).
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false } },
+      { extends: true, test: { name: 'service', include: ['test/**/*.test.ts', 'clients/*/test/**/*.test.ts'], exclude: ['test/unit/**'] } },
+    ],
   },
 });
