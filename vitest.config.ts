@@ -31,9 +31,9 @@ export default defineConfig({
     },
     projects: [
       // Unit files share a worker process (and its imported modules) one after another: each of the
-      // seventy-odd is a fraction of a second of work, and a process of its own cost it as much
-      // again to start and import. They set no state another reads (the few that touch the
-      // environment or a stream restore it).
+      // 55 is a fraction of a second of work, and a process of its own cost it as much again to
+      // start and import. They set no state another reads (the few that touch the environment or a
+      // stream restore it).
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false } },
       { extends: true, test: { name: 'service', include: ['test/**/*.test.ts', 'clients/*/test/**/*.test.ts'], exclude: ['test/unit/**'] } },
     ],
