@@ -142,10 +142,10 @@ describe('market positions', () => {
     // and are flat now and then, so which hour depends on the minute the run reaches this test).
     const latest = Math.floor(Date.parse((await get('/v1/altx/positions/ETH')).body.meta.snapshot_ts) / HOUR) * HOUR;
     let hour = latest;
-    let json = await walk('/v1/altx/positions', { hour, limit: 7, include_system: 'true' });
-    while (!json.some((r) => r.account_kind !== 'user') && hour > latest - 2 * HOUR) {
-      hour -= HOUR;
+    let json: Awaited<ReturnType<typeof walk>>;
+    for (; ; hour -= HOUR) {
       json = await walk('/v1/altx/positions', { hour, limit: 7, include_system: 'true' });
+      if (json.some((r) => r.account_kind !== 'user') || hour <= latest - 2 * HOUR) break;
     }
     const arrow = await fetch(`${cloud.url}/v1/altx/positions?hour=${hour}&include_system=true&limit=50000`, { headers: { 'x-api-key': KEY, accept: 'application/vnd.apache.arrow.stream' } });
     expect(arrow.headers.get('content-type')).toBe('application/vnd.apache.arrow.stream');

@@ -18,17 +18,20 @@ function build(cloudFormationValidation: boolean) {
   };
 }
 
-let built: ReturnType<typeof build> | undefined;
+/** The file's syntheses, with and without CloudFormation validation (each made at most once). */
+const built = new Map<boolean, ReturnType<typeof build>>();
 
 /**
  * The app, synthesized once per test file and shared by its suites (they only read it). A finding
  * cdk-nag does not acknowledge makes the synthesis throw, naming the finding, as does a template
- * error CloudFormation validation finds (`cloudFormationValidation`, on unless the file's first
- * call turns it off: it is seconds of a synthesis, and one file checking the real app is enough).
+ * error CloudFormation validation finds (`cloudFormationValidation`, on by default: it is seconds
+ * of a synthesis, so a file that checks wiring only turns it off; one file checking the real app
+ * is enough).
  */
-export function synthesize(opts: { cloudFormationValidation?: boolean } = {}) {
-  built ??= build(opts.cloudFormationValidation ?? true);
-  return built;
+export function synthesize({ cloudFormationValidation = true }: { cloudFormationValidation?: boolean } = {}) {
+  let app = built.get(cloudFormationValidation);
+  if (!app) built.set(cloudFormationValidation, (app = build(cloudFormationValidation)));
+  return app;
 }
 
 type Json = unknown;
