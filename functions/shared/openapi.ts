@@ -8,7 +8,7 @@ import { ROUTES, API_KEY_HEADER, GATEWAY_RESPONSES, TAG_DESCRIPTIONS, type Route
 import { paramMeta, type ParamSchema } from '../../schemas/params.ts';
 import { ErrorBodySchema, MetaSchema } from '../../schemas/responses.ts';
 
-export const CONTRACT_VERSION = '2.0.0';
+export const CONTRACT_VERSION = '2.0.1';
 
 type JsonObject = Record<string, unknown>;
 

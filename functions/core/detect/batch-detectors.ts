@@ -27,7 +27,17 @@ export function tradesUrl(family: Family, symbol: string, ts: number): string {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const round = (n: number, digits = 6) => Number(n.toFixed(digits));
+/**
+ * Rounds as DuckDB's `round(x, digits)` does (half away from zero, on x times 10^digits), so a
+ * notional these detectors send and the one the hourly rollups bucket (archive/sql.ts) are the same
+ * number: `toFixed` rounds the binary value, and 0.1 x 13.35 went out as 1.33 here and 1.34 there.
+ */
+const round = (n: number, digits = 6) => {
+  const scale = 10 ** digits;
+  return (Math.sign(n) * Math.round(Math.abs(n) * scale)) / scale;
+};
+/** A group's fills in trade id order: sums of floating-point products depend on their order, and the rollups sum in this one. */
+const byTradeId = <T extends { trade_id: number }>(fills: readonly T[]) => [...fills].sort((a, b) => a.trade_id - b.trade_id);
 
 /** The trade columns fillCandidates reads (a preview's scan decodes only these). */
 export const FILL_COLUMNS = ['family', 'symbol', 'ts', 'trade_id', 'user_address', 'side', 'size', 'price', 'order_id', 'crossed'] as const;
@@ -40,7 +50,7 @@ export function fillCandidates(trades: readonly TradeRecord[], watched: Readonly
     const family = first.family as Family;
     let size = 0;
     let notional = 0;
-    for (const f of fills) {
+    for (const f of byTradeId(fills)) {
       size += Number(f.size);
       notional += Number(f.size) * Number(f.price);
     }
@@ -74,7 +84,7 @@ export function liquidationCandidates(rows: readonly LiquidationRecord[], watche
     const family = first.family as Family;
     let notional = 0;
     let closedPnl = 0;
-    for (const f of fills) {
+    for (const f of byTradeId(fills)) {
       notional += Number(f.size) * Number(f.price);
       closedPnl += Number(f.closed_pnl ?? 0);
     }

@@ -158,6 +158,23 @@ describe('liquidationCandidates', () => {
   });
 });
 
+describe('notionals', () => {
+  it('round to cents as the rollups\' SQL does, and sum a sweep\'s fills in trade id order whatever order they came in', () => {
+    // Prepare: 0.10 x 13.35 is 1.33499... in binary (toFixed gave 1.33; DuckDB's round gives 1.34);
+    // 0.011 + 0.011 + 0.013 is 0.034999999999999996 (0.03) in that order, 0.035 (0.04) in the reverse one.
+    const tie = liq({ trade_id: 1, price: '13.35', size: '0.10' });
+    const sweep = [liq({ trade_id: 3, price: '1', size: '0.013' }), liq({ trade_id: 2, price: '1', size: '0.011' }), liq({ trade_id: 1, price: '1', size: '0.011' })];
+    // Act
+    const [single] = liquidationCandidates([tie], new Set());
+    const [summed] = liquidationCandidates(sweep, new Set());
+    const [fill] = fillCandidates([trade({ trade_id: 1, price: '13.35', size: '0.10' })], new Set([ALICE]));
+    // Assess
+    expect(single!.metrics.notional_usd).toBe(1.34);
+    expect(fill!.metrics.notional_usd).toBe(1.34);
+    expect(summed!.metrics.notional_usd).toBe(0.03);
+  });
+});
+
 describe('batchCandidates', () => {
   it('sends trades to fills and liquidations to liquidations, and ignores other datasets', () => {
     // Prepare
