@@ -72,12 +72,12 @@ export async function benchCompactionDay(options: { hours: number }): Promise<vo
  * dataset: one read of the lines with every ingested dataset's declared columns (no type inference,
  * no validation), then a sorted COPY per dataset; no upload, no manifest.
  */
-function copyOf(db: DuckDBConnection): (text: string, datasets: ReadonlySet<IngestedDataset>) => Promise<void> {
+function copyOf(db: DuckDBConnection): (bytes: Uint8Array, datasets: ReadonlySet<IngestedDataset>) => Promise<void> {
   const columns = new Map<string, string>(INGESTED_DATASETS.flatMap((d) => DATASETS[d].columns.map((c) => [c.name, c.type] as const)));
   const types = [`"dataset": 'VARCHAR'`, ...[...columns].map(([name, type]) => `"${name}": '${type}'`)].join(', ');
-  return async (text, datasets) => {
+  return async (bytes, datasets) => {
     const file = join(tmpdir(), `bench-ingest-floor-${process.pid}.jsonl`);
-    writeFileSync(file, text);
+    writeFileSync(file, bytes);
     try {
       await db.run(`CREATE OR REPLACE TEMP TABLE batch AS SELECT * FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = 134217728, columns = {${types}})`);
       for (const dataset of datasets) {
@@ -110,12 +110,13 @@ export async function benchArchive(options: { hours: number }): Promise<void> {
       const batch = market.advance(start + h * HOUR);
       records += batch.length;
       trades += batch.filter((r) => r.dataset === 'trades').length;
-      const text = batch.map((r) => JSON.stringify(r)).join('\n');
+      // Bytes, as the queue's consumer hands a batch read from S3 to ingest.
+      const bytes = Buffer.from(batch.map((r) => JSON.stringify(r)).join('\n'));
       let t = performance.now();
-      await ingestBatch(deps, 'normalized', text);
+      await ingestBatch(deps, 'normalized', bytes);
       ingestMs += performance.now() - t;
       t = performance.now();
-      await copyFloor(text, new Set(batch.map((r) => r.dataset)));
+      await copyFloor(bytes, new Set(batch.map((r) => r.dataset)));
       copyMs += performance.now() - t;
     }
     const ingestRate = records / (ingestMs / 1000);
@@ -127,11 +128,11 @@ export async function benchArchive(options: { hours: number }): Promise<void> {
     const liveBatches = () => {
       const batch = market.advance((liveEnd += 1000));
       liveRecords += batch.length;
-      return { text: batch.map((r) => JSON.stringify(r)).join('\n'), datasets: new Set(batch.map((r) => r.dataset)) };
+      return { bytes: Buffer.from(batch.map((r) => JSON.stringify(r)).join('\n')), datasets: new Set(batch.map((r) => r.dataset)) };
     };
     console.log(`\nLive one-second batches of the demo market`);
-    await compareToFloor('ingest of a live one-second batch (parse+Parquet+S3+manifest)', ({ text }) => ingestBatch(deps, 'normalized', text),
-      ({ text, datasets }) => copyFloor(text, datasets), { pick: liveBatches, floorLabel: 'DuckDB COPY of the same lines (floor)' });
+    await compareToFloor('ingest of a live one-second batch (parse+Parquet+S3+manifest)', ({ bytes }) => ingestBatch(deps, 'normalized', bytes),
+      ({ bytes, datasets }) => copyFloor(bytes, datasets), { pick: liveBatches, floorLabel: 'DuckDB COPY of the same lines (floor)' });
     row('  records per live batch', `${(liveRecords / 201).toFixed(0)} on average`);
     copyDb.closeSync();
 

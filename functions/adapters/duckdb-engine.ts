@@ -115,14 +115,15 @@ export function duckDbEngine(options: { tempDir: string; threads: number; memory
     async writeParquet(columns, jsonRows, orderBy, path, rowGroupRows) {
       // DuckDB parses the rows natively (off the JavaScript thread) from a scratch NDJSON file.
       const source = `${path}.ndjson`;
-      writeFileSync(source, jsonRows.join('\n'));
+      const body = jsonRows.join('\n');
+      writeFileSync(source, body);
       // DuckDB (1.5.5) splits a file larger than its largest expected object (16 MB by default)
       // between threads, and with lines of a megabyte or more (checkpoints of deep books) a split can
       // land mid-line and read as malformed JSON. Such files are read whole: the bound is raised past
       // the file (it needs some headroom beyond its size).
       const longest = jsonRows.reduce((max, row) => Math.max(max, row.length), 0);
-      const bytes = jsonRows.reduce((sum, row) => sum + Buffer.byteLength(row) + 1, 0);
-      const maximumObjectSize = longest > LONG_LINE_CHARS ? Math.max(DEFAULT_MAXIMUM_OBJECT_BYTES, 2 * bytes) : DEFAULT_MAXIMUM_OBJECT_BYTES;
+      // The file's size in bytes only matters (and is only counted) when a line is that long.
+      const maximumObjectSize = longest > LONG_LINE_CHARS ? Math.max(DEFAULT_MAXIMUM_OBJECT_BYTES, 2 * Buffer.byteLength(body)) : DEFAULT_MAXIMUM_OBJECT_BYTES;
       try {
         // Column names and types come from the dataset definitions in schemas/, never from a request.
         const types = columns.map((c) => `"${c.name}": '${c.type}'`).join(', ');
