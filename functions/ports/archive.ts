@@ -75,6 +75,18 @@ export interface ObjectStore {
   delete(keys: string[]): Promise<void>;
 }
 
+/**
+ * The file list each window's manifest lookup last returned, kept per container: a window read
+ * starts its page on it while the manifest is asked, and keeps that page only when the answer shows
+ * the same files (core/archive/read.ts). A guess, never an answer: a stale or missing entry costs
+ * time, not correctness.
+ */
+export interface FileListMemo {
+  /** The list last set for `key`, and whether the lookup before gave the very same files (a list that is not changing). */
+  get(key: string): { files: readonly ArchiveFile[]; confirmed: boolean } | undefined;
+  set(key: string, files: readonly ArchiveFile[]): void;
+}
+
 /** Everything the archive core needs, passed in (functions/shared/archive-deps.ts builds the real ones). */
 export interface ArchiveDeps {
   manifest: ArchiveManifest;
@@ -84,4 +96,6 @@ export interface ArchiveDeps {
   clock: Clock;
   /** A writable scratch directory for Parquet files on their way to S3. */
   scratchDir: string;
+  /** Without one, window reads wait for the manifest before reading (pure tests, one-off jobs). */
+  fileLists?: FileListMemo;
 }

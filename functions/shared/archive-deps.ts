@@ -8,6 +8,7 @@ import { BUCKETS } from '../resources.ts';
 import type { ArchiveDeps } from '../ports/archive.ts';
 import { s3ObjectStore } from '../adapters/s3-objects.ts';
 import { fileCache } from '../adapters/file-cache.ts';
+import { fileListMemo } from '../core/archive/files.ts';
 import { duckDbEngine } from '../adapters/duckdb-engine.ts';
 import { systemClock } from '../ports/clock.ts';
 import { config, requireSetting } from './config.ts';
@@ -27,5 +28,6 @@ export const archiveDeps = once((): ArchiveDeps => {
     }),
     clock: systemClock,
     scratchDir: cfg.SCRATCH_DIR,
+    fileLists: fileListMemo(),
   };
 });

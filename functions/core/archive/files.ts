@@ -6,7 +6,7 @@
  * compaction the ingest deltas it merged (rows repeated across overlapping files collapse on the
  * dataset's unique key).
  */
-import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
+import type { ArchiveDeps, ArchiveFile, FileListMemo } from '../../ports/archive.ts';
 
 /** The slot a compacted file fills: its symbol and day, and its hour for the hour tier. */
 const slotOf = (file: ArchiveFile) => `${file.symbol ?? '*'}#${file.day}${file.tier === 'hour' ? `#${file.hour}` : ''}`;
@@ -59,3 +59,35 @@ export function oneRequestView(deps: ArchiveDeps): ArchiveDeps {
   };
 }
 
+
+/** A file as a reader sees it: its id and the ETag of its content (a rewritten object has another). */
+const fileKey = (file: ArchiveFile) => `${file.fileId}@${file.etag}`;
+
+/** Whether two lists hold the very same files, in any order. */
+export function sameFiles(a: readonly ArchiveFile[], b: readonly ArchiveFile[]): boolean {
+  return a.length === b.length && a.map(fileKey).sort().join() === b.map(fileKey).sort().join();
+}
+
+/**
+ * A container's memory of the last file list of up to `capacity` windows, least recently used
+ * forgotten first. A few hundred lists of a few dozen small items each: well under a megabyte.
+ */
+export function fileListMemo(capacity = 512): FileListMemo {
+  const lists = new Map<string, { files: readonly ArchiveFile[]; confirmed: boolean }>();
+  return {
+    get(key) {
+      const entry = lists.get(key);
+      if (entry) {
+        lists.delete(key);
+        lists.set(key, entry);
+      }
+      return entry;
+    },
+    set(key, files) {
+      const previous = lists.get(key);
+      lists.delete(key);
+      lists.set(key, { files, confirmed: previous !== undefined && sameFiles(previous.files, files) });
+      if (lists.size > capacity) lists.delete(lists.keys().next().value!);
+    },
+  };
+}

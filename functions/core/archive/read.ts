@@ -8,7 +8,7 @@ import { DATASETS, type Dataset, type DatasetDef } from '../../../schemas/datase
 import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { Row, SqlValue } from '../../ports/sql.ts';
-import { supersedes, visibleFiles } from './files.ts';
+import { sameFiles, supersedes, visibleFiles } from './files.ts';
 import { dayOf, daysBetween, unsettledFrom } from './layout.ts';
 import { whollyBeforeCoverage } from './coverage.ts';
 import { candlesFromTradesSql } from './sql.ts';
@@ -170,17 +170,38 @@ export interface MinuteCandleSource {
  * markets. Family-wide candle files from before the split are read for a symbol where it has no file
  * of its own for the slot.
  */
-export async function minuteCandleSource(
-  deps: ArchiveDeps, req: { family: Family; symbol?: string; from: number; to: number },
-): Promise<MinuteCandleSource | undefined> {
+export async function minuteCandleSource(deps: ArchiveDeps, req: MinuteCandleRequest): Promise<MinuteCandleSource | undefined> {
   if (req.from > req.to || whollyBeforeCoverage('candles_1m', req.family, req.to)) return undefined;
+  return candleSourceOf(deps, req, await candleListing(deps, req));
+}
+
+/**
+ * `use` run on the window's 1-minute candle source (minuteCandleSource), read ahead of the manifest
+ * (readAhead) when the window's files have not been changing: the lookup and the query overlap.
+ * `use` may run twice (on the remembered files, then on the answer's), so it only reads.
+ */
+export async function withMinuteCandles<T>(deps: ArchiveDeps, req: MinuteCandleRequest, use: (source: MinuteCandleSource | undefined) => Promise<T>): Promise<T> {
+  if (req.from > req.to || whollyBeforeCoverage('candles_1m', req.family, req.to)) return use(undefined);
+  return readAhead(deps, ['candles', req.family, req.symbol ?? '', req.from, req.to].join('|'),
+    () => candleListing(deps, req), async (files) => use(await candleSourceOf(deps, req, files)), sameListing);
+}
+
+type MinuteCandleRequest = { family: Family; symbol?: string; from: number; to: number };
+
+/** The files a window's 1-minute candles may come from: candle files, and the family's trade deltas. */
+async function candleListing(deps: ArchiveDeps, req: MinuteCandleRequest): Promise<ArchiveFile[]> {
   const fromDay = dayOf(req.from);
   const toDay = dayOf(req.to);
-  const { symbol } = req;
-  const [candleFiles, tradeDeltas] = await Promise.all([
-    compactedOf(deps, 'candles_1m', req.family, symbol, fromDay, toDay),
+  return (await Promise.all([
+    compactedOf(deps, 'candles_1m', req.family, req.symbol, fromDay, toDay),
     deps.manifest.deltaFiles('trades', req.family, fromDay, toDay),
-  ]);
+  ])).flat();
+}
+
+async function candleSourceOf(deps: ArchiveDeps, req: MinuteCandleRequest, listing: readonly ArchiveFile[]): Promise<MinuteCandleSource | undefined> {
+  const { symbol } = req;
+  const candleFiles = listing.filter((f) => f.dataset === 'candles_1m');
+  const tradeDeltas = listing.filter((f) => f.dataset === 'trades');
   const winners = visibleFiles(candleFiles, []);
   const own = winners.filter((f) => f.symbol !== undefined);
   // The trade deltas each visible candle file covers, for its symbol (a family-wide file: for all).
@@ -243,10 +264,8 @@ export async function minuteCandleSource(
 }
 
 /** The 1-minute candles of one symbol in [from, to], oldest first. */
-export async function readMinuteCandles(deps: ArchiveDeps, req: { family: Family; symbol: string; from: number; to: number }): Promise<Row[]> {
-  const source = await minuteCandleSource(deps, req);
-  if (!source) return [];
-  return deps.sql.query({ sql: `${source.sql} ORDER BY ts`, params: source.params });
+export function readMinuteCandles(deps: ArchiveDeps, req: { family: Family; symbol: string; from: number; to: number }): Promise<Row[]> {
+  return withMinuteCandles(deps, req, async (source) => source ? deps.sql.query({ sql: `${source.sql} ORDER BY ts`, params: source.params }) : []);
 }
 
 export interface JsonWindowRequest extends WindowRequest {
@@ -271,31 +290,81 @@ export interface JsonWindowResult {
 }
 
 /**
+ * Runs `read` on the manifest's answer to `lookup`, started ahead on the answer the container
+ * remembers for `key` (`deps.fileLists`) while the manifest is asked, so the lookup and the read
+ * overlap instead of adding up. The early result is kept only when `keeps` finds that the answer
+ * would give the same (reads are functions of the files they open, and a file's content never
+ * changes under its id and ETag); otherwise `read` runs again on the answer. A guess is started
+ * when `worthGuessing` says the remembered list is likely to hold (a list the last two lookups
+ * agreed on is); a failed guess (a remembered file since deleted, say) costs only time.
+ */
+async function readAhead<T>(
+  deps: ArchiveDeps, key: string, lookup: () => Promise<ArchiveFile[]>, read: (files: readonly ArchiveFile[]) => Promise<T>,
+  rules: { worthGuessing?: (files: readonly ArchiveFile[]) => boolean; keeps: (result: T, files: readonly ArchiveFile[], guessed: readonly ArchiveFile[]) => boolean },
+): Promise<T> {
+  const remembered = deps.fileLists?.get(key);
+  const guessing = remembered && (remembered.confirmed || rules.worthGuessing?.(remembered.files)) ? remembered.files : undefined;
+  const early = guessing && read(guessing).then((result) => ({ result }), () => undefined);
+  const files = await lookup();
+  deps.fileLists?.set(key, files);
+  const guessed = early && await early;
+  if (guessed && rules.keeps(guessed.result, files, guessing!)) return guessed.result;
+  return read(files);
+}
+
+/** A read that opens every file it is given keeps its early result when the answer lists the same files. */
+const sameListing = { keeps: (_result: unknown, files: readonly ArchiveFile[], guessed: readonly ArchiveFile[]) => sameFiles(files, guessed) };
+
+/**
  * Like readWindow, but DuckDB shapes each row into its JSON wire form and joins the page into one
  * string, so no row is ever turned into a JavaScript object. One row beyond `limit` is looked at
  * to tell whether the window goes on.
+ *
+ * Read ahead of the manifest (readAhead) also when the first group of files the page would read
+ * holds compacted files only (settled rows; the live tail's deltas change every second): a page
+ * is a function of the groups it read, in order, so it is kept when the answer shows the same files
+ * in each of them, and no group beyond them if it read to the end.
  */
 export async function readWindowJson(deps: ArchiveDeps, req: JsonWindowRequest): Promise<JsonWindowResult> {
-  const empty = { json: '', count: 0, more: false, filesRead: 0 };
-  if (req.limit <= 0 || req.from > req.to || whollyBeforeCoverage(req.dataset, req.family, req.to)) return empty;
+  if (req.limit <= 0 || req.from > req.to || whollyBeforeCoverage(req.dataset, req.family, req.to)) return { json: '', count: 0, more: false, filesRead: 0 };
+  const page = await readAhead(deps, ['window', req.dataset, req.family, req.symbol ?? '', req.from, req.to].join('|'),
+    () => filesFor(deps, req), (files) => pageOf(deps, req, pageGroups(req, files)), {
+      worthGuessing: (files) => pageGroups(req, files)[0]?.every((f) => f.kind === 'compacted') ?? false,
+      keeps: (early, files) => readSameGroups(early.groups, early.result.more, pageGroups(req, files)),
+    });
+  return page.result;
+}
+
+/** The groups of files a page reads, in reading order. */
+function pageGroups(req: JsonWindowRequest, files: readonly ArchiveFile[]): ArchiveFile[][] {
+  const after = req.after;
+  const groups = overlappingGroups(files.filter((f) => req.direction === 'desc'
+    ? f.minTs <= (after ? Math.min(req.to, Number(after[0])) : req.to)
+    : f.maxTs >= (after ? Math.max(req.from, Number(after[0])) : req.from)));
+  return req.direction === 'desc' ? groups.reverse() : groups;
+}
+
+/** Whether reading `groups` gives the page read from `read`: the same files in each group read, and no group beyond them unless the page stopped early. */
+function readSameGroups(read: readonly ArchiveFile[][], stoppedEarly: boolean, groups: readonly ArchiveFile[][]): boolean {
+  if (!stoppedEarly && groups.length !== read.length) return false;
+  return read.length <= groups.length && read.every((group, i) => sameFiles(group, groups[i]!));
+}
+
+/** A page read from the given groups, oldest first (newest first for `desc`), stopping once full; and the groups it read. */
+async function pageOf(deps: ArchiveDeps, req: JsonWindowRequest, groups: readonly ArchiveFile[][]): Promise<{ groups: ArchiveFile[][]; result: JsonWindowResult }> {
   const def = DATASETS[req.dataset];
   const order = orderColumns(req.dataset);
   const desc = req.direction === 'desc';
-  const after = req.after;
-  const files = (await filesFor(deps, req)).filter((f) => desc
-    ? f.minTs <= (after ? Math.min(req.to, Number(after[0])) : req.to)
-    : f.maxTs >= (after ? Math.max(req.from, Number(after[0])) : req.from));
-  const groups = overlappingGroups(files);
-  if (desc) groups.reverse();
-
   const parts: string[] = [];
   let count = 0;
   let last: (number | string)[] | undefined;
   let filesRead = 0;
+  const read: ArchiveFile[][] = [];
   const orderSql = order.map((c) => `"${c}"${desc ? ' DESC' : ''}`).join(', ');
   for (const group of groups) {
     const take = req.limit - count;
     if (take < 0) break;
+    read.push(group);
     const paths = await deps.files.paths(group);
     filesRead += group.length;
     const where = ['ts BETWEEN $w_from AND $w_to'];
@@ -304,7 +373,7 @@ export async function readWindowJson(deps: ArchiveDeps, req: JsonWindowRequest):
       where.push('symbol = $w_symbol');
       params.w_symbol = req.symbol;
     }
-    const position = last ?? after;
+    const position = last ?? req.after;
     if (position) {
       where.push(keysetSql(order, desc ? '<' : '>'));
       position.forEach((value, i) => { params[`w_after${i}`] = value; });
@@ -333,9 +402,9 @@ export async function readWindowJson(deps: ArchiveDeps, req: JsonWindowRequest):
       count += served;
       last = order.map((_, i) => result![`w_last${i}`] as number | string);
     }
-    if (fetched > take) return { json: parts.join(','), count, last, more: true, filesRead };
+    if (fetched > take) return { groups: read, result: { json: parts.join(','), count, last, more: true, filesRead } };
   }
-  return { json: parts.join(','), count, last, more: false, filesRead };
+  return { groups: read, result: { json: parts.join(','), count, last, more: false, filesRead } };
 }
 
 export type WindowSourceRequest = Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'> & { symbols?: readonly string[] };

@@ -7,7 +7,7 @@ import { AppError } from '../errors.ts';
 import { dexOf, isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { Row, SqlValue } from '../../ports/sql.ts';
-import { minuteCandleSource, readWindowJson, windowSource } from '../archive/read.ts';
+import { readWindowJson, windowSource, withMinuteCandles, type MinuteCandleSource } from '../archive/read.ts';
 import { coverageNotice } from '../archive/coverage.ts';
 import { outcomeSideOf, registryEntries } from './registry-views.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
@@ -161,11 +161,18 @@ export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: n
   return page({ json: parts.join(','), count, more, last }, fingerprint, window);
 }
 
+type BucketWindow = { from: number; before: number; limit: number };
+type BucketPage = Awaited<ReturnType<typeof bucketPage>>;
+
 /** Buckets in [buckets.from, buckets.before) rolled up from the 1-minute candles of one span of whole buckets. */
-async function spanPage(deps: ArchiveDeps, req: CandlesRequest, span: { from: number; to: number }, buckets: { from: number; before: number; limit: number }) {
+function spanPage(deps: ArchiveDeps, req: CandlesRequest, span: { from: number; to: number }, buckets: BucketWindow): Promise<BucketPage> {
+  return withMinuteCandles(deps, { family: req.family, symbol: req.symbol, ...span }, async (source) => source
+    ? rollUp(deps, req, source, buckets)
+    : { json: '', count: 0, more: false });
+}
+
+function rollUp(deps: ArchiveDeps, req: CandlesRequest, source: MinuteCandleSource, buckets: BucketWindow): Promise<BucketPage> {
   const width = CANDLE_INTERVALS[req.interval];
-  const source = await minuteCandleSource(deps, { family: req.family, symbol: req.symbol, ...span });
-  if (!source) return { json: '', count: 0, more: false };
   // Pieces of minutes (stored candles beside the live tail's) are rolled up into buckets in one
   // aggregation: open and close by each piece's first and last trade (arg_min and arg_max, which
   // need no sort, unlike first and last with ORDER BY).

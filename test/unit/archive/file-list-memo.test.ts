@@ -1,0 +1,46 @@
+/** The container's memory of window file lists (core/archive/files.ts): bounded, least recently used first out, and confirmed only by an equal list. */
+import { describe, expect, it } from 'vitest';
+import { fileListMemo, sameFiles } from '../../../functions/core/archive/files.ts';
+import type { ArchiveFile } from '../../../functions/ports/archive.ts';
+
+const file = (fileId: string, etag = 'e1'): ArchiveFile => ({
+  fileId, key: `archive/${fileId}`, dataset: 'trades', family: 'perpx', day: '2026-11-18', kind: 'compacted', symbols: ['BTC'],
+  rows: 1, bytes: 1, etag, minTs: 0, maxTs: 1, replaces: [], createdAt: 0,
+});
+
+describe('the file list memory', () => {
+  it('confirms a list only when the lookup before gave the same files, in any order', () => {
+    // Prepare
+    const memo = fileListMemo();
+    // Act and assess
+    memo.set('w', [file('a'), file('b')]);
+    expect(memo.get('w')?.confirmed).toBe(false);
+    memo.set('w', [file('b'), file('a')]);
+    expect(memo.get('w')?.confirmed).toBe(true);
+    memo.set('w', [file('b'), file('a', 'e2')]);
+    expect(memo.get('w')?.confirmed).toBe(false);
+    memo.set('w', [file('b')]);
+    expect(memo.get('w')).toMatchObject({ confirmed: false, files: [file('b')] });
+  });
+
+  it('forgets the least recently used list past its capacity', () => {
+    // Prepare
+    const memo = fileListMemo(2);
+    memo.set('a', [file('1')]);
+    memo.set('b', [file('2')]);
+    // Act: reading `a` makes `b` the oldest
+    memo.get('a');
+    memo.set('c', [file('3')]);
+    // Assess
+    expect(memo.get('b')).toBeUndefined();
+    expect(memo.get('a')?.files).toEqual([file('1')]);
+    expect(memo.get('c')?.files).toEqual([file('3')]);
+  });
+
+  it('tells lists apart by file id and ETag, not by order', () => {
+    expect(sameFiles([file('a'), file('b')], [file('b'), file('a')])).toBe(true);
+    expect(sameFiles([file('a'), file('a')], [file('a'), file('b')])).toBe(false);
+    expect(sameFiles([file('a')], [file('a', 'e2')])).toBe(false);
+    expect(sameFiles([], [])).toBe(true);
+  });
+});
