@@ -27,8 +27,8 @@ type Entry = ({ t: 'send' } & Sent) | { t: 'del'; id: string } | { t: 'purge'; q
  */
 const COMPACT_AFTER = 10_000;
 
-/** How long the journal keeps a client's idle connection open (see startSqsJournal). */
-const IDLE_SOCKET_MS = 10 * 60_000;
+/** How long the journal (and the other emulators' servers) keep a client's idle connection open (see startSqsJournal). */
+export const IDLE_SOCKET_MS = 10 * 60_000;
 
 /** A queue's name from its URL (the URL's port changes from one start to the next). */
 const queueName = (url: unknown) => String(url).split('/').pop() ?? '';

@@ -59,7 +59,6 @@ export function oneRequestView(deps: ArchiveDeps): ArchiveDeps {
   };
 }
 
-
 /** A file as a reader sees it: its id and the ETag of its content (a rewritten object has another). */
 const fileKey = (file: ArchiveFile) => `${file.fileId}@${file.etag}`;
 
@@ -69,11 +68,17 @@ export function sameFiles(a: readonly ArchiveFile[], b: readonly ArchiveFile[]):
 }
 
 /**
- * A container's memory of the last file list of up to `capacity` windows, least recently used
- * forgotten first. A few hundred lists of a few dozen small items each: well under a megabyte.
+ * A container's memory of the last file list of each window, up to `capacity` files in all (a list
+ * is small, a family-wide month can be thousands), the least recently used forgotten first; a list
+ * larger than the whole capacity is not kept. 20,000 items of about half a kilobyte: about 10 MB.
  */
-export function fileListMemo(capacity = 512): FileListMemo {
+export function fileListMemo(capacity = 20_000): FileListMemo {
   const lists = new Map<string, { files: readonly ArchiveFile[]; confirmed: boolean }>();
+  let held = 0;
+  const forget = (key: string) => {
+    held -= lists.get(key)?.files.length ?? 0;
+    lists.delete(key);
+  };
   return {
     get(key) {
       const entry = lists.get(key);
@@ -85,9 +90,11 @@ export function fileListMemo(capacity = 512): FileListMemo {
     },
     set(key, files) {
       const previous = lists.get(key);
-      lists.delete(key);
+      forget(key);
+      if (files.length > capacity) return;
       lists.set(key, { files, confirmed: previous !== undefined && sameFiles(previous.files, files) });
-      if (lists.size > capacity) lists.delete(lists.keys().next().value!);
+      held += files.length;
+      while (held > capacity) forget(lists.keys().next().value!);
     },
   };
 }

@@ -61,7 +61,8 @@ export async function ingestBatch(
   if (previous?.status === 'done') return { status: 'duplicate', batchId };
   if (previous?.status === 'rejected') return { status: 'rejected', batchId, reason: previous.reason };
 
-  const text = typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8');
+  // A view of the bytes, not a copy (a batch is up to a hundred megabytes).
+  const text = typeof bytes === 'string' ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   const parsed = parseBatch(format, text);
   if (!parsed.ok) {
     await deps.manifest.recordBatch(batchId, { status: 'rejected', reason: parsed.reason });

@@ -1,4 +1,4 @@
-/** The container's memory of window file lists (core/archive/files.ts): bounded, least recently used first out, and confirmed only by an equal list. */
+/** The container's memory of window file lists (core/archive/files.ts): bounded in files, least recently used first out, and confirmed only by an equal list. */
 import { describe, expect, it } from 'vitest';
 import { fileListMemo, sameFiles } from '../../../functions/core/archive/files.ts';
 import type { ArchiveFile } from '../../../functions/ports/archive.ts';
@@ -23,18 +23,22 @@ describe('the file list memory', () => {
     expect(memo.get('w')).toMatchObject({ confirmed: false, files: [file('b')] });
   });
 
-  it('forgets the least recently used list past its capacity', () => {
+  it('forgets the least recently used lists past its capacity in files, and keeps no list larger than it', () => {
     // Prepare
-    const memo = fileListMemo(2);
+    const memo = fileListMemo(3);
     memo.set('a', [file('1')]);
     memo.set('b', [file('2')]);
-    // Act: reading `a` makes `b` the oldest
-    memo.get('a');
     memo.set('c', [file('3')]);
+    // Act: reading `a` makes `b` the oldest; a list of two files needs two places
+    memo.get('a');
+    memo.set('d', [file('4'), file('5')]);
+    memo.set('e', [file('6'), file('7'), file('8'), file('9')]);
     // Assess
     expect(memo.get('b')).toBeUndefined();
+    expect(memo.get('c')).toBeUndefined();
     expect(memo.get('a')?.files).toEqual([file('1')]);
-    expect(memo.get('c')?.files).toEqual([file('3')]);
+    expect(memo.get('d')?.files).toEqual([file('4'), file('5')]);
+    expect(memo.get('e')).toBeUndefined();
   });
 
   it('tells lists apart by file id and ETag, not by order', () => {
