@@ -163,13 +163,16 @@ describe('liquidations', () => {
   });
 
   it('serves altx liquidations in the venue\'s own shape, with totals per bucket', async () => {
-    // Prepare
-    const rows = (await readWindow(archiveDeps(), { dataset: 'altx_liquidations', family: 'altx', from: window.start, to: window.end, limit: 100_000 })).rows;
+    // Prepare: liquidations come in bursts (two hours of the demo's altx may have none), so the
+    // window is the two hours up to the newest of the whole seeded archive.
+    const newest = (await readWindow(archiveDeps(), { dataset: 'altx_liquidations', family: 'altx', from: end - 12 * 3_600_000, to: end, limit: 1, direction: 'desc' })).rows[0]!;
+    const span = { start: Number(newest.ts) - 2 * 3_600_000, end: Number(newest.ts) };
+    const rows = (await readWindow(archiveDeps(), { dataset: 'altx_liquidations', family: 'altx', from: span.start, to: span.end, limit: 100_000 })).rows;
     const symbol = String(rows[0]!.symbol);
     const mine = rows.filter((r) => r.symbol === symbol);
     // Act
-    const all = await walk(`/v1/altx/liquidations/${symbol}`, { ...window, limit: 2 });
-    const hourly = await walk(`/v1/altx/liquidations/${symbol}/volume`, { ...window, interval: '1h' });
+    const all = await walk(`/v1/altx/liquidations/${symbol}`, { ...span, limit: 2 });
+    const hourly = await walk(`/v1/altx/liquidations/${symbol}/volume`, { ...span, interval: '1h' });
     // Assess
     expect(all.map((r) => r.trade_id)).toEqual(mine.map((r) => r.trade_id));
     expect(all[0]).toMatchObject({

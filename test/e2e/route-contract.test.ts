@@ -42,8 +42,10 @@ beforeAll(async () => {
   document = (await call(KEY, 'GET', '/v1/openapi.json')).body;
   for (const dataset of ['liquidations', 'altx_liquidations'] as const) {
     for (const family of familiesOf(dataset)) {
-      const row = await withRows(dataset, family);
-      if (row) liquidated[family] = { symbol: String(row.symbol), user: String(row.liquidated_user ?? '') };
+      // Liquidations come in bursts (two hours of the demo's altx may have none): the newest of the
+      // whole seeded archive, and a window of the hour up to it.
+      const row = (await readWindow(archiveDeps(), { dataset, family, from: window.end - 12 * 3_600_000, to: window.end, limit: 1, direction: 'desc' })).rows[0];
+      if (row) liquidated[family] = { symbol: String(row.symbol), user: String(row.liquidated_user ?? ''), window: { start: Number(row.ts) - 3_600_000, end: Number(row.ts) } };
     }
   }
   while ((await buildPositions(archiveDeps())).steps > 0);
@@ -112,7 +114,7 @@ interface Sample { params?: (route: RouteDef) => Record<string, string>; query?:
  * Markets (and a wallet) with rows in the window for the sparse datasets, per family that has them,
  * found in beforeAll: the demo market moves with the clock, so a fixed symbol may have none.
  */
-const liquidated: Partial<Record<Family, { symbol: string; user: string }>> = {};
+const liquidated: Partial<Record<Family, { symbol: string; user: string; window: { start: number; end: number } }>> = {};
 const triggered: Partial<Record<Family, string>> = {};
 /** Per positions family: an account holding positions at the latest snapshot and at the latest hour, with a change leg in the window, one of its markets, and that hour. */
 const holders: Partial<Record<Family, { account: string; symbol: string; hour: number }>> = {};
@@ -147,9 +149,9 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   prices: { query: { ...window, interval: '5m', limit: 5 } },
   summary: {},
   freshness: {},
-  liquidations: { params: (route) => ({ symbol: encodeURIComponent(liquidated[route.family!]!.symbol) }), query: { ...window, limit: 5 } },
-  userLiquidations: { params: (route) => ({ user: liquidated[route.family!]!.user }), query: { ...window, limit: 5 } },
-  liquidationVolume: { params: (route) => ({ symbol: encodeURIComponent(liquidated[route.family!]!.symbol) }), query: { ...window, interval: '15m', limit: 5 } },
+  liquidations: { params: (route) => ({ symbol: encodeURIComponent(liquidated[route.family!]!.symbol) }), query: (route) => ({ ...liquidated[route.family!]!.window, limit: 5 }) },
+  userLiquidations: { params: (route) => ({ user: liquidated[route.family!]!.user }), query: (route) => ({ ...liquidated[route.family!]!.window, limit: 5 }) },
+  liquidationVolume: { params: (route) => ({ symbol: encodeURIComponent(liquidated[route.family!]!.symbol) }), query: (route) => ({ ...liquidated[route.family!]!.window, interval: '15m', limit: 5 }) },
   breadthCurrent: {},
   orderbook: { query: { timestamp: window.end, depth: 5 } },
   orderbookHistory: { query: { ...window, limit: 3, depth: 5 } },
