@@ -3,8 +3,9 @@
  * on the file list the container remembers while the manifest is asked, and keeps that early
  * result only when the answer shows the same files. Here the remembered list goes stale in each
  * way the archive changes (a late delta beside a day file, a day file replaced by compaction, a
- * new delta in a candle window): every read still serves the rows the manifest's answer holds,
- * and the page queries counted show when the early read was kept and when it was read again.
+ * delta past a page read to its end, a new delta in a candle window, and a late delta past the
+ * groups a page that stopped early read): every read still serves the rows the manifest's answer
+ * holds, and the page queries counted show when the early read was kept and when it was read again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
