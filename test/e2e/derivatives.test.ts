@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { keyedGet, walkPages } from '../helpers/api.ts';
-import { readWindow } from '../../functions/core/archive/read.ts';
+import { newestRow, readWindow } from '../../functions/core/archive/read.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 
 const KEY = 'derivatives-test-key';
@@ -165,7 +165,7 @@ describe('liquidations', () => {
   it('serves altx liquidations in the venue\'s own shape, with totals per bucket', async () => {
     // Prepare: liquidations come in bursts (two hours of the demo's altx may have none), so the
     // window is the two hours up to the newest of the whole seeded archive.
-    const newest = (await readWindow(archiveDeps(), { dataset: 'altx_liquidations', family: 'altx', from: end - 12 * 3_600_000, to: end, limit: 1, direction: 'desc' })).rows[0]!;
+    const newest = (await newestRow(archiveDeps(), { dataset: 'altx_liquidations', family: 'altx', from: end - 12 * 3_600_000, to: end }))!;
     const span = { start: Number(newest.ts) - 2 * 3_600_000, end: Number(newest.ts) };
     const rows = (await readWindow(archiveDeps(), { dataset: 'altx_liquidations', family: 'altx', from: span.start, to: span.end, limit: 100_000 })).rows;
     const symbol = String(rows[0]!.symbol);

@@ -14,7 +14,7 @@ import { invoke } from '../../functions/local/invoke.ts';
 import { ROUTES, type RouteDef } from '../../functions/routes.ts';
 import type { Family } from '../../functions/core/venues.ts';
 import { familiesOf } from '../../schemas/datasets.ts';
-import { readWindow } from '../../functions/core/archive/read.ts';
+import { newestRow, readWindow } from '../../functions/core/archive/read.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { buildPositions } from '../../functions/core/positions/build.ts';
 import { POSITION_FAMILIES } from '../../functions/core/positions/engine.ts';
@@ -44,7 +44,7 @@ beforeAll(async () => {
     for (const family of familiesOf(dataset)) {
       // Liquidations come in bursts (two hours of the demo's altx may have none): the newest of the
       // whole seeded archive, and a window of the hour up to it.
-      const row = (await readWindow(archiveDeps(), { dataset, family, from: window.end - 12 * 3_600_000, to: window.end, limit: 1, direction: 'desc' })).rows[0];
+      const row = await newestRow(archiveDeps(), { dataset, family, from: window.end - 12 * 3_600_000, to: window.end });
       if (row) liquidated[family] = { symbol: String(row.symbol), user: String(row.liquidated_user ?? ''), window: { start: Number(row.ts) - 3_600_000, end: Number(row.ts) } };
     }
   }

@@ -49,16 +49,20 @@ class Program {
   constant(value: unknown): string {
     return `k[${this.constants.push(value) - 1}]`;
   }
-  /** A helper function of one argument `x` returning `body`; its name. */
-  helper(body: string): string {
+  /** A helper function of one argument `x` with these statements; its name. */
+  helper(statements: string): string {
     const name = `f${this.functions.length}`;
-    this.functions.push(`function ${name}(x) { return ${body}; }`);
+    this.functions.push(`function ${name}(x) {\n${statements}\n}`);
     return name;
+  }
+  /** A helper function of one argument `x` returning `expression`; its name. */
+  predicate(expression: string): string {
+    return this.helper(`return ${expression};`);
   }
 }
 
 function validation(program: Program, action: Node, x: string): string {
-  const requirement = program.constant(action.requirement);
+  const requirement = action.type === 'integer' ? '' : program.constant(action.requirement);
   switch (action.type) {
     case 'regex': return `${requirement}.test(${x})`;
     case 'integer': return `Number.isInteger(${x})`;
@@ -100,22 +104,21 @@ function expression(program: Program, schema: Node, x: string): string {
     case 'nullable': {
       if (base.default !== undefined) throw new Error(`record-check: a default on ${base.type} changes the record`);
       const empty = base.type === 'optional' ? 'undefined' : 'null';
-      checks.push(`${program.helper(`x === ${empty} || (${expression(program, base.wrapped!, 'x')})`)}(${x})`);
+      checks.push(`${program.predicate(`x === ${empty} || (${expression(program, base.wrapped!, 'x')})`)}(${x})`);
       break;
     }
     case 'union':
-      checks.push(`${program.helper((base.options as Node[]).map((option) => `(${expression(program, option, 'x')})`).join(' || '))}(${x})`);
+      checks.push(`${program.predicate((base.options as Node[]).map((option) => `(${expression(program, option, 'x')})`).join(' || '))}(${x})`);
       break;
     case 'array':
-      checks.push(`Array.isArray(${x}) && ${x}.every(${program.helper(expression(program, base.item!, 'x'))})`);
+      checks.push(`Array.isArray(${x}) && ${x}.every(${program.predicate(expression(program, base.item!, 'x'))})`);
       break;
     case 'tuple': // valibot's tuple ignores items past its own
-      checks.push(`${program.helper(['Array.isArray(x)', ...base.items!.map((item, i) => `${program.helper(expression(program, item, 'x'))}(x[${i}])`)].join(' && '))}(${x})`);
+      checks.push(`${program.predicate(['Array.isArray(x)', ...base.items!.map((item, i) => `${program.predicate(expression(program, item, 'x'))}(x[${i}])`)].join(' && '))}(${x})`);
       break;
     case 'strict_object': {
-      const body = entriesStatements(program, base.entries!, 'x', () => 'return false;');
-      program.functions.push(`function f${program.functions.length}(x) { if (!x || typeof x !== 'object') return false;\n${body}\nreturn true; }`);
-      checks.push(`f${program.functions.length - 1}(${x})`);
+      const entries = entriesStatements(program, base.entries!, 'x', () => 'return false;');
+      checks.push(`${program.helper(`if (!x || typeof x !== 'object') return false;\n${entries}\nreturn true;`)}(${x})`);
       break;
     }
     default:

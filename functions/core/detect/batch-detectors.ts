@@ -15,6 +15,7 @@ import { FAMILY_PREFIX } from '../venues.ts';
 import type { Family } from '../venues.ts';
 import { groupBy } from './group.ts';
 import type { Candidate } from './candidate.ts';
+import { roundAsSql } from './rounding.ts';
 
 /** Involuntary engine cancels (order statuses); submission-time rejects never reach the order book. */
 export const ENGINE_CANCELS: ReadonlySet<string> = new Set([
@@ -27,15 +28,8 @@ export function tradesUrl(family: Family, symbol: string, ts: number): string {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-/**
- * Rounds as DuckDB's `round(x, digits)` does (half away from zero, on x times 10^digits), so a
- * notional these detectors send and the one the hourly rollups bucket (archive/sql.ts) are the same
- * number: `toFixed` rounds the binary value, and 0.1 x 13.35 went out as 1.33 here and 1.34 there.
- */
-const round = (n: number, digits = 6) => {
-  const scale = 10 ** digits;
-  return (Math.sign(n) * Math.round(Math.abs(n) * scale)) / scale;
-};
+/** As SQL rounds: a notional sent here and the one the hourly rollups bucket are the same number. */
+const round = (n: number, digits = 6) => roundAsSql(n, digits);
 /** A group's fills in trade id order: sums of floating-point products depend on their order, and the rollups sum in this one. */
 const byTradeId = <T extends { trade_id: number }>(fills: readonly T[]) => [...fills].sort((a, b) => a.trade_id - b.trade_id);
 
