@@ -117,10 +117,12 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     const feed = await startDemoFeedProcess({ ...options.demo, dataDir: options.dataDir });
     // With schedules on, the seeded span gets the breadth history the minute job would have written
     // over it (the job itself only ever writes the minute that just closed): part of the seed, so
-    // breadth answers from the first minute the seed is done.
+    // breadth answers from the first minute the seed is done. It reaches to the minute the seed
+    // ends: the minutes the job wrote while the seed was not yet ingested are written again.
     const seeded = !scheduler ? feed.seeded : feed.seeded.then(async (span) => {
-      if (span.to - span.from >= 2 * 60_000) {
-        await invoke('breadth', { backfill: { from: span.from, to: span.to - 60_000 } })
+      const to = Math.max(span.to, Math.floor(Date.now() / 60_000) * 60_000) - 60_000;
+      if (to - span.from >= 60_000) {
+        await invoke('breadth', { backfill: { from: span.from, to } })
           .catch((error: unknown) => console.error('[demo] breadth history of the seeded span failed:', error));
       }
       return span;
