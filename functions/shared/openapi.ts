@@ -131,7 +131,7 @@ export function buildOpenApiDocument(options: { baseUrl?: string; routes?: reado
       version: CONTRACT_VERSION,
       'x-service-version': SERVICE_VERSION,
       description: 'Replayable historical and near-live market data over several venue families, with signed webhooks.',
-      license: { name: 'Proprietary', url: 'https://example.com/license' },
+      license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       contact: { name: 'Market-Data Archive API' },
     },
     servers: [{ url: '{base_url}', variables: { base_url: { default: options.baseUrl ?? 'http://127.0.0.1:3000' } } }],
