@@ -10,7 +10,7 @@
  * refusal with its line and field; exits 1 when any file was refused or did not finish. A file
  * already ingested (the batch id is the hash of its content) is not sent again.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -41,6 +41,15 @@ if (values.format !== undefined && !(BATCH_FORMATS as readonly string[]).include
   process.exit(2);
 }
 const timeoutMs = Number(values.timeout) * 1000;
+if (!(timeoutMs > 0)) {
+  console.error('--timeout must be a number of seconds');
+  process.exit(2);
+}
+const missing = positionals.filter((path) => !existsSync(path));
+if (missing.length > 0) {
+  console.error(`not found: ${missing.join(', ')}`);
+  process.exit(2);
+}
 
 let bucket: string;
 if (values.bucket) {
@@ -51,7 +60,12 @@ if (values.bucket) {
   }
   bucket = match[1]!;
 } else {
-  attachToRunningCloud(localSettings().LOCAL_DATA_DIR);
+  try {
+    attachToRunningCloud(localSettings().LOCAL_DATA_DIR);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(2);
+  }
   bucket = requireSetting(config(), BUCKETS.archive.envVar);
 }
 
