@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalCloud } from '../functions/local/cloud.ts';
+import { BACKGROUND_NICENESS } from '../functions/local/sandbox.ts';
 import type { SeedProgress } from '../functions/local/demo-feed.ts';
 import { figure, percentile } from './stats.ts';
 
@@ -19,7 +20,7 @@ export async function benchFirstStart(options: { days: number }): Promise<void> 
   const startedAt = performance.now();
   let latest: SeedProgress | undefined;
   const cloud = await startLocalCloud({
-    port: 0, dataDir, apiKeys: [{ key: KEY, plan: 'pro' }], schedules: true, logLevel: 'ERROR',
+    port: 0, dataDir, apiKeys: [{ key: KEY, plan: 'pro' }], schedules: true, logLevel: 'ERROR', niceness: BACKGROUND_NICENESS,
     demo: { days: options.days, seed: 42, intensity: 0.3, l2IntervalMs: 120_000, orderLevelHours: 6, live: false, onProgress: (p) => { latest = p; } },
   });
   const answeringAt = performance.now();

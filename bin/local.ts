@@ -1,6 +1,7 @@
 /** `npm start`: the local cloud on http://127.0.0.1:$PORT with no AWS account. */
 import { startLocalCloud } from '../functions/local/cloud.ts';
 import { localSettings } from '../functions/local/settings.ts';
+import { BACKGROUND_NICENESS } from '../functions/local/sandbox.ts';
 import { ConfigError } from '../functions/shared/config.ts';
 import { plural, progressBar } from './progress.ts';
 import type { SeedProgress } from '../functions/local/demo-feed.ts';
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
     dataDir: settings.LOCAL_DATA_DIR,
     apiKeys: settings.LOCAL_API_KEYS.map((k) => ({ ...k, monthlyCredits: settings.LOCAL_MONTHLY_CREDITS })),
     logLevel: settings.LOG_LEVEL,
+    // A user's calls come before the seed and the background functions.
+    niceness: BACKGROUND_NICENESS,
     demo: settings.DEMO_DAYS > 0 ? { days: settings.DEMO_DAYS, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000, orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS, onProgress: seedProgress(`Seeding ${plural(settings.DEMO_DAYS, 'day')} of the demo market`) } : undefined,
   });
   const width = Math.max(...settings.LOCAL_API_KEYS.map((k) => k.key.length));

@@ -45,6 +45,13 @@ export interface LocalCloudOptions {
    * that count each function's requests in this process turn it off).
    */
   sandbox?: boolean;
+  /**
+   * How far below this process the sandbox and the demo feed run (default 0, the same priority).
+   * `npm start` sets BACKGROUND_NICENESS, so a user's calls come first while it seeds; a test
+   * run's clouds keep 0, where a seed starved by other files at the normal priority held up every
+   * file waiting for the run's demo archive.
+   */
+  niceness?: number;
 }
 
 export interface LocalCloud {
@@ -80,7 +87,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   let sandbox: Sandbox | undefined;
   let stopInvokingElsewhere = () => {};
   if (options.sandbox !== false) {
-    sandbox = startSandbox(options.dataDir);
+    sandbox = startSandbox(options.dataDir, options.niceness ?? 0);
     stopInvokingElsewhere = invokeElsewhere(sandbox);
   }
 
@@ -114,7 +121,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
 
   let demo: DemoFeed | undefined;
   if (options.demo) {
-    const feed = await startDemoFeedProcess({ ...options.demo, dataDir: options.dataDir });
+    const feed = await startDemoFeedProcess({ ...options.demo, dataDir: options.dataDir, niceness: options.niceness ?? 0 });
     // With schedules on, the seeded span gets the breadth history the minute job would have written
     // over it (the job itself only ever writes the minute that just closed): part of the seed, so
     // breadth answers from the first minute the seed is done. It reaches to the minute the seed

@@ -216,13 +216,13 @@ export type DemoFeedMessage =
   | { seeded: { from: number; to: number } } | { failed: string };
 
 /**
- * Starts the feed in a process of its own at a lower priority (lowerPriority), resolving once it
+ * Starts the feed in a process of its own, `niceness` below this one's, resolving once it
  * has told the market's wallets and symbols. `onProgress` hears the seeding's progress.
  */
-export async function startDemoFeedProcess(options: DemoProcessOptions & Pick<DemoFeedOptions, 'onProgress'>): Promise<DemoFeed> {
-  const { onProgress, ...start } = options;
+export async function startDemoFeedProcess(options: DemoProcessOptions & Pick<DemoFeedOptions, 'onProgress'> & { niceness: number }): Promise<DemoFeed> {
+  const { onProgress, niceness, ...start } = options;
   const child = fork(fileURLToPath(new URL('./demo-feed-process.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], serialization: 'advanced', stdio: 'inherit' });
-  lowerPriority(child);
+  lowerPriority(child, niceness);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let wallets: DemoMarketView['wallets'] | undefined;
   let symbols: ReturnType<DemoMarket['symbols']> | undefined;

@@ -17,7 +17,7 @@ export const BACKGROUND_FUNCTIONS: readonly FunctionName[] = [
   'ingest', 'compact', 'breadth', 'detect', 'positions-build', 'data-quality', 'export-partition', 'replay-partition',
 ];
 
-/** Niceness of the sandbox (and the demo seeder): the gateway's process always comes first. */
+/** Niceness of the sandbox and the demo feed under `npm start`: the gateway's process comes first. */
 export const BACKGROUND_NICENESS = 10;
 
 /** A message from the parent: run `name` on `event` and answer with the same `id`. */
@@ -33,15 +33,18 @@ export interface Sandbox {
 
 const CHILD = fileURLToPath(new URL('./sandbox-child.ts', import.meta.url));
 
-/** Lowers a child's priority; where the system refuses (it never should for a raise in niceness), it runs at the parent's. */
-export function lowerPriority(child: ChildProcess): void {
+/**
+ * Lowers a child's priority by `niceness` (0: the parent's); where the system refuses (it never
+ * should for a raise in niceness), it runs at the parent's.
+ */
+export function lowerPriority(child: ChildProcess, niceness: number): void {
   try {
-    if (child.pid !== undefined) setPriority(child.pid, BACKGROUND_NICENESS);
+    if (child.pid !== undefined && niceness > 0) setPriority(child.pid, niceness);
   } catch { /* the same priority as the gateway: slower answers while seeding, nothing wrong */ }
 }
 
 /** Starts the sandbox for `dataDir`'s local cloud; the environment (endpoints, names) is the parent's at this call. */
-export function startSandbox(dataDir: string, functions: readonly FunctionName[] = BACKGROUND_FUNCTIONS): Sandbox {
+export function startSandbox(dataDir: string, niceness: number, functions: readonly FunctionName[] = BACKGROUND_FUNCTIONS): Sandbox {
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 0;
   let child: ChildProcess | undefined;
@@ -60,7 +63,7 @@ export function startSandbox(dataDir: string, functions: readonly FunctionName[]
       serialization: 'advanced',
       stdio: 'inherit',
     });
-    lowerPriority(started);
+    lowerPriority(started, niceness);
     started.on('message', (answer: SandboxAnswer) => {
       const waiter = pending.get(answer.id);
       if (!waiter) return;

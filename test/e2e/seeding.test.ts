@@ -1,6 +1,6 @@
 /**
  * A first `npm start` answers while it seeds: the simulation and the ingest of its batches run in
- * processes of their own at a lower priority. Judged by order, not by time: every request sent
+ * processes of their own at `npm start`'s lower priority. Judged by order, not by time: every request sent
  * while the seed runs is answered before the simulation moves on by more than a few simulated
  * minutes (seeding in the gateway's process, a request waited for a whole batch: 180 of them),
  * and the routes that need the seed's derived data answer as soon as it is done.
@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSeedingDemoCloud } from '../helpers/local-cloud.ts';
 import type { SeedProgress } from '../../functions/local/demo-feed.ts';
+import { BACKGROUND_NICENESS } from '../../functions/local/sandbox.ts';
 
 const KEY = 'seeding-key';
 const MIN = 60_000;
@@ -22,7 +23,7 @@ beforeAll(async () => {
   // One or two hours (from the hour before), schedules on (the breadth history is part of the seed only with them), no
   // order-level history, nothing live after the seed.
   cloud = await startSeedingDemoCloud({
-    key: KEY, hours: 1, seed: 11, intensity: 0.3, l2IntervalMs: 300_000, orderLevelHours: 0, schedules: true, live: false,
+    key: KEY, hours: 1, seed: 11, intensity: 0.3, l2IntervalMs: 300_000, orderLevelHours: 0, schedules: true, live: false, niceness: BACKGROUND_NICENESS,
     onProgress: (progress) => { latest = progress; seen.push(progress); },
   });
 });

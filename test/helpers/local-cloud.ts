@@ -88,9 +88,12 @@ export async function startFreshDemoCloud(options: DemoProfile & { key: string; 
   return cloud;
 }
 
-/** `startFreshDemoCloud`, resolving as soon as the cloud answers, while the seed has only begun (`onProgress` hears it). */
-export function startSeedingDemoCloud(options: DemoProfile & { key: string; schedules?: boolean; live?: boolean; onProgress?: (progress: SeedProgress) => void }): Promise<TestCloud> {
-  return startInTempDir({ apiKeys: [{ key: options.key, plan: 'pro' }], schedules: options.schedules ?? false, demo: { ...demoOptions(options), live: options.live, onProgress: options.onProgress } });
+/**
+ * `startFreshDemoCloud`, resolving as soon as the cloud answers, while the seed has only begun
+ * (`onProgress` hears it); `niceness` as `npm start` sets it, or 0.
+ */
+export function startSeedingDemoCloud(options: DemoProfile & { key: string; schedules?: boolean; live?: boolean; niceness?: number; onProgress?: (progress: SeedProgress) => void }): Promise<TestCloud> {
+  return startInTempDir({ apiKeys: [{ key: options.key, plan: 'pro' }], schedules: options.schedules ?? false, niceness: options.niceness, demo: { ...demoOptions(options), live: options.live, onProgress: options.onProgress } });
 }
 
 /**
