@@ -1,7 +1,7 @@
 /**
  * `npm run ingest -- <file|dir>... [--format F] [--bucket s3://name] [--timeout seconds]`: brings
  * real venue files into the archive through the ingest path itself. Each file (directories are
- * walked; `.gz` is read, `.lz4` is not: no LZ4 binding is installed) gets its format from
+ * walked; `.lz4` frames and `.gz` are decompressed here, and land gzipped) gets its format from
  * `--format`, else from its path (the venue archive's directory names), else from its first
  * line; it is checked with the parser ingest runs (a refused file is not uploaded), put under
  * `landing/<format>/<day>/` in the running local cloud's archive bucket (or, with `--bucket`, a
@@ -14,6 +14,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { decompressFrameSync } from 'lz4-napi';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { attachToRunningCloud } from '../functions/local/cloud.ts';
@@ -80,12 +81,17 @@ const GZIP = [0x1f, 0x8b];
 const LZ4_FRAME = [0x04, 0x22, 0x4d, 0x18];
 const startsWith = (bytes: Uint8Array, magic: number[]) => magic.every((byte, i) => bytes[i] === byte);
 
-/** The file's text, decompressed; or why it cannot be read. */
+/** The file's text, decompressed (LZ4 frames, as the venue's archive writes them, or gzip); or why it cannot be read. */
 function textOf(file: string): Buffer | { error: string } {
   const bytes = readFileSync(file);
-  if (file.endsWith('.lz4') || startsWith(bytes, LZ4_FRAME)) return { error: 'LZ4 files are not read yet (no LZ4 binding is installed): decompress it (lz4 -d) first' };
-  if (file.endsWith('.gz') || startsWith(bytes, GZIP)) return gunzipSync(bytes);
-  return bytes;
+  const lz4 = file.endsWith('.lz4') || startsWith(bytes, LZ4_FRAME);
+  const gzip = !lz4 && (file.endsWith('.gz') || startsWith(bytes, GZIP));
+  try {
+    return lz4 ? decompressFrameSync(bytes) : gzip ? gunzipSync(bytes) : bytes;
+  } catch (error) {
+    // A truncated or corrupt frame: refused whole, before anything is uploaded.
+    return { error: `not a whole ${lz4 ? 'LZ4 frame' : 'gzip stream'} (${error instanceof Error ? error.message : String(error)})` };
+  }
 }
 
 /** The key's name part: the file's path under what was given, readable and unique by its batch id. */

@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { compressFrameSync } from 'lz4-napi';
 import { KEYS, startTestCloud } from '../helpers/local-cloud.ts';
 import { walkPages } from '../helpers/api.ts';
 import { derivedTradeId, type NodeTrade } from '../../functions/core/archive/node-trades.ts';
@@ -73,8 +74,8 @@ describe('npm run ingest', () => {
     write('node_fills/hourly/20260101/0.gz', gzipSync(jsonl([...sides(2, '101'), sides(3, '102')[1], sides(3, '102')[0]])));
     const [taker4, maker4] = sides(4, '103');
     write('node_fills_streaming/hourly/20260101/0', jsonl([block(1, sides(1, '100')), block(4, [maker4]), block(4, [taker4])]));
-    // node_trades lists the first trade twice, as some of the archive's hours do.
-    write('node_trades/hourly/20260101/0', jsonl([nodeTrade(1, '150'), nodeTrade(2, '151'), nodeTrade(1, '150')]));
+    // node_trades lists the first trade twice, as some of the archive's hours do; an LZ4 frame, as the venue's bucket serves it.
+    write('node_trades/hourly/20260101/0.lz4', compressFrameSync(Buffer.from(jsonl([nodeTrade(1, '150'), nodeTrade(2, '151'), nodeTrade(1, '150')]))));
 
     // Act
     const first = await ingest(dir);
@@ -85,7 +86,7 @@ describe('npm run ingest', () => {
     expect(first.stdout).toContain('node_fills_by_block/hourly/20260101/0: node_fills_by_block: trades 2');
     expect(first.stdout).toContain('node_fills/hourly/20260101/0.gz: node_fills: trades 2');
     expect(first.stdout).toContain('node_fills_streaming/hourly/20260101/0: node_fills_streaming: trades 2');
-    expect(first.stdout).toContain('node_trades/hourly/20260101/0: node_trades: trades 2');
+    expect(first.stdout).toContain('node_trades/hourly/20260101/0.lz4: node_trades: trades 2');
     expect(again.code, again.stdout).toBe(0);
     expect(again.stdout.match(/already ingested/g)).toHaveLength(4);
 
@@ -101,15 +102,18 @@ describe('npm run ingest', () => {
     expect(sol[0]).toMatchObject({ side: 'A', price: '150', size: '3', timestamp: new Date(T0 + 1).toISOString(), user_address: seller, maker_address: buyer, order_id: 11 });
   });
 
-  it('refuses a broken file naming its line and field, and exits 1', async () => {
+  it('refuses a broken file naming its line and field, and a truncated LZ4 frame, and exits 1', async () => {
     const broken = join(dir, 'broken');
     mkdirSync(broken);
     const [taker, maker] = sides(9, '1');
     writeFileSync(join(broken, 'fills.jsonl'), jsonl([taker, [maker[0], { ...maker[1], px: 'abc' }]]));
+    const frame = compressFrameSync(Buffer.from(jsonl([taker, maker])));
+    writeFileSync(join(broken, 'cut.lz4'), frame.subarray(0, frame.length - 8));
 
     const result = await ingest(broken, '--format', 'node_fills');
 
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('fills.jsonl: refused: batch refused (node_fills): line 2: 1.px must be a decimal string');
+    expect(result.stdout).toMatch(/cut\.lz4: refused: not a whole LZ4 frame/);
   });
 });
