@@ -1,12 +1,12 @@
 /**
  * Builds the CDK app. `bin/app.ts` synthesizes it for deployment; the local cloud builds it with
- * bundling off and reads the service stack's template (its state machine definition) to run locally.
+ * bundling off and reads the service stacks' templates (their state machine definitions) to run locally.
  */
 import { readFileSync } from 'node:fs';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { applyNagSuppressions } from './nag-suppressions.ts';
-import { ServiceStack } from './service-stack.ts';
+import { ServiceStacks } from './service-stacks.ts';
 import { StatefulStack } from './stateful-stack.ts';
 
 /**
@@ -32,7 +32,7 @@ export interface BuildAppOptions {
   readonly cloudFormationValidation?: boolean;
 }
 
-export function buildApp(opts: BuildAppOptions = { bundling: true }): { app: App; stateful: StatefulStack; service: ServiceStack } {
+export function buildApp(opts: BuildAppOptions = { bundling: true }): { app: App; stateful: StatefulStack; service: ServiceStacks } {
   const app = new App({
     builtinCloudFormationValidation: opts.cloudFormationValidation ?? true,
     context: {
@@ -52,10 +52,7 @@ export function buildApp(opts: BuildAppOptions = { bundling: true }): { app: App
   const stateful = new StatefulStack(app, 'MarketArchiveStateful', {
     description: 'Market archive data: S3 archive, DynamoDB tables, SQS queues',
   });
-  const service = new ServiceStack(app, 'MarketArchiveService', {
-    description: 'Market archive service: Lambda functions, REST API, state machines, schedules',
-    stateful,
-  });
+  const service = new ServiceStacks(app, { stateful });
   // Acknowledged whether or not nag runs, so the templates are the same either way.
   applyNagSuppressions(stateful, service);
   if (opts.nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

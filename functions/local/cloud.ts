@@ -36,7 +36,7 @@ export interface LocalCloudOptions {
   /** Run the SQS event sources. */
   pollers?: boolean;
   logLevel?: string;
-  /** The service stack's synthesized template, when the caller has it already (tests share one); else the data directory's, made again when the sources change. */
+  /** The service stacks' synthesized template, when the caller has it already (tests share one); else the data directory's, made again when the sources change. */
   template?: ServiceTemplate;
   /** Seed and run the demo market (off in tests unless they ask). */
   demo?: Omit<DemoFeedOptions, 's3' | 'bucket' | 'manifest' | 'dataDir'>;

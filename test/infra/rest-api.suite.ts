@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { NestedStack } from 'aws-cdk-lib';
+import { NestedStack, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { PLANS, type PlanName } from '../../functions/core/plans.ts';
 import { API_VERSION, GATEWAY_RESPONSES, ROUTES, UNSUPPORTED_PATHS, resourceMatcher, routeGroups, type GatewayResponseType } from '../../functions/routes.ts';
@@ -7,7 +7,7 @@ import { TABLES } from '../../functions/resources.ts';
 import { pascalCase } from '../../lib/typed-records.ts';
 import { logicalId, synthesize } from './synth.ts';
 
-const { service, serviceTemplate: template } = synthesize();
+const { service, serviceTemplate: template, statefulTemplate } = synthesize();
 const api = service.api.api;
 const planNames = Object.keys(PLANS) as PlanName[];
 const routedPaths = [...new Set(ROUTES.map((r) => r.path))];
@@ -85,7 +85,7 @@ describe('REST API: shape', () => {
 describe('REST API: stack limits', () => {
   it('spreads methods over one nested stack per route group (their sizes: quotas.suite.ts)', () => {
     // Prepare / Act
-    const nested = service.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c));
+    const nested = Stack.of(service.api).node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c));
     // Assess
     expect(nested.map((stack) => stack.node.id).sort()).toEqual(routeGroups().map((g) => `methods-${g}`).sort());
     for (const stack of nested) expect(Object.keys(Template.fromStack(stack).toJSON().Resources).length, stack.node.id).toBeGreaterThan(0);
@@ -199,8 +199,8 @@ describe('REST API: plans and outputs', () => {
   });
 
   it('exports the API URL, each usage plan id and each table name for the keys CLI', () => {
-    // Prepare
-    const keys = Object.keys(template.findOutputs('*'));
+    // Prepare: the table names are the stateful stack's outputs.
+    const keys = [...Object.keys(template.findOutputs('*')), ...Object.keys(statefulTemplate.findOutputs('*'))];
 
     // Act
     const expected = [

@@ -14,7 +14,7 @@ function build(cloudFormationValidation: boolean) {
   return {
     ...built,
     statefulTemplate: Template.fromStack(built.stateful),
-    serviceTemplate: withNestedStacks(built.service),
+    serviceTemplate: merged(built.service.stacks.map(withNestedStacks)),
   };
 }
 
@@ -35,6 +35,22 @@ export function synthesize({ cloudFormationValidation = true }: { cloudFormation
 }
 
 type Json = unknown;
+type TemplateJson = { Resources: Record<string, Json>; Outputs?: Record<string, Json> };
+
+/** The service stacks' templates as one: their resources and outputs (logical ids are unique across them). */
+function merged(templates: Template[]): Template {
+  const all: TemplateJson = { Resources: {}, Outputs: {} };
+  for (const template of templates) {
+    const json = template.toJSON() as TemplateJson;
+    for (const part of ['Resources', 'Outputs'] as const) {
+      for (const [id, value] of Object.entries(json[part] ?? {})) {
+        if (id in all[part]!) throw new Error(`${id} is in two service stacks`);
+        all[part]![id] = value;
+      }
+    }
+  }
+  return Template.fromJSON(all);
+}
 
 /**
  * A stack's template with its nested stacks' resources merged in, each reference to a nested
