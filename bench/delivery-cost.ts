@@ -76,7 +76,7 @@ export async function benchDeliveryCost(options: { deliveries?: number; endpoint
   const restoreEnv = setEnv({ WEBHOOK_ALLOWED_TARGETS: '127.0.0.1', LOCAL_TIME_SCALE: String(TIME_SCALE) });
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-delivery-cost-'));
   const receiver = await startReceiver(() => 500);
-  const cloud = await startLocalCloud({ port: 0, dataDir, apiKeys: [{ key: KEY, plan: 'enterprise' }], schedules: false, logLevel: 'ERROR' });
+  const cloud = await startLocalCloud({ port: 0, dataDir, apiKeys: [{ key: KEY, plan: 'enterprise' }], schedules: false, logLevel: 'ERROR', sandbox: false });
   const stops: (() => void)[] = [];
   try {
     const call = async (path: string, body: unknown) => {

@@ -114,7 +114,7 @@ async function createRules(keys: readonly string[]): Promise<void> {
 async function throughput(batchCount: number): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-detection-'));
   const keys = Array.from({ length: ACCOUNTS }, (_, i) => `bench-detection-enterprise-${i}`);
-  const cloud = await startLocalCloud({ port: 0, dataDir, apiKeys: keys.map((key) => ({ key, plan: 'enterprise' as const })), schedules: false, pollers: false, logLevel: 'ERROR' });
+  const cloud = await startLocalCloud({ port: 0, dataDir, apiKeys: keys.map((key) => ({ key, plan: 'enterprise' as const })), schedules: false, pollers: false, logLevel: 'ERROR', sandbox: false });
   try {
     const setupMs = await timed(() => createRules(keys));
     // Exactly the ingest job's composition (functions/queues/ingest.ts).
@@ -194,7 +194,7 @@ async function latency(samples: number): Promise<void> {
   const key = 'bench-detection-pro';
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-detection-latency-'));
   const receiver = await startReceiver();
-  const cloud = await startLocalCloud({ port: 0, dataDir, apiKeys: [{ key, plan: 'pro' }], schedules: false, logLevel: 'ERROR' });
+  const cloud = await startLocalCloud({ port: 0, dataDir, apiKeys: [{ key, plan: 'pro' }], schedules: false, logLevel: 'ERROR', sandbox: false });
   const s3 = new S3Client({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: cloud.emulators.endpoints.s3, forcePathStyle: true });
   try {
     const caller: Caller = { id: localAccountId(key), plan: 'pro' };

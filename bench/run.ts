@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --soak-minutes N --soak-idle-minutes N --cost-deliveries N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,delivery-cost,detection,positions,export,quality,previews,soak]`:
+ * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --soak-minutes N --soak-idle-minutes N --cost-deliveries N --first-start-days N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,delivery-cost,detection,positions,export,quality,previews,first-start,soak]`:
  * prints speed and memory figures. Benchmarks print; tests never assert on time.
  */
 import { writeFileSync } from 'node:fs';
@@ -19,6 +19,7 @@ import { benchExport } from './export.ts';
 import { benchPreviews } from './previews.ts';
 import { benchSoak } from './soak.ts';
 import { benchQuality } from './quality.ts';
+import { benchFirstStart } from './first-start.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -27,7 +28,7 @@ process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
 const { values } = parseArgs({
   options: { hours: { type: 'string', default: '12' }, deliveries: { type: 'string', default: '2000' }, 'cost-deliveries': { type: 'string', default: '100' }, 'detection-batches': { type: 'string', default: '20' }, 'day-hours': { type: 'string', default: '24' },
     days: { type: 'string', default: '30' }, symbols: { type: 'string', default: '1' }, only: { type: 'string' },
-    'soak-minutes': { type: 'string', default: '10' }, 'soak-idle-minutes': { type: 'string', default: '2' } },
+    'soak-minutes': { type: 'string', default: '10' }, 'first-start-days': { type: 'string', default: '3' }, 'soak-idle-minutes': { type: 'string', default: '2' } },
 });
 const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   archive: () => benchArchive({ hours: Number(values.hours) }),
@@ -47,6 +48,8 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   export: benchExport,
   quality: benchQuality,
   previews: benchPreviews,
+  // A first `npm start` (3 days seeded by default, as `npm start`'s own): minutes of CPU.
+  'first-start': () => benchFirstStart({ days: Number(values['first-start-days']) }),
   // Last: a 10-minute load and a 2-minute idle on the whole local cloud (`--only soak --soak-minutes 2` for a short one).
   soak: () => benchSoak({ minutes: Number(values['soak-minutes']), idleMinutes: Number(values['soak-idle-minutes']) }),
 };

@@ -3,12 +3,13 @@ import { startLocalCloud } from '../functions/local/cloud.ts';
 import { localSettings } from '../functions/local/settings.ts';
 import { ConfigError } from '../functions/shared/config.ts';
 import { plural, progressBar } from './progress.ts';
+import type { SeedProgress } from '../functions/local/demo-feed.ts';
 
-/** The seed's progress: batches ingested of those the seed writes. */
+/** The seed's progress: batches ingested of those the seed writes, and where the simulation stands. */
 function seedProgress(label: string) {
   const bar = progressBar(label, 'batches');
-  return ({ written, total, ingested, records }: { written: number; total: number; ingested: number; records: number }) => {
-    bar.update(ingested, total, `${written} written, ${records.toLocaleString('en-US')} records`);
+  return ({ written, total, ingested, records, simulatedTo }: SeedProgress) => {
+    bar.update(ingested, total, `${written} written, ${records.toLocaleString('en-US')} records, simulated to ${new Date(simulatedTo).toISOString().slice(0, 16)}Z`);
     if (ingested === total) bar.stop();
   };
 }
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
   console.log(`  health     curl ${cloud.url}/health`);
   console.log(`  OpenAPI    ${cloud.url}/v1/openapi.json`);
   console.log(`  data       ${settings.LOCAL_DATA_DIR}`);
+  console.log(`  S3         ${cloud.emulators.endpoints.s3} (bucket ${cloud.emulators.names.buckets.archive}, credentials S3RVER/S3RVER)`);
   console.log('  API keys (header X-API-Key):');
   for (const { key, plan } of settings.LOCAL_API_KEYS) console.log(`    ${key.padEnd(width)}  ${plan}`);
   if (cloud.demo) {
@@ -40,7 +42,7 @@ async function main(): Promise<void> {
   }
   console.log('Press Ctrl-C to stop.\n');
   await cloud.demo?.seeded;
-  if (cloud.demo) console.log('Demo market seeded; live batches every second.');
+  if (cloud.demo) console.log(`Demo market seeded with its breadth history in ${((Date.now() - started) / 1000).toFixed(0)} s; live batches every second.`);
 
   let stopping = false;
   const stop = async (signal: string) => {

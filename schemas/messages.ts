@@ -5,7 +5,10 @@
 import * as v from 'valibot';
 
 /** Raw batch formats: the second segment of a `landing/` key, parsed by core/archive/parse.ts. */
-export const BATCH_FORMATS = ['normalized', 'node_fills_by_block', 'node_raw_book_diffs_by_block', 'node_order_statuses_by_block'] as const;
+export const BATCH_FORMATS = [
+  'normalized', 'node_fills_by_block', 'node_raw_book_diffs_by_block', 'node_order_statuses_by_block',
+  'node_fills', 'node_fills_streaming', 'node_trades',
+] as const;
 export type BatchFormat = (typeof BATCH_FORMATS)[number];
 
 /** An explicit request to ingest a raw batch stored in the archive bucket. */

@@ -15,7 +15,7 @@ import { exportEnvironment } from './environment.ts';
 import { startGateway, type Gateway } from './gateway.ts';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { startEventSource, type Poller } from './poller.ts';
-import { invocationsSettled, invoke } from './invoke.ts';
+import { invocationsSettled, invoke, invokeElsewhere } from './invoke.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 import { localStateMachines, type LocalStateMachines } from './state-machines.ts';
 import { startStepFunctionsServer } from './step-functions-server.ts';
@@ -23,9 +23,8 @@ import { localAccountId, seedLocalAccounts, type LocalKey } from './accounts.ts'
 import { monthOf } from '../core/billing/credits.ts';
 import { clearCreditUse } from '../adapters/dynamodb-usage.ts';
 import { serviceTemplateCachedIn, type ServiceTemplate } from './template.ts';
-import { startDemoFeed, type DemoFeed, type DemoFeedOptions } from './demo-feed.ts';
-import { S3Client } from '@aws-sdk/client-s3';
-import { archiveDeps } from '../shared/archive-deps.ts';
+import { startDemoFeedProcess, type DemoFeed, type DemoFeedOptions, type DemoProcessOptions } from './demo-feed.ts';
+import { startSandbox, type Sandbox } from './sandbox.ts';
 
 export interface LocalCloudOptions {
   port: number;
@@ -38,8 +37,14 @@ export interface LocalCloudOptions {
   logLevel?: string;
   /** The service stacks' synthesized template, when the caller has it already (tests share one); else the data directory's, made again when the sources change. */
   template?: ServiceTemplate;
-  /** Seed and run the demo market (off in tests unless they ask). */
-  demo?: Omit<DemoFeedOptions, 's3' | 'bucket' | 'manifest' | 'dataDir'>;
+  /** Seed and run the demo market (off in tests unless they ask), in a process of its own. */
+  demo?: Omit<DemoProcessOptions, 'dataDir'> & Pick<DemoFeedOptions, 'onProgress'>;
+  /**
+   * Run the background functions (sandbox.ts) in a process of their own at a lower priority, as
+   * separate sandboxes in AWS (default true); off, every function runs in this process (benches
+   * that count each function's requests in this process turn it off).
+   */
+  sandbox?: boolean;
 }
 
 export interface LocalCloud {
@@ -72,6 +77,12 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   const gateway = await startGateway(options.port);
   const stepFunctions = await startStepFunctionsServer(stateMachines, (arn, error) => console.error(`[step functions] ${arn} failed:`, error));
   exportEnvironment(emulators, options.dataDir, options.logLevel ?? 'WARN', stepFunctions.endpoint);
+  let sandbox: Sandbox | undefined;
+  let stopInvokingElsewhere = () => {};
+  if (options.sandbox !== false) {
+    sandbox = startSandbox(options.dataDir);
+    stopInvokingElsewhere = invokeElsewhere(sandbox);
+  }
 
   const clientOptions = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const sqs = new SQSClient({ ...clientOptions, endpoint: emulators.endpoints.sqs, useQueueUrlAsEndpoint: false });
@@ -102,18 +113,22 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   }
 
   let demo: DemoFeed | undefined;
-  let s3: S3Client | undefined;
-  let breadthSeeded: Promise<void> | undefined;
   if (options.demo) {
-    s3 = new S3Client({ ...clientOptions, endpoint: emulators.endpoints.s3, forcePathStyle: true });
-    demo = startDemoFeed({ ...options.demo, s3, bucket: emulators.names.buckets.archive, manifest: archiveDeps().manifest, dataDir: options.dataDir });
+    const feed = await startDemoFeedProcess({ ...options.demo, dataDir: options.dataDir });
     // With schedules on, the seeded span gets the breadth history the minute job would have written
-    // over it (the job itself only ever writes the minute that just closed).
-    if (scheduler) {
-      breadthSeeded = demo.seeded.then(async ({ from, to }) => {
-        if (to - from >= 2 * 60_000) await invoke('breadth', { backfill: { from, to: to - 60_000 } });
-      }).catch((error: unknown) => console.error('[demo] breadth history of the seeded span failed:', error));
-    }
+    // over it (the job itself only ever writes the minute that just closed): part of the seed, so
+    // breadth answers from the first minute the seed is done. It reaches to the minute the seed
+    // ends: the minutes the job wrote while the seed was not yet ingested are written again.
+    const seeded = !scheduler ? feed.seeded : feed.seeded.then(async (span) => {
+      const to = Math.max(span.to, Math.floor(Date.now() / 60_000) * 60_000) - 60_000;
+      if (to - span.from >= 60_000) {
+        await invoke('breadth', { backfill: { from: span.from, to } })
+          .catch((error: unknown) => console.error('[demo] breadth history of the seeded span failed:', error));
+      }
+      return span;
+    });
+    seeded.catch(() => undefined);
+    demo = { ...feed, seeded };
   }
 
   // Lets CLI tools (npm run keys) find the running emulators.
@@ -130,13 +145,14 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     dynamo,
     async stop() {
       await demo?.stop();
-      await breadthSeeded;
-      s3?.destroy();
+      await demo?.seeded.catch(() => undefined);
       scheduler?.stop();
       await Promise.all(pollers.map((p) => p.stop()));
       await gateway.stop();
       await stepFunctions.stop();
       await invocationsSettled();
+      stopInvokingElsewhere();
+      await sandbox?.stop();
       sqs.destroy();
       dynamo.destroy();
       await emulators.stop();

@@ -5,8 +5,12 @@
  * function. Where it got to is kept in LOCAL_DATA_DIR/demo.json, and the simulation itself in
  * demo-market.bin (after each seeded batch, each minute live and at a stop), so a restart fills
  * the gap with the same market going on: books, positions and prices continue where they were.
+ * The local cloud runs it in a process of its own (demo-feed-process.ts): the simulation is CPU
+ * for minutes, and never on the gateway's event loop.
  */
+import { fork } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -16,8 +20,10 @@ import { landingKey } from '../core/archive/layout.ts';
 import { batchIdOf } from '../core/archive/ingest.ts';
 import type { ArchiveManifest } from '../ports/archive.ts';
 import type { NormalizedRecord } from '../../schemas/datasets.ts';
+import { lowerPriority } from './sandbox.ts';
 
-const HOUR = 3_600_000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 /** History is written in 3-hour batches: fewer, larger delta files than hourly ones for the same rows. */
 const SEED_BATCH_MS = 3 * HOUR;
 
@@ -37,8 +43,21 @@ export interface DemoFeedOptions {
   orderLevelHours?: number;
   /** Go on writing a batch a second once seeded (default true; tests that read a settled archive turn it off). */
   live?: boolean;
-  /** Called as seeding advances (batches written, batches in all, batches ingested). */
-  onProgress?: (progress: { written: number; total: number; ingested: number; records: number }) => void;
+  /** Called as seeding advances: at least once a simulated minute, and as batches are written and ingested. */
+  onProgress?: (progress: SeedProgress) => void;
+  /** Called when the listed symbols change (a new listing), live too. */
+  onSymbols?: (symbols: ReturnType<DemoMarket['symbols']>) => void;
+}
+
+export interface SeedProgress {
+  /** Batches written, of `total`, and ingested (the ingest function's manifest says done). */
+  written: number; total: number; ingested: number;
+  /** Records written so far. */
+  records: number;
+  /** Where the simulation's clock stands (epoch ms): it runs ahead of the batches written. */
+  simulatedTo: number;
+  /** Where the seeding ends (epoch ms). */
+  seedingTo: number;
 }
 
 /** What a saved simulation must have been made with to be resumed. */
@@ -48,8 +67,11 @@ interface FeedState { seed: number; through: number; shape?: FeedShape }
 /** Live, the simulation is saved at most this often (a restart silently replays the rest). */
 const LIVE_SNAPSHOT_EVERY_MS = 60_000;
 
+/** What a caller may see of the market: it runs where the feed runs. */
+export type DemoMarketView = Pick<DemoMarket, 'wallets' | 'symbols'>;
+
 export interface DemoFeed {
-  market: DemoMarket;
+  market: DemoMarketView;
   /** Resolves once every seeded hour has been ingested, with the span this start seeded ([from, to) in ms). */
   seeded: Promise<{ from: number; to: number }>;
   stop(): Promise<void>;
@@ -110,6 +132,16 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
     writeFileSync(statePath, JSON.stringify({ seed: options.seed, through, shape } satisfies FeedState));
   };
 
+  let listed = 0;
+  /** Tells the caller of a new listing (the first call tells the symbols at the start). */
+  const noticeListings = () => {
+    const symbols = market.symbols();
+    const count = Object.values(symbols).reduce((sum, list) => sum + list.length, 0);
+    if (count !== listed) options.onSymbols?.(symbols);
+    listed = count;
+  };
+  noticeListings();
+
   const confirmed = new Set<string>();
   const seeded = (async () => {
     const target = Math.floor(Date.now() / 1000) * 1000;
@@ -117,20 +149,33 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
     const pending: string[] = [];
     let records = 0;
     let ingested = 0;
-    for (let written = 0; through < target && running; written++) {
+    let written = 0;
+    const progress = (simulatedTo: number) => options.onProgress?.({ written, total, ingested, records, simulatedTo, seedingTo: target });
+    for (; through < target && running; written++) {
       const until = Math.min(through + SEED_BATCH_MS, target);
-      const batch = upstream.apply(seededPart(market.advance(until)), through, until);
+      // A minute at a time (the same records however `advance` is chunked), so a stop is heard
+      // within one and the caller sees the simulation move.
+      const simulated: NormalizedRecord[] = [];
+      for (let clock = through; clock < until && running;) {
+        clock = Math.min(clock + MINUTE, until);
+        for (const record of seededPart(market.advance(clock))) simulated.push(record);
+        progress(clock);
+        await new Promise((r) => setImmediate(r));
+      }
+      if (!running) break;
+      noticeListings();
+      const batch = upstream.apply(simulated, through, until);
       records += batch.length;
       pending.push(await putBatch(options, through, until, serialize(batch)));
       through = until;
       save(true);
       ingested = await countIngested(options.manifest, pending, confirmed);
-      options.onProgress?.({ written: written + 1, total, ingested, records });
+      progress(until);
     }
     while (running && ingested < pending.length) {
       await new Promise((r) => setTimeout(r, 250));
       ingested = await countIngested(options.manifest, pending, confirmed);
-      options.onProgress?.({ written: total, total, ingested, records });
+      progress(through);
     }
     return { from: start, to: target };
   })();
@@ -144,6 +189,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
         const batch = upstream.apply(market.advance(until), through, until);
         if (batch.length > 0) await putBatch(options, through, until, serialize(batch));
         through = until;
+        noticeListings();
         save(through - snapshotAt >= LIVE_SNAPSHOT_EVERY_MS);
       }
       await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
@@ -157,6 +203,54 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
       running = false;
       await Promise.allSettled([seeded, live]);
       if (through > snapshotAt && market.nowMs() === through) save(true);
+    },
+  };
+}
+
+/** The options the local cloud hands the feed's process (its ports it makes there, from the environment). */
+export type DemoProcessOptions = Omit<DemoFeedOptions, 's3' | 'bucket' | 'manifest' | 'onProgress' | 'onSymbols'>;
+
+/** What the feed's process tells the local cloud. */
+export type DemoFeedMessage =
+  | { wallets: DemoMarketView['wallets'] } | { symbols: ReturnType<DemoMarket['symbols']> } | { progress: SeedProgress }
+  | { seeded: { from: number; to: number } } | { failed: string };
+
+/**
+ * Starts the feed in a process of its own at a lower priority (lowerPriority), resolving once it
+ * has told the market's wallets and symbols. `onProgress` hears the seeding's progress.
+ */
+export async function startDemoFeedProcess(options: DemoProcessOptions & Pick<DemoFeedOptions, 'onProgress'>): Promise<DemoFeed> {
+  const { onProgress, ...start } = options;
+  const child = fork(fileURLToPath(new URL('./demo-feed-process.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], serialization: 'advanced', stdio: 'inherit' });
+  lowerPriority(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let wallets: DemoMarketView['wallets'] | undefined;
+  let symbols: ReturnType<DemoMarket['symbols']> | undefined;
+  let told: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => { told = resolve; });
+  let settle: { resolve(span: { from: number; to: number }): void; reject(error: Error): void } | undefined;
+  const seeded = new Promise<{ from: number; to: number }>((resolve, reject) => { settle = { resolve, reject }; });
+  // A stop before the seed ends leaves it unsettled, as the feed in this process did; never unhandled.
+  seeded.catch(() => undefined);
+  child.on('message', (message: DemoFeedMessage) => {
+    if ('wallets' in message) wallets = message.wallets;
+    else if ('symbols' in message) symbols = message.symbols;
+    else if ('progress' in message) onProgress?.(message.progress);
+    else if ('seeded' in message) settle?.resolve(message.seeded);
+    else settle?.reject(new Error(`the demo feed failed: ${message.failed}`));
+    if (wallets && symbols) told();
+  });
+  void exited.then(() => { told(); settle?.reject(new Error('the demo feed process exited')); });
+  child.send({ start });
+  await started;
+  if (!wallets || !symbols) throw new Error('the demo feed process exited before it started');
+  const market: DemoMarketView = { wallets, symbols: () => structuredClone(symbols!) };
+  return {
+    market,
+    seeded,
+    async stop() {
+      if (child.connected) child.send('stop');
+      await exited;
     },
   };
 }

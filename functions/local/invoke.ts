@@ -57,13 +57,27 @@ export function observeInvocations(observer: (record: InvocationRecord) => void)
   return () => invocationObservers.delete(observer);
 }
 
-/** Each invocation logs with its own logger: many run at once in this process, as in separate Lambda containers. */
-export async function invoke(name: FunctionName, event: unknown): Promise<unknown> {
+/** Where some functions run instead of this process: the local cloud's function sandbox (sandbox.ts). */
+interface Elsewhere { readonly functions: ReadonlySet<FunctionName>; call(name: FunctionName, event: unknown): Promise<unknown> }
+let elsewhere: Elsewhere | undefined;
+
+/** Sends the invocations of `target.functions` to `target` until the returned function is called. */
+export function invokeElsewhere(target: Elsewhere): () => void {
+  elsewhere = target;
+  return () => { if (elsewhere === target) elsewhere = undefined; };
+}
+
+async function invokeHere(name: FunctionName, event: unknown): Promise<unknown> {
   const handler = await loadHandler(name);
   // Imported on first use, after the local cloud has set POWERTOOLS_LOG_LEVEL: the logger reads it when created.
   const { withOwnLogger } = await import('../shared/powertools.ts');
+  return currentFunction.run(name, () => withOwnLogger(() => handler(event, lambdaContext(name))));
+}
+
+/** Each invocation logs with its own logger: many run at once in this process, as in separate Lambda containers. */
+export async function invoke(name: FunctionName, event: unknown): Promise<unknown> {
   const startedAt = performance.now();
-  const invocation = currentFunction.run(name, () => withOwnLogger(() => handler(event, lambdaContext(name))));
+  const invocation = elsewhere?.functions.has(name) ? elsewhere.call(name, event) : invokeHere(name, event);
   if (invocationObservers.size > 0) {
     const records = (event as { Records?: unknown[] } | null)?.Records?.length ?? 0;
     const observe = () => {

@@ -8,7 +8,10 @@ import { ROUTES, API_KEY_HEADER, GATEWAY_RESPONSES, TAG_DESCRIPTIONS, type Route
 import { paramMeta, type ParamSchema } from '../../schemas/params.ts';
 import { ErrorBodySchema, MetaSchema } from '../../schemas/responses.ts';
 
-export const CONTRACT_VERSION = '2.0.1';
+/** The contract's version, as the specification fixes it (`info.version`). */
+export const CONTRACT_VERSION = '1.5.0';
+/** This service's release (package.json, the CHANGELOG's newest entry), published as `info.x-service-version`. */
+export const SERVICE_VERSION = '2.0.1';
 
 type JsonObject = Record<string, unknown>;
 
@@ -126,8 +129,9 @@ export function buildOpenApiDocument(options: { baseUrl?: string; routes?: reado
     info: {
       title: 'Market-Data Archive API',
       version: CONTRACT_VERSION,
+      'x-service-version': SERVICE_VERSION,
       description: 'Replayable historical and near-live market data over several venue families, with signed webhooks.',
-      license: { name: 'Proprietary', url: 'https://example.com/license' },
+      license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       contact: { name: 'Market-Data Archive API' },
     },
     servers: [{ url: '{base_url}', variables: { base_url: { default: options.baseUrl ?? 'http://127.0.0.1:3000' } } }],

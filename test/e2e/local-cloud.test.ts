@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { sharedTemplate, startTestCloud, KEYS } from '../helpers/local-cloud.ts';
-import { CONTRACT_VERSION } from '../../functions/shared/openapi.ts';
+import { SERVICE_VERSION } from '../../functions/shared/openapi.ts';
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
 beforeAll(async () => { cloud = await startTestCloud(); });
@@ -31,7 +31,7 @@ describe('the local cloud over HTTP', () => {
   it('serves the OpenAPI document without a key', async () => {
     const res = await get('/v1/openapi.json');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ openapi: '3.0.3', info: { version: CONTRACT_VERSION } });
+    expect(res.body).toMatchObject({ openapi: '3.0.3', info: { version: '1.5.0', 'x-service-version': SERVICE_VERSION } });
     expect(res.body.servers[0].variables.base_url.default).toBe(cloud.url);
   });
 

@@ -48,6 +48,8 @@ export function faultSuite() {
       env: {
         ...process.env, PORT: String(port), LOCAL_DATA_DIR: dataDir, DEMO_DAYS: '0', LOCAL_TIME_SCALE: '60', WEBHOOK_ALLOWED_TARGETS: '127.0.0.1',
         LOCAL_API_KEYS: `${KEY}=pro`, LOG_LEVEL: 'ERROR',
+        // As every test cloud's (local-cloud.ts): a loaded machine must not cut off a request AWS would finish.
+        LOCAL_DEADLINE_SCALE: process.env.LOCAL_DEADLINE_SCALE ?? '5',
       },
     });
     let output = '';

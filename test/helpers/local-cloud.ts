@@ -7,6 +7,7 @@ import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from '../../
 import type { LocalKey } from '../../functions/local/accounts.ts';
 import { DEMO, awaitFixture, demoOptions, type DemoProfile } from './run-fixtures.ts';
 import type { ServiceTemplate } from '../../functions/local/template.ts';
+import type { SeedProgress } from '../../functions/local/demo-feed.ts';
 
 export { DEMO };
 
@@ -82,9 +83,14 @@ export async function startDemoCloud(options: { key: string; extraKeys?: readonl
  * on every job's work on it: a file that reads only the seeded span saves that CPU).
  */
 export async function startFreshDemoCloud(options: DemoProfile & { key: string; schedules?: boolean; live?: boolean }): Promise<TestCloud> {
-  const cloud = await startInTempDir({ apiKeys: [{ key: options.key, plan: 'pro' }], schedules: options.schedules ?? false, demo: { ...demoOptions(options), live: options.live } });
+  const cloud = await startSeedingDemoCloud(options);
   await cloud.demo!.seeded;
   return cloud;
+}
+
+/** `startFreshDemoCloud`, resolving as soon as the cloud answers, while the seed has only begun (`onProgress` hears it). */
+export function startSeedingDemoCloud(options: DemoProfile & { key: string; schedules?: boolean; live?: boolean; onProgress?: (progress: SeedProgress) => void }): Promise<TestCloud> {
+  return startInTempDir({ apiKeys: [{ key: options.key, plan: 'pro' }], schedules: options.schedules ?? false, demo: { ...demoOptions(options), live: options.live, onProgress: options.onProgress } });
 }
 
 /**

@@ -4,7 +4,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import spectralCore, { type RulesetDefinition } from '@stoplight/spectral-core';
 import spectralParsers from '@stoplight/spectral-parsers';
 import spectralRulesets from '@stoplight/spectral-rulesets';
-import { buildOpenApiDocument, CONTRACT_VERSION } from '../../../functions/shared/openapi.ts';
+import { buildOpenApiDocument, SERVICE_VERSION } from '../../../functions/shared/openapi.ts';
 import { ROUTES } from '../../../functions/routes.ts';
 
 type Operation = { operationId: string; deprecated?: boolean; security?: unknown[]; parameters: { name: string; in: string }[] };
@@ -44,11 +44,13 @@ describe('the OpenAPI document', () => {
     expect(reported).toEqual([]);
   });
 
-  it('is OpenAPI 3.0.3 with the CHANGELOG\'s newest contract version and one {base_url} server', () => {
+  it('is OpenAPI 3.0.3 with the specification\'s contract version, the service\'s release beside it, and one {base_url} server', () => {
     expect(document.openapi).toBe('3.0.3');
-    expect((document.info as { version: string }).version).toBe(CONTRACT_VERSION);
+    // The specification fixes the contract at 1.5.0; the release is the CHANGELOG's and package.json's.
+    expect(document.info).toMatchObject({ version: '1.5.0', 'x-service-version': SERVICE_VERSION });
     const changelog = readFileSync(new URL('../../../CHANGELOG.md', import.meta.url), 'utf8');
-    expect(changelog.match(/^## (\d+\.\d+\.\d+) - \d{4}-\d{2}-\d{2}$/m)?.[1]).toBe(CONTRACT_VERSION);
+    expect(changelog.match(/^## (\d+\.\d+\.\d+) - \d{4}-\d{2}-\d{2}$/m)?.[1]).toBe(SERVICE_VERSION);
+    expect(JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version).toBe(SERVICE_VERSION);
     expect(document.servers).toEqual([{ url: '{base_url}', variables: { base_url: { default: 'https://api.example.com' } } }]);
   });
 

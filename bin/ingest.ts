@@ -1,0 +1,143 @@
+/**
+ * `npm run ingest -- <file|dir>... [--format F] [--bucket s3://name] [--timeout seconds]`: brings
+ * real venue files into the archive through the ingest path itself. Each file (directories are
+ * walked; `.gz` is read, `.lz4` is not: no LZ4 binding is installed) gets its format from
+ * `--format`, else from its path (the venue archive's directory names), else from its first
+ * line; it is checked with the parser ingest runs (a refused file is not uploaded), put under
+ * `landing/<format>/<day>/` in the running local cloud's archive bucket (or, with `--bucket`, a
+ * deployed stack's: the manifest table then comes from TABLE_MANIFEST and AWS credentials from the
+ * environment), and awaited in the manifest. Prints per file the rows per dataset or the
+ * refusal with its line and field; exits 1 when any file was refused or did not finish. A file
+ * already ingested (the batch id is the hash of its content) is not sent again.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { attachToRunningCloud } from '../functions/local/cloud.ts';
+import { localSettings } from '../functions/local/settings.ts';
+import { archiveManifest, s3Client } from '../functions/shared/deps.ts';
+import { config, requireSetting } from '../functions/shared/config.ts';
+import { BUCKETS } from '../functions/resources.ts';
+import { BATCH_FORMATS, type BatchFormat } from '../schemas/messages.ts';
+import { batchIdOf } from '../functions/core/archive/ingest.ts';
+import { landingKey } from '../functions/core/archive/layout.ts';
+import { parseBatch } from '../functions/core/archive/parse.ts';
+import { sniffFormat } from '../functions/core/archive/sniff.ts';
+import { plural, progressBar } from './progress.ts';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { format: { type: 'string' }, bucket: { type: 'string' }, timeout: { type: 'string', default: '600' } },
+});
+if (positionals.length === 0) {
+  console.error('usage: npm run ingest -- <file|dir>... [--format F] [--bucket s3://name] [--timeout seconds]');
+  process.exit(2);
+}
+if (values.format !== undefined && !(BATCH_FORMATS as readonly string[]).includes(values.format)) {
+  console.error(`--format must be one of ${BATCH_FORMATS.join(', ')}`);
+  process.exit(2);
+}
+const timeoutMs = Number(values.timeout) * 1000;
+if (!(timeoutMs > 0)) {
+  console.error('--timeout must be a number of seconds');
+  process.exit(2);
+}
+const missing = positionals.filter((path) => !existsSync(path));
+if (missing.length > 0) {
+  console.error(`not found: ${missing.join(', ')}`);
+  process.exit(2);
+}
+
+let bucket: string;
+if (values.bucket) {
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\/?$/.exec(values.bucket);
+  if (!match) {
+    console.error('--bucket must be s3://<bucket name>');
+    process.exit(2);
+  }
+  bucket = match[1]!;
+} else {
+  try {
+    attachToRunningCloud(localSettings().LOCAL_DATA_DIR);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(2);
+  }
+  bucket = requireSetting(config(), BUCKETS.archive.envVar);
+}
+
+/** Every file under the paths given, in name order; dot files skipped. */
+function filesOf(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path).filter((name) => !name.startsWith('.')).sort().flatMap((name) => filesOf(join(path, name)));
+}
+const files = positionals.flatMap((path) => filesOf(path).map((file) => ({ file, root: path })));
+
+const GZIP = [0x1f, 0x8b];
+const LZ4_FRAME = [0x04, 0x22, 0x4d, 0x18];
+const startsWith = (bytes: Uint8Array, magic: number[]) => magic.every((byte, i) => bytes[i] === byte);
+
+/** The file's text, decompressed; or why it cannot be read. */
+function textOf(file: string): Buffer | { error: string } {
+  const bytes = readFileSync(file);
+  if (file.endsWith('.lz4') || startsWith(bytes, LZ4_FRAME)) return { error: 'LZ4 files are not read yet (no LZ4 binding is installed): decompress it (lz4 -d) first' };
+  if (file.endsWith('.gz') || startsWith(bytes, GZIP)) return gunzipSync(bytes);
+  return bytes;
+}
+
+/** The key's name part: the file's path under what was given, readable and unique by its batch id. */
+const nameOf = (file: string, root: string, batchId: string) =>
+  `${batchId.slice(0, 16)}-${(relative(root, file) || basename(file)).replace(/\.(gz|lz4)$/, '').replace(/[^A-Za-z0-9._-]+/g, '_').slice(-120)}.jsonl.gz`;
+
+type Outcome = { file: string; ok: boolean; message: string };
+
+async function ingestFile(file: string, root: string): Promise<Outcome> {
+  const bytes = textOf(file);
+  if ('error' in bytes) return { file, ok: false, message: `refused: ${bytes.error}` };
+  const text = bytes.toString('utf8');
+  const sniffed = (values.format as BatchFormat | undefined) ?? sniffFormat(file, text);
+  if (typeof sniffed !== 'string') return { file, ok: false, message: `refused: ${sniffed.error}` };
+  const parsed = parseBatch(sniffed, text);
+  if (!parsed.ok) return { file, ok: false, message: `refused: ${parsed.reason}` };
+  const counts = new Map<string, number>();
+  let firstTs = Infinity;
+  for (const record of parsed.records) {
+    counts.set(record.dataset, (counts.get(record.dataset) ?? 0) + 1);
+    firstTs = Math.min(firstTs, record.ts);
+  }
+  const rows = [...counts].map(([dataset, n]) => `${dataset} ${n.toLocaleString('en-US')}`).join(', ');
+
+  const manifest = archiveManifest();
+  const batchId = batchIdOf(bytes);
+  const before = await manifest.batchOutcome(batchId);
+  if (before?.status === 'done') return { file, ok: true, message: `${sniffed}: already ingested (${rows}); nothing added` };
+  if (before?.status === 'rejected') return { file, ok: false, message: `${sniffed}: refused earlier: ${before.reason}` };
+
+  const key = landingKey(sniffed, firstTs, nameOf(file, root, batchId));
+  await s3Client().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: gzipSync(bytes, { level: 1 }), ContentType: 'application/x-ndjson', ContentEncoding: 'gzip' }));
+  // The queue's consumer records the batch's outcome under the same id (the hash of the decompressed bytes).
+  const deadline = Date.now() + timeoutMs;
+  for (let wait = 200; Date.now() < deadline; wait = Math.min(wait * 2, 2_000)) {
+    const outcome = await manifest.batchOutcome(batchId);
+    if (outcome?.status === 'done') return { file, ok: true, message: `${sniffed}: ${rows}` };
+    if (outcome?.status === 'rejected') return { file, ok: false, message: `${sniffed}: refused: ${outcome.reason}` };
+    await sleep(wait);
+  }
+  return { file, ok: false, message: `${sniffed}: uploaded as ${key}, but no outcome within ${values.timeout} s` };
+}
+
+const bar = progressBar('Ingesting', 'files');
+const outcomes: Outcome[] = [];
+bar.update(0, files.length);
+for (const { file, root } of files) {
+  outcomes.push(await ingestFile(file, root));
+  bar.update(outcomes.length, files.length);
+}
+bar.stop();
+for (const { file, message } of outcomes) console.log(`${file}: ${message}`);
+const refused = outcomes.filter((o) => !o.ok).length;
+console.log(`${plural(outcomes.length - refused, 'file')} ingested, ${plural(refused, 'file')} refused`);
+process.exit(refused > 0 ? 1 : 0);

@@ -1,0 +1,67 @@
+/**
+ * Which batch format a file holds, from its path (the venue archive's directory names, e.g.
+ * `node_fills_by_block/hourly/20250101/0`, or a `landing/<format>/` key) and else from its first
+ * line's shape. Used by `npm run ingest`, which uploads files under `landing/<format>/`.
+ */
+import { BATCH_FORMATS, type BatchFormat } from '../../../schemas/messages.ts';
+
+/** Archive directory names of the formats we read; longest first so `node_fills_by_block` is not read as `node_fills`. */
+const PATH_NAMES = BATCH_FORMATS.filter((f) => f !== 'normalized').sort((a, b) => b.length - a.length);
+
+/** The format a path names, when one of its segments (extension aside) is a format's name. */
+export function formatOfPath(path: string): BatchFormat | undefined {
+  const segments = path.split(/[\\/]/);
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    // landing/<format>/… as the ingest queue reads it.
+    if (segment === 'landing' && (BATCH_FORMATS as readonly string[]).includes(segments[i + 1] ?? '')) return segments[i + 1] as BatchFormat;
+  }
+  return PATH_NAMES.find((name) => segments.some((segment) => segment === name || segment.startsWith(`${name}.`)));
+}
+
+const isAddress = (value: unknown) => typeof value === 'string' && /^0x[0-9a-fA-F]{40}$/.test(value);
+
+/**
+ * The format of a text from its lines' shape. Fills by block and streamed fills share their
+ * envelope; a block number on more than one line can only be streaming. A streamed file whose
+ * blocks each sit on one line reads the same either way (each line is then a whole block).
+ */
+export function formatOfContent(text: string): BatchFormat | { error: string } {
+  const firstEnd = text.indexOf('\n');
+  const first = (firstEnd < 0 ? text : text.slice(0, firstEnd)).trim();
+  let json: unknown;
+  try {
+    json = JSON.parse(first);
+  } catch {
+    return { error: 'line 1: not JSON' };
+  }
+  if (Array.isArray(json) && json.length === 2 && isAddress(json[0]) && typeof json[1] === 'object') return 'node_fills';
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { error: 'line 1: neither a record, a block nor a fill' };
+  const record = json as Record<string, unknown>;
+  if (typeof record.dataset === 'string') return 'normalized';
+  if (Array.isArray(record.side_info)) return 'node_trades';
+  if (typeof record.block_number !== 'number' || !Array.isArray(record.events)) return { error: 'line 1: neither a record, a block nor a fill' };
+  const event = record.events.find(() => true) as unknown;
+  if (event === undefined) return { error: 'line 1: a block without events tells no format (pass --format)' };
+  if (Array.isArray(event)) return repeatsBlock(text) ? 'node_fills_streaming' : 'node_fills_by_block';
+  // Book diffs are numbered by their place in the block: a block spread over lines cannot be numbered as the node did.
+  if (repeatsBlock(text)) return { error: 'streamed book diffs and order statuses are not read: send their _by_block form' };
+  if (typeof event === 'object' && event !== null && 'raw_book_diff' in event) return 'node_raw_book_diffs_by_block';
+  if (typeof event === 'object' && event !== null && 'status' in event && 'order' in event) return 'node_order_statuses_by_block';
+  return { error: 'line 1: a block of unknown events' };
+}
+
+/** Whether a block number appears on more than one line (matched in the text: parsing a large file twice is not worth it). */
+function repeatsBlock(text: string): boolean {
+  const seen = new Set<string>();
+  for (const match of text.matchAll(/"block_number"\s*:\s*(\d+)/g)) {
+    if (seen.has(match[1]!)) return true;
+    seen.add(match[1]!);
+  }
+  return false;
+}
+
+/** The format of a file: the one its path names, else the one its content shows. */
+export function sniffFormat(path: string, text: string): BatchFormat | { error: string } {
+  return formatOfPath(path) ?? formatOfContent(text);
+}

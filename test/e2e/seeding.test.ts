@@ -1,0 +1,62 @@
+/**
+ * A first `npm start` answers while it seeds: the simulation and the ingest of its batches run in
+ * processes of their own at a lower priority. Judged by order, not by time: every request sent
+ * while the seed runs is answered before the simulation moves on by more than a few simulated
+ * minutes (seeding in the gateway's process, a request waited for a whole batch: 180 of them),
+ * and the routes that need the seed's derived data answer as soon as it is done.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSeedingDemoCloud } from '../helpers/local-cloud.ts';
+import type { SeedProgress } from '../../functions/local/demo-feed.ts';
+
+const KEY = 'seeding-key';
+const MIN = 60_000;
+/** How far the simulation may move while one request waits: a few of its minutes, of 180 a batch. */
+const MOST_SIMULATED_WHILE_WAITING = 15 * MIN;
+
+let cloud: Awaited<ReturnType<typeof startSeedingDemoCloud>>;
+let latest: SeedProgress | undefined;
+const seen: SeedProgress[] = [];
+
+beforeAll(async () => {
+  // One or two hours (from the hour before), schedules on (the breadth history is part of the seed only with them), no
+  // order-level history, nothing live after the seed.
+  cloud = await startSeedingDemoCloud({
+    key: KEY, hours: 1, seed: 11, intensity: 0.3, l2IntervalMs: 300_000, orderLevelHours: 0, schedules: true, live: false,
+    onProgress: (progress) => { latest = progress; seen.push(progress); },
+  });
+});
+afterAll(() => cloud?.stop());
+
+describe('a first start while it seeds', () => {
+  it('answers every request before the simulation moves on by more than a few minutes, and breadth as soon as the seed is done', async () => {
+    let done = false;
+    void cloud.demo!.seeded.finally(() => { done = true; });
+    const requests: { path: string; status: number; sentAt: number; answeredAt: number }[] = [];
+    const call = async (method: string, path: string, body?: unknown) => {
+      const sentAt = latest?.simulatedTo ?? 0;
+      const res = await fetch(cloud.url + path, { method, headers: { 'X-API-Key': KEY, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      await res.arrayBuffer();
+      requests.push({ path, status: res.status, sentAt, answeredAt: latest?.simulatedTo ?? 0 });
+    };
+    // Act: a client's first calls, over and over until the seed is done.
+    for (let round = 0; !done; round++) {
+      await call('GET', '/v1/nope');
+      await call('GET', '/v1/perpx/instruments');
+      await call('GET', '/v1/perpx/trades/BTC');
+      await call('POST', '/v1/webhooks/addresses', { address: `0x${'5'.repeat(40)}`, label: `round ${round}` });
+      await call('GET', '/health');
+    }
+    // Assess: requests went out while the simulation ran through at least half an hour.
+    const during = requests.filter((r) => r.sentAt > 0 && r.sentAt < seen.at(-1)!.seedingTo);
+    expect(during.at(-1)!.sentAt - during[0]!.sentAt).toBeGreaterThanOrEqual(30 * MIN);
+    for (const r of requests) {
+      expect(r.status, r.path).toBe(r.path === '/v1/nope' ? 404 : r.path === '/v1/webhooks/addresses' ? 201 : 200);
+      expect(r.answeredAt - r.sentAt, `${r.path} waited from ${new Date(r.sentAt).toISOString()} to ${new Date(r.answeredAt).toISOString()} simulated`).toBeLessThanOrEqual(MOST_SIMULATED_WHILE_WAITING);
+    }
+    // The breadth history of the seeded span is part of the seed: the current snapshot answers at once.
+    const current = await fetch(`${cloud.url}/v1/perpx/breadth/above-vwap/current`, { headers: { 'X-API-Key': KEY } });
+    expect(current.status).toBe(200);
+    expect(((await current.json()) as { data: { counts: { candidates: number } } }).data.counts.candidates).toBeGreaterThan(0);
+  });
+});
