@@ -15,7 +15,7 @@ import { Schedules } from './constructs/schedules.ts';
 import type { StatefulResources } from './stateful-stack.ts';
 
 /** The flow of a state machine: its task functions', which must share one. */
-export function flowOfMachine(name: StateMachineName): Flow {
+function flowOfMachine(name: StateMachineName): Flow {
   const flows = new Set(Object.values(STATE_MACHINES[name].tasks).map((fn) => FUNCTIONS[fn].flow));
   if (flows.size !== 1) throw new Error(`State machine ${name}: its tasks belong to the flows [${[...flows].join(', ')}], not one`);
   return [...flows][0]!;

@@ -33,8 +33,8 @@ export interface ServiceStacksProps {
 }
 
 export class ServiceStacks {
-  readonly flows: Readonly<Record<Flow, FlowStack>>;
-  readonly monitoringStack: Stack;
+  /** Every stack of the service, flows first. */
+  readonly stacks: readonly Stack[];
   readonly functions: Readonly<Record<FunctionName, ServiceFunction>>;
   readonly stateMachines: Readonly<Record<StateMachineName, StateMachine>>;
   readonly api: ServiceRestApi;
@@ -47,8 +47,7 @@ export class ServiceStacks {
       flows[flow] = new FlowStack(scope, id, { description, flow, stateful, otherStateMachines: stateMachines });
       stateMachines = { ...stateMachines, ...flows[flow].stateMachines };
     }
-    this.flows = flows as Record<Flow, FlowStack>;
-    this.functions = Object.assign({}, ...Object.values(this.flows).map((stack) => stack.functions)) as Record<FunctionName, ServiceFunction>;
+    this.functions = Object.assign({}, ...Object.values(flows).map((stack) => stack.functions)) as Record<FunctionName, ServiceFunction>;
     this.stateMachines = stateMachines as Record<StateMachineName, StateMachine>;
 
     // Route groups seal and open cursors with the key ring (functions/shared/deps.ts cursorKeys).
@@ -56,7 +55,7 @@ export class ServiceStacks {
       stateful.cursorKeys.grantRead(this.functions[group]);
       this.functions[group].addEnvironment('CURSOR_KEYS_SECRET_ARN', stateful.cursorKeys.secretArn);
     }
-    const apiStack = this.flows.query;
+    const apiStack = flows.query!;
     this.api = new ServiceRestApi(apiStack, 'api', { functions: this.functions });
     // Read by the keys CLI and operators; top-level ids keep the output keys exactly these names.
     new CfnOutput(apiStack, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the prod stage' });
@@ -64,14 +63,10 @@ export class ServiceStacks {
       new CfnOutput(apiStack, `UsagePlanId${pascalCase(tier)}`, { value: plan.usagePlanId, description: `Usage plan of the ${tier} tier` });
     }
 
-    this.monitoringStack = new Stack(scope, 'MarketArchiveMonitoring', { description: 'Market archive operations: the alarms, their topic and the dashboard' });
-    this.monitoring = new Monitoring(this.monitoringStack, 'monitoring', { api: this.api.api, deadLetterQueues: stateful.deadLetterQueues });
-    new CfnOutput(this.monitoringStack, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Subscribe to receive the alarms (README: Deploying)' });
-    new CfnOutput(this.monitoringStack, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'The CloudWatch dashboard' });
-  }
-
-  /** Every stack of the service, flows first. */
-  get stacks(): Stack[] {
-    return [...Object.values(this.flows), this.monitoringStack];
+    const monitoringStack = new Stack(scope, 'MarketArchiveMonitoring', { description: 'Market archive operations: the alarms, their topic and the dashboard' });
+    this.monitoring = new Monitoring(monitoringStack, 'monitoring', { api: this.api.api, deadLetterQueues: stateful.deadLetterQueues });
+    new CfnOutput(monitoringStack, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Subscribe to receive the alarms (README: Deploying)' });
+    new CfnOutput(monitoringStack, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'The CloudWatch dashboard' });
+    this.stacks = [...Object.values(flows), monitoringStack];
   }
 }

@@ -1,8 +1,9 @@
 /**
  * The API Gateway emulator: matches requests against the REST API's resources (GATEWAY_RESOURCES,
- * derived from the route table as the CDK app deploys them) as API Gateway does, runs the deployed REQUEST authorizer (with its result cache and the usage-plan
- * throttle of the caller's tier), builds REST proxy events (payload v1) for the route group's
- * handler and renders gateway responses from the same GATEWAY_RESPONSES entries the CDK app uses.
+ * laid out from the route table as the CDK app deploys them) as API Gateway does, runs the
+ * deployed REQUEST authorizer (with its result cache and the usage-plan throttle of the caller's
+ * tier), builds REST proxy events (payload v1) for the route group's handler and renders gateway
+ * responses from the same GATEWAY_RESPONSES entries the CDK app uses.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
