@@ -30,6 +30,12 @@ export interface BuildAppOptions {
    * cloud, tests of wiring) turns it off; `cdk synth`, `cdk deploy` and the infra suites run it.
    */
   readonly cloudFormationValidation?: boolean;
+  /**
+   * Adds the metadata the CDK CLI asks of a synthesis (an AWS::CDK::Metadata resource and its
+   * condition in every stack, asset metadata), so templates are the size `cdk deploy` uploads: the
+   * infra suites' quota test reads them. Off for the local cloud, which reads resources only.
+   */
+  readonly cliMetadata?: boolean;
 }
 
 export function buildApp(opts: BuildAppOptions = { bundling: true }): { app: App; stateful: StatefulStack; service: ServiceStacks } {
@@ -43,6 +49,7 @@ export function buildApp(opts: BuildAppOptions = { bundling: true }): { app: App
       // The CLI turns this on; without the CLI the local cloud still finds each task's function
       // (and so its source file) through the resource's `aws:cdk:path` metadata.
       'aws:cdk:enable-path-metadata': true,
+      ...(opts.cliMetadata && { 'aws:cdk:version-reporting': true, 'aws:cdk:enable-asset-metadata': true }),
       ...cdkJsonContext(),
     },
     // An empty bundling-stacks list skips esbuild. postCliContext, because the CDK CLI passes its
