@@ -96,9 +96,16 @@ export const BUCKETS: Readonly<Record<BucketName, BucketDef>> = {
 
 export type Access = 'read' | 'write' | 'readwrite';
 
+/**
+ * The flow a function belongs to (ARCHITECTURE.md, "The flows"); each flow deploys as a stack of its
+ * own, with the state machines its functions are tasks of and the schedules that start them.
+ */
+export type Flow = 'query' | 'ingest' | 'deliver' | 'jobs';
+
 export interface FunctionDef {
   /** Source file, relative to the repository root, exporting `handler`. */
   entry: string;
+  flow: Flow;
   description: string;
   memoryMb: number;
   timeoutS: number;
@@ -126,6 +133,7 @@ export const REDOC_BUNDLE = 'redoc/bundles/redoc.standalone.js';
 
 /** A route group answering from the archive with DuckDB, debiting credits as it answers. */
 const ARCHIVE_READER = {
+  flow: 'query',
   // 1,769 MB is one full vCPU; DuckDB and the file cache want both memory and CPU.
   memoryMb: 1769,
   timeoutS: 29,
@@ -137,6 +145,7 @@ const ARCHIVE_READER = {
 
 /** A consumer of a delivery lane; either lane may move a job to the other. */
 const DELIVERY_LANE = {
+  flow: 'deliver',
   memoryMb: 512,
   // A batch of 10 is sent concurrently, each within the 10 s budget.
   timeoutS: 30,
@@ -147,6 +156,7 @@ const DELIVERY_LANE = {
 export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   authorizer: {
     entry: 'functions/http/authorizer.ts',
+    flow: 'query',
     description: 'Resolves X-API-Key to an account and plan (REQUEST authorizer)',
     memoryMb: 256,
     timeoutS: 5,
@@ -154,6 +164,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   system: {
     entry: 'functions/http/system.ts',
+    flow: 'query',
     description: 'Health, the OpenAPI document, the API reference page and the public catalogue (capabilities, symbols, stats, coverage status)',
     // The public catalogue builds the same 30-day coverage as the data-quality routes (a manifest
     // query per family, dataset and day when its 5-minute cache is cold): the same memory and budget.
@@ -185,6 +196,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   'breadth-api': {
     entry: 'functions/http/breadth.ts',
+    flow: 'query',
     description: 'Breadth above session VWAP: latest snapshot and minute history',
     memoryMb: 512,
     timeoutS: 10,
@@ -193,6 +205,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   webhooks: {
     entry: 'functions/http/webhooks.ts',
+    flow: 'query',
     description: 'Webhook management: event types, limits, endpoints, subscriptions, watched addresses',
     memoryMb: 512,
     timeoutS: 10,
@@ -201,6 +214,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   'webhook-preview': {
     entry: 'functions/http/webhook-preview.ts',
+    flow: 'query',
     description: 'Webhook estimate, dry-run and rule replay jobs: replays the archive through the live detectors and matcher',
     memoryMb: 1769,
     timeoutS: 29,
@@ -211,6 +225,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   breadth: {
     entry: 'functions/schedules/breadth.ts',
+    flow: 'ingest',
     description: 'Computes the breadth snapshot of each family at every minute cutoff',
     memoryMb: 1769,
     timeoutS: 55,
@@ -220,6 +235,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   'timer-sweep': {
     entry: 'functions/schedules/timer-sweep.ts',
+    flow: 'deliver',
     description: 'Releases due long-delay timers onto their SQS queues',
     memoryMb: 256,
     timeoutS: 60,
@@ -228,6 +244,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   ingest: {
     entry: 'functions/queues/ingest.ts',
+    flow: 'ingest',
     description: 'Turns raw batches into Parquet deltas and manifest entries, then detects seconds-class webhook events in them',
     memoryMb: 2048,
     timeoutS: 300,
@@ -251,6 +268,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   'delivery-sweep': {
     entry: 'functions/schedules/delivery-sweep.ts',
+    flow: 'deliver',
     description: 'Re-enqueues every delivery whose attempt is overdue (a queue message lost between the record and the send, or a crashed worker)',
     memoryMb: 256,
     timeoutS: 55,
@@ -259,6 +277,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   notify: {
     entry: 'functions/queues/notify.ts',
+    flow: 'deliver',
     description: 'Turns account events (credit levels, export jobs) into webhook deliveries for the account\'s rules',
     memoryMb: 512,
     timeoutS: 30,
@@ -268,6 +287,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   detect: {
     entry: 'functions/schedules/detect.ts',
+    flow: 'ingest',
     description: 'Minute-class webhook detectors (funding flips, listings, oracle jumps, OI deltas, liquidation bursts, breadth crosses) and the data-quality incidents of gaps and stalls',
     memoryMb: 1769,
     timeoutS: 55,
@@ -278,6 +298,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   compact: {
     entry: 'functions/schedules/compact.ts',
+    flow: 'ingest',
     description: 'Compacts deltas in tiers (hour compactions, symbol-hour and symbol-day files) and derives 1-minute candles',
     memoryMb: 3008,
     timeoutS: 600,
@@ -287,6 +308,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   exports: {
     entry: 'functions/http/exports.ts',
+    flow: 'query',
     description: 'Bulk export jobs: quote from the manifest, start, progress, cancel, download links',
     memoryMb: 512,
     timeoutS: 10,
@@ -296,6 +318,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   'export-partition': {
     entry: 'functions/workflows/export-partition.ts',
+    flow: 'jobs',
     description: 'Writes one symbol-day of an export job as ZSTD Parquet from the archive (a task of the export state machine)',
     memoryMb: 3008,
     timeoutS: 900,
@@ -305,6 +328,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   'export-finish': {
     entry: 'functions/workflows/export-finish.ts',
+    flow: 'jobs',
     description: 'Completes or fails an export job as a whole and announces export.job.completed or export.job.failed',
     memoryMb: 256,
     timeoutS: 60,
@@ -314,6 +338,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   'data-quality': {
     entry: 'functions/http/data-quality.ts',
+    flow: 'query',
     description: 'Data quality: status, coverage and gaps from the manifest, incidents, ingest and REST latency, the monthly SLA',
     memoryMb: 1024,
     timeoutS: 29,
@@ -321,6 +346,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   'replay-partition': {
     entry: 'functions/workflows/replay-partition.ts',
+    flow: 'jobs',
     description: 'Replays one UTC day of a rule over the archive: its occurrences kept, and queued as late replay events when asked (a task of the replay state machine)',
     memoryMb: 3008,
     timeoutS: 900,
@@ -331,6 +357,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   },
   'replay-finish': {
     entry: 'functions/workflows/replay-finish.ts',
+    flow: 'jobs',
     description: 'Completes or fails a replay job as a whole and bills the archive rows it read',
     memoryMb: 256,
     timeoutS: 60,
@@ -340,6 +367,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   // Manifest write access is for the lease and the batches it ingests (its output goes through ingest).
   'positions-build': {
     entry: 'functions/schedules/positions.ts',
+    flow: 'ingest',
     description: 'Builds the positions change log and hourly and live snapshots from archived fills',
     memoryMb: 3008,
     timeoutS: 600,

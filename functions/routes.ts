@@ -709,6 +709,41 @@ export function pathPattern(path: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** How API Gateway ranks a resource path's segment: a literal, then a parameter, then the greedy rest. */
+const segmentRank = (segment: string) => (!segment.startsWith('{') ? 2 : segment.endsWith('+}') ? 0 : 1);
+
+/** Orders resource paths most specific first, the order in which API Gateway tries those a request path matches. */
+function bySpecificity(a: string, b: string): number {
+  const [x, y] = [a.split('/'), b.split('/')];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const preferred = segmentRank(y[i]!) - segmentRank(x[i]!);
+    if (preferred) return preferred;
+  }
+  return 0;
+}
+
+/** The items on the resource a request path selects, with its path parameters (still percent-encoded). */
+export interface ResourceMatch<T> { items: T[]; params: Record<string, string> }
+
+/**
+ * Matches request paths as API Gateway matches them against its resources: among the items (each
+ * on a resource `path`) whose path matches, those on the most specific one. The local gateway picks
+ * resources with it; a route group's function picks its route.
+ */
+export function resourceMatcher<T extends { path: string }>(items: readonly T[]): (requestPath: string) => ResourceMatch<T> | undefined {
+  const compiled = [...items].sort((a, b) => bySpecificity(a.path, b.path))
+    .map((item) => ({ item, pattern: pathPattern(item.path), names: [...item.path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1]!) }));
+  return (requestPath) => {
+    const first = compiled.find((c) => c.pattern.test(requestPath));
+    if (!first) return undefined;
+    const values = first.pattern.exec(requestPath)!.slice(1);
+    return {
+      items: compiled.filter((c) => c.item.path === first.item.path).map((c) => c.item),
+      params: Object.fromEntries(first.names.map((name, i) => [name, values[i]!])),
+    };
+  };
+}
+
 /** One line per OpenAPI tag. */
 export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   System: 'Liveness and this document; no key needed.',

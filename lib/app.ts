@@ -1,12 +1,12 @@
 /**
  * Builds the CDK app. `bin/app.ts` synthesizes it for deployment; the local cloud builds it with
- * bundling off and reads the service stack's template (its state machine definition) to run locally.
+ * bundling off and reads the service stacks' templates (their state machine definitions) to run locally.
  */
 import { readFileSync } from 'node:fs';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { applyNagSuppressions } from './nag-suppressions.ts';
-import { ServiceStack } from './service-stack.ts';
+import { ServiceStacks } from './service-stacks.ts';
 import { StatefulStack } from './stateful-stack.ts';
 
 /**
@@ -30,9 +30,15 @@ export interface BuildAppOptions {
    * cloud, tests of wiring) turns it off; `cdk synth`, `cdk deploy` and the infra suites run it.
    */
   readonly cloudFormationValidation?: boolean;
+  /**
+   * Adds the metadata the CDK CLI asks of a synthesis (an AWS::CDK::Metadata resource and its
+   * condition in every stack, asset metadata), so templates are the size `cdk deploy` uploads: the
+   * infra suites' quota test reads them. Off for the local cloud, which reads resources only.
+   */
+  readonly cliMetadata?: boolean;
 }
 
-export function buildApp(opts: BuildAppOptions = { bundling: true }): { app: App; stateful: StatefulStack; service: ServiceStack } {
+export function buildApp(opts: BuildAppOptions = { bundling: true }): { app: App; stateful: StatefulStack; service: ServiceStacks } {
   const app = new App({
     builtinCloudFormationValidation: opts.cloudFormationValidation ?? true,
     context: {
@@ -43,6 +49,7 @@ export function buildApp(opts: BuildAppOptions = { bundling: true }): { app: App
       // The CLI turns this on; without the CLI the local cloud still finds each task's function
       // (and so its source file) through the resource's `aws:cdk:path` metadata.
       'aws:cdk:enable-path-metadata': true,
+      ...(opts.cliMetadata && { 'aws:cdk:version-reporting': true, 'aws:cdk:enable-asset-metadata': true }),
       ...cdkJsonContext(),
     },
     // An empty bundling-stacks list skips esbuild. postCliContext, because the CDK CLI passes its
@@ -52,10 +59,7 @@ export function buildApp(opts: BuildAppOptions = { bundling: true }): { app: App
   const stateful = new StatefulStack(app, 'MarketArchiveStateful', {
     description: 'Market archive data: S3 archive, DynamoDB tables, SQS queues',
   });
-  const service = new ServiceStack(app, 'MarketArchiveService', {
-    description: 'Market archive service: Lambda functions, REST API, state machines, schedules',
-    stateful,
-  });
+  const service = new ServiceStacks(app, { stateful });
   // Acknowledged whether or not nag runs, so the templates are the same either way.
   applyNagSuppressions(stateful, service);
   if (opts.nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

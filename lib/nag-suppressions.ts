@@ -4,11 +4,11 @@
  * (`AwsSolutions::AwsSolutions-IAM5[Resource::...]`), so ids that name resources are computed
  * from the same catalogue entries that created the grants.
  */
-import { Validations, type CfnElement } from 'aws-cdk-lib';
+import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { FUNCTIONS, STATE_MACHINES, TABLES, type Access } from '../functions/resources.ts';
 import { entriesOf } from './typed-records.ts';
-import type { ServiceStack } from './service-stack.ts';
+import type { ServiceStacks } from './service-stacks.ts';
 import type { StatefulStack } from './stateful-stack.ts';
 
 const PACK = 'AwsSolutions';
@@ -18,13 +18,19 @@ function ack(scope: IConstruct, rule: string, reason: string): void {
 }
 
 /**
- * The export name CloudFormation will carry a stateful value under. `exportValue` without a name
- * returns the very export CDK creates for the automatic cross-stack reference, and cdk-nag prints
- * an imported value by that name.
+ * The export name CloudFormation will carry a value of another stack under. `exportValue` without
+ * a name returns the very export CDK creates for the automatic cross-stack reference, and cdk-nag
+ * prints an imported value by that name.
  */
-function importedName(stateful: StatefulStack, service: ServiceStack, value: string): string {
-  const resolved = service.resolve(stateful.exportValue(value)) as { 'Fn::ImportValue': string };
+function importedName(producer: Stack, consumer: Stack, value: string): string {
+  const resolved = consumer.resolve(producer.exportValue(value)) as { 'Fn::ImportValue': string };
   return resolved['Fn::ImportValue'];
+}
+
+/** A value as cdk-nag prints it in a finding id: a reference in its stack, or the import of another stack's value. */
+function referenced(consumer: Stack, element: CfnElement, value: string): string {
+  const producer = Stack.of(element);
+  return producer === consumer ? JSON.stringify({ Ref: producer.getLogicalId(element) }) : JSON.stringify({ 'Fn::ImportValue': importedName(producer, consumer, value) });
 }
 
 /** S3's grant helpers use action families; these are the wildcard families each access level adds. */
@@ -34,29 +40,31 @@ const S3_ACTION_FAMILIES: Readonly<Record<Access, readonly string[]>> = {
   readwrite: ['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*'],
 };
 
-export function applyNagSuppressions(stateful: StatefulStack, service: ServiceStack): void {
+export function applyNagSuppressions(stateful: StatefulStack, service: ServiceStacks): void {
   for (const [name, def] of entriesOf(FUNCTIONS)) {
     const fn = service.functions[name];
     ack(fn, 'L1', 'nodejs22.x is the pinned target of the whole toolchain (esbuild target node22, @types/node 22, local tests); runtime upgrades are deliberate.');
     const role = fn.executionRole;
+    const stack = Stack.of(fn);
     ack(role, 'IAM5[Resource::*]', 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support no resource-level permissions.');
 
     for (const [table] of entriesOf(def.tables)) {
       // CDK's table grants cover the table's indexes as `<table arn>/index/*`.
       if (TABLES[table].globalIndexes.length === 0) continue;
-      const arn = importedName(stateful, service, stateful.tables[table].tableArn);
+      const arn = importedName(stateful, stack, stateful.tables[table].tableArn);
       ack(role, `IAM5[Resource::${arn}/index/*]`, `Queries the ${table} table's own indexes, all declared in the catalogue.`);
     }
     for (const [bucket, access] of entriesOf(def.buckets)) {
-      const arn = importedName(stateful, service, stateful.buckets[bucket].bucketArn);
+      const arn = importedName(stateful, stack, stateful.buckets[bucket].bucketArn);
       ack(role, `IAM5[Resource::${arn}/*]`, `Object-level access to the ${bucket} bucket it is bound to (${access}).`);
       for (const family of S3_ACTION_FAMILIES[access]) {
         ack(role, `IAM5[Action::${family}]`, `CDK's S3 ${access} grant for the ${bucket} bucket, scoped to that bucket only.`);
       }
     }
     for (const [machine] of entriesOf(def.stateMachines)) {
-      const logicalId = service.getLogicalId(service.stateMachines.machines[machine].node.defaultChild as CfnElement);
-      const executions = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${logicalId}"}]}]}:*`;
+      const started = service.stateMachines[machine];
+      const arn = referenced(stack, started.node.defaultChild as CfnElement, started.stateMachineArn);
+      const executions = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",${arn}]}]}:*`;
       ack(role, `IAM5[Resource::${executions}]`, `StopExecution on executions of the ${machine} state machine only (their names are job ids, known at run time).`);
     }
   }
@@ -85,11 +93,11 @@ export function applyNagSuppressions(stateful: StatefulStack, service: ServiceSt
   }
 
   for (const [name, def] of entriesOf(STATE_MACHINES)) {
-    const machine = service.stateMachines.machines[name];
+    const machine = service.stateMachines[name];
     ack(machine, 'SF1', 'Runs every minute; ERROR-level logs with execution data plus X-Ray tracing suffice, ALL would log every transition.');
     ack(machine.role, 'IAM5[Resource::*]', 'CloudWatch Logs delivery actions and X-Ray tracing of the state machine support no resource-level permissions.');
     for (const fnName of new Set(Object.values(def.tasks))) {
-      const logicalId = service.getLogicalId(service.functions[fnName].node.defaultChild as CfnElement);
+      const logicalId = Stack.of(machine).getLogicalId(service.functions[fnName].node.defaultChild as CfnElement);
       ack(machine.role, `IAM5[Resource::<${logicalId}.Arn>:*]`, `LambdaInvoke may invoke versions and aliases of the ${fnName} function, and only that function.`);
     }
   }

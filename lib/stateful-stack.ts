@@ -10,7 +10,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { BUCKETS, QUEUES, TABLES, type BucketName, type QueueDef, type QueueName, type TableDef, type TableName } from '../functions/resources.ts';
-import { mapRecord } from './typed-records.ts';
+import { mapRecord, pascalCase } from './typed-records.ts';
 
 /** Access logs are an audit trail, not data: kept long enough to investigate, then expired. */
 const ACCESS_LOG_RETENTION = Duration.days(365);
@@ -53,6 +53,10 @@ export class StatefulStack extends Stack implements StatefulResources {
     new CfnOutput(this, 'CursorKeysSecretArn', { value: this.cursorKeys.secretArn, description: 'The cursor key ring (rotate by hand: README)' });
     this.buckets = mapRecord(BUCKETS, (name, def) => this.bucket(name, def.expireAfterDays));
     this.tables = mapRecord(TABLES, (name, def) => this.table(name, def));
+    // Read by the keys CLI and operators; top-level ids keep the output keys exactly these names.
+    for (const [name, table] of Object.entries(this.tables)) {
+      new CfnOutput(this, `${pascalCase(name)}TableName`, { value: table.tableName, description: `Physical name of the ${name} table` });
+    }
     const pairs = mapRecord(QUEUES, (name, def) => this.queue(name, def));
     this.queues = mapRecord(pairs, (_name, pair) => pair.queue);
     this.deadLetterQueues = mapRecord(pairs, (_name, pair) => pair.dlq);

@@ -1,19 +1,15 @@
 /** Route group `system`: liveness, the OpenAPI document, the API reference page, the public catalogue, and the answer to unknown paths. */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { AppError } from '../core/errors.ts';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
-import { SYSTEM_OPERATIONS, UNSUPPORTED_PATHS, pathPattern } from '../routes.ts';
-import { httpRouteGroup, ok, raw } from '../shared/http.ts';
+import { SYSTEM_OPERATIONS } from '../routes.ts';
+import { httpRouteGroup, noRouteError, ok, raw } from '../shared/http.ts';
 import { capabilities } from '../shared/capabilities.ts';
 import { REDOC_BUNDLE } from '../resources.ts';
 import { archiveManifest, clock, incidentStore } from '../shared/deps.ts';
 import { symbolCatalogue } from '../core/quality/coverage.ts';
 import { allCoverage, archiveStats } from '../core/quality/report.ts';
 import { timedCache } from '../core/quality/cache.ts';
-
-// A per-family path under a family that lacks the operation is not a route: the catch-all names where it is.
-const UNSUPPORTED = UNSUPPORTED_PATHS.map((path) => ({ path, pattern: pathPattern(path.path) }));
 
 /** Answers that change only with a deployment: cached by clients and proxies for 5 minutes. */
 const CACHED = { 'cache-control': 'public, max-age=300' };
@@ -62,13 +58,5 @@ export const handler = httpRouteGroup(SYSTEM_OPERATIONS, {
     { manifest: archiveManifest(), incidents: incidentStore() }, (await catalogue.get('symbols', () => symbolCatalogue(archiveManifest(), clock.now()))).value, clock.now(),
   ))),
   getStatusCoverage: async () => fromCatalogue(await catalogue.get('coverage', () => allCoverage(archiveManifest(), clock.now()))),
-  unknownRoute: async ({ params }) => {
-    const path = `/${params.proxy}`;
-    const unsupported = UNSUPPORTED.find((u) => u.pattern.test(path));
-    if (!unsupported) throw new AppError('route_not_found', 'No route matches this path.');
-    const { datatype, venue, availableOn } = unsupported.path;
-    throw new AppError('unsupported_for_venue', `${datatype} is not offered on ${venue}; it is on ${availableOn.map((a) => a.venue).join(', ')}.`, {
-      details: { datatype, venue, available_on: availableOn },
-    });
-  },
+  unknownRoute: async ({ params }) => { throw noRouteError(`/${params.proxy}`); },
 });

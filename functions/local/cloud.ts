@@ -35,7 +35,7 @@ export interface LocalCloudOptions {
   /** Run the SQS event sources. */
   pollers?: boolean;
   logLevel?: string;
-  /** The service stack's synthesized template, when the caller has it already (tests share one); else the data directory's, made again when the sources change. */
+  /** The service stacks' synthesized template, when the caller has it already (tests share one); else the data directory's, made again when the sources change. */
   template?: ServiceTemplate;
   /** Seed and run the demo market (off in tests unless they ask), in a process of its own. */
   demo?: Omit<DemoProcessOptions, 'dataDir'> & Pick<DemoFeedOptions, 'onProgress'>;

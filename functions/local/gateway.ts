@@ -1,14 +1,16 @@
 /**
- * The API Gateway emulator: matches requests against the route table as API Gateway matches its
- * resources, runs the deployed REQUEST authorizer (with its result cache and the usage-plan
- * throttle of the caller's tier), builds REST proxy events (payload v1) for the route group's
- * handler and renders gateway responses from the same GATEWAY_RESPONSES entries the CDK app uses.
+ * The API Gateway emulator: matches requests against the REST API's resources (GATEWAY_RESOURCES,
+ * laid out from the route table as the CDK app deploys them) as API Gateway does, runs the
+ * deployed REQUEST authorizer (with its result cache and the usage-plan throttle of the caller's
+ * tier), builds REST proxy events (payload v1) for the route group's handler and renders gateway
+ * responses from the same GATEWAY_RESPONSES entries the CDK app uses.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { API_KEY_HEADER, API_VERSION, API_VERSION_HEADER, AUTHORIZER_CACHE_TTL_S, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, REQUEST_ID_HEADER, ROUTES, pathPattern, type GatewayResponseType, type RouteDef } from '../routes.ts';
+import { API_KEY_HEADER, API_VERSION, API_VERSION_HEADER, AUTHORIZER_CACHE_TTL_S, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, REQUEST_ID_HEADER, resourceMatcher, type GatewayResponseType } from '../routes.ts';
+import { GATEWAY_RESOURCES, type GatewayResource } from '../gateway-resources.ts';
 import { isPlanName, PLANS } from '../core/plans.ts';
 import { invoke } from './invoke.ts';
 import { config } from '../shared/config.ts';
@@ -18,17 +20,9 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024; // API Gateway's payload limit
 const INTEGRATION_TIMEOUT_MS = 29_000;
 const LOCAL_ARN_PREFIX = 'arn:aws:execute-api:us-east-1:000000000000:local';
 
-interface CompiledRoute { route: RouteDef; pattern: RegExp; names: string[]; literalSegments: number }
-
-function compile(route: RouteDef): CompiledRoute {
-  const names = [...route.path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1]!);
-  return { route, pattern: pathPattern(route.path), names, literalSegments: route.path.split('/').filter((s) => s && !s.startsWith('{')).length };
-}
-
 // API Gateway prefers the most specific resource: literal segments win over path parameters, and
 // a greedy {proxy+} resource only takes what nothing else matches.
-const specificity = (c: CompiledRoute) => (c.route.path.includes('+}') ? -1 : c.literalSegments);
-const COMPILED = ROUTES.map(compile).sort((a, b) => specificity(b) - specificity(a));
+const matchResource = resourceMatcher(GATEWAY_RESOURCES);
 
 function gatewayResponse(type: GatewayResponseType, requestId: string, extraHeaders: Record<string, string> = {}): APIGatewayProxyResult {
   const entry = GATEWAY_RESPONSES[type];
@@ -98,13 +92,13 @@ export async function startGateway(port: number): Promise<Gateway> {
   async function handle(req: IncomingMessage, body: Buffer, requestId: string): Promise<APIGatewayProxyResult> {
     const url = new URL(req.url ?? '/', 'http://local');
     const method = (req.method ?? 'GET').toUpperCase();
-    const matches = COMPILED.map((c) => ({ c, m: c.pattern.exec(url.pathname) })).filter((x) => x.m);
-    if (matches.length === 0) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId);
+    const match = matchResource(url.pathname);
+    if (!match) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId);
     // The most specific resource is chosen first, then its method (or its ANY method).
-    const resource = matches.filter((x) => x.c.route.path === matches[0]!.c.route.path);
-    const hit = resource.find((x) => x.c.route.method === method) ?? resource.find((x) => x.c.route.method === 'ANY');
+    const [resource] = match.items as [GatewayResource];
+    const hit = resource.methods.find((m) => m.method === method) ?? resource.methods.find((m) => m.method === 'ANY');
     if (!hit) {
-      const allow = resource.map((x) => x.c.route.method).join(', ');
+      const allow = (resource.notAllowed ?? []).join(', ');
       const entry = METHOD_NOT_ALLOWED;
       return {
         statusCode: 405,
@@ -113,12 +107,11 @@ export async function startGateway(port: number): Promise<Gateway> {
       };
     }
     if (body.length > MAX_BODY_BYTES) return gatewayResponse('REQUEST_TOO_LARGE', requestId);
-    const { route, names } = hit.c;
     // API Gateway refuses a path whose percent-encoding does not decode, before any authorizer.
-    if (hit.m!.slice(1).some((segment) => !decodes(segment))) return gatewayResponse('BAD_REQUEST_PARAMETERS', requestId);
-    const event = proxyEvent(req, url, route, names, hit.m!, body, requestId);
+    if (Object.values(match.params).some((segment) => !decodes(segment))) return gatewayResponse('BAD_REQUEST_PARAMETERS', requestId);
+    const event = proxyEvent(req, url, resource.path, match.params, body, requestId);
 
-    if (route.auth === 'api_key') {
+    if (hit.auth === 'api_key') {
       const outcome = await authorize(event, headerValue(event.headers, API_KEY_HEADER));
       if (!outcome.allowed) return gatewayResponse(outcome.response, requestId);
       if (throttled(outcome.usageKey, outcome.plan)) return gatewayResponse('THROTTLED', requestId);
@@ -127,12 +120,12 @@ export async function startGateway(port: number): Promise<Gateway> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), INTEGRATION_TIMEOUT_MS * (config().LOCAL_DEADLINE_SCALE ?? 1)); });
     try {
-      const result = await Promise.race([invoke(route.group, event) as Promise<APIGatewayProxyResult>, timeout]);
+      const result = await Promise.race([invoke(hit.group, event) as Promise<APIGatewayProxyResult>, timeout]);
       if (result === 'timeout') return gatewayResponse('INTEGRATION_TIMEOUT', requestId);
       if (!result || typeof result.statusCode !== 'number') return gatewayResponse('DEFAULT_5XX', requestId);
       return result;
     } catch (error) {
-      console.error(`[gateway] ${route.group} threw on ${method} ${url.pathname}:`, error);
+      console.error(`[gateway] ${hit.group} threw on ${method} ${url.pathname}:`, error);
       return gatewayResponse('DEFAULT_5XX', requestId);
     } finally {
       clearTimeout(timer);
@@ -179,7 +172,7 @@ function decodes(segment: string): boolean {
   }
 }
 
-function proxyEvent(req: IncomingMessage, url: URL, route: RouteDef, names: string[], match: RegExpExecArray, body: Buffer, requestId: string): APIGatewayProxyEvent {
+function proxyEvent(req: IncomingMessage, url: URL, resource: string, params: Record<string, string>, body: Buffer, requestId: string): APIGatewayProxyEvent {
   // API Gateway tells the integration which scheme the client used.
   // Without a prototype: a header or parameter named `constructor` or `__proto__` is just a name.
   const headers: Record<string, string> = Object.assign(Object.create(null), { 'X-Forwarded-Proto': 'http' });
@@ -196,11 +189,12 @@ function proxyEvent(req: IncomingMessage, url: URL, route: RouteDef, names: stri
     query[name] = value; // API Gateway keeps the last value of a repeated key
     (multiQuery[name] ??= []).push(value);
   }
-  const pathParameters = names.length ? Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(match[i + 1]!)])) : null;
+  const names = Object.keys(params);
+  const pathParameters = names.length ? Object.fromEntries(names.map((name) => [name, decodeURIComponent(params[name]!)])) : null;
   const contentType = headerValue(headers, 'content-type') ?? '';
   const isText = body.length === 0 || /json|text|xml|urlencoded/.test(contentType) || contentType === '';
   return {
-    resource: route.path,
+    resource,
     path: url.pathname,
     httpMethod: req.method ?? 'GET',
     headers,
@@ -214,8 +208,8 @@ function proxyEvent(req: IncomingMessage, url: URL, route: RouteDef, names: stri
     requestContext: {
       accountId: '000000000000', apiId: 'local', authorizer: null, protocol: 'HTTP/1.1', httpMethod: req.method ?? 'GET',
       domainName: headerValue(headers, 'host') ?? '127.0.0.1',
-      path: `/local${url.pathname}`, stage: 'local', requestId, requestTimeEpoch: Date.now(), resourceId: route.path,
-      resourcePath: route.path,
+      path: `/local${url.pathname}`, stage: 'local', requestId, requestTimeEpoch: Date.now(), resourceId: resource,
+      resourcePath: resource,
       identity: {
         accessKey: null, accountId: null, apiKey: null, apiKeyId: null, caller: null, clientCert: null,
         cognitoAuthenticationProvider: null, cognitoAuthenticationType: null, cognitoIdentityId: null, cognitoIdentityPoolId: null,

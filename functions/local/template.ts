@@ -1,11 +1,11 @@
-/** Synthesizes the service stack in-process (bundling skipped) to read what the CDK app deploys. */
+/** Synthesizes the service stacks in-process (bundling skipped) to read what the CDK app deploys. */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertValidStateMachines } from './state-machines.ts';
 
-/** The parts of the service stack's CloudFormation template the local cloud reads. */
+/** The parts of the service stacks' CloudFormation templates the local cloud reads: their resources, in one template. */
 export interface ServiceTemplate { Resources: Record<string, { Type: string; Properties?: Record<string, unknown>; Metadata?: Record<string, unknown> }> }
 
 export async function synthesizeServiceTemplate(): Promise<ServiceTemplate> {
@@ -14,7 +14,14 @@ export async function synthesizeServiceTemplate(): Promise<ServiceTemplate> {
   const { buildApp } = await import('../../lib/app.ts');
   // The template is only read here; `npm run synth` and the infra suites validate it.
   const { app, service } = buildApp({ bundling: false, cloudFormationValidation: false });
-  const template = app.synth().getStackArtifact(service.artifactId).template as ServiceTemplate;
+  const assembly = app.synth();
+  const template: ServiceTemplate = { Resources: {} };
+  for (const stack of service.stacks) {
+    for (const [id, resource] of Object.entries((assembly.getStackArtifact(stack.artifactId).template as ServiceTemplate).Resources)) {
+      if (id in template.Resources) throw new Error(`Logical id ${id} is in two service stacks`);
+      template.Resources[id] = resource;
+    }
+  }
   await assertValidStateMachines(template);
   return template;
 }

@@ -1,6 +1,7 @@
 /**
  * The shared Lambda shell for HTTP route groups. A group's entry file passes one implementation per
- * operationId; the shell finds the route from the API Gateway event (`resource` + `httpMethod`),
+ * operationId; the shell finds the route from the request's path and method in the route table (the
+ * API Gateway resource may be a greedy `{proxy+}` serving several routes: functions/gateway-resources.ts),
  * validates path, query and body with the route's valibot schemas, calls the implementation with
  * typed input and the caller's account, and renders either the success envelope or the error body.
  * Errors are rendered here and nowhere else.
@@ -15,7 +16,10 @@ import { AppError, errorBody, toAppError } from '../core/errors.ts';
 import { isPlanName } from '../core/plans.ts';
 import type { Caller } from '../core/accounts.ts';
 import * as v from 'valibot';
-import { API_VERSION, API_VERSION_HEADER, API_VERSION_REQUEST_HEADERS, GATEWAY_RESPONSES, REQUEST_ID_HEADER, ROUTES, type OperationGroup, type OperationSpec, type ParamSchemas, type RouteDef } from '../routes.ts';
+import {
+  API_VERSION, API_VERSION_HEADER, API_VERSION_REQUEST_HEADERS, GATEWAY_RESPONSES, REQUEST_ID_HEADER, ROUTES, UNSUPPORTED_PATHS, pathPattern, resourceMatcher,
+  type OperationGroup, type OperationSpec, type ParamSchemas, type RouteDef,
+} from '../routes.ts';
 import type { Family } from '../core/venues.ts';
 import type { JsonRows } from '../core/market/queries.ts';
 import { logger, metrics, publishMetrics } from './powertools.ts';
@@ -91,8 +95,17 @@ export function raw<T>(body: T, options: { status?: number; headers?: Record<str
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
-function routeKey(method: string, resource: string): string {
-  return `${method.toUpperCase()} ${resource}`;
+// A per-family path under a family that lacks the operation is not a route: the answer names where it is.
+const UNSUPPORTED = UNSUPPORTED_PATHS.map((path) => ({ path, pattern: pathPattern(path.path) }));
+
+/** The answer to a path no route matches: 404 `unsupported_for_venue` naming where the data is, or `route_not_found`. */
+export function noRouteError(path: string): AppError {
+  const unsupported = UNSUPPORTED.find((u) => u.pattern.test(path));
+  if (!unsupported) return new AppError('route_not_found', 'No route matches this path.');
+  const { datatype, venue, availableOn } = unsupported.path;
+  return new AppError('unsupported_for_venue', `${datatype} is not offered on ${venue}; it is on ${availableOn.map((a) => a.venue).join(', ')}.`, {
+    details: { datatype, venue, available_on: availableOn },
+  });
 }
 
 function accountOf(event: APIGatewayProxyEvent): Caller | undefined {
@@ -109,12 +122,12 @@ function accountOf(event: APIGatewayProxyEvent): Caller | undefined {
  * Headers every answer carries, success or error: the response-shape version, and RFC 9745
  * `Deprecation` on legacy routes.
  */
-function routeHeaders(route: RouteDef | undefined, pathParameters?: Record<string, string | undefined> | null): Record<string, string> {
+function routeHeaders(route: RouteDef | undefined, pathParameters: Record<string, string>): Record<string, string> {
   const version = { [API_VERSION_HEADER]: API_VERSION };
   if (!route?.deprecated) return version;
   // The successor of this very request (`/v1/perpx/trades/BTC`), not its template.
   const successor = route.successor?.replace(/\{(\w+)\}/g, (template, name: string) => {
-    const value = pathParameters?.[name];
+    const value = pathParameters[name];
     return value === undefined ? template : encodeURIComponent(value);
   });
   return { ...version, deprecation: 'true', ...(successor && { link: `<${successor}>; rel="successor-version"` }) };
@@ -147,7 +160,7 @@ function pagingMeta(route: RouteDef, nextCursor: string | null | undefined): { h
   return nextCursor ? { has_more: true, next_cursor: nextCursor } : { has_more: false };
 }
 
-function render(result: RouteResult, route: RouteDef, requestId: string, pathParameters: APIGatewayProxyEvent['pathParameters']): APIGatewayProxyResult {
+function render(result: RouteResult, route: RouteDef, requestId: string, pathParameters: Record<string, string>): APIGatewayProxyResult {
   const headers: Record<string, string> = { ...JSON_HEADERS, [REQUEST_ID_HEADER]: requestId, ...routeHeaders(route, pathParameters) };
   if (result.kind === 'raw') {
     return { statusCode: result.status ?? route.response.status, headers: { ...headers, ...result.headers }, body: JSON.stringify(result.body) };
@@ -181,10 +194,13 @@ export function renderError(error: AppError, requestId: string): APIGatewayProxy
   };
 }
 
-interface RouteEntry { route: RouteDef; implementation: RouteImplementation }
+interface RouteEntry { path: string; route: RouteDef; implementation: RouteImplementation }
 
-async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEvent, requestId: string): Promise<APIGatewayProxyResult> {
-  if (!entry) throw new AppError('route_not_found', 'No route matches this path.');
+/** The route a request selects and its path parameters (decoded), or none. */
+interface Selected { entry?: RouteEntry; pathParameters: Record<string, string> }
+
+async function dispatch({ entry, pathParameters }: Selected, event: APIGatewayProxyEvent, requestId: string): Promise<APIGatewayProxyResult> {
+  if (!entry) throw noRouteError(event.path);
   const { route, implementation } = entry;
   const account = accountOf(event);
   if (route.auth === 'api_key' && !account) {
@@ -196,7 +212,7 @@ async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEve
   let query = event.queryStringParameters;
   if (sealed && typeof query?.cursor === 'string') query = { ...query, cursor: openCursor(await cursorKeys(), route.operationId, query.cursor) };
   const input = {
-    params: parseParams(route.pathParams, event.pathParameters, 'path'),
+    params: parseParams(route.pathParams, pathParameters, 'path'),
     query: parseParams(route.query, query, 'query'),
     body: route.body ? parseBody(route.body, event.body, event.isBase64Encoded) : undefined,
     headers: { ...headers, ...parseParams(route.headers, headers, 'header') },
@@ -212,7 +228,7 @@ async function dispatch(entry: RouteEntry | undefined, event: APIGatewayProxyEve
     throw error;
   }
   await charge?.settle(rowsOf(result), result.kind === 'raw' || result.kind === 'binary' ? 1 : result.creditMultiplier ?? 1);
-  return render(result, route, requestId, event.pathParameters);
+  return render(result, route, requestId, pathParameters);
 }
 
 /** The result with its next cursor sealed for the route (envelope, rendered rows, or the Arrow header). */
@@ -307,16 +323,24 @@ export function httpRouteGroup<Ops extends Readonly<Record<string, OperationSpec
   if (missing.length || unserved.length) {
     throw new Error(`Route group ${group}: missing implementations [${missing.join(', ')}], operations without a route [${unserved.join(', ')}]`);
   }
-  const table = new Map<string, RouteEntry>(routes.map((route) => [routeKey(route.method, route.path), { route, implementation: byOperation[route.operation]! }]));
+  const match = resourceMatcher(routes.map((route): RouteEntry => ({ path: route.path, route, implementation: byOperation[route.operation]! })));
+  // The most specific route path the request's path matches (as API Gateway picks resources), then its method or ANY.
+  const select = (event: APIGatewayProxyEvent): Selected => {
+    const found = match(event.path);
+    const method = event.httpMethod.toUpperCase();
+    const entry = found?.items.find((e) => e.route.method === method) ?? found?.items.find((e) => e.route.method === 'ANY');
+    return { entry, pathParameters: Object.fromEntries(Object.entries(found?.params ?? {}).map(([name, value]) => [name, decodeURIComponent(value)])) };
+  };
 
   const handle = async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const started = performance.now();
     const requestId = event.requestContext?.requestId ?? 'unknown';
-    logger.appendKeys({ request_id: requestId, route: `${event.httpMethod} ${event.resource}` });
-    const entry = table.get(routeKey(event.httpMethod, event.resource)) ?? table.get(routeKey('ANY', event.resource));
+    const selected = select(event);
+    const { entry } = selected;
+    logger.appendKeys({ request_id: requestId, route: `${event.httpMethod} ${entry?.route.path ?? event.path}` });
     let response: APIGatewayProxyResult;
     try {
-      response = await withinDeadline(dispatch(entry, event, requestId), context);
+      response = await withinDeadline(dispatch(selected, event, requestId), context);
     } catch (thrown) {
       const error = toAppError(thrown);
       if (error.status >= 500) {
@@ -324,7 +348,7 @@ export function httpRouteGroup<Ops extends Readonly<Record<string, OperationSpec
         metrics.addMetric('ServerError', MetricUnit.Count, 1);
       }
       const rendered = renderError(error, requestId);
-      response = { ...rendered, headers: { ...rendered.headers, ...routeHeaders(entry?.route, event.pathParameters) } };
+      response = { ...rendered, headers: { ...rendered.headers, ...routeHeaders(entry?.route, selected.pathParameters) } };
     }
     await recordLatency(entry?.route, performance.now() - started, context);
     return response;

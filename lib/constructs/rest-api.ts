@@ -1,9 +1,11 @@
 /**
- * The public REST API, built from the one route table (functions/routes.ts): a method per route,
- * a 405 catch-all per routed resource, the gateway's own error bodies, and a usage plan per tier.
- * The resource tree, stage and deployment live in the service stack; the methods live in nested
- * stacks, one per route group with the 405s of its paths, since one stack holds at most 500
- * resources (and 200 parameters) and a route adds up to three (resource, method, 405).
+ * The public REST API, built from the resources the route table lays out
+ * (functions/gateway-resources.ts): a route's own resource and method, or a greedy `{proxy+}`
+ * resource whose group's function finds the route; a 405 mock on each resource answering the
+ * methods it does not have; the gateway's own error bodies; a usage plan per tier. The resource
+ * tree, stage and deployment live in the API stack; the methods live in nested stacks, one per
+ * route group with the 405s of its resources, since one stack holds at most 500 resources (and
+ * 200 parameters).
  */
 import { Duration, NestedStack } from 'aws-cdk-lib';
 import {
@@ -27,7 +29,8 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionName } from '../../functions/resources.ts';
-import { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_S, ROUTES, type RouteDef } from '../../functions/routes.ts';
+import { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_S } from '../../functions/routes.ts';
+import { GATEWAY_RESOURCES, type GatewayMethod } from '../../functions/gateway-resources.ts';
 import type { PlanName } from '../../functions/core/plans.ts';
 import { addGatewayResponses, addMethodNotAllowed } from './api-errors.ts';
 import { addUsagePlans } from './usage-plans.ts';
@@ -95,28 +98,26 @@ export class ServiceRestApi extends Construct {
       },
     });
 
-    for (const [path, routes] of groupByPath(ROUTES)) {
+    for (const { path, methods, notAllowed } of GATEWAY_RESOURCES) {
       const resource = this.api.root.resourceForPath(path);
-      for (const route of routes) this.addRoute(resource, route);
-      // A resource with an ANY route (the catch-all) already answers every method; the 405 sits
-      // beside the path's routes, so each nested stack references only its own resources.
-      if (!routes.some((r) => r.method === 'ANY')) {
-        this.publicMethods.push(addMethodNotAllowed(this.methodStack(routes[0]!.group), path, resource, routes.map((r) => r.method)));
-      }
+      for (const method of methods) this.addMethod(resource, path, method);
+      // The 405 sits beside the resource's methods, so each nested stack references only its own resources.
+      if (notAllowed) this.publicMethods.push(addMethodNotAllowed(this.methodStack(methods[0]!.group), path, resource, notAllowed));
     }
     addGatewayResponses(this.api);
     this.usagePlans = addUsagePlans(this.api);
   }
 
-  private addRoute(resource: IResource, route: RouteDef): void {
+  /** A route's method (named by its operation), or a greedy resource's method serving several routes. */
+  private addMethod(resource: IResource, path: string, { method: httpMethod, group, auth, operationId }: GatewayMethod): void {
     const options: MethodOptions =
-      route.auth === 'api_key'
+      auth === 'api_key'
         ? { authorizer: this.keyAuthorizer(), authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true }
         : { authorizationType: AuthorizationType.NONE, apiKeyRequired: false };
-    const method = new Method(this.methodStack(route.group), route.operationId, {
-      resource, httpMethod: route.method, integration: this.integrationFor(route.group), options: { ...options, operationName: route.operationId },
+    const method = new Method(this.methodStack(group), operationId ?? `${httpMethod}${path.replaceAll('/', '_')}`, {
+      resource, httpMethod, integration: this.integrationFor(group), options: { ...options, ...(operationId && { operationName: operationId }) },
     });
-    if (route.auth === 'none') this.publicMethods.push(method);
+    if (auth === 'none') this.publicMethods.push(method);
   }
 
   /** The nested stack that holds a share of the methods (created on first use). */
@@ -153,10 +154,4 @@ export class ServiceRestApi extends Construct {
     });
     return this.requestAuthorizer;
   }
-}
-
-function groupByPath(routes: readonly RouteDef[]): Map<string, RouteDef[]> {
-  const byPath = new Map<string, RouteDef[]>();
-  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
-  return byPath;
 }

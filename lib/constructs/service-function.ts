@@ -10,7 +10,7 @@ import { Duration } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -59,6 +59,39 @@ const DUCKDB_PACKAGES = INSTALLED_DUCKDB_ARCH
 export const architectureOf = (def: Pick<FunctionDef, 'duckdb'>): Architecture =>
   (def.duckdb && INSTALLED_DUCKDB_ARCH === 'x64' ? Architecture.X86_64 : Architecture.ARM_64);
 
+/**
+ * Installed files copied beside a function's bundle (relative to node_modules): DuckDB's binding
+ * when `npm ci` installed a Linux one, and the catalogue's run-time assets.
+ */
+export const copiedPackagesOf = (def: Pick<FunctionDef, 'duckdb' | 'assets'>): string[] =>
+  [...(def.duckdb && DUCKDB_PACKAGES ? DUCKDB_PACKAGES : []), ...(def.assets ?? [])];
+
+/** How esbuild bundles a function (read again by the deployment-package quota test). */
+export function bundlingOf(def: Pick<FunctionDef, 'duckdb' | 'assets'>): BundlingOptions {
+  const copied = copiedPackagesOf(def);
+  return {
+    format: OutputFormat.ESM,
+    target: 'node22',
+    mainFields: ['module', 'main'],
+    banner: ESM_REQUIRE_BANNER,
+    minify: true,
+    sourceMap: true,
+    // Setting externalModules replaces CDK's default, so the runtime's SDK v3 is named again.
+    externalModules: ['@aws-sdk/*', ...copied],
+    // Without an installed Linux binding, CDK installs DuckDB next to the bundle from the registry.
+    ...(def.duckdb && !DUCKDB_PACKAGES ? { nodeModules: ['@duckdb/node-api'], environment: ARM64_NATIVE_INSTALL } : {}),
+    ...(copied.length > 0 && {
+      commandHooks: {
+        beforeBundling: () => [],
+        beforeInstall: () => [],
+        afterBundling: (inputDir: string, outputDir: string) =>
+          // A package directory or one installed file, at the same path under the bundle's node_modules.
+          copied.map((path) => `mkdir -p "$(dirname "${outputDir}/node_modules/${path}")" && cp -R "${inputDir}/node_modules/${path}" "${outputDir}/node_modules/${path}"`),
+      },
+    }),
+  };
+}
+
 export interface ServiceFunctionProps {
   readonly name: FunctionName;
   readonly def: FunctionDef;
@@ -77,7 +110,6 @@ export class ServiceFunction extends NodejsFunction {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `Execution role of the ${name} function`,
     });
-    const copied = [...(def.duckdb && DUCKDB_PACKAGES ? DUCKDB_PACKAGES : []), ...(def.assets ?? [])];
     super(scope, id, {
       entry: join(PROJECT_ROOT, def.entry),
       handler: 'handler',
@@ -96,27 +128,7 @@ export class ServiceFunction extends NodejsFunction {
         POWERTOOLS_SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        minify: true,
-        sourceMap: true,
-        // Setting externalModules replaces CDK's default, so the runtime's SDK v3 is named again.
-        externalModules: ['@aws-sdk/*', ...copied],
-        // Without an installed Linux binding, CDK installs DuckDB next to the bundle from the registry.
-        ...(def.duckdb && !DUCKDB_PACKAGES ? { nodeModules: ['@duckdb/node-api'], environment: ARM64_NATIVE_INSTALL } : {}),
-        ...(copied.length > 0 && {
-          commandHooks: {
-            beforeBundling: () => [],
-            beforeInstall: () => [],
-            afterBundling: (inputDir: string, outputDir: string) =>
-              // A package directory or one installed file, at the same path under the bundle's node_modules.
-              copied.map((path) => `mkdir -p "$(dirname "${outputDir}/node_modules/${path}")" && cp -R "${inputDir}/node_modules/${path}" "${outputDir}/node_modules/${path}"`),
-          },
-        }),
-      },
+      bundling: bundlingOf(def),
     });
     this.catalogueName = name;
     this.logGroupOwned = logGroup;

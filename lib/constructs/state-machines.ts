@@ -1,5 +1,5 @@
 /**
- * One Step Functions state machine per STATE_MACHINES entry. The catalogue names each machine's
+ * One Step Functions state machine per STATE_MACHINES entry named. The catalogue names each machine's
  * task states and their functions; this file gives each machine its flow. The local cloud runs the
  * synthesized definition with aws-local-stepfunctions, binding handlers by the same task state ids,
  * so definitions stay in JSONPath (it silently ignores JSONata).
@@ -25,7 +25,6 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { STATE_MACHINES, type FunctionName, type StateMachineName } from '../../functions/resources.ts';
-import { mapRecord } from '../typed-records.ts';
 
 /** Makes the catalogue's task state `stateId`, with the payload it sends (default: the state's input). */
 type TaskFactory = (stateId: string, payload?: TaskInput) => LambdaInvoke;
@@ -92,45 +91,52 @@ function partitionedJob(scope: Construct, task: TaskFactory, states: Partitioned
 }
 
 export interface StateMachinesProps {
-  readonly functions: Readonly<Record<FunctionName, IFunction>>;
+  readonly names: readonly StateMachineName[];
+  /** The task functions of those machines. */
+  readonly functions: Readonly<Partial<Record<FunctionName, IFunction>>>;
 }
 
 export class StateMachines extends Construct {
-  readonly machines: Readonly<Record<StateMachineName, StateMachine>>;
+  readonly machines: Readonly<Partial<Record<StateMachineName, StateMachine>>>;
 
-  constructor(scope: Construct, id: string, { functions }: StateMachinesProps) {
+  constructor(scope: Construct, id: string, { names, functions }: StateMachinesProps) {
     super(scope, id);
-    this.machines = mapRecord(STATE_MACHINES, (name, def) => {
-      // States are constructs; a scope per machine keeps state ids unique per machine only.
-      const machineScope = new Construct(this, name);
-      const made = new Set<string>();
-      const task: TaskFactory = (stateId, payload) => {
-        const fn = def.tasks[stateId];
-        if (!fn) throw new Error(`State machine ${name}: task state ${stateId} is not in STATE_MACHINES`);
-        made.add(stateId);
-        return new LambdaInvoke(machineScope, stateId, {
-          lambdaFunction: functions[fn],
-          ...(payload && { payload }),
-          // Keep the invoke envelope so `outputPath` (and the local runner) see `$.Payload`.
-          payloadResponseOnly: false,
-          outputPath: '$.Payload',
-        });
-      };
-      const flow = FLOWS[name](machineScope, task);
-      const unused = Object.keys(def.tasks).filter((stateId) => !made.has(stateId));
-      if (unused.length) throw new Error(`State machine ${name}: catalogue task states [${unused.join(', ')}] are not in its flow`);
-      return new StateMachine(machineScope, 'Resource', {
-        comment: def.description,
-        stateMachineType: StateMachineType.STANDARD,
-        definitionBody: DefinitionBody.fromChainable(flow),
-        timeout: Duration.minutes(def.timeoutMinutes),
-        tracingEnabled: true,
-        logs: {
-          destination: new LogGroup(machineScope, 'logs', { retention: RetentionDays.ONE_MONTH }),
-          level: LogLevel.ERROR,
-          includeExecutionData: true,
-        },
+    this.machines = Object.fromEntries(names.map((name) => [name, this.machine(name, functions)]));
+  }
+
+  private machine(name: StateMachineName, functions: StateMachinesProps['functions']): StateMachine {
+    const def = STATE_MACHINES[name];
+    // States are constructs; a scope per machine keeps state ids unique per machine only.
+    const machineScope = new Construct(this, name);
+    const made = new Set<string>();
+    const task: TaskFactory = (stateId, payload) => {
+      const fn = def.tasks[stateId];
+      if (!fn) throw new Error(`State machine ${name}: task state ${stateId} is not in STATE_MACHINES`);
+      const lambdaFunction = functions[fn];
+      if (!lambdaFunction) throw new Error(`State machine ${name}: task function ${fn} is not in its stack`);
+      made.add(stateId);
+      return new LambdaInvoke(machineScope, stateId, {
+        lambdaFunction,
+        ...(payload && { payload }),
+        // Keep the invoke envelope so `outputPath` (and the local runner) see `$.Payload`.
+        payloadResponseOnly: false,
+        outputPath: '$.Payload',
       });
+    };
+    const flow = FLOWS[name](machineScope, task);
+    const unused = Object.keys(def.tasks).filter((stateId) => !made.has(stateId));
+    if (unused.length) throw new Error(`State machine ${name}: catalogue task states [${unused.join(', ')}] are not in its flow`);
+    return new StateMachine(machineScope, 'Resource', {
+      comment: def.description,
+      stateMachineType: StateMachineType.STANDARD,
+      definitionBody: DefinitionBody.fromChainable(flow),
+      timeout: Duration.minutes(def.timeoutMinutes),
+      tracingEnabled: true,
+      logs: {
+        destination: new LogGroup(machineScope, 'logs', { retention: RetentionDays.ONE_MONTH }),
+        level: LogLevel.ERROR,
+        includeExecutionData: true,
+      },
     });
   }
 }

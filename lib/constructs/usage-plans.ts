@@ -1,6 +1,6 @@
 /**
  * One usage plan per plan tier, throttled with the tier's rate limit. Accounts' keys are attached
- * by the keys CLI, which finds each plan through the service stack's `UsagePlanId<Tier>` outputs.
+ * by the keys CLI, which finds each plan through the API stack's `UsagePlanId<Tier>` outputs.
  */
 import type { RestApi, UsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import { PLANS, type PlanName } from '../../functions/core/plans.ts';

@@ -118,6 +118,18 @@ describe('the local cloud over HTTP', () => {
     expect(res.body).toMatchObject({ code: 405, error_code: 'method_not_allowed' });
   });
 
+  it('answers 405 with Allow before any key check on a route a greedy resource serves, and the route itself through its group', async () => {
+    // Prepare: /v1/perpx/orderbook/{proxy+} serves every order book route of the core family.
+    const path = '/v1/perpx/orderbook/BTC/l4';
+    // Act
+    const wrongMethod = await get(path, { method: 'POST' });
+    const served = await get(`${path}?timestamp=abc`, withKey(KEYS.build));
+    // Assess
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET');
+    expect(served.body).toMatchObject({ code: 400, param: 'timestamp' });
+  });
+
   it('reads the key header whatever case the client sends it in', async () => {
     // fetch lowercases header names; node:http sends them as written, as curl and urllib do.
     for (const name of ['X-API-Key', 'x-api-key', 'X-Api-Key', 'X-API-KEY']) {

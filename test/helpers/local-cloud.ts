@@ -18,7 +18,7 @@ type TestCloud = LocalCloud & { dataDir: string };
 /** Waits for the run's fixture named (see `awaitFixture`). */
 const runFixture = (name: 'template' | 'ready') => awaitFixture(inject('runFixturesDir'), name);
 
-/** The run's one synthesis of the service stack. */
+/** The run's one synthesis of the service stacks. */
 export async function sharedTemplate(): Promise<ServiceTemplate> {
   return JSON.parse(readFileSync((await runFixture('template')).template, 'utf8')) as ServiceTemplate;
 }

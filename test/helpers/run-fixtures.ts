@@ -1,6 +1,6 @@
 /**
  * What the test run's files share, made once in the background (by `prepare-run-fixtures.ts`, which
- * the global setup starts): the service stack's synthesized template (every local cloud reads it;
+ * the global setup starts): the service stacks' synthesized template (every local cloud reads it;
  * a synthesis takes seconds), then the demo archive, one seed, history and intensity for the whole
  * run, which each file that starts a demo cloud copies. Light on purpose: the test configuration's
  * sequencer imports it.

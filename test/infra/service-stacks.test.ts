@@ -6,6 +6,7 @@
  */
 import './cdk-nag.suite.ts';
 import './monitoring.suite.ts';
+import './quotas.suite.ts';
 import './rest-api.suite.ts';
 import './service-functions.suite.ts';
 import './state-machine.suite.ts';

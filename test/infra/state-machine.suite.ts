@@ -1,11 +1,12 @@
 import { describe, it, expect } from 'vitest';
+import { Stack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { SCHEDULES, STATE_MACHINES } from '../../functions/resources.ts';
 import { logicalId, resolveJoin, synthesize } from './synth.ts';
 import { assertValidStateMachines } from '../../functions/local/state-machines.ts';
 
 const { service, serviceTemplate: template } = synthesize();
-const timerSweep = service.stateMachines.machines['timer-sweep'];
+const timerSweep = service.stateMachines['timer-sweep'];
 
 interface AslState {
   Type: string;
@@ -84,7 +85,7 @@ describe('state machines', () => {
     const metadata = template.toJSON().Resources[functionLogicalId].Metadata;
 
     // Assess
-    expect(metadata['aws:cdk:path']).toBe(`MarketArchiveService/functions/${functionName}/Resource`);
+    expect(metadata['aws:cdk:path']).toBe(`${Stack.of(timerSweep).stackName}/functions/${functionName}/Resource`);
   });
 
   it('synthesizes definitions asl-validator accepts, and the local cloud\'s synthesis refuses one it does not', async () => {

@@ -10,11 +10,11 @@ import type { IConstruct } from 'constructs';
 import { buildApp } from '../../lib/app.ts';
 
 function build(cloudFormationValidation: boolean) {
-  const built = buildApp({ bundling: false, nag: true, cloudFormationValidation });
+  const built = buildApp({ bundling: false, nag: true, cloudFormationValidation, cliMetadata: true });
   return {
     ...built,
     statefulTemplate: Template.fromStack(built.stateful),
-    serviceTemplate: withNestedStacks(built.service),
+    serviceTemplate: merged(built.service.stacks.map(withNestedStacks)),
   };
 }
 
@@ -35,6 +35,25 @@ export function synthesize({ cloudFormationValidation = true }: { cloudFormation
 }
 
 type Json = unknown;
+type TemplateJson = { Resources: Record<string, Json>; Outputs?: Record<string, Json> };
+
+/**
+ * The service stacks' templates as one: their resources and outputs (logical ids are unique across
+ * them, but for the CLI's metadata resource each stack has).
+ */
+function merged(templates: Template[]): Template {
+  const all: TemplateJson = { Resources: {}, Outputs: {} };
+  for (const template of templates) {
+    const json = template.toJSON() as TemplateJson;
+    for (const part of ['Resources', 'Outputs'] as const) {
+      for (const [id, value] of Object.entries(json[part] ?? {})) {
+        if (id in all[part]! && id !== 'CDKMetadata') throw new Error(`${id} is in two service stacks`);
+        all[part]![id] = value;
+      }
+    }
+  }
+  return Template.fromJSON(all);
+}
 
 /**
  * A stack's template with its nested stacks' resources merged in, each reference to a nested

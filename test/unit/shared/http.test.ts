@@ -162,6 +162,26 @@ describe('the HTTP shell, errors', () => {
     expect(res.body).toMatchObject({ code: 404, error_code: 'route_not_found' });
   });
 
+  it('finds the route behind a greedy resource by the request path, its parameters decoded', async () => {
+    // Prepare: API Gateway's event for a `{proxy+}` resource serving the group's paths under /v1.
+    const event = restEvent({
+      resource: '/v1/{proxy+}', path: '/v1/things/xyz%3ATSLA', httpMethod: 'GET', pathParameters: { proxy: 'things/xyz:TSLA' }, requestContext: { authorizer: account } as never,
+    });
+    // Act
+    const res = await call(event);
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.body.data[0]).toEqual({ symbol: 'xyz:TSLA' });
+  });
+
+  it('answers a path under a greedy resource that a family lacks with 404 unsupported_for_venue naming where it is', async () => {
+    // Act: spot has no funding (the real route table), and this group has no such route either.
+    const res = await call(restEvent({ resource: '/v1/{proxy+}', path: '/v1/perpx/spot/funding/HYPE-USDC', httpMethod: 'GET', requestContext: { authorizer: account } as never }));
+    // Assess
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ error_code: 'unsupported_for_venue', datatype: 'funding', venue: 'spot', available_on: expect.arrayContaining([{ venue: 'perpx', route: '/v1/perpx/funding/{symbol}' }]) });
+  });
+
   it('answers a request still running near the function timeout with a 504 carrying its request id, not a 500', async () => {
     // Prepare: a route that never finishes, in a function with 350 ms left.
     const stuck = httpRouteGroup(THINGS, {
