@@ -12,7 +12,7 @@
  * Times are Unix epoch milliseconds (`ts`). How to add a dataset: docs/adding-a-dataset.md.
  */
 import * as v from 'valibot';
-import { FAMILIES, SYMBOL_FORMS, type Family } from './venues.ts';
+import { CAPPED_BOOK_FAMILIES, FAMILIES, NATIVE_BOOK_LEVELS, SYMBOL_FORMS, type Family } from './venues.ts';
 
 const decimal = v.pipe(v.string(), v.regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string'));
 const epochMs = v.pipe(v.number(), v.integer('must be integer epoch milliseconds'), v.minValue(1_262_304_000_000, 'must be epoch milliseconds after 2010'), v.maxValue(4_102_444_800_000, 'must be epoch milliseconds before 2100'));
@@ -84,12 +84,18 @@ export const OrderEventRecord = keyed({
 });
 
 const level = v.tuple([decimal, decimal, v.pipe(v.number(), v.integer(), v.minValue(0))]);
-export const L2SnapshotRecord = keyed({
-  dataset: v.literal('l2_snapshots'),
-  /** Best first; at most 20 levels per side (the native book's cap). */
-  bids: v.pipe(v.array(level), v.maxLength(20, 'at most 20 levels per side')),
-  asks: v.pipe(v.array(level), v.maxLength(20, 'at most 20 levels per side')),
-});
+export const L2SnapshotRecord = v.pipe(
+  keyed({
+    dataset: v.literal('l2_snapshots'),
+    /** Best first: at most 20 levels per side on the perpx families (their native cap), every level on altx and altx-rh. */
+    bids: v.array(level),
+    asks: v.array(level),
+  }),
+  v.check(
+    (r) => !CAPPED_BOOK_FAMILIES.includes(r.family) || (r.bids.length <= NATIVE_BOOK_LEVELS && r.asks.length <= NATIVE_BOOK_LEVELS),
+    `at most ${NATIVE_BOOK_LEVELS} levels per side on ${CAPPED_BOOK_FAMILIES.join(', ')}`,
+  ),
+);
 
 const ACCOUNT_NUMBERED: readonly Family[] = ['altx', 'altx-rh'];
 const owner = v.pipe(v.string(), v.regex(/^(0x[0-9a-f]{40}|\d{1,20})$/, 'must be a lowercase 0x address or an account number'));

@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { enumParam, epochMsParam, integerParam, stringParam } from './params.ts';
+import { NATIVE_BOOK_LEVELS } from './venues.ts';
 
 const time = v.pipe(v.string(), v.description('RFC 3339 UTC'));
 const decimal = v.pipe(v.string(), v.description('decimal string'));
@@ -19,7 +20,7 @@ const cursor = { cursor: stringParam({ description: 'meta.next_cursor of the pre
 const historyLimit = { limit: integerParam({ min: 1, max: 1000, default: 100, description: 'Books per page' }) };
 
 /** The native book is capped at 20 levels a side on the perpx families; altx books have every served level. */
-export const NATIVE_DEPTH_CAP = 20;
+export const NATIVE_DEPTH_CAP = NATIVE_BOOK_LEVELS;
 const nativeDepth = {
   depth: integerParam({ min: 1, max: 10_000, description: `Levels per side, best first (at most ${NATIVE_DEPTH_CAP} on perpx, spot, hip3 and hip4; default all the snapshot has)` }),
 };

@@ -5,6 +5,14 @@
 export const FAMILIES = ['perpx', 'spot', 'hip3', 'hip4', 'altx', 'altx-rh'] as const;
 export type Family = (typeof FAMILIES)[number];
 
+/**
+ * Native book snapshots are the venue's top 20 levels a side on the perpx families (SPEC, general
+ * rule 2); altx and altx-rh publish every level, so their native checkpoints and the level deltas of
+ * their tick history describe the same book (a replay of one lands on the other).
+ */
+export const NATIVE_BOOK_LEVELS = 20;
+export const CAPPED_BOOK_FAMILIES: readonly Family[] = ['perpx', 'spot', 'hip3', 'hip4'];
+
 export const SYMBOL_FORMS: Readonly<Record<Family, { pattern: RegExp; example: string; description: string }>> = {
   perpx: { pattern: /^[A-Za-z0-9]{1,20}$/, example: 'BTC', description: 'bare coin' },
   spot: { pattern: /^[A-Z0-9]{1,20}-[A-Z0-9]{1,20}$/, example: 'HYPE-USDC', description: 'dashed pair BASE-QUOTE' },

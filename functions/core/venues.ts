@@ -2,9 +2,9 @@
  * Venue families as the core sees them: the families and symbol forms (defined with the schemas,
  * which are written in them), what a symbol says about its venue, and where each family's routes live.
  */
-import { FAMILIES, SYMBOL_FORMS, type Family } from '../../schemas/venues.ts';
+import { CAPPED_BOOK_FAMILIES, FAMILIES, NATIVE_BOOK_LEVELS, SYMBOL_FORMS, type Family } from '../../schemas/venues.ts';
 
-export { FAMILIES, SYMBOL_FORMS, type Family };
+export { CAPPED_BOOK_FAMILIES, FAMILIES, NATIVE_BOOK_LEVELS, SYMBOL_FORMS, type Family };
 
 export function isSymbolOf(family: Family, symbol: string): boolean {
   return SYMBOL_FORMS[family].pattern.test(symbol);

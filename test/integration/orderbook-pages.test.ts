@@ -3,7 +3,9 @@
  * DuckDB), whatever the diff stream, its batches, compaction and the page size: the L4 book at any
  * instant equals the diffs replayed from an empty book; a cursor walk of L4 diffs serves each once
  * in order; a walk of L2 diffs is the same at every page size and replays the full-depth book at the
- * window's start into the one at its end.
+ * window's start into the one at its end; on altx and altx-rh, tick history (the book at `start`
+ * and its level deltas, at any depth) replays into every native checkpoint of the window, over
+ * generated books and over the demo market's own output.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -15,6 +17,8 @@ import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 import { walkJsonRows } from '../helpers/api.ts';
+import { createDemoMarket } from '../../functions/local/demo/market.ts';
+import type { OrderBook, TickHistory } from '../../schemas/orderbook.ts';
 
 let env: ScratchEmulators;
 let deps: ArchiveDeps;
@@ -176,5 +180,162 @@ describe('order-book reads', () => {
     // Assess
     expect(outcome.status).toBe('ingested');
     expect(book).toMatchObject({ bid_count: 5_000, ask_count: 5_000, total_bid_size: 625, checkpoint_timestamp: new Date(T0 + 19 * 60_000).toISOString() });
+  });
+});
+
+/** A book as a replay holds it: price -> size per side, both as numbers (as tick deltas carry them). */
+type Replayed = { bid: Map<number, number>; ask: Map<number, number> };
+const replayedOf = (book: OrderBook): Replayed => ({
+  bid: new Map(book.bids.map((l) => [Number(l.px), Number(l.sz)])), ask: new Map(book.asks.map((l) => [Number(l.px), Number(l.sz)])),
+});
+const shown = (replayed: Replayed) => ({
+  bids: [...replayed.bid.entries()].sort((a, b) => b[0] - a[0]), asks: [...replayed.ask.entries()].sort((a, b) => a[0] - b[0]),
+});
+const native = (book: OrderBook) => shown(replayedOf(book));
+
+/**
+ * What a client of tick history does: takes the book at `start`, applies the deltas in order (size 0
+ * removes the level), follows the cursor, and at each native checkpoint of the window compares what
+ * it holds with that checkpoint (every delta stamped at or before it applied). Returns how many
+ * checkpoints were compared after at least one delta.
+ */
+async function replayTicksAgainstCheckpoints(market: { family: 'altx' | 'altx-rh'; symbol: string }, window: { start: number; end: number }, depth: number | undefined, now: number): Promise<number> {
+  const checkpoints = await walkJsonRows<OrderBook>(async (cursor) => {
+    const served = await nativeBookHistory(deps, { routeId: 'checkpoints', ...market, ...window, limit: 1000, cursor, depth, granularity: 'checkpoint' }, now);
+    if (!('rows' in served)) throw new Error('expected native snapshots');
+    return served.rows;
+  });
+  expect(checkpoints.length).toBeGreaterThan(1);
+  expect(Date.parse(checkpoints[0]!.timestamp)).toBe(window.start);
+  let replayed: Replayed | undefined;
+  let pending: TickHistory['deltas'] = [];
+  let cursor: string | undefined;
+  let compared = 0;
+  let applied = 0;
+  const applyThrough = (at: number) => {
+    while (pending.length > 0 && pending[0]!.timestamp <= at) {
+      const delta = pending.shift()!;
+      if (delta.size === 0) replayed![delta.side].delete(delta.price);
+      else replayed![delta.side].set(delta.price, delta.size);
+      applied++;
+    }
+  };
+  const nextPage = async () => {
+    const served = await nativeBookHistory(deps, { routeId: 'ticks', ...market, ...window, limit: 100, cursor, depth, granularity: 'tick' }, now);
+    if (!('tick' in served)) throw new Error('expected a tick history');
+    // A page after the first starts from the book its cursor left: the replay must hold it already.
+    if (replayed) expect(shown(replayed), `${market.symbol} page at ${served.tick.checkpoint.timestamp}`).toEqual(native(served.tick.checkpoint));
+    else replayed = replayedOf(served.tick.checkpoint);
+    expect(served.tick.deltas.every((d, i) => i === 0 || d.sequence >= served.tick.deltas[i - 1]!.sequence)).toBe(true);
+    pending.push(...served.tick.deltas);
+    cursor = served.nextCursor ?? undefined;
+  };
+  await nextPage();
+  for (const checkpoint of checkpoints) {
+    const at = Date.parse(checkpoint.timestamp);
+    // The deltas up to the checkpoint may run onto the next pages.
+    while (cursor && (pending.length === 0 || pending[pending.length - 1]!.timestamp <= at)) await nextPage();
+    const before = applied;
+    applyThrough(at);
+    expect(shown(replayed!), `${market.family} ${market.symbol} depth ${depth} at ${checkpoint.timestamp}`).toEqual(native(checkpoint));
+    if (applied > before) compared++;
+  }
+  return compared;
+}
+
+describe('altx tick history', () => {
+  /**
+   * An altx market's diffs in blocks a second apart, the full-depth native snapshot after every
+   * third block (the venue's altx book has every level) and an order-level checkpoint after every
+   * ninth, all ingested in one batch.
+   */
+  async function ingestAltx(blocks: readonly (readonly Step[])[]) {
+    const symbol = `AX${run}`;
+    const firstBlock = 1_000 + run++ * 1_000;
+    const book = new L4Book();
+    const live: { oid: number; side: 'B' | 'A'; price: string }[] = [];
+    const records: object[] = [];
+    let oid = firstBlock * 100;
+    let position: [number, number] = [firstBlock - 1, -1];
+    const snapshot = (ts: number) => {
+      const levels = (s: 'B' | 'A') => book.levels(s).map((l) => [l.price, l.size, l.count]);
+      records.push({ dataset: 'l2_snapshots', family: 'altx', symbol, ts, bids: levels('B'), asks: levels('A') });
+    };
+    const checkpoint = (ts: number) => {
+      const side = (s: 'B' | 'A') => book.side(s).map((o) => [o.oid, o.user, o.price, o.size, o.placedAt, o.origSize]);
+      records.push({ dataset: 'l4_checkpoints', family: 'altx', symbol, ts, block_number: position[0], seq: position[1], bids: side('B'), asks: side('A') });
+    };
+    checkpoint(T0 - 1);
+    snapshot(T0 - 1);
+    blocks.forEach((steps, b) => {
+      const block = firstBlock + b;
+      const ts = T0 + b * 1_000;
+      let seq = 0;
+      const emit = (diff: Omit<Diff, 'ts' | 'block_number' | 'seq'>) => {
+        const full = { ...diff, ts, block_number: block, seq: seq++ };
+        book.apply(full);
+        position = [block, full.seq];
+        records.push({ dataset: 'l4_diffs', family: 'altx', symbol, ...full });
+      };
+      for (const step of steps) {
+        const price = String(step.side === 'B' ? 100 - step.level : 100 + step.level);
+        const owner = String(11 + (step.pick % 2));
+        if (step.kind === 'new' || step.kind === 'flash' || live.length === 0) {
+          const order = { oid: oid++, side: step.side, price };
+          emit({ oid: order.oid, user_address: owner, side: step.side, price, diff_type: 'new', new_size: String(step.size), insert_before: null });
+          if (step.kind === 'flash') emit({ oid: order.oid, user_address: owner, side: step.side, price, diff_type: 'remove', new_size: null, insert_before: null });
+          else live.push(order);
+          continue;
+        }
+        const target = live[step.pick % live.length]!;
+        const held = book.order(target.oid)!;
+        if (step.kind === 'update') emit({ oid: target.oid, user_address: held.user, side: target.side, price: target.price, diff_type: 'update', new_size: String(step.size), insert_before: null });
+        else {
+          live.splice(live.indexOf(target), 1);
+          emit({ oid: target.oid, user_address: held.user, side: target.side, price: target.price, diff_type: 'remove', new_size: null, insert_before: null });
+        }
+      }
+      // Snapshots fall between blocks, as the venue's do.
+      if (b % 3 === 2) snapshot(ts + 500);
+      if (b % 9 === 8) checkpoint(ts + 500);
+    });
+    await ingestBatch(deps, 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
+    return { symbol, end: T0 + blocks.length * 1_000 };
+  }
+
+  it('replays a checkpoint and its ordered deltas into every later checkpoint, at any depth (generated books)', async () => {
+    await fc.assert(fc.asyncProperty(
+      stream, fc.option(fc.integer({ min: 1, max: 7 }), { nil: undefined }),
+      async (blocks, depth) => {
+        // Prepare
+        const { symbol, end } = await ingestAltx(blocks);
+        // Act, assess
+        await replayTicksAgainstCheckpoints({ family: 'altx', symbol }, { start: T0 - 1, end }, depth, NOW);
+      },
+    ), { numRuns: 15 });
+  });
+
+  it('replays the demo market\'s altx and altx-rh checkpoints from its tick history, at full depth and truncated', async () => {
+    // Prepare: 16 minutes of the demo market (its native snapshots every minute, order-level
+    // checkpoints every 5), the numbered venues' books ingested.
+    const start = Date.UTC(2026, 8, 2, 6);
+    const records = createDemoMarket({ startMs: start, seed: 7 }).advance(start + 16 * 60_000)
+      .filter((r) => (r.family === 'altx' || r.family === 'altx-rh') && ['l2_snapshots', 'l4_diffs', 'l4_checkpoints'].includes(r.dataset));
+    await ingestBatch(deps, 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
+    const markets = [...new Set(records.map((r) => `${r.family} ${r.symbol}`))].map((m) => {
+      const [family, symbol] = m.split(' ') as ['altx' | 'altx-rh', string];
+      return { family, symbol };
+    });
+    // From the first native snapshot after the first order-level checkpoint to the end.
+    const window = { start: start + 5 * 60_000 - 1, end: start + 16 * 60_000 - 1 };
+    const now = start + 86_400_000;
+    expect(markets.length).toBeGreaterThan(10);
+    // Act, assess: every market at full depth, then markets and depths drawn by fast-check.
+    let compared = 0;
+    for (const market of markets) compared += await replayTicksAgainstCheckpoints(market, window, undefined, now);
+    expect(compared).toBeGreaterThan(markets.length * 5);
+    await fc.assert(fc.asyncProperty(fc.constantFrom(...markets), fc.integer({ min: 1, max: 30 }), async (market, depth) => {
+      await replayTicksAgainstCheckpoints(market, window, depth, now);
+    }), { numRuns: 10 });
   });
 });

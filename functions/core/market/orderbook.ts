@@ -6,12 +6,13 @@
  * checkpoint cadence, never by the archive: a book touches one checkpoint and the diffs since.
  */
 import { AppError } from '../errors.ts';
-import { isSymbolOf, type Family } from '../venues.ts';
+import { CAPPED_BOOK_FAMILIES, isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import { newestRow, readWindowJson, windowSource } from '../archive/read.ts';
 import { coverageStart } from '../archive/coverage.ts';
-import { L4Book, type BookDiff, type BookOrder, type BookSide, type CheckpointOrder, type Level } from '../book/l4-book.ts';
-import { canonicalDecimal, difference, midpoint, sumDecimals } from '../book/decimal.ts';
+import { L4Book, type BookOrder, type CheckpointOrder, type Level } from '../book/l4-book.ts';
+import { LevelWalk, type LevelChange, type SequencedDiff } from '../book/level-walk.ts';
+import { difference, midpoint, sumDecimals } from '../book/decimal.ts';
 import { EMPTY, page, startPage, type JsonRows, type WindowParams } from './queries.ts';
 import { encodeCursor, type CursorState } from './cursor.ts';
 import { seriesSymbol } from './series.ts';
@@ -24,7 +25,7 @@ import {
 /** A book is the newest snapshot or checkpoint at most a day before the instant asked for. */
 const BOOK_LOOKBACK_MS = 86_400_000;
 /** Families whose native book is capped at 20 levels a side. */
-const CAPPED_FAMILIES: ReadonlySet<Family> = new Set(['perpx', 'spot', 'hip3', 'hip4']);
+const CAPPED_FAMILIES: ReadonlySet<Family> = new Set(CAPPED_BOOK_FAMILIES);
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -153,7 +154,8 @@ async function sampledBooks(deps: ArchiveDeps, req: NativeHistoryRequest, step: 
 /** `tick`: the book as the window (or the cursor's block) begins, and up to 1000 level deltas after it. */
 async function tickHistory(deps: ArchiveDeps, req: NativeHistoryRequest, start: Started): Promise<{ tick: TickHistory; nextCursor: string | null }> {
   const position = start.cursor?.position as [number, number] | undefined;
-  const walked = await levelChanges(deps, req, start.window, position, TICK_DELTAS, true);
+  // With a depth, the deltas are those of the truncated book the checkpoint shows, so they replay into it.
+  const walked = await levelChanges(deps, req, start.window, position, TICK_DELTAS, { depth: req.depth });
   if (!walked?.startBook) throw new AppError('not_found', `No order-level data for ${req.symbol} on ${req.family} in this window.`, { param: 'start' });
   return {
     tick: {
@@ -193,7 +195,7 @@ async function rebuildFrom(deps: ArchiveDeps, family: Family, symbol: string, ch
   return rebuilt;
 }
 
-interface DiffRow extends BookDiff { block_number: number; seq: number }
+type DiffRow = SequencedDiff;
 
 /** Moves a rebuilt book forward by diffs (in order). */
 function applyAll(rebuilt: Rebuilt, diffs: readonly DiffRow[]): void {
@@ -366,9 +368,6 @@ export async function l4DiffsPage(deps: ArchiveDeps, req: BookHistoryRequest, no
   return page(result, start.fingerprint, start.window);
 }
 
-/** A price level a block changed, as the block left it (size 0 and count 0: the level is gone). */
-interface LevelChange { ts: number; block: number; seq: number; side: BookSide; price: string; size: string; count: number }
-
 interface ChangesPage { startBook?: { bids: Level[]; asks: Level[] }; changes: LevelChange[]; more: boolean; last?: [number, number] }
 
 /**
@@ -376,10 +375,11 @@ interface ChangesPage { startBook?: { bids: Level[]; asks: Level[] }; changes: L
  * the level changes of the blocks after it, block by block, up to `limit` of them. A page never
  * splits a block: it ends before the block that would overflow `limit` (so it may hold fewer and
  * still go on), unless that block alone is the page. A level a block touched but left as it was is
- * not a change. Before the first checkpoint of the window, the walk starts at that checkpoint.
+ * not a change. Before the first checkpoint of the window, the walk starts at that checkpoint. With
+ * `view`, the page also holds the book it starts from, and the walk shows its `depth` best levels.
  */
 async function levelChanges(
-  deps: ArchiveDeps, req: BookHistoryRequest, window: [number, number], position: [number, number] | undefined, limit: number, withStartBook = false,
+  deps: ArchiveDeps, req: BookHistoryRequest, window: [number, number], position: [number, number] | undefined, limit: number, view?: { depth?: number },
 ): Promise<ChangesPage | undefined> {
   const market = { family: req.family, symbol: req.symbol };
   let base = position
@@ -390,8 +390,8 @@ async function levelChanges(
     if (checkpoint) base = await rebuildFrom(deps, req.family, req.symbol, checkpoint, Number(checkpoint.ts));
   }
   if (!base) return undefined;
-  const book = base.book;
-  const startBook = withStartBook ? { bids: book.levels('B'), asks: book.levels('A') } : undefined;
+  const walk = new LevelWalk(base.book, view?.depth);
+  const startBook = view ? { bids: walk.levels('B'), asks: walk.levels('A') } : undefined;
   const from = Math.max(window[0], base.checkpointTs);
   let after: [number, number] = position ? [position[1], Number.MAX_SAFE_INTEGER] : base.position;
   const changes: LevelChange[] = [];
@@ -410,33 +410,14 @@ async function levelChanges(
     }
     for (let i = 0; i < diffs.length;) {
       const block = diffs[i]!.block_number;
-      const blockChanges: LevelChange[] = [];
-      const before = new Map<string, Level & { side: BookSide; seq: number }>();
-      let blockTs = 0;
-      for (; i < diffs.length && diffs[i]!.block_number === block; i++) {
-        const diff = diffs[i]!;
-        const held = book.order(diff.oid);
-        // The levels the diff acts on: the held order's (an update or remove names it) and a new order's.
-        const touched: [BookSide, string][] = held ? [[held.side, held.price]] : [];
-        if (diff.diff_type === 'new') touched.push([diff.side, canonicalDecimal(diff.price)]);
-        for (const [side, price] of touched) {
-          const level = before.get(`${side}${price}`);
-          if (level) level.seq = diff.seq;
-          else before.set(`${side}${price}`, { side, seq: diff.seq, ...book.level(side, price) });
-        }
-        book.apply(diff);
-        blockTs = Math.max(blockTs, diff.ts);
-        after = [diff.block_number, diff.seq];
-      }
-      for (const level of before.values()) {
-        const now = book.level(level.side, level.price);
-        if (now.size !== level.size || now.count !== level.count) {
-          blockChanges.push({ ts: blockTs, block, seq: level.seq, side: level.side, price: level.price, size: now.size, count: now.count });
-        }
-      }
-      // A level's change carries the sequence of its last diff in the block, so a level touched again
-      // after another would be listed out of order by first touch: order the block's changes by it.
-      blockChanges.sort((a, b) => a.seq - b.seq);
+      let end = i;
+      while (end < diffs.length && diffs[end]!.block_number === block) end++;
+      const blockDiffs = diffs.slice(i, end);
+      i = end;
+      const final = blockDiffs[blockDiffs.length - 1]!;
+      after = [final.block_number, final.seq];
+      const blockChanges = walk.block(blockDiffs);
+      const blockTs = blockDiffs.reduce((ts, d) => Math.max(ts, d.ts), 0);
       // A page never splits a block; one block larger than a page is served whole.
       if (changes.length > 0 && changes.length + blockChanges.length > limit) return { ...(startBook && { startBook }), changes, more: true, ...(last && { last }) };
       changes.push(...blockChanges);

@@ -6,7 +6,7 @@
  */
 import { deserialize, serialize } from 'node:v8';
 import type { InstrumentRecord, NormalizedRecord } from '../../../schemas/datasets.ts';
-import { FAMILIES, type Family } from '../../core/venues.ts';
+import { CAPPED_BOOK_FAMILIES, FAMILIES, NATIVE_BOOK_LEVELS, type Family } from '../../core/venues.ts';
 import { accountRecords } from './accounts.ts';
 import { quoteOf } from './book.ts';
 import { REQUOTE_EVERY_SEC, checkpointRecord, requote, topLevels } from './orderbook.ts';
@@ -62,8 +62,6 @@ const MINUTE_MS = 60_000;
  * diffs (see ARCHITECTURE.md, "Order books", for the measurement behind it).
  */
 const L4_CHECKPOINT_MS = 5 * MINUTE_MS;
-/** The native book's depth. */
-const NATIVE_LEVELS = 20;
 /** Interest component of funding (0.01% per 8 hours) and the clamp around it, as on the venue. */
 const FUNDING_INTEREST = 0.0001;
 const FUNDING_CLAMP = 0.0005;
@@ -211,12 +209,17 @@ function minuteRecords(state: SimState, tick: Tick): void {
   }
 }
 
-/** Every market's native snapshot: the top 20 levels a side of its book. */
+/**
+ * Every market's native snapshot: the top 20 levels a side of its book on the perpx families, every
+ * level on altx and altx-rh, as those venues publish it (their tick history, the order-level book's
+ * level deltas, then replays from one snapshot into the next).
+ */
 function bookRecords(state: SimState, tick: Tick, ts: number): void {
   for (const market of state.markets) {
+    const levels = CAPPED_BOOK_FAMILIES.includes(market.spec.family) ? NATIVE_BOOK_LEVELS : Infinity;
     tick.out.push({
       dataset: 'l2_snapshots', family: market.spec.family, symbol: market.spec.symbol, ts,
-      bids: topLevels(market, 'B', NATIVE_LEVELS), asks: topLevels(market, 'A', NATIVE_LEVELS),
+      bids: topLevels(market, 'B', levels), asks: topLevels(market, 'A', levels),
     });
   }
 }

@@ -65,10 +65,11 @@ describe('normalized batches', () => {
     expect(parseBatch('normalized', 'nope')).toEqual({ ok: false, reason: 'batch refused (normalized): line 1: not JSON' });
   });
 
-  it('refuses an unknown dataset and a snapshot deeper than 20 levels', () => {
+  it('refuses an unknown dataset and a perpx snapshot deeper than 20 levels, and takes an altx snapshot of every level', () => {
     const deep = { dataset: 'l2_snapshots', family: 'perpx', symbol: 'BTC', ts: 1763683200000, bids: Array(21).fill(['1', '1', 1]), asks: [] };
     expect(parseBatch('normalized', JSON.stringify({ dataset: 'quotes', family: 'perpx', symbol: 'BTC', ts: 1763683200000 })).ok).toBe(false);
     expect(parseBatch('normalized', JSON.stringify(deep))).toMatchObject({ ok: false, reason: expect.stringMatching(/at most 20 levels/) });
+    expect(parseBatch('normalized', JSON.stringify({ ...deep, family: 'altx', symbol: 'ETH' })).ok).toBe(true);
   });
 });
 

@@ -64,7 +64,7 @@ describe('the demo market\'s order books', () => {
     expect(compared).toBeGreaterThan(200);
   });
 
-  it('snapshots the native book as the top 20 levels of the order-level book, never crossed', () => {
+  it('snapshots the native book as the top 20 levels of the order-level book (every level on altx and altx-rh), never crossed', () => {
     const diffs = groupBy(only('l4_diffs'), key);
     const first = new Map(only('l4_checkpoints').filter((c) => c.ts === START + 5 * MINUTE - 1).map((c) => [key(c), c]));
     let compared = 0;
@@ -72,13 +72,16 @@ describe('the demo market\'s order books', () => {
       const checkpoint = first.get(key(snapshot));
       if (!checkpoint || snapshot.ts < checkpoint.ts) continue;
       const book = rebuilt(checkpoint, diffs.get(key(snapshot)) ?? [], snapshot.ts);
-      const top = (side: 'B' | 'A') => book.levels(side).slice(0, 20).map((l) => [l.price, l.size, l.count]);
+      const depth = snapshot.family === 'altx' || snapshot.family === 'altx-rh' ? undefined : 20;
+      const top = (side: 'B' | 'A') => book.levels(side, depth).map((l) => [l.price, l.size, l.count]);
       expect(snapshot.bids, key(snapshot)).toEqual(top('B'));
       expect(snapshot.asks, key(snapshot)).toEqual(top('A'));
       expect(book.isCrossed()).toBe(false);
       compared++;
     }
     expect(compared).toBeGreaterThan(1_000);
+    // The altx books run deeper than 20 levels (makers keep up to 26 rungs), so the cap would show.
+    expect(only('l2_snapshots').some((s) => s.family === 'altx' && s.asks.length > 20)).toBe(true);
   });
 
   it('fills resting orders consistently with the trade tape: each book fill is a trade at that order\'s price', () => {
