@@ -17,20 +17,19 @@ function toEndpoint(item: Item): EndpointRecord {
 export function dynamoEndpointStore(table: WebhookTable): EndpointStore {
   const { client, tableName } = table;
   const key = (accountId: string, id: string) => ({ pk: accountKey(accountId), sk: `EP#${id}` });
+  const itemOf = (endpoint: EndpointRecord) => ({
+    ...key(endpoint.accountId, endpoint.id), id: endpoint.id, account_id: endpoint.accountId, url: endpoint.url,
+    description: endpoint.description, status: endpoint.status, secret: endpoint.secret, previous_secret: endpoint.previousSecret,
+    previous_secret_expires_at: endpoint.previousSecretExpiresAt, consecutive_failures: endpoint.consecutiveFailures,
+    // Absent rather than NULL while there is no streak: the failure update sets it with if_not_exists.
+    ...(endpoint.firstFailureAt !== null && { first_failure_at: endpoint.firstFailureAt }), created_at: endpoint.createdAt,
+    ...(endpoint.slowUntil !== null && { slow_until: endpoint.slowUntil }),
+  });
   return {
     async put(endpoint) {
-      await client.send(new PutCommand({
-        TableName: tableName,
-        Item: {
-          ...key(endpoint.accountId, endpoint.id), id: endpoint.id, account_id: endpoint.accountId, url: endpoint.url,
-          description: endpoint.description, status: endpoint.status, secret: endpoint.secret, previous_secret: endpoint.previousSecret,
-          previous_secret_expires_at: endpoint.previousSecretExpiresAt, consecutive_failures: endpoint.consecutiveFailures,
-          // Absent rather than NULL while there is no streak: the failure update sets it with if_not_exists.
-          ...(endpoint.firstFailureAt !== null && { first_failure_at: endpoint.firstFailureAt }), created_at: endpoint.createdAt,
-          ...(endpoint.slowUntil !== null && { slow_until: endpoint.slowUntil }),
-        },
-      }));
+      await client.send(new PutCommand({ TableName: tableName, Item: itemOf(endpoint) }));
     },
+    replace: (endpoint) => applied(client.send(new PutCommand({ TableName: tableName, Item: itemOf(endpoint), ConditionExpression: 'attribute_exists(sk)' }))),
     async get(accountId, id) {
       const item = await getItem(table, accountKey(accountId), `EP#${id}`);
       return item ? toEndpoint(item) : undefined;

@@ -33,20 +33,25 @@ export function dynamoRuleStore(table: WebhookTable): RuleStore {
     const item = await getItem(table, accountKey(accountId), `SUB#${id}`);
     return item ? toSubscription(item) : undefined;
   }
+  /** An update, not a put: the engine's pause attributes on the item are left as they are. */
+  function ownerWrite(subscription: SubscriptionRecord, onlyIfThere: boolean) {
+    const { pause: _p, lastPause: _l, ...owner } = subscription;
+    return client.send(new UpdateCommand({
+      TableName: tableName, Key: key(subscription.accountId, subscription.id),
+      UpdateExpression: 'SET created_at = :created, #record = :record, gsi1pk = :rules, gsi1sk = :owner',
+      ...(onlyIfThere && { ConditionExpression: 'attribute_exists(sk)' }),
+      ExpressionAttributeNames: { '#record': 'record' },
+      ExpressionAttributeValues: {
+        ':created': subscription.createdAt, ':record': JSON.stringify(owner),
+        ':rules': `RULES#${subscription.eventType}`, ':owner': `${subscription.accountId}#${subscription.id}`,
+      },
+    }));
+  }
   return {
     async put(subscription) {
-      // An update, not a put: the engine's pause attributes on the item are left as they are.
-      const { pause: _p, lastPause: _l, ...owner } = subscription;
-      await client.send(new UpdateCommand({
-        TableName: tableName, Key: key(subscription.accountId, subscription.id),
-        UpdateExpression: 'SET created_at = :created, #record = :record, gsi1pk = :rules, gsi1sk = :owner',
-        ExpressionAttributeNames: { '#record': 'record' },
-        ExpressionAttributeValues: {
-          ':created': subscription.createdAt, ':record': JSON.stringify(owner),
-          ':rules': `RULES#${subscription.eventType}`, ':owner': `${subscription.accountId}#${subscription.id}`,
-        },
-      }));
+      await ownerWrite(subscription, false);
     },
+    replace: (subscription) => applied(ownerWrite(subscription, true)),
     get,
     async list(accountId) {
       return (await accountItems(table, accountId, 'SUB#')).map(toSubscription).sort((a, b) => a.createdAt.localeCompare(b.createdAt));

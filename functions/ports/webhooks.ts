@@ -77,6 +77,8 @@ export interface DeliveryRecord {
 /** Endpoints and their failure streak. */
 export interface EndpointStore {
   put(endpoint: EndpointRecord): Promise<void>;
+  /** Rewrites an endpoint that exists; false when it is gone (a change never brings a deleted endpoint back). */
+  replace(endpoint: EndpointRecord): Promise<boolean>;
   get(accountId: string, id: string): Promise<EndpointRecord | undefined>;
   /** The account's endpoints, oldest first. */
   list(accountId: string): Promise<EndpointRecord[]>;
@@ -96,6 +98,8 @@ export interface EndpointStore {
 export interface RuleStore {
   /** Writes the owner's part of the rule; an engine pause on it is kept. */
   put(subscription: SubscriptionRecord): Promise<void>;
+  /** As put, for a rule that exists; false when it is gone (an edit never brings a deleted rule back). */
+  replace(subscription: SubscriptionRecord): Promise<boolean>;
   get(accountId: string, id: string): Promise<SubscriptionRecord | undefined>;
   /** The account's rules, oldest first. */
   list(accountId: string): Promise<SubscriptionRecord[]>;

@@ -53,6 +53,17 @@ export function endpointStoreContract(store: () => EndpointStore): void {
       expect((await store().list(a)).map((e) => e.id)).toEqual([later.id]);
     });
 
+    it('replaces an endpoint that exists, and never brings a deleted one back', async () => {
+      const a = account();
+      const endpoint = endpointRecord(a);
+      await store().put(endpoint);
+      expect(await store().replace({ ...endpoint, secret: 'whsec_b' })).toBe(true);
+      expect(await store().get(a, endpoint.id)).toMatchObject({ secret: 'whsec_b' });
+      await store().delete(a, endpoint.id);
+      expect(await store().replace({ ...endpoint, secret: 'whsec_c' })).toBe(false);
+      expect(await store().get(a, endpoint.id)).toBeUndefined();
+    });
+
     it('counts a failure streak from its first failure, keeps every concurrent failure, and ends it on success', async () => {
       const a = account();
       const endpoint = endpointRecord(a);
@@ -95,6 +106,19 @@ export function ruleStoreContract(store: () => RuleStore): void {
       expect(await store().delete(a, mine.id)).toBe(true);
       expect(await store().delete(a, mine.id)).toBe(false);
       expect((await store().listOfType(mine.eventType)).map((r) => r.id)).toEqual([theirs.id]);
+    });
+
+    it('replaces a rule that exists (its pause kept), and never brings a deleted one back', async () => {
+      const a = account();
+      const rule = subscriptionRecord(a);
+      await store().put(rule);
+      await store().suppress(a, rule.id, { at: T, missedAt: T, reason: 'deliveries_per_day_cap' });
+      expect(await store().replace({ ...rule, enabled: false })).toBe(true);
+      expect(await store().get(a, rule.id)).toMatchObject({ enabled: false, pause: { reason: 'deliveries_per_day_cap' } });
+      await store().delete(a, rule.id);
+      expect(await store().replace(rule)).toBe(false);
+      expect(await store().get(a, rule.id)).toBeUndefined();
+      expect((await store().listOfType(rule.eventType)).map((r) => r.id)).toEqual([]);
     });
 
     it('pauses once, counts every concurrent miss, survives an owner\'s edit, and keeps the pause as lastPause on resume', async () => {

@@ -94,7 +94,8 @@ export async function rotateSecret(deps: Pick<EndpointDeps, 'store' | 'clock'>, 
   const previousSecretExpiresAt = new Date(deps.clock.now() + ROTATION_OVERLAP_MS).toISOString();
   // Only one previous secret is kept: a second rotation inside the window replaces it.
   const rotated: EndpointRecord = { ...endpoint, secret: newSecret(), previousSecret: endpoint.secret, previousSecretExpiresAt };
-  await deps.store.endpoints.put(rotated);
+  // Only onto the endpoint still there: a rotation racing a delete must not bring the endpoint back.
+  if (!(await deps.store.endpoints.replace(rotated))) throw new AppError('not_found', 'No such endpoint.', { param: 'id' });
   return { secret: rotated.secret, previous_secret_expires_at: previousSecretExpiresAt };
 }
 
@@ -102,14 +103,22 @@ export async function rotateSecret(deps: Pick<EndpointDeps, 'store' | 'clock'>, 
 export async function enableEndpoint(store: Pick<WebhookStores, 'endpoints'>, caller: Caller, id: string) {
   const endpoint = await getEndpoint(store, caller, id);
   const enabled: EndpointRecord = { ...endpoint, status: 'active', consecutiveFailures: 0, firstFailureAt: null };
-  await store.endpoints.put(enabled);
+  if (!(await store.endpoints.replace(enabled))) throw new AppError('not_found', 'No such endpoint.', { param: 'id' });
   return endpointView(enabled);
 }
 
-/** Deletes an endpoint and the subscriptions that deliver to it, giving their allowances back. */
+/**
+ * Deletes an endpoint and the subscriptions that deliver to it, giving their allowances back.
+ *
+ * The endpoint goes first and its subscriptions are listed after: with createSubscription writing
+ * its subscription before it looks at the endpoint again, every subscription of the endpoint is
+ * removed, whatever the interleaving (the argument is at createSubscription). Reversed, a create
+ * could write after the listing and still find the endpoint.
+ */
 export async function deleteEndpoint(store: WebhookStores, caller: Caller, id: string): Promise<void> {
   if (!(await store.endpoints.delete(caller.id, id))) throw new AppError('not_found', 'No such endpoint.', { param: 'id' });
   await store.allowances.release(caller.id, 'endpoints');
+  // A consistent read of the partition, after the delete took effect.
   for (const subscription of await store.rules.list(caller.id)) {
     if (subscription.endpointId === id && (await store.rules.delete(caller.id, subscription.id))) await store.allowances.release(caller.id, 'subscriptions');
   }

@@ -72,13 +72,31 @@ async function watchedSet(store: Pick<WebhookStores, 'rules'>, caller: Caller): 
   return new Set((await store.rules.listAddresses(caller.id)).map((a) => a.address));
 }
 
+const noSuchEndpoint = () => new AppError('invalid_parameter', 'endpoint_id names no endpoint of yours.', { param: 'endpoint_id' });
+
+/**
+ * Creates a rule on one of the caller's endpoints.
+ *
+ * The endpoint may be deleted while this runs (deleteEndpoint: delete the endpoint D, then list the
+ * account's rules L and delete the endpoint's). Checking the endpoint first cannot prevent a rule
+ * written after L, so the rule is written first (W) and the endpoint read again after (R); every
+ * read is strongly consistent, and there are no transactions to lean on (dynalite has none). For
+ * any interleaving, either
+ *   - R sees no endpoint: D took effect before R, and this create deletes its own rule; or
+ *   - R sees the endpoint: D had not completed when R began, so L, which starts after D completes,
+ *     starts after W completed and lists the rule, and the deleter deletes it.
+ * Either way the rule does not outlive the endpoint. Both may delete it: the allowance goes back
+ * only for the delete that removed the item, so it counts exactly the rules that remain. A create
+ * that loses the race answers as if the endpoint had been gone when it began.
+ */
 export async function createSubscription(deps: SubscriptionDeps, caller: Caller, body: Record<string, unknown>) {
   requireDelivery(caller.plan);
   checkBodyKeys(body, BODY_KEYS);
   const decl = eventTypeOf(body.event_type);
   if (typeof body.endpoint_id !== 'string') throw new AppError('invalid_parameter', 'endpoint_id is required.', { param: 'endpoint_id' });
+  // The common refusal, before an allowance is taken; not what makes the race safe (see above).
   await getEndpoint(deps.store, caller, body.endpoint_id).catch(() => {
-    throw new AppError('invalid_parameter', 'endpoint_id names no endpoint of yours.', { param: 'endpoint_id' });
+    throw noSuchEndpoint();
   });
   const filters = normalizeConfig(decl, configOf(body), await watchedSet(deps.store, caller));
   await reserveAllowance(deps.store, caller, 'subscriptions');
@@ -91,6 +109,10 @@ export async function createSubscription(deps: SubscriptionDeps, caller: Caller,
   } catch (error) {
     await deps.store.allowances.release(caller.id, 'subscriptions');
     throw error;
+  }
+  if (!(await deps.store.endpoints.get(caller.id, subscription.endpointId))) {
+    if (await deps.store.rules.delete(caller.id, subscription.id)) await deps.store.allowances.release(caller.id, 'subscriptions');
+    throw noSuchEndpoint();
   }
   return subscriptionView(subscription);
 }
@@ -115,7 +137,8 @@ export async function patchSubscription(deps: SubscriptionDeps, caller: Caller, 
     next.triggerId = triggerIdOf(current.eventType, filters.params);
   }
   if (typeof body.enabled === 'boolean') next.enabled = body.enabled;
-  await deps.store.rules.put(next);
+  // Only onto the rule still there: an edit racing its endpoint's delete must not bring the rule back.
+  if (!(await deps.store.rules.replace(next))) throw new AppError('not_found', 'No such subscription.', { param: 'id' });
   return subscriptionView(next);
 }
 
