@@ -203,4 +203,32 @@ describe('registry and freshness', () => {
     expect(altx.stale).toBe(altx.live_age_seconds > 12 * 60);
     expect((await get('/v1/altx-rh/accounts', { l1_address: '0x0000000000000000000000000000000000000001' })).status).toBe(404);
   });
+
+  it('knows every account /v1/altx/accounts lists: one that never traded holds no positions, it is not never_seen (issue 40)', async () => {
+    // Prepare: a spread of the registry's L1 addresses (most of the demo's registered accounts never
+    // take a fill on altx: its makers, sweepers and most demo wallets).
+    const registry = (await readWindow(archiveDeps(), { dataset: 'accounts', family: 'altx', from: 0, to: Date.now(), limit: 10_000 })).rows;
+    const addresses = [...new Set(registry.map((r) => r.l1_address).filter((a): a is string => typeof a === 'string'))].sort();
+    const sample = addresses.filter((_, i) => i % Math.ceil(addresses.length / 10) === 0);
+    let neverTraded = 0;
+    for (const address of sample) {
+      // Act
+      const listed = (await get('/v1/altx/accounts', { l1_address: address })).body.data.accounts as { account_index: string }[];
+      expect(listed.length, address).toBeGreaterThan(0);
+      for (const { account_index } of listed) {
+        const page = await get(`/v1/altx/accounts/${account_index}/positions`);
+        const legs = await get(`/v1/altx/accounts/${account_index}/positions/changes`, { start: Date.parse('2025-01-01T00:00:00Z'), end: Date.now(), limit: 1 });
+        // Assess: known to the positions routes, with its positions or as an account that holds none.
+        expect(page.status).toBe(200);
+        expect(page.body.data.account_seen, `${address} ${account_index}`).not.toBe('never_seen');
+        if (page.body.data.positions.length === 0) expect(page.body.data.account_seen).toBe('flat');
+        if (legs.body.data.length === 0) neverTraded++;
+      }
+    }
+    expect(neverTraded).toBeGreaterThan(0);
+    // The second deployment has no L1 lookup, but its registry's accounts are known the same way; a stranger is not.
+    const rh = (await readWindow(archiveDeps(), { dataset: 'accounts', family: 'altx-rh', from: 0, to: Date.now(), limit: 1, filter: { sql: 'account_kind = \'user\'', params: {} } })).rows[0]!;
+    expect((await get(`/v1/altx-rh/accounts/${String(rh.account_index)}/positions`)).body.data.account_seen).not.toBe('never_seen');
+    expect((await get('/v1/altx/accounts/999999999999/positions')).body.data).toMatchObject({ positions: [], account_seen: 'never_seen' });
+  });
 });

@@ -12,7 +12,7 @@ import { readWindow, windowSource } from '../archive/read.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from '../market/cursor.ts';
 import { applyFill, bookFromSnapshot, NUMBERED_FAMILIES, POSITION_FAMILIES, snapshotRow, type PositionFamily, type SnapshotRow } from './engine.ts';
 import {
-  HOUR_MS, accountKinds, finalizedThrough, latestMarkerAt, latestSnapshotAt, marketInputs, positionsCoverage, registryAt, snapshotExists, snapshotRowOf, snapshotRowsAt,
+  HOUR_MS, accountKinds, accountRegistered, finalizedThrough, latestMarkerAt, latestSnapshotAt, marketInputs, positionsCoverage, registryAt, snapshotExists, snapshotRowOf, snapshotRowsAt,
 } from './store.ts';
 import {
   accountSummaryOf, changeOf, marketPositionColumns, marketPositionOf, marketSummaryOf, positionOf, qualityOf, roundColumns,
@@ -146,8 +146,15 @@ async function positionsAt(deps: ArchiveDeps, family: PositionFamily, account: s
   return { rows: [...book.values()].sort((a, b) => a.symbol.localeCompare(b.symbol)).map((held) => snapshotRow(held, at, inputs.context(at))) };
 }
 
-/** Whether the account has any leg in covered history up to `at` (`flat`) or none (`never_seen`). */
-async function accountSeen(deps: ArchiveDeps, family: PositionFamily, account: string, at: number): Promise<'flat' | 'never_seen'> {
+/**
+ * Whether the account is known at `at` and holds nothing (`flat`), or unknown (`never_seen`). Known
+ * is a leg in covered history, or on the numbered venues the venue's account registry: the accounts
+ * `/v1/altx/accounts` lists are the registry's, and one opened but never traded is an account with
+ * no positions, not a stranger (issue 40). The registry is asked first, as of `registeredBy`: one
+ * small dataset, where the change log is a look back over every day covered.
+ */
+async function accountSeen(deps: ArchiveDeps, family: PositionFamily, account: string, at: number, registeredBy: number): Promise<'flat' | 'never_seen'> {
+  if (await accountRegistered(deps, family, account, registeredBy)) return 'flat';
   const legs = await readWindow(deps, {
     dataset: 'position_changes', family, from: positionsCoverage(family), to: at, limit: 1, filter: { sql: 'account = $p_account', params: { p_account: account } },
   });
@@ -187,7 +194,9 @@ export async function walletPositions(deps: ArchiveDeps, req: AccountRequest & {
   // hip3 scopes its account summary to one dex: present only when `dex` is given.
   const summary = firstPage && (req.family !== 'hip3' || req.dex !== undefined) ? accountSummaryOf(req.family, req.account, scoped, at, { dex: req.dex }) : null;
   const data: WalletPositions = { positions: rows.map((r) => positionOf(req.family, r)), account: summary };
-  if (firstPage && scoped.length === 0) data.account_seen = await accountSeen(deps, req.family, req.account, at);
+  // The registry as the listing shows it: now for the latest read (an account opened since the
+  // snapshot holds nothing in it), else as of the instant asked for.
+  if (firstPage && scoped.length === 0) data.account_seen = await accountSeen(deps, req.family, req.account, at, Math.min(requested ?? now, now));
   const stale = requested === undefined && now - at > STALE_AFTER_MS;
   const reconstructed = requested !== undefined && snapshotTs === undefined;
   return {

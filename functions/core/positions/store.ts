@@ -134,6 +134,17 @@ export async function accountKinds(deps: ArchiveDeps, family: PositionFamily, at
   return kinds;
 }
 
+/**
+ * Whether the numbered venue's registry holds the account by `at` (opened then, whether it traded or
+ * not): the registry `/v1/altx/accounts` lists from. Always false on the families without one.
+ */
+export async function accountRegistered(deps: ArchiveDeps, family: PositionFamily, account: string, at: number): Promise<boolean> {
+  const source = NUMBERED_FAMILIES.has(family) ? await windowSource(deps, { dataset: 'accounts', family, from: 0, to: at }) : undefined;
+  if (!source) return false;
+  const rows = await deps.sql.query({ sql: `SELECT 1 AS known FROM (${source.sql}) WHERE account_index = $p_account LIMIT 1`, params: { ...source.params, p_account: account } });
+  return rows.length > 0;
+}
+
 export async function registryAt(deps: ArchiveDeps, family: PositionFamily, at: number): Promise<Registry> {
   const [maxLeverage, kinds] = await Promise.all([leverageCaps(deps, family, at), accountKinds(deps, family, at)]);
   return { maxLeverage, kinds };
