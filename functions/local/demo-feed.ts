@@ -158,7 +158,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
       const simulated: NormalizedRecord[] = [];
       for (let clock = through; clock < until && running;) {
         clock = Math.min(clock + MINUTE, until);
-        for (const record of seededPart(market.advance(clock))) simulated.push(record);
+        for (const record of seededPart(market.advance(clock, { orderLevel: clock > orderLevelFrom }))) simulated.push(record);
         progress(clock);
         await new Promise((r) => setImmediate(r));
       }

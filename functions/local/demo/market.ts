@@ -49,9 +49,11 @@ export interface DemoMarket {
    * Advances to `untilMs` (a multiple of 1000, later than now) and returns every record with ts in
    * [now, untilMs), sorted by ts. The first call also returns the registries first: the instruments
    * (the markets listed before the start, each at its listing time), then the accounts of altx and
-   * altx-rh (every wallet and the venues' system accounts, at the start).
+   * altx-rh (every wallet and the venues' system accounts, at the start). With `orderLevel` false
+   * the order-level records (L4 diffs and checkpoints) are not made: the books, and every other
+   * record, are the same (a seed that keeps only recent L4 history saves their cost).
    */
-  advance(untilMs: number): NormalizedRecord[];
+  advance(untilMs: number, options?: { orderLevel?: boolean }): NormalizedRecord[];
   /** The whole state, for `resumeDemoMarket` (v8 serialization: Maps and shared references survive). */
   snapshot(): Uint8Array;
 }
@@ -114,7 +116,7 @@ function marketOver(state: SimState, progress: { registryEmitted: boolean; start
       for (const market of state.markets) symbols[market.spec.family].push(market.spec.symbol);
       return symbols;
     },
-    advance(untilMs) {
+    advance(untilMs, { orderLevel = true } = {}) {
       if (!Number.isInteger(untilMs) || untilMs % 1000 !== 0 || untilMs <= state.nowMs) {
         throw new RangeError(`untilMs must be a whole second after ${state.nowMs}`);
       }
@@ -124,7 +126,7 @@ function marketOver(state: SimState, progress: { registryEmitted: boolean; start
         out.push(...state.markets.map((m) => instrumentRecord(m.spec)).sort((a, b) => a.ts - b.ts));
         out.push(...accountRecords(state.wallets, progress.startMs));
       }
-      for (let ms = state.nowMs; ms < untilMs; ms += 1000) runTick(state, ms, out);
+      for (let ms = state.nowMs; ms < untilMs; ms += 1000) runTick(state, ms, out, orderLevel);
       state.nowMs = untilMs;
       return out;
     },
@@ -132,11 +134,11 @@ function marketOver(state: SimState, progress: { registryEmitted: boolean; start
   };
 }
 
-function runTick(state: SimState, startMs: number, out: NormalizedRecord[]): void {
+function runTick(state: SimState, startMs: number, out: NormalizedRecord[], orderLevel: boolean): void {
   const sec = startMs / 1000;
   const tick: Tick = {
     sec, startMs, rng: new Rng(hash32(state.seed, STREAM.tick, sec)), out, trades: 0, blocks: new Map(),
-    bookBlocks: new Map(), bookRng: new Rng(hash32(state.seed, STREAM.book, sec)),
+    bookBlocks: new Map(), bookRng: new Rng(hash32(state.seed, STREAM.book, sec)), orderLevel,
   };
   if (startMs === state.nextListingMs) listNewMarket(state, tick);
   movePrices(state, tick);
@@ -155,7 +157,7 @@ function runTick(state: SimState, startMs: number, out: NormalizedRecord[]): voi
     if ((sec + market.index) % REQUOTE_EVERY_SEC === 0 || emptySide) requote(state, tick, market, endMs);
   }
   if ((endMs + 1) % state.l2IntervalMs === 0) bookRecords(state, tick, endMs);
-  if ((endMs + 1) % state.l4CheckpointMs === 0) {
+  if (orderLevel && (endMs + 1) % state.l4CheckpointMs === 0) {
     for (const market of state.markets) tick.out.push(checkpointRecord(state, market, endMs));
   }
 }

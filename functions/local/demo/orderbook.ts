@@ -62,12 +62,13 @@ function emitDiff(state: SimState, tick: Tick, market: MarketState, ts: number, 
   const block = Math.floor(ts / BLOCK_MS);
   let cursor = tick.bookBlocks.get(family);
   if (cursor?.block !== block) tick.bookBlocks.set(family, (cursor = { block, seq: 0 }));
-  const record: L4DiffRecord = {
-    dataset: 'l4_diffs', family, symbol, ts, block_number: block, seq: cursor.seq, oid: order.oid, user_address: ownerOf(market, order.owner), side: order.side,
-    price: order.priceText, diff_type: type, new_size: type === 'remove' ? null : formatUnits(units, szDecimals),
-  };
+  if (tick.orderLevel) {
+    tick.out.push({
+      dataset: 'l4_diffs', family, symbol, ts, block_number: block, seq: cursor.seq, oid: order.oid, user_address: ownerOf(market, order.owner), side: order.side,
+      price: order.priceText, diff_type: type, new_size: type === 'remove' ? null : formatUnits(units, szDecimals),
+    } satisfies L4DiffRecord);
+  }
   state.lastBookDiff.set(family, [block, cursor.seq++]);
-  tick.out.push(record);
 }
 
 export function addOrder(state: SimState, tick: Tick, market: MarketState, order: SimOrder): void {

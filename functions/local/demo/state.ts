@@ -200,6 +200,8 @@ export interface Tick {
   bookBlocks: Map<Family, { block: number; seq: number }>;
   /** The book's own generator (makers' quotes), so requoting does not shift the order flow's draws. */
   bookRng: Rng;
+  /** Whether the tick's order-level records (L4 diffs, checkpoints) are made; the books change the same either way. */
+  orderLevel: boolean;
 }
 
 export function createAsset(spec: AssetSpec): AssetState {

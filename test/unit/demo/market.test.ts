@@ -57,6 +57,20 @@ describe('createDemoMarket', () => {
     expect(only(otherSeed, 'trades').slice(0, 20)).not.toEqual(hourTrades.slice(0, 20));
   });
 
+  it('without order-level records makes every other record the same, and goes on to the same books', () => {
+    // Prepare: 10 minutes (two checkpoint instants) without order-level records, then 5 with.
+    const seeded = createDemoMarket({ startMs: START });
+    const isOrderLevel = (r: { dataset: string }) => r.dataset === 'l4_diffs' || r.dataset === 'l4_checkpoints';
+    // Act
+    const without = seeded.advance(START + 10 * MINUTE, { orderLevel: false });
+    const after = seeded.advance(START + 15 * MINUTE);
+    // Assess
+    const expected = hour.filter((r) => r.dataset === 'instruments' || r.ts < START + 10 * MINUTE);
+    expect(expected.some(isOrderLevel)).toBe(true);
+    expect(without).toEqual(expected.filter((r) => !isOrderLevel(r)));
+    expect(after).toEqual(hour.filter((r) => r.dataset !== 'instruments' && r.ts >= START + 10 * MINUTE && r.ts < START + 15 * MINUTE));
+  });
+
   it('goes on from a snapshot exactly as the market it was taken from (books, positions, order ids)', () => {
     // Prepare: past the registries and into a checkpoint interval.
     const original = createDemoMarket({ startMs: START, intensity: 0.5 });
