@@ -43,10 +43,9 @@ export function openCursor(keys: CursorKeyRing, scope: string, sealed: string): 
 /**
  * The cursor a route with the real service's transparent form (`<ts_ms>`, `<ts_ms>_<id>`) receives:
  * a transparent one as sent, for the route to parse strictly; or the cursor inside a sealed one,
- * which the route issued before it took that form and which may still be in flight (kept while such
- * cursors can live: 24 hours after the release). Anything else is `invalid_cursor`. An opened
- * cursor is base64url JSON, never digits and `_` alone, so the route tells the two apart and no
- * unsealed opaque cursor reaches it.
+ * which the route issued before it took that form and which may still be in flight (taken for one
+ * release). Anything else is `invalid_cursor`. An opened cursor is base64url JSON, never digits and
+ * `_` alone, so the route tells the two apart and no unsealed opaque cursor reaches it.
  */
 export function admitCursor(keys: CursorKeyRing, scope: string, cursor: string): string {
   return transparentSpelling(cursor) ? cursor : openCursor(keys, scope, cursor);

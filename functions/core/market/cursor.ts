@@ -15,15 +15,12 @@
  */
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors.ts';
-import type { CursorForm } from '../../../schemas/params.ts';
+import { LATEST_EPOCH_MS, type CursorForm } from '../../../schemas/params.ts';
 
 export type { CursorForm };
 
 /** How many integers a form holds: the length of the order-key prefix it names. */
 export const CURSOR_PARTS: Readonly<Record<CursorForm, number>> = { ms: 1, ms_id: 2 };
-
-/** The latest instant a cursor may name (2100-01-01, as for request times and stored records). */
-const LATEST_MS = 4_102_444_800_000;
 
 const invalidCursor = (why: string) => new AppError('invalid_cursor', `Invalid cursor: ${why}.`, { param: 'cursor' });
 
@@ -42,7 +39,7 @@ export function parseTransparentCursor(form: CursorForm, cursor: string): number
     throw invalidCursor(`expected ${expected} in base-10 digits, as meta.next_cursor spells it`);
   }
   const [ts, ...ids] = parts.map(Number);
-  if (ts! > LATEST_MS) throw invalidCursor(`its time is past ${LATEST_MS} (2100-01-01)`);
+  if (ts! > LATEST_EPOCH_MS) throw invalidCursor(`its time is past ${LATEST_EPOCH_MS} (2100-01-01)`);
   if (!ids.every(Number.isSafeInteger)) throw invalidCursor(`its id is past ${Number.MAX_SAFE_INTEGER}`);
   return [ts!, ...ids];
 }

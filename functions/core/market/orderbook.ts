@@ -373,11 +373,12 @@ type BookPosition = [number] | [number, number];
  * The book at the start of a window walk (after the cursor's position, or just before `start`), and
  * the level changes of the blocks after it, block by block, up to `limit` of them (`tick`: with
  * that book). A page never splits a run of blocks the route's cursor names as one (a block; for
- * `tick`, whose cursor is an instant, the blocks of one instant): it ends before the run that would overflow `limit` (so it may hold fewer and still go
- * on), unless that run alone is the page. A level a block touched but left as it was is not a
- * change. Before the first checkpoint of the window (or after an instant before any), the walk
- * starts at that checkpoint. A block cursor must name the block the book is at by then, as the
- * `timestamp` and `block_number` of a row served do: otherwise `invalid_cursor`.
+ * `tick`, whose cursor is an instant, the blocks of one instant): it ends before the run that would
+ * overflow `limit` (so it may hold fewer and still go on), unless that run alone is the page. A
+ * level a block touched but left as it was is not a change. Before the first checkpoint of the
+ * window (or after an instant before any), the walk starts at that checkpoint. A block cursor must
+ * name the block the book is at by then, as the `timestamp` and `block_number` of a row served do:
+ * otherwise `invalid_cursor`.
  */
 async function levelChanges(
   deps: ArchiveDeps, req: BookHistoryRequest, paging: Paging, limit: number, tick = false,
@@ -404,8 +405,8 @@ async function levelChanges(
   // The page as it stood before the run (block, or instant) now being walked: where it ends if that run overflows it.
   let cut: { count: number; last?: [number, number] } = { count: 0 };
   let more = false;
-  const ended = (page: { count: number; last?: [number, number] }, more: boolean): ChangesPage =>
-    ({ ...(startBook && { startBook }), changes: changes.slice(0, page.count), more, ...(page.last && { last: page.last }) });
+  const ended = (page: { count: number; last?: [number, number] }, goesOn: boolean): ChangesPage =>
+    ({ ...(startBook && { startBook }), changes: changes.slice(0, page.count), more: goesOn, ...(page.last && { last: page.last }) });
   // Diffs are read in chunks until the page holds `limit` changes (blocks that change nothing, such
   // as an order placed and taken at once, add none) or the window ends.
   for (let chunk = limit + 1; ; chunk = Math.min(4 * chunk, 50_000)) {
