@@ -401,7 +401,10 @@ async function levelChanges(
   const from = Math.max(window[0], base.checkpointTs);
   let after: [number, number] = afterBlock !== undefined ? [afterBlock, Number.MAX_SAFE_INTEGER] : base.position;
   const changes: LevelChange[] = [];
+  // The block of the page's last change: the next page resumes after it (blocks after it that changed nothing are walked again).
   let last: [number, number] | undefined;
+  // The instant of the block walked before (tick's runs are instants).
+  let walkedTs: number | undefined;
   // The page as it stood before the run (block, or instant) now being walked: where it ends if that run overflows it.
   let cut: { count: number; last?: [number, number] } = { count: 0 };
   let more = false;
@@ -447,15 +450,16 @@ async function levelChanges(
       // A level's change carries the sequence of its last diff in the block, so a level touched again
       // after another would be listed out of order by first touch: order the block's changes by it.
       blockChanges.sort((a, b) => a.seq - b.seq);
-      if (!tick || blockTs !== last?.[0]) {
+      if (!tick || blockTs !== walkedTs) {
         // A run begins: a full page ends before it.
         if (changes.length >= limit) return ended({ count: changes.length, last }, true);
         cut = { count: changes.length, last };
       }
+      walkedTs = blockTs;
       // A page never splits a run; one run larger than a page is served whole.
       if (cut.count > 0 && changes.length + blockChanges.length > limit) return ended(cut, true);
       changes.push(...blockChanges);
-      last = [blockTs, block];
+      if (blockChanges.length > 0) last = [blockTs, block];
     }
     if (exhausted) break;
     if (!tick && changes.length >= limit) {
