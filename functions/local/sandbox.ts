@@ -1,10 +1,10 @@
 /**
- * A function sandbox of the local cloud: a child process, at a lower CPU priority, that runs the
- * background functions (ingest, compaction, the minute jobs, export and replay partitions) as
- * Lambda runs them, apart from the functions that answer requests. In AWS each function has
+ * The function sandboxes of the local cloud: a child process per background function (ingest,
+ * compaction, the minute jobs, export and replay partitions), at `npm start`'s lower CPU priority,
+ * running it as Lambda does, apart from the functions that answer requests. In AWS each function has
  * sandboxes of its own; in one local process a batch of hundreds of thousands of records held the
  * gateway's event loop for seconds, so the first requests of a seeding `npm start` seemed hung.
- * The child is given its own file cache and scratch directory, as a Lambda sandbox has its own /tmp.
+ * Each child is given its own file cache and scratch directory, as a Lambda sandbox has its own /tmp.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
@@ -43,23 +43,31 @@ export function lowerPriority(child: ChildProcess, niceness: number): void {
   } catch { /* the same priority as the gateway: slower answers while seeding, nothing wrong */ }
 }
 
-/** Starts the sandbox for `dataDir`'s local cloud; the environment (endpoints, names) is the parent's at this call. */
+/**
+ * Starts the sandboxes of `dataDir`'s local cloud: a process per function, as Lambda gives each
+ * function sandboxes (and memory) of its own, so one function's heap or crash is never another's.
+ * The environment (endpoints, names) is the parent's at this call.
+ */
 export function startSandbox(dataDir: string, niceness: number, functions: readonly FunctionName[] = BACKGROUND_FUNCTIONS): Sandbox {
-  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  const pending = new Map<number, { name: FunctionName; resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 0;
-  let child: ChildProcess | undefined;
+  const children = new Map<FunctionName, ChildProcess>();
   let stopping = false;
 
-  const failAll = (reason: string) => {
-    for (const { reject } of pending.values()) reject(new Error(reason));
-    pending.clear();
+  const failAll = (name: FunctionName | undefined, reason: string) => {
+    for (const [id, waiter] of pending) {
+      if (name !== undefined && waiter.name !== name) continue;
+      pending.delete(id);
+      waiter.reject(new Error(reason));
+    }
   };
   /** Started on first use, and again after a crash (Lambda starts a new sandbox after one dies). */
-  const running = (): ChildProcess => {
-    if (child) return child;
+  const running = (name: FunctionName): ChildProcess => {
+    const existing = children.get(name);
+    if (existing) return existing;
     const started = fork(CHILD, [], {
       execArgv: ['--import', 'tsx'],
-      env: { ...process.env, ARCHIVE_CACHE_DIR: join(dataDir, 'cache-background'), SCRATCH_DIR: join(dataDir, 'scratch-background') },
+      env: { ...process.env, ARCHIVE_CACHE_DIR: join(dataDir, `cache-${name}`), SCRATCH_DIR: join(dataDir, `scratch-${name}`) },
       serialization: 'advanced',
       stdio: 'inherit',
     });
@@ -72,31 +80,32 @@ export function startSandbox(dataDir: string, niceness: number, functions: reado
       else waiter.resolve(answer.result);
     });
     started.on('exit', (code, signal) => {
-      if (child === started) child = undefined;
-      if (!stopping) failAll(`the function sandbox exited (${signal ?? code}) during the invocation`);
+      if (children.get(name) === started) children.delete(name);
+      if (!stopping) failAll(name, `the sandbox of ${name} exited (${signal ?? code}) during the invocation`);
     });
-    child = started;
+    children.set(name, started);
     return started;
   };
 
   return {
     functions: new Set(functions),
     call(name, event) {
-      if (stopping) return Promise.reject(new Error(`the function sandbox is stopping; ${name} was not run`));
+      if (stopping) return Promise.reject(new Error(`the function sandboxes are stopping; ${name} was not run`));
       const id = nextId++;
       return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        running().send({ id, name, event } satisfies SandboxCall);
+        pending.set(id, { name, resolve, reject });
+        running(name).send({ id, name, event } satisfies SandboxCall);
       });
     },
     async stop() {
       stopping = true;
-      const last = child;
-      if (!last) return;
-      failAll('the function sandbox stopped');
-      const exited = new Promise<void>((resolve) => last.once('exit', () => resolve()));
-      last.kill('SIGTERM');
-      await exited;
+      failAll(undefined, 'the function sandboxes stopped');
+      await Promise.all([...children.values()].map((child) => {
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGTERM');
+        return exited;
+      }));
+      children.clear();
     },
   };
 }
