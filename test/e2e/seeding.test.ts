@@ -55,9 +55,14 @@ describe('a first start while it seeds', () => {
       expect(r.status, r.path).toBe(r.path === '/v1/nope' ? 404 : r.path === '/v1/webhooks/addresses' ? 201 : 200);
       expect(r.answeredAt - r.sentAt, `${r.path} waited from ${new Date(r.sentAt).toISOString()} to ${new Date(r.answeredAt).toISOString()} simulated`).toBeLessThanOrEqual(MOST_SIMULATED_WHILE_WAITING);
     }
-    // The breadth history of the seeded span is part of the seed: the current snapshot answers at once.
+    // The breadth history of the seeded span is part of the seed: the current snapshot and the
+    // seeded span's history answer at once, the history counting the seeded markets.
     const current = await fetch(`${cloud.url}/v1/perpx/breadth/above-vwap/current`, { headers: { 'X-API-Key': KEY } });
     expect(current.status).toBe(200);
-    expect(((await current.json()) as { data: { counts: { candidates: number } } }).data.counts.candidates).toBeGreaterThan(0);
+    const seedingTo = Math.floor(seen.at(-1)!.seedingTo / MIN) * MIN;
+    const history = await fetch(`${cloud.url}/v1/perpx/breadth/above-vwap?start=${seedingTo - 30 * MIN}&end=${seedingTo - 5 * MIN}&limit=1000`, { headers: { 'X-API-Key': KEY } });
+    const snapshots = ((await history.json()) as { data: { counts: { candidates: number } }[] }).data;
+    expect(snapshots).toHaveLength(26);
+    expect(snapshots.every((s) => s.counts.candidates > 0)).toBe(true);
   });
 });
