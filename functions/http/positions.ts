@@ -3,6 +3,7 @@ import { AppError } from '../core/errors.ts';
 import { isPositionFamily, type PositionFamily } from '../core/positions/engine.ts';
 import { positionsArrow } from '../core/positions/arrow.ts';
 import * as read from '../core/positions/read.ts';
+import * as marketRead from '../core/positions/market-read.ts';
 import { POSITIONS_OPERATIONS } from '../routes.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { oneRequestView } from '../core/archive/files.ts';
@@ -57,15 +58,15 @@ export const handler = httpRouteGroup(POSITIONS_OPERATIONS, {
   accountPositions: positions, accountPositionChanges: changes, accountPositionHistory: history,
   accountSummary: (input, ctx) => summary({ ...input, query: {} }, ctx), accountSummaryHistory: summaryHistory,
   marketPositions: async ({ params, query }, ctx) =>
-    asPage(await read.marketPositions(deps(), { routeId: ctx.route.operationId, family: venue(ctx, query), symbol: params.symbol, ...query }, clock.now())),
+    asPage(await marketRead.marketPositions(deps(), { routeId: ctx.route.operationId, family: venue(ctx, query), symbol: params.symbol, ...query }, clock.now())),
   marketPositionsSummary: async ({ params, query }, ctx) =>
-    asPage(await read.marketSummaries(deps(), { routeId: ctx.route.operationId, family: venue(ctx, query), symbol: params.symbol, ...query }, clock.now())),
+    asPage(await marketRead.marketSummaries(deps(), { routeId: ctx.route.operationId, family: venue(ctx, query), symbol: params.symbol, ...query }, clock.now())),
   bulkPositions: async ({ query, headers }, ctx) => {
     const family = venue(ctx, query);
     const arrow = query.format === 'arrow' || (query.format === undefined && (headers.accept ?? '').includes(ARROW_CONTENT_TYPE));
     if (!arrow && query.limit > 2000) throw new AppError('invalid_parameter', 'limit must be at most 2000 for JSON pages (Arrow pages hold up to 50,000).', { param: 'limit' });
-    const page = await read.bulkPositions(deps(), { routeId: ctx.route.operationId, family, ...query, hour: required(query.hour, 'hour') }, clock.now());
-    if (!arrow) return ok(read.rowsOfColumns(page.columns, page.count), { nextCursor: page.nextCursor, meta: page.meta });
+    const page = await marketRead.bulkPositions(deps(), { routeId: ctx.route.operationId, family, ...query, hour: required(query.hour, 'hour') }, clock.now());
+    if (!arrow) return ok(marketRead.rowsOfColumns(page.columns, page.count), { nextCursor: page.nextCursor, meta: page.meta });
     return {
       kind: 'binary', body: positionsArrow(family, page.columns), contentType: ARROW_CONTENT_TYPE, rows: page.count,
       headers: { 'x-count': String(page.count), 'x-schema-version': ARROW_SCHEMA_VERSION, ...(page.nextCursor && { 'x-next-cursor': page.nextCursor }) },
