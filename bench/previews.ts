@@ -32,7 +32,7 @@ import { DAY_MS, dayOf } from '../functions/core/archive/layout.ts';
 import { archiveReferences } from '../functions/core/detect/archive-references.ts';
 import { dryRun, estimateWithCost, type PreviewDeps } from '../functions/core/detect/preview.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
-import { newReplayId, replayPartitions, runReplayPartition } from '../functions/core/webhooks/replays.ts';
+import { newReplayId, replayPartitions, runReplayPartition } from '../functions/core/detect/replays.ts';
 import type { ReplayJobRecord } from '../functions/ports/replays.ts';
 import { breadthStore, replayStore, webhookStores } from '../functions/shared/deps.ts';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -24,7 +24,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getAll } from './dynamodb-batch.ts';
 import type { ArchiveFile, ArchiveManifest, BatchOutcome } from '../ports/archive.ts';
-import type { FileCadence } from '../core/quality/cadence.ts';
+import type { FileCadence } from '../core/archive/cadence.ts';
 
 const ALL = '*';
 

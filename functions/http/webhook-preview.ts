@@ -4,7 +4,7 @@
  */
 import { archiveReferences } from '../core/detect/archive-references.ts';
 import { dryRun, estimate } from '../core/detect/preview.ts';
-import { cancelReplay, createReplay, getReplay } from '../core/webhooks/replays.ts';
+import { cancelReplay, createReplay, getReplay } from '../core/detect/replays.ts';
 import { chargeRequest } from '../core/billing/credits.ts';
 import { announce } from '../core/detect/user-events.ts';
 import type { Caller } from '../core/accounts.ts';

@@ -1,6 +1,6 @@
 import type { Dataset } from '../../schemas/datasets.ts';
 import type { Family } from '../core/venues.ts';
-import type { FileCadence } from '../core/quality/cadence.ts';
+import type { FileCadence } from '../core/archive/cadence.ts';
 import type { Clock } from './clock.ts';
 import type { LocalFiles, SqlEngine } from './sql.ts';
 

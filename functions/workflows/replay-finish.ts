@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { finishReplay } from '../core/webhooks/replays.ts';
+import { finishReplay } from '../core/detect/replays.ts';
 import { chargeRequest } from '../core/billing/credits.ts';
 import { announce } from '../core/detect/user-events.ts';
 import { accountStore, clock, creditLedger, queueSender, replayStore } from '../shared/deps.ts';

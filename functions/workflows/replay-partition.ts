@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { runReplayPartition } from '../core/webhooks/replays.ts';
+import { runReplayPartition } from '../core/detect/replays.ts';
 import { archiveReferences } from '../core/detect/archive-references.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { accountStore, breadthStore, clock, queueSender, replayStore, webhookStores } from '../shared/deps.ts';

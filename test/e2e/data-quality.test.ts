@@ -9,7 +9,7 @@ import { DEMO, runDetectionOver, startDemoCloud } from '../helpers/local-cloud.t
 import { keyedGet } from '../helpers/api.ts';
 import { DEMO_HOLES } from '../../functions/local/demo/upstream.ts';
 import { MINUTE_DETECTORS } from '../../functions/core/events/registry.ts';
-import { minuteContext } from '../../functions/core/detect/minute-reads.ts';
+import { minuteContext } from '../../functions/core/events/kit/reads.ts';
 import { DEFAULT_STALL_THRESHOLD_S } from '../../functions/core/events/ingest.stall.ts';
 import { windowSource } from '../../functions/core/archive/read.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';

@@ -14,9 +14,14 @@ export interface LayeringRules {
   entryMaxLines: number;
   /** The files under functions/ that build adapters and AWS SDK clients and hand them out as ports. */
   compositionRoots: readonly string[];
+  /** The registered event types: the service names them only in their own modules (functions/core/events/). */
+  eventTypes: readonly string[];
 }
 
 const CORE = 'functions/core/';
+const EVENTS = 'functions/core/events/';
+/** Where an event type's name may not be written out: the service's code outside its event's module. */
+const SERVICE_SOURCE = ['functions/', 'schemas/'];
 /** Packages that tie code to a runtime: AWS, Lambda middleware, the native DuckDB module. */
 const CORE_FORBIDDEN_PACKAGES = ['@aws-sdk/', '@aws-lambda-powertools/', '@duckdb/', '@middy/'];
 const CORE_FORBIDDEN_FILES = ['functions/adapters/', 'functions/shared/', 'functions/local/', 'functions/routes.ts'];
@@ -64,6 +69,11 @@ export function layeringViolations(files: SourceFiles, rules: LayeringRules): st
     }
     const code = stripComments(text);
     if (file.startsWith(CORE) && /\bprocess\.env\b/.test(code)) violations.push(`${file}: core reads process.env`);
+    if (under(file, SERVICE_SOURCE) && !file.startsWith(EVENTS)) {
+      for (const [, name] of code.matchAll(/['"`]([a-z0-9_]+(?:\.[a-z0-9_]+)+)['"`]/g)) {
+        if (rules.eventTypes.includes(name!)) violations.push(`${file}: names the event type ${name} outside core/events/`);
+      }
+    }
     if (under(file, ['functions/', 'bin/']) && !file.startsWith('functions/adapters/') && ITEM_COMMAND.test(code)) {
       violations.push(`${file}: reads or writes DynamoDB items outside an adapter`);
     }
@@ -75,7 +85,22 @@ export function layeringViolations(files: SourceFiles, rules: LayeringRules): st
     else if (lines > rules.entryMaxLines) violations.push(`${entry}: entry file has ${lines} lines (at most ${rules.entryMaxLines})`);
   }
   for (const cycle of importCycles(graph)) violations.push(`import cycle: ${cycle.join(' -> ')}`);
+  for (const cycle of importCycles(folderGraph(graph))) violations.push(`core folder cycle: ${cycle.join(' -> ')}`);
   return violations;
+}
+
+/** The core's folders (functions/core/<folder>/…) and which others each imports. */
+function folderGraph(graph: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  const folderOf = (file: string) => (file.startsWith(CORE) && file.slice(CORE.length).includes('/') ? file.slice(CORE.length).split('/')[0] : undefined);
+  const folders = new Map<string, Set<string>>();
+  for (const [file, targets] of graph) {
+    const from = folderOf(file);
+    if (!from) continue;
+    const edges = folders.get(from) ?? new Set<string>();
+    for (const to of targets.map(folderOf)) if (to && to !== from) edges.add(to);
+    folders.set(from, edges);
+  }
+  return new Map([...folders].map(([folder, edges]) => [folder, [...edges]]));
 }
 
 /** One cycle per strongly connected component (Tarjan), walked from its first file back to it. */

@@ -9,10 +9,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fillCandidates, liquidationCandidates, transferCandidates } from '../../functions/core/detect/batch-detectors.ts';
+import { fillCandidates } from '../../functions/core/events/account.fill.ts';
+import { liquidationCandidates } from '../../functions/core/events/market.liquidation.ts';
+import { transferCandidates } from '../../functions/core/events/account.transfer.ts';
 import { estimateWithCost } from '../../functions/core/detect/preview.ts';
 import { bucketOf, readRollup, HOUR_MS, type RollupSource } from '../../functions/core/detect/rollups.ts';
-import type { Candidate } from '../../functions/core/detect/candidate.ts';
+import type { Candidate } from '../../functions/core/events/kit/candidate.ts';
 import { DATASETS, type LiquidationRecord, type NormalizedRecord, type TradeRecord, type TransferRecord } from '../../schemas/datasets.ts';
 import type { Family } from '../../functions/core/venues.ts';
 import { DAY, NOW, T0, USERS, WATCHED, rowArb, rollupArchive, type Row } from './rollup-archive.ts';

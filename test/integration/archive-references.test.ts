@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
 import { archiveReferences } from '../../functions/core/detect/archive-references.ts';
-import { marketKey } from '../../functions/core/detect/relative-metrics.ts';
+import { marketKey } from '../../functions/core/events/kit/relative-metrics.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import type { NormalizedRecord } from '../../schemas/datasets.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { MINUTE_DETECTORS } from '../../functions/core/events/registry.ts';
-import { holdersOf, minuteContext, pgaTokenPrice } from '../../functions/core/detect/minute-reads.ts';
+import { holdersOf, minuteContext, pgaTokenPrice } from '../../functions/core/events/kit/reads.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import type { NormalizedRecord, SettlementRecord } from '../../schemas/datasets.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';

@@ -10,7 +10,7 @@ import { archiveManifest, dynamoDocumentClient, incidentStore, latencyStore } fr
 import { config } from '../../functions/shared/config.ts';
 import { TABLES } from '../../functions/resources.ts';
 import type { ArchiveFile } from '../../functions/ports/archive.ts';
-import { cadenceOf } from '../../functions/core/quality/cadence.ts';
+import { cadenceOf } from '../../functions/core/archive/cadence.ts';
 import type { StoredIncident } from '../../functions/ports/quality.ts';
 
 const MINUTE = 60_000;

@@ -6,11 +6,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { liquidationBursts, type BurstParams } from '../../functions/core/detect/minute-detectors.ts';
+import { liquidationBursts, type BurstParams } from '../../functions/core/events/market.liquidation_burst.ts';
 import liquidationBurst from '../../functions/core/events/market.liquidation_burst.ts';
 import { estimateWithCost } from '../../functions/core/detect/preview.ts';
 import { detectorInput, readDetectorInput, HOUR_MS } from '../../functions/core/detect/rollups.ts';
-import type { Candidate } from '../../functions/core/detect/candidate.ts';
+import type { Candidate } from '../../functions/core/events/kit/candidate.ts';
 import type { LiquidationRecord } from '../../schemas/datasets.ts';
 import { DAY, NOW, T0, rollupArchive } from '../helpers/rollup-archive.ts';
 

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { oiDeltas } from '../../functions/core/detect/minute-detectors.ts';
+import { oiDeltas } from '../../functions/core/events/market.oi_delta.ts';
 import { matches } from '../../functions/core/detect/match.ts';
 import { estimateWithCost } from '../../functions/core/detect/preview.ts';
 import { rederiveDays } from '../../functions/core/archive/compact.ts';

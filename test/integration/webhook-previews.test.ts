@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { liquidationCandidates } from '../../functions/core/detect/batch-detectors.ts';
+import { liquidationCandidates } from '../../functions/core/events/market.liquidation.ts';
 import { archiveReferences } from '../../functions/core/detect/archive-references.ts';
 import { dryRun, estimateWithCost, SCAN_BUDGET_MS, type PreviewDeps } from '../../functions/core/detect/preview.ts';
 import { bucketEdge, bucketOf, HOUR_MS } from '../../functions/core/detect/rollups.ts';

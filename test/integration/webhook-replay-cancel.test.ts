@@ -16,7 +16,7 @@ import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
 import { createEndpoint } from '../../functions/core/webhooks/endpoints.ts';
 import { createSubscription } from '../../functions/core/webhooks/subscriptions.ts';
-import { cancelReplay, newReplayId, replayPartitions, runReplayPartition, type ReplayPartitionDeps } from '../../functions/core/webhooks/replays.ts';
+import { cancelReplay, newReplayId, replayPartitions, runReplayPartition, type ReplayPartitionDeps } from '../../functions/core/detect/replays.ts';
 import { AppError } from '../../functions/core/errors.ts';
 import type { Caller } from '../../functions/core/accounts.ts';
 import type { Workflows } from '../../functions/ports/exports.ts';

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FUNCTIONS } from '../../functions/resources.ts';
 import { importSpecifiers, layeringViolations, type SourceFiles } from '../helpers/layering.ts';
+import { EVENT_TYPES } from '../../functions/core/events/registry.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRY_MAX_LINES = 80;
@@ -23,11 +24,12 @@ function sourceTree(): SourceFiles {
 
 const entryFiles = Object.values(FUNCTIONS).map((f) => relative(ROOT, join(ROOT, f.entry)));
 const compositionRoots = ['functions/shared/deps.ts', 'functions/shared/archive-deps.ts'];
+const eventTypes = EVENT_TYPES.map((d) => d.type);
 
 describe('layering', () => {
   it('holds in the source tree', () => {
     // Act
-    const violations = layeringViolations(sourceTree(), { entryFiles, entryMaxLines: ENTRY_MAX_LINES, compositionRoots });
+    const violations = layeringViolations(sourceTree(), { entryFiles, entryMaxLines: ENTRY_MAX_LINES, compositionRoots, eventTypes });
     // Assess
     expect(violations).toEqual([]);
   });
@@ -51,24 +53,30 @@ describe('layering', () => {
       ['functions/shared/root.ts', "import { resolveAll } from '../adapters/y.ts';\nimport { SQSClient } from '@aws-sdk/client-sqs';"],
       ['functions/shared/queue.ts', "import { SendMessageCommand } from '@aws-sdk/client-sqs';"],
       ['functions/local/seed.ts', "await client.send(new PutCommand({ TableName, Item }));\nawait s3.send(new PutObjectCommand({}));"],
+      ['functions/core/quality/named.ts', "if (c.type === 'market.listed' || c.type === 'market.unknown') open(); // 'market.listed'"],
+      ['functions/core/events/market.listed.ts', "export const type = 'market.listed';\nimport { run } from '../detect/run.ts';"],
+      ['functions/core/detect/run.ts', "import { type } from '../events/market.listed.ts';"],
     ]);
     // Act
     const violations = layeringViolations(files, {
-      entryFiles: ['functions/http/long.ts', 'functions/http/missing.ts'], entryMaxLines: 80, compositionRoots: ['functions/shared/root.ts'],
+      entryFiles: ['functions/http/long.ts', 'functions/http/missing.ts'], entryMaxLines: 80, compositionRoots: ['functions/shared/root.ts'], eventTypes: ['market.listed'],
     });
     // Assess
     expect(violations.sort()).toEqual([
       'bench/b.ts: bench imports ../test/helpers/receiver.ts',
+      'core folder cycle: detect -> events -> detect',
       'functions/core/a.ts: core imports @aws-sdk/client-dynamodb',
       'functions/core/a.ts: core imports functions/shared/x.ts',
       'functions/core/a.ts: core reads process.env',
       'functions/core/b.ts: core imports functions/adapters/y.ts',
       'functions/core/b.ts: core imports functions/routes.ts',
+      'functions/core/quality/named.ts: names the event type market.listed outside core/events/',
       'functions/http/long.ts: entry file has 81 lines (at most 80)',
       'functions/http/missing.ts: entry file not found',
       'functions/http/wired.ts: imports functions/adapters/y.ts outside the composition root',
       'functions/local/seed.ts: reads or writes DynamoDB items outside an adapter',
       'functions/shared/queue.ts: imports @aws-sdk/client-sqs outside the composition root',
+      'import cycle: functions/core/detect/run.ts -> functions/core/events/market.listed.ts -> functions/core/detect/run.ts',
       'import cycle: functions/shared/c.ts -> functions/shared/x.ts -> functions/shared/c.ts',
       'schemas/s.ts: schemas import functions/core/clean.ts',
     ]);

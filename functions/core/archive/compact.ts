@@ -28,7 +28,7 @@ import { visibleFiles } from './files.ts';
 import { eachBounded } from '../bounded.ts';
 import { candlesFromTradesSql, oiCrossingsSql, reductionSql, rollupSql } from './sql.ts';
 import { windowSource } from './read.ts';
-import { CADENCE_SQL, cadenceFromRow, isQualityDataset, type FileCadence } from '../quality/cadence.ts';
+import { CADENCE_SQL, cadenceFromRow, isQualityDataset, type FileCadence } from './cadence.ts';
 
 /** Replaced objects stay readable this long after they leave the manifest. */
 export const DELETION_GRACE_MS = 10 * 60_000;

@@ -15,7 +15,7 @@ import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import { DAY_MS, dayOf, deltaKey } from './layout.ts';
 import { parseBatch } from './parse.ts';
-import { cadenceOf, isQualityDataset } from '../quality/cadence.ts';
+import { cadenceOf, isQualityDataset } from './cadence.ts';
 import type { BatchFormat } from '../../../schemas/messages.ts';
 
 export type IngestResult =

@@ -26,7 +26,7 @@ export function candlesFromTradesSql(source: string): string {
 /** Buckets a decade of a rollup's notional histogram: bucket b holds [10^(b/16), 10^((b+1)/16)), about 15% wide. */
 export const ROLLUP_BUCKETS_PER_DECADE = 16;
 
-/** market.pga_payment's floor and daily cap (see core/detect/minute-detectors.ts PGA, which uses these). */
+/** market.pga_payment's floor and daily cap (see core/events/kit/reads.ts PGA, which uses these). */
 export const PGA_MIN_AMOUNT = 1.5;
 export const PGA_PER_DAY = 50;
 

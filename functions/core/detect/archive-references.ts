@@ -9,7 +9,7 @@ import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import { minuteCandleSource, windowFiles, windowSource } from '../archive/read.ts';
 import { FAMILIES, type Family } from '../venues.ts';
 import { DELETION_GRACE_MS } from '../archive/compact.ts';
-import { marketKey, type MarketReference, type ReferenceSource } from './relative-metrics.ts';
+import { marketKey, type MarketReference, type ReferenceSource } from '../events/kit/relative-metrics.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;

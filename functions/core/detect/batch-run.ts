@@ -5,10 +5,10 @@
  * retries the batch and its detection together.
  */
 import type { IngestedDataset, NormalizedRecord } from '../../../schemas/datasets.ts';
-import { BATCH_DETECTORS } from '../events/registry.ts';
-import type { Candidate } from './candidate.ts';
+import { BATCH_DETECTORS, EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
+import type { Candidate } from '../events/kit/candidate.ts';
 import { dispatch, watchedBy, withReferences, type DetectDeps, type DispatchCounts } from './dispatch.ts';
-import { groupBy } from './group.ts';
+import { groupBy } from '../events/kit/group.ts';
 
 /** The candidates of the given types (default: every batch-detected type) that a batch of records holds. */
 export function batchCandidates(records: readonly NormalizedRecord[], watched: ReadonlySet<string>, types?: ReadonlySet<string>): Candidate[] {
@@ -24,7 +24,7 @@ export async function detectInBatch(deps: DetectDeps, records: readonly Normaliz
   const ruled = new Set<string>();
   for (const { type } of BATCH_DETECTORS) if ((await deps.rules.rules(type)).length > 0) ruled.add(type);
   if (ruled.size === 0) return { candidates: 0, matched: 0 };
-  const watched = await watchedBy(deps.rules, [...ruled].filter((t) => t.startsWith('account.')));
+  const watched = await watchedBy(deps.rules, [...ruled].filter((t) => EVENT_DEFINITION_BY_TYPE.get(t)?.declaration.scope === 'addresses'));
   // Only candidates some rule could take are worth their reference lookups.
   return dispatch(deps, await withReferences(batchCandidates(records, watched, ruled), deps.references));
 }

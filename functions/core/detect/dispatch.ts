@@ -11,11 +11,11 @@ import type { EndpointRecord, SubscriptionRecord } from '../../ports/webhooks.ts
 import { EVENT_TYPE_BY_NAME } from '../webhooks/catalog.ts';
 import { queueOccurrences, type DeliveryDeps, type QueueOutcome, type QueueRequest } from '../webhooks/deliveries.ts';
 import type { StoredConfig } from '../webhooks/filters.ts';
-import { groupBy } from './group.ts';
+import { groupBy } from '../events/kit/group.ts';
 import { mapBounded } from '../bounded.ts';
 import { matches } from './match.ts';
-import type { Candidate } from './candidate.ts';
-import { marketKey, relativeMetrics, type MarketReference, type ReferenceSource } from './relative-metrics.ts';
+import type { Candidate } from '../events/kit/candidate.ts';
+import { marketKey, relativeMetrics, type MarketReference, type ReferenceSource } from '../events/kit/relative-metrics.ts';
 import type { Family } from '../venues.ts';
 
 export interface ActiveRule {

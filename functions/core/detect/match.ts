@@ -4,18 +4,15 @@
  * this is decided: live delivery, dry-run and estimate all call it, so they cannot disagree.
  */
 import type { EventTypeDecl } from '../events/declare.ts';
-import type { Candidate, MetricValue } from './candidate.ts';
+import type { Candidate, MetricValue } from '../events/kit/candidate.ts';
 import type { Condition, StoredConfig } from '../webhooks/filters.ts';
 
-
-/** hip4 settlements scan from 500 USD, but a rule that sets no notional bound receives 1,000 USD and up. */
-const HIP4_DEFAULT_FLOOR_USD = 1_000;
 
 export function passesFloor(decl: EventTypeDecl, config: Pick<StoredConfig, 'min_notional_usd'>, candidate: Candidate): boolean {
   if (!decl.costFloor) return true;
   const value = candidate.metrics[decl.costFloor.metric];
   if (typeof value !== 'number' || value < decl.costFloor.min) return false;
-  if (decl.type === 'hip4.settlement' && config.min_notional_usd === undefined) return value >= HIP4_DEFAULT_FLOOR_USD;
+  if (decl.defaultMinNotionalUsd !== undefined && config.min_notional_usd === undefined) return value >= decl.defaultMinNotionalUsd;
   return true;
 }
 
@@ -77,7 +74,9 @@ export function matches(decl: EventTypeDecl, config: StoredConfig, candidate: Ca
     if (config.addresses && !config.addresses.includes(candidate.address)) return false;
   }
   if (!passesFloor(decl, config, candidate)) return false;
-  // A credit level fires only for rules that list it.
-  if (decl.type === 'billing.credit_low' && !(config.params.levels_pct as number[] | undefined)?.includes(candidate.metrics.level_pct as number)) return false;
+  if (decl.listedBy) {
+    const listed = config.params[decl.listedBy.param];
+    if (!Array.isArray(listed) || !listed.includes(candidate.metrics[decl.listedBy.metric])) return false;
+  }
   return config.conditions.every((condition) => holds(condition, candidate.metrics[condition.metric]));
 }

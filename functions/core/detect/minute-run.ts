@@ -6,15 +6,12 @@
  */
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { BreadthStore } from '../../ports/breadth.ts';
-import { MINUTE_DETECTORS } from '../events/registry.ts';
-import type { Candidate } from './candidate.ts';
+import { INCIDENT_DETECTORS, MINUTE_DETECTORS } from '../events/registry.ts';
+import type { Candidate } from '../events/kit/candidate.ts';
 import { dispatch, withReferences, type ActiveRule, type DetectDeps, type DispatchCounts } from './dispatch.ts';
-import { HOUR_MS, MINUTE_MS, minuteContext } from './minute-reads.ts';
+import { HOUR_MS, MINUTE_MS, minuteContext } from '../events/kit/reads.ts';
 import type { IncidentStore } from '../../ports/quality.ts';
 import { recordIncidents } from '../quality/incidents.ts';
-import { archiveGapsOfRun } from '../events/archive.gap_detected.ts';
-import { DEFAULT_STALL_THRESHOLD_S, ingestStallsOfRun } from '../events/ingest.stall.ts';
-import { MARKET_VENUES } from '../events/declare.ts';
 
 /** Data of a minute is complete about a minute after it ends (batches land every second; compaction runs each minute). */
 export const SETTLE_MS = MINUTE_MS;
@@ -54,9 +51,9 @@ export async function runMinuteDetection(deps: MinuteDeps, now: number): Promise
     candidates.push(...await detection.detect({ ...run, watched }, paramSets(rules, detection.params)));
   }
   // Incidents are the detectors' whether or not a rule listens: the same reads, shared with the rules' if any use them.
-  await recordIncidents(deps.incidents, [
-    ...await archiveGapsOfRun(run, MARKET_VENUES), ...await ingestStallsOfRun(run, [{ threshold_s: DEFAULT_STALL_THRESHOLD_S }]),
-  ]);
+  for (const { detection, incident } of INCIDENT_DETECTORS) {
+    await recordIncidents(deps.incidents, incident, await detection.detect({ ...run, watched: new Set() }, [incident.params]));
+  }
   const counts = await dispatch(deps, await withReferences(candidates, deps.references));
   // Moved on only after every match is queued: a failed run is repeated whole, and ids dedupe it.
   await deps.store.detectionCursor.write(to);

@@ -21,10 +21,10 @@ import { OI_DELTA_LOWEST_PCT, ROLLUPS } from '../archive/sql.ts';
 import { normalizeConfig, type StoredConfig } from '../webhooks/filters.ts';
 import type { Caller } from '../accounts.ts';
 import { matches } from './match.ts';
-import type { Candidate } from './candidate.ts';
-import type { ReferenceSource } from './relative-metrics.ts';
+import type { Candidate } from '../events/kit/candidate.ts';
+import type { ReferenceSource } from '../events/kit/relative-metrics.ts';
 import { withReferences } from './dispatch.ts';
-import { minuteContext } from './minute-reads.ts';
+import { minuteContext } from '../events/kit/reads.ts';
 export const PREVIEW_BUDGET = { calls: 6, windowMs: 60_000 } as const;
 /** Most rows one preview scans; past it the window's start moves later and the answer says truncated. */
 export const SCAN_ROW_CAP = 250_000;

@@ -12,9 +12,9 @@
  * lower one (at most about 15% below it). Values of zero or less share NO_VALUE_BUCKET.
  */
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
-import type { SqlValue } from '../../ports/sql.ts';
 import type { Family } from '../venues.ts';
-import type { Candidate } from './candidate.ts';
+import type { Candidate } from '../events/kit/candidate.ts';
+import type { ReducedSource, Relation, RollupSource } from '../events/kit/preview-sources.ts';
 import { visibleFiles } from '../archive/files.ts';
 import { DAY_MS, dayOf } from '../archive/layout.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
@@ -22,7 +22,7 @@ import { NO_VALUE_BUCKET, REDUCTIONS, ROLLUP_BUCKETS_PER_DECADE, ROLLUPS, type R
 import { windowSource } from '../archive/read.ts';
 import type { Dataset, IngestedDataset } from '../../../schemas/datasets.ts';
 
-export { NO_VALUE_BUCKET, type ReductionDataset, type RollupDataset };
+export { NO_VALUE_BUCKET, type ReducedSource, type ReductionDataset, type Relation, type RollupDataset, type RollupSource };
 
 export const HOUR_MS = 3_600_000;
 
@@ -35,8 +35,6 @@ export const isExactEdge = (threshold: number): boolean => threshold > 0 && Numb
 /** Ratio of one bucket's upper edge to its lower: the histogram's resolution (about 1.155). */
 export const BUCKET_RATIO = 10 ** (1 / ROLLUP_BUCKETS_PER_DECADE);
 
-/** The rollup an event type's estimate reads (a key of ROLLUPS). */
-export type RollupSource = RollupDataset;
 
 /** Events of one covered hour and bucket (summed over the symbols asked for). */
 export interface RollupCell { family: Family; hour: number; bucket: number; events: number; max: number }
@@ -136,40 +134,6 @@ export async function readRollup(
     .map((r) => ({ family: r.family as Family, hour: Number(r.ts), bucket: Number(r.bucket), events: Number(r.events), max: Number(r.max_notional) }))
     .filter((c) => covered.get(c.family)?.has(c.hour));
   return { cells, covered, rowsRead: rows.length };
-}
-
-/**
- * What a param-free minute type's estimate reads instead of replaying day by day: its detector's
- * input over the whole lookback in one pass, from a reduction (`{ reduction }`) or, when the
- * source's rows are the events already (one row each, few), from the source itself (`{ source }`).
- */
-export interface ReducedSource {
-  rows: { reduction: ReductionDataset } | { source: IngestedDataset };
-  /** Whether the rule's `symbols` name the rows' symbols (not, for instance, a payment token). */
-  bySymbol: boolean;
-  /** Where the detector's input starts for a window starting at `from` (its lookback). */
-  since: (from: number) => number;
-  /**
-   * The type's own detector over the rows read (oldest first, each with `family`): occurrences of
-   * [from, to), for each of the param sets (a param-gated type's rule, then its lowest threshold).
-   */
-  detect: (rows: readonly Record<string, unknown>[], from: number, to: number, archive: ArchiveDeps, paramSets: readonly Record<string, unknown>[]) => Promise<Candidate[]>;
-  /**
-   * The detector again in SQL, for types with many occurrences (a month of every market): over a
-   * relation of the reduction's rows (`rows`), one row per occurrence of [$o_from, $o_to) for one
-   * param set, with its time as `ts` and its estimate metric under the metric's name, and the
-   * occurrence of each such row. The estimate then decodes occurrences, not rows, and for a rule
-   * with no condition counts them in SQL. A property test holds it equal to `detect`.
-   */
-  occurrences?: {
-    sql: (rows: string, params: Record<string, unknown>) => Relation;
-    /** The occurrence of row `i` of the SQL's result columns (read by index: a month can hold 100,000 of them). */
-    candidate: (columns: Record<string, unknown[]>, i: number, params: Record<string, unknown>) => Candidate;
-  };
-  /** What the basis note says beside (where the one pass differs from delivery). */
-  note?: string;
-  /** Whether the reduction answers a rule with these params (always, when absent); other rules are replayed. */
-  answers?: (params: Record<string, unknown>) => boolean;
 }
 
 /** A ReducedSource's input over [since, to), read once, and its detector over any window of it. */
@@ -276,8 +240,6 @@ export interface ReducedRead {
   rowsRead: number;
 }
 
-/** A relation over the archive as SQL text with its bound parameters. */
-export interface Relation { sql: string; params: Record<string, SqlValue> }
 
 /** The part's parameters renamed `$<name>` -> `$<name>_<n>`, so parts can be joined into one query. */
 function numbered(part: Relation, n: number): Relation {

@@ -1,5 +1,6 @@
-import { LIQUIDATION_COLUMNS, liquidationCandidates } from '../detect/batch-detectors.ts';
+import { LIQUIDATION_COLUMNS, liquidationCandidates } from './market.liquidation.ts';
 import { batch, common, declaration, maxAge, relative, usd, type EventDefinition } from './declare.ts';
+import { ofType } from './kit/candidate.ts';
 
 const VENUES = ['perpx', 'hip3', 'altx'] as const;
 
@@ -11,7 +12,7 @@ export default {
   }),
   detection: batch({
     reads: 'liquidations', addressColumn: 'liquidated_user', columns: LIQUIDATION_COLUMNS,
-    detect: (rows, watched) => liquidationCandidates(rows, watched).filter((c) => c.type === 'account.liquidated'),
+    detect: (rows, watched) => ofType(liquidationCandidates(rows, watched), 'account.liquidated'),
   }),
   preview: { estimate: { metric: 'notional_usd', rollup: 'account_liquidation_rollups_1h' } },
 } satisfies EventDefinition<'account.liquidated'>;

@@ -6,11 +6,12 @@
  * the batch and minute detectors, estimate and dry-run support, relative metrics) is derived from
  * it. How to add a type: docs/adding-an-event-type.md.
  */
-import type { ReducedSource, RollupSource } from '../detect/rollups.ts';
+import type { ReducedSource, RollupSource } from './kit/preview-sources.ts';
 import type { IngestedDataset, NormalizedRecord, RecordOf } from '../../../schemas/datasets.ts';
-import type { Candidate } from '../detect/candidate.ts';
+import type { Candidate } from './kit/candidate.ts';
+import type { UserEventMessage } from '../../../schemas/messages.ts';
 import type { Family } from '../venues.ts';
-import type { MinuteContext } from '../detect/minute-reads.ts';
+import type { MinuteContext } from './kit/reads.ts';
 
 /** Webhook filters name venues with the family words. */
 export type Venue = Family;
@@ -35,6 +36,12 @@ export interface EventTypeDecl {
   /** The notional metric `min_notional_usd` stands for, when the type has one. */
   notionalMetric?: string;
   costFloor: { metric: string; min: number; note?: string } | null;
+  /** The least notional a rule that sets no `min_notional_usd` receives, when above the cost floor. */
+  defaultMinNotionalUsd?: number;
+  /** A rule receives an occurrence only when its param `param` lists the occurrence's `metric` value. */
+  listedBy?: { param: string; metric: string };
+  /** Other names a filters member may use for a param (a bare `threshold` for `threshold_usd`). */
+  paramAliases?: Readonly<Record<string, string>>;
   latencyClass: 'seconds' | 'minutes';
 }
 
@@ -74,17 +81,21 @@ export const common = (venues: readonly Venue[]): Record<string, MetricDecl> => 
  * - `minute`: found by the minute run over the minutes settled since its cursor (and by estimate),
  *   once per distinct set of the listed params among the rules.
  * - `announced`: produced by whoever knows of it (`by`), e.g. the credit ledger or an export job,
- *   and queued for the owning account's rules.
+ *   and queued for the owning account's rules; `of` reads its occurrence from the announcing message.
  */
-export type Detection =
+export type Detection<T extends string = string> =
   | {
     kind: 'batch'; reads: IngestedDataset; addressColumn?: string;
     /** The columns the detector reads: a preview's scan decodes only these (every column when absent). */
     columns?: readonly string[];
-    detect(rows: readonly NormalizedRecord[], watched: ReadonlySet<string>): Candidate[];
+    detect(rows: readonly NormalizedRecord[], watched: ReadonlySet<string>): Candidate<T>[];
   }
-  | { kind: 'minute'; params: readonly string[]; detect(ctx: MinuteContext, paramSets: readonly Record<string, unknown>[]): Promise<Candidate[]> }
-  | { kind: 'announced'; by: string };
+  | { kind: 'minute'; params: readonly string[]; detect(ctx: MinuteContext, paramSets: readonly Record<string, unknown>[]): Promise<Candidate<T>[]> }
+  | {
+    kind: 'announced'; by: string;
+    /** This type's occurrence in an account event message, if the message announces one (else undefined). */
+    of?(message: UserEventMessage): Candidate<T> | undefined;
+  };
 
 /**
  * The previews a type supports. The estimate's ladder is drawn on `metric` (absolute values for
@@ -115,10 +126,17 @@ export interface Preview {
   };
 }
 
+/**
+ * A minute type whose occurrences open (`opens`) or resolve data-quality incidents of `kind`: the
+ * minute run detects it with `params` every minute whether or not a rule listens, and
+ * core/quality/incidents.ts records them.
+ */
+export interface IncidentSource { kind: 'archive_gap' | 'ingest_stall'; opens: boolean; params: Record<string, unknown> }
+
 /** A live type must say how it is detected; a type not yet live has no detector and refuses subscriptions. */
 export type EventDefinition<T extends string = string> =
-  | { declaration: EventTypeDecl & { type: T; live: true }; detection: Detection; preview?: Preview }
-  | { declaration: EventTypeDecl & { type: T; live: false }; detection?: undefined; preview?: undefined };
+  | { declaration: EventTypeDecl & { type: T; live: true }; detection: Detection<T>; preview?: Preview; incident?: IncidentSource }
+  | { declaration: EventTypeDecl & { type: T; live: false }; detection?: undefined; preview?: undefined; incident?: undefined };
 
 type DeclarationInput<T extends string, L extends boolean> =
   Omit<EventTypeDecl, 'type' | 'live' | 'scopeKeys' | 'latencyClass' | 'costFloor'> & Partial<Pick<EventTypeDecl, 'scopeKeys' | 'latencyClass' | 'costFloor'>> & { type: T; live: L };
@@ -129,12 +147,12 @@ export function declaration<const T extends string, const L extends boolean>(d: 
 }
 
 /** Batch detection over one dataset's rows, typed by the dataset. */
-export function batch<D extends IngestedDataset>(d: {
+export function batch<D extends IngestedDataset, T extends string>(d: {
   reads: D;
   addressColumn?: keyof RecordOf<D> & string;
   columns?: readonly (keyof RecordOf<D> & string)[];
-  detect(rows: readonly RecordOf<D>[], watched: ReadonlySet<string>): Candidate[];
-}): Detection {
+  detect(rows: readonly RecordOf<D>[], watched: ReadonlySet<string>): Candidate<T>[];
+}): Detection<T> {
   return {
     kind: 'batch', reads: d.reads, addressColumn: d.addressColumn, ...(d.columns && { columns: d.columns }),
     detect: (rows, watched) => d.detect(rows as readonly RecordOf<D>[], watched),
@@ -142,9 +160,9 @@ export function batch<D extends IngestedDataset>(d: {
 }
 
 /** Minute detection, typed by the params its occurrences depend on. */
-export function minute<P extends Record<string, unknown> = Record<never, never>>(d: {
+export function minute<P extends Record<string, unknown> = Record<never, never>, T extends string = string>(d: {
   params: readonly (keyof P & string)[];
-  detect(ctx: MinuteContext, paramSets: readonly P[]): Promise<Candidate[]>;
-}): Detection {
+  detect(ctx: MinuteContext, paramSets: readonly P[]): Promise<Candidate<T>[]>;
+}): Detection<T> {
   return { kind: 'minute', params: d.params, detect: (ctx, sets) => d.detect(ctx, sets as readonly P[]) };
 }

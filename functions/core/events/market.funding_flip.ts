@@ -1,8 +1,39 @@
-import { fundingFlip, fundingFlips } from '../detect/minute-detectors.ts';
 import type { Family } from '../venues.ts';
-import { HOUR_MS, rowsOf } from '../detect/minute-reads.ts';
+import { HOUR_MS, rowsOf } from './kit/reads.ts';
 import type { FundingRecord } from '../../../schemas/datasets.ts';
 import { common, declaration, minute, type EventDefinition } from './declare.ts';
+import { iso, inWindow, instrumentUrl, bySymbol } from './kit/format.ts';
+import type { Candidate } from './kit/candidate.ts';
+
+/**
+ * `market.funding_flip`: a settled funding rate whose sign differs from the market's previous one.
+ * Funding settles hourly; the rows between hours are the running prediction, whose sign wobbles
+ * whenever the premium sits near zero, so only the hourly rates are compared.
+ */
+export function fundingFlips(rows: readonly FundingRecord[], from: number, to: number): Candidate<'market.funding_flip'>[] {
+  const out: Candidate<'market.funding_flip'>[] = [];
+  for (const [symbol, series] of bySymbol(rows.filter((r) => r.ts % HOUR_MS === 0))) {
+    for (let i = 1; i < series.length; i += 1) {
+      const previous = Number(series[i - 1]!.funding_rate);
+      const row = series[i]!;
+      const rate = Number(row.funding_rate);
+      if (!inWindow(row.ts, from, to) || previous === 0 || rate === 0 || Math.sign(previous) === Math.sign(rate)) continue;
+      out.push(fundingFlip(row.family as Family, symbol, row.ts, rate, previous));
+    }
+  }
+  return out;
+}
+
+/** One market.funding_flip: the settled `rate` at `ts` after `previous` of the other sign. */
+export function fundingFlip(family: Family, symbol: string, ts: number, rate: number, previous: number): Candidate<'market.funding_flip'> {
+  const fields = { venue: family, symbol, timestamp: iso(ts), funding_rate: rate, flipped_to: rate > 0 ? 'positive' : 'negative' };
+  let data: Candidate['data'] | undefined;
+  return {
+    type: 'market.funding_flip', key: `flip:${family}:${symbol}:${ts}`, occurredAt: ts, venue: family, symbol, address: null, metrics: fields,
+    // Built when first read: an estimate makes a candidate of each of a month's flips to match and count them, and shows five.
+    get data() { return (data ??= { ...fields, previous_rate: previous, api_url: instrumentUrl(family, symbol) }); },
+  };
+}
 
 const decl = declaration({
   type: 'market.funding_flip', live: true, description: 'The funding rate changes sign', scope: 'public', venues: ['perpx', 'hip3'], scopeKeys: ['venue', 'symbols'], params: {},

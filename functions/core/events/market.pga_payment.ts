@@ -1,6 +1,33 @@
-import { pgaPayments } from '../detect/minute-detectors.ts';
-import { DAY_MS, pgaPaymentsBetween, pgaTokenPrice } from '../detect/minute-reads.ts';
+import { DAY_MS, pgaPaymentsBetween, pgaTokenPrice } from './kit/reads.ts';
 import { common, declaration, maxAge, minute, usd, type EventDefinition } from './declare.ts';
+import { iso, inWindow, round } from './kit/format.ts';
+import type { Candidate } from './kit/candidate.ts';
+import { PGA, type PgaPayment } from './kit/reads.ts';
+import { FAMILY_PREFIX } from '../venues.ts';
+
+/**
+ * `market.pga_payment`: priority gas auction payments on perpx, from 1.5 native tokens up, the
+ * first 50 of each UTC day (in time order). `payments` must start at the UTC day of `from`.
+ */
+export function pgaPayments(payments: readonly PgaPayment[], from: number, to: number, tokenPriceUsd: number | null): Candidate<'market.pga_payment'>[] {
+  const out: Candidate<'market.pga_payment'>[] = [];
+  const perDay = new Map<number, number>();
+  for (const p of [...payments].filter((q) => q.amount >= PGA.minAmount).sort((a, b) => a.ts - b.ts || a.trade_id - b.trade_id)) {
+    const day = Math.floor(p.ts / 86_400_000);
+    const seen = (perDay.get(day) ?? 0) + 1;
+    perDay.set(day, seen);
+    if (seen > PGA.perDay || !inWindow(p.ts, from, to)) continue;
+    const fields = {
+      venue: 'perpx' as const, symbol: PGA.token, timestamp: iso(p.ts), amount: p.amount, token: PGA.token,
+      notional_usd: tokenPriceUsd === null ? null : round(p.amount * tokenPriceUsd, 2),
+    };
+    out.push({
+      type: 'market.pga_payment', key: `pga:${p.trade_id}`, occurredAt: p.ts, venue: 'perpx', symbol: PGA.token, address: null, metrics: fields,
+      data: { ...fields, market: p.symbol, payer: p.payer, payment_of_day: seen, api_url: `${FAMILY_PREFIX.perpx}/trades/${encodeURIComponent(p.symbol)}?start=${p.ts}&end=${p.ts + 1}` },
+    });
+  }
+  return out;
+}
 
 export default {
   declaration: declaration({

@@ -5,7 +5,7 @@
  * and which types carry relative metrics. An entry whose key is not its declaration's type, or a
  * live type without a detection, fails type-checking.
  */
-import type { Detection, EventDefinition, EventTypeDecl } from './declare.ts';
+import type { Detection, EventDefinition, EventTypeDecl, IncidentSource } from './declare.ts';
 import exportJobCompleted from './export.job.completed.ts';
 import exportJobFailed from './export.job.failed.ts';
 import webhookTest from './webhook.test.ts';
@@ -77,15 +77,21 @@ const DEFINITIONS: readonly EventDefinition[] = Object.values(EVENTS);
 export const EVENT_TYPES: readonly EventTypeDecl[] = DEFINITIONS.map((d) => d.declaration);
 export const EVENT_DEFINITION_BY_TYPE: ReadonlyMap<string, EventDefinition> = new Map(DEFINITIONS.map((d) => [d.declaration.type, d]));
 
-type DetectedAs<K extends Detection['kind']> = { type: string; detection: Extract<Detection, { kind: K }> };
+type DetectedAs<K extends Detection['kind']> = { type: EventType; detection: Extract<Detection<EventType>, { kind: K }>; incident?: IncidentSource };
 function detectedAs<K extends Detection['kind']>(kind: K): readonly DetectedAs<K>[] {
-  return DEFINITIONS.flatMap((d) => (d.detection?.kind === kind ? [{ type: d.declaration.type, detection: d.detection as Extract<Detection, { kind: K }> }] : []));
+  return DEFINITIONS.flatMap((d) => (d.detection?.kind === kind
+    ? [{ type: d.declaration.type as EventType, detection: d.detection as Extract<Detection<EventType>, { kind: K }>, ...(d.incident && { incident: d.incident }) }]
+    : []));
 }
 
 /** Types found in each ingested batch, with their detections. */
 export const BATCH_DETECTORS = detectedAs('batch');
 /** Types found by the minute run, with their detections. */
 export const MINUTE_DETECTORS = detectedAs('minute');
+/** Types announced by whoever knows of them (account events, the test delivery). */
+export const ANNOUNCED_TYPES = detectedAs('announced');
+/** Minute types that open or resolve data-quality incidents, run every minute whether or not a rule listens. */
+export const INCIDENT_DETECTORS = MINUTE_DETECTORS.filter((d): d is DetectedAs<'minute'> & { incident: IncidentSource } => d.incident !== undefined);
 
 /** The types each preview supports, in alphabetical order (as the 400 for any other type lists them). */
 export const DRY_RUN_TYPES: readonly string[] = DEFINITIONS.filter((d) => d.preview?.dryRun).map((d) => d.declaration.type).sort();

@@ -11,7 +11,7 @@ import { supersedes, visibleFiles } from '../archive/files.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import { dayOf, DAY_MS } from '../archive/layout.ts';
 import type { Family } from '../venues.ts';
-import { QUALITY_DATASETS, observedCadence, recordsMissed, rowsInside, seriesCoverage, type ObservedCadence, type QualityDataset, type SymbolCadence } from './cadence.ts';
+import { QUALITY_DATASETS, observedCadence, recordsMissed, rowsInside, seriesCoverage, type ObservedCadence, type QualityDataset, type SymbolCadence } from '../archive/cadence.ts';
 
 
 export const qualityDatasetsOf = (family: Family): QualityDataset[] => QUALITY_DATASETS.filter((d) => familiesOf(d).includes(family));

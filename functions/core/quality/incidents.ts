@@ -4,7 +4,8 @@
  * each opens or resolves the incident of its `incident_id`. Reruns find the same occurrences, and
  * opening is idempotent, so an incident is recorded once however often its minutes are run.
  */
-import type { Candidate } from '../detect/candidate.ts';
+import type { Candidate } from '../events/kit/candidate.ts';
+import type { IncidentSource } from '../events/declare.ts';
 import type { Family } from '../venues.ts';
 import type { IncidentSeverity, IncidentStatus, IncidentStore, StoredIncident } from '../../ports/quality.ts';
 
@@ -13,22 +14,24 @@ const MINUTE = 60_000;
 /** The data types (as the coverage routes name datasets) each detector watches. */
 const WATCHED = { archive_gap: ['trades'], ingest_stall: ['l2_snapshots'] } as const;
 
-/** Opens and resolves the incidents of the run's gap and stall occurrences (storm-collapsed stall events are summaries, not incidents). */
-export async function recordIncidents(store: IncidentStore, candidates: readonly Candidate[]): Promise<number> {
+/**
+ * Opens or resolves (as `source` says) the incidents of one type's occurrences in the run
+ * (storm-collapsed stall events are summaries, not incidents).
+ */
+export async function recordIncidents(store: IncidentStore, source: IncidentSource, candidates: readonly Candidate[]): Promise<number> {
   let recorded = 0;
+  const { kind } = source;
+  const gap = kind === 'archive_gap';
   for (const c of candidates) {
+    if (c.scope === 'collapsed') continue;
     const data = c.data as Record<string, unknown>;
-    const gap = c.type === 'archive.gap_detected' || c.type === 'archive.gap_resolved';
-    const stall = (c.type === 'ingest.stall' || c.type === 'ingest.recovered') && c.scope === 'per_market';
-    if (!gap && !stall) continue;
-    const kind = gap ? 'archive_gap' : 'ingest_stall';
     const incident: Omit<StoredIncident, 'resolvedAt'> = {
       id: String(data.incident_id), kind, exchange: c.venue as Family, dataTypes: [...WATCHED[kind]], symbols: c.symbol ? [c.symbol] : [],
       startedAt: Date.parse(String(gap ? data.last_data_at : data.last_update_at)),
       // A resolution seen without its opening (the silence began before the first run) is first noticed as it resolves.
       detectedAt: c.occurredAt,
     };
-    if (c.type === 'archive.gap_detected' || c.type === 'ingest.stall') await store.open(incident);
+    if (source.opens) await store.open(incident);
     else await store.resolve({ ...incident, resolvedAt: c.occurredAt });
     recorded += 1;
   }

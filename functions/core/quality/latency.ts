@@ -5,7 +5,7 @@
  * container is. The data-quality routes read the minutes back and add them up.
  */
 import type { LatencyMinute, LatencyStore } from '../../ports/quality.ts';
-import { bucketMiddle, bucketOf } from './cadence.ts';
+import { bucketMiddle, bucketOf } from '../archive/cadence.ts';
 
 const MINUTE = 60_000;
 

@@ -16,6 +16,7 @@ import type { DeliveryJobMessage } from '../../../schemas/messages.ts';
 import { getEndpoint, requireDelivery } from './endpoints.ts';
 import type { Caller } from '../accounts.ts';
 import { buildEnvelope, deliveryIdOf, eventIdOf, type Envelope, type Occurrence } from './envelope.ts';
+import webhookTest from '../events/webhook.test.ts';
 
 export interface DeliveryDeps { store: WebhookStores; queues: QueueBatchSender; clock: Clock }
 
@@ -207,7 +208,7 @@ export async function queueTestDelivery(deps: DeliveryDeps, caller: Caller, endp
   if (endpoint.status !== 'active') throw new AppError('conflict', DISABLED_MESSAGE);
   await countToday(deps, caller);
   const now = deps.clock.now();
-  const occurrence: Occurrence = { key: randomUUID(), type: 'webhook.test', occurredAt: null, data: { message: 'Test event from the market archive.' } };
+  const occurrence: Occurrence = { key: randomUUID(), type: webhookTest.declaration.type, occurredAt: null, data: { message: 'Test event from the market archive.' } };
   const delivery = newDelivery({ accountId: caller.id, endpointId, subscriptionId: null, payload: buildEnvelope(eventIdOf(occurrence.key, 'test'), occurrence, now), now });
   await deps.store.deliveries.create(delivery);
   await deps.queues.send('delivery', deliveryJob(delivery));

@@ -137,10 +137,10 @@ export function normalizeConfig(decl: EventTypeDecl, raw: unknown, watched: Read
   if (typeof input !== 'object' || Array.isArray(input)) throw bad('filters', 'filters is an object.');
   const { conditions: rawConditions, params: rawParams, min_notional_usd: minNotional, venue, symbols, addresses, ...rest } = input as Record<string, unknown>;
 
-  // Declared params may sit at the top level; liquidation bursts read a bare `threshold` as USD.
+  // Declared params may sit at the top level, under their names or the type's aliases.
   const topLevelParams: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(rest)) {
-    const name = decl.type === 'market.liquidation_burst' && key === 'threshold' ? 'threshold_usd' : key;
+    const name = decl.paramAliases?.[key] ?? key;
     if (!decl.params[name]) {
       const accepted = [...decl.scopeKeys, 'conditions', 'params', ...(decl.notionalMetric ? ['min_notional_usd'] : []), ...Object.keys(decl.params)];
       throw bad(`filters.${key}`, `Unknown filters member ${key}; ${decl.type} accepts: ${accepted.join(', ')}.`, accepted);

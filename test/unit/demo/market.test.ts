@@ -4,7 +4,7 @@ import { AccountRecord, type NormalizedRecord, type TradeRecord } from '../../..
 import { refusedField } from '../../../functions/core/archive/record-check.ts';
 import { FAMILIES, SYMBOL_FORMS } from '../../../functions/core/venues.ts';
 import { createDemoMarket, resumeDemoMarket } from '../../../functions/local/demo/market.ts';
-import { groupBy } from '../../../functions/core/detect/group.ts';
+import { groupBy } from '../../../functions/core/events/kit/group.ts';
 import { SYSTEM_ACCOUNTS, accountIndexOf, createWallets } from '../../../functions/local/demo/wallets.ts';
 
 /** Simulating hours of market is CPU work that a loaded machine does slower, not a condition to wait for: no tight budget. */

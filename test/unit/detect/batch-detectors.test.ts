@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { fillCandidates, liquidationCandidates, orderRejectedCandidates, transferCandidates } from '../../../functions/core/detect/batch-detectors.ts';
+import { fillCandidates } from '../../../functions/core/events/account.fill.ts';
+import { liquidationCandidates } from '../../../functions/core/events/market.liquidation.ts';
+import { orderRejectedCandidates } from '../../../functions/core/events/account.order_rejected.ts';
+import { transferCandidates } from '../../../functions/core/events/account.transfer.ts';
 import { batchCandidates } from '../../../functions/core/detect/batch-run.ts';
 import type { LiquidationRecord, NormalizedRecord, OrderEventRecord, TradeRecord, TransferRecord } from '../../../schemas/datasets.ts';
 import { T0 } from '../../helpers/records.ts';

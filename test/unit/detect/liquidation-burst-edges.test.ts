@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { liquidationBursts, type BurstParams, type BurstRow } from '../../../functions/core/detect/minute-detectors.ts';
-import { MIN_DENOMINATOR_USD, type MarketReference } from '../../../functions/core/detect/relative-metrics.ts';
+import { liquidationBursts, type BurstParams, type BurstRow } from '../../../functions/core/events/market.liquidation_burst.ts';
+import { MIN_DENOMINATOR_USD, type MarketReference } from '../../../functions/core/events/kit/relative-metrics.ts';
 import type { Family } from '../../../functions/core/venues.ts';
 
 const MINUTE = 60_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { holds, matches } from '../../../functions/core/detect/match.ts';
-import type { Candidate, MetricValue } from '../../../functions/core/detect/candidate.ts';
+import type { Candidate, MetricValue } from '../../../functions/core/events/kit/candidate.ts';
 import { EVENT_TYPE_BY_NAME } from '../../../functions/core/webhooks/catalog.ts';
 import type { Venue } from '../../../functions/core/events/declare.ts';
 import { normalizeConfig, type Condition } from '../../../functions/core/webhooks/filters.ts';

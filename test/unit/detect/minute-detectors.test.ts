@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { matches } from '../../../functions/core/detect/match.ts';
-import {
-  breadthCrosses, fundingFlips, listings, liquidationBursts, oiDeltas, oracleJumps, type BreadthPoint, type BurstParams,
-} from '../../../functions/core/detect/minute-detectors.ts';
+import { breadthCrosses, type BreadthPoint } from '../../../functions/core/events/market.breadth_cross.ts';
+import { fundingFlips } from '../../../functions/core/events/market.funding_flip.ts';
+import { listings } from '../../../functions/core/events/market.listed.ts';
+import { liquidationBursts, type BurstParams } from '../../../functions/core/events/market.liquidation_burst.ts';
+import { oiDeltas } from '../../../functions/core/events/market.oi_delta.ts';
+import { oracleJumps } from '../../../functions/core/events/oracle.jump.ts';
 import { paramSets } from '../../../functions/core/detect/minute-run.ts';
 import type { ActiveRule } from '../../../functions/core/detect/dispatch.ts';
-import type { MarketReference } from '../../../functions/core/detect/relative-metrics.ts';
+import type { MarketReference } from '../../../functions/core/events/kit/relative-metrics.ts';
 import type { Family } from '../../../functions/core/venues.ts';
 import { EVENT_TYPE_BY_NAME } from '../../../functions/core/webhooks/catalog.ts';
 import { normalizeConfig } from '../../../functions/core/webhooks/filters.ts';

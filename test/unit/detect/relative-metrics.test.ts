@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Candidate } from '../../../functions/core/detect/candidate.ts';
-import { relativeMetrics, type MarketReference, type ReferenceSource } from '../../../functions/core/detect/relative-metrics.ts';
+import type { Candidate } from '../../../functions/core/events/kit/candidate.ts';
+import { relativeMetrics, type MarketReference, type ReferenceSource } from '../../../functions/core/events/kit/relative-metrics.ts';
 import { withReferences } from '../../../functions/core/detect/dispatch.ts';
 import type { Family } from '../../../functions/core/venues.ts';
 

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { twapCandidates, upgradeCandidates } from '../../../functions/core/detect/batch-detectors.ts';
+import { twapCandidates } from '../../../functions/core/events/account.twap_lifecycle.ts';
+import { upgradeCandidates } from '../../../functions/core/events/chain.upgrade_detected.ts';
 import { matches } from '../../../functions/core/detect/match.ts';
-import { PGA, pgaPayments, settledHoldings, settlements, type Holder, type PgaPayment } from '../../../functions/core/detect/minute-detectors.ts';
+import { PGA, type Holder, type PgaPayment } from '../../../functions/core/events/kit/reads.ts';
+import { pgaPayments } from '../../../functions/core/events/market.pga_payment.ts';
+import { settledHoldings } from '../../../functions/core/events/account.hip4_settled.ts';
+import { settlements } from '../../../functions/core/events/hip4.settlement.ts';
 import { EVENT_TYPE_BY_NAME } from '../../../functions/core/webhooks/catalog.ts';
 import { normalizeConfig } from '../../../functions/core/webhooks/filters.ts';
 import type { ChainEventRecord, SettlementRecord, TwapRecord } from '../../../schemas/datasets.ts';

@@ -35,8 +35,8 @@ describe('the event registry', () => {
   });
 
   it('offers dry-run only for batch detectors, and estimate only where the archive can be replayed', () => {
-    const batch = new Set(BATCH_DETECTORS.map((d) => d.type));
-    const minute = new Set(MINUTE_DETECTORS.map((d) => d.type));
+    const batch = new Set<string>(BATCH_DETECTORS.map((d) => d.type));
+    const minute = new Set<string>(MINUTE_DETECTORS.map((d) => d.type));
     for (const type of DRY_RUN_TYPES) expect(batch.has(type), type).toBe(true);
     for (const type of ESTIMATE_TYPES) expect(batch.has(type) || minute.has(type), type).toBe(true);
   });

@@ -5,19 +5,27 @@
  * reads that paired types share (gaps detected and resolved, stalls and recoveries, settlements)
  * go through `shared` and are made once per run.
  */
-import type { IngestedDataset, RecordOf, SettlementRecord } from '../../../schemas/datasets.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import { whollyBeforeCoverage } from '../archive/coverage.ts';
-import { windowSource } from '../archive/read.ts';
-import type { BreadthStore } from '../../ports/breadth.ts';
-import type { Family } from '../venues.ts';
-import { PGA, type Holder, type PgaPayment, type Tick } from './minute-detectors.ts';
+import type { IngestedDataset, RecordOf, SettlementRecord } from '../../../../schemas/datasets.ts';
+import type { ArchiveDeps } from '../../../ports/archive.ts';
+import { whollyBeforeCoverage } from '../../archive/coverage.ts';
+import { windowSource } from '../../archive/read.ts';
+import type { BreadthStore } from '../../../ports/breadth.ts';
+import type { Family } from '../../venues.ts';
+import { PGA_MIN_AMOUNT, PGA_PER_DAY } from '../../archive/sql.ts';
 import type { ReferenceSource } from './relative-metrics.ts';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 const MINUTE = MINUTE_MS;
+
+/** One update of a stream, whose silences archive gaps and ingest stalls are judged by. */
+export interface Tick { family: Family; symbol: string; ts: number }
+/** A watched address's position in a settled side, from its last fill there (position before plus the fill). */
+export interface Holder { address: string; symbol: string; position: number }
+/** PGA payments of at least this many native tokens are read; at most this many events per UTC day. */
+export const PGA = { minAmount: PGA_MIN_AMOUNT, perDay: PGA_PER_DAY, token: 'HYPE' } as const;
+export interface PgaPayment { ts: number; trade_id: number; symbol: string; payer: string | null; amount: number }
 const HOUR = HOUR_MS;
 
 export interface MinuteContext {

@@ -17,10 +17,10 @@ import type { PlanName } from '../plans.ts';
 import type { Caller } from '../accounts.ts';
 import { AppError } from '../errors.ts';
 import { EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
-import { normalizeConfig, type StoredConfig } from './filters.ts';
-import { queueOccurrence, type DeliveryDeps } from './deliveries.ts';
-import { eventIdOf } from './envelope.ts';
-import { keeper, replayWindow, shown, type PreviewDeps } from '../detect/preview.ts';
+import { normalizeConfig, type StoredConfig } from '../webhooks/filters.ts';
+import { queueOccurrence, type DeliveryDeps } from '../webhooks/deliveries.ts';
+import { eventIdOf } from '../webhooks/envelope.ts';
+import { keeper, replayWindow, shown, type PreviewDeps } from './preview.ts';
 
 const DAY_MS = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();

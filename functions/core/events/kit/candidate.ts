@@ -1,11 +1,11 @@
 /** What detectors produce. */
-import type { Family } from '../venues.ts';
+import type { Family } from '../../venues.ts';
 
 export type MetricValue = number | string | boolean | null;
 
 /** An occurrence as detectors produce it, before it meets any rule. */
-export interface Candidate {
-  type: string;
+export interface Candidate<T extends string = string> {
+  type: T;
   /** Names the real-world fact; with the rule's trigger it gives the event id. */
   key: string;
   /** When it happened, epoch ms. */
@@ -32,3 +32,7 @@ export interface Candidate {
    */
   scope?: 'per_market' | 'collapsed';
 }
+
+/** The candidates of one type, typed as such (detectors finding paired types together hand each type its own). */
+export const ofType = <T extends string>(candidates: readonly Candidate[], type: T): Candidate<T>[] =>
+  candidates.filter((c): c is Candidate<T> => c.type === type);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CADENCE_SQL, GAP_FLOOR_MS, cadenceFromRow, cadenceOf, observedCadence, recordsMissed, rowsInside, seriesCoverage } from '../../../functions/core/quality/cadence.ts';
+import { CADENCE_SQL, GAP_FLOOR_MS, cadenceFromRow, cadenceOf, observedCadence, recordsMissed, rowsInside, seriesCoverage } from '../../../functions/core/archive/cadence.ts';
 import { duckDbEngine } from '../../../functions/adapters/duckdb-engine.ts';
 import { latencyRecorder, summarize } from '../../../functions/core/quality/latency.ts';
 import type { LatencyMinute, LatencyStore } from '../../../functions/ports/quality.ts';

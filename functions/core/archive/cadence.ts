@@ -24,7 +24,7 @@ export const QUALITY_DATASETS = [
 export type QualityDataset = (typeof QUALITY_DATASETS)[number];
 export const isQualityDataset = (dataset: Dataset): dataset is QualityDataset => (QUALITY_DATASETS as readonly Dataset[]).includes(dataset);
 
-/** Intervals shorter than this are never gaps (core/detect/minute-detectors.ts `ARCHIVE_GAP_MS`). */
+/** Intervals shorter than this are never gaps (core/events/archive.gap_detected.ts `ARCHIVE_GAP_MS`). */
 export const GAP_FLOOR_MS = 5 * 60_000;
 /** A silence of this many usual intervals is a gap (the stall detector's five). */
 export const GAP_FACTOR = 5;
