@@ -6,8 +6,8 @@
  *
  * An instrument made here says what the files say: its family's market type, the dex of a hip3
  * market, the quote of a spot pair named `BASE-QUOTE` (core perps quote USDC), listed at its first
- * row in the batch. Size decimals are the most the batch's sizes carry (trailing zeros aside): a
- * lower bound of the venue's, 0 when the batch holds no sizes (funding and open interest only). The
+ * row in the batch. Size decimals are the most the batch's sizes (and open interest) carry,
+ * trailing zeros aside: a lower bound of the venue's, 0 when the batch holds none (funding only). The
  * registry keeps the newest record of a symbol, so the venue's own instrument records, ingested
  * later and listed later, replace these.
  */
@@ -51,6 +51,9 @@ function sizesOf(record: NormalizedRecord): string[] {
     case 'order_events': return record.size ? [record.size] : [];
     case 'l4_checkpoints': return [...record.bids, ...record.asks].map((order) => order[3]);
     case 'l2_snapshots': return [...record.bids, ...record.asks].map((level) => level[1]);
+    // A sum of positions, so in the market's size steps, when it is written exactly; a double's
+    // print of it (`0.30000000000000004`, seen in the archive's CSV) says nothing of the steps.
+    case 'open_interest': return fractionDigits(record.open_interest) <= 8 ? [record.open_interest] : [];
     default: return [];
   }
 }
