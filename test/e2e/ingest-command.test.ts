@@ -158,9 +158,12 @@ describe('npm run ingest, a node\'s output and the public archive', () => {
     // Fills of a spot pair named by index, and an ETH trade also in node_trades.
     const ethTrade = { coin: 'ETH', px: '3001', sz: '0.7', time: blockAt(H + 1), startPosition: '0', closedPnl: '0.0', hash: '0xe7', tid: 7001, feeToken: 'USDC' };
     const spotTrade = { ...ethTrade, coin: '@107', px: '40.1', sz: '1.5', tid: 7002, hash: '0xe8' };
+    // A pair the spot metadata does not list: kept by its index.
+    const unnamed = { ...spotTrade, coin: '@300', tid: 7003, hash: '0xe9' };
     put(`hl/data/node_fills_by_block/hourly/${day}/${hour}`, jsonl([nodeBlock(H + 1, [
       [buyer, { ...ethTrade, side: 'B', dir: 'Open Long', oid: 71, crossed: true, fee: '0.2' }], [seller, { ...ethTrade, side: 'A', dir: 'Open Short', oid: 3, crossed: false, fee: '0' }],
       [seller, { ...spotTrade, side: 'A', dir: 'Sell', oid: 72, crossed: true, fee: '0.01' }], [buyer, { ...spotTrade, side: 'B', dir: 'Buy', oid: 5, crossed: false, fee: '0' }],
+      [seller, { ...unnamed, side: 'A', dir: 'Sell', oid: 73, crossed: true, fee: '0.01' }],
     ])]));
     put(`node_trades/hourly/${day}/${hour}.lz4`, compressFrameSync(Buffer.from(jsonl([{
       coin: 'ETH', side: 'B', time: naive(blockAt(H + 1)), px: '3001', sz: '0.7', hash: '0xe7', trade_dir_override: 'Na',
@@ -194,7 +197,7 @@ describe('npm run ingest, a node\'s output and the public archive', () => {
     expect(result.stdout).toContain(`asset_ctxs/${day}.csv.lz4: asset_ctxs: funding 2, open_interest 2`);
     expect(result.stdout).toContain(`l2Book/ETH.lz4: l2_book: l2_snapshots 2`);
     expect(result.stdout).toMatch(/hl\/snapshots\/out\.json: node_l4_snapshot: l4_checkpoints 2(, instruments \+1)?\n/);
-    expect(result.stdout).not.toContain('named by index only');
+    expect(result.stdout).toContain('spot pairs named by index only (no spot metadata names them; give --spot-meta): @300');
 
     const before = await get('/v1/perpx/orderbook/ETH/l4', { timestamp: E + 500 });
     expect(before.status, JSON.stringify(before.body)).toBe(200);
@@ -231,6 +234,8 @@ describe('npm run ingest, a node\'s output and the public archive', () => {
     expect(instruments.find((i: any) => i.symbol === 'ETH')).toMatchObject({ instrument_type: 'perp', quote: 'USDC', sz_decimals: 2 });
     const pairs = (await get('/v1/perpx/spot/pairs', {})).body.data;
     expect(pairs.map((p: any) => [p.symbol, p.name])).toEqual([['PURR-USDC', 'PURR/USDC'], ['HYPE-USDC', '@107']]);
+    expect((await walkPages(get, '/v1/perpx/spot/trades/@300', { start: E - 1, end: E + 60_000, limit: 1000 })).map((t: any) => t.trade_id)).toEqual([7003]);
+    expect((await get('/v1/perpx/spot/instruments', {})).body.data.map((i: any) => i.symbol)).toEqual(['@300', 'HYPE-USDC', 'PURR-USDC']);
   });
 
   it('refuses a line cut mid-JSON, a truncated LZ4 frame, an unknown format and another venue\'s file, naming file, line and field, and writes nothing of them', async () => {
