@@ -24,13 +24,16 @@ export interface ParseOptions {
   spotNames?: ReadonlyMap<number, string>;
 }
 
-/** Formats of one JSON value a line: its schema and its conversion to records. */
-const LINE_FORMATS: { [F in LineFormat]: { line: v.GenericSchema; records: (line: never) => NormalizedRecord[] | { error: string } } } = {
-  node_fills_by_block: { line: NodeFillsBlock, records: blockToRecords },
-  node_raw_book_diffs_by_block: { line: NodeRawBookDiffsBlock, records: rawBookDiffsToRecords },
-  node_order_statuses_by_block: { line: NodeOrderStatusesBlock, records: orderStatusesToRecords },
+/**
+ * Formats of one JSON value a line: its schema, its conversion to records, and whether a line is a
+ * node block (whose time the batch reports: an L4 snapshot is timed by its block).
+ */
+const LINE_FORMATS: { [F in LineFormat]: { line: v.GenericSchema; records: (line: never) => NormalizedRecord[] | { error: string }; block: boolean } } = {
+  node_fills_by_block: { line: NodeFillsBlock, records: blockToRecords, block: true },
+  node_raw_book_diffs_by_block: { line: NodeRawBookDiffsBlock, records: rawBookDiffsToRecords, block: true },
+  node_order_statuses_by_block: { line: NodeOrderStatusesBlock, records: orderStatusesToRecords, block: true },
   // Three message shapes; l2-book.ts tells them apart and names the field.
-  l2_book: { line: v.unknown(), records: l2BookLineToRecords },
+  l2_book: { line: v.unknown(), records: l2BookLineToRecords, block: false },
 };
 
 /** Formats read whole: their records, or the problems (each naming its line or element) that refuse them. */
@@ -225,7 +228,7 @@ export function parseBatch(format: BatchFormat, text: string, options: ParseOpti
       texts.push(line);
       continue;
     }
-    if (format !== 'l2_book') noteBlock(blockTimes, parsed.output);
+    if (LINE_FORMATS[format].block) noteBlock(blockTimes, parsed.output);
     const converted = LINE_FORMATS[format].records(parsed.output as never);
     if ('error' in converted) {
       problems.push(`line ${i + 1}: ${converted.error}`);
