@@ -210,6 +210,13 @@ describe('npm run ingest, a node\'s output and the public archive', () => {
     expect(after.body.data.bids).toHaveLength(1);
     const full = await get('/v1/perpx/orderbook/ETH/l2', { timestamp: E + 2_500 });
     expect(full.body.data).toMatchObject({ bids: [{ px: '3000.5', sz: '0.3', n: 1 }], asks: [{ px: '3001', sz: '2', n: 1 }, { px: '3002', sz: '5', n: 1 }] });
+    const history = await get('/v1/perpx/orderbook/ETH/l4/history', { start: E - 1, end: E + 60_000 });
+    expect(history.body.data.map((c: any) => [c.timestamp, c.last_block_number, c.bid_count, c.ask_count])).toEqual([[new Date(E).toISOString(), H, 2, 1]]);
+    // The level walk from the checkpoint: block H+1 (order 1 filled down, order 4 placed), then H+2 (order 2 canceled); block H not again.
+    const levels = await get('/v1/perpx/orderbook/ETH/l2/diffs', { start: E - 1, end: E + 60_000 });
+    expect(levels.body.data.map((d: any) => [d.block_number, d.side, d.price, d.size, d.count])).toEqual([
+      [H + 1, 'B', 3000.5, 1.55, 2], [H + 1, 'A', 3002, 5, 1], [H + 2, 'B', 3000.5, 0.3, 1],
+    ]);
 
     const native = await get('/v1/perpx/orderbook/ETH', { timestamp: E + 6_000 });
     expect(native.body.data).toMatchObject({ timestamp: new Date(E + 5_500).toISOString(), bids: [{ px: '3000.6', sz: '1.7', n: 2 }], asks: [{ px: '3001', sz: '2.0', n: 1 }] });
