@@ -2,7 +2,8 @@
  * The venue archive's daily asset contexts (`asset_ctxs/[date].csv.lz4`): a CSV with a header,
  * one row per perp and sample (about one a minute), columns
  * `time,coin,funding,open_interest,prev_day_px,day_ntl_vlm,premium,oracle_px,mark_px,mid_px,impact_bid_px,impact_ask_px`.
- * Columns are found by their header name, so their order may change and new ones are ignored;
+ * Columns are found by their header name (`open_interest` or `openInterest`), so their order may
+ * change and new ones are ignored;
  * `premium`, `mid_px` and the impact prices may be empty (or `null`) cells, and `mid_px` is 0 for a
  * market without a book, which we store as unknown. Values are written as the writer's doubles,
  * sometimes in exponent form (`1.25e-05`): they are rewritten as plain decimals, digit for digit.
@@ -18,6 +19,8 @@ import { familyOfCoin } from './node-fills.ts';
 const MAX_PROBLEMS = 5;
 const REQUIRED = ['time', 'coin'] as const;
 const EMPTY = new Set(['', 'null', 'NULL', 'None', 'NaN', 'nan']);
+
+const bareName = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /** One CSV line's cells; a cell may be double-quoted (`""` inside for a quote). */
 export function csvCells(line: string): string[] {
@@ -80,11 +83,12 @@ function numbersOf(cells: readonly string[], columns: readonly (readonly [string
 export function assetCtxsToRecords(text: string): { records: NormalizedRecord[] } | { problems: string[] } {
   const lines = text.split('\n');
   const header = csvCells((lines[0] ?? '').replace(/^\uFEFF/, '').trim()).map((h) => h.trim());
-  const missing = REQUIRED.filter((name) => !header.includes(name));
-  if (missing.length > 0 || !(header.includes('funding') || header.includes('open_interest'))) {
+  // Names compared without case and underscores, so the info endpoint's spelling (`openInterest`, `markPx`) reads too.
+  const names = header.map(bareName);
+  const column = (name: string) => names.indexOf(bareName(name));
+  if (REQUIRED.some((name) => column(name) < 0) || (column('funding') < 0 && column('open_interest') < 0)) {
     return { problems: [`line 1: a header with time, coin and funding or open_interest (found ${header.join(',').slice(0, 120) || 'nothing'})`] };
   }
-  const column = (name: string) => header.indexOf(name);
   const [time, coin] = [column('time'), column('coin')];
   const numbers = ['funding', 'premium', 'open_interest', 'mark_px', 'oracle_px', 'mid_px', 'day_ntl_vlm'].map((name) => [name, column(name)] as const);
   const problems: string[] = [];

@@ -72,8 +72,8 @@ function isL2Book(line: Record<string, unknown>): boolean {
 
 /** A CSV by its header: the archive's asset contexts have time, coin and funding or open interest. */
 function csvFormat(header: string): BatchFormat | { error: string } {
-  const names = header.replace(/^\uFEFF/, '').split(',').map((name) => name.trim().replace(/^"|"$/g, ''));
-  if (names.includes('time') && names.includes('coin') && (names.includes('funding') || names.includes('open_interest'))) return 'asset_ctxs';
+  const names = header.replace(/^\uFEFF/, '').split(',').map((name) => name.toLowerCase().replace(/[^a-z0-9]/g, ''));
+  if (names.includes('time') && names.includes('coin') && (names.includes('funding') || names.includes('openinterest'))) return 'asset_ctxs';
   return { error: names.length > 1 ? `line 1: a CSV header the venue's asset_ctxs do not have (${header.slice(0, 80)})` : 'line 1: not JSON' };
 }
 

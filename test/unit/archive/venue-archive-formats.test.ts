@@ -37,10 +37,13 @@ describe('asset_ctxs', () => {
     ]);
   });
 
-  it('finds columns by name in any order, ignores new ones, and reads quoted cells', () => {
+  it('finds columns by name in any order and spelling, ignores new ones, and reads quoted cells', () => {
     const text = ['"coin","time","mark_px","open_interest","new_column"', '"ETH","2025-08-01 00:00:00","3500.1","12.5","x"'].join('\n');
     const result = parseBatch('asset_ctxs', text);
     expect(result.ok && result.records).toEqual([{ dataset: 'open_interest', family: 'perpx', symbol: 'ETH', ts: T, open_interest: '12.5', mark_price: '3500.1' }]);
+    const camel = parseBatch('asset_ctxs', 'time,coin,openInterest,markPx,dayNtlVlm\n2025-08-01T00:00:00Z,ETH,12.5,3500.1,99\n');
+    expect(camel.ok && camel.records).toEqual([{ dataset: 'open_interest', family: 'perpx', symbol: 'ETH', ts: T, open_interest: '12.5', mark_price: '3500.1', day_ntl_volume: '99' }]);
+    expect(formatOfContent('time,coin,openInterest\n')).toBe('asset_ctxs');
   });
 
   it('refuses naming the line and the column', () => {
