@@ -19,6 +19,7 @@ import { familyOfCoin } from './node-fills.ts';
 const MAX_PROBLEMS = 5;
 const REQUIRED = ['time', 'coin'] as const;
 const EMPTY = new Set(['', 'null', 'NULL', 'None', 'NaN', 'nan']);
+const PLAIN = /^-?\d+(\.\d+)?$/;
 
 const bareName = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
@@ -40,10 +41,13 @@ export function csvCells(line: string): string[] {
 }
 
 /**
- * A number cell as a plain decimal string (`1.25e-05` -> `0.0000125`, exactly: the digits are
- * moved, never rounded through a double), undefined for an empty cell, or null when it is no number.
+ * A number cell as a plain decimal string: as written when it is one, else rewritten (`1.25e-05`
+ * -> `0.0000125`, exactly: the digits are moved, never rounded through a double); undefined for an
+ * empty cell, null when it is no number.
  */
 export function plainDecimal(cell: string): string | undefined | null {
+  // Most cells are plain decimals already: kept as written.
+  if (PLAIN.test(cell)) return cell;
   const text = cell.trim();
   if (EMPTY.has(text)) return undefined;
   const match = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d{1,3}))?$/.exec(text);
@@ -93,14 +97,21 @@ export function assetCtxsToRecords(text: string): { records: NormalizedRecord[] 
   const numbers = ['funding', 'premium', 'open_interest', 'mark_px', 'oracle_px', 'mid_px', 'day_ntl_vlm'].map((name) => [name, column(name)] as const);
   const problems: string[] = [];
   const records: NormalizedRecord[] = [];
+  // A day's file is ~200 markets a minute: each time and coin is read once (a day is ~290,000 rows).
+  const times = new Map<string, number | undefined>();
+  const markets = new Map<string, ReturnType<typeof familyOfCoin>>();
   for (let i = 1; i < lines.length && problems.length < MAX_PROBLEMS; i++) {
     const line = lines[i]!.trim();
     if (line === '') continue;
     const cells = csvCells(line);
     if (cells.length !== header.length) { problems.push(`line ${i + 1}: ${cells.length} cells where the header has ${header.length}`); continue; }
-    const ts = epochMsOfIso(cells[time]!);
+    const timeCell = cells[time]!;
+    if (!times.has(timeCell)) times.set(timeCell, epochMsOfIso(timeCell));
+    const ts = times.get(timeCell);
     if (ts === undefined) { problems.push(`line ${i + 1}: time must be an ISO time (got ${JSON.stringify(cells[time])})`); continue; }
-    const market = familyOfCoin(cells[coin]!.trim());
+    const coinCell = cells[coin]!.trim();
+    if (!markets.has(coinCell)) markets.set(coinCell, familyOfCoin(coinCell));
+    const market = markets.get(coinCell)!;
     if ('error' in market) { problems.push(`line ${i + 1}: coin: ${market.error}`); continue; }
     const values = numbersOf(cells, numbers);
     if ('problem' in values) { problems.push(`line ${i + 1}: ${values.problem}`); continue; }
