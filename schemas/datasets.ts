@@ -442,6 +442,13 @@ export interface DatasetDef {
   columns: readonly Column[];
   /** Columns that identify a row within a family; later duplicates collapse onto the first. */
   uniqueBy: readonly string[];
+  /**
+   * Ids (the one `uniqueBy` column) at or above `from` were derived from content by a format that
+   * carries none (node_trades): such a row gives way to any row with a venue id that is equal on
+   * `sameAs`, columns both formats fill alike, so a row that two formats carried is kept once
+   * (core/archive/dedupe.ts).
+   */
+  derivedIds?: { from: number; sameAs: readonly string[] };
   /** Partitioned per symbol (and day); `false` keeps one file per family and day for all symbols. */
   perSymbol: boolean;
   /**
@@ -499,6 +506,11 @@ const POSITION_COVERAGE = {
   perpx: at('2025-05-25T00:00:00Z'), hip3: at('2025-10-13T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-06-26T20:10:26Z'),
 } as const;
 const ALICE = '0x00000000000000000000000000000000000a11ce';
+/**
+ * Trade ids derived from content (node_trades, which has no venue id) are at or above this: above
+ * the venue's ids (about 10^15 in 2025) and below 2^53, exact as a JSON number and a BIGINT.
+ */
+export const DERIVED_TRADE_IDS_FROM = 2 ** 52;
 
 export const DATASETS = {
   trades: {
@@ -509,6 +521,8 @@ export const DATASETS = {
       c('taker_address', 'VARCHAR'), c('twap_id', 'BIGINT'), c('builder_address', 'VARCHAR'), c('builder_fee', 'VARCHAR'),
       c('deployer_fee', 'VARCHAR'), c('priority_gas', 'VARCHAR'), c('is_liquidation', 'BOOLEAN'), c('account_index', 'VARCHAR')],
     uniqueBy: ['trade_id'],
+    // A trade in node_trades and in a fills format: same market, time, price, size and taker order.
+    derivedIds: { from: DERIVED_TRADE_IDS_FROM, sameAs: ['symbol', 'ts', 'price', 'size', 'order_id'] },
     perSymbol: true,
     compaction: 'merge',
     coverage: {
