@@ -15,6 +15,8 @@ import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import { DAY_MS, dayOf, deltaKey } from './layout.ts';
 import { parseBatch } from './parse.ts';
+import { ALTX_FORMAT_FAMILY, isAltxFormat } from './altx-api.ts';
+import { registryMarkets } from './altx-markets.ts';
 import { cadenceOf, isQualityDataset } from '../quality/cadence.ts';
 import type { BatchFormat } from '../../../schemas/messages.ts';
 
@@ -63,7 +65,8 @@ export async function ingestBatch(
 
   // A view of the bytes, not a copy (a batch is up to a hundred megabytes).
   const text = typeof bytes === 'string' ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  const parsed = parseBatch(format, text);
+  // An altx recording names markets by the venue's ids; the family's registry knows the ones it does not describe itself.
+  const parsed = parseBatch(format, text, isAltxFormat(format) ? { altxMarkets: await registryMarkets(deps, ALTX_FORMAT_FAMILY[format]) } : {});
   if (!parsed.ok) {
     await deps.manifest.recordBatch(batchId, { status: 'rejected', reason: parsed.reason });
     return { status: 'rejected', batchId, reason: parsed.reason };

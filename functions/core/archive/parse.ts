@@ -9,6 +9,8 @@ import { blockToRecords, FillPairing, NodeFillEvent, NodeFillsBlock } from './no
 import { NodeTrade, nodeTradeToRecords } from './node-trades.ts';
 import { NodeOrderStatusesBlock, NodeRawBookDiffsBlock, orderStatusesToRecords, rawBookDiffsToRecords } from './node-books.ts';
 import { refusedField } from './record-check.ts';
+import { isAltxFormat, parseAltxRecording, type AltxFormat } from './altx-api.ts';
+import type { AltxMarkets } from './altx-markets.ts';
 
 /** The node's own formats, one JSON line per block: the block's schema and its conversion to records. */
 const NODE_FORMATS: { [F in BlockFormat]: { block: v.GenericSchema; records: (block: never) => NormalizedRecord[] | { error: string } } } = {
@@ -26,13 +28,16 @@ const NODE_FORMATS: { [F in BlockFormat]: { block: v.GenericSchema; records: (bl
  */
 const TRADE_FORMATS = ['node_fills', 'node_fills_streaming', 'node_trades'] as const;
 type TradeFormat = (typeof TRADE_FORMATS)[number];
-type BlockFormat = Exclude<BatchFormat, 'normalized' | TradeFormat>;
+type BlockFormat = Exclude<BatchFormat, 'normalized' | TradeFormat | AltxFormat>;
 const isTradeFormat = (format: BatchFormat): format is TradeFormat => (TRADE_FORMATS as readonly string[]).includes(format);
 
 const MAX_PROBLEMS = 5;
 
 /** `lines[i]` is the JSON text of `records[i]` (the raw line when the batch was already normalized). */
-export type ParseResult = { ok: true; records: NormalizedRecord[]; lines: string[] } | { ok: false; reason: string };
+export type ParseResult =
+  | { ok: true; records: NormalizedRecord[]; lines: string[] }
+  /** `unknownMarkets`: altx market ids neither the batch nor the registry names (another file may, once ingested). */
+  | { ok: false; reason: string; unknownMarkets?: number[] };
 
 function describe(issue: v.BaseIssue<unknown>): string {
   const path = v.getDotPath(issue);
@@ -124,8 +129,12 @@ function outcome(format: BatchFormat, problems: string[], records: NormalizedRec
   return { ok: true, records, lines: texts };
 }
 
-export function parseBatch(format: BatchFormat, text: string): ParseResult {
+/** What a batch is read with besides its text: the altx family's markets by id (altx-markets.ts). */
+export interface BatchContext { altxMarkets?: AltxMarkets }
+
+export function parseBatch(format: BatchFormat, text: string, context: BatchContext = {}): ParseResult {
   if (isTradeFormat(format)) return parseTrades(format, text);
+  if (isAltxFormat(format)) return parseAltxRecording(format, text, context.altxMarkets);
   const problems: string[] = [];
   const records: NormalizedRecord[] = [];
   const texts: string[] = [];
