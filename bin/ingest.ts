@@ -1,5 +1,5 @@
 /**
- * `npm run ingest -- <file|dir>... [--format F] [--bucket s3://name] [--timeout seconds]`: brings
+ * `npm run ingest -- <file|dir>... [--format F] [--family altx|altx-rh] [--bucket s3://name] [--timeout seconds]`: brings
  * real venue files into the archive through the ingest path itself. Each file (directories are
  * walked; `.lz4` frames and `.gz` are decompressed here, and land gzipped) gets its format from
  * `--format`, else from its path (the venue archive's directory names), else from its first
@@ -8,7 +8,10 @@
  * deployed stack's: the manifest table then comes from TABLE_MANIFEST and AWS credentials from the
  * environment), and awaited in the manifest. Prints per file the rows per dataset or the
  * refusal with its line and field; exits 1 when any file was refused or did not finish. A file
- * already ingested (the batch id is the hash of its content) is not sent again.
+ * already ingested (the batch id is the hash of its content) is not sent again. Recordings of the
+ * altx venue's API are checked against the family's instrument registry as the ingest function
+ * reads it (their market ids); one naming markets only a later file describes is sent again after
+ * the others.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
@@ -25,18 +28,24 @@ import { BUCKETS } from '../functions/resources.ts';
 import { BATCH_FORMATS, type BatchFormat } from '../schemas/messages.ts';
 import { batchIdOf } from '../functions/core/archive/ingest.ts';
 import { landingKey } from '../functions/core/archive/layout.ts';
-import { parseBatch } from '../functions/core/archive/parse.ts';
+import { parseBatch, type BatchContext, type ParseResult } from '../functions/core/archive/parse.ts';
 import { sniffFormat } from '../functions/core/archive/sniff.ts';
+import { ALTX_FORMAT_FAMILY, isAltxFormat } from '../functions/core/archive/altx-api.ts';
 import { plural, progressBar } from './progress.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { format: { type: 'string' }, bucket: { type: 'string' }, timeout: { type: 'string', default: '600' } },
+  options: { format: { type: 'string' }, family: { type: 'string' }, bucket: { type: 'string' }, timeout: { type: 'string', default: '600' } },
 });
 if (positionals.length === 0) {
-  console.error('usage: npm run ingest -- <file|dir>... [--format F] [--bucket s3://name] [--timeout seconds]');
+  console.error('usage: npm run ingest -- <file|dir>... [--format F] [--family altx|altx-rh] [--bucket s3://name] [--timeout seconds]');
   process.exit(2);
 }
+if (values.family !== undefined && values.family !== 'altx' && values.family !== 'altx-rh') {
+  console.error('--family must be altx or altx-rh (which deployment of the altx venue a recording is of)');
+  process.exit(2);
+}
+const family = values.family as 'altx' | 'altx-rh' | undefined;
 if (values.format !== undefined && !(BATCH_FORMATS as readonly string[]).includes(values.format)) {
   console.error(`--format must be one of ${BATCH_FORMATS.join(', ')}`);
   process.exit(2);
@@ -60,6 +69,8 @@ if (values.bucket) {
     process.exit(2);
   }
   bucket = match[1]!;
+  // The archive's reader (altx recordings' market ids) reads this bucket too.
+  process.env[BUCKETS.archive.envVar] ??= bucket;
 } else {
   try {
     attachToRunningCloud(localSettings().LOCAL_DATA_DIR);
@@ -98,16 +109,31 @@ function textOf(file: string): Buffer | { error: string } {
 const nameOf = (file: string, root: string, batchId: string) =>
   `${batchId.slice(0, 16)}-${(relative(root, file) || basename(file)).replace(/\.(gz|lz4)$/, '').replace(/[^A-Za-z0-9._-]+/g, '_').slice(-120)}.jsonl.gz`;
 
-type Outcome = { file: string; ok: boolean; message: string };
+/**
+ * What the ingest function reads a batch with (core/archive/ingest.ts): for an altx recording, the
+ * family's registry as it stands, read from the archive (DuckDB loaded only then).
+ */
+async function contextOf(format: BatchFormat): Promise<BatchContext> {
+  if (!isAltxFormat(format)) return {};
+  const [{ archiveDeps }, { registryMarkets }] = await Promise.all([
+    import('../functions/shared/archive-deps.ts'), import('../functions/core/archive/altx-markets.ts'),
+  ]);
+  return { altxMarkets: await registryMarkets(archiveDeps(), ALTX_FORMAT_FAMILY[format]) };
+}
+
+type Outcome = { file: string; ok: boolean; message: string; unknownMarkets?: boolean };
+
+const refusal = (file: string, parsed: Extract<ParseResult, { ok: false }>): Outcome =>
+  ({ file, ok: false, message: `refused: ${parsed.reason}`, unknownMarkets: (parsed.unknownMarkets?.length ?? 0) > 0 });
 
 async function ingestFile(file: string, root: string): Promise<Outcome> {
   const bytes = textOf(file);
   if ('error' in bytes) return { file, ok: false, message: `refused: ${bytes.error}` };
   const text = bytes.toString('utf8');
-  const sniffed = (values.format as BatchFormat | undefined) ?? sniffFormat(file, text);
+  const sniffed = (values.format as BatchFormat | undefined) ?? sniffFormat(file, text, family);
   if (typeof sniffed !== 'string') return { file, ok: false, message: `refused: ${sniffed.error}` };
-  const parsed = parseBatch(sniffed, text);
-  if (!parsed.ok) return { file, ok: false, message: `refused: ${parsed.reason}` };
+  const parsed = parseBatch(sniffed, text, await contextOf(sniffed));
+  if (!parsed.ok) return refusal(file, parsed);
   const counts = new Map<string, number>();
   let firstTs = Infinity;
   for (const record of parsed.records) {
@@ -138,7 +164,15 @@ async function ingestFile(file: string, root: string): Promise<Outcome> {
 const bar = progressBar('Ingesting', 'files');
 const outcomes: Outcome[] = [];
 bar.update(0, files.length);
-for (const { file, root } of files) {
+const later: typeof files = [];
+for (const entry of files) {
+  const outcome = await ingestFile(entry.file, entry.root);
+  // An altx recording whose markets a later file of the command describes (its orderBooks answer) gets a second try after it.
+  if (outcome.unknownMarkets) later.push(entry);
+  else outcomes.push(outcome);
+  bar.update(outcomes.length, files.length);
+}
+for (const { file, root } of later) {
   outcomes.push(await ingestFile(file, root));
   bar.update(outcomes.length, files.length);
 }

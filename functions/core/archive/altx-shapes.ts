@@ -10,7 +10,7 @@
 import * as v from 'valibot';
 import { formatDecimal, parseDecimal } from '../book/decimal.ts';
 
-const decimal = v.pipe(v.string(), v.regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string'));
+const decimal = v.pipe(v.string('must be a decimal string'), v.regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string'));
 /** Ids above 2^53 do not survive JSON.parse as numbers; one that did not is refused, never rounded. */
 const id = v.pipe(v.number(), v.integer('must be an integer'), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be below 2^53 (send the _str form)'));
 const integer = v.pipe(v.number(), v.integer('must be an integer'));
