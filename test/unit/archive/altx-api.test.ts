@@ -19,7 +19,8 @@ const records = (result: ParseResult) => {
   if (!result.ok) throw new Error(result.reason);
   return result.records;
 };
-const only = (result: ParseResult, dataset: NormalizedRecord['dataset']) => records(result).filter((r) => r.dataset === dataset);
+const only = <D extends NormalizedRecord['dataset']>(result: ParseResult, dataset: D) =>
+  records(result).filter((r): r is Extract<NormalizedRecord, { dataset: D }> => r.dataset === dataset);
 
 /** A trade as the venue's OpenAPI `Trade` (and the trade channel) gives it. */
 const trade = (over: Record<string, unknown> = {}) => ({
@@ -55,7 +56,7 @@ describe('altx recordings: trades', () => {
     const text = lines(wsTrades(trade({ trade_id: 1, timestamp: (T + 5_000) / 1000 }), trade({ trade_id: 2, timestamp: T + 5_000, type: 'liquidation' })),
       { channel: 'trade:0', type: 'update/trade', trades: [], liquidation_trades: [trade({ trade_id: 3, type: 'deleverage' })] });
     const rows = only(parseBatch('altx_api', text, { altxMarkets: registry }), 'trades');
-    expect(rows.map((r) => [r.trade_id, r.ts, (r as { is_liquidation: boolean }).is_liquidation])).toEqual([[1, T + 5_000, false], [2, T + 5_000, true], [3, T + 1_234, true]]);
+    expect(rows.map((r) => [r.trade_id, r.ts, r.is_liquidation])).toEqual([[1, T + 5_000, false], [2, T + 5_000, true], [3, T + 1_234, true]]);
   });
 
   it('leaves fields the venue omits when zero or empty out, and ignores fields it does not store', () => {
@@ -85,7 +86,7 @@ describe('altx recordings: markets', () => {
     const text = lines(orderBooks({ symbol: 'BTC', market_id: 1 }, { symbol: 'BTC/USDG', market_id: 2049, market_type: 'spot', size_decimals: 5, created_at: String(T) }),
       wsTrades(trade({ market_id: 1 }), trade({ trade_id: 7, market_id: 2049 })));
     const result = parseBatch('altx_rh_api', text);
-    expect(only(result, 'trades').map((r) => [r.family, r.symbol, (r as { fee_token: string }).fee_token])).toEqual([['altx-rh', 'BTC', 'USDG'], ['altx-rh', 'BTC-USDG', 'USDG']]);
+    expect(only(result, 'trades').map((r) => [r.family, r.symbol, r.fee_token])).toEqual([['altx-rh', 'BTC', 'USDG'], ['altx-rh', 'BTC-USDG', 'USDG']]);
     expect(only(result, 'instruments')).toEqual([expect.objectContaining({ symbol: 'BTC-USDG', market_type: 'spot', quote: 'USDG', sz_decimals: 5, market_id: 2049 })]);
   });
 
