@@ -24,7 +24,6 @@ import { NormalizedRecord, type FundingRecord, type OpenInterestRecord, type Tra
 import type { BatchFormat } from '../../../schemas/messages.ts';
 import type { Family } from '../venues.ts';
 import { refusedField } from './record-check.ts';
-import type { ParseResult } from './parse.ts';
 import { ANSWERS, MESSAGES, decimalOfNumber, epochMsOf, negated, quotient, scaledProduct, shifted, type AltxMarketStats, type AltxTrade } from './altx-shapes.ts';
 import { ALTX_QUOTE, instrumentOf, marketOf, type AltxMarket, type AltxMarkets } from './altx-markets.ts';
 import { BookReplay, l2Snapshot, l3Checkpoint } from './altx-books.ts';
@@ -37,6 +36,11 @@ export const isAltxFormat = (format: string): format is AltxFormat => format in 
 export const altxFormatOf = (family: AltxFamily): AltxFormat => (family === 'altx' ? 'altx_api' : 'altx_rh_api');
 
 const MAX_PROBLEMS = 5;
+
+/** parse.ts's ParseResult (declared here too: parse.ts dispatches to this module). */
+type ParseResult =
+  | { ok: true; records: NormalizedRecord[]; lines: string[] }
+  | { ok: false; reason: string; unknownMarkets?: number[] };
 type Rows = Map<string, { record: NormalizedRecord; line: number }>;
 
 function describe(issue: v.BaseIssue<unknown>): string {
