@@ -24,7 +24,7 @@ import { NormalizedRecord, type FundingRecord, type OpenInterestRecord, type Tra
 import type { BatchFormat } from '../../../schemas/messages.ts';
 import type { Family } from '../venues.ts';
 import { refusedField } from './record-check.ts';
-import { ANSWERS, MESSAGES, decimalOfNumber, epochMsOf, negated, quotient, scaledProduct, shifted, type AltxMarketStats, type AltxTrade } from './altx-shapes.ts';
+import { ANSWERS, MARKET_STATS_ALL, MESSAGES, decimalOfNumber, epochMsOf, negated, quotient, scaledProduct, shifted, type AltxMarketStats, type AltxTrade } from './altx-shapes.ts';
 import { ALTX_QUOTE, instrumentOf, marketOf, type AltxMarket, type AltxMarkets } from './altx-markets.ts';
 import { BookReplay, l2Snapshot, l3Checkpoint } from './altx-books.ts';
 import { marketIdOfPath, readLine, type Line } from './altx-lines.ts';
@@ -179,10 +179,11 @@ class Conversion {
       if (levels && market.archived) this.add(`l2_snapshots#${market.symbol}#${ts}`, l2Snapshot(this.family, market.symbol, ts, levels), line.line, true);
       return undefined;
     }
-    const message = checked(MESSAGES.market_stats, line.json);
+    const raw = line.json.market_stats;
+    const single = typeof raw === 'object' && raw !== null && 'market_id' in raw;
+    const message = single ? checked(MESSAGES.market_stats, line.json) : checked(MARKET_STATS_ALL, line.json);
     if (isError(message)) return message.error;
-    const all = message.market_stats;
-    const stats = 'market_id' in all && typeof all.market_id === 'number' ? [all as AltxMarketStats] : Object.values(all as Record<string, AltxMarketStats>);
+    const stats: AltxMarketStats[] = 'market_id' in message.market_stats ? [message.market_stats as AltxMarketStats] : Object.values(message.market_stats);
     for (const entry of stats) {
       const error = this.stats(line.line, ts, entry);
       if (error) return error;

@@ -12,10 +12,10 @@ import { formatDecimal, parseDecimal } from '../book/decimal.ts';
 
 const decimal = v.pipe(v.string('must be a decimal string'), v.regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string'));
 /** Ids above 2^53 do not survive JSON.parse as numbers; one that did not is refused, never rounded. */
-const id = v.pipe(v.number(), v.integer('must be an integer'), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be below 2^53 (send the _str form)'));
-const integer = v.pipe(v.number(), v.integer('must be an integer'));
+const id = v.pipe(v.number('must be an integer'), v.integer('must be an integer'), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be below 2^53 (send the _str form)'));
+const integer = v.pipe(v.number('must be an integer'), v.integer('must be an integer'));
 /** "omitted when empty": an empty string is the same as absent. */
-const optionalDecimal = v.optional(v.nullable(v.union([decimal, v.literal('')])));
+const optionalDecimal = v.optional(v.nullable(v.union([decimal, v.literal('')], 'must be a decimal string')));
 
 export const AltxTrade = v.object({
   trade_id: id,
@@ -97,9 +97,10 @@ export const MESSAGES = {
   order_book: v.object({
     order_book: v.object({ asks: v.array(Level), bids: v.array(Level), nonce: v.optional(v.nullable(integer)), begin_nonce: v.optional(v.nullable(integer)) }),
   }),
-  /** One market's stats, or (`market_stats/all`) every market's keyed by id. */
-  market_stats: v.object({ market_stats: v.union([AltxMarketStats, v.record(v.string(), AltxMarketStats)]) }),
+  /** One market's stats (`market_stats/{id}`); `market_stats/all` sends every market's, keyed by id (MARKET_STATS_ALL). */
+  market_stats: v.object({ market_stats: AltxMarketStats }),
 } as const;
+export const MARKET_STATS_ALL = v.object({ market_stats: v.record(v.string(), AltxMarketStats) });
 
 /** A line wrapped by the recorder: when it was received and (REST) the request it answers. */
 export const Wrapper = v.object({

@@ -180,6 +180,9 @@ describe('altx recordings: funding and open interest', () => {
     ]);
     const unwrapped = parseBatch('altx_api', lines({ channel: 'market_stats:0', type: 'update/market_stats', market_stats: stats(0) }), { altxMarkets: markets });
     expect(!unwrapped.ok && unwrapped.reason).toContain('line 1: a market_stats message carries no timestamp');
+    const malformed = (body: unknown) => { const r = parseBatch('altx_api', lines({ time: T, body }), { altxMarkets: markets }); return !r.ok && r.reason; };
+    expect(malformed({ channel: 'market_stats:0', type: 'update/market_stats', market_stats: stats(0, { mark_price: 3013.91 }) })).toContain('line 1: market_stats.mark_price');
+    expect(malformed({ channel: 'market_stats:all', type: 'update/market_stats', market_stats: { 1: stats(1, { open_interest: 'x' }) } })).toContain('line 1: market_stats.1.open_interest');
   });
 });
 
