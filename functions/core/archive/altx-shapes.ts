@@ -12,15 +12,13 @@ import { formatDecimal, parseDecimal } from '../book/decimal.ts';
 
 const decimal = v.pipe(v.string('must be a decimal string'), v.regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string'));
 /** Ids above 2^53 do not survive JSON.parse as numbers; one that did not is refused, never rounded. */
-const id = v.pipe(v.number('must be an integer'), v.integer('must be an integer'), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be below 2^53 (send the _str form)'));
+const id = v.pipe(v.number('must be an integer'), v.integer('must be an integer'), v.minValue(0, 'must not be negative'), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be below 2^53 (larger ids do not survive JSON numbers)'));
 const integer = v.pipe(v.number('must be an integer'), v.integer('must be an integer'));
 /** "omitted when empty": an empty string is the same as absent. */
 const optionalDecimal = v.optional(v.nullable(v.union([decimal, v.literal('')], 'must be a decimal string')));
 
 export const AltxTrade = v.object({
   trade_id: id,
-  /** Newer answers also give ids as strings, exact past 2^53. */
-  trade_id_str: v.optional(v.pipe(v.string(), v.regex(/^\d{1,20}$/, 'must be a decimal id'))),
   tx_hash: v.optional(v.nullable(v.string())),
   type: v.optional(v.nullable(v.string())),
   market_id: id,
