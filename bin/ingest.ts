@@ -1,5 +1,5 @@
 /**
- * `npm run ingest -- <file|dir>... [--format F] [--bucket s3://name] [--at T] [--spot-meta FILE] [--timeout seconds]`:
+ * `npm run ingest -- <file|dir>... [--format F] [--family altx|altx-rh] [--bucket s3://name] [--at T] [--spot-meta FILE] [--timeout seconds]`:
  * brings real venue files into the archive through the ingest path itself. Each file (directories
  * are walked; `.lz4` frames and `.gz` are decompressed here, and land gzipped) gets its format from
  * `--format`, else from its path (the venue archive's directory names), else from its content; it
@@ -12,7 +12,10 @@
  *
  * Order: the spot metadata first (`--spot-meta`, or a file named `spotMeta`), so the `@N` pairs of
  * the files after it are named; L4 snapshots last, each at `--at`, else at the time of its block
- * (or the next) from the node's block files of the same run.
+ * (or the next) from the node's block files of the same run. Recordings of the altx venue's API
+ * (`--family`, or an `altx`/`altx-rh` directory in their path, says whose) are checked against the
+ * family's instrument registry as the ingest function reads it (their market ids); one naming
+ * markets only a later file describes is sent again after the others.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
@@ -29,18 +32,19 @@ import { BUCKETS } from '../functions/resources.ts';
 import { BATCH_FORMATS, type BatchFormat } from '../schemas/messages.ts';
 import { batchIdOf } from '../functions/core/archive/ingest.ts';
 import { landingKey } from '../functions/core/archive/layout.ts';
-import { parseBatch } from '../functions/core/archive/parse.ts';
+import { parseBatch, type ParseOptions, type ParseResult } from '../functions/core/archive/parse.ts';
+import { ALTX_FORMAT_FAMILY, isAltxFormat } from '../functions/core/archive/altx-api.ts';
 import { formatOfPath, sniffFormat } from '../functions/core/archive/sniff.ts';
 import { snapshotHeight } from '../functions/core/archive/node-snapshot.ts';
 import { spotNamesOf } from '../functions/core/archive/spot-meta.ts';
 import { epochMsOfIso } from '../functions/core/archive/asset-ctxs.ts';
 import { plural, progressBar } from './progress.ts';
 
-const USAGE = 'usage: npm run ingest -- <file|dir>... [--format F] [--bucket s3://name] [--at T] [--spot-meta FILE] [--timeout seconds]';
+const USAGE = 'usage: npm run ingest -- <file|dir>... [--format F] [--family altx|altx-rh] [--bucket s3://name] [--at T] [--spot-meta FILE] [--timeout seconds]';
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    format: { type: 'string' }, bucket: { type: 'string' }, timeout: { type: 'string', default: '600' },
+    format: { type: 'string' }, family: { type: 'string' }, bucket: { type: 'string' }, timeout: { type: 'string', default: '600' },
     at: { type: 'string' }, 'spot-meta': { type: 'string' },
   },
 });
@@ -50,6 +54,8 @@ const fail = (message: string): never => {
 };
 if (positionals.length === 0) fail(USAGE);
 if (values.format !== undefined && !(BATCH_FORMATS as readonly string[]).includes(values.format)) fail(`--format must be one of ${BATCH_FORMATS.join(', ')}`);
+if (values.family !== undefined && values.family !== 'altx' && values.family !== 'altx-rh') fail('--family must be altx or altx-rh (which deployment of the altx venue a recording is of)');
+const family = values.family as 'altx' | 'altx-rh' | undefined;
 const timeoutMs = Number(values.timeout) * 1000;
 if (!(timeoutMs > 0)) fail('--timeout must be a number of seconds');
 /** `--at`: epoch milliseconds or an ISO time (UTC when it names no zone). */
@@ -62,6 +68,8 @@ let bucket = '';
 if (values.bucket) {
   const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\/?$/.exec(values.bucket);
   bucket = match ? match[1]! : fail('--bucket must be s3://<bucket name>');
+  // The archive's reader (altx recordings' market ids) reads this bucket too.
+  process.env[BUCKETS.archive.envVar] ??= bucket;
 } else {
   try {
     attachToRunningCloud(localSettings().LOCAL_DATA_DIR);
@@ -111,7 +119,22 @@ const blockTimes = new Map<number, number>();
 const spotNames = new Map<number, string>();
 const unnamedSpot = new Set<string>();
 
-type Outcome = { file: string; ok: boolean; message: string };
+/**
+ * What the ingest function reads an altx recording with (core/archive/ingest.ts): the family's
+ * registry as it stands, read from the archive (DuckDB loaded only then).
+ */
+async function altxMarketsOf(format: BatchFormat): Promise<Pick<ParseOptions, 'altxMarkets'>> {
+  if (!isAltxFormat(format)) return {};
+  const [{ archiveDeps }, { registryMarkets }] = await Promise.all([
+    import('../functions/shared/archive-deps.ts'), import('../functions/core/archive/altx-markets.ts'),
+  ]);
+  return { altxMarkets: await registryMarkets(archiveDeps(), ALTX_FORMAT_FAMILY[format]) };
+}
+
+type Outcome = { file: string; ok: boolean; message: string; unknownMarkets?: boolean };
+
+const refusal = (file: string, parsed: Extract<ParseResult, { ok: false }>): Outcome =>
+  ({ file, ok: false, message: `refused: ${parsed.reason}`, unknownMarkets: (parsed.unknownMarkets?.length ?? 0) > 0 });
 /** A snapshot met before the run's block files were all read: taken up again at the end. */
 const DEFERRED = Symbol('deferred');
 
@@ -119,15 +142,15 @@ async function ingestFile({ file, root, format }: Input, last: boolean): Promise
   const bytes = textOf(file);
   if ('error' in bytes) return { file, ok: false, message: `refused: ${bytes.error}` };
   const text = bytes.toString('utf8');
-  const sniffed = format ?? sniffFormat(file, text);
+  const sniffed = format ?? sniffFormat(file, text, family);
   if (typeof sniffed !== 'string') return { file, ok: false, message: `refused: ${sniffed.error}` };
   if (sniffed === 'node_l4_snapshot' && !last) return DEFERRED;
   const height = sniffed === 'node_l4_snapshot' ? snapshotHeight(text) : undefined;
   const fileAt = sniffed === 'node_l4_snapshot' || sniffed === 'spot_meta'
     ? at ?? (height === undefined ? undefined : blockTimes.get(height) ?? blockTimes.get(height + 1))
     : undefined;
-  const parsed = parseBatch(sniffed, text, { at: fileAt, spotNames });
-  if (!parsed.ok) return { file, ok: false, message: `refused: ${parsed.reason}` };
+  const parsed = parseBatch(sniffed, text, { at: fileAt, spotNames, ...await altxMarketsOf(sniffed) });
+  if (!parsed.ok) return refusal(file, parsed);
   const counts = new Map<string, number>();
   let firstTs = Infinity;
   for (const record of parsed.records) {
@@ -168,6 +191,8 @@ for (const input of inputs) {
   // Snapshots the path names come last anyway: read once; one told by its content waits for the rest.
   const outcome = await ingestFile(input, rank(input) === 2);
   if (outcome === DEFERRED) deferred.push({ ...input, format: 'node_l4_snapshot' });
+  // An altx recording whose markets a later file of the command describes (its orderBooks answer) gets a second try after it.
+  else if (outcome.unknownMarkets) deferred.push(input);
   else outcomes.push(outcome);
   bar.update(outcomes.length, inputs.length);
 }

@@ -306,6 +306,8 @@ export const InstrumentRecord = keyed({
   dex: optionalString,
   spot_pair: v.optional(v.nullable(SpotPairDetails)),
   outcome: v.optional(v.nullable(OutcomeSideDetails)),
+  /** altx and altx-rh: the venue's number for the market, which its API names markets by. */
+  market_id: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
 });
 
 export type TradeRecord = v.InferOutput<typeof TradeRecord>;
@@ -690,7 +692,7 @@ export const DATASETS = {
   instruments: {
     record: InstrumentRecord,
     columns: [...KEY, c('delisted_at', 'BIGINT'), c('market_type', 'VARCHAR'), c('sz_decimals', 'INTEGER'), c('max_leverage', 'INTEGER'), c('quote', 'VARCHAR'), c('dex', 'VARCHAR'),
-      c('spot_pair', 'VARCHAR'), c('outcome', 'VARCHAR')],
+      c('spot_pair', 'VARCHAR'), c('outcome', 'VARCHAR'), c('market_id', 'BIGINT')],
     uniqueBy: ['symbol', 'ts'],
     perSymbol: false,
     compaction: 'merge',

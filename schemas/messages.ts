@@ -13,6 +13,8 @@ import * as v from 'valibot';
 export const BATCH_FORMATS = [
   'normalized', 'node_fills_by_block', 'node_raw_book_diffs_by_block', 'node_order_statuses_by_block',
   'node_fills', 'node_fills_streaming', 'node_trades', 'node_l4_snapshot', 'asset_ctxs', 'l2_book', 'spot_meta',
+  // Recordings of the altx venue's API, one format per family (core/archive/altx-api.ts).
+  'altx_api', 'altx_rh_api',
 ] as const;
 export type BatchFormat = (typeof BATCH_FORMATS)[number];
 

@@ -17,6 +17,8 @@ import { DAY_MS, dayOf, deltaKey } from './layout.ts';
 import { parseBatch, type ParseOptions } from './parse.ts';
 import { knownSymbols, spotNames, unseenInstruments } from './venue-registry.ts';
 import { cadenceOf, isQualityDataset } from './cadence.ts';
+import { ALTX_FORMAT_FAMILY, isAltxFormat } from './altx-api.ts';
+import { registryMarkets } from './altx-markets.ts';
 import type { BatchFormat } from '../../../schemas/messages.ts';
 
 export type IngestResult =
@@ -70,10 +72,13 @@ export async function ingestBatch(
 
   // A view of the bytes, not a copy (a batch is up to a hundred megabytes).
   const text = typeof bytes === 'string' ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  const venue = format !== 'normalized';
+  // The venue's node and archive files: their instruments come from the registry (altx recordings describe their own markets).
+  const venue = format !== 'normalized' && !isAltxFormat(format);
   // Only a text naming a spot pair by index (`"@107"`) needs the names.
   const names = venue && format !== 'spot_meta' && /"@\d/.test(text) ? await spotNames(deps) : undefined;
-  const parsed = parseBatch(format, text, { ...options, spotNames: names });
+  // An altx recording names markets by the venue's ids; the family's registry knows the ones it does not describe itself.
+  const altxMarkets = isAltxFormat(format) ? await registryMarkets(deps, ALTX_FORMAT_FAMILY[format]) : undefined;
+  const parsed = parseBatch(format, text, { ...options, spotNames: names, ...(altxMarkets && { altxMarkets }) });
   if (!parsed.ok) {
     await deps.manifest.recordBatch(batchId, { status: 'rejected', reason: parsed.reason });
     return { status: 'rejected', batchId, reason: parsed.reason };

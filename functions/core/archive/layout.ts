@@ -46,9 +46,17 @@ export function deltaKey(dataset: Dataset, family: Family, day: string, fileId: 
   return `archive/v1/${dataset}/family=${family}/day=${day}/delta-${fileId}.parquet`;
 }
 
+/**
+ * The directory of compacted files: one symbol's (`symbol` as it appears in keys) or, for all-symbol
+ * datasets, the family's. The data lake's tables (lib/lake-tables.ts) read these directories.
+ */
+export function compactedDir(dataset: Dataset, family: string, keySymbol: string | undefined, day: string): string {
+  const symbolPart = keySymbol === undefined ? '' : `symbol=${keySymbol}/`;
+  return `archive/v1/${dataset}/family=${family}/${symbolPart}day=${day}/`;
+}
+
 export function compactedKey(dataset: Dataset, family: Family, symbol: string | undefined, day: string, version: string): string {
-  const symbolPart = symbol === undefined ? '' : `symbol=${encodeSymbol(symbol)}/`;
-  return `archive/v1/${dataset}/family=${family}/${symbolPart}day=${day}/compacted-${version}.parquet`;
+  return `${compactedDir(dataset, family, symbol === undefined ? undefined : encodeSymbol(symbol), day)}compacted-${version}.parquet`;
 }
 
 /**

@@ -15,6 +15,8 @@ import { assetCtxsToRecords } from './asset-ctxs.ts';
 import { l2BookLineToRecords } from './l2-book.ts';
 import { nameSpot, spotMetaOf, spotPairsOf } from './spot-meta.ts';
 import { refusedField } from './record-check.ts';
+import { isAltxFormat, parseAltxRecording, type AltxFormat } from './altx-api.ts';
+import type { AltxMarkets } from './altx-markets.ts';
 
 /** What a batch's text does not say itself. */
 export interface ParseOptions {
@@ -22,6 +24,8 @@ export interface ParseOptions {
   at?: number;
   /** Spot pair index -> symbol, to name the `@N` coins of the venue's files (spot-meta.ts). */
   spotNames?: ReadonlyMap<number, string>;
+  /** The altx family's markets by id (altx-markets.ts), for a recording that names markets its answers do not describe. */
+  altxMarkets?: AltxMarkets;
 }
 
 /**
@@ -64,7 +68,7 @@ const WHOLE_FORMATS: { [F in WholeFormat]: (text: string, options: ParseOptions)
 const TRADE_FORMATS = ['node_fills', 'node_fills_streaming', 'node_trades'] as const;
 type TradeFormat = (typeof TRADE_FORMATS)[number];
 type WholeFormat = 'node_l4_snapshot' | 'asset_ctxs' | 'spot_meta';
-type LineFormat = Exclude<BatchFormat, 'normalized' | TradeFormat | WholeFormat>;
+type LineFormat = Exclude<BatchFormat, 'normalized' | TradeFormat | WholeFormat | AltxFormat>;
 const isTradeFormat = (format: BatchFormat): format is TradeFormat => (TRADE_FORMATS as readonly string[]).includes(format);
 const isWholeFormat = (format: BatchFormat): format is WholeFormat => format in WHOLE_FORMATS;
 
@@ -74,7 +78,10 @@ const MAX_PROBLEMS = 5;
  * `lines[i]` is the JSON text of `records[i]` (the raw line when the batch was already normalized);
  * `blockTimes` the time of each block a node batch holds (an L4 snapshot's time comes from them).
  */
-export type ParseResult = { ok: true; records: NormalizedRecord[]; lines: string[]; blockTimes: Map<number, number> } | { ok: false; reason: string };
+export type ParseResult =
+  | { ok: true; records: NormalizedRecord[]; lines: string[]; blockTimes: Map<number, number> }
+  /** `unknownMarkets`: altx market ids neither the batch nor the registry names (another file may, once ingested). */
+  | { ok: false; reason: string; unknownMarkets?: number[] };
 
 function describe(issue: v.BaseIssue<unknown>): string {
   const path = v.getDotPath(issue);
@@ -190,6 +197,10 @@ function outcome(format: BatchFormat, problems: string[], records: NormalizedRec
 export function parseBatch(format: BatchFormat, text: string, options: ParseOptions = {}): ParseResult {
   if (isTradeFormat(format)) return parseTrades(format, text, options);
   if (isWholeFormat(format)) return parseWhole(format, text, options);
+  if (isAltxFormat(format)) {
+    const parsed = parseAltxRecording(format, text, options.altxMarkets);
+    return parsed.ok ? { ...parsed, blockTimes: new Map() } : parsed;
+  }
   const problems: string[] = [];
   const blockTimes = new Map<number, number>();
   const records: NormalizedRecord[] = [];

@@ -6,6 +6,8 @@
  */
 import { BATCH_FORMATS, type BatchFormat } from '../../../schemas/messages.ts';
 import { snapshotHeight } from './node-snapshot.ts';
+import { altxFormatOf } from './altx-api.ts';
+import { altxFamilyOfPath, isAltxRecording } from './altx-lines.ts';
 
 /** Archive directory names of the formats we read; longest first so `node_fills_by_block` is not read as `node_fills`. */
 const PATH_NAMES = BATCH_FORMATS.filter((f) => f !== 'normalized').sort((a, b) => b.length - a.length);
@@ -87,7 +89,18 @@ function repeatsBlock(text: string): boolean {
   return false;
 }
 
+/**
+ * An altx recording's format: its content shows the venue, `family` (`--family`) or a directory of
+ * its path (`altx`, `altx-rh`) which of its two deployments; undefined when the content is not one.
+ */
+function altxFormat(path: string, text: string, family: 'altx' | 'altx-rh' | undefined): BatchFormat | { error: string } | undefined {
+  if (!isAltxRecording(text)) return undefined;
+  const named = family ?? altxFamilyOfPath(path);
+  if (named === undefined) return { error: 'an altx venue recording, of altx or altx-rh: pass --family (or keep it under a directory named altx or altx-rh)' };
+  return typeof named === 'object' ? named : altxFormatOf(named);
+}
+
 /** The format of a file: the one its path names, else the one its content shows. */
-export function sniffFormat(path: string, text: string): BatchFormat | { error: string } {
-  return formatOfPath(path) ?? formatOfContent(text);
+export function sniffFormat(path: string, text: string, family?: 'altx' | 'altx-rh'): BatchFormat | { error: string } {
+  return formatOfPath(path) ?? altxFormat(path, text, family) ?? formatOfContent(text);
 }
