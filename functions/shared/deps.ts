@@ -1,7 +1,7 @@
 /**
  * The composition root: AWS SDK clients and the ports built on them, created once per container on
  * first use. In the local cloud the same clients point at the in-process emulators through the
- * SDK's standard AWS_ENDPOINT_URL_* variables.
+ * SDK's standard AWS_ENDPOINT_URL_* variables. Every client goes through `traced` (client-tracing.ts).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -38,6 +38,7 @@ import type { AccountStore } from '../ports/accounts.ts';
 import type { TimerStore } from '../ports/timers.ts';
 import type { DeadLetterQueues, QueueBatchSender } from '../ports/queues.ts';
 import { ConfigError, config, requireSetting } from './config.ts';
+import { traced } from './client-tracing.ts';
 import type { Config } from '../../schemas/config.ts';
 
 /**
@@ -54,16 +55,16 @@ export function once<T>(build: () => T): () => T {
 }
 
 export const dynamoDocumentClient = once(() =>
-  DynamoDBDocumentClient.from(new DynamoDBClient({ region: config().AWS_REGION }), {
+  DynamoDBDocumentClient.from(traced(new DynamoDBClient({ region: config().AWS_REGION })), {
     marshallOptions: { removeUndefinedValues: true },
   }),
 );
 
 // The configured endpoint, not the queue URL's host: locally the URLs name the emulator behind
 // the SQS journal, and every message must pass the journal (functions/local/sqs-journal.ts).
-export const sqsClient = once(() => new SQSClient({ region: config().AWS_REGION, useQueueUrlAsEndpoint: false }));
+export const sqsClient = once(() => traced(new SQSClient({ region: config().AWS_REGION, useQueueUrlAsEndpoint: false })));
 
-export const s3Client = once(() => new S3Client({ region: config().AWS_REGION, forcePathStyle: config().S3_FORCE_PATH_STYLE }));
+export const s3Client = once(() => traced(new S3Client({ region: config().AWS_REGION, forcePathStyle: config().S3_FORCE_PATH_STYLE })));
 
 export const accountStore = once((): AccountStore =>
   dynamoAccountStore(dynamoDocumentClient(), requireSetting(config(), TABLES.accounts.envVar)),
@@ -117,7 +118,7 @@ export const exportObjects = once((): ExportObjects => s3ExportObjects(s3Client(
 
 /** Executions of the export state machine. */
 export const exportWorkflows = once((): Workflows =>
-  sfnWorkflows(new SFNClient({ region: config().AWS_REGION }), requireSetting(config(), STATE_MACHINES.export.envVar)),
+  sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION })), requireSetting(config(), STATE_MACHINES.export.envVar)),
 );
 
 /** Replay jobs and their occurrences, in the webhooks table. */
@@ -125,7 +126,7 @@ export const replayStore = once((): ReplayStore => dynamoReplayStore(dynamoDocum
 
 /** Executions of the replay state machine. */
 export const replayWorkflows = once((): Workflows =>
-  sfnWorkflows(new SFNClient({ region: config().AWS_REGION }), requireSetting(config(), STATE_MACHINES.replay.envVar)),
+  sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION })), requireSetting(config(), STATE_MACHINES.replay.envVar)),
 );
 
 /** The archive manifest alone (DynamoDB), for functions that plan from it without reading Parquet. */
@@ -145,7 +146,7 @@ export const latencyStore = once((): LatencyStore =>
 
 /** A rotation reaches every container within this long (the secret is read again after it). */
 const CURSOR_KEYS_REFRESH_MS = 5 * 60_000;
-const secretsClient = once(() => new SecretsManagerClient({ region: config().AWS_REGION }));
+const secretsClient = once(() => traced(new SecretsManagerClient({ region: config().AWS_REGION })));
 let cursorRing: { ring: Promise<CursorKeyRing>; readAt: number; config: Config } | undefined;
 
 /** The cursor key ring: CURSOR_KEYS as configured, or the cursor-keys secret, read at most every 5 minutes. */

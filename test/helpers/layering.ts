@@ -30,9 +30,34 @@ const PROJECT_SOURCE = ['functions/', 'schemas/', 'lib/', 'bin/'];
 const WIRING = ['functions/adapters/', 'functions/local/'];
 /** DynamoDB item operations: the table layouts belong to the adapters. */
 const ITEM_COMMAND = /\bnew (Put|Get|Delete|Update|Query|Scan|BatchWrite|BatchGet)Command\b/;
+/** Code that builds AWS SDK clients without tracing them: the local cloud, which never runs in Lambda. */
+const UNTRACED = ['functions/local/'];
 
-// Block comments, and line comments that start a line or follow whitespace (so `https://` survives).
-const stripComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)\/\/.*$/gm, '$1');
+// Block comments (their line breaks kept, so lines still count), and line comments that start a
+// line or follow whitespace (so `https://` survives).
+const stripComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, '')).replace(/(^|\s)\/\/.*$/gm, '$1');
+
+const lineAt = (text: string, index: number) => text.slice(0, index).split('\n').length;
+
+/** The local names of the client classes (`…Client`) a file imports from AWS SDK packages. */
+function sdkClientImports(code: string): Set<string> {
+  const names = new Set<string>();
+  for (const [, list] of code.matchAll(/\bimport\s*(?:type\s*)?\{([^}]*)\}\s*from\s*['"]@aws-sdk\/[^'"]+['"]/g)) {
+    for (const part of list!.split(',')) {
+      const [imported, local = imported] = part.trim().replace(/^type\s+/, '').split(/\s+as\s+/).map((name) => name.trim());
+      if (imported && /Client$/.test(imported)) names.add(local!);
+    }
+  }
+  return names;
+}
+
+/** Each `new <SDK client>(` not written directly inside `traced(` (shared/client-tracing.ts), with its line. */
+function untracedClients(code: string): { client: string; line: number }[] {
+  const clients = sdkClientImports(code);
+  return [...code.matchAll(/\bnew\s+([A-Za-z0-9_$]+)\s*\(/g)]
+    .filter((m) => clients.has(m[1]!) && !/\btraced\(\s*$/.test(code.slice(0, m.index)))
+    .map((m) => ({ client: m[1]!, line: lineAt(code, m.index) }));
+}
 
 export function importSpecifiers(text: string): string[] {
   const code = stripComments(text);
@@ -69,6 +94,9 @@ export function layeringViolations(files: SourceFiles, rules: LayeringRules): st
     }
     const code = stripComments(text);
     if (file.startsWith(CORE) && /\bprocess\.env\b/.test(code)) violations.push(`${file}: core reads process.env`);
+    if (file.startsWith('functions/') && !under(file, UNTRACED)) {
+      for (const { client, line } of untracedClients(code)) violations.push(`${file}:${line}: builds ${client} without passing it through traced (shared/client-tracing.ts)`);
+    }
     if (under(file, SERVICE_SOURCE) && !file.startsWith(EVENTS)) {
       for (const [, name] of code.matchAll(/['"`]([a-z0-9_]+(?:\.[a-z0-9_]+)+)['"`]/g)) {
         if (rules.eventTypes.includes(name!)) violations.push(`${file}: names the event type ${name} outside core/events/`);

@@ -56,10 +56,22 @@ describe('layering', () => {
       ['functions/core/quality/named.ts', "if (c.type === 'market.listed' || c.type === 'market.unknown') open(); // 'market.listed'"],
       ['functions/core/events/market.listed.ts', "export const type = 'market.listed';\nimport { run } from '../detect/run.ts';"],
       ['functions/core/detect/run.ts', "import { type } from '../events/market.listed.ts';"],
+      ['functions/shared/clients.ts', [
+        "import { SQSClient } from '@aws-sdk/client-sqs';",
+        "import { S3Client as S3, type S3ClientConfig } from '@aws-sdk/client-s3';",
+        "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
+        "import { traced } from './client-tracing.ts';",
+        'export const sqs = traced(new SQSClient({}));',
+        'export const s3 = new S3({});',
+        'export const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({}));',
+        '// new SQSClient({}) in a comment is no client',
+      ].join('\n')],
+      ['functions/shared/client-tracing.ts', ''],
+      ['functions/local/emulated.ts', "import { SQSClient } from '@aws-sdk/client-sqs';\nexport const sqs = new SQSClient({});"],
     ]);
     // Act
     const violations = layeringViolations(files, {
-      entryFiles: ['functions/http/long.ts', 'functions/http/missing.ts'], entryMaxLines: 80, compositionRoots: ['functions/shared/root.ts'], eventTypes: ['market.listed'],
+      entryFiles: ['functions/http/long.ts', 'functions/http/missing.ts'], entryMaxLines: 80, compositionRoots: ['functions/shared/root.ts', 'functions/shared/clients.ts'], eventTypes: ['market.listed'],
     });
     // Assess
     expect(violations.sort()).toEqual([
@@ -75,6 +87,8 @@ describe('layering', () => {
       'functions/http/missing.ts: entry file not found',
       'functions/http/wired.ts: imports functions/adapters/y.ts outside the composition root',
       'functions/local/seed.ts: reads or writes DynamoDB items outside an adapter',
+      'functions/shared/clients.ts:6: builds S3 without passing it through traced (shared/client-tracing.ts)',
+      'functions/shared/clients.ts:7: builds DynamoDBClient without passing it through traced (shared/client-tracing.ts)',
       'functions/shared/queue.ts: imports @aws-sdk/client-sqs outside the composition root',
       'import cycle: functions/core/detect/run.ts -> functions/core/events/market.listed.ts -> functions/core/detect/run.ts',
       'import cycle: functions/shared/c.ts -> functions/shared/x.ts -> functions/shared/c.ts',
