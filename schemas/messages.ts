@@ -1,8 +1,12 @@
 /**
- * The queue message catalogue. Every message a consumer accepts is listed here; anything else is a
- * batch-item failure (and so ends in the DLQ), never silently dropped.
+ * The message catalogue. Every message a queue consumer accepts is listed here; anything else is a
+ * batch-item failure (and so ends in the DLQ), never silently dropped. So is every state machine's
+ * execution input and every payload its tasks receive: the code that starts an execution is typed
+ * by the first, each task parses the second at its entry (functions/shared/workflow.ts).
  */
 import * as v from 'valibot';
+import { EXPORT_SCHEMAS } from './exports.ts';
+import { FAMILIES } from './venues.ts';
 
 /**
  * Raw batch formats: the second segment of a `landing/` key, parsed by core/archive/parse.ts. The
@@ -80,3 +84,73 @@ export const ExportJobEvent = v.object({
 /** Events about one account, turned into deliveries by the notify function. */
 export const UserEventMessage = v.variant('type', [CreditLowEvent, ExportJobEvent]);
 export type UserEventMessage = v.InferOutput<typeof UserEventMessage>;
+
+// ---------------------------------------------------------------------------------------------
+// State machines (lib/constructs/state-machines.ts): execution inputs and task payloads
+
+const ID = v.pipe(v.string(), v.minLength(1));
+const EPOCH_MS = v.pipe(v.number(), v.integer());
+const INDEX = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+/**
+ * One symbol-day of an export job: the unit a Map iteration of the `export` state machine exports.
+ * Kept short: the list travels in the execution input (256 KB).
+ */
+export const ExportPartition = v.object({
+  /** Position in the job's partition list; names the file and counts it once. */
+  i: INDEX,
+  /** Symbol. */
+  s: ID,
+  /** UTC day, YYYY-MM-DD. */
+  d: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a day YYYY-MM-DD')),
+});
+export type ExportPartition = v.InferOutput<typeof ExportPartition>;
+
+/** What an export partition task knows of its job without reading it (the execution input carries it). */
+export const ExportPartitionJob = v.object({
+  accountId: ID, jobId: ID, schema: v.picklist(EXPORT_SCHEMAS), family: v.picklist(FAMILIES),
+  /** `[from, to)`, epoch ms. */
+  from: EPOCH_MS, to: EPOCH_MS,
+});
+export type ExportPartitionJob = v.InferOutput<typeof ExportPartitionJob>;
+
+/** What the `export` state machine receives: the job and its partitions (the Map's items); every task gets `job`. */
+export const ExportExecutionInput = v.object({ account_id: ID, job_id: ID, job: ExportPartitionJob, partitions: v.array(ExportPartition) });
+export type ExportExecutionInput = v.InferOutput<typeof ExportExecutionInput>;
+
+/** Task `ExportPartition`: the Map's item, the job beside one partition. */
+export const ExportPartitionTask = v.object({ job: ExportPartitionJob, partition: ExportPartition });
+export type ExportPartitionTask = v.InferOutput<typeof ExportPartitionTask>;
+
+/** One UTC day of a replay's window: the unit a Map iteration of the `replay` state machine replays. */
+export const ReplayPartition = v.object({
+  /** Position in the job's partition list. */
+  i: INDEX,
+  /** `[from, to)`, epoch ms. */
+  from: EPOCH_MS, to: EPOCH_MS,
+});
+export type ReplayPartition = v.InferOutput<typeof ReplayPartition>;
+
+/** A replay job's key: a partition task reads the job itself. */
+export const ReplayJobKey = v.object({ accountId: ID, jobId: ID });
+
+/** What the `replay` state machine receives: the job's key and its partitions (the Map's items). */
+export const ReplayExecutionInput = v.object({ account_id: ID, job_id: ID, job: ReplayJobKey, partitions: v.array(ReplayPartition) });
+export type ReplayExecutionInput = v.InferOutput<typeof ReplayExecutionInput>;
+
+/** Task `ReplayPartition`: the Map's item, the job's key beside one day. */
+export const ReplayPartitionTask = v.object({ job: ReplayJobKey, partition: ReplayPartition });
+export type ReplayPartitionTask = v.InferOutput<typeof ReplayPartitionTask>;
+
+/**
+ * Tasks `Finish` and `Fail` (export), `FinishReplay` and `FailReplay` (replay): the job completes
+ * or fails as a whole. `error` is what Step Functions caught from the Map: `Cause` is the failed
+ * task's error as JSON (or, from a runner that calls the handler in process, its message).
+ */
+export const JobFinishTask = v.object({
+  account_id: ID,
+  job_id: ID,
+  outcome: v.picklist(['completed', 'failed']),
+  error: v.optional(v.object({ Error: v.optional(v.string()), Cause: v.optional(v.unknown()) })),
+});
+export type JobFinishTask = v.InferOutput<typeof JobFinishTask>;

@@ -2,7 +2,7 @@
 import { ExecutionAlreadyExists, ExecutionDoesNotExist, SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import type { Workflows } from '../ports/exports.ts';
 
-export function sfnWorkflows(client: SFNClient, stateMachineArn: string): Workflows {
+export function sfnWorkflows<Input>(client: SFNClient, stateMachineArn: string): Workflows<Input> {
   const executionArn = (name: string) => `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
   return {
     async start(name, input) {

@@ -1,15 +1,8 @@
 import type { ExportQuote, ExportSchemaName, ExportState } from '../../schemas/exports.ts';
+import type { ExportPartition } from '../../schemas/messages.ts';
 import type { Family } from '../core/venues.ts';
 
-/** One symbol-day of a job: the unit a state machine Map iteration exports (kept short: the list travels in the execution input). */
-export interface ExportPartition {
-  /** Position in the job's partition list; names the file and counts it once. */
-  i: number;
-  /** Symbol. */
-  s: string;
-  /** UTC day, YYYY-MM-DD. */
-  d: string;
-}
+export type { ExportPartition };
 
 export interface ExportJobRecord {
   accountId: string;
@@ -96,9 +89,12 @@ export interface ExportObjects {
   downloadLink(key: string, ttlS: number, fileName: string): Promise<string>;
 }
 
-/** Starts and stops state machine executions (Step Functions; the local cloud's own server speaks its protocol). */
-export interface Workflows {
+/**
+ * Starts and stops executions of one state machine (Step Functions; the local cloud's own server
+ * speaks its protocol), whose input is `Input` (schemas/messages.ts).
+ */
+export interface Workflows<Input> {
   /** Idempotent by execution name: the same name and input start one execution. */
-  start(executionName: string, input: unknown): Promise<void>;
+  start(executionName: string, input: Input): Promise<void>;
   stop(executionName: string, cause: string): Promise<void>;
 }

@@ -1,13 +1,7 @@
 import type { ReplayState } from '../../schemas/replays.ts';
+import type { ReplayPartition } from '../../schemas/messages.ts';
 
-/** One UTC day of a replay's window: the unit a state machine Map iteration replays. */
-export interface ReplayPartition {
-  /** Position in the job's partition list. */
-  i: number;
-  /** `[from, to)`, epoch ms. */
-  from: number;
-  to: number;
-}
+export type { ReplayPartition };
 
 export interface ReplayJobRecord {
   accountId: string;

@@ -40,6 +40,7 @@ import type { DeadLetterQueues, QueueBatchSender } from '../ports/queues.ts';
 import { ConfigError, config, requireSetting } from './config.ts';
 import { traced } from './client-tracing.ts';
 import type { Config } from '../../schemas/config.ts';
+import type { ExportExecutionInput, ReplayExecutionInput } from '../../schemas/messages.ts';
 
 /**
  * Built once per configuration: in Lambda that is once per container; the local cloud and tests
@@ -117,7 +118,7 @@ export const exportStore = once((): ExportStore =>
 export const exportObjects = once((): ExportObjects => s3ExportObjects(s3Client(), requireSetting(config(), BUCKETS.exports.envVar)));
 
 /** Executions of the export state machine. */
-export const exportWorkflows = once((): Workflows =>
+export const exportWorkflows = once((): Workflows<ExportExecutionInput> =>
   sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION })), requireSetting(config(), STATE_MACHINES.export.envVar)),
 );
 
@@ -125,7 +126,7 @@ export const exportWorkflows = once((): Workflows =>
 export const replayStore = once((): ReplayStore => dynamoReplayStore(dynamoDocumentClient(), requireSetting(config(), TABLES.webhooks.envVar)));
 
 /** Executions of the replay state machine. */
-export const replayWorkflows = once((): Workflows =>
+export const replayWorkflows = once((): Workflows<ReplayExecutionInput> =>
   sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION })), requireSetting(config(), STATE_MACHINES.replay.envVar)),
 );
 

@@ -1,20 +1,13 @@
 /** Task `ReplayPartition` of the replay state machine: one UTC day of a rule replay job. */
-import * as v from 'valibot';
-import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { runReplayPartition } from '../core/detect/replays.ts';
 import { archiveReferences } from '../core/detect/archive-references.ts';
+import { ReplayPartitionTask } from '../../schemas/messages.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { accountStore, breadthStore, clock, queueSender, replayStore, webhookStores } from '../shared/deps.ts';
-import { logger, publishMetrics } from '../shared/powertools.ts';
+import { logger } from '../shared/powertools.ts';
+import { workflowTask } from '../shared/workflow.ts';
 
-const PartitionTask = v.object({
-  job: v.object({ accountId: v.string(), jobId: v.string() }),
-  partition: v.object({ i: v.pipe(v.number(), v.integer(), v.minValue(0)), from: v.pipe(v.number(), v.integer()), to: v.pipe(v.number(), v.integer()) }),
-});
-
-async function run(event: unknown) {
-  const task = v.parse(PartitionTask, event);
+export const handler = workflowTask('replay-partition', ReplayPartitionTask, async (task) => {
   logger.appendKeys({ job_id: task.job.jobId, partition: task.partition.i });
   const archive = archiveDeps();
   const outcome = await runReplayPartition({
@@ -24,6 +17,4 @@ async function run(event: unknown) {
   }, task.job, task.partition);
   logger.info('replay partition', { ...outcome });
   return outcome;
-}
-
-export const handler = middy(run).use(injectLambdaContext(logger, { resetKeys: true })).use(publishMetrics());
+});

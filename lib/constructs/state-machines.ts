@@ -25,6 +25,11 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { STATE_MACHINES, type FunctionName, type StateMachineName } from '../../functions/resources.ts';
+import type { ExportPartitionTask, JobFinishTask, ReplayPartitionTask } from '../../schemas/messages.ts';
+
+/** The members of the payloads a partitioned job's tasks parse (schemas/messages.ts), each made here from JSONPath. */
+type PayloadOf<T> = Record<keyof T, unknown>;
+type PartitionPayload = PayloadOf<ExportPartitionTask | ReplayPartitionTask>;
 
 /** Makes the catalogue's task state `stateId`, with the payload it sends (default: the state's input). */
 type TaskFactory = (stateId: string, payload?: TaskInput) => LambdaInvoke;
@@ -74,17 +79,17 @@ interface PartitionedJobStates {
  * only grow the state.
  */
 function partitionedJob(scope: Construct, task: TaskFactory, states: PartitionedJobStates): IChainable {
-  const job = { account_id: JsonPath.stringAt('$.account_id'), job_id: JsonPath.stringAt('$.job_id') };
+  const job = { account_id: JsonPath.stringAt('$.account_id'), job_id: JsonPath.stringAt('$.job_id') } satisfies Partial<PayloadOf<JobFinishTask>>;
   const partition = task(states.partition).addRetry({ errors: [Errors.ALL], interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 2 });
   const partitions = new MapState(scope, states.map, {
     itemsPath: JsonPath.stringAt('$.partitions'),
-    itemSelector: { job: JsonPath.objectAt('$.job'), partition: JsonPath.objectAt('$$.Map.Item.Value') },
+    itemSelector: { job: JsonPath.objectAt('$.job'), partition: JsonPath.objectAt('$$.Map.Item.Value') } satisfies PartitionPayload,
     maxConcurrency: states.parallelism,
     resultPath: JsonPath.DISCARD,
   }).itemProcessor(partition);
   const retried = { errors: [Errors.ALL], interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 3 };
-  const finish = task(states.finish, TaskInput.fromObject({ ...job, outcome: 'completed' })).addRetry(retried);
-  const fail = task(states.fail, TaskInput.fromObject({ ...job, outcome: 'failed', error: JsonPath.objectAt('$.error') })).addRetry(retried)
+  const finish = task(states.finish, TaskInput.fromObject({ ...job, outcome: 'completed' } satisfies Omit<PayloadOf<JobFinishTask>, 'error'>)).addRetry(retried);
+  const fail = task(states.fail, TaskInput.fromObject({ ...job, outcome: 'failed', error: JsonPath.objectAt('$.error') } satisfies PayloadOf<JobFinishTask>)).addRetry(retried)
     .next(new Fail(scope, states.failed.state, { error: states.failed.error, cause: states.failed.cause }));
   partitions.addCatch(fail, { errors: [Errors.ALL], resultPath: '$.error' });
   return partitions.next(finish);

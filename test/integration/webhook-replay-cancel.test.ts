@@ -20,6 +20,7 @@ import { cancelReplay, newReplayId, replayPartitions, runReplayPartition, type R
 import { AppError } from '../../functions/core/errors.ts';
 import type { Caller } from '../../functions/core/accounts.ts';
 import type { Workflows } from '../../functions/ports/exports.ts';
+import type { ReplayExecutionInput } from '../../schemas/messages.ts';
 import type { ReplayJobRecord } from '../../functions/ports/replays.ts';
 import type { LiquidationRecord } from '../../schemas/datasets.ts';
 
@@ -32,7 +33,7 @@ beforeAll(async () => { env = await startScratchEmulators(); });
 afterAll(async () => { await env?.stop(); });
 
 /** The Workflows port as the test sees it: what was started and stopped. */
-function recordingWorkflows(): Workflows & { stopped: string[] } {
+function recordingWorkflows(): Workflows<ReplayExecutionInput> & { stopped: string[] } {
   const stopped: string[] = [];
   return { stopped, start: async () => undefined, stop: async (name) => { stopped.push(name); } };
 }

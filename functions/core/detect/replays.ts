@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { REPLAY_MAX_DAYS, type ReplayBody, type ReplayJob } from '../../../schemas/replays.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Workflows } from '../../ports/exports.ts';
+import type { ReplayExecutionInput } from '../../../schemas/messages.ts';
 import type { ReplayJobRecord, ReplayOccurrence, ReplayPartition, ReplayStore } from '../../ports/replays.ts';
 import type { WebhookStores } from '../../ports/webhooks.ts';
 import type { PlanName } from '../plans.ts';
@@ -25,14 +26,6 @@ import { keeper, replayWindow, shown, type PreviewDeps } from './scan.ts';
 const DAY_MS = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 export const replayApiUrl = (jobId: string) => `/v1/webhooks/subscriptions/replays/${jobId}`;
-
-/** What the `replay` state machine receives: the job's key and its partitions (Map items). */
-export interface ReplayExecutionInput {
-  account_id: string;
-  job_id: string;
-  job: { accountId: string; jobId: string };
-  partitions: ReplayPartition[];
-}
 
 /** `rpl_` + the creation time in base 36 (ids sort by age) + 12 random characters. */
 export function newReplayId(now: number): string {
@@ -69,7 +62,7 @@ export function replayPartitions(from: number, to: number): ReplayPartition[] {
 export interface CreateReplayDeps {
   store: Pick<WebhookStores, 'rules' | 'endpoints'>;
   replays: ReplayStore;
-  workflows: Workflows;
+  workflows: Workflows<ReplayExecutionInput>;
   clock: Clock;
 }
 
@@ -153,7 +146,7 @@ export async function getReplay(replays: ReplayStore, caller: Caller, jobId: str
 
 export interface CancelReplayDeps {
   replays: ReplayStore;
-  workflows: Workflows;
+  workflows: Workflows<ReplayExecutionInput>;
   clock: Clock;
   /** Debits the account for the rows read by the days recorded before the cancel (as a failed job is billed). */
   charge(rows: number): Promise<void>;

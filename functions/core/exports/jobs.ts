@@ -16,15 +16,7 @@ import type { Caller } from '../accounts.ts';
 import { AppError } from '../errors.ts';
 import { PLANS, PLAN_NAMES } from '../plans.ts';
 import { planExport, priceUsd } from './plan.ts';
-import type { PartitionJob } from './partition.ts';
-
-/** What the `export` state machine receives: the job and its partitions (Map items); every task gets `job`. */
-export interface ExportExecutionInput {
-  account_id: string;
-  job_id: string;
-  job: PartitionJob;
-  partitions: ExportPartition[];
-}
+import type { ExportExecutionInput } from '../../../schemas/messages.ts';
 
 const DAY_MS = 86_400_000;
 const IDEMPOTENCY_WINDOW_MS = DAY_MS;
@@ -69,7 +61,7 @@ export function jobView(job: ExportJobRecord, files?: readonly ExportFileRecord[
 export interface CreateExportDeps {
   manifest: ArchiveManifest;
   exports: ExportStore;
-  workflows: Workflows;
+  workflows: Workflows<ExportExecutionInput>;
   clock: Clock;
 }
 
@@ -172,7 +164,7 @@ export async function listExports(store: ExportStore, caller: Caller, limit: num
 export interface CancelExportDeps {
   exports: ExportStore;
   exportObjects: ExportObjects;
-  workflows: Workflows;
+  workflows: Workflows<ExportExecutionInput>;
   clock: Clock;
 }
 

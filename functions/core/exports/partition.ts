@@ -10,6 +10,7 @@ import { createReadStream, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATASETS } from '../../../schemas/datasets.ts';
 import { EXPORT_FORMATS, type ExportFormat } from '../../../schemas/exports.ts';
+import type { ExportPartitionJob } from '../../../schemas/messages.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { ExportFileRecord, ExportJobRecord, ExportObjects, ExportPartition, ExportStore } from '../../ports/exports.ts';
 import { windowSource } from '../archive/read.ts';
@@ -42,14 +43,11 @@ async function sha256Of(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** What a partition task knows of its job without reading it (the execution input carries it). */
-export type PartitionJob = Pick<ExportJobRecord, 'accountId' | 'jobId' | 'schema' | 'family' | 'from' | 'to'>;
-
 /**
  * Writes and records one partition. The job is not read first: a canceled job's execution is
  * stopped, and a partition already running finds the job canceled when it records its file.
  */
-export async function exportPartition(deps: PartitionDeps, job: PartitionJob, partition: ExportPartition): Promise<PartitionOutcome> {
+export async function exportPartition(deps: PartitionDeps, job: ExportPartitionJob, partition: ExportPartition): Promise<PartitionOutcome> {
   const format = EXPORT_FORMATS[job.schema];
   const dayStart = Date.parse(`${partition.d}T00:00:00Z`);
   const from = Math.max(job.from, dayStart);
