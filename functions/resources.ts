@@ -5,7 +5,8 @@
  */
 
 export type TableName = 'accounts' | 'usage' | 'webhooks' | 'timers' | 'manifest' | 'breadth' | 'export-jobs' | 'quality';
-export type QueueName = 'delivery' | 'delivery-slow' | 'ingest' | 'events';
+export const QUEUE_NAMES = ['delivery', 'delivery-slow', 'ingest', 'events'] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
 export type BucketName = 'archive' | 'exports';
 
 export interface TableDef {

@@ -15,6 +15,9 @@ const ms = v.pipe(v.number(), v.minValue(0), v.description('Milliseconds'));
 
 export const SYSTEM_STATUSES = ['operational', 'degraded', 'outage', 'maintenance'] as const;
 export const INCIDENT_STATUSES = ['open', 'investigating', 'identified', 'monitoring', 'resolved'] as const;
+/** The detectors that own incidents: an archive gap (a venue's trade stream) or an ingest stall (one market's book). */
+export const INCIDENT_KINDS = ['archive_gap', 'ingest_stall'] as const;
+export type IncidentKind = (typeof INCIDENT_KINDS)[number];
 const systemStatus = v.picklist(SYSTEM_STATUSES);
 
 export const exchangePath = {

@@ -1,6 +1,7 @@
 /** Bodies and response shapes of the webhook management routes. */
 import * as v from 'valibot';
 import { integerParam, stringParam } from './params.ts';
+import { DELIVERY_STATES, ENDPOINT_STATUSES } from './stored.ts';
 
 export const idPath = { id: stringParam({ description: 'Object id (UUID)', maxLength: 64, required: true }) };
 
@@ -10,7 +11,7 @@ export const CreateEndpointBody = v.strictObject({
 });
 
 export const EndpointSchema = v.object({
-  id: v.string(), url: v.string(), description: v.string(), status: v.picklist(['active', 'disabled', 'auto_disabled']),
+  id: v.string(), url: v.string(), description: v.string(), status: v.picklist(ENDPOINT_STATUSES),
   consecutive_failures: v.pipe(v.number(), v.description('Failed attempts in a row; any success resets it')),
   failing_since: v.pipe(v.nullable(v.string()), v.description('When the current failure streak began')), created_at: v.string(),
 });
@@ -121,7 +122,7 @@ export const DeliveryLogQuery = {
 
 export const DeliverySchema = v.object({
   id: v.string(), event_id: v.string(), event_type: v.string(), endpoint_id: v.string(), subscription_id: v.nullable(v.string()),
-  state: v.picklist(['pending', 'delivered', 'failed', 'exhausted']),
+  state: v.picklist(DELIVERY_STATES),
   attempts: v.number(), last_status_code: v.nullable(v.number()), last_error: v.nullable(v.string()), last_latency_ms: v.nullable(v.number()),
   next_attempt_at: v.nullable(v.string()), first_attempt_at: v.nullable(v.string()), delivered_at: v.nullable(v.string()), created_at: v.string(), payload: anyObject,
 });

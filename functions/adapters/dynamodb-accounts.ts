@@ -3,18 +3,23 @@
  * `ACCOUNT#<id>`/`ACCOUNT` -> plan and usage key. Two reads per authorization; API Gateway caches
  * the authorizer's answer per key for five minutes.
  */
+import * as v from 'valibot';
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Account } from '../core/accounts.ts';
 import { isPlanName } from '../core/plans.ts';
 import type { AccountStore } from '../ports/accounts.ts';
+import { parseItem } from './stored-item.ts';
 
 export interface KeyDigest { hash: string; hint: string }
 
-function toAccount(id: string, item: Record<string, unknown>): Account {
-  return {
-    id, plan: item.plan as Account['plan'], usageKey: String(item.usage_key), createdAt: String(item.created_at),
-    ...(typeof item.monthly_credits === 'number' && { monthlyCredits: item.monthly_credits }),
-  };
+const KeyItem = v.object({ account_id: v.string(), revoked_at: v.optional(v.unknown()) });
+/** The plan is read as any name: an account on a plan this version does not know is no account (see toAccount). */
+const AccountItem = v.object({ plan: v.string(), usage_key: v.string(), created_at: v.string(), monthly_credits: v.optional(v.number()) });
+
+function toAccount(tableName: string, id: string, stored: Record<string, unknown>): Account | undefined {
+  const { plan, usage_key, created_at, monthly_credits } = parseItem(AccountItem, tableName, stored);
+  if (!isPlanName(plan)) return undefined;
+  return { id, plan, usageKey: usage_key, createdAt: created_at, ...(monthly_credits !== undefined && { monthlyCredits: monthly_credits }) };
 }
 
 const accountItem = (account: Account) => ({
@@ -25,21 +30,18 @@ const accountItem = (account: Account) => ({
 const keyItem = (account: Account, key: KeyDigest) => ({ pk: `KEY#${key.hash}`, sk: 'KEY', account_id: account.id, hint: key.hint, created_at: account.createdAt });
 
 export function dynamoAccountStore(client: DynamoDBDocumentClient, tableName: string): AccountStore {
-  return {
+  const store: AccountStore = {
     async findByKeyHash(keyHash) {
-      const key = await client.send(new GetCommand({ TableName: tableName, Key: { pk: `KEY#${keyHash}`, sk: 'KEY' } }));
-      const accountId = key.Item?.account_id;
-      if (typeof accountId !== 'string' || key.Item?.revoked_at) return undefined;
-      const account = await client.send(new GetCommand({ TableName: tableName, Key: { pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' } }));
-      const item = account.Item;
-      if (!item || typeof item.plan !== 'string' || !isPlanName(item.plan)) return undefined;
-      return toAccount(accountId, item);
+      const { Item: keyItem } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: `KEY#${keyHash}`, sk: 'KEY' } }));
+      if (!keyItem) return undefined;
+      const key = parseItem(KeyItem, tableName, keyItem);
+      if (key.revoked_at) return undefined;
+      return store.getAccount(key.account_id);
     },
 
     async getAccount(id) {
       const { Item: item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: `ACCOUNT#${id}`, sk: 'ACCOUNT' } }));
-      if (!item || typeof item.plan !== 'string' || !isPlanName(item.plan)) return undefined;
-      return toAccount(id, item);
+      return item ? toAccount(tableName, id, item) : undefined;
     },
 
     async create(account, key) {
@@ -48,6 +50,7 @@ export function dynamoAccountStore(client: DynamoDBDocumentClient, tableName: st
       await client.send(new PutCommand({ TableName: tableName, Item: keyItem(account, key), ConditionExpression: 'attribute_not_exists(pk)' }));
     },
   };
+  return store;
 }
 
 /**

@@ -3,15 +3,26 @@
  * pass a limit: allowances (`ACCT#<account> / USAGE`), deliveries counted per UTC day
  * (`DAY#<date>`), and fixed-window rate buckets (e.g. `PREVIEW#<minute>`, the estimate and dry-run budget).
  */
+import * as v from 'valibot';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AllowanceStore } from '../ports/webhooks.ts';
 import { accountKey, applied, getItem, type WebhookTable } from './dynamodb-webhook-table.ts';
+import { parseItem } from './stored-item.ts';
+
+/** Counters start absent: an allowance never taken, a day with no delivery counted. */
+const count = v.optional(v.number(), 0);
+const UsageItem = v.object({ endpoints: count, subscriptions: count, addresses: count });
+const DayItem = v.object({ deliveries: count });
 
 /** A limit of zero grants nothing (the counters' conditions pass on an item not yet written). */
 const nothingAllowed = (limit: number | null) => limit !== null && limit <= 0;
 
 export function dynamoAllowanceStore(table: WebhookTable): AllowanceStore {
   const { client, tableName } = table;
+  const deliveriesOn = async (accountId: string, day: string) => {
+    const item = await getItem(table, accountKey(accountId), `DAY#${day}`);
+    return item ? parseItem(DayItem, tableName, item).deliveries : 0;
+  };
   const usageKey = (accountId: string) => ({ pk: accountKey(accountId), sk: 'USAGE' });
   const dayKey = (accountId: string, day: string) => ({ pk: accountKey(accountId), sk: `DAY#${day}` });
   const addToDay = (accountId: string, day: string, n: number, limit: number | null) => applied(client.send(new UpdateCommand({
@@ -31,7 +42,7 @@ export function dynamoAllowanceStore(table: WebhookTable): AllowanceStore {
     let n = limit === null ? wanted : Math.min(wanted, limit);
     while (!(await addToDay(accountId, day, n, limit))) {
       if (n === 1) return 0; // a count of one refused leaves nothing to ask for
-      const used = Number((await getItem(table, accountKey(accountId), `DAY#${day}`))?.deliveries ?? 0);
+      const used = await deliveriesOn(accountId, day);
       n = Math.min(wanted, limit! - used);
       if (n <= 0) return 0;
     }
@@ -58,15 +69,13 @@ export function dynamoAllowanceStore(table: WebhookTable): AllowanceStore {
     },
     async usage(accountId) {
       const item = await getItem(table, accountKey(accountId), 'USAGE');
-      return { endpoints: Number(item?.endpoints ?? 0), subscriptions: Number(item?.subscriptions ?? 0), addresses: Number(item?.addresses ?? 0) };
+      return item ? parseItem(UsageItem, tableName, item) : { endpoints: 0, subscriptions: 0, addresses: 0 };
     },
     async countDelivery(accountId, day, limit) {
       return (await countDeliveries(accountId, day, 1, limit)) === 1;
     },
     countDeliveries,
-    async deliveriesCounted(accountId, day) {
-      return Number((await getItem(table, accountKey(accountId), `DAY#${day}`))?.deliveries ?? 0);
-    },
+    deliveriesCounted: deliveriesOn,
     async takeToken(accountId, bucket, limit, expiresAt) {
       if (nothingAllowed(limit)) return false;
       return applied(client.send(new UpdateCommand({

@@ -1,7 +1,10 @@
 /** Breadth table layout: `B#<family>` / `<calculated_at epoch ms, 15 digits>` -> the snapshot. */
+import * as v from 'valibot';
 import { BatchWriteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { BreadthSnapshot } from '../core/breadth/compute.ts';
+import type { BreadthFamily, BreadthSnapshot } from '../core/breadth/compute.ts';
 import type { BreadthStore } from '../ports/breadth.ts';
+import { BreadthSnapshotSchema } from '../../schemas/market.ts';
+import { json, parseItem } from './stored-item.ts';
 
 const sortKey = (ms: number) => String(ms).padStart(15, '0');
 
@@ -13,7 +16,11 @@ function itemOf(snapshot: BreadthSnapshot) {
   return { pk: `B#${family}`, sk: sortKey(Date.parse(snapshot.calculated_at)), family, snapshot: JSON.stringify(body) };
 }
 
+/** The snapshot as the routes publish it (its family is the partition's). */
+const SnapshotItem = v.object({ snapshot: json(BreadthSnapshotSchema) });
+
 export function dynamoBreadthStore(client: DynamoDBDocumentClient, tableName: string): BreadthStore {
+  const snapshotOf = (family: BreadthFamily, item: Record<string, unknown>): BreadthSnapshot => ({ family, ...parseItem(SnapshotItem, tableName, item).snapshot });
   return {
     async put(snapshot) {
       await client.send(new PutCommand({ TableName: tableName, Item: itemOf(snapshot) }));
@@ -34,7 +41,7 @@ export function dynamoBreadthStore(client: DynamoDBDocumentClient, tableName: st
         TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `B#${family}` },
         ScanIndexForward: false, Limit: 1,
       }));
-      return Items[0] ? { family, ...JSON.parse(String(Items[0].snapshot)) } : undefined;
+      return Items[0] ? snapshotOf(family, Items[0]) : undefined;
     },
     async edge(family, from, to, which) {
       const { Items = [] } = await client.send(new QueryCommand({
@@ -44,7 +51,7 @@ export function dynamoBreadthStore(client: DynamoDBDocumentClient, tableName: st
         ScanIndexForward: which === 'first',
         Limit: 1,
       }));
-      return Items[0] ? { family, ...JSON.parse(String(Items[0].snapshot)) } : undefined;
+      return Items[0] ? snapshotOf(family, Items[0]) : undefined;
     },
     async range(family, from, to, limit) {
       const snapshots: BreadthSnapshot[] = [];
@@ -57,7 +64,7 @@ export function dynamoBreadthStore(client: DynamoDBDocumentClient, tableName: st
           Limit: limit + 1 - snapshots.length,
           ExclusiveStartKey,
         }));
-        for (const item of page.Items ?? []) snapshots.push({ family, ...JSON.parse(String(item.snapshot)) });
+        for (const item of page.Items ?? []) snapshots.push(snapshotOf(family, item));
         ExclusiveStartKey = page.LastEvaluatedKey;
       } while (ExclusiveStartKey && snapshots.length <= limit);
       return { snapshots: snapshots.slice(0, limit), more: snapshots.length > limit };

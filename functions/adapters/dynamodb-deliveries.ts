@@ -12,10 +12,13 @@
  * lease, `ACCT#<account> / QUEUING` (`holder`, `lease_until` epoch ms).
  */
 import { createHash } from 'node:crypto';
+import * as v from 'valibot';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getAll, putAll } from './dynamodb-batch.ts';
-import type { DeliveryRecord, DeliveryStore } from '../ports/webhooks.ts';
+import type { DeliveryStore } from '../ports/webhooks.ts';
+import { DeliveryPayload, DeliveryRecord, DeliveryStateRecord } from '../../schemas/stored.ts';
 import { accountKey, applied, type Item, type WebhookTable } from './dynamodb-webhook-table.ts';
+import { json, parseItem } from './stored-item.ts';
 
 /** The delivery log is kept 30 days (DynamoDB TTL on `expires_at`). */
 const DELIVERY_RETENTION_S = 30 * 86_400;
@@ -48,13 +51,17 @@ function envelopeItem(delivery: DeliveryRecord): Item {
   };
 }
 
-const stateOf = (state: Item): Omit<DeliveryRecord, 'payload'> => {
-  const { payload: _payload, ...rest } = JSON.parse(String(state.record)) as DeliveryRecord;
-  return rest;
-};
+/** A delivery's state item; one written before state and envelope were apart holds both (its record has the payload). */
+const StateItem = v.object({ sk: v.string(), record: json(v.object({ ...DeliveryStateRecord.entries, payload: v.optional(DeliveryPayload) })) });
+type StateItem = v.InferOutput<typeof StateItem>;
+const EnvelopeItem = v.object({ sk: v.string(), gsi1sk: v.string(), payload: json(DeliveryPayload) });
+/** A delivery written as one item, listed in gsi1 from it. */
+const WholeItem = v.object({ gsi1sk: v.string(), record: json(DeliveryRecord) });
 
-const toDelivery = (state: Item, envelope: Item): DeliveryRecord =>
-  ({ ...JSON.parse(String(state.record)), payload: JSON.parse(String(envelope.payload)) }) as DeliveryRecord;
+const stateOf = ({ record }: StateItem): Omit<DeliveryRecord, 'payload'> => {
+  const { payload: _payload, ...state } = record;
+  return state;
+};
 
 /** DynamoDB deletes expired items up to two days late and reads return them until then. */
 const expired = (item: Item) => Number(item.expires_at) * 1000 <= Date.now();
@@ -82,7 +89,8 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
     },
     async states(accountId, ids) {
       const found = await getAll(client, tableName, [...new Set(ids)].map((id) => ({ pk: accountKey(accountId), sk: stateKey(id) })));
-      return new Map(found.filter((item) => !expired(item)).map((item) => [String(item.sk).slice('DLV#'.length), stateOf(item)]));
+      const states = found.filter((item) => !expired(item)).map((item) => parseItem(StateItem, tableName, item));
+      return new Map(states.map((item) => [item.sk.slice('DLV#'.length), stateOf(item)]));
     },
     leaseQueuing(accountId, holder, until, now) {
       return applied(client.send(new UpdateCommand({
@@ -121,14 +129,16 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
         TableName: tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :id)',
         ExpressionAttributeValues: { ':pk': accountKey(accountId), ':id': stateKey(id) }, ConsistentRead: true,
       }));
-      const state = Items.find((item) => item.sk === stateKey(id));
-      const envelope = Items.find((item) => item.sk === envelopeKey(id));
-      if (!state || expired(state)) return undefined;
-      if (envelope) return toDelivery(state, envelope);
+      const stateItem = Items.find((item) => item.sk === stateKey(id));
+      const envelopeItemRead = Items.find((item) => item.sk === envelopeKey(id));
+      if (!stateItem || expired(stateItem)) return undefined;
+      const state = parseItem(StateItem, tableName, stateItem);
+      if (envelopeItemRead) return { ...stateOf(state), payload: parseItem(EnvelopeItem, tableName, envelopeItemRead).payload };
       // Written before state and envelope were apart (one item holding both, in gsi1): its envelope
       // is written now, once, so the attempt's state write keeps it in the log.
-      const whole = JSON.parse(String(state.record)) as DeliveryRecord;
-      if (whole.payload === undefined) return undefined;
+      const { payload } = state.record;
+      if (payload === undefined) return undefined;
+      const whole = { ...stateOf(state), payload };
       await client.send(new PutCommand({ TableName: tableName, Item: envelopeItem(whole) }));
       return whole;
     },
@@ -139,16 +149,19 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
       }));
       // Endpoint ids are unique, but the account key keeps one account from ever reading another's log.
       const listed = envelopes.filter((item) => item.pk === accountKey(accountId) && !expired(item));
-      const mine = listed.filter((item) => String(item.sk).endsWith('#E'));
+      const mine = listed.filter((item) => String(item.sk).endsWith('#E')).map((item) => parseItem(EnvelopeItem, tableName, item));
       // A delivery written as one item (before the split) is listed from it until its envelope exists.
       const whole = listed.filter((item) => !String(item.sk).endsWith('#E') && !mine.some((e) => e.sk === `${String(item.sk)}#E`))
-        .map((item) => ({ at: String(item.gsi1sk), delivery: JSON.parse(String(item.record)) as DeliveryRecord }));
-      const states = new Map<string, Item>();
-      const stateKeys = mine.map((item) => ({ pk: item.pk, sk: String(item.sk).slice(0, -'#E'.length) }));
-      for (const item of await getAll(client, tableName, stateKeys)) states.set(String(item.sk), item);
+        .map((item) => {
+          const { gsi1sk, record } = parseItem(WholeItem, tableName, item);
+          return { at: gsi1sk, delivery: record };
+        });
+      const states = new Map<string, StateItem>();
+      const stateKeys = mine.map((item) => ({ pk: accountKey(accountId), sk: item.sk.slice(0, -'#E'.length) }));
+      for (const item of await getAll(client, tableName, stateKeys)) states.set(String(item.sk), parseItem(StateItem, tableName, item));
       const split = mine.flatMap((envelope) => {
-        const state = states.get(String(envelope.sk).slice(0, -'#E'.length));
-        return state ? [{ at: String(envelope.gsi1sk), delivery: toDelivery(state, envelope) }] : [];
+        const state = states.get(envelope.sk.slice(0, -'#E'.length));
+        return state ? [{ at: envelope.gsi1sk, delivery: { ...stateOf(state), payload: envelope.payload } }] : [];
       });
       return [...split, ...whole].sort((a, b) => b.at.localeCompare(a.at)).map((entry) => entry.delivery);
     },

@@ -1,21 +1,31 @@
 /** Endpoints in the webhooks table: `ACCT#<account> / EP#<id>`, secrets included (routes never return them). */
+import * as v from 'valibot';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EndpointRecord, EndpointStore } from '../ports/webhooks.ts';
+import { ENDPOINT_STATUSES } from '../../schemas/stored.ts';
 import { accountItems, accountKey, applied, getItem, isConditionFailure, removeItem, type Item, type WebhookTable } from './dynamodb-webhook-table.ts';
+import { parseItem } from './stored-item.ts';
 
-function toEndpoint(item: Item): EndpointRecord {
-  return {
-    id: String(item.id), accountId: String(item.account_id), url: String(item.url), description: String(item.description ?? ''),
-    status: item.status as EndpointRecord['status'], secret: String(item.secret),
-    previousSecret: (item.previous_secret as string | undefined) ?? null, previousSecretExpiresAt: (item.previous_secret_expires_at as string | undefined) ?? null,
-    consecutiveFailures: Number(item.consecutive_failures ?? 0), firstFailureAt: (item.first_failure_at as string | undefined) ?? null,
-    slowUntil: (item.slow_until as string | undefined) ?? null,
-    createdAt: String(item.created_at),
-  };
-}
+/** An endpoint's attributes; the streak's start and the slow lane are absent while there is none (and are removed, not nulled). */
+const EndpointItem = v.object({
+  id: v.string(), account_id: v.string(), url: v.string(), description: v.optional(v.string(), ''), status: v.picklist(ENDPOINT_STATUSES),
+  secret: v.string(), previous_secret: v.nullish(v.string()), previous_secret_expires_at: v.nullish(v.string()),
+  consecutive_failures: v.optional(v.number(), 0), first_failure_at: v.nullish(v.string()), slow_until: v.nullish(v.string()), created_at: v.string(),
+});
+
+/** The streak as the failure update leaves it (it sets both). */
+const StreakAttributes = v.object({ consecutive_failures: v.number(), first_failure_at: v.string() });
 
 export function dynamoEndpointStore(table: WebhookTable): EndpointStore {
   const { client, tableName } = table;
+  function toEndpoint(stored: Item): EndpointRecord {
+    const item = parseItem(EndpointItem, tableName, stored);
+    return {
+      id: item.id, accountId: item.account_id, url: item.url, description: item.description, status: item.status, secret: item.secret,
+      previousSecret: item.previous_secret ?? null, previousSecretExpiresAt: item.previous_secret_expires_at ?? null,
+      consecutiveFailures: item.consecutive_failures, firstFailureAt: item.first_failure_at ?? null, slowUntil: item.slow_until ?? null, createdAt: item.created_at,
+    };
+  }
   const key = (accountId: string, id: string) => ({ pk: accountKey(accountId), sk: `EP#${id}` });
   const itemOf = (endpoint: EndpointRecord) => ({
     ...key(endpoint.accountId, endpoint.id), id: endpoint.id, account_id: endpoint.accountId, url: endpoint.url,
@@ -46,7 +56,8 @@ export function dynamoEndpointStore(table: WebhookTable): EndpointStore {
           ConditionExpression: 'attribute_exists(sk)',
           ExpressionAttributeValues: { ':one': 1, ':at': at }, ReturnValues: 'ALL_NEW',
         }));
-        return { failures: Number(Attributes!.consecutive_failures), firstFailureAt: String(Attributes!.first_failure_at) };
+        const streak = parseItem(StreakAttributes, tableName, Attributes ?? {});
+        return { failures: streak.consecutive_failures, firstFailureAt: streak.first_failure_at };
       } catch (error) {
         if (isConditionFailure(error)) return undefined; // deleted meanwhile
         throw error;

@@ -9,35 +9,48 @@
  *
  * Job ids sort by creation time, so an account's jobs read newest first from one query.
  */
+import * as v from 'valibot';
 import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ExportFileRecord, ExportJobRecord, ExportPartition, ExportStore } from '../ports/exports.ts';
+import type { ExportJobRecord, ExportStore } from '../ports/exports.ts';
+import { EXPORT_SCHEMAS, EXPORT_STATES, ExportQuoteSchema } from '../../schemas/exports.ts';
+import { ExportPartition } from '../../schemas/messages.ts';
+import { ExportFileRecord } from '../../schemas/stored.ts';
+import { FAMILIES } from '../../schemas/venues.ts';
 import { accountKey, applied, getItem, isConditionFailure, queryAll, transitionJob, type Item } from './dynamodb-webhook-table.ts';
+import { json, parseItem } from './stored-item.ts';
 
 const jobKey = (accountId: string, jobId: string) => ({ pk: accountKey(accountId), sk: `JOB#${jobId}` });
 const fileSk = (index: number) => `FILE#${String(index).padStart(5, '0')}`;
 const RUNNING_STATES = [':queued', ':running'];
 
-function toJob(item: Item): ExportJobRecord {
-  const opt = (name: string) => (item[name] === undefined ? undefined : Number(item[name]));
+/** A job's attributes; progress counters start at zero, the times, price and error are set by its transitions. */
+const JobItem = v.object({
+  account_id: v.string(), job_id: v.string(), state: v.picklist(EXPORT_STATES), schema: v.picklist(EXPORT_SCHEMAS), family: v.picklist(FAMILIES),
+  symbols: v.array(v.string()), from_ms: v.number(), to_ms: v.number(), created_at: v.number(),
+  started_at: v.optional(v.number()), finished_at: v.optional(v.number()), files_expire_at: v.optional(v.number()), quote: ExportQuoteSchema,
+  partitions_total: v.number(), partitions_done: v.optional(v.number(), 0), rows_written: v.optional(v.number(), 0), bytes_written: v.optional(v.number(), 0),
+  price_usd: v.optional(v.number()), error_message: v.optional(v.string()),
+});
+
+const ClaimItem = v.object({ job_id: v.string(), fingerprint: v.string(), claimed_at: v.number() });
+
+/** The partition list, as the state machine received it. */
+const PlanItem = v.object({ partitions: json(v.array(ExportPartition)) });
+
+function toJob(tableName: string, stored: Item): ExportJobRecord {
+  const item = parseItem(JobItem, tableName, stored);
   return {
-    accountId: String(item.account_id), jobId: String(item.job_id), state: item.state as ExportJobRecord['state'],
-    schema: item.schema as ExportJobRecord['schema'], family: item.family as ExportJobRecord['family'], symbols: item.symbols as string[],
-    from: Number(item.from_ms), to: Number(item.to_ms), createdAt: Number(item.created_at),
-    ...(opt('started_at') !== undefined && { startedAt: opt('started_at') }),
-    ...(opt('finished_at') !== undefined && { finishedAt: opt('finished_at') }),
-    ...(opt('files_expire_at') !== undefined && { expiresAt: opt('files_expire_at') }),
-    quote: item.quote as ExportJobRecord['quote'],
-    partitionsTotal: Number(item.partitions_total), partitionsDone: Number(item.partitions_done ?? 0),
-    rowsWritten: Number(item.rows_written ?? 0), bytesWritten: Number(item.bytes_written ?? 0),
-    ...(opt('price_usd') !== undefined && { priceUsd: opt('price_usd') }),
-    ...(item.error_message !== undefined && { errorMessage: String(item.error_message) }),
+    accountId: item.account_id, jobId: item.job_id, state: item.state, schema: item.schema, family: item.family, symbols: item.symbols,
+    from: item.from_ms, to: item.to_ms, createdAt: item.created_at,
+    ...(item.started_at !== undefined && { startedAt: item.started_at }),
+    ...(item.finished_at !== undefined && { finishedAt: item.finished_at }),
+    ...(item.files_expire_at !== undefined && { expiresAt: item.files_expire_at }),
+    quote: item.quote,
+    partitionsTotal: item.partitions_total, partitionsDone: item.partitions_done, rowsWritten: item.rows_written, bytesWritten: item.bytes_written,
+    ...(item.price_usd !== undefined && { priceUsd: item.price_usd }),
+    ...(item.error_message !== undefined && { errorMessage: item.error_message }),
   };
 }
-
-const toFile = (item: Item): ExportFileRecord => ({
-  index: Number(item.index), name: String(item.name), symbol: String(item.symbol), day: String(item.day),
-  rows: Number(item.rows), bytes: Number(item.bytes), sha256: String(item.sha256), key: String(item.key),
-});
 
 /** Attribute names of the settable job fields. */
 const FIELD_ATTRIBUTE = { startedAt: 'started_at', finishedAt: 'finished_at', expiresAt: 'files_expire_at', priceUsd: 'price_usd', errorMessage: 'error_message' } as const;
@@ -57,7 +70,9 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
       })));
       if (claimed) return undefined;
       const item = await getItem(table, Key.pk, Key.sk);
-      return item ? { jobId: String(item.job_id), fingerprint: String(item.fingerprint), claimedAt: Number(item.claimed_at) } : undefined;
+      if (!item) return undefined;
+      const earlier = parseItem(ClaimItem, tableName, item);
+      return { jobId: earlier.job_id, fingerprint: earlier.fingerprint, claimedAt: earlier.claimed_at };
     },
 
     async createJob(job, partitions) {
@@ -75,13 +90,13 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
 
     async partitions(jobId) {
       const item = await getItem(table, `JOB#${jobId}`, 'PLAN');
-      return item ? (JSON.parse(String(item.partitions)) as ExportPartition[]) : undefined;
+      return item ? parseItem(PlanItem, tableName, item).partitions : undefined;
     },
 
     async getJob(accountId, jobId) {
       const { pk, sk } = jobKey(accountId, jobId);
       const item = await getItem(table, pk, sk);
-      return item ? toJob(item) : undefined;
+      return item ? toJob(tableName, item) : undefined;
     },
 
     async listJobs(accountId, limit, after) {
@@ -94,7 +109,7 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
         // One more than asked tells whether another page exists.
         Limit: limit + 2,
       }));
-      const jobs = (page.Items ?? []).map(toJob).filter((job) => job.jobId !== after);
+      const jobs = (page.Items ?? []).map((item) => toJob(tableName, item)).filter((job) => job.jobId !== after);
       return { jobs: jobs.slice(0, limit), more: jobs.length > limit };
     },
 
@@ -127,7 +142,7 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
     async file(jobId, index) {
       if (!Number.isSafeInteger(index) || index < 0) return undefined;
       const item = await getItem(table, `JOB#${jobId}`, fileSk(index));
-      return item ? toFile(item) : undefined;
+      return item ? parseItem(ExportFileRecord, tableName, item) : undefined;
     },
 
     async files(jobId) {
@@ -135,7 +150,7 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :files)',
         ExpressionAttributeValues: { ':pk': `JOB#${jobId}`, ':files': 'FILE#' }, ConsistentRead: true,
       });
-      return items.map(toFile);
+      return items.map((item) => parseItem(ExportFileRecord, tableName, item));
     },
 
     async forgetFiles(jobId, indexes) {

@@ -20,11 +20,13 @@
  * removed: a day whose files were all retired is one empty query more.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
+import * as v from 'valibot';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getAll } from './dynamodb-batch.ts';
 import type { ArchiveFile, ArchiveManifest, BatchOutcome } from '../ports/archive.ts';
 import type { FileCadence } from '../core/archive/cadence.ts';
+import { parseItem } from './stored-item.ts';
 
 const ALL = '*';
 
@@ -53,6 +55,30 @@ function toItem(file: ArchiveFile) {
     min_ts: file.minTs, max_ts: file.maxTs, replaces: file.replaces, created_at: file.createdAt, tier: file.tier, hour: file.hour,
   };
 }
+
+/**
+ * A file item, read field by field and not parsed: every archive read lists its window's files (a
+ * day's ingest deltas are hundreds), on the path of every REST query, and a parse of each item
+ * costs more than its share of the query. The manifest's items are written by toItem alone.
+ */
+const BatchItem = v.variant('status', [
+  v.object({ status: v.literal('done'), records: v.number() }),
+  v.object({ status: v.literal('rejected'), reason: v.string() }),
+]);
+const DeletionItem = v.object({ sk: v.string(), key: v.string() });
+const DayIndexItem = v.object({ sk: v.string() });
+/**
+ * A file's statistics: gzipped JSON (or, written before they were gzipped, a JSON string). Only
+ * the envelope is checked (an object of per-symbol statistics): a family-wide file holds hundreds
+ * of symbols' histograms and gap lists, a coverage read wants one symbol's of each file, and
+ * core/quality/coverage.ts reads only that one.
+ */
+const StatsItem = v.pipe(
+  v.union([v.object({ cadence_gz: v.instance(Uint8Array) }), v.object({ cadence: v.string() })]),
+  v.transform((item) => ('cadence_gz' in item ? gunzipSync(item.cadence_gz).toString('utf8') : item.cadence)),
+  v.parseJson(),
+  v.custom<FileCadence>((json) => typeof json === 'object' && json !== null && !Array.isArray(json), 'must be an object of per-symbol statistics'),
+);
 
 function fromItem(item: Record<string, unknown>): ArchiveFile {
   return {
@@ -109,9 +135,7 @@ export function dynamoArchiveManifest(client: DynamoDBDocumentClient, tableName:
       const found = new Map<string, FileCadence>();
       for (const item of items) {
         const fileId = byKey.get(`${String(item.pk)}|${String(item.sk)}`);
-        // Statistics written before they were gzipped are a JSON string.
-        const json = item.cadence_gz instanceof Uint8Array ? gunzipSync(item.cadence_gz).toString('utf8') : String(item.cadence);
-        if (fileId !== undefined) found.set(fileId, JSON.parse(json) as FileCadence);
+        if (fileId !== undefined) found.set(fileId, parseItem(StatsItem, tableName, item));
       }
       return found;
     },
@@ -137,15 +161,14 @@ export function dynamoArchiveManifest(client: DynamoDBDocumentClient, tableName:
         ExpressionAttributeValues: { ':pk': `Y#${dataset}#${family}`, ':from': fromDay, ':to': toDay },
         ConsistentRead: true,
       });
-      return items.map((item) => String(item.sk));
+      return items.map((item) => parseItem(DayIndexItem, tableName, item).sk);
     },
     async deltaFiles(dataset, family, fromDay, toDay) {
       return (await dayRange(`D#${dataset}#${family}`, fromDay, toDay)).map(fromItem);
     },
     async batchOutcome(batchId) {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: `B#${batchId}`, sk: 'B' }, ConsistentRead: true }));
-      if (!Item) return undefined;
-      return Item.status === 'done' ? { status: 'done', records: Number(Item.records) } : { status: 'rejected', reason: String(Item.reason) };
+      return Item ? parseItem(BatchItem, tableName, Item) : undefined;
     },
     async recordBatch(batchId, outcome: BatchOutcome) {
       await client.send(new PutCommand({ TableName: tableName, Item: { pk: `B#${batchId}`, sk: 'B', ...outcome, recorded_at: Date.now() } }));
@@ -185,7 +208,10 @@ export function dynamoArchiveManifest(client: DynamoDBDocumentClient, tableName:
         TableName: tableName, KeyConditionExpression: 'pk = :g AND sk < :now',
         ExpressionAttributeValues: { ':g': 'G', ':now': `${String(now).padStart(15, '0')}#` }, Limit: limit,
       }));
-      return Items.map((item) => ({ key: String(item.key), id: String(item.sk) }));
+      return Items.map((stored) => {
+        const item = parseItem(DeletionItem, tableName, stored);
+        return { key: item.key, id: item.sk };
+      });
     },
     async forgetDeletion(id) {
       await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: 'G', sk: id } }));

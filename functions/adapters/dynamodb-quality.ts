@@ -7,9 +7,13 @@
  * Incidents are listed newest first from one index partition; latency minutes are read by the hour
  * (one query per hour of the window).
  */
+import * as v from 'valibot';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { IncidentStore, LatencyMinute, LatencyStore, StoredIncident } from '../ports/quality.ts';
+import { INCIDENT_KINDS } from '../../schemas/quality.ts';
+import { FAMILIES } from '../../schemas/venues.ts';
+import { parseItem } from './stored-item.ts';
 
 const HOUR = 3_600_000;
 const padded = (ms: number) => String(ms).padStart(15, '0');
@@ -24,12 +28,17 @@ function toItem(incident: StoredIncident) {
   };
 }
 
-function fromItem(item: Record<string, unknown>): StoredIncident {
+const IncidentItem = v.object({
+  id: v.string(), kind: v.picklist(INCIDENT_KINDS), exchange: v.picklist(FAMILIES),
+  data_types: v.optional(v.array(v.string()), []), symbols: v.optional(v.array(v.string()), []),
+  started_at: v.number(), detected_at: v.number(), resolved_at: v.optional(v.number()),
+});
+
+function fromItem(tableName: string, stored: Record<string, unknown>): StoredIncident {
+  const item = parseItem(IncidentItem, tableName, stored);
   return {
-    id: String(item.id), kind: item.kind as StoredIncident['kind'], exchange: item.exchange as StoredIncident['exchange'],
-    dataTypes: (item.data_types as string[] | undefined) ?? [], symbols: (item.symbols as string[] | undefined) ?? [],
-    startedAt: Number(item.started_at), detectedAt: Number(item.detected_at),
-    ...(item.resolved_at !== undefined && { resolvedAt: Number(item.resolved_at) }),
+    id: item.id, kind: item.kind, exchange: item.exchange, dataTypes: item.data_types, symbols: item.symbols,
+    startedAt: item.started_at, detectedAt: item.detected_at, ...(item.resolved_at !== undefined && { resolvedAt: item.resolved_at }),
   };
 }
 
@@ -62,7 +71,7 @@ export function dynamoIncidentStore(client: DynamoDBDocumentClient, tableName: s
     },
     async get(id) {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: `I#${id}`, sk: 'I' } }));
-      return Item ? fromItem(Item) : undefined;
+      return Item ? fromItem(tableName, Item) : undefined;
     },
     async list(since) {
       const incidents: StoredIncident[] = [];
@@ -72,7 +81,7 @@ export function dynamoIncidentStore(client: DynamoDBDocumentClient, tableName: s
           TableName: tableName, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk >= :since',
           ExpressionAttributeValues: { ':pk': 'INCIDENTS', ':since': padded(Math.max(0, since)) }, ScanIndexForward: false, ExclusiveStartKey,
         }));
-        incidents.push(...(page.Items ?? []).map(fromItem));
+        incidents.push(...(page.Items ?? []).map((item) => fromItem(tableName, item)));
         ExclusiveStartKey = page.LastEvaluatedKey;
       } while (ExclusiveStartKey);
       return incidents;
@@ -104,6 +113,9 @@ export function dynamoLatencyStore(client: DynamoDBDocumentClient, tableName: st
             ExpressionAttributeValues: { ':pk': `LAT#${hour}`, ':from': padded(Math.max(from, hour)), ':to': `${padded(Math.min(to, hour + HOUR) - 1)}#\uffff` },
             ExclusiveStartKey,
           }));
+          // Read, not parsed: the SLA reads a month of every container's minutes (hundreds of
+          // thousands of items), and the minutes are written by this adapter alone from numbers the
+          // HTTP shell measured; a parse per item would cost more than the month's arithmetic.
           for (const item of page.Items ?? []) {
             minutes.push({ minute: Number(item.minute), scope: String(item.scope), count: Number(item.count), sumMs: Number(item.sum_ms), hist: JSON.parse(String(item.hist)) as Record<string, number> });
           }

@@ -7,9 +7,13 @@
  *
  * A retried partition rewrites its chunks (the same keys); its progress is counted once.
  */
+import * as v from 'valibot';
 import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ReplayJobRecord, ReplayOccurrence, ReplayStore } from '../ports/replays.ts';
+import { REPLAY_STATES } from '../../schemas/replays.ts';
+import { ReplayOccurrence as ReplayOccurrenceSchema, StoredConfig } from '../../schemas/stored.ts';
 import { accountKey, getItem, isConditionFailure, transitionJob, type Item } from './dynamodb-webhook-table.ts';
+import { json, parseItem } from './stored-item.ts';
 
 const jobKey = (accountId: string, jobId: string) => ({ pk: accountKey(accountId), sk: `REPLAY#${jobId}` });
 const chunkSk = (part: number, chunk: number) => `OCC#${String(part).padStart(5, '0')}#${String(chunk).padStart(5, '0')}`;
@@ -18,18 +22,28 @@ const CHUNK_OCCURRENCES = 200;
 const CHUNK_BYTES = 300_000;
 const RUNNING = { ':queued': 'queued', ':running': 'running' };
 
-function toJob(item: Item): ReplayJobRecord {
-  const opt = (name: string) => (item[name] === undefined ? undefined : Number(item[name]));
+/** A job's attributes; progress counters start at zero, the times and the error are set by its transitions. */
+const JobItem = v.object({
+  account_id: v.string(), job_id: v.string(), state: v.picklist(REPLAY_STATES), event_type: v.string(), config: json(StoredConfig),
+  subscription_id: v.optional(v.string()), deliver: v.optional(v.boolean(), false), from_ms: v.number(), to_ms: v.number(), created_at: v.number(),
+  started_at: v.optional(v.number()), finished_at: v.optional(v.number()), partitions_total: v.number(), partitions_done: v.optional(v.number(), 0),
+  rows_scanned: v.optional(v.number(), 0), matched: v.optional(v.number(), 0), delivered: v.optional(v.number(), 0), error_message: v.optional(v.string()),
+});
+
+/** A chunk of one partition's occurrences. */
+const ChunkItem = v.object({ sk: v.string(), occurrences: json(v.array(ReplayOccurrenceSchema)) });
+
+function toJob(tableName: string, stored: Item): ReplayJobRecord {
+  const item = parseItem(JobItem, tableName, stored);
   return {
-    accountId: String(item.account_id), jobId: String(item.job_id), state: item.state as ReplayJobRecord['state'], eventType: String(item.event_type),
-    config: JSON.parse(String(item.config)) as Record<string, unknown>,
-    ...(item.subscription_id !== undefined && { subscriptionId: String(item.subscription_id) }),
-    deliver: item.deliver === true, from: Number(item.from_ms), to: Number(item.to_ms), createdAt: Number(item.created_at),
-    ...(opt('started_at') !== undefined && { startedAt: opt('started_at') }),
-    ...(opt('finished_at') !== undefined && { finishedAt: opt('finished_at') }),
-    partitionsTotal: Number(item.partitions_total), partitionsDone: Number(item.partitions_done ?? 0),
-    rowsScanned: Number(item.rows_scanned ?? 0), matched: Number(item.matched ?? 0), delivered: Number(item.delivered ?? 0),
-    ...(item.error_message !== undefined && { errorMessage: String(item.error_message) }),
+    accountId: item.account_id, jobId: item.job_id, state: item.state, eventType: item.event_type, config: item.config,
+    ...(item.subscription_id !== undefined && { subscriptionId: item.subscription_id }),
+    deliver: item.deliver, from: item.from_ms, to: item.to_ms, createdAt: item.created_at,
+    ...(item.started_at !== undefined && { startedAt: item.started_at }),
+    ...(item.finished_at !== undefined && { finishedAt: item.finished_at }),
+    partitionsTotal: item.partitions_total, partitionsDone: item.partitions_done,
+    rowsScanned: item.rows_scanned, matched: item.matched, delivered: item.delivered,
+    ...(item.error_message !== undefined && { errorMessage: item.error_message }),
   };
 }
 
@@ -72,7 +86,7 @@ export function dynamoReplayStore(client: DynamoDBDocumentClient, tableName: str
     async getJob(accountId, jobId) {
       const { pk, sk } = jobKey(accountId, jobId);
       const item = await getItem(table, pk, sk);
-      return item ? toJob(item) : undefined;
+      return item ? toJob(tableName, item) : undefined;
     },
 
     async transition(accountId, jobId, from, to, fields = {}) {
@@ -115,9 +129,8 @@ export function dynamoReplayStore(client: DynamoDBDocumentClient, tableName: str
           ExpressionAttributeValues: { ':pk': `REPLAY#${jobId}`, ...(afterSk ? { ':from': afterSk } : { ':occ': 'OCC#' }) },
           ConsistentRead: true, Limit: 20, ExclusiveStartKey: startKey,
         }));
-        for (const item of page.Items ?? []) {
-          const sk = String(item.sk);
-          const chunk = JSON.parse(String(item.occurrences)) as ReplayOccurrence[];
+        for (const stored of page.Items ?? []) {
+          const { sk, occurrences: chunk } = parseItem(ChunkItem, tableName, stored);
           const offset = sk === afterSk ? afterOffset : 0;
           const take = chunk.slice(offset, offset + (limit - out.length));
           out.push(...take);

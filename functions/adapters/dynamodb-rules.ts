@@ -4,30 +4,45 @@
  * owner's PATCH and a pause never overwrite each other; gsi1 (`RULES#<event type>`) lists every
  * account's rules of a type. Addresses are `ACCT#<account> / ADDR#<address>` (lowercase).
  */
+import * as v from 'valibot';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RuleStore, SubscriptionRecord, WatchedAddressRecord } from '../ports/webhooks.ts';
+import { LastPause, SubscriptionOwnerPart } from '../../schemas/stored.ts';
 import { accountItems, accountKey, applied, getItem, isConditionFailure, queryAll, removeItem, type Item, type WebhookTable } from './dynamodb-webhook-table.ts';
+import { json, parseItem } from './stored-item.ts';
 
-type OwnerPart = Omit<SubscriptionRecord, 'pause' | 'lastPause'>;
+/** A rule: the owner's part as JSON, the engine's pause in attributes of its own (absent while not paused), the last pause as JSON. */
+const RuleItem = v.object({
+  record: json(SubscriptionOwnerPart),
+  paused_at: v.optional(v.string()),
+  pause_reason: v.optional(v.string()),
+  suppressed_count: v.optional(v.number(), 0),
+  suppressed_first_at: v.optional(v.string()),
+  suppressed_last_at: v.optional(v.string()),
+  last_pause: v.optional(json(LastPause)),
+});
 
-function toSubscription(item: Item): SubscriptionRecord {
-  const { pause: _p, lastPause: _l, ...owner } = JSON.parse(String(item.record)) as SubscriptionRecord;
-  return {
-    ...(owner as OwnerPart),
-    pause: item.paused_at === undefined ? null : {
-      pausedAt: String(item.paused_at), reason: String(item.pause_reason), suppressedCount: Number(item.suppressed_count ?? 0),
-      suppressedFirstAt: (item.suppressed_first_at as string | undefined) ?? null, suppressedLastAt: (item.suppressed_last_at as string | undefined) ?? null,
-    },
-    lastPause: item.last_pause === undefined ? null : (JSON.parse(String(item.last_pause)) as SubscriptionRecord['lastPause']),
-  };
-}
+const AddressItem = v.object({ address: v.string(), label: v.optional(v.string(), ''), created_at: v.string() });
 
 const PAUSE_ATTRIBUTES = ['paused_at', 'pause_reason', 'suppressed_count', 'suppressed_first_at', 'suppressed_last_at'];
 
-const toAddress = (item: Item): WatchedAddressRecord => ({ address: String(item.address), label: String(item.label ?? ''), createdAt: String(item.created_at) });
-
 export function dynamoRuleStore(table: WebhookTable): RuleStore {
   const { client, tableName } = table;
+  function toSubscription(stored: Item): SubscriptionRecord {
+    const item = parseItem(RuleItem, tableName, stored);
+    return {
+      ...item.record,
+      pause: item.paused_at === undefined ? null : {
+        pausedAt: item.paused_at, reason: item.pause_reason ?? '', suppressedCount: item.suppressed_count,
+        suppressedFirstAt: item.suppressed_first_at ?? null, suppressedLastAt: item.suppressed_last_at ?? null,
+      },
+      lastPause: item.last_pause ?? null,
+    };
+  }
+  const toAddress = (stored: Item): WatchedAddressRecord => {
+    const item = parseItem(AddressItem, tableName, stored);
+    return { address: item.address, label: item.label, createdAt: item.created_at };
+  };
   const key = (accountId: string, id: string) => ({ pk: accountKey(accountId), sk: `SUB#${id}` });
   async function get(accountId: string, id: string): Promise<SubscriptionRecord | undefined> {
     const item = await getItem(table, accountKey(accountId), `SUB#${id}`);

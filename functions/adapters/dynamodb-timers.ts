@@ -2,11 +2,13 @@
  * Timers table layout: `DUE#<minute epoch ms>`/`<dueAt, 15 digits>#<id>` per parked message, and
  * one `CURSOR`/`CURSOR` item holding the oldest minute that may still hold timers.
  */
+import * as v from 'valibot';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CURSOR_TRAIL_MS, minuteOf } from '../core/timers.ts';
-import type { QueueName } from '../resources.ts';
+import { QUEUE_NAMES } from '../resources.ts';
 import type { Timer, TimerStore } from '../ports/timers.ts';
+import { parseItem } from './stored-item.ts';
 
 const CURSOR_KEY = { pk: 'CURSOR', sk: 'CURSOR' };
 const sortKey = (timer: Pick<Timer, 'dueAt' | 'id'>) => `${String(timer.dueAt).padStart(15, '0')}#${timer.id}`;
@@ -18,6 +20,9 @@ async function ignoringConditionFailure(write: Promise<unknown>): Promise<void> 
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
 }
+
+const TimerItem = v.object({ id: v.string(), queue: v.picklist(QUEUE_NAMES), body: v.string(), due_at: v.number() });
+const CursorItem = v.object({ minute_ms: v.number() });
 
 /** BatchWriteItem takes at most this many requests. */
 const BATCH_WRITE = 25;
@@ -55,12 +60,10 @@ export function dynamoTimerStore(client: DynamoDBDocumentClient, tableName: stri
         Limit: limit,
         ConsistentRead: true,
       }));
-      return (result.Items ?? []).map((item) => ({
-        id: String(item.id),
-        queue: item.queue as QueueName,
-        body: String(item.body),
-        dueAt: Number(item.due_at),
-      }));
+      return (result.Items ?? []).map((stored) => {
+        const item = parseItem(TimerItem, tableName, stored);
+        return { id: item.id, queue: item.queue, body: item.body, dueAt: item.due_at };
+      });
     },
 
     async removeAll(timers) {
@@ -78,7 +81,7 @@ export function dynamoTimerStore(client: DynamoDBDocumentClient, tableName: stri
 
     async readCursor() {
       const result = await client.send(new GetCommand({ TableName: tableName, Key: CURSOR_KEY, ConsistentRead: true }));
-      return typeof result.Item?.minute_ms === 'number' ? result.Item.minute_ms : undefined;
+      return result.Item ? parseItem(CursorItem, tableName, result.Item).minute_ms : undefined;
     },
 
     async advanceCursor(minute) {

@@ -1,8 +1,9 @@
 import type { ExportQuote, ExportSchemaName, ExportState } from '../../schemas/exports.ts';
 import type { ExportPartition } from '../../schemas/messages.ts';
+import type { ExportFileRecord } from '../../schemas/stored.ts';
 import type { Family } from '../core/venues.ts';
 
-export type { ExportPartition };
+export type { ExportFileRecord, ExportPartition };
 
 export interface ExportJobRecord {
   accountId: string;
@@ -26,18 +27,6 @@ export interface ExportJobRecord {
   bytesWritten: number;
   priceUsd?: number;
   errorMessage?: string;
-}
-
-export interface ExportFileRecord {
-  index: number;
-  name: string;
-  symbol: string;
-  day: string;
-  rows: number;
-  bytes: number;
-  sha256: string;
-  /** Object key in the exports bucket. */
-  key: string;
 }
 
 export interface IdempotencyClaim {

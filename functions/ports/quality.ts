@@ -1,4 +1,5 @@
 import type { Family } from '../core/venues.ts';
+import type { IncidentKind } from '../../schemas/quality.ts';
 
 export type IncidentStatus = 'open' | 'investigating' | 'identified' | 'monitoring' | 'resolved';
 export type IncidentSeverity = 'minor' | 'major' | 'critical';
@@ -7,7 +8,7 @@ export type IncidentSeverity = 'minor' | 'major' | 'critical';
 export interface StoredIncident {
   id: string;
   /** The detector that owns it: an archive gap (a venue's trade stream) or an ingest stall (one market's book). */
-  kind: 'archive_gap' | 'ingest_stall';
+  kind: IncidentKind;
   exchange: Family;
   dataTypes: string[];
   symbols: string[];

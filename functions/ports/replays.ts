@@ -1,7 +1,8 @@
 import type { ReplayState } from '../../schemas/replays.ts';
 import type { ReplayPartition } from '../../schemas/messages.ts';
+import type { ReplayOccurrence, StoredConfig } from '../../schemas/stored.ts';
 
-export type { ReplayPartition };
+export type { ReplayOccurrence, ReplayPartition };
 
 export interface ReplayJobRecord {
   accountId: string;
@@ -9,7 +10,7 @@ export interface ReplayJobRecord {
   state: ReplayState;
   eventType: string;
   /** The normalized config the job matches with (the subscription's, or the request's). */
-  config: Record<string, unknown>;
+  config: StoredConfig;
   subscriptionId?: string;
   deliver: boolean;
   from: number;
@@ -23,13 +24,6 @@ export interface ReplayJobRecord {
   matched: number;
   delivered: number;
   errorMessage?: string;
-}
-
-/** One occurrence as a replay keeps it. */
-export interface ReplayOccurrence {
-  eventId?: string;
-  occurredAt: number;
-  data: Record<string, unknown>;
 }
 
 export interface PartitionResult { rowsScanned: number; delivered: number; occurrences: readonly ReplayOccurrence[] }

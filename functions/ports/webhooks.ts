@@ -1,4 +1,7 @@
-export type EndpointStatus = 'active' | 'disabled' | 'auto_disabled';
+import type { DeliveryRecord, DeliveryState, EndpointStatus, PauseRecord, SubscriptionRecord } from '../../schemas/stored.ts';
+
+/** The records as stored: their schemas (schemas/stored.ts) are what the adapters parse. */
+export type { DeliveryRecord, DeliveryState, EndpointStatus, PauseRecord, SubscriptionRecord };
 
 export interface EndpointRecord {
   id: string;
@@ -20,59 +23,7 @@ export interface EndpointRecord {
 
 export type Countable = 'endpoints' | 'subscriptions' | 'addresses';
 
-export interface PauseRecord {
-  pausedAt: string;
-  reason: string;
-  suppressedCount: number;
-  suppressedFirstAt: string | null;
-  suppressedLastAt: string | null;
-}
-
-export interface SubscriptionRecord {
-  id: string;
-  accountId: string;
-  endpointId: string;
-  eventType: string;
-  /** The stored, normalized configuration (see core/webhooks/filters.ts). */
-  filters: Record<string, unknown>;
-  /** The owner's switch; the engine's pause is separate and never touches it. */
-  enabled: boolean;
-  /** Set by the delivery engine when the daily cap pauses the rule; cleared only by resume. */
-  pause: PauseRecord | null;
-  lastPause: (PauseRecord & { resumedAt: string }) | null;
-  /** Identifies the trigger: the event type with its params (different params, different events). */
-  triggerId: string;
-  createdAt: string;
-}
-
 export interface WatchedAddressRecord { address: string; label: string; createdAt: string }
-
-export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'exhausted';
-
-export interface DeliveryRecord {
-  /** Deterministic per event and endpoint: one record per (event, endpoint), rewritten by a redelivery. */
-  id: string;
-  accountId: string;
-  endpointId: string;
-  /** The rule that matched; null for `webhook.test`. */
-  subscriptionId: string | null;
-  /** The event's id: the same for every attempt and redelivery of one occurrence and trigger. */
-  eventId: string;
-  eventType: string;
-  state: DeliveryState;
-  /** Incremented by each redelivery, so queue messages of an earlier run are recognised as stale. */
-  run: number;
-  attempts: number;
-  firstAttemptAt: string | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  lastLatencyMs: number | null;
-  nextAttemptAt: string | null;
-  deliveredAt: string | null;
-  createdAt: string;
-  /** The exact event envelope that is signed and sent. */
-  payload: Record<string, unknown>;
-}
 
 /** Endpoints and their failure streak. */
 export interface EndpointStore {

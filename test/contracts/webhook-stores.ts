@@ -24,7 +24,7 @@ export function endpointRecord(accountId: string, overrides: Partial<EndpointRec
 
 export function subscriptionRecord(accountId: string, overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord {
   return {
-    id: id(), accountId, endpointId: id(), eventType: `market.test_${randomUUID().slice(0, 6)}`, filters: { venue: ['perpx'] }, enabled: true,
+    id: id(), accountId, endpointId: id(), eventType: `market.test_${randomUUID().slice(0, 6)}`, filters: { venue: ['perpx'], conditions: [], params: {} }, enabled: true,
     pause: null, lastPause: null, triggerId: 'market.liquidation', createdAt: T, ...overrides,
   };
 }

@@ -42,7 +42,7 @@ async function account(plan: PlanName, rules: number): Promise<QueueRule[]> {
   const accountId = `acct_${randomUUID().slice(0, 8)}`;
   return Promise.all(Array.from({ length: rules }, async () => {
     const endpoint = endpointRecord(accountId);
-    const subscription = subscriptionRecord(accountId, { endpointId: endpoint.id, eventType: 'market.liquidation', triggerId: `market.liquidation#${randomUUID().slice(0, 6)}`, filters: {} });
+    const subscription = subscriptionRecord(accountId, { endpointId: endpoint.id, eventType: 'market.liquidation', triggerId: `market.liquidation#${randomUUID().slice(0, 6)}`, filters: { conditions: [], params: {} } });
     await webhookStores().rules.put(subscription);
     return { plan, subscription, endpoint };
   }));

@@ -10,7 +10,6 @@ import type { AccountStore } from '../../ports/accounts.ts';
 import type { EndpointRecord, SubscriptionRecord } from '../../ports/webhooks.ts';
 import { EVENT_TYPE_BY_NAME } from '../webhooks/catalog.ts';
 import { queueOccurrences, type DeliveryDeps, type QueueOutcome, type QueueRequest } from '../webhooks/deliveries.ts';
-import type { StoredConfig } from '../webhooks/filters.ts';
 import { groupBy } from '../events/kit/group.ts';
 import { mapBounded } from '../bounded.ts';
 import { matches } from './match.ts';
@@ -88,7 +87,7 @@ export async function matchCandidates(book: RuleBook, candidates: readonly Candi
     for (const candidate of list) {
       for (const rule of rules) {
         if (candidate.accountId !== undefined && rule.subscription.accountId !== candidate.accountId) continue;
-        if (!matches(decl, rule.subscription.filters as unknown as StoredConfig, candidate, rule.watched)) continue;
+        if (!matches(decl, rule.subscription.filters, candidate, rule.watched)) continue;
         matched.push({ rule, occurrence: { key: candidate.key, type, occurredAt: candidate.occurredAt, data: candidate.data } });
       }
     }

@@ -90,7 +90,7 @@ export async function createReplay(deps: CreateReplayDeps, caller: Caller & { pl
     const subscription = await deps.store.rules.get(caller.id, body.subscription_id);
     if (!subscription) throw new AppError('not_found', `No subscription ${body.subscription_id}.`, { param: 'subscription_id' });
     eventType = subscription.eventType;
-    config = subscription.filters as unknown as StoredConfig;
+    config = subscription.filters;
     subscriptionId = subscription.id;
   } else {
     if (body.deliver) throw new AppError('invalid_parameter', 'deliver needs subscription_id: the occurrences go to its endpoint.', { param: 'deliver' });
@@ -111,7 +111,7 @@ export async function createReplay(deps: CreateReplayDeps, caller: Caller & { pl
 
   const partitions = replayPartitions(from, to);
   const job: ReplayJobRecord = {
-    accountId: caller.id, jobId: newReplayId(now), state: 'queued', eventType, config: config as unknown as Record<string, unknown>,
+    accountId: caller.id, jobId: newReplayId(now), state: 'queued', eventType, config,
     ...(subscriptionId !== undefined && { subscriptionId }), deliver: body.deliver === true, from, to, createdAt: now,
     partitionsTotal: partitions.length, partitionsDone: 0, rowsScanned: 0, matched: 0, delivered: 0,
   };
@@ -191,7 +191,7 @@ export async function runReplayPartition(deps: ReplayPartitionDeps, key: { accou
   if (!job || (job.state !== 'queued' && job.state !== 'running')) return { status: 'skipped' as const, state: job?.state ?? 'missing' };
   const definition = EVENT_DEFINITION_BY_TYPE.get(job.eventType)!;
   const decl = definition.declaration;
-  const config = job.config as unknown as StoredConfig;
+  const config = job.config;
   const watched = new Set((await deps.store.rules.listAddresses(job.accountId)).map((a) => a.address));
   const result = await replayWindow(deps, decl, definition.detection!, config, watched, partition.from, partition.to, keeper(deps, decl, config, config, watched));
   // As delivered: with the relative metrics (the keeper added them already when a condition reads one).

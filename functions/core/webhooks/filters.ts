@@ -9,19 +9,11 @@
 import { AppError } from '../errors.ts';
 import { operatorsFor } from './catalog.ts';
 import type { EventTypeDecl, MetricDecl, ParamDecl, Venue } from '../events/declare.ts';
+import type { Condition, StoredConfig } from '../../../schemas/stored.ts';
+
+export type { Condition, StoredConfig };
 
 export const MAX_CONDITIONS = 16;
-
-export interface Condition { metric: string; op: string; value?: unknown }
-
-export interface StoredConfig {
-  venue?: Venue[];
-  symbols?: string[];
-  addresses?: string[];
-  conditions: Condition[];
-  params: Record<string, unknown>;
-  min_notional_usd?: number;
-}
 
 const SYMBOL_ALIASES: Readonly<Record<string, string>> = {
   '>': 'greater_than', '>=': 'greater_than_or_equal', '<': 'less_than', '<=': 'less_than_or_equal', '==': 'equal', '=': 'equal', '!=': 'not_equal',
