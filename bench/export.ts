@@ -31,6 +31,7 @@ import { formatFixed, formatUnits, priceDecimals } from '../functions/local/demo
 import { Rng, hash32 } from '../functions/local/demo/random.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
 import type { ArchiveDeps } from '../functions/ports/archive.ts';
+import type { SqlQuery } from '../functions/ports/sql.ts';
 import type { ExportJobRecord, ExportPartition } from '../functions/ports/exports.ts';
 import type { TradeRecord } from '../schemas/datasets.ts';
 import { EXPORT_FORMATS } from '../schemas/exports.ts';
@@ -210,7 +211,7 @@ export async function benchExport(): Promise<void> {
     const objects = exportObjects();
     const partitionDeps: PartitionDeps = {
       ...deps, exports: store,
-      sql: { ...deps.sql, query: timed(deps.sql.query, (t) => { spent.copy += t; }) },
+      sql: { ...deps.sql, query: <R extends object>(query: SqlQuery) => timed(deps.sql.query<R>, (t) => { spent.copy += t; })(query) },
       exportObjects: { ...objects, putFile: timed(objects.putFile, (t) => { spent.upload += t; }) },
     };
     const format = EXPORT_FORMATS.trades;

@@ -32,6 +32,7 @@ import { buildPositions, type PositionsReport } from '../functions/core/position
 import { applyFill, snapshotRows, type Book, type Fill } from '../functions/core/positions/engine.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
 import type { ArchiveDeps, ArchiveFile } from '../functions/ports/archive.ts';
+import type { SqlQuery } from '../functions/ports/sql.ts';
 import type { Dataset } from '../schemas/datasets.ts';
 import { FIGURES, compareToFloor, figure, ms, percentile, routeInvoker, row, timeRuns } from './stats.ts';
 
@@ -252,7 +253,7 @@ async function accountFor(deps: ArchiveDeps, work: () => Promise<unknown>): Prom
     const started = performance.now();
     try { return await fn(...args); } finally { add(performance.now() - started); }
   };
-  deps.sql = { ...sql, query: timed(sql.query, (t) => { tally.queries += 1; tally.sqlMs += t; }) };
+  deps.sql = { ...sql, query: <R extends object>(query: SqlQuery) => timed(sql.query<R>, (t) => { tally.queries += 1; tally.sqlMs += t; })(query) };
   const count = (method: string) => (t: number) => { tally.manifestCalls += 1; tally.manifestMs += t; tally.byMethod[method] = (tally.byMethod[method] ?? 0) + 1; };
   deps.manifest = {
     ...manifest, compactedFiles: timed(manifest.compactedFiles, count('compactedFiles')), compactedFilesOfDay: timed(manifest.compactedFilesOfDay, count('compactedFilesOfDay')),

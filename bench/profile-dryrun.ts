@@ -35,7 +35,7 @@ for (let d = 0; d < DAYS; d++) await ingestRecords(base, Array.from({ length: MA
 await compactArchive(base, { datasets: ['liquidations'] });
 const timings: { what: string; ms: number }[] = [];
 const sql = base.sql;
-const deps = { ...base, sql: { ...sql, query: async (q: Parameters<typeof sql.query>[0]) => { const t = performance.now(); try { return await sql.query(q); } finally { timings.push({ what: q.sql.replace(/\s+/g, ' ').slice(0, 90), ms: performance.now() - t }); } } } };
+const deps = { ...base, sql: { ...sql, query: async <R extends object>(q: Parameters<typeof sql.query>[0]) => { const t = performance.now(); try { return await sql.query<R>(q); } finally { timings.push({ what: q.sql.replace(/\s+/g, ' ').slice(0, 90), ms: performance.now() - t }); } } } };
 const startedAt = Date.now();
 const previewDeps: PreviewDeps = { store: webhookStores(), clock: { now: () => now + (Date.now() - startedAt) }, archive: deps, breadth: breadthStore(), references: archiveReferences(deps) };
 for (let i = 0; i < 6; i++) {

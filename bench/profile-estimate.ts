@@ -26,7 +26,7 @@ const timed = <A extends unknown[], R>(what: (...args: A) => string, work: (...a
   try { return await work(...args); } finally { timings.push({ what: what(...args), ms: performance.now() - t }); }
 };
 const sqlText = (q: Parameters<typeof base.sql.query>[0]) => `sql ${q.sql.replace(/\s+/g, ' ').slice(0, 80)}`;
-const sql = { ...base.sql, query: timed(sqlText, base.sql.query.bind(base.sql)), queryColumns: timed(sqlText, base.sql.queryColumns.bind(base.sql)) };
+const sql = { ...base.sql, query: <Q extends object>(q: Parameters<typeof base.sql.query>[0]) => timed(sqlText, (query: typeof q) => base.sql.query<Q>(query))(q), queryColumns: timed(sqlText, base.sql.queryColumns.bind(base.sql)) };
 const manifest = new Proxy(base.manifest, {
   get: (target, name) => {
     const value = Reflect.get(target, name) as unknown;

@@ -35,7 +35,11 @@ function bind(params: Record<string, SqlValue>): { values: Record<string, DuckDB
   return { values, types };
 }
 
-/** BIGINT values arrive as bigint; the archive's (timestamps, ids) are safe integers. Converted in place. */
+/**
+ * BIGINT values arrive as bigint; the archive's (timestamps, ids) are safe integers. Converted in
+ * place. The row is then what the caller's query selects (SqlSession.query's `R`).
+ */
+function plain<R extends object>(row: Record<string, unknown>): R;
 function plain(row: Record<string, unknown>): Row {
   for (const key in row) {
     const value = row[key];
@@ -90,10 +94,10 @@ export function duckDbEngine(options: { tempDir: string; threads: number; memory
   }
 
   const sessionOf = (connection: DuckDBConnection): SqlSession => ({
-    async query({ sql, params }: SqlQuery) {
+    async query<R extends object>({ sql, params }: SqlQuery) {
       const { values, types } = bind(params);
       const reader = await connection.runAndReadAll(sql, values, types);
-      return reader.getRowObjectsJS().map(plain);
+      return reader.getRowObjectsJS().map((row) => plain<R>(row));
     },
     async queryColumns({ sql, params }: SqlQuery) {
       const { values, types } = bind(params);
@@ -107,7 +111,7 @@ export function duckDbEngine(options: { tempDir: string; threads: number; memory
   });
 
   return {
-    query: (query) => withPooled((connection) => sessionOf(connection).query(query)),
+    query: <R extends object>(query: SqlQuery) => withPooled((connection) => sessionOf(connection).query<R>(query)),
     queryColumns: (query) => withPooled((connection) => sessionOf(connection).queryColumns(query)),
     execute: (query) => withConnection((connection) => sessionOf(connection).execute(query)),
     session: (work) => withConnection((connection) => work(sessionOf(connection))),

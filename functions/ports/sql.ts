@@ -9,8 +9,14 @@ export interface SqlQuery {
 export type Row = Record<string, unknown>;
 
 export interface SqlSession {
-  /** Runs a query with named parameters (`$name`); BIGINT results come back as numbers. */
-  query(query: SqlQuery): Promise<Row[]>;
+  /**
+   * Runs a query with named parameters (`$name`); BIGINT results come back as numbers. `R` is the
+   * caller's word for its rows (what its select list reads from files written in the dataset
+   * registry's columns), not checked here: rows cross this port unparsed, since a detection scan
+   * or a positions snapshot reads thousands a query and a parse of each would cost more than the
+   * read. Callers that cannot vouch for the columns read `Row`s and convert each value.
+   */
+  query<R extends object = Row>(query: SqlQuery): Promise<R[]>;
   /** Runs a query and returns its columns, each an array of values (no object per row): for large pages. */
   queryColumns(query: SqlQuery): Promise<Record<string, unknown[]>>;
   /** Runs a statement that returns nothing useful (COPY …). */

@@ -32,6 +32,8 @@ const WIRING = ['functions/adapters/', 'functions/local/'];
 const ITEM_COMMAND = /\bnew (Put|Get|Delete|Update|Query|Scan|BatchWrite|BatchGet)Command\b/;
 /** Code that builds AWS SDK clients without tracing them: the local cloud, which never runs in Lambda. */
 const UNTRACED = ['functions/local/'];
+/** Casts that turn the compiler's checks off: core types its data instead (generics, guards, a parse where data enters). */
+const CORE_CAST = /\bas\s+unknown\s+as\b|\bas\s+never\b/g;
 
 // Block comments (their line breaks kept, so lines still count), and line comments that start a
 // line or follow whitespace (so `https://` survives).
@@ -94,6 +96,9 @@ export function layeringViolations(files: SourceFiles, rules: LayeringRules): st
     }
     const code = stripComments(text);
     if (file.startsWith(CORE) && /\bprocess\.env\b/.test(code)) violations.push(`${file}: core reads process.env`);
+    if (file.startsWith(CORE)) {
+      for (const m of code.matchAll(CORE_CAST)) violations.push(`${file}:${lineAt(code, m.index)}: core casts with '${m[0].replace(/\s+/g, ' ')}'`);
+    }
     if (file.startsWith('functions/') && !under(file, UNTRACED)) {
       for (const { client, line } of untracedClients(code)) violations.push(`${file}:${line}: builds ${client} without passing it through traced (shared/client-tracing.ts)`);
     }

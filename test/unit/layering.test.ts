@@ -68,6 +68,14 @@ describe('layering', () => {
       ].join('\n')],
       ['functions/shared/client-tracing.ts', ''],
       ['functions/local/emulated.ts', "import { SQSClient } from '@aws-sdk/client-sqs';\nexport const sqs = new SQSClient({});"],
+      ['functions/core/casts.ts', [
+        'const a = row as unknown as Fill;',
+        '/* a block comment: x as never */',
+        'const b = records(parsed.output as\n  never);',
+        '// the registry has never seen it, as unknown as it was',
+        "const c = 'plain' as string;",
+      ].join('\n')],
+      ['functions/shared/casts.ts', 'export const outside = value as unknown as Row;'],
     ]);
     // Act
     const violations = layeringViolations(files, {
@@ -82,6 +90,8 @@ describe('layering', () => {
       'functions/core/a.ts: core reads process.env',
       'functions/core/b.ts: core imports functions/adapters/y.ts',
       'functions/core/b.ts: core imports functions/routes.ts',
+      "functions/core/casts.ts:1: core casts with 'as unknown as'",
+      "functions/core/casts.ts:3: core casts with 'as never'",
       'functions/core/quality/named.ts: names the event type market.listed outside core/events/',
       'functions/http/long.ts: entry file has 81 lines (at most 80)',
       'functions/http/missing.ts: entry file not found',

@@ -29,15 +29,31 @@ export interface ParseOptions {
 }
 
 /**
- * Formats of one JSON value a line: its schema, its conversion to records, and whether a line is a
- * node block (whose time the batch reports: an L4 snapshot is timed by its block).
+ * A format of one JSON value a line: the line read with its schema and converted to records (the
+ * two bound together, so the conversion takes what the schema parsed), and whether a line is a node
+ * block (whose time the batch reports: an L4 snapshot is timed by its block).
  */
-const LINE_FORMATS: { [F in LineFormat]: { line: v.GenericSchema; records: (line: never) => NormalizedRecord[] | { error: string }; block: boolean } } = {
-  node_fills_by_block: { line: NodeFillsBlock, records: blockToRecords, block: true },
-  node_raw_book_diffs_by_block: { line: NodeRawBookDiffsBlock, records: rawBookDiffsToRecords, block: true },
-  node_order_statuses_by_block: { line: NodeOrderStatusesBlock, records: orderStatusesToRecords, block: true },
+interface LineFormatDef {
+  block: boolean;
+  read(json: unknown): { issue: v.BaseIssue<unknown> } | { output: unknown; converted: NormalizedRecord[] | { error: string } };
+}
+
+function lineFormat<S extends v.GenericSchema>(line: S, records: (parsed: v.InferOutput<S>) => NormalizedRecord[] | { error: string }, block: boolean): LineFormatDef {
+  return {
+    block,
+    read(json) {
+      const parsed = v.safeParse(line, json);
+      return parsed.success ? { output: parsed.output, converted: records(parsed.output) } : { issue: parsed.issues[0] };
+    },
+  };
+}
+
+const LINE_FORMATS: { [F in LineFormat]: LineFormatDef } = {
+  node_fills_by_block: lineFormat(NodeFillsBlock, blockToRecords, true),
+  node_raw_book_diffs_by_block: lineFormat(NodeRawBookDiffsBlock, rawBookDiffsToRecords, true),
+  node_order_statuses_by_block: lineFormat(NodeOrderStatusesBlock, orderStatusesToRecords, true),
   // Three message shapes; l2-book.ts tells them apart and names the field.
-  l2_book: { line: v.unknown(), records: l2BookLineToRecords, block: false },
+  l2_book: lineFormat(v.unknown(), l2BookLineToRecords, false),
 };
 
 /** Formats read whole: their records, or the problems (each naming its line or element) that refuse them. */
@@ -222,13 +238,13 @@ export function parseBatch(format: BatchFormat, text: string, options: ParseOpti
       texts.push(line);
       continue;
     }
-    const parsed = v.safeParse(format === 'normalized' ? NormalizedRecord : LINE_FORMATS[format].line, json);
-    if (!parsed.success) {
-      problems.push(`line ${i + 1}: ${describe(parsed.issues[0])}`);
-      continue;
-    }
     if (format === 'normalized') {
-      const record = parsed.output as NormalizedRecord;
+      const parsed = v.safeParse(NormalizedRecord, json);
+      if (!parsed.success) {
+        problems.push(`line ${i + 1}: ${describe(parsed.issues[0])}`);
+        continue;
+      }
+      const record = parsed.output;
       // Compaction and reads cover only the families a dataset has: any other record would be stored and never served.
       const families = familiesOf(record.dataset);
       if (!families.includes(record.family)) {
@@ -239,8 +255,13 @@ export function parseBatch(format: BatchFormat, text: string, options: ParseOpti
       texts.push(line);
       continue;
     }
-    if (LINE_FORMATS[format].block) noteBlock(blockTimes, parsed.output);
-    const converted = LINE_FORMATS[format].records(parsed.output as never);
+    const read = LINE_FORMATS[format].read(json);
+    if ('issue' in read) {
+      problems.push(`line ${i + 1}: ${describe(read.issue)}`);
+      continue;
+    }
+    if (LINE_FORMATS[format].block) noteBlock(blockTimes, read.output);
+    const { converted } = read;
     if ('error' in converted) {
       problems.push(`line ${i + 1}: ${converted.error}`);
       continue;

@@ -29,8 +29,9 @@ export interface WindowRequest {
   filter?: { sql: string; params: Record<string, SqlValue> };
 }
 
-export interface WindowResult {
-  rows: Row[];
+export interface WindowResult<R extends object = Row> {
+  /** The rows as the caller reads them (see SqlSession.query's `R`): the dataset's stored columns. */
+  rows: R[];
   /** Objects opened to answer (for tests and benchmarks). */
   filesRead: number;
 }
@@ -95,9 +96,10 @@ function allColumns(dataset: Dataset): string {
 }
 
 /** A window's rows as stored, oldest first unless `direction` is `desc` (see readWindowJson). */
-export async function readWindow(deps: ArchiveDeps, req: WindowRequest & { direction?: 'asc' | 'desc' }): Promise<WindowResult> {
+export async function readWindow<R extends object = Row>(deps: ArchiveDeps, req: WindowRequest & { direction?: 'asc' | 'desc' }): Promise<WindowResult<R>> {
   const result = await readWindowJson(deps, { ...req, projection: allColumns(req.dataset) });
-  return { rows: JSON.parse(`[${result.json}]`) as Row[], filesRead: result.filesRead };
+  const rows: R[] = JSON.parse(`[${result.json}]`);
+  return { rows, filesRead: result.filesRead };
 }
 
 /** The newest stored row of one symbol's dataset in [from, to], read newest file first. */

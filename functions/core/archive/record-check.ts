@@ -137,7 +137,7 @@ type RecordCheck = (record: Record<string, unknown>) => string | undefined;
  * rule that the family has the dataset.
  */
 function recordCheck(dataset: IngestedDataset): RecordCheck {
-  const { base, actions } = unpipe(DATASETS[dataset].record as unknown as Node);
+  const { base, actions } = unpipe(DATASETS[dataset].record);
   if (base.type !== 'strict_object') throw new Error(`record-check: ${dataset}'s record is not a strict object`);
   const program = new Program();
   const body = [

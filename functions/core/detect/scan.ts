@@ -5,6 +5,7 @@
  */
 import { AppError } from '../errors.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { SqlValue } from '../../ports/sql.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
 import { windowFiles, windowSource } from '../archive/read.ts';
 import type { Clock } from '../../ports/clock.ts';
@@ -18,7 +19,7 @@ import { matches } from './match.ts';
 import type { Candidate } from '../events/kit/candidate.ts';
 import type { ReferenceSource } from '../events/kit/relative-metrics.ts';
 import { withReferences } from './dispatch.ts';
-import { minuteContext } from '../events/kit/reads.ts';
+import { minuteContext, queryRecords } from '../events/kit/reads.ts';
 
 /** Most rows one preview scans; past it the window's start moves later and the answer says truncated. */
 export const SCAN_ROW_CAP = 250_000;
@@ -147,17 +148,18 @@ export async function scan(
       const window = await windowSource(deps.archive, { dataset: detection.reads, family, from: pageFrom, to: pageTo - 1, symbols: config.symbols }, files);
       if (!window) continue;
       const where: string[] = [];
-      const params = { ...window.params, p_limit: Math.min(rowCap - rowsScanned + 1, Number.MAX_SAFE_INTEGER) } as Record<string, unknown>;
+      const params: Record<string, SqlValue> = { ...window.params, p_limit: Math.min(rowCap - rowsScanned + 1, Number.MAX_SAFE_INTEGER) };
       if (detection.addressColumn) {
         where.push(`list_contains($p_addresses, "${detection.addressColumn}")`);
         params.p_addresses = addresses;
       }
+      // With `columns`, the records hold those members only: the detector declared them as all it reads.
       const columns = detection.columns ? detection.columns.map((c) => `"${c}"`).join(', ') : '*';
-      const found = await deps.archive.sql.query({
+      const found = await queryRecords(deps.archive.sql, detection.reads, family, {
         sql: `SELECT ${columns} FROM (${window.sql}) ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ts DESC LIMIT $p_limit`,
-        params: params as never,
+        params,
       });
-      for (const row of found) page.push({ ...row, dataset: detection.reads, family } as unknown as NormalizedRecord);
+      for (const record of found) page.push(record);
     }
     page.sort((a, b) => b.ts - a.ts);
     let cut: number | undefined;

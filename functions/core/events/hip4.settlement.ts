@@ -8,7 +8,10 @@ import type { Candidate } from './kit/candidate.ts';
  * `hip4.settlement`: an outcome side settled. Its notional is the contracts outstanding at their
  * face value (1 USD each), whichever way the side resolved.
  */
-export function settlements(rows: readonly SettlementRecord[], from: number, to: number): Candidate<'hip4.settlement'>[] {
+/** What a settlement event is made of: a settlements record's members (the resolution as stored). */
+export type Settlement = Pick<SettlementRecord, 'symbol' | 'ts' | 'settle_price' | 'open_interest'> & { resolution: string };
+
+export function settlements(rows: readonly Settlement[], from: number, to: number): Candidate<'hip4.settlement'>[] {
   return rows.filter((r) => inWindow(r.ts, from, to)).map((r) => {
     const notional = round(Number(r.open_interest), 2);
     const fields = { venue: 'hip4' as const, symbol: r.symbol, timestamp: iso(r.ts), notional_usd: notional, resolution: r.resolution };
@@ -31,7 +34,12 @@ export default {
     estimate: {
       metric: 'notional_usd',
       // A settlement row is the event itself (one per settled side): the estimate reads the window's rows at once.
-      reduced: { rows: { source: 'settlements' }, bySymbol: true, since: (from) => from, detect: async (rows, from, to) => settlements(rows as unknown as SettlementRecord[], from, to) },
+      reduced: {
+        rows: { source: 'settlements' }, bySymbol: true, since: (from) => from,
+        detect: async (rows, from, to) => settlements(rows.map((r) => ({
+          symbol: String(r.symbol), ts: Number(r.ts), resolution: String(r.resolution), settle_price: String(r.settle_price), open_interest: String(r.open_interest),
+        })), from, to),
+      },
     },
   },
 } satisfies EventDefinition<'hip4.settlement'>;

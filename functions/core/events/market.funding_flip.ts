@@ -10,7 +10,10 @@ import type { Candidate } from './kit/candidate.ts';
  * Funding settles hourly; the rows between hours are the running prediction, whose sign wobbles
  * whenever the premium sits near zero, so only the hourly rates are compared.
  */
-export function fundingFlips(rows: readonly FundingRecord[], from: number, to: number): Candidate<'market.funding_flip'>[] {
+/** What a flip is judged on: a funding record's, or a funding_rates_1h row's, members. */
+export type FundingRate = Pick<FundingRecord, 'symbol' | 'ts' | 'funding_rate'> & { family: string };
+
+export function fundingFlips(rows: readonly FundingRate[], from: number, to: number): Candidate<'market.funding_flip'>[] {
   const out: Candidate<'market.funding_flip'>[] = [];
   for (const [symbol, series] of bySymbol(rows.filter((r) => r.ts % HOUR_MS === 0))) {
     for (let i = 1; i < series.length; i += 1) {
@@ -50,7 +53,9 @@ export default {
       // The settled rates alone decide a flip: the estimate reads them from their hourly reduction.
       reduced: {
         rows: { reduction: 'funding_rates_1h' }, bySymbol: true, since: (from) => from - 2 * HOUR_MS,
-        detect: async (rows, from, to) => fundingFlips(rows as unknown as FundingRecord[], from, to),
+        detect: async (rows, from, to) => fundingFlips(
+          rows.map((r) => ({ family: String(r.family), symbol: String(r.symbol), ts: Number(r.ts), funding_rate: String(r.funding_rate) })), from, to,
+        ),
         // The same comparison in SQL over the reduction (settled rates only): a month of every
         // market's rates stays in DuckDB, only the flips are decoded.
         occurrences: {

@@ -7,7 +7,10 @@ import { dexOf } from '../venues.ts';
 import type { OpenInterestRecord } from '../../../schemas/datasets.ts';
 
 /** `oracle.jump` (hip3): an oracle price that moved at least `threshold_pct` since its previous update. */
-export function oracleJumps(rows: readonly OpenInterestRecord[], from: number, to: number, thresholds: readonly number[]): Candidate<'oracle.jump'>[] {
+/** What a jump is judged on: an open-interest record's, or an oracle_moves_1h row's, members. */
+export type OracleUpdate = Pick<OpenInterestRecord, 'symbol' | 'ts' | 'oracle_price'> & { family: string };
+
+export function oracleJumps(rows: readonly OracleUpdate[], from: number, to: number, thresholds: readonly number[]): Candidate<'oracle.jump'>[] {
   const out: Candidate<'oracle.jump'>[] = [];
   for (const [symbol, series] of bySymbol(rows.filter((r) => Number(r.oracle_price) > 0))) {
     for (let i = 1; i < series.length; i += 1) {
@@ -36,6 +39,9 @@ export function oracleJumps(rows: readonly OpenInterestRecord[], from: number, t
  * update of the previous hour with any, always kept).
  */
 export function oracleJumpsOfMoves(rows: readonly Record<string, unknown>[], from: number, to: number, thresholds: readonly number[]): Candidate<'oracle.jump'>[] {
+  const update = (r: Record<string, unknown>, ts: number, price: unknown): OracleUpdate => ({
+    family: String(r.family), symbol: String(r.symbol), ts, oracle_price: price === null || price === undefined ? null : String(price),
+  });
   const out: Candidate<'oracle.jump'>[] = [];
   for (const series of groupBy(rows, (r) => `${String(r.family)}|${String(r.symbol)}`).values()) {
     series.sort((a, b) => Number(a.ts) - Number(b.ts));
@@ -43,12 +49,12 @@ export function oracleJumpsOfMoves(rows: readonly Record<string, unknown>[], fro
       const row = series[i]!;
       const ts = Number(row.ts);
       if (!inWindow(ts, from, to)) continue;
+      const previous = series[i - 1];
       const before = row.prev_ts !== null && row.prev_ts !== undefined
-        ? { ...row, ts: Number(row.prev_ts), oracle_price: row.prev_price }
-        : series[i - 1];
+        ? update(row, Number(row.prev_ts), row.prev_price)
+        : previous && update(previous, Number(previous.ts), previous.oracle_price);
       if (!before) continue;
-      const pair = [before, { ...row, ts }] as unknown as OpenInterestRecord[];
-      out.push(...oracleJumps(pair, from, to, thresholds));
+      out.push(...oracleJumps([before, update(row, ts, row.oracle_price)], from, to, thresholds));
     }
   }
   return out;

@@ -51,12 +51,12 @@ async function fillsBetween(deps: ArchiveDeps, family: PositionFamily, from: num
   const source = await windowSource(deps, { dataset: 'trades', family, from, to: to - 1 });
   if (!source) return [];
   const account = NUMBERED_FAMILIES.has(family) ? 'account_index' : 'user_address';
-  const rows = await deps.sql.query({
+  const rows = await deps.sql.query<Fill>({
     sql: `SELECT ts, trade_id, symbol, ${account} AS account, side, price, size, start_position, direction, closed_pnl, fee, fee_token, crossed, order_id, is_liquidation
           FROM (${source.sql}) WHERE ${account} IS NOT NULL ORDER BY ts, trade_id`,
     params: source.params,
   });
-  return rows.map((r) => ({ ...(r as unknown as Fill), ts: Number(r.ts), trade_id: Number(r.trade_id), order_id: r.order_id == null ? null : Number(r.order_id) }));
+  return rows.map((r) => ({ ...r, ts: Number(r.ts), trade_id: Number(r.trade_id), order_id: r.order_id == null ? null : Number(r.order_id) }));
 }
 
 /** The first instant at or after `from` whose UTC day holds any fill of the family (or `to`). */

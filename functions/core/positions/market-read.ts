@@ -3,7 +3,10 @@
  * and 9): snapshots only, and a page stays on its snapshot (409 `snapshot_advanced` once it is
  * gone). Apart from the wallet reads of read.ts, whose cursors and limits they share.
  */
+import * as v from 'valibot';
 import { AppError } from '../errors.ts';
+import { MarketPositionSchema } from '../../../schemas/positions.ts';
+import { describeIssues } from '../../../schemas/issues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { SqlValue } from '../../ports/sql.ts';
 import { windowSource } from '../archive/read.ts';
@@ -94,7 +97,7 @@ export async function marketSummaries(
   const hours = Math.min(req.limit, HISTORY_PAGE_HOURS);
   const pageEnd = Math.min(end, from + hours * HOUR_MS);
   const source = pageEnd <= from ? undefined : await windowSource(deps, { dataset: 'position_snapshots', family: req.family, from, to: pageEnd - 1 });
-  const rows = source ? (await deps.sql.query({
+  const rows = source ? (await deps.sql.query<SnapshotRow>({
     sql: `SELECT * FROM (${source.sql}) WHERE ts % 3600000 = 0 AND ((account = '' AND symbol = '') OR (symbol = $p_symbol ${req.include_system ? '' : 'AND coalesce(account_kind, \'user\') = \'user\''})) ORDER BY ts, account`,
     params: { ...source.params, p_symbol: req.symbol },
   })).map(snapshotRowOf) : [];
@@ -137,10 +140,19 @@ export async function bulkPositions(deps: ArchiveDeps, req: MarketRequest & { ho
   };
 }
 
-/** A bulk page's columns as JSON rows, members in column order. */
-export function rowsOfColumns(columns: Record<string, (string | null)[]>, count: number): MarketPositionRow[] {
+/**
+ * A bulk page's columns as JSON rows, members in column order (the schema's). Each is parsed with
+ * the route's row schema as it leaves DuckDB: the columns are SQL (marketPositionColumns), not
+ * marketPositionOf, and a JSON page holds at most 2,000 rows (Arrow pages, up to 50,000, are not
+ * turned into rows).
+ */
+export function rowsOfColumns(columns: Record<string, (string | null)[]>, count: number): v.InferOutput<typeof MarketPositionSchema>[] {
   const names = Object.keys(columns);
-  return Array.from({ length: count }, (_, i) => Object.fromEntries(names.map((name) => [name, columns[name]![i]!])) as unknown as MarketPositionRow);
+  return Array.from({ length: count }, (_, i) => {
+    const parsed = v.safeParse(MarketPositionSchema, Object.fromEntries(names.map((name) => [name, columns[name]![i]!])));
+    if (!parsed.success) throw new AppError('internal_error', `Bulk positions row ${i} does not match its schema: ${describeIssues(parsed.issues)}`);
+    return parsed.output;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

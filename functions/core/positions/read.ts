@@ -97,7 +97,7 @@ async function accountSnapshotAt(deps: ArchiveDeps, family: PositionFamily, acco
   const source = await windowSource(deps, { dataset: 'position_snapshots', family, from: at - SNAPSHOT_LOOKBACK_MS, to: at });
   if (source) {
     // One query: the newest marker of the window and, at that instant, the account's rows.
-    const rows = (await deps.sql.query({
+    const rows = (await deps.sql.query<SnapshotRow>({
       sql: `WITH snapshots AS (${source.sql}), base AS (SELECT max(ts) AS ts FROM snapshots WHERE account = '')
             SELECT snapshots.* FROM snapshots, base WHERE snapshots.ts = base.ts AND account IN ('', $p_account) ORDER BY account, symbol`,
       params: { ...source.params, p_account: account },
@@ -256,7 +256,7 @@ async function hourlyRowsOf(deps: ArchiveDeps, req: RangeRequest, now: number, r
   const pageEnd = Math.min(req.end, from + HISTORY_PAGE_HOURS * HOUR_MS);
   const after = resume && resume.length > 1 ? resume.slice(1) : undefined;
   const params: Record<string, SqlValue> = { p_account: req.account };
-  const rows = pageEnd <= from ? [] : (await readWindow(deps, {
+  const rows = pageEnd <= from ? [] : (await readWindow<SnapshotRow>(deps, {
     dataset: 'position_snapshots', family: req.family, from, to: pageEnd - 1, limit: rowLimit + 1,
     after, filter: { sql: 'account = $p_account AND ts % 3600000 = 0', params },
   })).rows.map(snapshotRowOf).filter(inScope(req));

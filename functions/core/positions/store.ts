@@ -4,7 +4,7 @@
  * snapshot is valued with (marks, funding rates, leverage caps, account kinds).
  */
 import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { Row, SqlValue } from '../../ports/sql.ts';
+import type { SqlValue } from '../../ports/sql.ts';
 import { readWindow, windowSource } from '../archive/read.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import type { Mark, PositionFamily, SnapshotContext, SnapshotRow } from './engine.ts';
@@ -30,10 +30,10 @@ export function finalizedThrough(family: PositionFamily, at: number): number | u
 
 const numberOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
-/** A stored snapshot row with its integers as numbers and its nulls kept. */
-export function snapshotRowOf(row: Row): SnapshotRow {
+/** A stored snapshot row (as read: integers may be JSON's or DuckDB's) with its integers as numbers and its nulls kept. */
+export function snapshotRowOf(row: SnapshotRow): SnapshotRow {
   return {
-    ...(row as unknown as SnapshotRow),
+    ...row,
     ts: Number(row.ts), opened_at: numberOrNull(row.opened_at), last_change_at: numberOrNull(row.last_change_at),
     mark_time: numberOrNull(row.mark_time), max_leverage: numberOrNull(row.max_leverage),
   };
@@ -42,7 +42,7 @@ export function snapshotRowOf(row: Row): SnapshotRow {
 /** The marker row of the newest snapshot at or before `at`, or undefined before the first. */
 export async function latestMarkerAt(deps: ArchiveDeps, family: PositionFamily, at: number, hourlyOnly = false): Promise<SnapshotRow | undefined> {
   const filter = hourlyOnly ? 'account = \'\' AND ts % 3600000 = 0' : 'account = \'\'';
-  const rows = (await readWindow(deps, {
+  const rows = (await readWindow<SnapshotRow>(deps, {
     dataset: 'position_snapshots', family, from: positionsCoverage(family), to: at, limit: 1, direction: 'desc', filter: { sql: filter, params: {} },
   })).rows;
   return rows[0] === undefined ? undefined : snapshotRowOf(rows[0]);
@@ -74,7 +74,7 @@ export async function snapshotRowsAt(
     params.p_account = options.account;
   }
   if (options.where) where.push(options.where);
-  const rows = await deps.sql.query({ sql: `SELECT * FROM (${source.sql}) WHERE ${where.join(' AND ')} ORDER BY account, symbol`, params });
+  const rows = await deps.sql.query<SnapshotRow>({ sql: `SELECT * FROM (${source.sql}) WHERE ${where.join(' AND ')} ORDER BY account, symbol`, params });
   return rows.map(snapshotRowOf);
 }
 

@@ -7,6 +7,7 @@
  */
 import type { IngestedDataset, RecordOf, SettlementRecord } from '../../../../schemas/datasets.ts';
 import type { ArchiveDeps } from '../../../ports/archive.ts';
+import type { SqlQuery, SqlSession } from '../../../ports/sql.ts';
 import { whollyBeforeCoverage } from '../../archive/coverage.ts';
 import { windowSource } from '../../archive/read.ts';
 import type { BreadthStore } from '../../../ports/breadth.ts';
@@ -53,6 +54,14 @@ export function minuteContext(deps: Pick<MinuteContext, 'archive' | 'breadth' | 
   };
 }
 
+/**
+ * A query's rows as records of `dataset`: the rows of its files (or the columns of them the query
+ * selects) with `dataset` and `family` set, which the files do not say.
+ */
+export async function queryRecords<D extends IngestedDataset>(sql: SqlSession, dataset: D, family: Family, query: SqlQuery): Promise<RecordOf<D>[]> {
+  return (await sql.query<RecordOf<D>>(query)).map((row) => ({ ...row, dataset, family }));
+}
+
 /** A dataset's rows in [since, to) for the given families, oldest first. */
 export async function rowsOf<D extends IngestedDataset>(ctx: MinuteContext, dataset: D, families: readonly Family[], since: number): Promise<RecordOf<D>[]> {
   const rows: RecordOf<D>[] = [];
@@ -60,9 +69,8 @@ export async function rowsOf<D extends IngestedDataset>(ctx: MinuteContext, data
     if (whollyBeforeCoverage(dataset, family, ctx.to)) continue;
     const source = await windowSource(ctx.archive, { dataset, family, from: since, to: ctx.to - 1 });
     if (!source) continue;
-    for (const row of await ctx.archive.sql.query({ sql: `SELECT * FROM (${source.sql}) ORDER BY ts`, params: source.params })) {
-      rows.push({ ...row, dataset, family } as unknown as RecordOf<D>);
-    }
+    // One push a row: a spread of a day's rows would pass them all as arguments.
+    for (const row of await queryRecords(ctx.archive.sql, dataset, family, { sql: `SELECT * FROM (${source.sql}) ORDER BY ts`, params: source.params })) rows.push(row);
   }
   return rows;
 }
