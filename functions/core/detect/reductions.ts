@@ -6,14 +6,13 @@
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { Family } from '../venues.ts';
 import type { Candidate } from '../events/kit/candidate.ts';
-import type { ReducedSource, Relation, RollupSource } from '../events/kit/preview-sources.ts';
+import type { ReducedSource, Relation } from '../events/kit/preview-sources.ts';
 import { DAY_MS } from '../archive/layout.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
-import { NO_VALUE_BUCKET, REDUCTIONS, type ReductionDataset, type RollupDataset } from '../archive/sql.ts';
+import { REDUCTIONS, type ReductionDataset } from '../archive/sql.ts';
 import { windowSource } from '../archive/read.ts';
 import type { IngestedDataset } from '../../../schemas/datasets.ts';
 
-export { NO_VALUE_BUCKET, type ReducedSource, type ReductionDataset, type Relation, type RollupDataset, type RollupSource };
 import { HOUR_MS, derivedCoverage, hoursHeld, uncoveredSpans } from './rollups.ts';
 
 /** A ReducedSource's input over [since, to), read once, and its detector over any window of it. */
