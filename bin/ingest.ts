@@ -1,14 +1,21 @@
 /**
- * `npm run ingest -- <file|dir>... [--format F] [--bucket s3://name] [--timeout seconds]`: brings
- * real venue files into the archive through the ingest path itself. Each file (directories are
- * walked; `.lz4` frames and `.gz` are decompressed here, and land gzipped) gets its format from
- * `--format`, else from its path (the venue archive's directory names), else from its first
- * line; it is checked with the parser ingest runs (a refused file is not uploaded), put under
+ * `npm run ingest -- <file|dir>... [--format F] [--family altx|altx-rh] [--bucket s3://name] [--at T] [--spot-meta FILE] [--timeout seconds]`:
+ * brings real venue files into the archive through the ingest path itself. Each file (directories
+ * are walked; `.lz4` frames and `.gz` are decompressed here, and land gzipped) gets its format from
+ * `--format`, else from its path (the venue archive's directory names), else from its content; it
+ * is checked with the parser ingest runs (a refused file is not uploaded), put under
  * `landing/<format>/<day>/` in the running local cloud's archive bucket (or, with `--bucket`, a
  * deployed stack's: the manifest table then comes from TABLE_MANIFEST and AWS credentials from the
- * environment), and awaited in the manifest. Prints per file the rows per dataset or the
- * refusal with its line and field; exits 1 when any file was refused or did not finish. A file
- * already ingested (the batch id is the hash of its content) is not sent again.
+ * environment), and awaited in the manifest. Prints per file the rows per dataset or the refusal
+ * with its line and field; exits 1 when any file was refused or did not finish. A file already
+ * ingested (the batch id is the hash of its content) is not sent again.
+ *
+ * Order: the spot metadata first (`--spot-meta`, or a file named `spotMeta`), so the `@N` pairs of
+ * the files after it are named; L4 snapshots last, each at `--at`, else at the time of its block
+ * (or the next) from the node's block files of the same run. Recordings of the altx venue's API
+ * (`--family`, or an `altx`/`altx-rh` directory in their path, says whose) are checked against the
+ * family's instrument registry as the ingest function reads it (their market ids); one naming
+ * markets only a later file describes is sent again after the others.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
@@ -25,47 +32,49 @@ import { BUCKETS } from '../functions/resources.ts';
 import { BATCH_FORMATS, type BatchFormat } from '../schemas/messages.ts';
 import { batchIdOf } from '../functions/core/archive/ingest.ts';
 import { landingKey } from '../functions/core/archive/layout.ts';
-import { parseBatch } from '../functions/core/archive/parse.ts';
-import { sniffFormat } from '../functions/core/archive/sniff.ts';
+import { parseBatch, type ParseOptions, type ParseResult } from '../functions/core/archive/parse.ts';
+import { ALTX_FORMAT_FAMILY, isAltxFormat } from '../functions/core/archive/altx-api.ts';
+import { formatOfPath, sniffFormat } from '../functions/core/archive/sniff.ts';
+import { snapshotHeight } from '../functions/core/archive/node-snapshot.ts';
+import { spotNamesOf } from '../functions/core/archive/spot-meta.ts';
+import { epochMsOfIso } from '../functions/core/archive/asset-ctxs.ts';
 import { plural, progressBar } from './progress.ts';
 
+const USAGE = 'usage: npm run ingest -- <file|dir>... [--format F] [--family altx|altx-rh] [--bucket s3://name] [--at T] [--spot-meta FILE] [--timeout seconds]';
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { format: { type: 'string' }, bucket: { type: 'string' }, timeout: { type: 'string', default: '600' } },
+  options: {
+    format: { type: 'string' }, family: { type: 'string' }, bucket: { type: 'string' }, timeout: { type: 'string', default: '600' },
+    at: { type: 'string' }, 'spot-meta': { type: 'string' },
+  },
 });
-if (positionals.length === 0) {
-  console.error('usage: npm run ingest -- <file|dir>... [--format F] [--bucket s3://name] [--timeout seconds]');
+const fail = (message: string): never => {
+  console.error(message);
   process.exit(2);
-}
-if (values.format !== undefined && !(BATCH_FORMATS as readonly string[]).includes(values.format)) {
-  console.error(`--format must be one of ${BATCH_FORMATS.join(', ')}`);
-  process.exit(2);
-}
+};
+if (positionals.length === 0) fail(USAGE);
+if (values.format !== undefined && !(BATCH_FORMATS as readonly string[]).includes(values.format)) fail(`--format must be one of ${BATCH_FORMATS.join(', ')}`);
+if (values.family !== undefined && values.family !== 'altx' && values.family !== 'altx-rh') fail('--family must be altx or altx-rh (which deployment of the altx venue a recording is of)');
+const family = values.family as 'altx' | 'altx-rh' | undefined;
 const timeoutMs = Number(values.timeout) * 1000;
-if (!(timeoutMs > 0)) {
-  console.error('--timeout must be a number of seconds');
-  process.exit(2);
-}
-const missing = positionals.filter((path) => !existsSync(path));
-if (missing.length > 0) {
-  console.error(`not found: ${missing.join(', ')}`);
-  process.exit(2);
-}
+if (!(timeoutMs > 0)) fail('--timeout must be a number of seconds');
+/** `--at`: epoch milliseconds or an ISO time (UTC when it names no zone). */
+const at = values.at === undefined ? undefined : /^\d{12,15}$/.test(values.at) ? Number(values.at) : epochMsOfIso(values.at);
+if (values.at !== undefined && at === undefined) fail('--at must be epoch milliseconds or an ISO time (2026-05-01T12:00:00Z)');
+const missing = [...positionals, ...(values['spot-meta'] ? [values['spot-meta']] : [])].filter((path) => !existsSync(path));
+if (missing.length > 0) fail(`not found: ${missing.join(', ')}`);
 
-let bucket: string;
+let bucket = '';
 if (values.bucket) {
   const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\/?$/.exec(values.bucket);
-  if (!match) {
-    console.error('--bucket must be s3://<bucket name>');
-    process.exit(2);
-  }
-  bucket = match[1]!;
+  bucket = match ? match[1]! : fail('--bucket must be s3://<bucket name>');
+  // The archive's reader (altx recordings' market ids) reads this bucket too.
+  process.env[BUCKETS.archive.envVar] ??= bucket;
 } else {
   try {
     attachToRunningCloud(localSettings().LOCAL_DATA_DIR);
   } catch (error) {
-    console.error((error as Error).message);
-    process.exit(2);
+    fail((error as Error).message);
   }
   bucket = requireSetting(config(), BUCKETS.archive.envVar);
 }
@@ -75,7 +84,14 @@ function filesOf(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path];
   return readdirSync(path).filter((name) => !name.startsWith('.')).sort().flatMap((name) => filesOf(join(path, name)));
 }
-const files = positionals.flatMap((path) => filesOf(path).map((file) => ({ file, root: path })));
+interface Input { file: string; root: string; format?: BatchFormat }
+const walked: Input[] = positionals.flatMap((path) => filesOf(path).map((file) => ({ file, root: path, format: values.format as BatchFormat | undefined })));
+const rank = (input: Input) => ({ spot_meta: 0, node_l4_snapshot: 2 } as Partial<Record<BatchFormat, number>>)[input.format ?? formatOfPath(input.file) ?? 'normalized'] ?? 1;
+const inputs: Input[] = [
+  ...(values['spot-meta'] ? [{ file: values['spot-meta'], root: values['spot-meta'], format: 'spot_meta' as const }] : []),
+  // Stable: name order within each rank.
+  ...walked.sort((a, b) => rank(a) - rank(b)),
+];
 
 const GZIP = [0x1f, 0x8b];
 const LZ4_FRAME = [0x04, 0x22, 0x4d, 0x18];
@@ -98,22 +114,52 @@ function textOf(file: string): Buffer | { error: string } {
 const nameOf = (file: string, root: string, batchId: string) =>
   `${batchId.slice(0, 16)}-${(relative(root, file) || basename(file)).replace(/\.(gz|lz4)$/, '').replace(/[^A-Za-z0-9._-]+/g, '_').slice(-120)}.jsonl.gz`;
 
-type Outcome = { file: string; ok: boolean; message: string };
+/** What the run has learnt so far: each block's time (from the node's block files), the spot pairs' names. */
+const blockTimes = new Map<number, number>();
+const spotNames = new Map<number, string>();
+const unnamedSpot = new Set<string>();
 
-async function ingestFile(file: string, root: string): Promise<Outcome> {
+/**
+ * What the ingest function reads an altx recording with (core/archive/ingest.ts): the family's
+ * registry as it stands, read from the archive (DuckDB loaded only then).
+ */
+async function altxMarketsOf(format: BatchFormat): Promise<Pick<ParseOptions, 'altxMarkets'>> {
+  if (!isAltxFormat(format)) return {};
+  const [{ archiveDeps }, { registryMarkets }] = await Promise.all([
+    import('../functions/shared/archive-deps.ts'), import('../functions/core/archive/altx-markets.ts'),
+  ]);
+  return { altxMarkets: await registryMarkets(archiveDeps(), ALTX_FORMAT_FAMILY[format]) };
+}
+
+type Outcome = { file: string; ok: boolean; message: string; unknownMarkets?: boolean };
+
+const refusal = (file: string, parsed: Extract<ParseResult, { ok: false }>): Outcome =>
+  ({ file, ok: false, message: `refused: ${parsed.reason}`, unknownMarkets: (parsed.unknownMarkets?.length ?? 0) > 0 });
+/** A snapshot met before the run's block files were all read: taken up again at the end. */
+const DEFERRED = Symbol('deferred');
+
+async function ingestFile({ file, root, format }: Input, last: boolean): Promise<Outcome | typeof DEFERRED> {
   const bytes = textOf(file);
   if ('error' in bytes) return { file, ok: false, message: `refused: ${bytes.error}` };
   const text = bytes.toString('utf8');
-  const sniffed = (values.format as BatchFormat | undefined) ?? sniffFormat(file, text);
+  const sniffed = format ?? sniffFormat(file, text, family);
   if (typeof sniffed !== 'string') return { file, ok: false, message: `refused: ${sniffed.error}` };
-  const parsed = parseBatch(sniffed, text);
-  if (!parsed.ok) return { file, ok: false, message: `refused: ${parsed.reason}` };
+  if (sniffed === 'node_l4_snapshot' && !last) return DEFERRED;
+  const height = sniffed === 'node_l4_snapshot' ? snapshotHeight(text) : undefined;
+  const fileAt = sniffed === 'node_l4_snapshot' || sniffed === 'spot_meta'
+    ? at ?? (height === undefined ? undefined : blockTimes.get(height) ?? blockTimes.get(height + 1))
+    : undefined;
+  const parsed = parseBatch(sniffed, text, { at: fileAt, spotNames, ...await altxMarketsOf(sniffed) });
+  if (!parsed.ok) return refusal(file, parsed);
   const counts = new Map<string, number>();
   let firstTs = Infinity;
   for (const record of parsed.records) {
     counts.set(record.dataset, (counts.get(record.dataset) ?? 0) + 1);
     firstTs = Math.min(firstTs, record.ts);
+    if (record.family === 'spot' && record.symbol.startsWith('@') && record.dataset !== 'instruments') unnamedSpot.add(record.symbol);
   }
+  for (const [block, time] of parsed.blockTimes) blockTimes.set(block, time);
+  if (sniffed === 'spot_meta') for (const [index, name] of spotNamesOf(parsed.records)) spotNames.set(index, name);
   const rows = [...counts].map(([dataset, n]) => `${dataset} ${n.toLocaleString('en-US')}`).join(', ');
 
   const manifest = archiveManifest();
@@ -122,13 +168,15 @@ async function ingestFile(file: string, root: string): Promise<Outcome> {
   if (before?.status === 'done') return { file, ok: true, message: `${sniffed}: already ingested (${rows}); nothing added` };
   if (before?.status === 'rejected') return { file, ok: false, message: `${sniffed}: refused earlier: ${before.reason}` };
 
-  const key = landingKey(sniffed, firstTs, nameOf(file, root, batchId));
+  const key = landingKey(sniffed, firstTs, nameOf(file, root, batchId), fileAt);
   await s3Client().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: gzipSync(bytes, { level: 1 }), ContentType: 'application/x-ndjson', ContentEncoding: 'gzip' }));
   // The queue's consumer records the batch's outcome under the same id (the hash of the decompressed bytes).
   const deadline = Date.now() + timeoutMs;
   for (let wait = 200; Date.now() < deadline; wait = Math.min(wait * 2, 2_000)) {
     const outcome = await manifest.batchOutcome(batchId);
-    if (outcome?.status === 'done') return { file, ok: true, message: `${sniffed}: ${rows}` };
+    // Ingest adds an instrument for each symbol the archive had not seen: the records beyond the file's own.
+    const listed = outcome?.status === 'done' ? outcome.records - parsed.records.length : 0;
+    if (outcome?.status === 'done') return { file, ok: true, message: `${sniffed}: ${rows}${listed > 0 ? `, instruments +${listed}` : ''}` };
     if (outcome?.status === 'rejected') return { file, ok: false, message: `${sniffed}: refused: ${outcome.reason}` };
     await sleep(wait);
   }
@@ -137,13 +185,26 @@ async function ingestFile(file: string, root: string): Promise<Outcome> {
 
 const bar = progressBar('Ingesting', 'files');
 const outcomes: Outcome[] = [];
-bar.update(0, files.length);
-for (const { file, root } of files) {
-  outcomes.push(await ingestFile(file, root));
-  bar.update(outcomes.length, files.length);
+const deferred: Input[] = [];
+bar.update(0, inputs.length);
+for (const input of inputs) {
+  // Snapshots the path names come last anyway: read once; one told by its content waits for the rest.
+  const outcome = await ingestFile(input, rank(input) === 2);
+  if (outcome === DEFERRED) deferred.push({ ...input, format: 'node_l4_snapshot' });
+  // An altx recording whose markets a later file of the command describes (its orderBooks answer) gets a second try after it.
+  else if (outcome.unknownMarkets) deferred.push(input);
+  else outcomes.push(outcome);
+  bar.update(outcomes.length, inputs.length);
+}
+for (const input of deferred) {
+  outcomes.push(await ingestFile(input, true) as Outcome);
+  bar.update(outcomes.length, inputs.length);
 }
 bar.stop();
 for (const { file, message } of outcomes) console.log(`${file}: ${message}`);
+if (unnamedSpot.size > 0) {
+  console.log(`spot pairs named by index only (no spot metadata names them; give --spot-meta): ${[...unnamedSpot].sort().join(', ')}`);
+}
 const refused = outcomes.filter((o) => !o.ok).length;
 console.log(`${plural(outcomes.length - refused, 'file')} ingested, ${plural(refused, 'file')} refused`);
 process.exit(refused > 0 ? 1 : 0);

@@ -8,6 +8,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { applyNagSuppressions } from './nag-suppressions.ts';
 import { ServiceStacks } from './service-stacks.ts';
 import { StatefulStack } from './stateful-stack.ts';
+import { LakeStack } from './lake-stack.ts';
 
 /**
  * cdk.json's context (feature flags) as the CLI would pass it. Tests and the local cloud build the
@@ -38,7 +39,7 @@ export interface BuildAppOptions {
   readonly cliMetadata?: boolean;
 }
 
-export function buildApp(opts: BuildAppOptions = { bundling: true }): { app: App; stateful: StatefulStack; service: ServiceStacks } {
+export function buildApp(opts: BuildAppOptions = { bundling: true }): { app: App; stateful: StatefulStack; service: ServiceStacks; lake: LakeStack } {
   const app = new App({
     builtinCloudFormationValidation: opts.cloudFormationValidation ?? true,
     context: {
@@ -60,8 +61,12 @@ export function buildApp(opts: BuildAppOptions = { bundling: true }): { app: App
     description: 'Market archive data: S3 archive, DynamoDB tables, SQS queues',
   });
   const service = new ServiceStacks(app, { stateful });
+  const lake = new LakeStack(app, 'MarketArchiveLake', {
+    description: 'Market archive data lake: a Glue database with a table per dataset over the archive bucket',
+    archive: stateful.buckets.archive,
+  });
   // Acknowledged whether or not nag runs, so the templates are the same either way.
   applyNagSuppressions(stateful, service);
   if (opts.nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
-  return { app, stateful, service };
+  return { app, stateful, service, lake };
 }

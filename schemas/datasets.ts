@@ -306,6 +306,8 @@ export const InstrumentRecord = keyed({
   dex: optionalString,
   spot_pair: v.optional(v.nullable(SpotPairDetails)),
   outcome: v.optional(v.nullable(OutcomeSideDetails)),
+  /** altx and altx-rh: the venue's number for the market, which its API names markets by. */
+  market_id: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
 });
 
 export type TradeRecord = v.InferOutput<typeof TradeRecord>;
@@ -442,6 +444,13 @@ export interface DatasetDef {
   columns: readonly Column[];
   /** Columns that identify a row within a family; later duplicates collapse onto the first. */
   uniqueBy: readonly string[];
+  /**
+   * Ids (the one `uniqueBy` column) at or above `from` were derived from content by a format that
+   * carries none (node_trades): such a row gives way to any row with a venue id that is equal on
+   * `sameAs`, columns both formats fill alike, so a row that two formats carried is kept once
+   * (core/archive/dedupe.ts).
+   */
+  derivedIds?: { from: number; sameAs: readonly string[] };
   /** Partitioned per symbol (and day); `false` keeps one file per family and day for all symbols. */
   perSymbol: boolean;
   /**
@@ -499,6 +508,11 @@ const POSITION_COVERAGE = {
   perpx: at('2025-05-25T00:00:00Z'), hip3: at('2025-10-13T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-06-26T20:10:26Z'),
 } as const;
 const ALICE = '0x00000000000000000000000000000000000a11ce';
+/**
+ * Trade ids derived from content (node_trades, which has no venue id) are at or above this: above
+ * the venue's ids (about 10^15 in 2025) and below 2^53, exact as a JSON number and a BIGINT.
+ */
+export const DERIVED_TRADE_IDS_FROM = 2 ** 52;
 
 export const DATASETS = {
   trades: {
@@ -509,6 +523,8 @@ export const DATASETS = {
       c('taker_address', 'VARCHAR'), c('twap_id', 'BIGINT'), c('builder_address', 'VARCHAR'), c('builder_fee', 'VARCHAR'),
       c('deployer_fee', 'VARCHAR'), c('priority_gas', 'VARCHAR'), c('is_liquidation', 'BOOLEAN'), c('account_index', 'VARCHAR')],
     uniqueBy: ['trade_id'],
+    // A trade in node_trades and in a fills format: same market, time, price, size and taker order.
+    derivedIds: { from: DERIVED_TRADE_IDS_FROM, sameAs: ['symbol', 'ts', 'price', 'size', 'order_id'] },
     perSymbol: true,
     compaction: 'merge',
     coverage: {
@@ -676,7 +692,7 @@ export const DATASETS = {
   instruments: {
     record: InstrumentRecord,
     columns: [...KEY, c('delisted_at', 'BIGINT'), c('market_type', 'VARCHAR'), c('sz_decimals', 'INTEGER'), c('max_leverage', 'INTEGER'), c('quote', 'VARCHAR'), c('dex', 'VARCHAR'),
-      c('spot_pair', 'VARCHAR'), c('outcome', 'VARCHAR')],
+      c('spot_pair', 'VARCHAR'), c('outcome', 'VARCHAR'), c('market_id', 'BIGINT')],
     uniqueBy: ['symbol', 'ts'],
     perSymbol: false,
     compaction: 'merge',

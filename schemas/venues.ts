@@ -15,7 +15,8 @@ export const CAPPED_BOOK_FAMILIES: readonly Family[] = ['perpx', 'spot', 'hip3',
 
 export const SYMBOL_FORMS: Readonly<Record<Family, { pattern: RegExp; example: string; description: string }>> = {
   perpx: { pattern: /^[A-Za-z0-9]{1,20}$/, example: 'BTC', description: 'bare coin' },
-  spot: { pattern: /^[A-Z0-9]{1,20}-[A-Z0-9]{1,20}$/, example: 'HYPE-USDC', description: 'dashed pair BASE-QUOTE' },
+  // `@<pair index>`: a pair the venue's files name by index only, when no spot metadata named it (README, Bringing real data).
+  spot: { pattern: /^([A-Z0-9]{1,20}-[A-Z0-9]{1,20}|@\d{1,6})$/, example: 'HYPE-USDC', description: 'dashed pair BASE-QUOTE (or @<pair index> when unnamed)' },
   hip3: { pattern: /^[a-z0-9]{1,12}:[A-Za-z0-9]{1,20}$/, example: 'xyz:TSLA', description: '<dex>:<COIN>, case-sensitive' },
   hip4: { pattern: /^#\d{1,9}$/, example: '#10', description: 'outcome side #<N> (10 x outcome + side)' },
   altx: { pattern: /^[A-Z0-9]{1,20}$/, example: 'ETH', description: 'market symbol' },

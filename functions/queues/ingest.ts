@@ -2,6 +2,7 @@
 import { gunzipSync } from 'node:zlib';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ingestBatch } from '../core/archive/ingest.ts';
+import { landingAtOf } from '../core/archive/layout.ts';
 import { BATCH_FORMATS, IngestQueueMessage, type BatchFormat } from '../../schemas/messages.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { accountStore, clock, once, queueSender, webhookStores } from '../shared/deps.ts';
@@ -20,7 +21,7 @@ const detectDeps = once(() => ({
   references: archiveReferences(archiveDeps()),
 }));
 
-/** landing/<format>/<day>/<name>: the format is the second segment. */
+/** landing/<format>/<day>/[at=<ms>/]<name>: the format is the second segment. */
 function formatOfKey(key: string): BatchFormat | undefined {
   const format = key.split('/')[1];
   return (BATCH_FORMATS as readonly string[]).includes(format ?? '') ? (format as BatchFormat) : undefined;
@@ -38,7 +39,7 @@ async function ingestKey(key: string, format: BatchFormat | undefined): Promise<
     const counts = await detectInBatch(detectDeps(), records);
     if (counts.matched > 0) logger.info('occurrences dispatched', { key, ...counts });
     metrics.addMetric('OccurrencesMatched', MetricUnit.Count, counts.matched);
-  });
+  }, { at: landingAtOf(key) });
   if (result.status === 'rejected') {
     logger.error('batch rejected', { key, batch_id: result.batchId, reason: result.reason });
     metrics.addMetric('BatchesRejected', MetricUnit.Count, 1);

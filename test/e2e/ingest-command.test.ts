@@ -1,9 +1,13 @@
 /**
- * `npm run ingest` against the local cloud: a directory laid out as the venue's archive (fills by
- * block, the older node_fills (gzipped) and node_trades, the streaming fills) goes through S3, the
- * ingest queue and the manifest; the trades route then answers each trade once with the values
- * the files hold, however many formats carried it. Running it again adds nothing; a broken file
- * is refused with its line and field, and the command exits 1.
+ * `npm run ingest` against the local cloud, started without a demo market: a directory laid out
+ * as the venue's archive (fills by block, the older node_fills (gzipped) and node_trades, the
+ * streaming fills) goes through S3, the ingest queue and the manifest; the trades route then
+ * answers each trade once with the values the files hold, however many formats carried it.
+ * A node's output with its info server's L4 snapshot, the public archive's asset contexts and
+ * l2Book files, and the spot metadata are served back as L4 books (snapshot plus diffs), native
+ * books, funding, open interest, spot trades and instruments. Running it again adds nothing; a
+ * broken file (a cut line, a truncated LZ4 frame, an unknown format, another venue's file) is
+ * refused with its line and field, nothing of it is written, and the command exits 1.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
@@ -29,6 +33,7 @@ afterAll(async () => {
 
 /** Runs the command as `npm run ingest` does, pointed at the test cloud's data directory. */
 function ingest(...args: string[]): Promise<{ code: number; stdout: string }> {
+  // A snapshot of tens of MB and the files of a node's hour are parsed here before they are sent.
   return new Promise((resolve) => {
     execFile(process.execPath, ['--import', 'tsx', 'bin/ingest.ts', ...args], { env: { ...process.env, LOCAL_DATA_DIR: cloud.dataDir } }, (error, stdout) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout });
@@ -115,5 +120,161 @@ describe('npm run ingest', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('fills.jsonl: refused: batch refused (node_fills): line 2: 1.px must be a decimal string');
     expect(result.stdout).toMatch(/cut\.lz4: refused: not a whole LZ4 frame/);
+  });
+});
+
+describe('npm run ingest, a node\'s output and the public archive', () => {
+  const H = 900_000_000;
+  /** The node's blocks a second apart from E, ten minutes into the window. */
+  const E = T0 + 600_000;
+  const blockAt = (n: number) => E + (n - H) * 1000;
+  const nodeBlock = (n: number, events: readonly unknown[]) => ({ local_time: naive(blockAt(n)), block_time: new Date(blockAt(n)).toISOString().replace('Z', ''), block_number: n, events });
+  const diff = (oid: number, side: 'B' | 'A', px: string, raw: unknown) => ({ user: oid % 2 ? buyer : seller, oid, coin: 'ETH', side, px, raw_book_diff: raw });
+  const resting = (oid: number, side: 'B' | 'A', limitPx: string, sz: string) => [oid % 2 ? buyer : seller, {
+    coin: 'ETH', side, limitPx, sz, oid, timestamp: E - 60_000 + oid, triggerCondition: 'N/A', isTrigger: false, triggerPx: '0.0', children: [],
+    isPositionTpsl: false, reduceOnly: false, orderType: 'Limit', origSz: sz, tif: 'Gtc', cloid: null,
+  }];
+  const day = new Date(E).toISOString().slice(0, 10).replace(/-/g, '');
+  const hour = new Date(E).getUTCHours();
+  let node: string;
+
+  beforeAll(() => {
+    node = mkdtempSync(join(tmpdir(), 'ingest-node-'));
+    const put = (path: string, body: string | Buffer) => {
+      mkdirSync(dirname(join(node, path)), { recursive: true });
+      writeFileSync(join(node, path), body);
+    };
+    // The node's book diffs: block H (already in the snapshot), then H+1 (order 1 partly filled, order 4 placed) and H+2 (order 2 canceled).
+    put(`hl/data/node_raw_book_diffs_by_block/hourly/${day}/${hour}`, jsonl([
+      nodeBlock(H, [diff(9, 'B', '2999', 'remove')]),
+      nodeBlock(H + 1, [diff(1, 'B', '3000.5', { update: { origSz: '0.4', newSz: '0.3' } }), diff(4, 'A', '3002', { new: { sz: '5' } })]),
+      nodeBlock(H + 2, [diff(2, 'B', '3000.5', 'remove')]),
+    ]));
+    // The info server's snapshot at block H: its time comes from the block files above.
+    put('hl/snapshots/out.json', JSON.stringify([H, [
+      ['ETH', [[resting(1, 'B', '3000.5', '0.4'), resting(2, 'B', '3000.5', '1.25')], [resting(3, 'A', '3001', '2')]]],
+      ['@107', [[[buyer, { ...resting(5, 'B', '40.1', '3')[1] as object, coin: '@107' }]], []]],
+    ]]));
+    // Fills of a spot pair named by index, and an ETH trade also in node_trades.
+    const ethTrade = { coin: 'ETH', px: '3001', sz: '0.7', time: blockAt(H + 1), startPosition: '0', closedPnl: '0.0', hash: '0xe7', tid: 7001, feeToken: 'USDC' };
+    const spotTrade = { ...ethTrade, coin: '@107', px: '40.1', sz: '1.5', tid: 7002, hash: '0xe8' };
+    // A pair the spot metadata does not list: kept by its index.
+    const unnamed = { ...spotTrade, coin: '@300', tid: 7003, hash: '0xe9' };
+    put(`hl/data/node_fills_by_block/hourly/${day}/${hour}`, jsonl([nodeBlock(H + 1, [
+      [buyer, { ...ethTrade, side: 'B', dir: 'Open Long', oid: 71, crossed: true, fee: '0.2' }], [seller, { ...ethTrade, side: 'A', dir: 'Open Short', oid: 3, crossed: false, fee: '0' }],
+      [seller, { ...spotTrade, side: 'A', dir: 'Sell', oid: 72, crossed: true, fee: '0.01' }], [buyer, { ...spotTrade, side: 'B', dir: 'Buy', oid: 5, crossed: false, fee: '0' }],
+      [seller, { ...unnamed, side: 'A', dir: 'Sell', oid: 73, crossed: true, fee: '0.01' }],
+    ])]));
+    put(`node_trades/hourly/${day}/${hour}.lz4`, compressFrameSync(Buffer.from(jsonl([{
+      coin: 'ETH', side: 'B', time: naive(blockAt(H + 1)), px: '3001', sz: '0.7', hash: '0xe7', trade_dir_override: 'Na',
+      side_info: [{ user: buyer, start_pos: '0', oid: 71, twap_id: null, cloid: null }, { user: seller, start_pos: '0', oid: 3, twap_id: null, cloid: null }],
+    }]))));
+    // The public archive: a day of asset contexts (a market without a book has mid 0), an hour of ETH's book.
+    const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+    put(`asset_ctxs/${day}.csv.lz4`, compressFrameSync(Buffer.from([
+      'time,coin,funding,open_interest,prev_day_px,day_ntl_vlm,premium,oracle_px,mark_px,mid_px,impact_bid_px,impact_ask_px',
+      `${iso(E)},ETH,1.25e-05,120345.67,2950.0,987654321.5,-0.000123,3000.2,3000.4,3000.5,3000.3,3000.7`,
+      `${iso(E + 60_000)},ETH,0.0000131,120400.0,2950.0,987700000.0,,3001.0,3001.2,0,,`,
+    ].join('\n'))));
+    const l2 = (at: number, bid: string) => ({ time: naive(at + 57), ver_num: 1, raw: { channel: 'l2Book', data: { coin: 'ETH', time: at, levels: [[{ px: bid, sz: '1.7', n: 2 }], [{ px: '3001', sz: '2.0', n: 1 }]] } } });
+    put(`market_data/${day}/${hour}/l2Book/ETH.lz4`, compressFrameSync(Buffer.from(jsonl([l2(E + 500, '3000.5'), l2(E + 5_500, '3000.6')]))));
+    writeFileSync(join(tmpdir(), `spotMeta-${H}.json`), JSON.stringify({
+      universe: [{ name: 'PURR/USDC', tokens: [1, 0], index: 0, isCanonical: true }, { name: '@107', tokens: [150, 0], index: 107, isCanonical: false }],
+      tokens: [{ name: 'USDC', szDecimals: 8, weiDecimals: 8, index: 0 }, { name: 'PURR', szDecimals: 0, weiDecimals: 5, index: 1 }, { name: 'HYPE', szDecimals: 2, weiDecimals: 8, index: 150 }],
+    }));
+  });
+  afterAll(() => {
+    if (node) rmSync(node, { recursive: true, force: true });
+    rmSync(join(tmpdir(), `spotMeta-${H}.json`), { force: true });
+  });
+
+  it('serves the L4 book at an instant (snapshot plus diffs), the native book, funding, open interest, spot trades and instruments with the values of the files', async () => {
+    // Act
+    const result = await ingest(node, '--spot-meta', join(tmpdir(), `spotMeta-${H}.json`));
+    // Assess: each file with its rows, the snapshot after the node's block files
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).toMatch(/spotMeta-900000000\.json: spot_meta: instruments 2\n/);
+    expect(result.stdout).toContain(`asset_ctxs/${day}.csv.lz4: asset_ctxs: funding 2, open_interest 2`);
+    expect(result.stdout).toContain(`l2Book/ETH.lz4: l2_book: l2_snapshots 2`);
+    expect(result.stdout).toMatch(/hl\/snapshots\/out\.json: node_l4_snapshot: l4_checkpoints 2(, instruments \+1)?\n/);
+    expect(result.stdout).toContain('spot pairs named by index only (no spot metadata names them; give --spot-meta): @300');
+
+    const before = await get('/v1/perpx/orderbook/ETH/l4', { timestamp: E + 500 });
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    expect(before.body.data).toMatchObject({
+      checkpoint_timestamp: new Date(E).toISOString(), diffs_applied: 0, last_block_number: H,
+      bids: [{ oid: 1, user_address: buyer, price: 3000.5, size: 0.4, timestamp_ms: E - 59_999 }, { oid: 2, size: 1.25 }], asks: [{ oid: 3, price: 3001, size: 2 }],
+    });
+    const after = await get('/v1/perpx/orderbook/ETH/l4', { timestamp: E + 2_500 });
+    expect(after.body.data).toMatchObject({ diffs_applied: 3, last_block_number: H + 2, bids: [{ oid: 1, size: 0.3 }], asks: [{ oid: 3 }, { oid: 4, price: 3002, size: 5 }] });
+    expect(after.body.data.bids).toHaveLength(1);
+    const full = await get('/v1/perpx/orderbook/ETH/l2', { timestamp: E + 2_500 });
+    expect(full.body.data).toMatchObject({ bids: [{ px: '3000.5', sz: '0.3', n: 1 }], asks: [{ px: '3001', sz: '2', n: 1 }, { px: '3002', sz: '5', n: 1 }] });
+    const history = await get('/v1/perpx/orderbook/ETH/l4/history', { start: E - 1, end: E + 60_000 });
+    expect(history.body.data.map((c: any) => [c.timestamp, c.last_block_number, c.bid_count, c.ask_count])).toEqual([[new Date(E).toISOString(), H, 2, 1]]);
+    // The level walk from the checkpoint: block H+1 (order 1 filled down, order 4 placed), then H+2 (order 2 canceled); block H not again.
+    const levels = await get('/v1/perpx/orderbook/ETH/l2/diffs', { start: E - 1, end: E + 60_000 });
+    expect(levels.body.data.map((d: any) => [d.block_number, d.side, d.price, d.size, d.count])).toEqual([
+      [H + 1, 'B', 3000.5, 1.55, 2], [H + 1, 'A', 3002, 5, 1], [H + 2, 'B', 3000.5, 0.3, 1],
+    ]);
+
+    const native = await get('/v1/perpx/orderbook/ETH', { timestamp: E + 6_000 });
+    expect(native.body.data).toMatchObject({ timestamp: new Date(E + 5_500).toISOString(), bids: [{ px: '3000.6', sz: '1.7', n: 2 }], asks: [{ px: '3001', sz: '2.0', n: 1 }] });
+
+    const window = { start: E - 1, end: E + 120_000 };
+    expect((await get('/v1/perpx/funding/ETH', window)).body.data).toEqual([
+      { symbol: 'ETH', coin: 'ETH', timestamp: new Date(E).toISOString(), funding_rate: '0.0000125', premium: '-0.000123' },
+      { symbol: 'ETH', coin: 'ETH', timestamp: new Date(E + 60_000).toISOString(), funding_rate: '0.0000131' },
+    ]);
+    const oi = (await get('/v1/perpx/openinterest/ETH', window)).body.data;
+    expect(oi).toHaveLength(2);
+    expect(oi[0]).toMatchObject({ open_interest: '120345.67', mark_price: '3000.4', oracle_price: '3000.2', mid_price: '3000.5' });
+    expect(oi[1]).not.toHaveProperty('mid_price');
+
+    const trades = await walkPages(get, '/v1/perpx/trades/ETH', { start: E - 1, end: E + 60_000, limit: 1000 });
+    expect(trades.map((t: any) => [t.trade_id, t.price, t.fee])).toEqual([[7001, '3001', '0.2']]);
+    const spot = await walkPages(get, '/v1/perpx/spot/trades/HYPE-USDC', { start: E - 1, end: E + 60_000, limit: 1000 });
+    expect(spot.map((t: any) => [t.trade_id, t.side, t.price, t.size])).toEqual([[7002, 'A', '40.1', '1.5']]);
+    expect((await get('/v1/perpx/spot/orderbook/HYPE-USDC/l4', { timestamp: E + 500 })).body.data).toMatchObject({ bids: [{ oid: 5, price: 40.1, size: 3 }] });
+
+    const instruments = (await get('/v1/perpx/instruments', {})).body.data;
+    expect(instruments.find((i: any) => i.symbol === 'ETH')).toMatchObject({ instrument_type: 'perp', quote: 'USDC', sz_decimals: 2 });
+    const pairs = (await get('/v1/perpx/spot/pairs', {})).body.data;
+    expect(pairs.map((p: any) => [p.symbol, p.name])).toEqual([['PURR-USDC', 'PURR/USDC'], ['HYPE-USDC', '@107']]);
+    expect((await walkPages(get, '/v1/perpx/spot/trades/@300', { start: E - 1, end: E + 60_000, limit: 1000 })).map((t: any) => t.trade_id)).toEqual([7003]);
+    expect((await get('/v1/perpx/spot/instruments', {})).body.data.map((i: any) => i.symbol)).toEqual(['@300', 'HYPE-USDC', 'PURR-USDC']);
+  });
+
+  it('refuses a line cut mid-JSON, a truncated LZ4 frame, an unknown format and another venue\'s file, naming file, line and field, and writes nothing of them', async () => {
+    // Prepare
+    const bad = mkdtempSync(join(tmpdir(), 'ingest-bad-'));
+    const put = (path: string, body: string | Buffer) => {
+      mkdirSync(dirname(join(bad, path)), { recursive: true });
+      writeFileSync(join(bad, path), body);
+    };
+    const zzz = { coin: 'ZZZ', px: '1', sz: '1', time: E, startPosition: '0', closedPnl: '0.0', hash: '0x9', tid: 9001, feeToken: 'USDC' };
+    const whole = JSON.stringify(nodeBlock(H + 5, [[buyer, { ...zzz, side: 'B', dir: 'Open Long', oid: 1, crossed: true, fee: '0' }], [seller, { ...zzz, side: 'A', dir: 'Open Short', oid: 2, crossed: false, fee: '0' }]]));
+    put(`cut/node_fills_by_block/hourly/${day}/${hour}`, `${whole}\n${whole.slice(0, 90)}\n`);
+    const frame = compressFrameSync(Buffer.from(jsonl([{ coin: 'ZZZ', time: E, levels: [[], []] }])));
+    put(`truncated/market_data/${day}/${hour}/l2Book/ZZZ.lz4`, frame.subarray(0, frame.length - 6));
+    put('unknown/notes.txt', 'collected by hand\nZZZ 1 1\n');
+    put('lighter/trades.jsonl', jsonl([{ channel: 'trade:1', type: 'update/trade', trades: [{ trade_id: 1, market_id: 1, size: '1', price: '1' }] }]));
+    put(`lighter/market_data/${day}/${hour}/l2Book/ZZZ.lz4`, compressFrameSync(Buffer.from(jsonl([{ channel: 'order_book:1', offset: 1, type: 'update/order_book', order_book: { asks: [], bids: [] } }]))));
+    try {
+      // Act
+      const result = await ingest(bad);
+      // Assess
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain(`cut/node_fills_by_block/hourly/${day}/${hour}: refused: batch refused (node_fills_by_block): line 2: not JSON`);
+      expect(result.stdout).toMatch(/truncated\/market_data\/\d+\/\d+\/l2Book\/ZZZ\.lz4: refused: not a whole LZ4 frame/);
+      expect(result.stdout).toContain('unknown/notes.txt: refused: line 1: not JSON');
+      expect(result.stdout).toContain('lighter/trades.jsonl: refused: line 1: no format of the venue\'s files');
+      expect(result.stdout).toContain('l2Book/ZZZ.lz4: refused: batch refused (l2_book): line 1: channel must be l2Book (got "order_book:1")');
+      expect(result.stdout).toContain('0 files ingested, 5 files refused');
+      expect((await get('/v1/perpx/trades/ZZZ', { start: E - 60_000, end: E + 60_000 })).body.data).toEqual([]);
+      expect((await get('/v1/perpx/instruments', {})).body.data.map((i: any) => i.symbol)).not.toContain('ZZZ');
+    } finally {
+      rmSync(bad, { recursive: true, force: true });
+    }
   });
 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
 import { archiveReferences } from '../../functions/core/detect/archive-references.ts';
-import type { PreviewDeps } from '../../functions/core/detect/preview.ts';
+import type { PreviewDeps } from '../../functions/core/detect/scan.ts';
 import { HOUR_MS } from '../../functions/core/detect/rollups.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';

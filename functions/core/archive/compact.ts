@@ -25,6 +25,7 @@ import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import type { SqlSession } from '../../ports/sql.ts';
 import { DAY_MS, SETTLE_MS, compactedKey, dayOf, daysBetween, deltaKey, hourSettled } from './layout.ts';
 import { visibleFiles } from './files.ts';
+import { dedupeClause } from './dedupe.ts';
 import { eachBounded } from '../bounded.ts';
 import { candlesFromTradesSql, oiCrossingsSql, reductionSql, rollupSql } from './sql.ts';
 import { windowSource } from './read.ts';
@@ -187,7 +188,7 @@ async function createMerged(session: SqlSession, dataset: Dataset, paths: readon
   const kept = folding && def.keepWhenFolded ? `AND (${def.keepWhenFolded})` : '';
   await session.execute({
     sql: `CREATE OR REPLACE TEMP TABLE merged AS SELECT * FROM read_parquet($files, union_by_name = true) WHERE ts BETWEEN $from AND $to ${kept}
-          QUALIFY row_number() OVER (PARTITION BY ${quoted(['family', ...def.uniqueBy])} ORDER BY ts) = 1`,
+          ${dedupeClause(dataset, ['family'])}`,
     params: { files: paths, from, to },
   });
 }

@@ -14,8 +14,11 @@ import { DATASETS, rowGroupRowsOf, sortOrderOf, type IngestedDataset, type Norma
 import type { Family } from '../venues.ts';
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import { DAY_MS, dayOf, deltaKey } from './layout.ts';
-import { parseBatch } from './parse.ts';
+import { parseBatch, type ParseOptions } from './parse.ts';
+import { knownSymbols, spotNames, unseenInstruments } from './venue-registry.ts';
 import { cadenceOf, isQualityDataset } from './cadence.ts';
+import { ALTX_FORMAT_FAMILY, isAltxFormat } from './altx-api.ts';
+import { registryMarkets } from './altx-markets.ts';
 import type { BatchFormat } from '../../../schemas/messages.ts';
 
 export type IngestResult =
@@ -51,10 +54,16 @@ export function partition(records: readonly NormalizedRecord[], lines: readonly 
 /**
  * `afterWrite` sees the batch's records once its files and manifest entries are written and before
  * the batch is marked done: if it fails, the batch is retried whole and runs it again (detection
- * relies on this to never miss a batch's occurrences).
+ * relies on this to never miss a batch's occurrences). `options.at` is the instant of a file that
+ * carries no time of its own (its landing key's `at=`).
+ *
+ * A batch of the venue's own files (any format but `normalized`) also consults the instrument
+ * registry: spot pairs it names by index get the spot metadata's names, and symbols the registry
+ * has never seen get an instrument (venue-registry.ts).
  */
 export async function ingestBatch(
   deps: ArchiveDeps, format: BatchFormat, bytes: Uint8Array | string, afterWrite?: (records: readonly NormalizedRecord[]) => Promise<void>,
+  options: Pick<ParseOptions, 'at'> = {},
 ): Promise<IngestResult> {
   const batchId = batchIdOf(bytes);
   const previous = await deps.manifest.batchOutcome(batchId);
@@ -63,16 +72,28 @@ export async function ingestBatch(
 
   // A view of the bytes, not a copy (a batch is up to a hundred megabytes).
   const text = typeof bytes === 'string' ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  const parsed = parseBatch(format, text);
+  // The venue's node and archive files: their instruments come from the registry (altx recordings describe their own markets).
+  const venue = format !== 'normalized' && !isAltxFormat(format);
+  // Only a text naming a spot pair by index (`"@107"`) needs the names.
+  const names = venue && format !== 'spot_meta' && /"@\d/.test(text) ? await spotNames(deps) : undefined;
+  // An altx recording names markets by the venue's ids; the family's registry knows the ones it does not describe itself.
+  const altxMarkets = isAltxFormat(format) ? await registryMarkets(deps, ALTX_FORMAT_FAMILY[format]) : undefined;
+  const parsed = parseBatch(format, text, { ...options, spotNames: names, ...(altxMarkets && { altxMarkets }) });
   if (!parsed.ok) {
     await deps.manifest.recordBatch(batchId, { status: 'rejected', reason: parsed.reason });
     return { status: 'rejected', batchId, reason: parsed.reason };
   }
+  const { records, lines } = parsed;
+  if (venue) {
+    const listed = unseenInstruments(records, await knownSymbols(deps, records));
+    records.push(...listed);
+    lines.push(...listed.map((record) => JSON.stringify(record)));
+  }
 
-  const files = await writeDeltas(deps, batchId, parsed.records, parsed.lines);
-  await afterWrite?.(parsed.records);
-  await deps.manifest.recordBatch(batchId, { status: 'done', records: parsed.records.length });
-  return { status: 'ingested', batchId, records: parsed.records.length, files };
+  const files = await writeDeltas(deps, batchId, records, lines);
+  await afterWrite?.(records);
+  await deps.manifest.recordBatch(batchId, { status: 'done', records: records.length });
+  return { status: 'ingested', batchId, records: records.length, files };
 }
 
 /**

@@ -5,7 +5,7 @@
  *   archive/v1/<dataset>/family=<family>/day=<YYYY-MM-DD>/delta-<id>.parquet                 recent, many symbols
  *   archive/v1/<dataset>/family=<family>/symbol=<enc>/day=<YYYY-MM-DD>/compacted-<v>.parquet one symbol-day
  *   archive/v1/<dataset>/family=<family>/day=<YYYY-MM-DD>/compacted-<v>.parquet               all symbols (candles, registry)
- *   landing/<format>/<YYYY-MM-DD>/<name>                                                      raw batches
+ *   landing/<format>/<YYYY-MM-DD>/[at=<epoch ms>/]<name>                                      raw batches
  */
 import type { Dataset } from '../../../schemas/datasets.ts';
 import type { Family } from '../venues.ts';
@@ -46,11 +46,29 @@ export function deltaKey(dataset: Dataset, family: Family, day: string, fileId: 
   return `archive/v1/${dataset}/family=${family}/day=${day}/delta-${fileId}.parquet`;
 }
 
-export function compactedKey(dataset: Dataset, family: Family, symbol: string | undefined, day: string, version: string): string {
-  const symbolPart = symbol === undefined ? '' : `symbol=${encodeSymbol(symbol)}/`;
-  return `archive/v1/${dataset}/family=${family}/${symbolPart}day=${day}/compacted-${version}.parquet`;
+/**
+ * The directory of compacted files: one symbol's (`symbol` as it appears in keys) or, for all-symbol
+ * datasets, the family's. The data lake's tables (lib/lake-tables.ts) read these directories.
+ */
+export function compactedDir(dataset: Dataset, family: string, keySymbol: string | undefined, day: string): string {
+  const symbolPart = keySymbol === undefined ? '' : `symbol=${keySymbol}/`;
+  return `archive/v1/${dataset}/family=${family}/${symbolPart}day=${day}/`;
 }
 
-export function landingKey(format: string, ts: number, name: string): string {
-  return `landing/${format}/${dayOf(ts)}/${name}`;
+export function compactedKey(dataset: Dataset, family: Family, symbol: string | undefined, day: string, version: string): string {
+  return `${compactedDir(dataset, family, symbol === undefined ? undefined : encodeSymbol(symbol), day)}compacted-${version}.parquet`;
+}
+
+/**
+ * A raw batch's key. `at` is the instant of a file that carries no time of its own (an L4
+ * snapshot, the spot metadata): the command that lands it knows it, the ingest function reads it here.
+ */
+export function landingKey(format: string, ts: number, name: string, at?: number): string {
+  return `landing/${format}/${dayOf(ts)}/${at === undefined ? '' : `at=${at}/`}${name}`;
+}
+
+/** The `at` a landing key carries, if any. */
+export function landingAtOf(key: string): number | undefined {
+  const match = /^landing\/[^/]+\/[^/]+\/at=(\d{1,15})\//.exec(key);
+  return match ? Number(match[1]) : undefined;
 }

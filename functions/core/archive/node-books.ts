@@ -48,7 +48,7 @@ export const NodeOrderStatusesBlock = v.object({
 });
 
 /** The node's `block_time` ("2026-03-10T08:50:10.334", UTC) in epoch ms. */
-const blockMs = (time: string) => Date.parse(time.endsWith('Z') ? time : `${time}Z`);
+export const blockMs = (time: string) => Date.parse(time.endsWith('Z') ? time : `${time}Z`);
 
 export function rawBookDiffsToRecords(block: v.InferOutput<typeof NodeRawBookDiffsBlock>): NormalizedRecord[] | { error: string } {
   const ts = blockMs(block.block_time);

@@ -52,12 +52,15 @@ export const NodeFillsBlock = v.object({
   events: v.array(NodeFillEvent),
 });
 
-/** The family and symbol a node `coin` names; `@<index>` spot coins need the spot registry. */
+/**
+ * The family and symbol a node `coin` names. A spot pair named by index (`@107`) keeps that name
+ * here; parse.ts names it from the venue's spot metadata when that was given (spot-meta.ts).
+ */
 export function familyOfCoin(coin: string): { family: Family; symbol: string } | { error: string } {
   if (/^[a-z0-9]{1,12}:[A-Za-z0-9]{1,20}$/.test(coin)) return { family: 'hip3', symbol: coin };
   if (/^#\d{1,9}$/.test(coin)) return { family: 'hip4', symbol: coin };
   if (/^[A-Z0-9]{1,20}\/[A-Z0-9]{1,20}$/.test(coin)) return { family: 'spot', symbol: coin.replace('/', '-') };
-  if (/^@\d+$/.test(coin)) return { error: `spot coin ${coin} is an index; send the pair name (BASE/QUOTE)` };
+  if (/^@\d{1,6}$/.test(coin)) return { family: 'spot', symbol: coin };
   if (/^[A-Za-z0-9]{1,20}$/.test(coin)) return { family: 'perpx', symbol: coin };
   return { error: `unknown coin form ${JSON.stringify(coin)}` };
 }

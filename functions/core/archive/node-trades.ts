@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import type { NormalizedRecord } from '../../../schemas/datasets.ts';
+import { DERIVED_TRADE_IDS_FROM, type NormalizedRecord } from '../../../schemas/datasets.ts';
 import { familyOfCoin } from './node-fills.ts';
 
 const decimal = v.pipe(v.string(), v.regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string'));
@@ -50,7 +50,8 @@ export function epochMsOfNaive(time: string): number {
  * derived id never names another trade's real one, and below 2^53, so it is exact as a JSON number
  * and a BIGINT. It is the first 52 bits of SHA-256 over the fields that tell two trades apart even
  * within one transaction: coin, time (as written), price, size, transaction hash and both order
- * ids. Two listings of one trade get the same id.
+ * ids. Two listings of one trade get the same id. The same trade read from a fills format has
+ * the venue's `tid`: reads and compaction keep that row and drop this one (core/archive/dedupe.ts).
  */
 export function derivedTradeId(trade: NodeTrade): number {
   const digest = createHash('sha256')
@@ -58,7 +59,7 @@ export function derivedTradeId(trade: NodeTrade): number {
     .digest();
   // 52 bits: 6 bytes and the high nibble of the seventh.
   const low52 = digest.readUIntBE(0, 6) * 16 + (digest[6]! >> 4);
-  return 2 ** 52 + low52;
+  return DERIVED_TRADE_IDS_FROM + low52;
 }
 
 /** The trade row of one node trade (the taker's side), or the reason it cannot be read. */

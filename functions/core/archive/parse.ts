@@ -1,20 +1,61 @@
 /**
  * Turns a raw batch into normalized records, or refuses the whole batch with a reason that names
- * the first bad lines. Nothing is written for a refused batch.
+ * the first bad lines. Nothing is written for a refused batch. Every format has its entry in one of
+ * three registries by how its records span the text: a line each (LINE_FORMATS), trades spread over
+ * lines (TRADE_FORMATS) or the whole text at once (WHOLE_FORMATS).
  */
 import * as v from 'valibot';
 import { NormalizedRecord, familiesOf } from '../../../schemas/datasets.ts';
 import type { BatchFormat } from '../../../schemas/messages.ts';
 import { blockToRecords, FillPairing, NodeFillEvent, NodeFillsBlock } from './node-fills.ts';
 import { NodeTrade, nodeTradeToRecords } from './node-trades.ts';
-import { NodeOrderStatusesBlock, NodeRawBookDiffsBlock, orderStatusesToRecords, rawBookDiffsToRecords } from './node-books.ts';
+import { blockMs, NodeOrderStatusesBlock, NodeRawBookDiffsBlock, orderStatusesToRecords, rawBookDiffsToRecords } from './node-books.ts';
+import { snapshotToRecords } from './node-snapshot.ts';
+import { assetCtxsToRecords } from './asset-ctxs.ts';
+import { l2BookLineToRecords } from './l2-book.ts';
+import { nameSpot, spotMetaOf, spotPairsOf } from './spot-meta.ts';
 import { refusedField } from './record-check.ts';
+import { isAltxFormat, parseAltxRecording, type AltxFormat } from './altx-api.ts';
+import type { AltxMarkets } from './altx-markets.ts';
 
-/** The node's own formats, one JSON line per block: the block's schema and its conversion to records. */
-const NODE_FORMATS: { [F in BlockFormat]: { block: v.GenericSchema; records: (block: never) => NormalizedRecord[] | { error: string } } } = {
-  node_fills_by_block: { block: NodeFillsBlock, records: blockToRecords },
-  node_raw_book_diffs_by_block: { block: NodeRawBookDiffsBlock, records: rawBookDiffsToRecords },
-  node_order_statuses_by_block: { block: NodeOrderStatusesBlock, records: orderStatusesToRecords },
+/** What a batch's text does not say itself. */
+export interface ParseOptions {
+  /** The instant of a file that carries no time (an L4 snapshot, the spot metadata), epoch ms. */
+  at?: number;
+  /** Spot pair index -> symbol, to name the `@N` coins of the venue's files (spot-meta.ts). */
+  spotNames?: ReadonlyMap<number, string>;
+  /** The altx family's markets by id (altx-markets.ts), for a recording that names markets its answers do not describe. */
+  altxMarkets?: AltxMarkets;
+}
+
+/**
+ * Formats of one JSON value a line: its schema, its conversion to records, and whether a line is a
+ * node block (whose time the batch reports: an L4 snapshot is timed by its block).
+ */
+const LINE_FORMATS: { [F in LineFormat]: { line: v.GenericSchema; records: (line: never) => NormalizedRecord[] | { error: string }; block: boolean } } = {
+  node_fills_by_block: { line: NodeFillsBlock, records: blockToRecords, block: true },
+  node_raw_book_diffs_by_block: { line: NodeRawBookDiffsBlock, records: rawBookDiffsToRecords, block: true },
+  node_order_statuses_by_block: { line: NodeOrderStatusesBlock, records: orderStatusesToRecords, block: true },
+  // Three message shapes; l2-book.ts tells them apart and names the field.
+  l2_book: { line: v.unknown(), records: l2BookLineToRecords, block: false },
+};
+
+/** Formats read whole: their records, or the problems (each naming its line or element) that refuse them. */
+const WHOLE_FORMATS: { [F in WholeFormat]: (text: string, options: ParseOptions) => { records: NormalizedRecord[] } | { problems: string[] } } = {
+  node_l4_snapshot: (text, options) => snapshotToRecords(text, options.at),
+  asset_ctxs: (text) => assetCtxsToRecords(text),
+  spot_meta: (text, options) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      return { problems: [`not JSON (${(error as Error).message})`] };
+    }
+    const meta = spotMetaOf(json);
+    if ('error' in meta) return { problems: [meta.error] };
+    const pairs = spotPairsOf(meta, options.at);
+    return 'error' in pairs ? { problems: [pairs.error] } : { records: pairs.map((p) => p.record) };
+  },
 };
 
 /**
@@ -26,13 +67,21 @@ const NODE_FORMATS: { [F in BlockFormat]: { block: v.GenericSchema; records: (bl
  */
 const TRADE_FORMATS = ['node_fills', 'node_fills_streaming', 'node_trades'] as const;
 type TradeFormat = (typeof TRADE_FORMATS)[number];
-type BlockFormat = Exclude<BatchFormat, 'normalized' | TradeFormat>;
+type WholeFormat = 'node_l4_snapshot' | 'asset_ctxs' | 'spot_meta';
+type LineFormat = Exclude<BatchFormat, 'normalized' | TradeFormat | WholeFormat | AltxFormat>;
 const isTradeFormat = (format: BatchFormat): format is TradeFormat => (TRADE_FORMATS as readonly string[]).includes(format);
+const isWholeFormat = (format: BatchFormat): format is WholeFormat => format in WHOLE_FORMATS;
 
 const MAX_PROBLEMS = 5;
 
-/** `lines[i]` is the JSON text of `records[i]` (the raw line when the batch was already normalized). */
-export type ParseResult = { ok: true; records: NormalizedRecord[]; lines: string[] } | { ok: false; reason: string };
+/**
+ * `lines[i]` is the JSON text of `records[i]` (the raw line when the batch was already normalized);
+ * `blockTimes` the time of each block a node batch holds (an L4 snapshot's time comes from them).
+ */
+export type ParseResult =
+  | { ok: true; records: NormalizedRecord[]; lines: string[]; blockTimes: Map<number, number> }
+  /** `unknownMarkets`: altx market ids neither the batch nor the registry names (another file may, once ingested). */
+  | { ok: false; reason: string; unknownMarkets?: number[] };
 
 function describe(issue: v.BaseIssue<unknown>): string {
   const path = v.getDotPath(issue);
@@ -40,12 +89,13 @@ function describe(issue: v.BaseIssue<unknown>): string {
 }
 
 /**
- * Adds a converted record to the batch when it is a valid record of a family that has its dataset;
- * else the problem, named by line.
+ * Adds a converted record to the batch when it is a valid record of a family that has its dataset
+ * (a spot pair named by index renamed when the names are known); else the problem, named by line.
  */
-function accept(record: NormalizedRecord, line: number, records: NormalizedRecord[], texts: string[], problems: string[]): boolean {
+function accept(record: NormalizedRecord, where: string, records: NormalizedRecord[], texts: string[], problems: string[], options: ParseOptions): boolean {
   // A node writes every coin; records of a family without the dataset (spot order statuses) are not archived.
   if (!familiesOf(record.dataset).includes(record.family)) return true;
+  if (record.family === 'spot' && record.dataset !== 'instruments') record.symbol = nameSpot(record.symbol, options.spotNames);
   if (refusedField(record) === undefined) {
     records.push(record);
     texts.push(JSON.stringify(record));
@@ -53,7 +103,7 @@ function accept(record: NormalizedRecord, line: number, records: NormalizedRecor
   }
   const checked = v.safeParse(NormalizedRecord, record);
   if (!checked.success) {
-    problems.push(`line ${line}: ${describe(checked.issues[0])}`);
+    problems.push(`${where}: ${describe(checked.issues[0])}`);
     return false;
   }
   records.push(checked.output);
@@ -78,10 +128,11 @@ function jsonLines(text: string): { line: number; json: unknown }[] | { problems
 }
 
 /** A batch of a format whose trades span lines: every line read, then each trade converted once. */
-function parseTrades(format: TradeFormat, text: string): ParseResult {
+function parseTrades(format: TradeFormat, text: string, options: ParseOptions): ParseResult {
   const parsedLines = jsonLines(text);
   const problems = 'problems' in parsedLines ? parsedLines.problems : [];
   const converted: { at: number; records: NormalizedRecord[] }[] = [];
+  const blockTimes = new Map<number, number>();
   if (!('problems' in parsedLines)) {
     const pairing = new FillPairing();
     // node_trades: a trade's derived id names it; its first listing is kept.
@@ -101,6 +152,7 @@ function parseTrades(format: TradeFormat, text: string): ParseResult {
         if (!trades.has(key)) trades.set(key, { at: line, records });
         continue;
       }
+      if (format === 'node_fills_streaming') noteBlock(blockTimes, parsed.output);
       const events = format === 'node_fills' ? [parsed.output as NodeFillEvent] : (parsed.output as v.InferOutput<typeof NodeFillsBlock>).events;
       for (const event of events) {
         const error = pairing.add(event, line);
@@ -113,20 +165,44 @@ function parseTrades(format: TradeFormat, text: string): ParseResult {
   const texts: string[] = [];
   for (const trade of converted) {
     if (problems.length >= MAX_PROBLEMS) break;
-    for (const record of trade.records) if (!accept(record, trade.at, records, texts, problems)) break;
+    for (const record of trade.records) if (!accept(record, `line ${trade.at}`, records, texts, problems, options)) break;
   }
-  return outcome(format, problems, records, texts);
+  return outcome(format, problems, records, texts, blockTimes);
 }
 
-function outcome(format: BatchFormat, problems: string[], records: NormalizedRecord[], texts: string[]): ParseResult {
+/** Records a node block's time (by its number) from its envelope. */
+function noteBlock(blockTimes: Map<number, number>, block: unknown): void {
+  const { block_number: number, block_time: time } = block as { block_number: number; block_time: string };
+  const ms = blockMs(time);
+  if (!Number.isNaN(ms)) blockTimes.set(number, ms);
+}
+
+/** A batch of a format read whole. */
+function parseWhole(format: WholeFormat, text: string, options: ParseOptions): ParseResult {
+  const converted = WHOLE_FORMATS[format](text, options);
+  const problems = 'problems' in converted ? converted.problems : [];
+  const records: NormalizedRecord[] = [];
+  const texts: string[] = [];
+  // A record of a file read whole has no line of its own: a refusal names the record (`l4_checkpoints BTC: bids.3.1 ...`).
+  if ('records' in converted) for (const record of converted.records) if (!accept(record, `${record.dataset} ${record.symbol}`, records, texts, problems, options)) break;
+  return outcome(format, problems, records, texts, new Map());
+}
+
+function outcome(format: BatchFormat, problems: string[], records: NormalizedRecord[], texts: string[], blockTimes: Map<number, number>): ParseResult {
   if (problems.length > 0) return { ok: false, reason: `batch refused (${format}): ${problems.join('; ')}` };
   if (records.length === 0) return { ok: false, reason: `batch refused (${format}): no records` };
-  return { ok: true, records, lines: texts };
+  return { ok: true, records, lines: texts, blockTimes };
 }
 
-export function parseBatch(format: BatchFormat, text: string): ParseResult {
-  if (isTradeFormat(format)) return parseTrades(format, text);
+export function parseBatch(format: BatchFormat, text: string, options: ParseOptions = {}): ParseResult {
+  if (isTradeFormat(format)) return parseTrades(format, text, options);
+  if (isWholeFormat(format)) return parseWhole(format, text, options);
+  if (isAltxFormat(format)) {
+    const parsed = parseAltxRecording(format, text, options.altxMarkets);
+    return parsed.ok ? { ...parsed, blockTimes: new Map() } : parsed;
+  }
   const problems: string[] = [];
+  const blockTimes = new Map<number, number>();
   const records: NormalizedRecord[] = [];
   const texts: string[] = [];
   const lines = text.split('\n');
@@ -146,7 +222,7 @@ export function parseBatch(format: BatchFormat, text: string): ParseResult {
       texts.push(line);
       continue;
     }
-    const parsed = v.safeParse(format === 'normalized' ? NormalizedRecord : NODE_FORMATS[format].block, json);
+    const parsed = v.safeParse(format === 'normalized' ? NormalizedRecord : LINE_FORMATS[format].line, json);
     if (!parsed.success) {
       problems.push(`line ${i + 1}: ${describe(parsed.issues[0])}`);
       continue;
@@ -163,12 +239,13 @@ export function parseBatch(format: BatchFormat, text: string): ParseResult {
       texts.push(line);
       continue;
     }
-    const converted = NODE_FORMATS[format].records(parsed.output as never);
+    if (LINE_FORMATS[format].block) noteBlock(blockTimes, parsed.output);
+    const converted = LINE_FORMATS[format].records(parsed.output as never);
     if ('error' in converted) {
       problems.push(`line ${i + 1}: ${converted.error}`);
       continue;
     }
-    for (const record of converted) if (!accept(record, i + 1, records, texts, problems)) break;
+    for (const record of converted) if (!accept(record, `line ${i + 1}`, records, texts, problems, options)) break;
   }
-  return outcome(format, problems, records, texts);
+  return outcome(format, problems, records, texts, blockTimes);
 }

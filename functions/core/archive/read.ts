@@ -12,6 +12,7 @@ import { sameFiles, supersedes, visibleFiles } from './files.ts';
 import { dayOf, daysBetween, unsettledFrom } from './layout.ts';
 import { whollyBeforeCoverage } from './coverage.ts';
 import { candlesFromTradesSql } from './sql.ts';
+import { dedupeClause } from './dedupe.ts';
 
 export interface WindowRequest {
   dataset: Exclude<Dataset, 'candles_1m'>;
@@ -237,7 +238,7 @@ async function candleSourceOf(deps: ArchiveDeps, req: MinuteCandleRequest, listi
   }
   if (tail.length > 0) {
     const trades = `(SELECT * FROM ${await scanSql(deps, tail, 'm_tail', params)} WHERE ${bySymbol} AND ts BETWEEN $m_from AND $m_to + 59999
-                     QUALIFY row_number() OVER (PARTITION BY trade_id ORDER BY ts) = 1)`;
+                     ${dedupeClause('trades')})`;
     parts.push(`SELECT * FROM (${candlesFromTradesSql(trades)}) WHERE ts BETWEEN $m_from AND $m_to`);
   }
   const filesRead = candles.length + tail.length;
@@ -352,7 +353,6 @@ function readSameGroups(read: readonly ArchiveFile[][], stoppedEarly: boolean, g
 
 /** A page read from the given groups, oldest first (newest first for `desc`), stopping once full; and the groups it read. */
 async function pageOf(deps: ArchiveDeps, req: JsonWindowRequest, groups: readonly ArchiveFile[][]): Promise<{ groups: ArchiveFile[][]; result: JsonWindowResult }> {
-  const def = DATASETS[req.dataset];
   const order = orderColumns(req.dataset);
   const desc = req.direction === 'desc';
   const parts: string[] = [];
@@ -382,7 +382,7 @@ async function pageOf(deps: ArchiveDeps, req: JsonWindowRequest, groups: readonl
       where.push(`(${req.filter.sql})`);
       Object.assign(params, req.filter.params);
     }
-    const dedupe = group.length > 1 ? `QUALIFY row_number() OVER (PARTITION BY ${def.uniqueBy.map((c) => `"${c}"`).join(', ')} ORDER BY ts) = 1` : '';
+    const dedupe = group.length > 1 ? dedupeClause(req.dataset) : '';
     const [result] = await deps.sql.query({
       sql: `WITH page AS (
               SELECT *, row_number() OVER (ORDER BY ${orderSql}) AS w_rn FROM (
@@ -453,7 +453,6 @@ export async function windowSource(
     ? listed.filter((f) => f.maxTs >= req.from && f.minTs <= req.to && ofSymbols(f, req.symbols))
     : await windowFiles(deps, req);
   if (files.length === 0) return undefined;
-  const def = DATASETS[req.dataset];
   const params: Record<string, SqlValue> = { s_files: await deps.files.paths(files), s_from: req.from, s_to: req.to };
   const where = ['ts BETWEEN $s_from AND $s_to'];
   if (req.symbol !== undefined) {
@@ -464,6 +463,6 @@ export async function windowSource(
     where.push('list_contains($s_symbols, symbol)');
     params.s_symbols = req.symbols;
   }
-  const dedupe = mayShareRows(files) ? `QUALIFY row_number() OVER (PARTITION BY ${def.uniqueBy.map((c) => `"${c}"`).join(', ')} ORDER BY ts) = 1` : '';
+  const dedupe = mayShareRows(files) ? dedupeClause(req.dataset) : '';
   return { sql: `SELECT * FROM read_parquet($s_files, union_by_name = true) WHERE ${where.join(' AND ')} ${dedupe}`, params };
 }

@@ -20,7 +20,7 @@ import { EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
 import { normalizeConfig, type StoredConfig } from '../webhooks/filters.ts';
 import { queueOccurrence, type DeliveryDeps } from '../webhooks/deliveries.ts';
 import { eventIdOf } from '../webhooks/envelope.ts';
-import { keeper, replayWindow, shown, type PreviewDeps } from './preview.ts';
+import { keeper, replayWindow, shown, type PreviewDeps } from './scan.ts';
 
 const DAY_MS = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();

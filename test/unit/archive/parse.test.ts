@@ -55,7 +55,24 @@ describe('node_fills_by_block', () => {
     expect(familyOfCoin('km:US500')).toEqual({ family: 'hip3', symbol: 'km:US500' });
     expect(familyOfCoin('PURR/USDC')).toEqual({ family: 'spot', symbol: 'PURR-USDC' });
     expect(familyOfCoin('#10')).toEqual({ family: 'hip4', symbol: '#10' });
-    expect(familyOfCoin('@107')).toMatchObject({ error: expect.stringMatching(/index/) });
+    // A spot pair by index keeps its name until the spot metadata names it (parse options).
+    expect(familyOfCoin('@107')).toEqual({ family: 'spot', symbol: '@107' });
+    expect(familyOfCoin('@1234567')).toMatchObject({ error: expect.stringMatching(/unknown coin form/) });
+  });
+
+  it('reports the time of each block it read, by block number (an L4 snapshot is timed by them)', () => {
+    const trade = [[taker, fill({})], [maker, fill({ side: 'A', crossed: false, oid: 12 })]];
+    const result = parseBatch('node_fills_by_block', [block(trade, 700_000_000), block([], 700_000_001)].join('\n'));
+    const streamed = parseBatch('node_fills_streaming', [block([trade[0]], 700_000_000), block([trade[1]], 700_000_000)].join('\n'));
+    expect(result.ok && [...result.blockTimes]).toEqual([[700_000_000, 1763683200123], [700_000_001, 1763683200123]]);
+    expect(streamed.ok && [...streamed.blockTimes]).toEqual([[700_000_000, 1763683200123]]);
+  });
+
+  it('names a spot pair given by index through the spot names given, and keeps the index name otherwise', () => {
+    const spot = (coin: string, tid: number) => [[taker, fill({ coin, tid })], [maker, fill({ coin, tid, side: 'A', crossed: false, oid: 12 })]];
+    const text = block([...spot('@107', 1), ...spot('@108', 2)]);
+    const result = parseBatch('node_fills_by_block', text, { spotNames: new Map([[107, 'HYPE-USDC']]) });
+    expect(result.ok && result.records.map((r) => [r.family, r.symbol])).toEqual([['spot', 'HYPE-USDC'], ['spot', '@108']]);
   });
 });
 

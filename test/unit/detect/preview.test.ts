@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dryRun, estimate, SCAN_BUDGET_MS, type PreviewDeps } from '../../../functions/core/detect/preview.ts';
+import { dryRun, estimate } from '../../../functions/core/detect/preview.ts';
+import { SCAN_BUDGET_MS, type PreviewDeps } from '../../../functions/core/detect/scan.ts';
 import type { WebhookStores } from '../../../functions/ports/webhooks.ts';
 
 const T = Date.UTC(2026, 10, 21, 12, 0, 0);
