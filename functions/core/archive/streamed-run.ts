@@ -87,7 +87,7 @@ export function cutStreamedRun(files: readonly StreamedFile[]): StreamedBatch[] 
     ];
     for (const [p, part] of run.parts.entries()) {
       if (why.length > 0) batches[part.file]!.heldBack.push(`block ${run.block}, ${linesOf(part)} (${why.join('; ')})`);
-      else if (p > 0) batches[part.file]!.sentWith = `its ${linesOf(part)} finish block ${run.block}, sent with ${files[owner]!.file}`;
+      else if (p > 0) batches[part.file]!.sentWith = `its ${linesOf(part)} ${part.first === part.last ? 'finishes' : 'finish'} block ${run.block}, sent with ${files[owner]!.file}`;
       if (why.length === 0) batches[owner]!.lines.push(...part.lines);
     }
   }
