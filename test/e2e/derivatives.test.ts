@@ -203,6 +203,44 @@ describe('liquidations', () => {
   });
 });
 
+describe('cursors', () => {
+  it('are the real service\'s, and the one a client builds from the last row pages as next_cursor does', async () => {
+    // Prepare
+    const rows = (await readWindow(archiveDeps(), { dataset: 'liquidations', family: 'perpx', from: window.start, to: window.end, limit: 100_000 })).rows;
+    /** The value of `column` whose rows fall in the most 5-minute buckets: a market, a wallet with more than one page of liquidations (and of buckets). */
+    const widest = (column: string) => {
+      const buckets = new Map<string, Set<number>>();
+      for (const row of rows) buckets.set(String(row[column]), (buckets.get(String(row[column])) ?? new Set()).add(Math.floor(Number(row.ts) / 300_000)));
+      return [...buckets].sort((a, b) => b[1].size - a[1].size)[0]![0];
+    };
+    const symbol = widest('symbol');
+    const user = widest('liquidated_user');
+    const ms = (row: any) => String(Date.parse(row.timestamp));
+    // A candle's quote volume is a float sum, whose last digit may differ between two reads of it.
+    const stable = (rows: unknown) => JSON.parse(JSON.stringify(rows, (_key, value) => (typeof value === 'number' ? Number(value.toPrecision(12)) : value)));
+    for (const [path, query, build] of [
+      ['/v1/perpx/openinterest/BTC', { ...window, limit: 5 }, ms],
+      ['/v1/perpx/openinterest/BTC', { ...window, interval: '15m', limit: 1 }, ms], // the last sample's time is in its bucket
+      ['/v1/perpx/funding/BTC', { ...window, limit: 5 }, ms],
+      ['/v1/perpx/prices/BTC', { ...window, limit: 5 }, ms],
+      ['/v1/perpx/candles/BTC', { ...window, interval: '5m', limit: 3 }, ms],
+      [`/v1/perpx/liquidations/${symbol}`, { ...window, limit: 1 }, (row: any) => `${ms(row)}_${row.trade_id}`],
+      [`/v1/perpx/liquidations/${symbol}/volume`, { ...window, interval: '5m', limit: 1 }, ms],
+      [`/v1/perpx/liquidations/user/${user}`, { ...window, limit: 1 }, ms],
+    ] as const) {
+      // Act
+      const first = await get(path, query);
+      const followed = await get(path, { ...query, cursor: first.body.meta.next_cursor });
+      const resumed = await get(path, { ...query, cursor: build(first.body.data.at(-1)) });
+      // Assess
+      expect(first.body.meta.has_more, path).toBe(true);
+      expect(first.body.meta.next_cursor, path).toMatch(path.endsWith(symbol) ? /^\d+_\d+$/ : /^\d+$/);
+      expect(stable(resumed.body.data), path).toEqual(stable(followed.body.data));
+      expect(resumed.body.meta.next_cursor, path).toBe(followed.body.meta.next_cursor);
+    }
+  });
+});
+
 describe('market state', () => {
   const newestStored = async (dataset: 'open_interest' | 'funding' | 'trades' | 'l2_snapshots' | 'liquidations', family: any, symbol: string) =>
     (await readWindow(archiveDeps(), { dataset, family, symbol, from: Date.now() - 86_400_000, to: Date.now(), limit: 1, direction: 'desc' })).rows[0];
