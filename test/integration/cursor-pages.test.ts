@@ -148,8 +148,31 @@ describe('transparent cursors on tie-heavy pages', () => {
         expect(rows.map((r) => r.trade_id)).toEqual(expectedIds);
         for (const page of walked) if (page.next) expect(page.next).toBe(String(Date.parse(page.rows.at(-1)!.timestamp)));
         for (const page of walked) expect(page.rows.length <= limit || new Set(page.rows.map((r) => r.timestamp)).size === 1).toBe(true);
+        // has_more is false only on the last page (the walk above holds every row), and true only
+        // with rows still to come, save after a page that is one instant: it is served whole
+        // without looking past it, so the page after it may be empty.
+        walked.forEach((page, i) => {
+          if (page.next && walked[i + 1]!.rows.length === 0) expect(new Set(page.rows.map((r) => r.timestamp)).size, page.next).toBe(1);
+        });
       },
     ), { numRuns: 10 });
+  });
+
+  it('ends a wallet\'s walk where its rows end: one liquidation is the last page; one instant across markets is served whole, then an empty last page', async () => {
+    // Prepare
+    const [once, cascade] = [`0x${'e'.repeat(39)}1`, `0x${'e'.repeat(39)}2`];
+    const fill = (user: string, symbol: string, ts: number, trade_id: number) =>
+      ({ dataset: 'liquidations', family: 'perpx', symbol, ts, trade_id, liquidated_user: user, price: '100', size: '1', side: 'A' });
+    await ingest([fill(once, 'EW0', T0 + 1_000, 9_000_001), ...[0, 1, 2].map((m) => fill(cascade, `EW${m}`, T0 + 2_000, 9_000_010 + m))], 1, false);
+    const window = { ...routePaging('getPerpxUserLiquidations'), family: 'perpx' as const, start: T0, end: T0 + 10_000, limit: 1 };
+    // Act
+    const single = await userLiquidationsPage(deps, { ...window, user: once }, NOW);
+    const instant = await userLiquidationsPage(deps, { ...window, user: cascade }, NOW);
+    const after = await userLiquidationsPage(deps, { ...window, user: cascade, cursor: instant.nextCursor! }, NOW);
+    // Assess
+    expect(single).toMatchObject({ count: 1, nextCursor: null });
+    expect(instant).toMatchObject({ count: 3, nextCursor: String(T0 + 2_000) });
+    expect(after).toMatchObject({ count: 0, nextCursor: null });
   });
 
   it('refuses a cursor outside the window, in the other form, or malformed, as invalid_cursor', async () => {
