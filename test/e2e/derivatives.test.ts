@@ -205,9 +205,11 @@ describe('liquidations', () => {
 
 describe('cursors', () => {
   it('are the real service\'s, and the one a client builds from the last row pages as next_cursor does', async () => {
-    // Prepare: the whole seeded archive (its seed began on the hour, up to four hours back). Over
-    // two hours, where the liquidations fall depended on the minute the run started: late in the
-    // hour, no wallet (nor market) of the window had two of them, and limit 1 was rightly the last page.
+    // Prepare: five hours, the whole archive (from the seed's first hour, at most four hours
+    // before the run's seed, to this file's start). The simulation is the same from that hour on,
+    // so what two hours up to now held depended on when the file ran: late in the hour no wallet
+    // had two liquidations there (at times no market two 5-minute buckets), and limit 1 was
+    // rightly the last page.
     const span = { start: end - 5 * 3_600_000, end };
     const rows = (await readWindow(archiveDeps(), { dataset: 'liquidations', family: 'perpx', from: span.start, to: span.end, limit: 100_000 })).rows;
     /**
