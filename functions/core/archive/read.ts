@@ -22,8 +22,13 @@ export interface WindowRequest {
   /** Inclusive bounds, epoch ms. */
   from: number;
   to: number;
-  /** Keyset: only rows after this position in (ts, unique key) order. */
+  /**
+   * Keyset: only rows after this position in (ts, unique key) order. A prefix of the key (a
+   * transparent cursor's `[ts]` or `[ts, id]`) means after every row that begins with it.
+   */
   after?: readonly (number | string)[];
+  /** Only rows ahead of this key prefix in reading order (exclusive; JSON reads only). */
+  before?: readonly (number | string)[];
   limit: number;
   /** An extra predicate with its own bound parameters (names must not start with `w_`). */
   filter?: { sql: string; params: Record<string, SqlValue> };
@@ -54,11 +59,14 @@ export function overlappingGroups(files: readonly ArchiveFile[]): ArchiveFile[][
   return groups;
 }
 
-/** `(c0, c1, …) > ($w_after0, $w_after1, …)` (or `<`) spelled out, so it works on every engine version. */
-function keysetSql(columns: readonly string[], comparison: '>' | '<' = '>'): string {
+/**
+ * `(c0, c1, …) > ($w_after0, $w_after1, …)` (or `<`) spelled out, so it works on every engine
+ * version; the values are bound as `$<param>0`, `$<param>1`, …
+ */
+function keysetSql(columns: readonly string[], comparison: '>' | '<' = '>', param = 'w_after'): string {
   const terms = columns.map((_, i) => {
-    const equal = columns.slice(0, i).map((c, j) => `"${c}" = $w_after${j}`);
-    return `(${[...equal, `"${columns[i]}" ${comparison} $w_after${i}`].join(' AND ')})`;
+    const equal = columns.slice(0, i).map((c, j) => `"${c}" = $${param}${j}`);
+    return `(${[...equal, `"${columns[i]}" ${comparison} $${param}${i}`].join(' AND ')})`;
   });
   return `(${terms.join(' OR ')})`;
 }
@@ -287,6 +295,8 @@ export interface JsonWindowResult {
   last?: (number | string)[];
   /** True when rows beyond this page exist in the window. */
   more: boolean;
+  /** Position of the first row beyond the page, when `more`. */
+  next?: (number | string)[];
   filesRead: number;
 }
 
@@ -336,6 +346,33 @@ export async function readWindowJson(deps: ArchiveDeps, req: JsonWindowRequest):
   return page.result;
 }
 
+/** Runs of rows larger than this are not served whole (no market has a trade, a liquidation or an instant of that many). */
+const LONGEST_RUN = 10_000;
+
+/**
+ * Like readWindowJson, but a page never splits a run of rows that share the first `prefix` columns
+ * of the window's order (ts, then the unique key): the key a transparent cursor names (`<ts_ms>`,
+ * `<ts_ms>_<id>`), which must name a position no row of a later page shares. A page that would end
+ * inside a run ends before it, so it may hold fewer than `limit` rows and still go on; a run that is
+ * the whole page is served whole, and `more` is then true whether or not rows follow it (the next
+ * page may be empty). `last` is the prefix of the page's last row. With the whole key as the
+ * prefix (trades: ts and trade id), this is readWindowJson.
+ */
+export async function readWholeRuns(deps: ArchiveDeps, req: JsonWindowRequest, prefix: number): Promise<JsonWindowResult> {
+  const page = await readWindowJson(deps, req);
+  const runOf = (key: readonly (number | string)[]) => key.slice(0, prefix);
+  const sameRun = (a: readonly (number | string)[], b: readonly (number | string)[]) => runOf(a).every((v, i) => v === b[i]);
+  if (!page.more || !page.last || !page.next || !sameRun(page.last, page.next)) return { ...page, ...(page.last && { last: runOf(page.last) }) };
+  const run = runOf(page.last);
+  const before = await readWindowJson(deps, { ...req, before: run });
+  if (before.count > 0) return { ...before, last: runOf(before.last!), more: true };
+  const columns = orderColumns(req.dataset).slice(0, prefix);
+  const inRun = { sql: columns.map((c, i) => `"${c}" = $r_run${i}`).join(' AND '), params: Object.fromEntries(run.map((v, i) => [`r_run${i}`, v])) };
+  const filter = req.filter ? { sql: `(${req.filter.sql}) AND ${inRun.sql}`, params: { ...req.filter.params, ...inRun.params } } : inRun;
+  const whole = await readWindowJson(deps, { ...req, filter, limit: LONGEST_RUN });
+  return { ...whole, last: run, more: true };
+}
+
 /** The groups of files a page reads, in reading order. */
 function pageGroups(req: JsonWindowRequest, files: readonly ArchiveFile[]): ArchiveFile[][] {
   const after = req.after;
@@ -375,8 +412,12 @@ async function pageOf(deps: ArchiveDeps, req: JsonWindowRequest, groups: readonl
     }
     const position = last ?? req.after;
     if (position) {
-      where.push(keysetSql(order, desc ? '<' : '>'));
+      where.push(keysetSql(order.slice(0, position.length), desc ? '<' : '>'));
       position.forEach((value, i) => { params[`w_after${i}`] = value; });
+    }
+    if (req.before) {
+      where.push(keysetSql(order.slice(0, req.before.length), desc ? '>' : '<', 'w_before'));
+      req.before.forEach((value, i) => { params[`w_before${i}`] = value; });
     }
     if (req.filter) {
       where.push(`(${req.filter.sql})`);
@@ -391,7 +432,8 @@ async function pageOf(deps: ArchiveDeps, req: JsonWindowRequest, groups: readonl
             SELECT string_agg(to_json(${req.projection}), ',' ORDER BY w_rn) FILTER (WHERE w_rn <= $w_take) AS json,
                    count(*) AS fetched,
                    -- The page's last key: the taken row numbered highest (an ordered aggregate would sort again).
-                   ${order.map((c, i) => `max_by("${c}", w_rn) FILTER (WHERE w_rn <= $w_take) AS w_last${i}`).join(', ')}
+                   ${order.map((c, i) => `max_by("${c}", w_rn) FILTER (WHERE w_rn <= $w_take) AS w_last${i}`).join(', ')},
+                   ${order.map((c, i) => `max_by("${c}", w_rn) FILTER (WHERE w_rn = $w_fetch) AS w_next${i}`).join(', ')}
             FROM page`,
       params,
     });
@@ -402,7 +444,10 @@ async function pageOf(deps: ArchiveDeps, req: JsonWindowRequest, groups: readonl
       count += served;
       last = order.map((_, i) => result![`w_last${i}`] as number | string);
     }
-    if (fetched > take) return { groups: read, result: { json: parts.join(','), count, last, more: true, filesRead } };
+    if (fetched > take) {
+      const next = order.map((_, i) => result![`w_next${i}`] as number | string);
+      return { groups: read, result: { json: parts.join(','), count, last, more: true, next, filesRead } };
+    }
   }
   return { groups: read, result: { json: parts.join(','), count, last, more: false, filesRead } };
 }

@@ -13,8 +13,7 @@ import { coverageStart } from '../archive/coverage.ts';
 import { L4Book, type BookOrder, type CheckpointOrder, type Level } from '../book/l4-book.ts';
 import { LevelWalk, type LevelChange, type SequencedDiff } from '../book/level-walk.ts';
 import { difference, midpoint, sumDecimals } from '../book/decimal.ts';
-import { EMPTY, page, startPage, type JsonRows, type WindowParams } from './queries.ts';
-import { encodeCursor, type CursorState } from './cursor.ts';
+import { EMPTY, page, startPage, windowPage, type JsonRows, type Paging, type WindowParams } from './queries.ts';
 import { seriesSymbol } from './series.ts';
 import { isoSql } from './shape.ts';
 import {
@@ -105,30 +104,28 @@ export async function nativeBookHistory(deps: ArchiveDeps, req: NativeHistoryReq
   checkNativeDepth(req.family, req.depth);
   const granularity = GRANULAR_FAMILIES.has(req.family) ? req.granularity : 'checkpoint';
   const dataset = granularity === 'checkpoint' ? 'l2_snapshots' : 'l4_diffs';
-  const start = startPage(dataset, req, req.symbol, { depth: req.depth, granularity }, now);
-  if ('done' in start) {
+  const paging = startPage(dataset, req, req.symbol, { depth: req.depth, granularity }, now);
+  if ('done' in paging) {
     if (granularity === 'tick') throw new AppError('not_found', `No order-level data for ${req.symbol} on ${req.family} in this window.`, { param: 'start' });
-    return { rows: start.done };
+    return { rows: paging.done };
   }
-  if (granularity === 'tick') return tickHistory(deps, req, start);
-  if (granularity !== 'checkpoint') return { rows: await sampledBooks(deps, req, SAMPLE_STEPS[granularity], start) };
-  const result = await readWindowJson(deps, {
-    dataset: 'l2_snapshots', family: req.family, symbol: req.symbol, from: start.window[0], to: start.window[1],
-    after: start.cursor?.position, limit: req.limit, projection: `{'ts': ts, 'bids': bids::JSON, 'asks': asks::JSON}`,
-  });
+  if (granularity === 'tick') return tickHistory(deps, req, paging);
+  if (granularity !== 'checkpoint') return { rows: await sampledBooks(deps, req, SAMPLE_STEPS[granularity], paging) };
+  const result = await windowPage(deps, {
+    dataset: 'l2_snapshots', family: req.family, symbol: req.symbol, limit: req.limit, projection: `{'ts': ts, 'bids': bids::JSON, 'asks': asks::JSON}`,
+  }, paging);
   const rows = (JSON.parse(`[${result.json}]`) as { ts: number; bids: StoredLevels; asks: StoredLevels }[])
     .map((r) => orderBook(req.symbol, r.ts, levelsOf(r.bids), levelsOf(r.asks), req.depth));
-  return { rows: rendered(rows, page(result, start.fingerprint, start.window).nextCursor) };
+  return { rows: rendered(rows, page(result, paging).nextCursor) };
 }
 
 const SAMPLE_STEPS = { '30s': 30_000, '10s': 10_000, '1s': 1_000 } as const;
 
-type Started = { fingerprint: string; cursor?: CursorState; window: [number, number] };
-
 /** The book at every `step` instant of the window (from the first checkpoint on), `limit` per page. */
-async function sampledBooks(deps: ArchiveDeps, req: NativeHistoryRequest, step: number, start: Started): Promise<JsonRows<OrderBook>> {
-  const { window, cursor } = start;
-  let first = cursor ? Number(cursor.position[0]) + step : Math.ceil(window[0] / step) * step;
+async function sampledBooks(deps: ArchiveDeps, req: NativeHistoryRequest, step: number, paging: Paging): Promise<JsonRows<OrderBook>> {
+  const { window, after } = paging;
+  // After a cursor: the first instant of the step after it (the last one served, or any a client names).
+  let first = after ? Math.floor(Number(after[0]) / step) * step + step : Math.ceil(window[0] / step) * step;
   let rebuilt = await rebuild(deps, { family: req.family, symbol: req.symbol, at: first });
   if (!rebuilt) {
     const checkpoint = await firstCheckpoint(deps, req.family, req.symbol, first, window[1]);
@@ -147,22 +144,25 @@ async function sampledBooks(deps: ArchiveDeps, req: NativeHistoryRequest, step: 
     applyAll(rebuilt, diffs.slice(upTo, next));
     rows.push(orderBook(req.symbol, at, rebuilt.book.levels('B', req.depth), rebuilt.book.levels('A', req.depth), undefined));
   }
-  const more = last + step <= window[1];
-  return rendered(rows, more ? encodeCursor(start.fingerprint, { window, position: [last] }) : null);
+  return rendered(rows, last + step <= window[1] ? paging.cursorAt([last]) : null);
 }
 
-/** `tick`: the book as the window (or the cursor's block) begins, and up to 1000 level deltas after it. */
-async function tickHistory(deps: ArchiveDeps, req: NativeHistoryRequest, start: Started): Promise<{ tick: TickHistory; nextCursor: string | null }> {
-  const position = start.cursor?.position as [number, number] | undefined;
+/**
+ * `tick`: the book as the window (or the cursor) begins, and up to 1000 level deltas after it. The
+ * route's cursor is an instant (`<ts_ms>`, the last delta's): resuming after it is starting just
+ * after it, as the real client's tick walk does.
+ */
+async function tickHistory(deps: ArchiveDeps, req: NativeHistoryRequest, paging: Paging): Promise<{ tick: TickHistory; nextCursor: string | null }> {
+  const position = paging.after as BookPosition | undefined;
   // With a depth, the deltas are those of the truncated book the checkpoint shows, so they replay into it.
-  const walked = await levelChanges(deps, req, start.window, position, TICK_DELTAS, { depth: req.depth });
+  const walked = await levelChanges(deps, req, paging, TICK_DELTAS, { depth: req.depth });
   if (!walked?.startBook) throw new AppError('not_found', `No order-level data for ${req.symbol} on ${req.family} in this window.`, { param: 'start' });
   return {
     tick: {
-      checkpoint: orderBook(req.symbol, position ? position[0] : start.window[0], walked.startBook.bids, walked.startBook.asks, req.depth),
+      checkpoint: orderBook(req.symbol, position ? position[0] : paging.window[0], walked.startBook.bids, walked.startBook.asks, req.depth),
       deltas: walked.changes.map((c) => ({ timestamp: c.ts, side: c.side === 'B' ? 'bid' : 'ask', price: Number(c.price), size: Number(c.size), sequence: c.block * 100_000 + c.seq })),
     },
-    nextCursor: nextCursorOf(walked, start.fingerprint, start.window),
+    nextCursor: nextCursorOf(walked, paging),
   };
 }
 
@@ -309,15 +309,14 @@ export async function l2Book(deps: ArchiveDeps, req: BookRequest): Promise<FullD
 async function checkpointPage<T>(
   deps: ArchiveDeps, req: BookHistoryRequest, now: number, render: (ts: number, block: number, book: L4Book) => T, filters: Record<string, unknown> = { depth: req.depth },
 ): Promise<JsonRows<T>> {
-  const start = startPage('l4_checkpoints', req, req.symbol, filters, now);
-  if ('done' in start) return start.done;
-  const result = await readWindowJson(deps, {
-    dataset: 'l4_checkpoints', family: req.family, symbol: req.symbol, from: start.window[0], to: start.window[1],
-    after: start.cursor?.position, limit: req.limit, projection: `{'ts': ts, 'block_number': block_number, 'bids': bids::JSON, 'asks': asks::JSON}`,
-  });
+  const paging = startPage('l4_checkpoints', req, req.symbol, filters, now);
+  if ('done' in paging) return paging.done;
+  const result = await windowPage(deps, {
+    dataset: 'l4_checkpoints', family: req.family, symbol: req.symbol, limit: req.limit, projection: `{'ts': ts, 'block_number': block_number, 'bids': bids::JSON, 'asks': asks::JSON}`,
+  }, paging);
   const rows = (JSON.parse(`[${result.json}]`) as { ts: number; block_number: number; bids: CheckpointOrder[]; asks: CheckpointOrder[] }[])
     .map((r) => render(r.ts, r.block_number, L4Book.fromCheckpoint(r.bids, r.asks)));
-  return rendered(rows, page(result, start.fingerprint, start.window).nextCursor);
+  return rendered(rows, page(result, paging).nextCursor);
 }
 
 export const l4History = (deps: ArchiveDeps, req: BookHistoryRequest, now: number): Promise<JsonRows<L4Snapshot>> =>
@@ -359,44 +358,58 @@ const L4_DIFF_PROJECTION = `{'timestamp': ${isoSql('ts')}, 'block_number': block
 
 /** Order-level diffs in a window, in the venue's order (block, then seq). */
 export async function l4DiffsPage(deps: ArchiveDeps, req: BookHistoryRequest, now: number): Promise<JsonRows<L4Diff>> {
-  const start = startPage('l4_diffs', req, req.symbol, {}, now);
-  if ('done' in start) return start.done;
-  const result = await readWindowJson(deps, {
-    dataset: 'l4_diffs', family: req.family, symbol: req.symbol, from: start.window[0], to: start.window[1],
-    after: start.cursor?.position, limit: req.limit, projection: L4_DIFF_PROJECTION,
-  });
-  return page(result, start.fingerprint, start.window);
+  const paging = startPage('l4_diffs', req, req.symbol, {}, now);
+  if ('done' in paging) return paging.done;
+  return page(await windowPage(deps, { dataset: 'l4_diffs', family: req.family, symbol: req.symbol, limit: req.limit, projection: L4_DIFF_PROJECTION }, paging), paging);
 }
 
 interface ChangesPage { startBook?: { bids: Level[]; asks: Level[] }; changes: LevelChange[]; more: boolean; last?: [number, number] }
 
+/** Where a walk of level changes resumes: after an instant (`[ts]`, tick), or after a block (`[ts, block]`, L2 diffs). */
+type BookPosition = [number] | [number, number];
+
 /**
- * The book at the start of a window walk (after the cursor's block, or just before `start`), and
- * the level changes of the blocks after it, block by block, up to `limit` of them. A page never
- * splits a block: it ends before the block that would overflow `limit` (so it may hold fewer and
- * still go on), unless that block alone is the page. A level a block touched but left as it was is
- * not a change. Before the first checkpoint of the window, the walk starts at that checkpoint. With
- * `view`, the page also holds the book it starts from, and the walk shows its `depth` best levels.
+ * The book at the start of a window walk (after the cursor's position, or just before `start`), and
+ * the level changes of the blocks after it, block by block, up to `limit` of them (`tick`: with
+ * that book). A page never splits a run of blocks the route's cursor names as one (a block; for
+ * `tick`, whose cursor is an instant, the blocks of one instant): it ends before the run that would
+ * overflow `limit` (so it may hold fewer and still go on), unless that run alone is the page. A
+ * level a block touched but left as it was is not a change. Before the first checkpoint of the
+ * window (or after an instant before any), the walk starts at that checkpoint. A block cursor must
+ * name the block the book is at by then, as the `timestamp` and `block_number` of a row served do:
+ * otherwise `invalid_cursor`.
  */
 async function levelChanges(
-  deps: ArchiveDeps, req: BookHistoryRequest, window: [number, number], position: [number, number] | undefined, limit: number, view?: { depth?: number },
+  deps: ArchiveDeps, req: BookHistoryRequest, paging: Paging, limit: number, view?: { depth?: number },
 ): Promise<ChangesPage | undefined> {
+  const { window } = paging;
+  const position = paging.after as BookPosition | undefined;
   const market = { family: req.family, symbol: req.symbol };
-  let base = position
-    ? await rebuild(deps, { ...market, at: position[0] }, position[1])
-    : await rebuild(deps, { ...market, at: window[0] - 1 });
-  if (!base && !position) {
-    const checkpoint = await firstCheckpoint(deps, req.family, req.symbol, window[0], window[1]);
+  const afterBlock = position?.length === 2 ? position[1] : undefined;
+  let base = await rebuild(deps, { ...market, at: position ? position[0] : window[0] - 1 }, afterBlock);
+  if (afterBlock !== undefined && base?.lastBlock !== afterBlock) {
+    throw new AppError('invalid_cursor', `Invalid cursor: ${position!.join('_')} does not name a block of ${req.symbol}'s diffs (the timestamp and block_number of a row served).`, { param: 'cursor' });
+  }
+  if (!base) {
+    const checkpoint = await firstCheckpoint(deps, req.family, req.symbol, position ? position[0] + 1 : window[0], window[1]);
     if (checkpoint) base = await rebuildFrom(deps, req.family, req.symbol, checkpoint, Number(checkpoint.ts));
   }
   if (!base) return undefined;
+  const tick = view !== undefined;
   const walk = new LevelWalk(base.book, view?.depth);
   const startBook = view ? { bids: walk.levels('B'), asks: walk.levels('A') } : undefined;
   const from = Math.max(window[0], base.checkpointTs);
-  let after: [number, number] = position ? [position[1], Number.MAX_SAFE_INTEGER] : base.position;
+  let after: [number, number] = afterBlock !== undefined ? [afterBlock, Number.MAX_SAFE_INTEGER] : base.position;
   const changes: LevelChange[] = [];
+  // The block of the page's last change: the next page resumes after it (blocks after it that changed nothing are walked again).
   let last: [number, number] | undefined;
+  // The instant of the block walked before (tick's runs are instants).
+  let walkedTs: number | undefined;
+  // The page as it stood before the run (block, or instant) now being walked: where it ends if that run overflows it.
+  let cut: { count: number; last?: [number, number] } = { count: 0 };
   let more = false;
+  const ended = (page: { count: number; last?: [number, number] }, goesOn: boolean): ChangesPage =>
+    ({ ...(startBook && { startBook }), changes: changes.slice(0, page.count), more: goesOn, ...(page.last && { last: page.last }) });
   // Diffs are read in chunks until the page holds `limit` changes (blocks that change nothing, such
   // as an order placed and taken at once, add none) or the window ends.
   for (let chunk = limit + 1; ; chunk = Math.min(4 * chunk, 50_000)) {
@@ -418,29 +431,35 @@ async function levelChanges(
       after = [final.block_number, final.seq];
       const blockChanges = walk.block(blockDiffs);
       const blockTs = blockDiffs.reduce((ts, d) => Math.max(ts, d.ts), 0);
-      // A page never splits a block; one block larger than a page is served whole.
-      if (changes.length > 0 && changes.length + blockChanges.length > limit) return { ...(startBook && { startBook }), changes, more: true, ...(last && { last }) };
+      if (!tick || blockTs !== walkedTs) {
+        // A run begins: a full page ends before it.
+        if (changes.length >= limit) return ended({ count: changes.length, last }, true);
+        cut = { count: changes.length, last };
+      }
+      walkedTs = blockTs;
+      // A page never splits a run; one run larger than a page is served whole.
+      if (cut.count > 0 && changes.length + blockChanges.length > limit) return ended(cut, true);
       changes.push(...blockChanges);
-      last = [blockTs, block];
+      if (blockChanges.length > 0) last = [blockTs, block];
     }
     if (exhausted) break;
-    if (changes.length >= limit) {
+    if (!tick && changes.length >= limit) {
+      // The chunk ended on a whole block (an instant may go on in the next chunk).
       more = true;
       break;
     }
   }
-  return { ...(startBook && { startBook }), changes, more, ...(last && { last }) };
+  return ended({ count: changes.length, last }, more);
 }
 
 /** Full-depth L2 diffs: after each block, every level it changed, with its size and order count. */
 export async function l2DiffsPage(deps: ArchiveDeps, req: BookHistoryRequest, now: number): Promise<JsonRows<L2Diff>> {
-  const start = startPage('l4_diffs', req, req.symbol, {}, now);
-  if ('done' in start) return start.done;
-  const walked = await levelChanges(deps, req, start.window, start.cursor?.position as [number, number] | undefined, req.limit);
+  const paging = startPage('l4_diffs', req, req.symbol, {}, now);
+  if ('done' in paging) return paging.done;
+  const walked = await levelChanges(deps, req, paging, req.limit);
   if (!walked) return EMPTY;
   const rows = walked.changes.map((c) => ({ timestamp: iso(c.ts), block_number: c.block, side: c.side, price: Number(c.price), size: Number(c.size), count: c.count }));
-  return rendered(rows, nextCursorOf(walked, start.fingerprint, start.window));
+  return rendered(rows, nextCursorOf(walked, paging));
 }
 
-const nextCursorOf = (walked: { more: boolean; last?: [number, number] }, fingerprint: string, window: [number, number]) =>
-  walked.more && walked.last ? encodeCursor(fingerprint, { window, position: walked.last }) : null;
+const nextCursorOf = (walked: { more: boolean; last?: [number, number] }, paging: Paging) => (walked.more && walked.last ? paging.cursorAt(walked.last) : null);

@@ -7,10 +7,12 @@ import { AppError } from '../errors.ts';
 import { dexOf, isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { Row, SqlValue } from '../../ports/sql.ts';
-import { readWindowJson, windowSource, withMinuteCandles, type MinuteCandleSource } from '../archive/read.ts';
+import { readWholeRuns, readWindowJson, windowSource, withMinuteCandles, type JsonWindowRequest, type JsonWindowResult, type MinuteCandleSource } from '../archive/read.ts';
 import { coverageNotice } from '../archive/coverage.ts';
 import { outcomeSideOf, registryEntries } from './registry-views.ts';
-import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
+import {
+  CURSOR_PARTS, checkInWindow, decodeCursor, encodeCursor, formatTransparentCursor, parseTransparentCursor, requestFingerprint, transparentSpelling, type CursorForm, type Position,
+} from './cursor.ts';
 import type { Dataset } from '../../../schemas/datasets.ts';
 import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../../../schemas/intervals.ts';
 import type { Candle, Instrument, OrderFlowBucket, Trade, TradeSide, TriggerOrder } from '../../../schemas/market.ts';
@@ -40,11 +42,12 @@ export interface WindowParams {
   end?: number;
   cursor?: string;
   limit: number;
+  /** The route's transparent cursor form (functions/routes.ts); absent, its cursors are opaque. */
+  cursorForm?: CursorForm;
 }
 
 /** The window a request asks for: `start` defaults to 24 hours before now and `end` to now. */
-export function resolveWindow(params: WindowParams, now: number, cursor?: CursorState): [number, number] {
-  if (cursor) return cursor.window;
+export function resolveWindow(params: Pick<WindowParams, 'start' | 'end'>, now: number): [number, number] {
   const end = params.end ?? now;
   const start = params.start ?? now - DAY;
   if (start > end) throw new AppError('invalid_time_range', 'start must not be after end.', { param: 'start' });
@@ -57,27 +60,71 @@ export function fingerprintOf(routeId: string, symbol: string, params: Record<st
   return requestFingerprint({ routeId, symbol, ...rest });
 }
 
+/** A windowed page begun: its window, the position it resumes after, and how it spells the next cursor. */
+export interface Paging {
+  window: [number, number];
+  /** The cursor's position: rows after it are served. */
+  after?: Position;
+  /** The route's transparent cursor form, if it has one. */
+  form?: CursorForm;
+  /** The next cursor, after a page whose last row is at `last`. */
+  cursorAt(last: Position): string;
+}
+
 /**
- * What every windowed page starts with: the cursor checked against the request (route, `key` and
- * `filters`), and the window it resolves to; or, as `done`, the empty answer for a window wholly
- * before the dataset's coverage in the family (with `coverage_from` and `notice`) or for a symbol in
- * the wrong form for its family (it matches nothing).
+ * Where a windowed page starts. A transparent cursor is a position in the window the request
+ * names, `[floor(start), end]` (`floor`: the start of the bucket holding `start`, on routes whose
+ * buckets may open before it); an opaque cursor, or one a route with a transparent form sealed
+ * before it had one, carries its window and is bound to the request's other parameters.
+ */
+export function beginPaging(
+  req: WindowParams & { routeId: string }, key: string, filters: Record<string, unknown>, now: number, floor: (start: number) => number = (start) => start,
+): Paging {
+  const fingerprint = fingerprintOf(req.routeId, key, { start: req.start, end: req.end, ...filters });
+  const form = req.cursorForm;
+  const cursorAt = (window: [number, number]) => (last: Position) =>
+    (form ? formatTransparentCursor(form, last) : encodeCursor(fingerprint, { window, position: last }));
+  if (req.cursor === undefined) {
+    const window = resolveWindow(req, now);
+    return { window, form, cursorAt: cursorAt(window) };
+  }
+  if (form && transparentSpelling(req.cursor)) {
+    const window = resolveWindow(req, now);
+    const after = parseTransparentCursor(form, req.cursor);
+    checkInWindow(after, floor(window[0]), window[1]);
+    return { window, after, form, cursorAt: cursorAt(window) };
+  }
+  const state = decodeCursor(req.cursor, fingerprint);
+  return { window: state.window, after: state.position, form, cursorAt: cursorAt(state.window) };
+}
+
+/**
+ * What every windowed page starts with (beginPaging, for the route, `key` and `filters`); or, as
+ * `done`, the empty answer for a window wholly before the dataset's coverage in the family (with
+ * `coverage_from` and `notice`) or for a symbol in the wrong form for its family (it matches nothing).
  */
 export function startPage(
   dataset: Dataset, req: WindowParams & { routeId: string; family: Family; symbol?: string }, key: string, filters: Record<string, unknown>, now: number,
-): { fingerprint: string; cursor?: CursorState; window: [number, number] } | { done: JsonRows<never> } {
-  const fingerprint = fingerprintOf(req.routeId, key, { start: req.start, end: req.end, ...filters });
-  const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
-  const window = resolveWindow(req, now, cursor);
-  const notice = coverageNotice(dataset, req.family, window[1]);
+  floor?: (start: number) => number,
+): Paging | { done: JsonRows<never> } {
+  const paging = beginPaging(req, key, filters, now, floor);
+  const notice = coverageNotice(dataset, req.family, paging.window[1]);
   if (notice) return { done: { ...EMPTY, meta: notice } };
   if (req.symbol !== undefined && !isSymbolOf(req.family, req.symbol)) return { done: EMPTY };
-  return { fingerprint, cursor, window };
+  return paging;
 }
 
-export function page(result: { json: string; count: number; more: boolean; last?: (number | string)[] }, fingerprint: string, window: [number, number]): { json: string; count: number; nextCursor: string | null } {
-  const nextCursor = result.more && result.last ? encodeCursor(fingerprint, { window, position: result.last }) : null;
-  return { json: result.json, count: result.count, nextCursor };
+export function page(result: { json: string; count: number; more: boolean; last?: Position }, paging: Paging): { json: string; count: number; nextCursor: string | null } {
+  return { json: result.json, count: result.count, nextCursor: result.more && result.last ? paging.cursorAt(result.last) : null };
+}
+
+/**
+ * A keyset page of a dataset's window after the paging's position: with a transparent cursor form,
+ * one that never ends inside a run of rows sharing the position the form names (readWholeRuns).
+ */
+export function windowPage(deps: ArchiveDeps, req: Omit<JsonWindowRequest, 'after' | 'from' | 'to'>, paging: Paging): Promise<JsonWindowResult> {
+  const read = { ...req, from: paging.window[0], to: paging.window[1], after: paging.after };
+  return paging.form ? readWholeRuns(deps, read, CURSOR_PARTS[paging.form]) : readWindowJson(deps, read);
 }
 
 export interface TradesRequest extends WindowParams {
@@ -91,14 +138,12 @@ const SIDE_CODES: Record<TradeSide, 'B' | 'A'> = { buy: 'B', B: 'B', sell: 'A', 
 const sideFilter = (side: TradeSide | undefined) => (side ? { sql: 'side = $q_side', params: { q_side: SIDE_CODES[side] } } : undefined);
 
 export async function tradesPage(deps: ArchiveDeps, req: TradesRequest, now: number): Promise<JsonRows<Trade>> {
-  const start = startPage('trades', req, req.symbol, { side: req.side }, now);
-  if ('done' in start) return start.done;
-  const { fingerprint, cursor, window } = start;
-  const result = await readWindowJson(deps, {
-    dataset: 'trades', family: req.family, symbol: req.symbol, from: window[0], to: window[1],
-    after: cursor?.position, limit: req.limit, filter: sideFilter(req.side), projection: tradeProjection(req.family),
-  });
-  return page(result, fingerprint, window);
+  const paging = startPage('trades', req, req.symbol, { side: req.side }, now);
+  if ('done' in paging) return paging.done;
+  const result = await windowPage(deps, {
+    dataset: 'trades', family: req.family, symbol: req.symbol, limit: req.limit, filter: sideFilter(req.side), projection: tradeProjection(req.family),
+  }, paging);
+  return page(result, paging);
 }
 
 /** The newest trades, newest first (no window parameters; the last day is searched). */
@@ -133,11 +178,12 @@ export interface CandlesRequest extends WindowParams {
  * summed. A bucket without a 1-minute candle does not exist: a missing bar is not a zero bar.
  */
 export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: number): Promise<JsonRows<Candle>> {
-  const start = startPage('candles_1m', req, req.symbol, { interval: req.interval }, now);
-  if ('done' in start) return start.done;
-  const { fingerprint, cursor, window } = start;
+  const paging = startPage('candles_1m', req, req.symbol, { interval: req.interval }, now);
+  if ('done' in paging) return paging.done;
+  const { window, after } = paging;
   const width = CANDLE_INTERVALS[req.interval];
-  const firstBucket = cursor ? Number(cursor.position[0]) + width : window[0];
+  // After a cursor: the first bucket opening after its instant (a bucket's own start, as served, or any instant a client names).
+  const firstBucket = after ? bucketStart(Number(after[0]), req.interval) + width : window[0];
   if (firstBucket >= window[1]) return EMPTY;
   // A page reads spans of whole buckets, not the whole window: first the `limit` buckets and the
   // one that tells whether more follow, so a page of a busy market opens the files of its own span.
@@ -158,7 +204,7 @@ export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: n
     }
     more = result.more;
   }
-  return page({ json: parts.join(','), count, more, last }, fingerprint, window);
+  return page({ json: parts.join(','), count, more, last }, paging);
 }
 
 type BucketWindow = { from: number; before: number; limit: number };
@@ -226,9 +272,8 @@ export interface TriggerOrdersRequest extends WindowParams {
 
 /** Trigger orders (TP/SL): their placements, triggers and cancellations. */
 export async function triggerOrdersPage(deps: ArchiveDeps, req: TriggerOrdersRequest, now: number): Promise<JsonRows<TriggerOrder>> {
-  const start = startPage('order_events', req, req.symbol, { triggered: req.triggered, user: req.user }, now);
-  if ('done' in start) return start.done;
-  const { fingerprint, cursor, window } = start;
+  const paging = startPage('order_events', req, req.symbol, { triggered: req.triggered, user: req.user }, now);
+  if ('done' in paging) return paging.done;
   const where = ['is_trigger'];
   const params: Record<string, string> = {};
   if (req.triggered !== undefined) where.push(req.triggered ? `event = 'triggered'` : `event <> 'triggered'`);
@@ -236,11 +281,10 @@ export async function triggerOrdersPage(deps: ArchiveDeps, req: TriggerOrdersReq
     where.push('user_address = $q_user');
     params.q_user = req.user.toLowerCase();
   }
-  const result = await readWindowJson(deps, {
-    dataset: 'order_events', family: req.family, symbol: req.symbol, from: window[0], to: window[1], after: cursor?.position,
-    limit: req.limit, filter: { sql: where.join(' AND '), params }, projection: TRIGGER_ORDER_PROJECTION,
-  });
-  return page(result, fingerprint, window);
+  const result = await windowPage(deps, {
+    dataset: 'order_events', family: req.family, symbol: req.symbol, limit: req.limit, filter: { sql: where.join(' AND '), params }, projection: TRIGGER_ORDER_PROJECTION,
+  }, paging);
+  return page(result, paging);
 }
 
 
