@@ -4,7 +4,8 @@
  * operation and family in the route table; this file maps the typed input onto the core.
  */
 import { AppError } from '../core/errors.ts';
-import { candlesPage, instruments, orderFlowPage, recentTradesPage, tradesPage, triggerOrdersPage } from '../core/market/queries.ts';
+import { candlesPage } from '../core/market/candles.ts';
+import { instruments, orderFlowPage, recentTradesPage, tradesPage, triggerOrdersPage } from '../core/market/queries.ts';
 import { outcome, outcomesPage, spotPair, spotPairs } from '../core/market/registry-views.ts';
 import { MARKET_OPERATIONS } from '../routes.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';

@@ -1,8 +1,7 @@
 /** Route group `orderbook`: native snapshots and history, order-level books (L4, altx L3) and diffs, full-depth L2, per family. */
-import {
-  bookSymbol, granularityMultiplier, l2Book, l2DiffsPage, l2History, l3Book, l3History, l4Book, l4DiffsPage, l4History, nativeBook, nativeBookHistory,
-  type BookHistoryRequest, type BookRequest,
-} from '../core/market/orderbook.ts';
+import { bookSymbol, granularityMultiplier, l2Book, l2History, l3Book, l3History, l4Book, l4History, type BookHistoryRequest, type BookRequest } from '../core/market/orderbook.ts';
+import { l2DiffsPage, l4DiffsPage } from '../core/market/orderbook-diffs.ts';
+import { nativeBook, nativeBookHistory } from '../core/market/orderbook-native.ts';
 import { ORDERBOOK_OPERATIONS } from '../routes.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { oneRequestView } from '../core/archive/files.ts';

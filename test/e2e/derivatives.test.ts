@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { keyedGet, walkPages } from '../helpers/api.ts';
-import { newestRow, readWindow } from '../../functions/core/archive/read.ts';
+import { newestRow, readWindow } from '../../functions/core/archive/read-pages.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 
 const KEY = 'derivatives-test-key';

@@ -4,7 +4,8 @@
  */
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { Row } from '../../ports/sql.ts';
-import { readWindow, windowSource } from '../archive/read.ts';
+import { readWindow } from '../archive/read-pages.ts';
+import { windowSource } from '../archive/read.ts';
 import { applyFill, bookFromSnapshot, snapshotRow, type PositionFamily, type SnapshotRow } from './engine.ts';
 import { HOUR_MS, accountRegistered, finalizedThrough, latestSnapshotAt, marketInputs, positionsCoverage, registryAt, snapshotRowOf, snapshotRowsAt } from './store.ts';
 

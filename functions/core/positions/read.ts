@@ -8,7 +8,8 @@
 import { AppError } from '../errors.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { Row, SqlValue } from '../../ports/sql.ts';
-import { readWindow, windowSource } from '../archive/read.ts';
+import { readWindow } from '../archive/read-pages.ts';
+import { windowSource } from '../archive/read.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from '../market/cursor.ts';
 import { NUMBERED_FAMILIES, POSITION_FAMILIES, type PositionFamily, type SnapshotRow } from './engine.ts';
 import { HOUR_MS, accountKinds, finalizedThrough, latestMarkerAt, latestSnapshotAt, positionsCoverage, snapshotRowOf, snapshotRowsAt } from './store.ts';
