@@ -11,7 +11,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { DATASETS, INGESTED_DATASETS, rowGroupRowsOf, sortOrderOf, type IngestedDataset } from '../schemas/datasets.ts';
 import { ingestBatch } from '../functions/core/archive/ingest.ts';
 import { SCHEDULED_FOLD_BUDGET_MS, SETTLE_MS, compactArchive } from '../functions/core/archive/compact.ts';
-import { readWindow } from '../functions/core/archive/read.ts';
+import { readWindow } from '../functions/core/archive/read-pages.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { createDemoMarket } from '../functions/local/demo/market.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';

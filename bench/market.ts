@@ -10,7 +10,8 @@ import { DuckDBInstance, listValue, LIST, VARCHAR, BIGINT } from '@duckdb/node-a
 import { ingestBatch } from '../functions/core/archive/ingest.ts';
 import { compactArchive } from '../functions/core/archive/compact.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
-import { minuteCandleSource, readWindowJson } from '../functions/core/archive/read.ts';
+import { minuteCandleSource } from '../functions/core/archive/read-candles.ts';
+import { readWindowJson } from '../functions/core/archive/read-pages.ts';
 import { CANDLE_PROJECTION, tradeProjection } from '../functions/core/market/shape.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
 import { compareToFloor, figure, routeInvoker } from './stats.ts';

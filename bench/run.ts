@@ -1,11 +1,14 @@
 /**
  * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --soak-minutes N --soak-idle-minutes N --cost-deliveries N --first-start-days N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,delivery-cost,detection,positions,export,quality,previews,first-start,soak]`:
- * prints speed and memory figures. Benchmarks print; tests never assert on time.
+ * prints speed and memory figures, merges each bench's into `bench/bench-results.json` and renders
+ * `bench/RESULTS.md` from it (bench/results.ts). Benchmarks print; tests never assert on time.
  */
-import { writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import { FIGURES } from './stats.ts';
+import { EMPTY_RESULTS, mergeRun, parseResults, renderResults, serializeResults } from './results.ts';
 import { benchArchive, benchCompactionDay } from './archive.ts';
 import { benchMarket } from './market.ts';
 import { benchDerivatives } from './derivatives.ts';
@@ -56,9 +59,27 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
 const chosen = values.only?.split(',') ?? Object.keys(BENCHES);
 const unknown = chosen.filter((name) => !BENCHES[name]);
 if (unknown.length) throw new Error(`Unknown bench ${unknown.join(', ')}; choose from ${Object.keys(BENCHES).join(', ')}`);
+const RESULTS_JSON = new URL('./bench-results.json', import.meta.url);
+const RESULTS_MD = new URL('./RESULTS.md', import.meta.url);
+// Read (and refused if malformed) before any bench runs, so a long run never ends unable to record.
+let results = existsSync(RESULTS_JSON) ? parseResults(readFileSync(RESULTS_JSON, 'utf8'), 'bench/bench-results.json') : EMPTY_RESULTS;
+/** Written after each bench, so a bench that fails later in the run does not lose the figures of those before it. */
+function record(bench: string, from: number, started: { at: string; load: number }): void {
+  // Benches run one after another in this process: the memory after one includes what those before it left.
+  const figures = [...FIGURES.slice(from), { name: 'resident memory of the bench process after this bench', value: process.memoryUsage().rss / 2 ** 20, unit: 'MB' }];
+  results = mergeRun(results, bench, figures, { at: started.at, node: process.version, cores: cpus().length, load: [started.load, loadavg()[0]!] });
+  for (const [file, text] of [[RESULTS_JSON, serializeResults(results)], [RESULTS_MD, renderResults(results)]] as const) {
+    const path = fileURLToPath(file);
+    writeFileSync(`${path}.partial`, text);
+    renameSync(`${path}.partial`, path);
+  }
+}
 console.log(`Node ${process.version}, ${cpus().length} cores`);
-for (const name of chosen) await BENCHES[name]!();
+for (const name of chosen) {
+  const from = FIGURES.length;
+  const started = { at: new Date().toISOString(), load: loadavg()[0]! };
+  await BENCHES[name]!();
+  record(name, from, started);
+}
 const memory = process.memoryUsage();
-FIGURES.push({ name: 'resident memory at the end of the run', value: memory.rss / 2 ** 20, unit: 'MB' });
-writeFileSync('bench-results.json', `${JSON.stringify({ node: process.version, cores: cpus().length, at: new Date().toISOString(), benches: chosen, figures: FIGURES }, null, 2)}\n`);
-console.log(`\nMemory at the end of the run: rss ${(memory.rss / 2 ** 20).toFixed(0)} MB, heap ${(memory.heapUsed / 2 ** 20).toFixed(0)} MB; figures in bench-results.json`);
+console.log(`\nMemory at the end of the run: rss ${(memory.rss / 2 ** 20).toFixed(0)} MB, heap ${(memory.heapUsed / 2 ** 20).toFixed(0)} MB; figures in bench/bench-results.json and bench/RESULTS.md`);

@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { DERIVED_DATASETS, familiesOf, type DerivedDataset } from '../schemas/datasets.ts';
 import { FAMILIES, type Family } from '../functions/core/venues.ts';
-import { rederiveDays } from '../functions/core/archive/compact.ts';
+import { rederiveDays } from '../functions/core/archive/compact-derived.ts';
 import { daysBetween } from '../functions/core/archive/layout.ts';
 import { attachToRunningCloud } from '../functions/local/cloud.ts';
 import { localSettings } from '../functions/local/settings.ts';

@@ -5,8 +5,10 @@
  * `--format`, else from its path (the venue archive's directory names), else from its content; it
  * is checked with the parser ingest runs (a refused file is not uploaded), put under
  * `landing/<format>/<day>/` in the running local cloud's archive bucket (or, with `--bucket`, a
- * deployed stack's: the manifest table then comes from TABLE_MANIFEST and AWS credentials from the
- * environment), and awaited in the manifest. Prints per file the rows per dataset or the refusal
+ * deployed stack's: the manifest table then comes from TABLE_MANIFEST, and AWS region and
+ * credentials from the environment, as do endpoints other than AWS's, `AWS_ENDPOINT_URL_S3` and
+ * `AWS_ENDPOINT_URL_DYNAMODB`, with `S3_FORCE_PATH_STYLE=true` for a store that wants path-style
+ * URLs), and awaited in the manifest. Prints per file the rows per dataset or the refusal
  * with its line and field; exits 1 when any file was refused or did not finish. A file already
  * ingested (the batch id is the hash of its content) is not sent again.
  *
@@ -16,6 +18,12 @@
  * (`--family`, or an `altx`/`altx-rh` directory in their path, says whose) are checked against the
  * family's instrument registry as the ingest function reads it (their market ids); one naming
  * markets only a later file describes is sent again after the others.
+ *
+ * The node's streamed book diffs and order statuses (`node_raw_book_diffs_streaming`,
+ * `node_order_statuses_streaming`) are checked file by file, then the files of each directory are
+ * cut at block boundaries (core/archive/streamed-run.ts): a block the node wrote across the turn
+ * of an hour is sent whole with the file where it began, and the directory's first and last
+ * blocks, which may be cut, are held back and named.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
@@ -28,13 +36,15 @@ import { attachToRunningCloud } from '../functions/local/cloud.ts';
 import { localSettings } from '../functions/local/settings.ts';
 import { archiveManifest, s3Client } from '../functions/shared/deps.ts';
 import { config, requireSetting } from '../functions/shared/config.ts';
-import { BUCKETS } from '../functions/resources.ts';
+import { BUCKETS, TABLES } from '../functions/resources.ts';
 import { BATCH_FORMATS, type BatchFormat } from '../schemas/messages.ts';
 import { batchIdOf } from '../functions/core/archive/ingest.ts';
 import { landingKey } from '../functions/core/archive/layout.ts';
 import { parseBatch, type ParseOptions, type ParseResult } from '../functions/core/archive/parse.ts';
 import { ALTX_FORMAT_FAMILY, isAltxFormat } from '../functions/core/archive/altx-api.ts';
 import { formatOfPath, sniffFormat } from '../functions/core/archive/sniff.ts';
+import { isStreamedFormat, type StreamedFormat } from '../functions/core/archive/node-streamed.ts';
+import { cutStreamedRun, streamOrder, type StreamedBatch, type StreamedFile } from '../functions/core/archive/streamed-run.ts';
 import { snapshotHeight } from '../functions/core/archive/node-snapshot.ts';
 import { spotNamesOf } from '../functions/core/archive/spot-meta.ts';
 import { epochMsOfIso } from '../functions/core/archive/asset-ctxs.ts';
@@ -68,6 +78,7 @@ let bucket = '';
 if (values.bucket) {
   const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\/?$/.exec(values.bucket);
   bucket = match ? match[1]! : fail('--bucket must be s3://<bucket name>');
+  if (!process.env[TABLES.manifest.envVar]) fail(`--bucket needs ${TABLES.manifest.envVar}: the deployed stack's manifest table, where each file's outcome is awaited`);
   // The archive's reader (altx recordings' market ids) reads this bucket too.
   process.env[BUCKETS.archive.envVar] ??= bucket;
 } else {
@@ -133,18 +144,82 @@ async function altxMarketsOf(format: BatchFormat): Promise<Pick<ParseOptions, 'a
 
 type Outcome = { file: string; ok: boolean; message: string; unknownMarkets?: boolean };
 
+/**
+ * The stream a node's streamed file belongs to: its path up to the directory named as the format
+ * (`…/node_raw_book_diffs_streaming/hourly/20260610/13`), else what was given that holds it.
+ */
+function streamOf({ file, root }: Pick<Input, 'file' | 'root'>, format: StreamedFormat): string {
+  const segments = file.split(/[\\/]/);
+  const at = segments.lastIndexOf(format);
+  return at < 0 ? root : segments.slice(0, at + 1).join('/');
+}
+
+/** Each streamed file's batch once its directory was cut, or why it was refused. */
+const streamed = new Map<string, StreamedBatch | { refused: string }>();
+
+/**
+ * Checks each file of one directory's stream whole (a refusal names its line and field, as for
+ * any file) and cuts the others, in the node's order, at block boundaries; a refused file breaks
+ * the stream, so the blocks next to it are held back as at its ends.
+ */
+function cutStream(format: StreamedFormat, members: readonly { file: string; text: Buffer | { error: string } }[]): void {
+  let run: StreamedFile[] = [];
+  const cut = () => {
+    const batches = cutStreamedRun(run);
+    for (const { file } of run) streamed.set(file, 'error' in batches ? { refused: batches.error } : batches.find((b) => b.file === file)!);
+    run = [];
+  };
+  for (const { file, text } of [...members].sort((a, b) => streamOrder(a.file, b.file))) {
+    const checked = 'error' in text ? text : parseBatch(format, text.toString('utf8'), { spotNames });
+    if ('error' in checked || !checked.ok) {
+      cut();
+      streamed.set(file, { refused: 'error' in checked ? checked.error : checked.reason });
+      continue;
+    }
+    run.push({ file, text: text.toString('utf8') });
+  }
+  cut();
+}
+
+/** A streamed file's batch: the files of its stream given in this run are read and cut when the first is met. */
+function streamedBatchOf(input: Input, format: StreamedFormat, text: Buffer): StreamedBatch | { refused: string } {
+  if (!streamed.has(input.file)) {
+    const stream = streamOf(input, format);
+    // A file whose format only its content tells is a stream of its own.
+    const others = inputs.filter((i) => i.file !== input.file && (i.format ?? formatOfPath(i.file)) === format && streamOf(i, format) === stream);
+    cutStream(format, [{ file: input.file, text }, ...others.map((i) => ({ file: i.file, text: textOf(i.file) }))]);
+  }
+  return streamed.get(input.file)!;
+}
+
+/** What is sent for a file: its bytes, or for a streamed file its batch cut at block boundaries (with what was held back). */
+function batchOf(input: Input, format: BatchFormat, bytes: Buffer): { body: Buffer; notes: string[] } | { refused: string } {
+  if (!isStreamedFormat(format)) return { body: bytes, notes: [] };
+  const batch = streamedBatchOf(input, format, bytes);
+  if ('refused' in batch) return batch;
+  return { body: Buffer.from(batch.text), notes: [...(batch.sentWith ? [batch.sentWith] : []), ...batch.heldBack.map((held) => `held back: ${held}`)] };
+}
+
 const refusal = (file: string, parsed: Extract<ParseResult, { ok: false }>): Outcome =>
   ({ file, ok: false, message: `refused: ${parsed.reason}`, unknownMarkets: (parsed.unknownMarkets?.length ?? 0) > 0 });
 /** A snapshot met before the run's block files were all read: taken up again at the end. */
 const DEFERRED = Symbol('deferred');
 
-async function ingestFile({ file, root, format }: Input, last: boolean): Promise<Outcome | typeof DEFERRED> {
-  const bytes = textOf(file);
-  if ('error' in bytes) return { file, ok: false, message: `refused: ${bytes.error}` };
-  const text = bytes.toString('utf8');
-  const sniffed = format ?? sniffFormat(file, text, family);
+async function ingestFile(input: Input, last: boolean): Promise<Outcome | typeof DEFERRED> {
+  const { file, root, format } = input;
+  // A streamed file read with its directory's first: not read again.
+  const cached = streamed.get(file);
+  const read = cached && 'refused' in cached ? { error: cached.refused } : cached ? Buffer.alloc(0) : textOf(file);
+  if ('error' in read) return { file, ok: false, message: `refused: ${read.error}` };
+  const sniffed = format ?? (cached ? formatOfPath(file)! : sniffFormat(file, read.toString('utf8'), family));
   if (typeof sniffed !== 'string') return { file, ok: false, message: `refused: ${sniffed.error}` };
   if (sniffed === 'node_l4_snapshot' && !last) return DEFERRED;
+  const batch = batchOf(input, sniffed, read);
+  if ('refused' in batch) return { file, ok: false, message: `refused: ${batch.refused}` };
+  const { body: bytes, notes } = batch;
+  const noted = notes.length > 0 ? `; ${notes.join('; ')}` : '';
+  if (bytes.length === 0) return { file, ok: true, message: `${sniffed}: nothing of its own sent${noted}` };
+  const text = bytes.toString('utf8');
   const height = sniffed === 'node_l4_snapshot' ? snapshotHeight(text) : undefined;
   const fileAt = sniffed === 'node_l4_snapshot' || sniffed === 'spot_meta'
     ? at ?? (height === undefined ? undefined : blockTimes.get(height) ?? blockTimes.get(height + 1))
@@ -165,7 +240,7 @@ async function ingestFile({ file, root, format }: Input, last: boolean): Promise
   const manifest = archiveManifest();
   const batchId = batchIdOf(bytes);
   const before = await manifest.batchOutcome(batchId);
-  if (before?.status === 'done') return { file, ok: true, message: `${sniffed}: already ingested (${rows}); nothing added` };
+  if (before?.status === 'done') return { file, ok: true, message: `${sniffed}: already ingested (${rows}); nothing added${noted}` };
   if (before?.status === 'rejected') return { file, ok: false, message: `${sniffed}: refused earlier: ${before.reason}` };
 
   const key = landingKey(sniffed, firstTs, nameOf(file, root, batchId), fileAt);
@@ -176,7 +251,7 @@ async function ingestFile({ file, root, format }: Input, last: boolean): Promise
     const outcome = await manifest.batchOutcome(batchId);
     // Ingest adds an instrument for each symbol the archive had not seen: the records beyond the file's own.
     const listed = outcome?.status === 'done' ? outcome.records - parsed.records.length : 0;
-    if (outcome?.status === 'done') return { file, ok: true, message: `${sniffed}: ${rows}${listed > 0 ? `, instruments +${listed}` : ''}` };
+    if (outcome?.status === 'done') return { file, ok: true, message: `${sniffed}: ${rows}${listed > 0 ? `, instruments +${listed}` : ''}${noted}` };
     if (outcome?.status === 'rejected') return { file, ok: false, message: `${sniffed}: refused: ${outcome.reason}` };
     await sleep(wait);
   }

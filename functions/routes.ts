@@ -8,7 +8,7 @@
  */
 import * as v from 'valibot';
 import type { FunctionName } from './resources.ts';
-import { stringParam, type ParamSchema } from '../schemas/params.ts';
+import { paramMeta, stringParam, type CursorForm, type ParamSchema } from '../schemas/params.ts';
 import { HealthSchema } from '../schemas/responses.ts';
 import { familiesOf } from '../schemas/datasets.ts';
 import { CapabilitySchema, type DataType } from '../schemas/capabilities.ts';
@@ -75,11 +75,6 @@ export type OperationSpec = Placement & {
   query?: ParamSchemas;
   /** Request headers the operation reads, by lower-case name: validated by the shell, documented. */
   headers?: ParamSchemas;
-  /**
-   * The `cursor` is a plain value the spec defines (breadth: epoch ms) rather than one the shell
-   * seals with the cursor key; every other cursor is authenticated (core/cursor-seal.ts).
-   */
-  plainCursor?: true;
   body?: v.GenericSchema;
   response: ResponseSpec;
 };
@@ -116,7 +111,14 @@ export interface RouteDef {
   pathParams?: ParamSchemas;
   query?: ParamSchemas;
   headers?: ParamSchemas;
-  plainCursor?: true;
+  /**
+   * The real service's transparent cursor form, where it has one (its `cursor` parameter's, see
+   * cursorParam; reference §4.3, and breadth's the spec's): the route emits and accepts it, and the
+   * shell neither seals nor opens it, except the sealed cursors the route issued before it had a
+   * form (core/cursor-seal.ts admitCursor). Absent, every cursor the route hands out is sealed with
+   * the cursor key and bound to the route.
+   */
+  cursorForm?: CursorForm;
   body?: v.GenericSchema;
   response: ResponseSpec;
 }
@@ -156,8 +158,9 @@ export function unsupportedPathsOf(operationGroup: OperationGroup): UnsupportedP
 export function routesOf(operationGroup: OperationGroup): RouteDef[] {
   const routes: RouteDef[] = [];
   for (const [operation, spec] of Object.entries(operationGroup.operations)) {
-    const { summary, tags, auth = 'api_key', billed, hidden, pathParams, query, headers, plainCursor, body, response } = spec;
-    const common = { operation, group: operationGroup.group, auth, billed, hidden, pathParams, query, headers, plainCursor, body, response };
+    const { summary, tags, auth = 'api_key', billed, hidden, pathParams, query, headers, body, response } = spec;
+    const cursorForm = query?.cursor && paramMeta(query.cursor)?.cursorForm;
+    const common = { operation, group: operationGroup.group, auth, billed, hidden, pathParams, query, headers, ...(cursorForm && { cursorForm }), body, response };
     if ('path' in spec) {
       routes.push({ ...common, operationId: operation, method: spec.method, path: spec.path, summary, tags });
       continue;
@@ -530,7 +533,7 @@ export const BREADTH_OPERATIONS = operationGroup('breadth-api', {
   breadthHistory: {
     datatype: 'breadth',
     suffix: '/breadth/above-vwap', families: BREADTH_FAMILIES, summary: 'Breadth minute history', tags: ['Breadth'], billed: true,
-    query: BreadthHistoryQuery, plainCursor: true, response: page(v.array(BreadthSnapshotSchema), 'Snapshots, oldest first'),
+    query: BreadthHistoryQuery, response: page(v.array(BreadthSnapshotSchema), 'Snapshots, oldest first'),
   },
 });
 

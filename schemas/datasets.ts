@@ -454,6 +454,12 @@ export interface DatasetDef {
   /** Partitioned per symbol (and day); `false` keeps one file per family and day for all symbols. */
   perSymbol: boolean;
   /**
+   * A market series whose quality is measured (core/archive/cadence.ts): its files carry cadence
+   * statistics and the quality routes report on it. Registries, ledgers, the positions the service
+   * builds and the previews' rollups are not feeds.
+   */
+  quality?: true;
+  /**
    * Compacted files of the whole family (no symbol) may still exist from before the dataset was
    * split per symbol (1-minute candles before 1.8.0): readers take a symbol's rows from them where
    * no file of the symbol's own holds the same slot (core/archive/files.ts `supersedes`).
@@ -516,6 +522,7 @@ export const DERIVED_TRADE_IDS_FROM = 2 ** 52;
 
 export const DATASETS = {
   trades: {
+    quality: true,
     record: TradeRecord,
     columns: [...KEY, c('trade_id', 'BIGINT'), c('side', 'VARCHAR'), c('price', 'VARCHAR'), c('size', 'VARCHAR'), c('crossed', 'BOOLEAN'),
       c('fee', 'VARCHAR'), c('fee_token', 'VARCHAR'), c('closed_pnl', 'VARCHAR'), c('direction', 'VARCHAR'), c('start_position', 'VARCHAR'),
@@ -535,6 +542,7 @@ export const DATASETS = {
     example: { dataset: 'trades', family: 'perpx', symbol: 'BTC', ts: TS, trade_id: 1, side: 'B', price: '65000.5', size: '0.01', user_address: ALICE },
   },
   order_events: {
+    quality: true,
     record: OrderEventRecord,
     columns: [...KEY, c('event', 'VARCHAR'), c('block_number', 'BIGINT'), c('seq', 'BIGINT'), c('oid', 'BIGINT'), c('user_address', 'VARCHAR'),
       c('side', 'VARCHAR'), c('status', 'VARCHAR'), c('limit_price', 'VARCHAR'), c('size', 'VARCHAR'), c('orig_size', 'VARCHAR'),
@@ -551,6 +559,7 @@ export const DATASETS = {
     },
   },
   l2_snapshots: {
+    quality: true,
     record: L2SnapshotRecord,
     columns: [...KEY, c('bids', 'VARCHAR'), c('asks', 'VARCHAR')],
     uniqueBy: ['symbol', 'ts'],
@@ -564,6 +573,7 @@ export const DATASETS = {
     example: { dataset: 'l2_snapshots', family: 'perpx', symbol: 'BTC', ts: TS, bids: [['64999', '1.5', 3]], asks: [['65001', '2', 4]] },
   },
   l4_diffs: {
+    quality: true,
     record: L4DiffRecord,
     columns: [...KEY, c('block_number', 'BIGINT'), c('seq', 'BIGINT'), c('oid', 'BIGINT'), c('user_address', 'VARCHAR'), c('side', 'VARCHAR'),
       c('price', 'VARCHAR'), c('diff_type', 'VARCHAR'), c('new_size', 'VARCHAR'), c('insert_before', 'BIGINT')],
@@ -577,6 +587,7 @@ export const DATASETS = {
     },
   },
   l4_checkpoints: {
+    quality: true,
     record: L4CheckpointRecord,
     columns: [...KEY, c('block_number', 'BIGINT'), c('seq', 'BIGINT'), c('bids', 'VARCHAR'), c('asks', 'VARCHAR')],
     uniqueBy: ['symbol', 'ts'],
@@ -591,6 +602,7 @@ export const DATASETS = {
     },
   },
   funding: {
+    quality: true,
     record: FundingRecord,
     columns: [...KEY, c('funding_rate', 'VARCHAR'), c('premium', 'VARCHAR')],
     uniqueBy: ['symbol', 'ts'],
@@ -602,6 +614,7 @@ export const DATASETS = {
     example: { dataset: 'funding', family: 'perpx', symbol: 'BTC', ts: TS, funding_rate: '0.0000125', premium: '0.0001' },
   },
   open_interest: {
+    quality: true,
     record: OpenInterestRecord,
     columns: [...KEY, c('open_interest', 'VARCHAR'), c('mark_price', 'VARCHAR'), c('oracle_price', 'VARCHAR'), c('mid_price', 'VARCHAR'), c('day_ntl_volume', 'VARCHAR')],
     uniqueBy: ['symbol', 'ts'],
@@ -614,6 +627,7 @@ export const DATASETS = {
     example: { dataset: 'open_interest', family: 'perpx', symbol: 'BTC', ts: TS, open_interest: '1200.5', mark_price: '65000', oracle_price: '64990' },
   },
   liquidations: {
+    quality: true,
     record: LiquidationRecord,
     columns: [...KEY, c('trade_id', 'BIGINT'), c('liquidated_user', 'VARCHAR'), c('liquidator_user', 'VARCHAR'), c('price', 'VARCHAR'), c('size', 'VARCHAR'),
       c('side', 'VARCHAR'), c('mark_price', 'VARCHAR'), c('closed_pnl', 'VARCHAR'), c('direction', 'VARCHAR'), c('tx_hash', 'VARCHAR')],
@@ -624,6 +638,7 @@ export const DATASETS = {
     example: { dataset: 'liquidations', family: 'perpx', symbol: 'BTC', ts: TS, trade_id: 2, liquidated_user: ALICE, price: '64000', size: '0.5', side: 'A' },
   },
   altx_liquidations: {
+    quality: true,
     record: AltxLiquidationRecord,
     columns: [...KEY, c('trade_id', 'BIGINT'), c('transaction_time_us', 'BIGINT'), c('liquidation_type', 'VARCHAR'), c('price', 'VARCHAR'), c('size', 'VARCHAR'),
       c('usd_amount', 'VARCHAR'), c('ask_account', 'VARCHAR'), c('bid_account', 'VARCHAR'), c('ask_order_id', 'BIGINT'), c('bid_order_id', 'BIGINT'),
@@ -751,6 +766,7 @@ export const DATASETS = {
   },
   // One row per symbol and minute with at least one trade, rebuilt from the compacted trades.
   candles_1m: {
+    quality: true,
     columns: [...KEY, c('open', 'DOUBLE'), c('high', 'DOUBLE'), c('low', 'DOUBLE'), c('close', 'DOUBLE'), c('volume', 'DOUBLE'),
       c('quote_volume', 'DOUBLE'), c('trade_count', 'BIGINT'), c('open_ts', 'BIGINT'), c('close_ts', 'BIGINT')],
     uniqueBy: ['symbol', 'ts'],

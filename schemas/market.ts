@@ -1,6 +1,6 @@
 /** Parameters and response rows of the market-data routes (SPEC "Endpoints" and "Resources"). */
 import * as v from 'valibot';
-import { booleanParam, enumParam, epochMsParam, integerParam, stringParam } from './params.ts';
+import { booleanParam, cursorParam, enumParam, epochMsParam, integerParam, positionCursorParam, stringParam } from './params.ts';
 import { BREADTH_INTERVALS, CANDLE_INTERVALS, FLOW_INTERVALS, SAMPLE_INTERVALS, intervalNames } from './intervals.ts';
 
 export const symbolPath = { symbol: stringParam({ description: 'Symbol in the family form (hip4 `#N` sent as `%23N`)', maxLength: 64, required: true }) };
@@ -9,7 +9,9 @@ const window = {
   start: epochMsParam('Window start, epoch ms (inclusive; default 24 hours before now)'),
   end: epochMsParam('Window end, epoch ms (default now)'),
 };
-const cursor = { cursor: stringParam({ description: 'meta.next_cursor of the previous page, passed unchanged', maxLength: 512 }) };
+const cursor = { cursor: cursorParam({ description: 'meta.next_cursor of the previous page, passed unchanged' }) };
+/** The real service's transparent cursors (reference §4.3), where it has one. */
+const tradeCursor = { cursor: positionCursorParam('the rows', { id: 'trade_id' }) };
 /** Trade rows carry `B`/`A`; clients also say `buy`/`sell`: both spellings are accepted. */
 export const TRADE_SIDES = ['buy', 'sell', 'B', 'A'] as const;
 export type TradeSide = (typeof TRADE_SIDES)[number];
@@ -18,7 +20,7 @@ const side = { side: enumParam(TRADE_SIDES, { description: 'Only trades whose ta
 export const TradesQuery = {
   ...window,
   limit: integerParam({ min: 1, max: 1000, default: 100, description: 'Rows per page' }),
-  ...cursor,
+  ...tradeCursor,
   ...side,
 };
 
@@ -31,7 +33,7 @@ export const CandlesQuery = {
   interval: enumParam(intervalNames(CANDLE_INTERVALS), { default: '1h', description: 'Bucket width, rolled up from 1-minute candles', errorCode: 'invalid_interval' }),
   ...window,
   limit: integerParam({ min: 1, max: 10_000, default: 100, description: 'Candles per page' }),
-  ...cursor,
+  cursor: positionCursorParam('the candles opening'),
 };
 
 export const TriggerOrdersQuery = {
@@ -99,7 +101,7 @@ export const SeriesQuery = {
   ...window,
   interval: enumParam(intervalNames(SAMPLE_INTERVALS), { description: 'The last sample of each bucket (never an average); omit for the native cadence', errorCode: 'invalid_interval' }),
   limit: integerParam({ min: 1, max: 1000, default: 100, description: 'Rows per page' }),
-  ...cursor,
+  cursor: positionCursorParam('the samples (with interval, the buckets opening)', { bucketed: true }),
 };
 
 /** hip4 sides add `outcome_id` and `side` and have no oracle price; members that do not apply are absent. */
@@ -115,22 +117,22 @@ export const FundingSchema = v.object({
 });
 
 /** Liquidation routes' windows: Hist, 100 rows by default, 1000 at most. */
-export const LiquidationsQuery = {
-  ...window,
-  limit: integerParam({ min: 1, max: 1000, default: 100, description: 'Rows per page' }),
-  ...cursor,
-};
+const liquidationWindow = { ...window, limit: integerParam({ min: 1, max: 1000, default: 100, description: 'Rows per page' }) };
+
+export const LiquidationsQuery = { ...liquidationWindow, ...tradeCursor };
 
 export const userPath = { user: stringParam({ description: 'Wallet address (0x, any case)', pattern: /^0x[0-9a-fA-F]{40}$/, required: true }) };
 
 export const UserLiquidationsQuery = {
-  ...LiquidationsQuery,
+  ...liquidationWindow,
+  cursor: positionCursorParam('the rows'),
   symbol: stringParam({ description: 'Only this market', maxLength: 64 }),
   coin: stringParam({ description: 'Alias of symbol (the name the TypeScript client sends)', maxLength: 64 }),
 };
 
 export const LiquidationVolumeQuery = {
-  ...LiquidationsQuery,
+  ...liquidationWindow,
+  cursor: positionCursorParam('the buckets opening', { bucketed: true }),
   interval: enumParam(intervalNames(SAMPLE_INTERVALS), { default: '1h', description: 'Bucket width', errorCode: 'invalid_interval' }),
 };
 
@@ -249,7 +251,7 @@ export const BreadthHistoryQuery = {
   interval: enumParam(intervalNames(BREADTH_INTERVALS), { description: 'Last snapshot of each bucket; omit for raw 1-minute rows', errorCode: 'invalid_interval' }),
   // Values above 1000 are clamped, not refused (SPEC "Breadth").
   limit: integerParam({ min: 1, max: Number.MAX_SAFE_INTEGER, default: 100, description: 'Rows per page; silently clamped to 1000' }),
-  cursor: stringParam({ description: 'Epoch ms from meta.next_cursor (exclusive)', maxLength: 16 }),
+  cursor: cursorParam({ form: 'ms', description: '<ts_ms>: meta.next_cursor, or the calculated_at (epoch ms) of the last snapshot served; snapshots after it (exclusive)', maxLength: 16 }),
 };
 
 const counts = v.object({

@@ -10,13 +10,14 @@ import { FAMILIES } from './venues.ts';
 
 /**
  * Raw batch formats: the second segment of a `landing/` key, parsed by core/archive/parse.ts. The
- * node's own output (`node_*`: fills, book diffs, order statuses, trades, the info server's L4
- * snapshot), the venue's public archive (`asset_ctxs` daily CSV, `l2_book` hourly `market_data`
- * files) and its spot metadata (`spot_meta`, which names the `@N` spot pairs).
+ * node's own output (`node_*`: fills, book diffs, order statuses, by block or streamed, trades, the
+ * info server's L4 snapshot), the venue's public archive (`asset_ctxs` daily CSV, `l2_book` hourly
+ * `market_data` files) and its spot metadata (`spot_meta`, which names the `@N` spot pairs).
  */
 export const BATCH_FORMATS = [
   'normalized', 'node_fills_by_block', 'node_raw_book_diffs_by_block', 'node_order_statuses_by_block',
-  'node_fills', 'node_fills_streaming', 'node_trades', 'node_l4_snapshot', 'asset_ctxs', 'l2_book', 'spot_meta',
+  'node_fills', 'node_fills_streaming', 'node_raw_book_diffs_streaming', 'node_order_statuses_streaming',
+  'node_trades', 'node_l4_snapshot', 'asset_ctxs', 'l2_book', 'spot_meta',
   // Recordings of the altx venue's API, one format per family (core/archive/altx-api.ts).
   'altx_api', 'altx_rh_api',
 ] as const;

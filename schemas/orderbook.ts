@@ -4,7 +4,7 @@
  * strings; order-level rows and L2 diffs carry JSON numbers, as the real client reads them.
  */
 import * as v from 'valibot';
-import { enumParam, epochMsParam, integerParam, stringParam } from './params.ts';
+import { cursorParam, enumParam, epochMsParam, integerParam, positionCursorParam, stringParam } from './params.ts';
 import { NATIVE_BOOK_LEVELS } from './venues.ts';
 
 const time = v.pipe(v.string(), v.description('RFC 3339 UTC'));
@@ -16,7 +16,9 @@ const window = {
   start: epochMsParam('Window start, epoch ms (inclusive; default 24 hours before now)'),
   end: epochMsParam('Window end, epoch ms (default now)'),
 };
-const cursor = { cursor: stringParam({ description: 'meta.next_cursor of the previous page, passed unchanged', maxLength: 512 }) };
+const cursor = { cursor: cursorParam({ description: 'meta.next_cursor of the previous page, passed unchanged' }) };
+/** The real service's transparent cursors (reference §4.3): books by their time, L2 diffs by block. */
+const bookCursor = { cursor: positionCursorParam('the books') };
 const historyLimit = { limit: integerParam({ min: 1, max: 1000, default: 100, description: 'Books per page' }) };
 
 /** The native book is capped at 20 levels a side on the perpx families; altx books have every served level. */
@@ -35,7 +37,9 @@ export type Granularity = keyof typeof GRANULARITIES;
 export const TICK_DELTAS = 1_000;
 
 export const BookHistoryQuery = {
-  ...window, ...historyLimit, ...cursor, ...nativeDepth,
+  ...window, ...historyLimit, ...nativeDepth,
+  // tick: the instant of the last delta served; the deltas after it.
+  cursor: positionCursorParam('the books (tick: the deltas)'),
   granularity: enumParam(Object.keys(GRANULARITIES) as [Granularity, ...Granularity[]], {
     default: 'checkpoint',
     description: 'altx, altx-rh: `checkpoint` the native snapshots (about a minute apart); `30s`, `10s`, `1s` the book at every such instant; `tick` the book at `start` and up to 1000 level deltas after it. Ignored on the perpx families',
@@ -50,14 +54,14 @@ export const L3Query = {
   depth: integerParam({ min: 0, max: 1_000_000, description: `Orders per side, clamped to 1..${L3_DEPTH_CAP} (default ${L3_DEPTH_CAP})` }),
 };
 export const L3HistoryQuery = {
-  ...window, ...account, ...cursor,
+  ...window, ...account, ...bookCursor,
   limit: integerParam({ min: 0, max: 1_000_000, default: 100, description: 'Books per page, clamped to 1..1000' }),
 };
 export const FullDepthQuery = { ...instant, ...fullDepth };
-export const FullDepthHistoryQuery = { ...window, ...historyLimit, ...cursor, ...fullDepth };
+export const FullDepthHistoryQuery = { ...window, ...historyLimit, ...bookCursor, ...fullDepth };
 export const L4Query = { ...instant, ...orderDepth };
-export const L4HistoryQuery = { ...window, ...historyLimit, ...cursor, ...orderDepth };
-export const L2DiffsQuery = { ...window, ...historyLimit, ...cursor };
+export const L4HistoryQuery = { ...window, ...historyLimit, ...bookCursor, ...orderDepth };
+export const L2DiffsQuery = { ...window, ...historyLimit, cursor: positionCursorParam('the blocks', { id: 'block_number' }) };
 export const L4DiffsQuery = { ...window, limit: integerParam({ min: 1, max: 10_000, default: 1000, description: 'Diffs per page' }), ...cursor };
 
 const LevelSchema = v.object({ px: decimal, sz: decimal, n: v.pipe(count, v.description('orders at this price')) });

@@ -12,7 +12,15 @@ export interface ParamMeta {
   /** Error code for a bad value; `invalid_parameter` when absent. */
   errorCode?: ErrorCode;
   validValues?: readonly (string | number)[];
+  /** A `cursor` in the real service's transparent form (cursorParam). */
+  cursorForm?: CursorForm;
 }
+
+/**
+ * The real service's transparent cursor forms (reference §4.3): `ms` is `<ts_ms>`, `ms_id` is
+ * `<ts_ms>_<id>` (a trade id, a block number). A route whose cursor has neither hands out opaque ones.
+ */
+export type CursorForm = 'ms' | 'ms_id';
 
 export type ParamSchema = v.GenericSchema<string | undefined, unknown>;
 
@@ -89,4 +97,32 @@ export function stringParam<const O extends { description: string; maxLength?: n
   return withMeta(opts.required ? parsed : v.optional(parsed), opts.description, {
     openapi: { type: 'string', ...(opts.maxLength && { maxLength: opts.maxLength }), ...(opts.pattern && { pattern: opts.pattern.source }) },
   }) as Param<string, Present<O>>;
+}
+
+/**
+ * A page's `cursor`: `meta.next_cursor` passed back, opaque, or (with `form`) in the real service's
+ * transparent form, which the route emits and accepts (the route table reads the form from here).
+ * A value the route cannot page from is `invalid_cursor`, never `invalid_parameter`.
+ */
+export function cursorParam(opts: { description: string; form?: CursorForm; maxLength?: number }): Param<string, false> {
+  const maxLength = opts.maxLength ?? 512;
+  const parsed = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(maxLength, `must be at most ${maxLength} characters`));
+  return withMeta(v.optional(parsed), opts.description, {
+    openapi: { type: 'string', maxLength }, errorCode: 'invalid_cursor', ...(opts.form && { cursorForm: opts.form }),
+  });
+}
+
+/**
+ * A `cursor` in the real service's transparent form: `<ts_ms>` (with `id`, `<ts_ms>_<id>`), a
+ * position after which `what` are served, from meta.next_cursor or built from the last row served.
+ * Its time lies in the window, or (`bucketed`: rows are buckets that may open before `start`) in the
+ * bucket holding `start`.
+ */
+export function positionCursorParam(what: string, opts: { id?: string; bucketed?: boolean } = {}): Param<string, false> {
+  const { id, bucketed } = opts;
+  return cursorParam({
+    form: id ? 'ms_id' : 'ms',
+    description: `${id ? `<ts_ms>_<${id}>` : '<ts_ms>'}: meta.next_cursor, or the time (epoch ms)${id ? ` and ${id}` : ''} of the last row served;`
+      + ` ${what} after it. Its time must lie in [start, end]${bucketed ? ' or in the bucket holding start' : ''}; other parameters may change between pages`,
+  });
 }

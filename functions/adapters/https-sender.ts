@@ -20,7 +20,8 @@ import { Agent, request } from 'node:https';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
 import type { LookupAddress } from 'node:dns';
 import { performance } from 'node:perf_hooks';
-import { allowListed, checkHostName, hostLiteral, isForbiddenAddress, parseDestination, type ResolveHost } from '../core/webhooks/ssrf.ts';
+import { allowListed, checkHostName, parseDestination, type ResolveHost } from '../core/webhooks/ssrf.ts';
+import { hostLiteral, isForbiddenAddress } from '../core/webhooks/ip-ranges.ts';
 import type { OutboundRequest, SendOutcome, WebhookSender } from '../ports/webhooks.ts';
 
 export interface HttpsSenderOptions {

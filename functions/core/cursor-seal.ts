@@ -8,6 +8,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from './errors.ts';
+import { transparentSpelling } from './market/cursor.ts';
 
 /** Key id -> secret, newest first: the first seals. */
 export type CursorKeyRing = readonly { id: string; secret: string }[];
@@ -37,6 +38,17 @@ export function openCursor(keys: CursorKeyRing, scope: string, sealed: string): 
   if (!key || given.length !== MAC_BYTES || given.toString('base64url') !== sealed.slice(macAt + 1)) throw invalid();
   if (!timingSafeEqual(given, mac(key.secret, scope, cursor))) throw invalid();
   return cursor;
+}
+
+/**
+ * The cursor a route with the real service's transparent form (`<ts_ms>`, `<ts_ms>_<id>`) receives:
+ * a transparent one as sent, for the route to parse strictly; or the cursor inside a sealed one,
+ * which the route issued before it took that form and which may still be in flight (taken for one
+ * release). Anything else is `invalid_cursor`. An opened cursor is base64url JSON, never digits and
+ * `_` alone, so the route tells the two apart and no unsealed opaque cursor reaches it.
+ */
+export function admitCursor(keys: CursorKeyRing, scope: string, cursor: string): string {
+  return transparentSpelling(cursor) ? cursor : openCursor(keys, scope, cursor);
 }
 
 /** `{"k2":"<secret>","k1":"<secret>"}`, newest first, as configured (CURSOR_KEYS or the cursor-keys secret). */

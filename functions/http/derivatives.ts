@@ -6,7 +6,7 @@ import { DERIVATIVES_OPERATIONS } from '../routes.ts';
 import { AppError } from '../core/errors.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { clock } from '../shared/deps.ts';
-import { familyOf, httpRouteGroup, ok, okRows, type RequestContext } from '../shared/http.ts';
+import { cursorRoute, familyOf, httpRouteGroup, ok, okRows, type RequestContext } from '../shared/http.ts';
 import type { SampleInterval } from '../../schemas/intervals.ts';
 
 type HistoryInput = { params: { symbol: string }; query: { start?: number; end?: number; interval?: SampleInterval; limit: number; cursor?: string } };
@@ -15,7 +15,7 @@ const market = (symbol: string, ctx: RequestContext) => ({ family: familyOf(ctx)
 
 const history = <S extends Series>(series: S) => async ({ params, query }: HistoryInput, ctx: RequestContext) => {
   const { family, symbol } = market(params.symbol, ctx);
-  const rows = await seriesPage(archiveDeps(), series, { routeId: ctx.route.operationId, family, symbol, ...query }, clock.now());
+  const rows = await seriesPage(archiveDeps(), series, { ...cursorRoute(ctx), family, symbol, ...query }, clock.now());
   return okRows(rows, { symbol, venue: family, ...(query.interval && { interval: query.interval }) });
 };
 
@@ -32,16 +32,16 @@ export const handler = httpRouteGroup(DERIVATIVES_OPERATIONS, {
   fundingCurrent: current('funding'),
   liquidations: async ({ params, query }, ctx) => {
     const family = familyOf(ctx);
-    return okRows(await liquidationsPage(archiveDeps(), { routeId: ctx.route.operationId, family, symbol: params.symbol, ...query }, clock.now()), { symbol: params.symbol, venue: family });
+    return okRows(await liquidationsPage(archiveDeps(), { ...cursorRoute(ctx), family, symbol: params.symbol, ...query }, clock.now()), { symbol: params.symbol, venue: family });
   },
   userLiquidations: async ({ params, query: { coin, symbol = coin, ...window } }, ctx) => {
     const family = familyOf(ctx);
     if (coin !== undefined && symbol !== coin) throw new AppError('invalid_parameter', 'symbol and coin name the same filter; send one, or the same value.', { param: 'coin' });
-    return okRows(await userLiquidationsPage(archiveDeps(), { routeId: ctx.route.operationId, family, user: params.user, symbol, ...window }, clock.now()), { venue: family });
+    return okRows(await userLiquidationsPage(archiveDeps(), { ...cursorRoute(ctx), family, user: params.user, symbol, ...window }, clock.now()), { venue: family });
   },
   liquidationVolume: async ({ params, query }, ctx) => {
     const family = familyOf(ctx);
-    const rows = await liquidationVolumePage(archiveDeps(), { routeId: ctx.route.operationId, family, symbol: params.symbol, ...query }, clock.now());
+    const rows = await liquidationVolumePage(archiveDeps(), { ...cursorRoute(ctx), family, symbol: params.symbol, ...query }, clock.now());
     return okRows(rows, { symbol: params.symbol, venue: family, interval: query.interval });
   },
   prices: history('prices'),

@@ -4,16 +4,17 @@
  * operation and family in the route table; this file maps the typed input onto the core.
  */
 import { AppError } from '../core/errors.ts';
-import { candlesPage, instruments, orderFlowPage, recentTradesPage, tradesPage, triggerOrdersPage } from '../core/market/queries.ts';
+import { candlesPage } from '../core/market/candles.ts';
+import { instruments, orderFlowPage, recentTradesPage, tradesPage, triggerOrdersPage } from '../core/market/queries.ts';
 import { outcome, outcomesPage, spotPair, spotPairs } from '../core/market/registry-views.ts';
 import { MARKET_OPERATIONS } from '../routes.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { clock } from '../shared/deps.ts';
-import { familyOf, httpRouteGroup, ok, okRows } from '../shared/http.ts';
+import { cursorRoute, familyOf, httpRouteGroup, ok, okRows } from '../shared/http.ts';
 
 export const handler = httpRouteGroup(MARKET_OPERATIONS, {
   trades: async ({ params, query }, ctx) => okRows(await tradesPage(archiveDeps(), {
-    routeId: ctx.route.operationId, family: familyOf(ctx), symbol: params.symbol, ...query,
+    ...cursorRoute(ctx), family: familyOf(ctx), symbol: params.symbol, ...query,
   }, clock.now()), { symbol: params.symbol, venue: familyOf(ctx) }),
 
   recentTrades: async ({ params, query }, ctx) => okRows(await recentTradesPage(archiveDeps(), {
@@ -22,14 +23,14 @@ export const handler = httpRouteGroup(MARKET_OPERATIONS, {
 
   candles: async ({ params, query }, ctx) => {
     const family = familyOf(ctx);
-    const page = await candlesPage(archiveDeps(), { routeId: ctx.route.operationId, family, symbol: params.symbol, ...query }, clock.now());
+    const page = await candlesPage(archiveDeps(), { ...cursorRoute(ctx), family, symbol: params.symbol, ...query }, clock.now());
     // hip4 candle prices are probabilities and quote volumes are in USDH.
     const units = family === 'hip4' ? { price_unit: 'probability', quote_currency: 'USDH' } : {};
     return okRows(page, { symbol: params.symbol, venue: family, interval: query.interval, ...units });
   },
 
   triggerOrders: async ({ params, query }, ctx) => okRows(await triggerOrdersPage(archiveDeps(), {
-    routeId: ctx.route.operationId, family: familyOf(ctx), symbol: params.symbol, ...query,
+    ...cursorRoute(ctx), family: familyOf(ctx), symbol: params.symbol, ...query,
   }, clock.now()), { symbol: params.symbol, venue: familyOf(ctx) }),
 
   orderFlow: async ({ params, query }, ctx) => {

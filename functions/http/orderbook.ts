@@ -1,13 +1,12 @@
 /** Route group `orderbook`: native snapshots and history, order-level books (L4, altx L3) and diffs, full-depth L2, per family. */
-import {
-  bookSymbol, granularityMultiplier, l2Book, l2DiffsPage, l2History, l3Book, l3History, l4Book, l4DiffsPage, l4History, nativeBook, nativeBookHistory,
-  type BookHistoryRequest, type BookRequest,
-} from '../core/market/orderbook.ts';
+import { bookSymbol, granularityMultiplier, l2Book, l2History, l3Book, l3History, l4Book, l4History, type BookHistoryRequest, type BookRequest } from '../core/market/orderbook.ts';
+import { l2DiffsPage, l4DiffsPage } from '../core/market/orderbook-diffs.ts';
+import { nativeBook, nativeBookHistory } from '../core/market/orderbook-native.ts';
 import { ORDERBOOK_OPERATIONS } from '../routes.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { oneRequestView } from '../core/archive/files.ts';
 import { clock } from '../shared/deps.ts';
-import { familyOf, httpRouteGroup, ok, okRows, type RequestContext } from '../shared/http.ts';
+import { cursorRoute, familyOf, httpRouteGroup, ok, okRows, type RequestContext } from '../shared/http.ts';
 import type { ArchiveDeps } from '../ports/archive.ts';
 import type { JsonRows } from '../core/market/queries.ts';
 
@@ -27,16 +26,16 @@ const snapshot = <T, Q extends { timestamp?: number }>(read: (deps: ArchiveDeps,
 
 /** A cursor-paged window. */
 const history = <T, R extends BookHistoryRequest>(read: (deps: ArchiveDeps, req: R, now: number) => Promise<JsonRows<T>>) =>
-  async ({ params, query }: SymbolParams & { query: Omit<R, 'routeId' | 'family' | 'symbol'> }, ctx: RequestContext) => {
+  async ({ params, query }: SymbolParams & { query: Omit<R, 'routeId' | 'cursorForm' | 'family' | 'symbol'> }, ctx: RequestContext) => {
     const { family, symbol } = market(params.symbol, ctx);
-    return okRows(await read(deps(), { routeId: ctx.route.operationId, family, symbol, ...query } as R, clock.now()), { symbol, venue: family });
+    return okRows(await read(deps(), { ...cursorRoute(ctx), family, symbol, ...query } as R, clock.now()), { symbol, venue: family });
   };
 
 export const handler = httpRouteGroup(ORDERBOOK_OPERATIONS, {
   orderbook: snapshot(nativeBook),
   orderbookHistory: async ({ params, query }, ctx) => {
     const { family, symbol } = market(params.symbol, ctx);
-    const result = await nativeBookHistory(deps(), { routeId: ctx.route.operationId, family, symbol, ...query }, clock.now());
+    const result = await nativeBookHistory(deps(), { ...cursorRoute(ctx), family, symbol, ...query }, clock.now());
     // Finer altx granularities cost more credits per row (tick: per request).
     const creditMultiplier = granularityMultiplier(family, query.granularity);
     const meta = { symbol, venue: family };

@@ -29,7 +29,8 @@ import { beginCharge } from '../core/billing/credits.ts';
 import { announce } from '../core/detect/user-events.ts';
 import { clock, creditLedger, cursorKeys, latencyStore, queueSender } from './deps.ts';
 import { latencyRecorder } from '../core/quality/latency.ts';
-import { openCursor, sealCursor, type CursorKeyRing } from '../core/cursor-seal.ts';
+import { admitCursor, openCursor, sealCursor, type CursorKeyRing } from '../core/cursor-seal.ts';
+import type { CursorForm } from '../core/market/cursor.ts';
 import { headerValue } from './headers.ts';
 
 type Parsed<S> = S extends ParamSchemas ? { -readonly [K in keyof S]: v.InferOutput<S[K]> } : Record<never, never>;
@@ -66,6 +67,11 @@ export type RouteResult<T = unknown> =
 export type RouteImplementation<Op extends OperationSpec = OperationSpec> = (input: RouteInput<Op>, ctx: RequestContext) => Promise<RouteResult<ResponseOf<Op>>>;
 
 export type Implementations<Ops extends Readonly<Record<string, OperationSpec>>> = { [K in keyof Ops]: RouteImplementation<Ops[K]> };
+
+/** What a windowed page needs of its route for its cursors: the scope of opaque ones, and the route's transparent form. */
+export function cursorRoute(ctx: RequestContext): { routeId: string; cursorForm?: CursorForm } {
+  return { routeId: ctx.route.operationId, ...(ctx.route.cursorForm && { cursorForm: ctx.route.cursorForm }) };
+}
 
 /** The family of a per-family route (every market and breadth route has one). */
 export function familyOf(ctx: RequestContext): Family {
@@ -208,9 +214,13 @@ async function dispatch({ entry, pathParameters }: Selected, event: APIGatewayPr
   }
   checkRequestedVersion(event);
   const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, val]) => [k.toLowerCase(), val]));
-  const sealed = route.query?.cursor !== undefined && !route.plainCursor;
+  // A route with the real service's cursor form takes it as sent (and opens the sealed ones it issued before); every other route's cursors are sealed.
+  const sealed = route.query?.cursor !== undefined && !route.cursorForm;
   let query = event.queryStringParameters;
-  if (sealed && typeof query?.cursor === 'string') query = { ...query, cursor: openCursor(await cursorKeys(), route.operationId, query.cursor) };
+  if (route.query?.cursor !== undefined && typeof query?.cursor === 'string') {
+    const open = route.cursorForm ? admitCursor : openCursor;
+    query = { ...query, cursor: open(await cursorKeys(), route.operationId, query.cursor) };
+  }
   const input = {
     params: parseParams(route.pathParams, pathParameters, 'path'),
     query: parseParams(route.query, query, 'query'),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { eventually } from '../helpers/api.ts';
-import { readWindow } from '../../functions/core/archive/read.ts';
+import { readWindow } from '../../functions/core/archive/read-pages.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { FAMILIES } from '../../functions/core/venues.ts';
 

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { keyedGet, walkPages } from '../helpers/api.ts';
-import { newestRow, readWindow } from '../../functions/core/archive/read.ts';
+import { newestRow, readWindow } from '../../functions/core/archive/read-pages.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 
 const KEY = 'derivatives-test-key';
@@ -200,6 +200,59 @@ describe('liquidations', () => {
     expect(conflicting.body).toMatchObject({ code: 400, error_code: 'invalid_parameter', param: 'coin' });
     expect(before.body).toMatchObject({ data: [], meta: { coverage_from: '2025-12-01T00:00:00.000Z', has_more: false } });
     expect(bad.body).toMatchObject({ code: 400, param: 'user' });
+  });
+});
+
+describe('cursors', () => {
+  it('are the real service\'s, and the one a client builds from the last row pages as next_cursor does', async () => {
+    // Prepare: five hours, the whole archive (from the seed's first hour, at most four hours
+    // before the run's seed, to this file's start). The simulation is the same from that hour on,
+    // so what two hours up to now held depended on when the file ran: late in the hour no wallet
+    // had two liquidations there (at times no market two 5-minute buckets), and limit 1 was
+    // rightly the last page.
+    const span = { start: end - 5 * 3_600_000, end };
+    const rows = (await readWindow(archiveDeps(), { dataset: 'liquidations', family: 'perpx', from: span.start, to: span.end, limit: 100_000 })).rows;
+    /**
+     * Of the values `keys` gives the rows (a market; a wallet, liquidated or liquidating, as the
+     * route finds it), the one whose rows hold the most distinct `position`s: what the route's cursor
+     * names, so that with limit 1 a next page has rows.
+     */
+    const most = (keys: (row: any) => string[], position: (row: any) => number | string) => {
+      const positions = new Map<string, Set<number | string>>();
+      for (const row of rows) for (const key of keys(row)) positions.set(key, (positions.get(key) ?? new Set()).add(position(row)));
+      const [value, held] = [...positions].sort((a, b) => b[1].size - a[1].size)[0] ?? ['', new Set()];
+      return { value, positions: held.size };
+    };
+    // A market liquidated in two 5-minute buckets (so at two `<ts_ms>_<trade_id>` too); a wallet at two instants (`<ts_ms>`).
+    const market = most((row) => [String(row.symbol)], (row) => Math.floor(Number(row.ts) / 300_000));
+    const wallet = most((row) => [String(row.liquidated_user), String(row.liquidator_user)], (row) => Number(row.ts));
+    expect(market.positions, 'a market liquidated in two 5-minute buckets of the seeded archive').toBeGreaterThan(1);
+    expect(wallet.positions, 'a wallet liquidated or liquidating at two instants of the seeded archive').toBeGreaterThan(1);
+    const [symbol, user] = [market.value, wallet.value];
+    const ms = (row: any) => String(Date.parse(row.timestamp));
+    // A candle's quote volume is a float sum, whose last digit may differ between two reads of it.
+    const stable = (rows: unknown) => JSON.parse(JSON.stringify(rows, (_key, value) => (typeof value === 'number' ? Number(value.toPrecision(12)) : value)));
+    for (const [path, query, build] of [
+      ['/v1/perpx/openinterest/BTC', { ...span, limit: 5 }, ms],
+      ['/v1/perpx/openinterest/BTC', { ...span, interval: '15m', limit: 1 }, ms], // the last sample's time is in its bucket
+      ['/v1/perpx/funding/BTC', { ...span, limit: 5 }, ms],
+      ['/v1/perpx/prices/BTC', { ...span, limit: 5 }, ms],
+      ['/v1/perpx/candles/BTC', { ...span, interval: '5m', limit: 3 }, ms],
+      [`/v1/perpx/liquidations/${symbol}`, { ...span, limit: 1 }, (row: any) => `${ms(row)}_${row.trade_id}`],
+      [`/v1/perpx/liquidations/${symbol}/volume`, { ...span, interval: '5m', limit: 1 }, ms],
+      [`/v1/perpx/liquidations/user/${user}`, { ...span, limit: 1 }, ms],
+    ] as const) {
+      // Act
+      const first = await get(path, query);
+      const followed = await get(path, { ...query, cursor: first.body.meta.next_cursor });
+      const resumed = await get(path, { ...query, cursor: build(first.body.data.at(-1)) });
+      // Assess
+      expect(first.body.meta.has_more, path).toBe(true);
+      expect(first.body.meta.next_cursor, path).toMatch(path.endsWith(symbol) ? /^\d+_\d+$/ : /^\d+$/);
+      expect(followed.body.data.length, path).toBeGreaterThan(0);
+      expect(stable(resumed.body.data), path).toEqual(stable(followed.body.data));
+      expect(resumed.body.meta.next_cursor, path).toBe(followed.body.meta.next_cursor);
+    }
   });
 });
 

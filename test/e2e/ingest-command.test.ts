@@ -8,6 +8,11 @@
  * books, funding, open interest, spot trades and instruments. Running it again adds nothing; a
  * broken file (a cut line, a truncated LZ4 frame, an unknown format, another venue's file) is
  * refused with its line and field, nothing of it is written, and the command exits 1.
+ * A node's streamed book diffs and order statuses over two hourly files (a block written across
+ * the turn of the hour) are served numbered as the node numbered them, the stream's first and last
+ * blocks held back. With `--bucket` and the environment a deployed stack's run takes (the manifest
+ * table, the endpoints and credentials, nothing of the local cloud's state), the files land in
+ * that bucket and are read back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
@@ -16,9 +21,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { compressFrameSync } from 'lz4-napi';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { KEYS, startTestCloud } from '../helpers/local-cloud.ts';
 import { walkPages } from '../helpers/api.ts';
 import { derivedTradeId, type NodeTrade } from '../../functions/core/archive/node-trades.ts';
+import { s3Client } from '../../functions/shared/deps.ts';
+import { TABLES } from '../../functions/resources.ts';
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
 let dir: string;
@@ -31,12 +39,15 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs the command as `npm run ingest` does, pointed at the test cloud's data directory. */
-function ingest(...args: string[]): Promise<{ code: number; stdout: string }> {
+/** Runs the command as `npm run ingest` does, pointed at the test cloud's data directory (or given its whole environment). */
+function ingest(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return run(args, { ...process.env, LOCAL_DATA_DIR: cloud.dataDir });
+}
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   // A snapshot of tens of MB and the files of a node's hour are parsed here before they are sent.
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'bin/ingest.ts', ...args], { env: { ...process.env, LOCAL_DATA_DIR: cloud.dataDir } }, (error, stdout) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout });
+    execFile(process.execPath, ['--import', 'tsx', 'bin/ingest.ts', ...args], { env }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });
 }
@@ -258,7 +269,7 @@ describe('npm run ingest, a node\'s output and the public archive', () => {
     const frame = compressFrameSync(Buffer.from(jsonl([{ coin: 'ZZZ', time: E, levels: [[], []] }])));
     put(`truncated/market_data/${day}/${hour}/l2Book/ZZZ.lz4`, frame.subarray(0, frame.length - 6));
     put('unknown/notes.txt', 'collected by hand\nZZZ 1 1\n');
-    put('lighter/trades.jsonl', jsonl([{ channel: 'trade:1', type: 'update/trade', trades: [{ trade_id: 1, market_id: 1, size: '1', price: '1' }] }]));
+    put('binance/trades.jsonl', jsonl([{ e: 'aggTrade', E, s: 'ZZZUSDT', a: 1, p: '1', q: '1', T: E, m: true }]));
     put(`lighter/market_data/${day}/${hour}/l2Book/ZZZ.lz4`, compressFrameSync(Buffer.from(jsonl([{ channel: 'order_book:1', offset: 1, type: 'update/order_book', order_book: { asks: [], bids: [] } }]))));
     try {
       // Act
@@ -268,13 +279,123 @@ describe('npm run ingest, a node\'s output and the public archive', () => {
       expect(result.stdout).toContain(`cut/node_fills_by_block/hourly/${day}/${hour}: refused: batch refused (node_fills_by_block): line 2: not JSON`);
       expect(result.stdout).toMatch(/truncated\/market_data\/\d+\/\d+\/l2Book\/ZZZ\.lz4: refused: not a whole LZ4 frame/);
       expect(result.stdout).toContain('unknown/notes.txt: refused: line 1: not JSON');
-      expect(result.stdout).toContain('lighter/trades.jsonl: refused: line 1: no format of the venue\'s files');
+      expect(result.stdout).toContain('binance/trades.jsonl: refused: line 1: no format of the venue\'s files');
       expect(result.stdout).toContain('l2Book/ZZZ.lz4: refused: batch refused (l2_book): line 1: channel must be l2Book (got "order_book:1")');
       expect(result.stdout).toContain('0 files ingested, 5 files refused');
       expect((await get('/v1/perpx/trades/ZZZ', { start: E - 60_000, end: E + 60_000 })).body.data).toEqual([]);
       expect((await get('/v1/perpx/instruments', {})).body.data.map((i: any) => i.symbol)).not.toContain('ZZZ');
     } finally {
       rmSync(bad, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm run ingest, a node\'s streamed book diffs and order statuses', () => {
+  const S = 910_000_000;
+  /** Blocks a second apart from F, twenty minutes into the window; their rows unique by (block, seq) apart from the other tests' blocks. */
+  const F = T0 + 1_200_000;
+  const blockAt = (n: number) => F + (n - S) * 1000;
+  const line = (n: number, events: readonly unknown[], writtenAt = blockAt(n) + 40) =>
+    ({ local_time: naive(writtenAt), block_time: new Date(blockAt(n)).toISOString().replace('Z', '123456'), block_number: n, events });
+  const diff = (oid: number, raw: unknown) => ({ user: buyer, oid, coin: 'AVAX', side: 'B', px: '30.5', raw_book_diff: raw });
+  const status = (oid: number, status: string, over: Record<string, unknown> = {}) => ({
+    time: new Date(blockAt(S + 1)).toISOString().replace('Z', ''), user: seller, hash: null, builder: { b: buyer, f: 10 }, status,
+    order: { coin: 'AVAX', side: 'A', limitPx: '31', sz: '2', oid, timestamp: F, triggerCondition: 'N/A', isTrigger: false, triggerPx: '0.0',
+      children: [], isPositionTpsl: false, reduceOnly: false, orderType: 'Limit', origSz: '2', tif: 'Gtc', cloid: null, ...over },
+  });
+  const hourOf = (ms: number) => `${new Date(ms).toISOString().slice(0, 10).replace(/-/g, '')}/${new Date(ms).getUTCHours()}`;
+
+  it('serves each block numbered as the node numbered it, one written across the turn of the hour too, and holds back the ends', async () => {
+    // Prepare: two hours of the node's streamed diffs, one event a line; block S+1 begins in the first hour's file and ends in the second's.
+    const streamed = mkdtempSync(join(tmpdir(), 'ingest-streamed-'));
+    const put = (path: string, body: string) => {
+      mkdirSync(dirname(join(streamed, path)), { recursive: true });
+      writeFileSync(join(streamed, path), body);
+    };
+    const [first, second] = [hourOf(F), hourOf(F + 3_600_000)];
+    const diffs = 'hl/data/node_raw_book_diffs_streaming/hourly';
+    put(`${diffs}/${first}`, jsonl([
+      line(S, [diff(1, { new: { sz: '1' } })]), line(S, [diff(2, { new: { sz: '2' } })]),
+      line(S + 1, [diff(3, { new: { sz: '3' } })]), line(S + 1, [diff(1, 'remove')]),
+    ]));
+    put(`${diffs}/${second}`, jsonl([
+      line(S + 1, [diff(4, { new: { sz: '4' } })], F + 3_600_000),
+      line(S + 2, [diff(2, { update: { origSz: '2', newSz: '1.5' } })]), line(S + 2, [diff(5, { new: { sz: '5' } })]),
+      line(S + 3, [diff(6, { new: { sz: '6' } })]),
+    ]));
+    // The order statuses of blocks S+1 and S+2 (a trigger order placed on the second line of S+1), in a directory whose name the content alone tells.
+    put('statuses/13', jsonl([
+      line(S, [status(1, 'open')]),
+      line(S + 1, [status(7, 'open')]), line(S + 1, [status(8, 'open', { isTrigger: true, triggerCondition: 'Price above 32', triggerPx: '32', orderType: 'Stop Market', tif: null })]),
+      line(S + 2, [status(7, 'canceled')]),
+    ]));
+    try {
+      // Act
+      const result = await ingest(streamed);
+      const again = await ingest(streamed);
+
+      // Assess: each block once, from the file where it began; the stream's first and last blocks named and held back
+      expect(result.code, result.stdout).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`${first}: node_raw_book_diffs_streaming: l4_diffs 3(, instruments \\+1)?; held back: block ${S}, lines 1–2 \\(it may have begun in the file before`));
+      // Files are walked in name order (hour 10 before 9): the first one sent lists AVAX.
+      expect(result.stdout).toContain(`${second}: node_raw_book_diffs_streaming: l4_diffs 2`);
+      expect(result.stdout).toContain(`; its line 1 finishes block ${S + 1}, sent with ${join(streamed, diffs, first)}; held back: block ${S + 3}, line 4 (it may go on in the file after`);
+      expect(result.stdout).toMatch(new RegExp(`statuses/13: node_order_statuses_streaming: order_events 2(, instruments \\+1)?; held back: block ${S}, line 1 .*; held back: block ${S + 2}, line 4 `));
+      expect(again.code, again.stdout).toBe(0);
+      expect(again.stdout.match(/already ingested/g)).toHaveLength(3);
+
+      const window = { start: F - 1, end: F + 60_000 };
+      const diffRows = await walkPages(get, '/v1/perpx/orderbook/AVAX/l4/diffs', { ...window, limit: 1000 });
+      expect(diffRows.map((d: any) => [d.block_number, d.seq, d.oid, d.diff_type, d.new_size])).toEqual([
+        [S + 1, 0, 3, 'new', 3], [S + 1, 1, 1, 'remove', null], [S + 1, 2, 4, 'new', 4], [S + 2, 0, 2, 'update', 1.5], [S + 2, 1, 5, 'new', 5],
+      ]);
+      expect(diffRows[0].timestamp).toBe(new Date(blockAt(S + 1)).toISOString());
+      const triggers = (await get('/v1/perpx/orders/AVAX/tpsl', window)).body.data;
+      expect(triggers.map((t: any) => [t.block_number, t.seq, t.oid, t.status, t.trigger_price])).toEqual([[S + 1, 1, 8, 'open', 32]]);
+    } finally {
+      rmSync(streamed, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm run ingest --bucket', () => {
+  /**
+   * The environment of a run against a deployed stack: the manifest table, AWS region, credentials
+   * and endpoints (here the local cloud's emulators), and nothing of the local cloud's own (its
+   * data directory, its resources' names and settings, which this test process holds).
+   */
+  function deployedEnv(): NodeJS.ProcessEnv {
+    const { endpoints, names } = cloud.emulators;
+    return {
+      PATH: process.env.PATH, HOME: process.env.HOME, ...(process.env.TMPDIR && { TMPDIR: process.env.TMPDIR }),
+      [TABLES.manifest.envVar]: names.tables.manifest, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      AWS_ENDPOINT_URL_S3: endpoints.s3, AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb, S3_FORCE_PATH_STYLE: 'true',
+    };
+  }
+
+  it('lands the files in the bucket given, under landing/, and they are read back', async () => {
+    // Prepare: a block of DOGE fills, in a directory of its own
+    const own = mkdtempSync(join(tmpdir(), 'ingest-bucket-'));
+    const doge = (tid: number, px: string) => sides(tid, px).map(([user, fill]) => [user, { ...fill, coin: 'DOGE', time: T0 + 30_000 + tid }]);
+    mkdirSync(join(own, 'node_fills_by_block/hourly/20260101'), { recursive: true });
+    writeFileSync(join(own, 'node_fills_by_block/hourly/20260101/0'), jsonl([block(21, doge(8001, '0.2')), block(22, doge(8002, '0.21'))]));
+    const bucket = cloud.emulators.names.buckets.archive;
+    try {
+      // Act
+      const result = await run([own, '--bucket', `s3://${bucket}`], deployedEnv());
+      const unnamed = await run([own, '--bucket', `s3://${bucket}`], { ...deployedEnv(), [TABLES.manifest.envVar]: '' });
+
+      // Assess
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout).toContain('node_fills_by_block/hourly/20260101/0: node_fills_by_block: trades 2');
+      const landed = await s3Client().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'landing/node_fills_by_block/' }));
+      expect(landed.Contents?.map((o) => o.Key)).toEqual(expect.arrayContaining([expect.stringMatching(/^landing\/node_fills_by_block\/\d{4}-\d{2}-\d{2}\/[0-9a-f]{16}-node_fills_by_block_hourly_20260101_0\.jsonl\.gz$/)]));
+      const trades = await walkPages(get, '/v1/perpx/trades/DOGE', { start: T0, end: T0 + 60_000, limit: 1000 });
+      expect(trades.map((t: any) => [t.trade_id, t.price, t.maker_address])).toEqual([[8001, '0.2', seller], [8002, '0.21', seller]]);
+      expect(unnamed.code).toBe(2);
+      expect(unnamed.stderr).toContain('--bucket needs TABLE_MANIFEST');
+    } finally {
+      rmSync(own, { recursive: true, force: true });
     }
   });
 });

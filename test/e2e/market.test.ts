@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { walkPages } from '../helpers/api.ts';
 import { ROUTES } from '../../functions/routes.ts';
+import { cursorKeys } from '../../functions/shared/deps.ts';
+import { sealCursor } from '../../functions/core/cursor-seal.ts';
+import { encodeCursor } from '../../functions/core/market/cursor.ts';
+import { fingerprintOf } from '../../functions/core/market/queries.ts';
 
 const KEY = 'market-test-key';
 let cloud: Awaited<ReturnType<typeof startDemoCloud>>;
@@ -76,12 +80,73 @@ describe('trades', () => {
     if (total <= 1000) expect(res.body.meta).not.toHaveProperty('next_cursor');
   });
 
-  it('refuses a cursor reused with other parameters, or tampered with, as invalid_cursor', async () => {
+  it('pages with the real service\'s <ts_ms>_<trade_id> cursor, which a client may build from the last row', async () => {
+    // Prepare
     const first = await get('/v1/perpx/trades/BTC', { ...window(), limit: 5 });
+    const last = first.body.data.at(-1);
+    const built = `${Date.parse(last.timestamp)}_${last.trade_id}`;
+    // Act
+    const followed = await get('/v1/perpx/trades/BTC', { ...window(), limit: 5, cursor: first.body.meta.next_cursor });
+    const resumed = await get('/v1/perpx/trades/BTC', { ...window(), limit: 5, cursor: built });
+    const legacy = await get('/v1/trades/BTC', { ...window(), limit: 5, cursor: built });
+    // Assess: the same next page, and the legacy route reads the same cursor.
+    expect(first.body.meta.next_cursor).toBe(built);
+    expect(resumed.body.data).toEqual(followed.body.data);
+    expect(resumed.body.data.length).toBeGreaterThan(0);
+    expect(resumed.body.data[0].trade_id).not.toBe(last.trade_id);
+    expect(legacy.body.data).toEqual(followed.body.data);
+    expect(legacy.body.meta.next_cursor).toBe(followed.body.meta.next_cursor);
+  });
+
+  it('takes a transparent cursor as a position only: in the window, strictly spelled, or invalid_cursor', async () => {
+    // Prepare
+    const first = await get('/v1/perpx/trades/BTC', { ...window(), limit: 5 });
+    const cursor: string = first.body.meta.next_cursor;
+    const at = Number(cursor.split('_')[0]);
+    // Act
+    const narrower = await get('/v1/perpx/trades/BTC', { ...window(), start: at, limit: 5, cursor });
+    const refused = await Promise.all([
+      { ...window(), start: at + 1, cursor }, // the window moved past it
+      { ...window(), end: at - 1, cursor },
+      { ...window(), cursor: `${cursor}x` }, { ...window(), cursor: `${cursor}_1` }, { ...window(), cursor: `-${cursor}` },
+      { ...window(), cursor: `${at}` }, { ...window(), cursor: `${at}_${2 ** 53}` }, { ...window(), cursor: '' },
+    ].map((query) => get('/v1/perpx/trades/BTC', { ...query, limit: 5 })));
+    // Assess: a position in another window the cursor lies in pages from it (other parameters may change).
+    expect(narrower.status).toBe(200);
+    expect(narrower.body.data.every((r: any) => Date.parse(r.timestamp) >= at)).toBe(true);
+    for (const res of refused) expect(res.body).toMatchObject({ success: false, code: 400, error_code: 'invalid_cursor', param: 'cursor', request_id: res.headers.get('x-request-id') });
+  });
+
+  it('still takes a sealed cursor the previous version issued, and refuses another route\'s or one for other parameters', async () => {
+    // Prepare: the cursor the previous version would have handed out after the first page.
+    const query = { ...window(), limit: 5 };
+    const first = await get('/v1/perpx/trades/BTC', query);
+    const [ts, tradeId] = first.body.meta.next_cursor.split('_').map(Number);
+    const keys = await cursorKeys();
+    const fingerprint = fingerprintOf('getPerpxTrades', 'BTC', { start: query.start, end: query.end, side: undefined });
+    const issued = (scope: string, print = fingerprint) => sealCursor(keys, scope, encodeCursor(print, { window: [query.start, query.end], position: [ts, tradeId] }));
+    // Act
+    const sealed = await get('/v1/perpx/trades/BTC', { ...query, cursor: issued('getPerpxTrades') });
+    const followed = await get('/v1/perpx/trades/BTC', { ...query, cursor: first.body.meta.next_cursor });
+    const foreign = await get('/v1/perpx/trades/BTC', { ...query, cursor: issued('getAltxTrades') });
+    const otherParameters = await get('/v1/perpx/trades/BTC', { ...query, cursor: issued('getPerpxTrades', fingerprintOf('getPerpxTrades', 'BTC', { start: query.start, end: query.end, side: 'buy' })) });
+    // Assess: the sealed cursor's page, and a transparent next cursor after it.
+    expect(sealed.body.data).toEqual(followed.body.data);
+    expect(sealed.body.meta.next_cursor).toBe(followed.body.meta.next_cursor);
+    for (const res of [foreign, otherParameters]) expect(res.body).toMatchObject({ code: 400, error_code: 'invalid_cursor', param: 'cursor' });
+  });
+
+  it('keeps an opaque cursor, where the real service has one, sealed and bound to the request', async () => {
+    // Prepare
+    const path = '/v1/perpx/orders/BTC/tpsl';
+    const first = await get(path, { ...window(), limit: 1 });
     const cursor = first.body.meta.next_cursor;
-    const changed = await get('/v1/perpx/trades/BTC', { ...window(), start: window().start + 1, limit: 5, cursor });
-    const otherSymbol = await get('/v1/perpx/trades/ETH', { ...window(), limit: 5, cursor });
-    const tampered = await get('/v1/perpx/trades/BTC', { ...window(), limit: 5, cursor: `${cursor}x` });
+    expect(cursor).toMatch(/^[\w-]+\.[\w-]+\.[\w-]{22}$/);
+    // Act
+    const changed = await get(path, { ...window(), start: window().start + 1, limit: 1, cursor });
+    const otherSymbol = await get('/v1/perpx/orders/ETH/tpsl', { ...window(), limit: 1, cursor });
+    const tampered = await get(path, { ...window(), limit: 1, cursor: `${cursor}x` });
+    // Assess
     for (const res of [changed, otherSymbol, tampered]) expect(res.body).toMatchObject({ code: 400, error_code: 'invalid_cursor', param: 'cursor' });
   });
 

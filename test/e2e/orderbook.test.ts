@@ -100,6 +100,42 @@ describe('full-depth L2', () => {
   });
 });
 
+describe('book cursors', () => {
+  /** The first page, and the next one both from its next_cursor and from the cursor a client builds from its last row. */
+  async function resume(path: string, query: Record<string, string | number>, build: (row: any) => string) {
+    const first = await get(path, query);
+    expect(first.body.meta.has_more, path).toBe(true);
+    const built = build(first.body.data.at(-1));
+    const followed = await get(path, { ...query, cursor: first.body.meta.next_cursor });
+    const resumed = await get(path, { ...query, cursor: built });
+    return { first, built, followed, resumed };
+  }
+
+  it('are the real service\'s: <ts_ms>_<block_number> on L2 diffs, <ts_ms> on book history; a client builds them from the last row', async () => {
+    const window = { start: end - 10 * 60_000, end };
+    const ms = (row: any) => String(Date.parse(row.timestamp));
+    for (const [path, query, build] of [
+      [`${BOOK}/l2/diffs`, { ...window, limit: 7 }, (row: any) => `${ms(row)}_${row.block_number}`],
+      [`${BOOK}/history`, { ...window, limit: 2 }, ms],
+      [`${BOOK}/l4/history`, { start: end - 30 * 60_000, end, limit: 1, depth: 1 }, ms],
+      [`${BOOK}/l2/history`, { start: end - 30 * 60_000, end, limit: 1, depth: 1 }, ms],
+      ['/v1/altx/orderbook/ETH/history', { ...window, granularity: '10s', limit: 3 }, ms],
+    ] as const) {
+      const { first, built, followed, resumed } = await resume(path, query, build);
+      expect(first.body.meta.next_cursor, path).toBe(built);
+      expect(resumed.body.data, path).toEqual(followed.body.data);
+    }
+    // Tick: the instant of the last delta; the next page starts just after it.
+    const tick = { ...window, granularity: 'tick' };
+    const first = await get('/v1/altx/orderbook/ETH/history', tick);
+    const deltas = first.body.data.deltas;
+    if (first.body.meta.has_more) expect(first.body.meta.next_cursor).toBe(String(deltas.at(-1).timestamp));
+    // A block cursor that names no block of the market at that time is refused.
+    const refused = await get(`${BOOK}/l2/diffs`, { ...window, cursor: `${window.start}_1` });
+    expect(refused.body).toMatchObject({ code: 400, error_code: 'invalid_cursor', param: 'cursor' });
+  });
+});
+
 describe('altx books', () => {
   const ALTX = '/v1/altx/orderbook/ETH';
 

@@ -15,7 +15,7 @@ import type { PositionsReport } from '../../functions/core/positions/build.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { invoke } from '../../functions/local/invoke.ts';
 import { encodeCursor, decodeCursor } from '../../functions/core/market/cursor.ts';
-import { readWindow } from '../../functions/core/archive/read.ts';
+import { readWindow } from '../../functions/core/archive/read-pages.ts';
 
 const KEY = 'positions-test-key';
 const HOUR = 3_600_000;

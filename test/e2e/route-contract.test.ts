@@ -14,7 +14,7 @@ import { invoke } from '../../functions/local/invoke.ts';
 import { ROUTES, type RouteDef } from '../../functions/routes.ts';
 import type { Family } from '../../functions/core/venues.ts';
 import { familiesOf } from '../../schemas/datasets.ts';
-import { newestRow, readWindow } from '../../functions/core/archive/read.ts';
+import { newestRow, readWindow } from '../../functions/core/archive/read-pages.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { buildPositions } from '../../functions/core/positions/build.ts';
 import { POSITION_FAMILIES } from '../../functions/core/positions/engine.ts';

@@ -1,4 +1,6 @@
 /** Calls the local cloud as a client would, and waits for things that happen asynchronously. */
+import { ROUTES } from '../../functions/routes.ts';
+import type { CursorForm } from '../../schemas/params.ts';
 
 export function apiClient(baseUrl: () => string) {
   return async function call(key: string, method: string, path: string, body?: unknown) {
@@ -75,3 +77,9 @@ export async function walkJsonRows<Row>(next: (cursor?: string) => Promise<{ jso
   return rows;
 }
 
+/** What a page function takes of its route for its cursors, as the HTTP shell passes it (cursorRoute): its operation id and cursor form. */
+export function routePaging(operationId: string): { routeId: string; cursorForm?: CursorForm } {
+  const route = ROUTES.find((r) => r.operationId === operationId);
+  if (!route) throw new Error(`No route ${operationId}`);
+  return { routeId: operationId, ...(route.cursorForm && { cursorForm: route.cursorForm }) };
+}

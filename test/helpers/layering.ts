@@ -16,6 +16,8 @@ export interface LayeringRules {
   compositionRoots: readonly string[];
   /** The registered event types: the service names them only in their own modules (functions/core/events/). */
   eventTypes: readonly string[];
+  /** A core module past this many lines holds more than one idea: split it along them. */
+  coreMaxLines: number;
 }
 
 const CORE = 'functions/core/';
@@ -96,6 +98,8 @@ export function layeringViolations(files: SourceFiles, rules: LayeringRules): st
     }
     const code = stripComments(text);
     if (file.startsWith(CORE) && /\bprocess\.env\b/.test(code)) violations.push(`${file}: core reads process.env`);
+    const lines = text.trimEnd().split('\n').length;
+    if (file.startsWith(CORE) && lines > rules.coreMaxLines) violations.push(`${file}: core module has ${lines} lines (at most ${rules.coreMaxLines})`);
     if (file.startsWith(CORE)) {
       for (const m of code.matchAll(CORE_CAST)) violations.push(`${file}:${lineAt(code, m.index)}: core casts with '${m[0].replace(/\s+/g, ' ')}'`);
     }

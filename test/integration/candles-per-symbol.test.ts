@@ -9,12 +9,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { SETTLE_MS, compactArchive } from '../../functions/core/archive/compact.ts';
-import { minuteCandleSource, readMinuteCandles } from '../../functions/core/archive/read.ts';
-import { candlesPage } from '../../functions/core/market/queries.ts';
+import { minuteCandleSource, readMinuteCandles } from '../../functions/core/archive/read-candles.ts';
+import { candlesPage } from '../../functions/core/market/candles.ts';
 import { candlesFromTradesSql } from '../../functions/core/archive/sql.ts';
 import { compactedKey } from '../../functions/core/archive/layout.ts';
 import { DAY, HOUR, MINUTE, clockedArchive } from '../helpers/clocked-archive.ts';
 import { jsonl, trade } from '../helpers/records.ts';
+import { routePaging } from '../helpers/api.ts';
 import type { NormalizedRecord } from '../../schemas/datasets.ts';
 
 const archive = clockedArchive();
@@ -59,7 +60,7 @@ async function routePage(symbol: string, interval: '1m' | '1h', from: number, to
   const rows: Record<string, unknown>[] = [];
   let cursor: string | undefined;
   do {
-    const page = await candlesPage(archive.deps, { routeId: 'candles', family: 'perpx', symbol, interval, start: from, end: to + 1, limit, cursor }, archive.now);
+    const page = await candlesPage(archive.deps, { ...routePaging('getPerpxCandles'), family: 'perpx', symbol, interval, start: from, end: to + 1, limit, cursor }, archive.now);
     rows.push(...(JSON.parse(`[${page.json}]`) as Record<string, unknown>[]));
     cursor = page.nextCursor ?? undefined;
   } while (cursor);

@@ -11,7 +11,7 @@ import { SYMBOL_FORMS } from '../../schemas/venues.ts';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { refusedField } from '../../functions/core/archive/record-check.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { readWindow } from '../../functions/core/archive/read.ts';
+import { readWindow } from '../../functions/core/archive/read-pages.ts';
 import { coverageStart } from '../../functions/core/archive/coverage.ts';
 import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';

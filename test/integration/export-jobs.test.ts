@@ -14,7 +14,7 @@ import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { exportObjects, exportStore } from '../../functions/shared/deps.ts';
 import { ingestRecords } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { readWindow } from '../../functions/core/archive/read.ts';
+import { readWindow } from '../../functions/core/archive/read-pages.ts';
 import { exportPartition, exportFileName } from '../../functions/core/exports/partition.ts';
 import { finishExport, newExportId } from '../../functions/core/exports/jobs.ts';
 import { planExport } from '../../functions/core/exports/plan.ts';

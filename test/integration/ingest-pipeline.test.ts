@@ -5,7 +5,7 @@ import type { SQSBatchResponse } from 'aws-lambda';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
 import { invoke } from '../../functions/local/invoke.ts';
 import { toSqsEvent } from '../../functions/local/poller.ts';
-import { readWindow } from '../../functions/core/archive/read.ts';
+import { readWindow } from '../../functions/core/archive/read-pages.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { startTestCloud } from '../helpers/local-cloud.ts';
 import { eventually } from '../helpers/api.ts';

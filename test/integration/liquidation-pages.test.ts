@@ -12,7 +12,7 @@ import { liquidationVolumePage, liquidationsPage } from '../../functions/core/ma
 import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { walkJsonRows } from '../helpers/api.ts';
+import { routePaging, walkJsonRows } from '../helpers/api.ts';
 import { SAMPLE_INTERVALS, type SampleInterval } from '../../schemas/intervals.ts';
 
 let env: ScratchEmulators;
@@ -66,7 +66,7 @@ describe('liquidation pages', () => {
       async (fills, batches, compact, limit, interval) => {
         // Prepare
         const { symbol, records } = await ingest(fills, batches, compact);
-        const window = { routeId: 'property', family: 'perpx' as const, symbol, start: T0, end: T0 + SPAN, limit };
+        const window = { family: 'perpx' as const, symbol, start: T0, end: T0 + SPAN, limit };
         const width = SAMPLE_INTERVALS[interval];
         const model = new Map<number, { total: number; long: number; count: number; longCount: number }>();
         for (const r of records) {
@@ -77,9 +77,9 @@ describe('liquidation pages', () => {
         }
 
         // Act
-        const rows = await walkJsonRows<{ trade_id: number; timestamp: string }>((cursor) => liquidationsPage(deps, { ...window, cursor }, NOW));
+        const rows = await walkJsonRows<{ trade_id: number; timestamp: string }>((cursor) => liquidationsPage(deps, { ...routePaging('getPerpxLiquidations'), ...window, cursor }, NOW));
         const buckets = await walkJsonRows<{ timestamp: string; total_usd: number; long_usd: number; count: number; long_count: number }>(
-          (cursor) => liquidationVolumePage(deps, { ...window, interval, cursor }, NOW));
+          (cursor) => liquidationVolumePage(deps, { ...routePaging('getPerpxLiquidationVolume'), ...window, interval, cursor }, NOW));
 
         // Assess
         const expected = [...records].sort((a, b) => a.ts - b.ts || a.trade_id - b.trade_id);

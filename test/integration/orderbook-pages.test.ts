@@ -11,12 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { l2Book, l2DiffsPage, l4Book, l4DiffsPage, nativeBookHistory } from '../../functions/core/market/orderbook.ts';
+import { l2Book, l4Book } from '../../functions/core/market/orderbook.ts';
+import { l2DiffsPage, l4DiffsPage } from '../../functions/core/market/orderbook-diffs.ts';
+import { nativeBookHistory } from '../../functions/core/market/orderbook-native.ts';
 import { L4Book, type BookDiff } from '../../functions/core/book/l4-book.ts';
 import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { walkJsonRows } from '../helpers/api.ts';
+import { routePaging, walkJsonRows } from '../helpers/api.ts';
 import { createDemoMarket } from '../../functions/local/demo/market.ts';
 import type { OrderBook, TickHistory } from '../../schemas/orderbook.ts';
 
@@ -119,7 +121,7 @@ describe('order-book reads', () => {
         // Prepare
         const { symbol, diffs, end } = await ingest(blocks, batches, compact);
         const market = { family: 'perpx' as const, symbol };
-        const window = { routeId: 'property', ...market, start: T0, end, limit };
+        const window = { ...market, start: T0, end, limit };
 
         // Act, assess: the book at instants across checkpoints
         for (const pick of instants) {
@@ -129,13 +131,22 @@ describe('order-book reads', () => {
           expect(served.bids.map((o) => o.oid)).toEqual(expected.side('B').map((o) => o.oid));
           expect(served.asks.map((o) => [o.oid, o.size])).toEqual(expected.side('A').map((o) => [o.oid, Number(o.size)]));
         }
-        const l4 = await walkJsonRows<{ block_number: number; seq: number }>((cursor) => l4DiffsPage(deps, { ...window, cursor }, NOW));
+        const l4 = await walkJsonRows<{ block_number: number; seq: number }>((cursor) => l4DiffsPage(deps, { ...routePaging('getPerpxL4OrderbookDiffs'), ...window, cursor }, NOW));
         expect(l4.map((d) => [d.block_number, d.seq])).toEqual(diffs.map((d) => [d.block_number, d.seq]));
 
         const from = T0 + BLOCK_MS * 3;
         const l2Window = { ...window, start: from + 1 };
-        const small = await walkJsonRows<{ side: 'B' | 'A'; price: number; size: number; count: number }>((cursor) => l2DiffsPage(deps, { ...l2Window, cursor }, NOW));
-        const whole = await walkJsonRows<typeof small[number]>((cursor) => l2DiffsPage(deps, { ...l2Window, limit: 1000, cursor }, NOW));
+        // Each next cursor is the one a client builds from the last row served: `<ts_ms>_<block_number>`.
+        type L2Row = { timestamp: string; block_number: number; side: 'B' | 'A'; price: number; size: number; count: number };
+        const small: L2Row[] = [];
+        for (let cursor: string | undefined, page; !page || cursor; ) {
+          page = await l2DiffsPage(deps, { ...routePaging('getPerpxL2OrderbookDiffs'), ...l2Window, cursor }, NOW);
+          const rows = JSON.parse(`[${page.json}]`) as L2Row[];
+          if (page.nextCursor && rows.length > 0) expect(page.nextCursor).toBe(`${Date.parse(rows.at(-1)!.timestamp)}_${rows.at(-1)!.block_number}`);
+          small.push(...rows);
+          cursor = page.nextCursor ?? undefined;
+        }
+        const whole = await walkJsonRows<typeof small[number]>((cursor) => l2DiffsPage(deps, { ...routePaging('getPerpxL2OrderbookDiffs'), ...l2Window, limit: 1000, cursor }, NOW));
         expect(small).toEqual(whole);
         const start = await l2Book(deps, { ...market, at: from });
         const levels = { B: new Map(start.bids.map((l) => [Number(l.px), [Number(l.sz), l.n]])), A: new Map(start.asks.map((l) => [Number(l.px), [Number(l.sz), l.n]])) };
@@ -161,10 +172,47 @@ describe('order-book reads', () => {
     ];
     await ingestBatch(deps, 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
     // Act
-    const served = await nativeBookHistory(deps, { routeId: 'tick', family: 'altx', symbol: 'TICK', start: T0 - 1, end: T0 + 1_000, limit: 1000, granularity: 'tick' }, NOW);
+    const served = await nativeBookHistory(deps, { ...routePaging('getAltxOrderbookHistory'), family: 'altx', symbol: 'TICK', start: T0 - 1, end: T0 + 1_000, limit: 1000, granularity: 'tick' }, NOW);
     // Assess
     if (!('tick' in served)) throw new Error('expected a tick history');
     expect(served.tick.deltas.map((d) => [d.price, d.size, d.sequence])).toEqual([[98, 2, 700 * 100_000 + 1], [99, 3, 700 * 100_000 + 2]]);
+  });
+
+  it('pages altx tick deltas by instant: a page never ends inside one, and the next starts just after it', async () => {
+    // Prepare: 1,200 blocks of one placement each (one delta each), three blocks to an instant.
+    const records: object[] = [{ dataset: 'l4_checkpoints', family: 'altx', symbol: 'TICKS', ts: T0 - 1, block_number: 99, seq: -1, bids: [], asks: [] }];
+    for (let b = 0; b < 1_200; b++) {
+      records.push({
+        dataset: 'l4_diffs', family: 'altx', symbol: 'TICKS', ts: T0 + Math.floor(b / 3), block_number: 100 + b, seq: 0,
+        oid: 5_000 + b, user_address: '11', side: 'A', price: String(1_000 + b), diff_type: 'new', new_size: '1', insert_before: null,
+      });
+    }
+    await ingestBatch(deps, 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
+    const request = { ...routePaging('getAltxOrderbookHistory'), family: 'altx' as const, symbol: 'TICKS', start: T0, end: T0 + 1_000, limit: 100, granularity: 'tick' as const };
+    const tick = async (cursor?: string) => {
+      const served = await nativeBookHistory(deps, { ...request, cursor }, NOW);
+      if (!('tick' in served)) throw new Error('expected a tick history');
+      return served;
+    };
+    // Act
+    const first = await tick();
+    const second = await tick(first.nextCursor!);
+    // Assess: the 1,000th delta opens instant 333, so the first page ends with instant 332.
+    expect(first.tick.deltas).toHaveLength(999);
+    expect(first.nextCursor).toBe(String(T0 + 332));
+    expect(first.nextCursor).toBe(String(first.tick.deltas.at(-1)!.timestamp));
+    expect(second.tick.checkpoint.asks).toHaveLength(999);
+    expect(second.nextCursor).toBeNull();
+    expect([...first.tick.deltas, ...second.tick.deltas].map((d) => d.price)).toEqual(Array.from({ length: 1_200 }, (_, b) => 1_000 + b));
+  });
+
+  it('refuses an L2 diffs cursor that names no block of the market at that time', async () => {
+    // Prepare: OB0, the first property run's market (blocks from 1000, every 500 ms from T0).
+    const request = { ...routePaging('getPerpxL2OrderbookDiffs'), family: 'perpx' as const, symbol: 'OB0', start: T0, end: T0 + 60_000, limit: 10 };
+    // Act, assess: a block of another market, and a time before the block's.
+    for (const cursor of [`${T0}_999999`, `${T0}_${1_000 + 20}`]) {
+      await expect(l2DiffsPage(deps, { ...request, cursor }, NOW), cursor).rejects.toEqual(expect.objectContaining({ code: 'invalid_cursor', param: 'cursor' }));
+    }
   });
 
   it('ingests a batch of deep-book checkpoints larger than DuckDB\'s JSON buffer, and rebuilds from them', async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { readWindow } from '../../functions/core/archive/read.ts';
+import { readWindow } from '../../functions/core/archive/read-pages.ts';
 import { buildPositions, targetInstant } from '../../functions/core/positions/build.ts';
 import { applyFill, chargeFunding, type Book, type Fill } from '../../functions/core/positions/engine.ts';
 import { fixed, text } from '../../functions/core/positions/fixed.ts';

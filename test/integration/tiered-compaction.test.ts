@@ -7,7 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { SETTLE_MS, compactArchive } from '../../functions/core/archive/compact.ts';
-import { readMinuteCandles, readWindow, windowSource } from '../../functions/core/archive/read.ts';
+import { readMinuteCandles } from '../../functions/core/archive/read-candles.ts';
+import { readWindow } from '../../functions/core/archive/read-pages.ts';
+import { windowSource } from '../../functions/core/archive/read.ts';
 import { unsettledFrom } from '../../functions/core/archive/layout.ts';
 import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { oiDeltas } from '../../functions/core/events/market.oi_delta.ts';
 import { matches } from '../../functions/core/detect/match.ts';
 import { estimateWithCost } from '../../functions/core/detect/preview.ts';
-import { rederiveDays } from '../../functions/core/archive/compact.ts';
+import { rederiveDays } from '../../functions/core/archive/compact-derived.ts';
 import { bucketEdge, readOiCrossings, HOUR_MS } from '../../functions/core/detect/rollups.ts';
 import { EVENT_TYPE_BY_NAME } from '../../functions/core/webhooks/catalog.ts';
 import { normalizeConfig } from '../../functions/core/webhooks/filters.ts';

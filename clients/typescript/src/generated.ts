@@ -123,7 +123,7 @@ export interface TradesQuery {
   end?: number;
   /** Rows per page */
   limit?: number;
-  /** meta.next_cursor of the previous page, passed unchanged */
+  /** <ts_ms>_<trade_id>: meta.next_cursor, or the time (epoch ms) and trade_id of the last row served; the rows after it. Its time must lie in [start, end]; other parameters may change between pages */
   cursor?: string;
   /** Only trades whose taker side is this: buy or B, sell or A */
   side?: "buy" | "sell" | "B" | "A";
@@ -220,7 +220,7 @@ export interface CandlesQuery {
   end?: number;
   /** Candles per page */
   limit?: number;
-  /** meta.next_cursor of the previous page, passed unchanged */
+  /** <ts_ms>: meta.next_cursor, or the time (epoch ms) of the last row served; the candles opening after it. Its time must lie in [start, end]; other parameters may change between pages */
   cursor?: string;
 }
 
@@ -507,7 +507,7 @@ export interface OpenInterestQuery {
   interval?: "5m" | "15m" | "30m" | "1h" | "4h" | "1d";
   /** Rows per page */
   limit?: number;
-  /** meta.next_cursor of the previous page, passed unchanged */
+  /** <ts_ms>: meta.next_cursor, or the time (epoch ms) of the last row served; the samples (with interval, the buckets opening) after it. Its time must lie in [start, end] or in the bucket holding start; other parameters may change between pages */
   cursor?: string;
 }
 
@@ -590,7 +590,7 @@ export interface LiquidationsQuery {
   end?: number;
   /** Rows per page */
   limit?: number;
-  /** meta.next_cursor of the previous page, passed unchanged */
+  /** <ts_ms>_<trade_id>: meta.next_cursor, or the time (epoch ms) and trade_id of the last row served; the rows after it. Its time must lie in [start, end]; other parameters may change between pages */
   cursor?: string;
 }
 
@@ -686,7 +686,7 @@ export interface UserLiquidationsQuery {
   end?: number;
   /** Rows per page */
   limit?: number;
-  /** meta.next_cursor of the previous page, passed unchanged */
+  /** <ts_ms>: meta.next_cursor, or the time (epoch ms) of the last row served; the rows after it. Its time must lie in [start, end]; other parameters may change between pages */
   cursor?: string;
   /** Only this market */
   symbol?: string;
@@ -739,7 +739,7 @@ export interface LiquidationVolumeQuery {
   end?: number;
   /** Rows per page */
   limit?: number;
-  /** meta.next_cursor of the previous page, passed unchanged */
+  /** <ts_ms>: meta.next_cursor, or the time (epoch ms) of the last row served; the buckets opening after it. Its time must lie in [start, end] or in the bucket holding start; other parameters may change between pages */
   cursor?: string;
   /** Bucket width */
   interval?: "5m" | "15m" | "30m" | "1h" | "4h" | "1d";
@@ -976,10 +976,10 @@ export interface OrderbookHistoryQuery {
   end?: number;
   /** Books per page */
   limit?: number;
-  /** meta.next_cursor of the previous page, passed unchanged */
-  cursor?: string;
   /** Levels per side, best first (at most 20 on perpx, spot, hip3 and hip4; default all the snapshot has) */
   depth?: number;
+  /** <ts_ms>: meta.next_cursor, or the time (epoch ms) of the last row served; the books (tick: the deltas) after it. Its time must lie in [start, end]; other parameters may change between pages */
+  cursor?: string;
   /** altx, altx-rh: `checkpoint` the native snapshots (about a minute apart); `30s`, `10s`, `1s` the book at every such instant; `tick` the book at `start` and up to 1000 level deltas after it. Ignored on the perpx families */
   granularity?: "checkpoint" | "30s" | "10s" | "1s" | "tick";
 }
@@ -1198,7 +1198,7 @@ export interface L2OrderbookHistoryQuery {
   end?: number;
   /** Books per page */
   limit?: number;
-  /** meta.next_cursor of the previous page, passed unchanged */
+  /** <ts_ms>: meta.next_cursor, or the time (epoch ms) of the last row served; the books after it. Its time must lie in [start, end]; other parameters may change between pages */
   cursor?: string;
   /** Levels per side, best first (default every level) */
   depth?: number;
@@ -1217,7 +1217,7 @@ export interface L2OrderbookDiffsQuery {
   end?: number;
   /** Books per page */
   limit?: number;
-  /** meta.next_cursor of the previous page, passed unchanged */
+  /** <ts_ms>_<block_number>: meta.next_cursor, or the time (epoch ms) and block_number of the last row served; the blocks after it. Its time must lie in [start, end]; other parameters may change between pages */
   cursor?: string;
 }
 
@@ -1343,7 +1343,7 @@ export interface L4OrderbookHistoryQuery {
   end?: number;
   /** Books per page */
   limit?: number;
-  /** meta.next_cursor of the previous page, passed unchanged */
+  /** <ts_ms>: meta.next_cursor, or the time (epoch ms) of the last row served; the books after it. Its time must lie in [start, end]; other parameters may change between pages */
   cursor?: string;
   /** Resting orders per side, in priority (default every order) */
   depth?: number;
@@ -1400,7 +1400,7 @@ export interface L3OrderbookHistoryQuery {
   end?: number;
   /** Only orders of this account number */
   account?: string;
-  /** meta.next_cursor of the previous page, passed unchanged */
+  /** <ts_ms>: meta.next_cursor, or the time (epoch ms) of the last row served; the books after it. Its time must lie in [start, end]; other parameters may change between pages */
   cursor?: string;
   /** Books per page, clamped to 1..1000 */
   limit?: number;
@@ -1888,7 +1888,7 @@ export interface BreadthHistoryQuery {
   interval?: "5m" | "15m" | "30m" | "1h" | "4h" | "1d";
   /** Rows per page; silently clamped to 1000 */
   limit?: number;
-  /** Epoch ms from meta.next_cursor (exclusive) */
+  /** <ts_ms>: meta.next_cursor, or the calculated_at (epoch ms) of the last snapshot served; snapshots after it (exclusive) */
   cursor?: string;
 }
 

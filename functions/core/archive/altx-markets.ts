@@ -7,7 +7,7 @@
 import type { InstrumentRecord } from '../../../schemas/datasets.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import { SYMBOL_FORMS, type Family } from '../venues.ts';
-import { readWindow } from './read.ts';
+import { readWindow } from './read-pages.ts';
 import { epochMsOf, type AltxMarketDef } from './altx-shapes.ts';
 
 /**

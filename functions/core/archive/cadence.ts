@@ -10,19 +10,12 @@
  * minutes), so a market that updates every second is judged like one that trades once a minute.
  */
 
-import type { Dataset } from '../../../schemas/datasets.ts';
+import { DATASETS, type Dataset } from '../../../schemas/datasets.ts';
 
-/**
- * The market series whose quality is measured (registries, ledgers, the positions the service
- * builds and the rollups derived for previews are not feeds): only their files carry cadence
- * statistics. A family-wide file of the others would hold every symbol's, read by nobody, in one
- * manifest item that a few hundred thinly traded symbols take past DynamoDB's 400 KB.
- */
-export const QUALITY_DATASETS = [
-  'trades', 'l2_snapshots', 'l4_diffs', 'l4_checkpoints', 'order_events', 'funding', 'open_interest', 'liquidations', 'altx_liquidations', 'candles_1m',
-] as const satisfies readonly Dataset[];
-export type QualityDataset = (typeof QUALITY_DATASETS)[number];
-export const isQualityDataset = (dataset: Dataset): dataset is QualityDataset => (QUALITY_DATASETS as readonly Dataset[]).includes(dataset);
+/** The market series whose quality is measured: the datasets the registry marks `quality` (their files carry cadence statistics). */
+export type QualityDataset = { [D in Dataset]: (typeof DATASETS)[D] extends { quality: true } ? D : never }[Dataset];
+export const isQualityDataset = (dataset: Dataset): dataset is QualityDataset => 'quality' in DATASETS[dataset];
+export const QUALITY_DATASETS: readonly QualityDataset[] = (Object.keys(DATASETS) as Dataset[]).filter(isQualityDataset);
 
 /** Intervals shorter than this are never gaps (core/events/archive.gap_detected.ts `ARCHIVE_GAP_MS`). */
 export const GAP_FLOOR_MS = 5 * 60_000;

@@ -5,7 +5,9 @@
  *   - `node_order_statuses_by_block`: each order's status change (open, filled, canceled, triggered,
  *     an engine cancel or a reject), which become order events.
  * One JSON line per block; `seq` is an event's place in its block, so (block, seq) orders them.
- * Times are the block's (`block_time`, UTC without an offset, as the node writes it).
+ * Times are the block's (`block_time`, UTC without an offset, as the node writes it). The streamed
+ * form of the same files (node-streamed.ts) converts a block's lines with these functions, each
+ * line from the place its first event has in the block.
  */
 import * as v from 'valibot';
 import type { NormalizedRecord, OrderEventRecord } from '../../../schemas/datasets.ts';
@@ -50,10 +52,12 @@ export const NodeOrderStatusesBlock = v.object({
 /** The node's `block_time` ("2026-03-10T08:50:10.334", UTC) in epoch ms. */
 export const blockMs = (time: string) => Date.parse(time.endsWith('Z') ? time : `${time}Z`);
 
-export function rawBookDiffsToRecords(block: v.InferOutput<typeof NodeRawBookDiffsBlock>): NormalizedRecord[] | { error: string } {
+/** The L4 diffs of a block's events; `firstSeq`: the place of the first in its block (a streamed line's). */
+export function rawBookDiffsToRecords(block: v.InferOutput<typeof NodeRawBookDiffsBlock>, firstSeq = 0): NormalizedRecord[] | { error: string } {
   const ts = blockMs(block.block_time);
   const records: NormalizedRecord[] = [];
-  for (const [seq, event] of block.events.entries()) {
+  for (const [i, event] of block.events.entries()) {
+    const seq = firstSeq + i;
     const coin = familyOfCoin(event.coin);
     if ('error' in coin) return coin;
     const diff = event.raw_book_diff;
@@ -78,10 +82,12 @@ function eventOf(status: string): OrderEventRecord['event'] {
   return 'force_canceled';
 }
 
-export function orderStatusesToRecords(block: v.InferOutput<typeof NodeOrderStatusesBlock>): NormalizedRecord[] | { error: string } {
+/** The order events of a block's statuses; `firstSeq` as for the diffs. */
+export function orderStatusesToRecords(block: v.InferOutput<typeof NodeOrderStatusesBlock>, firstSeq = 0): NormalizedRecord[] | { error: string } {
   const ts = blockMs(block.block_time);
   const records: NormalizedRecord[] = [];
-  for (const [seq, { user, status, order }] of block.events.entries()) {
+  for (const [i, { user, status, order }] of block.events.entries()) {
+    const seq = firstSeq + i;
     const coin = familyOfCoin(order.coin);
     if ('error' in coin) return coin;
     const record: OrderEventRecord = {

@@ -1,8 +1,9 @@
 /**
  * Turns a raw batch into normalized records, or refuses the whole batch with a reason that names
  * the first bad lines. Nothing is written for a refused batch. Every format has its entry in one of
- * three registries by how its records span the text: a line each (LINE_FORMATS), trades spread over
- * lines (TRADE_FORMATS) or the whole text at once (WHOLE_FORMATS).
+ * four registries by how its records span the text: a line each (LINE_FORMATS), trades spread over
+ * lines (TRADE_FORMATS), blocks spread over lines (node-streamed.ts) or the whole text at once
+ * (WHOLE_FORMATS).
  */
 import * as v from 'valibot';
 import { NormalizedRecord, familiesOf } from '../../../schemas/datasets.ts';
@@ -17,6 +18,7 @@ import { nameSpot, spotMetaOf, spotPairsOf } from './spot-meta.ts';
 import { refusedField } from './record-check.ts';
 import { isAltxFormat, parseAltxRecording, type AltxFormat } from './altx-api.ts';
 import type { AltxMarkets } from './altx-markets.ts';
+import { isStreamedFormat, streamedRecords, type StreamedFormat } from './node-streamed.ts';
 
 /** What a batch's text does not say itself. */
 export interface ParseOptions {
@@ -84,7 +86,7 @@ const WHOLE_FORMATS: { [F in WholeFormat]: (text: string, options: ParseOptions)
 const TRADE_FORMATS = ['node_fills', 'node_fills_streaming', 'node_trades'] as const;
 type TradeFormat = (typeof TRADE_FORMATS)[number];
 type WholeFormat = 'node_l4_snapshot' | 'asset_ctxs' | 'spot_meta';
-type LineFormat = Exclude<BatchFormat, 'normalized' | TradeFormat | WholeFormat | AltxFormat>;
+type LineFormat = Exclude<BatchFormat, 'normalized' | TradeFormat | WholeFormat | AltxFormat | StreamedFormat>;
 const isTradeFormat = (format: BatchFormat): format is TradeFormat => (TRADE_FORMATS as readonly string[]).includes(format);
 const isWholeFormat = (format: BatchFormat): format is WholeFormat => format in WHOLE_FORMATS;
 
@@ -193,6 +195,22 @@ function noteBlock(blockTimes: Map<number, number>, block: unknown): void {
   if (!Number.isNaN(ms)) blockTimes.set(number, ms);
 }
 
+/** A batch of the node's streamed book diffs or order statuses: each block's events numbered across its lines. */
+function parseStreamed(format: StreamedFormat, text: string, options: ParseOptions): ParseResult {
+  const parsedLines = jsonLines(text);
+  const read = 'problems' in parsedLines ? parsedLines : streamedRecords(format, parsedLines, MAX_PROBLEMS);
+  const problems = 'problems' in read ? read.problems : [];
+  const records: NormalizedRecord[] = [];
+  const texts: string[] = [];
+  if ('lines' in read) {
+    for (const { line, records: converted } of read.lines) {
+      if (problems.length >= MAX_PROBLEMS) break;
+      for (const record of converted) if (!accept(record, `line ${line}`, records, texts, problems, options)) break;
+    }
+  }
+  return outcome(format, problems, records, texts, 'lines' in read ? read.blockTimes : new Map());
+}
+
 /** A batch of a format read whole. */
 function parseWhole(format: WholeFormat, text: string, options: ParseOptions): ParseResult {
   const converted = WHOLE_FORMATS[format](text, options);
@@ -213,6 +231,7 @@ function outcome(format: BatchFormat, problems: string[], records: NormalizedRec
 export function parseBatch(format: BatchFormat, text: string, options: ParseOptions = {}): ParseResult {
   if (isTradeFormat(format)) return parseTrades(format, text, options);
   if (isWholeFormat(format)) return parseWhole(format, text, options);
+  if (isStreamedFormat(format)) return parseStreamed(format, text, options);
   if (isAltxFormat(format)) {
     const parsed = parseAltxRecording(format, text, options.altxMarkets);
     return parsed.ok ? { ...parsed, blockTimes: new Map() } : parsed;

@@ -29,9 +29,11 @@ export function formatOfPath(path: string): BatchFormat | undefined {
 const isAddress = (value: unknown) => typeof value === 'string' && /^0x[0-9a-fA-F]{40}$/.test(value);
 
 /**
- * The format of a text from its lines' shape. Fills by block and streamed fills share their
+ * The format of a text from its lines' shape. The node's by-block and streamed files share their
  * envelope; a block number on more than one line can only be streaming. A streamed file whose
- * blocks each sit on one line reads the same either way (each line is then a whole block).
+ * blocks each sit on one line reads the same either way (each line is then a whole block), but for
+ * its first and last block, which only the streamed form knows may be cut: the node's directory
+ * names (`node_raw_book_diffs_streaming/hourly/…`) tell it, and win over the content.
  */
 export function formatOfContent(text: string): BatchFormat | { error: string } {
   // Files read whole are told by how they begin (a snapshot is one line of tens of MB: not parsed here).
@@ -55,11 +57,10 @@ export function formatOfContent(text: string): BatchFormat | { error: string } {
   if (typeof record.block_number !== 'number' || !Array.isArray(record.events)) return { error: UNKNOWN };
   const event = record.events.find(() => true) as unknown;
   if (event === undefined) return { error: 'line 1: a block without events tells no format (pass --format)' };
-  if (Array.isArray(event)) return repeatsBlock(text) ? 'node_fills_streaming' : 'node_fills_by_block';
-  // Book diffs are numbered by their place in the block: a block spread over lines cannot be numbered as the node did.
-  if (repeatsBlock(text)) return { error: 'streamed book diffs and order statuses are not read: send their _by_block form' };
-  if (typeof event === 'object' && event !== null && 'raw_book_diff' in event) return 'node_raw_book_diffs_by_block';
-  if (typeof event === 'object' && event !== null && 'status' in event && 'order' in event) return 'node_order_statuses_by_block';
+  const streamed = repeatsBlock(text);
+  if (Array.isArray(event)) return streamed ? 'node_fills_streaming' : 'node_fills_by_block';
+  if (typeof event === 'object' && event !== null && 'raw_book_diff' in event) return streamed ? 'node_raw_book_diffs_streaming' : 'node_raw_book_diffs_by_block';
+  if (typeof event === 'object' && event !== null && 'status' in event && 'order' in event) return streamed ? 'node_order_statuses_streaming' : 'node_order_statuses_by_block';
   return { error: 'line 1: a block of unknown events' };
 }
 

@@ -14,7 +14,7 @@
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { InstrumentRecord, NormalizedRecord } from '../../../schemas/datasets.ts';
 import { dexOf, type Family } from '../venues.ts';
-import { readWindow } from './read.ts';
+import { readWindow } from './read-pages.ts';
 import { spotNamesOf } from './spot-meta.ts';
 
 /** The families of the venue whose files ingest reads, and the market type their instruments have. */

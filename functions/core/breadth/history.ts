@@ -4,6 +4,7 @@
  * last row served, exclusive. A missing minute is simply absent, and so is an empty bucket.
  */
 import { AppError } from '../errors.ts';
+import { parseTransparentCursor } from '../market/cursor.ts';
 import type { BreadthStore } from '../../ports/breadth.ts';
 import { BREADTH_INTERVALS, type BreadthInterval } from '../../../schemas/intervals.ts';
 import type { BreadthFamily, BreadthSnapshot } from './compute.ts';
@@ -24,9 +25,9 @@ export interface HistoryRequest {
   cursor?: string;
 }
 
+/** The cursor's instant (`<ts_ms>`, checked as every transparent cursor is); rows after it are served. */
 export function parseBreadthCursor(cursor: string): number {
-  if (!/^\d{1,15}$/.test(cursor)) throw new AppError('invalid_cursor', 'cursor must be the epoch ms of meta.next_cursor.', { param: 'cursor' });
-  return Number(cursor);
+  return parseTransparentCursor('ms', cursor)[0]!;
 }
 
 export async function breadthHistory(store: BreadthStore, req: HistoryRequest, now: number): Promise<{ snapshots: BreadthSnapshot[]; nextCursor: string | null }> {

@@ -6,9 +6,10 @@
  * one scan per family.
  */
 import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
-import { minuteCandleSource, windowFiles, windowSource } from '../archive/read.ts';
+import { minuteCandleSource } from '../archive/read-candles.ts';
+import { windowFiles, windowSource } from '../archive/read.ts';
 import { FAMILIES, type Family } from '../venues.ts';
-import { DELETION_GRACE_MS } from '../archive/compact.ts';
+import { DELETION_GRACE_MS } from '../archive/compact-slot.ts';
 import { marketKey, type MarketReference, type ReferenceSource } from '../events/kit/relative-metrics.ts';
 
 const MINUTE = 60_000;

@@ -4,7 +4,7 @@
  */
 import { AppError } from '../errors.ts';
 import type { Detection, Preview } from '../events/declare.ts';
-import { detectorInput, type DetectorInput } from './rollups.ts';
+import { detectorInput, type DetectorInput } from './reductions.ts';
 import { matches } from './match.ts';
 import { DAY_MS, SCAN_BUDGET_MS, type Scan, keeper, minuteScan, paramsOf, scan, shown } from './scan.ts';
 import { type Counted, ESTIMATE_SAMPLE, type EstimateInput, LADDER_STEPS, cutNote, firstAtOrAbove, gatedParams, occurrenceOf, perDayMembers, percentNote, percentile } from './estimate-shape.ts';

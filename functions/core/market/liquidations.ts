@@ -6,9 +6,10 @@
  */
 import type { Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
-import { readWindowJson, windowSource } from '../archive/read.ts';
+import { windowSource } from '../archive/read.ts';
 import { coverageStart } from '../archive/coverage.ts';
-import { EMPTY, bucketPage, page, startPage, type JsonRows, type WindowParams } from './queries.ts';
+import { EMPTY, page, startPage, windowPage, type JsonRows, type WindowParams } from './queries.ts';
+import { bucketPage } from './candles.ts';
 import { ALTX_LIQUIDATION_PROJECTION, ALTX_LIQUIDATION_VOLUME_PROJECTION, LIQUIDATION_PROJECTION, LIQUIDATION_VOLUME_PROJECTION } from './shape.ts';
 import { SAMPLE_INTERVALS, type SampleInterval } from '../../../schemas/intervals.ts';
 import type { AltxLiquidation, AltxLiquidationVolume, Liquidation, LiquidationVolume } from '../../../schemas/market.ts';
@@ -41,14 +42,10 @@ export interface LiquidationsRequest extends WindowParams {
 
 export async function liquidationsPage(deps: ArchiveDeps, req: LiquidationsRequest, now: number): Promise<JsonRows<Liquidation | AltxLiquidation>> {
   const dataset = datasetOf(req.family);
-  const start = startPage(dataset, req, req.symbol, {}, now);
-  if ('done' in start) return start.done;
-  const { fingerprint, cursor, window } = start;
-  const result = await readWindowJson(deps, {
-    dataset, family: req.family, symbol: req.symbol, from: window[0], to: window[1], after: cursor?.position,
-    limit: req.limit, projection: SHAPES[dataset].rows,
-  });
-  return page(result, fingerprint, window);
+  const paging = startPage(dataset, req, req.symbol, {}, now);
+  if ('done' in paging) return paging.done;
+  const result = await windowPage(deps, { dataset, family: req.family, symbol: req.symbol, limit: req.limit, projection: SHAPES[dataset].rows }, paging);
+  return page(result, paging);
 }
 
 export interface UserLiquidationsRequest extends WindowParams {
@@ -66,15 +63,13 @@ export interface UserLiquidationsRequest extends WindowParams {
  */
 export async function userLiquidationsPage(deps: ArchiveDeps, req: UserLiquidationsRequest, now: number): Promise<JsonRows<Liquidation>> {
   const user = req.user.toLowerCase();
-  const start = startPage('liquidations', req, user, { symbol: req.symbol }, now);
-  if ('done' in start) return start.done;
-  const { fingerprint, cursor, window } = start;
-  const result = await readWindowJson(deps, {
-    dataset: 'liquidations', family: req.family, symbol: req.symbol, from: window[0], to: window[1], after: cursor?.position,
-    limit: req.limit, projection: LIQUIDATION_PROJECTION,
+  const paging = startPage('liquidations', req, user, { symbol: req.symbol }, now);
+  if ('done' in paging) return paging.done;
+  const result = await windowPage(deps, {
+    dataset: 'liquidations', family: req.family, symbol: req.symbol, limit: req.limit, projection: LIQUIDATION_PROJECTION,
     filter: { sql: 'liquidated_user = $q_user OR liquidator_user = $q_user', params: { q_user: user } },
-  });
-  return page(result, fingerprint, window);
+  }, paging);
+  return page(result, paging);
 }
 
 export interface LiquidationVolumeRequest extends LiquidationsRequest {
@@ -87,15 +82,17 @@ export interface LiquidationVolumeRequest extends LiquidationsRequest {
  */
 export async function liquidationVolumePage(deps: ArchiveDeps, req: LiquidationVolumeRequest, now: number): Promise<JsonRows<LiquidationVolume | AltxLiquidationVolume>> {
   const dataset = datasetOf(req.family);
-  const start = startPage(dataset, req, req.symbol, { interval: req.interval }, now);
-  if ('done' in start) return start.done;
-  const { fingerprint, cursor, window } = start;
+  const width = SAMPLE_INTERVALS[req.interval];
+  // A bucket (and the cursor naming it) may open before `start`.
+  const paging = startPage(dataset, req, req.symbol, { interval: req.interval }, now, (start) => start - (start % width));
+  if ('done' in paging) return paging.done;
+  const { window, after } = paging;
   const source = await windowSource(deps, { dataset, family: req.family, symbol: req.symbol, from: window[0], to: window[1] });
   if (!source) return EMPTY;
   const result = await bucketPage(deps, {
     buckets: `SELECT ts // $v_width * $v_width AS bucket, any_value(symbol) AS symbol, ${SHAPES[dataset].sums} FROM (${source.sql}) GROUP BY 1`,
-    params: { ...source.params, v_width: SAMPLE_INTERVALS[req.interval] },
-    projection: SHAPES[dataset].volume, from: cursor ? Number(cursor.position[0]) + 1 : Number.MIN_SAFE_INTEGER, limit: req.limit,
+    params: { ...source.params, v_width: width },
+    projection: SHAPES[dataset].volume, from: after ? Number(after[0]) + 1 : Number.MIN_SAFE_INTEGER, limit: req.limit,
   });
-  return page(result, fingerprint, window);
+  return page(result, paging);
 }

@@ -8,38 +8,39 @@
 import { AppError } from '../errors.ts';
 import { CAPPED_BOOK_FAMILIES, isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
-import { newestRow, readWindowJson, windowSource } from '../archive/read.ts';
+import { windowSource } from '../archive/read.ts';
+import { readWindowJson } from '../archive/read-pages.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import { L4Book, type BookOrder, type CheckpointOrder, type Level } from '../book/l4-book.ts';
-import { LevelWalk, type LevelChange, type SequencedDiff } from '../book/level-walk.ts';
+import { type SequencedDiff } from '../book/level-walk.ts';
 import { difference, midpoint, sumDecimals } from '../book/decimal.ts';
-import { EMPTY, page, startPage, type JsonRows, type WindowParams } from './queries.ts';
-import { encodeCursor, type CursorState } from './cursor.ts';
+import { page, startPage, windowPage, type JsonRows, type WindowParams } from './queries.ts';
 import { seriesSymbol } from './series.ts';
-import { isoSql } from './shape.ts';
-import {
-  GRANULARITIES, L3_DEPTH_CAP, NATIVE_DEPTH_CAP, TICK_DELTAS,
-  type FullDepthBook, type Granularity, type L2Diff, type L3Snapshot, type L4Diff, type L4Snapshot, type OrderBook, type TickHistory,
-} from '../../../schemas/orderbook.ts';
+import { GRANULARITIES, L3_DEPTH_CAP, type FullDepthBook, type Granularity, type L3Snapshot, type L4Snapshot, type OrderBook } from '../../../schemas/orderbook.ts';
 
 /** A book is the newest snapshot or checkpoint at most a day before the instant asked for. */
-const BOOK_LOOKBACK_MS = 86_400_000;
-/** Families whose native book is capped at 20 levels a side. */
-const CAPPED_FAMILIES: ReadonlySet<Family> = new Set(CAPPED_BOOK_FAMILIES);
+export const BOOK_LOOKBACK_MS = 86_400_000;
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/** Families whose native book is capped at 20 levels a side. */
+export const CAPPED_FAMILIES: ReadonlySet<Family> = new Set(CAPPED_BOOK_FAMILIES);
+
+export const iso = (ms: number) => new Date(ms).toISOString();
 
 /** hip4 order books take the bare numeric side id as well as `#N`. */
 export const bookSymbol = seriesSymbol;
 
 export interface BookRequest { family: Family; symbol: string; at: number; depth?: number }
+
 export interface BookHistoryRequest extends WindowParams { routeId: string; family: Family; symbol: string; depth?: number }
+
 export interface NativeHistoryRequest extends BookHistoryRequest { granularity: Granularity }
+
 export interface L3Request extends BookRequest { account?: string }
+
 export interface L3HistoryRequest extends BookHistoryRequest { account?: string }
 
 /** Families whose native history has resolutions finer than the snapshots (each priced by its granularity). */
-const GRANULAR_FAMILIES: ReadonlySet<Family> = new Set(['altx', 'altx-rh']);
+export const GRANULAR_FAMILIES: ReadonlySet<Family> = new Set(['altx', 'altx-rh']);
 
 /** The credit multiplier of a native history request (1 where `granularity` is ignored). */
 export const granularityMultiplier = (family: Family, granularity: Granularity) => (GRANULAR_FAMILIES.has(family) ? GRANULARITIES[granularity] : 1);
@@ -54,7 +55,7 @@ function touch(bestBid: string | undefined, bestAsk: string | undefined): Pick<O
 
 const wireLevel = (level: Level) => ({ px: level.price, sz: level.size, n: level.count });
 
-function orderBook(symbol: string, ts: number, bids: readonly Level[], asks: readonly Level[], depth: number | undefined): OrderBook {
+export function orderBook(symbol: string, ts: number, bids: readonly Level[], asks: readonly Level[], depth: number | undefined): OrderBook {
   return {
     symbol, coin: symbol, timestamp: iso(ts),
     bids: bids.slice(0, depth).map(wireLevel), asks: asks.slice(0, depth).map(wireLevel),
@@ -62,13 +63,7 @@ function orderBook(symbol: string, ts: number, bids: readonly Level[], asks: rea
   };
 }
 
-function checkNativeDepth(family: Family, depth: number | undefined): void {
-  if (depth !== undefined && depth > NATIVE_DEPTH_CAP && CAPPED_FAMILIES.has(family)) {
-    throw new AppError('invalid_parameter', `depth must be at most ${NATIVE_DEPTH_CAP} on ${family}: its native book has ${NATIVE_DEPTH_CAP} levels a side (full depth is the /l2 route).`, { param: 'depth' });
-  }
-}
-
-function missing(what: string, dataset: 'l2_snapshots' | 'l4_checkpoints', req: BookRequest): AppError {
+export function missing(what: string, dataset: 'l2_snapshots' | 'l4_checkpoints', req: BookRequest): AppError {
   const start = coverageStart(dataset, req.family);
   if (start !== undefined && req.at < start) {
     return new AppError('not_found', `The archive holds ${what} for ${req.family} from ${iso(start)}; ${iso(req.at)} is before that.`, { param: 'timestamp' });
@@ -76,94 +71,9 @@ function missing(what: string, dataset: 'l2_snapshots' | 'l4_checkpoints', req: 
   return new AppError('not_found', `No ${what} for ${req.symbol} on ${req.family} in the day up to ${iso(req.at)}.`, { param: 'symbol' });
 }
 
-type StoredLevels = [string, string, number][];
-const levelsOf = (stored: StoredLevels): Level[] => stored.map(([price, size, count]) => ({ price, size, count }));
-
-/** The native snapshot at or before the instant. */
-export async function nativeBook(deps: ArchiveDeps, req: BookRequest): Promise<OrderBook> {
-  checkNativeDepth(req.family, req.depth);
-  const row = isSymbolOf(req.family, req.symbol)
-    ? await newestRow(deps, { dataset: 'l2_snapshots', family: req.family, symbol: req.symbol, from: req.at - BOOK_LOOKBACK_MS, to: req.at })
-    : undefined;
-  if (!row) throw missing('order books', 'l2_snapshots', req);
-  const bids = levelsOf(JSON.parse(String(row.bids)) as StoredLevels);
-  const asks = levelsOf(JSON.parse(String(row.asks)) as StoredLevels);
-  return orderBook(req.symbol, Number(row.ts), bids, asks, req.depth);
-}
-
 /** Rows rendered by this module (not by DuckDB), joined the way a page of JSON rows is. */
-function rendered<T>(rows: readonly T[], nextCursor: string | null, meta?: Record<string, unknown>): JsonRows<T> {
+export function rendered<T>(rows: readonly T[], nextCursor: string | null, meta?: Record<string, unknown>): JsonRows<T> {
   return { json: rows.map((r) => JSON.stringify(r)).join(','), count: rows.length, nextCursor, ...(meta && { meta }) };
-}
-
-/**
- * Native book history: the snapshots in a window, oldest first; on altx and altx-rh with a finer
- * `granularity`, the book rebuilt at every 30, 10 or 1 seconds, or (`tick`) the book at `start` and
- * the level deltas after it.
- */
-export async function nativeBookHistory(deps: ArchiveDeps, req: NativeHistoryRequest, now: number): Promise<{ rows: JsonRows<OrderBook> } | { tick: TickHistory; nextCursor: string | null }> {
-  checkNativeDepth(req.family, req.depth);
-  const granularity = GRANULAR_FAMILIES.has(req.family) ? req.granularity : 'checkpoint';
-  const dataset = granularity === 'checkpoint' ? 'l2_snapshots' : 'l4_diffs';
-  const start = startPage(dataset, req, req.symbol, { depth: req.depth, granularity }, now);
-  if ('done' in start) {
-    if (granularity === 'tick') throw new AppError('not_found', `No order-level data for ${req.symbol} on ${req.family} in this window.`, { param: 'start' });
-    return { rows: start.done };
-  }
-  if (granularity === 'tick') return tickHistory(deps, req, start);
-  if (granularity !== 'checkpoint') return { rows: await sampledBooks(deps, req, SAMPLE_STEPS[granularity], start) };
-  const result = await readWindowJson(deps, {
-    dataset: 'l2_snapshots', family: req.family, symbol: req.symbol, from: start.window[0], to: start.window[1],
-    after: start.cursor?.position, limit: req.limit, projection: `{'ts': ts, 'bids': bids::JSON, 'asks': asks::JSON}`,
-  });
-  const rows = (JSON.parse(`[${result.json}]`) as { ts: number; bids: StoredLevels; asks: StoredLevels }[])
-    .map((r) => orderBook(req.symbol, r.ts, levelsOf(r.bids), levelsOf(r.asks), req.depth));
-  return { rows: rendered(rows, page(result, start.fingerprint, start.window).nextCursor) };
-}
-
-const SAMPLE_STEPS = { '30s': 30_000, '10s': 10_000, '1s': 1_000 } as const;
-
-type Started = { fingerprint: string; cursor?: CursorState; window: [number, number] };
-
-/** The book at every `step` instant of the window (from the first checkpoint on), `limit` per page. */
-async function sampledBooks(deps: ArchiveDeps, req: NativeHistoryRequest, step: number, start: Started): Promise<JsonRows<OrderBook>> {
-  const { window, cursor } = start;
-  let first = cursor ? Number(cursor.position[0]) + step : Math.ceil(window[0] / step) * step;
-  let rebuilt = await rebuild(deps, { family: req.family, symbol: req.symbol, at: first });
-  if (!rebuilt) {
-    const checkpoint = await firstCheckpoint(deps, req.family, req.symbol, first, window[1]);
-    if (!checkpoint) return EMPTY;
-    first = Math.ceil(Number(checkpoint.ts) / step) * step;
-    rebuilt = await rebuildFrom(deps, req.family, req.symbol, checkpoint, first);
-  }
-  const last = Math.min(window[1], first + (req.limit - 1) * step);
-  if (first > last) return EMPTY;
-  const diffs = await diffsAfter(deps, req.family, req.symbol, rebuilt, last);
-  const rows: OrderBook[] = [];
-  let next = 0;
-  for (let at = first; at <= last; at += step) {
-    const upTo = next;
-    while (next < diffs.length && diffs[next]!.ts <= at) next++;
-    applyAll(rebuilt, diffs.slice(upTo, next));
-    rows.push(orderBook(req.symbol, at, rebuilt.book.levels('B', req.depth), rebuilt.book.levels('A', req.depth), undefined));
-  }
-  const more = last + step <= window[1];
-  return rendered(rows, more ? encodeCursor(start.fingerprint, { window, position: [last] }) : null);
-}
-
-/** `tick`: the book as the window (or the cursor's block) begins, and up to 1000 level deltas after it. */
-async function tickHistory(deps: ArchiveDeps, req: NativeHistoryRequest, start: Started): Promise<{ tick: TickHistory; nextCursor: string | null }> {
-  const position = start.cursor?.position as [number, number] | undefined;
-  // With a depth, the deltas are those of the truncated book the checkpoint shows, so they replay into it.
-  const walked = await levelChanges(deps, req, start.window, position, TICK_DELTAS, { depth: req.depth });
-  if (!walked?.startBook) throw new AppError('not_found', `No order-level data for ${req.symbol} on ${req.family} in this window.`, { param: 'start' });
-  return {
-    tick: {
-      checkpoint: orderBook(req.symbol, position ? position[0] : start.window[0], walked.startBook.bids, walked.startBook.asks, req.depth),
-      deltas: walked.changes.map((c) => ({ timestamp: c.ts, side: c.side === 'B' ? 'bid' : 'ask', price: Number(c.price), size: Number(c.size), sequence: c.block * 100_000 + c.seq })),
-    },
-    nextCursor: nextCursorOf(walked, start.fingerprint, start.window),
-  };
 }
 
 interface Rebuilt {
@@ -184,7 +94,7 @@ const CHECKPOINT_PROJECTION = `{'ts': ts, 'block_number': block_number, 'seq': s
  * The order-level book from a checkpoint row, moved forward by every diff after the checkpoint's
  * position up to `at` (and, when given, through block `throughBlock` only).
  */
-async function rebuildFrom(deps: ArchiveDeps, family: Family, symbol: string, checkpoint: StoredCheckpoint, at: number, throughBlock?: number): Promise<Rebuilt> {
+export async function rebuildFrom(deps: ArchiveDeps, family: Family, symbol: string, checkpoint: StoredCheckpoint, at: number, throughBlock?: number): Promise<Rebuilt> {
   const book = L4Book.fromCheckpoint(checkpoint.bids, checkpoint.asks);
   const rebuilt: Rebuilt = {
     book, checkpointTs: Number(checkpoint.ts), diffsApplied: 0, lastBlock: Number(checkpoint.block_number),
@@ -198,7 +108,7 @@ async function rebuildFrom(deps: ArchiveDeps, family: Family, symbol: string, ch
 type DiffRow = SequencedDiff;
 
 /** Moves a rebuilt book forward by diffs (in order). */
-function applyAll(rebuilt: Rebuilt, diffs: readonly DiffRow[]): void {
+export function applyAll(rebuilt: Rebuilt, diffs: readonly DiffRow[]): void {
   for (const diff of diffs) rebuilt.book.apply(diff);
   const last = diffs[diffs.length - 1];
   if (last) {
@@ -212,7 +122,7 @@ function applyAll(rebuilt: Rebuilt, diffs: readonly DiffRow[]): void {
  * The diffs after a book's position with `ts` up to `to`, in (block, seq) order: all of them, or
  * through a block, or a page of `limit` (one more is read to tell whether the window goes on).
  */
-async function diffsAfter(
+export async function diffsAfter(
   deps: ArchiveDeps, family: Family, symbol: string, from: { checkpointTs: number; position: [number, number] }, to: number,
   bound?: { block: number } | { limit: number },
 ): Promise<DiffRow[]> {
@@ -251,12 +161,12 @@ async function newestCheckpoint(deps: ArchiveDeps, family: Family, symbol: strin
 }
 
 /** The oldest checkpoint in [from, to] (a window that begins before the first one starts there). */
-async function firstCheckpoint(deps: ArchiveDeps, family: Family, symbol: string, from: number, to: number): Promise<StoredCheckpoint | undefined> {
+export async function firstCheckpoint(deps: ArchiveDeps, family: Family, symbol: string, from: number, to: number): Promise<StoredCheckpoint | undefined> {
   const row = await readWindowJson(deps, { dataset: 'l4_checkpoints', family, symbol, from, to, limit: 1, projection: CHECKPOINT_PROJECTION });
   return row.count === 0 ? undefined : JSON.parse(row.json) as StoredCheckpoint;
 }
 
-async function rebuild(deps: ArchiveDeps, req: BookRequest, throughBlock?: number): Promise<Rebuilt | undefined> {
+export async function rebuild(deps: ArchiveDeps, req: BookRequest, throughBlock?: number): Promise<Rebuilt | undefined> {
   if (!isSymbolOf(req.family, req.symbol)) return undefined;
   const checkpoint = await newestCheckpoint(deps, req.family, req.symbol, req.at);
   return checkpoint && rebuildFrom(deps, req.family, req.symbol, checkpoint, req.at, throughBlock);
@@ -309,15 +219,14 @@ export async function l2Book(deps: ArchiveDeps, req: BookRequest): Promise<FullD
 async function checkpointPage<T>(
   deps: ArchiveDeps, req: BookHistoryRequest, now: number, render: (ts: number, block: number, book: L4Book) => T, filters: Record<string, unknown> = { depth: req.depth },
 ): Promise<JsonRows<T>> {
-  const start = startPage('l4_checkpoints', req, req.symbol, filters, now);
-  if ('done' in start) return start.done;
-  const result = await readWindowJson(deps, {
-    dataset: 'l4_checkpoints', family: req.family, symbol: req.symbol, from: start.window[0], to: start.window[1],
-    after: start.cursor?.position, limit: req.limit, projection: `{'ts': ts, 'block_number': block_number, 'bids': bids::JSON, 'asks': asks::JSON}`,
-  });
+  const paging = startPage('l4_checkpoints', req, req.symbol, filters, now);
+  if ('done' in paging) return paging.done;
+  const result = await windowPage(deps, {
+    dataset: 'l4_checkpoints', family: req.family, symbol: req.symbol, limit: req.limit, projection: `{'ts': ts, 'block_number': block_number, 'bids': bids::JSON, 'asks': asks::JSON}`,
+  }, paging);
   const rows = (JSON.parse(`[${result.json}]`) as { ts: number; block_number: number; bids: CheckpointOrder[]; asks: CheckpointOrder[] }[])
     .map((r) => render(r.ts, r.block_number, L4Book.fromCheckpoint(r.bids, r.asks)));
-  return rendered(rows, page(result, start.fingerprint, start.window).nextCursor);
+  return rendered(rows, page(result, paging).nextCursor);
 }
 
 export const l4History = (deps: ArchiveDeps, req: BookHistoryRequest, now: number): Promise<JsonRows<L4Snapshot>> =>
@@ -353,94 +262,3 @@ export async function l3Book(deps: ArchiveDeps, req: L3Request): Promise<L3Snaps
 /** altx L3 at each checkpoint of a window (`limit` clamped to 1..1000). */
 export const l3History = (deps: ArchiveDeps, req: L3HistoryRequest, now: number): Promise<JsonRows<L3Snapshot>> =>
   checkpointPage(deps, { ...req, limit: Math.min(1000, Math.max(1, req.limit)) }, now, (ts, _block, book) => l3Snapshot(req.symbol, ts, book, undefined, req.account), { account: req.account });
-
-const L4_DIFF_PROJECTION = `{'timestamp': ${isoSql('ts')}, 'block_number': block_number, 'seq': seq, 'oid': oid, 'user_address': user_address,
-  'coin': symbol, 'side': side, 'price': CAST(price AS DOUBLE), 'diff_type': diff_type, 'new_size': TRY_CAST(new_size AS DOUBLE), 'insert_before': insert_before}`;
-
-/** Order-level diffs in a window, in the venue's order (block, then seq). */
-export async function l4DiffsPage(deps: ArchiveDeps, req: BookHistoryRequest, now: number): Promise<JsonRows<L4Diff>> {
-  const start = startPage('l4_diffs', req, req.symbol, {}, now);
-  if ('done' in start) return start.done;
-  const result = await readWindowJson(deps, {
-    dataset: 'l4_diffs', family: req.family, symbol: req.symbol, from: start.window[0], to: start.window[1],
-    after: start.cursor?.position, limit: req.limit, projection: L4_DIFF_PROJECTION,
-  });
-  return page(result, start.fingerprint, start.window);
-}
-
-interface ChangesPage { startBook?: { bids: Level[]; asks: Level[] }; changes: LevelChange[]; more: boolean; last?: [number, number] }
-
-/**
- * The book at the start of a window walk (after the cursor's block, or just before `start`), and
- * the level changes of the blocks after it, block by block, up to `limit` of them. A page never
- * splits a block: it ends before the block that would overflow `limit` (so it may hold fewer and
- * still go on), unless that block alone is the page. A level a block touched but left as it was is
- * not a change. Before the first checkpoint of the window, the walk starts at that checkpoint. With
- * `view`, the page also holds the book it starts from, and the walk shows its `depth` best levels.
- */
-async function levelChanges(
-  deps: ArchiveDeps, req: BookHistoryRequest, window: [number, number], position: [number, number] | undefined, limit: number, view?: { depth?: number },
-): Promise<ChangesPage | undefined> {
-  const market = { family: req.family, symbol: req.symbol };
-  let base = position
-    ? await rebuild(deps, { ...market, at: position[0] }, position[1])
-    : await rebuild(deps, { ...market, at: window[0] - 1 });
-  if (!base && !position) {
-    const checkpoint = await firstCheckpoint(deps, req.family, req.symbol, window[0], window[1]);
-    if (checkpoint) base = await rebuildFrom(deps, req.family, req.symbol, checkpoint, Number(checkpoint.ts));
-  }
-  if (!base) return undefined;
-  const walk = new LevelWalk(base.book, view?.depth);
-  const startBook = view ? { bids: walk.levels('B'), asks: walk.levels('A') } : undefined;
-  const from = Math.max(window[0], base.checkpointTs);
-  let after: [number, number] = position ? [position[1], Number.MAX_SAFE_INTEGER] : base.position;
-  const changes: LevelChange[] = [];
-  let last: [number, number] | undefined;
-  let more = false;
-  // Diffs are read in chunks until the page holds `limit` changes (blocks that change nothing, such
-  // as an order placed and taken at once, add none) or the window ends.
-  for (let chunk = limit + 1; ; chunk = Math.min(4 * chunk, 50_000)) {
-    let diffs = await diffsAfter(deps, req.family, req.symbol, { checkpointTs: from, position: after }, window[1], { limit: chunk });
-    const exhausted = diffs.length < chunk;
-    if (!exhausted) {
-      // The chunk's last block may go on past it: leave it to the next chunk, or read it whole when it is all there is.
-      const lastBlock = diffs[diffs.length - 1]!.block_number;
-      const whole = diffs.filter((d) => d.block_number !== lastBlock);
-      diffs = whole.length > 0 ? whole : await diffsAfter(deps, req.family, req.symbol, { checkpointTs: from, position: after }, window[1], { block: lastBlock });
-    }
-    for (let i = 0; i < diffs.length;) {
-      const block = diffs[i]!.block_number;
-      let end = i;
-      while (end < diffs.length && diffs[end]!.block_number === block) end++;
-      const blockDiffs = diffs.slice(i, end);
-      i = end;
-      const final = blockDiffs[blockDiffs.length - 1]!;
-      after = [final.block_number, final.seq];
-      const blockChanges = walk.block(blockDiffs);
-      const blockTs = blockDiffs.reduce((ts, d) => Math.max(ts, d.ts), 0);
-      // A page never splits a block; one block larger than a page is served whole.
-      if (changes.length > 0 && changes.length + blockChanges.length > limit) return { ...(startBook && { startBook }), changes, more: true, ...(last && { last }) };
-      changes.push(...blockChanges);
-      last = [blockTs, block];
-    }
-    if (exhausted) break;
-    if (changes.length >= limit) {
-      more = true;
-      break;
-    }
-  }
-  return { ...(startBook && { startBook }), changes, more, ...(last && { last }) };
-}
-
-/** Full-depth L2 diffs: after each block, every level it changed, with its size and order count. */
-export async function l2DiffsPage(deps: ArchiveDeps, req: BookHistoryRequest, now: number): Promise<JsonRows<L2Diff>> {
-  const start = startPage('l4_diffs', req, req.symbol, {}, now);
-  if ('done' in start) return start.done;
-  const walked = await levelChanges(deps, req, start.window, start.cursor?.position as [number, number] | undefined, req.limit);
-  if (!walked) return EMPTY;
-  const rows = walked.changes.map((c) => ({ timestamp: iso(c.ts), block_number: c.block, side: c.side, price: Number(c.price), size: Number(c.size), count: c.count }));
-  return rendered(rows, nextCursorOf(walked, start.fingerprint, start.window));
-}
-
-const nextCursorOf = (walked: { more: boolean; last?: [number, number] }, fingerprint: string, window: [number, number]) =>
-  walked.more && walked.last ? encodeCursor(fingerprint, { window, position: walked.last }) : null;

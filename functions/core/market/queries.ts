@@ -6,17 +6,18 @@
 import { AppError } from '../errors.ts';
 import { dexOf, isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { Row, SqlValue } from '../../ports/sql.ts';
-import { readWindowJson, windowSource, withMinuteCandles, type MinuteCandleSource } from '../archive/read.ts';
+import type { Row } from '../../ports/sql.ts';
+import { readWholeRuns, readWindowJson, type JsonWindowRequest, type JsonWindowResult } from '../archive/read-pages.ts';
+import { windowSource } from '../archive/read.ts';
 import { coverageNotice } from '../archive/coverage.ts';
 import { outcomeSideOf, registryEntries } from './registry-views.ts';
-import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from './cursor.ts';
+import { CURSOR_PARTS, checkInWindow, decodeCursor, encodeCursor, formatTransparentCursor, parseTransparentCursor, requestFingerprint, transparentSpelling, type CursorForm, type Position } from './cursor.ts';
 import type { Dataset } from '../../../schemas/datasets.ts';
-import { CANDLE_INTERVALS, FLOW_INTERVALS, type CandleInterval, type FlowInterval } from '../../../schemas/intervals.ts';
-import type { Candle, Instrument, OrderFlowBucket, Trade, TradeSide, TriggerOrder } from '../../../schemas/market.ts';
-import { CANDLE_PROJECTION, FLOW_PROJECTION, TRIGGER_ORDER_PROJECTION, tradeProjection } from './shape.ts';
+import { FLOW_INTERVALS, type FlowInterval } from '../../../schemas/intervals.ts';
+import type { Instrument, OrderFlowBucket, Trade, TradeSide, TriggerOrder } from '../../../schemas/market.ts';
+import { FLOW_PROJECTION, TRIGGER_ORDER_PROJECTION, tradeProjection } from './shape.ts';
 
-const DAY = 86_400_000;
+export const DAY = 86_400_000;
 
 /**
  * A page of rows rendered by DuckDB as JSON objects joined by commas, spliced into the response
@@ -40,11 +41,12 @@ export interface WindowParams {
   end?: number;
   cursor?: string;
   limit: number;
+  /** The route's transparent cursor form (functions/routes.ts); absent, its cursors are opaque. */
+  cursorForm?: CursorForm;
 }
 
 /** The window a request asks for: `start` defaults to 24 hours before now and `end` to now. */
-export function resolveWindow(params: WindowParams, now: number, cursor?: CursorState): [number, number] {
-  if (cursor) return cursor.window;
+export function resolveWindow(params: Pick<WindowParams, 'start' | 'end'>, now: number): [number, number] {
   const end = params.end ?? now;
   const start = params.start ?? now - DAY;
   if (start > end) throw new AppError('invalid_time_range', 'start must not be after end.', { param: 'start' });
@@ -57,27 +59,71 @@ export function fingerprintOf(routeId: string, symbol: string, params: Record<st
   return requestFingerprint({ routeId, symbol, ...rest });
 }
 
+/** A windowed page begun: its window, the position it resumes after, and how it spells the next cursor. */
+export interface Paging {
+  window: [number, number];
+  /** The cursor's position: rows after it are served. */
+  after?: Position;
+  /** The route's transparent cursor form, if it has one. */
+  form?: CursorForm;
+  /** The next cursor, after a page whose last row is at `last`. */
+  cursorAt(last: Position): string;
+}
+
 /**
- * What every windowed page starts with: the cursor checked against the request (route, `key` and
- * `filters`), and the window it resolves to; or, as `done`, the empty answer for a window wholly
- * before the dataset's coverage in the family (with `coverage_from` and `notice`) or for a symbol in
- * the wrong form for its family (it matches nothing).
+ * Where a windowed page starts. A transparent cursor is a position in the window the request
+ * names, `[floor(start), end]` (`floor`: the start of the bucket holding `start`, on routes whose
+ * buckets may open before it); an opaque cursor, or one a route with a transparent form sealed
+ * before it had one, carries its window and is bound to the request's other parameters.
+ */
+export function beginPaging(
+  req: WindowParams & { routeId: string }, key: string, filters: Record<string, unknown>, now: number, floor: (start: number) => number = (start) => start,
+): Paging {
+  const fingerprint = fingerprintOf(req.routeId, key, { start: req.start, end: req.end, ...filters });
+  const form = req.cursorForm;
+  const cursorAt = (window: [number, number]) => (last: Position) =>
+    (form ? formatTransparentCursor(form, last) : encodeCursor(fingerprint, { window, position: last }));
+  if (req.cursor === undefined) {
+    const window = resolveWindow(req, now);
+    return { window, form, cursorAt: cursorAt(window) };
+  }
+  if (form && transparentSpelling(req.cursor)) {
+    const window = resolveWindow(req, now);
+    const after = parseTransparentCursor(form, req.cursor);
+    checkInWindow(after, floor(window[0]), window[1]);
+    return { window, after, form, cursorAt: cursorAt(window) };
+  }
+  const state = decodeCursor(req.cursor, fingerprint);
+  return { window: state.window, after: state.position, form, cursorAt: cursorAt(state.window) };
+}
+
+/**
+ * What every windowed page starts with (beginPaging, for the route, `key` and `filters`); or, as
+ * `done`, the empty answer for a window wholly before the dataset's coverage in the family (with
+ * `coverage_from` and `notice`) or for a symbol in the wrong form for its family (it matches nothing).
  */
 export function startPage(
   dataset: Dataset, req: WindowParams & { routeId: string; family: Family; symbol?: string }, key: string, filters: Record<string, unknown>, now: number,
-): { fingerprint: string; cursor?: CursorState; window: [number, number] } | { done: JsonRows<never> } {
-  const fingerprint = fingerprintOf(req.routeId, key, { start: req.start, end: req.end, ...filters });
-  const cursor = req.cursor ? decodeCursor(req.cursor, fingerprint) : undefined;
-  const window = resolveWindow(req, now, cursor);
-  const notice = coverageNotice(dataset, req.family, window[1]);
+  floor?: (start: number) => number,
+): Paging | { done: JsonRows<never> } {
+  const paging = beginPaging(req, key, filters, now, floor);
+  const notice = coverageNotice(dataset, req.family, paging.window[1]);
   if (notice) return { done: { ...EMPTY, meta: notice } };
   if (req.symbol !== undefined && !isSymbolOf(req.family, req.symbol)) return { done: EMPTY };
-  return { fingerprint, cursor, window };
+  return paging;
 }
 
-export function page(result: { json: string; count: number; more: boolean; last?: (number | string)[] }, fingerprint: string, window: [number, number]): { json: string; count: number; nextCursor: string | null } {
-  const nextCursor = result.more && result.last ? encodeCursor(fingerprint, { window, position: result.last }) : null;
-  return { json: result.json, count: result.count, nextCursor };
+export function page(result: { json: string; count: number; more: boolean; last?: Position }, paging: Paging): { json: string; count: number; nextCursor: string | null } {
+  return { json: result.json, count: result.count, nextCursor: result.more && result.last ? paging.cursorAt(result.last) : null };
+}
+
+/**
+ * A keyset page of a dataset's window after the paging's position: with a transparent cursor form,
+ * one that never ends inside a run of rows sharing the position the form names (readWholeRuns).
+ */
+export function windowPage(deps: ArchiveDeps, req: Omit<JsonWindowRequest, 'after' | 'from' | 'to'>, paging: Paging): Promise<JsonWindowResult> {
+  const read = { ...req, from: paging.window[0], to: paging.window[1], after: paging.after };
+  return paging.form ? readWholeRuns(deps, read, CURSOR_PARTS[paging.form]) : readWindowJson(deps, read);
 }
 
 export interface TradesRequest extends WindowParams {
@@ -88,17 +134,16 @@ export interface TradesRequest extends WindowParams {
 }
 
 const SIDE_CODES: Record<TradeSide, 'B' | 'A'> = { buy: 'B', B: 'B', sell: 'A', A: 'A' };
+
 const sideFilter = (side: TradeSide | undefined) => (side ? { sql: 'side = $q_side', params: { q_side: SIDE_CODES[side] } } : undefined);
 
 export async function tradesPage(deps: ArchiveDeps, req: TradesRequest, now: number): Promise<JsonRows<Trade>> {
-  const start = startPage('trades', req, req.symbol, { side: req.side }, now);
-  if ('done' in start) return start.done;
-  const { fingerprint, cursor, window } = start;
-  const result = await readWindowJson(deps, {
-    dataset: 'trades', family: req.family, symbol: req.symbol, from: window[0], to: window[1],
-    after: cursor?.position, limit: req.limit, filter: sideFilter(req.side), projection: tradeProjection(req.family),
-  });
-  return page(result, fingerprint, window);
+  const paging = startPage('trades', req, req.symbol, { side: req.side }, now);
+  if ('done' in paging) return paging.done;
+  const result = await windowPage(deps, {
+    dataset: 'trades', family: req.family, symbol: req.symbol, limit: req.limit, filter: sideFilter(req.side), projection: tradeProjection(req.family),
+  }, paging);
+  return page(result, paging);
 }
 
 /** The newest trades, newest first (no window parameters; the last day is searched). */
@@ -111,111 +156,6 @@ export async function recentTradesPage(deps: ArchiveDeps, req: { family: Family;
   return { json: result.json, count: result.count, nextCursor: null };
 }
 
-/** Weeks open on Monday 00:00 UTC; 1970-01-05 was the first Monday after the epoch. */
-const WEEK_ANCHOR = 4 * DAY;
-
-export function bucketStart(ts: number, interval: CandleInterval): number {
-  const width = CANDLE_INTERVALS[interval];
-  const anchor = interval === '1w' ? WEEK_ANCHOR : 0;
-  return Math.floor((ts - anchor) / width) * width + anchor;
-}
-
-export interface CandlesRequest extends WindowParams {
-  routeId: string;
-  family: Family;
-  symbol: string;
-  interval: CandleInterval;
-}
-
-/**
- * Candles whose bucket opens in [start, end), each rolled up from every 1-minute candle inside it:
- * open the first open, close the last close, high the max, low the min, volumes and trade counts
- * summed. A bucket without a 1-minute candle does not exist: a missing bar is not a zero bar.
- */
-export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: number): Promise<JsonRows<Candle>> {
-  const start = startPage('candles_1m', req, req.symbol, { interval: req.interval }, now);
-  if ('done' in start) return start.done;
-  const { fingerprint, cursor, window } = start;
-  const width = CANDLE_INTERVALS[req.interval];
-  const firstBucket = cursor ? Number(cursor.position[0]) + width : window[0];
-  if (firstBucket >= window[1]) return EMPTY;
-  // A page reads spans of whole buckets, not the whole window: first the `limit` buckets and the
-  // one that tells whether more follow, so a page of a busy market opens the files of its own span.
-  // A bucket exists only where trades were, so a quiet market's page reads on, each span twice the
-  // last, until it has its buckets and one more, or the window ends.
-  const lastMinute = bucketStart(window[1] - 1, req.interval) + width - 1;
-  const parts: string[] = [];
-  let count = 0;
-  let last: (number | string)[] | undefined;
-  let more = false;
-  for (let from = bucketStart(firstBucket, req.interval), buckets = req.limit + 1; from <= lastMinute && !more; from += buckets * width, buckets *= 2) {
-    const to = Math.min(lastMinute, from + buckets * width - 1);
-    const result = await spanPage(deps, req, { from, to }, { from: Math.max(firstBucket, from), before: Math.min(window[1], to + 1), limit: req.limit - count });
-    if (result.count > 0) {
-      parts.push(result.json);
-      count += result.count;
-      last = result.last;
-    }
-    more = result.more;
-  }
-  return page({ json: parts.join(','), count, more, last }, fingerprint, window);
-}
-
-type BucketWindow = { from: number; before: number; limit: number };
-type BucketPage = Awaited<ReturnType<typeof bucketPage>>;
-
-/** Buckets in [buckets.from, buckets.before) rolled up from the 1-minute candles of one span of whole buckets. */
-function spanPage(deps: ArchiveDeps, req: CandlesRequest, span: { from: number; to: number }, buckets: BucketWindow): Promise<BucketPage> {
-  return withMinuteCandles(deps, { family: req.family, symbol: req.symbol, ...span }, async (source) => source
-    ? rollUp(deps, req, source, buckets)
-    : { json: '', count: 0, more: false });
-}
-
-function rollUp(deps: ArchiveDeps, req: CandlesRequest, source: MinuteCandleSource, buckets: BucketWindow): Promise<BucketPage> {
-  const width = CANDLE_INTERVALS[req.interval];
-  // Pieces of minutes (stored candles beside the live tail's) are rolled up into buckets in one
-  // aggregation: open and close by each piece's first and last trade (arg_min and arg_max, which
-  // need no sort, unlike first and last with ORDER BY).
-  const [openAt, closeAt] = source.pieces ? ['coalesce(open_ts, ts)', 'coalesce(close_ts, ts)'] : ['ts', 'ts'];
-  return bucketPage(deps, {
-    buckets: `WITH minutes AS (${source.pieces ?? source.sql})
-      ${req.interval === '1m' && !source.pieces
-        // 1-minute candles are served as they are stored.
-        ? `SELECT ts AS bucket, open, high, low, close, volume, quote_volume, trade_count FROM minutes`
-        : `SELECT (ts - $c_anchor) // $c_width * $c_width + $c_anchor AS bucket,
-             arg_min(open, ${openAt}) AS open, max(high) AS high, min(low) AS low, arg_max(close, ${closeAt}) AS close,
-             sum(volume) AS volume, sum(quote_volume) AS quote_volume, CAST(sum(trade_count) AS BIGINT) AS trade_count
-           FROM minutes GROUP BY 1`}`,
-    params: { ...source.params, ...((req.interval !== '1m' || source.pieces) && { c_anchor: req.interval === '1w' ? WEEK_ANCHOR : 0, c_width: width }) },
-    projection: CANDLE_PROJECTION, ...buckets,
-  });
-}
-
-/**
- * One page of time buckets, oldest first: `buckets` is SQL yielding a `bucket` column (the bucket's
- * start, epoch ms) beside the columns `projection` renders. Buckets in [from, before) are served;
- * one beyond `limit` is looked at to tell whether the window goes on. Parameter names of `buckets`
- * must not start with `b_`.
- */
-export async function bucketPage(
-  deps: Pick<ArchiveDeps, 'sql'>,
-  q: { buckets: string; params: Record<string, SqlValue>; projection: string; from: number; before?: number; limit: number },
-): Promise<{ json: string; count: number; more: boolean; last?: number[] }> {
-  const [result] = await deps.sql.query({
-    sql: `WITH b_all AS (${q.buckets}),
-          b_page AS (
-            SELECT *, row_number() OVER (ORDER BY bucket) AS b_rn FROM b_all
-            WHERE bucket >= $b_from AND bucket < $b_before ORDER BY bucket LIMIT $b_fetch)
-          SELECT string_agg(to_json(${q.projection}), ',' ORDER BY b_rn) FILTER (WHERE b_rn <= $b_take) AS json,
-                 count(*) AS fetched, max_by(bucket, b_rn) FILTER (WHERE b_rn <= $b_take) AS last_bucket
-          FROM b_page`,
-    params: { ...q.params, b_from: q.from, b_before: q.before ?? Number.MAX_SAFE_INTEGER, b_fetch: q.limit + 1, b_take: q.limit },
-  });
-  const fetched = Number(result?.fetched ?? 0);
-  const count = Math.min(fetched, q.limit);
-  return { json: count > 0 ? String(result!.json) : '', count, more: fetched > q.limit, last: count > 0 ? [Number(result!.last_bucket)] : undefined };
-}
-
 export interface TriggerOrdersRequest extends WindowParams {
   routeId: string;
   family: Family;
@@ -226,9 +166,8 @@ export interface TriggerOrdersRequest extends WindowParams {
 
 /** Trigger orders (TP/SL): their placements, triggers and cancellations. */
 export async function triggerOrdersPage(deps: ArchiveDeps, req: TriggerOrdersRequest, now: number): Promise<JsonRows<TriggerOrder>> {
-  const start = startPage('order_events', req, req.symbol, { triggered: req.triggered, user: req.user }, now);
-  if ('done' in start) return start.done;
-  const { fingerprint, cursor, window } = start;
+  const paging = startPage('order_events', req, req.symbol, { triggered: req.triggered, user: req.user }, now);
+  if ('done' in paging) return paging.done;
   const where = ['is_trigger'];
   const params: Record<string, string> = {};
   if (req.triggered !== undefined) where.push(req.triggered ? `event = 'triggered'` : `event <> 'triggered'`);
@@ -236,13 +175,11 @@ export async function triggerOrdersPage(deps: ArchiveDeps, req: TriggerOrdersReq
     where.push('user_address = $q_user');
     params.q_user = req.user.toLowerCase();
   }
-  const result = await readWindowJson(deps, {
-    dataset: 'order_events', family: req.family, symbol: req.symbol, from: window[0], to: window[1], after: cursor?.position,
-    limit: req.limit, filter: { sql: where.join(' AND '), params }, projection: TRIGGER_ORDER_PROJECTION,
-  });
-  return page(result, fingerprint, window);
+  const result = await windowPage(deps, {
+    dataset: 'order_events', family: req.family, symbol: req.symbol, limit: req.limit, filter: { sql: where.join(' AND '), params }, projection: TRIGGER_ORDER_PROJECTION,
+  }, paging);
+  return page(result, paging);
 }
-
 
 /** Counts of order-event rows per bucket (not rates, not unique orders); no cursor. */
 export async function orderFlowPage(

@@ -6,7 +6,7 @@
 import { AppError } from '../errors.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { Row } from '../../ports/sql.ts';
-import { newestRow, readWindow } from '../archive/read.ts';
+import { newestRow, readWindow } from '../archive/read-pages.ts';
 import { decodeCursor, encodeCursor, requestFingerprint } from './cursor.ts';
 import type { Family } from '../venues.ts';
 import { OutcomeSideDetails, SpotPairDetails } from '../../../schemas/datasets.ts';

@@ -7,8 +7,10 @@
 import { AppError } from '../errors.ts';
 import { isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
-import { readWindowJson, windowSource } from '../archive/read.ts';
-import { EMPTY, bucketPage, page, startPage, type JsonRows, type WindowParams } from './queries.ts';
+import { readWindowJson } from '../archive/read-pages.ts';
+import { windowSource } from '../archive/read.ts';
+import { EMPTY, page, startPage, windowPage, type JsonRows, type WindowParams } from './queries.ts';
+import { bucketPage } from './candles.ts';
 import { FUNDING_PROJECTION, PRICE_PROJECTION, openInterestProjection } from './shape.ts';
 import { SAMPLE_INTERVALS, type SampleInterval } from '../../../schemas/intervals.ts';
 import type { Funding, OpenInterest, PriceSnapshot } from '../../../schemas/market.ts';
@@ -38,25 +40,25 @@ export async function seriesPage<S extends Series>(
   deps: ArchiveDeps, series: S, req: SeriesRequest, now: number,
 ): Promise<JsonRows<RowOf<S>>> {
   const { dataset } = SERIES[series];
-  const start = startPage(dataset, req, req.symbol, { interval: req.interval }, now);
-  if ('done' in start) return start.done;
-  const { fingerprint, cursor, window } = start;
+  const width = req.interval && SAMPLE_INTERVALS[req.interval];
+  // With an interval, a page's last bucket (its cursor) may open before `start`.
+  const paging = startPage(dataset, req, req.symbol, { interval: req.interval }, now, width ? (start) => start - (start % width) : undefined);
+  if ('done' in paging) return paging.done;
   const projection = SERIES[series].projection(req.family);
-  if (!req.interval) {
-    const result = await readWindowJson(deps, {
-      dataset, family: req.family, symbol: req.symbol, from: window[0], to: window[1], after: cursor?.position, limit: req.limit, projection,
-    });
-    return page(result, fingerprint, window);
+  if (!width) {
+    return page(await windowPage(deps, { dataset, family: req.family, symbol: req.symbol, limit: req.limit, projection }, paging), paging);
   }
+  const { window, after } = paging;
   const source = await windowSource(deps, { dataset, family: req.family, symbol: req.symbol, from: window[0], to: window[1] });
   if (!source) return EMPTY;
+  // After a cursor: the buckets opening after its instant (a bucket's start, as served, or a row's time a client names).
   const result = await bucketPage(deps, {
     buckets: `SELECT *, ts // $q_width * $q_width AS bucket FROM (${source.sql})
               QUALIFY row_number() OVER (PARTITION BY ts // $q_width ORDER BY ts DESC) = 1`,
-    params: { ...source.params, q_width: SAMPLE_INTERVALS[req.interval] },
-    projection, from: cursor ? Number(cursor.position[0]) + 1 : Number.MIN_SAFE_INTEGER, limit: req.limit,
+    params: { ...source.params, q_width: width },
+    projection, from: after ? Number(after[0]) + 1 : Number.MIN_SAFE_INTEGER, limit: req.limit,
   });
-  return page(result, fingerprint, window);
+  return page(result, paging);
 }
 
 /** How far back `current` looks for the newest sample; older than this is not current. */

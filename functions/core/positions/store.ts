@@ -5,7 +5,8 @@
  */
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { SqlValue } from '../../ports/sql.ts';
-import { readWindow, windowSource } from '../archive/read.ts';
+import { readWindow } from '../archive/read-pages.ts';
+import { windowSource } from '../archive/read.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import type { Mark, PositionFamily, SnapshotContext, SnapshotRow } from './engine.ts';
 import { NUMBERED_FAMILIES } from './engine.ts';

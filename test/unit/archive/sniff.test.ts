@@ -13,7 +13,9 @@ describe('formatOfPath', () => {
     expect(formatOfPath('/x/node_fills_streaming/hourly/20260610/13')).toBe('node_fills_streaming');
     expect(formatOfPath('landing/normalized/2026-01-01/a.jsonl')).toBe('normalized');
     expect(formatOfPath('downloads/fills-13.jsonl')).toBeUndefined();
-    expect(formatOfPath('node_raw_book_diffs_streaming/hourly/20260610/13')).toBeUndefined();
+    expect(formatOfPath('/home/hl/data/node_raw_book_diffs_streaming/hourly/20260610/13')).toBe('node_raw_book_diffs_streaming');
+    expect(formatOfPath('data/node_order_statuses_streaming/hourly/20260610/9.lz4')).toBe('node_order_statuses_streaming');
+    expect(formatOfPath('data/node_order_statuses_by_block/hourly/20260610/9')).toBe('node_order_statuses_by_block');
   });
 });
 
@@ -27,10 +29,13 @@ describe('formatOfContent', () => {
     expect(formatOfContent(envelope(1, [{ status: 'open', order: {} }]))).toBe('node_order_statuses_by_block');
   });
 
-  it('reads a block spread over lines as streaming, and refuses streamed book events', () => {
+  it('reads a block spread over lines as streaming', () => {
     expect(formatOfContent([envelope(1, [[user, {}]]), envelope(1, [[user, {}]])].join('\n'))).toBe('node_fills_streaming');
     expect(formatOfContent([envelope(1, [[user, {}]]), envelope(2, [[user, {}]])].join('\n'))).toBe('node_fills_by_block');
-    expect(formatOfContent([envelope(1, [{ raw_book_diff: 'remove' }]), envelope(1, [{ raw_book_diff: 'remove' }])].join('\n'))).toMatchObject({ error: expect.stringMatching(/_by_block/) });
+    expect(formatOfContent([envelope(1, [{ raw_book_diff: 'remove' }]), envelope(1, [{ raw_book_diff: 'remove' }])].join('\n'))).toBe('node_raw_book_diffs_streaming');
+    expect(formatOfContent([envelope(1, [{ raw_book_diff: 'remove' }]), envelope(2, [{ raw_book_diff: 'remove' }])].join('\n'))).toBe('node_raw_book_diffs_by_block');
+    const status = { time: 't', user, hash: null, builder: null, status: 'open', order: {} };
+    expect(formatOfContent([envelope(5, [status]), envelope(5, [status]), envelope(6, [status])].join('\n'))).toBe('node_order_statuses_streaming');
   });
 
   it('says why it cannot tell', () => {

@@ -3,7 +3,9 @@ import * as v from 'valibot';
 import { AppError } from '../../../functions/core/errors.ts';
 import { httpRouteGroup, ok } from '../../../functions/shared/http.ts';
 import { operationGroup, routesOf, type RouteDef } from '../../../functions/routes.ts';
-import { enumParam, integerParam, stringParam } from '../../../schemas/params.ts';
+import { cursorParam, enumParam, integerParam, stringParam } from '../../../schemas/params.ts';
+import { cursorKeys } from '../../../functions/shared/deps.ts';
+import { sealCursor } from '../../../functions/core/cursor-seal.ts';
 import { lambdaContext, restEvent } from '../../helpers/events.ts';
 
 const THINGS = operationGroup('system', {
@@ -35,6 +37,17 @@ const handler = httpRouteGroup(THINGS, {
   createThing: async (input) => ok(input.body, { status: 201 }),
   legacyThing: async () => { throw new Error('database password leaked in message'); },
 }, routes);
+
+/** A route whose cursor has the real service's transparent form. */
+const TICKS = operationGroup('system', {
+  listTicks: {
+    method: 'GET', path: '/v1/ticks', summary: 'test', tags: ['T'],
+    query: { cursor: cursorParam({ form: 'ms_id', description: '<ts_ms>_<id>' }) },
+    response: { status: 200, description: 'ok', shape: 'envelope', schema: v.array(v.unknown()) },
+  },
+});
+const tickRoutes = routesOf(TICKS);
+const ticks = httpRouteGroup(TICKS, { listTicks: async (input) => ok([input.query], { nextCursor: '1704067200123_456789' }) }, tickRoutes);
 
 async function call(event: Parameters<typeof handler>[0]) {
   const result = await handler(event, lambdaContext);
@@ -72,6 +85,33 @@ describe('the HTTP shell, happy path', () => {
     // Assess
     expect(second.body.data[1]).toMatchObject({ cursor: 'c2' });
     for (const refused of [forged, edited]) expect(refused.body).toMatchObject({ code: 400, error_code: 'invalid_cursor', param: 'cursor' });
+  });
+
+  it('hands out and takes a route\'s transparent cursor as it is, and opens the sealed ones it issued before it had a form', async () => {
+    // Prepare
+    const page = async (cursor?: string) => {
+      const result = await ticks(restEvent({
+        resource: '/v1/ticks', httpMethod: 'GET', queryStringParameters: cursor === undefined ? null : { cursor }, requestContext: { authorizer: account } as never,
+      }), lambdaContext);
+      return { body: JSON.parse(result.body) };
+    };
+    const keys = await cursorKeys();
+    // Act
+    const first = await page();
+    const built = await page('1704067200000_7');
+    const issuedBefore = await page(sealCursor(keys, 'listTicks', 'eyJmIjoiYSJ9'));
+    const refused = await Promise.all([
+      sealCursor(keys, 'listThings', 'eyJmIjoiYSJ9'), // another route's
+      'eyJmIjoiYSJ9', // an opaque cursor never sealed
+      '', 'x'.repeat(600),
+    ].map(page));
+    // Assess
+    expect(tickRoutes[0]?.cursorForm).toBe('ms_id');
+    expect(routes[0]?.cursorForm).toBeUndefined();
+    expect(first.body.meta).toMatchObject({ has_more: true, next_cursor: '1704067200123_456789' });
+    expect(built.body.data[0]).toEqual({ cursor: '1704067200000_7' });
+    expect(issuedBefore.body.data[0]).toEqual({ cursor: 'eyJmIjoiYSJ9' });
+    for (const res of refused) expect(res.body).toMatchObject({ code: 400, error_code: 'invalid_cursor', param: 'cursor', request_id: 'req-test' });
   });
 
   it('ends a cursor-paged route with has_more false and no next_cursor', async () => {
