@@ -6,6 +6,7 @@
  * schemas beside their layouts in the adapters; these are the shapes those share.
  */
 import * as v from 'valibot';
+import { ExportFileSchema } from './exports.ts';
 import { FAMILIES } from './venues.ts';
 
 const object = v.record(v.string(), v.unknown());
@@ -100,15 +101,10 @@ export const DeliveryPayload = object;
 export const DeliveryRecord = v.object({ ...DeliveryStateRecord.entries, payload: DeliveryPayload });
 export type DeliveryRecord = v.InferOutput<typeof DeliveryRecord>;
 
-/** One written partition file of an export job (its item's attributes are these members). */
+/** One written partition file of an export job (its item's attributes are these members): the route's file but its link. */
 export const ExportFileRecord = v.object({
   index: v.number(),
-  name: v.string(),
-  symbol: v.string(),
-  day: v.string(),
-  rows: v.number(),
-  bytes: v.number(),
-  sha256: v.string(),
+  ...v.omit(ExportFileSchema, ['api_url']).entries,
   /** Object key in the exports bucket. */
   key: v.string(),
 });
