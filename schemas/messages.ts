@@ -115,12 +115,18 @@ export const ExportPartitionJob = v.object({
 });
 export type ExportPartitionJob = v.InferOutput<typeof ExportPartitionJob>;
 
-/** What the `export` state machine receives: the job and its partitions (the Map's items); every task gets `job`. */
-export const ExportExecutionInput = v.object({ account_id: ID, job_id: ID, job: ExportPartitionJob, partitions: v.array(ExportPartition) });
+/** What a job's state machine receives: the job (what every task gets) and its partitions, the Map's items. */
+const executionInput = <J extends v.GenericSchema, P extends v.GenericSchema>(job: J, partition: P) =>
+  v.object({ account_id: ID, job_id: ID, job, partitions: v.array(partition) });
+/** A Map iteration's task: the job beside one partition. */
+const partitionTask = <J extends v.GenericSchema, P extends v.GenericSchema>(job: J, partition: P) => v.object({ job, partition });
+
+/** What the `export` state machine receives. */
+export const ExportExecutionInput = executionInput(ExportPartitionJob, ExportPartition);
 export type ExportExecutionInput = v.InferOutput<typeof ExportExecutionInput>;
 
-/** Task `ExportPartition`: the Map's item, the job beside one partition. */
-export const ExportPartitionTask = v.object({ job: ExportPartitionJob, partition: ExportPartition });
+/** Task `ExportPartition`. */
+export const ExportPartitionTask = partitionTask(ExportPartitionJob, ExportPartition);
 export type ExportPartitionTask = v.InferOutput<typeof ExportPartitionTask>;
 
 /** One UTC day of a replay's window: the unit a Map iteration of the `replay` state machine replays. */
@@ -135,12 +141,12 @@ export type ReplayPartition = v.InferOutput<typeof ReplayPartition>;
 /** A replay job's key: a partition task reads the job itself. */
 export const ReplayJobKey = v.object({ accountId: ID, jobId: ID });
 
-/** What the `replay` state machine receives: the job's key and its partitions (the Map's items). */
-export const ReplayExecutionInput = v.object({ account_id: ID, job_id: ID, job: ReplayJobKey, partitions: v.array(ReplayPartition) });
+/** What the `replay` state machine receives: the job's key and its days. */
+export const ReplayExecutionInput = executionInput(ReplayJobKey, ReplayPartition);
 export type ReplayExecutionInput = v.InferOutput<typeof ReplayExecutionInput>;
 
-/** Task `ReplayPartition`: the Map's item, the job's key beside one day. */
-export const ReplayPartitionTask = v.object({ job: ReplayJobKey, partition: ReplayPartition });
+/** Task `ReplayPartition`: the job's key beside one day. */
+export const ReplayPartitionTask = partitionTask(ReplayJobKey, ReplayPartition);
 export type ReplayPartitionTask = v.InferOutput<typeof ReplayPartitionTask>;
 
 /**

@@ -7,24 +7,16 @@
  * resumes right after it (after its whole run, where rows share what the cursor names); and a
  * cursor outside the window, or in another form, is invalid_cursor.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
 import { tradesPage } from '../../functions/core/market/queries.ts';
 import { liquidationsPage, userLiquidationsPage } from '../../functions/core/market/liquidations.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { scratchArchive } from '../helpers/scratch-archive.ts';
 import { routePaging } from '../helpers/api.ts';
 
-let env: ScratchEmulators;
-let deps: ArchiveDeps;
-beforeAll(async () => {
-  env = await startScratchEmulators();
-  deps = archiveDeps();
-});
-afterAll(async () => { await env?.stop(); });
+const deps = scratchArchive();
 
 const T0 = Date.parse('2026-09-01T00:00:00Z');
 const NOW = T0 + 2 * 86_400_000;
@@ -51,9 +43,9 @@ async function ingest(records: readonly object[], batches: number, compact: bool
   for (let b = 0; b < batches; b++) {
     // Every batch after the first repeats some rows: duplicates must collapse on the unique key.
     const part = records.filter((_, i) => i % batches === b || (b > 0 && i % 5 === 0));
-    if (part.length) await ingestBatch(deps, 'normalized', part.map((r) => JSON.stringify(r)).join('\n'));
+    if (part.length) await ingestBatch(deps(), 'normalized', part.map((r) => JSON.stringify(r)).join('\n'));
   }
-  if (compact) await compactArchive(deps, { families: ['perpx'] });
+  if (compact) await compactArchive(deps(), { families: ['perpx'] });
 }
 
 const refusal = expect.objectContaining({ code: 'invalid_cursor', param: 'cursor' });
@@ -71,7 +63,7 @@ describe('transparent cursors on tie-heavy pages', () => {
         }));
         await ingest(records, batches, compact);
         const window = { ...routePaging('getPerpxTrades'), family: 'perpx' as const, symbol, start: T0, end: T0 + 10_000, limit };
-        const next = (cursor?: string) => tradesPage(deps, { ...window, cursor }, NOW);
+        const next = (cursor?: string) => tradesPage(deps(), { ...window, cursor }, NOW);
         const expected = [...records].sort((a, b) => a.ts - b.ts || a.trade_id - b.trade_id).map((r) => r.trade_id);
         const built = (r: { timestamp: string; trade_id?: number }) => `${Date.parse(r.timestamp)}_${r.trade_id}`;
 
@@ -102,7 +94,7 @@ describe('transparent cursors on tie-heavy pages', () => {
         })));
         await ingest(records, batches, compact);
         const window = { ...routePaging('getPerpxLiquidations'), family: 'perpx' as const, symbol, start: T0, end: T0 + 10_000, limit };
-        const next = (cursor?: string) => liquidationsPage(deps, { ...window, cursor }, NOW);
+        const next = (cursor?: string) => liquidationsPage(deps(), { ...window, cursor }, NOW);
         const key = (r: { trade_id: number; liquidated_user: string }) => `${r.trade_id}/${r.liquidated_user}`;
         const expected = [...records].sort((a, b) => a.ts - b.ts || a.trade_id - b.trade_id || a.liquidated_user.localeCompare(b.liquidated_user)).map(key);
         const built = (r: { timestamp: string; trade_id: number }) => `${Date.parse(r.timestamp)}_${r.trade_id}`;
@@ -141,7 +133,7 @@ describe('transparent cursors on tie-heavy pages', () => {
         const expectedIds = [...records].sort((a, b) => a.ts - b.ts || a.trade_id - b.trade_id).map((r) => r.trade_id);
 
         // Act
-        const walked = await pages<Row>((cursor) => userLiquidationsPage(deps, { ...window, cursor }, NOW));
+        const walked = await pages<Row>((cursor) => userLiquidationsPage(deps(), { ...window, cursor }, NOW));
         const rows = walked.flatMap((p) => p.rows);
 
         // Assess
@@ -166,9 +158,9 @@ describe('transparent cursors on tie-heavy pages', () => {
     await ingest([fill(once, 'EW0', T0 + 1_000, 9_000_001), ...[0, 1, 2].map((m) => fill(cascade, `EW${m}`, T0 + 2_000, 9_000_010 + m))], 1, false);
     const window = { ...routePaging('getPerpxUserLiquidations'), family: 'perpx' as const, start: T0, end: T0 + 10_000, limit: 1 };
     // Act
-    const single = await userLiquidationsPage(deps, { ...window, user: once }, NOW);
-    const instant = await userLiquidationsPage(deps, { ...window, user: cascade }, NOW);
-    const after = await userLiquidationsPage(deps, { ...window, user: cascade, cursor: instant.nextCursor! }, NOW);
+    const single = await userLiquidationsPage(deps(), { ...window, user: once }, NOW);
+    const instant = await userLiquidationsPage(deps(), { ...window, user: cascade }, NOW);
+    const after = await userLiquidationsPage(deps(), { ...window, user: cascade, cursor: instant.nextCursor! }, NOW);
     // Assess
     expect(single).toMatchObject({ count: 1, nextCursor: null });
     expect(instant).toMatchObject({ count: 3, nextCursor: String(T0 + 2_000) });
@@ -181,12 +173,12 @@ describe('transparent cursors on tie-heavy pages', () => {
     const userLiquidations = { ...routePaging('getPerpxUserLiquidations'), family: 'perpx' as const, user: WALLETS[0]!, start: T0, end: T0 + 10_000, limit: 10 };
     // Act, assess
     for (const cursor of [`${T0 - 1}_5`, `${T0 + 10_001}_5`, `${T0}`, `${T0}_5_1`, `${T0}_-5`, `${T0}_${2 ** 53}`, `${T0}_x`]) {
-      await expect(tradesPage(deps, { ...trades, cursor }, NOW), cursor).rejects.toEqual(refusal);
+      await expect(tradesPage(deps(), { ...trades, cursor }, NOW), cursor).rejects.toEqual(refusal);
     }
     for (const cursor of [`${T0}_5`, `${T0 - 1}`, '']) {
-      await expect(userLiquidationsPage(deps, { ...userLiquidations, cursor }, NOW), cursor).rejects.toEqual(refusal);
+      await expect(userLiquidationsPage(deps(), { ...userLiquidations, cursor }, NOW), cursor).rejects.toEqual(refusal);
     }
     // The window's own edges are positions in it.
-    await expect(tradesPage(deps, { ...trades, cursor: `${T0 + 10_000}_0` }, NOW)).resolves.toMatchObject({ count: 0, nextCursor: null });
+    await expect(tradesPage(deps(), { ...trades, cursor: `${T0 + 10_000}_0` }, NOW)).resolves.toMatchObject({ count: 0, nextCursor: null });
   });
 });

@@ -5,7 +5,7 @@
  * left out of any of these steps fails here, not in front of a user.
  */
 import * as v from 'valibot';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DATASETS, DERIVED_DATASETS, INGESTED_DATASETS, NormalizedRecord, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset } from '../../schemas/datasets.ts';
 import { SYMBOL_FORMS } from '../../schemas/venues.ts';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
@@ -13,10 +13,8 @@ import { refusedField } from '../../functions/core/archive/record-check.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
 import { readWindow } from '../../functions/core/archive/read-pages.ts';
 import { coverageStart } from '../../functions/core/archive/coverage.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { FAMILIES, type Family } from '../../functions/core/venues.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { scratchArchive } from '../helpers/scratch-archive.ts';
 import { jsonl } from '../helpers/records.ts';
 
 const exampleOf = (dataset: IngestedDataset) => DATASETS[dataset].example as unknown as NormalizedRecord;
@@ -53,13 +51,7 @@ describe('the dataset registry, declared', () => {
 });
 
 describe('the dataset registry, wired', () => {
-  let env: ScratchEmulators;
-  let deps: ArchiveDeps;
-  beforeAll(async () => {
-    env = await startScratchEmulators();
-    deps = archiveDeps();
-  });
-  afterAll(async () => { await env?.stop(); });
+  const deps = scratchArchive();
 
   it('ingests, compacts and reads back the example of every ingested dataset, and rebuilds what derives from it', async () => {
     // Prepare: one batch holding every dataset's example.
@@ -73,22 +65,22 @@ describe('the dataset registry, wired', () => {
     };
     const extras = DERIVED_DATASETS.map(sourceOf).filter((r) => !examples.some((e) => e.dataset === r.dataset && e.family === r.family));
     // Act
-    const ingested = await ingestBatch(deps, 'normalized', jsonl([...examples, ...extras]));
-    const report = await compactArchive(deps);
+    const ingested = await ingestBatch(deps(), 'normalized', jsonl([...examples, ...extras]));
+    const report = await compactArchive(deps());
     // Assess
     expect(ingested).toMatchObject({ status: 'ingested', records: examples.length + extras.length });
     expect(report.deltasRetired).toBe(examples.length + extras.length);
     for (const example of examples) {
       const family = example.family as Family;
-      expect(await deps.manifest.deltaFiles(example.dataset, family, '0000-01-01', '9999-12-31'), `${example.dataset} deltas left`).toEqual([]);
-      const { rows } = await readWindow(deps, { dataset: example.dataset, family, symbol: example.symbol, from: example.ts, to: example.ts, limit: 10 });
+      expect(await deps().manifest.deltaFiles(example.dataset, family, '0000-01-01', '9999-12-31'), `${example.dataset} deltas left`).toEqual([]);
+      const { rows } = await readWindow(deps(), { dataset: example.dataset, family, symbol: example.symbol, from: example.ts, to: example.ts, limit: 10 });
       expect(rows, example.dataset).toHaveLength(1);
       expect(rows[0], example.dataset).toMatchObject({ symbol: example.symbol, ts: example.ts });
     }
     for (const dataset of DERIVED_DATASETS) {
       const source = sourceOf(dataset);
       const day = new Date(source.ts).toISOString().slice(0, 10);
-      expect(await deps.manifest.compactedFilesOfDay(dataset, source.family as Family, day), dataset).toHaveLength(1);
+      expect(await deps().manifest.compactedFilesOfDay(dataset, source.family as Family, day), dataset).toHaveLength(1);
     }
   });
 });

@@ -5,7 +5,7 @@
  * partition keys with the same types; the file's key is where the table's partition projection looks.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { DATASETS, DATASET_NAMES, DERIVED_DATASETS, INGESTED_DATASETS, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset, type NormalizedRecord } from '../../schemas/datasets.ts';
@@ -13,10 +13,9 @@ import { SYMBOL_FORMS } from '../../schemas/venues.ts';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
 import { dayOf } from '../../functions/core/archive/layout.ts';
-import type { ArchiveDeps, ArchiveFile } from '../../functions/ports/archive.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
+import type { ArchiveFile } from '../../functions/ports/archive.ts';
 import type { Family } from '../../functions/core/venues.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { scratchArchive } from '../helpers/scratch-archive.ts';
 import { StatefulStack } from '../../lib/stateful-stack.ts';
 import { LakeStack } from '../../lib/lake-stack.ts';
 import { jsonl } from '../helpers/records.ts';
@@ -67,25 +66,19 @@ function keyPattern(template: string): RegExp {
 }
 
 describe('the data lake\'s tables', () => {
-  let env: ScratchEmulators;
-  let deps: ArchiveDeps;
-  beforeAll(async () => {
-    env = await startScratchEmulators();
-    deps = archiveDeps();
-  });
-  afterAll(async () => { await env?.stop(); });
+  const deps = scratchArchive();
 
   it('name one table per dataset, whose columns and types are those of the files ingest and compaction write, where its projection looks', async () => {
     // Prepare: every dataset's example, ingested and compacted (derived datasets from their sources)
     const examples = INGESTED_DATASETS.map(exampleOf);
     const extras = DERIVED_DATASETS.map(sourceOf).filter((r) => !examples.some((e) => e.dataset === r.dataset && e.family === r.family));
-    expect(await ingestBatch(deps, 'normalized', jsonl([...examples, ...extras]))).toMatchObject({ status: 'ingested' });
-    await compactArchive(deps);
+    expect(await ingestBatch(deps(), 'normalized', jsonl([...examples, ...extras]))).toMatchObject({ status: 'ingested' });
+    await compactArchive(deps());
     const written = new Map<Dataset, ArchiveFile[]>();
     for (const record of [...examples, ...extras]) {
       for (const dataset of [record.dataset, ...DERIVED_DATASETS.filter((d) => DATASETS[d].compaction.derivedFrom === record.dataset)]) {
         if (!familiesOf(dataset).includes(record.family as Family)) continue;
-        const files = await deps.manifest.compactedFilesOfDay(dataset, record.family as Family, dayOf(record.ts));
+        const files = await deps().manifest.compactedFilesOfDay(dataset, record.family as Family, dayOf(record.ts));
         written.set(dataset, [...written.get(dataset) ?? [], ...files.filter((f) => !written.get(dataset)?.some((w) => w.fileId === f.fileId))]);
       }
     }
@@ -103,8 +96,8 @@ describe('the data lake\'s tables', () => {
       const columns = new Map(table.StorageDescriptor.Columns.map((c) => [c.Name, c.Type]));
       const pattern = keyPattern(String(table.Parameters['storage.location.template']));
       for (const file of files) {
-        const [path] = await deps.files.paths([file]);
-        const described = await deps.sql.query({ sql: 'DESCRIBE SELECT * FROM read_parquet($path)', params: { path: path! } });
+        const [path] = await deps().files.paths([file]);
+        const described = await deps().sql.query({ sql: 'DESCRIBE SELECT * FROM read_parquet($path)', params: { path: path! } });
         const fileColumns = described.map((row) => [String(row.column_name), HIVE_TYPE_OF[String(row.column_type)] ?? `(DuckDB ${String(row.column_type)})`] as const);
         // Each file column is a table column of the same type, or a partition key (family, symbol: strings from the key path).
         expect(fileColumns.map(([name, type]) => [name, columns.get(name) ?? keys.get(name)]), `${dataset} ${file.key}`).toEqual(fileColumns.map(([name, type]) => [name, type]));

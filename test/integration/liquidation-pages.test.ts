@@ -4,24 +4,16 @@
  * every fill exactly once in (ts, trade id) order, and volume buckets equal a model summed in
  * JavaScript from the same fills.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
 import { liquidationVolumePage, liquidationsPage } from '../../functions/core/market/liquidations.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { scratchArchive } from '../helpers/scratch-archive.ts';
 import { routePaging, walkJsonRows } from '../helpers/api.ts';
 import { SAMPLE_INTERVALS, type SampleInterval } from '../../schemas/intervals.ts';
 
-let env: ScratchEmulators;
-let deps: ArchiveDeps;
-beforeAll(async () => {
-  env = await startScratchEmulators();
-  deps = archiveDeps();
-});
-afterAll(async () => { await env?.stop(); });
+const deps = scratchArchive();
 
 const T0 = Date.parse('2026-09-01T00:00:00Z');
 const SPAN = 6 * 3_600_000;
@@ -52,9 +44,9 @@ async function ingest(fills: readonly Fill[], batches: number, compact: boolean)
   for (let b = 0; b < batches; b++) {
     // Every batch after the first repeats some fills: duplicates must collapse on the unique key.
     const part = records.filter((_, i) => i % batches === b || (b > 0 && i % 7 === 0));
-    if (part.length) await ingestBatch(deps, 'normalized', part.map((r) => JSON.stringify(r)).join('\n'));
+    if (part.length) await ingestBatch(deps(), 'normalized', part.map((r) => JSON.stringify(r)).join('\n'));
   }
-  if (compact) await compactArchive(deps, { families: ['perpx'] });
+  if (compact) await compactArchive(deps(), { families: ['perpx'] });
   return { symbol, records };
 }
 
@@ -77,9 +69,9 @@ describe('liquidation pages', () => {
         }
 
         // Act
-        const rows = await walkJsonRows<{ trade_id: number; timestamp: string }>((cursor) => liquidationsPage(deps, { ...routePaging('getPerpxLiquidations'), ...window, cursor }, NOW));
+        const rows = await walkJsonRows<{ trade_id: number; timestamp: string }>((cursor) => liquidationsPage(deps(), { ...routePaging('getPerpxLiquidations'), ...window, cursor }, NOW));
         const buckets = await walkJsonRows<{ timestamp: string; total_usd: number; long_usd: number; count: number; long_count: number }>(
-          (cursor) => liquidationVolumePage(deps, { ...routePaging('getPerpxLiquidationVolume'), ...window, interval, cursor }, NOW));
+          (cursor) => liquidationVolumePage(deps(), { ...routePaging('getPerpxLiquidationVolume'), ...window, interval, cursor }, NOW));
 
         // Assess
         const expected = [...records].sort((a, b) => a.ts - b.ts || a.trade_id - b.trade_id);

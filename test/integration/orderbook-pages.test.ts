@@ -7,7 +7,7 @@
  * and its level deltas, at any depth) replays into every native checkpoint of the window, over
  * generated books and over the demo market's own output.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
@@ -15,20 +15,12 @@ import { l2Book, l4Book } from '../../functions/core/market/orderbook.ts';
 import { l2DiffsPage, l4DiffsPage } from '../../functions/core/market/orderbook-diffs.ts';
 import { nativeBookHistory } from '../../functions/core/market/orderbook-native.ts';
 import { L4Book, type BookDiff } from '../../functions/core/book/l4-book.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { scratchArchive } from '../helpers/scratch-archive.ts';
 import { routePaging, walkJsonRows } from '../helpers/api.ts';
 import { createDemoMarket } from '../../functions/local/demo/market.ts';
 import type { OrderBook, TickHistory } from '../../schemas/orderbook.ts';
 
-let env: ScratchEmulators;
-let deps: ArchiveDeps;
-beforeAll(async () => {
-  env = await startScratchEmulators();
-  deps = archiveDeps();
-});
-afterAll(async () => { await env?.stop(); });
+const deps = scratchArchive();
 
 const T0 = Date.parse('2026-09-01T00:00:00Z');
 const BLOCK_MS = 500;
@@ -101,9 +93,9 @@ async function ingest(blocks: readonly (readonly Step[])[], batches: number, com
   records.push({ dataset: 'l4_checkpoints', family: 'perpx', symbol, ts: T0 - 1, block_number: firstBlock - 1, seq: -1, bids: [], asks: [] });
   for (let b = 0; b < batches; b++) {
     const part = records.filter((_, i) => i % batches === b || (b > 0 && i % 5 === 0));
-    if (part.length) await ingestBatch(deps, 'normalized', part.map((r) => JSON.stringify(r)).join('\n'));
+    if (part.length) await ingestBatch(deps(), 'normalized', part.map((r) => JSON.stringify(r)).join('\n'));
   }
-  if (compact) await compactArchive(deps, { families: ['perpx'] });
+  if (compact) await compactArchive(deps(), { families: ['perpx'] });
   return { symbol, diffs, end: T0 + blocks.length * BLOCK_MS };
 }
 
@@ -126,12 +118,12 @@ describe('order-book reads', () => {
         // Act, assess: the book at instants across checkpoints
         for (const pick of instants) {
           const at = T0 + (pick % (end - T0));
-          const served = await l4Book(deps, { ...market, at });
+          const served = await l4Book(deps(), { ...market, at });
           const expected = replayTo(diffs, at);
           expect(served.bids.map((o) => o.oid)).toEqual(expected.side('B').map((o) => o.oid));
           expect(served.asks.map((o) => [o.oid, o.size])).toEqual(expected.side('A').map((o) => [o.oid, Number(o.size)]));
         }
-        const l4 = await walkJsonRows<{ block_number: number; seq: number }>((cursor) => l4DiffsPage(deps, { ...routePaging('getPerpxL4OrderbookDiffs'), ...window, cursor }, NOW));
+        const l4 = await walkJsonRows<{ block_number: number; seq: number }>((cursor) => l4DiffsPage(deps(), { ...routePaging('getPerpxL4OrderbookDiffs'), ...window, cursor }, NOW));
         expect(l4.map((d) => [d.block_number, d.seq])).toEqual(diffs.map((d) => [d.block_number, d.seq]));
 
         const from = T0 + BLOCK_MS * 3;
@@ -140,21 +132,21 @@ describe('order-book reads', () => {
         type L2Row = { timestamp: string; block_number: number; side: 'B' | 'A'; price: number; size: number; count: number };
         const small: L2Row[] = [];
         for (let cursor: string | undefined, page; !page || cursor; ) {
-          page = await l2DiffsPage(deps, { ...routePaging('getPerpxL2OrderbookDiffs'), ...l2Window, cursor }, NOW);
+          page = await l2DiffsPage(deps(), { ...routePaging('getPerpxL2OrderbookDiffs'), ...l2Window, cursor }, NOW);
           const rows = JSON.parse(`[${page.json}]`) as L2Row[];
           if (page.nextCursor && rows.length > 0) expect(page.nextCursor).toBe(`${Date.parse(rows.at(-1)!.timestamp)}_${rows.at(-1)!.block_number}`);
           small.push(...rows);
           cursor = page.nextCursor ?? undefined;
         }
-        const whole = await walkJsonRows<typeof small[number]>((cursor) => l2DiffsPage(deps, { ...routePaging('getPerpxL2OrderbookDiffs'), ...l2Window, limit: 1000, cursor }, NOW));
+        const whole = await walkJsonRows<typeof small[number]>((cursor) => l2DiffsPage(deps(), { ...routePaging('getPerpxL2OrderbookDiffs'), ...l2Window, limit: 1000, cursor }, NOW));
         expect(small).toEqual(whole);
-        const start = await l2Book(deps, { ...market, at: from });
+        const start = await l2Book(deps(), { ...market, at: from });
         const levels = { B: new Map(start.bids.map((l) => [Number(l.px), [Number(l.sz), l.n]])), A: new Map(start.asks.map((l) => [Number(l.px), [Number(l.sz), l.n]])) };
         for (const d of whole) {
           if (d.count === 0) levels[d.side].delete(d.price);
           else levels[d.side].set(d.price, [d.size, d.count]);
         }
-        const final = await l2Book(deps, { ...market, at: end });
+        const final = await l2Book(deps(), { ...market, at: end });
         expect([...levels.B.entries()].sort((a, b) => b[0] - a[0]).map(([px, [sz, n]]) => [px, sz, n])).toEqual(final.bids.map((l) => [Number(l.px), Number(l.sz), l.n]));
         expect([...levels.A.entries()].sort((a, b) => a[0] - b[0]).map(([px, [sz, n]]) => [px, sz, n])).toEqual(final.asks.map((l) => [Number(l.px), Number(l.sz), l.n]));
       },
@@ -170,9 +162,9 @@ describe('order-book reads', () => {
       { ...base, seq: 1, oid: 2, user_address: '12', side: 'B', price: '98', diff_type: 'new', new_size: '2' },
       { ...base, seq: 2, oid: 1, user_address: '11', side: 'B', price: '99', diff_type: 'update', new_size: '3' },
     ];
-    await ingestBatch(deps, 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
+    await ingestBatch(deps(), 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
     // Act
-    const served = await nativeBookHistory(deps, { ...routePaging('getAltxOrderbookHistory'), family: 'altx', symbol: 'TICK', start: T0 - 1, end: T0 + 1_000, limit: 1000, granularity: 'tick' }, NOW);
+    const served = await nativeBookHistory(deps(), { ...routePaging('getAltxOrderbookHistory'), family: 'altx', symbol: 'TICK', start: T0 - 1, end: T0 + 1_000, limit: 1000, granularity: 'tick' }, NOW);
     // Assess
     if (!('tick' in served)) throw new Error('expected a tick history');
     expect(served.tick.deltas.map((d) => [d.price, d.size, d.sequence])).toEqual([[98, 2, 700 * 100_000 + 1], [99, 3, 700 * 100_000 + 2]]);
@@ -187,10 +179,10 @@ describe('order-book reads', () => {
         oid: 5_000 + b, user_address: '11', side: 'A', price: String(1_000 + b), diff_type: 'new', new_size: '1', insert_before: null,
       });
     }
-    await ingestBatch(deps, 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
+    await ingestBatch(deps(), 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
     const request = { ...routePaging('getAltxOrderbookHistory'), family: 'altx' as const, symbol: 'TICKS', start: T0, end: T0 + 1_000, limit: 100, granularity: 'tick' as const };
     const tick = async (cursor?: string) => {
-      const served = await nativeBookHistory(deps, { ...request, cursor }, NOW);
+      const served = await nativeBookHistory(deps(), { ...request, cursor }, NOW);
       if (!('tick' in served)) throw new Error('expected a tick history');
       return served;
     };
@@ -211,7 +203,7 @@ describe('order-book reads', () => {
     const request = { ...routePaging('getPerpxL2OrderbookDiffs'), family: 'perpx' as const, symbol: 'OB0', start: T0, end: T0 + 60_000, limit: 10 };
     // Act, assess: a block of another market, and a time before the block's.
     for (const cursor of [`${T0}_999999`, `${T0}_${1_000 + 20}`]) {
-      await expect(l2DiffsPage(deps, { ...request, cursor }, NOW), cursor).rejects.toEqual(expect.objectContaining({ code: 'invalid_cursor', param: 'cursor' }));
+      await expect(l2DiffsPage(deps(), { ...request, cursor }, NOW), cursor).rejects.toEqual(expect.objectContaining({ code: 'invalid_cursor', param: 'cursor' }));
     }
   });
 
@@ -223,8 +215,8 @@ describe('order-book reads', () => {
     }));
     expect(lines.join('\n').length).toBeGreaterThan(16_777_216);
     // Act
-    const outcome = await ingestBatch(deps, 'normalized', lines.join('\n'));
-    const book = await l4Book(deps, { family: 'perpx', symbol: 'DEEP', at: T0 + 19 * 60_000, depth: 2 });
+    const outcome = await ingestBatch(deps(), 'normalized', lines.join('\n'));
+    const book = await l4Book(deps(), { family: 'perpx', symbol: 'DEEP', at: T0 + 19 * 60_000, depth: 2 });
     // Assess
     expect(outcome.status).toBe('ingested');
     expect(book).toMatchObject({ bid_count: 5_000, ask_count: 5_000, total_bid_size: 625, checkpoint_timestamp: new Date(T0 + 19 * 60_000).toISOString() });
@@ -249,7 +241,7 @@ const native = (book: OrderBook) => shown(replayedOf(book));
  */
 async function replayTicksAgainstCheckpoints(market: { family: 'altx' | 'altx-rh'; symbol: string }, window: { start: number; end: number }, depth: number | undefined, now: number): Promise<number> {
   const checkpoints = await walkJsonRows<OrderBook>(async (cursor) => {
-    const served = await nativeBookHistory(deps, { routeId: 'checkpoints', ...market, ...window, limit: 1000, cursor, depth, granularity: 'checkpoint' }, now);
+    const served = await nativeBookHistory(deps(), { routeId: 'checkpoints', ...market, ...window, limit: 1000, cursor, depth, granularity: 'checkpoint' }, now);
     if (!('rows' in served)) throw new Error('expected native snapshots');
     return served.rows;
   });
@@ -269,7 +261,7 @@ async function replayTicksAgainstCheckpoints(market: { family: 'altx' | 'altx-rh
     }
   };
   const nextPage = async () => {
-    const served = await nativeBookHistory(deps, { routeId: 'ticks', ...market, ...window, limit: 100, cursor, depth, granularity: 'tick' }, now);
+    const served = await nativeBookHistory(deps(), { routeId: 'ticks', ...market, ...window, limit: 100, cursor, depth, granularity: 'tick' }, now);
     if (!('tick' in served)) throw new Error('expected a tick history');
     // A page after the first starts from the book its cursor left: the replay must hold it already.
     if (replayed) expect(shown(replayed), `${market.symbol} page at ${served.tick.checkpoint.timestamp}`).toEqual(native(served.tick.checkpoint));
@@ -347,7 +339,7 @@ describe('altx tick history', () => {
       if (b % 3 === 2) snapshot(ts + 500);
       if (b % 9 === 8) checkpoint(ts + 500);
     });
-    await ingestBatch(deps, 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
+    await ingestBatch(deps(), 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
     return { symbol, end: T0 + blocks.length * 1_000 };
   }
 
@@ -369,7 +361,7 @@ describe('altx tick history', () => {
     const start = Date.UTC(2026, 8, 2, 6);
     const records = createDemoMarket({ startMs: start, seed: 7 }).advance(start + 16 * 60_000)
       .filter((r) => (r.family === 'altx' || r.family === 'altx-rh') && ['l2_snapshots', 'l4_diffs', 'l4_checkpoints'].includes(r.dataset));
-    await ingestBatch(deps, 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
+    await ingestBatch(deps(), 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
     const markets = [...new Set(records.map((r) => `${r.family} ${r.symbol}`))].map((m) => {
       const [family, symbol] = m.split(' ') as ['altx' | 'altx-rh', string];
       return { family, symbol };

@@ -5,7 +5,7 @@
  * pairs the files name by index are named by the spot metadata ingested before them; and every
  * symbol the registry had not seen becomes an instrument, once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { dedupeClause } from '../../functions/core/archive/dedupe.ts';
 import { DERIVED_TRADE_IDS_FROM } from '../../schemas/datasets.ts';
@@ -14,18 +14,10 @@ import { compactArchive } from '../../functions/core/archive/compact.ts';
 import { readMinuteCandles } from '../../functions/core/archive/read-candles.ts';
 import { readWindow } from '../../functions/core/archive/read-pages.ts';
 import { derivedTradeId, type NodeTrade } from '../../functions/core/archive/node-trades.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { scratchArchive } from '../helpers/scratch-archive.ts';
 import type { Family } from '../../functions/core/venues.ts';
 
-let env: ScratchEmulators;
-let deps: ArchiveDeps;
-beforeAll(async () => {
-  env = await startScratchEmulators();
-  deps = archiveDeps();
-});
-afterAll(async () => { await env?.stop(); });
+const deps = scratchArchive();
 
 const T = Date.UTC(2026, 10, 20, 8, 0, 0);
 const buyer = '0x1111111111111111111111111111111111111111';
@@ -50,9 +42,9 @@ const nodeTrade = ({ coin, at, px, buyerOid, sellerOid, maker = seller }: Trade)
 const block = (n: number, events: unknown[]) => ({ local_time: naive(T), block_time: naive(T), block_number: n, events });
 
 const readTrades = async (symbol: string, family: Family = 'perpx') =>
-  (await readWindow(deps, { dataset: 'trades', family, symbol, from: T - 60_000, to: T + 3_600_000, limit: 1000 })).rows;
+  (await readWindow(deps(), { dataset: 'trades', family, symbol, from: T - 60_000, to: T + 3_600_000, limit: 1000 })).rows;
 const registry = async (family: Family) =>
-  (await readWindow(deps, { dataset: 'instruments', family, from: 0, to: Date.now(), limit: 1000 })).rows;
+  (await readWindow(deps(), { dataset: 'instruments', family, from: 0, to: Date.now(), limit: 1000 })).rows;
 
 describe('a trade two formats carried', () => {
   for (const [symbol, first] of [['ARB', 'node_trades'], ['OP', 'fills']] as const) {
@@ -66,12 +58,12 @@ describe('a trade two formats carried', () => {
       const fills = jsonl([block(1, [...sides(x), ...sides(z), ...sides(w1), ...sides(w2)])]);
       // Act
       for (const [format, text] of first === 'node_trades' ? [['node_trades', nodeTrades], ['node_fills_by_block', fills]] as const : [['node_fills_by_block', fills], ['node_trades', nodeTrades]] as const) {
-        expect(await ingestBatch(deps, format, text)).toMatchObject({ status: 'ingested' });
+        expect(await ingestBatch(deps(), format, text)).toMatchObject({ status: 'ingested' });
       }
       const before = await readTrades(symbol);
-      await compactArchive(deps, { datasets: ['trades'], families: ['perpx'] });
+      await compactArchive(deps(), { datasets: ['trades'], families: ['perpx'] });
       const after = await readTrades(symbol);
-      const candles = await readMinuteCandles(deps, { family: 'perpx', symbol, from: T, to: T + 60_000 });
+      const candles = await readMinuteCandles(deps(), { family: 'perpx', symbol, from: T, to: T + 60_000 });
       // Assess
       const expected = [101, derivedTradeId(nodeTrade(y)), 103, 104, 105];
       expect(before.map((r) => Number(r.trade_id))).toEqual(expected);
@@ -96,7 +88,7 @@ describe('the rule that keeps a trade once (property, in DuckDB)', () => {
       });
       const column = (pick: (r: (typeof rows)[number]) => unknown) => rows.map((r) => String(pick(r)));
       // Act
-      const kept = await deps.sql.query({
+      const kept = await deps().sql.query({
         sql: `SELECT trade_id FROM (SELECT 'perpx' AS family, 'ARB' AS symbol, unnest($ids)::BIGINT AS trade_id, unnest($ts)::BIGINT AS ts,
                 unnest($px) AS price, '1' AS size, unnest($oid)::BIGINT AS order_id) ${dedupeClause('trades')} ORDER BY trade_id`,
         params: { ids: column((r) => r.id), ts: column((r) => T + r.at), px: column((r) => r.px), oid: column((r) => r.oid) },
@@ -121,9 +113,9 @@ describe('the instrument registry of real files', () => {
     const trade = (coin: string, tid: number): Trade => ({ coin, tid, at: 5_000, px: '40', buyerOid: tid * 10, sellerOid: tid * 10 + 1 });
     const fills = (n: number, tids: [string, number][]) => jsonl([block(n, tids.flatMap(([coin, tid]) => sides(trade(coin, tid))))]);
     // Act
-    await ingestBatch(deps, 'spot_meta', JSON.stringify(meta), undefined, { at: T - 86_400_000 });
-    await ingestBatch(deps, 'node_fills_by_block', fills(10, [['@107', 201], ['@300', 202], ['LDO', 203], ['xyz:TSLA', 204]]));
-    await ingestBatch(deps, 'node_fills_by_block', fills(11, [['LDO', 205], ['@107', 206]]));
+    await ingestBatch(deps(), 'spot_meta', JSON.stringify(meta), undefined, { at: T - 86_400_000 });
+    await ingestBatch(deps(), 'node_fills_by_block', fills(10, [['@107', 201], ['@300', 202], ['LDO', 203], ['xyz:TSLA', 204]]));
+    await ingestBatch(deps(), 'node_fills_by_block', fills(11, [['LDO', 205], ['@107', 206]]));
     // Assess: trades under the pair's name; the metadata's pairs, and one inferred instrument per new market
     expect((await readTrades('HYPE-USDC', 'spot')).map((r) => Number(r.trade_id))).toEqual([201, 206]);
     expect((await readTrades('@300', 'spot')).map((r) => Number(r.trade_id))).toEqual([202]);
