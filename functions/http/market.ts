@@ -7,7 +7,7 @@ import { AppError } from '../core/errors.ts';
 import { candlesPage } from '../core/market/candles.ts';
 import { instruments, orderFlowPage, recentTradesPage, tradesPage, triggerOrdersPage } from '../core/market/queries.ts';
 import { outcome, outcomesPage, spotPair, spotPairs } from '../core/market/registry-views.ts';
-import { MARKET_OPERATIONS } from '../routes.ts';
+import { MARKET_OPERATIONS } from '../routes/market.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { clock } from '../shared/deps.ts';
 import { cursorRoute, familyOf, httpRouteGroup, ok, okRows } from '../shared/http.ts';
