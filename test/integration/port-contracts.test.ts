@@ -3,6 +3,9 @@
  * s3rver, the SQS emulator), and on the in-memory doubles the unit tests use. The webhook stores'
  * contracts run in webhook-stores.test.ts.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
@@ -11,8 +14,11 @@ import {
   replayStore, s3Client, timerStore,
 } from '../../functions/shared/deps.ts';
 import { s3ObjectStore } from '../../functions/adapters/s3-objects.ts';
+import { fileCache } from '../../functions/adapters/file-cache.ts';
 import type { QueueName } from '../../functions/resources.ts';
+import type { LocalFiles } from '../../functions/ports/sql.ts';
 import { archiveManifestContract, objectStoreContract } from '../contracts/archive.ts';
+import { localFilesContract } from '../contracts/local-files.ts';
 import { accountStoreContract, creditLedgerContract } from '../contracts/accounts.ts';
 import { breadthStoreContract } from '../contracts/breadth.ts';
 import { exportObjectsContract, exportStoreContract } from '../contracts/exports.ts';
@@ -23,8 +29,21 @@ import { timerStoreContract } from '../contracts/timers.ts';
 import { memoryTimers } from '../helpers/memory-timers.ts';
 
 let env: ScratchEmulators;
-beforeAll(async () => { env = await startScratchEmulators(); });
-afterAll(async () => { await env?.stop(); });
+let cacheDir: string;
+beforeAll(async () => {
+  env = await startScratchEmulators();
+  cacheDir = mkdtempSync(join(tmpdir(), 'contract-cache-'));
+});
+afterAll(async () => {
+  await env?.stop();
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+
+const CACHE_BYTES = 30_000;
+const archiveObjects = () => s3ObjectStore(s3Client(), env.emulators.names.buckets.archive);
+/** One cache for the suite, as a container keeps one. */
+let cache: LocalFiles | undefined;
+const localFiles = () => (cache ??= fileCache(archiveObjects(), cacheDir, CACHE_BYTES));
 
 /** Every message visible now on the queue, each deleted once read. */
 async function drain(queueUrl: string): Promise<Received[]> {
@@ -46,7 +65,8 @@ async function drain(queueUrl: string): Promise<Received[]> {
 
 describe('on the AWS adapters, over the emulators', () => {
   archiveManifestContract(() => archiveManifest());
-  objectStoreContract(() => s3ObjectStore(s3Client(), env.emulators.names.buckets.archive));
+  objectStoreContract(archiveObjects);
+  localFilesContract(localFiles, archiveObjects, CACHE_BYTES);
   queueSenderContract(() => queueSender(), (queue: QueueName) => drain(env.emulators.names.queueUrls[queue]));
   deadLetterQueuesContract(() => deadLetterQueues(), (queue: QueueName) => drain(env.emulators.names.dlqUrls[queue]));
   timerStoreContract(() => timerStore());
