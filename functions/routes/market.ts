@@ -1,13 +1,22 @@
 /** Market data: instruments, trades, candles, trigger orders, order flow, outcomes. */
 import * as v from 'valibot';
 import { familiesOf } from '../../schemas/datasets.ts';
+import { CAPPED_BOOK_FAMILIES } from '../core/venues.ts';
 import { CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, SpotPairSchema, outcomePath, RecentTradesQuery, TradeSchema, TradesQuery, TriggerOrderSchema, TriggerOrdersQuery, symbolPath } from '../../schemas/market.ts';
+import { CvdBucketSchema, CvdQuery, OrderHistoryEventSchema, OrderHistoryQuery } from '../../schemas/flow-analytics.ts';
 import { operationGroup, page } from './operation.ts';
 
 /**
+ * The perpx venue's perpetual families (its capped-book families with funding: core and hip3), where
+ * the reference service serves the routes it derives from perpetual flow (CVD, trigger and
+ * liquidation levels, wallet classification).
+ */
+export const PERPX_PERPETUALS = CAPPED_BOOK_FAMILIES.filter((family) => familiesOf('funding').includes(family));
+
+/**
  * Market data per venue family. A route's families are the families that have its dataset (the
- * dataset registry's coverage); recent trades are served only where the venue publishes a live
- * trade tape (SPEC "Trades").
+ * dataset registry's coverage), recent trades included: every family with trades serves its
+ * newest ones (SPEC "Trades" names core, hip4 and altx; the reference service adds hip3 and spot).
  */
 export const MARKET_OPERATIONS = operationGroup('market', {
   trades: {
@@ -18,13 +27,23 @@ export const MARKET_OPERATIONS = operationGroup('market', {
   },
   recentTrades: {
     datatype: 'trades',
-    suffix: '/trades/{symbol}/recent', families: ['perpx', 'hip4', 'altx', 'altx-rh'], summary: 'The newest trades, newest first', tags: ['Trades'], billed: true,
+    suffix: '/trades/{symbol}/recent', families: familiesOf('trades'), summary: 'The newest trades, newest first', tags: ['Trades'], billed: true,
     pathParams: symbolPath, query: RecentTradesQuery, response: page(v.array(TradeSchema), 'The newest trades'),
+  },
+  cvd: {
+    datatype: 'cvd',
+    suffix: '/cvd/{symbol}', families: PERPX_PERPETUALS.filter((family) => familiesOf('trades').includes(family)), summary: 'Cumulative volume delta: taker buy and sell notional per bucket and their running difference', tags: ['Trades'], billed: true,
+    pathParams: symbolPath, query: CvdQuery, response: page(v.array(CvdBucketSchema), 'Buckets with trades, oldest first; cumulative_delta restarts on every page'),
   },
   candles: {
     datatype: 'candles',
     suffix: '/candles/{symbol}', families: familiesOf('candles_1m'), summary: 'Candles rolled up on demand from 1-minute candles', tags: ['Candles'], billed: true,
     pathParams: symbolPath, query: CandlesQuery, response: page(v.array(CandleSchema), 'A page of candles; a missing bar is not a zero bar'),
+  },
+  orderHistory: {
+    datatype: 'order_history',
+    suffix: '/orders/{symbol}/history', families: familiesOf('order_events'), summary: 'Order events (placements, fills, cancels, triggers), oldest first', tags: ['Orders'], billed: true,
+    pathParams: symbolPath, query: OrderHistoryQuery, response: page(v.array(OrderHistoryEventSchema), 'A page of order events'),
   },
   triggerOrders: {
     datatype: 'trigger_orders',

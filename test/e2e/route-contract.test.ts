@@ -134,6 +134,8 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   getOpenApi: {},
   trades: { query: { ...window, limit: 5 } },
   recentTrades: { query: { limit: 5 } },
+  cvd: { query: { ...window, interval: '5m', limit: 5 } },
+  orderHistory: { query: { ...window, limit: 5 } },
   candles: { query: { ...window, interval: '5m', limit: 5 } },
   triggerOrders: { params: (route) => ({ symbol: encodeURIComponent(triggered[route.family!]!) }), query: { ...window, limit: 5 } },
   orderFlow: { query: { ...window, interval: '5m' } },
