@@ -2,7 +2,7 @@ import type { Dataset } from '../../schemas/datasets.ts';
 import type { Family } from '../core/venues.ts';
 import type { FileCadence } from '../core/archive/cadence.ts';
 import type { Clock } from './clock.ts';
-import type { LocalFiles, SqlEngine } from './sql.ts';
+import type { LocalFiles, Row, SqlEngine } from './sql.ts';
 
 /** One Parquet object in the archive, as the manifest records it. */
 export interface ArchiveFile {
@@ -87,6 +87,15 @@ export interface FileListMemo {
   set(key: string, files: readonly ArchiveFile[]): void;
 }
 
+/**
+ * A container's memory of small views over the archive (the instrument registry), each kept with
+ * the files it was computed from: an answer only while a lookup lists the very same files.
+ */
+export interface ViewMemo {
+  get(key: string, files: readonly ArchiveFile[]): readonly Row[] | undefined;
+  set(key: string, files: readonly ArchiveFile[], rows: readonly Row[]): void;
+}
+
 /** Everything the archive core needs, passed in (functions/shared/archive-deps.ts builds the real ones). */
 export interface ArchiveDeps {
   manifest: ArchiveManifest;
@@ -98,4 +107,6 @@ export interface ArchiveDeps {
   scratchDir: string;
   /** Without one, window reads wait for the manifest before reading (pure tests, one-off jobs). */
   fileLists?: FileListMemo;
+  /** Without one, every view is computed afresh. */
+  views?: ViewMemo;
 }

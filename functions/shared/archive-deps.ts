@@ -8,7 +8,7 @@ import { BUCKETS } from '../resources.ts';
 import type { ArchiveDeps } from '../ports/archive.ts';
 import { s3ObjectStore } from '../adapters/s3-objects.ts';
 import { fileCache } from '../adapters/file-cache.ts';
-import { fileListMemo } from '../core/archive/files.ts';
+import { fileListMemo, viewMemo } from '../core/archive/files.ts';
 import { duckDbEngine } from '../adapters/duckdb-engine.ts';
 import { systemClock } from '../ports/clock.ts';
 import { config, requireSetting } from './config.ts';
@@ -29,5 +29,6 @@ export const archiveDeps = once((): ArchiveDeps => {
     clock: systemClock,
     scratchDir: cfg.SCRATCH_DIR,
     fileLists: fileListMemo(),
+    views: viewMemo(),
   };
 });

@@ -21,10 +21,10 @@ let latest: SeedProgress | undefined;
 const seen: SeedProgress[] = [];
 
 beforeAll(async () => {
-  // Four or five hours (from the hour before), the newest one or two first (as npm start's DEMO_NEAR_HOURS), schedules
+  // Two or three hours (from the hour before), the newest one or two first (as npm start's DEMO_NEAR_HOURS), schedules
   // on (the breadth history is part of the seed only with them), no order-level history, nothing live after the seed.
   cloud = await startSeedingDemoCloud({
-    key: KEY, hours: 4, nearHours: 1, seed: 11, intensity: 0.3, l2IntervalMs: 300_000, orderLevelHours: 0, schedules: true, live: false, niceness: BACKGROUND_NICENESS,
+    key: KEY, hours: 2, nearHours: 1, seed: 11, intensity: 0.3, l2IntervalMs: 300_000, orderLevelHours: 0, schedules: true, live: false, niceness: BACKGROUND_NICENESS,
     onProgress: (progress) => { latest = progress; seen.push(progress); },
   });
 });

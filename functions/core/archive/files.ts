@@ -6,7 +6,8 @@
  * compaction the ingest deltas it merged (rows repeated across overlapping files collapse on the
  * dataset's unique key).
  */
-import type { ArchiveDeps, ArchiveFile, FileListMemo } from '../../ports/archive.ts';
+import type { ArchiveDeps, ArchiveFile, FileListMemo, ViewMemo } from '../../ports/archive.ts';
+import type { Row } from '../../ports/sql.ts';
 
 /** The slot a compacted file fills: its symbol and day, and its hour for the hour tier. */
 const slotOf = (file: ArchiveFile) => `${file.symbol ?? '*'}#${file.day}${file.tier === 'hour' ? `#${file.hour}` : ''}`;
@@ -95,6 +96,29 @@ export function fileListMemo(capacity = 20_000): FileListMemo {
       lists.set(key, { files, confirmed: previous !== undefined && sameFiles(previous.files, files) });
       held += files.length;
       while (held > capacity) forget(lists.keys().next().value!);
+    },
+  };
+}
+
+/**
+ * A container's memory of up to `capacity` small views, the least recently used forgotten first.
+ * Each is an answer only for the very files it was computed from.
+ */
+export function viewMemo(capacity = 32): ViewMemo {
+  const views = new Map<string, { files: string; rows: readonly Row[] }>();
+  const identity = (files: readonly ArchiveFile[]) => files.map(fileKey).sort().join();
+  return {
+    get(key, files) {
+      const view = views.get(key);
+      if (!view || view.files !== identity(files)) return undefined;
+      views.delete(key);
+      views.set(key, view);
+      return view.rows;
+    },
+    set(key, files, rows) {
+      views.delete(key);
+      views.set(key, { files: identity(files), rows });
+      if (views.size > capacity) views.delete(views.keys().next().value!);
     },
   };
 }

@@ -7,10 +7,12 @@ import { AppError } from '../errors.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { Row } from '../../ports/sql.ts';
 import { newestRow, readWindow } from '../archive/read-pages.ts';
+import { windowFiles, windowSource } from '../archive/read.ts';
 import { decodeCursor, encodeCursor, requestFingerprint } from './cursor.ts';
 import type { Family } from '../venues.ts';
 import { OutcomeSideDetails, SpotPairDetails } from '../../../schemas/datasets.ts';
 import type { Outcome, SpotPair } from '../../../schemas/market.ts';
+import { LATEST_EPOCH_MS } from '../../../schemas/params.ts';
 import * as v from 'valibot';
 
 const iso = (ts: number) => new Date(ts).toISOString();
@@ -18,12 +20,28 @@ const DAY = 86_400_000;
 
 interface RegistryEntry { symbol: string; firstSeen: number; lastUpdated: number; row: Row }
 
+/**
+ * Every registry record of a family, in listing order. A registry spans years of listing days, one
+ * small file each, read on every instrument call: the container remembers it with those files.
+ */
+async function registryRows(deps: ArchiveDeps, family: Family): Promise<readonly Row[]> {
+  const req = { dataset: 'instruments' as const, family, from: 0, to: LATEST_EPOCH_MS };
+  const files = await windowFiles(deps, req);
+  const key = `instruments/${family}`;
+  const remembered = deps.views?.get(key, files);
+  if (remembered) return remembered;
+  const source = await windowSource(deps, req, files);
+  const rows = source ? await deps.sql.query<Row>({ sql: `SELECT * FROM (${source.sql}) ORDER BY ts, symbol`, params: source.params }) : [];
+  deps.views?.set(key, files, rows);
+  return rows;
+}
+
 /** The newest registry record per symbol listed at or before `at`, with when the symbol was first seen. */
 export async function registryEntries(deps: ArchiveDeps, family: Family, at: number): Promise<RegistryEntry[]> {
-  const { rows } = await readWindow(deps, { dataset: 'instruments', family, from: 0, to: at, limit: 100_000 });
   const entries = new Map<string, RegistryEntry>();
   // Rows come in listing order: the newest record of a symbol wins, its first one says when it was first seen.
-  for (const row of rows) {
+  for (const row of await registryRows(deps, family)) {
+    if (Number(row.ts) > at) break;
     const symbol = String(row.symbol);
     const firstSeen = entries.get(symbol)?.firstSeen ?? Number(row.ts);
     entries.set(symbol, { symbol, firstSeen, lastUpdated: Number(row.ts), row });

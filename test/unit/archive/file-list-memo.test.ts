@@ -1,6 +1,9 @@
-/** The container's memory of window file lists (core/archive/files.ts): bounded in files, least recently used first out, and confirmed only by an equal list. */
+/**
+ * The container's memories (core/archive/files.ts): of window file lists, bounded in files, least
+ * recently used first out, and confirmed only by an equal list; of views, an answer only for the files they were read from.
+ */
 import { describe, expect, it } from 'vitest';
-import { fileListMemo, sameFiles } from '../../../functions/core/archive/files.ts';
+import { fileListMemo, sameFiles, viewMemo } from '../../../functions/core/archive/files.ts';
 import type { ArchiveFile } from '../../../functions/ports/archive.ts';
 
 const file = (fileId: string, etag = 'e1'): ArchiveFile => ({
@@ -46,5 +49,34 @@ describe('the file list memory', () => {
     expect(sameFiles([file('a'), file('a')], [file('a'), file('b')])).toBe(false);
     expect(sameFiles([file('a')], [file('a', 'e2')])).toBe(false);
     expect(sameFiles([], [])).toBe(true);
+  });
+});
+
+describe('the view memory', () => {
+  it('answers with a view only for the very files it was read from, in any order', () => {
+    // Prepare
+    const memo = viewMemo();
+    const rows = [{ symbol: 'BTC', ts: 1 }];
+    memo.set('instruments/perpx', [file('a'), file('b')], rows);
+    // Act and assess
+    expect(memo.get('instruments/perpx', [file('b'), file('a')])).toBe(rows);
+    expect(memo.get('instruments/perpx', [file('a'), file('b', 'e2')])).toBeUndefined();
+    expect(memo.get('instruments/perpx', [file('a'), file('b'), file('c')])).toBeUndefined();
+    expect(memo.get('instruments/perpx', [file('a')])).toBeUndefined();
+    expect(memo.get('instruments/spot', [file('a'), file('b')])).toBeUndefined();
+  });
+
+  it('forgets the least recently used view past its capacity', () => {
+    // Prepare
+    const memo = viewMemo(2);
+    memo.set('a', [file('1')], []);
+    memo.set('b', [file('2')], []);
+    // Act: reading `a` makes `b` the oldest
+    memo.get('a', [file('1')]);
+    memo.set('c', [file('3')], []);
+    // Assess
+    expect(memo.get('b', [file('2')])).toBeUndefined();
+    expect(memo.get('a', [file('1')])).toEqual([]);
+    expect(memo.get('c', [file('3')])).toEqual([]);
   });
 });
