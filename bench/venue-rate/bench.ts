@@ -1,0 +1,166 @@
+/**
+ * `npm run bench -- --only venue-rate [--minutes N] [--scale S]` (issue 43): the venue-rate
+ * generator's market (mainnet's BTC figures; `--scale` up to exchange-wide) through the real ingest
+ * code in the node's own formats (parse, checks, Parquet, s3rver, manifest in dynalite), one worker;
+ * then compaction of what was ingested, step by step (the open hour's delta merge, the hour fold,
+ * the day fold), each step's time and peak resident memory; the bytes stored per resting order,
+ * order event and diff; and the L4 book at random instants of the run beside DuckDB alone on the
+ * same files. A BTC hour is 44 million order events: on a small machine `--minutes` runs a part of
+ * it, and the figures say what the hour projects to (time grows with rows; memory does not).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { DuckDBInstance, listValue, LIST, VARCHAR, BIGINT } from '@duckdb/node-api';
+import { ingestBatch } from '../../functions/core/archive/ingest.ts';
+import { SETTLE_MS, compactArchive } from '../../functions/core/archive/compact.ts';
+import { visibleFiles } from '../../functions/core/archive/files.ts';
+import { archiveDeps } from '../../functions/shared/archive-deps.ts';
+import { startScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { VenueRateGenerator } from '../../functions/local/venue/generator.ts';
+import { venueBatches, type VenueFormat } from '../../functions/local/venue/batches.ts';
+import { Rng } from '../../functions/local/demo/random.ts';
+import type { BatchFormat } from '../../schemas/messages.ts';
+import type { Dataset } from '../../schemas/datasets.ts';
+import { compareToFloor, figure, routeInvoker } from '../stats.ts';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** Exchange-wide over BTC: one mainnet block held 843 raw book diffs, 221 of them BTC's. */
+const EXCHANGE_OVER_BTC = 843 / 221;
+
+/** The process's peak resident memory since the last reset (Linux: VmHWM, reset by writing 5 to clear_refs). */
+const peak = {
+  reset(): boolean {
+    try {
+      writeFileSync('/proc/self/clear_refs', '5');
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  mb(): number {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  },
+};
+
+export async function benchVenueRate(options: { minutes: number; scale: number; seed?: number }): Promise<void> {
+  const env = await startScratchEmulators();
+  try {
+    let now = 0;
+    const deps = { ...archiveDeps(), clock: { now: () => now } };
+    // An hour two days back: its day closes on the bench's clock, and reads see it as history.
+    const start = Math.floor((Date.now() - 2 * DAY) / DAY) * DAY + 12 * HOUR;
+    const end = start + options.minutes * 60_000;
+    const generator = new VenueRateGenerator({ seed: options.seed ?? 43, scale: options.scale, startMs: start });
+    const byFormat = new Map<BatchFormat, { rows: number; ms: number; bytes: number }>();
+    // CPU time of this process (DuckDB's threads and the emulators' work included): the machine's other load does not enter it.
+    let ingestCpuMs = 0;
+    const ingest = async (format: BatchFormat, text: string, at?: number) => {
+      now = (at ?? now) + 1_000;
+      const t = performance.now();
+      const cpu = process.cpuUsage();
+      const outcome = await ingestBatch(deps, format, text, undefined, at === undefined ? {} : { at });
+      const ms = performance.now() - t;
+      const used = process.cpuUsage(cpu);
+      if (format !== 'node_l4_snapshot') ingestCpuMs += (used.user + used.system) / 1000;
+      if (outcome.status !== 'ingested') throw new Error(`${format} batch not ingested: ${JSON.stringify(outcome).slice(0, 400)}`);
+      const seen = byFormat.get(format) ?? { rows: 0, ms: 0, bytes: 0 };
+      byFormat.set(format, { rows: seen.rows + outcome.records, ms: seen.ms + ms, bytes: seen.bytes + Buffer.byteLength(text) });
+    };
+
+    const first = generator.snapshot();
+    await ingest('node_l4_snapshot', first.text, first.at);
+    let generateMs = 0;
+    let checkpoints = 1;
+    let restingInCheckpoints = generator.resting;
+    const batches = venueBatches(generator, end);
+    for (let t = performance.now(), next = batches.next(); !next.done; t = performance.now(), next = batches.next()) {
+      generateMs += performance.now() - t;
+      const batch = next.value;
+      now = batch.toMs;
+      for (const [format, { text, lines }] of Object.entries(batch.texts) as [VenueFormat, { text: string; lines: number }][]) {
+        // A format with no event in the span sends no batch (ingest refuses an empty one).
+        if (lines > 0) await ingest(format, text);
+      }
+      if (batch.snapshot) {
+        await ingest('node_l4_snapshot', batch.snapshot.text, batch.snapshot.at);
+        checkpoints += 1;
+        restingInCheckpoints += generator.resting;
+      }
+    }
+    const simulatedS = (end - start) / 1000;
+    const streamed = [...byFormat].filter(([format]) => format !== 'node_l4_snapshot');
+    const rows = streamed.reduce((n, [, f]) => n + f.rows, 0);
+    const ingestMs = streamed.reduce((n, [, f]) => n + f.ms, 0);
+    const perWorker = rows / (ingestMs / 1000);
+    const btcRowsPerS = rows / simulatedS / options.scale;
+    console.log(`\nVenue rate (${options.minutes} min of ${generator.markets.length} market(s), scale ${options.scale}: ${rows.toLocaleString()} rows; generated in ${(generateMs / 1000).toFixed(0)} s, not counted)`);
+    for (const [format, f] of byFormat) console.log(`  ${format.padEnd(34)} ${f.rows.toLocaleString().padStart(11)} rows  ${(f.rows / (f.ms / 1000)).toFixed(0).padStart(7)} rows/s  ${(f.bytes / f.rows).toFixed(0)} bytes of input a row`);
+    figure({ name: 'ingest: rows/s per worker, node streamed formats (statuses, diffs, fills)', value: Math.round(perWorker), unit: 'rows/s' });
+    figure({ name: 'ingest: rows per CPU-second of the bench process (emulators included)', value: Math.round(rows / (ingestCpuMs / 1000)), unit: 'rows/s' });
+    figure({ name: 'ingest: one worker over real time at the BTC rate (goal >= 1.0x)', value: perWorker / btcRowsPerS, unit: 'x' },
+      `${(perWorker / btcRowsPerS).toFixed(2)}x (BTC writes ${Math.round(btcRowsPerS).toLocaleString()} rows/s)`);
+    figure({ name: `ingest: workers needed exchange-wide (${EXCHANGE_OVER_BTC.toFixed(2)}x BTC)`, value: Math.ceil((EXCHANGE_OVER_BTC * btcRowsPerS) / perWorker), unit: 'workers' });
+    const snapshots = byFormat.get('node_l4_snapshot')!;
+    figure({ name: `ingest: one L4 snapshot of ${Math.round(restingInCheckpoints / checkpoints).toLocaleString()} orders`, value: snapshots.ms / checkpoints, unit: 'ms', samples: checkpoints });
+
+    // Compaction: the open hour's ingest deltas merged, then the hour folded once settled, then the day.
+    const ingestedRows = rows + snapshots.rows;
+    const hourRowsShare = (3600 / simulatedS);
+    let rewritten = 0;
+    for (const [step, at] of [['merge of the open hour\'s ingest deltas', end + 30_000], ['fold of the closed hour into symbol-hour files', start + HOUR + SETTLE_MS + 60_000],
+      ['fold of the closed day into symbol-day files', Math.floor(start / DAY) * DAY + DAY + SETTLE_MS + 60_000]] as const) {
+      now = at;
+      const measured = peak.reset();
+      const t = performance.now();
+      const report = await compactArchive(deps);
+      const ms = performance.now() - t;
+      rewritten += report.rowsWritten;
+      figure({ name: `compaction, ${step}: time`, value: ms / 1000, unit: 's' },
+        `${(ms / 1000).toFixed(1)} s for ${report.rowsWritten.toLocaleString()} rows; a BTC hour projects to ${((ms / 1000) * hourRowsShare / options.scale).toFixed(0)} s (goal <= 60 s)`);
+      figure({ name: `compaction, ${step}: time projected to one BTC hour`, value: (ms / 1000) * hourRowsShare / options.scale, unit: 's' }, 'rows grow with the hour, so time does');
+      if (measured) figure({ name: `compaction, ${step}: peak resident memory of the process`, value: peak.mb(), unit: 'MB' });
+    }
+    figure({ name: 'compaction: rows rewritten per row ingested (goal <= 3)', value: rewritten / ingestedRows, unit: 'rows' });
+
+    // Storage, from the day files a reader sees.
+    const filesOf = async (dataset: Dataset) => (await Promise.all(generator.markets.map(async ({ symbol }) =>
+      visibleFiles(await deps.manifest.compactedFiles(dataset, 'perpx', symbol, '2000-01-01', '2999-12-31'), [], symbol)))).flat();
+    const [checkpointFiles, eventFiles, diffFiles] = await Promise.all([filesOf('l4_checkpoints'), filesOf('order_events'), filesOf('l4_diffs')]);
+    const bytes = (files: typeof eventFiles) => files.reduce((n, f) => n + f.bytes, 0);
+    const count = (files: typeof eventFiles) => files.reduce((n, f) => n + f.rows, 0);
+    figure({ name: 'L4 checkpoint storage: bytes per resting order (goal <= 40)', value: bytes(checkpointFiles) / restingInCheckpoints, unit: 'bytes' });
+    figure({ name: 'order events: bytes stored per event', value: bytes(eventFiles) / count(eventFiles), unit: 'bytes' });
+    figure({ name: 'L4 diffs: bytes stored per diff', value: bytes(diffFiles) / count(diffFiles), unit: 'bytes' });
+
+    await benchBook(deps, diffFiles.filter((f) => f.symbol === 'BTC'), checkpointFiles.filter((f) => f.symbol === 'BTC'), start, end);
+  } finally {
+    await env.stop();
+  }
+}
+
+type Deps = ReturnType<typeof archiveDeps>;
+
+/** The BTC L4 book at random instants of the run, through the route's handler, beside DuckDB alone reading the same rows. */
+async function benchBook(deps: Deps, diffFiles: Parameters<Deps['files']['paths']>[0], checkpointFiles: Parameters<Deps['files']['paths']>[0], start: number, end: number): Promise<void> {
+  const { handler } = await import('../../functions/http/orderbook.ts');
+  const route = routeInvoker(handler, 'orderbook');
+  const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
+  const connection = await instance.connect();
+  const [diffs, checkpoints] = [listValue(await deps.files.paths(diffFiles)), listValue(await deps.files.paths(checkpointFiles))];
+  const types = { files: LIST(VARCHAR), from: BIGINT, to: BIGINT };
+  const rng = new Rng(11);
+  let at = start;
+  const pick = () => { at = start + 1_000 + rng.int(end - start - 1_000); return String(at); };
+  const floor = async () => {
+    const newest = await connection.runAndReadAll(`SELECT max(ts) AS ts FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to`,
+      { files: checkpoints, from: BigInt(at - DAY), to: BigInt(at) }, types);
+    const from = newest.getRowObjects()[0]!.ts as bigint;
+    await connection.runAndReadAll(`SELECT bids, asks FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to`, { files: checkpoints, from, to: from }, types);
+    await connection.runAndReadAll(`SELECT ts, block_number, oid, user_address, side, price, diff_type, new_size, insert_before FROM read_parquet($files)
+      WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to ORDER BY block_number, seq`, { files: diffs, from, to: BigInt(at) }, types);
+  };
+  await compareToFloor('L4 book at a random instant (BTC, ~51,000 orders; goal p50 <= 150 ms, p99 <= 400 ms, <= 1.3x DuckDB)',
+    () => route('/v1/perpx/orderbook/{symbol}/l4', '/v1/perpx/orderbook/BTC/l4', { symbol: 'BTC' }, { timestamp: pick() }), floor, { runs: 60 });
+  connection.closeSync();
+}
