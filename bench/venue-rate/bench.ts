@@ -74,9 +74,25 @@ export async function benchVenueRate(options: { minutes: number; scale: number; 
     let checkpoints = 1;
     let restingInCheckpoints = generator.resting;
     const batches = venueBatches(generator, end);
+    // The schedule compacts every minute: each run merges the minute's ingest deltas of the open hour.
+    const merges: { ms: number; rows: number; peakMb: number }[] = [];
+    let rewritten = 0;
+    const merge = async (at: number) => {
+      now = at;
+      const measured = peak.reset();
+      const t = performance.now();
+      const report = await compactArchive(deps);
+      merges.push({ ms: performance.now() - t, rows: report.rowsWritten, peakMb: measured ? peak.mb() : Number.NaN });
+      rewritten += report.rowsWritten;
+    };
+    let nextMerge = start + 60_000;
     for (let t = performance.now(), next = batches.next(); !next.done; t = performance.now(), next = batches.next()) {
       generateMs += performance.now() - t;
       const batch = next.value;
+      if (batch.toMs >= nextMerge) {
+        await merge(nextMerge + 30_000);
+        nextMerge += 60_000;
+      }
       now = batch.toMs;
       for (const [format, { text, lines }] of Object.entries(batch.texts) as [VenueFormat, { text: string; lines: number }][]) {
         // A format with no event in the span sends no batch (ingest refuses an empty one).
@@ -104,21 +120,26 @@ export async function benchVenueRate(options: { minutes: number; scale: number; 
     const snapshots = byFormat.get('node_l4_snapshot')!;
     figure({ name: `ingest: one L4 snapshot of ${Math.round(restingInCheckpoints / checkpoints).toLocaleString()} orders`, value: snapshots.ms / checkpoints, unit: 'ms', samples: checkpoints });
 
-    // Compaction: the open hour's ingest deltas merged, then the hour folded once settled, then the day.
+    // Compaction: the last minute's merge, then the hour folded once settled, then the day.
+    await merge(end + 30_000);
     const ingestedRows = rows + snapshots.rows;
-    const hourRowsShare = (3600 / simulatedS);
-    let rewritten = 0;
-    for (const [step, at] of [['merge of the open hour\'s ingest deltas', end + 30_000], ['fold of the closed hour into symbol-hour files', start + HOUR + SETTLE_MS + 60_000],
-      ['fold of the closed day into symbol-day files', Math.floor(start / DAY) * DAY + DAY + SETTLE_MS + 60_000]] as const) {
+    const longest = merges.reduce((a, b) => (b.ms > a.ms ? b : a));
+    figure({ name: 'compaction, merge of a minute of the open hour\'s ingest deltas (each scheduled run): longest', value: longest.ms / 1000, unit: 's', samples: merges.length },
+      `${(longest.ms / 1000).toFixed(1)} s for ${longest.rows.toLocaleString()} rows (runs: ${merges.map((m) => (m.ms / 1000).toFixed(1)).join(' ')} s; goal <= 60 s)`);
+    figure({ name: 'compaction, merge of a minute of ingest deltas: peak resident memory of the process', value: Math.max(...merges.map((m) => m.peakMb)), unit: 'MB' });
+    const hourShare = 3600 / simulatedS / options.scale;
+    for (const [step, at, share] of [['fold of the closed hour into symbol-hour files', start + HOUR + SETTLE_MS + 60_000, hourShare],
+      ['fold of the closed day into symbol-day files', Math.floor(start / DAY) * DAY + DAY + SETTLE_MS + 60_000, 24 * hourShare]] as const) {
       now = at;
       const measured = peak.reset();
       const t = performance.now();
       const report = await compactArchive(deps);
-      const ms = performance.now() - t;
+      const s = (performance.now() - t) / 1000;
       rewritten += report.rowsWritten;
-      figure({ name: `compaction, ${step}: time`, value: ms / 1000, unit: 's' },
-        `${(ms / 1000).toFixed(1)} s for ${report.rowsWritten.toLocaleString()} rows; a BTC hour projects to ${((ms / 1000) * hourRowsShare / options.scale).toFixed(0)} s (goal <= 60 s)`);
-      figure({ name: `compaction, ${step}: time projected to one BTC hour`, value: (ms / 1000) * hourRowsShare / options.scale, unit: 's' }, 'rows grow with the hour, so time does');
+      figure({ name: `compaction, ${step}: time`, value: s, unit: 's' }, `${s.toFixed(1)} s for ${report.rowsWritten.toLocaleString()} rows`);
+      // Time grows with the rows a step rewrites: an hour fold holds a BTC hour, a day fold a BTC day.
+      figure({ name: `compaction, ${step}: time projected to BTC's ${share === hourShare ? 'hour' : 'day'} in one step`, value: s * share, unit: 's' },
+        `${(s * share).toFixed(0)} s (goal <= 60 s a step)`);
       if (measured) figure({ name: `compaction, ${step}: peak resident memory of the process`, value: peak.mb(), unit: 'MB' });
     }
     figure({ name: 'compaction: rows rewritten per row ingested (goal <= 3)', value: rewritten / ingestedRows, unit: 'rows' });
