@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { DuckDBInstance, listValue, LIST, VARCHAR, BIGINT } from '@duckdb/node-api';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { SETTLE_MS, compactArchive } from '../../functions/core/archive/compact.ts';
+import { DAY_FOLD_STEP_ROWS, SETTLE_MS, compactArchive } from '../../functions/core/archive/compact.ts';
 import { visibleFiles } from '../../functions/core/archive/files.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { startScratchEmulators } from '../../functions/local/scratch-emulators.ts';
@@ -75,14 +75,16 @@ export async function benchVenueRate(options: { minutes: number; scale: number; 
     let restingInCheckpoints = generator.resting;
     const batches = venueBatches(generator, end);
     // The schedule compacts every minute: each run merges the minute's ingest deltas of the open hour.
-    const merges: { ms: number; rows: number; peakMb: number }[] = [];
+    const merges: { ms: number; cpuMs: number; rows: number; peakMb: number }[] = [];
     let rewritten = 0;
     const merge = async (at: number) => {
       now = at;
       const measured = peak.reset();
       const t = performance.now();
+      const cpu = process.cpuUsage();
       const report = await compactArchive(deps);
-      merges.push({ ms: performance.now() - t, rows: report.rowsWritten, peakMb: measured ? peak.mb() : Number.NaN });
+      const used = process.cpuUsage(cpu);
+      merges.push({ ms: performance.now() - t, cpuMs: (used.user + used.system) / 1000, rows: report.rowsWritten, peakMb: measured ? peak.mb() : Number.NaN });
       rewritten += report.rowsWritten;
     };
     let nextMerge = start + 60_000;
@@ -117,6 +119,10 @@ export async function benchVenueRate(options: { minutes: number; scale: number; 
     figure({ name: 'ingest: one worker over real time at the BTC rate (goal >= 1.0x)', value: perWorker / btcRowsPerS, unit: 'x' },
       `${(perWorker / btcRowsPerS).toFixed(2)}x (BTC writes ${Math.round(btcRowsPerS).toLocaleString()} rows/s)`);
     figure({ name: `ingest: workers needed exchange-wide (${EXCHANGE_OVER_BTC.toFixed(2)}x BTC)`, value: Math.ceil((EXCHANGE_OVER_BTC * btcRowsPerS) / perWorker), unit: 'workers' });
+    // The same by CPU time: what a worker with a core of its own does, whatever else loads this machine.
+    const perCpu = rows / (ingestCpuMs / 1000);
+    figure({ name: 'ingest: one worker over real time at the BTC rate, by CPU time', value: perCpu / btcRowsPerS, unit: 'x' });
+    figure({ name: `ingest: workers needed exchange-wide, by CPU time`, value: Math.ceil((EXCHANGE_OVER_BTC * btcRowsPerS) / perCpu), unit: 'workers' });
     const snapshots = byFormat.get('node_l4_snapshot')!;
     figure({ name: `ingest: one L4 snapshot of ${Math.round(restingInCheckpoints / checkpoints).toLocaleString()} orders`, value: snapshots.ms / checkpoints, unit: 'ms', samples: checkpoints });
 
@@ -126,23 +132,33 @@ export async function benchVenueRate(options: { minutes: number; scale: number; 
     const longest = merges.reduce((a, b) => (b.ms > a.ms ? b : a));
     figure({ name: 'compaction, merge of a minute of the open hour\'s ingest deltas (each scheduled run): longest', value: longest.ms / 1000, unit: 's', samples: merges.length },
       `${(longest.ms / 1000).toFixed(1)} s for ${longest.rows.toLocaleString()} rows (runs: ${merges.map((m) => (m.ms / 1000).toFixed(1)).join(' ')} s; goal <= 60 s)`);
+    figure({ name: 'compaction, merge of a minute of ingest deltas: CPU seconds of the longest run', value: longest.cpuMs / 1000, unit: 's' });
     figure({ name: 'compaction, merge of a minute of ingest deltas: peak resident memory of the process', value: Math.max(...merges.map((m) => m.peakMb)), unit: 'MB' });
     const hourShare = 3600 / simulatedS / options.scale;
+    let hourFoldRows = 0;
     for (const [step, at, share] of [['fold of the closed hour into symbol-hour files', start + HOUR + SETTLE_MS + 60_000, hourShare],
       ['fold of the closed day into symbol-day files', Math.floor(start / DAY) * DAY + DAY + SETTLE_MS + 60_000, 24 * hourShare]] as const) {
       now = at;
       const measured = peak.reset();
       const t = performance.now();
+      const cpu = process.cpuUsage();
       const report = await compactArchive(deps);
       const s = (performance.now() - t) / 1000;
+      const used = process.cpuUsage(cpu);
       rewritten += report.rowsWritten;
+      if (share === hourShare) hourFoldRows = report.rowsWritten;
       figure({ name: `compaction, ${step}: time`, value: s, unit: 's' }, `${s.toFixed(1)} s for ${report.rowsWritten.toLocaleString()} rows`);
       // Time grows with the rows a step rewrites: an hour fold holds a BTC hour, a day fold a BTC day.
       figure({ name: `compaction, ${step}: time projected to BTC's ${share === hourShare ? 'hour' : 'day'} in one step`, value: s * share, unit: 's' },
         `${(s * share).toFixed(0)} s (goal <= 60 s a step)`);
+      figure({ name: `compaction, ${step}: CPU seconds`, value: (used.user + used.system) / 1e6, unit: 's' });
       if (measured) figure({ name: `compaction, ${step}: peak resident memory of the process`, value: peak.mb(), unit: 'MB' });
     }
     figure({ name: 'compaction: rows rewritten per row ingested (goal <= 3)', value: rewritten / ingestedRows, unit: 'rows' });
+    // A BTC day at the venue's rate is past the day fold's step bound: its hour files are its last tier.
+    const btcDayRows = (rows / simulatedS / options.scale) * 86_400;
+    figure({ name: `compaction: rows rewritten per row ingested, a BTC day (${(btcDayRows / 1e6).toFixed(0)} M rows${btcDayRows > DAY_FOLD_STEP_ROWS ? ', kept in hour files' : ''})`,
+      value: btcDayRows > DAY_FOLD_STEP_ROWS ? (merges.reduce((n, m) => n + m.rows, 0) + hourFoldRows) / ingestedRows : rewritten / ingestedRows, unit: 'rows' });
 
     // Storage, from the day files a reader sees.
     const filesOf = async (dataset: Dataset) => (await Promise.all(generator.markets.map(async ({ symbol }) =>
