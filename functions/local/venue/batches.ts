@@ -1,6 +1,6 @@
 /**
  * The generator's blocks gathered into ingest batches of whole blocks (a streamed batch must hold
- * whole blocks, node-streamed.ts), cut once the order statuses reach `statusLines` (about 40 MB of
+ * whole blocks, node-streamed.ts), cut once the order statuses reach `statusLines` (about 50 MB of
  * them at the default): one batch per streamed format over the same blocks, and an L4 snapshot
  * whenever a checkpoint interval has passed, as a node operator's poller of the info server takes it.
  */
