@@ -4,7 +4,7 @@
  * `npm run ingest` to bring in: `node_order_statuses_streaming/hourly/<YYYYMMDD>/<H>`, the same for
  * `node_raw_book_diffs_streaming` and `node_fills_streaming`, one event a line, the hourly file
  * turning by the clock; and `node_l4_snapshot/<height>`, the starting book and one every 5 minutes
- * (ingest times each by its block in the same run). BTC alone writes about 300 MB a minute.
+ * (ingest times each by its block in the same run). BTC alone writes about 350 MB a minute.
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
