@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --soak-minutes N --soak-idle-minutes N --cost-deliveries N --first-start-days N --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,delivery-cost,detection,positions,export,quality,previews,first-start,soak]`:
+ * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --soak-minutes N --soak-idle-minutes N --cost-deliveries N --first-start-days N --minutes N --scale S --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,delivery-cost,detection,positions,export,quality,previews,venue-rate,first-start,soak]`:
  * prints speed and memory figures, merges each bench's into `bench/bench-results.json` and renders
  * `bench/RESULTS.md` from it (bench/results.ts). Benchmarks print; tests never assert on time.
  */
@@ -23,6 +23,7 @@ import { benchPreviews } from './previews.ts';
 import { benchSoak } from './soak.ts';
 import { benchQuality } from './quality.ts';
 import { benchFirstStart } from './first-start.ts';
+import { benchVenueRate } from './venue-rate/bench.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -31,7 +32,8 @@ process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
 const { values } = parseArgs({
   options: { hours: { type: 'string', default: '12' }, deliveries: { type: 'string', default: '2000' }, 'cost-deliveries': { type: 'string', default: '100' }, 'detection-batches': { type: 'string', default: '20' }, 'day-hours': { type: 'string', default: '24' },
     days: { type: 'string', default: '30' }, symbols: { type: 'string', default: '1' }, only: { type: 'string' },
-    'soak-minutes': { type: 'string', default: '10' }, 'first-start-days': { type: 'string', default: '3' }, 'soak-idle-minutes': { type: 'string', default: '2' } },
+    'soak-minutes': { type: 'string', default: '10' }, 'first-start-days': { type: 'string', default: '3' }, 'soak-idle-minutes': { type: 'string', default: '2' },
+    minutes: { type: 'string', default: '10' }, scale: { type: 'string', default: '1' } },
 });
 const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   archive: () => benchArchive({ hours: Number(values.hours) }),
@@ -51,6 +53,8 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   export: benchExport,
   quality: benchQuality,
   previews: benchPreviews,
+  // The venue's rate (issue 43): `--minutes` of BTC's mainnet figures (`--scale 3.8`: exchange-wide) ingested, compacted and read.
+  'venue-rate': () => benchVenueRate({ minutes: Number(values.minutes), scale: Number(values.scale) }),
   // A first `npm start` (3 days seeded by default, as `npm start`'s own): minutes of CPU.
   'first-start': () => benchFirstStart({ days: Number(values['first-start-days']) }),
   // Last: a 10-minute load and a 2-minute idle on the whole local cloud (`--only soak --soak-minutes 2` for a short one).

@@ -11,6 +11,7 @@ import { readMinuteCandles } from '../../functions/core/archive/read-candles.ts'
 import { readWindow } from '../../functions/core/archive/read-pages.ts';
 import { windowSource } from '../../functions/core/archive/read.ts';
 import { unsettledFrom } from '../../functions/core/archive/layout.ts';
+import { visibleFiles } from '../../functions/core/archive/files.ts';
 import type { ArchiveDeps } from '../../functions/ports/archive.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
@@ -199,5 +200,39 @@ describe('a closing day with many markets', () => {
       const candles = await readMinuteCandles(deps, { family: 'perpx', symbol, from: day, to: day + DAY - 1 });
       expect(candles.map((c) => c.trade_count), symbol).toEqual([1, 1, 1, 1, 1, 1]);
     }
+  });
+});
+
+describe('a symbol-day too big for a fold step', () => {
+  it('keeps its hour files as its last tier while the other symbols fold, every row once, late rows too', async () => {
+    // Prepare: in hours 1 and 2 of a day, BIG trades every 2 s (3,600 rows) and SMALL every minute (120).
+    const day = D0 + 30 * DAY;
+    const records = [0, 1].flatMap((h) => [
+      ...Array.from({ length: 1_800 }, (_, k) => trade({ ts: day + (h + 1) * HOUR + k * 2_000, trade_id: 8_000_000 + h * 10_000 + k, symbol: 'BIG', size: '1' })),
+      ...Array.from({ length: 60 }, (_, k) => trade({ ts: day + (h + 1) * HOUR + k * MINUTE + 7, trade_id: 8_100_000 + h * 1_000 + k, symbol: 'SMALL', size: '1' })),
+    ]);
+    now = day + 3 * HOUR;
+    await ingestBatch(deps, 'normalized', jsonl(records));
+    now = day + 3 * HOUR + SETTLE_MS + MINUTE;
+    await compactArchive(deps, { datasets: ['trades'], families: ['perpx'] });
+    const ids = (symbol: string, of: readonly NormalizedRecord[]) => of.filter((r) => r.symbol === symbol).map((r) => (r as { trade_id: number }).trade_id).sort((a, b) => a - b);
+    const read = async (symbol: string) => (await readWindow(deps, { dataset: 'trades', family: 'perpx', symbol, from: day, to: day + DAY - 1, limit: 100_000 })).rows.map((r) => Number(r.trade_id)).sort((a, b) => a - b);
+
+    // Act: the day closes with a fold step of 1,000 rows; then a late BIG row arrives.
+    now = day + DAY + SETTLE_MS + MINUTE;
+    await compactArchive(deps, { datasets: ['trades'], families: ['perpx'], dayFoldStepRows: 1_000 });
+    const folded = await deps.manifest.compactedFilesOfDay('trades', 'perpx', '2026-11-04');
+    const late = [trade({ ts: day + HOUR + 1, trade_id: 8_200_000, symbol: 'BIG', size: '1' })];
+    await ingestBatch(deps, 'normalized', jsonl(late));
+    now += MINUTE;
+    await compactArchive(deps, { datasets: ['trades'], families: ['perpx'], dayFoldStepRows: 1_000 });
+
+    // Assess: BIG stayed in its two hour files, SMALL is one day file; each serves every row once.
+    expect(visibleFiles(folded, []).map((f) => [f.symbol, f.tier ?? 'day', f.hour]).sort()).toEqual([['BIG', 'hour', 1], ['BIG', 'hour', 2], ['SMALL', 'day', undefined]]);
+    expect(await read('SMALL')).toEqual(ids('SMALL', records));
+    expect(await read('BIG')).toEqual(ids('BIG', [...records, ...late]));
+    expect(await deps.manifest.deltaFiles('trades', 'perpx', '2026-11-04', '2026-11-04')).toEqual([]);
+    const candles = await readMinuteCandles(deps, { family: 'perpx', symbol: 'BIG', from: day, to: day + DAY - 1 });
+    expect(candles.map((c) => ({ ts: c.ts, trade_count: c.trade_count, volume: c.volume }))).toEqual(candlesOf([...records, ...late], 'BIG'));
   });
 });

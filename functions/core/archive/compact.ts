@@ -116,6 +116,7 @@ async function mergeSlot(
  */
 async function compactDay(
   deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, deltas: ArchiveFile[], report: CompactionReport, mayFold: () => boolean,
+  dayFoldStepRows = DAY_FOLD_STEP_ROWS,
 ): Promise<void> {
   const now = deps.clock.now();
   const existing = await deps.manifest.compactedFilesOfDay(dataset, family, day);
@@ -132,24 +133,48 @@ async function compactDay(
     if (!mayFold()) return;
     await mergeSlot(deps, dataset, family, day, { tier: 'hour', hour }, merged.filter((d) => d.hour === hour), existing, report);
   }
-  if (closed) await foldDay(deps, dataset, family, day, report, mayFold);
+  if (closed) await foldDay(deps, dataset, family, day, report, mayFold, dayFoldStepRows);
 }
 
 /** Symbols folded into day files per step of a closing day's fold (the budget is checked between steps). */
 const DAY_FOLD_STEP_SYMBOLS = 16;
 
 /**
- * Folds a closed day, now hour files only, into day files a few symbols at a time, so a busy
- * day's close spreads over several runs; the derived dataset's day is rebuilt once per run, from
- * the day files written and the previous derived rows of every other symbol.
+ * Rows one step of a day's fold rewrites at most. A symbol whose day holds more keeps its hour files
+ * as its last tier: at the venue's rate a BTC day of order events is a billion rows, which no step
+ * of bounded time and memory rewrites (issue 43; the venue-rate bench measures the rewrite rate).
  */
-async function foldDay(deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, report: CompactionReport, mayFold: () => boolean): Promise<void> {
+export const DAY_FOLD_STEP_ROWS = 5_000_000;
+
+/**
+ * Folds a closed day, now hour files only, into day files a few symbols at a time (at most
+ * `DAY_FOLD_STEP_SYMBOLS`, and `stepRows` rows, a step), so a busy day's close spreads over several
+ * runs; the derived dataset's day is rebuilt once per run, from the day files written and the
+ * previous derived rows of every other symbol.
+ */
+async function foldDay(
+  deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, report: CompactionReport, mayFold: () => boolean, stepRows: number,
+): Promise<void> {
   const existing = await deps.manifest.compactedFilesOfDay(dataset, family, day);
-  const pending = [...visibleBySymbol(existing)].filter(([, files]) => files.some((f) => f.tier === 'hour')).map(([symbol]) => symbol).sort();
+  const { perSymbol } = DATASETS[dataset];
+  const pending = [...visibleBySymbol(existing)]
+    .filter(([, files]) => files.some((f) => f.tier === 'hour'))
+    .map(([symbol, files]) => ({ symbol, rows: files.reduce((n, f) => n + f.rows, 0) }))
+    .filter(({ rows }) => !perSymbol || rows <= stepRows)
+    .sort((a, b) => a.symbol.localeCompare(b.symbol));
+  const steps: { symbols: string[]; rows: number }[] = [];
+  for (const { symbol, rows } of pending) {
+    const last = steps.at(-1);
+    if (last && last.symbols.length < DAY_FOLD_STEP_SYMBOLS && last.rows + rows <= stepRows) {
+      last.symbols.push(symbol);
+      last.rows += rows;
+    } else {
+      steps.push({ symbols: [symbol], rows });
+    }
+  }
   const written: ArchiveFile[] = [];
-  for (let i = 0; i < pending.length; i += DAY_FOLD_STEP_SYMBOLS) {
+  for (const step of perSymbol ? steps.map((s) => s.symbols) : steps.length > 0 ? [['*']] : []) {
     if (!mayFold()) break;
-    const step = DATASETS[dataset].perSymbol ? pending.slice(i, i + DAY_FOLD_STEP_SYMBOLS) : ['*'];
     written.push(...await mergeSlot(deps, dataset, family, day, { tier: 'day' }, [], existing, report, { symbols: step, derive: false }));
   }
   if (written.length > 0) await rebuildAllDerived(deps, dataset, family, day, { tier: 'day' }, written, [], report);
@@ -163,6 +188,8 @@ export interface CompactionOptions {
    * next run); ingest deltas are always merged, so live reads stay a few files. No limit if absent.
    */
   foldBudgetMs?: number;
+  /** Rows a day-fold step rewrites at most (`DAY_FOLD_STEP_ROWS`); a symbol-day over it stays in hour files. */
+  dayFoldStepRows?: number;
 }
 
 export async function compactArchive(deps: ArchiveDeps, options: CompactionOptions = {}): Promise<CompactionReport> {
@@ -193,7 +220,7 @@ export async function compactArchive(deps: ArchiveDeps, options: CompactionOptio
       }
       try {
         for (const [day, dayDeltas] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
-          await compactDay(deps, dataset, family, day, dayDeltas, report, mayFold);
+          await compactDay(deps, dataset, family, day, dayDeltas, report, mayFold, options.dayFoldStepRows);
           report.partitions += 1;
         }
       } finally {

@@ -76,15 +76,16 @@ function validation(program: Program, action: Node, x: string): string {
 }
 
 /**
- * Statements checking a strict object's entries one by one in schema order, then unknown keys:
- * each refused entry or unknown key runs `refuse(<the key's expression>)`.
+ * Statements checking an object's entries one by one in schema order, then (a strict object's)
+ * unknown keys: each refused entry or unknown key runs `refuse(<the key's expression>)`.
  */
-function entriesStatements(program: Program, entries: Record<string, Node>, input: string, refuse: (key: string) => string): string {
+function entriesStatements(program: Program, entries: Record<string, Node>, input: string, refuse: (key: string) => string, strict = true): string {
   const statements = Object.entries(entries).map(([key, schema]) => {
     const name = JSON.stringify(key);
     const missing = schema.type === 'optional' ? '' : ` else ${refuse(name)}`;
     return `if (${name} in ${input}) { const v = ${input}[${name}]; if (!(${expression(program, schema, 'v')})) ${refuse(name)} }${missing}`;
   });
+  if (!strict) return statements.join('\n');
   const known = program.constant(entries);
   statements.push(`for (const key in ${input}) if (!Object.prototype.hasOwnProperty.call(${known}, key)) ${refuse('key')}`);
   return statements.join('\n');
@@ -116,8 +117,9 @@ function expression(program: Program, schema: Node, x: string): string {
     case 'tuple': // valibot's tuple ignores items past its own
       checks.push(`${program.predicate(['Array.isArray(x)', ...base.items!.map((item, i) => `${program.predicate(expression(program, item, 'x'))}(x[${i}])`)].join(' && '))}(${x})`);
       break;
+    case 'object':
     case 'strict_object': {
-      const entries = entriesStatements(program, base.entries!, 'x', () => 'return false;');
+      const entries = entriesStatements(program, base.entries!, 'x', () => 'return false;', base.type === 'strict_object');
       checks.push(`${program.helper(`if (!x || typeof x !== 'object') return false;\n${entries}\nreturn true;`)}(${x})`);
       break;
     }
@@ -126,6 +128,17 @@ function expression(program: Program, schema: Node, x: string): string {
   }
   for (const action of actions) checks.push(validation(program, action, x));
   return checks.join(' && ');
+}
+
+/**
+ * A predicate true exactly when valibot accepts a value (the node's line schemas, node-streamed.ts:
+ * a good line skips valibot, which then only words a refusal). Loose objects take unknown keys as
+ * valibot's `object` does; what valibot's output leaves out of them is never read.
+ */
+export function compiledCheck(schema: unknown): (value: unknown) => boolean {
+  const program = new Program();
+  const body = `return ${expression(program, schema as Node, 'x')};`;
+  return new Function('k', `${program.functions.join('\n')}\nreturn function check(x) {\n${body}\n};`)(program.constants) as (value: unknown) => boolean;
 }
 
 type RecordCheck = (record: Record<string, unknown>) => string | undefined;

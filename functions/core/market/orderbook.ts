@@ -13,6 +13,7 @@ import { readWindowJson } from '../archive/read-pages.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import { L4Book, type BookOrder, type CheckpointOrder, type Level } from '../book/l4-book.ts';
 import { type SequencedDiff } from '../book/level-walk.ts';
+import { nettedDiffsAfter } from './orderbook-net.ts';
 import { difference, midpoint, sumDecimals } from '../book/decimal.ts';
 import { page, startPage, windowPage, type JsonRows, type WindowParams } from './queries.ts';
 import { seriesSymbol } from './series.ts';
@@ -169,7 +170,26 @@ export async function firstCheckpoint(deps: ArchiveDeps, family: Family, symbol:
 export async function rebuild(deps: ArchiveDeps, req: BookRequest, throughBlock?: number): Promise<Rebuilt | undefined> {
   if (!isSymbolOf(req.family, req.symbol)) return undefined;
   const checkpoint = await newestCheckpoint(deps, req.family, req.symbol, req.at);
-  return checkpoint && rebuildFrom(deps, req.family, req.symbol, checkpoint, req.at, throughBlock);
+  if (!checkpoint) return undefined;
+  return throughBlock === undefined ? rebuildNetted(deps, req.family, req.symbol, checkpoint, req.at) : rebuildFrom(deps, req.family, req.symbol, checkpoint, req.at, throughBlock);
+}
+
+/**
+ * The book at `at` from the diffs netted in SQL (orderbook-net.ts), or from all of them when the
+ * window cannot be netted or an order it left out was resting in the checkpoint.
+ */
+async function rebuildNetted(deps: ArchiveDeps, family: Family, symbol: string, checkpoint: StoredCheckpoint, at: number): Promise<Rebuilt> {
+  const book = L4Book.fromCheckpoint(checkpoint.bids, checkpoint.asks);
+  const position: [number, number] = [Number(checkpoint.block_number), Number(checkpoint.seq)];
+  const rebuilt: Rebuilt = { book, checkpointTs: Number(checkpoint.ts), diffsApplied: 0, lastBlock: position[0], position };
+  const net = await nettedDiffsAfter(deps, family, symbol, rebuilt, at);
+  if (!net || net.dropped.some((oid) => book.order(oid) !== undefined)) {
+    applyAll(rebuilt, await diffsAfter(deps, family, symbol, rebuilt, at));
+    return rebuilt;
+  }
+  for (const diff of net.diffs) book.apply(diff);
+  if (net.last) Object.assign(rebuilt, { diffsApplied: net.count, lastBlock: net.last[0], position: net.last });
+  return rebuilt;
 }
 
 const sideTotal = (orders: readonly BookOrder[]) => Number(sumDecimals(orders.map((o) => o.size)));
