@@ -55,17 +55,34 @@ export function once<T>(build: () => T): () => T {
   };
 }
 
+/**
+ * The SDK's retries, per service, in one place. Every client retries throttling, 5xx answers and
+ * reset connections with jittered exponential backoff (the SDK's `standard` mode, 100 ms doubling up
+ * to 20 s). S3 runs `adaptive`: after a 503 `SlowDown` the client also slows its own sending, as S3
+ * asks. DynamoDB gets the most attempts: its throttles come in bursts, and every write the flows
+ * make is keyed or conditional (retrying a write that landed writes the same item again). What
+ * is left after these is the caller's: a queue message comes back, a state machine task retries, a
+ * request answers 503 with `Retry-After` (store-errors.ts).
+ */
+export const RETRY_SETTINGS = {
+  dynamodb: { maxAttempts: 6, retryMode: 'standard' },
+  s3: { maxAttempts: 5, retryMode: 'adaptive' },
+  sqs: { maxAttempts: 5, retryMode: 'standard' },
+  sfn: { maxAttempts: 4, retryMode: 'standard' },
+  secrets: { maxAttempts: 3, retryMode: 'standard' },
+} as const;
+
 export const dynamoDocumentClient = once(() =>
-  DynamoDBDocumentClient.from(traced(new DynamoDBClient({ region: config().AWS_REGION })), {
+  DynamoDBDocumentClient.from(traced(new DynamoDBClient({ region: config().AWS_REGION, ...RETRY_SETTINGS.dynamodb })), {
     marshallOptions: { removeUndefinedValues: true },
   }),
 );
 
 // The configured endpoint, not the queue URL's host: locally the URLs name the emulator behind
 // the SQS journal, and every message must pass the journal (functions/local/sqs-journal.ts).
-export const sqsClient = once(() => traced(new SQSClient({ region: config().AWS_REGION, useQueueUrlAsEndpoint: false })));
+export const sqsClient = once(() => traced(new SQSClient({ region: config().AWS_REGION, useQueueUrlAsEndpoint: false, ...RETRY_SETTINGS.sqs })));
 
-export const s3Client = once(() => traced(new S3Client({ region: config().AWS_REGION, forcePathStyle: config().S3_FORCE_PATH_STYLE })));
+export const s3Client = once(() => traced(new S3Client({ region: config().AWS_REGION, forcePathStyle: config().S3_FORCE_PATH_STYLE, ...RETRY_SETTINGS.s3 })));
 
 export const accountStore = once((): AccountStore =>
   dynamoAccountStore(dynamoDocumentClient(), requireSetting(config(), TABLES.accounts.envVar)),
@@ -119,7 +136,7 @@ export const exportObjects = once((): ExportObjects => s3ExportObjects(s3Client(
 
 /** Executions of the export state machine. */
 export const exportWorkflows = once((): Workflows<ExportExecutionInput> =>
-  sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION })), requireSetting(config(), STATE_MACHINES.export.envVar)),
+  sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION, ...RETRY_SETTINGS.sfn })), requireSetting(config(), STATE_MACHINES.export.envVar)),
 );
 
 /** Replay jobs and their occurrences, in the webhooks table. */
@@ -127,7 +144,7 @@ export const replayStore = once((): ReplayStore => dynamoReplayStore(dynamoDocum
 
 /** Executions of the replay state machine. */
 export const replayWorkflows = once((): Workflows<ReplayExecutionInput> =>
-  sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION })), requireSetting(config(), STATE_MACHINES.replay.envVar)),
+  sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION, ...RETRY_SETTINGS.sfn })), requireSetting(config(), STATE_MACHINES.replay.envVar)),
 );
 
 /** The archive manifest alone (DynamoDB), for functions that plan from it without reading Parquet. */
@@ -147,7 +164,7 @@ export const latencyStore = once((): LatencyStore =>
 
 /** A rotation reaches every container within this long (the secret is read again after it). */
 const CURSOR_KEYS_REFRESH_MS = 5 * 60_000;
-const secretsClient = once(() => traced(new SecretsManagerClient({ region: config().AWS_REGION })));
+const secretsClient = once(() => traced(new SecretsManagerClient({ region: config().AWS_REGION, ...RETRY_SETTINGS.secrets })));
 let cursorRing: { ring: Promise<CursorKeyRing>; readAt: number; config: Config } | undefined;
 
 /** The cursor key ring: CURSOR_KEYS as configured, or the cursor-keys secret, read at most every 5 minutes. */

@@ -13,6 +13,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { AppError, errorBody, toAppError } from '../core/errors.ts';
+import { storeUnavailableAsAppError } from './store-errors.ts';
 import { isPlanName } from '../core/plans.ts';
 import type { Caller } from '../core/accounts.ts';
 import * as v from 'valibot';
@@ -352,7 +353,7 @@ export function httpRouteGroup<Ops extends Readonly<Record<string, OperationSpec
     try {
       response = await withinDeadline(dispatch(selected, event, requestId), context);
     } catch (thrown) {
-      const error = toAppError(thrown);
+      const error = toAppError(storeUnavailableAsAppError(thrown));
       if (error.status >= 500) {
         logger.error('request failed', { error_code: error.code, cause: error.cause ?? thrown });
         metrics.addMetric('ServerError', MetricUnit.Count, 1);
