@@ -39,7 +39,11 @@ export const FaultRuleSchema = v.pipe(
     landed: v.optional(v.boolean(), false),
     latencyMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000))),
     afterMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(15 * 60_000))),
-    /** At most this many injections by the rule (e.g. each kill point once). */
+    /**
+     * At most this many injections by the rule, all on the first request it fails and that
+     * request's retries (the same path or body): one call failed through every SDK attempt, as a
+     * function killed at that point would leave it.
+     */
     limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   }),
   v.check((rule) => rule.fault !== 'duplicate' || (rule.service === 'sqs' && (rule.operation ?? 'ReceiveMessage') === 'ReceiveMessage'), 'duplicate applies to SQS ReceiveMessage only'),

@@ -93,6 +93,8 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
   let plan = initial;
   let draw = seeded(plan.seed);
   const used = new Map<FaultRule, number>();
+  /** The request a rule with a limit fails (its first match): its retries fail with it, as one killed call. */
+  const stuck = new Map<FaultRule, string>();
   const requests = Object.fromEntries(FAULT_SERVICES.map((s) => [s, 0])) as Record<FaultService, number>;
   const injected: Record<string, number> = {};
   const count = (label: string) => { injected[label] = (injected[label] ?? 0) + 1; };
@@ -109,9 +111,10 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
       if (rule.service !== service || (rule.operation !== undefined && rule.operation !== operation)) continue;
       if (rule.fault === 'duplicate') continue; // applied to the answer, message by message
       if (rule.match !== undefined && !new RegExp(rule.match).test(subject)) continue;
-      if (rule.limit !== undefined && (used.get(rule) ?? 0) >= rule.limit) continue;
+      if (rule.limit !== undefined && ((used.get(rule) ?? 0) >= rule.limit || (stuck.has(rule) && stuck.get(rule) !== subject))) continue;
       if (draw() >= rule.rate) continue;
       used.set(rule, (used.get(rule) ?? 0) + 1);
+      if (rule.limit !== undefined) stuck.set(rule, subject);
       return rule;
     }
     return undefined;
@@ -228,6 +231,7 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
       plan = next;
       draw = seeded(next.seed);
       used.clear();
+      stuck.clear();
     },
     report: () => ({ requests: { ...requests }, injected: { ...injected } }),
     async stop() {
