@@ -17,7 +17,8 @@ export type FaultService = (typeof FAULT_SERVICES)[number];
  * - `reset`: the connection is closed without an answer.
  * - `latency`: the request is held `latencyMs` before it goes on.
  * - `duplicate` (SQS `ReceiveMessage` only): each message received is handed out once more, at a
- *   later receive no sooner than `afterMs` (past the visibility timeout, if it is larger).
+ *   later receive no sooner than `afterMs`; with `visibilityS`, receives also ask for that visibility
+ *   timeout, so the queue itself hands a message out again while its first copy is still working.
  */
 export const FAULT_KINDS = ['throttle', 'server-error', 'reset', 'latency', 'duplicate'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -39,6 +40,7 @@ export const FaultRuleSchema = v.pipe(
     landed: v.optional(v.boolean(), false),
     latencyMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000))),
     afterMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(15 * 60_000))),
+    visibilityS: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(43_200))),
     /**
      * At most this many injections by the rule, all on the first request it fails and that
      * request's retries (the same path or body): one call failed through every SDK attempt, as a
@@ -48,6 +50,7 @@ export const FaultRuleSchema = v.pipe(
   }),
   v.check((rule) => rule.fault !== 'duplicate' || (rule.service === 'sqs' && (rule.operation ?? 'ReceiveMessage') === 'ReceiveMessage'), 'duplicate applies to SQS ReceiveMessage only'),
   v.check((rule) => rule.fault !== 'latency' || rule.latencyMs !== undefined, 'latency needs latencyMs'),
+  v.check((rule) => rule.visibilityS === undefined || rule.fault === 'duplicate', 'visibilityS applies to duplicate only'),
   v.check((rule) => !rule.landed || ['throttle', 'server-error', 'reset'].includes(rule.fault), 'landed applies to throttle, server-error and reset'),
 );
 export type FaultRule = v.InferOutput<typeof FaultRuleSchema>;

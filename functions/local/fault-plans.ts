@@ -48,12 +48,16 @@ export function killedAtWritePoints(seed: number): FaultPlan {
   return parseFaultPlan(plan);
 }
 
-/** Every SQS message handed out twice: half at once (the first copy still working), half after the visibility timeout. */
+/**
+ * Every SQS message handed out twice: half at once (the first copy still working), half `afterMs`
+ * later; and receives take a one-second visibility timeout, so a message whose first copy works
+ * longer comes back from the queue itself while it does.
+ */
 export function everyMessageTwice(seed: number, afterMs: number): FaultPlan {
   return parseFaultPlan({
     seed,
     rules: [
-      { service: 'sqs', fault: 'duplicate', rate: 0.5, afterMs: 0 },
+      { service: 'sqs', fault: 'duplicate', rate: 0.5, afterMs: 0, visibilityS: 1 },
       { service: 'sqs', fault: 'duplicate', rate: 1, afterMs },
     ],
   });

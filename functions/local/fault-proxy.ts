@@ -24,8 +24,9 @@ export interface FaultReport {
 export interface FaultProxies {
   /** The proxies' endpoints, to point SDK clients at. */
   endpoints: Endpoints;
-  /** Replaces the plan (and restarts its random draws from the plan's seed). */
+  /** Replaces the plan (and restarts its random draws from the plan's seed, and its report). */
   setPlan(plan: FaultPlan): void;
+  /** What the current plan has seen and injected. */
   report(): FaultReport;
   stop(): Promise<void>;
 }
@@ -122,7 +123,10 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
 
   const forward = (target: string, request: IncomingMessage, body: Buffer): Promise<Upstream> => new Promise((resolve, reject) => {
     // The Host header goes as signed: s3rver checks the SigV4 signature, which covers it.
-    const upstream = httpRequest(`${target}${request.url ?? '/'}`, { method: request.method, headers: request.headers, agent }, (answer) => {
+    // The body may be one the proxy rewrote (SQS): its own length, not the caller's.
+    const { 'transfer-encoding': _chunked, ...sent } = request.headers;
+    const headers = { ...sent, 'content-length': String(body.length) };
+    const upstream = httpRequest(`${target}${request.url ?? '/'}`, { method: request.method, headers, agent }, (answer) => {
       bodyOf(answer).then((buffer) => resolve({ status: answer.statusCode ?? 500, headers: answer.headers, body: buffer }), reject);
     });
     upstream.on('error', reject);
@@ -157,7 +161,9 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
       const successful = [...((answer.Successful ?? []) as unknown[]), ...ours.map((e) => ({ Id: e.Id }))];
       return { status: 200, headers: { 'content-type': JSON_TYPE }, body: Buffer.from(JSON.stringify({ ...answer, Successful: successful })) };
     }
-    const upstream = await forward(target, request, body);
+    const shortened = operation === 'ReceiveMessage' ? plan.rules.find((r) => r.service === 'sqs' && r.fault === 'duplicate' && r.visibilityS !== undefined) : undefined;
+    if (shortened) count('sqs ReceiveMessage visibility shortened');
+    const upstream = await forward(target, request, shortened ? Buffer.from(JSON.stringify({ ...input, VisibilityTimeout: shortened.visibilityS })) : body);
     if (operation !== 'ReceiveMessage' || upstream.status !== 200) return upstream;
     const answer = JSON.parse(upstream.body.toString('utf8') || '{}') as { Messages?: Record<string, unknown>[] };
     const messages = answer.Messages ?? [];
@@ -232,6 +238,8 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
       draw = seeded(next.seed);
       used.clear();
       stuck.clear();
+      for (const service of FAULT_SERVICES) requests[service] = 0;
+      for (const label of Object.keys(injected)) delete injected[label];
     },
     report: () => ({ requests: { ...requests }, injected: { ...injected } }),
     async stop() {

@@ -56,9 +56,11 @@ describe('the fault proxy', () => {
     const internal = await failure(sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'x' })));
     expect(internal?.$metadata?.httpStatusCode).toBe(500);
     for (const error of [throttled, slowDown, internal]) expect(isStoreUnavailable(error)).toBe(true);
+    expect(proxies.report().injected).toMatchObject({ 's3 GET throttle': 1, 'sqs SendMessage server-error': 1 });
     plan({ seed: 1, rules: [{ service: 's3', fault: 'reset', rate: 1 }] });
     expect(isStoreUnavailable(await failure(s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'nothing' }))))).toBe(true);
-    expect(proxies.report().injected).toMatchObject({ 's3 GET throttle': 1, 'sqs SendMessage server-error': 1, 's3 HEAD reset': 1 });
+    // A new plan, a new report.
+    expect(proxies.report()).toEqual({ requests: { dynamodb: 0, s3: 1, sqs: 0 }, injected: { 's3 HEAD reset': 1 } });
     proxies.setPlan(NO_FAULTS);
   });
 
@@ -100,6 +102,20 @@ describe('the fault proxy', () => {
     const deleted = await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: [{ Id: '0', ReceiptHandle: again!.ReceiptHandle! }] }));
     expect(deleted.Successful).toEqual([{ Id: '0' }]);
     expect(await receive()).toEqual([]);
+    proxies.setPlan(NO_FAULTS);
+  });
+
+  it('shortens the visibility timeout receives ask for, so the queue itself hands out a message still being worked on', async () => {
+    const { sqs } = through();
+    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'slow' }));
+    plan({ seed: 5, rules: [{ service: 'sqs', fault: 'duplicate', rate: 0, visibilityS: 1 }] });
+    const receive = async () => (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 300 }))).Messages ?? [];
+    const [first] = await receive();
+    expect(first?.Body).toBe('slow');
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    const [again] = await receive();
+    expect(again).toMatchObject({ MessageId: first!.MessageId, Body: 'slow' });
+    await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: [{ Id: '0', ReceiptHandle: again!.ReceiptHandle! }] }));
     proxies.setPlan(NO_FAULTS);
   });
 
