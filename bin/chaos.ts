@@ -16,7 +16,7 @@ import { invoke } from '../functions/local/invoke.ts';
 import { startReceiver } from '../functions/local/receiver.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { everyMessageTwice, flakyStores, killedAtWritePoints } from '../functions/local/fault-plans.ts';
-import { call, callPatiently, checkArchive, checkObjects, landBatch, newTally, readTrades, tradeBatches, type FlowTarget } from '../functions/local/fault-flows.ts';
+import { SYMBOLS, call, callPatiently, checkArchive, checkObjects, landBatch, newTally, readTrades, tradeBatches, type FlowTarget } from '../functions/local/fault-flows.ts';
 import { NO_FAULTS } from '../schemas/fault-plan.ts';
 import type { NormalizedRecord } from '../schemas/datasets.ts';
 
@@ -46,6 +46,8 @@ const reads = newTally();
 const landed: NormalizedRecord[] = [];
 const accepted = new Set<string>();
 const compactions = { ok: 0, failed: 0 };
+const RECENT = { from: Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000, to: Math.floor(Date.now() / 3_600_000) * 3_600_000 };
+const recent: NormalizedRecord[] = [];
 
 const compact = () => invoke('compact', {}).then(() => { compactions.ok += 1; return true; }, () => { compactions.failed += 1; return false; });
 const addReport = () => {
@@ -70,7 +72,12 @@ try {
       const queued = await callPatiently(target, newTally(), 'POST', `/v1/webhooks/endpoints/${endpoint.body.data.id}/test`);
       if (queued.status === 202) accepted.add(queued.body.data.event_id);
     }
-    await Promise.all([readTrades(target, reads, 'ETH', FIRST_DAY, FIRST_DAY + 2 * DAY).catch(() => undefined), compact()]);
+    // An hour that closed lately too: its deltas merge into a delta compaction, then an hour file.
+    const recentBatch = tradeBatches(roundSeed, 1, RECENT.from, 1 / 24)[0]!;
+    recent.push(...recentBatch);
+    await landBatch(target, new Date(RECENT.from).toISOString().slice(0, 10), `chaos-${round}-recent`, recentBatch);
+    // Reads while compaction runs: each symbol's whole window, every page (a 503 is asked again, as a client would).
+    await Promise.all([...SYMBOLS.map((symbol) => readTrades(target, reads, symbol, FIRST_DAY, FIRST_DAY + 2 * DAY).catch(() => undefined)), compact()]);
     // A killed run is completed by the next one (as the minute schedule would run it).
     for (let run = 0; run < 6 && !(await compact()); run += 1);
     addReport();
@@ -79,16 +86,25 @@ try {
   }
 
   // Faults off: the queues drain, compaction finishes what was killed, then the checks.
-  const expected = new Set(landed.map((r) => `${r.symbol}#${(r as { trade_id: number }).trade_id}`)).size;
   const settleBy = Date.now() + 5 * 60_000;
-  while ((await checkArchive(target, newTally(), landed, FIRST_DAY, FIRST_DAY + 2 * DAY)).read < expected && Date.now() < settleBy) await new Promise((r) => setTimeout(r, 2_000));
+  const settled = async (records: readonly NormalizedRecord[], from: number, to: number) => {
+    const expected = new Set(records.map((r) => `${r.symbol}#${(r as { trade_id: number }).trade_id}`)).size;
+    while ((await checkArchive(target, newTally(), records, from, to)).read < expected && Date.now() < settleBy) await new Promise((r) => setTimeout(r, 2_000));
+  };
+  await settled(landed, FIRST_DAY, FIRST_DAY + 2 * DAY);
+  await settled(recent, RECENT.from, RECENT.to);
   await compact();
-  const archive = await checkArchive(target, newTally(), landed, FIRST_DAY, FIRST_DAY + 2 * DAY);
+  const days = await checkArchive(target, newTally(), landed, FIRST_DAY, FIRST_DAY + 2 * DAY);
+  const hour = await checkArchive(target, newTally(), recent, RECENT.from, RECENT.to);
+  const archive = {
+    expected: days.expected + hour.expected, read: days.read + hour.read,
+    lost: [...days.lost, ...hour.lost], twice: [...days.twice, ...hour.twice], differing: [...days.differing, ...hour.differing],
+  };
   const deliverBy = Date.now() + 3 * 60_000;
   const missing = () => [...accepted].filter((id) => !receiver.requests.some((r) => r.headers['svc-event-id'] === id));
   while (missing().length > 0 && Date.now() < deliverBy) await new Promise((r) => setTimeout(r, 2_000));
   const received = new Set(receiver.requests.map((r) => String(r.headers['svc-event-id'])));
-  const objects = await checkObjects(target, archiveDeps(), DAYS);
+  const objects = await checkObjects(target, archiveDeps(), [...DAYS, ...new Set([RECENT.from, Date.now()].map((t) => new Date(t).toISOString().slice(0, 10)))]);
 
   console.log('\nInjected:');
   for (const [label, n] of Object.entries(injected).sort()) console.log(`  ${label.padEnd(40)} ${n}`);

@@ -105,13 +105,15 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
   const copied = new Map<string, number>();
   let handles = 0;
   const agent = new Agent({ keepAlive: true });
+  const patterns = new Map<string, RegExp>();
+  const matches = (source: string, subject: string) => (patterns.get(source) ?? patterns.set(source, new RegExp(source)).get(source)!).test(subject);
 
   /** The first rule matching the request whose draw comes up (one draw per matching rule). */
   const pick = (service: FaultService, operation: string, subject: string): FaultRule | undefined => {
     for (const rule of plan.rules) {
       if (rule.service !== service || (rule.operation !== undefined && rule.operation !== operation)) continue;
       if (rule.fault === 'duplicate') continue; // applied to the answer, message by message
-      if (rule.match !== undefined && !new RegExp(rule.match).test(subject)) continue;
+      if (rule.match !== undefined && !matches(rule.match, subject)) continue;
       if (rule.limit !== undefined && ((used.get(rule) ?? 0) >= rule.limit || (stuck.has(rule) && stuck.get(rule) !== subject))) continue;
       if (draw() >= rule.rate) continue;
       used.set(rule, (used.get(rule) ?? 0) + 1);
@@ -172,7 +174,7 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
       for (const message of messages) {
         const id = String(message.MessageId);
         if (copied.has(id) || draw() >= rule.rate) continue;
-        if (rule.match !== undefined && !new RegExp(rule.match).test(`${queueUrl}\n${String(message.Body)}`)) continue;
+        if (rule.match !== undefined && !matches(rule.match, `${queueUrl}\n${String(message.Body)}`)) continue;
         copied.set(id, now);
         const list = duplicates.get(queueUrl) ?? duplicates.set(queueUrl, []).get(queueUrl)!;
         list.push({ dueAt: now + (rule.afterMs ?? 0), message });
