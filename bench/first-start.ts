@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalCloud } from '../functions/local/cloud.ts';
 import { BACKGROUND_NICENESS } from '../functions/local/sandbox.ts';
+import { localSettings } from '../functions/local/settings.ts';
 import type { SeedProgress } from '../functions/local/demo-feed.ts';
 import { figure, percentile } from './stats.ts';
 
@@ -19,10 +20,16 @@ export async function benchFirstStart(options: { days: number }): Promise<void> 
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-first-start-'));
   const startedAt = performance.now();
   const startedWall = Date.now();
+  // npm start's defaults, from an environment that sets none.
+  const settings = localSettings({});
   let latest: SeedProgress | undefined;
   const cloud = await startLocalCloud({
     port: 0, dataDir, apiKeys: [{ key: KEY, plan: 'pro' }], schedules: true, logLevel: 'ERROR', niceness: BACKGROUND_NICENESS,
-    demo: { days: options.days, seed: 42, intensity: 0.3, l2IntervalMs: 120_000, orderLevelHours: 6, live: false, onProgress: (p) => { latest = p; } },
+    // npm start's demo: the newest hour first, then the older days.
+    demo: {
+      days: options.days, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000,
+      orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS, nearHours: settings.DEMO_NEAR_HOURS, live: false, onProgress: (p) => { latest = p; },
+    },
   });
   const answeringAt = performance.now();
   let seededAt: number | undefined;

@@ -9,8 +9,8 @@ import type { SeedProgress } from '../functions/local/demo-feed.ts';
 /** The seed's progress: batches ingested of those the seed writes, and where the simulation stands. */
 function seedProgress(label: string) {
   const bar = progressBar(label, 'batches');
-  return ({ written, total, ingested, records, simulatedTo }: SeedProgress) => {
-    bar.update(ingested, total, `${written} written, ${records.toLocaleString('en-US')} records, simulated to ${new Date(simulatedTo).toISOString().slice(0, 16)}Z`);
+  return ({ phase, written, total, ingested, records, simulatedTo }: SeedProgress) => {
+    bar.update(ingested, total, `${phase === 'near' ? 'newest hours' : 'older days (live already)'}: ${written} written, ${records.toLocaleString('en-US')} records, simulated to ${new Date(simulatedTo).toISOString().slice(0, 16)}Z`);
     if (ingested === total) bar.stop();
   };
 }
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     logLevel: settings.LOG_LEVEL,
     // A user's calls come before the seed and the background functions.
     niceness: BACKGROUND_NICENESS,
-    demo: settings.DEMO_DAYS > 0 ? { days: settings.DEMO_DAYS, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000, orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS, onProgress: seedProgress(`Seeding ${plural(settings.DEMO_DAYS, 'day')} of the demo market`) } : undefined,
+    demo: settings.DEMO_DAYS > 0 ? { days: settings.DEMO_DAYS, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000, orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS, nearHours: settings.DEMO_NEAR_HOURS, onProgress: seedProgress(`Seeding ${plural(settings.DEMO_DAYS, 'day')} of the demo market`) } : undefined,
   });
   const width = Math.max(...settings.LOCAL_API_KEYS.map((k) => k.key.length));
   console.log(`\nLocal cloud ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -15,7 +15,8 @@
  * resource per path, with a 405 mock naming its methods unless an ANY route answers them all.
  */
 import type { FunctionName } from './resources.ts';
-import { ROUTES, type HttpMethod, type RouteDef } from './routes.ts';
+import { ROUTES } from './routes.ts';
+import { type HttpMethod, type RouteDef } from './routes/operation.ts';
 
 export interface GatewayMethod {
   method: HttpMethod;

@@ -6,7 +6,8 @@
  */
 import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
-import { ROUTES, snakeCase, type RouteDef } from '../functions/routes.ts';
+import { ROUTES } from '../functions/routes.ts';
+import { snakeCase, type RouteDef } from '../functions/routes/operation.ts';
 import { paramMeta } from '../schemas/params.ts';
 
 export const MCP_SCOPES = ['mcp:market.read', 'mcp:webhooks.read', 'mcp:webhooks.write'] as const;

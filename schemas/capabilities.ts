@@ -18,8 +18,10 @@ export interface DataTypeDef {
 
 export const DATA_TYPES = {
   trades: { datasets: ['trades'], cadence: 'event' },
+  cvd: { datasets: ['trades'], cadence: 'interval', notes: 'Taker buy minus sell notional per bucket, from the trade tape; the running total restarts on every page.' },
   candles: { datasets: ['candles_1m'], cadence: 'interval', notes: 'Rolled up on demand from 1-minute candles; a bucket without trades has no bar.' },
   trigger_orders: { datasets: ['order_events'], cadence: 'event' },
+  order_history: { datasets: ['order_events'], cadence: 'event' },
   order_flow: { datasets: ['order_events'], cadence: 'interval' },
   instruments: { datasets: ['instruments'], cadence: 'reference', notes: 'Point in time: the registry as it stands now.' },
   oi: { datasets: ['open_interest'], cadence: 'sample' },

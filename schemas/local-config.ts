@@ -31,6 +31,11 @@ export const LocalConfigSchema = v.object({
    * would dwarf the rest). Native snapshots cover the whole seeded history; live L4 runs from here on.
    */
   DEMO_ORDER_LEVEL_HOURS: v.pipe(v.optional(v.string(), '6'), v.regex(/^\d+$/, 'must be a whole number of hours'), v.transform(Number), v.maxValue(720, 'must be at most 720')),
+  /**
+   * Hours seeded first on a first start, from a market that starts afresh there and goes on live at
+   * once; the older days follow (0: one continuous simulation from the first day, live after it).
+   */
+  DEMO_NEAR_HOURS: v.pipe(v.optional(v.string(), '1'), v.regex(/^\d+$/, 'must be a whole number of hours'), v.transform(Number), v.maxValue(720, 'must be at most 720')),
   /** Native L2 snapshot cadence per market in the demo market, seconds. */
   DEMO_L2_INTERVAL_S: v.pipe(v.optional(v.string(), '120'), v.regex(/^\d+$/, 'must be a whole number of seconds'), v.transform(Number), v.minValue(1, 'must be at least 1')),
   /**

@@ -5,14 +5,15 @@
  *                                                  partition indexes counted, done_parts)
  *   REPLAY#<job id> / OCC#<00017>#<00003>          a chunk of one partition's occurrences (JSON), oldest first
  *
- * A retried partition rewrites its chunks (the same keys); its progress is counted once.
+ * A retried partition rewrites its chunks (the same keys, and deletes any an earlier attempt wrote
+ * past its own); its progress is counted once.
  */
 import * as v from 'valibot';
-import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ReplayJobRecord, ReplayOccurrence, ReplayStore } from '../ports/replays.ts';
 import { REPLAY_STATES } from '../../schemas/replays.ts';
 import { ReplayOccurrence as ReplayOccurrenceSchema, StoredConfig } from '../../schemas/stored.ts';
-import { accountKey, getItem, isConditionFailure, transitionJob, type Item } from './dynamodb-webhook-table.ts';
+import { accountKey, getItem, isConditionFailure, queryAll, transitionJob, type Item } from './dynamodb-webhook-table.ts';
 import { json, parseItem } from './stored-item.ts';
 
 const jobKey = (accountId: string, jobId: string) => ({ pk: accountKey(accountId), sk: `REPLAY#${jobId}` });
@@ -98,6 +99,13 @@ export function dynamoReplayStore(client: DynamoDBDocumentClient, tableName: str
       for (const [i, json] of chunks.entries()) {
         await client.send(new PutCommand({ TableName: tableName, Item: { pk: `REPLAY#${jobId}`, sk: chunkSk(index, i), occurrences: json } }));
       }
+      // A retry that found fewer occurrences than an earlier attempt wrote fewer chunks: the earlier
+      // attempt's chunks past them would otherwise still be read as this partition's.
+      const stale = await queryAll(table, {
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to', ProjectionExpression: 'sk', ConsistentRead: true,
+        ExpressionAttributeValues: { ':pk': `REPLAY#${jobId}`, ':from': chunkSk(index, chunks.length), ':to': chunkSk(index, 99_999) },
+      });
+      for (const item of stale) await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: `REPLAY#${jobId}`, sk: item.sk } }));
       try {
         // One conditional update counts the partition and remembers that it did: a retry finds its index in done_parts.
         await client.send(new UpdateCommand({

@@ -26,6 +26,11 @@ export function s3ObjectStore(client: S3Client, bucket: string): ObjectStore {
     async download(key, etag, path) {
       // IfMatch makes S3 refuse a replaced object instead of serving bytes the manifest did not describe.
       const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, IfMatch: `"${etag}"` }));
+      // Checked again on the answer: the local S3 (s3rver) ignores If-Match and serves whatever is stored.
+      if (unquote(out.ETag) !== etag) {
+        (out.Body as Readable | undefined)?.destroy();
+        throw new Error(`Object ${key} in ${bucket} was replaced: its ETag is ${unquote(out.ETag)}, not ${etag}`);
+      }
       await pipeline(out.Body as Readable, createWriteStream(path));
     },
     async delete(keys) {

@@ -2,7 +2,7 @@
 import { AppError } from '../core/errors.ts';
 import type { BreadthFamily } from '../core/breadth/compute.ts';
 import { breadthHistory } from '../core/breadth/history.ts';
-import { BREADTH_OPERATIONS } from '../routes.ts';
+import { BREADTH_OPERATIONS } from '../routes/breadth.ts';
 import { breadthStore, clock } from '../shared/deps.ts';
 import { familyOf, httpRouteGroup, ok, type RequestContext } from '../shared/http.ts';
 

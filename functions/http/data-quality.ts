@@ -5,7 +5,7 @@ import { allCoverage, exchangeCoverage, getIncident, latencyReport, listIncident
 import { timedCache } from '../core/quality/cache.ts';
 import { archiveManifest, clock, incidentStore, latencyStore } from '../shared/deps.ts';
 import { httpRouteGroup, ok } from '../shared/http.ts';
-import { DATA_QUALITY_OPERATIONS } from '../routes.ts';
+import { DATA_QUALITY_OPERATIONS } from '../routes/data-quality.ts';
 
 const DAY_MS = 86_400_000;
 /** Longest symbol window: a year of days (the manifest is read per day range). */

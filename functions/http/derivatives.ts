@@ -2,7 +2,7 @@
 import { currentSample, seriesPage, seriesSymbol, type Series } from '../core/market/series.ts';
 import { marketFreshness, marketSummary } from '../core/market/summary.ts';
 import { liquidationVolumePage, liquidationsPage, userLiquidationsPage } from '../core/market/liquidations.ts';
-import { DERIVATIVES_OPERATIONS } from '../routes.ts';
+import { DERIVATIVES_OPERATIONS } from '../routes/derivatives.ts';
 import { AppError } from '../core/errors.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { clock } from '../shared/deps.ts';

@@ -3,7 +3,7 @@ import { cancelExport, createExport, downloadLink, getExport, listExports } from
 import type { Caller } from '../core/accounts.ts';
 import { archiveManifest, clock, exportObjects, exportStore, exportWorkflows } from '../shared/deps.ts';
 import { httpRouteGroup, ok, raw, type RequestContext } from '../shared/http.ts';
-import { EXPORT_OPERATIONS } from '../routes.ts';
+import { EXPORT_OPERATIONS } from '../routes/exports.ts';
 
 const caller = (ctx: RequestContext): Caller => ctx.account!;
 

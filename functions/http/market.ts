@@ -5,9 +5,11 @@
  */
 import { AppError } from '../core/errors.ts';
 import { candlesPage } from '../core/market/candles.ts';
+import { cvdPage } from '../core/market/cvd.ts';
+import { orderHistoryPage } from '../core/market/order-history.ts';
 import { instruments, orderFlowPage, recentTradesPage, tradesPage, triggerOrdersPage } from '../core/market/queries.ts';
 import { outcome, outcomesPage, spotPair, spotPairs } from '../core/market/registry-views.ts';
-import { MARKET_OPERATIONS } from '../routes.ts';
+import { MARKET_OPERATIONS } from '../routes/market.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { clock } from '../shared/deps.ts';
 import { cursorRoute, familyOf, httpRouteGroup, ok, okRows } from '../shared/http.ts';
@@ -21,6 +23,11 @@ export const handler = httpRouteGroup(MARKET_OPERATIONS, {
     family: familyOf(ctx), symbol: params.symbol, ...query,
   }, clock.now()), { symbol: params.symbol, venue: familyOf(ctx) }),
 
+  cvd: async ({ params, query }, ctx) => {
+    const { data, nextCursor, meta } = await cvdPage(archiveDeps(), { ...cursorRoute(ctx), family: familyOf(ctx), symbol: params.symbol, ...query }, clock.now());
+    return ok(data, { nextCursor, meta: { symbol: params.symbol, venue: familyOf(ctx), interval: query.interval, ...meta } });
+  },
+
   candles: async ({ params, query }, ctx) => {
     const family = familyOf(ctx);
     const page = await candlesPage(archiveDeps(), { ...cursorRoute(ctx), family, symbol: params.symbol, ...query }, clock.now());
@@ -30,6 +37,10 @@ export const handler = httpRouteGroup(MARKET_OPERATIONS, {
   },
 
   triggerOrders: async ({ params, query }, ctx) => okRows(await triggerOrdersPage(archiveDeps(), {
+    ...cursorRoute(ctx), family: familyOf(ctx), symbol: params.symbol, ...query,
+  }, clock.now()), { symbol: params.symbol, venue: familyOf(ctx) }),
+
+  orderHistory: async ({ params, query }, ctx) => okRows(await orderHistoryPage(archiveDeps(), {
     ...cursorRoute(ctx), family: familyOf(ctx), symbol: params.symbol, ...query,
   }, clock.now()), { symbol: params.symbol, venue: familyOf(ctx) }),
 

@@ -2,7 +2,7 @@
 import { bookSymbol, granularityMultiplier, l2Book, l2History, l3Book, l3History, l4Book, l4History, type BookHistoryRequest, type BookRequest } from '../core/market/orderbook.ts';
 import { l2DiffsPage, l4DiffsPage } from '../core/market/orderbook-diffs.ts';
 import { nativeBook, nativeBookHistory } from '../core/market/orderbook-native.ts';
-import { ORDERBOOK_OPERATIONS } from '../routes.ts';
+import { ORDERBOOK_OPERATIONS } from '../routes/orderbook.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { oneRequestView } from '../core/archive/files.ts';
 import { clock } from '../shared/deps.ts';

@@ -4,7 +4,7 @@ import { isPositionFamily, type PositionFamily } from '../core/positions/engine.
 import { positionsArrow } from '../core/positions/arrow.ts';
 import * as read from '../core/positions/read.ts';
 import * as marketRead from '../core/positions/market-read.ts';
-import { POSITIONS_OPERATIONS } from '../routes.ts';
+import { POSITIONS_OPERATIONS } from '../routes/positions.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { oneRequestView } from '../core/archive/files.ts';
 import { clock } from '../shared/deps.ts';

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { buildOpenApiDocument } from '../shared/openapi.ts';
-import { SYSTEM_OPERATIONS } from '../routes.ts';
+import { SYSTEM_OPERATIONS } from '../routes/system.ts';
 import { httpRouteGroup, noRouteError, ok, raw } from '../shared/http.ts';
 import { capabilities } from '../shared/capabilities.ts';
 import { REDOC_BUNDLE } from '../resources.ts';

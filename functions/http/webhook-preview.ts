@@ -10,7 +10,7 @@ import { announce } from '../core/detect/user-events.ts';
 import type { Caller } from '../core/accounts.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { breadthStore, clock, creditLedger, once, queueSender, replayStore, replayWorkflows, webhookStores } from '../shared/deps.ts';
-import { PREVIEW_OPERATIONS } from '../routes.ts';
+import { PREVIEW_OPERATIONS } from '../routes/webhooks.ts';
 import { httpRouteGroup, ok, type RequestContext } from '../shared/http.ts';
 
 const previewDeps = once(() => ({ store: webhookStores(), clock, archive: archiveDeps(), breadth: breadthStore(), references: archiveReferences(archiveDeps()) }));

@@ -12,7 +12,7 @@ import {
 import { clock, queueSender, webhookDestinations, webhookStores } from '../shared/deps.ts';
 import { listDeliveries, queueTestDelivery, redeliver } from '../core/webhooks/deliveries.ts';
 import { httpRouteGroup, ok, type RequestContext } from '../shared/http.ts';
-import { WEBHOOK_OPERATIONS } from '../routes.ts';
+import { WEBHOOK_OPERATIONS } from '../routes/webhooks.ts';
 
 const catalogue = EVENT_TYPES.map(publicDeclaration);
 const deliveryDeps = () => ({ store: webhookStores(), queues: queueSender(), clock });

@@ -126,11 +126,14 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     }
   }
   let scheduler: Scheduler | undefined;
+  // The positions job applies fills in time order and never goes back (a fill older than what it has
+  // built is quarantined), so while a seed writes days older than the live data it waits for them.
+  let seeding = options.demo !== undefined;
   const timeScale = config().LOCAL_TIME_SCALE ?? 1;
   // The scaled ladder parks its hourly rungs as in AWS, so a cloud with a time scale sweeps timers
   // even with its other schedules off.
   if (options.schedules !== false || timeScale > 1) {
-    scheduler = startScheduler(stateMachines, (name, error) => console.error(`[schedule] ${name} failed:`, error), timeScale, options.schedules === false);
+    scheduler = startScheduler(stateMachines, (name, error) => console.error(`[schedule] ${name} failed:`, error), timeScale, options.schedules === false, (name) => seeding && name === 'positions');
   }
 
   let demo: DemoFeed | undefined;
@@ -148,7 +151,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       }
       return span;
     });
-    seeded.catch(() => undefined);
+    void seeded.finally(() => { seeding = false; }).catch(() => undefined);
     demo = { ...feed, seeded };
   }
 

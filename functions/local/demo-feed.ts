@@ -7,6 +7,11 @@
  * the gap with the same market going on: books, positions and prices continue where they were.
  * The local cloud runs it in a process of its own (demo-feed-process.ts): the simulation is CPU
  * for minutes, and never on the gateway's event loop.
+ *
+ * With `nearHours`, a first start seeds the newest hours first: the market that goes on live starts
+ * afresh at their beginning, so the near past and live data are in within seconds; the older days
+ * follow from a second simulation that ends where the first begins (the one instant where the
+ * demo's history is not one continuous simulation: prices, books and positions start afresh).
  */
 import { fork } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -14,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { createUpstream } from './demo/upstream.ts';
+import { createUpstream, type Upstream } from './demo/upstream.ts';
 import { createDemoMarket, resumeDemoMarket, type DemoMarket } from './demo/market.ts';
 import { landingKey } from '../core/archive/layout.ts';
 import { batchIdOf } from '../core/archive/ingest.ts';
@@ -41,6 +46,11 @@ export interface DemoFeedOptions {
   extraCoreMarkets?: number;
   /** Hours of order-level (L4) diffs and checkpoints seeded before now; default all the seeded history. */
   orderLevelHours?: number;
+  /**
+   * On a first start, seed the last this many hours first and go live after them, the older days
+   * after (default 0: one continuous simulation from the start of the seed, as tests read it).
+   */
+  nearHours?: number;
   /** Go on writing a batch a second once seeded (default true; tests that read a settled archive turn it off). */
   live?: boolean;
   /** Called as seeding advances: at least once a simulated minute, and as batches are written and ingested. */
@@ -50,6 +60,8 @@ export interface DemoFeedOptions {
 }
 
 export interface SeedProgress {
+  /** Which span the simulation is in: the newest hours (then live) or the older days behind them. */
+  phase: 'near' | 'history';
   /** Batches written, of `total`, and ingested (the ingest function's manifest says done). */
   written: number; total: number; ingested: number;
   /** Records written so far. */
@@ -62,7 +74,9 @@ export interface SeedProgress {
 
 /** What a saved simulation must have been made with to be resumed. */
 interface FeedShape { seed: number; intensity: number; l2IntervalMs: number; extraCoreMarkets: number }
-interface FeedState { seed: number; through: number; shape?: FeedShape }
+/** `history`: the older days of a near-first seed, still to be written (a restart simulates them again; ingest skips batches it has). */
+interface FeedState { seed: number; through: number; shape?: FeedShape; history?: Span }
+interface Span { from: number; to: number }
 
 /** Live, the simulation is saved at most this often (a restart silently replays the rest). */
 const LIVE_SNAPSHOT_EVERY_MS = 60_000;
@@ -112,13 +126,19 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   // Resume where the last run stopped, but never reach back further than the seeding window.
   const earliest = Math.floor((now - options.days * 24 * HOUR) / HOUR) * HOUR;
   const resumed = resumedMarket(shape, saved, snapshotPath, earliest);
-  const start = resumed?.nowMs() ?? Math.max(saved?.through ?? earliest, earliest);
-  const market = resumed ?? createDemoMarket({ seed: options.seed, startMs: start, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, extraCoreMarkets: options.extraCoreMarkets });
+  // A first start with `nearHours` begins the market at the newest hours; the older days are a span of their own.
+  const nearFrom = Math.max(earliest, Math.floor((now - (options.nearHours ?? 0) * HOUR) / HOUR) * HOUR);
+  const firstStart = !resumed && saved === undefined;
+  let history: Span | undefined = firstStart ? (nearFrom > earliest ? { from: earliest, to: nearFrom } : undefined) : saved?.history;
+  const start = resumed?.nowMs() ?? (firstStart ? nearFrom : Math.max(saved?.through ?? earliest, earliest));
+  const newMarket = (startMs: number) =>
+    createDemoMarket({ seed: options.seed, startMs, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, extraCoreMarkets: options.extraCoreMarkets });
+  const market = resumed ?? newMarket(start);
+  /** Where this start's seed begins: the breadth history is computed from there once it is in. */
+  const seedFrom = Math.min(start, history?.from ?? start);
   const upstream = createUpstream(options.seed);
   // Order-level records before the cutoff are not seeded (the book is simulated all the same).
   const orderLevelFrom = options.orderLevelHours === undefined ? -Infinity : now - options.orderLevelHours * HOUR;
-  const seededPart = (records: readonly NormalizedRecord[]) =>
-    records.filter((r) => r.ts >= orderLevelFrom || (r.dataset !== 'l4_diffs' && r.dataset !== 'l4_checkpoints'));
   let through = start;
   let running = true;
   let snapshotAt = 0;
@@ -129,7 +149,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
       renameSync(`${snapshotPath}.partial`, snapshotPath);
       snapshotAt = through;
     }
-    writeFileSync(statePath, JSON.stringify({ seed: options.seed, through, shape } satisfies FeedState));
+    writeFileSync(statePath, JSON.stringify({ seed: options.seed, through, shape, ...(history && { history }) } satisfies FeedState));
   };
 
   let listed = 0;
@@ -142,47 +162,66 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   };
   noticeListings();
 
+  const target = Math.floor(Date.now() / 1000) * 1000;
+  const progress = { written: 0, ingested: 0, records: 0, total: Math.ceil((target - start) / SEED_BATCH_MS) + (history ? Math.ceil((history.to - history.from) / SEED_BATCH_MS) : 0) };
   const confirmed = new Set<string>();
-  const seeded = (async () => {
-    const target = Math.floor(Date.now() / 1000) * 1000;
-    const total = Math.ceil((target - start) / SEED_BATCH_MS);
-    const pending: string[] = [];
-    let records = 0;
-    let ingested = 0;
-    let written = 0;
-    const progress = (simulatedTo: number) => options.onProgress?.({ written, total, ingested, records, simulatedTo, seedingTo: target });
-    for (; through < target && running; written++) {
-      const until = Math.min(through + SEED_BATCH_MS, target);
+  const pending: string[] = [];
+  /** Simulates [from, to) of `simulation` a batch at a time and writes each batch; `afterBatch` hears where it got. */
+  const seedSpan = async (simulation: DemoMarket, simulationUpstream: Upstream, phase: SeedProgress['phase'], span: Span, afterBatch: (until: number) => void) => {
+    const tell = (simulatedTo: number) => options.onProgress?.({ phase, ...progress, simulatedTo, seedingTo: span.to });
+    for (let from = span.from; from < span.to && running;) {
+      const until = Math.min(from + SEED_BATCH_MS, span.to);
       // A minute at a time (the same records however `advance` is chunked), so a stop is heard
       // within one and the caller sees the simulation move.
       const simulated: NormalizedRecord[] = [];
-      for (let clock = through; clock < until && running;) {
+      for (let clock = from; clock < until && running;) {
         clock = Math.min(clock + MINUTE, until);
-        for (const record of seededPart(market.advance(clock, { orderLevel: clock > orderLevelFrom }))) simulated.push(record);
-        progress(clock);
+        const records = simulation.advance(clock, { orderLevel: clock > orderLevelFrom });
+        for (const record of records) if (record.ts >= orderLevelFrom || (record.dataset !== 'l4_diffs' && record.dataset !== 'l4_checkpoints')) simulated.push(record);
+        tell(clock);
         await new Promise((r) => setImmediate(r));
       }
-      if (!running) break;
-      noticeListings();
-      const batch = upstream.apply(simulated, through, until);
-      records += batch.length;
-      pending.push(await putBatch(options, through, until, serialize(batch)));
-      through = until;
-      save(true);
-      ingested = await countIngested(options.manifest, pending, confirmed);
-      progress(until);
+      if (!running) return;
+      const batch = simulationUpstream.apply(simulated, from, until);
+      progress.records += batch.length;
+      pending.push(await putBatch(options, from, until, serialize(batch)));
+      progress.written++;
+      from = until;
+      afterBatch(until);
+      progress.ingested = await countIngested(options.manifest, pending, confirmed);
+      tell(until);
     }
-    while (running && ingested < pending.length) {
+    while (running && progress.ingested < pending.length) {
       await new Promise((r) => setTimeout(r, 250));
-      ingested = await countIngested(options.manifest, pending, confirmed);
-      progress(through);
+      progress.ingested = await countIngested(options.manifest, pending, confirmed);
+      tell(span.to);
     }
-    return { from: start, to: target };
+  };
+
+  // The newest span first (all of it, on a start without `nearHours`), and live at once after it.
+  const near = seedSpan(market, upstream, 'near', { from: start, to: target }, (until) => {
+    through = until;
+    noticeListings();
+    save(true);
+  });
+  // Then the older days, from a simulation of their own, while live batches go on.
+  const seeded = (async () => {
+    await near;
+    if (history && running) {
+      const span = history;
+      const older = newMarket(span.from);
+      await seedSpan(older, createUpstream(options.seed), 'history', span, () => undefined);
+      if (running) {
+        history = undefined;
+        save(false);
+      }
+    }
+    return { from: seedFrom, to: target };
   })();
 
-  // After seeding: one batch per second of market time, as it happens.
+  // After the newest span: one batch per second of market time, as it happens.
   const live = (async () => {
-    await seeded;
+    await near;
     while (running && options.live !== false) {
       const until = Math.floor(Date.now() / 1000) * 1000;
       if (until > through) {

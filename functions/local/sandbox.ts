@@ -7,7 +7,7 @@
  * Each child is given its own file cache and scratch directory, as a Lambda sandbox has its own /tmp.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FunctionName } from '../resources.ts';
@@ -39,7 +39,8 @@ const CHILD = fileURLToPath(new URL('./sandbox-child.ts', import.meta.url));
  */
 export function lowerPriority(child: ChildProcess, niceness: number): void {
   try {
-    if (child.pid !== undefined && niceness > 0) setPriority(child.pid, niceness);
+    // Relative to this process: a cloud started under `nice` keeps its background below its gateway.
+    if (child.pid !== undefined && niceness > 0) setPriority(child.pid, Math.min(19, getPriority() + niceness));
   } catch { /* the same priority as the gateway: slower answers while seeding, nothing wrong */ }
 }
 

@@ -20,12 +20,15 @@ export function startScheduler(
   machines: LocalStateMachines, onError: (name: string, error: unknown) => void, timeScale = 1,
   /** Only the schedules that follow the time scale (the timer sweep): what a cloud with its other schedules off still needs. */
   scaledOnly = false,
+  /** Schedules that skip their turn while this says so. */
+  held: (name: string) => boolean = () => false,
 ): Scheduler {
   const timers: NodeJS.Timeout[] = [];
   const running = new Map<string, number>();
   const fire = async (name: string, def: ScheduleDef) => {
     // A scaled schedule fires more often than a run may take: a run still going takes the turn,
     // for at most the schedule's own period (a hung run never holds the next one back longer than in AWS).
+    if (held(name)) return;
     const startedAt = running.get(name);
     if (startedAt !== undefined && Date.now() - startedAt < def.everyMinutes * 60_000) return;
     running.set(name, Date.now());

@@ -4,7 +4,8 @@
  * cadence, the largest page its routes allow and the intervals they accept. A route added to the
  * table appears here by construction (its operation must name its data type).
  */
-import { ROUTES, type RouteDef } from '../routes.ts';
+import { ROUTES } from '../routes.ts';
+import { type RouteDef } from '../routes/operation.ts';
 import { DATA_TYPES, type Capability, type DataTypeDef } from '../../schemas/capabilities.ts';
 import { DATASETS, type DatasetDef } from '../../schemas/datasets.ts';
 import { paramMeta } from '../../schemas/params.ts';

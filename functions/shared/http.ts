@@ -17,10 +17,8 @@ import { storeUnavailableAsAppError } from './store-errors.ts';
 import { isPlanName } from '../core/plans.ts';
 import type { Caller } from '../core/accounts.ts';
 import * as v from 'valibot';
-import {
-  API_VERSION, API_VERSION_HEADER, API_VERSION_REQUEST_HEADERS, GATEWAY_RESPONSES, REQUEST_ID_HEADER, ROUTES, UNSUPPORTED_PATHS, pathPattern, resourceMatcher,
-  type OperationGroup, type OperationSpec, type ParamSchemas, type RouteDef,
-} from '../routes.ts';
+import { API_VERSION, API_VERSION_HEADER, API_VERSION_REQUEST_HEADERS, GATEWAY_RESPONSES, REQUEST_ID_HEADER, ROUTES, UNSUPPORTED_PATHS, pathPattern, resourceMatcher } from '../routes.ts';
+import { type OperationGroup, type OperationSpec, type ParamSchemas, type RouteDef } from '../routes/operation.ts';
 import type { Family } from '../core/venues.ts';
 import type { JsonRows } from '../core/market/queries.ts';
 import { logger, metrics, publishMetrics } from './powertools.ts';

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { walkPages } from '../helpers/api.ts';
 import { ROUTES } from '../../functions/routes.ts';
+import { familiesOf } from '../../schemas/datasets.ts';
 import { cursorKeys } from '../../functions/shared/deps.ts';
 import { sealCursor } from '../../functions/core/cursor-seal.ts';
 import { encodeCursor } from '../../functions/core/market/cursor.ts';
@@ -162,11 +163,16 @@ describe('trades', () => {
     expect(new Set(res.body.data.map((r: any) => r.side))).toEqual(new Set(['A']));
   });
 
-  it('serves the newest trades first on /recent', async () => {
-    const res = await get('/v1/altx/trades/BTC/recent', { limit: 20 });
-    const times = res.body.data.map((r: any) => Date.parse(r.timestamp));
-    expect(times.length).toBeGreaterThan(0);
-    expect(times).toEqual([...times].sort((a, b) => b - a));
+  it('serves the newest trades first on /recent, in every family with trades (hip3 and spot included)', async () => {
+    for (const path of ['/v1/altx/trades/BTC/recent', '/v1/perpx/hip3/trades/xyz:TSLA/recent', '/v1/perpx/spot/trades/HYPE-USDC/recent']) {
+      const res = await get(path, { limit: 20 });
+      const times = res.body.data.map((r: any) => Date.parse(r.timestamp));
+      expect(times.length, path).toBeGreaterThan(0);
+      expect(times, path).toEqual([...times].sort((a, b) => b - a));
+    }
+    const sells = await get('/v1/perpx/spot/trades/HYPE-USDC/recent', { limit: 50, side: 'sell' });
+    expect(sells.body.data.length).toBeGreaterThan(0);
+    expect(new Set(sells.body.data.map((r: any) => r.side))).toEqual(new Set(['A']));
   });
 
   it('answers 200 with an empty array for a window wholly before coverage, saying where coverage starts', async () => {
@@ -305,15 +311,15 @@ describe('instruments and legacy routes', () => {
   it('answers a route its family lacks with 404 unsupported_for_venue naming where the data is', async () => {
     // Act
     const flow = await get('/v1/perpx/spot/orders/HYPE-USDC/flow', window());
-    const recent = await get('/v1/perpx/hip3/trades/xyz:TSLA/recent');
+    const funding = await get('/v1/perpx/hip4/funding/%2310');
     // Assess
     expect(flow.status).toBe(404);
     expect(flow.body).toMatchObject({
       success: false, code: 404, error_code: 'unsupported_for_venue', datatype: 'order_flow', venue: 'spot',
       available_on: [{ venue: 'perpx', route: '/v1/perpx/orders/{symbol}/flow' }, { venue: 'hip3', route: '/v1/perpx/hip3/orders/{symbol}/flow' }, { venue: 'hip4', route: '/v1/perpx/hip4/orders/{symbol}/flow' }],
     });
-    expect(recent.body).toMatchObject({ error_code: 'unsupported_for_venue', datatype: 'recent_trades', venue: 'hip3' });
-    expect(recent.body.available_on.map((a: any) => a.venue)).toEqual(['perpx', 'hip4', 'altx', 'altx-rh']);
+    expect(funding).toMatchObject({ status: 404, body: { error_code: 'unsupported_for_venue', datatype: 'funding', venue: 'hip4' } });
+    expect(funding.body.available_on.map((a: any) => a.venue)).toEqual(familiesOf('funding'));
   });
 
   it('documents every market route in the OpenAPI document', async () => {

@@ -11,7 +11,8 @@ import { runDetectionOver, startDemoCloud } from '../helpers/local-cloud.ts';
 import { incidentStore } from '../../functions/shared/deps.ts';
 import { apiClient, eventually } from '../helpers/api.ts';
 import { invoke } from '../../functions/local/invoke.ts';
-import { ROUTES, type RouteDef } from '../../functions/routes.ts';
+import { ROUTES } from '../../functions/routes.ts';
+import { type RouteDef } from '../../functions/routes/operation.ts';
 import type { Family } from '../../functions/core/venues.ts';
 import { familiesOf } from '../../schemas/datasets.ts';
 import { newestRow, readWindow } from '../../functions/core/archive/read-pages.ts';
@@ -133,6 +134,8 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   getOpenApi: {},
   trades: { query: { ...window, limit: 5 } },
   recentTrades: { query: { limit: 5 } },
+  cvd: { query: { ...window, interval: '5m', limit: 5 } },
+  orderHistory: { query: { ...window, limit: 5 } },
   candles: { query: { ...window, interval: '5m', limit: 5 } },
   triggerOrders: { params: (route) => ({ symbol: encodeURIComponent(triggered[route.family!]!) }), query: { ...window, limit: 5 } },
   orderFlow: { query: { ...window, interval: '5m' } },

@@ -18,6 +18,8 @@ export interface LayeringRules {
   eventTypes: readonly string[];
   /** A core module past this many lines holds more than one idea: split it along them. */
   coreMaxLines: number;
+  /** A route group's contract file (functions/routes/<group>.ts). */
+  routeGroupMaxLines: number;
 }
 
 const CORE = 'functions/core/';
@@ -26,7 +28,7 @@ const EVENTS = 'functions/core/events/';
 const SERVICE_SOURCE = ['functions/', 'schemas/'];
 /** Packages that tie code to a runtime: AWS, Lambda middleware, the native DuckDB module. */
 const CORE_FORBIDDEN_PACKAGES = ['@aws-sdk/', '@aws-lambda-powertools/', '@duckdb/', '@middy/'];
-const CORE_FORBIDDEN_FILES = ['functions/adapters/', 'functions/shared/', 'functions/local/', 'functions/routes.ts'];
+const CORE_FORBIDDEN_FILES = ['functions/adapters/', 'functions/shared/', 'functions/local/', 'functions/routes.ts', 'functions/routes/'];
 const PROJECT_SOURCE = ['functions/', 'schemas/', 'lib/', 'bin/'];
 /** Besides the composition roots, these build their own adapters: the adapters themselves and the local cloud. */
 const WIRING = ['functions/adapters/', 'functions/local/'];
@@ -100,6 +102,7 @@ export function layeringViolations(files: SourceFiles, rules: LayeringRules): st
     if (file.startsWith(CORE) && /\bprocess\.env\b/.test(code)) violations.push(`${file}: core reads process.env`);
     const lines = text.trimEnd().split('\n').length;
     if (file.startsWith(CORE) && lines > rules.coreMaxLines) violations.push(`${file}: core module has ${lines} lines (at most ${rules.coreMaxLines})`);
+    if (file.startsWith('functions/routes/') && lines > rules.routeGroupMaxLines) violations.push(`${file}: route group contract has ${lines} lines (at most ${rules.routeGroupMaxLines})`);
     if (file.startsWith(CORE)) {
       for (const m of code.matchAll(CORE_CAST)) violations.push(`${file}:${lineAt(code, m.index)}: core casts with '${m[0].replace(/\s+/g, ' ')}'`);
     }

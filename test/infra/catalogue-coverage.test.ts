@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { VALIDATION_REPORT_FILE } from 'aws-cdk-lib/cx-api';
 import type { FunctionDef } from '../../functions/resources.ts';
-import type { RouteDef } from '../../functions/routes.ts';
+import type { RouteDef } from '../../functions/routes/operation.ts';
 import { actionsOf, logicalId, roleStatements, synthesize } from './synth.ts';
 
 vi.mock('../../functions/resources.ts', async (importOriginal) => {

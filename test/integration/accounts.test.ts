@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { createAccount } from '../../functions/core/provisioning.ts';
@@ -24,13 +23,6 @@ describe('accounts in DynamoDB', () => {
     await expect(accountStore().findByKeyHash(hashApiKey(apiKey))).resolves.toEqual(account);
     const scan = await env.dynamo.send(new ScanCommand({ TableName: env.emulators.names.tables.accounts }));
     expect(JSON.stringify(scan.Items)).not.toContain(apiKey);
-  });
-
-  it('refuses to overwrite an existing key digest', async () => {
-    const account = { id: 'acct_dup', plan: 'build' as const, usageKey: 'u', createdAt: new Date().toISOString() };
-    await accountStore().create(account, { hash: 'f'.repeat(64), hint: 'x' });
-    await expect(accountStore().create({ ...account, id: 'acct_dup2' }, { hash: 'f'.repeat(64), hint: 'x' }))
-      .rejects.toBeInstanceOf(ConditionalCheckFailedException);
   });
 
   it('seeds the local keys and revokes seeded keys no longer listed', async () => {

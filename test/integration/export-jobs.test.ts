@@ -1,8 +1,9 @@
 /**
- * Export jobs against the real adapters (dynalite, s3rver, DuckDB): the job store's conditional
- * writes (a partition counted once however often it is retried, nothing recorded for a canceled
- * job, newest-first pages, Idempotency-Key claims), and partitions read back equal to the archive's
- * rows for both schemas, an uncompacted delta with repeated rows included once.
+ * Export jobs against the real adapters (dynalite, s3rver, DuckDB): a partition counted once
+ * however often it is retried, nothing recorded for a canceled job, and partitions read back equal
+ * to the archive's rows for both schemas, an uncompacted delta with repeated rows included once.
+ * The job store's own behaviour (pages, Idempotency-Key claims) is a port contract
+ * (test/contracts/exports.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -127,37 +128,5 @@ describe('the end of a job', () => {
     await finishExport({ exports: exportStore(), exportObjects: exportObjects(), clock, announce: async (e) => { announced.push(e); } }, { account_id: ACCOUNT, job_id: job.jobId, outcome: 'completed' });
     expect(announced).toMatchObject([{ status: 'failed', error_message: '1 of 2 partitions were written.' }]);
     expect(await exportStore().files(job.jobId)).toEqual([]);
-  });
-});
-
-describe('the job store', () => {
-  it('pages an account\'s jobs newest first', async () => {
-    const ids: string[] = [];
-    for (let i = 0; i < 5; i += 1) {
-      clockNow += 1_000;
-      ids.push((await newJob('trades', ['ETH'], DAY1, DAY1 + 86_400_000)).job.jobId);
-    }
-    const seen: string[] = [];
-    let after: string | undefined;
-    for (;;) {
-      const page = await exportStore().listJobs(ACCOUNT, 2, after);
-      seen.push(...page.jobs.map((j) => j.jobId));
-      if (!page.more) break;
-      after = page.jobs.at(-1)!.jobId;
-    }
-    expect(seen.slice(0, 5)).toEqual([...ids].reverse());
-    expect(new Set(seen).size).toBe(seen.length);
-    expect((await exportStore().listJobs('another-account', 10)).jobs).toEqual([]);
-  });
-
-  it('gives an Idempotency-Key to the first claim only, for 24 hours', async () => {
-    const store = exportStore();
-    const now = Date.now();
-    expect(await store.claimIdempotencyKey(ACCOUNT, 'k1', { jobId: 'exp_a', fingerprint: 'f1', claimedAt: now }, now + 86_400_000)).toBeUndefined();
-    expect(await store.claimIdempotencyKey(ACCOUNT, 'k1', { jobId: 'exp_b', fingerprint: 'f2', claimedAt: now }, now + 86_400_000)).toEqual({ jobId: 'exp_a', fingerprint: 'f1', claimedAt: now });
-    expect(await store.claimIdempotencyKey('another-account', 'k1', { jobId: 'exp_c', fingerprint: 'f1', claimedAt: now }, now + 86_400_000)).toBeUndefined();
-    // An expired claim (not yet removed by TTL) is free again.
-    expect(await store.claimIdempotencyKey(ACCOUNT, 'k2', { jobId: 'exp_d', fingerprint: 'f1', claimedAt: now }, now - 5_000)).toBeUndefined();
-    expect(await store.claimIdempotencyKey(ACCOUNT, 'k2', { jobId: 'exp_e', fingerprint: 'f1', claimedAt: now }, now + 86_400_000)).toBeUndefined();
   });
 });

@@ -13,8 +13,10 @@ export interface GetCapabilitiesRow {
   venue: string;
   datatype:
     | "trades"
+    | "cvd"
     | "candles"
     | "trigger_orders"
+    | "order_history"
     | "order_flow"
     | "instruments"
     | "oi"
@@ -209,6 +211,50 @@ export type RecentTradesRow = TradesRow;
 
 export type RecentTradesData = TradesRow[];
 
+export type CvdPath = TradesPath;
+
+export interface CvdQuery {
+  /** Window start, epoch ms (inclusive). Without start or cursor: the newest `limit` buckets of the 24 hours before end, and no cursor */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** Bucket width */
+  interval?: "1m" | "5m" | "15m" | "30m" | "1h" | "4h" | "1d" | "1w";
+  /** Buckets per page */
+  limit?: number;
+  /** <ts_ms>: meta.next_cursor, or the time (epoch ms) of the last row served; the buckets opening after it. Its time must lie in [start, end] or in the bucket holding start; other parameters may change between pages */
+  cursor?: string;
+}
+
+export interface CvdRow {
+  /**
+   * bucket open, RFC 3339 UTC
+   */
+  timestamp: string;
+  /**
+   * bucket open, epoch ms
+   */
+  timestamp_ms: number;
+  /**
+   * taker notional, price x size
+   */
+  buy_volume: number;
+  /**
+   * taker notional, price x size
+   */
+  sell_volume: number;
+  /**
+   * buy_volume minus sell_volume
+   */
+  delta: number;
+  /**
+   * running sum of delta from the first bucket of this page (it restarts on every page)
+   */
+  cumulative_delta: number;
+}
+
+export type CvdData = CvdRow[];
+
 export type CandlesPath = TradesPath;
 
 export interface CandlesQuery {
@@ -245,6 +291,75 @@ export interface CandlesRow {
 }
 
 export type CandlesData = CandlesRow[];
+
+export type OrderHistoryPath = TradesPath;
+
+export interface OrderHistoryQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before now) */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** Only events of this kind (open = placements) */
+  status?: "open" | "filled" | "canceled" | "triggered" | "force_canceled";
+  /** limit: not a trigger; trigger: a trigger that is not a position TP/SL; tpsl: a position TP/SL */
+  order_type?: "limit" | "trigger" | "tpsl";
+  /** true keeps only triggered events; false drops them */
+  triggered?: boolean;
+  /** Only this wallet (0x address, any case) */
+  user?: string;
+  /** Rows per page */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+}
+
+export interface OrderHistoryRow {
+  coin: string;
+  symbol: string;
+  /**
+   * RFC 3339 UTC
+   */
+  timestamp: string;
+  /**
+   * RFC 3339 UTC
+   */
+  block_time: string;
+  block_number: number;
+  seq: number;
+  oid: number;
+  user_address: string;
+  side: "B" | "A";
+  event: string;
+  /**
+   * the venue's order status after the event
+   */
+  status: string;
+  /**
+   * decimal as a JSON number
+   */
+  limit_price?: number;
+  /**
+   * decimal as a JSON number
+   */
+  size?: number;
+  /**
+   * decimal as a JSON number
+   */
+  orig_size?: number;
+  order_type: string;
+  tif?: string;
+  reduce_only: boolean;
+  is_trigger: boolean;
+  is_position_tpsl: boolean;
+  trigger_condition?: string;
+  /**
+   * decimal as a JSON number
+   */
+  trigger_price?: number;
+  cloid?: string;
+}
+
+export type OrderHistoryData = OrderHistoryRow[];
 
 export type TriggerOrdersPath = TradesPath;
 
@@ -2870,15 +2985,22 @@ export const ROUTES = {
   getLegacyTrades: { method: 'GET', path: '/v1/trades/{symbol}', paged: true },
   getLegacyTradesCursor: { method: 'GET', path: '/v1/trades/{symbol}/cursor', paged: true },
   getPerpxRecentTrades: { method: 'GET', path: '/v1/perpx/trades/{symbol}/recent', paged: false },
+  getSpotRecentTrades: { method: 'GET', path: '/v1/perpx/spot/trades/{symbol}/recent', paged: false },
+  getHip3RecentTrades: { method: 'GET', path: '/v1/perpx/hip3/trades/{symbol}/recent', paged: false },
   getHip4RecentTrades: { method: 'GET', path: '/v1/perpx/hip4/trades/{symbol}/recent', paged: false },
   getAltxRecentTrades: { method: 'GET', path: '/v1/altx/trades/{symbol}/recent', paged: false },
   getAltxRhRecentTrades: { method: 'GET', path: '/v1/altx-rh/trades/{symbol}/recent', paged: false },
+  getPerpxCvd: { method: 'GET', path: '/v1/perpx/cvd/{symbol}', paged: true },
+  getHip3Cvd: { method: 'GET', path: '/v1/perpx/hip3/cvd/{symbol}', paged: true },
   getPerpxCandles: { method: 'GET', path: '/v1/perpx/candles/{symbol}', paged: true },
   getSpotCandles: { method: 'GET', path: '/v1/perpx/spot/candles/{symbol}', paged: true },
   getHip3Candles: { method: 'GET', path: '/v1/perpx/hip3/candles/{symbol}', paged: true },
   getHip4Candles: { method: 'GET', path: '/v1/perpx/hip4/candles/{symbol}', paged: true },
   getAltxCandles: { method: 'GET', path: '/v1/altx/candles/{symbol}', paged: true },
   getAltxRhCandles: { method: 'GET', path: '/v1/altx-rh/candles/{symbol}', paged: true },
+  getPerpxOrderHistory: { method: 'GET', path: '/v1/perpx/orders/{symbol}/history', paged: true },
+  getHip3OrderHistory: { method: 'GET', path: '/v1/perpx/hip3/orders/{symbol}/history', paged: true },
+  getHip4OrderHistory: { method: 'GET', path: '/v1/perpx/hip4/orders/{symbol}/history', paged: true },
   getPerpxTriggerOrders: { method: 'GET', path: '/v1/perpx/orders/{symbol}/tpsl', paged: true },
   getHip3TriggerOrders: { method: 'GET', path: '/v1/perpx/hip3/orders/{symbol}/tpsl', paged: true },
   getHip4TriggerOrders: { method: 'GET', path: '/v1/perpx/hip4/orders/{symbol}/tpsl', paged: true },
@@ -3061,7 +3183,7 @@ export const ROUTES = {
   getSla: { method: 'GET', path: '/v1/data-quality/sla', paged: false },
 } as const;
 
-export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxWalletPositions' | 'getHip3WalletPositions' | 'getPerpxWalletPositionChanges' | 'getHip3WalletPositionChanges' | 'getPerpxWalletPositionHistory' | 'getHip3WalletPositionHistory' | 'getPerpxWalletAccountHistory' | 'getHip3WalletAccountHistory' | 'getAltxAccountPositions' | 'getAltxRhAccountPositions' | 'getAltxAccountPositionChanges' | 'getAltxRhAccountPositionChanges' | 'getAltxAccountPositionHistory' | 'getAltxRhAccountPositionHistory' | 'getAltxAccountSummaryHistory' | 'getAltxRhAccountSummaryHistory' | 'getPerpxMarketPositions' | 'getHip3MarketPositions' | 'getAltxMarketPositions' | 'getAltxRhMarketPositions' | 'getPerpxMarketPositionsSummary' | 'getHip3MarketPositionsSummary' | 'getAltxMarketPositionsSummary' | 'getAltxRhMarketPositionsSummary' | 'getPerpxBulkPositions' | 'getHip3BulkPositions' | 'getAltxBulkPositions' | 'getAltxRhBulkPositions' | 'getAltxL1Accounts' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory' | 'getWebhookReplay' | 'listExports';
+export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCvd' | 'getHip3Cvd' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxOrderHistory' | 'getHip3OrderHistory' | 'getHip4OrderHistory' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxWalletPositions' | 'getHip3WalletPositions' | 'getPerpxWalletPositionChanges' | 'getHip3WalletPositionChanges' | 'getPerpxWalletPositionHistory' | 'getHip3WalletPositionHistory' | 'getPerpxWalletAccountHistory' | 'getHip3WalletAccountHistory' | 'getAltxAccountPositions' | 'getAltxRhAccountPositions' | 'getAltxAccountPositionChanges' | 'getAltxRhAccountPositionChanges' | 'getAltxAccountPositionHistory' | 'getAltxRhAccountPositionHistory' | 'getAltxAccountSummaryHistory' | 'getAltxRhAccountSummaryHistory' | 'getPerpxMarketPositions' | 'getHip3MarketPositions' | 'getAltxMarketPositions' | 'getAltxRhMarketPositions' | 'getPerpxMarketPositionsSummary' | 'getHip3MarketPositionsSummary' | 'getAltxMarketPositionsSummary' | 'getAltxRhMarketPositionsSummary' | 'getPerpxBulkPositions' | 'getHip3BulkPositions' | 'getAltxBulkPositions' | 'getAltxRhBulkPositions' | 'getAltxL1Accounts' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory' | 'getWebhookReplay' | 'listExports';
 
 /** One method per route. Path parameters, query parameters and `body` go in one object. */
 export interface Methods {
@@ -3143,6 +3265,16 @@ export interface Methods {
    */
   getPerpxRecentTrades(input: RecentTradesPath & RecentTradesQuery): Promise<Page<RecentTradesData>>;
   /**
+   * The newest trades, newest first (spot).
+   * `GET /v1/perpx/spot/trades/{symbol}/recent`
+   */
+  getSpotRecentTrades(input: RecentTradesPath & RecentTradesQuery): Promise<Page<RecentTradesData>>;
+  /**
+   * The newest trades, newest first (hip3).
+   * `GET /v1/perpx/hip3/trades/{symbol}/recent`
+   */
+  getHip3RecentTrades(input: RecentTradesPath & RecentTradesQuery): Promise<Page<RecentTradesData>>;
+  /**
    * The newest trades, newest first (hip4).
    * `GET /v1/perpx/hip4/trades/{symbol}/recent`
    */
@@ -3157,6 +3289,16 @@ export interface Methods {
    * `GET /v1/altx-rh/trades/{symbol}/recent`
    */
   getAltxRhRecentTrades(input: RecentTradesPath & RecentTradesQuery): Promise<Page<RecentTradesData>>;
+  /**
+   * Cumulative volume delta: taker buy and sell notional per bucket and their running difference (perpx).
+   * `GET /v1/perpx/cvd/{symbol}`
+   */
+  getPerpxCvd(input: CvdPath & CvdQuery): Promise<Page<CvdData>>;
+  /**
+   * Cumulative volume delta: taker buy and sell notional per bucket and their running difference (hip3).
+   * `GET /v1/perpx/hip3/cvd/{symbol}`
+   */
+  getHip3Cvd(input: CvdPath & CvdQuery): Promise<Page<CvdData>>;
   /**
    * Candles rolled up on demand from 1-minute candles (perpx).
    * `GET /v1/perpx/candles/{symbol}`
@@ -3187,6 +3329,21 @@ export interface Methods {
    * `GET /v1/altx-rh/candles/{symbol}`
    */
   getAltxRhCandles(input: CandlesPath & CandlesQuery): Promise<Page<CandlesData>>;
+  /**
+   * Order events (placements, fills, cancels, triggers), oldest first (perpx).
+   * `GET /v1/perpx/orders/{symbol}/history`
+   */
+  getPerpxOrderHistory(input: OrderHistoryPath & OrderHistoryQuery): Promise<Page<OrderHistoryData>>;
+  /**
+   * Order events (placements, fills, cancels, triggers), oldest first (hip3).
+   * `GET /v1/perpx/hip3/orders/{symbol}/history`
+   */
+  getHip3OrderHistory(input: OrderHistoryPath & OrderHistoryQuery): Promise<Page<OrderHistoryData>>;
+  /**
+   * Order events (placements, fills, cancels, triggers), oldest first (hip4).
+   * `GET /v1/perpx/hip4/orders/{symbol}/history`
+   */
+  getHip4OrderHistory(input: OrderHistoryPath & OrderHistoryQuery): Promise<Page<OrderHistoryData>>;
   /**
    * Trigger orders (take-profit / stop-loss) (perpx).
    * `GET /v1/perpx/orders/{symbol}/tpsl`

@@ -94,3 +94,10 @@ export const ALTX_LIQUIDATION_PROJECTION = `{'symbol': symbol, 'timestamp': ${is
 /** altx volume buckets: the venue reports no reliable direction, so a total and a count only. */
 export const ALTX_LIQUIDATION_VOLUME_PROJECTION = `{'symbol': symbol, 'timestamp': ${isoSql('bucket')}, 'timestamp_ms': bucket,
   'total_usd': round(total_usd, 4), 'count': count}`;
+
+/** Order-history rows: every order event; prices and sizes JSON numbers, members an event lacks absent. */
+export const ORDER_HISTORY_PROJECTION = withoutNulls(`{'coin': symbol, 'symbol': symbol, 'timestamp': ${isoSql('ts')}, 'block_time': ${isoSql('ts')},
+  'block_number': block_number, 'seq': seq, 'oid': oid, 'user_address': user_address, 'side': side, 'event': event, 'status': status,
+  'limit_price': ${num('limit_price')}, 'size': ${num('size')}, 'orig_size': ${num('orig_size')}, 'order_type': order_type, 'tif': tif,
+  'reduce_only': reduce_only, 'is_trigger': is_trigger, 'is_position_tpsl': is_position_tpsl,
+  'trigger_condition': trigger_condition, 'trigger_price': ${num('trigger_price')}, 'cloid': cloid}`);

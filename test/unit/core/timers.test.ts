@@ -1,29 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CURSOR_TRAIL_MS, minuteOf, remainingDelaySeconds, sendAt, sweepTimers, type SweepDeps } from '../../../functions/core/timers.ts';
-import type { Timer, TimerStore } from '../../../functions/ports/timers.ts';
+import { memoryTimers } from '../../helpers/memory-timers.ts';
 import type { QueueName } from '../../../functions/resources.ts';
-
-/** A tiny in-memory double of the timer port, for the pure sweep logic only. */
-function memoryTimers(): TimerStore & { parked: Map<string, Timer>; cursor?: number } {
-  const store = {
-    parked: new Map<string, Timer>(),
-    cursor: undefined as number | undefined,
-    // As the DynamoDB store does: the cursor is written only when created or when the timer is behind its trail.
-    async park(timer: Timer, parkedAt: number) {
-      store.parked.set(timer.id, timer);
-      const minute = Math.min(minuteOf(timer.dueAt), minuteOf(parkedAt) - CURSOR_TRAIL_MS);
-      if (store.cursor === undefined || store.cursor > minute) store.cursor = minute;
-    },
-    async listDue(minute: number, until: number, limit: number) {
-      return [...store.parked.values()].filter((t) => minuteOf(t.dueAt) === minute && t.dueAt <= until)
-        .sort((a, b) => a.dueAt - b.dueAt).slice(0, limit);
-    },
-    async removeAll(timers: Timer[]) { for (const timer of timers) store.parked.delete(timer.id); },
-    async readCursor() { return store.cursor; },
-    async advanceCursor(minute: number) { if (store.cursor === undefined || store.cursor < minute) store.cursor = minute; },
-  };
-  return store;
-}
 
 function harness(start: number) {
   const sent: { queue: QueueName; body: string; delay: number }[] = [];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { GATEWAY_RESOURCES, gatewayResources } from '../../../functions/gateway-resources.ts';
-import { ROUTES, resourceMatcher, type HttpMethod, type RouteDef } from '../../../functions/routes.ts';
+import { ROUTES, resourceMatcher } from '../../../functions/routes.ts';
+import { type HttpMethod, type RouteDef } from '../../../functions/routes/operation.ts';
 import type { FunctionName } from '../../../functions/resources.ts';
 
 function route(method: HttpMethod, path: string, group: FunctionName, auth: 'api_key' | 'none' = 'api_key'): RouteDef {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { AppError } from '../../../functions/core/errors.ts';
 import { httpRouteGroup, ok } from '../../../functions/shared/http.ts';
-import { operationGroup, routesOf, type RouteDef } from '../../../functions/routes.ts';
+import { operationGroup, routesOf, type RouteDef } from '../../../functions/routes/operation.ts';
 import { cursorParam, enumParam, integerParam, stringParam } from '../../../schemas/params.ts';
 import { cursorKeys } from '../../../functions/shared/deps.ts';
 import { sealCursor } from '../../../functions/core/cursor-seal.ts';
