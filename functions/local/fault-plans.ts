@@ -39,10 +39,10 @@ export function killedAtWritePoints(seed: number): FaultPlan {
   const plan: FaultPlanInput = {
     seed,
     rules: [
-      { service: 's3', operation: 'PUT', match: '/compacted-', fault: 'reset', landed: true, rate: 1, limit: RETRY_SETTINGS.s3.maxAttempts },
-      { service: 'dynamodb', operation: 'PutItem', match: '"C#', fault: 'server-error', rate: 1, limit: RETRY_SETTINGS.dynamodb.maxAttempts },
-      { service: 'dynamodb', operation: 'PutItem', match: '"m-', fault: 'reset', landed: true, rate: 1, limit: RETRY_SETTINGS.dynamodb.maxAttempts },
-      { service: 'dynamodb', operation: 'DeleteItem', match: '"D#', fault: 'server-error', rate: 1, limit: RETRY_SETTINGS.dynamodb.maxAttempts },
+      { service: 's3', operation: 'PUT', match: '/compacted-', fault: 'reset', landed: true, rate: 1, limit: RETRY_SETTINGS.background.s3.maxAttempts },
+      { service: 'dynamodb', operation: 'PutItem', match: '"C#', fault: 'server-error', rate: 1, limit: RETRY_SETTINGS.background.dynamodb.maxAttempts },
+      { service: 'dynamodb', operation: 'PutItem', match: '"m-', fault: 'reset', landed: true, rate: 1, limit: RETRY_SETTINGS.background.dynamodb.maxAttempts },
+      { service: 'dynamodb', operation: 'DeleteItem', match: '"D#', fault: 'server-error', rate: 1, limit: RETRY_SETTINGS.background.dynamodb.maxAttempts },
     ],
   };
   return parseFaultPlan(plan);

@@ -26,11 +26,14 @@ import { tracer } from './tracer.ts';
 import { parseBody, parseParams } from './validate.ts';
 import { beginCharge } from '../core/billing/credits.ts';
 import { announce } from '../core/detect/user-events.ts';
-import { clock, creditLedger, cursorKeys, latencyStore, queueSender } from './deps.ts';
+import { answeringRequests, clock, creditLedger, cursorKeys, latencyStore, queueSender } from './deps.ts';
 import { latencyRecorder } from '../core/quality/latency.ts';
 import { admitCursor, openCursor, sealCursor, type CursorKeyRing } from '../core/cursor-seal.ts';
 import type { CursorForm } from '../core/market/cursor.ts';
 import { headerValue } from './headers.ts';
+
+// A function answering requests retries its stores briefly (deps.ts, RETRY_SETTINGS).
+answeringRequests();
 
 type Parsed<S> = S extends ParamSchemas ? { -readonly [K in keyof S]: v.InferOutput<S[K]> } : Record<never, never>;
 

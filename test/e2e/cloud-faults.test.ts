@@ -15,7 +15,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators
 import { invoke } from '../../functions/local/invoke.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
 import { everyMessageTwice, flakyStores, killedAtWritePoints } from '../../functions/local/fault-plans.ts';
-import { NO_FAULTS } from '../../schemas/fault-plan.ts';
+import { NO_FAULTS, parseFaultPlan } from '../../schemas/fault-plan.ts';
 import { call, callPatiently, checkArchive, checkObjects, landBatch, newTally, readTrades, tradeBatches, type FlowTarget } from '../../functions/local/fault-flows.ts';
 import type { NormalizedRecord } from '../../schemas/datasets.ts';
 
@@ -111,6 +111,17 @@ describe('the cloud failing under the flows', () => {
     expect(await compactOnce()).toBe(true);
     const check = await checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to);
     expect(check).toMatchObject({ expected: expectedRows, read: expectedRows, lost: [], twice: [], differing: [] });
+  });
+
+  it('answers a read the manifest cannot serve (throttled through every SDK retry) with the spec\'s 503 and Retry-After', async () => {
+    cloud.faults!.setPlan(parseFaultPlan({ seed: 17, rules: [{ service: 'dynamodb', operation: 'Query', fault: 'throttle', rate: 1 }] }));
+    const res = await fetch(`${cloud.url}/v1/perpx/trades/BTC?start=${WINDOW.from}&end=${WINDOW.to - 1}`, { headers: { 'X-API-Key': KEYS.build } });
+    const report = cloud.faults!.report();
+    cloud.faults!.setPlan(NO_FAULTS);
+    expect(res.status).toBe(503);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await res.json()).toMatchObject({ success: false, code: 503, error_code: 'upstream_unavailable', request_id: expect.any(String) });
+    expect(report.injected['dynamodb Query throttle']).toBeGreaterThan(1);
   });
 
   it('completes compaction killed at each of its write points on the next run, with no orphan left once its deletion is due', async () => {
