@@ -115,7 +115,8 @@ export const GATEWAY_RESPONSES = {
   MISSING_AUTHENTICATION_TOKEN: { status: 404, errorCode: 'route_not_found', message: 'No route matches this path.' },
   THROTTLED: { status: 429, errorCode: 'rate_limited', message: 'Rate limit exceeded for this plan. Slow down.' },
   QUOTA_EXCEEDED: { status: 429, errorCode: 'rate_limited', message: 'Request quota exceeded for this plan.' },
-  AUTHORIZER_FAILURE: { status: 503, errorCode: 'upstream_unavailable', message: 'Authentication is temporarily unavailable. Retry shortly.' },
+  // The authorizer's store throttled or failed past its retries: a client may retry after a second.
+  AUTHORIZER_FAILURE: { status: 503, errorCode: 'upstream_unavailable', message: 'Authentication is temporarily unavailable. Retry shortly.', retryAfterS: 1 },
   AUTHORIZER_CONFIGURATION_ERROR: { status: 503, errorCode: 'upstream_unavailable', message: 'Authentication is temporarily unavailable. Retry shortly.' },
   REQUEST_TOO_LARGE: { status: 413, errorCode: 'payload_too_large', message: 'The request body exceeds 10 MB.' },
   // The authorizer returned a usage key that no usage plan holds: an account provisioned wrongly.

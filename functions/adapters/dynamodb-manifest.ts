@@ -6,7 +6,7 @@
  *   D#<dataset>#<family>            / <day>#<fileId>   delta file
  *   B#<batchId>                     / B                batch outcome (idempotent ingest)
  *   L#<name>                        / L                lease
- *   G                               / <after ms>#<key> object deletion after a grace period
+ *   G                               / <after ms>#<key>#<stage>  object deletion, unless its file is listed then
  *   S#<the file's pk>               / <the file's sk>  the file's per-symbol cadence statistics
  *   Y#<dataset>#<family>            / <day>            the day has compacted files (a day index)
  *
@@ -24,13 +24,13 @@ import * as v from 'valibot';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getAll } from './dynamodb-batch.ts';
-import type { ArchiveFile, ArchiveManifest, BatchOutcome } from '../ports/archive.ts';
+import type { ArchiveFile, ArchiveManifest, BatchOutcome, FileRef } from '../ports/archive.ts';
 import type { FileCadence } from '../core/archive/cadence.ts';
 import { parseItem } from './stored-item.ts';
 
 const ALL = '*';
 
-function fileKeys(file: ArchiveFile) {
+function fileKeys(file: FileRef) {
   if (file.kind === 'delta') return { pk: `D#${file.dataset}#${file.family}`, sk: `${file.day}#${file.fileId}` };
   const symbol = file.symbol ?? ALL;
   return {
@@ -65,7 +65,13 @@ const BatchItem = v.variant('status', [
   v.object({ status: v.literal('done'), records: v.number() }),
   v.object({ status: v.literal('rejected'), reason: v.string() }),
 ]);
-const DeletionItem = v.object({ sk: v.string(), key: v.string() });
+/** A scheduled deletion; entries from before deletions named their file have only the key. */
+const DeletionItem = v.object({
+  sk: v.string(), key: v.string(), stage: v.optional(v.picklist(['upload', 'retired']), 'retired'),
+  file: v.optional(v.object({
+    file_id: v.string(), kind: v.picklist(['delta', 'compacted']), dataset: v.string(), family: v.string(), day: v.string(), symbol: v.optional(v.string()),
+  })),
+});
 const DayIndexItem = v.object({ sk: v.string() });
 /**
  * A file's statistics: gzipped JSON (or, written before they were gzipped, a JSON string). Only
@@ -198,20 +204,37 @@ export function dynamoArchiveManifest(client: DynamoDBDocumentClient, tableName:
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
     },
-    async scheduleDeletion(keys, after) {
-      for (const key of keys) {
-        await client.send(new PutCommand({ TableName: tableName, Item: { pk: 'G', sk: `${String(after).padStart(15, '0')}#${key}`, key } }));
+    async scheduleDeletion(files, after, stage) {
+      const ids: string[] = [];
+      for (const file of files) {
+        const sk = `${String(after).padStart(15, '0')}#${file.key}#${stage}`;
+        await client.send(new PutCommand({
+          TableName: tableName,
+          Item: {
+            pk: 'G', sk, key: file.key, stage,
+            file: { file_id: file.fileId, kind: file.kind, dataset: file.dataset, family: file.family, day: file.day, symbol: file.symbol },
+          },
+        }));
+        ids.push(sk);
       }
+      return ids;
     },
     async dueDeletions(now, limit) {
       const { Items = [] } = await client.send(new QueryCommand({
         TableName: tableName, KeyConditionExpression: 'pk = :g AND sk < :now',
-        ExpressionAttributeValues: { ':g': 'G', ':now': `${String(now).padStart(15, '0')}#` }, Limit: limit,
+        ExpressionAttributeValues: { ':g': 'G', ':now': `${String(now).padStart(15, '0')}#` }, Limit: limit, ConsistentRead: true,
       }));
       return Items.map((stored) => {
-        const item = parseItem(DeletionItem, tableName, stored);
-        return { key: item.key, id: item.sk };
+        const { sk, key, stage, file } = parseItem(DeletionItem, tableName, stored);
+        return {
+          id: sk, key, stage,
+          ...(file && { file: { key, fileId: file.file_id, kind: file.kind, dataset: file.dataset as FileRef['dataset'], family: file.family as FileRef['family'], day: file.day, symbol: file.symbol } }),
+        };
       });
+    },
+    async isListed(file) {
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: fileKeys(file).pk, sk: fileKeys(file).sk }, ConsistentRead: true, ProjectionExpression: 'pk' }));
+      return Item !== undefined;
     },
     async forgetDeletion(id) {
       await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: 'G', sk: id } }));

@@ -25,6 +25,8 @@ import { clearCreditUse } from '../adapters/dynamodb-usage.ts';
 import { serviceTemplateCachedIn, type ServiceTemplate } from './template.ts';
 import { startDemoFeedProcess, type DemoFeed, type DemoFeedOptions, type DemoProcessOptions } from './demo-feed.ts';
 import { startSandbox, type Sandbox } from './sandbox.ts';
+import { startFaultProxies, type FaultProxies } from './fault-proxy.ts';
+import type { FaultPlan } from '../../schemas/fault-plan.ts';
 
 export interface LocalCloudOptions {
   port: number;
@@ -52,6 +54,12 @@ export interface LocalCloudOptions {
    * file waiting for the run's demo archive.
    */
   niceness?: number;
+  /**
+   * Puts the fault proxy (fault-proxy.ts) between the functions (and the SQS event sources) and the
+   * emulators, starting with this plan; `faults.setPlan` changes it later. Setup and the tests' own
+   * clients keep the emulators' endpoints.
+   */
+  faults?: FaultPlan;
 }
 
 export interface LocalCloud {
@@ -60,6 +68,8 @@ export interface LocalCloud {
   gateway: Gateway;
   stateMachines: LocalStateMachines;
   demo?: DemoFeed;
+  /** The fault proxy, when the cloud was started with a plan. */
+  faults?: FaultProxies;
   sqs: SQSClient;
   dynamo: DynamoDBDocumentClient;
   stop(): Promise<void>;
@@ -83,7 +93,9 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   const emulators = await startEmulators({ dataDir: options.dataDir });
   const gateway = await startGateway(options.port);
   const stepFunctions = await startStepFunctionsServer(stateMachines, (arn, error) => console.error(`[step functions] ${arn} failed:`, error));
-  exportEnvironment(emulators, options.dataDir, options.logLevel ?? 'WARN', stepFunctions.endpoint);
+  const faults = options.faults && await startFaultProxies(emulators.endpoints, options.faults);
+  // The functions reach the emulators through the proxy, when there is one.
+  exportEnvironment(faults ? { ...emulators, endpoints: faults.endpoints } : emulators, options.dataDir, options.logLevel ?? 'WARN', stepFunctions.endpoint);
   let sandbox: Sandbox | undefined;
   let stopInvokingElsewhere = () => {};
   if (options.sandbox !== false) {
@@ -93,6 +105,8 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
 
   const clientOptions = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const sqs = new SQSClient({ ...clientOptions, endpoint: emulators.endpoints.sqs, useQueueUrlAsEndpoint: false });
+  // Lambda's event sources receive as the functions do: through the proxy, duplicates and all.
+  const eventSourceSqs = faults ? new SQSClient({ ...clientOptions, endpoint: faults.endpoints.sqs, useQueueUrlAsEndpoint: false }) : sqs;
   const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ ...clientOptions, endpoint: emulators.endpoints.dynamodb }));
   await seedLocalAccounts(dynamo, emulators.names.tables.accounts, options.apiKeys);
   // Local credits start afresh with each run, so a small allowance shows credit levels being reached every time.
@@ -108,7 +122,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       // Lambda runs up to the event source's maximum concurrency of batches at once, so a batch held
       // by a slow receiver holds one of them: as many poll loops (asleep while the queue is empty).
       const queueUrl = emulators.names.queueUrls[def.consumes];
-      pollers.push(startEventSource(sqs, def.consumes, queueUrl, consumer, QUEUES[def.consumes].maxConcurrency, { arrivals: emulators.arrivals(queueUrl) }));
+      pollers.push(startEventSource(eventSourceSqs, def.consumes, queueUrl, consumer, QUEUES[def.consumes].maxConcurrency, { arrivals: emulators.arrivals(queueUrl) }));
     }
   }
   let scheduler: Scheduler | undefined;
@@ -151,6 +165,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     gateway,
     stateMachines,
     demo,
+    faults,
     sqs,
     dynamo,
     async stop() {
@@ -164,7 +179,9 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       stopInvokingElsewhere();
       await sandbox?.stop();
       sqs.destroy();
+      if (eventSourceSqs !== sqs) eventSourceSqs.destroy();
       dynamo.destroy();
+      await faults?.stop();
       await emulators.stop();
       rmSync(statePath, { force: true });
     },

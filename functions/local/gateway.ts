@@ -28,7 +28,10 @@ function gatewayResponse(type: GatewayResponseType, requestId: string, extraHead
   const entry = GATEWAY_RESPONSES[type];
   return {
     statusCode: entry.status,
-    headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, [API_VERSION_HEADER]: API_VERSION, ...extraHeaders },
+    headers: {
+      'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, [API_VERSION_HEADER]: API_VERSION,
+      ...('retryAfterS' in entry && { 'retry-after': String(entry.retryAfterS) }), ...extraHeaders,
+    },
     body: JSON.stringify({ success: false, code: entry.status, error: entry.message, error_code: entry.errorCode, request_id: requestId }),
   };
 }

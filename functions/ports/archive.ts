@@ -39,6 +39,18 @@ export interface ArchiveFile {
   cadence?: FileCadence;
 }
 
+/** What names a file's manifest entry and its object: enough to ask whether the manifest lists it. */
+export type FileRef = Pick<ArchiveFile, 'fileId' | 'key' | 'kind' | 'dataset' | 'family' | 'day' | 'symbol'>;
+
+/**
+ * Why an object's deletion was scheduled: `upload`, before its object was written (if the writer
+ * dies before listing the file, the object is an orphan); `retired`, after its file was replaced.
+ */
+export type DeletionStage = 'upload' | 'retired';
+
+/** A scheduled deletion whose time has come; `file` is absent on entries from before files were named. */
+export interface DueDeletion { id: string; key: string; stage: DeletionStage; file?: FileRef }
+
 export type BatchOutcome = { status: 'done'; records: number } | { status: 'rejected'; reason: string };
 
 export interface ArchiveManifest {
@@ -59,9 +71,14 @@ export interface ArchiveManifest {
   /** Takes a lease named `name` until `until` (epoch ms); false if someone else holds it. */
   acquireLease(name: string, owner: string, until: number, now: number): Promise<boolean>;
   releaseLease(name: string, owner: string): Promise<void>;
-  /** Objects to delete once readers that resolved them earlier are done (after `after`). */
-  scheduleDeletion(keys: string[], after: number): Promise<void>;
-  dueDeletions(now: number, limit: number): Promise<{ key: string; id: string }[]>;
+  /**
+   * Each file's object is to be deleted after `after` unless the manifest lists the file then
+   * (collectGarbage in core/archive/object-life.ts decides); answers the entries' ids.
+   */
+  scheduleDeletion(files: readonly FileRef[], after: number, stage: DeletionStage): Promise<string[]>;
+  dueDeletions(now: number, limit: number): Promise<DueDeletion[]>;
+  /** True if the manifest lists the file (read consistently). */
+  isListed(file: FileRef): Promise<boolean>;
   forgetDeletion(id: string): Promise<void>;
 }
 

@@ -55,17 +55,53 @@ export function once<T>(build: () => T): () => T {
   };
 }
 
+/**
+ * The SDK's retries, per kind of function and service, in one place. Every client retries
+ * throttling, 5xx answers and reset connections with jittered exponential backoff (the SDK's
+ * `standard` mode: from 100 ms, from 500 ms after a throttle, doubling). S3 runs `adaptive`: after a
+ * 503 `SlowDown` the client also slows its own sending, as S3 asks. Functions working off a queue,
+ * a schedule or a state machine are patient (DynamoDB's throttles come in bursts; every write of
+ * theirs is keyed or conditional, so retrying one that landed writes the same item again). A
+ * function answering a request has API Gateway's 29 s: two retries (about 1.5 s of backoff when
+ * throttled), then the client is told to come back (503 with `Retry-After`, store-errors.ts).
+ */
+export const RETRY_SETTINGS = {
+  background: {
+    dynamodb: { maxAttempts: 6, retryMode: 'standard' },
+    s3: { maxAttempts: 5, retryMode: 'adaptive' },
+    sqs: { maxAttempts: 5, retryMode: 'standard' },
+    sfn: { maxAttempts: 4, retryMode: 'standard' },
+    secrets: { maxAttempts: 3, retryMode: 'standard' },
+  },
+  request: {
+    dynamodb: { maxAttempts: 3, retryMode: 'standard' },
+    s3: { maxAttempts: 3, retryMode: 'adaptive' },
+    sqs: { maxAttempts: 3, retryMode: 'standard' },
+    sfn: { maxAttempts: 3, retryMode: 'standard' },
+    secrets: { maxAttempts: 3, retryMode: 'standard' },
+  },
+} as const;
+
+let retryProfile: keyof typeof RETRY_SETTINGS = 'background';
+
+/** The HTTP shell (http.ts) declares its function one that answers requests, before it builds a client. */
+export function answeringRequests(): void {
+  retryProfile = 'request';
+}
+
+const retry = (service: keyof (typeof RETRY_SETTINGS)['background']) => RETRY_SETTINGS[retryProfile][service];
+
 export const dynamoDocumentClient = once(() =>
-  DynamoDBDocumentClient.from(traced(new DynamoDBClient({ region: config().AWS_REGION })), {
+  DynamoDBDocumentClient.from(traced(new DynamoDBClient({ region: config().AWS_REGION, ...retry('dynamodb') })), {
     marshallOptions: { removeUndefinedValues: true },
   }),
 );
 
 // The configured endpoint, not the queue URL's host: locally the URLs name the emulator behind
 // the SQS journal, and every message must pass the journal (functions/local/sqs-journal.ts).
-export const sqsClient = once(() => traced(new SQSClient({ region: config().AWS_REGION, useQueueUrlAsEndpoint: false })));
+export const sqsClient = once(() => traced(new SQSClient({ region: config().AWS_REGION, useQueueUrlAsEndpoint: false, ...retry('sqs') })));
 
-export const s3Client = once(() => traced(new S3Client({ region: config().AWS_REGION, forcePathStyle: config().S3_FORCE_PATH_STYLE })));
+export const s3Client = once(() => traced(new S3Client({ region: config().AWS_REGION, forcePathStyle: config().S3_FORCE_PATH_STYLE, ...retry('s3') })));
 
 export const accountStore = once((): AccountStore =>
   dynamoAccountStore(dynamoDocumentClient(), requireSetting(config(), TABLES.accounts.envVar)),
@@ -119,7 +155,7 @@ export const exportObjects = once((): ExportObjects => s3ExportObjects(s3Client(
 
 /** Executions of the export state machine. */
 export const exportWorkflows = once((): Workflows<ExportExecutionInput> =>
-  sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION })), requireSetting(config(), STATE_MACHINES.export.envVar)),
+  sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION, ...retry('sfn') })), requireSetting(config(), STATE_MACHINES.export.envVar)),
 );
 
 /** Replay jobs and their occurrences, in the webhooks table. */
@@ -127,7 +163,7 @@ export const replayStore = once((): ReplayStore => dynamoReplayStore(dynamoDocum
 
 /** Executions of the replay state machine. */
 export const replayWorkflows = once((): Workflows<ReplayExecutionInput> =>
-  sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION })), requireSetting(config(), STATE_MACHINES.replay.envVar)),
+  sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION, ...retry('sfn') })), requireSetting(config(), STATE_MACHINES.replay.envVar)),
 );
 
 /** The archive manifest alone (DynamoDB), for functions that plan from it without reading Parquet. */
@@ -147,7 +183,7 @@ export const latencyStore = once((): LatencyStore =>
 
 /** A rotation reaches every container within this long (the secret is read again after it). */
 const CURSOR_KEYS_REFRESH_MS = 5 * 60_000;
-const secretsClient = once(() => traced(new SecretsManagerClient({ region: config().AWS_REGION })));
+const secretsClient = once(() => traced(new SecretsManagerClient({ region: config().AWS_REGION, ...retry('secrets') })));
 let cursorRing: { ring: Promise<CursorKeyRing>; readAt: number; config: Config } | undefined;
 
 /** The cursor key ring: CURSOR_KEYS as configured, or the cursor-keys secret, read at most every 5 minutes. */

@@ -13,6 +13,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { AppError, errorBody, toAppError } from '../core/errors.ts';
+import { storeUnavailableAsAppError } from './store-errors.ts';
 import { isPlanName } from '../core/plans.ts';
 import type { Caller } from '../core/accounts.ts';
 import * as v from 'valibot';
@@ -25,11 +26,14 @@ import { tracer } from './tracer.ts';
 import { parseBody, parseParams } from './validate.ts';
 import { beginCharge } from '../core/billing/credits.ts';
 import { announce } from '../core/detect/user-events.ts';
-import { clock, creditLedger, cursorKeys, latencyStore, queueSender } from './deps.ts';
+import { answeringRequests, clock, creditLedger, cursorKeys, latencyStore, queueSender } from './deps.ts';
 import { latencyRecorder } from '../core/quality/latency.ts';
 import { admitCursor, openCursor, sealCursor, type CursorKeyRing } from '../core/cursor-seal.ts';
 import type { CursorForm } from '../core/market/cursor.ts';
 import { headerValue } from './headers.ts';
+
+// A function answering requests retries its stores briefly (deps.ts, RETRY_SETTINGS).
+answeringRequests();
 
 type Parsed<S> = S extends ParamSchemas ? { -readonly [K in keyof S]: v.InferOutput<S[K]> } : Record<never, never>;
 
@@ -350,7 +354,7 @@ export function httpRouteGroup<Ops extends Readonly<Record<string, OperationSpec
     try {
       response = await withinDeadline(dispatch(selected, event, requestId), context);
     } catch (thrown) {
-      const error = toAppError(thrown);
+      const error = toAppError(storeUnavailableAsAppError(thrown));
       if (error.status >= 500) {
         logger.error('request failed', { error_code: error.code, cause: error.cause ?? thrown });
         metrics.addMetric('ServerError', MetricUnit.Count, 1);

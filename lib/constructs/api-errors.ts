@@ -31,7 +31,7 @@ export function addGatewayResponses(api: RestApi): void {
     api.addGatewayResponse(`gateway-response-${key}`, {
       type: responseType(key),
       statusCode: String(entry.status),
-      responseHeaders: { [API_VERSION_HEADER]: `'${API_VERSION}'` },
+      responseHeaders: { [API_VERSION_HEADER]: `'${API_VERSION}'`, ...('retryAfterS' in entry && { 'Retry-After': `'${entry.retryAfterS}'` }) },
       templates: { 'application/json': errorBodyTemplate(entry.status, entry.errorCode, entry.message) },
     });
   }

@@ -122,8 +122,9 @@ export function archiveManifestContract(manifest: () => ArchiveManifest): void {
       // Times far past every other deletion, so the queue holds only this test's due ones.
       const base = 9e14 + Math.floor(Math.random() * 1e12);
       const [k1, k2, k3] = [`del/${unique()}/a`, `del/${unique()}/b`, `del/${unique()}/c`];
-      await manifest().scheduleDeletion([k2!, k3!], base + 200);
-      await manifest().scheduleDeletion([k1!], base + 100);
+      const [f1, f2, f3] = [k1, k2, k3].map((key) => archiveFile({ key }));
+      await manifest().scheduleDeletion([f2!, f3!], base + 200, 'retired');
+      await manifest().scheduleDeletion([f1!], base + 100, 'retired');
       const mine = (due: { key: string }[]) => due.filter((d) => [k1, k2, k3].includes(d.key)).map((d) => d.key);
       expect(mine(await manifest().dueDeletions(base + 100, 1_000))).toEqual([]);
       expect(mine(await manifest().dueDeletions(base + 101, 1_000))).toEqual([k1]);
@@ -135,6 +136,20 @@ export function archiveManifestContract(manifest: () => ArchiveManifest): void {
       await manifest().forgetDeletion(due[2]!.id);
       await manifest().forgetDeletion(due[2]!.id);
       expect(mine(await manifest().dueDeletions(base + 201, 1_000))).toEqual([]);
+    });
+
+    it('names the file and stage of each deletion, and tells whether the file is listed (what collection asks before deleting)', async () => {
+      const base = 9e14 + Math.floor(Math.random() * 1e12);
+      const file = compacted(`SYM${unique()}`, '2026-11-18');
+      const [id] = await manifest().scheduleDeletion([file], base, 'upload');
+      const [due] = (await manifest().dueDeletions(base + 1, 1_000)).filter((d) => d.id === id);
+      expect(due).toMatchObject({ key: file.key, stage: 'upload', file: { fileId: file.fileId, kind: 'compacted', symbol: file.symbol, day: file.day } });
+      expect(await manifest().isListed(due!.file!)).toBe(false);
+      await manifest().putFile(file);
+      expect(await manifest().isListed(due!.file!)).toBe(true);
+      await manifest().deleteFile(file);
+      expect(await manifest().isListed(due!.file!)).toBe(false);
+      await manifest().forgetDeletion(id!);
     });
   });
 }

@@ -50,11 +50,12 @@ async function startInTempDir({ seededFrom, ...options }: Omit<LocalCloudOptions
   };
 }
 
-export function startTestCloud(options: { schedules?: boolean; pollers?: boolean; extraKeys?: readonly LocalKey[] } = {}): Promise<TestCloud> {
+export function startTestCloud(options: { schedules?: boolean; pollers?: boolean; extraKeys?: readonly LocalKey[]; faults?: LocalCloudOptions['faults'] } = {}): Promise<TestCloud> {
   return startInTempDir({
     apiKeys: [{ key: KEYS.build, plan: 'build' }, { key: KEYS.pro, plan: 'pro' }, { key: KEYS.free, plan: 'free' }, ...(options.extraKeys ?? [])],
     schedules: options.schedules ?? false,
     pollers: options.pollers,
+    faults: options.faults,
   });
 }
 

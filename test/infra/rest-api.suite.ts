@@ -169,7 +169,10 @@ describe('REST API: gateway responses', () => {
     // Assess
     expect(found).toHaveLength(1);
     expect(found[0]!.Properties.StatusCode).toBe(String(entry.status));
-    expect(found[0]!.Properties.ResponseParameters).toEqual({ 'gatewayresponse.header.svc-version': `'${API_VERSION}'` });
+    // A failure worth retrying says when (the authorizer's store throttled).
+    expect(found[0]!.Properties.ResponseParameters).toEqual({
+      'gatewayresponse.header.svc-version': `'${API_VERSION}'`, ...('retryAfterS' in entry && { 'gatewayresponse.header.Retry-After': `'${entry.retryAfterS}'` }),
+    });
     expect(JSON.parse(found[0]!.Properties.ResponseTemplates['application/json'])).toEqual({
       success: false,
       code: entry.status,

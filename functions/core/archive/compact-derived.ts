@@ -43,8 +43,10 @@ export async function rebuildAllDerived(
 
 /** Removes files from the manifest (their rows are visible through what replaced them) and schedules their objects' deletion. */
 export async function retire(deps: ArchiveDeps, files: readonly ArchiveFile[], report: CompactionReport): Promise<void> {
+  // Scheduled first: a run killed between the two leaves no object unlisted and never to be deleted
+  // (a file still listed when its deletion comes due is kept; see object-life.ts).
+  await deps.manifest.scheduleDeletion(files, deps.clock.now() + DELETION_GRACE_MS, 'retired');
   await eachBounded(files, IO_CONCURRENCY, (file) => deps.manifest.deleteFile(file));
-  await deps.manifest.scheduleDeletion(files.map((f) => f.key), deps.clock.now() + DELETION_GRACE_MS);
   report.deltasRetired += files.filter((f) => f.kind === 'delta').length;
 }
 

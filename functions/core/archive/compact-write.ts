@@ -13,6 +13,7 @@ import { compactedKey, deltaKey } from './layout.ts';
 import { dedupeClause } from './dedupe.ts';
 import { CADENCE_SQL, cadenceFromRow, isQualityDataset, type FileCadence } from './cadence.ts';
 import { type CompactionReport, quoted } from './compact-slot.ts';
+import { storeFile } from './object-life.ts';
 
 /** Uploads and manifest writes run this many at a time; DuckDB writes the next file meanwhile. */
 export const IO_CONCURRENCY = 16;
@@ -87,12 +88,10 @@ async function record(deps: ArchiveDeps, path: string, part: Part, file: NewFile
   const derived = DERIVED_DATASETS.includes(file.dataset as DerivedDataset);
   try {
     const key = file.kind === 'delta' ? deltaKey(file.dataset, file.family, file.day, file.fileId) : compactedKey(file.dataset, file.family, file.symbol, file.day, file.fileId);
-    const { etag, bytes } = await deps.objects.putFile(key, path);
-    const full: ArchiveFile = {
-      ...file, key, rows: part.rows, bytes, etag, minTs: part.minTs, maxTs: part.maxTs, symbols: part.symbols, createdAt: deps.clock.now(),
+    const full = await storeFile(deps, {
+      ...file, key, rows: part.rows, minTs: part.minTs, maxTs: part.maxTs, symbols: part.symbols,
       ...(isQualityDataset(file.dataset) && { cadence: part.cadence }),
-    };
-    await deps.manifest.putFile(full);
+    }, path);
     report.filesWritten += 1;
     if (derived) report.derivedRowsWritten += full.rows;
     else report.rowsWritten += full.rows;

@@ -23,6 +23,7 @@ import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import { DAY_MS, SETTLE_MS, dayOf, hourSettled } from './layout.ts';
 export { SETTLE_MS };
 import { visibleFiles } from './files.ts';
+import { collectGarbage } from './object-life.ts';
 import { createMerged, partsOf, version, writeParts } from './compact-write.ts';
 import { rebuildAllDerived, retire } from './compact-derived.ts';
 import { type CompactionReport, HOUR_MS, LEASE_MS, type Slot, dayStart, emptyReport, hourOf, slotRange } from './compact-slot.ts';
@@ -230,16 +231,4 @@ export async function compactArchive(deps: ArchiveDeps, options: CompactionOptio
   }
   report.objectsDeleted = await collectGarbage(deps);
   return report;
-}
-
-/** Deletes objects whose grace period has passed. */
-export async function collectGarbage(deps: ArchiveDeps): Promise<number> {
-  let deleted = 0;
-  for (;;) {
-    const due = await deps.manifest.dueDeletions(deps.clock.now(), 500);
-    if (due.length === 0) return deleted;
-    await deps.objects.delete(due.map((d) => d.key));
-    for (const item of due) await deps.manifest.forgetDeletion(item.id);
-    deleted += due.length;
-  }
 }

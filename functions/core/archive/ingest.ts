@@ -12,7 +12,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATASETS, rowGroupRowsOf, sortOrderOf, type IngestedDataset, type NormalizedRecord } from '../../../schemas/datasets.ts';
 import type { Family } from '../venues.ts';
-import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '../../ports/archive.ts';
+import { storeFile } from './object-life.ts';
 import { DAY_MS, dayOf, deltaKey } from './layout.ts';
 import { parseBatch, type ParseOptions } from './parse.ts';
 import { knownSymbols, spotNames, unseenInstruments } from './venue-registry.ts';
@@ -152,9 +153,7 @@ async function writeDeltas(deps: ArchiveDeps, batchId: string, records: readonly
     };
     const upload = (async () => {
       try {
-        const { etag, bytes } = await deps.objects.putFile(key, path);
-        const file: ArchiveFile = { ...described, bytes, etag, createdAt: deps.clock.now() };
-        await deps.manifest.putFile(file);
+        await storeFile(deps, described, path);
       } finally {
         rmSync(path, { force: true });
       }

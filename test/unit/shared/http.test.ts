@@ -179,6 +179,20 @@ describe('the HTTP shell, errors', () => {
     expect(res.headers['deprecation']).toBe('true');
   });
 
+  it('answers a store that throttles past the SDK\'s retries with the spec\'s 503 and Retry-After, not a 500', async () => {
+    const BUSY = operationGroup('system', {
+      busyThing: { method: 'GET', path: '/v1/busy', auth: 'none', summary: 'test', tags: ['T'], response: { status: 200, description: 'ok', shape: 'envelope', schema: v.unknown() } },
+    });
+    const throttled = Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException', $fault: 'client', $metadata: { httpStatusCode: 400 } });
+    const busy = httpRouteGroup(BUSY, { busyThing: async () => { throw throttled; } }, routesOf(BUSY));
+    const result = await busy(restEvent({ resource: '/v1/busy', httpMethod: 'GET' }), lambdaContext);
+    expect(result.statusCode).toBe(503);
+    expect(result.headers).toMatchObject({ 'retry-after': '1', 'x-request-id': 'req-test' });
+    expect(JSON.parse(result.body)).toEqual({
+      success: false, code: 503, error: 'The archive store is busy right now. Retry shortly.', error_code: 'upstream_unavailable', request_id: 'req-test',
+    });
+  });
+
   it('answers every response with the response-shape version, and refuses a version it does not have in either spelling', async () => {
     // Prepare
     const event = (headers: Record<string, string>) => restEvent({

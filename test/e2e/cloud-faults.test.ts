@@ -1,0 +1,200 @@
+/**
+ * The cloud misbehaving underneath the real flows (issue 44): the local cloud with the fault proxy
+ * (functions/local/fault-proxy.ts) between its functions and the emulators, under the plans of
+ * functions/local/fault-plans.ts. Batches are landed twice, compaction and reads run while they
+ * ingest, deliveries are queued, an export runs; then the archive is read back row by row against
+ * what was landed (none lost, none twice), deliveries against what was accepted, the export
+ * against the archive, and S3 against the manifest (no orphan left once its deletion is due).
+ */
+import { S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
+import { eventually } from '../helpers/api.ts';
+import { startReceiver, type Receiver } from '../../functions/local/receiver.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
+import { invoke } from '../../functions/local/invoke.ts';
+import { archiveDeps } from '../../functions/shared/archive-deps.ts';
+import { everyMessageTwice, flakyStores, killedAtWritePoints } from '../../functions/local/fault-plans.ts';
+import { NO_FAULTS, parseFaultPlan } from '../../schemas/fault-plan.ts';
+import { call, callPatiently, checkArchive, checkObjects, landBatch, newTally, readTrades, tradeBatches, type FlowTarget } from '../../functions/local/fault-flows.ts';
+import type { NormalizedRecord } from '../../schemas/datasets.ts';
+
+const DAY = 86_400_000;
+/** Two closed UTC days inside coverage. */
+const DAY1 = Date.UTC(2026, 10, 20);
+const DAYS = ['2026-11-20', '2026-11-21'];
+const WINDOW = { from: DAY1, to: DAY1 + 2 * DAY };
+
+let cloud: Awaited<ReturnType<typeof startTestCloud>>;
+let receiver: Receiver;
+let target: FlowTarget;
+const landed: NormalizedRecord[] = [];
+const accepted = new Set<string>();
+let endpointId: string;
+const refusedOnce = new Set<string>();
+const delivered = new Set<string>();
+
+/** Compaction as its schedule runs it; a run the plan kills fails, and the next one goes on. */
+async function compactOnce(): Promise<boolean> {
+  try {
+    const report = await invoke('compact', {}) as { skippedLeased: number; filesWritten: number };
+    lastCompaction = JSON.stringify(report);
+    return true;
+  } catch (error) {
+    lastCompaction = String(error);
+    return false;
+  }
+}
+let lastCompaction = '';
+
+async function queueDeliveries(count: number, tally = newTally()): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const res = await callPatiently(target, tally, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`);
+    // A 503 after all the client's tries is a refusal the client saw: not accepted, not owed.
+    if (res.status === 202) ids.push(res.body.data.event_id);
+  }
+  for (const id of ids) accepted.add(id);
+  return ids;
+}
+
+beforeAll(async () => {
+  process.env.WEBHOOK_ALLOWED_TARGETS = '127.0.0.1';
+  // Each event is refused once, so every delivery climbs the ladder's first rung under the faults.
+  receiver = await startReceiver((request) => {
+    const id = String(request.headers['svc-event-id']);
+    if (!refusedOnce.has(id)) {
+      refusedOnce.add(id);
+      return 503;
+    }
+    delivered.add(id);
+    return 200;
+  });
+  cloud = await startTestCloud({ faults: NO_FAULTS });
+  const s3 = new S3Client({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: cloud.emulators.endpoints.s3, forcePathStyle: true });
+  target = { url: cloud.url, key: KEYS.build, s3, bucket: cloud.emulators.names.buckets.archive };
+  const endpoint = await call(target, newTally(), 'POST', '/v1/webhooks/endpoints', { url: receiver.url('/faults') });
+  expect(endpoint.status).toBe(201);
+  endpointId = endpoint.body.data.id;
+});
+
+afterAll(async () => {
+  await cloud?.stop();
+  await receiver?.close();
+  target?.s3.destroy();
+  delete process.env.WEBHOOK_ALLOWED_TARGETS;
+});
+
+describe('the cloud failing under the flows', () => {
+  it('loses and doubles nothing when 5% of store calls fail, and reads answer 200 or 503 with Retry-After, never 500', async () => {
+    cloud.faults!.setPlan(flakyStores(11, 0.05));
+    const batches = tradeBatches(11, 6, DAY1, 2);
+    const reads = newTally();
+    const queued = queueDeliveries(6);
+    // Each batch twice, under two names: the same bytes, so the same batch.
+    for (const [i, batch] of batches.entries()) {
+      landed.push(...batch);
+      await landBatch(target, DAYS[0]!, `flaky-${i}`, batch);
+      await landBatch(target, DAYS[0]!, `flaky-${i}-again`, batch);
+      // Reads and compaction while the batches ingest.
+      await Promise.all([readTrades(target, reads, 'BTC', WINDOW.from, WINDOW.to), i % 2 === 1 ? compactOnce() : undefined]);
+    }
+    await queued;
+    const report = cloud.faults!.report();
+    cloud.faults!.setPlan(NO_FAULTS);
+    expect(Object.values(report.injected).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    expect(reads.statuses[500]).toBeUndefined();
+    expect(reads.badUnavailable).toEqual([]);
+
+    const expectedRows = new Set(landed.map((r) => `${r.symbol}#${(r as { trade_id: number }).trade_id}`)).size;
+    await eventually(() => checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to), (c) => c.read >= expectedRows, 120_000);
+    expect(await compactOnce()).toBe(true);
+    const check = await checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to);
+    expect(check).toMatchObject({ expected: expectedRows, read: expectedRows, lost: [], twice: [], differing: [] });
+  });
+
+  it('answers a read the manifest cannot serve (throttled through every SDK retry) with the spec\'s 503 and Retry-After', async () => {
+    cloud.faults!.setPlan(parseFaultPlan({ seed: 17, rules: [{ service: 'dynamodb', operation: 'Query', fault: 'throttle', rate: 1 }] }));
+    const res = await fetch(`${cloud.url}/v1/perpx/trades/BTC?start=${WINDOW.from}&end=${WINDOW.to - 1}`, { headers: { 'X-API-Key': KEYS.build } });
+    const report = cloud.faults!.report();
+    cloud.faults!.setPlan(NO_FAULTS);
+    expect(res.status).toBe(503);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await res.json()).toMatchObject({ success: false, code: 503, error_code: 'upstream_unavailable', request_id: expect.any(String) });
+    expect(report.injected['dynamodb Query throttle']).toBeGreaterThan(1);
+  });
+
+  it('completes compaction killed at each of its write points on the next run, with no orphan left once its deletion is due', async () => {
+    const batches = tradeBatches(23, 3, DAY1, 2);
+    for (const [i, batch] of batches.entries()) {
+      landed.push(...batch);
+      await landBatch(target, DAYS[1]!, `killed-${i}`, batch);
+    }
+    // And an hour that closed lately: merged into a delta compaction (`m-`), then folded into hour files.
+    const hourAgo = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000;
+    const recent = tradeBatches(29, 1, hourAgo, 1 / 24)[0]!;
+    await landBatch(target, new Date(hourAgo).toISOString().slice(0, 10), 'killed-recent', recent);
+    const recentWindow = { from: hourAgo, to: hourAgo + 3_600_000 };
+    const recentRows = new Set(recent.map((r) => `${r.symbol}#${(r as { trade_id: number }).trade_id}`)).size;
+    const expectedRows = new Set(landed.map((r) => `${r.symbol}#${(r as { trade_id: number }).trade_id}`)).size;
+    await eventually(() => checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to), (c) => c.read >= expectedRows, 120_000);
+    await eventually(() => checkArchive(target, newTally(), recent, recentWindow.from, recentWindow.to), (c) => c.read >= recentRows, 120_000);
+    cloud.faults!.setPlan(killedAtWritePoints(23));
+    const runs: boolean[] = [];
+    for (let i = 0; i < 6 && !runs.at(-1); i += 1) runs.push(await compactOnce());
+    const report = cloud.faults!.report();
+    cloud.faults!.setPlan(NO_FAULTS);
+    expect(runs[0], `${JSON.stringify(runs)} ${lastCompaction} ${JSON.stringify(report)}`).toBe(false);
+    expect(runs.at(-1)).toBe(true);
+    // Every kill point of the plan was reached: after the object's write, before and after a manifest write, the retirement.
+    expect(Object.keys(report.injected).sort()).toEqual(['dynamodb DeleteItem server-error', 'dynamodb PutItem reset landed', 'dynamodb PutItem server-error', 's3 PUT reset landed']);
+    expect(await compactOnce()).toBe(true);
+
+    const check = await checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to);
+    expect(check).toMatchObject({ expected: expectedRows, read: expectedRows, lost: [], twice: [], differing: [] });
+    expect(await checkArchive(target, newTally(), recent, recentWindow.from, recentWindow.to)).toMatchObject({ expected: recentRows, read: recentRows, lost: [], twice: [], differing: [] });
+    const objects = await checkObjects(target, archiveDeps(), [...DAYS, ...new Set([recentWindow.from, Date.now()].map((t) => new Date(t).toISOString().slice(0, 10)))]);
+    expect(objects.missing).toEqual([]);
+    expect(objects.orphans).toEqual([]);
+  });
+
+  it('keeps the same archive and deliveries when every SQS message is handed out twice, some after their visibility timeout', async () => {
+    cloud.faults!.setPlan(everyMessageTwice(37, 5_000));
+    const batches = tradeBatches(37, 3, DAY1, 2);
+    for (const [i, batch] of batches.entries()) {
+      landed.push(...batch);
+      await landBatch(target, DAYS[1]!, `twice-${i}`, batch);
+    }
+    await queueDeliveries(4);
+    const expectedRows = new Set(landed.map((r) => `${r.symbol}#${(r as { trade_id: number }).trade_id}`)).size;
+    await eventually(() => checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to), (c) => c.read >= expectedRows, 120_000);
+    // The copies handed out after the timeout are ingested too (and find their batch done).
+    await eventually(() => cloud.faults!.report().injected['sqs ReceiveMessage duplicate'] ?? 0, (n) => n >= batches.length, 60_000);
+    expect(cloud.faults!.report().injected['sqs ReceiveMessage visibility shortened']).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    cloud.faults!.setPlan(NO_FAULTS);
+    expect(await compactOnce()).toBe(true);
+    const check = await checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to);
+    expect(check).toMatchObject({ expected: expectedRows, read: expectedRows, lost: [], twice: [], differing: [] });
+  });
+
+  it('delivers every accepted delivery through the ladder (a duplicate carries the same event id), and nothing not accepted', async () => {
+    expect(accepted.size).toBeGreaterThan(0);
+    await eventually(() => [...accepted].filter((id) => !delivered.has(id)), (missing) => missing.length === 0, 120_000);
+    const received = new Set(receiver.requests.map((r) => String(r.headers['svc-event-id'])));
+    expect([...received].filter((id) => !accepted.has(id))).toEqual([]);
+  });
+
+  it('exports what the archive holds, under faults', async () => {
+    cloud.faults!.setPlan(flakyStores(53, 0.05));
+    const tally = newTally();
+    const created = await callPatiently(target, tally, 'POST', '/v1/exports', { schema: 'trades', family: 'perpx', symbols: ['SOL'], start: WINDOW.from, end: WINDOW.to });
+    expect(created.status).toBe(202);
+    const job = await eventually(() => callPatiently(target, tally, 'GET', `/v1/exports/${created.body.data.id}`), (r) => ['completed', 'failed', 'canceled'].includes(r.body.data?.state), 120_000);
+    cloud.faults!.setPlan(NO_FAULTS);
+    expect(job.body.data.state).toBe('completed');
+    const rest = await readTrades(target, newTally(), 'SOL', WINDOW.from, WINDOW.to);
+    expect(job.body.data.files.reduce((n: number, f: { rows: number }) => n + f.rows, 0)).toBe(rest.length);
+    expect(tally.statuses[500]).toBeUndefined();
+  });
+});
