@@ -53,7 +53,9 @@ function bySpecificity(a: string, b: string): number {
     const preferred = segmentRank(y[i]!) - segmentRank(x[i]!);
     if (preferred) return preferred;
   }
-  return 0;
+  // Equal over the shorter path: by length, then by path, so the order is total. Ties that were not
+  // transitive let the sort put `/subscriptions/{id}` before `/subscriptions/resume` once routes were added.
+  return x.length - y.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 /** The items on the resource a request path selects, with its path parameters (still percent-encoded). */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import * as v from 'valibot';
 import { GATEWAY_RESOURCES, gatewayResources } from '../../../functions/gateway-resources.ts';
 import { ROUTES, resourceMatcher } from '../../../functions/routes.ts';
@@ -30,6 +31,17 @@ describe('gateway resources', () => {
       const allowed = [...new Set(ROUTES.filter((other) => other.path === r.path).map((other) => other.method))];
       expect(resource!.notAllowed, r.path).toEqual(r.method === 'ANY' ? undefined : allowed);
     }
+  });
+
+  it('picks the most specific resource whatever order the resources come in: a literal path is its own resource', () => {
+    const literal = GATEWAY_RESOURCES.filter((r) => !r.path.includes('{'));
+    fc.assert(fc.property(fc.shuffledSubarray([...GATEWAY_RESOURCES], { minLength: GATEWAY_RESOURCES.length }), (resources) => {
+      // Act
+      const match = resourceMatcher(resources);
+      // Assess
+      for (const r of literal) expect(match(r.path)?.items[0]?.path).toBe(r.path);
+      expect(match('/v1/webhooks/subscriptions/resume')?.params).toEqual({});
+    }), { numRuns: 50 });
   });
 
   it('collapses a subtree of one group\'s keyed GETs into its top and a greedy resource, where that saves resources', () => {
