@@ -111,8 +111,7 @@ export async function benchDeliveries(options: { deliveries?: number } = {}): Pr
 
     // Wait for every delivery, bounded: a stuck pipeline prints what is missing instead of hanging.
     const deadline = Date.now() + 60_000 + total * 20;
-    while ((absorb(), arrivals.size) < total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    absorb();
+    for (absorb(); arrivals.size < total && Date.now() < deadline; absorb()) await new Promise((r) => setTimeout(r, 50));
     const lastReceived = Math.max(...arrivals.values());
     const cpu = process.cpuUsage(cpuBefore);
     const latencies = [...arrivals].map(([id, at]) => at - occurredAt.get(id.split(' ')[1]!)!);

@@ -263,7 +263,7 @@ export async function benchPreviews(): Promise<void> {
     figure({ name: `replay job market.liquidation, ${DAYS} days, ${MARKETS} markets, one worker, rows/s`, value: replayRows / replayS, unit: 'rows/s' },
       `${Math.round(replayRows / replayS).toLocaleString()} rows/s (${replayRows.toLocaleString()} rows, ${replayMatched.toLocaleString()} occurrences stored, ${replayS.toFixed(1)} s, ${daysDone} of ${partitions.length} days, newest first)`);
 
-    await benchOtherTypes({ deps, previewDeps, floorDb, first, now });
+    await benchOtherTypes({ deps, previewDeps, floorDb, now });
   } finally {
     floorDb.closeSync();
     await env.stop();
@@ -307,7 +307,6 @@ interface OtherTypesInput {
   deps: ReturnType<typeof archiveDeps> & { clock: { now: () => number } };
   previewDeps: PreviewDeps;
   floorDb: Awaited<ReturnType<Awaited<ReturnType<typeof DuckDBInstance.create>>['connect']>>;
-  first: number;
   now: number;
 }
 
@@ -315,7 +314,7 @@ interface OtherTypesInput {
  * Every other estimable type at its longest lookback (30 days) and every dry-run type over a day,
  * each beside its floor: DuckDB alone answering the same question from the same raw files.
  */
-async function benchOtherTypes({ deps, previewDeps, floorDb, first, now }: OtherTypesInput): Promise<void> {
+async function benchOtherTypes({ deps, previewDeps, floorDb, now }: OtherTypesInput): Promise<void> {
   const stores = webhookStores();
   let accounts = 0;
   /** A fresh caller watching WATCHED (each preview call its own, so the 6-a-minute budget never waits). */

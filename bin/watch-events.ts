@@ -20,11 +20,11 @@ const settings = localSettings();
 const base = values.base ?? `http://127.0.0.1:${settings.PORT}`;
 const tls = new URL('../functions/local/tls/', import.meta.url);
 
-async function call(method: string, path: string, body?: unknown) {
+async function call<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(base + path, {
     method, headers: { 'X-API-Key': values.key!, ...(body !== undefined && { 'content-type': 'application/json' }) }, ...(body !== undefined && { body: JSON.stringify(body) }),
   });
-  const json = await res.json() as { data?: any; error?: string };
+  const json = await res.json() as { data: T; error?: string };
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${json.error}`);
   return json.data;
 }
@@ -47,7 +47,7 @@ const server = createServer({ key: readFileSync(new URL('receiver-key.pem', tls)
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
 
-const endpoint = await call('POST', '/v1/webhooks/endpoints', { url, description: 'watch-events' });
+const endpoint = await call<{ id: string; secret: string }>('POST', '/v1/webhooks/endpoints', { url, description: 'watch-events' });
 secret = endpoint.secret;
 const wallets = createDemoMarket({ seed: settings.DEMO_SEED, startMs: 1_767_225_600_000 }).wallets;
 for (const wallet of wallets) await call('POST', '/v1/webhooks/addresses', { address: wallet.address, label: wallet.label });

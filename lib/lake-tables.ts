@@ -40,6 +40,7 @@ export function lakeTableInput(dataset: Dataset, bucketName: string): CfnTable.T
   const keys = partitionKeysOf(dataset);
   const keyNames = new Set(keys.map((k) => k.name));
   const root = `s3://${bucketName}/archive/v1/${dataset}/`;
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Glue's projection template names its partition keys as `${key}`.
   const template = `s3://${bucketName}/${compactedDir(dataset, '${family}', def.perSymbol ? '${symbol}' : undefined, '${day}')}`;
   const firstDay = dayOf(Math.min(...Object.values(def.coverage).filter((start): start is number => start !== undefined)));
   return {

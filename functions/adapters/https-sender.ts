@@ -144,7 +144,8 @@ export function createHttpsSender(options: HttpsSenderOptions): WebhookSender {
           headers: { ...Object.fromEntries(given), 'content-type': 'application/json', 'user-agent': USER_AGENT, 'content-length': body.length },
         });
       } catch (error) {
-        return finish(describe(error as NodeJS.ErrnoException, false));
+        finish(describe(error as NodeJS.ErrnoException, false));
+        return;
       }
       const sent = req;
       sent.on('socket', (socket: Socket) => {

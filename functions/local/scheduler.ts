@@ -52,5 +52,5 @@ export function startScheduler(
     }, periodMs - (Date.now() % periodMs));
     timers.push(first);
   }
-  return { stop: () => timers.forEach((t) => clearTimeout(t)) };
+  return { stop: () => { for (const t of timers) clearTimeout(t); } };
 }

@@ -120,7 +120,7 @@ const triggered: Partial<Record<Family, string>> = {};
 /** Per positions family: an account holding positions at the latest snapshot and at the latest hour, with a change leg in the window, one of its markets, and that hour. */
 const holders: Partial<Record<Family, { account: string; symbol: string; hour: number }>> = {};
 let l1Address = '';
-const withRows = async (dataset: 'liquidations' | 'altx_liquidations' | 'order_events' | 'accounts', family: Family, filter?: { sql: string; params: {} }, from = window.start) =>
+const withRows = async (dataset: 'liquidations' | 'altx_liquidations' | 'order_events' | 'accounts', family: Family, filter?: { sql: string; params: Record<string, never> }, from = window.start) =>
   (await readWindow(archiveDeps(), { dataset, family, from, to: window.end, limit: 1, filter })).rows[0];
 const holder = (route: RouteDef) => holders[route.family!]!;
 const accountSample = (query: Record<string, string | number> = {}): Sample => ({

@@ -47,7 +47,7 @@ describe('estimates on the demo archive', () => {
         expect(estimate.per_day).toHaveLength(lookback);
         expect(estimate.per_day.at(-1).date).toBe(today);
         const dates = estimate.per_day.map((d: { date: string }) => Date.parse(d.date));
-        dates.slice(1).forEach((date: number, i: number) => expect(date - dates[i]).toBe(DAY));
+        dates.slice(1).forEach((date: number, i: number) => { expect(date - dates[i]).toBe(DAY); });
         expect(estimate.total).toBe(estimate.per_day.reduce((sum: number, d: { count: number }) => sum + d.count, 0));
         expect(estimate.ladder).toHaveLength(10);
         for (let i = 1; i < estimate.ladder.length; i++) {

@@ -19,6 +19,7 @@ const processCpuMs = () => {
 const mark = globalThis as { lastFileEndCpuMs?: number };
 
 // Vitest reads the first argument as fixtures, which must be destructured.
+// biome-ignore lint/correctness/noEmptyPattern: vitest reads the first parameter's destructuring as its fixtures.
 afterAll(({}, suite) => {
   const now = processCpuMs();
   suite.meta.cpuMs = now - (mark.lastFileEndCpuMs ?? 0);

@@ -50,7 +50,11 @@ async function account(plan: PlanName, rules: number): Promise<QueueRule[]> {
 
 const occurrence = (key = randomUUID(), occurredAt = now - 1_000) => ({ key, type: 'market.liquidation', occurredAt, data: { venue: 'perpx', symbol: 'BTC', notional_usd: 250_000 } });
 const deliveryOf = (request: QueueRequest) => deliveryIdOf(eventIdOf(request.occurrence.key, request.rule.subscription.triggerId), request.rule.endpoint.id);
-const tally = (outcomes: QueueOutcome[]) => outcomes.reduce<Record<string, number>>((t, o) => ({ ...t, [o]: (t[o] ?? 0) + 1 }), {});
+const tally = (outcomes: QueueOutcome[]) => {
+  const counts: Record<string, number> = {};
+  for (const o of outcomes) counts[o] = (counts[o] ?? 0) + 1;
+  return counts;
+};
 
 describe('a batch queued again', () => {
   it('redelivered, creates and counts nothing new; processed twice at once, creates and counts each delivery once and sends each one\'s job', async () => {
@@ -95,9 +99,11 @@ describe('a batch spanning the daily cap', () => {
         expect(tally(outcomes)).toEqual({ ...(admitted > 0 && { queued: admitted }), ...(requests.length > admitted && { capped: requests.length - admitted }) });
         expect(await webhookStores().allowances.deliveriesCounted(accountId, utcDay(now))).toBe(limit - left + admitted);
         const missedBy = new Map<string, number>();
-        split.forEach((batch, b) => batch.forEach((request, i) => {
-          if (perBatch[b]![i] === 'capped') missedBy.set(request.rule.subscription.id, (missedBy.get(request.rule.subscription.id) ?? 0) + 1);
-        }));
+        split.forEach((batch, b) => {
+          batch.forEach((request, i) => {
+            if (perBatch[b]![i] === 'capped') missedBy.set(request.rule.subscription.id, (missedBy.get(request.rule.subscription.id) ?? 0) + 1);
+          });
+        });
         for (const rule of rules) {
           const stored = await webhookStores().rules.get(accountId, rule.subscription.id);
           const missed = missedBy.get(rule.subscription.id) ?? 0;

@@ -76,7 +76,7 @@ describe('computeBreadth edges', () => {
   it('rounds value_pct to 4 decimals', () => {
     const stats = new Map<string, SessionStats>();
     const candidates = ['A', 'B', 'C'];
-    candidates.forEach((sym, i) => stats.set(sym, { quoteVolume: 100, baseVolume: 1, lastClose: i === 0 ? 101 : 99, lastCandleTs: CUTOFF - MIN }));
+    candidates.forEach((sym, i) => { stats.set(sym, { quoteVolume: 100, baseVolume: 1, lastClose: i === 0 ? 101 : 99, lastCandleTs: CUTOFF - MIN }); });
     expect(computeBreadth('perpx', CUTOFF, candidates, stats).value_pct).toBe(33.3333);
   });
 });

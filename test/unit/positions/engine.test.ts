@@ -85,11 +85,11 @@ describe('the position engine', () => {
       });
       const at = cut % (fills.length + 1);
       const whole: Book = new Map();
-      fills.forEach((f) => applyFill(whole, f));
+      for (const f of fills) applyFill(whole, f);
       const first: Book = new Map();
-      fills.slice(0, at).forEach((f) => applyFill(first, f));
+      for (const f of fills.slice(0, at)) applyFill(first, f);
       const resumed = bookFromSnapshot(snapshotRows(first, 50_000, ctx));
-      fills.slice(at).forEach((f) => applyFill(resumed, f));
+      for (const f of fills.slice(at)) applyFill(resumed, f);
       expect(snapshotRows(resumed, 60_000, ctx)).toEqual(snapshotRows(whole, 60_000, ctx));
       // Sizes are exact: each market's size is the venue's (quarantine re-anchors to it), unless its last fill is the one missing.
       for (const row of snapshotRows(whole, 60_000, ctx).slice(1)) {
