@@ -20,6 +20,8 @@ export interface LayeringRules {
   coreMaxLines: number;
   /** A route group's contract file (functions/routes/<group>.ts). */
   routeGroupMaxLines: number;
+  /** package.json's `imports`: `#core/*` -> `./functions/core/*`, resolved like relative specifiers. */
+  subpathImports?: Readonly<Record<string, string>>;
 }
 
 const CORE = 'functions/core/';
@@ -71,8 +73,14 @@ export function importSpecifiers(text: string): string[] {
   return patterns.flatMap((pattern) => [...code.matchAll(pattern)].map((m) => m[1]!));
 }
 
-/** The file a relative specifier names, or undefined for a package (or a file outside the set). */
-function resolve(files: SourceFiles, from: string, specifier: string): string | undefined {
+/** The file a relative or subpath (`#core/...`) specifier names, or undefined for a package (or a file outside the set). */
+function resolve(files: SourceFiles, from: string, specifier: string, subpaths: Readonly<Record<string, string>> = {}): string | undefined {
+  if (specifier.startsWith('#')) {
+    const pattern = Object.keys(subpaths).find((p) => specifier.startsWith(p.replace(/\*$/, '')));
+    if (pattern === undefined) return undefined;
+    specifier = posix.relative(posix.dirname(from), posix.normalize(subpaths[pattern]!.replace('*', specifier.slice(pattern.length - 1))));
+    if (!specifier.startsWith('.')) specifier = `./${specifier}`;
+  }
   if (!specifier.startsWith('.')) return undefined;
   const target = posix.normalize(posix.join(posix.dirname(from), specifier));
   return [target, `${target}.ts`, `${target}/index.ts`].find((candidate) => files.has(candidate));
@@ -86,7 +94,7 @@ export function layeringViolations(files: SourceFiles, rules: LayeringRules): st
   for (const [file, text] of files) {
     const targets: string[] = [];
     for (const specifier of importSpecifiers(text)) {
-      const target = resolve(files, file, specifier);
+      const target = resolve(files, file, specifier, rules.subpathImports);
       if (target) targets.push(target);
       if (file.startsWith(CORE)) {
         if (CORE_FORBIDDEN_PACKAGES.some((p) => specifier.startsWith(p))) violations.push(`${file}: core imports ${specifier}`);
