@@ -1,12 +1,12 @@
 /** Route group `orderbook`: native snapshots and history, order-level books (L4, altx L3) and diffs, full-depth L2, per family. */
-import { bookSymbol, granularityMultiplier, l2Book, l2History, l3Book, l3History, l4Book, l4History, type BookHistoryRequest, type BookRequest } from '../core/market/orderbook.ts';
+import { bookSymbol, granularityMultiplier, l2Book, l2History, l3Book, l3History, l4BookText, l4History, type BookHistoryRequest, type BookRequest } from '../core/market/orderbook.ts';
 import { l2DiffsPage, l4DiffsPage } from '../core/market/orderbook-diffs.ts';
 import { nativeBook, nativeBookHistory } from '../core/market/orderbook-native.ts';
 import { ORDERBOOK_OPERATIONS } from '../routes/orderbook.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { oneRequestView } from '../core/archive/files.ts';
 import { clock } from '../shared/deps.ts';
-import { cursorRoute, familyOf, httpRouteGroup, ok, okRows, type RequestContext } from '../shared/http.ts';
+import { cursorRoute, familyOf, httpRouteGroup, ok, okJson, okRows, type RequestContext } from '../shared/http.ts';
 import type { ArchiveDeps } from '../ports/archive.ts';
 import type { JsonRows } from '../core/market/queries.ts';
 
@@ -44,7 +44,11 @@ export const handler = httpRouteGroup(ORDERBOOK_OPERATIONS, {
   l2Orderbook: snapshot(l2Book),
   l2OrderbookHistory: history(l2History),
   l2OrderbookDiffs: history(l2DiffsPage),
-  l4Orderbook: snapshot(l4Book),
+  // The deep book comes rendered as JSON text (shaped in DuckDB), spliced into the envelope.
+  l4Orderbook: async ({ params, query: { timestamp, ...rest } }, ctx) => {
+    const { family, symbol } = market(params.symbol, ctx);
+    return okJson(await l4BookText(deps(), { family, symbol, at: timestamp ?? clock.now(), ...rest }), { symbol, venue: family });
+  },
   l4OrderbookDiffs: history(l4DiffsPage),
   l4OrderbookHistory: history(l4History),
   l3Orderbook: snapshot(l3Book),

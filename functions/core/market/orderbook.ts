@@ -14,6 +14,7 @@ import { coverageStart } from '../archive/coverage.ts';
 import { L4Book, type BookOrder, type CheckpointOrder, type Level } from '../book/l4-book.ts';
 import { type SequencedDiff } from '../book/level-walk.ts';
 import { nettedDiffsAfter } from './orderbook-net.ts';
+import { l4BookJson, type CheckpointHead } from './orderbook-sql.ts';
 import { difference, midpoint, sumDecimals } from '../book/decimal.ts';
 import { page, startPage, windowPage, type JsonRows, type WindowParams } from './queries.ts';
 import { seriesSymbol } from './series.ts';
@@ -142,23 +143,26 @@ export async function diffsAfter(
 }
 
 /**
- * The newest checkpoint at or before `at`, in two reads: its time (the `ts` column only), then the
- * one row, whose row group (a few checkpoints) is all that is decompressed; a day of a deep book's
- * checkpoints is hundreds of megabytes of order lists.
+ * The newest checkpoint at or before `at`: its time (the `ts` column only), then its place (no
+ * sides: a day of a deep book's checkpoints is hundreds of megabytes of order lists).
  */
-async function newestCheckpoint(deps: ArchiveDeps, family: Family, symbol: string, at: number): Promise<StoredCheckpoint | undefined> {
+async function newestHead(deps: ArchiveDeps, family: Family, symbol: string, at: number): Promise<CheckpointHead | undefined> {
   const window = { dataset: 'l4_checkpoints' as const, family, symbol };
   const recent = await windowSource(deps, { ...window, from: at - BOOK_LOOKBACK_MS, to: at });
   const [newest] = recent ? await deps.sql.query({ sql: `SELECT max(ts) AS ts FROM (${recent.sql})`, params: recent.params }) : [];
   if (newest?.ts === null || newest?.ts === undefined) return undefined;
   const ts = Number(newest.ts);
-  // The sides come back as the stored text and are parsed here: cheaper than DuckDB re-encoding megabytes of JSON.
   const source = await windowSource(deps, { ...window, from: ts, to: ts });
-  const [row] = source ? await deps.sql.query({ sql: `SELECT ts, block_number, seq, bids, asks FROM (${source.sql}) LIMIT 1`, params: source.params }) : [];
-  return row && {
-    ts: Number(row.ts), block_number: Number(row.block_number), seq: Number(row.seq),
-    bids: JSON.parse(String(row.bids)) as CheckpointOrder[], asks: JSON.parse(String(row.asks)) as CheckpointOrder[],
-  };
+  const [row] = source ? await deps.sql.query({ sql: `SELECT ts, block_number, seq FROM (${source.sql}) LIMIT 1`, params: source.params }) : [];
+  return row && { ts: Number(row.ts), block_number: Number(row.block_number), seq: Number(row.seq) };
+}
+
+/** A checkpoint's JSON sides, for a book replayed in JavaScript; only that row's group is decompressed. */
+async function withSides(deps: ArchiveDeps, family: Family, symbol: string, head: CheckpointHead): Promise<StoredCheckpoint> {
+  const source = await windowSource(deps, { dataset: 'l4_checkpoints', family, symbol, from: head.ts, to: head.ts });
+  // The sides come back as the stored text and are parsed here: cheaper than DuckDB re-encoding megabytes of JSON.
+  const [row] = source ? await deps.sql.query({ sql: `SELECT bids, asks FROM (${source.sql}) LIMIT 1`, params: source.params }) : [];
+  return { ...head, bids: row ? JSON.parse(String(row.bids)) as CheckpointOrder[] : [], asks: row ? JSON.parse(String(row.asks)) as CheckpointOrder[] : [] };
 }
 
 /** The oldest checkpoint in [from, to] (a window that begins before the first one starts there). */
@@ -169,8 +173,9 @@ export async function firstCheckpoint(deps: ArchiveDeps, family: Family, symbol:
 
 export async function rebuild(deps: ArchiveDeps, req: BookRequest, throughBlock?: number): Promise<Rebuilt | undefined> {
   if (!isSymbolOf(req.family, req.symbol)) return undefined;
-  const checkpoint = await newestCheckpoint(deps, req.family, req.symbol, req.at);
-  if (!checkpoint) return undefined;
+  const head = await newestHead(deps, req.family, req.symbol, req.at);
+  if (!head) return undefined;
+  const checkpoint = await withSides(deps, req.family, req.symbol, head);
   return throughBlock === undefined ? rebuildNetted(deps, req.family, req.symbol, checkpoint, req.at) : rebuildFrom(deps, req.family, req.symbol, checkpoint, req.at, throughBlock);
 }
 
@@ -221,12 +226,21 @@ function fullDepthBook(symbol: string, at: number, book: L4Book, depth: number |
   };
 }
 
-/** The order-level book at an instant: every resting order (or `depth` per side) in priority. */
-export async function l4Book(deps: ArchiveDeps, req: BookRequest): Promise<L4Snapshot> {
-  const rebuilt = await rebuild(deps, req);
-  if (!rebuilt) throw missing('order-level books', 'l4_checkpoints', req);
-  return l4Snapshot(req.symbol, req.at, rebuilt, req.depth);
+/**
+ * The order-level book at an instant as JSON text: every resting order (or `depth` per side) in
+ * priority, shaped in SQL from the checkpoint's order rows (orderbook-sql.ts), else replayed here.
+ */
+export async function l4BookText(deps: ArchiveDeps, req: BookRequest): Promise<string> {
+  const head = isSymbolOf(req.family, req.symbol) ? await newestHead(deps, req.family, req.symbol, req.at) : undefined;
+  if (!head) throw missing('order-level books', 'l4_checkpoints', req);
+  const shaped = await l4BookJson(deps, req.family, head, { symbol: req.symbol, at: req.at, depth: req.depth });
+  if (shaped !== undefined) return shaped;
+  const rebuilt = await rebuildNetted(deps, req.family, req.symbol, await withSides(deps, req.family, req.symbol, head), req.at);
+  return JSON.stringify(l4Snapshot(req.symbol, req.at, rebuilt, req.depth));
 }
+
+/** The order-level book at an instant, as an object. */
+export const l4Book = async (deps: ArchiveDeps, req: BookRequest): Promise<L4Snapshot> => JSON.parse(await l4BookText(deps, req)) as L4Snapshot;
 
 /** Full-depth L2 at an instant: the order-level book aggregated by price. */
 export async function l2Book(deps: ArchiveDeps, req: BookRequest): Promise<FullDepthBook> {
