@@ -125,7 +125,7 @@ describe('the L4 book netted in SQL', () => {
 
   it('is shaped in SQL from the checkpoint\'s order rows once compacted, crossed books and depth included', async () => {
     // Prepare: a checkpoint of three orders (one keeps an original size), then an update, a placement behind a resting order, a removal.
-    const [a, b] = USERS;
+    const [a, b] = USERS as [string, string];
     const symbol = 'COLS';
     const at = T0 + 2 * BLOCK_MS;
     const records = [
