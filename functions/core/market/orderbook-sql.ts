@@ -52,14 +52,7 @@ const BOOK = `
     SELECT ck.side, ck.price, 0 AS grp, ck.rank AS q, ck.oid, ck.user_address, coalesce(f.u_size, ck.size) AS size, ck.placed_at
     FROM ck LEFT JOIN f USING (oid) WHERE f.oid IS NULL OR (f.p_pos IS NULL AND NOT f.gone)
     UNION ALL
-    SELECT p_side, p_price, 1, p_pos, oid, p_user, coalesce(u_size, p_size), p_ts FROM f WHERE p_pos IS NOT NULL AND NOT gone),
-  sides AS (
-    SELECT side, count(*) AS n, coalesce(sum(CAST(size AS DECIMAL(38, 18))), 0)::DOUBLE AS total,
-      CASE WHEN side = 'B' THEN max(CAST(price AS DOUBLE)) ELSE min(CAST(price AS DOUBLE)) END AS best,
-      list({'oid': oid, 'user_address': user_address, 'side': side, 'price': CAST(price AS DOUBLE), 'size': CAST(size AS DOUBLE),
-        'timestamp': ${isoSql('placed_at')}, 'timestamp_ms': placed_at}
-        ORDER BY CASE WHEN side = 'B' THEN -CAST(price AS DOUBLE) ELSE CAST(price AS DOUBLE) END, grp, q) AS orders
-    FROM book GROUP BY side)`;
+    SELECT p_side, p_price, 1, p_pos, oid, p_user, coalesce(u_size, p_size), p_ts FROM f WHERE p_pos IS NOT NULL AND NOT gone)`;
 
 /** Parameter names of a window source renamed (`$s_x` to `$<prefix>_x`), so two sources share a statement. */
 function renamed(source: { sql: string; params: Record<string, SqlValue> }, prefix: string) {
@@ -67,38 +60,97 @@ function renamed(source: { sql: string; params: Record<string, SqlValue> }, pref
   return { sql: source.sql.replace(/\$s_(\w+)/g, `$${prefix}_$1`), params };
 }
 
+/** A decimal's canonical text (no trailing fractional zeros, no lone dot), as core/book/decimal.ts writes it. */
+const canonical = (decimal: string) => `rtrim(rtrim(CAST(${decimal} AS VARCHAR), '0'), '.')`;
+
+/** An exact decimal sum as a JSON number: the canonical text parsed, as `Number(sumDecimals(...))` does. */
+const sumNumber = (column: string) => `CAST(${canonical(`coalesce(sum(CAST(${column} AS DECIMAL(38, 18))), 0)`)} AS DOUBLE)`;
+
+/**
+ * The statement's common part: the checkpoint's orders (`ck`), the window's diffs (`w`, `o`), the
+ * resting orders (`book`), and `refused` (true when the window cannot be netted); undefined when
+ * the checkpoint has no order rows.
+ */
+async function bookStatement(deps: ArchiveDeps, family: Family, head: CheckpointHead, symbol: string, at: number) {
+  const orders = await windowSource(deps, { dataset: 'l4_checkpoint_orders', family, symbol, from: head.ts, to: head.ts });
+  if (!orders) return undefined;
+  const ck = renamed(orders, 'c');
+  const diffs = await windowSource(deps, { dataset: 'l4_diffs', family, symbol, from: head.ts, to: at });
+  const window = WINDOW.replace('SOURCE', diffs?.sql ?? NO_DIFFS);
+  return {
+    ctes: `WITH ck AS MATERIALIZED (SELECT side, rank, oid, user_address, price, size, placed_at FROM (${ck.sql})),
+      w AS MATERIALIZED (${window}), o AS MATERIALIZED (${BY_ORDER}), ${BOOK}`,
+    checks: `(SELECT count(*) FROM ck) AS n_ck, coalesce((SELECT bool_or(insert_before IS NOT NULL) FROM w), false)
+      OR EXISTS (SELECT 1 FROM o JOIN ck USING (oid) WHERE o.ends_gone AND o.has_new) AS refused`,
+    params: { ...ck.params, ...diffs?.params, d_block: head.block_number, d_seq: head.seq },
+  };
+}
+
+interface Checked { n_ck: number | bigint; refused: boolean }
+
+/** Whether the statement's answer stands: no order rows for the checkpoint (not derived yet, or an empty book, which the JSON sides give as cheaply) or a window the netting cannot take do not. */
+const stands = (row: Checked | undefined): row is Checked => row !== undefined && Number(row.n_ck) > 0 && !row.refused;
+
 /**
  * The L4 snapshot's JSON text at `shape.at` from `head`, or undefined when it must be replayed in
  * JavaScript (see above). `depth` keeps that many orders a side; counts and totals are the whole side's.
  */
 export async function l4BookJson(deps: ArchiveDeps, family: Family, head: CheckpointHead, shape: L4Shape): Promise<string | undefined> {
-  const orders = await windowSource(deps, { dataset: 'l4_checkpoint_orders', family, symbol: shape.symbol, from: head.ts, to: head.ts });
-  if (!orders) return undefined;
-  const ck = renamed(orders, 'c');
-  const diffs = await windowSource(deps, { dataset: 'l4_diffs', family, symbol: shape.symbol, from: head.ts, to: shape.at });
-  const window = WINDOW.replace('SOURCE', diffs?.sql ?? NO_DIFFS);
+  const statement = await bookStatement(deps, family, head, shape.symbol, shape.at);
+  if (!statement) return undefined;
   const side = (name: string) => `coalesce((SELECT ${shape.depth === undefined ? 'orders' : 'list_slice(orders, 1, $depth)'} FROM sides WHERE side = '${name}'), [])`;
-  const count = (name: string) => `coalesce((SELECT n FROM sides WHERE side = '${name}'), 0)`;
-  const total = (name: string) => `coalesce((SELECT total FROM sides WHERE side = '${name}'), 0)::DOUBLE`;
-  const [row] = await deps.sql.query<{ n_ck: number | bigint; refused: boolean; crossed: boolean | null; json: string }>({
-    sql: `WITH ck AS MATERIALIZED (SELECT side, rank, oid, user_address, price, size, placed_at FROM (${ck.sql})),
-        w AS MATERIALIZED (${window}), o AS MATERIALIZED (${BY_ORDER}), ${BOOK}
-      SELECT (SELECT count(*) FROM ck) AS n_ck,
-        coalesce((SELECT bool_or(insert_before IS NOT NULL) FROM w), false)
-          OR EXISTS (SELECT 1 FROM o JOIN ck USING (oid) WHERE o.ends_gone AND o.has_new) AS refused,
+  const of = (name: string, what: 'n' | 'total') => `coalesce((SELECT ${what} FROM sides WHERE side = '${name}'), 0)`;
+  const [row] = await deps.sql.query<Checked & { crossed: boolean | null; json: string }>({
+    sql: `${statement.ctes}, sides AS (
+        SELECT side, count(*) AS n, ${sumNumber('size')} AS total,
+          CASE WHEN side = 'B' THEN max(CAST(price AS DOUBLE)) ELSE min(CAST(price AS DOUBLE)) END AS best,
+          list({'oid': oid, 'user_address': user_address, 'side': side, 'price': CAST(price AS DOUBLE), 'size': CAST(size AS DOUBLE),
+            'timestamp': ${isoSql('placed_at')}, 'timestamp_ms': placed_at}
+            ORDER BY CASE WHEN side = 'B' THEN -CAST(price AS DOUBLE) ELSE CAST(price AS DOUBLE) END, grp, q) AS orders
+        FROM book GROUP BY side)
+      SELECT ${statement.checks},
         (SELECT max(best) FILTER (WHERE side = 'B') >= min(best) FILTER (WHERE side = 'A') FROM sides) AS crossed,
         to_json({'coin': $coin, 'timestamp': $at_iso, 'checkpoint_timestamp': $ck_iso, 'diffs_applied': (SELECT count(*) FROM w),
           'last_block_number': coalesce((SELECT arg_max(block_number, pos) FROM w), $d_block),
-          'bids': ${side('B')}, 'asks': ${side('A')}, 'bid_count': ${count('B')}, 'ask_count': ${count('A')},
-          'total_bid_size': ${total('B')}, 'total_ask_size': ${total('A')}})::VARCHAR AS json`,
+          'bids': ${side('B')}, 'asks': ${side('A')}, 'bid_count': ${of('B', 'n')}, 'ask_count': ${of('A', 'n')},
+          'total_bid_size': ${of('B', 'total')}::DOUBLE, 'total_ask_size': ${of('A', 'total')}::DOUBLE})::VARCHAR AS json`,
     params: {
-      ...ck.params, ...diffs?.params, d_block: head.block_number, d_seq: head.seq,
-      coin: shape.symbol, at_iso: new Date(shape.at).toISOString(), ck_iso: new Date(head.ts).toISOString(),
+      ...statement.params, coin: shape.symbol, at_iso: new Date(shape.at).toISOString(), ck_iso: new Date(head.ts).toISOString(),
       ...(shape.depth !== undefined && { depth: shape.depth }),
     },
   });
-  // No order rows for the checkpoint: not derived yet (or an empty book, which the JSON sides give as cheaply).
-  if (!row || Number(row.n_ck) === 0 || row.refused) return undefined;
+  if (!stands(row)) return undefined;
   // Present only when crossed, as the JavaScript book reports it.
   return row.crossed ? `${row.json.slice(0, -1)},"is_crossed":true}` : row.json;
+}
+
+/** A full-depth side's levels (JSON text, best first, `depth` of them), its level count, total and best price (canonical). */
+export interface ShapedLevels { bids: string; asks: string; bid_levels: number; ask_levels: number; total_bid_size: number; total_ask_size: number; best_bid: string | null; best_ask: string | null }
+
+/**
+ * The full-depth L2 book at `shape.at` from `head`: the resting orders aggregated by price in SQL
+ * (exact decimal sums, canonical text, as L4Book.levels gives them); undefined as for l4BookJson.
+ */
+export async function l2Levels(deps: ArchiveDeps, family: Family, head: CheckpointHead, shape: L4Shape): Promise<ShapedLevels | undefined> {
+  const statement = await bookStatement(deps, family, head, shape.symbol, shape.at);
+  if (!statement) return undefined;
+  const levels = (name: string) => `coalesce((SELECT to_json(${shape.depth === undefined ? 'levels' : 'list_slice(levels, 1, $depth)'}) FROM sides WHERE side = '${name}'), '[]')::VARCHAR`;
+  const of = (name: string, what: string) => `(SELECT ${what} FROM sides WHERE side = '${name}')`;
+  const [row] = await deps.sql.query<Checked & Omit<ShapedLevels, 'bid_levels' | 'ask_levels'> & { bid_levels: number | bigint; ask_levels: number | bigint }>({
+    sql: `${statement.ctes},
+      lv AS (SELECT side, CAST(price AS DECIMAL(38, 18)) AS px, sum(CAST(size AS DECIMAL(38, 18))) AS sz, count(*) AS n FROM book GROUP BY side, px),
+      sides AS (
+        SELECT side, count(*) AS n, CAST(${canonical('sum(sz)')} AS DOUBLE) AS total,
+          ${canonical("CASE WHEN side = 'B' THEN max(px) ELSE min(px) END")} AS best,
+          list({'px': ${canonical('px')}, 'sz': ${canonical('sz')}, 'n': n} ORDER BY CASE WHEN side = 'B' THEN -px ELSE px END) AS levels
+        FROM lv GROUP BY side)
+      SELECT ${statement.checks}, ${levels('B')} AS bids, ${levels('A')} AS asks,
+        coalesce(${of('B', 'n')}, 0) AS bid_levels, coalesce(${of('A', 'n')}, 0) AS ask_levels,
+        coalesce(${of('B', 'total')}, 0)::DOUBLE AS total_bid_size, coalesce(${of('A', 'total')}, 0)::DOUBLE AS total_ask_size,
+        ${of('B', 'best')} AS best_bid, ${of('A', 'best')} AS best_ask`,
+    params: { ...statement.params, ...(shape.depth !== undefined && { depth: shape.depth }) },
+  });
+  if (!stands(row)) return undefined;
+  const { bids, asks, total_bid_size, total_ask_size, best_bid, best_ask } = row;
+  return { bids, asks, bid_levels: Number(row.bid_levels), ask_levels: Number(row.ask_levels), total_bid_size, total_ask_size, best_bid, best_ask };
 }
