@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { l4Book } from '../../functions/core/market/orderbook.ts';
+import { l2Book, l4Book } from '../../functions/core/market/orderbook.ts';
 import { l4BookJson } from '../../functions/core/market/orderbook-sql.ts';
 import { L4Book, type BookDiff } from '../../functions/core/book/l4-book.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
@@ -98,12 +98,14 @@ describe('the L4 book netted in SQL', () => {
         const at = (pick: number) => T0 + (pick % (end - T0));
         // Before compaction no checkpoint has order rows: each book is the JSON checkpoint replayed in JavaScript.
         const replayedInJs = await Promise.all(instants.map((pick) => l4Book(deps(), { family: 'perpx', symbol, at: at(pick) })));
+        const levelsInJs = await Promise.all(instants.map((pick) => l2Book(deps(), { family: 'perpx', symbol, at: at(pick), depth: 1 + (pick % 4) })));
         if (compact) await compactArchive(deps(), { families: ['perpx'], datasets: ['l4_diffs', 'l4_checkpoints'] });
 
         for (const [i, pick] of instants.entries()) {
           // Act
           const served = await l4Book(deps(), { family: 'perpx', symbol, at: at(pick) });
           expect(served).toEqual(replayedInJs[i]);
+          expect(await l2Book(deps(), { family: 'perpx', symbol, at: at(pick), depth: 1 + (pick % 4) })).toEqual(levelsInJs[i]);
           // Assess: the newest checkpoint at or before the instant, replayed through every diff after it.
           const from = checkpoints.filter((c) => c.ts <= at(pick)).at(-1)!;
           const after = diffs.filter((d) => d.ts <= at(pick) && (d.block_number > from.position[0] || (d.block_number === from.position[0] && d.seq > from.position[1])));
@@ -154,5 +156,9 @@ describe('the L4 book netted in SQL', () => {
       asks: [order(4, b, 'A', 101, 1.5, T0 - 1)], bid_count: 4, ask_count: 1, total_bid_size: 5.5, total_ask_size: 1.5, is_crossed: true,
     });
     expect(JSON.parse(top!)).toMatchObject({ bids: [order(6, b, 'B', 102, 1, T0 + BLOCK_MS)], bid_count: 4, total_bid_size: 5.5 });
+    expect(await l2Book(deps(), { family: 'perpx', symbol, at })).toEqual({
+      symbol, coin: symbol, timestamp: new Date(at).toISOString(), bids: [{ px: '102', sz: '1', n: 1 }, { px: '100', sz: '4.5', n: 3 }],
+      asks: [{ px: '101', sz: '1.5', n: 1 }], mid_price: '101.5', spread: '-1', spread_bps: '-98.52', bid_levels: 2, ask_levels: 1, total_bid_size: 5.5, total_ask_size: 1.5,
+    });
   });
 });
