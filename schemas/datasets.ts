@@ -601,6 +601,21 @@ export const DATASETS = {
       bids: [[7, ALICE, '64999', '0.5', TS]], asks: [[8, ALICE, '65001', '0.25', null]],
     },
   },
+  /**
+   * The checkpoints' resting orders, one row each (issue 43): derived by compaction from the JSON
+   * sides of `l4_checkpoints`, so a book at an instant is shaped in SQL from columns instead of
+   * parsing megabytes of JSON text. `rank` is the order's place in its side, best price first and
+   * in queue order within a price; `orig_size` only where the checkpoint carried one. A checkpoint
+   * without rows here yet (its hour not compacted) is read from its JSON sides.
+   */
+  l4_checkpoint_orders: {
+    columns: [...KEY, c('block_number', 'BIGINT'), c('seq', 'BIGINT'), c('side', 'VARCHAR'), c('rank', 'INTEGER'), c('oid', 'BIGINT'),
+      c('user_address', 'VARCHAR'), c('price', 'VARCHAR'), c('size', 'VARCHAR'), c('placed_at', 'BIGINT'), c('orig_size', 'VARCHAR')],
+    uniqueBy: ['symbol', 'ts', 'side', 'rank'],
+    perSymbol: true,
+    compaction: { derivedFrom: 'l4_checkpoints' },
+    coverage: L4_COVERAGE,
+  },
   funding: {
     quality: true,
     record: FundingRecord,

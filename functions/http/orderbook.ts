@@ -1,14 +1,15 @@
 /** Route group `orderbook`: native snapshots and history, order-level books (L4, altx L3) and diffs, full-depth L2, per family. */
-import { bookSymbol, granularityMultiplier, l2Book, l2History, l3Book, l3History, l4Book, l4History, type BookHistoryRequest, type BookRequest } from '../core/market/orderbook.ts';
+import { bookSymbol, granularityMultiplier, l2BookText, l2History, l3Book, l3History, l4BookText, l4History, type BookHistoryRequest, type BookRequest } from '../core/market/orderbook.ts';
 import { l2DiffsPage, l4DiffsPage } from '../core/market/orderbook-diffs.ts';
 import { nativeBook, nativeBookHistory } from '../core/market/orderbook-native.ts';
 import { ORDERBOOK_OPERATIONS } from '../routes/orderbook.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { oneRequestView } from '../core/archive/files.ts';
 import { clock } from '../shared/deps.ts';
-import { cursorRoute, familyOf, httpRouteGroup, ok, okRows, type RequestContext } from '../shared/http.ts';
+import { cursorRoute, familyOf, httpRouteGroup, ok, okJson, okRows, type RequestContext } from '../shared/http.ts';
 import type { ArchiveDeps } from '../ports/archive.ts';
 import type { JsonRows } from '../core/market/queries.ts';
+import type { FullDepthBook, L4Snapshot } from '../../schemas/orderbook.ts';
 
 type SymbolParams = { params: { symbol: string } };
 
@@ -22,6 +23,13 @@ const snapshot = <T, Q extends { timestamp?: number }>(read: (deps: ArchiveDeps,
   async ({ params, query: { timestamp, ...rest } }: SymbolParams & { query: Q }, ctx: RequestContext) => {
     const { family, symbol } = market(params.symbol, ctx);
     return ok(await read(deps(), { family, symbol, at: timestamp ?? clock.now(), ...rest }), { meta: { symbol, venue: family } });
+  };
+
+/** One book at `timestamp` (default now), already JSON text. */
+const text = <T>(read: (deps: ArchiveDeps, req: BookRequest) => Promise<string>) =>
+  async ({ params, query: { timestamp, ...rest } }: SymbolParams & { query: { timestamp?: number; depth?: number } }, ctx: RequestContext) => {
+    const { family, symbol } = market(params.symbol, ctx);
+    return okJson<T>(await read(deps(), { family, symbol, at: timestamp ?? clock.now(), ...rest }), { symbol, venue: family });
   };
 
 /** A cursor-paged window. */
@@ -41,10 +49,11 @@ export const handler = httpRouteGroup(ORDERBOOK_OPERATIONS, {
     const meta = { symbol, venue: family };
     return 'tick' in result ? ok(result.tick, { nextCursor: result.nextCursor, meta, creditMultiplier }) : okRows(result.rows, meta, creditMultiplier);
   },
-  l2Orderbook: snapshot(l2Book),
+  // Deep books come rendered as JSON text (shaped in DuckDB), spliced into the envelope.
+  l2Orderbook: text<FullDepthBook>(l2BookText),
   l2OrderbookHistory: history(l2History),
   l2OrderbookDiffs: history(l2DiffsPage),
-  l4Orderbook: snapshot(l4Book),
+  l4Orderbook: text<L4Snapshot>(l4BookText),
   l4OrderbookDiffs: history(l4DiffsPage),
   l4OrderbookHistory: history(l4History),
   l3Orderbook: snapshot(l3Book),

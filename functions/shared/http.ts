@@ -62,6 +62,8 @@ export type RouteResult<T = unknown> =
   | { kind: 'envelope'; data: T; nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown>; creditMultiplier?: number; headers?: Record<string, string> }
   | { kind: 'json-rows'; rows: JsonRows<T extends readonly (infer Row)[] ? Row : never>; meta?: Record<string, unknown>; creditMultiplier?: number }
   | { kind: 'raw'; body: T; status?: number; headers?: Record<string, string> }
+  /** The envelope's `data`, one object already rendered as JSON text (by DuckDB): spliced in, never parsed. */
+  | { kind: 'json-data'; json: string; meta?: Record<string, unknown>; creditMultiplier?: number }
   /** A binary body (an Arrow IPC stream): no envelope, metadata in `headers`, `rows` billed. */
   | { kind: 'binary'; body: Uint8Array; contentType: string; rows: number; headers?: Record<string, string> };
 
@@ -95,6 +97,11 @@ export function ok<T>(
  */
 export function okRows<Row>(rows: JsonRows<Row>, meta?: Record<string, unknown>, creditMultiplier?: number): RouteResult<Row[]> {
   return { kind: 'json-rows', rows, meta, ...(creditMultiplier !== undefined && { creditMultiplier }) };
+}
+
+/** An envelope around one object already rendered as JSON text (a deep book DuckDB shaped). */
+export function okJson<T>(json: string, meta?: Record<string, unknown>): RouteResult<T> {
+  return { kind: 'json-data', json, meta };
 }
 
 export function raw<T>(body: T, options: { status?: number; headers?: Record<string, string> } = {}): RouteResult<T> {
@@ -179,6 +186,9 @@ function render(result: RouteResult, route: RouteDef, requestId: string, pathPar
       body: Buffer.from(result.body).toString('base64'), isBase64Encoded: true,
     };
   }
+  if (result.kind === 'json-data') {
+    return { statusCode: route.response.status, headers, body: `{"success":true,"data":${result.json},"meta":${JSON.stringify({ count: 1, ...result.meta, request_id: requestId })}}` };
+  }
   if (result.kind === 'json-rows') {
     const { json, count, nextCursor } = result.rows;
     const meta = JSON.stringify({ count, ...pagingMeta(route, nextCursor), ...result.meta, ...result.rows.meta, request_id: requestId });
@@ -248,6 +258,7 @@ function sealNextCursor(result: RouteResult, keys: CursorKeyRing, scope: string)
   const seal = (cursor: string | null | undefined) => (cursor ? sealCursor(keys, scope, cursor) : cursor);
   if (result.kind === 'envelope') return { ...result, nextCursor: seal(result.nextCursor) };
   if (result.kind === 'json-rows') return { ...result, rows: { ...result.rows, nextCursor: seal(result.rows.nextCursor) ?? null } };
+  if (result.kind === 'json-data') return result;
   const next = result.headers?.['x-next-cursor'];
   return next ? { ...result, headers: { ...result.headers, 'x-next-cursor': seal(next)! } } : result;
 }

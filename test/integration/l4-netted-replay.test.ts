@@ -4,13 +4,16 @@
  * and removals of resting orders, orders of size 0, and the anomalies a replay counts: updates and
  * removals of orders never held, a `new` for an order already resting, queue jumps that disable the
  * netting), the book served equals the checkpoint replayed through every diff, with the same count
- * of diffs applied and the same last block.
+ * of diffs applied and the same last block. Once compacted, the checkpoint's orders are columnar
+ * (l4_checkpoint_orders) and the book is shaped in SQL (core/market/orderbook-sql.ts): it answers
+ * exactly what the JavaScript replay of the JSON checkpoint answered before compaction.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ingestBatch } from '../../functions/core/archive/ingest.ts';
 import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { l4Book } from '../../functions/core/market/orderbook.ts';
+import { l2Book, l4Book } from '../../functions/core/market/orderbook.ts';
+import { l4BookJson } from '../../functions/core/market/orderbook-sql.ts';
 import { L4Book, type BookDiff } from '../../functions/core/book/l4-book.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
 
@@ -91,16 +94,21 @@ describe('the L4 book netted in SQL', () => {
           if (b === 10) checkpoints.push(checkpoint(ts, block, seq - 1));
         });
         await ingestBatch(deps(), 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
-        if (compact) await compactArchive(deps(), { families: ['perpx'], datasets: ['l4_diffs', 'l4_checkpoints'] });
         const end = T0 + blocks.length * BLOCK_MS;
+        const at = (pick: number) => T0 + (pick % (end - T0));
+        // Before compaction no checkpoint has order rows: each book is the JSON checkpoint replayed in JavaScript.
+        const replayedInJs = await Promise.all(instants.map((pick) => l4Book(deps(), { family: 'perpx', symbol, at: at(pick) })));
+        const levelsInJs = await Promise.all(instants.map((pick) => l2Book(deps(), { family: 'perpx', symbol, at: at(pick), depth: 1 + (pick % 4) })));
+        if (compact) await compactArchive(deps(), { families: ['perpx'], datasets: ['l4_diffs', 'l4_checkpoints'] });
 
-        for (const pick of instants) {
+        for (const [i, pick] of instants.entries()) {
           // Act
-          const at = T0 + (pick % (end - T0));
-          const served = await l4Book(deps(), { family: 'perpx', symbol, at });
+          const served = await l4Book(deps(), { family: 'perpx', symbol, at: at(pick) });
+          expect(served).toEqual(replayedInJs[i]);
+          expect(await l2Book(deps(), { family: 'perpx', symbol, at: at(pick), depth: 1 + (pick % 4) })).toEqual(levelsInJs[i]);
           // Assess: the newest checkpoint at or before the instant, replayed through every diff after it.
-          const from = checkpoints.filter((c) => c.ts <= at).at(-1)!;
-          const after = diffs.filter((d) => d.ts <= at && (d.block_number > from.position[0] || (d.block_number === from.position[0] && d.seq > from.position[1])));
+          const from = checkpoints.filter((c) => c.ts <= at(pick)).at(-1)!;
+          const after = diffs.filter((d) => d.ts <= at(pick) && (d.block_number > from.position[0] || (d.block_number === from.position[0] && d.seq > from.position[1])));
           const expected = from.book;
           const replayed = L4Book.fromCheckpoint(expected.side('B').map((o) => [o.oid, o.user, o.price, o.size, o.placedAt, o.origSize]), expected.side('A').map((o) => [o.oid, o.user, o.price, o.size, o.placedAt, o.origSize]));
           for (const d of after) replayed.apply(d);
@@ -109,8 +117,48 @@ describe('the L4 book netted in SQL', () => {
           expect(served.asks.map((o) => [o.oid, o.price, o.size, o.timestamp_ms])).toEqual(orders('A'));
           expect(served.diffs_applied).toBe(after.length);
           expect(served.last_block_number).toBe(after.at(-1)?.block_number ?? from.position[0]);
+          expect([served.bid_count, served.ask_count]).toEqual([replayed.side('B').length, replayed.side('A').length]);
+          expect([served.total_bid_size, served.total_ask_size]).toEqual([Number(replayed.total('B')), Number(replayed.total('A'))]);
+          expect(served.is_crossed).toBe(replayed.isCrossed() || undefined);
         }
       },
     ), { numRuns: 40 });
+  });
+
+  it('is shaped in SQL from the checkpoint\'s order rows once compacted, crossed books and depth included', async () => {
+    // Prepare: a checkpoint of three orders (one keeps an original size), then an update, a placement behind a resting order, a removal.
+    const [a, b] = USERS as [string, string];
+    const symbol = 'COLS';
+    const at = T0 + 2 * BLOCK_MS;
+    const records = [
+      { dataset: 'l4_checkpoints', family: 'perpx', symbol, ts: T0, block_number: 10, seq: 3,
+        bids: [[1, a, '100.0', '2', T0 - 5, '4'], [2, b, '100', '1', null], [3, a, '99', '7', T0 - 9]], asks: [[4, b, '101', '1.5', T0 - 1]] },
+      { dataset: 'l4_diffs', family: 'perpx', symbol, ts: T0 + BLOCK_MS, block_number: 11, seq: 0, oid: 1, user_address: a, side: 'B', price: '100', diff_type: 'update', new_size: '0.5' },
+      { dataset: 'l4_diffs', family: 'perpx', symbol, ts: T0 + BLOCK_MS, block_number: 11, seq: 1, oid: 5, user_address: b, side: 'B', price: '100', diff_type: 'new', new_size: '3' },
+      { dataset: 'l4_diffs', family: 'perpx', symbol, ts: T0 + BLOCK_MS, block_number: 11, seq: 2, oid: 6, user_address: b, side: 'B', price: '102', diff_type: 'new', new_size: '1' },
+      { dataset: 'l4_diffs', family: 'perpx', symbol, ts: at, block_number: 12, seq: 0, oid: 3, user_address: a, side: 'B', price: '99', diff_type: 'remove', new_size: null },
+    ];
+    await ingestBatch(deps(), 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
+    await compactArchive(deps(), { families: ['perpx'], datasets: ['l4_diffs', 'l4_checkpoints'] });
+    const head = { ts: T0, block_number: 10, seq: 3 };
+
+    // Act
+    const shaped = await l4BookJson(deps(), 'perpx', head, { symbol, at, depth: undefined });
+    const top = await l4BookJson(deps(), 'perpx', head, { symbol, at, depth: 1 });
+
+    // Assess: the best bid is the crossing placement, then the checkpoint's queue at 100, then the placement behind it.
+    const order = (oid: number, user: string, side: string, price: number, size: number, ms: number | null) =>
+      ({ oid, user_address: user, side, price, size, timestamp: ms === null ? null : new Date(ms).toISOString(), timestamp_ms: ms });
+    expect(shaped).toBeDefined();
+    expect(JSON.parse(shaped!)).toEqual({
+      coin: symbol, timestamp: new Date(at).toISOString(), checkpoint_timestamp: new Date(T0).toISOString(), diffs_applied: 4, last_block_number: 12,
+      bids: [order(6, b, 'B', 102, 1, T0 + BLOCK_MS), order(1, a, 'B', 100, 0.5, T0 - 5), order(2, b, 'B', 100, 1, null), order(5, b, 'B', 100, 3, T0 + BLOCK_MS)],
+      asks: [order(4, b, 'A', 101, 1.5, T0 - 1)], bid_count: 4, ask_count: 1, total_bid_size: 5.5, total_ask_size: 1.5, is_crossed: true,
+    });
+    expect(JSON.parse(top!)).toMatchObject({ bids: [order(6, b, 'B', 102, 1, T0 + BLOCK_MS)], bid_count: 4, total_bid_size: 5.5 });
+    expect(await l2Book(deps(), { family: 'perpx', symbol, at })).toEqual({
+      symbol, coin: symbol, timestamp: new Date(at).toISOString(), bids: [{ px: '102', sz: '1', n: 1 }, { px: '100', sz: '4.5', n: 3 }],
+      asks: [{ px: '101', sz: '1.5', n: 1 }], mid_price: '101.5', spread: '-1', spread_bps: '-98.52', bid_levels: 2, ask_levels: 1, total_bid_size: 5.5, total_ask_size: 1.5,
+    });
   });
 });

@@ -10,7 +10,7 @@ import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
 import { DAY_MS, SETTLE_MS, daysBetween } from './layout.ts';
 import { visibleFiles } from './files.ts';
 import { eachBounded } from '../bounded.ts';
-import { candlesFromTradesSql, oiCrossingsSql, reductionSql, rollupSql } from './sql.ts';
+import { candlesFromTradesSql, checkpointOrdersSql, oiCrossingsSql, reductionSql, rollupSql } from './sql.ts';
 import { windowSource } from './read.ts';
 import { IO_CONCURRENCY, partsOf, version, writeParts } from './compact-write.ts';
 import { type CompactionReport, DELETION_GRACE_MS, LEASE_MS, type Slot, dayStart, emptyReport, slotRange } from './compact-slot.ts';
@@ -30,6 +30,7 @@ const DERIVATIONS: Readonly<Record<DerivedDataset, (sourceRows: string, slotHour
   oracle_moves_1h: (source) => reductionSql('oracle_moves_1h', source),
   liquidation_minutes_1h: (source) => reductionSql('liquidation_minutes_1h', source),
   oi_crossings: oiCrossingsSql,
+  l4_checkpoint_orders: checkpointOrdersSql,
 };
 
 export async function rebuildAllDerived(

@@ -188,3 +188,16 @@ export function oiCrossingsSql(source: string, slotHours: number): string {
     UNION ALL BY NAME
     SELECT family, symbol, $slot_from AS ts, ${slotHours} AS slot_hours, 'marker' AS kind, 0 AS events FROM rows WHERE ts >= $slot_from GROUP BY family, symbol`;
 }
+
+/**
+ * A checkpoint's JSON sides as one row per resting order (`l4_checkpoint_orders`): each order's
+ * tuple [oid, owner, price, size, placed-at or null, original size?] read as text, with its place
+ * in the side (`rank`, from 0, best first and in queue order within a price).
+ */
+export function checkpointOrdersSql(source: string): string {
+  const side = (name: 'B' | 'A', column: 'bids' | 'asks') => `SELECT family, symbol, ts, block_number, seq, '${name}' AS side,
+      unnest(range(len(l))) AS rank, unnest(l) AS o FROM (SELECT *, json_transform(${column}, '[["VARCHAR"]]') AS l FROM ${source})`;
+  return `SELECT family, symbol, ts, block_number, seq, side, CAST(rank AS INTEGER) AS rank, CAST(o[1] AS BIGINT) AS oid,
+      o[2] AS user_address, o[3] AS price, o[4] AS size, CAST(o[5] AS BIGINT) AS placed_at, o[6] AS orig_size
+    FROM (${side('B', 'bids')} UNION ALL ${side('A', 'asks')})`;
+}

@@ -31,14 +31,14 @@ export interface NettedDiffs {
   dropped: number[];
 }
 
-const WINDOW = `
+export const WINDOW = `
   SELECT ts, block_number, seq, oid, user_address, side, price, diff_type, new_size, insert_before,
     row_number() OVER (ORDER BY block_number, seq) AS pos,
     diff_type = 'remove' OR (diff_type = 'new' AND coalesce(TRY_CAST(new_size AS DOUBLE), 0) = 0) AS gone,
     diff_type = 'new' AND coalesce(TRY_CAST(new_size AS DOUBLE), 0) <> 0 AS placed
   FROM (SOURCE) WHERE (block_number > $d_block OR (block_number = $d_block AND seq > $d_seq))`;
 
-const BY_ORDER = `
+export const BY_ORDER = `
   SELECT oid, max(pos) FILTER (WHERE gone OR placed) AS last_reset, arg_max(gone, pos) FILTER (WHERE gone OR placed) AS ends_gone,
     bool_or(diff_type = 'new') AS has_new
   FROM w GROUP BY oid`;

@@ -9,18 +9,18 @@ import { AppError } from '../errors.ts';
 import { CAPPED_BOOK_FAMILIES, isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import { windowSource } from '../archive/read.ts';
-import { readWindowJson } from '../archive/read-pages.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import { L4Book, type BookOrder, type CheckpointOrder, type Level } from '../book/l4-book.ts';
 import { type SequencedDiff } from '../book/level-walk.ts';
 import { nettedDiffsAfter } from './orderbook-net.ts';
+import { l2Levels, l4BookJson, type CheckpointHead } from './orderbook-sql.ts';
+import { BOOK_LOOKBACK_MS, firstCheckpoint, newestHead, withSides, type StoredCheckpoint } from './orderbook-checkpoints.ts';
+
+export { BOOK_LOOKBACK_MS, firstCheckpoint };
 import { difference, midpoint, sumDecimals } from '../book/decimal.ts';
 import { page, startPage, windowPage, type JsonRows, type WindowParams } from './queries.ts';
 import { seriesSymbol } from './series.ts';
 import { GRANULARITIES, L3_DEPTH_CAP, type FullDepthBook, type Granularity, type L3Snapshot, type L4Snapshot, type OrderBook } from '../../../schemas/orderbook.ts';
-
-/** A book is the newest snapshot or checkpoint at most a day before the instant asked for. */
-export const BOOK_LOOKBACK_MS = 86_400_000;
 
 /** Families whose native book is capped at 20 levels a side. */
 export const CAPPED_FAMILIES: ReadonlySet<Family> = new Set(CAPPED_BOOK_FAMILIES);
@@ -86,11 +86,6 @@ interface Rebuilt {
   position: [number, number];
 }
 
-/** A checkpoint row with its sides parsed. */
-interface StoredCheckpoint { ts: number; block_number: number; seq: number; bids: CheckpointOrder[]; asks: CheckpointOrder[] }
-
-const CHECKPOINT_PROJECTION = `{'ts': ts, 'block_number': block_number, 'seq': seq, 'bids': bids::JSON, 'asks': asks::JSON}`;
-
 /**
  * The order-level book from a checkpoint row, moved forward by every diff after the checkpoint's
  * position up to `at` (and, when given, through block `throughBlock` only).
@@ -141,36 +136,11 @@ export async function diffsAfter(
   }) as Promise<unknown> as Promise<DiffRow[]>;
 }
 
-/**
- * The newest checkpoint at or before `at`, in two reads: its time (the `ts` column only), then the
- * one row, whose row group (a few checkpoints) is all that is decompressed; a day of a deep book's
- * checkpoints is hundreds of megabytes of order lists.
- */
-async function newestCheckpoint(deps: ArchiveDeps, family: Family, symbol: string, at: number): Promise<StoredCheckpoint | undefined> {
-  const window = { dataset: 'l4_checkpoints' as const, family, symbol };
-  const recent = await windowSource(deps, { ...window, from: at - BOOK_LOOKBACK_MS, to: at });
-  const [newest] = recent ? await deps.sql.query({ sql: `SELECT max(ts) AS ts FROM (${recent.sql})`, params: recent.params }) : [];
-  if (newest?.ts === null || newest?.ts === undefined) return undefined;
-  const ts = Number(newest.ts);
-  // The sides come back as the stored text and are parsed here: cheaper than DuckDB re-encoding megabytes of JSON.
-  const source = await windowSource(deps, { ...window, from: ts, to: ts });
-  const [row] = source ? await deps.sql.query({ sql: `SELECT ts, block_number, seq, bids, asks FROM (${source.sql}) LIMIT 1`, params: source.params }) : [];
-  return row && {
-    ts: Number(row.ts), block_number: Number(row.block_number), seq: Number(row.seq),
-    bids: JSON.parse(String(row.bids)) as CheckpointOrder[], asks: JSON.parse(String(row.asks)) as CheckpointOrder[],
-  };
-}
-
-/** The oldest checkpoint in [from, to] (a window that begins before the first one starts there). */
-export async function firstCheckpoint(deps: ArchiveDeps, family: Family, symbol: string, from: number, to: number): Promise<StoredCheckpoint | undefined> {
-  const row = await readWindowJson(deps, { dataset: 'l4_checkpoints', family, symbol, from, to, limit: 1, projection: CHECKPOINT_PROJECTION });
-  return row.count === 0 ? undefined : JSON.parse(row.json) as StoredCheckpoint;
-}
-
 export async function rebuild(deps: ArchiveDeps, req: BookRequest, throughBlock?: number): Promise<Rebuilt | undefined> {
   if (!isSymbolOf(req.family, req.symbol)) return undefined;
-  const checkpoint = await newestCheckpoint(deps, req.family, req.symbol, req.at);
-  if (!checkpoint) return undefined;
+  const head = await newestHead(deps, req.family, req.symbol, req.at);
+  if (!head) return undefined;
+  const checkpoint = await withSides(deps, req.family, req.symbol, head);
   return throughBlock === undefined ? rebuildNetted(deps, req.family, req.symbol, checkpoint, req.at) : rebuildFrom(deps, req.family, req.symbol, checkpoint, req.at, throughBlock);
 }
 
@@ -221,19 +191,43 @@ function fullDepthBook(symbol: string, at: number, book: L4Book, depth: number |
   };
 }
 
-/** The order-level book at an instant: every resting order (or `depth` per side) in priority. */
-export async function l4Book(deps: ArchiveDeps, req: BookRequest): Promise<L4Snapshot> {
-  const rebuilt = await rebuild(deps, req);
-  if (!rebuilt) throw missing('order-level books', 'l4_checkpoints', req);
-  return l4Snapshot(req.symbol, req.at, rebuilt, req.depth);
+/** The newest checkpoint's place for a book at an instant, or the answer that there is none. */
+async function headOf(deps: ArchiveDeps, req: BookRequest): Promise<CheckpointHead> {
+  const head = isSymbolOf(req.family, req.symbol) ? await newestHead(deps, req.family, req.symbol, req.at) : undefined;
+  if (!head) throw missing('order-level books', 'l4_checkpoints', req);
+  return head;
 }
 
-/** Full-depth L2 at an instant: the order-level book aggregated by price. */
-export async function l2Book(deps: ArchiveDeps, req: BookRequest): Promise<FullDepthBook> {
-  const rebuilt = await rebuild(deps, req);
-  if (!rebuilt) throw missing('order-level books', 'l4_checkpoints', req);
-  return fullDepthBook(req.symbol, req.at, rebuilt.book, req.depth);
+/** The book replayed here from the checkpoint's JSON sides (not yet columnar, or a window SQL cannot net). */
+const replayed = async (deps: ArchiveDeps, req: BookRequest, head: CheckpointHead) =>
+  (await rebuildNetted(deps, req.family, req.symbol, await withSides(deps, req.family, req.symbol, head), req.at));
+
+/**
+ * The order-level book at an instant as JSON text: every resting order (or `depth` per side) in
+ * priority, shaped in SQL from the checkpoint's order rows (orderbook-sql.ts), else replayed here.
+ */
+export async function l4BookText(deps: ArchiveDeps, req: BookRequest): Promise<string> {
+  const head = await headOf(deps, req);
+  const shaped = await l4BookJson(deps, req.family, head, { symbol: req.symbol, at: req.at, depth: req.depth });
+  return shaped ?? JSON.stringify(l4Snapshot(req.symbol, req.at, await replayed(deps, req, head), req.depth));
 }
+
+/** The order-level book at an instant, as an object. */
+export const l4Book = async (deps: ArchiveDeps, req: BookRequest): Promise<L4Snapshot> => JSON.parse(await l4BookText(deps, req)) as L4Snapshot;
+
+/** Full-depth L2 at an instant as JSON text: the order-level book aggregated by price (in SQL where it can be). */
+export async function l2BookText(deps: ArchiveDeps, req: BookRequest): Promise<string> {
+  const head = await headOf(deps, req);
+  const shaped = await l2Levels(deps, req.family, head, { symbol: req.symbol, at: req.at, depth: req.depth });
+  if (!shaped) return JSON.stringify(fullDepthBook(req.symbol, req.at, (await replayed(deps, req, head)).book, req.depth));
+  const { bids, asks, best_bid, best_ask, ...counts } = shaped;
+  const top = JSON.stringify({ symbol: req.symbol, coin: req.symbol, timestamp: iso(req.at) });
+  const rest = JSON.stringify({ ...touch(best_bid ?? undefined, best_ask ?? undefined), ...counts });
+  return `${top.slice(0, -1)},"bids":${bids},"asks":${asks},${rest.slice(1)}`;
+}
+
+/** Full-depth L2 at an instant, as an object. */
+export const l2Book = async (deps: ArchiveDeps, req: BookRequest): Promise<FullDepthBook> => JSON.parse(await l2BookText(deps, req)) as FullDepthBook;
 
 /** Checkpoints in a window, oldest first, each rendered by `render`. */
 async function checkpointPage<T>(
