@@ -90,7 +90,7 @@ function decimal(units: number, places: number): string {
 const lotsText = (lots: number) => decimal(lots, 3);
 
 /** Mark prices in ticks per market per minute of [start, start + minutes): a random walk. */
-function markSeries(start: number, minutes: number, seed: number): Int32Array[] {
+function markSeries(_start: number, minutes: number, seed: number): Int32Array[] {
   const rng = generator(seed);
   return MARKETS.map((m) => {
     const series = new Int32Array(minutes);

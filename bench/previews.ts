@@ -31,7 +31,7 @@ import { visibleFiles } from '../functions/core/archive/files.ts';
 import { DAY_MS, dayOf } from '../functions/core/archive/layout.ts';
 import { archiveReferences } from '../functions/core/detect/archive-references.ts';
 import { dryRun, estimateWithCost } from '../functions/core/detect/preview.ts';
-import { type PreviewDeps } from '../functions/core/detect/scan.ts';
+import type { PreviewDeps } from '../functions/core/detect/scan.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { newReplayId, replayPartitions, runReplayPartition } from '../functions/core/detect/replays.ts';
 import type { ReplayJobRecord } from '../functions/ports/replays.ts';

@@ -9,7 +9,7 @@ import { compactArchive } from '../functions/core/archive/compact.ts';
 import { DAY_MS } from '../functions/core/archive/layout.ts';
 import { archiveReferences } from '../functions/core/detect/archive-references.ts';
 import { dryRun } from '../functions/core/detect/preview.ts';
-import { type PreviewDeps } from '../functions/core/detect/scan.ts';
+import type { PreviewDeps } from '../functions/core/detect/scan.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { breadthStore, webhookStores } from '../functions/shared/deps.ts';
 import { Rng, hash32 } from '../functions/local/demo/random.ts';

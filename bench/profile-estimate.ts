@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DAY_MS } from '../functions/core/archive/layout.ts';
 import { archiveReferences } from '../functions/core/detect/archive-references.ts';
 import { estimateWithCost } from '../functions/core/detect/preview.ts';
-import { type PreviewDeps } from '../functions/core/detect/scan.ts';
+import type { PreviewDeps } from '../functions/core/detect/scan.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { breadthStore, webhookStores } from '../functions/shared/deps.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';

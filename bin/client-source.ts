@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { ROUTES } from '../functions/routes.ts';
-import { type ParamSchemas, type RouteDef } from '../functions/routes/operation.ts';
+import type { ParamSchemas, RouteDef } from '../functions/routes/operation.ts';
 import { paramMeta } from '../schemas/params.ts';
 
 const pascal = (name: string) => name.replace(/(^|[-_ ])(\w)/g, (_m, _s, c: string) => c.toUpperCase());

@@ -16,7 +16,7 @@
  */
 import type { FunctionName } from './resources.ts';
 import { ROUTES } from './routes.ts';
-import { type HttpMethod, type RouteDef } from './routes/operation.ts';
+import type { HttpMethod, RouteDef } from './routes/operation.ts';
 
 export interface GatewayMethod {
   method: HttpMethod;

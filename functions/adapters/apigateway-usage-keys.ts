@@ -3,7 +3,7 @@
  * the key the authorizer returns as `usageIdentifierKey`, so each account gets its own gateway key
  * (not the client's secret) attached to its tier's usage plan: the throttle is per account.
  */
-import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand } from '@aws-sdk/client-api-gateway';
+import { type APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand } from '@aws-sdk/client-api-gateway';
 import type { UsageKeyRegistry } from '../core/provisioning.ts';
 import type { PlanName } from '../core/plans.ts';
 

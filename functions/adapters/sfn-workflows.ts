@@ -1,5 +1,5 @@
 /** Starts and stops executions of one state machine. The execution name is the caller's id, so a repeated start is one execution. */
-import { ExecutionAlreadyExists, ExecutionDoesNotExist, SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import { ExecutionAlreadyExists, ExecutionDoesNotExist, type SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import type { Workflows } from '../ports/exports.ts';
 
 export function sfnWorkflows<Input>(client: SFNClient, stateMachineArn: string): Workflows<Input> {

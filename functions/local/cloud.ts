@@ -118,7 +118,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   if (options.pollers !== false) {
     for (const [name, def] of Object.entries(FUNCTIONS) as [FunctionName, (typeof FUNCTIONS)[FunctionName]][]) {
       if (!def.consumes) continue;
-      const consumer = (event: SQSEvent) => invoke(name, event) as Promise<SQSBatchResponse | void>;
+      const consumer = (event: SQSEvent) => invoke(name, event) as Promise<SQSBatchResponse | undefined>;
       // Lambda runs up to the event source's maximum concurrency of batches at once, so a batch held
       // by a slow receiver holds one of them: as many poll loops (asleep while the queue is empty).
       const queueUrl = emulators.names.queueUrls[def.consumes];

@@ -98,7 +98,7 @@ async function putBatch(options: DemoFeedOptions, from: number, to: number, text
   return batchIdOf(text);
 }
 
-const serialize = (records: readonly unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+const serialize = (records: readonly unknown[]) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
 
 /**
  * The saved simulation when it was made with these options and stands within the seeding window,

@@ -78,7 +78,7 @@ export function tradeBatches(seed: number, count: number, firstDay: number, days
 
 /** Lands a batch as an uploader does (S3 notifies the ingest queue); `copy` lands the same bytes under another name. */
 export async function landBatch(target: FlowTarget, day: string, name: string, records: readonly NormalizedRecord[]): Promise<void> {
-  const body = records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+  const body = `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
   await target.s3.send(new PutObjectCommand({ Bucket: target.bucket, Key: `landing/normalized/${day}/${name}.jsonl`, Body: body }));
 }
 

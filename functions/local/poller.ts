@@ -10,7 +10,7 @@ import type { QueueName } from '../resources.ts';
 import type { QueueArrivals } from './sqs-journal.ts';
 import { QUEUES } from '../resources.ts';
 
-export type SqsConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+export type SqsConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
 /**
  * How long a loop waits after finding its queue empty, unless woken sooner: by a message sent to

@@ -3,10 +3,10 @@
  * group of them (one HTTP function), and how a group becomes API Gateway routes (per family, with
  * the deprecated un-prefixed aliases) and `unsupported_for_venue` paths.
  */
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import type { FunctionName } from '../resources.ts';
 import { paramMeta, type CursorForm, type ParamSchema } from '../../schemas/params.ts';
-import { type DataType } from '../../schemas/capabilities.ts';
+import type { DataType } from '../../schemas/capabilities.ts';
 import { FAMILIES, FAMILY_PREFIX, type Family } from '../core/venues.ts';
 
 /** `ANY` only on the catch-all, as in API Gateway. */

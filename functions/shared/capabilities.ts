@@ -5,7 +5,7 @@
  * table appears here by construction (its operation must name its data type).
  */
 import { ROUTES } from '../routes.ts';
-import { type RouteDef } from '../routes/operation.ts';
+import type { RouteDef } from '../routes/operation.ts';
 import { DATA_TYPES, type Capability, type DataTypeDef } from '../../schemas/capabilities.ts';
 import { DATASETS, type DatasetDef } from '../../schemas/datasets.ts';
 import { paramMeta } from '../../schemas/params.ts';

@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { ROUTES, API_KEY_HEADER, GATEWAY_RESPONSES, TAG_DESCRIPTIONS } from '../routes.ts';
-import { type RouteDef } from '../routes/operation.ts';
+import type { RouteDef } from '../routes/operation.ts';
 import { paramMeta, type ParamSchema } from '../../schemas/params.ts';
 import { ErrorBodySchema, MetaSchema } from '../../schemas/responses.ts';
 

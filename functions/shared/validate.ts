@@ -25,7 +25,7 @@ export function parseParams(
 }
 
 export function parseBody(schema: v.GenericSchema, body: string | null, isBase64Encoded: boolean): unknown {
-  let json: unknown = undefined;
+  let json: unknown;
   if (body !== null && body !== '') {
     const text = isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
     try {

@@ -45,7 +45,7 @@ const write = (path: string, body: string | Buffer) => {
   mkdirSync(dirname(join(dir, path)), { recursive: true });
   writeFileSync(join(dir, path), body);
 };
-const jsonl = (items: unknown[]) => items.map((item) => JSON.stringify(item)).join('\n') + '\n';
+const jsonl = (items: unknown[]) => `${items.map((item) => JSON.stringify(item)).join('\n')}\n`;
 
 const HOUR = 3_600_000;
 const T0 = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;

@@ -180,7 +180,7 @@ describe('a completed job', () => {
       const rest = await restRows(symbol);
       expect(exported.map((r) => Number(r.trade_id))).toEqual(rest.map((r) => r.trade_id));
       expect(exported.map((r) => [r.price, r.size, r.side, r.symbol, r.family])).toEqual(rest.map((r) => [r.price, r.size, r.side, symbol, 'perpx']));
-      expect(exported.map((r) => `${r.timestamp_text.replace(' ', 'T')}Z`.replace(/(\.\d{3})?Z$/, (m, ms) => `${ms ?? '.000'}Z`))).toEqual(rest.map((r) => r.timestamp));
+      expect(exported.map((r) => `${r.timestamp_text.replace(' ', 'T')}Z`.replace(/(\.\d{3})?Z$/, (_m, ms) => `${ms ?? '.000'}Z`))).toEqual(rest.map((r) => r.timestamp));
       expect(exported.map((r) => Number(r.ts))).toEqual(rest.map((r) => Date.parse(r.timestamp)));
     }
   });

@@ -63,7 +63,7 @@ const write = (path: string, body: string | Buffer) => {
   mkdirSync(dirname(join(dir, path)), { recursive: true });
   writeFileSync(join(dir, path), body);
 };
-const jsonl = (items: unknown[]) => items.map((item) => JSON.stringify(item)).join('\n') + '\n';
+const jsonl = (items: unknown[]) => `${items.map((item) => JSON.stringify(item)).join('\n')}\n`;
 
 const T0 = Math.floor(Date.now() / 1000) * 1000 - 2 * 3_600_000;
 const buyer = '0x1111111111111111111111111111111111111111';

@@ -59,7 +59,7 @@ describe('order-level books', () => {
 
 describe('full-depth L2', () => {
   it('is the order-level book aggregated by price, and its top 20 is the native snapshot', async () => {
-    const snapshots = await walk(BOOK + '/history', { start: end - 20 * 60_000, end, limit: 100 });
+    const snapshots = await walk(`${BOOK}/history`, { start: end - 20 * 60_000, end, limit: 100 });
     expect(snapshots.length).toBeGreaterThan(5);
     for (const snapshot of snapshots.slice(-4)) {
       const at = Date.parse(snapshot.timestamp);

@@ -12,7 +12,7 @@ export function trade(overrides: Partial<Extract<NormalizedRecord, { dataset: 't
 }
 
 export function jsonl(records: readonly NormalizedRecord[]): string {
-  return records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+  return `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
 }
 
 /** `count` BTC trades one second apart from `start`, ids from `firstId`. */

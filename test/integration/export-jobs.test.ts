@@ -27,7 +27,7 @@ import { trade } from '../helpers/records.ts';
 const DAY1 = Date.UTC(2026, 10, 20);
 const ACCOUNT = 'acct-export-test';
 let env: ScratchEmulators;
-let clockNow = Date.UTC(2026, 10, 25);
+const clockNow = Date.UTC(2026, 10, 25);
 const clock = { now: () => clockNow };
 const deps = () => ({ ...archiveDeps(), clock, exports: exportStore(), exportObjects: exportObjects() });
 

@@ -100,7 +100,7 @@ describe('the data lake\'s tables', () => {
         const described = await deps().sql.query({ sql: 'DESCRIBE SELECT * FROM read_parquet($path)', params: { path: path! } });
         const fileColumns = described.map((row) => [String(row.column_name), HIVE_TYPE_OF[String(row.column_type)] ?? `(DuckDB ${String(row.column_type)})`] as const);
         // Each file column is a table column of the same type, or a partition key (family, symbol: strings from the key path).
-        expect(fileColumns.map(([name, type]) => [name, columns.get(name) ?? keys.get(name)]), `${dataset} ${file.key}`).toEqual(fileColumns.map(([name, type]) => [name, type]));
+        expect(fileColumns.map(([name, _type]) => [name, columns.get(name) ?? keys.get(name)]), `${dataset} ${file.key}`).toEqual(fileColumns.map(([name, type]) => [name, type]));
         // The table has no column the files lack; only `day` comes from the key path alone.
         expect([...columns.keys(), ...keys.keys()].filter((name) => !fileColumns.some(([n]) => n === name)), dataset).toEqual(['day']);
         const match = pattern.exec(file.key);

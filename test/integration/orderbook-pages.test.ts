@@ -131,7 +131,7 @@ describe('order-book reads', () => {
         // Each next cursor is the one a client builds from the last row served: `<ts_ms>_<block_number>`.
         type L2Row = { timestamp: string; block_number: number; side: 'B' | 'A'; price: number; size: number; count: number };
         const small: L2Row[] = [];
-        for (let cursor: string | undefined, page; !page || cursor; ) {
+        for (let cursor: string | undefined, page: Awaited<ReturnType<typeof l2DiffsPage>> | undefined; !page || cursor; ) {
           page = await l2DiffsPage(deps(), { ...routePaging('getPerpxL2OrderbookDiffs'), ...l2Window, cursor }, NOW);
           const rows = JSON.parse(`[${page.json}]`) as L2Row[];
           if (page.nextCursor && rows.length > 0) expect(page.nextCursor).toBe(`${Date.parse(rows.at(-1)!.timestamp)}_${rows.at(-1)!.block_number}`);
@@ -248,7 +248,7 @@ async function replayTicksAgainstCheckpoints(market: { family: 'altx' | 'altx-rh
   expect(checkpoints.length).toBeGreaterThan(1);
   expect(Date.parse(checkpoints[0]!.timestamp)).toBe(window.start);
   let replayed: Replayed | undefined;
-  let pending: TickHistory['deltas'] = [];
+  const pending: TickHistory['deltas'] = [];
   let cursor: string | undefined;
   let compared = 0;
   let applied = 0;

@@ -23,7 +23,7 @@ const T = Date.UTC(2026, 10, 20, 8, 0, 0);
 const buyer = '0x1111111111111111111111111111111111111111';
 const seller = '0x2222222222222222222222222222222222222222';
 const other = '0x3333333333333333333333333333333333333333';
-const jsonl = (items: unknown[]) => items.map((item) => JSON.stringify(item)).join('\n') + '\n';
+const jsonl = (items: unknown[]) => `${items.map((item) => JSON.stringify(item)).join('\n')}\n`;
 const naive = (ms: number) => new Date(ms).toISOString().replace('Z', '456789');
 
 /** A trade the buyer takes, as both fill sides (by block) and as node_trades writes it. */

@@ -7,7 +7,7 @@
  * reads lines and tells what each holds; altx-api.ts turns them into records.
  */
 import * as v from 'valibot';
-import { ANSWERS, MESSAGES, Wrapper, epochMsOf } from './altx-shapes.ts';
+import { type ANSWERS, MESSAGES, Wrapper, epochMsOf } from './altx-shapes.ts';
 
 export type Answer = keyof typeof ANSWERS;
 export type Channel = keyof typeof MESSAGES;

@@ -14,7 +14,7 @@ import type { BreadthStore } from '../../ports/breadth.ts';
 import type { NormalizedRecord } from '../../../schemas/datasets.ts';
 import type { Detection, EventTypeDecl } from '../events/declare.ts';
 import { uncoveredSpans } from './rollups.ts';
-import { type StoredConfig } from '../webhooks/filters.ts';
+import type { StoredConfig } from '../webhooks/filters.ts';
 import { matches } from './match.ts';
 import type { Candidate } from '../events/kit/candidate.ts';
 import type { ReferenceSource } from '../events/kit/relative-metrics.ts';

@@ -2,7 +2,7 @@
  * Candles rolled up from 1-minute candles into UTC buckets (weeks anchored to Monday): a page reads
  * the span its `limit` can reach, then doubling spans until it is full.
  */
-import { type Family } from '../venues.ts';
+import type { Family } from '../venues.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { SqlValue } from '../../ports/sql.ts';
 import { withMinuteCandles, type MinuteCandleSource } from '../archive/read-candles.ts';

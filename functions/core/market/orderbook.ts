@@ -11,7 +11,7 @@ import type { ArchiveDeps } from '../../ports/archive.ts';
 import { windowSource } from '../archive/read.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import { L4Book, type BookOrder, type CheckpointOrder, type Level } from '../book/l4-book.ts';
-import { type SequencedDiff } from '../book/level-walk.ts';
+import type { SequencedDiff } from '../book/level-walk.ts';
 import { nettedDiffsAfter } from './orderbook-net.ts';
 import { l2Levels, l4BookJson, type CheckpointHead } from './orderbook-sql.ts';
 import { BOOK_LOOKBACK_MS, firstCheckpoint, newestHead, withSides, type StoredCheckpoint } from './orderbook-checkpoints.ts';

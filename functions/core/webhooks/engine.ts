@@ -74,7 +74,7 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
   const expected = { run: delivery.run, attempts: delivery.attempts };
 
   const endpoint = named && delivery.endpointId === job.endpoint_id ? named.endpoint : await store.endpoints.get(delivery.accountId, delivery.endpointId);
-  if (!endpoint || endpoint.status !== 'active') {
+  if (endpoint?.status !== 'active') {
     // Deliveries stop and nothing is buffered: the record ends here, and /redeliver can revive it.
     const reason = endpoint ? `endpoint ${endpoint.status.replace('_', '-')}; not attempted` : 'endpoint deleted; not attempted';
     await store.deliveries.recordAttempt({ ...delivery, state: 'failed', lastError: reason, nextAttemptAt: null }, expected);

@@ -14,7 +14,7 @@ import type { AltxMarkets } from '../../../functions/core/archive/altx-markets.t
 import type { NormalizedRecord } from '../../../schemas/datasets.ts';
 
 const T = Date.UTC(2026, 5, 20, 12, 0, 0);
-const lines = (...items: unknown[]) => items.map((item) => JSON.stringify(item)).join('\n') + '\n';
+const lines = (...items: unknown[]) => `${items.map((item) => JSON.stringify(item)).join('\n')}\n`;
 const records = (result: ParseResult) => {
   if (!result.ok) throw new Error(result.reason);
   return result.records;

@@ -44,7 +44,7 @@ describe('compiledCheck over the node\'s streamed lines', () => {
       expect(sample.every((line) => accepts(line) && v.safeParse(schema, line).success)).toBe(true);
       fc.assert(fc.property(
         fc.nat(sample.length - 1), fc.nat(), fc.constantFrom<'set' | 'delete' | 'extra'>('set', 'set', 'delete', 'extra'),
-        fc.oneof(fc.jsonValue(), fc.constantFrom('B', 'A', 'remove', '1.5', '-0.25', '1e5', '0x' + 'a'.repeat(40), 0, -1, 1.5, 2 ** 53, null)),
+        fc.oneof(fc.jsonValue(), fc.constantFrom('B', 'A', 'remove', '1.5', '-0.25', '1e5', `0x${'a'.repeat(40)}`, 0, -1, 1.5, 2 ** 53, null)),
         (index, pick, kind, replacement) => {
           const line = sample[index]!;
           const all = paths(line);

@@ -72,7 +72,7 @@ function streamed(blocks: readonly Block[], sizes: readonly number[]): Block[] {
   }
   return lines;
 }
-const jsonl = (items: readonly unknown[]) => items.map((item) => JSON.stringify(item)).join('\n') + '\n';
+const jsonl = (items: readonly unknown[]) => `${items.map((item) => JSON.stringify(item)).join('\n')}\n`;
 const recordsOf = (result: ReturnType<typeof parseBatch>): NormalizedRecord[] => {
   if (!result.ok) throw new Error(result.reason);
   return result.records;

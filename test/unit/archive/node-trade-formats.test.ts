@@ -16,7 +16,7 @@ const fill = (over: Record<string, unknown>) => ({
   closedPnl: '0.0', hash: '0xabc', oid: 11, crossed: true, fee: '0.97', tid: 555, feeToken: 'USDC', ...over,
 });
 const makerFill = (over: Record<string, unknown>) => fill({ side: 'A', crossed: false, oid: 12, fee: '-0.01', dir: 'Open Short', ...over });
-const lines = (...items: unknown[]) => items.map((item) => JSON.stringify(item)).join('\n') + '\n';
+const lines = (...items: unknown[]) => `${items.map((item) => JSON.stringify(item)).join('\n')}\n`;
 
 const nodeTrade = (over: Partial<NodeTrade> = {}): NodeTrade => ({
   coin: 'ETH', side: 'A', time: '2025-03-22T10:48:33.216798262', px: '2010.5', sz: '1.25', hash: '0xdef', trade_dir_override: 'Na',

@@ -11,7 +11,7 @@ const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const SEED = 7;
-const ALICE = '0x' + 'a1'.repeat(20);
+const ALICE = `0x${'a1'.repeat(20)}`;
 
 const only = <D extends NormalizedRecord['dataset']>(records: readonly NormalizedRecord[], dataset: D) =>
   records.filter((r): r is RecordOf<D> => r.dataset === dataset);

@@ -7,9 +7,9 @@ import { batchCandidates } from '../../../functions/core/detect/batch-run.ts';
 import type { LiquidationRecord, NormalizedRecord, OrderEventRecord, TradeRecord, TransferRecord } from '../../../schemas/datasets.ts';
 import { T0 } from '../../helpers/records.ts';
 
-const ALICE = '0x' + 'a1'.repeat(20);
-const BOB = '0x' + 'b2'.repeat(20);
-const CAROL = '0x' + 'c3'.repeat(20);
+const ALICE = `0x${'a1'.repeat(20)}`;
+const BOB = `0x${'b2'.repeat(20)}`;
+const CAROL = `0x${'c3'.repeat(20)}`;
 const TS = T0 + 12_345;
 
 function trade(overrides: Partial<TradeRecord> & { trade_id: number }): TradeRecord {

@@ -7,8 +7,8 @@ import { normalizeConfig, type Condition } from '../../../functions/core/webhook
 
 const decl = (type: string) => EVENT_TYPE_BY_NAME.get(type)!;
 const none = new Set<string>();
-const ALICE = '0x' + 'a1'.repeat(20);
-const BOB = '0x' + 'b2'.repeat(20);
+const ALICE = `0x${'a1'.repeat(20)}`;
+const BOB = `0x${'b2'.repeat(20)}`;
 const T = Date.UTC(2026, 10, 18, 12, 0, 0);
 
 /** The configuration exactly as the management API stores it. */

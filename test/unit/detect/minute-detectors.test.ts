@@ -18,7 +18,7 @@ import { T0 } from '../../helpers/records.ts';
 const MIN = 60_000;
 const FROM = T0 + 60 * MIN;
 const TO = FROM + 60 * MIN;
-const ALICE = '0x' + 'a1'.repeat(20);
+const ALICE = `0x${'a1'.repeat(20)}`;
 const none = new Set<string>();
 const decl = (type: string) => EVENT_TYPE_BY_NAME.get(type)!;
 
@@ -625,7 +625,7 @@ describe('found in review', () => {
   it('keeps venues apart when they list the same symbol', () => {
     const T = Date.UTC(2026, 10, 18, 12, 0, 0);
     const row = (family: 'perpx' | 'altx', ts: number) => ({
-      dataset: 'liquidations', family, symbol: 'BTC', ts, trade_id: ts, liquidated_user: '0x' + '1'.repeat(40), price: '60000', size: '10', side: 'A',
+      dataset: 'liquidations', family, symbol: 'BTC', ts, trade_id: ts, liquidated_user: `0x${'1'.repeat(40)}`, price: '60000', size: '10', side: 'A',
     }) as LiquidationRecord;
     const bursts = liquidationBursts([row('altx', T + 10_000), row('perpx', T + 20_000)], T, T + 120_000,
       [{ window_s: 300, threshold_mode: 'usd', threshold_usd: 1_000_000, threshold_pct: 1 }], () => undefined);

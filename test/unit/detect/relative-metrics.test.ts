@@ -4,7 +4,7 @@ import { relativeMetrics, type MarketReference, type ReferenceSource } from '../
 import { withReferences } from '../../../functions/core/detect/dispatch.ts';
 import type { Family } from '../../../functions/core/venues.ts';
 
-const ALICE = '0x' + 'a1'.repeat(20);
+const ALICE = `0x${'a1'.repeat(20)}`;
 const T = Date.UTC(2026, 10, 18, 12, 0, 30);
 const REF_AT = Date.UTC(2026, 10, 18, 12, 0, 0);
 const ref = (overrides: Partial<MarketReference> = {}): MarketReference => ({

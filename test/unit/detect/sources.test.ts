@@ -15,8 +15,8 @@ const MIN = 60_000;
 const DAY = 86_400_000;
 const FROM = T0 + 60 * MIN;
 const TO = FROM + 60 * MIN;
-const ALICE = '0x' + 'a1'.repeat(20);
-const BOB = '0x' + 'b2'.repeat(20);
+const ALICE = `0x${'a1'.repeat(20)}`;
+const BOB = `0x${'b2'.repeat(20)}`;
 const COMMIT = 'abcdef1234567';
 const decl = (type: string) => EVENT_TYPE_BY_NAME.get(type)!;
 

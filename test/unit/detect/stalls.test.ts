@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { archiveGaps } from '../../../functions/core/events/archive.gap_detected.ts';
 import { ingestStalls } from '../../../functions/core/events/ingest.stall.ts';
-import { type Tick } from '../../../functions/core/events/kit/reads.ts';
+import type { Tick } from '../../../functions/core/events/kit/reads.ts';
 import { matches } from '../../../functions/core/detect/match.ts';
 import { EVENT_TYPE_BY_NAME } from '../../../functions/core/webhooks/catalog.ts';
 import { normalizeConfig } from '../../../functions/core/webhooks/filters.ts';

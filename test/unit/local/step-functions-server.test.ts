@@ -43,7 +43,7 @@ describe('the local Step Functions API', () => {
     const first = await client.send(new StartExecutionCommand({ stateMachineArn: arn, name: 'job-1', input: '{"a":1}' }));
     const again = await client.send(new StartExecutionCommand({ stateMachineArn: arn, name: 'job-1', input: '{"a":1}' }));
     expect(again.executionArn).toBe(first.executionArn);
-    expect(first.executionArn).toBe(arn.replace(':stateMachine:', ':execution:') + ':job-1');
+    expect(first.executionArn).toBe(`${arn.replace(':stateMachine:', ':execution:')}:job-1`);
     expect(started).toHaveLength(1);
     await expect(client.send(new StartExecutionCommand({ stateMachineArn: arn, name: 'job-1', input: '{"a":2}' }))).rejects.toBeInstanceOf(ExecutionAlreadyExists);
     expect((await describeExecution(first.executionArn!)).status).toBe('RUNNING');

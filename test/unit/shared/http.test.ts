@@ -176,7 +176,7 @@ describe('the HTTP shell, errors', () => {
     const res = await call(restEvent({ resource: '/v1/legacy', httpMethod: 'GET' }));
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ success: false, code: 500, error: 'Internal server error.', error_code: 'internal_error', request_id: 'req-test' });
-    expect(res.headers['deprecation']).toBe('true');
+    expect(res.headers.deprecation).toBe('true');
   });
 
   it('answers a store that throttles past the SDK\'s retries with the spec\'s 503 and Retry-After, not a 500', async () => {

@@ -41,10 +41,10 @@ describe('normalizeConfig, accepted', () => {
   });
 
   it('takes usdc_value as the notional metric of transfers, and watched addresses in any case', () => {
-    const watched = new Set(['0x' + 'ab'.repeat(20)]);
-    const config = normalizeConfig(decl('account.transfer'), { addresses: ['0x' + 'AB'.repeat(20)], min_notional_usd: 1000 }, watched);
+    const watched = new Set([`0x${'ab'.repeat(20)}`]);
+    const config = normalizeConfig(decl('account.transfer'), { addresses: [`0x${'AB'.repeat(20)}`], min_notional_usd: 1000 }, watched);
     expect(config.conditions).toEqual([{ metric: 'usdc_value', op: 'greater_than_or_equal', value: 1000 }]);
-    expect(config.addresses).toEqual(['0x' + 'ab'.repeat(20)]);
+    expect(config.addresses).toEqual([`0x${'ab'.repeat(20)}`]);
   });
 
   it('accepts between, in and is_empty with the right values', () => {
@@ -99,7 +99,7 @@ describe('normalizeConfig, refused with 400 naming what is declared', () => {
 
   it('refuses venues the type does not cover and scope keys it does not take', () => {
     expect(refused('market.funding_flip', { venue: 'spot' }).validValues).toEqual(['perpx', 'hip3']);
-    expect(refused('market.liquidation', { addresses: ['0x' + '1'.repeat(40)] }).param).toBe('filters.addresses');
+    expect(refused('market.liquidation', { addresses: [`0x${'1'.repeat(40)}`] }).param).toBe('filters.addresses');
     expect(refused('market.breadth_cross', { symbols: ['BTC'] }).param).toBe('filters.symbols');
   });
 
@@ -108,7 +108,7 @@ describe('normalizeConfig, refused with 400 naming what is declared', () => {
   });
 
   it('refuses addresses that are not watched yet, and unknown members', () => {
-    expect(refused('account.fill', { addresses: ['0x' + '1'.repeat(40)] }).message).toMatch(/watched addresses first/);
+    expect(refused('account.fill', { addresses: [`0x${'1'.repeat(40)}`] }).message).toMatch(/watched addresses first/);
     expect(refused('account.fill', { wallet: 'x' }).param).toBe('filters.wallet');
   });
 });
