@@ -22,6 +22,7 @@ export const DATA_TYPES = {
   candles: { datasets: ['candles_1m'], cadence: 'interval', notes: 'Rolled up on demand from 1-minute candles; a bucket without trades has no bar.' },
   trigger_orders: { datasets: ['order_events'], cadence: 'event' },
   order_history: { datasets: ['order_events'], cadence: 'event' },
+  twap: { datasets: ['twaps'], cadence: 'event', notes: 'TWAP statuses with the notional their fills (trades with the TWAP id) executed.' },
   order_flow: { datasets: ['order_events'], cadence: 'interval' },
   trigger_levels: { datasets: ['order_events'], cadence: 'snapshot', notes: 'Resting trigger orders by trigger price around the mark, from order events; history every 15 minutes.' },
   instruments: { datasets: ['instruments'], cadence: 'reference', notes: 'Point in time: the registry as it stands now.' },

@@ -49,6 +49,9 @@ beforeAll(async () => {
       if (row) liquidated[family] = { symbol: String(row.symbol), user: String(row.liquidated_user ?? ''), window: { start: Number(row.ts) - 3_600_000, end: Number(row.ts) } };
     }
   }
+  // The demo's spot TWAPs start every 4 hours: the newest status of the last day, and the hour up to it.
+  const twap = await newestRow(archiveDeps(), { dataset: 'twaps', family: 'spot', from: window.end - 24 * 3_600_000, to: window.end });
+  if (twap) Object.assign(twapped, { symbol: String(twap.symbol), user: String(twap.user_address), window: { start: Number(twap.ts) - 3_600_000, end: Number(twap.ts) } });
   while ((await buildPositions(archiveDeps())).steps > 0);
   for (const family of POSITION_FAMILIES) {
     // An account holding a position both at the latest snapshot (what the routes read without a time) and at the latest hour (history).
@@ -117,6 +120,8 @@ interface Sample { params?: (route: RouteDef) => Record<string, string>; query?:
  */
 const liquidated: Partial<Record<Family, { symbol: string; user: string; window: { start: number; end: number } }>> = {};
 const triggered: Partial<Record<Family, string>> = {};
+/** A spot pair and wallet with a TWAP status in `window` (found in beforeAll). */
+const twapped = { symbol: '', user: '', window: { start: 0, end: 0 } };
 /** Per positions family: an account holding positions at the latest snapshot and at the latest hour, with a change leg in the window, one of its markets, and that hour. */
 const holders: Partial<Record<Family, { account: string; symbol: string; hour: number }>> = {};
 let l1Address = '';
@@ -147,6 +152,8 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   instrument: {},
   spotPairs: {},
   spotPair: {},
+  spotTwap: { params: () => ({ symbol: twapped.symbol }), query: () => ({ ...twapped.window, limit: 5 }) },
+  spotTwapUser: { params: () => ({ user: twapped.user }), query: () => ({ ...twapped.window, limit: 5 }) },
   outcomes: { query: { limit: 2 } },
   outcome: { params: () => ({ outcome_id: '1' }) },
   openInterest: { query: { ...window, limit: 5 } },

@@ -17,6 +17,7 @@ export interface GetCapabilitiesRow {
     | "candles"
     | "trigger_orders"
     | "order_history"
+    | "twap"
     | "order_flow"
     | "trigger_levels"
     | "instruments"
@@ -517,6 +518,63 @@ export interface SpotPairsRow {
 
 export type SpotPairsData = SpotPairsRow[];
 
+export type SpotTwapPath = TradesPath;
+
+export interface SpotTwapQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before now) */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** Rows per page */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+}
+
+export interface SpotTwapRow {
+  /**
+   * the pair, dashed
+   */
+  coin: string;
+  /**
+   * status time, RFC 3339 UTC
+   */
+  timestamp: string;
+  twap_id: number;
+  user_address: string;
+  side: "B" | "A";
+  status: string;
+  /**
+   * the order size as the status reports it
+   */
+  size: number;
+  /**
+   * size executed by the status
+   */
+  executed_size: number;
+  /**
+   * sum of price x size of the TWAP's fills up to the status
+   */
+  executed_notional: number;
+  /**
+   * the first fill's time, RFC 3339 UTC; absent when no fill is archived in the 24 hours before
+   */
+  started_at?: string;
+}
+
+export type SpotTwapData = SpotTwapRow[];
+
+export interface SpotTwapUserPath {
+  /** Wallet address (0x, any case) */
+  user: string;
+}
+
+export type SpotTwapUserQuery = SpotTwapQuery;
+
+export type SpotTwapUserRow = SpotTwapRow;
+
+export type SpotTwapUserData = SpotTwapRow[];
+
 export type SpotPairPath = TradesPath;
 
 export type SpotPairData = SpotPairsRow;
@@ -791,10 +849,7 @@ export type LiquidationsRow =
 
 export type LiquidationsData = LiquidationsRow[];
 
-export interface UserLiquidationsPath {
-  /** Wallet address (0x, any case) */
-  user: string;
-}
+export type UserLiquidationsPath = SpotTwapUserPath;
 
 export interface UserLiquidationsQuery {
   /** Window start, epoch ms (inclusive; default 24 hours before now) */
@@ -3280,6 +3335,8 @@ export const ROUTES = {
   getAltxRhInstrument: { method: 'GET', path: '/v1/altx-rh/instruments/{symbol}', paged: false },
   getLegacyInstrument: { method: 'GET', path: '/v1/instruments/{symbol}', paged: false },
   getSpotSpotPairs: { method: 'GET', path: '/v1/perpx/spot/pairs', paged: false },
+  getSpotSpotTwap: { method: 'GET', path: '/v1/perpx/spot/twap/{symbol}', paged: true },
+  getSpotSpotTwapUser: { method: 'GET', path: '/v1/perpx/spot/twap/user/{user}', paged: true },
   getSpotSpotPair: { method: 'GET', path: '/v1/perpx/spot/pairs/{symbol}', paged: false },
   getHip4Outcomes: { method: 'GET', path: '/v1/perpx/hip4/outcomes', paged: true },
   getHip4Outcome: { method: 'GET', path: '/v1/perpx/hip4/outcomes/{outcome_id}', paged: false },
@@ -3449,7 +3506,7 @@ export const ROUTES = {
   getSla: { method: 'GET', path: '/v1/data-quality/sla', paged: false },
 } as const;
 
-export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCvd' | 'getHip3Cvd' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxOrderHistory' | 'getHip3OrderHistory' | 'getHip4OrderHistory' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxTriggerLevelsHistory' | 'getHip3TriggerLevelsHistory' | 'getPerpxLiquidationLevelsHistory' | 'getHip3LiquidationLevelsHistory' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxWalletPositions' | 'getHip3WalletPositions' | 'getPerpxWalletPositionChanges' | 'getHip3WalletPositionChanges' | 'getPerpxWalletPositionHistory' | 'getHip3WalletPositionHistory' | 'getPerpxWalletAccountHistory' | 'getHip3WalletAccountHistory' | 'getAltxAccountPositions' | 'getAltxRhAccountPositions' | 'getAltxAccountPositionChanges' | 'getAltxRhAccountPositionChanges' | 'getAltxAccountPositionHistory' | 'getAltxRhAccountPositionHistory' | 'getAltxAccountSummaryHistory' | 'getAltxRhAccountSummaryHistory' | 'getPerpxMarketPositions' | 'getHip3MarketPositions' | 'getAltxMarketPositions' | 'getAltxRhMarketPositions' | 'getPerpxMarketPositionsSummary' | 'getHip3MarketPositionsSummary' | 'getAltxMarketPositionsSummary' | 'getAltxRhMarketPositionsSummary' | 'getPerpxBulkPositions' | 'getHip3BulkPositions' | 'getAltxBulkPositions' | 'getAltxRhBulkPositions' | 'getAltxL1Accounts' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory' | 'getWebhookReplay' | 'listExports';
+export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCvd' | 'getHip3Cvd' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxOrderHistory' | 'getHip3OrderHistory' | 'getHip4OrderHistory' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getSpotSpotTwap' | 'getSpotSpotTwapUser' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxTriggerLevelsHistory' | 'getHip3TriggerLevelsHistory' | 'getPerpxLiquidationLevelsHistory' | 'getHip3LiquidationLevelsHistory' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxWalletPositions' | 'getHip3WalletPositions' | 'getPerpxWalletPositionChanges' | 'getHip3WalletPositionChanges' | 'getPerpxWalletPositionHistory' | 'getHip3WalletPositionHistory' | 'getPerpxWalletAccountHistory' | 'getHip3WalletAccountHistory' | 'getAltxAccountPositions' | 'getAltxRhAccountPositions' | 'getAltxAccountPositionChanges' | 'getAltxRhAccountPositionChanges' | 'getAltxAccountPositionHistory' | 'getAltxRhAccountPositionHistory' | 'getAltxAccountSummaryHistory' | 'getAltxRhAccountSummaryHistory' | 'getPerpxMarketPositions' | 'getHip3MarketPositions' | 'getAltxMarketPositions' | 'getAltxRhMarketPositions' | 'getPerpxMarketPositionsSummary' | 'getHip3MarketPositionsSummary' | 'getAltxMarketPositionsSummary' | 'getAltxRhMarketPositionsSummary' | 'getPerpxBulkPositions' | 'getHip3BulkPositions' | 'getAltxBulkPositions' | 'getAltxRhBulkPositions' | 'getAltxL1Accounts' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory' | 'getWebhookReplay' | 'listExports';
 
 /** One method per route. Path parameters, query parameters and `body` go in one object. */
 export interface Methods {
@@ -3717,6 +3774,16 @@ export interface Methods {
    * `GET /v1/perpx/spot/pairs`
    */
   getSpotSpotPairs(input?: Record<string, never>): Promise<Page<SpotPairsData>>;
+  /**
+   * TWAP statuses of a pair, oldest first, with the notional their fills executed (spot).
+   * `GET /v1/perpx/spot/twap/{symbol}`
+   */
+  getSpotSpotTwap(input: SpotTwapPath & SpotTwapQuery): Promise<Page<SpotTwapData>>;
+  /**
+   * A wallet's TWAP statuses on every pair, oldest first (spot).
+   * `GET /v1/perpx/spot/twap/user/{user}`
+   */
+  getSpotSpotTwapUser(input: SpotTwapUserPath & SpotTwapUserQuery): Promise<Page<SpotTwapUserData>>;
   /**
    * One spot pair (spot).
    * `GET /v1/perpx/spot/pairs/{symbol}`
