@@ -30,6 +30,7 @@ export const DATA_TYPES = {
   funding: { datasets: ['funding'], cadence: 'sample', notes: 'Rates are decimal fractions, not annualized.' },
   liquidations: { datasets: ['liquidations', 'altx_liquidations'], cadence: 'event' },
   liquidation_levels: { datasets: ['position_snapshots'], cadence: 'snapshot', notes: 'Positions\' projected liquidation prices by price bucket, at each positions snapshot; isolated at max leverage (the archive does not see margin).' },
+  oracle: { datasets: ['open_interest'], cadence: 'sample', notes: 'The deployer\'s external price beside the mark, and the discovery bounds 1 / max leverage either side of it.' },
   market_state: { datasets: ['open_interest', 'trades'], cadence: 'sample', notes: 'Prices, the latest summary and per-dataset freshness.' },
   l2_orderbook: { datasets: ['l2_snapshots'], cadence: 'snapshot', notes: 'Native snapshots: at most 20 levels a side on the perpx families.' },
   l2_full_depth: { datasets: ['l4_diffs'], cadence: 'event', notes: 'Derived from the order-level book.' },

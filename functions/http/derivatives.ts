@@ -4,6 +4,7 @@ import { marketFreshness, marketSummary } from '../core/market/summary.ts';
 import { liquidationVolumePage, liquidationsPage, userLiquidationsPage } from '../core/market/liquidations.ts';
 import { triggerLevels, triggerLevelsHistory } from '../core/market/trigger-levels.ts';
 import { liquidationLevels, liquidationLevelsHistory } from '../core/market/liquidation-levels.ts';
+import { discoveryBoundsOf, externalPrice } from '../core/market/oracle.ts';
 import { DERIVATIVES_OPERATIONS } from '../routes/derivatives.ts';
 import { AppError } from '../core/errors.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
@@ -57,6 +58,8 @@ export const handler = httpRouteGroup(DERIVATIVES_OPERATIONS, {
     const { data, nextCursor, meta } = await liquidationLevelsHistory(archiveDeps(), { ...cursorRoute(ctx), ...market(params.symbol, ctx), ...query }, clock.now());
     return ok(data, { nextCursor, meta: { ...venueOf(params.symbol, ctx), ...meta } });
   },
+  oracleExternalPrice: async ({ params }, ctx) => ok(await externalPrice(archiveDeps(), params.symbol, clock.now()), { meta: venueOf(params.symbol, ctx) }),
+  oracleDiscoveryBounds: async ({ params }, ctx) => ok(await discoveryBoundsOf(archiveDeps(), params.symbol, clock.now()), { meta: venueOf(params.symbol, ctx) }),
   prices: history('prices'),
   summary: async ({ params }, ctx) => {
     const { family, symbol } = market(params.symbol, ctx);

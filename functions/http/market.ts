@@ -8,7 +8,7 @@ import { candlesPage } from '../core/market/candles.ts';
 import { cvdPage } from '../core/market/cvd.ts';
 import { orderHistoryPage } from '../core/market/order-history.ts';
 import { instruments, orderFlowPage, recentTradesPage, tradesPage, triggerOrdersPage } from '../core/market/queries.ts';
-import { outcome, outcomesPage, spotPair, spotPairs } from '../core/market/registry-views.ts';
+import { outcome, outcomeBySlug, outcomesPage, spotPair, spotPairs } from '../core/market/registry-views.ts';
 import { spotTwapPage } from '../core/market/spot-twap.ts';
 import { MARKET_OPERATIONS } from '../routes/market.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
@@ -73,4 +73,5 @@ export const handler = httpRouteGroup(MARKET_OPERATIONS, {
     return ok(data, { nextCursor, meta: { venue: 'hip4' } });
   },
   outcome: async ({ params }) => ok(await outcome(archiveDeps(), params.outcome_id, clock.now()), { meta: { venue: 'hip4' } }),
+  outcomeBySlug: async ({ params }) => ok(await outcomeBySlug(archiveDeps(), params.slug, clock.now()), { meta: { venue: 'hip4' } }),
 });

@@ -4,6 +4,7 @@ import { familiesOf } from '../../schemas/datasets.ts';
 import { FAMILIES } from '../core/venues.ts';
 import { AltxLiquidationSchema, AltxLiquidationVolumeSchema, CoinFreshnessSchema, CoinSummarySchema, FundingSchema, PriceSnapshotSchema, LiquidationSchema, LiquidationVolumeQuery, LiquidationVolumeSchema, LiquidationsQuery, UserLiquidationsQuery, userPath, OpenInterestSchema, SeriesQuery, symbolPath } from '../../schemas/market.ts';
 import { LevelsHistoryQuery, LevelsQuery, LiquidationLevelsItemSchema, LiquidationLevelsQuery, LiquidationLevelsSchema, TriggerLevelsItemSchema, TriggerLevelsSchema } from '../../schemas/levels.ts';
+import { Hip3OracleBoundsSchema, Hip3OracleExternalSchema } from '../../schemas/oracle.ts';
 import { capitalized, operationGroup, page } from './operation.ts';
 import { PERPX_PERPETUALS } from './market.ts';
 
@@ -87,6 +88,18 @@ export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
     suffix: '/liquidations/{symbol}/levels/history', families: levelFamilies('position_snapshots'), tags: ['Liquidations'], billed: true, pathParams: symbolPath,
     summary: 'Liquidation levels at each positions snapshot of a window, oldest first',
     query: LevelsHistoryQuery, response: page(v.array(LiquidationLevelsItemSchema), 'A page of snapshots; a snapshot without a mark price is left out'),
+  },
+  oracleExternalPrice: {
+    datatype: 'oracle',
+    suffix: '/oracle/external-price/{symbol}', families: ['hip3'], tags: ['Market state'], billed: true, pathParams: symbolPath,
+    summary: 'The deployer-pushed external (oracle) price and the mark of the newest sample',
+    response: page(Hip3OracleExternalSchema, 'The newest sample of the last day'),
+  },
+  oracleDiscoveryBounds: {
+    datatype: 'oracle',
+    suffix: '/oracle/discovery-bounds/{symbol}', families: ['hip3'], tags: ['Market state'], billed: true, pathParams: symbolPath,
+    summary: 'Instantaneous price discovery bounds: the external price (or the mark) +- 1 / max leverage',
+    response: page(Hip3OracleBoundsSchema, 'The bounds of the newest sample of the last day'),
   },
   prices: {
     datatype: 'market_state',

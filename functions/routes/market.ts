@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { familiesOf } from '../../schemas/datasets.ts';
 import { CAPPED_BOOK_FAMILIES } from '../core/venues.ts';
-import { CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, SpotPairSchema, outcomePath, RecentTradesQuery, TradeSchema, TradesQuery, TriggerOrderSchema, TriggerOrdersQuery, symbolPath, userPath } from '../../schemas/market.ts';
+import { CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, SpotPairSchema, outcomePath, slugPath, RecentTradesQuery, TradeSchema, TradesQuery, TriggerOrderSchema, TriggerOrdersQuery, symbolPath, userPath } from '../../schemas/market.ts';
 import { CvdBucketSchema, CvdQuery, OrderHistoryEventSchema, OrderHistoryQuery, SpotTwapQuery, SpotTwapSchema } from '../../schemas/flow-analytics.ts';
 import { operationGroup, page } from './operation.ts';
 
@@ -96,5 +96,10 @@ export const MARKET_OPERATIONS = operationGroup('market', {
     datatype: 'instruments',
     suffix: '/outcomes/{outcome_id}', families: ['hip4'], summary: 'One outcome market, with the open interest of both sides', tags: ['Instruments'], billed: true,
     pathParams: outcomePath, response: page(OutcomeSchema, 'The outcome'),
+  },
+  outcomeBySlug: {
+    datatype: 'instruments',
+    suffix: '/outcomes/by-slug/{slug}', families: ['hip4'], summary: 'The outcome market with this slug (its own or a side\'s), with the open interest of both sides', tags: ['Instruments'], billed: true,
+    pathParams: slugPath, response: page(OutcomeSchema, 'The outcome'),
   },
 });

@@ -41,6 +41,8 @@ beforeAll(async () => {
   await runDetectionOver(Math.floor((Date.now() - 1.5 * 3_600_000) / 3_600_000) * 3_600_000, cutoff);
   incidentId = (await incidentStore().list(0))[0]!.id;
   document = (await call(KEY, 'GET', '/v1/openapi.json')).body;
+  // A side's slug (the route matches an outcome's slug or either side's).
+  outcomeSlug = (await call(KEY, 'GET', '/v1/perpx/hip4/outcomes/1')).body.data.side_specs[1].slug;
   for (const dataset of ['liquidations', 'altx_liquidations'] as const) {
     for (const family of familiesOf(dataset)) {
       // Liquidations come in bursts (two hours of the demo's altx may have none): the newest of the
@@ -120,6 +122,8 @@ interface Sample { params?: (route: RouteDef) => Record<string, string>; query?:
  */
 const liquidated: Partial<Record<Family, { symbol: string; user: string; window: { start: number; end: number } }>> = {};
 const triggered: Partial<Record<Family, string>> = {};
+/** A hip4 outcome side's slug (found in beforeAll). */
+let outcomeSlug = '';
 /** A spot pair and wallet with a TWAP status in `window` (found in beforeAll). */
 const twapped = { symbol: '', user: '', window: { start: 0, end: 0 } };
 /** Per positions family: an account holding positions at the latest snapshot and at the latest hour, with a change leg in the window, one of its markets, and that hour. */
@@ -156,6 +160,9 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   spotTwapUser: { params: () => ({ user: twapped.user }), query: () => ({ ...twapped.window, limit: 5 }) },
   outcomes: { query: { limit: 2 } },
   outcome: { params: () => ({ outcome_id: '1' }) },
+  outcomeBySlug: { params: () => ({ slug: encodeURIComponent(outcomeSlug) }) },
+  oracleExternalPrice: {},
+  oracleDiscoveryBounds: {},
   openInterest: { query: { ...window, limit: 5 } },
   openInterestCurrent: {},
   funding: { query: { ...window, interval: '15m', limit: 5 } },

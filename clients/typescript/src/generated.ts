@@ -25,6 +25,7 @@ export interface GetCapabilitiesRow {
     | "funding"
     | "liquidations"
     | "liquidation_levels"
+    | "oracle"
     | "market_state"
     | "l2_orderbook"
     | "l2_full_depth"
@@ -671,6 +672,13 @@ export interface OutcomePath {
 
 export type OutcomeData = OutcomesRow;
 
+export interface OutcomeBySlugPath {
+  /** An outcome's slug or one of its sides' (one path segment, percent-encoded) */
+  slug: string;
+}
+
+export type OutcomeBySlugData = OutcomesRow;
+
 export type OpenInterestPath = TradesPath;
 
 export interface OpenInterestQuery {
@@ -1212,6 +1220,74 @@ export interface LiquidationLevelsHistoryRow {
 }
 
 export type LiquidationLevelsHistoryData = LiquidationLevelsHistoryRow[];
+
+export type OracleExternalPricePath = TradesPath;
+
+export interface OracleExternalPriceData {
+  symbol: string;
+  /**
+   * the deployer-pushed oracle (external) price of the newest open-interest sample; null when the sample has none
+   */
+  external_price: number | null;
+  /**
+   * the mark price of the same sample; null when it has none
+   */
+  mark_price: number | null;
+  /**
+   * the sample's time, RFC 3339 UTC
+   */
+  timestamp: string;
+  /**
+   * the sample's time, epoch ms
+   */
+  timestamp_ms: number;
+  /**
+   * the market's newest order-event block at or before the sample; 0 when none is archived in the hour before
+   */
+  block_number: number;
+}
+
+export type OracleDiscoveryBoundsPath = TradesPath;
+
+/**
+ * Instantaneous bounds only: a deployer's ratcheted range can be wider
+ */
+export interface OracleDiscoveryBoundsData {
+  symbol: string;
+  /**
+   * the external price, or the mark price when the sample has no external price
+   */
+  reference_price: number;
+  reference_source: "external" | "mark";
+  /**
+   * the market's max leverage (instrument registry)
+   */
+  max_leverage: number;
+  /**
+   * 1 / max_leverage, applied on each side of reference_price
+   */
+  bound_fraction: number;
+  /**
+   * reference_price x (1 - bound_fraction)
+   */
+  lower_bound: number;
+  /**
+   * reference_price x (1 + bound_fraction)
+   */
+  upper_bound: number;
+  /**
+   * the sample's time, RFC 3339 UTC
+   */
+  timestamp: string;
+  /**
+   * the sample's time, epoch ms
+   */
+  timestamp_ms: number;
+  /**
+   * the market's newest order-event block at or before the sample; 0 when none is archived in the hour before
+   */
+  block_number: number;
+}
 
 export type PricesPath = TradesPath;
 
@@ -3340,6 +3416,7 @@ export const ROUTES = {
   getSpotSpotPair: { method: 'GET', path: '/v1/perpx/spot/pairs/{symbol}', paged: false },
   getHip4Outcomes: { method: 'GET', path: '/v1/perpx/hip4/outcomes', paged: true },
   getHip4Outcome: { method: 'GET', path: '/v1/perpx/hip4/outcomes/{outcome_id}', paged: false },
+  getHip4OutcomeBySlug: { method: 'GET', path: '/v1/perpx/hip4/outcomes/by-slug/{slug}', paged: false },
   getPerpxOpenInterest: { method: 'GET', path: '/v1/perpx/openinterest/{symbol}', paged: true },
   getHip3OpenInterest: { method: 'GET', path: '/v1/perpx/hip3/openinterest/{symbol}', paged: true },
   getHip4OpenInterest: { method: 'GET', path: '/v1/perpx/hip4/openinterest/{symbol}', paged: true },
@@ -3377,6 +3454,8 @@ export const ROUTES = {
   getHip3LiquidationLevels: { method: 'GET', path: '/v1/perpx/hip3/liquidations/{symbol}/levels', paged: false },
   getPerpxLiquidationLevelsHistory: { method: 'GET', path: '/v1/perpx/liquidations/{symbol}/levels/history', paged: true },
   getHip3LiquidationLevelsHistory: { method: 'GET', path: '/v1/perpx/hip3/liquidations/{symbol}/levels/history', paged: true },
+  getHip3OracleExternalPrice: { method: 'GET', path: '/v1/perpx/hip3/oracle/external-price/{symbol}', paged: false },
+  getHip3OracleDiscoveryBounds: { method: 'GET', path: '/v1/perpx/hip3/oracle/discovery-bounds/{symbol}', paged: false },
   getPerpxPrices: { method: 'GET', path: '/v1/perpx/prices/{symbol}', paged: true },
   getHip3Prices: { method: 'GET', path: '/v1/perpx/hip3/prices/{symbol}', paged: true },
   getHip4Prices: { method: 'GET', path: '/v1/perpx/hip4/prices/{symbol}', paged: true },
@@ -3800,6 +3879,11 @@ export interface Methods {
    */
   getHip4Outcome(input: OutcomePath): Promise<Page<OutcomeData>>;
   /**
+   * The outcome market with this slug (its own or a side's), with the open interest of both sides (hip4).
+   * `GET /v1/perpx/hip4/outcomes/by-slug/{slug}`
+   */
+  getHip4OutcomeBySlug(input: OutcomeBySlugPath): Promise<Page<OutcomeBySlugData>>;
+  /**
    * Open interest history: native cadence, or the last sample per interval (perpx).
    * `GET /v1/perpx/openinterest/{symbol}`
    */
@@ -3988,6 +4072,16 @@ export interface Methods {
    * `GET /v1/perpx/hip3/liquidations/{symbol}/levels/history`
    */
   getHip3LiquidationLevelsHistory(input: LiquidationLevelsHistoryPath & LiquidationLevelsHistoryQuery): Promise<Page<LiquidationLevelsHistoryData>>;
+  /**
+   * The deployer-pushed external (oracle) price and the mark of the newest sample (hip3).
+   * `GET /v1/perpx/hip3/oracle/external-price/{symbol}`
+   */
+  getHip3OracleExternalPrice(input: OracleExternalPricePath): Promise<Page<OracleExternalPriceData>>;
+  /**
+   * Instantaneous price discovery bounds: the external price (or the mark) +- 1 / max leverage (hip3).
+   * `GET /v1/perpx/hip3/oracle/discovery-bounds/{symbol}`
+   */
+  getHip3OracleDiscoveryBounds(input: OracleDiscoveryBoundsPath): Promise<Page<OracleDiscoveryBoundsData>>;
   /**
    * Mark, oracle and mid price history: native cadence, or the last sample per interval (perpx).
    * `GET /v1/perpx/prices/{symbol}`

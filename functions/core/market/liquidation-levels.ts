@@ -14,6 +14,7 @@ import { AppError } from '../errors.ts';
 import type { ArchiveDeps } from '../../ports/archive.ts';
 import type { Family } from '../venues.ts';
 import { windowSource } from '../archive/read.ts';
+import { blocksAt } from './blocks.ts';
 import { bucketPoints, instantPage, iso, levelGrid, marksAt, round8, type LevelPoint, type SnapshotRequest } from './levels.ts';
 import type { LevelsParams } from './trigger-levels.ts';
 import type { LiquidationLevelBucket, LiquidationLevels, LiquidationLevelsItem } from '../../../schemas/levels.ts';
@@ -79,7 +80,7 @@ async function snapshotInstants(deps: ArchiveDeps, family: Family, symbol: strin
   return rows.map((r) => Number(r.ts));
 }
 
-/** Each instant's open positions of the symbol, and the newest order-event block at or before it (within the hour). */
+/** Each instant's open positions of the symbol, and its block (blocks.ts). */
 async function snapshotsAt(deps: ArchiveDeps, family: Family, symbol: string, instants: readonly number[]) {
   const from = Math.min(...instants);
   const to = Math.max(...instants);
@@ -95,16 +96,7 @@ async function snapshotsAt(deps: ArchiveDeps, family: Family, symbol: string, in
       positions.get(Number(r.ts))?.push({ size: Number(r.size), entry_price: r.entry_price === null ? null : Number(r.entry_price), max_leverage: r.max_leverage === null ? null : Number(r.max_leverage) });
     }
   }
-  const blocks = new Map<number, number>();
-  const events = await windowSource(deps, { dataset: 'order_events', family, symbol, from: from - 3_600_000, to });
-  if (events) {
-    const rows = await deps.sql.query<{ t: number; block: number }>({
-      sql: `SELECT i.t AS t, max(e.block_number) AS block FROM unnest(CAST($v_instants AS BIGINT[])) AS i(t) JOIN (${events.sql}) e ON e.ts <= i.t AND e.ts > i.t - 3600000 GROUP BY i.t`,
-      params: { ...events.params, v_instants: instants.map(String) },
-    });
-    for (const r of rows) blocks.set(Number(r.t), Number(r.block));
-  }
-  return { positions, blocks };
+  return { positions, blocks: await blocksAt(deps, family, symbol, instants) };
 }
 
 async function snapshotItems(deps: ArchiveDeps, family: Family, symbol: string, instants: readonly number[], params: LevelsParams) {
