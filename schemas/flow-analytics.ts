@@ -63,3 +63,27 @@ export const OrderHistoryEventSchema = v.object({
   trigger_condition: v.optional(v.string()), trigger_price: v.optional(price), cloid: v.optional(v.string()),
 });
 export type OrderHistoryEvent = v.InferOutput<typeof OrderHistoryEventSchema>;
+
+/** Spot TWAP statuses by pair or by wallet: a window, oldest first (reference §2.4). */
+export const SpotTwapQuery = {
+  start: epochMsParam('Window start, epoch ms (inclusive; default 24 hours before now)'),
+  end: epochMsParam('Window end, epoch ms (default now)'),
+  limit: integerParam({ min: 1, max: 10_000, default: 100, description: 'Rows per page' }),
+  cursor: cursorParam({ description: 'meta.next_cursor of the previous page, passed unchanged' }),
+};
+
+/**
+ * One TWAP status (activated, finished, terminated) as the venue reports it, with what its fills
+ * (trades carrying its twap id) add: the notional executed up to the status and the first fill's
+ * time. Members the archive does not hold (minutes, randomize, block) are absent.
+ */
+export const SpotTwapSchema = v.object({
+  coin: v.pipe(v.string(), v.description('the pair, dashed')),
+  timestamp: v.pipe(v.string(), v.description('status time, RFC 3339 UTC')),
+  twap_id: v.number(), user_address: v.string(), side: v.picklist(['B', 'A']), status: v.string(),
+  size: v.pipe(v.number(), v.description('the order size as the status reports it')),
+  executed_size: v.pipe(v.number(), v.description('size executed by the status')),
+  executed_notional: v.pipe(v.number(), v.description('sum of price x size of the TWAP\'s fills up to the status')),
+  started_at: v.optional(v.pipe(v.string(), v.description('the first fill\'s time, RFC 3339 UTC; absent when no fill is archived in the 24 hours before'))),
+});
+export type SpotTwap = v.InferOutput<typeof SpotTwapSchema>;

@@ -203,6 +203,8 @@ export const OutcomesQuery = {
   ...cursor,
 };
 
+export const slugPath = { slug: stringParam({ description: 'An outcome\'s slug or one of its sides\' (one path segment, percent-encoded)', maxLength: 200, required: true }) };
+
 export const outcomePath = { outcome_id: integerParam({ min: 0, max: 99_999_999, description: 'Outcome id (a side `#N` belongs to outcome N // 10)', required: true }) };
 
 const contracts = v.pipe(v.number(), v.description('contracts'));

@@ -2,6 +2,9 @@
 import { currentSample, seriesPage, seriesSymbol, type Series } from '../core/market/series.ts';
 import { marketFreshness, marketSummary } from '../core/market/summary.ts';
 import { liquidationVolumePage, liquidationsPage, userLiquidationsPage } from '../core/market/liquidations.ts';
+import { triggerLevels, triggerLevelsHistory } from '../core/market/trigger-levels.ts';
+import { liquidationLevels, liquidationLevelsHistory } from '../core/market/liquidation-levels.ts';
+import { discoveryBoundsOf, externalPrice } from '../core/market/oracle.ts';
 import { DERIVATIVES_OPERATIONS } from '../routes/derivatives.ts';
 import { AppError } from '../core/errors.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
@@ -12,6 +15,7 @@ import type { SampleInterval } from '../../schemas/intervals.ts';
 type HistoryInput = { params: { symbol: string }; query: { start?: number; end?: number; interval?: SampleInterval; limit: number; cursor?: string } };
 
 const market = (symbol: string, ctx: RequestContext) => ({ family: familyOf(ctx), symbol: seriesSymbol(familyOf(ctx), symbol) });
+const venueOf = (symbol: string, ctx: RequestContext) => ({ symbol, venue: familyOf(ctx) });
 
 const history = <S extends Series>(series: S) => async ({ params, query }: HistoryInput, ctx: RequestContext) => {
   const { family, symbol } = market(params.symbol, ctx);
@@ -44,6 +48,18 @@ export const handler = httpRouteGroup(DERIVATIVES_OPERATIONS, {
     const rows = await liquidationVolumePage(archiveDeps(), { ...cursorRoute(ctx), family, symbol: params.symbol, ...query }, clock.now());
     return okRows(rows, { symbol: params.symbol, venue: family, interval: query.interval });
   },
+  triggerLevels: async ({ params, query }, ctx) => ok(await triggerLevels(archiveDeps(), { ...market(params.symbol, ctx), ...query }, clock.now()), { meta: venueOf(params.symbol, ctx) }),
+  triggerLevelsHistory: async ({ params, query }, ctx) => {
+    const { data, nextCursor, meta } = await triggerLevelsHistory(archiveDeps(), { ...cursorRoute(ctx), ...market(params.symbol, ctx), ...query }, clock.now());
+    return ok(data, { nextCursor, meta: { ...venueOf(params.symbol, ctx), ...meta } });
+  },
+  liquidationLevels: async ({ params, query }, ctx) => ok(await liquidationLevels(archiveDeps(), { ...market(params.symbol, ctx), ...query }, clock.now()), { meta: venueOf(params.symbol, ctx) }),
+  liquidationLevelsHistory: async ({ params, query }, ctx) => {
+    const { data, nextCursor, meta } = await liquidationLevelsHistory(archiveDeps(), { ...cursorRoute(ctx), ...market(params.symbol, ctx), ...query }, clock.now());
+    return ok(data, { nextCursor, meta: { ...venueOf(params.symbol, ctx), ...meta } });
+  },
+  oracleExternalPrice: async ({ params }, ctx) => ok(await externalPrice(archiveDeps(), params.symbol, clock.now()), { meta: venueOf(params.symbol, ctx) }),
+  oracleDiscoveryBounds: async ({ params }, ctx) => ok(await discoveryBoundsOf(archiveDeps(), params.symbol, clock.now()), { meta: venueOf(params.symbol, ctx) }),
   prices: history('prices'),
   summary: async ({ params }, ctx) => {
     const { family, symbol } = market(params.symbol, ctx);

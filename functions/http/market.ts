@@ -8,11 +8,17 @@ import { candlesPage } from '../core/market/candles.ts';
 import { cvdPage } from '../core/market/cvd.ts';
 import { orderHistoryPage } from '../core/market/order-history.ts';
 import { instruments, orderFlowPage, recentTradesPage, tradesPage, triggerOrdersPage } from '../core/market/queries.ts';
-import { outcome, outcomesPage, spotPair, spotPairs } from '../core/market/registry-views.ts';
+import { outcome, outcomeBySlug, outcomesPage, spotPair, spotPairs } from '../core/market/registry-views.ts';
+import { spotTwapPage } from '../core/market/spot-twap.ts';
 import { MARKET_OPERATIONS } from '../routes/market.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { clock } from '../shared/deps.ts';
 import { cursorRoute, familyOf, httpRouteGroup, ok, okRows } from '../shared/http.ts';
+
+const twaps = async (req: Parameters<typeof spotTwapPage>[1], meta: object) => {
+  const { data, nextCursor, meta: more } = await spotTwapPage(archiveDeps(), req, clock.now());
+  return ok(data, { nextCursor, meta: { ...meta, venue: 'spot', ...more } });
+};
 
 export const handler = httpRouteGroup(MARKET_OPERATIONS, {
   trades: async ({ params, query }, ctx) => okRows(await tradesPage(archiveDeps(), {
@@ -59,10 +65,13 @@ export const handler = httpRouteGroup(MARKET_OPERATIONS, {
   },
 
   spotPairs: async () => ok(await spotPairs(archiveDeps(), clock.now()), { meta: { venue: 'spot' } }),
+  spotTwap: async ({ params, query }, ctx) => twaps({ ...cursorRoute(ctx), symbol: params.symbol, ...query }, { symbol: params.symbol }),
+  spotTwapUser: async ({ params, query }, ctx) => twaps({ ...cursorRoute(ctx), user: params.user, ...query }, {}),
   spotPair: async ({ params }) => ok(await spotPair(archiveDeps(), params.symbol, clock.now()), { meta: { venue: 'spot' } }),
   outcomes: async ({ query: { is_settled, ...page } }) => {
     const { data, nextCursor } = await outcomesPage(archiveDeps(), { isSettled: is_settled, ...page }, clock.now());
     return ok(data, { nextCursor, meta: { venue: 'hip4' } });
   },
   outcome: async ({ params }) => ok(await outcome(archiveDeps(), params.outcome_id, clock.now()), { meta: { venue: 'hip4' } }),
+  outcomeBySlug: async ({ params }) => ok(await outcomeBySlug(archiveDeps(), params.slug, clock.now()), { meta: { venue: 'hip4' } }),
 });

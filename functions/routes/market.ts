@@ -2,8 +2,8 @@
 import * as v from 'valibot';
 import { familiesOf } from '../../schemas/datasets.ts';
 import { CAPPED_BOOK_FAMILIES } from '../core/venues.ts';
-import { CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, SpotPairSchema, outcomePath, RecentTradesQuery, TradeSchema, TradesQuery, TriggerOrderSchema, TriggerOrdersQuery, symbolPath } from '../../schemas/market.ts';
-import { CvdBucketSchema, CvdQuery, OrderHistoryEventSchema, OrderHistoryQuery } from '../../schemas/flow-analytics.ts';
+import { CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, SpotPairSchema, outcomePath, slugPath, RecentTradesQuery, TradeSchema, TradesQuery, TriggerOrderSchema, TriggerOrdersQuery, symbolPath, userPath } from '../../schemas/market.ts';
+import { CvdBucketSchema, CvdQuery, OrderHistoryEventSchema, OrderHistoryQuery, SpotTwapQuery, SpotTwapSchema } from '../../schemas/flow-analytics.ts';
 import { operationGroup, page } from './operation.ts';
 
 /**
@@ -72,6 +72,16 @@ export const MARKET_OPERATIONS = operationGroup('market', {
     suffix: '/pairs', families: ['spot'], summary: 'Spot pairs of the token registry (point in time: now)', tags: ['Instruments'], billed: true,
     response: page(v.array(SpotPairSchema), 'Every listed pair, by pair index'),
   },
+  spotTwap: {
+    datatype: 'twap',
+    suffix: '/twap/{symbol}', families: ['spot'], summary: 'TWAP statuses of a pair, oldest first, with the notional their fills executed', tags: ['Trades'], billed: true,
+    pathParams: symbolPath, query: SpotTwapQuery, response: page(v.array(SpotTwapSchema), 'A page of TWAP statuses'),
+  },
+  spotTwapUser: {
+    datatype: 'twap',
+    suffix: '/twap/user/{user}', families: ['spot'], summary: 'A wallet\'s TWAP statuses on every pair, oldest first', tags: ['Trades'], billed: true,
+    pathParams: userPath, query: SpotTwapQuery, response: page(v.array(SpotTwapSchema), 'A page of TWAP statuses'),
+  },
   spotPair: {
     datatype: 'instruments',
     suffix: '/pairs/{symbol}', families: ['spot'], summary: 'One spot pair', tags: ['Instruments'], billed: true,
@@ -86,5 +96,10 @@ export const MARKET_OPERATIONS = operationGroup('market', {
     datatype: 'instruments',
     suffix: '/outcomes/{outcome_id}', families: ['hip4'], summary: 'One outcome market, with the open interest of both sides', tags: ['Instruments'], billed: true,
     pathParams: outcomePath, response: page(OutcomeSchema, 'The outcome'),
+  },
+  outcomeBySlug: {
+    datatype: 'instruments',
+    suffix: '/outcomes/by-slug/{slug}', families: ['hip4'], summary: 'The outcome market with this slug (its own or a side\'s), with the open interest of both sides', tags: ['Instruments'], billed: true,
+    pathParams: slugPath, response: page(OutcomeSchema, 'The outcome'),
   },
 });

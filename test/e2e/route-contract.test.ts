@@ -41,6 +41,8 @@ beforeAll(async () => {
   await runDetectionOver(Math.floor((Date.now() - 1.5 * 3_600_000) / 3_600_000) * 3_600_000, cutoff);
   incidentId = (await incidentStore().list(0))[0]!.id;
   document = (await call(KEY, 'GET', '/v1/openapi.json')).body;
+  // A side's slug (the route matches an outcome's slug or either side's).
+  outcomeSlug = (await call(KEY, 'GET', '/v1/perpx/hip4/outcomes/1')).body.data.side_specs[1].slug;
   for (const dataset of ['liquidations', 'altx_liquidations'] as const) {
     for (const family of familiesOf(dataset)) {
       // Liquidations come in bursts (two hours of the demo's altx may have none): the newest of the
@@ -49,6 +51,9 @@ beforeAll(async () => {
       if (row) liquidated[family] = { symbol: String(row.symbol), user: String(row.liquidated_user ?? ''), window: { start: Number(row.ts) - 3_600_000, end: Number(row.ts) } };
     }
   }
+  // The demo's spot TWAPs start every 4 hours: the newest status of the last day, and the hour up to it.
+  const twap = await newestRow(archiveDeps(), { dataset: 'twaps', family: 'spot', from: window.end - 24 * 3_600_000, to: window.end });
+  if (twap) Object.assign(twapped, { symbol: String(twap.symbol), user: String(twap.user_address), window: { start: Number(twap.ts) - 3_600_000, end: Number(twap.ts) } });
   while ((await buildPositions(archiveDeps())).steps > 0);
   for (const family of POSITION_FAMILIES) {
     // An account holding a position both at the latest snapshot (what the routes read without a time) and at the latest hour (history).
@@ -117,6 +122,10 @@ interface Sample { params?: (route: RouteDef) => Record<string, string>; query?:
  */
 const liquidated: Partial<Record<Family, { symbol: string; user: string; window: { start: number; end: number } }>> = {};
 const triggered: Partial<Record<Family, string>> = {};
+/** A hip4 outcome side's slug (found in beforeAll). */
+let outcomeSlug = '';
+/** A spot pair and wallet with a TWAP status in `window` (found in beforeAll). */
+const twapped = { symbol: '', user: '', window: { start: 0, end: 0 } };
 /** Per positions family: an account holding positions at the latest snapshot and at the latest hour, with a change leg in the window, one of its markets, and that hour. */
 const holders: Partial<Record<Family, { account: string; symbol: string; hour: number }>> = {};
 let l1Address = '';
@@ -139,12 +148,21 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   candles: { query: { ...window, interval: '5m', limit: 5 } },
   triggerOrders: { params: (route) => ({ symbol: encodeURIComponent(triggered[route.family!]!) }), query: { ...window, limit: 5 } },
   orderFlow: { query: { ...window, interval: '5m' } },
+  triggerLevels: { query: { range_pct: 10, buckets: 20 } },
+  triggerLevelsHistory: { query: { ...window, limit: 3, buckets: 10 } },
+  liquidationLevels: { query: { buckets: 10 } },
+  liquidationLevelsHistory: { query: { ...window, limit: 3, buckets: 10, side: 'bid' } },
   instruments: {},
   instrument: {},
   spotPairs: {},
   spotPair: {},
+  spotTwap: { params: () => ({ symbol: twapped.symbol }), query: () => ({ ...twapped.window, limit: 5 }) },
+  spotTwapUser: { params: () => ({ user: twapped.user }), query: () => ({ ...twapped.window, limit: 5 }) },
   outcomes: { query: { limit: 2 } },
   outcome: { params: () => ({ outcome_id: '1' }) },
+  outcomeBySlug: { params: () => ({ slug: encodeURIComponent(outcomeSlug) }) },
+  oracleExternalPrice: {},
+  oracleDiscoveryBounds: {},
   openInterest: { query: { ...window, limit: 5 } },
   openInterestCurrent: {},
   funding: { query: { ...window, interval: '15m', limit: 5 } },

@@ -17,11 +17,15 @@ export interface GetCapabilitiesRow {
     | "candles"
     | "trigger_orders"
     | "order_history"
+    | "twap"
     | "order_flow"
+    | "trigger_levels"
     | "instruments"
     | "oi"
     | "funding"
     | "liquidations"
+    | "liquidation_levels"
+    | "oracle"
     | "market_state"
     | "l2_orderbook"
     | "l2_full_depth"
@@ -515,6 +519,63 @@ export interface SpotPairsRow {
 
 export type SpotPairsData = SpotPairsRow[];
 
+export type SpotTwapPath = TradesPath;
+
+export interface SpotTwapQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before now) */
+  start?: number;
+  /** Window end, epoch ms (default now) */
+  end?: number;
+  /** Rows per page */
+  limit?: number;
+  /** meta.next_cursor of the previous page, passed unchanged */
+  cursor?: string;
+}
+
+export interface SpotTwapRow {
+  /**
+   * the pair, dashed
+   */
+  coin: string;
+  /**
+   * status time, RFC 3339 UTC
+   */
+  timestamp: string;
+  twap_id: number;
+  user_address: string;
+  side: "B" | "A";
+  status: string;
+  /**
+   * the order size as the status reports it
+   */
+  size: number;
+  /**
+   * size executed by the status
+   */
+  executed_size: number;
+  /**
+   * sum of price x size of the TWAP's fills up to the status
+   */
+  executed_notional: number;
+  /**
+   * the first fill's time, RFC 3339 UTC; absent when no fill is archived in the 24 hours before
+   */
+  started_at?: string;
+}
+
+export type SpotTwapData = SpotTwapRow[];
+
+export interface SpotTwapUserPath {
+  /** Wallet address (0x, any case) */
+  user: string;
+}
+
+export type SpotTwapUserQuery = SpotTwapQuery;
+
+export type SpotTwapUserRow = SpotTwapRow;
+
+export type SpotTwapUserData = SpotTwapRow[];
+
 export type SpotPairPath = TradesPath;
 
 export type SpotPairData = SpotPairsRow;
@@ -610,6 +671,13 @@ export interface OutcomePath {
 }
 
 export type OutcomeData = OutcomesRow;
+
+export interface OutcomeBySlugPath {
+  /** An outcome's slug or one of its sides' (one path segment, percent-encoded) */
+  slug: string;
+}
+
+export type OutcomeBySlugData = OutcomesRow;
 
 export type OpenInterestPath = TradesPath;
 
@@ -789,10 +857,7 @@ export type LiquidationsRow =
 
 export type LiquidationsData = LiquidationsRow[];
 
-export interface UserLiquidationsPath {
-  /** Wallet address (0x, any case) */
-  user: string;
-}
+export type UserLiquidationsPath = SpotTwapUserPath;
 
 export interface UserLiquidationsQuery {
   /** Window start, epoch ms (inclusive; default 24 hours before now) */
@@ -899,6 +964,330 @@ export type LiquidationVolumeRow =
     };
 
 export type LiquidationVolumeData = LiquidationVolumeRow[];
+
+export type TriggerLevelsPath = TradesPath;
+
+export interface TriggerLevelsQuery {
+  /** Percent either side of the mark price the buckets cover */
+  range_pct?: number;
+  /** Number of equal-width price buckets */
+  buckets?: number;
+  /** Keep one side (bid/buy/B: bids or longs; ask/sell/A: asks or shorts); the other is zeroed */
+  side?: "bid" | "ask" | "buy" | "sell" | "B" | "A";
+}
+
+export interface TriggerLevelsData {
+  /**
+   * the newest mark price at or before the instant: the centre of the range
+   */
+  mid_price: number;
+  /**
+   * bid size summed over the levels served
+   */
+  total_bid_size: number;
+  /**
+   * ask size summed over the levels served
+   */
+  total_ask_size: number;
+  /**
+   * the instant the resting state describes (the read time), RFC 3339 UTC
+   */
+  as_of: string;
+  levels: {
+    /**
+     * bucket centre price
+     */
+    price_bucket: number;
+    /**
+     * resting buy-side trigger orders whose trigger price is in the bucket
+     */
+    bid_count: number;
+    /**
+     * their remaining size
+     */
+    bid_size: number;
+    /**
+     * resting sell-side trigger orders whose trigger price is in the bucket
+     */
+    ask_count: number;
+    /**
+     * their remaining size
+     */
+    ask_size: number;
+  }[];
+}
+
+export type TriggerLevelsHistoryPath = TradesPath;
+
+export interface TriggerLevelsHistoryQuery {
+  /** Window start, epoch ms (inclusive; default 24 hours before end) */
+  start?: number;
+  /** Window end, epoch ms (inclusive; default now) */
+  end?: number;
+  /** Snapshots per page */
+  limit?: number;
+  /** true leaves out each snapshot's levels (totals only) */
+  summary?: boolean;
+  /** <ts_ms>: meta.next_cursor, or the time (epoch ms) of the last row served; snapshots after it. Its time must lie in [start, end]; other parameters may change between pages */
+  cursor?: string;
+  /** Percent either side of the mark price the buckets cover */
+  range_pct?: number;
+  /** Number of equal-width price buckets */
+  buckets?: number;
+  /** Keep one side (bid/buy/B: bids or longs; ask/sell/A: asks or shorts); the other is zeroed */
+  side?: "bid" | "ask" | "buy" | "sell" | "B" | "A";
+}
+
+export interface TriggerLevelsHistoryRow {
+  /**
+   * snapshot instant, RFC 3339 UTC
+   */
+  snapshot_ts: string;
+  /**
+   * snapshot instant, epoch ms
+   */
+  snapshot_ts_ms: number;
+  /**
+   * the newest mark price at or before the instant: the centre of the range
+   */
+  mid_price: number;
+  /**
+   * bid size summed over the levels served
+   */
+  total_bid_size: number;
+  /**
+   * ask size summed over the levels served
+   */
+  total_ask_size: number;
+  levels?: {
+    /**
+     * bucket centre price
+     */
+    price_bucket: number;
+    /**
+     * resting buy-side trigger orders whose trigger price is in the bucket
+     */
+    bid_count: number;
+    /**
+     * their remaining size
+     */
+    bid_size: number;
+    /**
+     * resting sell-side trigger orders whose trigger price is in the bucket
+     */
+    ask_count: number;
+    /**
+     * their remaining size
+     */
+    ask_size: number;
+  }[];
+}
+
+export type TriggerLevelsHistoryData = TriggerLevelsHistoryRow[];
+
+export type LiquidationLevelsPath = TradesPath;
+
+export interface LiquidationLevelsQuery {
+  /** Percent either side of the mark price the buckets cover */
+  range_pct?: number;
+  /** Number of equal-width price buckets */
+  buckets?: number;
+  /** Keep one side (bid/buy/B: bids or longs; ask/sell/A: asks or shorts); the other is zeroed */
+  side?: "bid" | "ask" | "buy" | "sell" | "B" | "A";
+  /** Point in time, epoch ms: the newest snapshot at or before it (default now) */
+  at?: number;
+}
+
+/**
+ * Projected liquidation prices of the positions at a snapshot, by price bucket. Rule: liq = entry - side x (|size| x entry / max_leverage - |size| x entry / (2 x max_leverage)) / |size| / (1 - side / (2 x max_leverage)): isolated at max leverage, maintenance margin half the initial margin
+ */
+export interface LiquidationLevelsData {
+  /**
+   * snapshot instant, RFC 3339 UTC
+   */
+  snapshot_ts: string;
+  /**
+   * snapshot instant, epoch ms
+   */
+  snapshot_ts_ms: number;
+  /**
+   * the mark price of the snapshot: the centre of the range
+   */
+  mid_price: number;
+  /**
+   * the newest order-event block of the market at or before the snapshot; 0 when none is archived
+   */
+  block_number: number;
+  /**
+   * notional of every long position with a liquidation price, in range or not
+   */
+  total_long: number;
+  /**
+   * notional of every short position with a liquidation price, in range or not
+   */
+  total_short: number;
+  /**
+   * notional of positions without an entry price or max leverage: no liquidation price, left out of the buckets
+   */
+  flagged_notional: number;
+  /**
+   * raw: bucketed from each position
+   */
+  source: "raw" | "histogram";
+  levels: {
+    /**
+     * bucket centre price
+     */
+    price: number;
+    /**
+     * notional (size x mark) of long positions whose liquidation price is in the bucket
+     */
+    long_notional: number;
+    /**
+     * notional of short positions whose liquidation price is in the bucket
+     */
+    short_notional: number;
+    /**
+     * long positions in the bucket
+     */
+    long_count: number;
+    /**
+     * short positions in the bucket
+     */
+    short_count: number;
+  }[];
+}
+
+export type LiquidationLevelsHistoryPath = TradesPath;
+
+export type LiquidationLevelsHistoryQuery = TriggerLevelsHistoryQuery;
+
+export interface LiquidationLevelsHistoryRow {
+  /**
+   * snapshot instant, RFC 3339 UTC
+   */
+  snapshot_ts: string;
+  /**
+   * snapshot instant, epoch ms
+   */
+  snapshot_ts_ms: number;
+  /**
+   * the mark price of the snapshot: the centre of the range
+   */
+  mid_price: number;
+  /**
+   * the newest order-event block of the market at or before the snapshot; 0 when none is archived
+   */
+  block_number: number;
+  /**
+   * notional of every long position with a liquidation price, in range or not
+   */
+  total_long: number;
+  /**
+   * notional of every short position with a liquidation price, in range or not
+   */
+  total_short: number;
+  /**
+   * notional of positions without an entry price or max leverage: no liquidation price, left out of the buckets
+   */
+  flagged_notional: number;
+  /**
+   * raw: bucketed from each position
+   */
+  source: "raw" | "histogram";
+  levels?: {
+    /**
+     * bucket centre price
+     */
+    price: number;
+    /**
+     * notional (size x mark) of long positions whose liquidation price is in the bucket
+     */
+    long_notional: number;
+    /**
+     * notional of short positions whose liquidation price is in the bucket
+     */
+    short_notional: number;
+    /**
+     * long positions in the bucket
+     */
+    long_count: number;
+    /**
+     * short positions in the bucket
+     */
+    short_count: number;
+  }[];
+}
+
+export type LiquidationLevelsHistoryData = LiquidationLevelsHistoryRow[];
+
+export type OracleExternalPricePath = TradesPath;
+
+export interface OracleExternalPriceData {
+  symbol: string;
+  /**
+   * the deployer-pushed oracle (external) price of the newest open-interest sample; null when the sample has none
+   */
+  external_price: number | null;
+  /**
+   * the mark price of the same sample; null when it has none
+   */
+  mark_price: number | null;
+  /**
+   * the sample's time, RFC 3339 UTC
+   */
+  timestamp: string;
+  /**
+   * the sample's time, epoch ms
+   */
+  timestamp_ms: number;
+  /**
+   * the market's newest order-event block at or before the sample; 0 when none is archived in the hour before
+   */
+  block_number: number;
+}
+
+export type OracleDiscoveryBoundsPath = TradesPath;
+
+/**
+ * Instantaneous bounds only: a deployer's ratcheted range can be wider
+ */
+export interface OracleDiscoveryBoundsData {
+  symbol: string;
+  /**
+   * the external price, or the mark price when the sample has no external price
+   */
+  reference_price: number;
+  reference_source: "external" | "mark";
+  /**
+   * the market's max leverage (instrument registry)
+   */
+  max_leverage: number;
+  /**
+   * 1 / max_leverage, applied on each side of reference_price
+   */
+  bound_fraction: number;
+  /**
+   * reference_price x (1 - bound_fraction)
+   */
+  lower_bound: number;
+  /**
+   * reference_price x (1 + bound_fraction)
+   */
+  upper_bound: number;
+  /**
+   * the sample's time, RFC 3339 UTC
+   */
+  timestamp: string;
+  /**
+   * the sample's time, epoch ms
+   */
+  timestamp_ms: number;
+  /**
+   * the market's newest order-event block at or before the sample; 0 when none is archived in the hour before
+   */
+  block_number: number;
+}
 
 export type PricesPath = TradesPath;
 
@@ -3022,9 +3411,12 @@ export const ROUTES = {
   getAltxRhInstrument: { method: 'GET', path: '/v1/altx-rh/instruments/{symbol}', paged: false },
   getLegacyInstrument: { method: 'GET', path: '/v1/instruments/{symbol}', paged: false },
   getSpotSpotPairs: { method: 'GET', path: '/v1/perpx/spot/pairs', paged: false },
+  getSpotSpotTwap: { method: 'GET', path: '/v1/perpx/spot/twap/{symbol}', paged: true },
+  getSpotSpotTwapUser: { method: 'GET', path: '/v1/perpx/spot/twap/user/{user}', paged: true },
   getSpotSpotPair: { method: 'GET', path: '/v1/perpx/spot/pairs/{symbol}', paged: false },
   getHip4Outcomes: { method: 'GET', path: '/v1/perpx/hip4/outcomes', paged: true },
   getHip4Outcome: { method: 'GET', path: '/v1/perpx/hip4/outcomes/{outcome_id}', paged: false },
+  getHip4OutcomeBySlug: { method: 'GET', path: '/v1/perpx/hip4/outcomes/by-slug/{slug}', paged: false },
   getPerpxOpenInterest: { method: 'GET', path: '/v1/perpx/openinterest/{symbol}', paged: true },
   getHip3OpenInterest: { method: 'GET', path: '/v1/perpx/hip3/openinterest/{symbol}', paged: true },
   getHip4OpenInterest: { method: 'GET', path: '/v1/perpx/hip4/openinterest/{symbol}', paged: true },
@@ -3054,6 +3446,16 @@ export const ROUTES = {
   getPerpxLiquidationVolume: { method: 'GET', path: '/v1/perpx/liquidations/{symbol}/volume', paged: true },
   getHip3LiquidationVolume: { method: 'GET', path: '/v1/perpx/hip3/liquidations/{symbol}/volume', paged: true },
   getAltxLiquidationVolume: { method: 'GET', path: '/v1/altx/liquidations/{symbol}/volume', paged: true },
+  getPerpxTriggerLevels: { method: 'GET', path: '/v1/perpx/orders/{symbol}/trigger-levels', paged: false },
+  getHip3TriggerLevels: { method: 'GET', path: '/v1/perpx/hip3/orders/{symbol}/trigger-levels', paged: false },
+  getPerpxTriggerLevelsHistory: { method: 'GET', path: '/v1/perpx/orders/{symbol}/trigger-levels/history', paged: true },
+  getHip3TriggerLevelsHistory: { method: 'GET', path: '/v1/perpx/hip3/orders/{symbol}/trigger-levels/history', paged: true },
+  getPerpxLiquidationLevels: { method: 'GET', path: '/v1/perpx/liquidations/{symbol}/levels', paged: false },
+  getHip3LiquidationLevels: { method: 'GET', path: '/v1/perpx/hip3/liquidations/{symbol}/levels', paged: false },
+  getPerpxLiquidationLevelsHistory: { method: 'GET', path: '/v1/perpx/liquidations/{symbol}/levels/history', paged: true },
+  getHip3LiquidationLevelsHistory: { method: 'GET', path: '/v1/perpx/hip3/liquidations/{symbol}/levels/history', paged: true },
+  getHip3OracleExternalPrice: { method: 'GET', path: '/v1/perpx/hip3/oracle/external-price/{symbol}', paged: false },
+  getHip3OracleDiscoveryBounds: { method: 'GET', path: '/v1/perpx/hip3/oracle/discovery-bounds/{symbol}', paged: false },
   getPerpxPrices: { method: 'GET', path: '/v1/perpx/prices/{symbol}', paged: true },
   getHip3Prices: { method: 'GET', path: '/v1/perpx/hip3/prices/{symbol}', paged: true },
   getHip4Prices: { method: 'GET', path: '/v1/perpx/hip4/prices/{symbol}', paged: true },
@@ -3183,7 +3585,7 @@ export const ROUTES = {
   getSla: { method: 'GET', path: '/v1/data-quality/sla', paged: false },
 } as const;
 
-export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCvd' | 'getHip3Cvd' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxOrderHistory' | 'getHip3OrderHistory' | 'getHip4OrderHistory' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxWalletPositions' | 'getHip3WalletPositions' | 'getPerpxWalletPositionChanges' | 'getHip3WalletPositionChanges' | 'getPerpxWalletPositionHistory' | 'getHip3WalletPositionHistory' | 'getPerpxWalletAccountHistory' | 'getHip3WalletAccountHistory' | 'getAltxAccountPositions' | 'getAltxRhAccountPositions' | 'getAltxAccountPositionChanges' | 'getAltxRhAccountPositionChanges' | 'getAltxAccountPositionHistory' | 'getAltxRhAccountPositionHistory' | 'getAltxAccountSummaryHistory' | 'getAltxRhAccountSummaryHistory' | 'getPerpxMarketPositions' | 'getHip3MarketPositions' | 'getAltxMarketPositions' | 'getAltxRhMarketPositions' | 'getPerpxMarketPositionsSummary' | 'getHip3MarketPositionsSummary' | 'getAltxMarketPositionsSummary' | 'getAltxRhMarketPositionsSummary' | 'getPerpxBulkPositions' | 'getHip3BulkPositions' | 'getAltxBulkPositions' | 'getAltxRhBulkPositions' | 'getAltxL1Accounts' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory' | 'getWebhookReplay' | 'listExports';
+export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCvd' | 'getHip3Cvd' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxOrderHistory' | 'getHip3OrderHistory' | 'getHip4OrderHistory' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getSpotSpotTwap' | 'getSpotSpotTwapUser' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxTriggerLevelsHistory' | 'getHip3TriggerLevelsHistory' | 'getPerpxLiquidationLevelsHistory' | 'getHip3LiquidationLevelsHistory' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxWalletPositions' | 'getHip3WalletPositions' | 'getPerpxWalletPositionChanges' | 'getHip3WalletPositionChanges' | 'getPerpxWalletPositionHistory' | 'getHip3WalletPositionHistory' | 'getPerpxWalletAccountHistory' | 'getHip3WalletAccountHistory' | 'getAltxAccountPositions' | 'getAltxRhAccountPositions' | 'getAltxAccountPositionChanges' | 'getAltxRhAccountPositionChanges' | 'getAltxAccountPositionHistory' | 'getAltxRhAccountPositionHistory' | 'getAltxAccountSummaryHistory' | 'getAltxRhAccountSummaryHistory' | 'getPerpxMarketPositions' | 'getHip3MarketPositions' | 'getAltxMarketPositions' | 'getAltxRhMarketPositions' | 'getPerpxMarketPositionsSummary' | 'getHip3MarketPositionsSummary' | 'getAltxMarketPositionsSummary' | 'getAltxRhMarketPositionsSummary' | 'getPerpxBulkPositions' | 'getHip3BulkPositions' | 'getAltxBulkPositions' | 'getAltxRhBulkPositions' | 'getAltxL1Accounts' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory' | 'getWebhookReplay' | 'listExports';
 
 /** One method per route. Path parameters, query parameters and `body` go in one object. */
 export interface Methods {
@@ -3452,6 +3854,16 @@ export interface Methods {
    */
   getSpotSpotPairs(input?: Record<string, never>): Promise<Page<SpotPairsData>>;
   /**
+   * TWAP statuses of a pair, oldest first, with the notional their fills executed (spot).
+   * `GET /v1/perpx/spot/twap/{symbol}`
+   */
+  getSpotSpotTwap(input: SpotTwapPath & SpotTwapQuery): Promise<Page<SpotTwapData>>;
+  /**
+   * A wallet's TWAP statuses on every pair, oldest first (spot).
+   * `GET /v1/perpx/spot/twap/user/{user}`
+   */
+  getSpotSpotTwapUser(input: SpotTwapUserPath & SpotTwapUserQuery): Promise<Page<SpotTwapUserData>>;
+  /**
    * One spot pair (spot).
    * `GET /v1/perpx/spot/pairs/{symbol}`
    */
@@ -3466,6 +3878,11 @@ export interface Methods {
    * `GET /v1/perpx/hip4/outcomes/{outcome_id}`
    */
   getHip4Outcome(input: OutcomePath): Promise<Page<OutcomeData>>;
+  /**
+   * The outcome market with this slug (its own or a side's), with the open interest of both sides (hip4).
+   * `GET /v1/perpx/hip4/outcomes/by-slug/{slug}`
+   */
+  getHip4OutcomeBySlug(input: OutcomeBySlugPath): Promise<Page<OutcomeBySlugData>>;
   /**
    * Open interest history: native cadence, or the last sample per interval (perpx).
    * `GET /v1/perpx/openinterest/{symbol}`
@@ -3615,6 +4032,56 @@ export interface Methods {
    * `GET /v1/altx/liquidations/{symbol}/volume`
    */
   getAltxLiquidationVolume(input: LiquidationVolumePath & LiquidationVolumeQuery): Promise<Page<LiquidationVolumeData>>;
+  /**
+   * Resting trigger orders now, by trigger price, in buckets around the mark (perpx).
+   * `GET /v1/perpx/orders/{symbol}/trigger-levels`
+   */
+  getPerpxTriggerLevels(input: TriggerLevelsPath & TriggerLevelsQuery): Promise<Page<TriggerLevelsData>>;
+  /**
+   * Resting trigger orders now, by trigger price, in buckets around the mark (hip3).
+   * `GET /v1/perpx/hip3/orders/{symbol}/trigger-levels`
+   */
+  getHip3TriggerLevels(input: TriggerLevelsPath & TriggerLevelsQuery): Promise<Page<TriggerLevelsData>>;
+  /**
+   * Trigger levels at each quarter hour of a window, oldest first (perpx).
+   * `GET /v1/perpx/orders/{symbol}/trigger-levels/history`
+   */
+  getPerpxTriggerLevelsHistory(input: TriggerLevelsHistoryPath & TriggerLevelsHistoryQuery): Promise<Page<TriggerLevelsHistoryData>>;
+  /**
+   * Trigger levels at each quarter hour of a window, oldest first (hip3).
+   * `GET /v1/perpx/hip3/orders/{symbol}/trigger-levels/history`
+   */
+  getHip3TriggerLevelsHistory(input: TriggerLevelsHistoryPath & TriggerLevelsHistoryQuery): Promise<Page<TriggerLevelsHistoryData>>;
+  /**
+   * Positions' projected liquidation prices at a positions snapshot, in buckets around the mark (perpx).
+   * `GET /v1/perpx/liquidations/{symbol}/levels`
+   */
+  getPerpxLiquidationLevels(input: LiquidationLevelsPath & LiquidationLevelsQuery): Promise<Page<LiquidationLevelsData>>;
+  /**
+   * Positions' projected liquidation prices at a positions snapshot, in buckets around the mark (hip3).
+   * `GET /v1/perpx/hip3/liquidations/{symbol}/levels`
+   */
+  getHip3LiquidationLevels(input: LiquidationLevelsPath & LiquidationLevelsQuery): Promise<Page<LiquidationLevelsData>>;
+  /**
+   * Liquidation levels at each positions snapshot of a window, oldest first (perpx).
+   * `GET /v1/perpx/liquidations/{symbol}/levels/history`
+   */
+  getPerpxLiquidationLevelsHistory(input: LiquidationLevelsHistoryPath & LiquidationLevelsHistoryQuery): Promise<Page<LiquidationLevelsHistoryData>>;
+  /**
+   * Liquidation levels at each positions snapshot of a window, oldest first (hip3).
+   * `GET /v1/perpx/hip3/liquidations/{symbol}/levels/history`
+   */
+  getHip3LiquidationLevelsHistory(input: LiquidationLevelsHistoryPath & LiquidationLevelsHistoryQuery): Promise<Page<LiquidationLevelsHistoryData>>;
+  /**
+   * The deployer-pushed external (oracle) price and the mark of the newest sample (hip3).
+   * `GET /v1/perpx/hip3/oracle/external-price/{symbol}`
+   */
+  getHip3OracleExternalPrice(input: OracleExternalPricePath): Promise<Page<OracleExternalPriceData>>;
+  /**
+   * Instantaneous price discovery bounds: the external price (or the mark) +- 1 / max leverage (hip3).
+   * `GET /v1/perpx/hip3/oracle/discovery-bounds/{symbol}`
+   */
+  getHip3OracleDiscoveryBounds(input: OracleDiscoveryBoundsPath): Promise<Page<OracleDiscoveryBoundsData>>;
   /**
    * Mark, oracle and mid price history: native cadence, or the last sample per interval (perpx).
    * `GET /v1/perpx/prices/{symbol}`

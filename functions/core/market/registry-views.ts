@@ -139,6 +139,13 @@ export async function outcomesPage(deps: ArchiveDeps, req: OutcomesRequest, now:
   return { data, nextCursor: more ? encodeCursor(fingerprint, { window: [0, 0], position: [data.at(-1)!.outcome_id] }) : null };
 }
 
+/** The outcome whose slug, or one of whose sides' slugs, this is, read as `outcome` reads it. */
+export async function outcomeBySlug(deps: ArchiveDeps, slug: string, now: number): Promise<Outcome> {
+  const found = (await outcomes(deps, now)).find((o) => o.slug === slug || o.side_specs.some((s) => s.slug === slug));
+  if (!found) throw new AppError('not_found', `No outcome or outcome side with slug ${slug}.`, { param: 'slug' });
+  return outcome(deps, found.outcome_id, now);
+}
+
 /** One outcome with the open interest of both sides, from each side's newest sample of the last day. */
 export async function outcome(deps: ArchiveDeps, id: number, now: number): Promise<Outcome> {
   const found = (await outcomes(deps, now)).find((o) => o.outcome_id === id);

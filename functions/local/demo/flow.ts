@@ -11,7 +11,7 @@ import { bestLevel } from './orderbook.ts';
 import { followLiquidation, planSystem } from './accounts.ts';
 import { cancelResting, executeTaker, fillResting, fireTrigger, liquidate, restOrder } from './exchange.ts';
 import { formatUnits } from './decimal.ts';
-import { type Rng, STREAM, hash32 } from './random.ts';
+import { Rng, STREAM, hash32 } from './random.ts';
 import { type Action, type Holding, type MarketState, type Side, type SimState, type Tick, type Twap, midOf, positionKey } from './state.ts';
 
 
@@ -266,13 +266,47 @@ function planTwaps(state: SimState, tick: Tick, actions: Action[]): void {
     const sliceUnits = Math.max(1, Math.round((closing ? units : 3 * units) / slices));
     state.twaps.push({ id: state.nextTwapId++, trader, market, side, closing, sliceUnits, slicesLeft: slices, nextSec: sec + 1 });
   }
+  planSpotTwap(state, tick);
   for (const twap of state.twaps) {
     if (twap.nextSec !== sec) continue;
     twap.slicesLeft--;
     twap.nextSec += TWAP_SLICE_SECONDS;
-    const ms = rng.int(1000);
-    actions.push({ ms, run: () => twapSlice(state, tick, twap, ms) });
+    const own = twap.ownStream ? spotTwapRng(state, tick) : undefined;
+    const ms = (own ?? rng).int(1000);
+    actions.push({ ms, run: () => (own ? withRng(tick, own, () => twapSlice(state, tick, twap, ms)) : twapSlice(state, tick, twap, ms)) });
   }
+}
+
+/** The spot TWAPs' draws, a stream of their own: adding them left every other draw of the demo as it was. */
+const spotTwapRng = (state: SimState, tick: Tick) => new Rng(hash32(state.seed, STREAM.spotTwap, tick.sec));
+
+function withRng(tick: Tick, rng: Rng, run: () => void): void {
+  const main = tick.rng;
+  tick.rng = rng;
+  try {
+    run();
+  } finally {
+    tick.rng = main;
+  }
+}
+
+/**
+ * Every 4 hours at 02:30, 06:30, ... UTC, the demo wallet that trades spot only (the spot stacker)
+ * starts a TWAP on its first spot favorite: the demo's spot TWAPs (the pool's are on core perps).
+ */
+const SPOT_TWAP_EVERY_SEC = 4 * 3600;
+const SPOT_TWAP_AT_SEC = 2.5 * 3600;
+
+function planSpotTwap(state: SimState, tick: Tick): void {
+  if (tick.sec % SPOT_TWAP_EVERY_SEC !== SPOT_TWAP_AT_SEC) return;
+  const trader = state.wallets.demo.findIndex((_, i) => !state.wallets.traders[i]!.favorites!.some((f) => f.startsWith('perpx/')) && state.wallets.traders[i]!.favorites!.some((f) => f.startsWith('spot/')));
+  if (trader < 0) return;
+  const market = state.byKey.get(state.wallets.traders[trader]!.favorites!.find((f) => f.startsWith('spot/'))!)!;
+  const rng = spotTwapRng(state, tick);
+  const { side, units, closing } = decide(rng, state, trader, market);
+  const slices = 10 + rng.int(21);
+  const sliceUnits = Math.max(1, Math.round((closing ? units : 3 * units) / slices));
+  state.twaps.push({ id: state.nextTwapId++, trader, market, side, closing, sliceUnits, slicesLeft: slices, nextSec: tick.sec + 1, ownStream: true });
 }
 
 /** A slice never flips the position: against an opposite position it only closes; a closing TWAP ends with the position. */

@@ -148,7 +148,8 @@ export interface MarketState {
 
 export interface PendingLiquidation { dueSec: number; market: MarketState; holding: Holding }
 
-export interface Twap { id: number; trader: number; market: MarketState; side: Side; closing: boolean; sliceUnits: number; slicesLeft: number; nextSec: number }
+/** `ownStream`: its draws come from its own stream (spot TWAPs), not the tick's. */
+export interface Twap { id: number; trader: number; market: MarketState; side: Side; closing: boolean; sliceUnits: number; slicesLeft: number; nextSec: number; ownStream?: boolean }
 
 /** A system account's order waiting for its second (the insurance fund following a liquidation). */
 export interface PendingSystemOrder { dueSec: number; trader: number; market: MarketState; side: Side; units: number }

@@ -256,6 +256,21 @@ describe('createDemoMarket', () => {
     expect(hourTrades.some((t) => t.cloid !== undefined)).toBe(true);
   });
 
+  it('has the spot stacker work a TWAP on spot every 4 hours from 02:30 UTC', () => {
+    // Prepare
+    const from = START + 2.5 * HOUR;
+    const market = createDemoMarket({ startMs: from });
+    const stacker = market.wallets.find((w) => w.label === 'Spot stacker')!;
+    // Act
+    const trades = only(market.advance(from + 10 * MINUTE), 'trades');
+    // Assess
+    const slices = trades.filter((t) => t.family === 'spot' && t.twap_id !== undefined);
+    expect(new Set(slices.map((t) => t.twap_id)).size).toBe(1);
+    expect(slices.length).toBeGreaterThan(3);
+    expect(new Set(slices.map((t) => t.user_address))).toEqual(new Set([stacker.address]));
+    expect(hourTrades.some((t) => t.family === 'spot' && t.twap_id !== undefined)).toBe(false);
+  });
+
   it('has every demo wallet trade in every minute, opening and closing positions', () => {
     const market = createDemoMarket({ startMs: START });
     expect(market.wallets.length).toBeGreaterThanOrEqual(5);

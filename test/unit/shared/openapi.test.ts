@@ -19,12 +19,12 @@ describe('the OpenAPI document', () => {
     // Act
     const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
     // Assess ("Meta is never used" only until the first envelope route exists.) The real service
-    // serves /liquidations/user/{user} beside /liquidations/{symbol}/volume; only `user/volume`
-    // could read both ways, and a user is a 0x address, so that one pair is accepted.
+    // serves /liquidations/user/{user} beside /liquidations/{symbol}/volume and /levels; only
+    // `user/volume` and `user/levels` could read both ways, and a user is a 0x address, so those pairs are accepted.
     // Likewise a replay job (`/subscriptions/replays/{id}`, the path the replay jobs were specified
     // under) beside `/subscriptions/{id}/resume`: a subscription id is a UUID, never `replays`.
     const mirrored = (p: (typeof problems)[number]) => p.ruleId === 'no-ambiguous-paths' && (
-      (p.message.includes('/liquidations/user/{user}') && p.message.includes('/liquidations/{symbol}/volume'))
+      (p.message.includes('/liquidations/user/{user}') && /\/liquidations\/\{symbol\}\/(volume|levels)`/.test(p.message))
       || (p.message.includes('/v1/webhooks/subscriptions/{id}/resume') && p.message.includes('/v1/webhooks/subscriptions/replays/{id}')));
     const reported = problems
       .filter((p) => p.ruleId !== 'no-unused-components' && !mirrored(p))
