@@ -14,7 +14,7 @@ import { startReceiver, type Receiver } from '../../functions/local/receiver.ts'
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
 import { invoke } from '../../functions/local/invoke.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { everyMessageTwice, flakyStores, killedAtWritePoints } from '../../functions/local/fault-plans.ts';
+import { everyMessageTwice, flakyStores, killedAtWritePoints, writesLandUnanswered } from '../../functions/local/fault-plans.ts';
 import { NO_FAULTS, parseFaultPlan } from '../../schemas/fault-plan.ts';
 import { call, callPatiently, checkArchive, checkObjects, landBatch, newTally, readTrades, tradeBatches, type FlowTarget } from '../../functions/local/fault-flows.ts';
 import type { NormalizedRecord } from '../../schemas/datasets.ts';
@@ -58,6 +58,31 @@ async function queueDeliveries(count: number, tally = newTally()): Promise<strin
   return ids;
 }
 
+/** Subscriptions and watched addresses created and deleted as a client would, retrying each 503. */
+async function churnAllowances(tally = newTally()): Promise<void> {
+  const created: string[] = [];
+  for (let i = 0; i < 5; i += 1) {
+    const res = await callPatiently(target, tally, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'market.liquidation', filters: { venue: 'perpx', min_notional_usd: 1_000_000 + i } });
+    if (res.status === 201) created.push(res.body.data.id);
+  }
+  for (const id of created.slice(0, 2)) await callPatiently(target, tally, 'DELETE', `/v1/webhooks/subscriptions/${id}`);
+  const address = (i: number) => `0x${String(i).repeat(40)}`;
+  for (const i of [1, 2]) await callPatiently(target, tally, 'POST', '/v1/webhooks/addresses', { address: address(i) });
+  await callPatiently(target, tally, 'DELETE', `/v1/webhooks/addresses/${address(1)}`);
+}
+
+/** The account's allowances and day's count against what it holds: its subscriptions, addresses, endpoints and deliveries. */
+async function checkAllowances() {
+  const tally = newTally();
+  const [limits, subscriptions, addresses, deliveries] = await Promise.all(['/v1/webhooks/limits', '/v1/webhooks/subscriptions', '/v1/webhooks/addresses', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=200`]
+    .map((path) => call(target, tally, 'GET', path)));
+  const day = new Date(Date.parse(limits!.body.data.deliveries_per_day.resets_at) - DAY).toISOString().slice(0, 10);
+  return {
+    counted: { endpoints: limits!.body.data.endpoints.used, subscriptions: limits!.body.data.subscriptions.used, addresses: limits!.body.data.watched_addresses.used, deliveries: limits!.body.data.deliveries_per_day.used },
+    held: { endpoints: 1, subscriptions: subscriptions!.body.data.length, addresses: addresses!.body.data.length, deliveries: deliveries!.body.data.filter((d: { created_at: string }) => d.created_at.startsWith(day)).length },
+  };
+}
+
 beforeAll(async () => {
   process.env.WEBHOOK_ALLOWED_TARGETS = '127.0.0.1';
   // Each event is refused once, so every delivery climbs the ladder's first rung under the faults.
@@ -91,6 +116,7 @@ describe('the cloud failing under the flows', () => {
     const batches = tradeBatches(11, 6, DAY1, 2);
     const reads = newTally();
     const queued = queueDeliveries(6);
+    const churned = churnAllowances();
     // Each batch twice, under two names: the same bytes, so the same batch.
     for (const [i, batch] of batches.entries()) {
       landed.push(...batch);
@@ -99,10 +125,14 @@ describe('the cloud failing under the flows', () => {
       // Reads and compaction while the batches ingest.
       await Promise.all([readTrades(target, reads, 'BTC', WINDOW.from, WINDOW.to), i % 2 === 1 ? compactOnce() : undefined]);
     }
-    await queued;
+    await Promise.all([queued, churned]);
     const report = cloud.faults!.report();
     cloud.faults!.setPlan(NO_FAULTS);
     expect(Object.values(report.injected).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    // Allowances against what was used: each counted once, however many writes landed unanswered.
+    const allowances = await checkAllowances();
+    expect(allowances.counted).toEqual(allowances.held);
+    expect(allowances.held.subscriptions).toBeGreaterThan(0);
     expect(reads.statuses[500]).toBeUndefined();
     expect(reads.badUnavailable).toEqual([]);
 
@@ -111,6 +141,16 @@ describe('the cloud failing under the flows', () => {
     expect(await compactOnce()).toBe(true);
     const check = await checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to);
     expect(check).toMatchObject({ expected: expectedRows, read: expectedRows, lost: [], twice: [], differing: [] });
+  });
+
+  it('counts allowances and the day\'s deliveries once each when counting writes land unanswered and are sent again', async () => {
+    cloud.faults!.setPlan(writesLandUnanswered(13, 0.2));
+    await Promise.all([queueDeliveries(3), churnAllowances()]);
+    const report = cloud.faults!.report();
+    cloud.faults!.setPlan(NO_FAULTS);
+    expect(report.injected['dynamodb UpdateItem reset landed']).toBeGreaterThan(0);
+    const allowances = await checkAllowances();
+    expect(allowances.counted).toEqual(allowances.held);
   });
 
   it('answers a read the manifest cannot serve (throttled through every SDK retry) with the spec\'s 503 and Retry-After', async () => {
