@@ -16,7 +16,9 @@ export function flakyStores(seed: number, rate = 0.05): FaultPlan {
     seed,
     rules: [
       { service: 'dynamodb', fault: 'throttle', rate: share * 2 },
-      { service: 'dynamodb', operation: 'PutItem', fault: 'server-error', landed: true, rate: share },
+      { service: 'dynamodb', operation: 'PutItem', fault: 'server-error', landed: true, rate: share / 2 },
+      // Counters (allowances, the day's deliveries, credits) are updates: one landed unanswered is sent again.
+      { service: 'dynamodb', operation: 'UpdateItem', fault: 'reset', landed: true, rate: share / 2 },
       { service: 'dynamodb', fault: 'reset', rate: share },
       { service: 's3', fault: 'throttle', rate: share * 2 },
       { service: 's3', operation: 'PUT', fault: 'reset', landed: true, rate: share },
@@ -28,6 +30,14 @@ export function flakyStores(seed: number, rate = 0.05): FaultPlan {
     ],
   };
   return parseFaultPlan(plan);
+}
+
+/**
+ * `rate` of DynamoDB's updates land and lose their answer (the connection resets after the write):
+ * the SDK sends each again, as it does in AWS; the counters must count each item once.
+ */
+export function writesLandUnanswered(seed: number, rate: number): FaultPlan {
+  return parseFaultPlan({ seed, rules: [{ service: 'dynamodb', operation: 'UpdateItem', fault: 'reset', landed: true, rate }] });
 }
 
 /**

@@ -105,16 +105,29 @@ export interface DeliveryStore {
   overdue(before: string, limit: number): Promise<{ accountId: string; id: string }[]>;
 }
 
-/** Counters that must never pass a limit however many workers race: allowances, the daily cap, rate buckets. */
+/**
+ * Counters that must never pass a limit however many workers race: allowances, the daily cap, rate
+ * buckets. Allowances and the daily cap are keyed on what they count: the same call made again (a
+ * write that landed unanswered, a batch redone) counts nothing more.
+ */
 export interface AllowanceStore {
-  /** Takes one unit of an allowance; false when `limit` units are already used (null = unlimited). */
-  reserve(accountId: string, what: Countable, limit: number | null): Promise<boolean>;
-  release(accountId: string, what: Countable): Promise<void>;
+  /**
+   * Takes one unit of an allowance for item `id` (at `at`, epoch ms); false when `limit` units are
+   * already used (null = unlimited). True again, taking nothing, for an id that holds its unit.
+   */
+  reserve(accountId: string, what: Countable, limit: number | null, id: string, at: number): Promise<boolean>;
+  /** Gives item `id`'s unit back; nothing when it holds none (given back already). */
+  release(accountId: string, what: Countable, id: string): Promise<void>;
+  /** The items holding a unit, with when each took it: a unit whose item was never stored can be found. */
+  counted(accountId: string, what: Countable): Promise<{ id: string; at: number }[]>;
   usage(accountId: string): Promise<Record<Countable, number>>;
-  /** Counts one delivery against the account's day (UTC); false when `limit` are already counted. */
-  countDelivery(accountId: string, day: string, limit: number | null): Promise<boolean>;
-  /** Counts up to `wanted` deliveries against the account's day, never past `limit`; returns how many it counted. */
-  countDeliveries(accountId: string, day: string, wanted: number, limit: number | null): Promise<number>;
+  /** Counts delivery `id` against the account's day (UTC); false when `limit` are already counted. */
+  countDelivery(accountId: string, day: string, id: string, limit: number | null): Promise<boolean>;
+  /**
+   * Counts the first of `ids` against the account's day, as many as `limit` leaves room for, and
+   * returns how many it counted. The same ids counted again (within an hour) count nothing more.
+   */
+  countDeliveries(accountId: string, day: string, ids: readonly string[], limit: number | null): Promise<number>;
   deliveriesCounted(accountId: string, day: string): Promise<number>;
   /** Takes one of `limit` tokens from the account's bucket (a fixed window, expiring at `expiresAt` epoch s); false when spent. */
   takeToken(accountId: string, bucket: string, limit: number, expiresAt: number): Promise<boolean>;

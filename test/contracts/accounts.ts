@@ -40,7 +40,8 @@ export function accountStoreContract(store: () => AccountStore): void {
   });
 }
 
-export function creditLedgerContract(ledger: () => CreditLedger): void {
+/** `answersLost`, when given: the ledger over a client that sends every write again after it landed (the SDK, its answer lost). */
+export function creditLedgerContract(ledger: () => CreditLedger, answersLost?: () => CreditLedger): void {
   describe('CreditLedger', () => {
     it('adds every concurrent debit exactly once, each seeing the running total it moved, per month', async () => {
       const id = `acct_${randomUUID().slice(0, 8)}`;
@@ -56,5 +57,16 @@ export function creditLedgerContract(ledger: () => CreditLedger): void {
       expect(await ledger().used(id, '2026-11')).toBe(18);
       expect(await ledger().used(`acct_${randomUUID()}`, '2026-11')).toBe(0);
     });
+
+    if (answersLost) {
+      it('debits once when each debit lands and the SDK sends it again, its answer lost', async () => {
+        const id = `acct_${randomUUID().slice(0, 8)}`;
+        const debits = await Promise.all([5, 1, 7].map((n) => answersLost().debit(id, '2026-11', n)));
+        expect(debits.map((d) => d.after - d.before)).toEqual([5, 1, 7]);
+        expect(await ledger().used(id, '2026-11')).toBe(13);
+        await answersLost().debit(id, '2026-11', -1);
+        expect(await ledger().used(id, '2026-11')).toBe(12);
+      });
+    }
   });
 }

@@ -214,54 +214,98 @@ export function deliveryStoreContract(store: () => DeliveryStore): void {
   });
 }
 
-export function allowanceStoreContract(store: () => AllowanceStore): void {
+/**
+ * `store` as the service builds it; `answersLost`, when given, the same store over a client whose
+ * every write lands and is then sent again, as the SDK does when a written write's answer is lost.
+ */
+export function allowanceStoreContract(store: () => AllowanceStore, answersLost?: () => AllowanceStore): void {
   describe('AllowanceStore', () => {
     it('never lets concurrent reservations pass the limit, and releases give units back (never below zero)', async () => {
       const a = account();
-      const results = await Promise.all(Array.from({ length: 20 }, () => store().reserve(a, 'endpoints', 7)));
+      const ids = Array.from({ length: 20 }, () => id());
+      const results = await Promise.all(ids.map((unit) => store().reserve(a, 'endpoints', 7, unit, 1_000)));
       expect(count(results)).toBe(7);
       expect(await store().usage(a)).toEqual({ endpoints: 7, subscriptions: 0, addresses: 0 });
-      for (let i = 0; i < 9; i += 1) await store().release(a, 'endpoints');
+      expect((await store().counted(a, 'endpoints')).map((u) => u.id).sort()).toEqual(ids.filter((_, i) => results[i]).sort());
+      for (const unit of ids) await store().release(a, 'endpoints', unit);
       expect((await store().usage(a)).endpoints).toBe(0);
-      expect(count(await Promise.all(Array.from({ length: 5 }, () => store().reserve(a, 'addresses', null))))).toBe(5);
+      expect(await store().counted(a, 'endpoints')).toEqual([]);
+      expect(count(await Promise.all(Array.from({ length: 5 }, () => store().reserve(a, 'addresses', null, id(), 1_000))))).toBe(5);
     });
 
-    it('keeps usage equal to a model under any sequence of reservations and releases', async () => {
-      const op = fc.record({ what: fc.constantFrom<Countable>('endpoints', 'subscriptions'), reserve: fc.boolean() });
-      await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 12 }), fc.integer({ min: 0, max: 4 }), async (ops, limit) => {
+    it('keeps usage equal to a model under any sequence of reservations and releases, each taken or given back once per item', async () => {
+      const op = fc.record({ what: fc.constantFrom<Countable>('endpoints', 'subscriptions'), item: fc.integer({ min: 0, max: 5 }), reserve: fc.boolean() });
+      await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 14 }), fc.integer({ min: 0, max: 4 }), async (ops, limit) => {
         const a = account();
-        const model: Record<Countable, number> = { endpoints: 0, subscriptions: 0, addresses: 0 };
-        for (const { what, reserve } of ops) {
-          if (reserve) expect(await store().reserve(a, what, limit)).toBe(model[what] < limit);
-          else await store().release(a, what);
-          model[what] = reserve ? Math.min(limit, model[what] + 1) : Math.max(0, model[what] - 1);
+        const held: Record<Countable, Set<number>> = { endpoints: new Set(), subscriptions: new Set(), addresses: new Set() };
+        for (const { what, item, reserve } of ops) {
+          if (reserve) {
+            const room = held[what].has(item) || held[what].size < limit;
+            expect(await store().reserve(a, what, limit, `item-${item}`, 1_000)).toBe(room);
+            if (room) held[what].add(item);
+          } else {
+            await store().release(a, what, `item-${item}`);
+            held[what].delete(item);
+          }
         }
-        expect(await store().usage(a)).toEqual(model);
+        expect(await store().usage(a)).toEqual({ endpoints: held.endpoints.size, subscriptions: held.subscriptions.size, addresses: 0 });
       }), { numRuns: 15 });
     });
 
     it('counts deliveries per day up to the cap however many race, and separately per day', async () => {
       const a = account();
-      const counted = await Promise.all(Array.from({ length: 15 }, () => store().countDelivery(a, '2026-11-21', 10)));
+      const counted = await Promise.all(Array.from({ length: 15 }, () => store().countDelivery(a, '2026-11-21', id(), 10)));
       expect(count(counted)).toBe(10);
       expect(await store().deliveriesCounted(a, '2026-11-21')).toBe(10);
-      expect(await store().countDelivery(a, '2026-11-22', 10)).toBe(true);
+      expect(await store().countDelivery(a, '2026-11-22', id(), 10)).toBe(true);
       expect(await store().deliveriesCounted(a, '2026-11-22')).toBe(1);
-      expect(await store().countDelivery(a, '2026-11-21', null)).toBe(true);
-      expect(await store().countDelivery(account(), '2026-11-21', 0)).toBe(false);
+      expect(await store().countDelivery(a, '2026-11-21', id(), null)).toBe(true);
+      expect(await store().countDelivery(account(), '2026-11-21', id(), 0)).toBe(false);
     });
 
     it('counts many deliveries at once up to the cap however many race, granting what is left', async () => {
       const a = account();
-      const granted = await Promise.all([4, 7, 3, 9, 1].map((wanted) => store().countDeliveries(a, '2026-11-21', wanted, 12)));
+      const ids = (n: number) => Array.from({ length: n }, () => id());
+      const granted = await Promise.all([4, 7, 3, 9, 1].map((wanted) => store().countDeliveries(a, '2026-11-21', ids(wanted), 12)));
       expect(granted.reduce((x, y) => x + y, 0)).toBe(12);
       expect(granted.every((n, i) => n >= 0 && n <= [4, 7, 3, 9, 1][i]!)).toBe(true);
       expect(await store().deliveriesCounted(a, '2026-11-21')).toBe(12);
-      expect(await store().countDeliveries(a, '2026-11-21', 5, 12)).toBe(0);
-      expect(await store().countDeliveries(a, '2026-11-22', 5, 3)).toBe(3);
-      expect(await store().countDeliveries(a, '2026-11-22', 50, null)).toBe(50);
-      expect(await store().countDeliveries(account(), '2026-11-21', 5, 0)).toBe(0);
+      expect(await store().countDeliveries(a, '2026-11-21', ids(5), 12)).toBe(0);
+      expect(await store().countDeliveries(a, '2026-11-22', ids(5), 3)).toBe(3);
+      expect(await store().countDeliveries(a, '2026-11-22', ids(50), null)).toBe(50);
+      expect(await store().countDeliveries(account(), '2026-11-21', ids(5), 0)).toBe(0);
     });
+
+    it('counts the same deliveries once when they are counted again (a batch redone after its worker died)', async () => {
+      const a = account();
+      const batch = [id(), id(), id()];
+      expect(await store().countDeliveries(a, '2026-11-21', batch, 10)).toBe(3);
+      expect(await store().countDeliveries(a, '2026-11-21', batch, 10)).toBe(3);
+      const single = id();
+      expect(await store().countDelivery(a, '2026-11-21', single, 10)).toBe(true);
+      expect(await store().countDelivery(a, '2026-11-21', single, 10)).toBe(true);
+      expect(await store().deliveriesCounted(a, '2026-11-21')).toBe(4);
+      // At the cap, a batch counted before still stands counted; a new one is refused.
+      expect(await store().countDeliveries(a, '2026-11-21', [id(), id(), id(), id(), id(), id()], 10)).toBe(6);
+      expect(await store().countDeliveries(a, '2026-11-21', batch, 10)).toBe(3);
+      expect(await store().countDeliveries(a, '2026-11-21', [id()], 10)).toBe(0);
+      expect(await store().deliveriesCounted(a, '2026-11-21')).toBe(10);
+    });
+
+    if (answersLost) {
+      it('counts once when every write lands and the SDK sends it again (its answer lost)', async () => {
+        const a = account();
+        const units = [id(), id(), id()];
+        expect(await Promise.all(units.map((unit) => answersLost().reserve(a, 'subscriptions', 2, unit, 1_000)))).toSatisfy((r: boolean[]) => count(r) === 2);
+        expect((await store().usage(a)).subscriptions).toBe(2);
+        for (const unit of units) await answersLost().release(a, 'subscriptions', unit);
+        expect((await store().usage(a)).subscriptions).toBe(0);
+        expect(await answersLost().countDeliveries(a, '2026-11-21', [id(), id()], 5)).toBe(2);
+        expect(await answersLost().countDelivery(a, '2026-11-21', id(), 5)).toBe(true);
+        expect(await answersLost().countDeliveries(a, '2026-11-21', [id(), id(), id(), id()], 5)).toBe(2);
+        expect(await store().deliveriesCounted(a, '2026-11-21')).toBe(5);
+      });
+    }
 
     it('hands out exactly the bucket\'s tokens to concurrent takers, per bucket', async () => {
       const a = account();

@@ -14,12 +14,17 @@ import { startReceiver, type Receiver } from '../../functions/local/receiver.ts'
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
 import { invoke } from '../../functions/local/invoke.ts';
 import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { everyMessageTwice, flakyStores, killedAtWritePoints } from '../../functions/local/fault-plans.ts';
+import { everyMessageTwice, flakyStores, killedAtWritePoints, writesLandUnanswered } from '../../functions/local/fault-plans.ts';
 import { NO_FAULTS, parseFaultPlan } from '../../schemas/fault-plan.ts';
 import { call, callPatiently, checkArchive, checkObjects, landBatch, newTally, readTrades, tradeBatches, type FlowTarget } from '../../functions/local/fault-flows.ts';
 import type { NormalizedRecord } from '../../schemas/datasets.ts';
 
 const DAY = 86_400_000;
+
+const liquidation = (ts: number, tradeId: number): NormalizedRecord => ({
+  dataset: 'liquidations', family: 'perpx', symbol: 'BTC', ts, trade_id: tradeId, liquidated_user: '0x2222222222222222222222222222222222222223',
+  liquidator_user: '0x3333333333333333333333333333333333333333', price: '90000', size: '0.5', side: 'A', closed_pnl: '-150', direction: 'Close Long',
+} as NormalizedRecord);
 /** Two closed UTC days inside coverage. */
 const DAY1 = Date.UTC(2026, 10, 20);
 const DAYS = ['2026-11-20', '2026-11-21'];
@@ -33,6 +38,9 @@ const accepted = new Set<string>();
 let endpointId: string;
 const refusedOnce = new Set<string>();
 const delivered = new Set<string>();
+/** The minute detection job's deliveries: each body by its event id (a duplicate must carry the same). */
+const detected = new Map<string, string>();
+const differingDuplicates: string[] = [];
 
 /** Compaction as its schedule runs it; a run the plan kills fails, and the next one goes on. */
 async function compactOnce(): Promise<boolean> {
@@ -58,11 +66,40 @@ async function queueDeliveries(count: number, tally = newTally()): Promise<strin
   return ids;
 }
 
+/** Subscriptions and watched addresses created and deleted as a client would, retrying each 503. */
+async function churnAllowances(tally = newTally()): Promise<void> {
+  const created: string[] = [];
+  for (let i = 0; i < 5; i += 1) {
+    const res = await callPatiently(target, tally, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'market.liquidation', filters: { venue: 'perpx', min_notional_usd: 1_000_000 + i } });
+    if (res.status === 201) created.push(res.body.data.id);
+  }
+  for (const id of created.slice(0, 2)) await callPatiently(target, tally, 'DELETE', `/v1/webhooks/subscriptions/${id}`);
+  const address = (i: number) => `0x${String(i).repeat(40)}`;
+  for (const i of [1, 2]) await callPatiently(target, tally, 'POST', '/v1/webhooks/addresses', { address: address(i) });
+  await callPatiently(target, tally, 'DELETE', `/v1/webhooks/addresses/${address(1)}`);
+}
+
+/** The account's allowances and day's count against what it holds: its subscriptions, addresses, endpoints and deliveries. */
+async function checkAllowances() {
+  const tally = newTally();
+  const [limits, subscriptions, addresses, deliveries] = await Promise.all(['/v1/webhooks/limits', '/v1/webhooks/subscriptions', '/v1/webhooks/addresses', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=200`]
+    .map((path) => call(target, tally, 'GET', path)));
+  const day = new Date(Date.parse(limits!.body.data.deliveries_per_day.resets_at) - DAY).toISOString().slice(0, 10);
+  return {
+    counted: { endpoints: limits!.body.data.endpoints.used, subscriptions: limits!.body.data.subscriptions.used, addresses: limits!.body.data.watched_addresses.used, deliveries: limits!.body.data.deliveries_per_day.used },
+    held: { endpoints: 1, subscriptions: subscriptions!.body.data.length, addresses: addresses!.body.data.length, deliveries: deliveries!.body.data.filter((d: { created_at: string }) => d.created_at.startsWith(day)).length },
+  };
+}
+
 beforeAll(async () => {
   process.env.WEBHOOK_ALLOWED_TARGETS = '127.0.0.1';
   // Each event is refused once, so every delivery climbs the ladder's first rung under the faults.
   receiver = await startReceiver((request) => {
     const id = String(request.headers['svc-event-id']);
+    if (request.path === '/detect') {
+      if (detected.has(id) && detected.get(id) !== request.body) differingDuplicates.push(id);
+      detected.set(id, request.body);
+    }
     if (!refusedOnce.has(id)) {
       refusedOnce.add(id);
       return 503;
@@ -91,6 +128,7 @@ describe('the cloud failing under the flows', () => {
     const batches = tradeBatches(11, 6, DAY1, 2);
     const reads = newTally();
     const queued = queueDeliveries(6);
+    const churned = churnAllowances();
     // Each batch twice, under two names: the same bytes, so the same batch.
     for (const [i, batch] of batches.entries()) {
       landed.push(...batch);
@@ -99,10 +137,14 @@ describe('the cloud failing under the flows', () => {
       // Reads and compaction while the batches ingest.
       await Promise.all([readTrades(target, reads, 'BTC', WINDOW.from, WINDOW.to), i % 2 === 1 ? compactOnce() : undefined]);
     }
-    await queued;
+    await Promise.all([queued, churned]);
     const report = cloud.faults!.report();
     cloud.faults!.setPlan(NO_FAULTS);
     expect(Object.values(report.injected).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    // Allowances against what was used: each counted once, however many writes landed unanswered.
+    const allowances = await checkAllowances();
+    expect(allowances.counted).toEqual(allowances.held);
+    expect(allowances.held.subscriptions).toBeGreaterThan(0);
     expect(reads.statuses[500]).toBeUndefined();
     expect(reads.badUnavailable).toEqual([]);
 
@@ -111,6 +153,63 @@ describe('the cloud failing under the flows', () => {
     expect(await compactOnce()).toBe(true);
     const check = await checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to);
     expect(check).toMatchObject({ expected: expectedRows, read: expectedRows, lost: [], twice: [], differing: [] });
+  });
+
+  it('counts allowances and the day\'s deliveries once each when counting writes land unanswered and are sent again', async () => {
+    cloud.faults!.setPlan(writesLandUnanswered(13, 0.2));
+    await Promise.all([queueDeliveries(3), churnAllowances()]);
+    const report = cloud.faults!.report();
+    cloud.faults!.setPlan(NO_FAULTS);
+    expect(report.injected['dynamodb UpdateItem reset landed']).toBeGreaterThan(0);
+    const allowances = await checkAllowances();
+    expect(allowances.counted).toEqual(allowances.held);
+  });
+
+  it('detects each liquidation burst once and delivers it once per subscription under the 5% plan and duplicate deliveries', async () => {
+    const pro = { ...target, key: KEYS.pro };
+    const endpoint = await call(pro, newTally(), 'POST', '/v1/webhooks/endpoints', { url: receiver.url('/detect') });
+    expect(endpoint.status).toBe(201);
+    // Two subscriptions whose thresholds both fire on every burst: two deliveries an occurrence.
+    const subscriptions = [];
+    for (const threshold of [20_000, 40_000]) {
+      const res = await call(pro, newTally(), 'POST', '/v1/webhooks/subscriptions', {
+        endpoint_id: endpoint.body.data.id, event_type: 'market.liquidation_burst', filters: { venue: 'perpx', symbols: ['BTC'], window_s: 60, threshold_usd: threshold },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      subscriptions.push(res.body.data.id);
+    }
+    const MIN = 60_000;
+    const base = Math.floor(Date.now() / MIN) * MIN - 20 * MIN;
+    // Three bursts (two 45,000 USD liquidations each) four minutes apart: three rising edges.
+    const bursts = [1, 5, 9].flatMap((m, i) => [0, 1].map((j) => liquidation(base + m * MIN + 10_000 + j, 7_000 + 2 * i + j)));
+    await landBatch(target, new Date(base).toISOString().slice(0, 10), 'bursts', bursts);
+    await eventually(() => callPatiently(pro, newTally(), 'GET', `/v1/perpx/liquidations/BTC?start=${base}&end=${base + 15 * MIN}`), (r) => r.body.data?.length === bursts.length, 60_000);
+
+    await invoke('detect', { time: new Date(base).toISOString() }); // sets the job's cursor before the bursts
+    cloud.faults!.setPlan(flakyStores(41, 0.05));
+    // Run as the schedule would: a failed run is retried with the same event time, so it covers the same minutes.
+    const runs: unknown[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const result = await invoke('detect', { time: new Date(base + 15 * MIN).toISOString() }).catch((error: unknown) => ({ error: String(error) }));
+      runs.push(result);
+      if (!(result as { error?: string }).error) break;
+    }
+    expect(runs.at(-1), JSON.stringify(runs)).not.toHaveProperty('error');
+    // And once more, as a retried invocation whose first run had finished.
+    await invoke('detect', { time: new Date(base + 15 * MIN).toISOString() }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 5_000)); // deliveries go on under the faults
+    const report = cloud.faults!.report();
+    cloud.faults!.setPlan(NO_FAULTS);
+    expect(Object.values(report.injected).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+
+    const log = await eventually(() => call(pro, newTally(), 'GET', `/v1/webhooks/endpoints/${endpoint.body.data.id}/deliveries?limit=200`),
+      (r) => r.body.data?.length >= 6 && r.body.data.every((d: { state: string }) => d.state === 'delivered'), 120_000);
+    const records = log.body.data as { event_id: string; subscription_id: string; payload: { data: { ts?: string } } }[];
+    expect(records).toHaveLength(6);
+    expect(new Set(records.map((d) => d.event_id)).size).toBe(6);
+    for (const id of subscriptions) expect(records.filter((d) => d.subscription_id === id)).toHaveLength(3);
+    expect([...detected.keys()].sort()).toEqual(records.map((d) => d.event_id).sort());
+    expect(differingDuplicates).toEqual([]);
   });
 
   it('answers a read the manifest cannot serve (throttled through every SDK retry) with the spec\'s 503 and Retry-After', async () => {
@@ -181,7 +280,7 @@ describe('the cloud failing under the flows', () => {
   it('delivers every accepted delivery through the ladder (a duplicate carries the same event id), and nothing not accepted', async () => {
     expect(accepted.size).toBeGreaterThan(0);
     await eventually(() => [...accepted].filter((id) => !delivered.has(id)), (missing) => missing.length === 0, 120_000);
-    const received = new Set(receiver.requests.map((r) => String(r.headers['svc-event-id'])));
+    const received = new Set(receiver.requests.filter((r) => r.path === '/faults').map((r) => String(r.headers['svc-event-id'])));
     expect([...received].filter((id) => !accepted.has(id))).toEqual([]);
   });
 

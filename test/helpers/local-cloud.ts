@@ -66,11 +66,12 @@ export function startTestCloud(options: { schedules?: boolean; pollers?: boolean
  * second (off by default: with schedules off nothing compacts, and a settled archive keeps each
  * file's reads as small as the minute compaction keeps them in AWS).
  */
-export async function startDemoCloud(options: { key: string; extraKeys?: readonly LocalKey[]; schedules?: boolean; live?: boolean }): Promise<TestCloud> {
+export async function startDemoCloud(options: { key: string; extraKeys?: readonly LocalKey[]; schedules?: boolean; live?: boolean; faults?: LocalCloudOptions['faults'] }): Promise<TestCloud> {
   const archive = (await runFixture('ready')).dataDir;
   const cloud = await startInTempDir({
     apiKeys: [{ key: options.key, plan: 'pro' }, ...(options.extraKeys ?? [])],
     schedules: options.schedules ?? false,
+    faults: options.faults,
     demo: { ...demoOptions(DEMO), live: options.live ?? false },
     seededFrom: archive,
   });

@@ -11,7 +11,7 @@ import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
 import {
   accountStore, archiveManifest, breadthStore, creditLedger, deadLetterQueues, exportObjects, exportStore, incidentStore, latencyStore, queueSender,
-  replayStore, s3Client, timerStore,
+  replayStore, s3Client, timerStore, dynamoDocumentClient,
 } from '../../functions/shared/deps.ts';
 import { s3ObjectStore } from '../../functions/adapters/s3-objects.ts';
 import { fileCache } from '../../functions/adapters/file-cache.ts';
@@ -27,6 +27,10 @@ import { deadLetterQueuesContract, queueSenderContract, type Received } from '..
 import { replayStoreContract } from '../contracts/replays.ts';
 import { timerStoreContract } from '../contracts/timers.ts';
 import { memoryTimers } from '../helpers/memory-timers.ts';
+import { answersLost } from '../helpers/answers-lost.ts';
+import { dynamoCreditLedger } from '../../functions/adapters/dynamodb-usage.ts';
+import { config, requireSetting } from '../../functions/shared/config.ts';
+import { TABLES } from '../../functions/resources.ts';
 
 let env: ScratchEmulators;
 let cacheDir: string;
@@ -77,7 +81,7 @@ describe('on the AWS adapters, over the emulators', () => {
   exportObjectsContract(() => exportObjects());
   replayStoreContract(() => replayStore());
   accountStoreContract(() => accountStore());
-  creditLedgerContract(() => creditLedger());
+  creditLedgerContract(() => creditLedger(), () => dynamoCreditLedger(answersLost(dynamoDocumentClient()), requireSetting(config(), TABLES.usage.envVar)));
 });
 
 describe('on the in-memory doubles', () => {

@@ -1,7 +1,11 @@
 /** The webhook store contracts (test/contracts/webhook-stores.ts) on the DynamoDB adapters, against dynalite. */
 import { afterAll, beforeAll } from 'vitest';
 import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { webhookStores } from '../../functions/shared/deps.ts';
+import { dynamoDocumentClient, webhookStores } from '../../functions/shared/deps.ts';
+import { config, requireSetting } from '../../functions/shared/config.ts';
+import { TABLES } from '../../functions/resources.ts';
+import { dynamoAllowanceStore } from '../../functions/adapters/dynamodb-allowances.ts';
+import { answersLost } from '../helpers/answers-lost.ts';
 import {
   allowanceStoreContract, deliveryStoreContract, detectionCursorStoreContract, endpointStoreContract, ruleStoreContract,
 } from '../contracts/webhook-stores.ts';
@@ -13,5 +17,7 @@ afterAll(async () => { await env?.stop(); });
 endpointStoreContract(() => webhookStores().endpoints);
 ruleStoreContract(() => webhookStores().rules);
 deliveryStoreContract(() => webhookStores().deliveries);
-allowanceStoreContract(() => webhookStores().allowances);
+allowanceStoreContract(() => webhookStores().allowances, () => dynamoAllowanceStore({
+  client: answersLost(dynamoDocumentClient()), tableName: requireSetting(config(), TABLES.webhooks.envVar),
+}));
 detectionCursorStoreContract(() => webhookStores().detectionCursor);

@@ -151,7 +151,7 @@ async function queueForAccount(deps: DeliveryDeps, accountId: string, requests: 
         if (found.state === 'pending' && found.attempts === 0) jobs.push(deliveryJob(found));
       }
       const limit = PLANS[requests[fresh[0]?.i ?? 0]!.rule.plan].webhooks.deliveriesPerDay;
-      const admitted = fresh.length === 0 ? 0 : await deps.store.allowances.countDeliveries(accountId, utcDay(now), fresh.length, limit);
+      const admitted = fresh.length === 0 ? 0 : await deps.store.allowances.countDeliveries(accountId, utcDay(now), fresh.map((c) => c.delivery.id), limit);
       // The deliveries past the cap pause their rules, each counting what it missed.
       for (const { i } of fresh.slice(admitted)) miss(i, requests[i]!.rule.subscription, PAUSE_REASONS.cap, 'capped');
       const created = fresh.slice(0, admitted);
@@ -191,10 +191,10 @@ async function takeQueuingLease(deps: DeliveryDeps, accountId: string, holder: s
   }
 }
 
-/** Manual paths count against the day too, and answer 409 instead of pausing anything. */
-async function countToday(deps: DeliveryDeps, caller: Caller): Promise<void> {
+/** Manual paths count against the day too, keyed on what they send, and answer 409 instead of pausing anything. */
+async function countToday(deps: DeliveryDeps, caller: Caller, key: string): Promise<void> {
   const limit = PLANS[caller.plan].webhooks.deliveriesPerDay;
-  if (!(await deps.store.allowances.countDelivery(caller.id, utcDay(deps.clock.now()), limit))) {
+  if (!(await deps.store.allowances.countDelivery(caller.id, utcDay(deps.clock.now()), key, limit))) {
     throw new AppError('conflict', `Today's ${limit} deliveries are used; the budget resets at 00:00 UTC.`, { details: { limit } });
   }
 }
@@ -206,10 +206,10 @@ export async function queueTestDelivery(deps: DeliveryDeps, caller: Caller, endp
   requireDelivery(caller.plan);
   const endpoint = await getEndpoint(deps.store, caller, endpointId);
   if (endpoint.status !== 'active') throw new AppError('conflict', DISABLED_MESSAGE);
-  await countToday(deps, caller);
   const now = deps.clock.now();
   const occurrence: Occurrence = { key: randomUUID(), type: webhookTest.declaration.type, occurredAt: null, data: { message: 'Test event from the market archive.' } };
   const delivery = newDelivery({ accountId: caller.id, endpointId, subscriptionId: null, payload: buildEnvelope(eventIdOf(occurrence.key, 'test'), occurrence, now), now });
+  await countToday(deps, caller, delivery.id);
   await deps.store.deliveries.create(delivery);
   await deps.queues.send('delivery', deliveryJob(delivery));
   return { delivery_id: delivery.id, event_id: delivery.eventId };
@@ -232,7 +232,7 @@ export async function redeliver(deps: DeliveryDeps, caller: Caller, deliveryId: 
   const endpoint = await deps.store.endpoints.get(caller.id, delivery.endpointId);
   if (!endpoint) throw new AppError('not_found', 'The delivery\'s endpoint no longer exists.', { param: 'id' });
   if (endpoint.status !== 'active') throw new AppError('conflict', DISABLED_MESSAGE);
-  await countToday(deps, caller);
+  await countToday(deps, caller, `${delivery.id}#${delivery.run + 1}`);
   const now = new Date(deps.clock.now()).toISOString();
   const reset: DeliveryRecord = {
     ...delivery, state: 'pending', run: delivery.run + 1, attempts: 0, firstAttemptAt: null, lastStatusCode: null, lastError: null, lastLatencyMs: null,

@@ -49,13 +49,44 @@ const ALLOWANCE: Record<Countable, { key: 'endpoints' | 'subscriptions' | 'watch
   addresses: { key: 'watchedAddresses', one: 'watched address', many: 'watched addresses' },
 };
 
-/** Takes one unit of an allowance or refuses with 400 naming the limit. */
-export async function reserveAllowance(store: Pick<WebhookStores, 'allowances'>, caller: Caller, what: Countable): Promise<void> {
+/**
+ * A unit taken this long ago whose item is not stored was taken by a worker that died before storing
+ * it (a create stores its item within its request's time limit, far below this).
+ */
+export const UNSTORED_UNIT_MS = 10 * 60_000;
+
+type AllowanceDeps = { store: Pick<WebhookStores, 'allowances' | 'endpoints' | 'rules'>; clock: Clock };
+
+/** Whether the item a unit was taken for is stored. */
+async function isStored(store: AllowanceDeps['store'], accountId: string, what: Countable, id: string): Promise<boolean> {
+  if (what === 'endpoints') return (await store.endpoints.get(accountId, id)) !== undefined;
+  if (what === 'subscriptions') return (await store.rules.get(accountId, id)) !== undefined;
+  return (await store.rules.listAddresses(accountId)).some((row) => row.address === id);
+}
+
+/**
+ * Takes item `id`'s unit of an allowance or refuses with 400 naming the limit. At the limit, units
+ * long held by items never stored are given back first (their workers died between counting and
+ * storing), so a death does not keep a unit forever.
+ */
+export async function reserveAllowance(deps: AllowanceDeps, caller: Caller, what: Countable, id: string): Promise<void> {
   const limit = PLANS[caller.plan].webhooks[ALLOWANCE[what].key];
-  if (!(await store.allowances.reserve(caller.id, what, limit))) {
-    const { one, many } = ALLOWANCE[what];
-    throw new AppError('plan_limit', `The ${caller.plan} plan allows ${limit} ${limit === 1 ? one : many}; delete one or upgrade.`, { details: { limit, plan: caller.plan } });
+  const reserve = () => deps.store.allowances.reserve(caller.id, what, limit, id, deps.clock.now()).catch(async (error: unknown) => {
+    // It may have landed: the unit is given back (if it was taken) before the request fails.
+    await deps.store.allowances.release(caller.id, what, id).catch(() => undefined);
+    throw error;
+  });
+  if (await reserve()) return;
+  const now = deps.clock.now();
+  let freed = 0;
+  for (const unit of await deps.store.allowances.counted(caller.id, what)) {
+    if (now - unit.at < UNSTORED_UNIT_MS || (await isStored(deps.store, caller.id, what, unit.id))) continue;
+    await deps.store.allowances.release(caller.id, what, unit.id);
+    freed += 1;
   }
+  if (freed > 0 && (await reserve())) return;
+  const { one, many } = ALLOWANCE[what];
+  throw new AppError('plan_limit', `The ${caller.plan} plan allows ${limit} ${limit === 1 ? one : many}; delete one or upgrade.`, { details: { limit, plan: caller.plan } });
 }
 
 export async function createEndpoint(deps: EndpointDeps, caller: Caller, body: { url: string; description?: string }) {
@@ -68,16 +99,17 @@ export async function createEndpoint(deps: EndpointDeps, caller: Caller, body: {
     const hint = deps.allowHint && /address/.test(destination.reason) ? ` ${deps.allowHint}` : '';
     throw new AppError('invalid_parameter', `Invalid url: ${destination.reason}.${hint}`, { param: 'url' });
   }
-  await reserveAllowance(deps.store, caller, 'endpoints');
+  const id = randomUUID();
+  await reserveAllowance(deps, caller, 'endpoints', id);
   const endpoint: EndpointRecord = {
-    id: randomUUID(), accountId: caller.id, url: destination.url.href, description: body.description ?? '', status: 'active',
+    id, accountId: caller.id, url: destination.url.href, description: body.description ?? '', status: 'active',
     secret: newSecret(), previousSecret: null, previousSecretExpiresAt: null, consecutiveFailures: 0, firstFailureAt: null, slowUntil: null,
     createdAt: new Date(deps.clock.now()).toISOString(),
   };
   try {
     await deps.store.endpoints.put(endpoint);
   } catch (error) {
-    await deps.store.allowances.release(caller.id, 'endpoints');
+    await deps.store.allowances.release(caller.id, 'endpoints', endpoint.id);
     throw error;
   }
   return { ...endpointView(endpoint), secret: endpoint.secret };
@@ -117,10 +149,10 @@ export async function enableEndpoint(store: Pick<WebhookStores, 'endpoints'>, ca
  */
 export async function deleteEndpoint(store: WebhookStores, caller: Caller, id: string): Promise<void> {
   if (!(await store.endpoints.delete(caller.id, id))) throw new AppError('not_found', 'No such endpoint.', { param: 'id' });
-  await store.allowances.release(caller.id, 'endpoints');
+  await store.allowances.release(caller.id, 'endpoints', id);
   // A consistent read of the partition, after the delete took effect.
   for (const subscription of await store.rules.list(caller.id)) {
-    if (subscription.endpointId === id && (await store.rules.delete(caller.id, subscription.id))) await store.allowances.release(caller.id, 'subscriptions');
+    if (subscription.endpointId === id && (await store.rules.delete(caller.id, subscription.id))) await store.allowances.release(caller.id, 'subscriptions', subscription.id);
   }
 }
 

@@ -99,19 +99,20 @@ export async function createSubscription(deps: SubscriptionDeps, caller: Caller,
     throw noSuchEndpoint();
   });
   const filters = normalizeConfig(decl, configOf(body), await watchedSet(deps.store, caller));
-  await reserveAllowance(deps.store, caller, 'subscriptions');
+  const id = randomUUID();
+  await reserveAllowance(deps, caller, 'subscriptions', id);
   const subscription: SubscriptionRecord = {
-    id: randomUUID(), accountId: caller.id, endpointId: body.endpoint_id, eventType: decl.type, filters: { ...filters }, enabled: true,
+    id, accountId: caller.id, endpointId: body.endpoint_id, eventType: decl.type, filters: { ...filters }, enabled: true,
     pause: null, lastPause: null, triggerId: triggerIdOf(decl.type, filters.params), createdAt: new Date(deps.clock.now()).toISOString(),
   };
   try {
     await deps.store.rules.put(subscription);
   } catch (error) {
-    await deps.store.allowances.release(caller.id, 'subscriptions');
+    await deps.store.allowances.release(caller.id, 'subscriptions', subscription.id);
     throw error;
   }
   if (!(await deps.store.endpoints.get(caller.id, subscription.endpointId))) {
-    if (await deps.store.rules.delete(caller.id, subscription.id)) await deps.store.allowances.release(caller.id, 'subscriptions');
+    if (await deps.store.rules.delete(caller.id, subscription.id)) await deps.store.allowances.release(caller.id, 'subscriptions', subscription.id);
     throw noSuchEndpoint();
   }
   return subscriptionView(subscription);
@@ -144,7 +145,7 @@ export async function patchSubscription(deps: SubscriptionDeps, caller: Caller, 
 
 export async function deleteSubscription(store: Pick<WebhookStores, 'rules' | 'allowances'>, caller: Caller, id: string): Promise<void> {
   if (!(await store.rules.delete(caller.id, id))) throw new AppError('not_found', 'No such subscription.', { param: 'id' });
-  await store.allowances.release(caller.id, 'subscriptions');
+  await store.allowances.release(caller.id, 'subscriptions', id);
 }
 
 /** Resuming while the day's budget is still spent would only pause the rule again at its next match. */
@@ -209,7 +210,7 @@ export async function watchAddress(deps: SubscriptionDeps, caller: Caller, body:
   const { row: stored, created } = await deps.store.rules.addAddress(caller.id, row);
   if (!created) return addressView(stored);
   try {
-    await reserveAllowance(deps.store, caller, 'addresses');
+    await reserveAllowance(deps, caller, 'addresses', address);
   } catch (error) {
     await deps.store.rules.deleteAddress(caller.id, address);
     throw error;
@@ -219,7 +220,7 @@ export async function watchAddress(deps: SubscriptionDeps, caller: Caller, body:
 
 export async function unwatchAddress(store: Pick<WebhookStores, 'rules' | 'allowances'>, caller: Caller, id: string): Promise<void> {
   if (!(await store.rules.deleteAddress(caller.id, id.toLowerCase()))) throw new AppError('not_found', 'No such watched address.', { param: 'id' });
-  await store.allowances.release(caller.id, 'addresses');
+  await store.allowances.release(caller.id, 'addresses', id.toLowerCase());
 }
 
 export const addressLimit = (caller: Caller) => PLANS[caller.plan].webhooks.watchedAddresses;
