@@ -1,7 +1,7 @@
 /**
- * `npm test`: the type check and the suite at once. tsc is one thread for about 10 s and the suite
- * spends its first seconds starting workers and the fixtures process; run before the suite, the
- * type check was wall time of its own. Fails when either fails; arguments go to vitest.
+ * `npm test`: the type check, the linter (Biome) and the suite at once. tsc is one thread for about
+ * 10 s and the suite spends its first seconds starting workers and the fixtures process; run before
+ * the suite, the type check was wall time of its own. Fails when any fails; arguments go to vitest.
  */
 import { spawn } from 'node:child_process';
 
@@ -11,6 +11,9 @@ const run = (command, args) => new Promise((resolve) => {
     .on('exit', (code) => resolve(code ?? 1));
 });
 
-const [typecheck, suite] = await Promise.all([run('tsc', ['-p', '.', '--noEmit']), run('vitest', ['run', ...process.argv.slice(2)])]);
+const [typecheck, lint, suite] = await Promise.all([
+  run('tsc', ['-p', '.', '--noEmit']), run('biome', ['lint', '--error-on-warnings', '.']), run('vitest', ['run', ...process.argv.slice(2)]),
+]);
 if (typecheck !== 0) console.error('\nThe type check failed (tsc -p . --noEmit): see its errors above.');
-process.exit(typecheck || suite);
+if (lint !== 0) console.error('\nThe linter failed (npm run lint): see its findings above.');
+process.exit(typecheck || lint || suite);

@@ -50,7 +50,7 @@ export function creditLedgerContract(ledger: () => CreditLedger, answersLost?: (
       for (const [i, d] of debits.entries()) expect(d.after - d.before).toBe([5, 1, 7, 3, 2][i]);
       // The debits, in the order they were applied, tile [0, 18] without a gap or an overlap.
       const applied = [...debits].sort((x, y) => x.before - y.before);
-      applied.forEach((d, i) => expect(d.before).toBe(i === 0 ? 0 : applied[i - 1]!.after));
+      applied.forEach((d, i) => { expect(d.before).toBe(i === 0 ? 0 : applied[i - 1]!.after); });
       expect(applied.at(-1)!.after).toBe(18);
       expect(await ledger().used(id, '2026-11')).toBe(18);
       expect(await ledger().debit(id, '2026-12', 4)).toEqual({ before: 0, after: 4 });

@@ -12,7 +12,7 @@ import { incidentStore } from '../../functions/shared/deps.ts';
 import { apiClient, eventually } from '../helpers/api.ts';
 import { invoke } from '../../functions/local/invoke.ts';
 import { ROUTES } from '../../functions/routes.ts';
-import { type RouteDef } from '../../functions/routes/operation.ts';
+import type { RouteDef } from '../../functions/routes/operation.ts';
 import type { Family } from '../../functions/core/venues.ts';
 import { familiesOf } from '../../schemas/datasets.ts';
 import { newestRow, readWindow } from '../../functions/core/archive/read-pages.ts';

@@ -225,7 +225,9 @@ function planRandomFlow(state: SimState, tick: Tick, actions: Action[]): void {
   const { markets } = state;
   const cumulative = new Float64Array(markets.length);
   let sum = 0;
-  markets.forEach((market, i) => (cumulative[i] = sum += market.spec.activity * (1 + market.excitation) * Math.exp(market.asset.h)));
+  markets.forEach((market, i) => {
+    cumulative[i] = sum += market.spec.activity * (1 + market.excitation) * Math.exp(market.asset.h);
+  });
   for (let i = 0; i < count; i++) {
     const market = markets[rng.weighted(cumulative)]!;
     const trader = marketTrader(state, rng, market);

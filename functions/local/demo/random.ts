@@ -98,6 +98,7 @@ export class Rng {
 
   /** Pareto with minimum `scale`: the heavy tail of wallet sizes and activity. */
   pareto(scale: number, alpha: number): number {
+    // biome-ignore lint/style/useExponentiationOperator: the demo's numbers are fixed by its seed; `**` is not promised to round as Math.pow does.
     return scale / Math.pow(1 - this.next(), 1 / alpha);
   }
 

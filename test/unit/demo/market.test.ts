@@ -508,7 +508,7 @@ describe('the demo account registry of altx and altx-rh', () => {
     const chunked = createDemoMarket({ seed: SEED, startMs: LONG_START, intensity: 0.25 });
     const until = LONG_START + 2 * HOUR;
     // Act
-    const parts = [LONG_START + SECOND, LONG_START + 17 * MINUTE + 3 * SECOND, LONG_START + HOUR, until].map((t) => chunked.advance(t)).flat();
+    const parts = [LONG_START + SECOND, LONG_START + 17 * MINUTE + 3 * SECOND, LONG_START + HOUR, until].flatMap((t) => chunked.advance(t));
     // Assess
     const whole = long.filter((r) => r.ts < until);
     expect(only(parts, 'accounts')).toEqual(only(whole, 'accounts'));
