@@ -10,16 +10,16 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { DuckDBInstance, listValue, LIST, VARCHAR, BIGINT } from '@duckdb/node-api';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { DAY_FOLD_STEP_ROWS, SETTLE_MS, compactArchive } from '../../functions/core/archive/compact.ts';
-import { visibleFiles } from '../../functions/core/archive/files.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { startScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { VenueRateGenerator } from '../../functions/local/venue/generator.ts';
-import { venueBatches, type VenueFormat } from '../../functions/local/venue/batches.ts';
-import { Rng } from '../../functions/local/demo/random.ts';
-import type { BatchFormat } from '../../schemas/messages.ts';
-import type { Dataset } from '../../schemas/datasets.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { DAY_FOLD_STEP_ROWS, SETTLE_MS, compactArchive } from '#core/archive/compact.ts';
+import { visibleFiles } from '#core/archive/files.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { startScratchEmulators } from '#local/scratch-emulators.ts';
+import { VenueRateGenerator } from '#local/venue/generator.ts';
+import { venueBatches, type VenueFormat } from '#local/venue/batches.ts';
+import { Rng } from '#local/demo/random.ts';
+import type { BatchFormat } from '#schemas/messages.ts';
+import type { Dataset } from '#schemas/datasets.ts';
 import { compareToFloor, figure, routeInvoker } from '../stats.ts';
 
 const HOUR = 3_600_000;
@@ -191,7 +191,7 @@ type Deps = ReturnType<typeof archiveDeps>;
 async function benchBook(
   deps: Deps, diffFiles: Parameters<Deps['files']['paths']>[0], checkpointFiles: Parameters<Deps['files']['paths']>[0], orderFiles: Parameters<Deps['files']['paths']>[0], start: number, end: number,
 ): Promise<void> {
-  const { handler } = await import('../../functions/http/orderbook.ts');
+  const { handler } = await import('#functions/http/orderbook.ts');
   const route = routeInvoker(handler, 'orderbook');
   const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
   const connection = await instance.connect();

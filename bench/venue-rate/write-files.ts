@@ -9,8 +9,8 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { VenueRateGenerator } from '../../functions/local/venue/generator.ts';
-import { venueBatches, type VenueFormat } from '../../functions/local/venue/batches.ts';
+import { VenueRateGenerator } from '#local/venue/generator.ts';
+import { venueBatches, type VenueFormat } from '#local/venue/batches.ts';
 
 const { values } = parseArgs({
   options: { out: { type: 'string' }, minutes: { type: 'string', default: '1' }, scale: { type: 'string', default: '1' }, seed: { type: 'string', default: '43' }, start: { type: 'string', default: '2026-05-10T12:00:00Z' } },

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { BatchWriteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BreadthFamily, BreadthSnapshot } from '../core/breadth/compute.ts';
 import type { BreadthStore } from '../ports/breadth.ts';
-import { BreadthSnapshotSchema } from '../../schemas/market.ts';
+import { BreadthSnapshotSchema } from '#schemas/market.ts';
 import { json, parseItem } from './stored-item.ts';
 
 const sortKey = (ms: number) => String(ms).padStart(15, '0');

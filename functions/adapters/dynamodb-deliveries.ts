@@ -16,7 +16,7 @@ import * as v from 'valibot';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getAll, putAll } from './dynamodb-batch.ts';
 import type { DeliveryStore } from '../ports/webhooks.ts';
-import { DeliveryPayload, DeliveryRecord, DeliveryStateRecord } from '../../schemas/stored.ts';
+import { DeliveryPayload, DeliveryRecord, DeliveryStateRecord } from '#schemas/stored.ts';
 import { accountKey, applied, type Item, type WebhookTable } from './dynamodb-webhook-table.ts';
 import { json, parseItem } from './stored-item.ts';
 

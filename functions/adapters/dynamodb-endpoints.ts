@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EndpointRecord, EndpointStore } from '../ports/webhooks.ts';
-import { ENDPOINT_STATUSES } from '../../schemas/stored.ts';
+import { ENDPOINT_STATUSES } from '#schemas/stored.ts';
 import { accountItems, accountKey, applied, getItem, isConditionFailure, removeItem, type Item, type WebhookTable } from './dynamodb-webhook-table.ts';
 import { parseItem } from './stored-item.ts';
 

@@ -12,10 +12,10 @@
 import * as v from 'valibot';
 import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ExportJobRecord, ExportStore } from '../ports/exports.ts';
-import { EXPORT_SCHEMAS, EXPORT_STATES, ExportQuoteSchema } from '../../schemas/exports.ts';
-import { ExportPartition } from '../../schemas/messages.ts';
-import { ExportFileRecord } from '../../schemas/stored.ts';
-import { FAMILIES } from '../../schemas/venues.ts';
+import { EXPORT_SCHEMAS, EXPORT_STATES, ExportQuoteSchema } from '#schemas/exports.ts';
+import { ExportPartition } from '#schemas/messages.ts';
+import { ExportFileRecord } from '#schemas/stored.ts';
+import { FAMILIES } from '#schemas/venues.ts';
 import { accountKey, applied, getItem, isConditionFailure, queryAll, transitionJob, type Item } from './dynamodb-webhook-table.ts';
 import { json, parseItem } from './stored-item.ts';
 

@@ -11,8 +11,8 @@ import * as v from 'valibot';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { IncidentStore, LatencyMinute, LatencyStore, StoredIncident } from '../ports/quality.ts';
-import { INCIDENT_KINDS } from '../../schemas/quality.ts';
-import { FAMILIES } from '../../schemas/venues.ts';
+import { INCIDENT_KINDS } from '#schemas/quality.ts';
+import { FAMILIES } from '#schemas/venues.ts';
 import { parseItem } from './stored-item.ts';
 
 const HOUR = 3_600_000;

@@ -11,8 +11,8 @@
 import * as v from 'valibot';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ReplayJobRecord, ReplayOccurrence, ReplayStore } from '../ports/replays.ts';
-import { REPLAY_STATES } from '../../schemas/replays.ts';
-import { ReplayOccurrence as ReplayOccurrenceSchema, StoredConfig } from '../../schemas/stored.ts';
+import { REPLAY_STATES } from '#schemas/replays.ts';
+import { ReplayOccurrence as ReplayOccurrenceSchema, StoredConfig } from '#schemas/stored.ts';
 import { accountKey, getItem, isConditionFailure, queryAll, transitionJob, type Item } from './dynamodb-webhook-table.ts';
 import { json, parseItem } from './stored-item.ts';
 

@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RuleStore, SubscriptionRecord, WatchedAddressRecord } from '../ports/webhooks.ts';
-import { LastPause, SubscriptionOwnerPart } from '../../schemas/stored.ts';
+import { LastPause, SubscriptionOwnerPart } from '#schemas/stored.ts';
 import { accountItems, accountKey, applied, getItem, isConditionFailure, queryAll, removeItem, type Item, type WebhookTable } from './dynamodb-webhook-table.ts';
 import { json, parseItem } from './stored-item.ts';
 

@@ -7,7 +7,7 @@
  */
 import * as v from 'valibot';
 import { AppError } from '../core/errors.ts';
-import { describeIssues } from '../../schemas/issues.ts';
+import { describeIssues } from '#schemas/issues.ts';
 
 type Item = Record<string, unknown>;
 

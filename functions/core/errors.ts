@@ -3,7 +3,7 @@
  * the closed set in schemas/errors.ts; the HTTP shell renders it in one place. Anything else that escapes a
  * handler is a bug and is rendered as a bare 500 `internal_error` without its message.
  */
-import { ERROR_STATUS, type ErrorCode } from '../../schemas/errors.ts';
+import { ERROR_STATUS, type ErrorCode } from '#schemas/errors.ts';
 
 export interface AppErrorOptions {
   /** The request parameter at fault, when one is. */

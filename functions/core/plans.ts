@@ -4,7 +4,7 @@
  * the webhook allowances. Figures follow the real service's published plans
  * (reference-real-service.md sections 5.5 and 7).
  */
-import { PLAN_NAMES, isPlanName, type PlanName } from '../../schemas/plans.ts';
+import { PLAN_NAMES, isPlanName, type PlanName } from '#schemas/plans.ts';
 
 export { PLAN_NAMES, isPlanName, type PlanName };
 

@@ -2,7 +2,7 @@
  * Venue families as the core sees them: the families and symbol forms (defined with the schemas,
  * which are written in them), what a symbol says about its venue, and where each family's routes live.
  */
-import { CAPPED_BOOK_FAMILIES, FAMILIES, NATIVE_BOOK_LEVELS, SYMBOL_FORMS, type Family } from '../../schemas/venues.ts';
+import { CAPPED_BOOK_FAMILIES, FAMILIES, NATIVE_BOOK_LEVELS, SYMBOL_FORMS, type Family } from '#schemas/venues.ts';
 
 export { CAPPED_BOOK_FAMILIES, FAMILIES, NATIVE_BOOK_LEVELS, SYMBOL_FORMS, type Family };
 

@@ -10,7 +10,7 @@ import { AppError } from '../core/errors.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { clock } from '../shared/deps.ts';
 import { cursorRoute, familyOf, httpRouteGroup, ok, okRows, type RequestContext } from '../shared/http.ts';
-import type { SampleInterval } from '../../schemas/intervals.ts';
+import type { SampleInterval } from '#schemas/intervals.ts';
 
 type HistoryInput = { params: { symbol: string }; query: { start?: number; end?: number; interval?: SampleInterval; limit: number; cursor?: string } };
 

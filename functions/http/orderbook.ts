@@ -9,7 +9,7 @@ import { clock } from '../shared/deps.ts';
 import { cursorRoute, familyOf, httpRouteGroup, ok, okJson, okRows, type RequestContext } from '../shared/http.ts';
 import type { ArchiveDeps } from '../ports/archive.ts';
 import type { JsonRows } from '../core/market/queries.ts';
-import type { FullDepthBook, L4Snapshot } from '../../schemas/orderbook.ts';
+import type { FullDepthBook, L4Snapshot } from '#schemas/orderbook.ts';
 
 type SymbolParams = { params: { symbol: string } };
 

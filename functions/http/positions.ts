@@ -9,7 +9,7 @@ import { archiveDeps } from '../shared/archive-deps.ts';
 import { oneRequestView } from '../core/archive/files.ts';
 import { clock } from '../shared/deps.ts';
 import { familyOf, httpRouteGroup, ok, type RequestContext } from '../shared/http.ts';
-import { ARROW_CONTENT_TYPE, ARROW_SCHEMA_VERSION } from '../../schemas/positions.ts';
+import { ARROW_CONTENT_TYPE, ARROW_SCHEMA_VERSION } from '#schemas/positions.ts';
 
 const deps = () => oneRequestView(archiveDeps());
 

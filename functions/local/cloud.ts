@@ -26,7 +26,7 @@ import { serviceTemplateCachedIn, type ServiceTemplate } from './template.ts';
 import { startDemoFeedProcess, type DemoFeed, type DemoFeedOptions, type DemoProcessOptions } from './demo-feed.ts';
 import { startSandbox, type Sandbox } from './sandbox.ts';
 import { startFaultProxies, type FaultProxies } from './fault-proxy.ts';
-import type { FaultPlan } from '../../schemas/fault-plan.ts';
+import type { FaultPlan } from '#schemas/fault-plan.ts';
 
 export interface LocalCloudOptions {
   port: number;

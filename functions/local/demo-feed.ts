@@ -24,7 +24,7 @@ import { createDemoMarket, resumeDemoMarket, type DemoMarket } from './demo/mark
 import { landingKey } from '../core/archive/layout.ts';
 import { batchIdOf } from '../core/archive/ingest.ts';
 import type { ArchiveManifest } from '../ports/archive.ts';
-import type { NormalizedRecord } from '../../schemas/datasets.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 import { lowerPriority } from './sandbox.ts';
 
 const MINUTE = 60_000;

@@ -6,7 +6,7 @@
  * The flows' own setup and checks reach the emulators directly, never through the fault proxy.
  */
 import { ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { DATASET_NAMES, familiesOf, type NormalizedRecord } from '../../schemas/datasets.ts';
+import { DATASET_NAMES, familiesOf, type NormalizedRecord } from '#schemas/datasets.ts';
 import type { ArchiveDeps, ArchiveFile } from '../ports/archive.ts';
 import { collectGarbage } from '../core/archive/object-life.ts';
 

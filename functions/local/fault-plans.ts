@@ -3,7 +3,7 @@
  * promise the README's reliability section makes. Each is checked against its schema here.
  */
 import { RETRY_SETTINGS } from '../shared/deps.ts';
-import { parseFaultPlan, type FaultPlan, type FaultPlanInput } from '../../schemas/fault-plan.ts';
+import { parseFaultPlan, type FaultPlan, type FaultPlanInput } from '#schemas/fault-plan.ts';
 
 /**
  * `rate` of every DynamoDB, S3 and SQS call fails: throttled, a 500, a reset connection, and some

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FAULT_SERVICES, NO_FAULTS, type FaultPlan, type FaultRule, type FaultService } from '../../schemas/fault-plan.ts';
+import { FAULT_SERVICES, NO_FAULTS, type FaultPlan, type FaultRule, type FaultService } from '#schemas/fault-plan.ts';
 import { IDLE_SOCKET_MS } from './sqs-journal.ts';
 import type { Endpoints } from './emulators.ts';
 

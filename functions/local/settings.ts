@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { LocalConfigSchema, type LocalConfig } from '../../schemas/local-config.ts';
+import { LocalConfigSchema, type LocalConfig } from '#schemas/local-config.ts';
 import { ConfigError } from '../shared/config.ts';
 
 export function localSettings(env: Record<string, string | undefined> = process.env): LocalConfig {

@@ -11,7 +11,7 @@ export interface ServiceTemplate { Resources: Record<string, { Type: string; Pro
 export async function synthesizeServiceTemplate(): Promise<ServiceTemplate> {
   // Loaded to synthesize only: the CDK app's modules cost about 1.5 s of CPU to load, which a start
   // on a cached template (a restart, every test's local cloud) need not spend.
-  const { buildApp } = await import('../../lib/app.ts');
+  const { buildApp } = await import('#lib/app.ts');
   // The template is only read here; `npm run synth` and the infra suites validate it.
   const { app, service } = buildApp({ bundling: false, cloudFormationValidation: false });
   const assembly = app.synth();

@@ -1,4 +1,4 @@
-import type { Dataset } from '../../schemas/datasets.ts';
+import type { Dataset } from '#schemas/datasets.ts';
 import type { Family } from '../core/venues.ts';
 import type { FileCadence } from '../core/archive/cadence.ts';
 import type { Clock } from './clock.ts';

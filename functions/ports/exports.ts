@@ -1,6 +1,6 @@
-import type { ExportQuote, ExportSchemaName, ExportState } from '../../schemas/exports.ts';
-import type { ExportPartition } from '../../schemas/messages.ts';
-import type { ExportFileRecord } from '../../schemas/stored.ts';
+import type { ExportQuote, ExportSchemaName, ExportState } from '#schemas/exports.ts';
+import type { ExportPartition } from '#schemas/messages.ts';
+import type { ExportFileRecord } from '#schemas/stored.ts';
 import type { Family } from '../core/venues.ts';
 
 export type { ExportFileRecord, ExportPartition };

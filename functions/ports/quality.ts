@@ -1,5 +1,5 @@
 import type { Family } from '../core/venues.ts';
-import type { IncidentKind } from '../../schemas/quality.ts';
+import type { IncidentKind } from '#schemas/quality.ts';
 
 export type IncidentStatus = 'open' | 'investigating' | 'identified' | 'monitoring' | 'resolved';
 export type IncidentSeverity = 'minor' | 'major' | 'critical';

@@ -1,6 +1,6 @@
-import type { ReplayState } from '../../schemas/replays.ts';
-import type { ReplayPartition } from '../../schemas/messages.ts';
-import type { ReplayOccurrence, StoredConfig } from '../../schemas/stored.ts';
+import type { ReplayState } from '#schemas/replays.ts';
+import type { ReplayPartition } from '#schemas/messages.ts';
+import type { ReplayOccurrence, StoredConfig } from '#schemas/stored.ts';
 
 export type { ReplayOccurrence, ReplayPartition };
 

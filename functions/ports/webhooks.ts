@@ -1,4 +1,4 @@
-import type { DeliveryRecord, DeliveryState, EndpointStatus, PauseRecord, SubscriptionRecord } from '../../schemas/stored.ts';
+import type { DeliveryRecord, DeliveryState, EndpointStatus, PauseRecord, SubscriptionRecord } from '#schemas/stored.ts';
 
 /** The records as stored: their schemas (schemas/stored.ts) are what the adapters parse. */
 export type { DeliveryRecord, DeliveryState, EndpointStatus, PauseRecord, SubscriptionRecord };

@@ -3,7 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ingestBatch } from '../core/archive/ingest.ts';
 import { landingAtOf } from '../core/archive/layout.ts';
-import { BATCH_FORMATS, IngestQueueMessage, type BatchFormat } from '../../schemas/messages.ts';
+import { BATCH_FORMATS, IngestQueueMessage, type BatchFormat } from '#schemas/messages.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { accountStore, clock, once, queueSender, webhookStores } from '../shared/deps.ts';
 import { createRuleBook } from '../core/detect/dispatch.ts';

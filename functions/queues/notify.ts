@@ -2,7 +2,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { createRuleBook, dispatch } from '../core/detect/dispatch.ts';
 import { userEventCandidate } from '../core/detect/user-events.ts';
-import { UserEventMessage } from '../../schemas/messages.ts';
+import { UserEventMessage } from '#schemas/messages.ts';
 import { accountStore, clock, once, queueSender, webhookStores } from '../shared/deps.ts';
 import { logger, metrics } from '../shared/powertools.ts';
 import { sqsConsumer } from '../shared/queue.ts';

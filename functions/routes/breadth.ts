@@ -1,7 +1,7 @@
 /** Breadth above session VWAP. */
 import * as v from 'valibot';
 import { BREADTH_FAMILIES } from '../core/breadth/compute.ts';
-import { BreadthHistoryQuery, BreadthSnapshotSchema } from '../../schemas/market.ts';
+import { BreadthHistoryQuery, BreadthSnapshotSchema } from '#schemas/market.ts';
 import { operationGroup, page } from './operation.ts';
 
 /** Breadth above session VWAP, core and hip3 only (no spot, no hip4 breadth). */

@@ -1,5 +1,5 @@
 /** Data quality: status, coverage, incidents, latency, SLA. */
-import { CoverageSchema, ExchangeCoverageSchema, IncidentSchema, IncidentsQuery, IncidentsSchema, LatencySchema, SlaQuery, SlaSchema, StatusSchema, SymbolCoverageQuery, SymbolCoverageSchema, exchangePath, exchangeSymbolPath, incidentPath } from '../../schemas/quality.ts';
+import { CoverageSchema, ExchangeCoverageSchema, IncidentSchema, IncidentsQuery, IncidentsSchema, LatencySchema, SlaQuery, SlaSchema, StatusSchema, SymbolCoverageQuery, SymbolCoverageSchema, exchangePath, exchangeSymbolPath, incidentPath } from '#schemas/quality.ts';
 import { operationGroup, page } from './operation.ts';
 
 export const quality = (path: string) => ({ method: 'GET' as const, path: `/v1/data-quality${path}`, tags: ['Data quality'] });

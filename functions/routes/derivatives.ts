@@ -1,10 +1,10 @@
 /** Derivatives: open interest, funding, liquidations and per-market state. */
 import * as v from 'valibot';
-import { familiesOf } from '../../schemas/datasets.ts';
+import { familiesOf } from '#schemas/datasets.ts';
 import { FAMILIES } from '../core/venues.ts';
-import { AltxLiquidationSchema, AltxLiquidationVolumeSchema, CoinFreshnessSchema, CoinSummarySchema, FundingSchema, PriceSnapshotSchema, LiquidationSchema, LiquidationVolumeQuery, LiquidationVolumeSchema, LiquidationsQuery, UserLiquidationsQuery, userPath, OpenInterestSchema, SeriesQuery, symbolPath } from '../../schemas/market.ts';
-import { LevelsHistoryQuery, LevelsQuery, LiquidationLevelsItemSchema, LiquidationLevelsQuery, LiquidationLevelsSchema, TriggerLevelsItemSchema, TriggerLevelsSchema } from '../../schemas/levels.ts';
-import { Hip3OracleBoundsSchema, Hip3OracleExternalSchema } from '../../schemas/oracle.ts';
+import { AltxLiquidationSchema, AltxLiquidationVolumeSchema, CoinFreshnessSchema, CoinSummarySchema, FundingSchema, PriceSnapshotSchema, LiquidationSchema, LiquidationVolumeQuery, LiquidationVolumeSchema, LiquidationsQuery, UserLiquidationsQuery, userPath, OpenInterestSchema, SeriesQuery, symbolPath } from '#schemas/market.ts';
+import { LevelsHistoryQuery, LevelsQuery, LiquidationLevelsItemSchema, LiquidationLevelsQuery, LiquidationLevelsSchema, TriggerLevelsItemSchema, TriggerLevelsSchema } from '#schemas/levels.ts';
+import { Hip3OracleBoundsSchema, Hip3OracleExternalSchema } from '#schemas/oracle.ts';
 import { capitalized, operationGroup, page } from './operation.ts';
 import { PERPX_PERPETUALS } from './market.ts';
 

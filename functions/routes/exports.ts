@@ -1,6 +1,6 @@
 /** Bulk export jobs. */
 import * as v from 'valibot';
-import { CreateExportBody, CreateExportHeaders, DownloadQuery, ExportDownloadSchema, ExportJobSchema, ExportQuoteSchema, ListExportsQuery, exportFilePath, exportIdPath } from '../../schemas/exports.ts';
+import { CreateExportBody, CreateExportHeaders, DownloadQuery, ExportDownloadSchema, ExportJobSchema, ExportQuoteSchema, ListExportsQuery, exportFilePath, exportIdPath } from '#schemas/exports.ts';
 import { type HttpMethod, operationGroup, page } from './operation.ts';
 
 const exportRoute = (method: HttpMethod, path: string) => ({ method, path: `/v1/exports${path}`, tags: ['Exports'] });

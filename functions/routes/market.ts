@@ -1,9 +1,9 @@
 /** Market data: instruments, trades, candles, trigger orders, order flow, outcomes. */
 import * as v from 'valibot';
-import { familiesOf } from '../../schemas/datasets.ts';
+import { familiesOf } from '#schemas/datasets.ts';
 import { CAPPED_BOOK_FAMILIES } from '../core/venues.ts';
-import { CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, SpotPairSchema, outcomePath, slugPath, RecentTradesQuery, TradeSchema, TradesQuery, TriggerOrderSchema, TriggerOrdersQuery, symbolPath, userPath } from '../../schemas/market.ts';
-import { CvdBucketSchema, CvdQuery, OrderHistoryEventSchema, OrderHistoryQuery, SpotTwapQuery, SpotTwapSchema } from '../../schemas/flow-analytics.ts';
+import { CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, SpotPairSchema, outcomePath, slugPath, RecentTradesQuery, TradeSchema, TradesQuery, TriggerOrderSchema, TriggerOrdersQuery, symbolPath, userPath } from '#schemas/market.ts';
+import { CvdBucketSchema, CvdQuery, OrderHistoryEventSchema, OrderHistoryQuery, SpotTwapQuery, SpotTwapSchema } from '#schemas/flow-analytics.ts';
 import { operationGroup, page } from './operation.ts';
 
 /**

@@ -5,8 +5,8 @@
  */
 import type * as v from 'valibot';
 import type { FunctionName } from '../resources.ts';
-import { paramMeta, type CursorForm, type ParamSchema } from '../../schemas/params.ts';
-import type { DataType } from '../../schemas/capabilities.ts';
+import { paramMeta, type CursorForm, type ParamSchema } from '#schemas/params.ts';
+import type { DataType } from '#schemas/capabilities.ts';
 import { FAMILIES, FAMILY_PREFIX, type Family } from '../core/venues.ts';
 
 /** `ANY` only on the catch-all, as in API Gateway. */

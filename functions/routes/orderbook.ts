@@ -1,9 +1,9 @@
 /** Order books: native snapshots, L2 diffs, full-depth L2, L3 and L4 books and their history. */
 import * as v from 'valibot';
-import { familiesOf } from '../../schemas/datasets.ts';
+import { familiesOf } from '#schemas/datasets.ts';
 import { CAPPED_BOOK_FAMILIES, type Family } from '../core/venues.ts';
-import { symbolPath } from '../../schemas/market.ts';
-import { BookHistoryQuery, BookQuery, FullDepthBookSchema, FullDepthHistoryQuery, FullDepthQuery, L2DiffSchema, L2DiffsQuery, L3HistoryQuery, L3Query, L3SnapshotSchema, L4DiffSchema, L4DiffsQuery, L4HistoryQuery, L4Query, L4SnapshotSchema, OrderBookSchema, TickHistorySchema } from '../../schemas/orderbook.ts';
+import { symbolPath } from '#schemas/market.ts';
+import { BookHistoryQuery, BookQuery, FullDepthBookSchema, FullDepthHistoryQuery, FullDepthQuery, L2DiffSchema, L2DiffsQuery, L3HistoryQuery, L3Query, L3SnapshotSchema, L4DiffSchema, L4DiffsQuery, L4HistoryQuery, L4Query, L4SnapshotSchema, OrderBookSchema, TickHistorySchema } from '#schemas/orderbook.ts';
 import { operationGroup, page } from './operation.ts';
 
 /** The order-level book is addressed (L4) where the venue's book is the capped perpx one (altx's is L3). */

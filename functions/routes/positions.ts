@@ -1,9 +1,9 @@
 /** Positions: wallets (addressed families) and accounts (numbered families), markets and summaries. */
 import * as v from 'valibot';
-import { familiesOf } from '../../schemas/datasets.ts';
+import { familiesOf } from '#schemas/datasets.ts';
 import type { Family } from '../core/venues.ts';
-import { symbolPath } from '../../schemas/market.ts';
-import { AccountHistoryQuery, AccountQuery, AccountSummarySchema, BulkPositionsQuery, L1AccountsQuery, L1AccountsSchema, MarketPositionSchema, MarketPositionsQuery, MarketSummaryQuery, MarketSummarySchema, PositionChangeSchema, PositionSchema, PositionsFreshnessSchema, WalletPositionsQuery, WalletPositionsSchema, WalletRangeQuery, accountIndexPath, addressPath } from '../../schemas/positions.ts';
+import { symbolPath } from '#schemas/market.ts';
+import { AccountHistoryQuery, AccountQuery, AccountSummarySchema, BulkPositionsQuery, L1AccountsQuery, L1AccountsSchema, MarketPositionSchema, MarketPositionsQuery, MarketSummaryQuery, MarketSummarySchema, PositionChangeSchema, PositionSchema, PositionsFreshnessSchema, WalletPositionsQuery, WalletPositionsSchema, WalletRangeQuery, accountIndexPath, addressPath } from '#schemas/positions.ts';
 import { operationGroup, page } from './operation.ts';
 
 /** Positions are keyed by account index where the venue numbers its accounts (the families with an account registry), by wallet address elsewhere. */

@@ -1,9 +1,9 @@
 /** System routes: health, capabilities, the contract itself (OpenAPI, docs). */
 import * as v from 'valibot';
-import { stringParam } from '../../schemas/params.ts';
-import { HealthSchema } from '../../schemas/responses.ts';
-import { CapabilitySchema } from '../../schemas/capabilities.ts';
-import { CoverageSchema, StatsSchema, SymbolEntrySchema } from '../../schemas/quality.ts';
+import { stringParam } from '#schemas/params.ts';
+import { HealthSchema } from '#schemas/responses.ts';
+import { CapabilitySchema } from '#schemas/capabilities.ts';
+import { CoverageSchema, StatsSchema, SymbolEntrySchema } from '#schemas/quality.ts';
 import { operationGroup, page } from './operation.ts';
 
 export const SYSTEM_OPERATIONS = operationGroup('system', {

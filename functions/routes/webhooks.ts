@@ -1,7 +1,7 @@
 /** Webhook management, and its previews (estimate, dry-run, replay), which run DuckDB in a group of their own. */
 import * as v from 'valibot';
-import { CreateEndpointBody, CreateSubscriptionBody, CreatedEndpointSchema, DeletedSchema, DeliveryLogQuery, DeliverySchema, DryRunBody, DryRunSchema, EndpointSchema, EstimateBody, EstimateSchema, EventTypeSchema, LimitSibling, LimitsSchema, NoteSibling, PatchSubscriptionBody, ResumeAllSiblings, ResumeSiblings, QueuedDeliverySchema, RedeliverySchema, RotatedSecretSchema, SubscriptionSchema, WatchAddressBody, WatchedAddressSchema, idPath } from '../../schemas/webhooks.ts';
-import { ReplayBody, ReplayJobSchema, ReplayPageQuery, ReplayPageSchema, replayIdPath } from '../../schemas/replays.ts';
+import { CreateEndpointBody, CreateSubscriptionBody, CreatedEndpointSchema, DeletedSchema, DeliveryLogQuery, DeliverySchema, DryRunBody, DryRunSchema, EndpointSchema, EstimateBody, EstimateSchema, EventTypeSchema, LimitSibling, LimitsSchema, NoteSibling, PatchSubscriptionBody, ResumeAllSiblings, ResumeSiblings, QueuedDeliverySchema, RedeliverySchema, RotatedSecretSchema, SubscriptionSchema, WatchAddressBody, WatchedAddressSchema, idPath } from '#schemas/webhooks.ts';
+import { ReplayBody, ReplayJobSchema, ReplayPageQuery, ReplayPageSchema, replayIdPath } from '#schemas/replays.ts';
 import { type HttpMethod, operationGroup, page } from './operation.ts';
 
 const webhooks = (method: HttpMethod, path: string) => ({ method, path: `/v1/webhooks${path}`, tags: ['Webhooks'] });

@@ -9,7 +9,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SCHEDULED_FOLD_BUDGET_MS, compactArchive } from '../core/archive/compact.ts';
 import { rederiveDays } from '../core/archive/compact-derived.ts';
 import type { CompactionReport } from '../core/archive/compact-slot.ts';
-import { DERIVED_DATASETS, type DerivedDataset } from '../../schemas/datasets.ts';
+import { DERIVED_DATASETS, type DerivedDataset } from '#schemas/datasets.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { logger, metrics, publishMetrics } from '../shared/powertools.ts';
 

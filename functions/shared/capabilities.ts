@@ -6,9 +6,9 @@
  */
 import { ROUTES } from '../routes.ts';
 import type { RouteDef } from '../routes/operation.ts';
-import { DATA_TYPES, type Capability, type DataTypeDef } from '../../schemas/capabilities.ts';
-import { DATASETS, type DatasetDef } from '../../schemas/datasets.ts';
-import { paramMeta } from '../../schemas/params.ts';
+import { DATA_TYPES, type Capability, type DataTypeDef } from '#schemas/capabilities.ts';
+import { DATASETS, type DatasetDef } from '#schemas/datasets.ts';
+import { paramMeta } from '#schemas/params.ts';
 import { FAMILIES, type Family } from '../core/venues.ts';
 import { BREADTH_COVERAGE } from '../core/breadth/history.ts';
 

@@ -3,7 +3,7 @@
  * value throws at start-up with a message naming the variable.
  */
 import * as v from 'valibot';
-import { ConfigSchema, type Config } from '../../schemas/config.ts';
+import { ConfigSchema, type Config } from '#schemas/config.ts';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

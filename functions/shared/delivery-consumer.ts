@@ -1,7 +1,7 @@
 /** The SQS consumer of a delivery lane: one attempt per job (see core/webhooks/engine.ts). */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { attemptDelivery, type DeliveryLane } from '../core/webhooks/engine.ts';
-import { DeliveryJobMessage } from '../../schemas/messages.ts';
+import { DeliveryJobMessage } from '#schemas/messages.ts';
 import { config } from './config.ts';
 import { clock, once, queueSender, timerStore, webhookSender, webhookStores } from './deps.ts';
 import { logger, metrics } from './powertools.ts';

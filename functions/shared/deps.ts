@@ -39,8 +39,8 @@ import type { TimerStore } from '../ports/timers.ts';
 import type { DeadLetterQueues, QueueBatchSender } from '../ports/queues.ts';
 import { ConfigError, config, requireSetting } from './config.ts';
 import { traced } from './client-tracing.ts';
-import type { Config } from '../../schemas/config.ts';
-import type { ExportExecutionInput, ReplayExecutionInput } from '../../schemas/messages.ts';
+import type { Config } from '#schemas/config.ts';
+import type { ExportExecutionInput, ReplayExecutionInput } from '#schemas/messages.ts';
 
 /**
  * Built once per configuration: in Lambda that is once per container; the local cloud and tests

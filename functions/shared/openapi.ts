@@ -6,8 +6,8 @@ import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { ROUTES, API_KEY_HEADER, GATEWAY_RESPONSES, TAG_DESCRIPTIONS } from '../routes.ts';
 import type { RouteDef } from '../routes/operation.ts';
-import { paramMeta, type ParamSchema } from '../../schemas/params.ts';
-import { ErrorBodySchema, MetaSchema } from '../../schemas/responses.ts';
+import { paramMeta, type ParamSchema } from '#schemas/params.ts';
+import { ErrorBodySchema, MetaSchema } from '#schemas/responses.ts';
 
 /** The contract's version, as the specification fixes it (`info.version`). */
 export const CONTRACT_VERSION = '1.5.0';

@@ -1,7 +1,7 @@
 /** Turns raw request strings into typed values with the route's schemas, or a 400 naming the parameter. */
 import * as v from 'valibot';
 import { AppError } from '../core/errors.ts';
-import { paramMeta, type ParamSchema } from '../../schemas/params.ts';
+import { paramMeta, type ParamSchema } from '#schemas/params.ts';
 
 export function parseParams(
   schemas: Readonly<Record<string, ParamSchema>> | undefined,

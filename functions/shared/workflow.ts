@@ -8,7 +8,7 @@ import middy from '@middy/core';
 import * as v from 'valibot';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { AppError } from '../core/errors.ts';
-import { describeIssues } from '../../schemas/issues.ts';
+import { describeIssues } from '#schemas/issues.ts';
 import { logger, publishMetrics } from './powertools.ts';
 
 /** The task's payload, or an error naming the task and the fields at fault. */

@@ -1,7 +1,7 @@
 /** Tasks `Finish` and `Fail` of the export state machine: the job completes or fails as a whole, and says so. */
 import { finishExport } from '../core/exports/jobs.ts';
 import { announce } from '../core/detect/user-events.ts';
-import { JobFinishTask } from '../../schemas/messages.ts';
+import { JobFinishTask } from '#schemas/messages.ts';
 import { clock, exportObjects, exportStore, queueSender } from '../shared/deps.ts';
 import { logger } from '../shared/powertools.ts';
 import { workflowTask } from '../shared/workflow.ts';

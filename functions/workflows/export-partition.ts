@@ -1,6 +1,6 @@
 /** Task `ExportPartition` of the export state machine: one symbol-day of a job, written as Parquet. */
 import { exportPartition } from '../core/exports/partition.ts';
-import { ExportPartitionTask } from '../../schemas/messages.ts';
+import { ExportPartitionTask } from '#schemas/messages.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { exportObjects, exportStore } from '../shared/deps.ts';
 import { logger } from '../shared/powertools.ts';

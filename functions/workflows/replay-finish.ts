@@ -2,7 +2,7 @@
 import { finishReplay } from '../core/detect/replays.ts';
 import { chargeRequest } from '../core/billing/credits.ts';
 import { announce } from '../core/detect/user-events.ts';
-import { JobFinishTask } from '../../schemas/messages.ts';
+import { JobFinishTask } from '#schemas/messages.ts';
 import { accountStore, clock, creditLedger, queueSender, replayStore } from '../shared/deps.ts';
 import { logger } from '../shared/powertools.ts';
 import { workflowTask } from '../shared/workflow.ts';

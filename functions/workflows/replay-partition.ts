@@ -1,7 +1,7 @@
 /** Task `ReplayPartition` of the replay state machine: one UTC day of a rule replay job. */
 import { runReplayPartition } from '../core/detect/replays.ts';
 import { archiveReferences } from '../core/detect/archive-references.ts';
-import { ReplayPartitionTask } from '../../schemas/messages.ts';
+import { ReplayPartitionTask } from '#schemas/messages.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
 import { accountStore, breadthStore, clock, queueSender, replayStore, webhookStores } from '../shared/deps.ts';
 import { logger } from '../shared/powertools.ts';

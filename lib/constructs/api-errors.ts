@@ -12,7 +12,7 @@ import {
   type RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
-import { API_VERSION, API_VERSION_HEADER, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, type GatewayResponseType } from '../../functions/routes.ts';
+import { API_VERSION, API_VERSION_HEADER, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, type GatewayResponseType } from '#functions/routes.ts';
 
 /** `$context.requestId` is left for API Gateway's template engine to fill in. */
 function errorBodyTemplate(status: number, errorCode: string, message: string): string {

@@ -13,7 +13,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import type { QueueName } from '../../functions/resources.ts';
+import type { QueueName } from '#functions/resources.ts';
 import { entriesOf } from '../typed-records.ts';
 
 /** Must match service-function.ts (POWERTOOLS_SERVICE_NAME, POWERTOOLS_METRICS_NAMESPACE). */

@@ -28,10 +28,10 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { FunctionName } from '../../functions/resources.ts';
-import { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_S } from '../../functions/routes.ts';
-import { GATEWAY_RESOURCES, type GatewayMethod } from '../../functions/gateway-resources.ts';
-import type { PlanName } from '../../functions/core/plans.ts';
+import type { FunctionName } from '#functions/resources.ts';
+import { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_S } from '#functions/routes.ts';
+import { GATEWAY_RESOURCES, type GatewayMethod } from '#functions/gateway-resources.ts';
+import type { PlanName } from '#core/plans.ts';
 import { addGatewayResponses, addMethodNotAllowed } from './api-errors.ts';
 import { addUsagePlans } from './usage-plans.ts';
 

@@ -5,7 +5,7 @@ import { LambdaFunction, SfnStateMachine } from 'aws-cdk-lib/aws-events-targets'
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { SCHEDULES, type FunctionName, type ScheduleDef, type StateMachineName } from '../../functions/resources.ts';
+import { SCHEDULES, type FunctionName, type ScheduleDef, type StateMachineName } from '#functions/resources.ts';
 
 export interface SchedulesProps {
   readonly names: readonly string[];

@@ -28,7 +28,7 @@ import {
   type QueueName,
   type StateMachineName,
   type TableName,
-} from '../../functions/resources.ts';
+} from '#functions/resources.ts';
 
 /** Repository root: entries in the catalogue are relative to it, and so is the lockfile. */
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -24,8 +24,8 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { STATE_MACHINES, type FunctionName, type StateMachineName } from '../../functions/resources.ts';
-import type { ExportPartitionTask, JobFinishTask, ReplayPartitionTask } from '../../schemas/messages.ts';
+import { STATE_MACHINES, type FunctionName, type StateMachineName } from '#functions/resources.ts';
+import type { ExportPartitionTask, JobFinishTask, ReplayPartitionTask } from '#schemas/messages.ts';
 
 /** The members of the payloads a partitioned job's tasks parse (schemas/messages.ts), each made here from JSONPath. */
 type PayloadOf<T> = Record<keyof T, unknown>;

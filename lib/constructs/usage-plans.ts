@@ -3,7 +3,7 @@
  * by the keys CLI, which finds each plan through the API stack's `UsagePlanId<Tier>` outputs.
  */
 import type { RestApi, UsagePlan } from 'aws-cdk-lib/aws-apigateway';
-import { PLANS, type PlanName } from '../../functions/core/plans.ts';
+import { PLANS, type PlanName } from '#core/plans.ts';
 import { mapRecord } from '../typed-records.ts';
 
 export function addUsagePlans(api: RestApi): Record<PlanName, UsagePlan> {

@@ -4,9 +4,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Account } from '../../functions/core/accounts.ts';
-import type { CreditLedger } from '../../functions/core/billing/credits.ts';
-import type { AccountStore } from '../../functions/ports/accounts.ts';
+import type { Account } from '#core/accounts.ts';
+import type { CreditLedger } from '#core/billing/credits.ts';
+import type { AccountStore } from '#ports/accounts.ts';
 
 const digest = () => createHash('sha256').update(randomUUID()).digest('hex');
 const account = (overrides: Partial<Account> = {}): Account => ({

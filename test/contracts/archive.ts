@@ -9,8 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ArchiveFile, ArchiveManifest, ObjectStore } from '../../functions/ports/archive.ts';
-import { cadenceOf } from '../../functions/core/archive/cadence.ts';
+import type { ArchiveFile, ArchiveManifest, ObjectStore } from '#ports/archive.ts';
+import { cadenceOf } from '#core/archive/cadence.ts';
 
 const T0 = Date.UTC(2026, 10, 18, 10);
 const unique = () => randomUUID().slice(0, 8);

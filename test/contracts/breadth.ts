@@ -4,8 +4,8 @@
  * `latest` is the test's), so suites share one table.
  */
 import { describe, expect, it } from 'vitest';
-import type { BreadthFamily, BreadthSnapshot } from '../../functions/core/breadth/compute.ts';
-import type { BreadthStore } from '../../functions/ports/breadth.ts';
+import type { BreadthFamily, BreadthSnapshot } from '#core/breadth/compute.ts';
+import type { BreadthStore } from '#ports/breadth.ts';
 
 const MINUTE = 60_000;
 let windows = 0;

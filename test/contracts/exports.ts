@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { newExportId } from '../../functions/core/exports/jobs.ts';
-import type { ExportFileRecord, ExportJobRecord, ExportObjects, ExportPartition, ExportStore } from '../../functions/ports/exports.ts';
+import { newExportId } from '#core/exports/jobs.ts';
+import type { ExportFileRecord, ExportJobRecord, ExportObjects, ExportPartition, ExportStore } from '#ports/exports.ts';
 
 const DAY = Date.UTC(2026, 10, 20);
 const account = () => `acct_${randomUUID().slice(0, 8)}`;

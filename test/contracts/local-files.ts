@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { ObjectStore } from '../../functions/ports/archive.ts';
-import type { LocalFiles } from '../../functions/ports/sql.ts';
+import type { ObjectStore } from '#ports/archive.ts';
+import type { LocalFiles } from '#ports/sql.ts';
 
 /** `files` reads through a cache of about `cacheBytes`. */
 export function localFilesContract(files: () => LocalFiles, objects: () => ObjectStore, cacheBytes: number): void {

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { IncidentStore, LatencyMinute, LatencyStore, StoredIncident } from '../../functions/ports/quality.ts';
+import type { IncidentStore, LatencyMinute, LatencyStore, StoredIncident } from '#ports/quality.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

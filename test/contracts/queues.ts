@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { DeadLetterQueues, QueueBatchSender } from '../../functions/ports/queues.ts';
-import type { QueueName } from '../../functions/resources.ts';
+import type { DeadLetterQueues, QueueBatchSender } from '#ports/queues.ts';
+import type { QueueName } from '#functions/resources.ts';
 
 export interface Received { body: string; reason?: string; sourceQueue?: string }
 export type Drain = (queue: QueueName) => Promise<Received[]>;

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { ReplayJobRecord, ReplayOccurrence, ReplayStore } from '../../functions/ports/replays.ts';
+import type { ReplayJobRecord, ReplayOccurrence, ReplayStore } from '#ports/replays.ts';
 
 const T0 = Date.UTC(2026, 10, 20);
 const account = () => `acct_${randomUUID().slice(0, 8)}`;

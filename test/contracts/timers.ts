@@ -3,8 +3,8 @@
  * store, so the suite expects a store nothing else has parked in, and its tests run in order.
  */
 import { describe, expect, it } from 'vitest';
-import { CURSOR_TRAIL_MS, minuteOf } from '../../functions/core/timers.ts';
-import type { Timer, TimerStore } from '../../functions/ports/timers.ts';
+import { CURSOR_TRAIL_MS, minuteOf } from '#core/timers.ts';
+import type { Timer, TimerStore } from '#ports/timers.ts';
 
 const MINUTE = 60_000;
 const M0 = Date.UTC(2026, 10, 21, 12, 0);

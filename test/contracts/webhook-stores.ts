@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type {
   AllowanceStore, Countable, DeliveryRecord, DeliveryStore, DetectionCursorStore, EndpointRecord, EndpointStore, RuleStore, SubscriptionRecord,
-} from '../../functions/ports/webhooks.ts';
+} from '#ports/webhooks.ts';
 
 const T = '2026-11-21T12:00:00.000Z';
 const account = () => `acct_${randomUUID().slice(0, 8)}`;

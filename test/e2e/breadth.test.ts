@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud, startFreshDemoCloud } from '../helpers/local-cloud.ts';
-import { invoke } from '../../functions/local/invoke.ts';
-import { flakyStores } from '../../functions/local/fault-plans.ts';
-import { NO_FAULTS } from '../../schemas/fault-plan.ts';
+import { invoke } from '#local/invoke.ts';
+import { flakyStores } from '#local/fault-plans.ts';
+import { NO_FAULTS } from '#schemas/fault-plan.ts';
 
 const KEY = 'breadth-test-key';
 const MIN = 60_000;

@@ -10,14 +10,14 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
 import { eventually } from '../helpers/api.ts';
-import { startReceiver, type Receiver } from '../../functions/local/receiver.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
-import { invoke } from '../../functions/local/invoke.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { everyMessageTwice, flakyStores, killedAtWritePoints, writesLandUnanswered } from '../../functions/local/fault-plans.ts';
-import { NO_FAULTS, parseFaultPlan } from '../../schemas/fault-plan.ts';
-import { call, callPatiently, checkArchive, checkObjects, landBatch, newTally, readTrades, tradeBatches, type FlowTarget } from '../../functions/local/fault-flows.ts';
-import type { NormalizedRecord } from '../../schemas/datasets.ts';
+import { startReceiver, type Receiver } from '#local/receiver.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators.ts';
+import { invoke } from '#local/invoke.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { everyMessageTwice, flakyStores, killedAtWritePoints, writesLandUnanswered } from '#local/fault-plans.ts';
+import { NO_FAULTS, parseFaultPlan } from '#schemas/fault-plan.ts';
+import { call, callPatiently, checkArchive, checkObjects, landBatch, newTally, readTrades, tradeBatches, type FlowTarget } from '#local/fault-flows.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 
 const DAY = 86_400_000;
 

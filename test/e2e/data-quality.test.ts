@@ -7,13 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO, runDetectionOver, startDemoCloud } from '../helpers/local-cloud.ts';
 import { keyedGet } from '../helpers/api.ts';
-import { DEMO_HOLES } from '../../functions/local/demo/upstream.ts';
-import { MINUTE_DETECTORS } from '../../functions/core/events/registry.ts';
-import { minuteContext } from '../../functions/core/events/kit/reads.ts';
-import { DEFAULT_STALL_THRESHOLD_S } from '../../functions/core/events/ingest.stall.ts';
-import { windowSource } from '../../functions/core/archive/read.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
+import { DEMO_HOLES } from '#local/demo/upstream.ts';
+import { MINUTE_DETECTORS } from '#core/events/registry.ts';
+import { minuteContext } from '#core/events/kit/reads.ts';
+import { DEFAULT_STALL_THRESHOLD_S } from '#core/events/ingest.stall.ts';
+import { windowSource } from '#core/archive/read.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
 import { jsonl, trade } from '../helpers/records.ts';
 
 const KEY = 'data-quality-key';

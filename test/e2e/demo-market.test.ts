@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { eventually } from '../helpers/api.ts';
-import { readWindow } from '../../functions/core/archive/read-pages.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { FAMILIES } from '../../functions/core/venues.ts';
+import { readWindow } from '#core/archive/read-pages.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { FAMILIES } from '#core/venues.ts';
 
 let cloud: Awaited<ReturnType<typeof startDemoCloud>>;
 beforeAll(async () => {

@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { keyedGet, walkPages } from '../helpers/api.ts';
-import { newestRow, readWindow } from '../../functions/core/archive/read-pages.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
+import { newestRow, readWindow } from '#core/archive/read-pages.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
 
 const KEY = 'derivatives-test-key';
 let cloud: Awaited<ReturnType<typeof startDemoCloud>>;

@@ -12,12 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
 import { apiClient, eventually, keyedGet, walkPages } from '../helpers/api.ts';
 import { jsonl, trade } from '../helpers/records.ts';
-import { startReceiver, type Receiver } from '../../functions/local/receiver.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
-import { invoke } from '../../functions/local/invoke.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { EXPORT_FORMATS } from '../../schemas/exports.ts';
-import type { NormalizedRecord } from '../../schemas/datasets.ts';
+import { startReceiver, type Receiver } from '#local/receiver.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators.ts';
+import { invoke } from '#local/invoke.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { EXPORT_FORMATS } from '#schemas/exports.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

@@ -24,9 +24,9 @@ import { compressFrameSync } from 'lz4-napi';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { KEYS, startTestCloud } from '../helpers/local-cloud.ts';
 import { walkPages } from '../helpers/api.ts';
-import { derivedTradeId, type NodeTrade } from '../../functions/core/archive/node-trades.ts';
-import { s3Client } from '../../functions/shared/deps.ts';
-import { TABLES } from '../../functions/resources.ts';
+import { derivedTradeId, type NodeTrade } from '#core/archive/node-trades.ts';
+import { s3Client } from '#shared/deps.ts';
+import { TABLES } from '#functions/resources.ts';
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
 let dir: string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { sharedTemplate, startTestCloud, KEYS } from '../helpers/local-cloud.ts';
-import { SERVICE_VERSION } from '../../functions/shared/openapi.ts';
+import { SERVICE_VERSION } from '#shared/openapi.ts';
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
 beforeAll(async () => { cloud = await startTestCloud(); });
@@ -154,7 +154,7 @@ describe('restarting the local cloud', () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { startLocalCloud } = await import('../../functions/local/cloud.ts');
+    const { startLocalCloud } = await import('#local/cloud.ts');
     const { SendMessageCommand, ReceiveMessageCommand } = await import('@aws-sdk/client-sqs');
     const dataDir = mkdtempSync(join(tmpdir(), 'archive-restart-'));
     const options = { port: 0, dataDir, apiKeys: [{ key: 'restart-key-1', plan: 'pro' as const }], schedules: false, pollers: false, template: await sharedTemplate() };

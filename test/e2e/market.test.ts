@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { walkPages } from '../helpers/api.ts';
-import { ROUTES } from '../../functions/routes.ts';
-import { familiesOf } from '../../schemas/datasets.ts';
-import { cursorKeys } from '../../functions/shared/deps.ts';
-import { sealCursor } from '../../functions/core/cursor-seal.ts';
-import { encodeCursor } from '../../functions/core/market/cursor.ts';
-import { fingerprintOf } from '../../functions/core/market/queries.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { familiesOf } from '#schemas/datasets.ts';
+import { cursorKeys } from '#shared/deps.ts';
+import { sealCursor } from '#core/cursor-seal.ts';
+import { encodeCursor } from '#core/market/cursor.ts';
+import { fingerprintOf } from '#core/market/queries.ts';
 
 const KEY = 'market-test-key';
 let cloud: Awaited<ReturnType<typeof startDemoCloud>>;

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
-import { createMcpServer } from '../../mcp/server.ts';
-import { mcpTools, type McpScope } from '../../mcp/tools.ts';
+import { createMcpServer } from '#mcp/server.ts';
+import { mcpTools, type McpScope } from '#mcp/tools.ts';
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
 beforeAll(async () => { cloud = await startTestCloud({ pollers: false }); });

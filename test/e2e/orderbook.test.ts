@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { keyedGet, walkPages } from '../helpers/api.ts';
-import { L4Book, type BookDiff, type CheckpointOrder } from '../../functions/core/book/l4-book.ts';
-import { sumDecimals } from '../../functions/core/book/decimal.ts';
+import { L4Book, type BookDiff, type CheckpointOrder } from '#core/book/l4-book.ts';
+import { sumDecimals } from '#core/book/decimal.ts';
 
 const KEY = 'orderbook-test-key';
 let cloud: Awaited<ReturnType<typeof startDemoCloud>>;

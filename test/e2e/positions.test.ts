@@ -5,17 +5,17 @@
  * and snapshot_advanced; coverage and clamping members.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCursor, sealCursor } from '../../functions/core/cursor-seal.ts';
-import { cursorKeys } from '../../functions/shared/deps.ts';
-import { ROUTES } from '../../functions/routes.ts';
+import { openCursor, sealCursor } from '#core/cursor-seal.ts';
+import { cursorKeys } from '#shared/deps.ts';
+import { ROUTES } from '#functions/routes.ts';
 import { tableFromIPC } from 'apache-arrow';
 import { startDemoCloud } from '../helpers/local-cloud.ts';
 import { keyedGet } from '../helpers/api.ts';
-import type { PositionsReport } from '../../functions/core/positions/build.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { invoke } from '../../functions/local/invoke.ts';
-import { encodeCursor, decodeCursor } from '../../functions/core/market/cursor.ts';
-import { readWindow } from '../../functions/core/archive/read-pages.ts';
+import type { PositionsReport } from '#core/positions/build.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { invoke } from '#local/invoke.ts';
+import { encodeCursor, decodeCursor } from '#core/market/cursor.ts';
+import { readWindow } from '#core/archive/read-pages.ts';
 
 const KEY = 'positions-test-key';
 const HOUR = 3_600_000;

@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSeedingDemoCloud } from '../helpers/local-cloud.ts';
-import type { SeedProgress } from '../../functions/local/demo-feed.ts';
-import { BACKGROUND_NICENESS } from '../../functions/local/sandbox.ts';
+import type { SeedProgress } from '#local/demo-feed.ts';
+import { BACKGROUND_NICENESS } from '#local/sandbox.ts';
 
 const KEY = 'seeding-key';
 const MIN = 60_000;

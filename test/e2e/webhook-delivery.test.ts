@@ -13,10 +13,10 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { startTestCloud } from '../helpers/local-cloud.ts';
 import { apiClient, eventually } from '../helpers/api.ts';
-import { startReceiver, type Receiver, type ReceivedRequest } from '../../functions/local/receiver.ts';
-import { localAccountId, type LocalKey } from '../../functions/local/accounts.ts';
-import { clock, queueSender, webhookStores } from '../../functions/shared/deps.ts';
-import { queueOccurrence, utcDay } from '../../functions/core/webhooks/deliveries.ts';
+import { startReceiver, type Receiver, type ReceivedRequest } from '#local/receiver.ts';
+import { localAccountId, type LocalKey } from '#local/accounts.ts';
+import { clock, queueSender, webhookStores } from '#shared/deps.ts';
+import { queueOccurrence, utcDay } from '#core/webhooks/deliveries.ts';
 
 const TIME_SCALE = 3_600;
 /** Longer than `eventually` waits (5 minutes): no hung attempt times out while a test is waiting. */

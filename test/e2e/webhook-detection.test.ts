@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
 import { apiClient, eventually } from '../helpers/api.ts';
-import { startReceiver, type Receiver } from '../../functions/local/receiver.ts';
+import { startReceiver, type Receiver } from '#local/receiver.ts';
 import { jsonl, trade } from '../helpers/records.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
-import { invoke } from '../../functions/local/invoke.ts';
-import { localAccountId } from '../../functions/local/accounts.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators.ts';
+import { invoke } from '#local/invoke.ts';
+import { localAccountId } from '#local/accounts.ts';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { NormalizedRecord } from '../../schemas/datasets.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 
 const WALLET = '0x1111111111111111111111111111111111111111';
 const VICTIM = '0x2222222222222222222222222222222222222223';

@@ -9,10 +9,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO, startDemoCloud, KEYS } from '../helpers/local-cloud.ts';
 import { apiClient } from '../helpers/api.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { createWallets } from '../../functions/local/demo/wallets.ts';
-import { DRY_RUN_TYPES, ESTIMATE_TYPES } from '../../functions/core/events/registry.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { createWallets } from '#local/demo/wallets.ts';
+import { DRY_RUN_TYPES, ESTIMATE_TYPES } from '#core/events/registry.ts';
 
 const KEY = 'estimate-test-key';
 /** The shared budget is 6 calls a minute per account: each type asks through its own account. */

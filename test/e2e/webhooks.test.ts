@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, KEYS } from '../helpers/local-cloud.ts';
 import { apiClient } from '../helpers/api.ts';
-import { localAccountId } from '../../functions/local/accounts.ts';
-import { webhookStores } from '../../functions/shared/deps.ts';
+import { localAccountId } from '#local/accounts.ts';
+import { webhookStores } from '#shared/deps.ts';
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
 // The management API only: no delivery engine, so queued jobs stay on the queue to be inspected.

@@ -1,6 +1,6 @@
 /** Calls the local cloud as a client would, and waits for things that happen asynchronously. */
-import { ROUTES } from '../../functions/routes.ts';
-import type { CursorForm } from '../../schemas/params.ts';
+import { ROUTES } from '#functions/routes.ts';
+import type { CursorForm } from '#schemas/params.ts';
 
 export function apiClient(baseUrl: () => string) {
   return async function call(key: string, method: string, path: string, body?: unknown) {

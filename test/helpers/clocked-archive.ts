@@ -1,8 +1,8 @@
 /** An archive on scratch emulators whose clock a test moves, for the tests of one file. */
 import { afterAll, beforeAll } from 'vitest';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;

@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
-import { startReceiver, type Answer, type Receiver } from '../../functions/local/receiver.ts';
+import { startReceiver, type Answer, type Receiver } from '#local/receiver.ts';
 import { apiClient, eventually } from './api.ts';
 import { awaitFixture } from './run-fixtures.ts';
 

@@ -3,11 +3,11 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { inject } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from '../../functions/local/cloud.ts';
-import type { LocalKey } from '../../functions/local/accounts.ts';
+import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from '#local/cloud.ts';
+import type { LocalKey } from '#local/accounts.ts';
 import { DEMO, awaitFixture, demoOptions, type DemoProfile } from './run-fixtures.ts';
-import type { ServiceTemplate } from '../../functions/local/template.ts';
-import type { SeedProgress } from '../../functions/local/demo-feed.ts';
+import type { ServiceTemplate } from '#local/template.ts';
+import type { SeedProgress } from '#local/demo-feed.ts';
 
 export { DEMO };
 
@@ -103,7 +103,7 @@ export function startSeedingDemoCloud(options: DemoProfile & { key: string; sche
  * window sets the job's cursor, then one run per hour (the most a run covers) up to `to`.
  */
 export async function runDetectionOver(from: number, to: number): Promise<void> {
-  const { invoke } = await import('../../functions/local/invoke.ts');
+  const { invoke } = await import('#local/invoke.ts');
   const HOUR = 3_600_000;
   for (let at = from + 2 * 60_000; ; at = Math.min(at + HOUR, to)) {
     await invoke('detect', { time: new Date(at).toISOString() });

@@ -2,8 +2,8 @@
  * An in-memory double of the timer port, for the pure sweep logic (test/unit/core/timers.test.ts);
  * test/integration/port-contracts.test.ts holds it to the same contract as the DynamoDB store.
  */
-import { CURSOR_TRAIL_MS, minuteOf } from '../../functions/core/timers.ts';
-import type { Timer, TimerStore } from '../../functions/ports/timers.ts';
+import { CURSOR_TRAIL_MS, minuteOf } from '#core/timers.ts';
+import type { Timer, TimerStore } from '#ports/timers.ts';
 
 export function memoryTimers(): TimerStore & { parked: Map<string, Timer>; cursor?: number } {
   const store = {

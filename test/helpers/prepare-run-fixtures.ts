@@ -4,10 +4,10 @@
  */
 import { cpSync, existsSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startLocalCloud } from '../../functions/local/cloud.ts';
-import { serviceTemplateCachedIn } from '../../functions/local/template.ts';
-import { invoke } from '../../functions/local/invoke.ts';
-import type { PositionsReport } from '../../functions/core/positions/build.ts';
+import { startLocalCloud } from '#local/cloud.ts';
+import { serviceTemplateCachedIn } from '#local/template.ts';
+import { invoke } from '#local/invoke.ts';
+import type { PositionsReport } from '#core/positions/build.ts';
 import { DEMO, demoOptions, sharedPaths } from './run-fixtures.ts';
 
 /**

@@ -1,5 +1,5 @@
 /** Small builders of normalized records for archive tests. */
-import type { NormalizedRecord } from '../../schemas/datasets.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 
 export const T0 = Date.UTC(2026, 10, 18, 0, 0, 0); // a day well inside every family's coverage
 

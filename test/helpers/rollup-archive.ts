@@ -7,16 +7,16 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll } from 'vitest';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { archiveReferences } from '../../functions/core/detect/archive-references.ts';
-import type { PreviewDeps } from '../../functions/core/detect/scan.ts';
-import { HOUR_MS } from '../../functions/core/detect/rollups.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { breadthStore, webhookStores } from '../../functions/shared/deps.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import type { NormalizedRecord } from '../../schemas/datasets.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { archiveReferences } from '#core/detect/archive-references.ts';
+import type { PreviewDeps } from '#core/detect/scan.ts';
+import { HOUR_MS } from '#core/detect/rollups.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { breadthStore, webhookStores } from '#shared/deps.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 
 export const DAY = 86_400_000;
 export const T0 = Date.parse('2026-09-01T00:00:00Z');

@@ -9,14 +9,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fillCandidates } from '../../functions/core/events/account.fill.ts';
-import { liquidationCandidates } from '../../functions/core/events/market.liquidation.ts';
-import { transferCandidates } from '../../functions/core/events/account.transfer.ts';
-import { estimateWithCost } from '../../functions/core/detect/preview.ts';
-import { bucketOf, readRollup, HOUR_MS, type RollupSource } from '../../functions/core/detect/rollups.ts';
-import type { Candidate } from '../../functions/core/events/kit/candidate.ts';
-import { DATASETS, type LiquidationRecord, type NormalizedRecord, type TradeRecord, type TransferRecord } from '../../schemas/datasets.ts';
-import type { Family } from '../../functions/core/venues.ts';
+import { fillCandidates } from '#core/events/account.fill.ts';
+import { liquidationCandidates } from '#core/events/market.liquidation.ts';
+import { transferCandidates } from '#core/events/account.transfer.ts';
+import { estimateWithCost } from '#core/detect/preview.ts';
+import { bucketOf, readRollup, HOUR_MS, type RollupSource } from '#core/detect/rollups.ts';
+import type { Candidate } from '#core/events/kit/candidate.ts';
+import { DATASETS, type LiquidationRecord, type NormalizedRecord, type TradeRecord, type TransferRecord } from '#schemas/datasets.ts';
+import type { Family } from '#core/venues.ts';
 import { DAY, NOW, T0, USERS, WATCHED, rowArb, rollupArchive, type Row } from './rollup-archive.ts';
 
 interface Case {

@@ -3,9 +3,9 @@
  * after, and the archive's ports over them: `const deps = scratchArchive();`, then `deps()` in tests.
  */
 import { afterAll, beforeAll } from 'vitest';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
 
 export function scratchArchive(): () => ArchiveDeps {
   let env: ScratchEmulators | undefined;

@@ -8,12 +8,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { VALIDATION_REPORT_FILE } from 'aws-cdk-lib/cx-api';
-import type { FunctionDef } from '../../functions/resources.ts';
-import type { RouteDef } from '../../functions/routes/operation.ts';
+import type { FunctionDef } from '#functions/resources.ts';
+import type { RouteDef } from '#functions/routes/operation.ts';
 import { actionsOf, logicalId, roleStatements, synthesize } from './synth.ts';
 
 vi.mock('../../functions/resources.ts', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../functions/resources.ts')>();
+  const original = await importOriginal<typeof import('#functions/resources.ts')>();
   // `system` stands in for any function: it has no bindings of its own in the live catalogue.
   const system: FunctionDef = {
     ...original.FUNCTIONS.system,
@@ -25,13 +25,13 @@ vi.mock('../../functions/resources.ts', async (importOriginal) => {
 });
 
 vi.mock('../../functions/routes.ts', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../functions/routes.ts')>();
+  const original = await importOriginal<typeof import('#functions/routes.ts')>();
   const keyed: RouteDef = { ...original.ROUTES[0]!, operationId: 'keyedProbe', path: '/v1/probe/{id}', auth: 'api_key' };
   return { ...original, ROUTES: [...original.ROUTES, keyed] };
 });
 
-const { FUNCTIONS, QUEUES, TABLES, BUCKETS } = await import('../../functions/resources.ts');
-const { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_S } = await import('../../functions/routes.ts');
+const { FUNCTIONS, QUEUES, TABLES, BUCKETS } = await import('#functions/resources.ts');
+const { API_KEY_HEADER, AUTHORIZER_CACHE_TTL_S } = await import('#functions/routes.ts');
 // The live app's templates are validated by service-stacks.test.ts; this file checks wiring.
 const { app, service, stateful, serviceTemplate: template } = synthesize({ cloudFormationValidation: false });
 

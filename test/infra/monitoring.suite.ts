@@ -1,8 +1,8 @@
 /** The operators' dashboard and alarms: each condition the README lists pages the alarm topic. */
 import { describe, expect, it } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
-import { QUEUES } from '../../functions/resources.ts';
-import { ALARM_THRESHOLDS } from '../../lib/constructs/monitoring.ts';
+import { QUEUES } from '#functions/resources.ts';
+import { ALARM_THRESHOLDS } from '#lib/constructs/monitoring.ts';
 import { logicalId, synthesize } from './synth.ts';
 
 const { service, serviceTemplate: template } = synthesize();

@@ -14,8 +14,8 @@ import { describe, expect, it } from 'vitest';
 import { build, type BuildOptions } from 'esbuild';
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { FUNCTIONS, type FunctionName } from '../../functions/resources.ts';
-import { bundlingOf, copiedPackagesOf } from '../../lib/constructs/service-function.ts';
+import { FUNCTIONS, type FunctionName } from '#functions/resources.ts';
+import { bundlingOf, copiedPackagesOf } from '#lib/constructs/service-function.ts';
 import { synthesize } from './synth.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

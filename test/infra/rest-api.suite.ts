@@ -1,10 +1,10 @@
 import { describe, it, expect } from 'vitest';
 import { NestedStack, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { PLANS, type PlanName } from '../../functions/core/plans.ts';
-import { API_VERSION, GATEWAY_RESPONSES, ROUTES, UNSUPPORTED_PATHS, resourceMatcher, routeGroups, type GatewayResponseType } from '../../functions/routes.ts';
-import { TABLES } from '../../functions/resources.ts';
-import { pascalCase } from '../../lib/typed-records.ts';
+import { PLANS, type PlanName } from '#core/plans.ts';
+import { API_VERSION, GATEWAY_RESPONSES, ROUTES, UNSUPPORTED_PATHS, resourceMatcher, routeGroups, type GatewayResponseType } from '#functions/routes.ts';
+import { TABLES } from '#functions/resources.ts';
+import { pascalCase } from '#lib/typed-records.ts';
 import { logicalId, synthesize } from './synth.ts';
 
 const { service, serviceTemplate: template, statefulTemplate } = synthesize();

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { BUCKETS, FUNCTIONS, QUEUES, TABLES, type FunctionName } from '../../functions/resources.ts';
+import { BUCKETS, FUNCTIONS, QUEUES, TABLES, type FunctionName } from '#functions/resources.ts';
 import { actionsOf, logicalId, roleStatements, synthesize } from './synth.ts';
-import { architectureOf } from '../../lib/constructs/service-function.ts';
+import { architectureOf } from '#lib/constructs/service-function.ts';
 
 const { service, stateful, serviceTemplate: template } = synthesize();
 const functionNames = Object.keys(FUNCTIONS) as FunctionName[];

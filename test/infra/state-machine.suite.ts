@@ -1,9 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { Stack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
-import { SCHEDULES, STATE_MACHINES } from '../../functions/resources.ts';
+import { SCHEDULES, STATE_MACHINES } from '#functions/resources.ts';
 import { logicalId, resolveJoin, synthesize } from './synth.ts';
-import { assertValidStateMachines } from '../../functions/local/state-machines.ts';
+import { assertValidStateMachines } from '#local/state-machines.ts';
 
 const { service, serviceTemplate: template } = synthesize();
 const timerSweep = service.stateMachines['timer-sweep'];

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
-import { BUCKETS, QUEUES, TABLES, type BucketName, type QueueName, type TableName } from '../../functions/resources.ts';
+import { BUCKETS, QUEUES, TABLES, type BucketName, type QueueName, type TableName } from '#functions/resources.ts';
 import { logicalId, synthesize } from './synth.ts';
 
 const { stateful, statefulTemplate: template } = synthesize();

@@ -7,7 +7,7 @@
 import { NestedStack, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { buildApp } from '../../lib/app.ts';
+import { buildApp } from '#lib/app.ts';
 
 function build(cloudFormationValidation: boolean) {
   const built = buildApp({ bundling: false, nag: true, cloudFormationValidation, cliMetadata: true });

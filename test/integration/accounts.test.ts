@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { createAccount } from '../../functions/core/provisioning.ts';
-import { hashApiKey } from '../../functions/core/api-keys.ts';
-import { accountStore } from '../../functions/shared/deps.ts';
-import { seedLocalAccounts, localAccountId } from '../../functions/local/accounts.ts';
-import { invoke } from '../../functions/local/invoke.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { createAccount } from '#core/provisioning.ts';
+import { hashApiKey } from '#core/api-keys.ts';
+import { accountStore } from '#shared/deps.ts';
+import { seedLocalAccounts, localAccountId } from '#local/accounts.ts';
+import { invoke } from '#local/invoke.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
 
 let env: ScratchEmulators;
 beforeAll(async () => { env = await startScratchEmulators(); });

@@ -6,12 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { webhookStores } from '../../functions/shared/deps.ts';
-import { createEndpoint, deleteEndpoint, UNSTORED_UNIT_MS } from '../../functions/core/webhooks/endpoints.ts';
-import { createSubscription } from '../../functions/core/webhooks/subscriptions.ts';
-import { AppError } from '../../functions/core/errors.ts';
-import type { Caller } from '../../functions/core/accounts.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
+import { webhookStores } from '#shared/deps.ts';
+import { createEndpoint, deleteEndpoint, UNSTORED_UNIT_MS } from '#core/webhooks/endpoints.ts';
+import { createSubscription } from '#core/webhooks/subscriptions.ts';
+import { AppError } from '#core/errors.ts';
+import type { Caller } from '#core/accounts.ts';
 
 let env: ScratchEmulators;
 beforeAll(async () => { env = await startScratchEmulators(); });

@@ -6,13 +6,13 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { archiveReferences } from '../../functions/core/detect/archive-references.ts';
-import { marketKey } from '../../functions/core/events/kit/relative-metrics.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import type { NormalizedRecord } from '../../schemas/datasets.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { archiveReferences } from '#core/detect/archive-references.ts';
+import { marketKey } from '#core/events/kit/relative-metrics.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { readMinuteCandles } from '../../functions/core/archive/read-candles.ts';
-import { readWindow } from '../../functions/core/archive/read-pages.ts';
-import { windowSource } from '../../functions/core/archive/read.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { readMinuteCandles } from '#core/archive/read-candles.ts';
+import { readWindow } from '#core/archive/read-pages.ts';
+import { windowSource } from '#core/archive/read.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
 import { jsonl, T0, trade, trades } from '../helpers/records.ts';
 

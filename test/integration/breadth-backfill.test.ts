@@ -4,15 +4,15 @@
  * boundary and for both families.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { snapshotMinute, snapshotRange } from '../../functions/core/breadth/session.ts';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { createDemoMarket } from '../../functions/local/demo/market.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { breadthStore } from '../../functions/shared/deps.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import type { BreadthSnapshot } from '../../functions/core/breadth/compute.ts';
-import type { BreadthStore } from '../../functions/ports/breadth.ts';
+import { snapshotMinute, snapshotRange } from '#core/breadth/session.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { createDemoMarket } from '#local/demo/market.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { breadthStore } from '#shared/deps.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
+import type { BreadthSnapshot } from '#core/breadth/compute.ts';
+import type { BreadthStore } from '#ports/breadth.ts';
 
 const MIN = 60_000;
 // Five minutes either side of a session boundary (midnight UTC): each cutoff costs the minute path a query.

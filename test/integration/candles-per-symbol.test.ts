@@ -7,16 +7,16 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { SETTLE_MS, compactArchive } from '../../functions/core/archive/compact.ts';
-import { minuteCandleSource, readMinuteCandles } from '../../functions/core/archive/read-candles.ts';
-import { candlesPage } from '../../functions/core/market/candles.ts';
-import { candlesFromTradesSql } from '../../functions/core/archive/sql.ts';
-import { compactedKey } from '../../functions/core/archive/layout.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { SETTLE_MS, compactArchive } from '#core/archive/compact.ts';
+import { minuteCandleSource, readMinuteCandles } from '#core/archive/read-candles.ts';
+import { candlesPage } from '#core/market/candles.ts';
+import { candlesFromTradesSql } from '#core/archive/sql.ts';
+import { compactedKey } from '#core/archive/layout.ts';
 import { DAY, HOUR, MINUTE, clockedArchive } from '../helpers/clocked-archive.ts';
 import { jsonl, trade } from '../helpers/records.ts';
 import { routePaging } from '../helpers/api.ts';
-import type { NormalizedRecord } from '../../schemas/datasets.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 
 const archive = clockedArchive();
 

@@ -9,10 +9,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { tradesPage } from '../../functions/core/market/queries.ts';
-import { liquidationsPage, userLiquidationsPage } from '../../functions/core/market/liquidations.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { tradesPage } from '#core/market/queries.ts';
+import { liquidationsPage, userLiquidationsPage } from '#core/market/liquidations.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
 import { routePaging } from '../helpers/api.ts';
 

@@ -6,14 +6,14 @@
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { DATASETS, DERIVED_DATASETS, INGESTED_DATASETS, NormalizedRecord, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset } from '../../schemas/datasets.ts';
-import { SYMBOL_FORMS } from '../../schemas/venues.ts';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { refusedField } from '../../functions/core/archive/record-check.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { readWindow } from '../../functions/core/archive/read-pages.ts';
-import { coverageStart } from '../../functions/core/archive/coverage.ts';
-import { FAMILIES, type Family } from '../../functions/core/venues.ts';
+import { DATASETS, DERIVED_DATASETS, INGESTED_DATASETS, NormalizedRecord, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset } from '#schemas/datasets.ts';
+import { SYMBOL_FORMS } from '#schemas/venues.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { refusedField } from '#core/archive/record-check.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { readWindow } from '#core/archive/read-pages.ts';
+import { coverageStart } from '#core/archive/coverage.ts';
+import { FAMILIES, type Family } from '#core/venues.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
 import { jsonl } from '../helpers/records.ts';
 

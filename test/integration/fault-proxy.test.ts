@@ -9,11 +9,11 @@ import fc from 'fast-check';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { startFaultProxies, type FaultProxies } from '../../functions/local/fault-proxy.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
-import { isStoreUnavailable } from '../../functions/shared/store-errors.ts';
-import { parseFaultPlan, NO_FAULTS, type FaultPlanInput } from '../../schemas/fault-plan.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
+import { startFaultProxies, type FaultProxies } from '#local/fault-proxy.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators.ts';
+import { isStoreUnavailable } from '#shared/store-errors.ts';
+import { parseFaultPlan, NO_FAULTS, type FaultPlanInput } from '#schemas/fault-plan.ts';
 
 let env: ScratchEmulators;
 let proxies: FaultProxies;

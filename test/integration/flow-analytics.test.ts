@@ -6,13 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { cvdPage } from '../../functions/core/market/cvd.ts';
-import { orderHistoryPage } from '../../functions/core/market/order-history.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { cvdPage } from '#core/market/cvd.ts';
+import { orderHistoryPage } from '#core/market/order-history.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
 import { routePaging, walkJsonRows } from '../helpers/api.ts';
-import { CVD_INTERVALS, ORDER_HISTORY_STATUSES, ORDER_HISTORY_TYPES, type CvdBucket, type CvdInterval, type OrderHistoryEvent } from '../../schemas/flow-analytics.ts';
-import { ORDER_EVENT_KINDS } from '../../schemas/datasets.ts';
+import { CVD_INTERVALS, ORDER_HISTORY_STATUSES, ORDER_HISTORY_TYPES, type CvdBucket, type CvdInterval, type OrderHistoryEvent } from '#schemas/flow-analytics.ts';
+import { ORDER_EVENT_KINDS } from '#schemas/datasets.ts';
 
 const deps = scratchArchive();
 

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { discoveryBounds, discoveryBoundsOf, externalPrice } from '../../functions/core/market/oracle.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { discoveryBounds, discoveryBoundsOf, externalPrice } from '#core/market/oracle.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
 
 const deps = scratchArchive();

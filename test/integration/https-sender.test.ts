@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:https';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpsSender } from '../../functions/adapters/https-sender.ts';
-import { validateDestination, type ResolveHost } from '../../functions/core/webhooks/ssrf.ts';
+import { createHttpsSender } from '#adapters/https-sender.ts';
+import { validateDestination, type ResolveHost } from '#core/webhooks/ssrf.ts';
 
 const tlsDir = new URL('../../functions/local/tls/', import.meta.url);
 const key = readFileSync(new URL('receiver-key.pem', tlsDir));

@@ -10,11 +10,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { l2Book, l4Book } from '../../functions/core/market/orderbook.ts';
-import { l4BookJson } from '../../functions/core/market/orderbook-sql.ts';
-import { L4Book, type BookDiff } from '../../functions/core/book/l4-book.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { l2Book, l4Book } from '#core/market/orderbook.ts';
+import { l4BookJson } from '#core/market/orderbook-sql.ts';
+import { L4Book, type BookDiff } from '#core/book/l4-book.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
 
 const deps = scratchArchive();

@@ -8,16 +8,16 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { DATASETS, DATASET_NAMES, DERIVED_DATASETS, INGESTED_DATASETS, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset, type NormalizedRecord } from '../../schemas/datasets.ts';
-import { SYMBOL_FORMS } from '../../schemas/venues.ts';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { dayOf } from '../../functions/core/archive/layout.ts';
-import type { ArchiveFile } from '../../functions/ports/archive.ts';
-import type { Family } from '../../functions/core/venues.ts';
+import { DATASETS, DATASET_NAMES, DERIVED_DATASETS, INGESTED_DATASETS, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset, type NormalizedRecord } from '#schemas/datasets.ts';
+import { SYMBOL_FORMS } from '#schemas/venues.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { dayOf } from '#core/archive/layout.ts';
+import type { ArchiveFile } from '#ports/archive.ts';
+import type { Family } from '#core/venues.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
-import { StatefulStack } from '../../lib/stateful-stack.ts';
-import { LakeStack } from '../../lib/lake-stack.ts';
+import { StatefulStack } from '#lib/stateful-stack.ts';
+import { LakeStack } from '#lib/lake-stack.ts';
 import { jsonl } from '../helpers/records.ts';
 
 interface GlueColumn { Name: string; Type: string }

@@ -6,13 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { levelGrid, bucketIndex } from '../../functions/core/market/levels.ts';
-import { triggerLevels, triggerLevelsHistory, TRIGGER_SNAPSHOT_EVERY } from '../../functions/core/market/trigger-levels.ts';
-import { liquidationLevels, liquidationLevelsHistory, liquidationPrice } from '../../functions/core/market/liquidation-levels.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { levelGrid, bucketIndex } from '#core/market/levels.ts';
+import { triggerLevels, triggerLevelsHistory, TRIGGER_SNAPSHOT_EVERY } from '#core/market/trigger-levels.ts';
+import { liquidationLevels, liquidationLevelsHistory, liquidationPrice } from '#core/market/liquidation-levels.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
 import { routePaging } from '../helpers/api.ts';
-import type { TriggerLevelsItem } from '../../schemas/levels.ts';
+import type { TriggerLevelsItem } from '#schemas/levels.ts';
 
 const deps = scratchArchive();
 const T0 = Date.parse('2026-09-01T00:00:00Z');

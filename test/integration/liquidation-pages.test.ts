@@ -6,12 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { liquidationVolumePage, liquidationsPage } from '../../functions/core/market/liquidations.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { liquidationVolumePage, liquidationsPage } from '#core/market/liquidations.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
 import { routePaging, walkJsonRows } from '../helpers/api.ts';
-import { SAMPLE_INTERVALS, type SampleInterval } from '../../schemas/intervals.ts';
+import { SAMPLE_INTERVALS, type SampleInterval } from '#schemas/intervals.ts';
 
 const deps = scratchArchive();
 

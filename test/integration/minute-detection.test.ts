@@ -4,13 +4,13 @@
  * time before it however long ago that was, while an ordinary minute reads only recent files.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import { MINUTE_DETECTORS } from '../../functions/core/events/registry.ts';
-import { holdersOf, minuteContext, pgaTokenPrice } from '../../functions/core/events/kit/reads.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import type { NormalizedRecord, SettlementRecord } from '../../schemas/datasets.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import { MINUTE_DETECTORS } from '#core/events/registry.ts';
+import { holdersOf, minuteContext, pgaTokenPrice } from '#core/events/kit/reads.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import type { NormalizedRecord, SettlementRecord } from '#schemas/datasets.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
 import { T0, jsonl, trade } from '../helpers/records.ts';
 
 const MINUTE = 60_000;

@@ -9,16 +9,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { l2Book, l4Book } from '../../functions/core/market/orderbook.ts';
-import { l2DiffsPage, l4DiffsPage } from '../../functions/core/market/orderbook-diffs.ts';
-import { nativeBookHistory } from '../../functions/core/market/orderbook-native.ts';
-import { L4Book, type BookDiff } from '../../functions/core/book/l4-book.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { l2Book, l4Book } from '#core/market/orderbook.ts';
+import { l2DiffsPage, l4DiffsPage } from '#core/market/orderbook-diffs.ts';
+import { nativeBookHistory } from '#core/market/orderbook-native.ts';
+import { L4Book, type BookDiff } from '#core/book/l4-book.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
 import { routePaging, walkJsonRows } from '../helpers/api.ts';
-import { createDemoMarket } from '../../functions/local/demo/market.ts';
-import type { OrderBook, TickHistory } from '../../schemas/orderbook.ts';
+import { createDemoMarket } from '#local/demo/market.ts';
+import type { OrderBook, TickHistory } from '#schemas/orderbook.ts';
 
 const deps = scratchArchive();
 

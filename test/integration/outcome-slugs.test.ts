@@ -4,8 +4,8 @@
  * open interest of both sides); a slug no outcome has is 404.
  */
 import { describe, expect, it } from 'vitest';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { outcome, outcomeBySlug } from '../../functions/core/market/registry-views.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { outcome, outcomeBySlug } from '#core/market/registry-views.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
 
 const deps = scratchArchive();

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import { pollOnce, startEventSource } from '../../functions/local/poller.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
+import { pollOnce, startEventSource } from '#local/poller.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators.ts';
 
 let env: ScratchEmulators;
 let queueUrl: string;

@@ -8,15 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
 import {
   accountStore, archiveManifest, breadthStore, creditLedger, deadLetterQueues, exportObjects, exportStore, incidentStore, latencyStore, queueSender,
   replayStore, s3Client, timerStore, dynamoDocumentClient,
-} from '../../functions/shared/deps.ts';
-import { s3ObjectStore } from '../../functions/adapters/s3-objects.ts';
-import { fileCache } from '../../functions/adapters/file-cache.ts';
-import type { QueueName } from '../../functions/resources.ts';
-import type { LocalFiles } from '../../functions/ports/sql.ts';
+} from '#shared/deps.ts';
+import { s3ObjectStore } from '#adapters/s3-objects.ts';
+import { fileCache } from '#adapters/file-cache.ts';
+import type { QueueName } from '#functions/resources.ts';
+import type { LocalFiles } from '#ports/sql.ts';
 import { archiveManifestContract, objectStoreContract } from '../contracts/archive.ts';
 import { localFilesContract } from '../contracts/local-files.ts';
 import { accountStoreContract, creditLedgerContract } from '../contracts/accounts.ts';
@@ -28,9 +28,9 @@ import { replayStoreContract } from '../contracts/replays.ts';
 import { timerStoreContract } from '../contracts/timers.ts';
 import { memoryTimers } from '../helpers/memory-timers.ts';
 import { answersLost } from '../helpers/answers-lost.ts';
-import { dynamoCreditLedger } from '../../functions/adapters/dynamodb-usage.ts';
-import { config, requireSetting } from '../../functions/shared/config.ts';
-import { TABLES } from '../../functions/resources.ts';
+import { dynamoCreditLedger } from '#adapters/dynamodb-usage.ts';
+import { config, requireSetting } from '#shared/config.ts';
+import { TABLES } from '#functions/resources.ts';
 
 let env: ScratchEmulators;
 let cacheDir: string;

@@ -6,16 +6,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { readWindow } from '../../functions/core/archive/read-pages.ts';
-import { buildPositions, targetInstant } from '../../functions/core/positions/build.ts';
-import { applyFill, chargeFunding, type Book, type Fill } from '../../functions/core/positions/engine.ts';
-import { fixed, text } from '../../functions/core/positions/fixed.ts';
-import { snapshotRowsAt } from '../../functions/core/positions/store.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { readWindow } from '#core/archive/read-pages.ts';
+import { buildPositions, targetInstant } from '#core/positions/build.ts';
+import { applyFill, chargeFunding, type Book, type Fill } from '#core/positions/engine.ts';
+import { fixed, text } from '#core/positions/fixed.ts';
+import { snapshotRowsAt } from '#core/positions/store.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
 
 let env: ScratchEmulators;
 let now = 0;

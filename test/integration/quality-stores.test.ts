@@ -5,13 +5,13 @@
  * (test/contracts/quality.ts, archive.ts, run by port-contracts.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { archiveManifest, dynamoDocumentClient } from '../../functions/shared/deps.ts';
-import { config } from '../../functions/shared/config.ts';
-import { TABLES } from '../../functions/resources.ts';
-import type { ArchiveFile } from '../../functions/ports/archive.ts';
-import { cadenceOf } from '../../functions/core/archive/cadence.ts';
+import { archiveManifest, dynamoDocumentClient } from '#shared/deps.ts';
+import { config } from '#shared/config.ts';
+import { TABLES } from '#functions/resources.ts';
+import type { ArchiveFile } from '#ports/archive.ts';
+import { cadenceOf } from '#core/archive/cadence.ts';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 18, 10);

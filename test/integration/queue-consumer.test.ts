@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { sqsConsumer } from '../../functions/shared/queue.ts';
-import { toSqsEvent } from '../../functions/local/poller.ts';
-import { DeliveryJobMessage } from '../../schemas/messages.ts';
+import { sqsConsumer } from '#shared/queue.ts';
+import { toSqsEvent } from '#local/poller.ts';
+import { DeliveryJobMessage } from '#schemas/messages.ts';
 import { lambdaContext } from '../helpers/events.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
 
 const QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:delivery';
 

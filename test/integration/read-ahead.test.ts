@@ -8,14 +8,14 @@
  * holds, and the page queries counted show when the early read was kept and when it was read again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { fileListMemo } from '../../functions/core/archive/files.ts';
-import { readMinuteCandles } from '../../functions/core/archive/read-candles.ts';
-import { readWindow } from '../../functions/core/archive/read-pages.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { fileListMemo } from '#core/archive/files.ts';
+import { readMinuteCandles } from '#core/archive/read-candles.ts';
+import { readWindow } from '#core/archive/read-pages.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
 import { jsonl, T0, trade, trades } from '../helpers/records.ts';
 
 const MINUTE = 60_000;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmulators, type Emulators } from '../../functions/local/emulators.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmulators, type Emulators } from '#local/emulators.ts';
 
 let dataDir: string;
 let emulators: Emulators;

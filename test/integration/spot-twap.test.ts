@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { spotTwapPage } from '../../functions/core/market/spot-twap.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { spotTwapPage } from '#core/market/spot-twap.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
 import { routePaging } from '../helpers/api.ts';
-import type { SpotTwap } from '../../schemas/flow-analytics.ts';
+import type { SpotTwap } from '#schemas/flow-analytics.ts';
 
 const deps = scratchArchive();
 const T0 = Date.parse('2026-09-02T00:00:00Z');

@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand, DeleteMessageBatchCommand, DeleteMessageCommand, PurgeQueueCommand, ReceiveMessageCommand, SQSClient, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSqsJournal, type SqsJournal } from '../../functions/local/sqs-journal.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../functions/local/emulators.ts';
+import { startSqsJournal, type SqsJournal } from '#local/sqs-journal.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sqs-journal-'));
 const path = join(dir, 'journal.jsonl');

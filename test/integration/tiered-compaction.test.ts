@@ -5,18 +5,18 @@
  * and the day into one file per symbol once it closes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { SETTLE_MS, compactArchive } from '../../functions/core/archive/compact.ts';
-import { readMinuteCandles } from '../../functions/core/archive/read-candles.ts';
-import { readWindow } from '../../functions/core/archive/read-pages.ts';
-import { windowSource } from '../../functions/core/archive/read.ts';
-import { unsettledFrom } from '../../functions/core/archive/layout.ts';
-import { visibleFiles } from '../../functions/core/archive/files.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { SETTLE_MS, compactArchive } from '#core/archive/compact.ts';
+import { readMinuteCandles } from '#core/archive/read-candles.ts';
+import { readWindow } from '#core/archive/read-pages.ts';
+import { windowSource } from '#core/archive/read.ts';
+import { unsettledFrom } from '#core/archive/layout.ts';
+import { visibleFiles } from '#core/archive/files.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
 import { jsonl, trade } from '../helpers/records.ts';
-import type { NormalizedRecord } from '../../schemas/datasets.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 
 let env: ScratchEmulators;
 let deps: ArchiveDeps;

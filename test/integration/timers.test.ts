@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { sendAt } from '../../functions/core/timers.ts';
-import { queueSender, timerStore } from '../../functions/shared/deps.ts';
-import { localStateMachines, type LocalStateMachines } from '../../functions/local/state-machines.ts';
+import { sendAt } from '#core/timers.ts';
+import { queueSender, timerStore } from '#shared/deps.ts';
+import { localStateMachines, type LocalStateMachines } from '#local/state-machines.ts';
 import { sharedTemplate } from '../helpers/local-cloud.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
 
 let env: ScratchEmulators;
 let machines: LocalStateMachines;

@@ -7,15 +7,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dedupeClause } from '../../functions/core/archive/dedupe.ts';
-import { DERIVED_TRADE_IDS_FROM } from '../../schemas/datasets.ts';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { readMinuteCandles } from '../../functions/core/archive/read-candles.ts';
-import { readWindow } from '../../functions/core/archive/read-pages.ts';
-import { derivedTradeId, type NodeTrade } from '../../functions/core/archive/node-trades.ts';
+import { dedupeClause } from '#core/archive/dedupe.ts';
+import { DERIVED_TRADE_IDS_FROM } from '#schemas/datasets.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { readMinuteCandles } from '#core/archive/read-candles.ts';
+import { readWindow } from '#core/archive/read-pages.ts';
+import { derivedTradeId, type NodeTrade } from '#core/archive/node-trades.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
-import type { Family } from '../../functions/core/venues.ts';
+import type { Family } from '#core/venues.ts';
 
 const deps = scratchArchive();
 

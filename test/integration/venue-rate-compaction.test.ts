@@ -8,13 +8,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { SETTLE_MS, compactArchive } from '../../functions/core/archive/compact.ts';
-import { readWindow } from '../../functions/core/archive/read-pages.ts';
-import { parseBatch } from '../../functions/core/archive/parse.ts';
-import { VenueRateGenerator } from '../../functions/local/venue/generator.ts';
-import { venueBatches, type VenueBatch, type VenueFormat } from '../../functions/local/venue/batches.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { SETTLE_MS, compactArchive } from '#core/archive/compact.ts';
+import { readWindow } from '#core/archive/read-pages.ts';
+import { parseBatch } from '#core/archive/parse.ts';
+import { VenueRateGenerator } from '#local/venue/generator.ts';
+import { venueBatches, type VenueBatch, type VenueFormat } from '#local/venue/batches.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
 
 const HOUR = 3_600_000;

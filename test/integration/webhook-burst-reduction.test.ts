@@ -6,13 +6,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { liquidationBursts, type BurstParams } from '../../functions/core/events/market.liquidation_burst.ts';
-import liquidationBurst from '../../functions/core/events/market.liquidation_burst.ts';
-import { estimateWithCost } from '../../functions/core/detect/preview.ts';
-import { detectorInput, readDetectorInput } from '../../functions/core/detect/reductions.ts';
-import { HOUR_MS } from '../../functions/core/detect/rollups.ts';
-import type { Candidate } from '../../functions/core/events/kit/candidate.ts';
-import type { LiquidationRecord } from '../../schemas/datasets.ts';
+import { liquidationBursts, type BurstParams } from '#core/events/market.liquidation_burst.ts';
+import liquidationBurst from '#core/events/market.liquidation_burst.ts';
+import { estimateWithCost } from '#core/detect/preview.ts';
+import { detectorInput, readDetectorInput } from '#core/detect/reductions.ts';
+import { HOUR_MS } from '#core/detect/rollups.ts';
+import type { Candidate } from '#core/events/kit/candidate.ts';
+import type { LiquidationRecord } from '#schemas/datasets.ts';
 import { DAY, NOW, T0, rollupArchive } from '../helpers/rollup-archive.ts';
 
 const { archive, nextRun, ingestRecords, ingestUncompacted, assertCases, previewDeps } = rollupArchive();

@@ -9,12 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { webhookStores } from '../../functions/shared/deps.ts';
-import { createEndpoint, deleteEndpoint, limitsView } from '../../functions/core/webhooks/endpoints.ts';
-import { createSubscription, patchSubscription } from '../../functions/core/webhooks/subscriptions.ts';
-import type { Caller } from '../../functions/core/accounts.ts';
-import type { WebhookStores } from '../../functions/ports/webhooks.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
+import { webhookStores } from '#shared/deps.ts';
+import { createEndpoint, deleteEndpoint, limitsView } from '#core/webhooks/endpoints.ts';
+import { createSubscription, patchSubscription } from '#core/webhooks/subscriptions.ts';
+import type { Caller } from '#core/accounts.ts';
+import type { WebhookStores } from '#ports/webhooks.ts';
 
 let env: ScratchEmulators;
 beforeAll(async () => { env = await startScratchEmulators(); });

@@ -8,14 +8,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { oiDeltas } from '../../functions/core/events/market.oi_delta.ts';
-import { matches } from '../../functions/core/detect/match.ts';
-import { estimateWithCost } from '../../functions/core/detect/preview.ts';
-import { rederiveDays } from '../../functions/core/archive/compact-derived.ts';
-import { bucketEdge, readOiCrossings, HOUR_MS } from '../../functions/core/detect/rollups.ts';
-import { EVENT_TYPE_BY_NAME } from '../../functions/core/webhooks/catalog.ts';
-import { normalizeConfig } from '../../functions/core/webhooks/filters.ts';
-import type { OpenInterestRecord } from '../../schemas/datasets.ts';
+import { oiDeltas } from '#core/events/market.oi_delta.ts';
+import { matches } from '#core/detect/match.ts';
+import { estimateWithCost } from '#core/detect/preview.ts';
+import { rederiveDays } from '#core/archive/compact-derived.ts';
+import { bucketEdge, readOiCrossings, HOUR_MS } from '#core/detect/rollups.ts';
+import { EVENT_TYPE_BY_NAME } from '#core/webhooks/catalog.ts';
+import { normalizeConfig } from '#core/webhooks/filters.ts';
+import type { OpenInterestRecord } from '#schemas/datasets.ts';
 import { DAY, NOW, T0, rollupArchive } from '../helpers/rollup-archive.ts';
 
 const { archive, nextRun, ingestRecords, ingestUncompacted, assertCases, previewDeps } = rollupArchive();

@@ -8,18 +8,18 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { liquidationCandidates } from '../../functions/core/events/market.liquidation.ts';
-import { archiveReferences } from '../../functions/core/detect/archive-references.ts';
-import { dryRun, estimateWithCost } from '../../functions/core/detect/preview.ts';
-import { SCAN_BUDGET_MS, type PreviewDeps } from '../../functions/core/detect/scan.ts';
-import { bucketEdge, bucketOf, HOUR_MS } from '../../functions/core/detect/rollups.ts';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { breadthStore, webhookStores } from '../../functions/shared/deps.ts';
-import type { ArchiveDeps } from '../../functions/ports/archive.ts';
-import type { LiquidationRecord } from '../../schemas/datasets.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { liquidationCandidates } from '#core/events/market.liquidation.ts';
+import { archiveReferences } from '#core/detect/archive-references.ts';
+import { dryRun, estimateWithCost } from '#core/detect/preview.ts';
+import { SCAN_BUDGET_MS, type PreviewDeps } from '#core/detect/scan.ts';
+import { bucketEdge, bucketOf, HOUR_MS } from '#core/detect/rollups.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { breadthStore, webhookStores } from '#shared/deps.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { LiquidationRecord } from '#schemas/datasets.ts';
 
 let env: ScratchEmulators;
 let archive: ArchiveDeps;

@@ -8,21 +8,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { queueSender, replayStore, webhookStores, breadthStore } from '../../functions/shared/deps.ts';
-import { archiveDeps } from '../../functions/shared/archive-deps.ts';
-import { archiveReferences } from '../../functions/core/detect/archive-references.ts';
-import { ingestBatch } from '../../functions/core/archive/ingest.ts';
-import { compactArchive } from '../../functions/core/archive/compact.ts';
-import { createEndpoint } from '../../functions/core/webhooks/endpoints.ts';
-import { createSubscription } from '../../functions/core/webhooks/subscriptions.ts';
-import { cancelReplay, newReplayId, replayPartitions, runReplayPartition, type ReplayPartitionDeps } from '../../functions/core/detect/replays.ts';
-import { AppError } from '../../functions/core/errors.ts';
-import type { Caller } from '../../functions/core/accounts.ts';
-import type { Workflows } from '../../functions/ports/exports.ts';
-import type { ReplayExecutionInput } from '../../schemas/messages.ts';
-import type { ReplayJobRecord } from '../../functions/ports/replays.ts';
-import type { LiquidationRecord } from '../../schemas/datasets.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
+import { queueSender, replayStore, webhookStores, breadthStore } from '#shared/deps.ts';
+import { archiveDeps } from '#shared/archive-deps.ts';
+import { archiveReferences } from '#core/detect/archive-references.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
+import { compactArchive } from '#core/archive/compact.ts';
+import { createEndpoint } from '#core/webhooks/endpoints.ts';
+import { createSubscription } from '#core/webhooks/subscriptions.ts';
+import { cancelReplay, newReplayId, replayPartitions, runReplayPartition, type ReplayPartitionDeps } from '#core/detect/replays.ts';
+import { AppError } from '#core/errors.ts';
+import type { Caller } from '#core/accounts.ts';
+import type { Workflows } from '#ports/exports.ts';
+import type { ReplayExecutionInput } from '#schemas/messages.ts';
+import type { ReplayJobRecord } from '#ports/replays.ts';
+import type { LiquidationRecord } from '#schemas/datasets.ts';
 
 let env: ScratchEmulators;
 const NOW = Date.parse('2026-10-02T12:00:00Z');

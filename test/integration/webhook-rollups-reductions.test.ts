@@ -7,19 +7,19 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fundingFlips } from '../../functions/core/events/market.funding_flip.ts';
-import { oracleJumps, oracleJumpsOfMoves } from '../../functions/core/events/oracle.jump.ts';
-import { pgaPayments } from '../../functions/core/events/market.pga_payment.ts';
-import { settlements } from '../../functions/core/events/hip4.settlement.ts';
-import { windowSource } from '../../functions/core/archive/read.ts';
-import fundingFlip from '../../functions/core/events/market.funding_flip.ts';
-import marketPgaPayment from '../../functions/core/events/market.pga_payment.ts';
-import oracleJump from '../../functions/core/events/oracle.jump.ts';
-import { estimateWithCost } from '../../functions/core/detect/preview.ts';
-import { detectorInput, readDetectorInput } from '../../functions/core/detect/reductions.ts';
-import { HOUR_MS } from '../../functions/core/detect/rollups.ts';
-import type { Candidate } from '../../functions/core/events/kit/candidate.ts';
-import type { FundingRecord, OpenInterestRecord, SettlementRecord, TradeRecord } from '../../schemas/datasets.ts';
+import { fundingFlips } from '#core/events/market.funding_flip.ts';
+import { oracleJumps, oracleJumpsOfMoves } from '#core/events/oracle.jump.ts';
+import { pgaPayments } from '#core/events/market.pga_payment.ts';
+import { settlements } from '#core/events/hip4.settlement.ts';
+import { windowSource } from '#core/archive/read.ts';
+import fundingFlip from '#core/events/market.funding_flip.ts';
+import marketPgaPayment from '#core/events/market.pga_payment.ts';
+import oracleJump from '#core/events/oracle.jump.ts';
+import { estimateWithCost } from '#core/detect/preview.ts';
+import { detectorInput, readDetectorInput } from '#core/detect/reductions.ts';
+import { HOUR_MS } from '#core/detect/rollups.ts';
+import type { Candidate } from '#core/events/kit/candidate.ts';
+import type { FundingRecord, OpenInterestRecord, SettlementRecord, TradeRecord } from '#schemas/datasets.ts';
 import { DAY, NOW, T0, USERS, rollupArchive } from '../helpers/rollup-archive.ts';
 
 const { archive, nextRun, ingestRecords, ingestUncompacted, assertCases, previewDeps, caller } = rollupArchive();

@@ -1,10 +1,10 @@
 /** The webhook store contracts (test/contracts/webhook-stores.ts) on the DynamoDB adapters, against dynalite. */
 import { afterAll, beforeAll } from 'vitest';
-import { startScratchEmulators, type ScratchEmulators } from '../../functions/local/scratch-emulators.ts';
-import { dynamoDocumentClient, webhookStores } from '../../functions/shared/deps.ts';
-import { config, requireSetting } from '../../functions/shared/config.ts';
-import { TABLES } from '../../functions/resources.ts';
-import { dynamoAllowanceStore } from '../../functions/adapters/dynamodb-allowances.ts';
+import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
+import { dynamoDocumentClient, webhookStores } from '#shared/deps.ts';
+import { config, requireSetting } from '#shared/config.ts';
+import { TABLES } from '#functions/resources.ts';
+import { dynamoAllowanceStore } from '#adapters/dynamodb-allowances.ts';
 import { answersLost } from '../helpers/answers-lost.ts';
 import {
   allowanceStoreContract, deliveryStoreContract, detectionCursorStoreContract, endpointStoreContract, ruleStoreContract,

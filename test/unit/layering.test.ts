@@ -2,9 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FUNCTIONS } from '../../functions/resources.ts';
+import { FUNCTIONS } from '#functions/resources.ts';
 import { importSpecifiers, layeringViolations, type SourceFiles } from '../helpers/layering.ts';
-import { EVENT_TYPES } from '../../functions/core/events/registry.ts';
+import { EVENT_TYPES } from '#core/events/registry.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRY_MAX_LINES = 80;

@@ -20,8 +20,8 @@
  * the recorder's (a wrapper's `time`). Market ids become symbols through altx-markets.ts.
  */
 import * as v from 'valibot';
-import { NormalizedRecord, type FundingRecord, type OpenInterestRecord, type TradeRecord } from '../../../schemas/datasets.ts';
-import type { BatchFormat } from '../../../schemas/messages.ts';
+import { NormalizedRecord, type FundingRecord, type OpenInterestRecord, type TradeRecord } from '#schemas/datasets.ts';
+import type { BatchFormat } from '#schemas/messages.ts';
 import type { Family } from '../venues.ts';
 import { refusedField } from './record-check.ts';
 import { ANSWERS, MARKET_STATS_ALL, MESSAGES, decimalOfNumber, epochMsOf, negated, quotient, scaledProduct, shifted, type AltxMarketStats, type AltxTrade } from './altx-shapes.ts';

@@ -5,7 +5,7 @@
  * snapshot at the message's time. The REST `orderBookOrders` answer (L3: the resting orders, at
  * most 250 a side) becomes an order-level checkpoint.
  */
-import type { L4CheckpointRecord, RecordOf } from '../../../schemas/datasets.ts';
+import type { L4CheckpointRecord, RecordOf } from '#schemas/datasets.ts';
 
 type L2SnapshotRecord = RecordOf<'l2_snapshots'>;
 import { canonicalDecimal, parseDecimal } from '../book/decimal.ts';

@@ -4,8 +4,8 @@
  * answers describe, else through the family's instrument registry (the `market_id` of the
  * instruments rows those answers became when an earlier recording was ingested), else refused.
  */
-import type { InstrumentRecord } from '../../../schemas/datasets.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { InstrumentRecord } from '#schemas/datasets.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { SYMBOL_FORMS, type Family } from '../venues.ts';
 import { readWindow } from './read-pages.ts';
 import { epochMsOf, type AltxMarketDef } from './altx-shapes.ts';

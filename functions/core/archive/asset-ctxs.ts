@@ -13,7 +13,7 @@
  * oracle and mid from the latter. `prev_day_px` and the impact prices have no column in the
  * archive's rows and are not kept.
  */
-import type { FundingRecord, NormalizedRecord, OpenInterestRecord } from '../../../schemas/datasets.ts';
+import type { FundingRecord, NormalizedRecord, OpenInterestRecord } from '#schemas/datasets.ts';
 import { familyOfCoin } from './node-fills.ts';
 
 const MAX_PROBLEMS = 5;

@@ -10,7 +10,7 @@
  * minutes), so a market that updates every second is judged like one that trades once a minute.
  */
 
-import { DATASETS, type Dataset } from '../../../schemas/datasets.ts';
+import { DATASETS, type Dataset } from '#schemas/datasets.ts';
 
 /** The market series whose quality is measured: the datasets the registry marks `quality` (their files carry cadence statistics). */
 export type QualityDataset = { [D in Dataset]: (typeof DATASETS)[D] extends { quality: true } ? D : never }[Dataset];

@@ -4,9 +4,9 @@
  * a derivation is added or changed (`rederiveDays`).
  */
 import { randomUUID } from 'node:crypto';
-import { DATASETS, DERIVED_DATASETS, familiesOf, type DerivedDataset, type IngestedDataset } from '../../../schemas/datasets.ts';
+import { DATASETS, DERIVED_DATASETS, familiesOf, type DerivedDataset, type IngestedDataset } from '#schemas/datasets.ts';
 import type { Family } from '../venues.ts';
-import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
+import type { ArchiveDeps, ArchiveFile } from '#ports/archive.ts';
 import { DAY_MS, SETTLE_MS, daysBetween } from './layout.ts';
 import { visibleFiles } from './files.ts';
 import { eachBounded } from '../bounded.ts';

@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATASETS, rowGroupRowsOf, sortOrderOf, DERIVED_DATASETS, type Dataset, type DatasetDef, type DerivedDataset } from '../../../schemas/datasets.ts';
-import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
-import type { SqlSession } from '../../ports/sql.ts';
+import { DATASETS, rowGroupRowsOf, sortOrderOf, DERIVED_DATASETS, type Dataset, type DatasetDef, type DerivedDataset } from '#schemas/datasets.ts';
+import type { ArchiveDeps, ArchiveFile } from '#ports/archive.ts';
+import type { SqlSession } from '#ports/sql.ts';
 import { compactedKey, deltaKey } from './layout.ts';
 import { dedupeClause } from './dedupe.ts';
 import { CADENCE_SQL, cadenceFromRow, isQualityDataset, type FileCadence } from './cadence.ts';

@@ -17,9 +17,9 @@
  * dataset and family keeps two compactions from producing rival versions.
  */
 import { randomUUID } from 'node:crypto';
-import { DATASETS, INGESTED_DATASETS, familiesOf, type IngestedDataset } from '../../../schemas/datasets.ts';
+import { DATASETS, INGESTED_DATASETS, familiesOf, type IngestedDataset } from '#schemas/datasets.ts';
 import type { Family } from '../venues.ts';
-import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
+import type { ArchiveDeps, ArchiveFile } from '#ports/archive.ts';
 import { DAY_MS, SETTLE_MS, dayOf, hourSettled } from './layout.ts';
 export { SETTLE_MS };
 import { visibleFiles } from './files.ts';

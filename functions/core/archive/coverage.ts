@@ -3,7 +3,7 @@
  * dataset's start in a family is answered with an empty page without touching storage: the dataset
  * does not cover it.
  */
-import { DATASETS, type Dataset, type DatasetDef } from '../../../schemas/datasets.ts';
+import { DATASETS, type Dataset, type DatasetDef } from '#schemas/datasets.ts';
 import type { Family } from '../venues.ts';
 
 /** The first covered instant, or undefined when the family has no such dataset at all. */

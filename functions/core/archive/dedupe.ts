@@ -5,7 +5,7 @@
  * on `sameAs` (the same trade carried by a fills format). Every reader and the compaction merge
  * take their QUALIFY clause from here, so they agree on what a duplicate is.
  */
-import { DATASETS, type Dataset, type DatasetDef } from '../../../schemas/datasets.ts';
+import { DATASETS, type Dataset, type DatasetDef } from '#schemas/datasets.ts';
 
 const quoted = (columns: readonly string[]) => columns.map((c) => `"${c}"`).join(', ');
 

@@ -6,8 +6,8 @@
  * compaction the ingest deltas it merged (rows repeated across overlapping files collapse on the
  * dataset's unique key).
  */
-import type { ArchiveDeps, ArchiveFile, FileListMemo, ViewMemo } from '../../ports/archive.ts';
-import type { Row } from '../../ports/sql.ts';
+import type { ArchiveDeps, ArchiveFile, FileListMemo, ViewMemo } from '#ports/archive.ts';
+import type { Row } from '#ports/sql.ts';
 
 /** The slot a compacted file fills: its symbol and day, and its hour for the hour tier. */
 const slotOf = (file: ArchiveFile) => `${file.symbol ?? '*'}#${file.day}${file.tier === 'hour' ? `#${file.hour}` : ''}`;

@@ -10,9 +10,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATASETS, rowGroupRowsOf, sortOrderOf, type IngestedDataset, type NormalizedRecord } from '../../../schemas/datasets.ts';
+import { DATASETS, rowGroupRowsOf, sortOrderOf, type IngestedDataset, type NormalizedRecord } from '#schemas/datasets.ts';
 import type { Family } from '../venues.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { storeFile } from './object-life.ts';
 import { DAY_MS, dayOf, deltaKey } from './layout.ts';
 import { parseBatch, type ParseOptions } from './parse.ts';
@@ -20,7 +20,7 @@ import { knownSymbols, spotNames, unseenInstruments } from './venue-registry.ts'
 import { cadenceOf, isQualityDataset } from './cadence.ts';
 import { ALTX_FORMAT_FAMILY, isAltxFormat } from './altx-api.ts';
 import { registryMarkets } from './altx-markets.ts';
-import type { BatchFormat } from '../../../schemas/messages.ts';
+import type { BatchFormat } from '#schemas/messages.ts';
 
 export type IngestResult =
   | { status: 'ingested'; batchId: string; records: number; files: number }

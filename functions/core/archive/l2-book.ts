@@ -11,7 +11,7 @@
  */
 import * as v from 'valibot';
 import { NATIVE_BOOK_LEVELS } from '../venues.ts';
-import type { NormalizedRecord, RecordOf } from '../../../schemas/datasets.ts';
+import type { NormalizedRecord, RecordOf } from '#schemas/datasets.ts';
 import { familyOfCoin } from './node-fills.ts';
 import { epochMsOfNaive } from './node-trades.ts';
 

@@ -7,7 +7,7 @@
  *   archive/v1/<dataset>/family=<family>/day=<YYYY-MM-DD>/compacted-<v>.parquet               all symbols (candles, registry)
  *   landing/<format>/<YYYY-MM-DD>/[at=<epoch ms>/]<name>                                      raw batches
  */
-import type { Dataset } from '../../../schemas/datasets.ts';
+import type { Dataset } from '#schemas/datasets.ts';
 import type { Family } from '../venues.ts';
 
 export const DAY_MS = 86_400_000;

@@ -10,7 +10,7 @@
  * line from the place its first event has in the block.
  */
 import * as v from 'valibot';
-import type { NormalizedRecord, OrderEventRecord } from '../../../schemas/datasets.ts';
+import type { NormalizedRecord, OrderEventRecord } from '#schemas/datasets.ts';
 import { familyOfCoin } from './node-fills.ts';
 
 const decimal = v.pipe(v.string(), v.regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string'));

@@ -5,7 +5,7 @@
  * trade row, the other side names the maker. A liquidated user's fill also yields a liquidation.
  */
 import * as v from 'valibot';
-import type { NormalizedRecord } from '../../../schemas/datasets.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 import type { Family } from '../venues.ts';
 
 const decimal = v.pipe(v.string(), v.regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string'));

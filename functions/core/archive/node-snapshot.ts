@@ -13,7 +13,7 @@
  * block files ingested with it). The text is parsed once (a mainnet snapshot is tens of MB).
  */
 import * as v from 'valibot';
-import type { L4CheckpointRecord, NormalizedRecord } from '../../../schemas/datasets.ts';
+import type { L4CheckpointRecord, NormalizedRecord } from '#schemas/datasets.ts';
 import { familyOfCoin } from './node-fills.ts';
 
 /** A checkpoint's `seq` when it holds every diff of its block (the next diff to apply is the next block's). */

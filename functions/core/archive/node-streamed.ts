@@ -19,7 +19,7 @@
  *   node's files at block boundaries before it sends them (streamed-run.ts).
  */
 import * as v from 'valibot';
-import type { NormalizedRecord } from '../../../schemas/datasets.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 import { compiledCheck } from './record-check.ts';
 import { blockMs, NodeOrderStatusesBlock, NodeRawBookDiffsBlock, orderStatusesToRecords, rawBookDiffsToRecords } from './node-books.ts';
 

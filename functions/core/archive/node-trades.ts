@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { DERIVED_TRADE_IDS_FROM, type NormalizedRecord } from '../../../schemas/datasets.ts';
+import { DERIVED_TRADE_IDS_FROM, type NormalizedRecord } from '#schemas/datasets.ts';
 import { familyOfCoin } from './node-fills.ts';
 
 const decimal = v.pipe(v.string(), v.regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string'));

@@ -12,7 +12,7 @@
  *   is not listed waits one grace more (the file may have been listed and retired since, and a
  *   reader may still hold it); a `retired` one is deleted.
  */
-import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
+import type { ArchiveDeps, ArchiveFile } from '#ports/archive.ts';
 import { DELETION_GRACE_MS } from './compact-slot.ts';
 
 /** How long a writer has to list a file after scheduling its upload (far past Lambda's 15-minute limit). */

@@ -6,8 +6,8 @@
  * (WHOLE_FORMATS).
  */
 import * as v from 'valibot';
-import { NormalizedRecord, familiesOf } from '../../../schemas/datasets.ts';
-import type { BatchFormat } from '../../../schemas/messages.ts';
+import { NormalizedRecord, familiesOf } from '#schemas/datasets.ts';
+import type { BatchFormat } from '#schemas/messages.ts';
 import { blockToRecords, FillPairing, NodeFillEvent, NodeFillsBlock } from './node-fills.ts';
 import { NodeTrade, nodeTradeToRecords } from './node-trades.ts';
 import { blockMs, NodeOrderStatusesBlock, NodeRawBookDiffsBlock, orderStatusesToRecords, rawBookDiffsToRecords } from './node-books.ts';

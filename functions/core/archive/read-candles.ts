@@ -3,8 +3,8 @@
  * compacted, the same candles computed from the uncovered trade deltas.
  */
 import type { Family } from '../venues.ts';
-import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
-import type { Row, SqlValue } from '../../ports/sql.ts';
+import type { ArchiveDeps, ArchiveFile } from '#ports/archive.ts';
+import type { Row, SqlValue } from '#ports/sql.ts';
 import { supersedes, visibleFiles } from './files.ts';
 import { dayOf } from './layout.ts';
 import { whollyBeforeCoverage } from './coverage.ts';

@@ -2,9 +2,9 @@
  * A window read as pages: rows as stored or as JSON, read ahead one row past the page to decide
  * `has_more`, and, for transparent cursors, never ending a page inside the run one position names.
  */
-import { DATASETS, type Dataset } from '../../../schemas/datasets.ts';
-import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
-import type { Row, SqlValue } from '../../ports/sql.ts';
+import { DATASETS, type Dataset } from '#schemas/datasets.ts';
+import type { ArchiveDeps, ArchiveFile } from '#ports/archive.ts';
+import type { Row, SqlValue } from '#ports/sql.ts';
 import { sameFiles } from './files.ts';
 import { whollyBeforeCoverage } from './coverage.ts';
 import { dedupeClause } from './dedupe.ts';

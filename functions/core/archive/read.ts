@@ -4,10 +4,10 @@
  * so a default page touches one or two objects. Rows repeated across overlapping files collapse on
  * the dataset's unique key; a lone compacted file is already unique and skips that work.
  */
-import { DATASETS, type Dataset, type DatasetDef } from '../../../schemas/datasets.ts';
+import { DATASETS, type Dataset, type DatasetDef } from '#schemas/datasets.ts';
 import type { Family } from '../venues.ts';
-import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
-import type { Row, SqlValue } from '../../ports/sql.ts';
+import type { ArchiveDeps, ArchiveFile } from '#ports/archive.ts';
+import type { Row, SqlValue } from '#ports/sql.ts';
 import { visibleFiles } from './files.ts';
 import { dayOf, daysBetween, unsettledFrom } from './layout.ts';
 import { whollyBeforeCoverage } from './coverage.ts';

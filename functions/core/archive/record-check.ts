@@ -15,7 +15,7 @@
  * `check` functions) are passed in as constants, never printed into it.
  * test/unit/archive/record-check.test.ts holds the two to the same answers on generated records.
  */
-import { DATASETS, INGESTED_DATASETS, familiesOf, type IngestedDataset } from '../../../schemas/datasets.ts';
+import { DATASETS, INGESTED_DATASETS, familiesOf, type IngestedDataset } from '#schemas/datasets.ts';
 
 /** The parts of valibot's schema and action objects the compiler reads. */
 interface Node {

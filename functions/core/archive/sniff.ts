@@ -4,7 +4,7 @@
  * `market_data/20250101/0/l2Book/BTC.lz4`, or a `landing/<format>/` key) and else from its
  * content's shape. Used by `npm run ingest`, which uploads files under `landing/<format>/`.
  */
-import { BATCH_FORMATS, type BatchFormat } from '../../../schemas/messages.ts';
+import { BATCH_FORMATS, type BatchFormat } from '#schemas/messages.ts';
 import { snapshotHeight } from './node-snapshot.ts';
 import { altxFormatOf } from './altx-api.ts';
 import { altxFamilyOfPath, isAltxRecording } from './altx-lines.ts';

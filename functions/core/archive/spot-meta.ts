@@ -8,7 +8,7 @@
  * `@N` coins of other files through those instruments (`spotNamesOf`).
  */
 import * as v from 'valibot';
-import { DATASETS, type InstrumentRecord, type SpotPairDetails } from '../../../schemas/datasets.ts';
+import { DATASETS, type InstrumentRecord, type SpotPairDetails } from '#schemas/datasets.ts';
 import { isSymbolOf } from '../venues.ts';
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));

@@ -11,8 +11,8 @@
  * registry keeps the newest record of a symbol, so the venue's own instrument records, ingested
  * later and listed later, replace these.
  */
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { InstrumentRecord, NormalizedRecord } from '../../../schemas/datasets.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { InstrumentRecord, NormalizedRecord } from '#schemas/datasets.ts';
 import { dexOf, type Family } from '../venues.ts';
 import { readWindow } from './read-pages.ts';
 import { spotNamesOf } from './spot-meta.ts';

@@ -7,8 +7,8 @@
  */
 import { PLANS } from '../plans.ts';
 import type { Caller } from '../accounts.ts';
-import type { Clock } from '../../ports/clock.ts';
-import type { UserEventMessage } from '../../../schemas/messages.ts';
+import type { Clock } from '#ports/clock.ts';
+import type { UserEventMessage } from '#schemas/messages.ts';
 
 export const ROWS_PER_CREDIT = 1_000;
 export const MINIMUM_CREDITS_PER_REQUEST = 1;

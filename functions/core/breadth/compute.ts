@@ -5,7 +5,7 @@
  *   above + at + below = eligible  and  eligible + excluded_no_session_volume + excluded_stale_price = candidates.
  */
 import { dexOf } from '../venues.ts';
-import type { BreadthSnapshotView } from '../../../schemas/market.ts';
+import type { BreadthSnapshotView } from '#schemas/market.ts';
 
 export const BREADTH_FAMILIES = ['perpx', 'hip3'] as const;
 export type BreadthFamily = (typeof BREADTH_FAMILIES)[number];

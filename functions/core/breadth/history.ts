@@ -5,8 +5,8 @@
  */
 import { AppError } from '../errors.ts';
 import { parseTransparentCursor } from '../market/cursor.ts';
-import type { BreadthStore } from '../../ports/breadth.ts';
-import { BREADTH_INTERVALS, type BreadthInterval } from '../../../schemas/intervals.ts';
+import type { BreadthStore } from '#ports/breadth.ts';
+import { BREADTH_INTERVALS, type BreadthInterval } from '#schemas/intervals.ts';
 import type { BreadthFamily, BreadthSnapshot } from './compute.ts';
 
 /** The first stored instant of each family's history (recomputed core history, live hip3 snapshots). */

@@ -5,7 +5,7 @@
  * occurrence's minute and cached per family and minute (wallets per hour), so a batch costs at most
  * one scan per family.
  */
-import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
+import type { ArchiveDeps, ArchiveFile } from '#ports/archive.ts';
 import { minuteCandleSource } from '../archive/read-candles.ts';
 import { windowFiles, windowSource } from '../archive/read.ts';
 import { FAMILIES, type Family } from '../venues.ts';

@@ -4,7 +4,7 @@
  * batch's files and manifest entries are written and before the batch is marked done, so a failure
  * retries the batch and its detection together.
  */
-import type { IngestedDataset, NormalizedRecord } from '../../../schemas/datasets.ts';
+import type { IngestedDataset, NormalizedRecord } from '#schemas/datasets.ts';
 import { BATCH_DETECTORS, EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
 import type { Candidate } from '../events/kit/candidate.ts';
 import { dispatch, watchedBy, withReferences, type DetectDeps, type DispatchCounts } from './dispatch.ts';

@@ -6,8 +6,8 @@
  * deliveries and queues nothing new.
  */
 import type { PlanName } from '../plans.ts';
-import type { AccountStore } from '../../ports/accounts.ts';
-import type { EndpointRecord, SubscriptionRecord } from '../../ports/webhooks.ts';
+import type { AccountStore } from '#ports/accounts.ts';
+import type { EndpointRecord, SubscriptionRecord } from '#ports/webhooks.ts';
 import { EVENT_TYPE_BY_NAME } from '../webhooks/catalog.ts';
 import { queueOccurrences, type DeliveryDeps, type QueueOutcome, type QueueRequest } from '../webhooks/deliveries.ts';
 import { groupBy } from '../events/kit/group.ts';

@@ -4,13 +4,13 @@
  * giant run), then enrich, match and queue. Only types some rule uses are computed, and
  * param-dependent types only for the param sets in use; reads paired types share are made once.
  */
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { BreadthStore } from '../../ports/breadth.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { BreadthStore } from '#ports/breadth.ts';
 import { INCIDENT_DETECTORS, MINUTE_DETECTORS } from '../events/registry.ts';
 import type { Candidate } from '../events/kit/candidate.ts';
 import { dispatch, withReferences, type ActiveRule, type DetectDeps, type DispatchCounts } from './dispatch.ts';
 import { HOUR_MS, MINUTE_MS, minuteContext } from '../events/kit/reads.ts';
-import type { IncidentStore } from '../../ports/quality.ts';
+import type { IncidentStore } from '#ports/quality.ts';
 import { recordIncidents } from '../quality/incidents.ts';
 
 /** Data of a minute is complete about a minute after it ends (batches land every second; compaction runs each minute). */

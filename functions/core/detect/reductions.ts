@@ -3,7 +3,7 @@
  * estimate's lookback read in one pass from the reduction, the hours it does not cover reduced on
  * the fly from the raw source, and detected in JS or, where the type has it, in SQL.
  */
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import type { Family } from '../venues.ts';
 import type { Candidate } from '../events/kit/candidate.ts';
 import type { ReducedSource, Relation } from '../events/kit/preview-sources.ts';
@@ -11,7 +11,7 @@ import { DAY_MS } from '../archive/layout.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
 import { REDUCTIONS, type ReductionDataset } from '../archive/sql.ts';
 import { windowSource } from '../archive/read.ts';
-import type { IngestedDataset } from '../../../schemas/datasets.ts';
+import type { IngestedDataset } from '#schemas/datasets.ts';
 
 import { HOUR_MS, derivedCoverage, hoursHeld, uncoveredSpans } from './rollups.ts';
 

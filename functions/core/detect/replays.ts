@@ -8,12 +8,12 @@
  * is billed like market data, by the archive rows it read.
  */
 import { randomBytes } from 'node:crypto';
-import { REPLAY_MAX_DAYS, type ReplayBody, type ReplayJob } from '../../../schemas/replays.ts';
-import type { Clock } from '../../ports/clock.ts';
-import type { Workflows } from '../../ports/exports.ts';
-import type { ReplayExecutionInput } from '../../../schemas/messages.ts';
-import type { ReplayJobRecord, ReplayOccurrence, ReplayPartition, ReplayStore } from '../../ports/replays.ts';
-import type { WebhookStores } from '../../ports/webhooks.ts';
+import { REPLAY_MAX_DAYS, type ReplayBody, type ReplayJob } from '#schemas/replays.ts';
+import type { Clock } from '#ports/clock.ts';
+import type { Workflows } from '#ports/exports.ts';
+import type { ReplayExecutionInput } from '#schemas/messages.ts';
+import type { ReplayJobRecord, ReplayOccurrence, ReplayPartition, ReplayStore } from '#ports/replays.ts';
+import type { WebhookStores } from '#ports/webhooks.ts';
 import type { PlanName } from '../plans.ts';
 import type { Caller } from '../accounts.ts';
 import { AppError } from '../errors.ts';

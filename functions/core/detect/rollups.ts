@@ -11,14 +11,14 @@
  * bucket edge 10^(b/16) is counted exactly, a threshold between two edges is rounded down to the
  * lower one (at most about 15% below it). Values of zero or less share NO_VALUE_BUCKET.
  */
-import type { ArchiveDeps, ArchiveFile } from '../../ports/archive.ts';
+import type { ArchiveDeps, ArchiveFile } from '#ports/archive.ts';
 import type { Family } from '../venues.ts';
 import type { ReducedSource, Relation, RollupSource } from '../events/kit/preview-sources.ts';
 import { visibleFiles } from '../archive/files.ts';
 import { DAY_MS, dayOf } from '../archive/layout.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
 import { NO_VALUE_BUCKET, ROLLUP_BUCKETS_PER_DECADE, ROLLUPS, type ReductionDataset, type RollupDataset } from '../archive/sql.ts';
-import type { Dataset, IngestedDataset } from '../../../schemas/datasets.ts';
+import type { Dataset, IngestedDataset } from '#schemas/datasets.ts';
 
 export { NO_VALUE_BUCKET, type ReducedSource, type ReductionDataset, type Relation, type RollupDataset, type RollupSource };
 

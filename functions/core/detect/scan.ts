@@ -4,14 +4,14 @@
  * short starts later and says `truncated`).
  */
 import { AppError } from '../errors.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { SqlValue } from '../../ports/sql.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { SqlValue } from '#ports/sql.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
 import { windowFiles, windowSource } from '../archive/read.ts';
-import type { Clock } from '../../ports/clock.ts';
-import type { WebhookStores } from '../../ports/webhooks.ts';
-import type { BreadthStore } from '../../ports/breadth.ts';
-import type { NormalizedRecord } from '../../../schemas/datasets.ts';
+import type { Clock } from '#ports/clock.ts';
+import type { WebhookStores } from '#ports/webhooks.ts';
+import type { BreadthStore } from '#ports/breadth.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 import type { Detection, EventTypeDecl } from '../events/declare.ts';
 import { uncoveredSpans } from './rollups.ts';
 import type { StoredConfig } from '../webhooks/filters.ts';

@@ -3,8 +3,8 @@
  * occurrence for that account's rules only, read from the message by the type that announces it
  * (its definition's `of`); its key makes a redelivered queue message one event.
  */
-import type { UserEventMessage } from '../../../schemas/messages.ts';
-import type { QueueSender } from '../../ports/queues.ts';
+import type { UserEventMessage } from '#schemas/messages.ts';
+import type { QueueSender } from '#ports/queues.ts';
 import type { Candidate } from '../events/kit/candidate.ts';
 import { ANNOUNCED_TYPES } from '../events/registry.ts';
 

@@ -3,7 +3,7 @@ import { iso, tradesUrl, sqlRound, byTradeId } from './kit/format.ts';
 import { groupBy } from './kit/group.ts';
 import type { Candidate } from './kit/candidate.ts';
 import type { Family } from '../venues.ts';
-import type { TradeRecord } from '../../../schemas/datasets.ts';
+import type { TradeRecord } from '#schemas/datasets.ts';
 
 /** The trade columns fillCandidates reads (a preview's scan decodes only these). */
 export const FILL_COLUMNS = ['family', 'symbol', 'ts', 'trade_id', 'user_address', 'side', 'size', 'price', 'order_id', 'crossed'] as const;

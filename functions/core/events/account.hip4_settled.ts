@@ -3,7 +3,7 @@ import { common, declaration, maxAge, minute, usd, type EventDefinition } from '
 import { iso, inWindow, instrumentUrl, round } from './kit/format.ts';
 import type { Candidate } from './kit/candidate.ts';
 import type { Holder } from './kit/reads.ts';
-import type { SettlementRecord } from '../../../schemas/datasets.ts';
+import type { SettlementRecord } from '#schemas/datasets.ts';
 
 /** `account.hip4_settled`: a watched address held the side when it settled; notional at face value. */
 export function settledHoldings(rows: readonly SettlementRecord[], holders: readonly Holder[], from: number, to: number): Candidate<'account.hip4_settled'>[] {

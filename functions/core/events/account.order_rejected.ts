@@ -2,7 +2,7 @@ import { batch, common, declaration, maxAge, type EventDefinition } from './decl
 import { iso } from './kit/format.ts';
 import type { Candidate } from './kit/candidate.ts';
 import { FAMILY_PREFIX, type Family } from '../venues.ts';
-import type { OrderEventRecord } from '../../../schemas/datasets.ts';
+import type { OrderEventRecord } from '#schemas/datasets.ts';
 
 /** Involuntary engine cancels (order statuses); submission-time rejects never reach the order book. */
 export const ENGINE_CANCELS: ReadonlySet<string> = new Set([

@@ -1,7 +1,7 @@
 import { batch, declaration, maxAge, usd, type EventDefinition } from './declare.ts';
 import { iso, sqlRound } from './kit/format.ts';
 import type { Candidate } from './kit/candidate.ts';
-import type { TransferRecord } from '../../../schemas/datasets.ts';
+import type { TransferRecord } from '#schemas/datasets.ts';
 
 /**
  * One `account.transfer` per ledger row of a watched address (a send is one row per side). The

@@ -2,7 +2,7 @@ import { batch, common, declaration, maxAge, pct, type EventDefinition } from '.
 import { iso, tradesUrl, sqlRound } from './kit/format.ts';
 import type { Candidate } from './kit/candidate.ts';
 import type { Family } from '../venues.ts';
-import type { TwapRecord } from '../../../schemas/datasets.ts';
+import type { TwapRecord } from '#schemas/datasets.ts';
 
 /** One `account.twap_lifecycle` per status change of a watched address's TWAP. */
 export function twapCandidates(rows: readonly TwapRecord[], watched: ReadonlySet<string>): Candidate<'account.twap_lifecycle'>[] {

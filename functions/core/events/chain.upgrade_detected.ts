@@ -1,7 +1,7 @@
 import { batch, declaration, type EventDefinition } from './declare.ts';
 import { iso } from './kit/format.ts';
 import type { Candidate } from './kit/candidate.ts';
-import type { ChainEventRecord } from '../../../schemas/datasets.ts';
+import type { ChainEventRecord } from '#schemas/datasets.ts';
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
 

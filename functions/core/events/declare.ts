@@ -7,9 +7,9 @@
  * it. How to add a type: docs/adding-an-event-type.md.
  */
 import type { ReducedSource, RollupSource } from './kit/preview-sources.ts';
-import type { IngestedDataset, NormalizedRecord, RecordOf } from '../../../schemas/datasets.ts';
+import type { IngestedDataset, NormalizedRecord, RecordOf } from '#schemas/datasets.ts';
 import type { Candidate } from './kit/candidate.ts';
-import type { UserEventMessage } from '../../../schemas/messages.ts';
+import type { UserEventMessage } from '#schemas/messages.ts';
 import type { Family } from '../venues.ts';
 import type { MinuteContext } from './kit/reads.ts';
 

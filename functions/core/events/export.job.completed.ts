@@ -1,4 +1,4 @@
-import type { UserEventMessage } from '../../../schemas/messages.ts';
+import type { UserEventMessage } from '#schemas/messages.ts';
 import { declaration, type EventDefinition } from './declare.ts';
 import type { Candidate } from './kit/candidate.ts';
 

@@ -1,5 +1,5 @@
 import { settledSides } from './kit/reads.ts';
-import type { SettlementRecord } from '../../../schemas/datasets.ts';
+import type { SettlementRecord } from '#schemas/datasets.ts';
 import { common, declaration, maxAge, minute, usd, type EventDefinition } from './declare.ts';
 import { iso, inWindow, instrumentUrl, round } from './kit/format.ts';
 import type { Candidate } from './kit/candidate.ts';

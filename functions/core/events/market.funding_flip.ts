@@ -1,6 +1,6 @@
 import type { Family } from '../venues.ts';
 import { HOUR_MS, rowsOf } from './kit/reads.ts';
-import type { FundingRecord } from '../../../schemas/datasets.ts';
+import type { FundingRecord } from '#schemas/datasets.ts';
 import { common, declaration, minute, type EventDefinition } from './declare.ts';
 import { iso, inWindow, instrumentUrl, bySymbol } from './kit/format.ts';
 import type { Candidate } from './kit/candidate.ts';

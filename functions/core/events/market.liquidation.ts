@@ -3,7 +3,7 @@ import { iso, tradesUrl, sqlRound, byTradeId } from './kit/format.ts';
 import { groupBy } from './kit/group.ts';
 import { ofType, type Candidate } from './kit/candidate.ts';
 import type { Family } from '../venues.ts';
-import type { LiquidationRecord } from '../../../schemas/datasets.ts';
+import type { LiquidationRecord } from '#schemas/datasets.ts';
 
 /** The two types this module's detector finds together (the second for watched accounts only). */
 export type LiquidationType = 'market.liquidation' | 'account.liquidated';

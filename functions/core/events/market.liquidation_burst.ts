@@ -6,7 +6,7 @@ import { iso, bySymbol, round, percent } from './kit/format.ts';
 import type { Candidate } from './kit/candidate.ts';
 import { MIN_DENOMINATOR_USD } from './kit/relative-metrics.ts';
 import { FAMILY_PREFIX } from '../venues.ts';
-import type { LiquidationRecord } from '../../../schemas/datasets.ts';
+import type { LiquidationRecord } from '#schemas/datasets.ts';
 
 export type BurstParams = { window_s: number; threshold_mode: string; threshold_usd: number; threshold_pct: number };
 

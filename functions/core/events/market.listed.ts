@@ -3,7 +3,7 @@ import { MARKET_VENUES, common, declaration, minute, type EventDefinition } from
 import { iso, inWindow, instrumentUrl } from './kit/format.ts';
 import type { Candidate } from './kit/candidate.ts';
 import type { Family } from '../venues.ts';
-import type { InstrumentRecord } from '../../../schemas/datasets.ts';
+import type { InstrumentRecord } from '#schemas/datasets.ts';
 
 /** `market.listed`: once per market, at its listing time. */
 export function listings(rows: readonly InstrumentRecord[], from: number, to: number): Candidate<'market.listed'>[] {

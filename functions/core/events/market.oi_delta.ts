@@ -4,7 +4,7 @@ import { common, declaration, minute, pct, usd, type EventDefinition } from './d
 import { iso, inWindow, instrumentUrl, bySymbol, round, percent } from './kit/format.ts';
 import type { Candidate } from './kit/candidate.ts';
 import type { Family } from '../venues.ts';
-import type { OpenInterestRecord } from '../../../schemas/datasets.ts';
+import type { OpenInterestRecord } from '#schemas/datasets.ts';
 
 const oiUsd = (r: OpenInterestRecord) => Number(r.open_interest) * Number(r.mark_price ?? r.oracle_price ?? 0);
 

@@ -4,7 +4,7 @@ import { iso, inWindow, instrumentUrl, bySymbol, round, percent } from './kit/fo
 import { groupBy } from './kit/group.ts';
 import type { Candidate } from './kit/candidate.ts';
 import { dexOf } from '../venues.ts';
-import type { OpenInterestRecord } from '../../../schemas/datasets.ts';
+import type { OpenInterestRecord } from '#schemas/datasets.ts';
 
 /** `oracle.jump` (hip3): an oracle price that moved at least `threshold_pct` since its previous update. */
 /** What a jump is judged on: an open-interest record's, or an oracle_moves_1h row's, members. */

@@ -7,16 +7,16 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   DOWNLOAD_LINK_TTL_S, EXPORT_FORMATS, EXPORT_ID_PATTERN, EXPORT_RETENTION_DAYS,
   type CreateExportBody, type ExportJob, type ExportQuote,
-} from '../../../schemas/exports.ts';
-import type { UserEventMessage } from '../../../schemas/messages.ts';
-import type { ArchiveManifest } from '../../ports/archive.ts';
-import type { Clock } from '../../ports/clock.ts';
-import type { ExportFileRecord, ExportJobRecord, ExportObjects, ExportPartition, ExportStore, Workflows } from '../../ports/exports.ts';
+} from '#schemas/exports.ts';
+import type { UserEventMessage } from '#schemas/messages.ts';
+import type { ArchiveManifest } from '#ports/archive.ts';
+import type { Clock } from '#ports/clock.ts';
+import type { ExportFileRecord, ExportJobRecord, ExportObjects, ExportPartition, ExportStore, Workflows } from '#ports/exports.ts';
 import type { Caller } from '../accounts.ts';
 import { AppError } from '../errors.ts';
 import { PLANS, PLAN_NAMES } from '../plans.ts';
 import { planExport, priceUsd } from './plan.ts';
-import type { ExportExecutionInput } from '../../../schemas/messages.ts';
+import type { ExportExecutionInput } from '#schemas/messages.ts';
 
 const DAY_MS = 86_400_000;
 const IDEMPOTENCY_WINDOW_MS = DAY_MS;

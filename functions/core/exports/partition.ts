@@ -8,11 +8,11 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATASETS } from '../../../schemas/datasets.ts';
-import { EXPORT_FORMATS, type ExportFormat } from '../../../schemas/exports.ts';
-import type { ExportPartitionJob } from '../../../schemas/messages.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { ExportFileRecord, ExportJobRecord, ExportObjects, ExportPartition, ExportStore } from '../../ports/exports.ts';
+import { DATASETS } from '#schemas/datasets.ts';
+import { EXPORT_FORMATS, type ExportFormat } from '#schemas/exports.ts';
+import type { ExportPartitionJob } from '#schemas/messages.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { ExportFileRecord, ExportJobRecord, ExportObjects, ExportPartition, ExportStore } from '#ports/exports.ts';
 import { windowSource } from '../archive/read.ts';
 import { DAY_MS } from '../archive/layout.ts';
 

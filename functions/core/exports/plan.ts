@@ -3,12 +3,12 @@
  * rows in the window (the partitions a job's state machine maps over), and a quote of their rows,
  * bytes and price. Windows are half-open, `[start, end)`.
  */
-import { DATASETS } from '../../../schemas/datasets.ts';
+import { DATASETS } from '#schemas/datasets.ts';
 import {
   EXPORT_FORMATS, MAX_EXPORT_PARTITIONS, MAX_EXPORT_WINDOW_MS, type CreateExportBody, type ExportQuote,
-} from '../../../schemas/exports.ts';
-import type { ArchiveManifest, ArchiveFile } from '../../ports/archive.ts';
-import type { ExportPartition } from '../../ports/exports.ts';
+} from '#schemas/exports.ts';
+import type { ArchiveManifest, ArchiveFile } from '#ports/archive.ts';
+import type { ExportPartition } from '#ports/exports.ts';
 import { AppError } from '../errors.ts';
 import { isSymbolOf, type Family } from '../venues.ts';
 import { coverageStart } from '../archive/coverage.ts';

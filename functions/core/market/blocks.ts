@@ -3,7 +3,7 @@
  * instant, within the hour before it (datasets sampled off the chain, positions and open interest,
  * carry no block of their own). Instants without one are absent.
  */
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import type { Family } from '../venues.ts';
 import { windowSource } from '../archive/read.ts';
 

@@ -3,11 +3,11 @@
  * the span its `limit` can reach, then doubling spans until it is full.
  */
 import type { Family } from '../venues.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { SqlValue } from '../../ports/sql.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { SqlValue } from '#ports/sql.ts';
 import { withMinuteCandles, type MinuteCandleSource } from '../archive/read-candles.ts';
-import { CANDLE_INTERVALS, type CandleInterval } from '../../../schemas/intervals.ts';
-import type { Candle } from '../../../schemas/market.ts';
+import { CANDLE_INTERVALS, type CandleInterval } from '#schemas/intervals.ts';
+import type { Candle } from '#schemas/market.ts';
 import { CANDLE_PROJECTION } from './shape.ts';
 import { DAY, EMPTY, type JsonRows, type WindowParams, page, startPage } from './queries.ts';
 

@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors.ts';
-import { LATEST_EPOCH_MS, type CursorForm } from '../../../schemas/params.ts';
+import { LATEST_EPOCH_MS, type CursorForm } from '#schemas/params.ts';
 
 export type { CursorForm };
 

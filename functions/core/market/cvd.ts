@@ -5,10 +5,10 @@
  * reference client documents, so a page is self-contained; a bucket without trades is absent.
  */
 import type { Family } from '../venues.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { windowSource } from '../archive/read.ts';
 import { DAY, resolveWindow, startPage, type WindowParams } from './queries.ts';
-import { CVD_INTERVALS, type CvdBucket, type CvdInterval } from '../../../schemas/flow-analytics.ts';
+import { CVD_INTERVALS, type CvdBucket, type CvdInterval } from '#schemas/flow-analytics.ts';
 
 export interface CvdRequest extends WindowParams {
   routeId: string;

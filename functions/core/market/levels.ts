@@ -4,11 +4,11 @@
  * snapshot instants (cursor = the last instant served, exclusive).
  */
 import type { Family } from '../venues.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { windowSource } from '../archive/read.ts';
 import { DAY, startPage, type WindowParams } from './queries.ts';
-import type { Dataset } from '../../../schemas/datasets.ts';
-import type { LevelSide } from '../../../schemas/levels.ts';
+import type { Dataset } from '#schemas/datasets.ts';
+import type { LevelSide } from '#schemas/levels.ts';
 
 /** Sums of doubles, rounded so no float noise shows. */
 export const round8 = (x: number) => Math.round(x * 1e8) / 1e8;

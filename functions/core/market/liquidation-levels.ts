@@ -11,13 +11,13 @@
  * no liquidation price; its notional is `flagged_notional`, out of the buckets.
  */
 import { AppError } from '../errors.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import type { Family } from '../venues.ts';
 import { windowSource } from '../archive/read.ts';
 import { blocksAt } from './blocks.ts';
 import { bucketPoints, instantPage, iso, levelGrid, marksAt, round8, type LevelPoint, type SnapshotRequest } from './levels.ts';
 import type { LevelsParams } from './trigger-levels.ts';
-import type { LiquidationLevelBucket, LiquidationLevels, LiquidationLevelsItem } from '../../../schemas/levels.ts';
+import type { LiquidationLevelBucket, LiquidationLevels, LiquidationLevelsItem } from '#schemas/levels.ts';
 
 /** A snapshot older than this is stale: `at` (or now) without a snapshot this recent has no levels (reference §7). */
 export const SNAPSHOT_STALE_AFTER = 2 * 3_600_000;

@@ -5,14 +5,14 @@
  * numbered accounts, in a dataset and row shape of its own, with volume totals but no direction.
  */
 import type { Family } from '../venues.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { windowSource } from '../archive/read.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import { EMPTY, page, startPage, windowPage, type JsonRows, type WindowParams } from './queries.ts';
 import { bucketPage } from './candles.ts';
 import { ALTX_LIQUIDATION_PROJECTION, ALTX_LIQUIDATION_VOLUME_PROJECTION, LIQUIDATION_PROJECTION, LIQUIDATION_VOLUME_PROJECTION } from './shape.ts';
-import { SAMPLE_INTERVALS, type SampleInterval } from '../../../schemas/intervals.ts';
-import type { AltxLiquidation, AltxLiquidationVolume, Liquidation, LiquidationVolume } from '../../../schemas/market.ts';
+import { SAMPLE_INTERVALS, type SampleInterval } from '#schemas/intervals.ts';
+import type { AltxLiquidation, AltxLiquidationVolume, Liquidation, LiquidationVolume } from '#schemas/market.ts';
 
 const notional = 'CAST(price AS DOUBLE) * CAST(size AS DOUBLE)';
 

@@ -5,12 +5,12 @@
  * external price as reference when the sample has one and the mark otherwise.
  */
 import { AppError } from '../errors.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { newestRow } from '../archive/read-pages.ts';
 import { DAY } from './queries.ts';
 import { blocksAt } from './blocks.ts';
 import { registryEntries } from './registry-views.ts';
-import type { Hip3OracleBounds, Hip3OracleExternal } from '../../../schemas/oracle.ts';
+import type { Hip3OracleBounds, Hip3OracleExternal } from '#schemas/oracle.ts';
 
 const price = (value: unknown) => (value == null || !(Number(value) > 0) ? null : Number(value));
 

@@ -6,10 +6,10 @@
  */
 import { AppError } from '../errors.ts';
 import type { Family } from '../venues.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { page, startPage, windowPage, type JsonRows, type WindowParams } from './queries.ts';
 import { ORDER_HISTORY_PROJECTION } from './shape.ts';
-import type { OrderHistoryEvent, OrderHistoryStatus, OrderHistoryType } from '../../../schemas/flow-analytics.ts';
+import type { OrderHistoryEvent, OrderHistoryStatus, OrderHistoryType } from '#schemas/flow-analytics.ts';
 
 export interface OrderHistoryRequest extends WindowParams {
   routeId: string;

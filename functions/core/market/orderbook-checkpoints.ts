@@ -4,7 +4,7 @@
  * orderbook-sql.ts.
  */
 import type { Family } from '../venues.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { windowSource } from '../archive/read.ts';
 import { readWindowJson } from '../archive/read-pages.ts';
 import type { CheckpointOrder } from '../book/l4-book.ts';

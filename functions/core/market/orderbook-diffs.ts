@@ -3,12 +3,12 @@
  * changes (each level a block changed, with its size and order count after it), paged by block.
  */
 import { AppError } from '../errors.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import type { Level } from '../book/l4-book.ts';
 import { LevelWalk, type LevelChange } from '../book/level-walk.ts';
 import { EMPTY, page, startPage, windowPage, type JsonRows, type Paging } from './queries.ts';
 import { isoSql } from './shape.ts';
-import type { L2Diff, L4Diff } from '../../../schemas/orderbook.ts';
+import type { L2Diff, L4Diff } from '#schemas/orderbook.ts';
 import { type BookHistoryRequest, diffsAfter, firstCheckpoint, iso, rebuild, rebuildFrom, rendered } from './orderbook.ts';
 
 const L4_DIFF_PROJECTION = `{'timestamp': ${isoSql('ts')}, 'block_number': block_number, 'seq': seq, 'oid': oid, 'user_address': user_address,

@@ -4,11 +4,11 @@
  */
 import { AppError } from '../errors.ts';
 import { isSymbolOf, type Family } from '../venues.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { newestRow } from '../archive/read-pages.ts';
 import type { Level } from '../book/l4-book.ts';
 import { EMPTY, page, startPage, windowPage, type JsonRows, type Paging } from './queries.ts';
-import { NATIVE_DEPTH_CAP, TICK_DELTAS, type OrderBook, type TickHistory } from '../../../schemas/orderbook.ts';
+import { NATIVE_DEPTH_CAP, TICK_DELTAS, type OrderBook, type TickHistory } from '#schemas/orderbook.ts';
 import { BOOK_LOOKBACK_MS, type BookRequest, CAPPED_FAMILIES, GRANULAR_FAMILIES, type NativeHistoryRequest, applyAll, diffsAfter, firstCheckpoint, missing, orderBook, rebuild, rebuildFrom, rendered } from './orderbook.ts';
 import { type BookPosition, levelChanges, nextCursorOf } from './orderbook-diffs.ts';
 

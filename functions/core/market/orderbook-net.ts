@@ -16,7 +16,7 @@
  * Replaying the kept diffs in (block, seq) order gives the book a replay of all of them gives
  * (property-tested against the full replay in `test/integration/l4-netted-replay.test.ts`).
  */
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import type { Family } from '../venues.ts';
 import type { SequencedDiff } from '../book/level-walk.ts';
 import { windowSource } from '../archive/read.ts';

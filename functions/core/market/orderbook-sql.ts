@@ -17,8 +17,8 @@
  * or an order placed and gone inside it that the checkpoint held) answers `undefined`, and so does
  * a checkpoint whose orders are not columnar yet: the caller then replays in JavaScript.
  */
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { SqlValue } from '../../ports/sql.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { SqlValue } from '#ports/sql.ts';
 import type { Family } from '../venues.ts';
 import { windowSource } from '../archive/read.ts';
 import { isoSql } from './shape.ts';

@@ -7,7 +7,7 @@
  */
 import { AppError } from '../errors.ts';
 import { CAPPED_BOOK_FAMILIES, isSymbolOf, type Family } from '../venues.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { windowSource } from '../archive/read.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import { L4Book, type BookOrder, type CheckpointOrder, type Level } from '../book/l4-book.ts';
@@ -20,7 +20,7 @@ export { BOOK_LOOKBACK_MS, firstCheckpoint };
 import { difference, midpoint, sumDecimals } from '../book/decimal.ts';
 import { page, startPage, windowPage, type JsonRows, type WindowParams } from './queries.ts';
 import { seriesSymbol } from './series.ts';
-import { GRANULARITIES, L3_DEPTH_CAP, type FullDepthBook, type Granularity, type L3Snapshot, type L4Snapshot, type OrderBook } from '../../../schemas/orderbook.ts';
+import { GRANULARITIES, L3_DEPTH_CAP, type FullDepthBook, type Granularity, type L3Snapshot, type L4Snapshot, type OrderBook } from '#schemas/orderbook.ts';
 
 /** Families whose native book is capped at 20 levels a side. */
 export const CAPPED_FAMILIES: ReadonlySet<Family> = new Set(CAPPED_BOOK_FAMILIES);

@@ -5,16 +5,16 @@
  */
 import { AppError } from '../errors.ts';
 import { dexOf, isSymbolOf, type Family } from '../venues.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { Row } from '../../ports/sql.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { Row } from '#ports/sql.ts';
 import { readWholeRuns, readWindowJson, type JsonWindowRequest, type JsonWindowResult } from '../archive/read-pages.ts';
 import { windowSource } from '../archive/read.ts';
 import { coverageNotice } from '../archive/coverage.ts';
 import { outcomeSideOf, registryEntries } from './registry-views.ts';
 import { CURSOR_PARTS, checkInWindow, decodeCursor, encodeCursor, formatTransparentCursor, parseTransparentCursor, requestFingerprint, transparentSpelling, type CursorForm, type Position } from './cursor.ts';
-import type { Dataset } from '../../../schemas/datasets.ts';
-import { FLOW_INTERVALS, type FlowInterval } from '../../../schemas/intervals.ts';
-import type { Instrument, OrderFlowBucket, Trade, TradeSide, TriggerOrder } from '../../../schemas/market.ts';
+import type { Dataset } from '#schemas/datasets.ts';
+import { FLOW_INTERVALS, type FlowInterval } from '#schemas/intervals.ts';
+import type { Instrument, OrderFlowBucket, Trade, TradeSide, TriggerOrder } from '#schemas/market.ts';
 import { FLOW_PROJECTION, TRIGGER_ORDER_PROJECTION, tradeProjection } from './shape.ts';
 
 export const DAY = 86_400_000;

@@ -4,15 +4,15 @@
  * registry is point in time: what was listed at or before `at`, the newest record per symbol.
  */
 import { AppError } from '../errors.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { Row } from '../../ports/sql.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { Row } from '#ports/sql.ts';
 import { newestRow, readWindow } from '../archive/read-pages.ts';
 import { windowFiles, windowSource } from '../archive/read.ts';
 import { decodeCursor, encodeCursor, requestFingerprint } from './cursor.ts';
 import type { Family } from '../venues.ts';
-import { OutcomeSideDetails, SpotPairDetails } from '../../../schemas/datasets.ts';
-import type { Outcome, SpotPair } from '../../../schemas/market.ts';
-import { LATEST_EPOCH_MS } from '../../../schemas/params.ts';
+import { OutcomeSideDetails, SpotPairDetails } from '#schemas/datasets.ts';
+import type { Outcome, SpotPair } from '#schemas/market.ts';
+import { LATEST_EPOCH_MS } from '#schemas/params.ts';
 import * as v from 'valibot';
 
 const iso = (ts: number) => new Date(ts).toISOString();

@@ -6,14 +6,14 @@
  */
 import { AppError } from '../errors.ts';
 import { isSymbolOf, type Family } from '../venues.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { readWindowJson } from '../archive/read-pages.ts';
 import { windowSource } from '../archive/read.ts';
 import { EMPTY, page, startPage, windowPage, type JsonRows, type WindowParams } from './queries.ts';
 import { bucketPage } from './candles.ts';
 import { FUNDING_PROJECTION, PRICE_PROJECTION, openInterestProjection } from './shape.ts';
-import { SAMPLE_INTERVALS, type SampleInterval } from '../../../schemas/intervals.ts';
-import type { Funding, OpenInterest, PriceSnapshot } from '../../../schemas/market.ts';
+import { SAMPLE_INTERVALS, type SampleInterval } from '#schemas/intervals.ts';
+import type { Funding, OpenInterest, PriceSnapshot } from '#schemas/market.ts';
 
 interface SeriesDef<Row> { dataset: 'open_interest' | 'funding'; projection: (family: Family) => string; readonly rowType?: Row }
 

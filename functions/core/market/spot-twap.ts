@@ -4,11 +4,11 @@
  * status and the first fill's time. A TWAP runs at most 24 hours on the venue, so its fills are
  * read from the 24 hours before the page's first status.
  */
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { windowSource } from '../archive/read.ts';
 import { DAY, startPage, windowPage, type WindowParams } from './queries.ts';
 import { isoSql } from './shape.ts';
-import type { SpotTwap } from '../../../schemas/flow-analytics.ts';
+import type { SpotTwap } from '#schemas/flow-analytics.ts';
 
 export interface SpotTwapRequest extends WindowParams {
   routeId: string;

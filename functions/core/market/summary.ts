@@ -5,15 +5,15 @@
  */
 import { AppError } from '../errors.ts';
 import { isSymbolOf, type Family } from '../venues.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { Row } from '../../ports/sql.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { Row } from '#ports/sql.ts';
 import { minuteCandleSource } from '../archive/read-candles.ts';
 import { newestRow } from '../archive/read-pages.ts';
 import { windowSource } from '../archive/read.ts';
 import { LIQUIDATION_SUMS } from './liquidations.ts';
 import { coverageStart } from '../archive/coverage.ts';
-import type { Dataset } from '../../../schemas/datasets.ts';
-import type { CoinFreshness, CoinSummary } from '../../../schemas/market.ts';
+import type { Dataset } from '#schemas/datasets.ts';
+import type { CoinFreshness, CoinSummary } from '#schemas/market.ts';
 
 const DAY = 86_400_000;
 /** How far back the newest record is looked for; older than this is reported as unknown. */

@@ -6,11 +6,11 @@
  * service reads the venue's open-order state, the archive only the events.
  */
 import { AppError } from '../errors.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import type { Family } from '../venues.ts';
 import { windowSource } from '../archive/read.ts';
 import { bucketPoints, instantPage, iso, levelGrid, marksAt, round8, type LevelPoint, type SnapshotRequest } from './levels.ts';
-import type { LevelSide, TriggerLevelBucket, TriggerLevels, TriggerLevelsItem } from '../../../schemas/levels.ts';
+import type { LevelSide, TriggerLevelBucket, TriggerLevels, TriggerLevelsItem } from '#schemas/levels.ts';
 
 export const TRIGGER_LOOKBACK = 7 * 86_400_000;
 /** History snapshots every 15 minutes, on the quarter hour (the reference service's cadence). */

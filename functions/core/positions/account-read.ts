@@ -2,8 +2,8 @@
  * One account's positions at an instant: the snapshot at or before it plus the account's legs up to
  * it, and whether the account was ever seen (so an unknown account is told from a flat one).
  */
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { Row } from '../../ports/sql.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { Row } from '#ports/sql.ts';
 import { readWindow } from '../archive/read-pages.ts';
 import { windowSource } from '../archive/read.ts';
 import { applyFill, bookFromSnapshot, snapshotRow, type PositionFamily, type SnapshotRow } from './engine.ts';

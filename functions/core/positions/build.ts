@@ -13,10 +13,10 @@
  * quarantined (re-anchored), so the book heals.
  */
 import { randomUUID } from 'node:crypto';
-import type { ArchiveDeps } from '../../ports/archive.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
 import { windowSource } from '../archive/read.ts';
 import { ingestRecords } from '../archive/ingest.ts';
-import type { NormalizedRecord } from '../../../schemas/datasets.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 import { dayOf } from '../archive/layout.ts';
 import { NUMBERED_FAMILIES, POSITION_FAMILIES, applyFill, bookFromSnapshot, chargeFunding, snapshotRows, type Book, type Fill, type PositionFamily } from './engine.ts';
 import { HOUR_MS, finalizedThrough, latestSnapshotAt, marketInputs, positionsCoverage, registryAt, snapshotRowsAt, type Registry } from './store.ts';

@@ -13,7 +13,7 @@
  *   charges longs; positive amounts are paid);
  * - null means unknown, never zero.
  */
-import type { PositionChangeRecord, PositionSnapshotRecord } from '../../../schemas/datasets.ts';
+import type { PositionChangeRecord, PositionSnapshotRecord } from '#schemas/datasets.ts';
 import type { Family } from '../venues.ts';
 import { ZERO, abs, fixed, mul, sign, text, weightedAverage, type Fixed } from './fixed.ts';
 

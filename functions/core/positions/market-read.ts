@@ -5,10 +5,10 @@
  */
 import * as v from 'valibot';
 import { AppError } from '../errors.ts';
-import { MarketPositionSchema } from '../../../schemas/positions.ts';
-import { describeIssues } from '../../../schemas/issues.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { SqlValue } from '../../ports/sql.ts';
+import { MarketPositionSchema } from '#schemas/positions.ts';
+import { describeIssues } from '#schemas/issues.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { SqlValue } from '#ports/sql.ts';
 import { windowSource } from '../archive/read.ts';
 import type { CursorState } from '../market/cursor.ts';
 import type { PositionFamily, SnapshotRow } from './engine.ts';

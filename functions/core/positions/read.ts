@@ -6,8 +6,8 @@
  * Every read is bounded by one snapshot's rows of a market or an account, or by a page's window.
  */
 import { AppError } from '../errors.ts';
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { Row, SqlValue } from '../../ports/sql.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { Row, SqlValue } from '#ports/sql.ts';
 import { readWindow } from '../archive/read-pages.ts';
 import { windowSource } from '../archive/read.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from '../market/cursor.ts';

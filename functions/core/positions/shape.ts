@@ -4,7 +4,7 @@
  * A member a venue does not have is absent; null means unknown (no mark, no entry, margin never
  * captured), and a total over any unpriced position is null, never a partial sum.
  */
-import type { Row } from '../../ports/sql.ts';
+import type { Row } from '#ports/sql.ts';
 import { dexOf } from '../venues.ts';
 import { ZERO, abs, fixed, mul, roundedText, text, weightedAverage, type Fixed } from './fixed.ts';
 import { NUMBERED_FAMILIES, PRICE_PLACES, type ChangeLeg, type PositionFamily, type SnapshotRow } from './engine.ts';

@@ -3,8 +3,8 @@
  * markers (how far the change log is built), the rows of one snapshot, and the market inputs a
  * snapshot is valued with (marks, funding rates, leverage caps, account kinds).
  */
-import type { ArchiveDeps } from '../../ports/archive.ts';
-import type { SqlValue } from '../../ports/sql.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { SqlValue } from '#ports/sql.ts';
 import { readWindow } from '../archive/read-pages.ts';
 import { windowSource } from '../archive/read.ts';
 import { coverageStart } from '../archive/coverage.ts';

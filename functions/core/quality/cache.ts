@@ -3,8 +3,8 @@
  * asking meanwhile share the computation) and handed back with when it was computed, so a response
  * can say how old it is. A failed computation is not kept.
  */
-import type { Clock } from '../../ports/clock.ts';
-import { systemClock } from '../../ports/clock.ts';
+import type { Clock } from '#ports/clock.ts';
+import { systemClock } from '#ports/clock.ts';
 
 export interface Cached<T> { value: T; cachedAt: number; ttlMs: number }
 

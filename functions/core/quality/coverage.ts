@@ -5,8 +5,8 @@
  * a batched read of the statistics, and a family's 30 days one query per dataset and day (cached by
  * the caller: the reference service caches it 5 minutes).
  */
-import { DATASETS, familiesOf, type Dataset, type DatasetDef } from '../../../schemas/datasets.ts';
-import type { ArchiveFile, ArchiveManifest } from '../../ports/archive.ts';
+import { DATASETS, familiesOf, type Dataset, type DatasetDef } from '#schemas/datasets.ts';
+import type { ArchiveFile, ArchiveManifest } from '#ports/archive.ts';
 import { supersedes, visibleFiles } from '../archive/files.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import { dayOf, DAY_MS } from '../archive/layout.ts';

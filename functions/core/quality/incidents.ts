@@ -7,7 +7,7 @@
 import type { Candidate } from '../events/kit/candidate.ts';
 import type { IncidentSource } from '../events/declare.ts';
 import type { Family } from '../venues.ts';
-import type { IncidentSeverity, IncidentStatus, IncidentStore, StoredIncident } from '../../ports/quality.ts';
+import type { IncidentSeverity, IncidentStatus, IncidentStore, StoredIncident } from '#ports/quality.ts';
 
 const MINUTE = 60_000;
 

@@ -4,7 +4,7 @@
  * request, so the store sees at most one write per container, minute and family however busy the
  * container is. The data-quality routes read the minutes back and add them up.
  */
-import type { LatencyMinute, LatencyStore } from '../../ports/quality.ts';
+import type { LatencyMinute, LatencyStore } from '#ports/quality.ts';
 import { bucketMiddle, bucketOf } from '../archive/cadence.ts';
 
 const MINUTE = 60_000;

@@ -3,8 +3,8 @@
  * ingest lag), the incidents the minute detectors record, and the REST latency minutes the HTTP
  * shell records. Nothing here is a constant but the SLA targets.
  */
-import type { ArchiveManifest } from '../../ports/archive.ts';
-import type { IncidentStore, LatencyStore, StoredIncident } from '../../ports/quality.ts';
+import type { ArchiveManifest } from '#ports/archive.ts';
+import type { IncidentStore, LatencyStore, StoredIncident } from '#ports/quality.ts';
 import { AppError } from '../errors.ts';
 import { FAMILIES, type Family } from '../venues.ts';
 import { DAY_MS } from '../archive/layout.ts';

@@ -8,8 +8,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import { PLANS, type PlanName } from '../plans.ts';
 import type { Caller } from '../accounts.ts';
-import type { Clock } from '../../ports/clock.ts';
-import type { Countable, EndpointRecord, WebhookStores } from '../../ports/webhooks.ts';
+import type { Clock } from '#ports/clock.ts';
+import type { Countable, EndpointRecord, WebhookStores } from '#ports/webhooks.ts';
 import { validateDestination } from './ssrf.ts';
 
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;

@@ -11,11 +11,11 @@
  * duplicates, jobs of a run a redelivery replaced) are recognised by run and attempt number and by
  * a short lease, and dropped.
  */
-import type { Clock } from '../../ports/clock.ts';
-import type { QueueSender } from '../../ports/queues.ts';
-import type { TimerStore } from '../../ports/timers.ts';
-import type { DeliveryRecord, EndpointRecord, WebhookSender, WebhookStores } from '../../ports/webhooks.ts';
-import type { DeliveryJobMessage } from '../../../schemas/messages.ts';
+import type { Clock } from '#ports/clock.ts';
+import type { QueueSender } from '#ports/queues.ts';
+import type { TimerStore } from '#ports/timers.ts';
+import type { DeliveryRecord, EndpointRecord, WebhookSender, WebhookStores } from '#ports/webhooks.ts';
+import type { DeliveryJobMessage } from '#schemas/messages.ts';
 import { sendAt } from '../timers.ts';
 import { deliveryJob } from './deliveries.ts';
 import { AUTO_DISABLE, nextAttemptAt, plannedOffsetS, shouldAutoDisable } from './ladder.ts';

@@ -9,7 +9,7 @@
 import { AppError } from '../errors.ts';
 import { operatorsFor } from './catalog.ts';
 import type { EventTypeDecl, MetricDecl, ParamDecl, Venue } from '../events/declare.ts';
-import type { Condition, StoredConfig } from '../../../schemas/stored.ts';
+import type { Condition, StoredConfig } from '#schemas/stored.ts';
 
 export type { Condition, StoredConfig };
 

@@ -3,4 +3,4 @@
  * (clients/typescript/src/signature.ts), so what the engine signs and what receivers verify cannot
  * drift apart.
  */
-export { DEFAULT_TOLERANCE_S, SIGNATURE_HEADER, signatureHeader, verifySignature, type VerifyFailure } from '../../../clients/typescript/src/signature.ts';
+export { DEFAULT_TOLERANCE_S, SIGNATURE_HEADER, signatureHeader, verifySignature, type VerifyFailure } from '#clients/typescript/src/signature.ts';

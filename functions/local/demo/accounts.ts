@@ -15,7 +15,7 @@
  * That is 3 orders an hour a venue, plus on altx the insurance fund's one or two after liquidations
  * (about four an hour at intensity 1), each of a fill or two: a few fills an hour a venue.
  */
-import type { AccountRecord } from '../../../schemas/datasets.ts';
+import type { AccountRecord } from '#schemas/datasets.ts';
 import { type TakerOrder, executeTaker } from './exchange.ts';
 import { type Rng, STREAM, hash32 } from './random.ts';
 import { type Action, type MarketState, type PendingSystemOrder, type Side, type SimState, type Tick, midOf, positionKey } from './state.ts';

@@ -3,8 +3,8 @@
  * it, so BTC on perpx, altx and the UBTC spot pair move together) and the markets of every family, with
  * listing times relative to the simulation start. Prices are plausible levels, not quotes.
  */
-import type { Family } from '../../core/venues.ts';
-import type { OutcomeSideDetails, SpotPairDetails } from '../../../schemas/datasets.ts';
+import type { Family } from '#core/venues.ts';
+import type { OutcomeSideDetails, SpotPairDetails } from '#schemas/datasets.ts';
 import { Rng, STREAM, hash32 } from './random.ts';
 
 /** Correlation groups: assets of one group share a per-tick factor (crypto with crypto, stocks with stocks). */

@@ -4,8 +4,8 @@
  * liquidations. Every fill updates the trader's position and is recorded from the trader's side;
  * order-level families (perpx, hip3, hip4) also emit the order events of both sides.
  */
-import type { AltxLiquidationRecord, TradeRecord } from '../../../schemas/datasets.ts';
-import type { Family } from '../../core/venues.ts';
+import type { AltxLiquidationRecord, TradeRecord } from '#schemas/datasets.ts';
+import type { Family } from '#core/venues.ts';
 import { levelTick, levelUnits, quoteOf } from './book.ts';
 import { addOrder, bestLevel, needsRequote, reduceOrder, removeOrder, requote, restInBook } from './orderbook.ts';
 import { formatFixed, formatUnits } from './decimal.ts';

@@ -2,7 +2,7 @@
  * The seeded run behind `test/fixtures/node_fills_by_block/`: ten minutes of perpx and hip3 trades
  * around the run's first liquidation, as `write-fixture.ts` renders them and the unit tests re-derive them.
  */
-import type { TradeRecord } from '../../../schemas/datasets.ts';
+import type { TradeRecord } from '#schemas/datasets.ts';
 import { createDemoMarket } from './market.ts';
 
 const FIXTURE_OPTIONS = { seed: 7, startMs: Date.UTC(2026, 2, 10), intensity: 0.3 } as const;

@@ -5,8 +5,8 @@
  * same records however `advance` is chunked.
  */
 import { deserialize, serialize } from 'node:v8';
-import type { InstrumentRecord, NormalizedRecord } from '../../../schemas/datasets.ts';
-import { CAPPED_BOOK_FAMILIES, FAMILIES, NATIVE_BOOK_LEVELS, type Family } from '../../core/venues.ts';
+import type { InstrumentRecord, NormalizedRecord } from '#schemas/datasets.ts';
+import { CAPPED_BOOK_FAMILIES, FAMILIES, NATIVE_BOOK_LEVELS, type Family } from '#core/venues.ts';
 import { accountRecords } from './accounts.ts';
 import { quoteOf } from './book.ts';
 import { REQUOTE_EVERY_SEC, checkpointRecord, requote, topLevels } from './orderbook.ts';

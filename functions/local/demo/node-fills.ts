@@ -7,8 +7,8 @@
  * are not in it, so they are derived: positions from flat at the first rendered fill, maker rebate
  * and taker fee at fixed rates, order ids next to the known one. Trades of one second share a block.
  */
-import type { TradeRecord } from '../../../schemas/datasets.ts';
-import type { Family } from '../../core/venues.ts';
+import type { TradeRecord } from '#schemas/datasets.ts';
+import type { Family } from '#core/venues.ts';
 import type { MarketType } from './catalog.ts';
 import { formatFixed, formatUnits } from './decimal.ts';
 import { type Position, applyFill, directionLabel } from './ledger.ts';

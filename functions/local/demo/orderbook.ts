@@ -6,7 +6,7 @@
  * altx; altx-rh's serve its tick history), and the whole book as a checkpoint at the checkpoint
  * interval, so a book rebuilt from a checkpoint and the diffs after it is the book the simulation held.
  */
-import type { L4CheckpointRecord, L4DiffRecord } from '../../../schemas/datasets.ts';
+import type { L4CheckpointRecord, L4DiffRecord } from '#schemas/datasets.ts';
 import { levelUnits, quoteOf } from './book.ts';
 import { formatUnits } from './decimal.ts';
 import type { Rng } from './random.ts';

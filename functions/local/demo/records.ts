@@ -2,7 +2,7 @@
  * Trade ids and order events. Within a tick, records are produced in time order, so per-tick counters
  * give increasing trade ids and the order-event seq within each 100 ms block.
  */
-import type { OrderEventRecord } from '../../../schemas/datasets.ts';
+import type { OrderEventRecord } from '#schemas/datasets.ts';
 import type { MarketState, Side, Tick } from './state.ts';
 
 /** A venue block every 100 ms; order events of one family are numbered within their block. */

@@ -3,8 +3,8 @@
  * comes from that tick's own generator, which is what makes the output independent of how `advance`
  * is chunked.
  */
-import type { NormalizedRecord } from '../../../schemas/datasets.ts';
-import type { Family } from '../../core/venues.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
+import type { Family } from '#core/venues.ts';
 import { type AssetSpec, type MarketSpec, initialCatalog } from './catalog.ts';
 import type { Position } from './ledger.ts';
 import { Rng, STREAM, hash32 } from './random.ts';

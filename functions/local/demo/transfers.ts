@@ -4,7 +4,7 @@
  * between the perp and spot balances), mostly USDC, sometimes HYPE valued at its spot mid. Drawn from
  * a generator of their own, so the trades and books of a seed are unchanged by them.
  */
-import type { NormalizedRecord } from '../../../schemas/datasets.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 import { Rng, STREAM, hash32 } from './random.ts';
 import { midOf, type SimState } from './state.ts';
 

@@ -17,7 +17,7 @@
  * prices and open interest, payments made) live in memory: after a restart a TWAP already open may be
  * announced again (its key dedupes it) and a settlement soon after may lack its open interest.
  */
-import type { NormalizedRecord } from '../../../schemas/datasets.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 import { hash32 } from './random.ts';
 
 const MINUTE = 60_000;

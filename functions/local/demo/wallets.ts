@@ -6,8 +6,8 @@
  * The altx venues' own accounts (settlement, insurance, system) are traders too, so their positions
  * chain the same way.
  */
-import type { AccountRecord } from '../../../schemas/datasets.ts';
-import type { Family } from '../../core/venues.ts';
+import type { AccountRecord } from '#schemas/datasets.ts';
+import type { Family } from '#core/venues.ts';
 import { Rng, STREAM, hash32 } from './random.ts';
 
 export interface DemoWallet { address: string; label: string }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand } from '@aws-sdk/client-api-gateway';
-import { apiGatewayUsageKeys } from '../../../functions/adapters/apigateway-usage-keys.ts';
-import { createAccount } from '../../../functions/core/provisioning.ts';
-import type { AccountStore } from '../../../functions/ports/accounts.ts';
+import { apiGatewayUsageKeys } from '#adapters/apigateway-usage-keys.ts';
+import { createAccount } from '#core/provisioning.ts';
+import type { AccountStore } from '#ports/accounts.ts';
 
 // No emulator speaks the API Gateway control plane, so this adapter is checked against a mocked client.
 describe('registering an account with its tier\'s usage plan', () => {

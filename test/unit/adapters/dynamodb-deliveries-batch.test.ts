@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { dynamoDeliveryStore } from '../../../functions/adapters/dynamodb-deliveries.ts';
-import { deliveryRecord } from '../../contracts/webhook-stores.ts';
+import { dynamoDeliveryStore } from '#adapters/dynamodb-deliveries.ts';
+import { deliveryRecord } from '#test/contracts/webhook-stores.ts';
 
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const dynamo = mockClient(DynamoDBDocumentClient);

@@ -8,10 +8,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseBatch, type ParseResult } from '../../../functions/core/archive/parse.ts';
-import { sniffFormat } from '../../../functions/core/archive/sniff.ts';
-import type { AltxMarkets } from '../../../functions/core/archive/altx-markets.ts';
-import type { NormalizedRecord } from '../../../schemas/datasets.ts';
+import { parseBatch, type ParseResult } from '#core/archive/parse.ts';
+import { sniffFormat } from '#core/archive/sniff.ts';
+import type { AltxMarkets } from '#core/archive/altx-markets.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 
 const T = Date.UTC(2026, 5, 20, 12, 0, 0);
 const lines = (...items: unknown[]) => `${items.map((item) => JSON.stringify(item)).join('\n')}\n`;

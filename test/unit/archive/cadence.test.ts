@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CADENCE_SQL, GAP_FLOOR_MS, cadenceFromRow, cadenceOf, observedCadence, recordsMissed, rowsInside, seriesCoverage } from '../../../functions/core/archive/cadence.ts';
-import { duckDbEngine } from '../../../functions/adapters/duckdb-engine.ts';
-import { latencyRecorder, summarize } from '../../../functions/core/quality/latency.ts';
-import type { LatencyMinute, LatencyStore } from '../../../functions/ports/quality.ts';
+import { CADENCE_SQL, GAP_FLOOR_MS, cadenceFromRow, cadenceOf, observedCadence, recordsMissed, rowsInside, seriesCoverage } from '#core/archive/cadence.ts';
+import { duckDbEngine } from '#adapters/duckdb-engine.ts';
+import { latencyRecorder, summarize } from '#core/quality/latency.ts';
+import type { LatencyMinute, LatencyStore } from '#ports/quality.ts';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 18);

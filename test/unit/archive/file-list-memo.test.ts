@@ -3,8 +3,8 @@
  * recently used first out, and confirmed only by an equal list; of views, an answer only for the files they were read from.
  */
 import { describe, expect, it } from 'vitest';
-import { fileListMemo, sameFiles, viewMemo } from '../../../functions/core/archive/files.ts';
-import type { ArchiveFile } from '../../../functions/ports/archive.ts';
+import { fileListMemo, sameFiles, viewMemo } from '#core/archive/files.ts';
+import type { ArchiveFile } from '#ports/archive.ts';
 
 const file = (fileId: string, etag = 'e1'): ArchiveFile => ({
   fileId, key: `archive/${fileId}`, dataset: 'trades', family: 'perpx', day: '2026-11-18', kind: 'compacted', symbols: ['BTC'],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseBatch } from '../../../functions/core/archive/parse.ts';
-import { createDemoMarket } from '../../../functions/local/demo/market.ts';
-import type { RecordOf } from '../../../schemas/datasets.ts';
+import { parseBatch } from '#core/archive/parse.ts';
+import { createDemoMarket } from '#local/demo/market.ts';
+import type { RecordOf } from '#schemas/datasets.ts';
 
 const START = Date.UTC(2026, 2, 10, 6);
 const USER = '0x1111111111111111111111111111111111111111';

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { compiledCheck } from '../../../functions/core/archive/record-check.ts';
-import { NodeOrderStatusesBlock, NodeRawBookDiffsBlock } from '../../../functions/core/archive/node-books.ts';
-import { VenueRateGenerator } from '../../../functions/local/venue/generator.ts';
+import { compiledCheck } from '#core/archive/record-check.ts';
+import { NodeOrderStatusesBlock, NodeRawBookDiffsBlock } from '#core/archive/node-books.ts';
+import { VenueRateGenerator } from '#local/venue/generator.ts';
 
 /** Real-shaped lines of both formats: the venue-rate generator's. */
 const generator = new VenueRateGenerator({ seed: 3, scale: 2, startMs: Date.UTC(2026, 4, 10), intensity: 0.05 });

@@ -5,9 +5,9 @@
  * snapshot parsed in one pass.
  */
 import { describe, expect, it } from 'vitest';
-import { parseBatch } from '../../../functions/core/archive/parse.ts';
-import { AFTER_WHOLE_BLOCK, snapshotHeight } from '../../../functions/core/archive/node-snapshot.ts';
-import { formatOfContent } from '../../../functions/core/archive/sniff.ts';
+import { parseBatch } from '#core/archive/parse.ts';
+import { AFTER_WHOLE_BLOCK, snapshotHeight } from '#core/archive/node-snapshot.ts';
+import { formatOfContent } from '#core/archive/sniff.ts';
 
 const alice = '0x1111111111111111111111111111111111111111';
 const bob = '0x2222222222222222222222222222222222222222';

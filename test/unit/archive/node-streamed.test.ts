@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseBatch } from '../../../functions/core/archive/parse.ts';
-import { cutStreamedRun, streamOrder } from '../../../functions/core/archive/streamed-run.ts';
-import type { NormalizedRecord } from '../../../schemas/datasets.ts';
+import { parseBatch } from '#core/archive/parse.ts';
+import { cutStreamedRun, streamOrder } from '#core/archive/streamed-run.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 
 const users = ['0x1111111111111111111111111111111111111111', '0x2222222222222222222222222222222222222222', '0x7A146ee9d212816c31a0a93531e23d4359aade10'];
 const user = fc.constantFrom(...users);

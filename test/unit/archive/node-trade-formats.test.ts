@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseBatch } from '../../../functions/core/archive/parse.ts';
-import { derivedTradeId, epochMsOfNaive, type NodeTrade } from '../../../functions/core/archive/node-trades.ts';
+import { parseBatch } from '#core/archive/parse.ts';
+import { derivedTradeId, epochMsOfNaive, type NodeTrade } from '#core/archive/node-trades.ts';
 
 const taker = '0x1111111111111111111111111111111111111111';
 const maker = '0x2222222222222222222222222222222222222222';

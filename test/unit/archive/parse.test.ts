@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseBatch } from '../../../functions/core/archive/parse.ts';
-import { familyOfCoin } from '../../../functions/core/archive/node-fills.ts';
+import { parseBatch } from '#core/archive/parse.ts';
+import { familyOfCoin } from '#core/archive/node-fills.ts';
 
 const taker = '0x1111111111111111111111111111111111111111';
 const maker = '0x2222222222222222222222222222222222222222';

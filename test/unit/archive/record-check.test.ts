@@ -7,10 +7,10 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { DATASETS, INGESTED_DATASETS, NormalizedRecord, familiesOf, type IngestedDataset } from '../../../schemas/datasets.ts';
-import { FAMILIES } from '../../../schemas/venues.ts';
-import { refusedField } from '../../../functions/core/archive/record-check.ts';
-import { parseBatch } from '../../../functions/core/archive/parse.ts';
+import { DATASETS, INGESTED_DATASETS, NormalizedRecord, familiesOf, type IngestedDataset } from '#schemas/datasets.ts';
+import { FAMILIES } from '#schemas/venues.ts';
+import { refusedField } from '#core/archive/record-check.ts';
+import { parseBatch } from '#core/archive/parse.ts';
 
 /** What valibot (and ingest's family rule) say of a parsed JSON line: undefined when accepted, else the top-level field named. */
 function valibotField(json: unknown): string | undefined {

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hourSettled, unsettledFrom } from '../../../functions/core/archive/layout.ts';
+import { hourSettled, unsettledFrom } from '#core/archive/layout.ts';
 
 const HOUR = 3_600_000;
 

@@ -1,6 +1,6 @@
 /** The format of a file to ingest: from the venue archive's path names, else from its lines' shape. */
 import { describe, expect, it } from 'vitest';
-import { formatOfContent, formatOfPath, sniffFormat } from '../../../functions/core/archive/sniff.ts';
+import { formatOfContent, formatOfPath, sniffFormat } from '#core/archive/sniff.ts';
 
 const user = '0x1111111111111111111111111111111111111111';
 const envelope = (n: number, events: unknown[]) => JSON.stringify({ local_time: 't', block_time: 't', block_number: n, events });

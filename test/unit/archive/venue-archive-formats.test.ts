@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseBatch } from '../../../functions/core/archive/parse.ts';
-import { csvCells, epochMsOfIso, plainDecimal } from '../../../functions/core/archive/asset-ctxs.ts';
-import { formatOfContent, formatOfPath } from '../../../functions/core/archive/sniff.ts';
-import { spotNamesOf } from '../../../functions/core/archive/spot-meta.ts';
-import { parseDecimal } from '../../../functions/core/book/decimal.ts';
+import { parseBatch } from '#core/archive/parse.ts';
+import { csvCells, epochMsOfIso, plainDecimal } from '#core/archive/asset-ctxs.ts';
+import { formatOfContent, formatOfPath } from '#core/archive/sniff.ts';
+import { spotNamesOf } from '#core/archive/spot-meta.ts';
+import { parseDecimal } from '#core/book/decimal.ts';
 
 const HEADER = 'time,coin,funding,open_interest,prev_day_px,day_ntl_vlm,premium,oracle_px,mark_px,mid_px,impact_bid_px,impact_ask_px';
 const T = Date.parse('2025-08-01T00:00:00Z');

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { unseenInstruments } from '../../../functions/core/archive/venue-registry.ts';
-import type { NormalizedRecord } from '../../../schemas/datasets.ts';
+import { unseenInstruments } from '#core/archive/venue-registry.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 
 const T = Date.parse('2026-05-20T00:00:00Z');
 const trade = (family: string, symbol: string, ts: number, size: string) =>

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { visibleFiles } from '../../../functions/core/archive/files.ts';
-import { mayShareRows } from '../../../functions/core/archive/read.ts';
-import type { ArchiveFile } from '../../../functions/ports/archive.ts';
+import { visibleFiles } from '#core/archive/files.ts';
+import { mayShareRows } from '#core/archive/read.ts';
+import type { ArchiveFile } from '#ports/archive.ts';
 
 const file = (fileId: string, over: Partial<ArchiveFile> = {}): ArchiveFile => ({
   fileId, key: `k/${fileId}`, dataset: 'trades', family: 'perpx', day: '2026-10-05', kind: 'compacted', symbol: 'BTC', symbols: ['BTC'],

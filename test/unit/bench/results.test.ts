@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_RESULTS, mergeRun, parseResults, renderResults, serializeResults, type BenchResults } from '../../../bench/results.ts';
-import type { Figure } from '../../../bench/stats.ts';
+import { EMPTY_RESULTS, mergeRun, parseResults, renderResults, serializeResults, type BenchResults } from '#bench/results.ts';
+import type { Figure } from '#bench/stats.ts';
 
 const monday = { at: '2026-11-23T10:00:00.000Z', node: 'v20.20.2', cores: 2, load: [1.5, 2.25] as const };
 const friday = { at: '2026-11-27T18:30:00.000Z', node: 'v22.1.0', cores: 8, load: [12, 9.5] as const };

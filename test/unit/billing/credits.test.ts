@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { beginCharge, chargeRequest, creditsFor, crossedLevels, type CreditLedger } from '../../../functions/core/billing/credits.ts';
-import type { UserEventMessage } from '../../../schemas/messages.ts';
+import { beginCharge, chargeRequest, creditsFor, crossedLevels, type CreditLedger } from '#core/billing/credits.ts';
+import type { UserEventMessage } from '#schemas/messages.ts';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 

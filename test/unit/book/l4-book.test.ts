@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { L4Book, type BookDiff, type BookOrder, type CheckpointOrder } from '../../../functions/core/book/l4-book.ts';
-import { canonicalDecimal, difference, midpoint, sumDecimals } from '../../../functions/core/book/decimal.ts';
+import { L4Book, type BookDiff, type BookOrder, type CheckpointOrder } from '#core/book/l4-book.ts';
+import { canonicalDecimal, difference, midpoint, sumDecimals } from '#core/book/decimal.ts';
 
 const USER = '0x00000000000000000000000000000000000a11ce';
 

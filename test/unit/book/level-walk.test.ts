@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { L4Book, type CheckpointOrder, type Level } from '../../../functions/core/book/l4-book.ts';
-import { LevelWalk, type SequencedDiff } from '../../../functions/core/book/level-walk.ts';
+import { L4Book, type CheckpointOrder, type Level } from '#core/book/l4-book.ts';
+import { LevelWalk, type SequencedDiff } from '#core/book/level-walk.ts';
 
 const OWNER = '42';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { computeBreadth, STALE_AFTER_MS, type SessionStats } from '../../../functions/core/breadth/compute.ts';
+import { computeBreadth, STALE_AFTER_MS, type SessionStats } from '#core/breadth/compute.ts';
 
 const MIN = 60_000;
 const CUTOFF = Date.UTC(2026, 10, 21, 15, 30);

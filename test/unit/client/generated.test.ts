@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { generateClientSource } from '../../../bin/client-source.ts';
-import { ROUTES } from '../../../functions/routes.ts';
-import { ROUTES as CLIENT_ROUTES } from '../../../clients/typescript/src/generated.ts';
+import { generateClientSource } from '#bin/client-source.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { ROUTES as CLIENT_ROUTES } from '#clients/typescript/src/generated.ts';
 
 const CLIENT = fileURLToPath(new URL('../../../clients/typescript/', import.meta.url));
 

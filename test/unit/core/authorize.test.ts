@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { resolveApiKey, stageWideResource } from '../../../functions/core/authorize.ts';
-import { hashApiKey, mintApiKey } from '../../../functions/core/api-keys.ts';
-import type { AccountStore } from '../../../functions/ports/accounts.ts';
+import { resolveApiKey, stageWideResource } from '#core/authorize.ts';
+import { hashApiKey, mintApiKey } from '#core/api-keys.ts';
+import type { AccountStore } from '#ports/accounts.ts';
 
 const account = { id: 'acct_1', plan: 'build' as const, usageKey: 'usage_1', createdAt: '2026-11-21T00:00:00.000Z' };
 const store = (known: string): AccountStore => ({

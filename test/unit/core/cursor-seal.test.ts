@@ -1,7 +1,7 @@
 /** Sealed cursors: only this service's, for the route that issued them, under a key still in the ring. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { openCursor, parseKeyRing, sealCursor } from '../../../functions/core/cursor-seal.ts';
+import { openCursor, parseKeyRing, sealCursor } from '#core/cursor-seal.ts';
 
 const OLD = { id: 'k1', secret: 'the first cursor key, thirty-two characters long' };
 const NEW = { id: 'k2', secret: 'the second cursor key, also at least thirty-two long' };

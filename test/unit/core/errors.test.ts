@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, errorBody, toAppError } from '../../../functions/core/errors.ts';
+import { AppError, errorBody, toAppError } from '#core/errors.ts';
 
 describe('errorBody', () => {
   it('renders the spec error body with param and valid values for a 400', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CURSOR_TRAIL_MS, minuteOf, remainingDelaySeconds, sendAt, sweepTimers, type SweepDeps } from '../../../functions/core/timers.ts';
-import { memoryTimers } from '../../helpers/memory-timers.ts';
-import type { QueueName } from '../../../functions/resources.ts';
+import { CURSOR_TRAIL_MS, minuteOf, remainingDelaySeconds, sendAt, sweepTimers, type SweepDeps } from '#core/timers.ts';
+import { memoryTimers } from '#test/helpers/memory-timers.ts';
+import type { QueueName } from '#functions/resources.ts';
 
 function harness(start: number) {
   const sent: { queue: QueueName; body: string; delay: number }[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatFixed, formatUnits, priceDecimals } from '../../../functions/local/demo/decimal.ts';
+import { formatFixed, formatUnits, priceDecimals } from '#local/demo/decimal.ts';
 
 describe('formatFixed', () => {
   it('rounds to the decimals and drops trailing zeros, exponents and negative zero', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyFill, directionLabel } from '../../../functions/local/demo/ledger.ts';
+import { applyFill, directionLabel } from '#local/demo/ledger.ts';
 
 describe('applyFill', () => {
   it('opens and adds at the average entry, then realizes PnL on the closing part', () => {

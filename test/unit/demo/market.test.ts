@@ -1,11 +1,11 @@
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AccountRecord, type NormalizedRecord, type TradeRecord } from '../../../schemas/datasets.ts';
-import { refusedField } from '../../../functions/core/archive/record-check.ts';
-import { FAMILIES, SYMBOL_FORMS } from '../../../functions/core/venues.ts';
-import { createDemoMarket, resumeDemoMarket } from '../../../functions/local/demo/market.ts';
-import { groupBy } from '../../../functions/core/events/kit/group.ts';
-import { SYSTEM_ACCOUNTS, accountIndexOf, createWallets } from '../../../functions/local/demo/wallets.ts';
+import { AccountRecord, type NormalizedRecord, type TradeRecord } from '#schemas/datasets.ts';
+import { refusedField } from '#core/archive/record-check.ts';
+import { FAMILIES, SYMBOL_FORMS } from '#core/venues.ts';
+import { createDemoMarket, resumeDemoMarket } from '#local/demo/market.ts';
+import { groupBy } from '#core/events/kit/group.ts';
+import { SYSTEM_ACCOUNTS, accountIndexOf, createWallets } from '#local/demo/wallets.ts';
 
 /** Simulating hours of market is CPU work that a loaded machine does slower, not a condition to wait for: no tight budget. */
 const SIMULATION_BUDGET_MS = 600_000;

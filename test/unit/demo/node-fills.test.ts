@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TradeRecord } from '../../../schemas/datasets.ts';
-import { fixtureTrades } from '../../../functions/local/demo/fixture.ts';
-import { createDemoMarket } from '../../../functions/local/demo/market.ts';
-import { type NodeFillBlock, nodeFillBlocks, renderNodeFillsByBlock, takerTrades } from '../../../functions/local/demo/node-fills.ts';
+import { TradeRecord } from '#schemas/datasets.ts';
+import { fixtureTrades } from '#local/demo/fixture.ts';
+import { createDemoMarket } from '#local/demo/market.ts';
+import { type NodeFillBlock, nodeFillBlocks, renderNodeFillsByBlock, takerTrades } from '#local/demo/node-fills.ts';
 
 const START = Date.UTC(2026, 2, 10);
 const FIXTURES = 'test/fixtures/node_fills_by_block';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createDemoMarket } from '../../../functions/local/demo/market.ts';
-import { L4Book, type BookDiff } from '../../../functions/core/book/l4-book.ts';
-import type { NormalizedRecord, RecordOf } from '../../../schemas/datasets.ts';
+import { createDemoMarket } from '#local/demo/market.ts';
+import { L4Book, type BookDiff } from '#core/book/l4-book.ts';
+import type { NormalizedRecord, RecordOf } from '#schemas/datasets.ts';
 
 const START = Date.UTC(2026, 2, 10, 6);
 const MINUTE = 60_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Rng, hash32 } from '../../../functions/local/demo/random.ts';
+import { Rng, hash32 } from '#local/demo/random.ts';
 
 const draws = (n: number, draw: (rng: Rng) => number, seed = 1) => {
   const rng = new Rng(seed);

@@ -1,7 +1,7 @@
 /** The README's demo wallets are the ones `npm start` prints for the default seed, whatever the start time. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createDemoMarket } from '../../../functions/local/demo/market.ts';
+import { createDemoMarket } from '#local/demo/market.ts';
 
 const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
 

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { createUpstream, STALLED_BOOK } from '../../../functions/local/demo/upstream.ts';
-import { NormalizedRecord, type TradeRecord } from '../../../schemas/datasets.ts';
-import { T0 } from '../../helpers/records.ts';
+import { createUpstream, STALLED_BOOK } from '#local/demo/upstream.ts';
+import { NormalizedRecord, type TradeRecord } from '#schemas/datasets.ts';
+import { T0 } from '#test/helpers/records.ts';
 
 type RecordOf<D extends NormalizedRecord['dataset']> = Extract<NormalizedRecord, { dataset: D }>;
 

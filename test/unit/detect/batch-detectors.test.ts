@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { fillCandidates } from '../../../functions/core/events/account.fill.ts';
-import { liquidationCandidates } from '../../../functions/core/events/market.liquidation.ts';
-import { orderRejectedCandidates } from '../../../functions/core/events/account.order_rejected.ts';
-import { transferCandidates } from '../../../functions/core/events/account.transfer.ts';
-import { batchCandidates } from '../../../functions/core/detect/batch-run.ts';
-import type { LiquidationRecord, NormalizedRecord, OrderEventRecord, TradeRecord, TransferRecord } from '../../../schemas/datasets.ts';
-import { T0 } from '../../helpers/records.ts';
+import { fillCandidates } from '#core/events/account.fill.ts';
+import { liquidationCandidates } from '#core/events/market.liquidation.ts';
+import { orderRejectedCandidates } from '#core/events/account.order_rejected.ts';
+import { transferCandidates } from '#core/events/account.transfer.ts';
+import { batchCandidates } from '#core/detect/batch-run.ts';
+import type { LiquidationRecord, NormalizedRecord, OrderEventRecord, TradeRecord, TransferRecord } from '#schemas/datasets.ts';
+import { T0 } from '#test/helpers/records.ts';
 
 const ALICE = `0x${'a1'.repeat(20)}`;
 const BOB = `0x${'b2'.repeat(20)}`;

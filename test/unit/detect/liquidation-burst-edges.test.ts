@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { liquidationBursts, type BurstParams, type BurstRow } from '../../../functions/core/events/market.liquidation_burst.ts';
-import { MIN_DENOMINATOR_USD, type MarketReference } from '../../../functions/core/events/kit/relative-metrics.ts';
-import type { Family } from '../../../functions/core/venues.ts';
+import { liquidationBursts, type BurstParams, type BurstRow } from '#core/events/market.liquidation_burst.ts';
+import { MIN_DENOMINATOR_USD, type MarketReference } from '#core/events/kit/relative-metrics.ts';
+import type { Family } from '#core/venues.ts';
 
 const MINUTE = 60_000;
 const FROM = Date.parse('2026-09-01T10:00:00Z');

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { holds, matches } from '../../../functions/core/detect/match.ts';
-import type { Candidate, MetricValue } from '../../../functions/core/events/kit/candidate.ts';
-import { EVENT_TYPE_BY_NAME } from '../../../functions/core/webhooks/catalog.ts';
-import type { Venue } from '../../../functions/core/events/declare.ts';
-import { normalizeConfig, type Condition } from '../../../functions/core/webhooks/filters.ts';
+import { holds, matches } from '#core/detect/match.ts';
+import type { Candidate, MetricValue } from '#core/events/kit/candidate.ts';
+import { EVENT_TYPE_BY_NAME } from '#core/webhooks/catalog.ts';
+import type { Venue } from '#core/events/declare.ts';
+import { normalizeConfig, type Condition } from '#core/webhooks/filters.ts';
 
 const decl = (type: string) => EVENT_TYPE_BY_NAME.get(type)!;
 const none = new Set<string>();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { dryRun, estimate } from '../../../functions/core/detect/preview.ts';
-import { SCAN_BUDGET_MS, type PreviewDeps } from '../../../functions/core/detect/scan.ts';
-import type { WebhookStores } from '../../../functions/ports/webhooks.ts';
+import { dryRun, estimate } from '#core/detect/preview.ts';
+import { SCAN_BUDGET_MS, type PreviewDeps } from '#core/detect/scan.ts';
+import type { WebhookStores } from '#ports/webhooks.ts';
 
 const T = Date.UTC(2026, 10, 21, 12, 0, 0);
 

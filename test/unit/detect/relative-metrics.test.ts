@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Candidate } from '../../../functions/core/events/kit/candidate.ts';
-import { relativeMetrics, type MarketReference, type ReferenceSource } from '../../../functions/core/events/kit/relative-metrics.ts';
-import { withReferences } from '../../../functions/core/detect/dispatch.ts';
-import type { Family } from '../../../functions/core/venues.ts';
+import type { Candidate } from '#core/events/kit/candidate.ts';
+import { relativeMetrics, type MarketReference, type ReferenceSource } from '#core/events/kit/relative-metrics.ts';
+import { withReferences } from '#core/detect/dispatch.ts';
+import type { Family } from '#core/venues.ts';
 
 const ALICE = `0x${'a1'.repeat(20)}`;
 const T = Date.UTC(2026, 10, 18, 12, 0, 30);

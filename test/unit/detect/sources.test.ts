@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { twapCandidates } from '../../../functions/core/events/account.twap_lifecycle.ts';
-import { upgradeCandidates } from '../../../functions/core/events/chain.upgrade_detected.ts';
-import { matches } from '../../../functions/core/detect/match.ts';
-import { PGA, type Holder, type PgaPayment } from '../../../functions/core/events/kit/reads.ts';
-import { pgaPayments } from '../../../functions/core/events/market.pga_payment.ts';
-import { settledHoldings } from '../../../functions/core/events/account.hip4_settled.ts';
-import { settlements } from '../../../functions/core/events/hip4.settlement.ts';
-import { EVENT_TYPE_BY_NAME } from '../../../functions/core/webhooks/catalog.ts';
-import { normalizeConfig } from '../../../functions/core/webhooks/filters.ts';
-import type { ChainEventRecord, SettlementRecord, TwapRecord } from '../../../schemas/datasets.ts';
-import { T0 } from '../../helpers/records.ts';
+import { twapCandidates } from '#core/events/account.twap_lifecycle.ts';
+import { upgradeCandidates } from '#core/events/chain.upgrade_detected.ts';
+import { matches } from '#core/detect/match.ts';
+import { PGA, type Holder, type PgaPayment } from '#core/events/kit/reads.ts';
+import { pgaPayments } from '#core/events/market.pga_payment.ts';
+import { settledHoldings } from '#core/events/account.hip4_settled.ts';
+import { settlements } from '#core/events/hip4.settlement.ts';
+import { EVENT_TYPE_BY_NAME } from '#core/webhooks/catalog.ts';
+import { normalizeConfig } from '#core/webhooks/filters.ts';
+import type { ChainEventRecord, SettlementRecord, TwapRecord } from '#schemas/datasets.ts';
+import { T0 } from '#test/helpers/records.ts';
 
 const MIN = 60_000;
 const DAY = 86_400_000;

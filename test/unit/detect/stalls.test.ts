@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { archiveGaps } from '../../../functions/core/events/archive.gap_detected.ts';
-import { ingestStalls } from '../../../functions/core/events/ingest.stall.ts';
-import type { Tick } from '../../../functions/core/events/kit/reads.ts';
-import { matches } from '../../../functions/core/detect/match.ts';
-import { EVENT_TYPE_BY_NAME } from '../../../functions/core/webhooks/catalog.ts';
-import { normalizeConfig } from '../../../functions/core/webhooks/filters.ts';
+import { archiveGaps } from '#core/events/archive.gap_detected.ts';
+import { ingestStalls } from '#core/events/ingest.stall.ts';
+import type { Tick } from '#core/events/kit/reads.ts';
+import { matches } from '#core/detect/match.ts';
+import { EVENT_TYPE_BY_NAME } from '#core/webhooks/catalog.ts';
+import { normalizeConfig } from '#core/webhooks/filters.ts';
 
 const T = Date.UTC(2026, 10, 21, 12, 0, 0);
 const MIN = 60_000;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { userEventCandidate } from '../../../functions/core/detect/user-events.ts';
-import { matches } from '../../../functions/core/detect/match.ts';
-import { EVENT_TYPE_BY_NAME } from '../../../functions/core/webhooks/catalog.ts';
-import { normalizeConfig } from '../../../functions/core/webhooks/filters.ts';
+import { userEventCandidate } from '#core/detect/user-events.ts';
+import { matches } from '#core/detect/match.ts';
+import { EVENT_TYPE_BY_NAME } from '#core/webhooks/catalog.ts';
+import { normalizeConfig } from '#core/webhooks/filters.ts';
 
 const AT = Date.UTC(2026, 10, 21, 12, 0, 0);
 

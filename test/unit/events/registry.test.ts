@@ -6,7 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BATCH_DETECTORS, DRY_RUN_TYPES, ESTIMATE_TYPES, EVENT_DEFINITION_BY_TYPE, EVENT_TYPES, MINUTE_DETECTORS } from '../../../functions/core/events/registry.ts';
+import { BATCH_DETECTORS, DRY_RUN_TYPES, ESTIMATE_TYPES, EVENT_DEFINITION_BY_TYPE, EVENT_TYPES, MINUTE_DETECTORS } from '#core/events/registry.ts';
 
 const EVENTS_DIR = new URL('../../../functions/core/events/', import.meta.url);
 const definitions = [...EVENT_DEFINITION_BY_TYPE.values()];

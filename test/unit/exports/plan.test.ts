@@ -1,10 +1,10 @@
 /** Export planning from the manifest alone: partitions, quote and price, with an in-memory manifest. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { planExport, priceUsd } from '../../../functions/core/exports/plan.ts';
-import type { ArchiveFile, ArchiveManifest } from '../../../functions/ports/archive.ts';
-import { EXPORT_FORMATS, EXPORT_SCHEMAS, type CreateExportBody } from '../../../schemas/exports.ts';
-import { DATASETS, type Dataset } from '../../../schemas/datasets.ts';
+import { planExport, priceUsd } from '#core/exports/plan.ts';
+import type { ArchiveFile, ArchiveManifest } from '#ports/archive.ts';
+import { EXPORT_FORMATS, EXPORT_SCHEMAS, type CreateExportBody } from '#schemas/exports.ts';
+import { DATASETS, type Dataset } from '#schemas/datasets.ts';
 
 const DAY = 86_400_000;
 const DAY0 = Date.UTC(2026, 10, 1);

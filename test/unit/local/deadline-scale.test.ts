@@ -1,8 +1,8 @@
 /** LOCAL_DEADLINE_SCALE stretches the local cloud's Lambda deadlines; unset, they are the deployed ones. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { lambdaContext } from '../../../functions/local/invoke.ts';
-import { resetConfig } from '../../../functions/shared/config.ts';
-import { FUNCTIONS } from '../../../functions/resources.ts';
+import { lambdaContext } from '#local/invoke.ts';
+import { resetConfig } from '#shared/config.ts';
+import { FUNCTIONS } from '#functions/resources.ts';
 
 const saved = { DEPLOYMENT: process.env.DEPLOYMENT, LOCAL_DEADLINE_SCALE: process.env.LOCAL_DEADLINE_SCALE };
 afterEach(() => {

@@ -4,10 +4,10 @@
  */
 import { DescribeExecutionCommand, ExecutionAlreadyExists, ExecutionDoesNotExist, SFNClient, StartExecutionCommand, StateMachineDoesNotExist, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localStateMachineArn, startStepFunctionsServer, type StepFunctionsServer } from '../../../functions/local/step-functions-server.ts';
-import type { LocalExecution, LocalStateMachines } from '../../../functions/local/state-machines.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../functions/local/emulators.ts';
-import { eventually } from '../../helpers/api.ts';
+import { localStateMachineArn, startStepFunctionsServer, type StepFunctionsServer } from '#local/step-functions-server.ts';
+import type { LocalExecution, LocalStateMachines } from '#local/state-machines.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators.ts';
+import { eventually } from '#test/helpers/api.ts';
 
 /** A runner double: each execution ends when the test says so. */
 const started: { input: unknown; finish: (output: unknown) => void; aborted: boolean }[] = [];

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAINNET_BTC, VenueRateGenerator, marketsOf, rates } from '../../../functions/local/venue/generator.ts';
-import { venueBatches } from '../../../functions/local/venue/batches.ts';
-import { parseBatch } from '../../../functions/core/archive/parse.ts';
-import { L4Book, type CheckpointOrder } from '../../../functions/core/book/l4-book.ts';
-import type { NormalizedRecord } from '../../../schemas/datasets.ts';
+import { MAINNET_BTC, VenueRateGenerator, marketsOf, rates } from '#local/venue/generator.ts';
+import { venueBatches } from '#local/venue/batches.ts';
+import { parseBatch } from '#core/archive/parse.ts';
+import { L4Book, type CheckpointOrder } from '#core/book/l4-book.ts';
+import type { NormalizedRecord } from '#schemas/datasets.ts';
 
 const START = Date.UTC(2026, 4, 10, 12);
 

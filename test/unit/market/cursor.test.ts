@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   checkInWindow, decodeCursor, encodeCursor, formatTransparentCursor, parseTransparentCursor, requestFingerprint, transparentSpelling, type CursorForm,
-} from '../../../functions/core/market/cursor.ts';
-import { bucketStart } from '../../../functions/core/market/candles.ts';
+} from '#core/market/cursor.ts';
+import { bucketStart } from '#core/market/candles.ts';
 
 describe('opaque cursors', () => {
   const fingerprint = requestFingerprint({ routeId: 'getPerpxTrades', symbol: 'BTC', start: 1, end: undefined });

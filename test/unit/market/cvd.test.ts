@@ -1,7 +1,7 @@
 /** CVD buckets from taker sums (core/market/cvd.ts): delta is buy minus sell, cumulative_delta the running sum of the deltas. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { cvdBuckets } from '../../../functions/core/market/cvd.ts';
+import { cvdBuckets } from '#core/market/cvd.ts';
 
 /** Within the 8 decimals the buckets keep (one rounding per step summed), or the doubles' own precision for large notionals. */
 const close = (a: number, b: number, scale: number, steps = 1) => expect(Math.abs(a - b)).toBeLessThanOrEqual(steps * (1e-8 + 1e-15 * scale));

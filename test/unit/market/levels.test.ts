@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bucketIndex, bucketPoints, levelGrid, type LevelPoint } from '../../../functions/core/market/levels.ts';
-import { quarterHours, restingAt, triggerMap, type TriggerEvent } from '../../../functions/core/market/trigger-levels.ts';
-import { liquidationMap, liquidationPrice } from '../../../functions/core/market/liquidation-levels.ts';
+import { bucketIndex, bucketPoints, levelGrid, type LevelPoint } from '#core/market/levels.ts';
+import { quarterHours, restingAt, triggerMap, type TriggerEvent } from '#core/market/trigger-levels.ts';
+import { liquidationMap, liquidationPrice } from '#core/market/liquidation-levels.ts';
 
 const point = fc.record({
   price: fc.double({ min: 1, max: 200, noNaN: true }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MCP_SCOPES, mcpTools, parseScopes, toolName } from '../../../mcp/tools.ts';
-import { ROUTES } from '../../../functions/routes.ts';
+import { MCP_SCOPES, mcpTools, parseScopes, toolName } from '#mcp/tools.ts';
+import { ROUTES } from '#functions/routes.ts';
 
 const eligible = ROUTES.filter((r) => !r.hidden && !r.deprecated && r.group !== 'system');
 

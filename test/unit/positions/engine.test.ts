@@ -1,9 +1,9 @@
 /** The position engine and its shapes, pure: continuity, entry accounting, funding, snapshots that round-trip, summaries. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { applyFill, bookFromSnapshot, chargeFunding, snapshotRows, type Book, type Fill, type SnapshotContext } from '../../../functions/core/positions/engine.ts';
-import { fixed, roundedText, text } from '../../../functions/core/positions/fixed.ts';
-import { accountSummaryOf, marketSummaryOf } from '../../../functions/core/positions/shape.ts';
+import { applyFill, bookFromSnapshot, chargeFunding, snapshotRows, type Book, type Fill, type SnapshotContext } from '#core/positions/engine.ts';
+import { fixed, roundedText, text } from '#core/positions/fixed.ts';
+import { accountSummaryOf, marketSummaryOf } from '#core/positions/shape.ts';
 
 const ALICE = '0x00000000000000000000000000000000000000a1';
 const BOB = '0x00000000000000000000000000000000000000b2';

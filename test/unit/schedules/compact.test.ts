@@ -1,7 +1,7 @@
 /** The compact function's rederive invocation refuses what it cannot derive, naming what it takes (before touching the archive). */
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { handler } from '../../../functions/schedules/compact.ts';
+import { handler } from '#functions/schedules/compact.ts';
 
 const context = { functionName: 'compact', awsRequestId: 'test', getRemainingTimeInMillis: () => 60_000 } as Context;
 

@@ -1,11 +1,11 @@
 /** `/v1/capabilities` is generated from the route table: it and the OpenAPI document list the same data routes. */
 import { describe, expect, it } from 'vitest';
-import { capabilities } from '../../../functions/shared/capabilities.ts';
-import { buildOpenApiDocument } from '../../../functions/shared/openapi.ts';
-import { ROUTES } from '../../../functions/routes.ts';
-import { DATASETS } from '../../../schemas/datasets.ts';
-import { CANDLE_INTERVALS } from '../../../schemas/intervals.ts';
-import { BREADTH_COVERAGE } from '../../../functions/core/breadth/history.ts';
+import { capabilities } from '#shared/capabilities.ts';
+import { buildOpenApiDocument } from '#shared/openapi.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { DATASETS } from '#schemas/datasets.ts';
+import { CANDLE_INTERVALS } from '#schemas/intervals.ts';
+import { BREADTH_COVERAGE } from '#core/breadth/history.ts';
 
 const document = buildOpenApiDocument({ baseUrl: 'https://example.test' }) as { paths: Record<string, Record<string, { tags?: string[] }>> };
 const rows = capabilities();

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { traceClientsWith, traced, type ClientTracer } from '../../../functions/shared/client-tracing.ts';
+import { traceClientsWith, traced, type ClientTracer } from '#shared/client-tracing.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 

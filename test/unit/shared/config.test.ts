@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig, requireSetting } from '../../../functions/shared/config.ts';
-import { localSettings } from '../../../functions/local/settings.ts';
+import { parseConfig, requireSetting } from '#shared/config.ts';
+import { localSettings } from '#local/settings.ts';
 
 describe('parseConfig', () => {
   it('applies defaults when the environment is empty', () => {

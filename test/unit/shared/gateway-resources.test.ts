@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { GATEWAY_RESOURCES, gatewayResources } from '../../../functions/gateway-resources.ts';
-import { ROUTES, resourceMatcher } from '../../../functions/routes.ts';
-import type { HttpMethod, RouteDef } from '../../../functions/routes/operation.ts';
-import type { FunctionName } from '../../../functions/resources.ts';
+import { GATEWAY_RESOURCES, gatewayResources } from '#functions/gateway-resources.ts';
+import { ROUTES, resourceMatcher } from '#functions/routes.ts';
+import type { HttpMethod, RouteDef } from '#functions/routes/operation.ts';
+import type { FunctionName } from '#functions/resources.ts';
 
 function route(method: HttpMethod, path: string, group: FunctionName, auth: 'api_key' | 'none' = 'api_key'): RouteDef {
   return {

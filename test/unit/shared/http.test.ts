@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
-import { AppError } from '../../../functions/core/errors.ts';
-import { httpRouteGroup, ok } from '../../../functions/shared/http.ts';
-import { operationGroup, routesOf, type RouteDef } from '../../../functions/routes/operation.ts';
-import { cursorParam, enumParam, integerParam, stringParam } from '../../../schemas/params.ts';
-import { cursorKeys } from '../../../functions/shared/deps.ts';
-import { sealCursor } from '../../../functions/core/cursor-seal.ts';
-import { lambdaContext, restEvent } from '../../helpers/events.ts';
+import { AppError } from '#core/errors.ts';
+import { httpRouteGroup, ok } from '#shared/http.ts';
+import { operationGroup, routesOf, type RouteDef } from '#functions/routes/operation.ts';
+import { cursorParam, enumParam, integerParam, stringParam } from '#schemas/params.ts';
+import { cursorKeys } from '#shared/deps.ts';
+import { sealCursor } from '#core/cursor-seal.ts';
+import { lambdaContext, restEvent } from '#test/helpers/events.ts';
 
 const THINGS = operationGroup('system', {
   listThings: {

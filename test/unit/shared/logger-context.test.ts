@@ -5,8 +5,8 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { logger, withOwnLogger } from '../../../functions/shared/powertools.ts';
-import { lambdaContext } from '../../helpers/events.ts';
+import { logger, withOwnLogger } from '#shared/powertools.ts';
+import { lambdaContext } from '#test/helpers/events.ts';
 
 afterEach(() => { vi.restoreAllMocks(); });
 

@@ -4,8 +4,8 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import spectralCore, { type RulesetDefinition } from '@stoplight/spectral-core';
 import spectralParsers from '@stoplight/spectral-parsers';
 import spectralRulesets from '@stoplight/spectral-rulesets';
-import { buildOpenApiDocument, SERVICE_VERSION } from '../../../functions/shared/openapi.ts';
-import { ROUTES } from '../../../functions/routes.ts';
+import { buildOpenApiDocument, SERVICE_VERSION } from '#shared/openapi.ts';
+import { ROUTES } from '#functions/routes.ts';
 
 type Operation = { operationId: string; deprecated?: boolean; security?: unknown[]; parameters: { name: string; in: string }[] };
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
-import { AppError } from '../../../functions/core/errors.ts';
-import { isStoreUnavailable, storeUnavailableAsAppError } from '../../../functions/shared/store-errors.ts';
+import { AppError } from '#core/errors.ts';
+import { isStoreUnavailable, storeUnavailableAsAppError } from '#shared/store-errors.ts';
 
 const sdkError = (name: string, status: number, fault: 'client' | 'server') => Object.assign(new Error(name), { name, $fault: fault, $metadata: { httpStatusCode: status } });
 

@@ -5,14 +5,14 @@
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ExportExecutionInput, ExportPartitionTask, JobFinishTask, ReplayExecutionInput, ReplayPartitionTask } from '../../../schemas/messages.ts';
-import { replayPartitions } from '../../../functions/core/detect/replays.ts';
-import { parseTaskPayload } from '../../../functions/shared/workflow.ts';
-import { handler as exportPartition } from '../../../functions/workflows/export-partition.ts';
-import { handler as exportFinish } from '../../../functions/workflows/export-finish.ts';
-import { handler as replayPartition } from '../../../functions/workflows/replay-partition.ts';
-import { handler as replayFinish } from '../../../functions/workflows/replay-finish.ts';
-import { lambdaContext } from '../../helpers/events.ts';
+import { ExportExecutionInput, ExportPartitionTask, JobFinishTask, ReplayExecutionInput, ReplayPartitionTask } from '#schemas/messages.ts';
+import { replayPartitions } from '#core/detect/replays.ts';
+import { parseTaskPayload } from '#shared/workflow.ts';
+import { handler as exportPartition } from '#functions/workflows/export-partition.ts';
+import { handler as exportFinish } from '#functions/workflows/export-finish.ts';
+import { handler as replayPartition } from '#functions/workflows/replay-partition.ts';
+import { handler as replayFinish } from '#functions/workflows/replay-finish.ts';
+import { lambdaContext } from '#test/helpers/events.ts';
 
 const DAY = 86_400_000;
 const FROM = Date.parse('2026-10-01T06:00:00Z');

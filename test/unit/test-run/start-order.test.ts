@@ -1,7 +1,7 @@
 /** The test run's start order (test/helpers/start-order.ts), which the sequencer applies. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { startOrder, type FileKind } from '../../helpers/start-order.ts';
+import { startOrder, type FileKind } from '#test/helpers/start-order.ts';
 
 const kindOf = (name: string): FileKind => (name.startsWith('w') ? 'waits' : name.startsWith('e') ? 'local-cloud' : 'cpu');
 

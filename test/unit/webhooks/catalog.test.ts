@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { operatorsFor, publicDeclaration } from '../../../functions/core/webhooks/catalog.ts';
-import { EVENT_TYPES } from '../../../functions/core/events/registry.ts';
-import { normalizeConfig } from '../../../functions/core/webhooks/filters.ts';
+import { operatorsFor, publicDeclaration } from '#core/webhooks/catalog.ts';
+import { EVENT_TYPES } from '#core/events/registry.ts';
+import { normalizeConfig } from '#core/webhooks/filters.ts';
 
 describe('the event-type catalogue', () => {
   it('declares 28 types of which 24 are live, the four soon ones as the spec lists them', () => {

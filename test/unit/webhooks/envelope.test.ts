@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildEnvelope, deliveryIdOf, eventIdOf, type Occurrence } from '../../../functions/core/webhooks/envelope.ts';
+import { buildEnvelope, deliveryIdOf, eventIdOf, type Occurrence } from '#core/webhooks/envelope.ts';
 
 const UUID_V8 = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const PRODUCED_AT = Date.UTC(2026, 8, 19, 12, 0, 0);

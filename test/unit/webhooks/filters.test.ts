@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPE_BY_NAME } from '../../../functions/core/webhooks/catalog.ts';
-import { normalizeConfig } from '../../../functions/core/webhooks/filters.ts';
+import { EVENT_TYPE_BY_NAME } from '#core/webhooks/catalog.ts';
+import { normalizeConfig } from '#core/webhooks/filters.ts';
 
 const decl = (type: string) => EVENT_TYPE_BY_NAME.get(type)!;
 const none = new Set<string>();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextAttemptAt, plannedOffsetS, shouldAutoDisable } from '../../../functions/core/webhooks/ladder.ts';
+import { nextAttemptAt, plannedOffsetS, shouldAutoDisable } from '#core/webhooks/ladder.ts';
 
 const HOUR_MS = 3_600_000;
 const T0 = Date.UTC(2026, 0, 1);

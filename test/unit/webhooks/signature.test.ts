@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { signatureHeader, verifySignature } from '../../../functions/core/webhooks/signature.ts';
+import { signatureHeader, verifySignature } from '#core/webhooks/signature.ts';
 
 // Fixed vectors (reference-real-service.md section 5.3).
 const T = 1758240000;

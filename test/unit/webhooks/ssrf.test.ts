@@ -1,8 +1,8 @@
 import { BlockList } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allowListed, checkHostName, parseDestination, validateDestination, type ResolveHost } from '../../../functions/core/webhooks/ssrf.ts';
-import { hostLiteral, isForbiddenAddress } from '../../../functions/core/webhooks/ip-ranges.ts';
+import { allowListed, checkHostName, parseDestination, validateDestination, type ResolveHost } from '#core/webhooks/ssrf.ts';
+import { hostLiteral, isForbiddenAddress } from '#core/webhooks/ip-ranges.ts';
 
 const PUBLIC_V4 = '93.184.216.34';
 const PUBLIC_V6 = '2606:2800:220:1:248:1893:25c8:1946';

@@ -1,5 +1,5 @@
 /** What detectors produce. */
-import type { Family } from '../../venues.ts';
+import type { Family } from '#core/venues.ts';
 
 export type MetricValue = number | string | boolean | null;
 

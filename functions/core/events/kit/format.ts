@@ -2,7 +2,7 @@
  * How detectors shape occurrences, shared by the event types: times as ISO text, the window test,
  * links to the routes that hold the rows, each market's series, and rounding.
  */
-import { FAMILY_PREFIX, type Family } from '../../venues.ts';
+import { FAMILY_PREFIX, type Family } from '#core/venues.ts';
 import { groupBy } from './group.ts';
 import { roundAsSql } from './rounding.ts';
 

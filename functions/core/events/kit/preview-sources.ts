@@ -2,10 +2,10 @@
  * Where a type's estimate reads instead of replaying its window (core/detect/rollups.ts reads
  * them): a rollup of its occurrences, or its detector's input kept reduced.
  */
-import type { ArchiveDeps } from '../../../ports/archive.ts';
-import type { SqlValue } from '../../../ports/sql.ts';
-import type { IngestedDataset } from '../../../../schemas/datasets.ts';
-import type { ReductionDataset, RollupDataset } from '../../archive/sql.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { SqlValue } from '#ports/sql.ts';
+import type { IngestedDataset } from '#schemas/datasets.ts';
+import type { ReductionDataset, RollupDataset } from '#core/archive/sql.ts';
 import type { Candidate } from './candidate.ts';
 
 /** The rollup an event type's estimate reads (a key of ROLLUPS). */

@@ -5,14 +5,14 @@
  * reads that paired types share (gaps detected and resolved, stalls and recoveries, settlements)
  * go through `shared` and are made once per run.
  */
-import type { IngestedDataset, RecordOf, SettlementRecord } from '../../../../schemas/datasets.ts';
-import type { ArchiveDeps } from '../../../ports/archive.ts';
-import type { SqlQuery, SqlSession } from '../../../ports/sql.ts';
-import { whollyBeforeCoverage } from '../../archive/coverage.ts';
-import { windowSource } from '../../archive/read.ts';
-import type { BreadthStore } from '../../../ports/breadth.ts';
-import type { Family } from '../../venues.ts';
-import { PGA_MIN_AMOUNT, PGA_PER_DAY } from '../../archive/sql.ts';
+import type { IngestedDataset, RecordOf, SettlementRecord } from '#schemas/datasets.ts';
+import type { ArchiveDeps } from '#ports/archive.ts';
+import type { SqlQuery, SqlSession } from '#ports/sql.ts';
+import { whollyBeforeCoverage } from '#core/archive/coverage.ts';
+import { windowSource } from '#core/archive/read.ts';
+import type { BreadthStore } from '#ports/breadth.ts';
+import type { Family } from '#core/venues.ts';
+import { PGA_MIN_AMOUNT, PGA_PER_DAY } from '#core/archive/sql.ts';
 import type { ReferenceSource } from './relative-metrics.ts';
 
 export const MINUTE_MS = 60_000;

@@ -4,7 +4,7 @@
  * never fires, when its denominator is under 10,000 USD; the delivery then carries `reference_at`,
  * the time of the reference values, so a receiver can see what it was compared with.
  */
-import type { Family } from '../../venues.ts';
+import type { Family } from '#core/venues.ts';
 
 export const MIN_DENOMINATOR_USD = 10_000;
 
