@@ -12,7 +12,7 @@ import { ErrorBodySchema, MetaSchema } from '#schemas/responses.ts';
 /** The contract's version, as the specification fixes it (`info.version`). */
 export const CONTRACT_VERSION = '1.5.0';
 /** This service's release (package.json, the CHANGELOG's newest entry), published as `info.x-service-version`. */
-export const SERVICE_VERSION = '2.2.0';
+export const SERVICE_VERSION = '2.3.0';
 
 type JsonObject = Record<string, unknown>;
 
