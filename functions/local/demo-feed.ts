@@ -129,7 +129,9 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   // A first start with `nearHours` begins the market at the newest hours; the older days are a span of their own.
   const nearFrom = Math.max(earliest, Math.floor((now - (options.nearHours ?? 0) * HOUR) / HOUR) * HOUR);
   const firstStart = !resumed && saved === undefined;
-  let history: Span | undefined = firstStart ? (nearFrom > earliest ? { from: earliest, to: nearFrom } : undefined) : saved?.history;
+  // Older days a first start left unwritten are written by the next (of the same market only).
+  const sameShape = JSON.stringify(saved?.shape) === JSON.stringify(shape);
+  let history: Span | undefined = firstStart ? (nearFrom > earliest ? { from: earliest, to: nearFrom } : undefined) : sameShape ? saved?.history : undefined;
   const start = resumed?.nowMs() ?? (firstStart ? nearFrom : Math.max(saved?.through ?? earliest, earliest));
   const newMarket = (startMs: number) =>
     createDemoMarket({ seed: options.seed, startMs, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, extraCoreMarkets: options.extraCoreMarkets });
