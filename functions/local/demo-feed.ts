@@ -11,7 +11,8 @@
  * With `nearHours`, a first start seeds the newest hours first: the market that goes on live starts
  * afresh at their beginning, so the near past and live data are in within seconds; the older days
  * follow from a second simulation that ends where the first begins (the one instant where the
- * demo's history is not one continuous simulation: prices, books and positions start afresh).
+ * demo's history is not one continuous simulation: prices, books and positions start afresh; its
+ * order-level books are emptied there by diffs, so a book replayed across the seam is the new one).
  */
 import { fork } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -100,12 +101,15 @@ async function putBatch(options: DemoFeedOptions, from: number, to: number, text
 
 const serialize = (records: readonly unknown[]) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
 
+/** Whether the saved feed was made with these options (its market, and the days it left, are this market's). */
+const madeAs = (saved: FeedState | undefined, shape: FeedShape) => JSON.stringify(saved?.shape) === JSON.stringify(shape);
+
 /**
  * The saved simulation when it was made with these options and stands within the seeding window,
  * advanced (its records dropped: they were written) to where the feed got.
  */
 function resumedMarket(shape: FeedShape, saved: FeedState | undefined, snapshotPath: string, earliest: number): DemoMarket | undefined {
-  if (!saved || JSON.stringify(saved.shape) !== JSON.stringify(shape) || !existsSync(snapshotPath)) return undefined;
+  if (!saved || !madeAs(saved, shape) || !existsSync(snapshotPath)) return undefined;
   try {
     const market = resumeDemoMarket(readFileSync(snapshotPath));
     if (market.nowMs() < earliest) return undefined;
@@ -127,11 +131,10 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   const earliest = Math.floor((now - options.days * 24 * HOUR) / HOUR) * HOUR;
   const resumed = resumedMarket(shape, saved, snapshotPath, earliest);
   // A first start with `nearHours` begins the market at the newest hours; the older days are a span of their own.
-  const nearFrom = Math.max(earliest, Math.floor((now - (options.nearHours ?? 0) * HOUR) / HOUR) * HOUR);
+  const nearFrom = !options.nearHours ? earliest : Math.max(earliest, Math.floor((now - options.nearHours * HOUR) / HOUR) * HOUR);
   const firstStart = !resumed && saved === undefined;
   // Older days a first start left unwritten are written by the next (of the same market only).
-  const sameShape = JSON.stringify(saved?.shape) === JSON.stringify(shape);
-  let history: Span | undefined = firstStart ? (nearFrom > earliest ? { from: earliest, to: nearFrom } : undefined) : sameShape ? saved?.history : undefined;
+  let history: Span | undefined = firstStart ? (nearFrom > earliest ? { from: earliest, to: nearFrom } : undefined) : madeAs(saved, shape) ? saved?.history : undefined;
   const start = resumed?.nowMs() ?? (firstStart ? nearFrom : Math.max(saved?.through ?? earliest, earliest));
   const newMarket = (startMs: number) =>
     createDemoMarket({ seed: options.seed, startMs, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, extraCoreMarkets: options.extraCoreMarkets });
@@ -168,8 +171,11 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   const progress = { written: 0, ingested: 0, records: 0, total: Math.ceil((target - start) / SEED_BATCH_MS) + (history ? Math.ceil((history.to - history.from) / SEED_BATCH_MS) : 0) };
   const confirmed = new Set<string>();
   const pending: string[] = [];
-  /** Simulates [from, to) of `simulation` a batch at a time and writes each batch; `afterBatch` hears where it got. */
-  const seedSpan = async (simulation: DemoMarket, simulationUpstream: Upstream, phase: SeedProgress['phase'], span: Span, afterBatch: (until: number) => void) => {
+  /**
+   * Simulates [from, to) of `simulation` a batch at a time and writes each batch; `afterBatch` hears
+   * where it got. With `closeBooks`, the last batch also holds the diffs that empty its books at `to`.
+   */
+  const seedSpan = async (simulation: DemoMarket, simulationUpstream: Upstream, phase: SeedProgress['phase'], span: Span, afterBatch: (until: number) => void, closeBooks = false) => {
     const tell = (simulatedTo: number) => options.onProgress?.({ phase, ...progress, simulatedTo, seedingTo: span.to });
     for (let from = span.from; from < span.to && running;) {
       const until = Math.min(from + SEED_BATCH_MS, span.to);
@@ -185,6 +191,7 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
       }
       if (!running) return;
       const batch = simulationUpstream.apply(simulated, from, until);
+      if (closeBooks && until === span.to) batch.push(...simulation.closingDiffs());
       progress.records += batch.length;
       pending.push(await putBatch(options, from, until, serialize(batch)));
       progress.written++;
@@ -212,7 +219,8 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
     if (history && running) {
       const span = history;
       const older = newMarket(span.from);
-      await seedSpan(older, createUpstream(options.seed), 'history', span, () => undefined);
+      // Its last batch empties its books where the live market's begin (those start empty).
+      await seedSpan(older, createUpstream(options.seed), 'history', span, () => undefined, span.to >= orderLevelFrom);
       if (running) {
         history = undefined;
         save(false);

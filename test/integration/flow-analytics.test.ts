@@ -10,6 +10,7 @@ import { ingestBatch } from '#core/archive/ingest.ts';
 import { cvdPage } from '#core/market/cvd.ts';
 import { orderHistoryPage } from '#core/market/order-history.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
+import { tapeTrade, type TapeTrade } from '../helpers/arbitraries.ts';
 import { routePaging, walkJsonRows } from '../helpers/api.ts';
 import { CVD_INTERVALS, ORDER_HISTORY_STATUSES, ORDER_HISTORY_TYPES, type CvdBucket, type CvdInterval, type OrderHistoryEvent } from '#schemas/flow-analytics.ts';
 import { ORDER_EVENT_KINDS } from '#schemas/datasets.ts';
@@ -20,16 +21,10 @@ const T0 = Date.parse('2026-09-01T00:00:00Z');
 const SPAN = 6 * 3_600_000;
 const NOW = T0 + 2 * 86_400_000;
 
-const trade = fc.record({
-  offset: fc.integer({ min: 0, max: SPAN - 1 }),
-  cents: fc.integer({ min: 1, max: 10_000_000 }),
-  lots: fc.integer({ min: 1, max: 5_000 }),
-  side: fc.constantFrom<'A' | 'B'>('A', 'B'),
-});
-type Trade = { offset: number; cents: number; lots: number; side: 'A' | 'B' };
+const trade = tapeTrade(SPAN);
 let run = 0;
 
-async function ingestTrades(trades: readonly Trade[]) {
+async function ingestTrades(trades: readonly TapeTrade[]) {
   const symbol = `CVD${run}`;
   const firstId = run++ * 1_000;
   const records = trades.map((t, i) => ({
@@ -87,7 +82,7 @@ describe('CVD', () => {
 
   it('without start or cursor, serves the newest limit buckets of the day before end, oldest first, with no cursor', async () => {
     // Prepare: one trade a minute for the last ten minutes of the window, buys and sells alternating.
-    const trades: Trade[] = Array.from({ length: 10 }, (_, i) => ({ offset: SPAN - 600_000 + i * 60_000, cents: 100, lots: 1000, side: i % 2 ? 'A' : 'B' }));
+    const trades: TapeTrade[] = Array.from({ length: 10 }, (_, i) => ({ offset: SPAN - 600_000 + i * 60_000, cents: 100, lots: 1000, side: i % 2 ? 'A' : 'B' }));
     const { symbol } = await ingestTrades(trades);
     // Act
     const page = await cvdPage(deps(), { ...routePaging('getPerpxCvd'), family: 'perpx', symbol, end: T0 + SPAN, interval: '1m', limit: 4 }, NOW);

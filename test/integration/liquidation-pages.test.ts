@@ -10,6 +10,7 @@ import { ingestBatch } from '#core/archive/ingest.ts';
 import { compactArchive } from '#core/archive/compact.ts';
 import { liquidationVolumePage, liquidationsPage } from '#core/market/liquidations.ts';
 import { scratchArchive } from '../helpers/scratch-archive.ts';
+import { tapeTrade, type TapeTrade } from '../helpers/arbitraries.ts';
 import { routePaging, walkJsonRows } from '../helpers/api.ts';
 import { SAMPLE_INTERVALS, type SampleInterval } from '#schemas/intervals.ts';
 
@@ -20,21 +21,14 @@ const SPAN = 6 * 3_600_000;
 const NOW = T0 + 2 * 86_400_000;
 const USER = '0x00000000000000000000000000000000000000aa';
 
-const fill = fc.record({
-  offset: fc.integer({ min: 0, max: SPAN - 1 }),
-  cents: fc.integer({ min: 1, max: 10_000_000 }),
-  lots: fc.integer({ min: 1, max: 5_000 }),
-  side: fc.constantFrom<'A' | 'B'>('A', 'B'),
-});
-
-type Fill = { offset: number; cents: number; lots: number; side: 'A' | 'B' };
+const fill = tapeTrade(SPAN);
 let run = 0;
 
 /**
  * Ingests the fills of one run under a symbol of their own, in `batches` overlapping batches. Trade
  * ids are unique in the family, as the venue's are (compaction collapses on them family-wide).
  */
-async function ingest(fills: readonly Fill[], batches: number, compact: boolean) {
+async function ingest(fills: readonly TapeTrade[], batches: number, compact: boolean) {
   const symbol = `LQ${run}`;
   const firstId = run++ * 1_000;
   const records = fills.map((f, i) => ({

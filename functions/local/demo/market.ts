@@ -5,11 +5,11 @@
  * same records however `advance` is chunked.
  */
 import { deserialize, serialize } from 'node:v8';
-import type { InstrumentRecord, NormalizedRecord } from '#schemas/datasets.ts';
+import type { InstrumentRecord, L4DiffRecord, NormalizedRecord } from '#schemas/datasets.ts';
 import { CAPPED_BOOK_FAMILIES, FAMILIES, NATIVE_BOOK_LEVELS, type Family } from '#core/venues.ts';
 import { accountRecords } from './accounts.ts';
 import { quoteOf } from './book.ts';
-import { REQUOTE_EVERY_SEC, checkpointRecord, requote, topLevels } from './orderbook.ts';
+import { REQUOTE_EVERY_SEC, checkpointRecord, closingDiffs, requote, topLevels } from './orderbook.ts';
 import { LISTING_INTERVAL_MS, type MarketSpec, firstListingAfter, newListing } from './catalog.ts';
 import { formatFixed, formatUnits } from './decimal.ts';
 import { planTick } from './flow.ts';
@@ -54,6 +54,11 @@ export interface DemoMarket {
    * record, are the same (a seed that keeps only recent L4 history saves their cost).
    */
   advance(untilMs: number, options?: { orderLevel?: boolean }): NormalizedRecord[];
+  /**
+   * The L4 diffs that empty every book, stamped now: written where this simulation's span ends and
+   * another simulation's span begins (its books start empty), so the order-level history has no seam.
+   */
+  closingDiffs(): L4DiffRecord[];
   /** The whole state, for `resumeDemoMarket` (v8 serialization: Maps and shared references survive). */
   snapshot(): Uint8Array;
 }
@@ -130,6 +135,7 @@ function marketOver(state: SimState, progress: { registryEmitted: boolean; start
       state.nowMs = untilMs;
       return out;
     },
+    closingDiffs: () => closingDiffs(state, state.nowMs),
     snapshot: () => serialize({ version: 1, state, registryEmitted, startMs: progress.startMs } satisfies MarketSnapshot),
   };
 }

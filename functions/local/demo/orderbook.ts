@@ -189,6 +189,33 @@ function quoteRung(state: SimState, tick: Tick, market: MarketState, rng: Rng, r
   }
 }
 
+/**
+ * Diffs that empty every book at `ts`, numbered after the last diff of each family (in its block):
+ * where one simulation's span ends and another's books begin afresh, so a book replayed across the
+ * seam from the last checkpoint before it is the new simulation's. The books are left as they were.
+ */
+export function closingDiffs(state: SimState, ts: number): L4DiffRecord[] {
+  const out: L4DiffRecord[] = [];
+  const next = new Map<string, [number, number]>();
+  for (const market of state.markets) {
+    const { family, symbol } = market.spec;
+    const [block, seq] = next.get(family) ?? state.lastBookDiff.get(family) ?? [Math.floor((ts - 1) / BLOCK_MS), -1];
+    let last = seq;
+    for (const side of ['B', 'A'] as const) {
+      for (const queue of market.book.levels[side].values()) {
+        for (const order of queue) {
+          out.push({
+            dataset: 'l4_diffs', family, symbol, ts, block_number: block, seq: ++last, oid: order.oid, user_address: ownerOf(market, order.owner),
+            side, price: order.priceText, diff_type: 'remove', new_size: null,
+          });
+        }
+      }
+    }
+    next.set(family, [block, last]);
+  }
+  return out;
+}
+
 /** The whole book of a market, as the venue's periodic order-level snapshot. */
 export function checkpointRecord(state: SimState, market: MarketState, ts: number): L4CheckpointRecord {
   const { family, symbol, szDecimals } = market.spec;

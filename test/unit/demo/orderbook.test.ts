@@ -93,4 +93,29 @@ describe('the demo market\'s order books', () => {
     expect(crossed.length).toBeGreaterThan(1_000);
     expect(unmatched).toEqual([]);
   });
+
+  it('closes its books at the end of a span, so a book replayed across the seam is the next simulation\'s', () => {
+    // A first start seeds the newest hour from one simulation and the days before it from another.
+    const seam = START + 20 * MINUTE;
+    const older = createDemoMarket({ startMs: START, l4CheckpointMs: 5 * MINUTE });
+    const across = [...older.advance(seam), ...older.closingDiffs(), ...createDemoMarket({ startMs: seam, l4CheckpointMs: 5 * MINUTE }).advance(seam + 10 * MINUTE)];
+    const diffs = across.filter((r): r is RecordOf<'l4_diffs'> => r.dataset === 'l4_diffs');
+    const positions = diffs.map((d) => `${d.family} ${d.block_number} ${d.seq}`);
+    expect(new Set(positions).size).toBe(positions.length);
+    const byMarket = groupBy(diffs, key);
+    const checkpoints = across.filter((r): r is RecordOf<'l4_checkpoints'> => r.dataset === 'l4_checkpoints');
+    let compared = 0;
+    for (const before of checkpoints.filter((c) => c.ts === seam - 1)) {
+      const after = checkpoints.find((c) => key(c) === key(before) && c.ts === seam + 5 * MINUTE - 1)!;
+      const book = rebuilt(before, byMarket.get(key(before)) ?? [], after.ts);
+      const next = L4Book.fromCheckpoint(after.bids, after.asks);
+      expect(book.side('B'), key(before)).toEqual(next.side('B'));
+      expect(book.side('A'), key(before)).toEqual(next.side('A'));
+      expect(book.anomalies).toBe(0);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(20);
+    // The book at the seam's last instant is still the older simulation's: the closing diffs are stamped at the seam.
+    expect(rebuilt(checkpoints.find((c) => c.ts === seam - 1)!, diffs, seam - 1).side('B').length).toBeGreaterThan(0);
+  });
 });
