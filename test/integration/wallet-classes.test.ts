@@ -1,6 +1,6 @@
 /**
- * Wallet classification over the real archive: one UTC day's fills, order events and position
- * changes of a family make each wallet's metrics and class; another day, another family and the
+ * Wallet classification over the real archive: one UTC day's position legs (fills), order events
+ * and trades of a family make each wallet's metrics and class; another day, another family and the
  * filters are kept apart; pages follow offset against total.
  */
 import { describe, expect, it } from 'vitest';
@@ -18,9 +18,13 @@ const ingest = (records: readonly object[]) => ingestBatch(deps(), 'normalized',
 const base: ClassifyRequest = { family: 'perpx', min_orders: 0, min_volume_usd: 0, sort: 'total_fills', order: 'desc', limit: 100, offset: 0 };
 
 let tradeId = 0;
+/** A wallet's fill as the positions job logs it: one leg (a maker's too, which a trade row names only as maker_address). */
 const fill = (user: string, ts: number, crossed: boolean, extra: object = {}) => ({
-  dataset: 'trades', family: 'perpx', symbol: 'BTC', ts, trade_id: ++tradeId, side: tradeId % 2 ? 'B' : 'A', price: '100', size: '2', crossed,
-  fee: '0.1', fee_token: 'USDC', closed_pnl: '1', user_address: user, ...extra,
+  dataset: 'position_changes', family: 'perpx', symbol: 'BTC', ts, account: user, trade_id: ++tradeId, side: tradeId % 2 ? 'B' : 'A', price: '100', size: '2',
+  start_position: '0', end_position: '2', event_type: 'open', cause: 'trade', continuity: 'ok', crossed, fee: '0.1', fee_token: 'USDC', closed_pnl: '1', ...extra,
+});
+const trade = (user: string, ts: number, extra: object) => ({
+  dataset: 'trades', family: 'perpx', symbol: 'BTC', ts, trade_id: ++tradeId, side: 'B', price: '100', size: '1', crossed: true, user_address: user, ...extra,
 });
 const order = (user: string, ts: number, oid: number, event: string, extra: object = {}) => ({
   dataset: 'order_events', family: 'perpx', symbol: 'BTC', ts, event, block_number: ts, seq: oid, oid, user_address: user, side: 'B',
@@ -38,9 +42,9 @@ describe('wallet classification', () => {
     const day = DAY0 + 3_600_000;
     await ingest([
       ...Array.from({ length: 120 }, (_, i) => fill(MAKER, day + i * 1_000, i >= 100)),
-      fill(SWING, day + 500_000, true, { twap_id: 9 }), close(SWING, day + 500_000, day + 500_000 - 6 * 3_600_000),
+      trade(SWING, day + 500_000, { twap_id: 9 }), close(SWING, day + 500_000, day + 500_000 - 6 * 3_600_000),
       order(QUIET, day, 1, 'placed', { tif: 'Alo' }), order(QUIET, day + 1_000, 1, 'canceled'), order(QUIET, day + 2_000, 2, 'placed', { cloid: '0x1' }),
-      fill(QUIET, DAY0 + 86_400_000 + 5, true), { ...fill(QUIET, day, true), family: 'hip3', symbol: 'xyz:ABC' },
+      fill(QUIET, DAY0 + 86_400_000 + 5, true), { ...fill(QUIET, day, true), family: 'hip3', symbol: 'xyz:ABC' }, trade(QUIET, day, { priority_gas: '0.01', family: 'hip3', symbol: 'xyz:ABC' }),
     ]);
     // Act
     const all = await classifyWallets(deps(), { ...base, date: '2026-09-04' }, NOW);
@@ -63,6 +67,7 @@ describe('wallet classification', () => {
     expect(canceling.wallets.map((w) => w.address)).toEqual([QUIET]);
     expect(second).toMatchObject({ total: 3, wallets: [all.wallets[1]] });
     expect((await classifyWallets(deps(), base, NOW + 86_400_000)).total).toBe(1);
-    expect((await classifyWallets(deps(), { ...base, family: 'hip3' }, NOW)).wallets.map((w) => w.address)).toEqual([QUIET]);
+    const hip3 = await classifyWallets(deps(), { ...base, family: 'hip3' }, NOW);
+    expect(hip3.wallets.map((w) => [w.address, w.metrics.total_fills, w.metrics.uses_priority_gas])).toEqual([[QUIET, 1, true]]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Wallet classification (`/wallets/classify`, core and hip3): one UTC day of a family's wallets,
- * each with metrics from its fills (trades), its positions' change log (holding times,
- * liquidations) and its order events, and the class the archive's rule gives (CLASS_RULE in
+ * each with metrics from its fills (its position legs: holding times, liquidations too), its
+ * order events and its trades (TWAP, priority gas, builder), and the class the archive's rule gives (CLASS_RULE in
  * schemas/wallet-classes.ts). Filtered, sorted and offset-paged as the reference service's route is.
  */
 import { AppError } from '../errors.ts';
@@ -32,12 +32,12 @@ const symbolsOf = (row: Row | undefined) => (row?.symbols ? String(row.symbols).
 /** Members whose value is undefined are left out (absent, never null). */
 const defined = <O extends object>(o: O) => Object.fromEntries(Object.entries(o).filter(([, value]) => value !== undefined)) as O;
 
-/** A wallet's metrics from its rows of the three aggregates (any of which may be missing: no fill, no order, no closed position). */
-export function metricsOf(fills: Row | undefined, orders: Row | undefined, positions: Row | undefined): WalletMetrics {
+/** A wallet's metrics from its rows of the three aggregates (any may be missing: no fill, no order, no TWAP, gas or builder fill). */
+export function metricsOf(fills: Row | undefined, orders: Row | undefined, trades: Row | undefined): WalletMetrics {
   const totalOrders = num(orders?.orders);
   const totalFills = num(fills?.fills);
   const [buy, sell] = [num(fills?.buy_volume), num(fills?.sell_volume)];
-  const twapFills = num(fills?.twap_fills);
+  const twapFills = num(trades?.twap_fills);
   return defined({
     total_orders: totalOrders,
     cancel_rate: share(num(orders?.canceled), totalOrders), fill_rate: share(num(orders?.filled), totalOrders),
@@ -49,25 +49,32 @@ export function metricsOf(fills: Row | undefined, orders: Row | undefined, posit
     unique_coins_traded: new Set([...symbolsOf(orders), ...symbolsOf(fills)]).size,
     total_fills: totalFills, total_volume_usd: buy + sell, maker_ratio: share(num(fills?.maker_fills), num(fills?.known_side_fills)),
     long_short_ratio: share(buy, sell), buy_volume_usd: buy, sell_volume_usd: sell,
-    total_fees_usd: num(fills?.fees), realized_pnl_usd: num(fills?.pnl), liquidation_count: num(positions?.liquidations),
+    total_fees_usd: num(fills?.fees), realized_pnl_usd: num(fills?.pnl), liquidation_count: num(fills?.liquidations),
     max_single_fill_usd: opt(fills?.max_fill), unique_fill_coins: symbolsOf(fills).length, active_hours: num(fills?.hours),
-    avg_holding_ms: opt(positions?.avg_hold),
+    avg_holding_ms: opt(fills?.avg_hold),
     uses_twap: twapFills > 0, twap_fills: twapFills, twap_fill_ratio: share(twapFills, totalFills),
-    uses_priority_gas: num(fills?.priority_gas) > 0, total_priority_gas_paid: num(fills?.priority_gas),
-    uses_builder: fills?.top_builder != null, top_builder: fills?.top_builder == null ? undefined : String(fills.top_builder),
-    total_builder_fees_paid: num(fills?.builder_fees),
+    uses_priority_gas: num(trades?.priority_gas) > 0, total_priority_gas_paid: num(trades?.priority_gas),
+    uses_builder: trades?.top_builder != null, top_builder: trades?.top_builder == null ? undefined : String(trades.top_builder),
+    total_builder_fees_paid: num(trades?.builder_fees),
   });
 }
 
 const NOTIONAL = 'abs(CAST(price AS DOUBLE) * CAST(size AS DOUBLE))';
-const FILLS_SQL = (source: string) => `SELECT user_address AS address, count(*) AS fills,
+/**
+ * A wallet's fills are its position legs (one per fill and side, maker and taker alike: a trade row
+ * names its maker only as `maker_address`); what only the taker's trade row says (TWAP slice,
+ * priority gas, builder fee) comes from the trades (TRADES_SQL).
+ */
+const FILLS_SQL = (source: string) => `SELECT account AS address, count(*) AS fills,
   coalesce(sum(${NOTIONAL}) FILTER (WHERE side = 'B'), 0) AS buy_volume, coalesce(sum(${NOTIONAL}) FILTER (WHERE side = 'A'), 0) AS sell_volume,
   count(*) FILTER (WHERE crossed = false) AS maker_fills, count(crossed) AS known_side_fills, max(${NOTIONAL}) AS max_fill,
   coalesce(sum(CAST(fee AS DOUBLE)), 0) AS fees, coalesce(sum(CAST(closed_pnl AS DOUBLE)), 0) AS pnl,
-  count(DISTINCT ts // 3600000) AS hours, string_agg(DISTINCT symbol, ' ') AS symbols, count(twap_id) AS twap_fills,
-  coalesce(sum(CAST(priority_gas AS DOUBLE)), 0) AS priority_gas, coalesce(sum(CAST(builder_fee AS DOUBLE)), 0) AS builder_fees,
-  mode(builder_address) AS top_builder
-FROM (${source}) WHERE user_address IS NOT NULL GROUP BY user_address`;
+  count(DISTINCT ts // 3600000) AS hours, string_agg(DISTINCT symbol, ' ') AS symbols, count(*) FILTER (WHERE cause = 'liquidation') AS liquidations,
+  avg(ts - opened_at) FILTER (WHERE event_type IN ('close', 'flip') AND opened_at IS NOT NULL) AS avg_hold
+FROM (${source}) GROUP BY account`;
+const TRADES_SQL = (source: string) => `SELECT user_address AS address, count(twap_id) AS twap_fills,
+  coalesce(sum(CAST(priority_gas AS DOUBLE)), 0) AS priority_gas, coalesce(sum(CAST(builder_fee AS DOUBLE)), 0) AS builder_fees, mode(builder_address) AS top_builder
+FROM (${source}) WHERE user_address IS NOT NULL AND (twap_id IS NOT NULL OR priority_gas IS NOT NULL OR builder_address IS NOT NULL) GROUP BY user_address`;
 const ORDERS_SQL = (source: string) => `WITH per_order AS (
   SELECT user_address AS address, oid, any_value(symbol) AS symbol,
     arg_min(abs(CAST(limit_price AS DOUBLE) * CAST(orig_size AS DOUBLE)), ts) AS notional,
@@ -80,9 +87,6 @@ SELECT address, count(*) AS orders, count(*) FILTER (WHERE canceled) AS canceled
   count(*) FILTER (WHERE has_cloid) AS cloids, avg(notional) AS avg_order_usd, max(notional) AS max_order_usd,
   median(canceled_at - placed_at) FILTER (WHERE canceled_at >= placed_at) AS cancel_speed, string_agg(DISTINCT symbol, ' ') AS symbols
 FROM per_order GROUP BY address`;
-const POSITIONS_SQL = (source: string) => `SELECT account AS address, count(*) FILTER (WHERE cause = 'liquidation') AS liquidations,
-  avg(ts - opened_at) FILTER (WHERE event_type IN ('close', 'flip') AND opened_at IS NOT NULL) AS avg_hold
-FROM (${source}) GROUP BY account`;
 
 /** Each wallet's row of one aggregate over the day, by lower-case address. */
 async function aggregate(deps: ArchiveDeps, dataset: 'trades' | 'order_events' | 'position_changes', family: Family, from: number, to: number, sql: (source: string) => string): Promise<Map<string, Row>> {
@@ -133,14 +137,14 @@ export function sortWallets(wallets: ClassifiedWallet[], sort: WalletSort, order
 
 export async function classifyWallets(deps: ArchiveDeps, req: ClassifyRequest, now: number): Promise<WalletClassification> {
   const { from, to, date } = dayOf(req.date, now);
-  const [fills, orders, positions] = await Promise.all([
-    aggregate(deps, 'trades', req.family, from, to, FILLS_SQL),
+  const [fills, orders, trades] = await Promise.all([
+    aggregate(deps, 'position_changes', req.family, from, to, FILLS_SQL),
     aggregate(deps, 'order_events', req.family, from, to, ORDERS_SQL),
-    aggregate(deps, 'position_changes', req.family, from, to, POSITIONS_SQL),
+    aggregate(deps, 'trades', req.family, from, to, TRADES_SQL),
   ]);
-  const addresses = new Set([...fills.keys(), ...orders.keys()]);
+  const addresses = new Set([...fills.keys(), ...orders.keys(), ...trades.keys()]);
   const wallets = [...addresses].map((address) => {
-    const metrics = metricsOf(fills.get(address), orders.get(address), positions.get(address));
+    const metrics = metricsOf(fills.get(address), orders.get(address), trades.get(address));
     return { address, class: classOf(metrics), metrics, period: '24h' as const };
   }).filter((w) => matches(w, req));
   return { wallets: sortWallets(wallets, req.sort, req.order).slice(req.offset, req.offset + req.limit), total: wallets.length, date };

@@ -24,9 +24,9 @@ const built: Record<WalletClass, fc.Arbitrary<{ fills: number; makerFills: numbe
 
 /** The aggregate rows the archive's SQL gives for such a wallet (buys and sells split the volume). */
 const rowsOf = (w: { fills: number; makerFills: number; volume: number; hold?: number }) => [
-  w.fills > 0 ? { fills: w.fills, maker_fills: w.makerFills, known_side_fills: w.fills, buy_volume: w.volume / 2, sell_volume: w.volume / 2, symbols: 'BTC' } : undefined,
+  w.fills > 0 ? { fills: w.fills, maker_fills: w.makerFills, known_side_fills: w.fills, buy_volume: w.volume / 2, sell_volume: w.volume / 2, symbols: 'BTC', avg_hold: w.hold ?? null } : undefined,
   { orders: w.fills + 3, canceled: 3, filled: w.fills, symbols: 'BTC ETH' },
-  w.hold === undefined ? undefined : { avg_hold: w.hold, liquidations: 0 },
+  undefined,
 ] as const;
 
 describe('classOf', () => {
@@ -55,8 +55,9 @@ const wallet = fc.record({
   canceled: fc.nat(), volume: fc.double({ min: 0, max: 1e7, noNaN: true }), twap: fc.boolean(), gas: fc.boolean(),
 }).map(({ address, fills, orders, canceled, volume, twap, gas }): ClassifiedWallet => {
   const metrics = metricsOf(
-    fills ? { fills, buy_volume: volume, sell_volume: 0, twap_fills: twap ? 1 : 0, priority_gas: gas ? 0.1 : 0 } : undefined,
-    orders ? { orders, canceled: Math.min(canceled, orders) } : undefined, undefined,
+    fills ? { fills, buy_volume: volume, sell_volume: 0 } : undefined,
+    orders ? { orders, canceled: Math.min(canceled, orders) } : undefined,
+    twap || gas ? { twap_fills: twap ? 1 : 0, priority_gas: gas ? 0.1 : 0 } : undefined,
   );
   return { address, class: classOf(metrics), metrics, period: '24h' };
 });
