@@ -10,7 +10,7 @@ import { orderHistoryPage } from '../core/market/order-history.ts';
 import { instruments, orderFlowPage, recentTradesPage, tradesPage, triggerOrdersPage } from '../core/market/queries.ts';
 import { outcome, outcomeBySlug, outcomesPage, spotPair, spotPairs } from '../core/market/registry-views.ts';
 import { question, questionsPage } from '../core/market/questions.ts';
-import { classifyWallets } from '../core/market/wallet-classes.ts';
+import { classifyWallets } from '../core/positions/wallet-classes.ts';
 import { spotTwapPage } from '../core/market/spot-twap.ts';
 import { MARKET_OPERATIONS } from '../routes/market.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
@@ -67,7 +67,10 @@ export const handler = httpRouteGroup(MARKET_OPERATIONS, {
   outcome: async ({ params }) => ok(await outcome(archiveDeps(), params.outcome_id, clock.now()), { meta: { venue: 'hip4' } }),
   outcomeBySlug: async ({ params }) => ok(await outcomeBySlug(archiveDeps(), params.slug, clock.now()), { meta: { venue: 'hip4' } }),
   // A fixed 10 credits a call, as the reference service prices it (reference §7).
-  walletClassify: async ({ query }, ctx) => ok(await classifyWallets(archiveDeps(), { family: familyOf(ctx), ...query }, clock.now()), { meta: { venue: familyOf(ctx) }, creditMultiplier: 10 }),
+  walletClassify: async ({ query }, ctx) => {
+    const { data, meta } = await classifyWallets(archiveDeps(), { family: familyOf(ctx), ...query }, clock.now());
+    return ok(data, { meta: { venue: familyOf(ctx), ...meta }, creditMultiplier: 10 });
+  },
   questions: async ({ query }) => hip4Page(await questionsPage(archiveDeps(), query, clock.now())),
   question: async ({ params }) => ok(await question(archiveDeps(), params.question_id, clock.now()), { meta: { venue: 'hip4' } }),
 });

@@ -9,6 +9,8 @@ import type { ArchiveDeps } from '#ports/archive.ts';
 import type { Row } from '#ports/sql.ts';
 import { windowSource } from '../archive/read.ts';
 import type { Family } from '../venues.ts';
+import { isPositionFamily } from './engine.ts';
+import { latestSnapshotAt } from './store.ts';
 import {
   CLASS_THRESHOLDS as T, WALLET_SORTS, type ClassifiedWallet, type WalletClass, type WalletClassification, type WalletMetrics, type WalletSort,
 } from '#schemas/wallet-classes.ts';
@@ -135,8 +137,13 @@ export function sortWallets(wallets: ClassifiedWallet[], sort: WalletSort, order
   });
 }
 
-export async function classifyWallets(deps: ArchiveDeps, req: ClassifyRequest, now: number): Promise<WalletClassification> {
+/**
+ * The page, and a notice when the positions job has not yet built the whole day: fills after its
+ * newest snapshot are not counted yet (a fresh local cloud builds them once its older days are in).
+ */
+export async function classifyWallets(deps: ArchiveDeps, req: ClassifyRequest, now: number): Promise<{ data: WalletClassification; meta: { notice?: string } }> {
   const { from, to, date } = dayOf(req.date, now);
+  const built = isPositionFamily(req.family) ? await latestSnapshotAt(deps, req.family, now) : undefined;
   const [fills, orders, trades] = await Promise.all([
     aggregate(deps, 'position_changes', req.family, from, to, FILLS_SQL),
     aggregate(deps, 'order_events', req.family, from, to, ORDERS_SQL),
@@ -147,5 +154,8 @@ export async function classifyWallets(deps: ArchiveDeps, req: ClassifyRequest, n
     const metrics = metricsOf(fills.get(address), orders.get(address), trades.get(address));
     return { address, class: classOf(metrics), metrics, period: '24h' as const };
   }).filter((w) => matches(w, req));
-  return { wallets: sortWallets(wallets, req.sort, req.order).slice(req.offset, req.offset + req.limit), total: wallets.length, date };
+  const data = { wallets: sortWallets(wallets, req.sort, req.order).slice(req.offset, req.offset + req.limit), total: wallets.length, date };
+  if (built !== undefined && built >= to) return { data, meta: {} };
+  const through = built === undefined ? 'not built yet' : `built through ${new Date(built).toISOString()}`;
+  return { data, meta: { notice: `The day's position legs are ${through}: fills after that are not counted yet.` } };
 }

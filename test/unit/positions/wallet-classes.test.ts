@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { classOf, dayOf, matches, metricsOf, sortWallets, type ClassifyRequest } from '#core/market/wallet-classes.ts';
+import { classOf, dayOf, matches, metricsOf, sortWallets, type ClassifyRequest } from '#core/positions/wallet-classes.ts';
 import { CLASS_THRESHOLDS as T, WALLET_SORTS, type ClassifiedWallet, type WalletClass, type WalletSort } from '#schemas/wallet-classes.ts';
 
 /** Fills and holding times that meet each class's condition and fail every earlier one. */
