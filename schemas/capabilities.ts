@@ -26,6 +26,8 @@ export const DATA_TYPES = {
   order_flow: { datasets: ['order_events'], cadence: 'interval' },
   trigger_levels: { datasets: ['order_events'], cadence: 'snapshot', notes: 'Resting trigger orders by trigger price around the mark, from order events; history every 15 minutes.' },
   instruments: { datasets: ['instruments'], cadence: 'reference', notes: 'Point in time: the registry as it stands now.' },
+  wallet_classify: { datasets: ['trades', 'order_events', 'position_changes'], cadence: 'snapshot', notes: 'A UTC day of each wallet\'s fills, orders and closed positions, with the class the archive\'s rule gives.' },
+  questions: { datasets: ['instruments'], cadence: 'reference', notes: 'hip4 questions, from the outcome metadata of the instrument registry (point in time: now).' },
   oi: { datasets: ['open_interest'], cadence: 'sample' },
   funding: { datasets: ['funding'], cadence: 'sample', notes: 'Rates are decimal fractions, not annualized.' },
   liquidations: { datasets: ['liquidations', 'altx_liquidations'], cadence: 'event' },

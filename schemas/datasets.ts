@@ -293,6 +293,14 @@ export const OutcomeSideDetails = v.strictObject({
   outcome_id: count, side: v.picklist([0, 1]), asset_id: count,
   name: v.pipe(v.string(), v.minLength(1)), side_name: v.pipe(v.string(), v.minLength(1)), description: v.string(),
   display_title: v.pipe(v.string(), v.minLength(1)), slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]+$/, 'must be a lowercase slug')),
+  /**
+   * The question (the venue's multi-choice ballot) the outcome belongs to, when it belongs to one:
+   * every side record of every outcome of the question carries it, the fallback outcome's included
+   * (its id is `fallback_outcome_id`; the others are the named choices).
+   */
+  question: v.optional(v.strictObject({
+    question_id: count, name: v.pipe(v.string(), v.minLength(1)), description: v.string(), fallback_outcome_id: count,
+  })),
 });
 
 export const InstrumentRecord = keyed({
@@ -551,7 +559,8 @@ export const DATASETS = {
     uniqueBy: ['block_number', 'seq'],
     perSymbol: true,
     compaction: 'merge',
-    coverage: { perpx: at('2026-03-10T00:00:00Z'), hip3: at('2026-03-10T00:00:00Z'), hip4: at('2026-05-02T00:00:00Z') },
+    // Spot from its first order-level day: the node writes order statuses beside the raw book diffs (L4_COVERAGE).
+    coverage: { perpx: at('2026-03-10T00:00:00Z'), hip3: at('2026-03-10T00:00:00Z'), hip4: at('2026-05-02T00:00:00Z'), spot: L4_COVERAGE.spot },
     export: { name: 'order_events', usdPerGb: 8, minimumUsd: 25 },
     example: {
       dataset: 'order_events', family: 'perpx', symbol: 'BTC', ts: TS, event: 'placed', block_number: 1, seq: 0, oid: 7, user_address: ALICE, side: 'B',

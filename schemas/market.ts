@@ -224,6 +224,29 @@ export const OutcomeSchema = v.object({
   }), v.description('single-outcome reads only; absent when a side has no recent sample'))),
 });
 
+/** The real service's question cursor is the last question id served (reference §4.3: `"0"`, `"5"`). */
+export const QuestionsQuery = {
+  limit: integerParam({ min: 1, max: 1000, default: 100, description: 'Questions per page' }),
+  cursor: cursorParam({ form: 'id', maxLength: 16, description: 'meta.next_cursor: the id of the last question served; questions with a greater id follow' }),
+};
+
+export const questionPath = { question_id: integerParam({ min: 0, max: 99_999_999, description: 'Question id', required: true }) };
+
+/**
+ * A hip4 question: a ballot grouping outcome markets, one named outcome per choice plus the
+ * fallback outcome that resolves Yes when no named choice does. Outcome ids are `/outcomes` ids.
+ */
+export const QuestionSchema = v.object({
+  question_id: integer, name: v.string(),
+  description: v.pipe(v.string(), v.description('the venue\'s pipe-delimited question metadata')),
+  fallback_outcome_id: integer,
+  named_outcome_ids: v.pipe(v.array(integer), v.description('ascending')),
+  settled_named_outcomes: v.pipe(v.array(integer), v.description('the named outcomes that have settled, ascending')),
+  first_seen_at: v.pipe(time, v.description('the first listing of any of its outcomes')),
+  last_updated_at: v.pipe(time, v.description('the newest registry record of any of its outcomes')),
+});
+export type Question = v.InferOutput<typeof QuestionSchema>;
+
 /** altx volume buckets: a total and a count (the venue reports no reliable long/short direction). */
 export const AltxLiquidationVolumeSchema = v.object({
   symbol: v.string(), timestamp: time, timestamp_ms: integer, total_usd: usd, count: integer,

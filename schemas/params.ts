@@ -18,9 +18,10 @@ export interface ParamMeta {
 
 /**
  * The real service's transparent cursor forms (reference §4.3): `ms` is `<ts_ms>`, `ms_id` is
- * `<ts_ms>_<id>` (a trade id, a block number). A route whose cursor has neither hands out opaque ones.
+ * `<ts_ms>_<id>` (a trade id, a block number), `id` a bare row id (hip4 questions). A route whose
+ * cursor has none of them hands out opaque ones.
  */
-export type CursorForm = 'ms' | 'ms_id';
+export type CursorForm = 'ms' | 'ms_id' | 'id';
 
 export type ParamSchema = v.GenericSchema<string | undefined, unknown>;
 
@@ -54,6 +55,14 @@ export function integerParam<const O extends { min: number; max: number; default
   const openapi = { type: 'integer', minimum: opts.min, maximum: opts.max, ...(opts.default !== undefined && { default: opts.default }) };
   const schema = opts.required ? parsed : v.optional(parsed, opts.default === undefined ? undefined : String(opts.default));
   return withMeta(schema, opts.description, { openapi }) as Param<number, Present<O>>;
+}
+
+/** A non-negative decimal number within [min, max] (`1000`, `0.25`). Optional with a default unless `required` is set. */
+export function numberParam<const O extends { min: number; max: number; default?: number; description: string }>(opts: O): Param<number, Present<O>> {
+  const rule = `must be a number from ${opts.min} to ${opts.max}`;
+  const parsed = v.pipe(v.string(), v.regex(/^\d{1,16}(\.\d{1,16})?$/, rule), v.transform(Number), v.check((n) => n >= opts.min && n <= opts.max, rule));
+  const openapi = { type: 'number', minimum: opts.min, maximum: opts.max, ...(opts.default !== undefined && { default: opts.default }) };
+  return withMeta(v.optional(parsed, opts.default === undefined ? undefined : String(opts.default)), opts.description, { openapi }) as Param<number, Present<O>>;
 }
 
 /** The latest instant a request may name: 2100-01-01, as for stored records (past it a date is not a day the archive can file). */

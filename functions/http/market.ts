@@ -9,6 +9,8 @@ import { cvdPage } from '../core/market/cvd.ts';
 import { orderHistoryPage } from '../core/market/order-history.ts';
 import { instruments, orderFlowPage, recentTradesPage, tradesPage, triggerOrdersPage } from '../core/market/queries.ts';
 import { outcome, outcomeBySlug, outcomesPage, spotPair, spotPairs } from '../core/market/registry-views.ts';
+import { question, questionsPage } from '../core/market/questions.ts';
+import { classifyWallets } from '../core/positions/wallet-classes.ts';
 import { spotTwapPage } from '../core/market/spot-twap.ts';
 import { MARKET_OPERATIONS } from '../routes/market.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
@@ -20,20 +22,19 @@ const twaps = async (req: Parameters<typeof spotTwapPage>[1], meta: object) => {
   return ok(data, { nextCursor, meta: { ...meta, venue: 'spot', ...more } });
 };
 
+const hip4Page = <T>({ data, nextCursor }: { data: T[]; nextCursor: string | null }) => ok(data, { nextCursor, meta: { venue: 'hip4' } });
+
 export const handler = httpRouteGroup(MARKET_OPERATIONS, {
   trades: async ({ params, query }, ctx) => okRows(await tradesPage(archiveDeps(), {
     ...cursorRoute(ctx), family: familyOf(ctx), symbol: params.symbol, ...query,
   }, clock.now()), { symbol: params.symbol, venue: familyOf(ctx) }),
-
   recentTrades: async ({ params, query }, ctx) => okRows(await recentTradesPage(archiveDeps(), {
     family: familyOf(ctx), symbol: params.symbol, ...query,
   }, clock.now()), { symbol: params.symbol, venue: familyOf(ctx) }),
-
   cvd: async ({ params, query }, ctx) => {
     const { data, nextCursor, meta } = await cvdPage(archiveDeps(), { ...cursorRoute(ctx), family: familyOf(ctx), symbol: params.symbol, ...query }, clock.now());
     return ok(data, { nextCursor, meta: { symbol: params.symbol, venue: familyOf(ctx), interval: query.interval, ...meta } });
   },
-
   candles: async ({ params, query }, ctx) => {
     const family = familyOf(ctx);
     const page = await candlesPage(archiveDeps(), { ...cursorRoute(ctx), family, symbol: params.symbol, ...query }, clock.now());
@@ -41,37 +42,35 @@ export const handler = httpRouteGroup(MARKET_OPERATIONS, {
     const units = family === 'hip4' ? { price_unit: 'probability', quote_currency: 'USDH' } : {};
     return okRows(page, { symbol: params.symbol, venue: family, interval: query.interval, ...units });
   },
-
   triggerOrders: async ({ params, query }, ctx) => okRows(await triggerOrdersPage(archiveDeps(), {
     ...cursorRoute(ctx), family: familyOf(ctx), symbol: params.symbol, ...query,
   }, clock.now()), { symbol: params.symbol, venue: familyOf(ctx) }),
-
   orderHistory: async ({ params, query }, ctx) => okRows(await orderHistoryPage(archiveDeps(), {
     ...cursorRoute(ctx), family: familyOf(ctx), symbol: params.symbol, ...query,
   }, clock.now()), { symbol: params.symbol, venue: familyOf(ctx) }),
-
   orderFlow: async ({ params, query }, ctx) => {
     const page = await orderFlowPage(archiveDeps(), { family: familyOf(ctx), symbol: params.symbol, ...query }, clock.now());
     return okRows(page, { symbol: params.symbol, venue: familyOf(ctx), interval: query.interval });
   },
-
   instruments: async (_input, ctx) => ok(await instruments(archiveDeps(), familyOf(ctx), clock.now()), { meta: { venue: familyOf(ctx) } }),
-
   instrument: async ({ params }, ctx) => {
     const family = familyOf(ctx);
     const found = (await instruments(archiveDeps(), family, clock.now())).find((i) => i.symbol === params.symbol);
     if (!found) throw new AppError('not_found', `No instrument ${params.symbol} on ${family}.`, { param: 'symbol' });
     return ok(found, { meta: { venue: family } });
   },
-
   spotPairs: async () => ok(await spotPairs(archiveDeps(), clock.now()), { meta: { venue: 'spot' } }),
   spotTwap: async ({ params, query }, ctx) => twaps({ ...cursorRoute(ctx), symbol: params.symbol, ...query }, { symbol: params.symbol }),
   spotTwapUser: async ({ params, query }, ctx) => twaps({ ...cursorRoute(ctx), user: params.user, ...query }, {}),
   spotPair: async ({ params }) => ok(await spotPair(archiveDeps(), params.symbol, clock.now()), { meta: { venue: 'spot' } }),
-  outcomes: async ({ query: { is_settled, ...page } }) => {
-    const { data, nextCursor } = await outcomesPage(archiveDeps(), { isSettled: is_settled, ...page }, clock.now());
-    return ok(data, { nextCursor, meta: { venue: 'hip4' } });
-  },
+  outcomes: async ({ query: { is_settled, ...page } }) => hip4Page(await outcomesPage(archiveDeps(), { isSettled: is_settled, ...page }, clock.now())),
   outcome: async ({ params }) => ok(await outcome(archiveDeps(), params.outcome_id, clock.now()), { meta: { venue: 'hip4' } }),
   outcomeBySlug: async ({ params }) => ok(await outcomeBySlug(archiveDeps(), params.slug, clock.now()), { meta: { venue: 'hip4' } }),
+  // A fixed 10 credits a call, as the reference service prices it (reference §7).
+  walletClassify: async ({ query }, ctx) => {
+    const { data, meta } = await classifyWallets(archiveDeps(), { family: familyOf(ctx), ...query }, clock.now());
+    return ok(data, { meta: { venue: familyOf(ctx), ...meta }, creditMultiplier: 10 });
+  },
+  questions: async ({ query }) => hip4Page(await questionsPage(archiveDeps(), query, clock.now())),
+  question: async ({ params }) => ok(await question(archiveDeps(), params.question_id, clock.now()), { meta: { venue: 'hip4' } }),
 });

@@ -2,8 +2,9 @@
 import * as v from 'valibot';
 import { familiesOf } from '#schemas/datasets.ts';
 import { CAPPED_BOOK_FAMILIES } from '../core/venues.ts';
-import { CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, SpotPairSchema, outcomePath, slugPath, RecentTradesQuery, TradeSchema, TradesQuery, TriggerOrderSchema, TriggerOrdersQuery, symbolPath, userPath } from '#schemas/market.ts';
+import { CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, QuestionSchema, QuestionsQuery, SpotPairSchema, outcomePath, questionPath, slugPath, RecentTradesQuery, TradeSchema, TradesQuery, TriggerOrderSchema, TriggerOrdersQuery, symbolPath, userPath } from '#schemas/market.ts';
 import { CvdBucketSchema, CvdQuery, OrderHistoryEventSchema, OrderHistoryQuery, SpotTwapQuery, SpotTwapSchema } from '#schemas/flow-analytics.ts';
+import { WalletClassificationSchema, WalletClassifyQuery } from '#schemas/wallet-classes.ts';
 import { operationGroup, page } from './operation.ts';
 
 /**
@@ -12,6 +13,12 @@ import { operationGroup, page } from './operation.ts';
  * liquidation levels, wallet classification).
  */
 export const PERPX_PERPETUALS = CAPPED_BOOK_FAMILIES.filter((family) => familiesOf('funding').includes(family));
+
+/**
+ * The families served TP/SL and order flow: those with order events but spot, whose order events
+ * the reference service serves as history only.
+ */
+const DERIVATIVE_ORDER_FAMILIES = familiesOf('order_events').filter((family) => family !== 'spot');
 
 /**
  * Market data per venue family. A route's families are the families that have its dataset (the
@@ -47,12 +54,12 @@ export const MARKET_OPERATIONS = operationGroup('market', {
   },
   triggerOrders: {
     datatype: 'trigger_orders',
-    suffix: '/orders/{symbol}/tpsl', families: familiesOf('order_events'), summary: 'Trigger orders (take-profit / stop-loss)', tags: ['Orders'], billed: true,
+    suffix: '/orders/{symbol}/tpsl', families: DERIVATIVE_ORDER_FAMILIES, summary: 'Trigger orders (take-profit / stop-loss)', tags: ['Orders'], billed: true,
     pathParams: symbolPath, query: TriggerOrdersQuery, response: page(v.array(TriggerOrderSchema), 'A page of trigger-order rows'),
   },
   orderFlow: {
     datatype: 'order_flow',
-    suffix: '/orders/{symbol}/flow', families: familiesOf('order_events'), summary: 'Order-event counts per time bucket', tags: ['Orders'], billed: true,
+    suffix: '/orders/{symbol}/flow', families: DERIVATIVE_ORDER_FAMILIES, summary: 'Order-event counts per time bucket', tags: ['Orders'], billed: true,
     pathParams: symbolPath, query: OrderFlowQuery, response: page(v.array(OrderFlowSchema), 'Order-flow buckets'),
   },
   instruments: {
@@ -101,5 +108,20 @@ export const MARKET_OPERATIONS = operationGroup('market', {
     datatype: 'instruments',
     suffix: '/outcomes/by-slug/{slug}', families: ['hip4'], summary: 'The outcome market with this slug (its own or a side\'s), with the open interest of both sides', tags: ['Instruments'], billed: true,
     pathParams: slugPath, response: page(OutcomeSchema, 'The outcome'),
+  },
+  walletClassify: {
+    datatype: 'wallet_classify',
+    suffix: '/wallets/classify', families: PERPX_PERPETUALS, summary: 'A day\'s wallets with metrics from their fills, positions and orders, and their class; offset-paged', tags: ['Positions'], billed: true,
+    query: WalletClassifyQuery, response: page(WalletClassificationSchema, 'The page of wallets, how many match, and the day'),
+  },
+  questions: {
+    datatype: 'questions',
+    suffix: '/questions', families: ['hip4'], summary: 'Questions: outcome markets grouped under one ballot, by id', tags: ['Instruments'], billed: true,
+    query: QuestionsQuery, response: page(v.array(QuestionSchema), 'A page of questions'),
+  },
+  question: {
+    datatype: 'questions',
+    suffix: '/questions/{question_id}', families: ['hip4'], summary: 'One question: its named outcomes, its fallback and which have settled', tags: ['Instruments'], billed: true,
+    pathParams: questionPath, response: page(QuestionSchema, 'The question'),
   },
 });

@@ -21,6 +21,8 @@ export interface GetCapabilitiesRow {
     | "order_flow"
     | "trigger_levels"
     | "instruments"
+    | "wallet_classify"
+    | "questions"
     | "oi"
     | "funding"
     | "liquidations"
@@ -678,6 +680,208 @@ export interface OutcomeBySlugPath {
 }
 
 export type OutcomeBySlugData = OutcomesRow;
+
+export interface WalletClassifyQuery {
+  /** Only wallets with at least this many orders that day */
+  min_orders?: number;
+  /** Only wallets with at least this fill volume (USD) that day */
+  min_volume_usd?: number;
+  /** Metric to sort by (a wallet without it sorts last) */
+  sort?: "total_orders" | "total_fills" | "total_volume" | "total_volume_usd" | "cancel_rate" | "fill_rate" | "maker_ratio" | "avg_order_size_usd" | "avg_order_notional" | "max_order_size_usd" | "max_order_notional" | "active_hours" | "unique_coins" | "total_fees" | "total_fees_usd" | "realized_pnl" | "realized_pnl_usd" | "median_cancel_speed_ms" | "twap_fills" | "total_priority_gas" | "total_priority_gas_paid" | "total_builder_fees" | "total_builder_fees_paid";
+  /** Sort order */
+  order?: "asc" | "desc";
+  /** Wallets per page */
+  limit?: number;
+  /** Wallets to skip (page against total) */
+  offset?: number;
+  /** Only wallets that did (true) or did not (false) fill TWAP slices that day */
+  uses_twap?: boolean;
+  /** Only wallets that did (true) or did not (false) pay priority gas that day */
+  uses_priority_gas?: boolean;
+  /** Minimum cancel rate, 0 to 1 (wallets without orders are left out) */
+  min_cancel_rate?: number;
+  /** Maximum cancel rate, 0 to 1 (wallets without orders are left out) */
+  max_cancel_rate?: number;
+  /** The UTC day, YYYY-MM-DD (default yesterday) */
+  date?: string;
+}
+
+export interface WalletClassifyData {
+  wallets: {
+    address: string;
+    /**
+     * The first that holds over the day: market_maker, at least 100 fills of which at least 70% were maker fills; high_frequency, at least 100 fills and positions closed that day held under 10 minutes on average; whale, at least 1,000,000 USD of fills; position_trader, positions closed that day held 4 hours or more on average; retail, any other wallet with a fill or an order that day.
+     */
+    class: "market_maker" | "high_frequency" | "whale" | "position_trader" | "retail";
+    metrics: {
+      /**
+       * distinct orders with an event that day
+       */
+      total_orders: number;
+      /**
+       * share of orders canceled (by the owner or the engine)
+       */
+      cancel_rate?: number;
+      /**
+       * share of orders with a fill event
+       */
+      fill_rate?: number;
+      /**
+       * orders per fill
+       */
+      order_to_trade_ratio?: number;
+      /**
+       * 0 to 1
+       */
+      ioc_ratio?: number;
+      /**
+       * 0 to 1
+       */
+      post_only_ratio?: number;
+      /**
+       * 0 to 1
+       */
+      tpsl_ratio?: number;
+      /**
+       * 0 to 1
+       */
+      trigger_order_ratio?: number;
+      uses_tpsl: boolean;
+      uses_cloid: boolean;
+      /**
+       * 0 to 1
+       */
+      cloid_ratio?: number;
+      /**
+       * limit price x original size, per order
+       */
+      avg_order_size_usd?: number;
+      /**
+       * USD
+       */
+      max_order_size_usd?: number;
+      /**
+       * placement to cancel, for orders placed and canceled that day
+       */
+      median_cancel_speed_ms?: number;
+      /**
+       * markets with an order or a fill
+       */
+      unique_coins_traded: number;
+      total_fills: number;
+      /**
+       * USD
+       */
+      total_volume_usd: number;
+      /**
+       * share of fills that added liquidity
+       */
+      maker_ratio?: number;
+      /**
+       * buy volume / sell volume
+       */
+      long_short_ratio?: number;
+      /**
+       * USD
+       */
+      buy_volume_usd: number;
+      /**
+       * USD
+       */
+      sell_volume_usd: number;
+      /**
+       * fees paid, rebates negative
+       */
+      total_fees_usd: number;
+      /**
+       * USD
+       */
+      realized_pnl_usd: number;
+      liquidation_count: number;
+      /**
+       * USD
+       */
+      max_single_fill_usd?: number;
+      unique_fill_coins: number;
+      /**
+       * UTC hours with a fill
+       */
+      active_hours: number;
+      /**
+       * positions closed that day: time since they opened, on average
+       */
+      avg_holding_ms?: number;
+      uses_twap: boolean;
+      twap_fills: number;
+      /**
+       * 0 to 1
+       */
+      twap_fill_ratio?: number;
+      uses_priority_gas: boolean;
+      total_priority_gas_paid: number;
+      uses_builder: boolean;
+      top_builder?: string;
+      /**
+       * USD
+       */
+      total_builder_fees_paid: number;
+    };
+    /**
+     * the metrics' lookback: the UTC day of `date`
+     */
+    period: "24h";
+  }[];
+  /**
+   * wallets matching the filters; page with offset
+   */
+  total: number;
+  /**
+   * YYYY-MM-DD
+   */
+  date: string;
+}
+
+export interface QuestionsQuery {
+  /** Questions per page */
+  limit?: number;
+  /** meta.next_cursor: the id of the last question served; questions with a greater id follow */
+  cursor?: string;
+}
+
+export interface QuestionsRow {
+  question_id: number;
+  name: string;
+  /**
+   * the venue's pipe-delimited question metadata
+   */
+  description: string;
+  fallback_outcome_id: number;
+  /**
+   * ascending
+   */
+  named_outcome_ids: number[];
+  /**
+   * the named outcomes that have settled, ascending
+   */
+  settled_named_outcomes: number[];
+  /**
+   * the first listing of any of its outcomes
+   */
+  first_seen_at: string;
+  /**
+   * the newest registry record of any of its outcomes
+   */
+  last_updated_at: string;
+}
+
+export type QuestionsData = QuestionsRow[];
+
+export interface QuestionPath {
+  /** Question id */
+  question_id: number;
+}
+
+export type QuestionData = QuestionsRow;
 
 export type OpenInterestPath = TradesPath;
 
@@ -3388,6 +3592,7 @@ export const ROUTES = {
   getAltxCandles: { method: 'GET', path: '/v1/altx/candles/{symbol}', paged: true },
   getAltxRhCandles: { method: 'GET', path: '/v1/altx-rh/candles/{symbol}', paged: true },
   getPerpxOrderHistory: { method: 'GET', path: '/v1/perpx/orders/{symbol}/history', paged: true },
+  getSpotOrderHistory: { method: 'GET', path: '/v1/perpx/spot/orders/{symbol}/history', paged: true },
   getHip3OrderHistory: { method: 'GET', path: '/v1/perpx/hip3/orders/{symbol}/history', paged: true },
   getHip4OrderHistory: { method: 'GET', path: '/v1/perpx/hip4/orders/{symbol}/history', paged: true },
   getPerpxTriggerOrders: { method: 'GET', path: '/v1/perpx/orders/{symbol}/tpsl', paged: true },
@@ -3417,6 +3622,10 @@ export const ROUTES = {
   getHip4Outcomes: { method: 'GET', path: '/v1/perpx/hip4/outcomes', paged: true },
   getHip4Outcome: { method: 'GET', path: '/v1/perpx/hip4/outcomes/{outcome_id}', paged: false },
   getHip4OutcomeBySlug: { method: 'GET', path: '/v1/perpx/hip4/outcomes/by-slug/{slug}', paged: false },
+  getPerpxWalletClassify: { method: 'GET', path: '/v1/perpx/wallets/classify', paged: false },
+  getHip3WalletClassify: { method: 'GET', path: '/v1/perpx/hip3/wallets/classify', paged: false },
+  getHip4Questions: { method: 'GET', path: '/v1/perpx/hip4/questions', paged: true },
+  getHip4Question: { method: 'GET', path: '/v1/perpx/hip4/questions/{question_id}', paged: false },
   getPerpxOpenInterest: { method: 'GET', path: '/v1/perpx/openinterest/{symbol}', paged: true },
   getHip3OpenInterest: { method: 'GET', path: '/v1/perpx/hip3/openinterest/{symbol}', paged: true },
   getHip4OpenInterest: { method: 'GET', path: '/v1/perpx/hip4/openinterest/{symbol}', paged: true },
@@ -3585,7 +3794,7 @@ export const ROUTES = {
   getSla: { method: 'GET', path: '/v1/data-quality/sla', paged: false },
 } as const;
 
-export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCvd' | 'getHip3Cvd' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxOrderHistory' | 'getHip3OrderHistory' | 'getHip4OrderHistory' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getSpotSpotTwap' | 'getSpotSpotTwapUser' | 'getHip4Outcomes' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxTriggerLevelsHistory' | 'getHip3TriggerLevelsHistory' | 'getPerpxLiquidationLevelsHistory' | 'getHip3LiquidationLevelsHistory' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxWalletPositions' | 'getHip3WalletPositions' | 'getPerpxWalletPositionChanges' | 'getHip3WalletPositionChanges' | 'getPerpxWalletPositionHistory' | 'getHip3WalletPositionHistory' | 'getPerpxWalletAccountHistory' | 'getHip3WalletAccountHistory' | 'getAltxAccountPositions' | 'getAltxRhAccountPositions' | 'getAltxAccountPositionChanges' | 'getAltxRhAccountPositionChanges' | 'getAltxAccountPositionHistory' | 'getAltxRhAccountPositionHistory' | 'getAltxAccountSummaryHistory' | 'getAltxRhAccountSummaryHistory' | 'getPerpxMarketPositions' | 'getHip3MarketPositions' | 'getAltxMarketPositions' | 'getAltxRhMarketPositions' | 'getPerpxMarketPositionsSummary' | 'getHip3MarketPositionsSummary' | 'getAltxMarketPositionsSummary' | 'getAltxRhMarketPositionsSummary' | 'getPerpxBulkPositions' | 'getHip3BulkPositions' | 'getAltxBulkPositions' | 'getAltxRhBulkPositions' | 'getAltxL1Accounts' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory' | 'getWebhookReplay' | 'listExports';
+export type PagedOperation = 'getPerpxTrades' | 'getSpotTrades' | 'getHip3Trades' | 'getHip4Trades' | 'getAltxTrades' | 'getAltxRhTrades' | 'getLegacyTrades' | 'getLegacyTradesCursor' | 'getPerpxCvd' | 'getHip3Cvd' | 'getPerpxCandles' | 'getSpotCandles' | 'getHip3Candles' | 'getHip4Candles' | 'getAltxCandles' | 'getAltxRhCandles' | 'getPerpxOrderHistory' | 'getSpotOrderHistory' | 'getHip3OrderHistory' | 'getHip4OrderHistory' | 'getPerpxTriggerOrders' | 'getHip3TriggerOrders' | 'getHip4TriggerOrders' | 'getSpotSpotTwap' | 'getSpotSpotTwapUser' | 'getHip4Outcomes' | 'getHip4Questions' | 'getPerpxOpenInterest' | 'getHip3OpenInterest' | 'getHip4OpenInterest' | 'getAltxOpenInterest' | 'getAltxRhOpenInterest' | 'getLegacyOpenInterest' | 'getPerpxFunding' | 'getHip3Funding' | 'getAltxFunding' | 'getAltxRhFunding' | 'getLegacyFunding' | 'getPerpxLiquidations' | 'getHip3Liquidations' | 'getAltxLiquidations' | 'getPerpxUserLiquidations' | 'getPerpxLiquidationVolume' | 'getHip3LiquidationVolume' | 'getAltxLiquidationVolume' | 'getPerpxTriggerLevelsHistory' | 'getHip3TriggerLevelsHistory' | 'getPerpxLiquidationLevelsHistory' | 'getHip3LiquidationLevelsHistory' | 'getPerpxPrices' | 'getHip3Prices' | 'getHip4Prices' | 'getAltxPrices' | 'getAltxRhPrices' | 'getPerpxOrderbookHistory' | 'getSpotOrderbookHistory' | 'getHip3OrderbookHistory' | 'getHip4OrderbookHistory' | 'getAltxOrderbookHistory' | 'getAltxRhOrderbookHistory' | 'getLegacyOrderbookHistory' | 'getPerpxL2OrderbookHistory' | 'getHip3L2OrderbookHistory' | 'getPerpxL2OrderbookDiffs' | 'getHip3L2OrderbookDiffs' | 'getPerpxL4OrderbookDiffs' | 'getSpotL4OrderbookDiffs' | 'getHip3L4OrderbookDiffs' | 'getHip4L4OrderbookDiffs' | 'getPerpxL4OrderbookHistory' | 'getSpotL4OrderbookHistory' | 'getHip3L4OrderbookHistory' | 'getHip4L4OrderbookHistory' | 'getAltxL3OrderbookHistory' | 'getPerpxWalletPositions' | 'getHip3WalletPositions' | 'getPerpxWalletPositionChanges' | 'getHip3WalletPositionChanges' | 'getPerpxWalletPositionHistory' | 'getHip3WalletPositionHistory' | 'getPerpxWalletAccountHistory' | 'getHip3WalletAccountHistory' | 'getAltxAccountPositions' | 'getAltxRhAccountPositions' | 'getAltxAccountPositionChanges' | 'getAltxRhAccountPositionChanges' | 'getAltxAccountPositionHistory' | 'getAltxRhAccountPositionHistory' | 'getAltxAccountSummaryHistory' | 'getAltxRhAccountSummaryHistory' | 'getPerpxMarketPositions' | 'getHip3MarketPositions' | 'getAltxMarketPositions' | 'getAltxRhMarketPositions' | 'getPerpxMarketPositionsSummary' | 'getHip3MarketPositionsSummary' | 'getAltxMarketPositionsSummary' | 'getAltxRhMarketPositionsSummary' | 'getPerpxBulkPositions' | 'getHip3BulkPositions' | 'getAltxBulkPositions' | 'getAltxRhBulkPositions' | 'getAltxL1Accounts' | 'getPerpxBreadthHistory' | 'getHip3BreadthHistory' | 'getWebhookReplay' | 'listExports';
 
 /** One method per route. Path parameters, query parameters and `body` go in one object. */
 export interface Methods {
@@ -3737,6 +3946,11 @@ export interface Methods {
    */
   getPerpxOrderHistory(input: OrderHistoryPath & OrderHistoryQuery): Promise<Page<OrderHistoryData>>;
   /**
+   * Order events (placements, fills, cancels, triggers), oldest first (spot).
+   * `GET /v1/perpx/spot/orders/{symbol}/history`
+   */
+  getSpotOrderHistory(input: OrderHistoryPath & OrderHistoryQuery): Promise<Page<OrderHistoryData>>;
+  /**
    * Order events (placements, fills, cancels, triggers), oldest first (hip3).
    * `GET /v1/perpx/hip3/orders/{symbol}/history`
    */
@@ -3883,6 +4097,26 @@ export interface Methods {
    * `GET /v1/perpx/hip4/outcomes/by-slug/{slug}`
    */
   getHip4OutcomeBySlug(input: OutcomeBySlugPath): Promise<Page<OutcomeBySlugData>>;
+  /**
+   * A day's wallets with metrics from their fills, positions and orders, and their class; offset-paged (perpx).
+   * `GET /v1/perpx/wallets/classify`
+   */
+  getPerpxWalletClassify(input?: WalletClassifyQuery): Promise<Page<WalletClassifyData>>;
+  /**
+   * A day's wallets with metrics from their fills, positions and orders, and their class; offset-paged (hip3).
+   * `GET /v1/perpx/hip3/wallets/classify`
+   */
+  getHip3WalletClassify(input?: WalletClassifyQuery): Promise<Page<WalletClassifyData>>;
+  /**
+   * Questions: outcome markets grouped under one ballot, by id (hip4).
+   * `GET /v1/perpx/hip4/questions`
+   */
+  getHip4Questions(input?: QuestionsQuery): Promise<Page<QuestionsData>>;
+  /**
+   * One question: its named outcomes, its fallback and which have settled (hip4).
+   * `GET /v1/perpx/hip4/questions/{question_id}`
+   */
+  getHip4Question(input: QuestionPath): Promise<Page<QuestionData>>;
   /**
    * Open interest history: native cadence, or the last sample per interval (perpx).
    * `GET /v1/perpx/openinterest/{symbol}`

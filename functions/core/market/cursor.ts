@@ -20,7 +20,7 @@ import { LATEST_EPOCH_MS, type CursorForm } from '#schemas/params.ts';
 export type { CursorForm };
 
 /** How many integers a form holds: the length of the order-key prefix it names. */
-export const CURSOR_PARTS: Readonly<Record<CursorForm, number>> = { ms: 1, ms_id: 2 };
+export const CURSOR_PARTS: Readonly<Record<CursorForm, number>> = { ms: 1, ms_id: 2, id: 1 };
 
 const invalidCursor = (why: string) => new AppError('invalid_cursor', `Invalid cursor: ${why}.`, { param: 'cursor' });
 
@@ -33,14 +33,14 @@ export const transparentSpelling = (cursor: string): boolean => /^[0-9_]*$/.test
  * (past that, JSON numbers lose digits).
  */
 export function parseTransparentCursor(form: CursorForm, cursor: string): number[] {
-  const expected = form === 'ms' ? '<ts_ms>' : '<ts_ms>_<id>';
+  const expected = { ms: '<ts_ms>', ms_id: '<ts_ms>_<id>', id: '<id>' }[form];
   const parts = cursor.split('_');
   if (parts.length !== CURSOR_PARTS[form] || !parts.every((p) => /^(0|[1-9]\d{0,15})$/.test(p))) {
     throw invalidCursor(`expected ${expected} in base-10 digits, as meta.next_cursor spells it`);
   }
   const [ts, ...ids] = parts.map(Number);
-  if (ts! > LATEST_EPOCH_MS) throw invalidCursor(`its time is past ${LATEST_EPOCH_MS} (2100-01-01)`);
-  if (!ids.every(Number.isSafeInteger)) throw invalidCursor(`its id is past ${Number.MAX_SAFE_INTEGER}`);
+  if (form !== 'id' && ts! > LATEST_EPOCH_MS) throw invalidCursor(`its time is past ${LATEST_EPOCH_MS} (2100-01-01)`);
+  if (![ts, ...ids].every(Number.isSafeInteger)) throw invalidCursor(`its id is past ${Number.MAX_SAFE_INTEGER}`);
   return [ts!, ...ids];
 }
 

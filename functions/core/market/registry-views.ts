@@ -100,7 +100,7 @@ async function hasSettled(deps: ArchiveDeps, entry: RegistryEntry, at: number): 
 export const outcomeSideOf = (row: Row) => details(OutcomeSideDetails, row.outcome);
 
 /** Every outcome listed at or before `at`, by id, with whether it has settled (its Yes side's settlement). */
-async function outcomes(deps: ArchiveDeps, at: number): Promise<Outcome[]> {
+export async function outcomes(deps: ArchiveDeps, at: number): Promise<Outcome[]> {
   const sides = new Map<number, { entry: RegistryEntry; side: OutcomeSideDetails }[]>();
   for (const entry of await registryEntries(deps, 'hip4', at)) {
     const side = details(OutcomeSideDetails, entry.row.outcome);

@@ -202,6 +202,13 @@ export function initialCatalog(seed: number, startMs: number, extraCoreMarkets: 
   return { assets, markets };
 }
 
+/**
+ * The demo's one question: the venue groups its recurring daily binaries under a generic
+ * `Recurring` ballot. Outcomes 0 and 1 are its named choices, 2 its fallback; 3 stands alone.
+ */
+const DEMO_QUESTION = { question_id: 0, name: 'Recurring', description: 'class:priceBinary|period:1d', fallback_outcome_id: 2 };
+const QUESTION_OUTCOMES: readonly number[] = [0, 1, 2];
+
 /** What the venue publishes about an outcome side: a daily price binary on a major, expiring a week after listing. */
 function outcomeSide(outcome: number, side: 0 | 1, listedAt: number, priceOf: (key: string) => number): OutcomeSideDetails {
   const underlying = ['BTC', 'ETH', 'SOL', 'HYPE'][outcome % 4]!;
@@ -214,6 +221,7 @@ function outcomeSide(outcome: number, side: 0 | 1, listedAt: number, priceOf: (k
   return {
     outcome_id: outcome, side, asset_id: 100_000_000 + 10 * outcome + side, name: `${underlying} above ${target}`, side_name: side === 0 ? 'Yes' : 'No',
     description: `class:priceBinary|underlying:${underlying}|expiry:${stamp}|targetPrice:${target}|period:1d`, display_title: title, slug,
+    ...(QUESTION_OUTCOMES.includes(outcome) && { question: DEMO_QUESTION }),
   };
 }
 

@@ -201,7 +201,7 @@ export function executeTaker(state: SimState, tick: Tick, order: TakerOrder): vo
       }
       const units = Math.min(remaining, front.units);
       fill(units, front.price, front.priceText, front.owner, front.oid);
-      if (market.orderLevel) makerEvent(tick, market, ts, front, 'filled', front.units - units);
+      if (fillEvents(market)) makerEvent(tick, market, ts, front, 'filled', front.units - units);
       reduceOrder(state, tick, market, front, units, ts);
       continue;
     }
@@ -213,14 +213,14 @@ export function executeTaker(state: SimState, tick: Tick, order: TakerOrder): vo
     if (maker !== wallets.liquidator) {
       const jit = { oid: makerOid, owner: maker, side: makerSide, price, priceText, units, origUnits: units, placedAt: ts };
       addOrder(state, tick, market, jit);
-      if (market.orderLevel) makerEvent(tick, market, ts, jit, 'placed', units);
+      if (fillEvents(market)) makerEvent(tick, market, ts, jit, 'placed', units);
       removeOrder(state, tick, market, jit, ts);
-      if (market.orderLevel) makerEvent(tick, market, ts, jit, 'filled', 0);
+      if (fillEvents(market)) makerEvent(tick, market, ts, jit, 'filled', 0);
     }
     fill(units, price, priceText, maker, makerOid);
     level++;
   }
-  if (market.orderLevel) {
+  if (fillEvents(market)) {
     emitOrderEvent(tick, market, ts, {
       event: 'filled', oid, user: trader.address, side, status: 'filled', limitPrice: trigger?.limitText ?? worst, size: '0',
       origSize: formatUnits(order.units, szDecimals), orderType: order.orderType, reduceOnly: order.reduceOnly ?? false,
@@ -237,6 +237,13 @@ export function executeTaker(state: SimState, tick: Tick, order: TakerOrder): vo
     updateLiquidationPrice(opened, market);
   } else if (wasFlat && opened && market.orderLevel) attachTpsl(state, tick, market, opened, ts);
 }
+
+/**
+ * Whether a market emits the order events of its fills (the taker's, the makers'): the order-level
+ * ones, and spot, whose order history is served without resting placements or TP/SL. Nothing drawn
+ * from the simulation's randomness depends on it, so every other record is as without it.
+ */
+const fillEvents = (market: MarketState) => market.orderLevel || market.spec.family === 'spot';
 
 /** A maker's order event (placed, or filled down to `remaining`): the makers' quotes show in the order stream only where they trade. */
 function makerEvent(tick: Tick, market: MarketState, ts: number, order: SimOrder, event: 'placed' | 'filled', remaining: number): void {

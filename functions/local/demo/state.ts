@@ -137,7 +137,7 @@ export interface MarketState {
   triggers: TriggerOrder[];
   /** The order book, order by order: makers' quotes and the traders' resting orders. */
   book: SimBook;
-  /** Emits order events (perpx, hip3, hip4). */
+  /** Rests orders and TP/SL and emits every order event (perpx, hip3, hip4); spot emits its fills' (fillEvents in exchange.ts). */
   orderLevel: boolean;
   funding: boolean;
   openInterest: boolean;

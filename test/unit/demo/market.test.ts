@@ -433,7 +433,12 @@ describe('createDemoMarket', () => {
 
   it('emits order events, with TP/SL triggers that fire when the price crosses them', () => {
     const events = only(hour, 'order_events');
-    expect(new Set(events.map((e) => e.family))).toEqual(new Set(['perpx', 'hip3', 'hip4']));
+    expect(new Set(events.map((e) => e.family))).toEqual(new Set(['perpx', 'hip3', 'hip4', 'spot']));
+    // Spot emits its fills' order events only: no resting placements of its traders, no trigger orders.
+    const spot = events.filter((e) => e.family === 'spot');
+    expect(new Set(spot.map((e) => e.event))).toEqual(new Set(['placed', 'filled']));
+    expect(spot.filter((e) => e.event === 'placed').every((e) => e.tif === 'Alo' && e.status === 'open')).toBe(true);
+    expect(spot.some((e) => e.is_trigger)).toBe(false);
     expect(new Set(events.map((e) => e.event))).toEqual(new Set(['placed', 'canceled', 'filled', 'triggered', 'force_canceled']));
     const statuses = new Set(events.map((e) => e.status));
     expect(['canceled', 'filled', 'liquidatedCanceled', 'marginCanceled', 'open', 'reduceOnlyCanceled', 'triggered']).toEqual(expect.arrayContaining([...statuses]));
