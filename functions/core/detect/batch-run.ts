@@ -24,8 +24,8 @@ export function batchCandidates(records: readonly NormalizedRecord[], watched: R
     const column = detection.addressColumn;
     if (EVENT_DEFINITION_BY_TYPE.get(type)?.declaration.scope !== 'addresses' || !column) return detection.detect(rows, watched);
     if (watched.size === 0) return [];
-    const mine = rows.filter((row) => {
-      const address = (row as unknown as Record<string, unknown>)[column];
+    const mine = rows.filter((row: Readonly<Record<string, unknown>>) => {
+      const address = row[column];
       return typeof address === 'string' && watched.has(address);
     });
     return mine.length > 0 ? detection.detect(mine, watched) : [];

@@ -71,7 +71,10 @@ export function createRuleBook(deps: Pick<DeliveryDeps, 'store' | 'clock'> & { a
 /** Every address some `account.*` rule of these types watches: what the account detectors look for. */
 export async function watchedBy(book: RuleBook, eventTypes: readonly string[]): Promise<Set<string>> {
   const watched = new Set<string>();
-  for (const type of eventTypes) for (const rule of await book.rules(type)) for (const address of rule.watched) watched.add(address);
+  // An account's rules share its one set (createRuleBook): each set is walked once, not once a rule.
+  const sets = new Set<ReadonlySet<string>>();
+  for (const type of eventTypes) for (const rule of await book.rules(type)) sets.add(rule.watched);
+  for (const set of sets) for (const address of set) watched.add(address);
   return watched;
 }
 
@@ -80,12 +83,18 @@ export type DispatchCounts = Partial<Record<QueueOutcome, number>> & { candidate
 /** Decides one rule on one candidate: `matches` (tests pass a wrapper to count how often it is asked). */
 export type RuleEvaluator = typeof matches;
 
+const ADDRESS_INDEXES = new WeakMap<readonly ActiveRule[], Map<string, ActiveRule[]>>();
+
 /**
  * The rules of an account type by watched address: a candidate about an address is put only to the
  * rules whose account watches it, found by one lookup, never by asking each of the type's rules.
  */
 function rulesByAddress(rules: readonly ActiveRule[]): Map<string, ActiveRule[]> {
+  // Built once per loaded rule list (a book hands out the same list until it reloads).
+  const built = ADDRESS_INDEXES.get(rules);
+  if (built) return built;
   const index = new Map<string, ActiveRule[]>();
+  ADDRESS_INDEXES.set(rules, index);
   for (const rule of rules) {
     for (const address of rule.watched) {
       const list = index.get(address);

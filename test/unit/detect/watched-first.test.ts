@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { detectInBatch } from '#core/detect/batch-run.ts';
-import { matchCandidates, type ActiveRule, type DetectDeps, type RuleBook, type RuleEvaluator } from '#core/detect/dispatch.ts';
+import { matchCandidates, watchedBy, type ActiveRule, type DetectDeps, type RuleBook, type RuleEvaluator } from '#core/detect/dispatch.ts';
 import { matches } from '#core/detect/match.ts';
 import type { Candidate } from '#core/events/kit/candidate.ts';
 import { EVENT_TYPE_BY_NAME } from '#core/webhooks/catalog.ts';
@@ -121,5 +121,38 @@ describe('detection filters watched addresses before any rule', () => {
       const matched = await matchCandidates(bookOf(rules), candidates);
       expect(matched.map((m) => [m.rule.subscription.id, m.occurrence.key])).toEqual(expected);
     }), { numRuns: 300 });
+  });
+
+  it('watches the union of every account type\'s rules\' addresses, whether rules share a set or not', async () => {
+    // Prepare: acct-a's rules share one set, as the rule book gives them; acct-c's have their own.
+    const shared = new Set([WATCHED, addressOf(1)]);
+    const rules = [
+      { ...rule('account.fill', 'acct-a', []), watched: shared }, { ...rule('account.order_rejected', 'acct-a', []), watched: shared },
+      rule('account.fill', 'acct-c', [addressOf(2)]), rule('account.transfer', 'acct-c', [addressOf(3)]), rule('market.liquidation', 'acct-c', [addressOf(4)]),
+    ];
+
+    // Act
+    const watched = await watchedBy(bookOf(rules), ['account.fill', 'account.order_rejected']);
+
+    // Assess
+    expect([...watched].sort()).toEqual([WATCHED, addressOf(1), addressOf(2)].sort());
+  });
+
+  it('answers the same from a rule list it has indexed before', async () => {
+    // Prepare: one list handed out twice, as a book does until it reloads.
+    const fills = RULES.filter((r) => r.subscription.eventType === 'account.fill');
+    const book: RuleBook = { rules: async (type) => (type === 'account.fill' ? fills : []) };
+    const candidate: Candidate = {
+      type: 'account.fill', key: 'fill:3', occurredAt: TS, venue: 'perpx', symbol: 'BTC', address: OTHER_WATCHED, data: {},
+      metrics: { venue: 'perpx', symbol: 'BTC', address: OTHER_WATCHED, side: 'buy', notional_usd: 900, taker: true, fill_count: 1 },
+    };
+
+    // Act
+    const first = await matchCandidates(book, [candidate]);
+    const second = await matchCandidates(book, [candidate]);
+
+    // Assess
+    expect(first).toHaveLength(3);
+    expect(second.map((m) => m.rule)).toEqual(first.map((m) => m.rule));
   });
 });
