@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --soak-minutes N --soak-idle-minutes N --cost-deliveries N --first-start-days N --minutes N --scale S --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,delivery-cost,detection,positions,export,quality,previews,venue-rate,first-start,soak]`:
+ * `npm run bench [-- --hours N --deliveries N --detection-batches N --day-hours N --days N --symbols N --soak-minutes N --soak-idle-minutes N --cost-deliveries N --first-start-days N --minutes N --scale S --only archive,compaction,market,derivatives,orderbook,breadth,deliveries,delivery-cost,detection,positions,export,quality,previews,venue-rate,venue-detection,first-start,soak]`:
  * prints speed and memory figures, merges each bench's into `bench/bench-results.json` and renders
  * `bench/RESULTS.md` from it (bench/results.ts). Benchmarks print; tests never assert on time.
  */
@@ -24,6 +24,7 @@ import { benchSoak } from './soak.ts';
 import { benchQuality } from './quality.ts';
 import { benchFirstStart } from './first-start.ts';
 import { benchVenueRate } from './venue-rate/bench.ts';
+import { benchVenueDetection } from './venue-rate/detection.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -55,6 +56,8 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   previews: benchPreviews,
   // The venue's rate (issue 43): `--minutes` of BTC's mainnet figures (`--scale 3.8`: exchange-wide) ingested, compacted and read.
   'venue-rate': () => benchVenueRate({ minutes: Number(values.minutes), scale: Number(values.scale) }),
+  // Detection at that rate: the same market's rows through ingest's detection, 1,000 rules, 10,000 watched addresses.
+  'venue-detection': () => benchVenueDetection({ minutes: Number(values.minutes), scale: Number(values.scale) }),
   // A first `npm start` (3 days seeded by default, as `npm start`'s own): minutes of CPU.
   'first-start': () => benchFirstStart({ days: Number(values['first-start-days']) }),
   // Last: a 10-minute load and a 2-minute idle on the whole local cloud (`--only soak --soak-minutes 2` for a short one).

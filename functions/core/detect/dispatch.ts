@@ -71,23 +71,56 @@ export function createRuleBook(deps: Pick<DeliveryDeps, 'store' | 'clock'> & { a
 /** Every address some `account.*` rule of these types watches: what the account detectors look for. */
 export async function watchedBy(book: RuleBook, eventTypes: readonly string[]): Promise<Set<string>> {
   const watched = new Set<string>();
-  for (const type of eventTypes) for (const rule of await book.rules(type)) for (const address of rule.watched) watched.add(address);
+  // An account's rules share its one set (createRuleBook): each set is walked once, not once a rule.
+  const sets = new Set<ReadonlySet<string>>();
+  for (const type of eventTypes) for (const rule of await book.rules(type)) sets.add(rule.watched);
+  for (const set of sets) for (const address of set) watched.add(address);
   return watched;
 }
 
 export type DispatchCounts = Partial<Record<QueueOutcome, number>> & { candidates: number; matched: number };
 
-/** Every (rule, occurrence) pair the rules take from the candidates, in the candidates' order by type. */
-export async function matchCandidates(book: RuleBook, candidates: readonly Candidate[]): Promise<QueueRequest[]> {
+/** Decides one rule on one candidate: `matches` (tests pass a wrapper to count how often it is asked). */
+export type RuleEvaluator = typeof matches;
+
+const ADDRESS_INDEXES = new WeakMap<readonly ActiveRule[], Map<string, ActiveRule[]>>();
+
+/**
+ * The rules of an account type by watched address: a candidate about an address is put only to the
+ * rules whose account watches it, found by one lookup, never by asking each of the type's rules.
+ */
+function rulesByAddress(rules: readonly ActiveRule[]): Map<string, ActiveRule[]> {
+  // Built once per loaded rule list (a book hands out the same list until it reloads).
+  const built = ADDRESS_INDEXES.get(rules);
+  if (built) return built;
+  const index = new Map<string, ActiveRule[]>();
+  ADDRESS_INDEXES.set(rules, index);
+  for (const rule of rules) {
+    for (const address of rule.watched) {
+      const list = index.get(address);
+      if (list) list.push(rule);
+      else index.set(address, [rule]);
+    }
+  }
+  return index;
+}
+
+const NO_RULES: readonly ActiveRule[] = [];
+
+/** Every (rule, occurrence) pair the rules take from the candidates, in the candidates' order by type (rules in the book's order). */
+export async function matchCandidates(book: RuleBook, candidates: readonly Candidate[], evaluate: RuleEvaluator = matches): Promise<QueueRequest[]> {
   const matched: QueueRequest[] = [];
   for (const [type, list] of groupBy(candidates, (c) => c.type)) {
     const decl = EVENT_TYPE_BY_NAME.get(type);
     if (!decl) throw new Error(`Detector produced an undeclared event type ${type}`);
     const rules = await book.rules(type);
+    // An account type's candidate can match only a rule watching its address (match.ts asks the same).
+    const byAddress = decl.scope === 'addresses' ? rulesByAddress(rules) : undefined;
     for (const candidate of list) {
-      for (const rule of rules) {
+      const asked = byAddress ? (candidate.address === null ? NO_RULES : byAddress.get(candidate.address) ?? NO_RULES) : rules;
+      for (const rule of asked) {
         if (candidate.accountId !== undefined && rule.subscription.accountId !== candidate.accountId) continue;
-        if (!matches(decl, rule.subscription.filters, candidate, rule.watched)) continue;
+        if (!evaluate(decl, rule.subscription.filters, candidate, rule.watched)) continue;
         matched.push({ rule, occurrence: { key: candidate.key, type, occurredAt: candidate.occurredAt, data: candidate.data } });
       }
     }
@@ -95,8 +128,8 @@ export async function matchCandidates(book: RuleBook, candidates: readonly Candi
   return matched;
 }
 
-export async function dispatch(deps: DeliveryDeps & { rules: RuleBook }, candidates: readonly Candidate[]): Promise<DispatchCounts> {
-  const matched = await matchCandidates(deps.rules, candidates);
+export async function dispatch(deps: DeliveryDeps & { rules: RuleBook; evaluate?: RuleEvaluator }, candidates: readonly Candidate[]): Promise<DispatchCounts> {
+  const matched = await matchCandidates(deps.rules, candidates, deps.evaluate);
   const counts: DispatchCounts = { candidates: candidates.length, matched: matched.length };
   for (const outcome of await queueOccurrences(deps, matched)) counts[outcome] = (counts[outcome] ?? 0) + 1;
   return counts;
@@ -108,6 +141,8 @@ const REFERENCE_CONCURRENCY = 8;
 export interface DetectDeps extends DeliveryDeps {
   rules: RuleBook;
   references: ReferenceSource;
+  /** The rule evaluator, `matches` unless given (a test counts the evaluations through it). */
+  evaluate?: RuleEvaluator;
 }
 
 /**
