@@ -7,7 +7,8 @@
  * is taken with a mark naming its item (`u#<what>#<id>`, the time it was taken) and given back with
  * the mark, so a write that landed unanswered and is sent again changes nothing; the day's count
  * records a key of the deliveries it counted (dynamodb-once.ts), so a batch counted by a worker that
- * died before storing it is not counted again when the batch is redone.
+ * died before storing it is not counted again when the batch is redone. A rate bucket's take records
+ * the call's key the same way, so an SDK retry of a take that landed takes no second token.
  */
 import * as v from 'valibot';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -27,6 +28,8 @@ const nothingAllowed = (limit: number | null) => limit !== null && limit <= 0;
 const markPrefix = (what: Countable) => `u#${what}#`;
 /** A batch of deliveries redone after its worker died comes back within the queue's retries. */
 const DAY_KEY_SLOT_MS = 3_600_000;
+/** A rate bucket's take is sent again only by the SDK's retries, within seconds. */
+const TOKEN_KEY_SLOT_MS = 60_000;
 
 export function dynamoAllowanceStore(table: WebhookTable): AllowanceStore {
   const { client, tableName } = table;
@@ -117,14 +120,18 @@ export function dynamoAllowanceStore(table: WebhookTable): AllowanceStore {
     },
     countDeliveries,
     deliveriesCounted: deliveriesOn,
-    async takeToken(accountId, bucket, limit, expiresAt) {
+    async takeToken(accountId, bucket, limit, expiresAt, key) {
       if (nothingAllowed(limit)) return false;
-      return applied(client.send(new UpdateCommand({
+      const once = countedOnce(key, Date.now(), TOKEN_KEY_SLOT_MS);
+      const taken = await applied(client.send(new UpdateCommand({
         TableName: tableName, Key: { pk: accountKey(accountId), sk: bucket },
-        UpdateExpression: 'ADD taken :one SET expires_at = if_not_exists(expires_at, :expires)',
-        ConditionExpression: 'attribute_not_exists(taken) OR taken < :limit',
-        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': expiresAt },
+        UpdateExpression: `ADD taken :one, ${once.add} SET expires_at = if_not_exists(expires_at, :expires) REMOVE ${once.remove}`,
+        ConditionExpression: `${once.condition} AND (attribute_not_exists(taken) OR taken < :limit)`,
+        ExpressionAttributeNames: once.names,
+        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': expiresAt, ...once.values },
       })));
+      // Refused with the key there: this call's token was taken by a write whose answer was lost.
+      return taken || countedBefore(await getItem(table, accountKey(accountId), bucket), key);
     },
   };
 }

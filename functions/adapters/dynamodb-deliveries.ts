@@ -1,7 +1,7 @@
 /**
  * The delivery log in the webhooks table, two items a delivery (expiring after 30 days):
  * - `ACCT#<account> / DLV#<id>`: its state, rewritten by every attempt, so kept small (under 1 KB,
- *   one write unit) and out of gsi1: `run`, `attempts` and `lease_until` top-level for the lease's
+ *   one write unit) and out of gsi1: `run`, `attempts`, `lease_until` and `lease_holder` top-level for the lease's
  *   and the outcome's conditional writes; gsi2 (`DUE#<shard>` / `<next_attempt_at>#<id>`, keys
  *   only) while it is owed an attempt.
  * - `ACCT#<account> / DLV#<id>#E`: the envelope, written when the delivery is queued or redelivered
@@ -96,7 +96,8 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
       return applied(client.send(new UpdateCommand({
         TableName: tableName, Key: { pk: accountKey(accountId), sk: QUEUING_KEY },
         UpdateExpression: 'SET holder = :holder, lease_until = :until',
-        ConditionExpression: 'attribute_not_exists(lease_until) OR lease_until < :now',
+        // The holder's own lease passes too: a take that landed and lost its answer is sent again.
+        ConditionExpression: 'attribute_not_exists(lease_until) OR lease_until < :now OR holder = :holder',
         ExpressionAttributeValues: { ':holder': holder, ':until': until, ':now': now },
       })));
     },
@@ -108,17 +109,19 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
         ExpressionAttributeValues: { ':holder': holder },
       })));
     },
-    claimAttempt(accountId, id, expected, leaseUntil, now) {
+    claimAttempt(accountId, id, expected, holder, leaseUntil, now) {
       return applied(client.send(new UpdateCommand({
         TableName: tableName, Key: { pk: accountKey(accountId), sk: stateKey(id) },
-        UpdateExpression: 'SET lease_until = :until',
+        UpdateExpression: 'SET lease_until = :until, lease_holder = :holder',
         ...atExpected,
-        ConditionExpression: `${atExpected.ConditionExpression} AND (attribute_not_exists(lease_until) OR lease_until < :now)`,
-        ExpressionAttributeValues: { ':until': leaseUntil, ':run': expected.run, ':attempts': expected.attempts, ':now': now },
+        // The holder's own lease passes: a claim that landed and lost its answer, sent again by the SDK,
+        // must not read as another worker's (the job would be dropped with nobody attempting it).
+        ConditionExpression: `${atExpected.ConditionExpression} AND (attribute_not_exists(lease_until) OR lease_until < :now OR lease_holder = :holder)`,
+        ExpressionAttributeValues: { ':until': leaseUntil, ':holder': holder, ':run': expected.run, ':attempts': expected.attempts, ':now': now },
       })));
     },
     recordAttempt(delivery, expected) {
-      // A put without lease_until: recording the outcome releases the lease.
+      // A put without lease_until and lease_holder: recording the outcome releases the lease.
       return applied(client.send(new PutCommand({
         TableName: tableName, Item: stateItem(delivery), ...atExpected,
         ExpressionAttributeValues: { ':run': expected.run, ':attempts': expected.attempts },

@@ -85,17 +85,19 @@ export interface DeliveryStore {
   states(accountId: string, ids: readonly string[]): Promise<Map<string, Omit<DeliveryRecord, 'payload'>>>;
   /**
    * Takes the account's queuing lease for `holder` until `until` (epoch ms): false while another
-   * holder's lease is unexpired at `now`. Whoever creates an account's deliveries holds it, so no two
+   * holder's lease is unexpired at `now` (true for the holder's own, so a take that landed unanswered
+   * and is sent again is not refused). Whoever creates an account's deliveries holds it, so no two
    * workers create the same delivery at once.
    */
   leaseQueuing(accountId: string, holder: string, until: number, now: number): Promise<boolean>;
   /** Gives the lease back, if `holder` still holds it. */
   releaseQueuing(accountId: string, holder: string): Promise<void>;
   /**
-   * Takes the right to make attempt `attempts + 1` of run `run` until `leaseUntil` (epoch ms): false
-   * when the record has moved on, or another worker holds an unexpired lease on it.
+   * Takes the right to make attempt `attempts + 1` of run `run` for `holder` until `leaseUntil` (epoch
+   * ms): false when the record has moved on, or another holder has an unexpired lease on it. True
+   * again for the same holder (a claim that landed unanswered and is sent again is still its own).
    */
-  claimAttempt(accountId: string, id: string, expected: { run: number; attempts: number }, leaseUntil: number, now: number): Promise<boolean>;
+  claimAttempt(accountId: string, id: string, expected: { run: number; attempts: number }, holder: string, leaseUntil: number, now: number): Promise<boolean>;
   /** Writes the outcome of an attempt (and releases the lease) if the record is still at `expected`. */
   recordAttempt(delivery: DeliveryRecord, expected: { run: number; attempts: number }): Promise<boolean>;
   get(accountId: string, id: string): Promise<DeliveryRecord | undefined>;
@@ -129,8 +131,12 @@ export interface AllowanceStore {
    */
   countDeliveries(accountId: string, day: string, ids: readonly string[], limit: number | null): Promise<number>;
   deliveriesCounted(accountId: string, day: string): Promise<number>;
-  /** Takes one of `limit` tokens from the account's bucket (a fixed window, expiring at `expiresAt` epoch s); false when spent. */
-  takeToken(accountId: string, bucket: string, limit: number, expiresAt: number): Promise<boolean>;
+  /**
+   * Takes one of `limit` tokens from the account's bucket (a fixed window, expiring at `expiresAt`
+   * epoch s) for the call named `key`; false when spent. The same key again (a write that landed
+   * unanswered and is sent again) takes nothing more and is granted if its token was taken.
+   */
+  takeToken(accountId: string, bucket: string, limit: number, expiresAt: number, key: string): Promise<boolean>;
 }
 
 /** Where the minute detection job got to (epoch ms); it never moves backwards. */

@@ -150,8 +150,25 @@ export function ruleStoreContract(store: () => RuleStore): void {
   });
 }
 
-export function deliveryStoreContract(store: () => DeliveryStore): void {
+/**
+ * `store` as the service builds it; `answersLost`, when given, the same store over a client whose
+ * every write lands and is then sent again (see `allowanceStoreContract`).
+ */
+export function deliveryStoreContract(store: () => DeliveryStore, answersLost?: () => DeliveryStore): void {
   describe('DeliveryStore', () => {
+    if (answersLost) {
+      it('claims an attempt and takes the queuing lease when the write lands and the SDK sends it again (its answer lost)', async () => {
+        const a = account();
+        const delivery = deliveryRecord(a);
+        await store().create(delivery);
+        expect(await answersLost().claimAttempt(a, delivery.id, { run: 1, attempts: 0 }, 'w1', 2_000, 1_000)).toBe(true);
+        // Still a lease against anyone else.
+        expect(await store().claimAttempt(a, delivery.id, { run: 1, attempts: 0 }, 'w2', 2_000, 1_500)).toBe(false);
+        expect(await answersLost().leaseQueuing(a, 'w1', 9_000, 1_000)).toBe(true);
+        expect(await store().leaseQueuing(a, 'w2', 9_000, 1_500)).toBe(false);
+      });
+    }
+
     it('creates a delivery once, reads it back in its account only, and lists an endpoint\'s log newest first', async () => {
       const a = account();
       const endpointId = id();
@@ -172,18 +189,21 @@ export function deliveryStoreContract(store: () => DeliveryStore): void {
       const delivery = deliveryRecord(a);
       await store().create(delivery);
       const expected = { run: 1, attempts: 0 };
-      const claims = await Promise.all(Array.from({ length: 10 }, () => store().claimAttempt(a, delivery.id, expected, 2_000, 1_000)));
+      const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => store().claimAttempt(a, delivery.id, expected, `w${i}`, 2_000, 1_000)));
       expect(count(claims)).toBe(1);
-      expect(await store().claimAttempt(a, delivery.id, expected, 4_000, 1_500)).toBe(false);
-      expect(await store().claimAttempt(a, delivery.id, expected, 4_000, 2_500)).toBe(true);
+      const holder = `w${claims.indexOf(true)}`;
+      expect(await store().claimAttempt(a, delivery.id, expected, 'other', 4_000, 1_500)).toBe(false);
+      // The holder's own claim sent again (its answer lost) is still its own.
+      expect(await store().claimAttempt(a, delivery.id, expected, holder, 2_000, 1_000)).toBe(true);
+      expect(await store().claimAttempt(a, delivery.id, expected, 'later', 4_000, 2_500)).toBe(true);
       const attempted = { ...delivery, attempts: 1, state: 'failed' as const, lastStatusCode: 503 };
       expect(await store().recordAttempt(attempted, { run: 1, attempts: 1 })).toBe(false);
       expect(await store().recordAttempt(attempted, expected)).toBe(true);
       expect(await store().recordAttempt(attempted, expected)).toBe(false);
       expect(await store().get(a, delivery.id)).toEqual(attempted);
       // Recording released the lease: the next attempt can be claimed at once.
-      expect(await store().claimAttempt(a, delivery.id, { run: 1, attempts: 1 }, 9_000, 2_600)).toBe(true);
-      expect(await store().claimAttempt(a, delivery.id, { run: 0, attempts: 1 }, 9_000, 99_000)).toBe(false);
+      expect(await store().claimAttempt(a, delivery.id, { run: 1, attempts: 1 }, 'next', 9_000, 2_600)).toBe(true);
+      expect(await store().claimAttempt(a, delivery.id, { run: 0, attempts: 1 }, 'next', 9_000, 99_000)).toBe(false);
     });
 
     it('creates many deliveries at once, reports which of some ids exist, and lets one holder at a time take an account\'s queuing lease', async () => {
@@ -305,14 +325,33 @@ export function allowanceStoreContract(store: () => AllowanceStore, answersLost?
         expect(await answersLost().countDeliveries(a, '2026-11-21', [id(), id(), id(), id()], 5)).toBe(2);
         expect(await store().deliveriesCounted(a, '2026-11-21')).toBe(5);
       });
+
+      it('takes one token a call from a rate bucket when every write lands and the SDK sends it again (its answer lost)', async () => {
+        const a = account();
+        const taken = await Promise.all(Array.from({ length: 4 }, () => answersLost().takeToken(a, 'PREVIEW#1', 6, 2_000_000_000, id())));
+        expect(count(taken)).toBe(4);
+        // The bucket counted four calls, not eight: two more are left for anyone.
+        expect(await Promise.all(Array.from({ length: 3 }, () => store().takeToken(a, 'PREVIEW#1', 6, 2_000_000_000, id())))).toSatisfy((r: boolean[]) => count(r) === 2);
+      });
     }
 
     it('hands out exactly the bucket\'s tokens to concurrent takers, per bucket', async () => {
       const a = account();
-      const taken = await Promise.all(Array.from({ length: 10 }, () => store().takeToken(a, 'PREVIEW#1', 6, 2_000_000_000)));
+      const taken = await Promise.all(Array.from({ length: 10 }, () => store().takeToken(a, 'PREVIEW#1', 6, 2_000_000_000, id())));
       expect(count(taken)).toBe(6);
-      expect(await store().takeToken(a, 'PREVIEW#2', 6, 2_000_000_000)).toBe(true);
-      expect(await store().takeToken(a, 'PREVIEW#3', 0, 2_000_000_000)).toBe(false);
+      expect(await store().takeToken(a, 'PREVIEW#2', 6, 2_000_000_000, id())).toBe(true);
+      expect(await store().takeToken(a, 'PREVIEW#3', 0, 2_000_000_000, id())).toBe(false);
+    });
+
+    it('takes one token a call however often the call is made again with its key, and refuses a spent bucket to a new key', async () => {
+      const a = account();
+      const key = id();
+      expect(await store().takeToken(a, 'PREVIEW#1', 2, 2_000_000_000, key)).toBe(true);
+      expect(await store().takeToken(a, 'PREVIEW#1', 2, 2_000_000_000, key)).toBe(true);
+      expect(await store().takeToken(a, 'PREVIEW#1', 2, 2_000_000_000, id())).toBe(true);
+      expect(await store().takeToken(a, 'PREVIEW#1', 2, 2_000_000_000, id())).toBe(false);
+      // A call that took the last token is still granted when made again; one refused stays refused.
+      expect(await store().takeToken(a, 'PREVIEW#1', 2, 2_000_000_000, key)).toBe(true);
     });
   });
 }

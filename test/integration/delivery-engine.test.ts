@@ -8,8 +8,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
 import { startReceiver, type Receiver, type ReceivedRequest } from '#local/receiver.ts';
-import { queueSender, timerStore, webhookStores } from '#shared/deps.ts';
-import { config } from '#shared/config.ts';
+import { dynamoDocumentClient, queueSender, timerStore, webhookStores } from '#shared/deps.ts';
+import { config, requireSetting } from '#shared/config.ts';
+import { dynamoDeliveryStore } from '#adapters/dynamodb-deliveries.ts';
+import { answersLost } from '../helpers/answers-lost.ts';
 import { TABLES } from '#functions/resources.ts';
 import { createHttpsSender } from '#adapters/https-sender.ts';
 import { attemptDelivery, LEASE_MS, SLOW_ANSWER_MS, type DeliveryLane, type EngineDeps } from '#core/webhooks/engine.ts';
@@ -280,13 +282,22 @@ describe('at least once', () => {
   it('drops a duplicate job while another worker holds the attempt, and jobs for attempts already made', async () => {
     const ctx = await setUp();
     const queued = await queueOne(ctx);
-    expect(await webhookStores().deliveries.claimAttempt(ctx.caller.id, queued.id, { run: 0, attempts: 0 }, now + LEASE_MS, now)).toBe(true);
+    expect(await webhookStores().deliveries.claimAttempt(ctx.caller.id, queued.id, { run: 0, attempts: 0 }, 'another worker', now + LEASE_MS, now)).toBe(true);
 
     expect((await attemptDelivery(engine(), jobOf(queued))).outcome).toBe('busy');
     now += LEASE_MS + 1;
     expect((await attemptDelivery(engine(), jobOf(queued))).outcome).toBe('delivered');
     expect((await attemptDelivery(engine(), jobOf(queued))).outcome).toBe('stale');
     expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('makes the attempt whose claim landed and lost its answer (sent again by the SDK) instead of dropping it as busy', async () => {
+    const ctx = await setUp();
+    const queued = await queueOne(ctx);
+    const deliveries = dynamoDeliveryStore({ client: answersLost(dynamoDocumentClient()), tableName: requireSetting(config(), TABLES.webhooks.envVar) });
+    expect((await attemptDelivery(engine({ store: { ...webhookStores(), deliveries } }), jobOf(queued))).outcome).toBe('delivered');
+    expect(receiver.requests).toHaveLength(1);
+    expect(await reload(queued)).toMatchObject({ state: 'delivered', attempts: 1 });
   });
 
   it('sends a job that arrived before the record of the attempt it follows back to the queue', async () => {

@@ -16,15 +16,28 @@ import { snapshotRowsAt } from '#core/positions/store.ts';
 import type { ArchiveDeps } from '#ports/archive.ts';
 import { archiveDeps } from '#shared/archive-deps.ts';
 import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
+import { startFaultProxies, type FaultProxies } from '#local/fault-proxy.ts';
+import { flakyStores } from '#local/fault-plans.ts';
+import { resetConfig } from '#shared/config.ts';
+import { RETRY_SETTINGS } from '#shared/deps.ts';
+import { NO_FAULTS, parseFaultPlan, type FaultPlan } from '#schemas/fault-plan.ts';
 
 let env: ScratchEmulators;
+let proxies: FaultProxies;
 let now = 0;
 let deps: ArchiveDeps;
 beforeAll(async () => {
   env = await startScratchEmulators();
+  // The job's calls go through the fault proxy, without faults until a test sets a plan (issue 44).
+  proxies = await startFaultProxies(env.emulators.endpoints, NO_FAULTS);
+  Object.assign(process.env, { AWS_ENDPOINT_URL_DYNAMODB: proxies.endpoints.dynamodb, AWS_ENDPOINT_URL_S3: proxies.endpoints.s3, AWS_ENDPOINT_URL_SQS: proxies.endpoints.sqs });
+  resetConfig();
   deps = { ...archiveDeps(), clock: { now: () => now } };
 });
-afterAll(async () => { await env?.stop(); });
+afterAll(async () => {
+  await proxies?.stop();
+  await env?.stop();
+});
 
 const HOUR = 3_600_000;
 const ACCOUNTS = ['0x00000000000000000000000000000000000000a1', '0x00000000000000000000000000000000000000b2', '0x00000000000000000000000000000000000000c3'];
@@ -114,5 +127,70 @@ describe('the positions job', () => {
     expect(await liveRows()).toEqual([]);
     expect((await snapshotRowsAt(deps, 'hip3', t0 + HOUR)).map((r) => r.symbol)).toEqual(['xyz:LIVE']);
     expect((await snapshotRowsAt(deps, 'hip3', t0 + 2 * HOUR)).map((r) => r.symbol)).toEqual(['xyz:LIVE']);
+  });
+});
+
+describe('the positions job under AWS\'s faults', () => {
+  /** Three accounts trading two markets for three hours (a fill the archive never got included), on hip3 after the tests above. */
+  const T0 = Date.parse('2026-10-01T06:00:00Z');
+  const CASE = fc.sample(trades, { numRuns: 1, seed: 44 })[0]!;
+
+  /** Case `n`'s fills (its own markets, hours and trade ids), ingested; the job then builds them as its schedule would under `plan`. */
+  async function buildCase(n: number, plan: FaultPlan) {
+    const t0 = T0 + n * 4 * HOUR;
+    const symbols = [`xyz:F${n}A`, `xyz:F${n}B`];
+    const fills = fillsOf(CASE, t0, symbols);
+    await ingestBatch(deps, 'normalized', fills.map((f) => JSON.stringify({ dataset: 'trades', family: 'hip3', ...f, user_address: f.account, account: undefined })).join('\n'));
+    proxies.setPlan(plan);
+    const failed: string[] = [];
+    let injected = 0;
+    try {
+      // Each hour closes, and the job runs until a run succeeds (a failed run is run again, as the schedule would).
+      for (let hour = 1; hour <= 3; hour += 1) {
+        now = t0 + hour * HOUR + 2 * 60_000;
+        for (let run = 0; ; run += 1) {
+          const report = await buildPositions(deps, { families: ['hip3'] }).catch((error: unknown) => { failed.push(String(error)); return undefined; });
+          if (report?.builtThrough.hip3 !== undefined && report.builtThrough.hip3 >= targetInstant('hip3', now)) break;
+          // A lease whose release was lost holds the family until it runs out.
+          if (report?.skippedLeased) now += 5 * 60_000 + 1;
+          if (run >= 20) throw new Error(`hour ${hour} not built in 20 runs: ${failed.join('; ')}`);
+        }
+      }
+    } finally {
+      injected = Object.values(proxies.report().injected).reduce((a, b) => a + b, 0);
+      proxies.setPlan(NO_FAULTS);
+    }
+    // Relative to the case: its markets, hours and trade ids numbered alike, so two cases compare.
+    const relative = (row: Record<string, unknown>) => {
+      const shifted: Record<string, unknown> = { ...row, symbol: symbols.indexOf(String(row.symbol)) };
+      for (const name of ['ts', 'opened_at', 'last_change_at', 'mark_time']) if (row[name] !== undefined && row[name] !== null) shifted[name] = Number(row[name]) - t0;
+      if (row.trade_id !== undefined) shifted.trade_id = Number(row.trade_id) - t0 / 1000;
+      return shifted as Record<string, unknown> & { ts: number };
+    };
+    const legs = (await readWindow(deps, { dataset: 'position_changes', family: 'hip3', from: t0, to: t0 + 4 * HOUR - 1, limit: 10_000 })).rows
+      .map(relative).sort((a, b) => a.ts - b.ts || Number(a.trade_id) - Number(b.trade_id));
+    const snapshots = [];
+    for (let hour = 1; hour <= 3; hour += 1) snapshots.push((await snapshotRowsAt(deps, 'hip3', t0 + hour * HOUR)).filter((row) => symbols.includes(row.symbol)).map(relative));
+    return { legs, snapshots, failed, injected };
+  }
+
+  it('writes no snapshot before its legs: a run whose legs\' upload fails is redone, and no leg is lost', async () => {
+    const clean = await buildCase(0, NO_FAULTS);
+    // Every try of the first upload of a change-log file fails (the SDK's retries with it): that run fails.
+    const legsLost = parseFaultPlan({ seed: 44, rules: [{ service: 's3', operation: 'PUT', match: 'position_changes', fault: 'server-error', rate: 1, limit: RETRY_SETTINGS.background.s3.maxAttempts }] });
+    const killed = await buildCase(1, legsLost);
+    expect(killed.failed.length).toBeGreaterThan(0);
+    expect(clean.legs.length).toBeGreaterThan(0);
+    expect(killed.legs.map((l) => l.trade_id)).toEqual(clean.legs.map((l) => l.trade_id));
+    expect(killed).toMatchObject({ legs: clean.legs, snapshots: clean.snapshots });
+  });
+
+  it('builds the same change log and hourly snapshots under the 5% plan as without faults', async () => {
+    const clean = await buildCase(2, NO_FAULTS);
+    const faulted = await buildCase(3, flakyStores(47, 0.05));
+    expect(clean.legs.length).toBeGreaterThan(0);
+    expect(faulted.injected).toBeGreaterThan(0);
+    expect(clean.legs.filter((l) => l.continuity === 'quarantined')).toEqual(faulted.legs.filter((l) => l.continuity === 'quarantined'));
+    expect(faulted).toMatchObject({ legs: clean.legs, snapshots: clean.snapshots });
   });
 });

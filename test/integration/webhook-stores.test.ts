@@ -5,6 +5,7 @@ import { dynamoDocumentClient, webhookStores } from '#shared/deps.ts';
 import { config, requireSetting } from '#shared/config.ts';
 import { TABLES } from '#functions/resources.ts';
 import { dynamoAllowanceStore } from '#adapters/dynamodb-allowances.ts';
+import { dynamoDeliveryStore } from '#adapters/dynamodb-deliveries.ts';
 import { answersLost } from '../helpers/answers-lost.ts';
 import {
   allowanceStoreContract, deliveryStoreContract, detectionCursorStoreContract, endpointStoreContract, ruleStoreContract,
@@ -16,7 +17,9 @@ afterAll(async () => { await env?.stop(); });
 
 endpointStoreContract(() => webhookStores().endpoints);
 ruleStoreContract(() => webhookStores().rules);
-deliveryStoreContract(() => webhookStores().deliveries);
+deliveryStoreContract(() => webhookStores().deliveries, () => dynamoDeliveryStore({
+  client: answersLost(dynamoDocumentClient()), tableName: requireSetting(config(), TABLES.webhooks.envVar),
+}));
 allowanceStoreContract(() => webhookStores().allowances, () => dynamoAllowanceStore({
   client: answersLost(dynamoDocumentClient()), tableName: requireSetting(config(), TABLES.webhooks.envVar),
 }));

@@ -5,6 +5,7 @@
  * `max_age_s`, which only concerns outages). Neither creates a subscription or a delivery. The two
  * share a budget of 6 calls a minute per account; a scan that runs out of time is a 504.
  */
+import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import { DRY_RUN_TYPES, ESTIMATE_TYPES, EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
 import type { Detection, EventDefinition } from '../events/declare.ts';
@@ -20,7 +21,8 @@ export const PREVIEW_BUDGET = { calls: 6, windowMs: 60_000 } as const;
 async function takeBudget(deps: PreviewDeps, caller: Caller): Promise<void> {
   const now = deps.clock.now();
   const minute = Math.floor(now / PREVIEW_BUDGET.windowMs);
-  if (!(await deps.store.allowances.takeToken(caller.id, `PREVIEW#${minute}`, PREVIEW_BUDGET.calls, Math.floor(now / 1000) + 3_600))) {
+  // Keyed per call: the take sent again after its answer was lost takes no second token.
+  if (!(await deps.store.allowances.takeToken(caller.id, `PREVIEW#${minute}`, PREVIEW_BUDGET.calls, Math.floor(now / 1000) + 3_600, randomUUID()))) {
     const retryAfter = Math.max(1, Math.ceil(((minute + 1) * PREVIEW_BUDGET.windowMs - now) / 1000));
     throw new AppError('rate_limited', `Estimate and dry-run share ${PREVIEW_BUDGET.calls} calls a minute per account; retry in ${retryAfter} s.`, {
       headers: { 'retry-after': String(retryAfter) },

@@ -6,11 +6,12 @@
  * most (memory bounded by an hour of the family's fills), replays them through the engine, charges
  * funding and takes a snapshot at each hour boundary, and a live snapshot at the target instant
  * (every 5 minutes on core and hip3, every 2 minutes on the numbered venues), then writes the legs
- * and snapshots through ingest as one batch (typed records, not re-parsed), so compaction and the
- * readers treat them like any dataset. A step that dies before its write is redone by the next run from the same snapshot:
- * legs collapse on (account, trade_id). A fill that arrives after its instant was built is not
- * applied; the next fill of that account and market then contradicts the running size and is
- * quarantined (re-anchored), so the book heals.
+ * and then the snapshots through ingest (typed records, not re-parsed), so compaction and the
+ * readers treat them like any dataset. A step that dies before its snapshot is written is redone by
+ * the next run from the same snapshot: legs collapse on (account, trade_id). Never the other way: a
+ * snapshot written without its legs would move the next run past them. A fill that arrives after
+ * its instant was built is not applied; the next fill of that account and market then contradicts
+ * the running size and is quarantined (re-anchored), so the book heals.
  */
 import { randomUUID } from 'node:crypto';
 import type { ArchiveDeps } from '#ports/archive.ts';
@@ -114,7 +115,11 @@ async function buildFamily(deps: ArchiveDeps, family: PositionFamily, report: Po
     if (book.size === 0) from = Math.max(from, Math.min(await firstTradingDay(deps, family, from, target), target - 1));
     const to = Math.min(target, Math.floor(from / HOUR_MS) * HOUR_MS + HOUR_MS);
     const out = await step(deps, family, registry, book, from, to);
-    await ingestRecords(deps, out.records);
+    // The legs first, then the snapshot, which is the family's progress: written as one batch, a
+    // snapshot whose file landed while the legs' failed would move the next run past legs never written.
+    const legs = out.records.filter((r) => r.dataset === 'position_changes');
+    if (legs.length > 0) await ingestRecords(deps, legs);
+    await ingestRecords(deps, out.records.filter((r) => r.dataset !== 'position_changes'));
     report.steps += 1;
     report.legs += out.legs;
     report.snapshots += out.snapshots;

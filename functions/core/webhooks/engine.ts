@@ -11,6 +11,7 @@
  * duplicates, jobs of a run a redelivery replaced) are recognised by run and attempt number and by
  * a short lease, and dropped.
  */
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '#ports/clock.ts';
 import type { QueueSender } from '#ports/queues.ts';
 import type { TimerStore } from '#ports/timers.ts';
@@ -89,7 +90,8 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
     return { outcome: 'moved_to_slow_lane' };
   }
   // Another worker holds this attempt; its own job comes back if it dies, so this copy can go.
-  if (!(await store.deliveries.claimAttempt(delivery.accountId, delivery.id, expected, startedAt + LEASE_MS, startedAt))) return { outcome: 'busy' };
+  // The claim names this attempt, so the claim's own write sent again (its answer lost) is not "another worker".
+  if (!(await store.deliveries.claimAttempt(delivery.accountId, delivery.id, expected, randomUUID(), startedAt + LEASE_MS, startedAt))) return { outcome: 'busy' };
 
   const body = JSON.stringify(delivery.payload);
   // Marked slow as soon as an answer is late, not when the 10 s budget ends: the endpoint's other
