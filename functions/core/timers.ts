@@ -13,6 +13,7 @@ import type { QueueName } from '../resources.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { QueueBatchSender, QueueSender } from '../ports/queues.ts';
 import type { Timer, TimerStore } from '../ports/timers.ts';
+import { groupBy } from './group.ts';
 
 export const SQS_MAX_DELAY_S = 900;
 const MINUTE_MS = 60_000;
@@ -69,8 +70,7 @@ export type SweepDeps = Omit<DelayDeps, 'queues'> & { queues: QueueBatchSender }
 
 /** Sends a batch of due timers onto their queues, then deletes them: a crash in between sends them again. */
 async function release(deps: SweepDeps, timers: Timer[], now: number): Promise<void> {
-  const byQueue = new Map<QueueName, Timer[]>();
-  for (const timer of timers) byQueue.set(timer.queue, [...(byQueue.get(timer.queue) ?? []), timer]);
+  const byQueue = groupBy(timers, (timer) => timer.queue);
   await Promise.all([...byQueue].map(([queue, batch]) =>
     deps.queues.sendBatch(queue, batch.map((timer) => ({ body: timer.body, delaySeconds: remainingDelaySeconds(timer.dueAt, now) })))));
   await deps.timers.removeAll(timers);

@@ -23,6 +23,7 @@ import type { ArchiveDeps, ArchiveFile } from '#ports/archive.ts';
 import { DAY_MS, SETTLE_MS, dayOf, hourSettled } from './layout.ts';
 export { SETTLE_MS };
 import { visibleFiles } from './files.ts';
+import { groupBy } from '../group.ts';
 import { collectGarbage } from './object-life.ts';
 import { createMerged, partsOf, version, writeParts } from './compact-write.ts';
 import { rebuildAllDerived, retire } from './compact-derived.ts';
@@ -36,8 +37,7 @@ const FOLD_LOOKBACK_DAYS = 2;
 
 /** A compacted file's visible predecessors per symbol (`*` for all-symbol datasets): its day file and hour files. */
 function visibleBySymbol(files: readonly ArchiveFile[]): Map<string, ArchiveFile[]> {
-  const bySymbol = new Map<string, ArchiveFile[]>();
-  for (const file of files) bySymbol.set(file.symbol ?? '*', [...(bySymbol.get(file.symbol ?? '*') ?? []), file]);
+  const bySymbol = groupBy(files, (file) => file.symbol ?? '*');
   for (const [symbol, group] of bySymbol) bySymbol.set(symbol, visibleFiles(group, []));
   return bySymbol;
 }
@@ -208,8 +208,7 @@ export async function compactArchive(deps: ArchiveDeps, options: CompactionOptio
   for (const dataset of options.datasets ?? INGESTED_DATASETS) {
     for (const family of familiesOf(dataset).filter((f) => !options.families || options.families.includes(f))) {
       const deltas = await deps.manifest.deltaFiles(dataset, family, '0000-01-01', '9999-12-31');
-      const byDay = new Map<string, ArchiveFile[]>();
-      for (const delta of deltas) byDay.set(delta.day, [...(byDay.get(delta.day) ?? []), delta]);
+      const byDay = groupBy(deltas, (delta) => delta.day);
       for (const day of foldDays) {
         if (!byDay.has(day) && (await deps.manifest.compactedFilesOfDay(dataset, family, day)).some((f) => f.tier === 'hour')) byDay.set(day, []);
       }

@@ -8,7 +8,7 @@ import type { IngestedDataset, NormalizedRecord } from '#schemas/datasets.ts';
 import { BATCH_DETECTORS, EVENT_DEFINITION_BY_TYPE } from '../events/registry.ts';
 import type { Candidate } from '../events/kit/candidate.ts';
 import { dispatch, watchedBy, withReferences, type DetectDeps, type DispatchCounts } from './dispatch.ts';
-import { groupBy } from '../events/kit/group.ts';
+import { groupBy } from '../group.ts';
 
 /**
  * The candidates of the given types (default: every batch-detected type) that a batch of records

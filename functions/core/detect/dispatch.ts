@@ -10,7 +10,7 @@ import type { AccountStore } from '#ports/accounts.ts';
 import type { EndpointRecord, SubscriptionRecord } from '#ports/webhooks.ts';
 import { EVENT_TYPE_BY_NAME } from '../webhooks/catalog.ts';
 import { queueOccurrences, type DeliveryDeps, type QueueOutcome, type QueueRequest } from '../webhooks/deliveries.ts';
-import { groupBy } from '../events/kit/group.ts';
+import { groupBy } from '../group.ts';
 import { mapBounded } from '../bounded.ts';
 import { matches } from './match.ts';
 import type { Candidate } from '../events/kit/candidate.ts';

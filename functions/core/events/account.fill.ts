@@ -1,6 +1,6 @@
 import { batch, common, declaration, maxAge, relative, usd, type EventDefinition } from './declare.ts';
 import { iso, tradesUrl, sqlRound, byTradeId } from './kit/format.ts';
-import { groupBy } from './kit/group.ts';
+import { groupBy } from '../group.ts';
 import type { Candidate } from './kit/candidate.ts';
 import type { Family } from '../venues.ts';
 import type { TradeRecord } from '#schemas/datasets.ts';

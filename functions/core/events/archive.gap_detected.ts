@@ -2,7 +2,7 @@ import { DAY_MS, MINUTE_MS, timesOf, type MinuteContext } from './kit/reads.ts';
 import type { Candidate } from './kit/candidate.ts';
 import { MARKET_VENUES, declaration, minute, type EventDefinition, type Venue } from './declare.ts';
 import { iso } from './kit/format.ts';
-import { groupBy } from './kit/group.ts';
+import { groupBy } from '../group.ts';
 import type { Tick } from './kit/reads.ts';
 import { silences, incidentOf } from './kit/silences.ts';
 import { FAMILY_PREFIX } from '../venues.ts';

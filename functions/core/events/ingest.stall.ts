@@ -2,7 +2,7 @@ import { DAY_MS, timesOf, type MinuteContext } from './kit/reads.ts';
 import type { Candidate } from './kit/candidate.ts';
 import { MARKET_VENUES, common, declaration, minute, type EventDefinition } from './declare.ts';
 import { iso, instrumentUrl } from './kit/format.ts';
-import { groupBy } from './kit/group.ts';
+import { groupBy } from '../group.ts';
 import { MINUTE_MS, type Tick } from './kit/reads.ts';
 import { silences, incidentOf } from './kit/silences.ts';
 import { FAMILY_PREFIX, type Family } from '../venues.ts';

@@ -2,7 +2,7 @@ import { BREADTH_FAMILIES } from '../breadth/compute.ts';
 import { DAY_MS } from './kit/reads.ts';
 import { declaration, minute, pct, type EventDefinition } from './declare.ts';
 import { iso, inWindow } from './kit/format.ts';
-import { groupBy } from './kit/group.ts';
+import { groupBy } from '../group.ts';
 import type { Candidate } from './kit/candidate.ts';
 import { MINUTE_MS } from './kit/reads.ts';
 import { FAMILY_PREFIX, type Family } from '../venues.ts';

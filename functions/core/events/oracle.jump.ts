@@ -1,7 +1,7 @@
 import { HOUR_MS, MINUTE_MS, rowsOf } from './kit/reads.ts';
 import { common, declaration, minute, pct, type EventDefinition } from './declare.ts';
 import { iso, inWindow, instrumentUrl, bySymbol, round, percent } from './kit/format.ts';
-import { groupBy } from './kit/group.ts';
+import { groupBy } from '../group.ts';
 import type { Candidate } from './kit/candidate.ts';
 import { dexOf } from '../venues.ts';
 import type { OpenInterestRecord } from '#schemas/datasets.ts';

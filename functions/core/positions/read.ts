@@ -15,6 +15,7 @@ import { NUMBERED_FAMILIES, POSITION_FAMILIES, type PositionFamily, type Snapsho
 import { HOUR_MS, accountKinds, finalizedThrough, latestMarkerAt, latestSnapshotAt, positionsCoverage, snapshotRowOf, snapshotRowsAt } from './store.ts';
 import { accountSummaryOf, changeOf, positionOf, qualityOf, type AccountSummaryRow, type ChangeRow, type PositionRow, type Quality } from './shape.ts';
 import { accountSeen, accountSnapshotAt, positionsAt } from './account-read.ts';
+import { groupBy } from '../group.ts';
 
 /** SPEC "Limits": current positions are stale past 12 minutes; cursors live 24 hours; history pages hold 168 hours. */
 export const STALE_AFTER_MS = 12 * 60_000;
@@ -222,8 +223,7 @@ export async function accountSummaries(deps: ArchiveDeps, req: { family: Positio
 export async function accountHistory(deps: ArchiveDeps, req: RangeRequest, now: number): Promise<PositionsPage<AccountSummaryRow[]>> {
   if (req.end <= positionsCoverage(req.family)) return { data: [], nextCursor: null, meta: NUMBERED_FAMILIES.has(req.family) ? coverageMeta(req.family) : {} };
   const { fingerprint, rows, pageEnd } = await hourlyRowsOf(deps, req, now, 1_000_000);
-  const byHour = new Map<number, SnapshotRow[]>();
-  for (const row of rows) byHour.set(row.ts, [...(byHour.get(row.ts) ?? []), row]);
+  const byHour = groupBy(rows, (row) => row.ts);
   const hours = [...byHour.keys()].sort((a, b) => a - b);
   const served = hours.slice(0, req.limit);
   const data = served.map((hour) => accountSummaryOf(req.family, req.account, byHour.get(hour)!, hour, { dex: req.dex, history: true }));

@@ -4,7 +4,7 @@ import { AccountRecord, type NormalizedRecord, type TradeRecord } from '#schemas
 import { refusedField } from '#core/archive/record-check.ts';
 import { FAMILIES, SYMBOL_FORMS } from '#core/venues.ts';
 import { createDemoMarket, resumeDemoMarket } from '#local/demo/market.ts';
-import { groupBy } from '#core/events/kit/group.ts';
+import { groupBy } from '#core/group.ts';
 import { SYSTEM_ACCOUNTS, accountIndexOf, createWallets } from '#local/demo/wallets.ts';
 
 /** Simulating hours of market is CPU work that a loaded machine does slower, not a condition to wait for: no tight budget. */

@@ -3,7 +3,7 @@
  * links to the routes that hold the rows, each market's series, and rounding.
  */
 import { FAMILY_PREFIX, type Family } from '#core/venues.ts';
-import { groupBy } from './group.ts';
+import { groupBy } from '#core/group.ts';
 import { roundAsSql } from './rounding.ts';
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
