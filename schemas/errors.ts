@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   invalid_time_range: 400,
   plan_limit: 400,
   plan_no_webhooks: 400,
+  response_too_large: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,

@@ -249,8 +249,29 @@ async function dispatch({ entry, pathParameters }: Selected, event: APIGatewayPr
     await charge?.cancel();
     throw error;
   }
+  const response = render(result, route, requestId, pathParameters);
+  const tooLarge = oversized(response, route);
+  if (tooLarge) {
+    await charge?.cancel();
+    throw tooLarge;
+  }
   await charge?.settle(rowsOf(result), result.kind === 'raw' || result.kind === 'binary' ? 1 : result.creditMultiplier ?? 1);
-  return render(result, route, requestId, pathParameters);
+  return response;
+}
+
+/**
+ * Lambda returns at most 6 MB (the whole response as JSON, headers included); a larger answer would
+ * reach the client as API Gateway's bare 502. It is refused instead, naming what asks for less.
+ */
+export const MAX_RESPONSE_BYTES = 6 * 1024 * 1024 - 64 * 1024;
+
+function oversized(response: APIGatewayProxyResult, route: RouteDef): AppError | undefined {
+  const bytes = Buffer.byteLength(response.body);
+  if (bytes <= MAX_RESPONSE_BYTES) return undefined;
+  const param = ['depth', 'limit'].find((name) => route.query?.[name] !== undefined);
+  return new AppError('response_too_large', `The answer would be ${(bytes / 2 ** 20).toFixed(1)} MB, more than a response carries (${(MAX_RESPONSE_BYTES / 2 ** 20).toFixed(1)} MB): ask for less (${param ? `a smaller ${param}` : 'a shorter window'}).`, {
+    ...(param && { param }), details: { response_bytes: bytes, max_response_bytes: MAX_RESPONSE_BYTES },
+  });
 }
 
 /** The result with its next cursor sealed for the route (envelope, rendered rows, or the Arrow header). */

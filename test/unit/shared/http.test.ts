@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { AppError } from '#core/errors.ts';
-import { httpRouteGroup, ok } from '#shared/http.ts';
+import { MAX_RESPONSE_BYTES, httpRouteGroup, ok } from '#shared/http.ts';
 import { operationGroup, routesOf, type RouteDef } from '#functions/routes/operation.ts';
 import { cursorParam, enumParam, integerParam, stringParam } from '#schemas/params.ts';
 import { cursorKeys } from '#shared/deps.ts';
@@ -266,5 +266,25 @@ describe('httpRouteGroup', () => {
     const result = await h(restEvent({ resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'X' }, requestContext: { authorizer: account } as never }), lambdaContext);
     expect(result.statusCode).toBe(404);
     expect(JSON.parse(result.body)).toMatchObject({ error_code: 'not_found', error: 'No such thing.' });
+  });
+
+  it('refuses an answer larger than a Lambda response carries with 400 response_too_large naming limit, not a gateway 502', async () => {
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ i, text: 'x'.repeat(1_000) }));
+    const h = httpRouteGroup(THINGS, {
+      listThings: async (input) => ok(rows(input.query.limit * 10)),
+      createThing: async () => ok(null),
+      legacyThing: async () => ok(null),
+    }, routes);
+    const get = async (limit: number) => h(restEvent({
+      resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'X' }, queryStringParameters: { limit: String(limit) },
+      requestContext: { authorizer: account } as never,
+    }), lambdaContext);
+    const small = await get(500);
+    expect(small.statusCode).toBe(200);
+    expect(Buffer.byteLength(small.body)).toBeLessThanOrEqual(MAX_RESPONSE_BYTES);
+    const large = await get(1000);
+    expect(large.statusCode).toBe(400);
+    expect(JSON.parse(large.body)).toMatchObject({ error_code: 'response_too_large', param: 'limit', max_response_bytes: MAX_RESPONSE_BYTES });
+    expect(JSON.parse(large.body).response_bytes).toBeGreaterThan(MAX_RESPONSE_BYTES);
   });
 });
