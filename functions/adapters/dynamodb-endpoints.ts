@@ -5,6 +5,10 @@ import type { EndpointRecord, EndpointStore } from '../ports/webhooks.ts';
 import { ENDPOINT_STATUSES } from '#schemas/stored.ts';
 import { accountItems, accountKey, applied, getItem, isConditionFailure, removeItem, type Item, type WebhookTable } from './dynamodb-webhook-table.ts';
 import { parseItem } from './stored-item.ts';
+import { countedBefore, countedOnce } from './dynamodb-once.ts';
+
+/** A failed attempt's key is remembered this long (an SDK retry of a lost answer comes within seconds). */
+const FAILURE_KEY_SLOT_MS = 60_000;
 
 /** An endpoint's attributes; the streak's start and the slow lane are absent while there is none (and are removed, not nulled). */
 const EndpointItem = v.object({
@@ -48,19 +52,25 @@ export function dynamoEndpointStore(table: WebhookTable): EndpointStore {
       return (await accountItems(table, accountId, 'EP#')).map(toEndpoint).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     },
     delete: (accountId, id) => removeItem(table, accountId, `EP#${id}`),
-    async noteFailure(accountId, endpointId, at) {
+    async noteFailure(accountId, endpointId, at, attemptKey) {
+      const once = countedOnce(attemptKey, Date.now(), FAILURE_KEY_SLOT_MS);
+      const streakOf = (stored: Item) => {
+        const streak = parseItem(StreakAttributes, tableName, stored);
+        return { failures: streak.consecutive_failures, firstFailureAt: streak.first_failure_at };
+      };
       try {
         const { Attributes } = await client.send(new UpdateCommand({
           TableName: tableName, Key: key(accountId, endpointId),
-          UpdateExpression: 'ADD consecutive_failures :one SET first_failure_at = if_not_exists(first_failure_at, :at)',
-          ConditionExpression: 'attribute_exists(sk)',
-          ExpressionAttributeValues: { ':one': 1, ':at': at }, ReturnValues: 'ALL_NEW',
+          UpdateExpression: `ADD consecutive_failures :one, ${once.add} SET first_failure_at = if_not_exists(first_failure_at, :at) REMOVE ${once.remove}`,
+          ConditionExpression: `attribute_exists(sk) AND ${once.condition}`,
+          ExpressionAttributeNames: once.names, ExpressionAttributeValues: { ':one': 1, ':at': at, ...once.values }, ReturnValues: 'ALL_NEW',
         }));
-        const streak = parseItem(StreakAttributes, tableName, Attributes ?? {});
-        return { failures: streak.consecutive_failures, firstFailureAt: streak.first_failure_at };
+        return streakOf(Attributes ?? {});
       } catch (error) {
-        if (isConditionFailure(error)) return undefined; // deleted meanwhile
-        throw error;
+        if (!isConditionFailure(error)) throw error;
+        // Gone meanwhile, or this attempt was counted by a write whose answer was lost: the streak as stored.
+        const stored = await getItem(table, accountKey(accountId), `EP#${endpointId}`);
+        return stored && countedBefore(stored, attemptKey) ? streakOf(stored) : undefined;
       }
     },
     async setSlowUntil(accountId, endpointId, until) {

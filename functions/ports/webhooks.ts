@@ -35,8 +35,11 @@ export interface EndpointStore {
   list(accountId: string): Promise<EndpointRecord[]>;
   /** Deletes the endpoint; false when it did not exist. */
   delete(accountId: string, id: string): Promise<boolean>;
-  /** Adds a failed attempt to the endpoint's streak; returns the streak as stored (undefined when the endpoint is gone). */
-  noteFailure(accountId: string, endpointId: string, at: string): Promise<{ failures: number; firstFailureAt: string } | undefined>;
+  /**
+   * Adds a failed attempt (`attemptKey`: counted once, however often the write is sent) to the
+   * endpoint's streak; returns the streak as stored (undefined when the endpoint is gone).
+   */
+  noteFailure(accountId: string, endpointId: string, at: string, attemptKey: string): Promise<{ failures: number; firstFailureAt: string } | undefined>;
   /** Ends the endpoint's failure streak. */
   noteSuccess(accountId: string, endpointId: string): Promise<void>;
   /** Sends the endpoint's attempts to the slow lane until `until` (ISO), or back to the main lane (null). */

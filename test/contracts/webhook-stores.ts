@@ -37,7 +37,11 @@ export function deliveryRecord(accountId: string, overrides: Partial<DeliveryRec
   };
 }
 
-export function endpointStoreContract(store: () => EndpointStore): void {
+/**
+ * `store` as the service builds it; `answersLost`, when given, the same store over a client whose
+ * every write lands and is then sent again, as the SDK does when a written write's answer is lost.
+ */
+export function endpointStoreContract(store: () => EndpointStore, answersLost?: () => EndpointStore): void {
   describe('EndpointStore', () => {
     it('puts, gets, lists oldest first and deletes, within one account only', async () => {
       const [a, b] = [account(), account()];
@@ -68,20 +72,31 @@ export function endpointStoreContract(store: () => EndpointStore): void {
       const a = account();
       const endpoint = endpointRecord(a);
       await store().put(endpoint);
-      await Promise.all(Array.from({ length: 12 }, (_, i) => store().noteFailure(a, endpoint.id, `2026-11-21T12:00:${String(i).padStart(2, '0')}.000Z`)));
+      await Promise.all(Array.from({ length: 12 }, (_, i) => store().noteFailure(a, endpoint.id, `2026-11-21T12:00:${String(i).padStart(2, '0')}.000Z`, `d1:1:${i}`)));
       const streak = await store().get(a, endpoint.id);
       expect(streak?.consecutiveFailures).toBe(12);
       expect(streak?.firstFailureAt).toMatch(/^2026-11-21T12:00:\d\d\.000Z$/);
       await store().noteSuccess(a, endpoint.id);
       expect(await store().get(a, endpoint.id)).toMatchObject({ consecutiveFailures: 0, firstFailureAt: null });
-      expect(await store().noteFailure(a, 'gone', T)).toBeUndefined();
+      expect(await store().noteFailure(a, 'gone', T, 'd1:1:0')).toBeUndefined();
+    });
+
+    it('counts an attempt\'s failure once, however often it is noted', async () => {
+      const a = account();
+      const endpoint = endpointRecord(a);
+      await store().put(endpoint);
+      expect(await store().noteFailure(a, endpoint.id, T, 'd1:1:1')).toMatchObject({ failures: 1 });
+      expect(await store().noteFailure(a, endpoint.id, T, 'd1:1:1')).toMatchObject({ failures: 1 });
+      expect(await store().noteFailure(a, endpoint.id, T, 'd1:1:2')).toMatchObject({ failures: 2 });
+      if (answersLost) expect(await answersLost().noteFailure(a, endpoint.id, T, 'd1:1:3')).toMatchObject({ failures: 3 });
+      expect((await store().get(a, endpoint.id))?.consecutiveFailures).toBe(answersLost ? 3 : 2);
     });
 
     it('auto-disables only an active endpoint whose stored streak still meets the rule', async () => {
       const a = account();
       const endpoint = endpointRecord(a);
       await store().put(endpoint);
-      for (let i = 0; i < 3; i += 1) await store().noteFailure(a, endpoint.id, T);
+      for (let i = 0; i < 3; i += 1) await store().noteFailure(a, endpoint.id, T, `d1:1:${i}`);
       expect(await store().autoDisable(a, endpoint.id, { minFailures: 4, firstFailureAtOrBefore: T })).toBe(false);
       expect(await store().autoDisable(a, endpoint.id, { minFailures: 3, firstFailureAtOrBefore: '2026-11-21T11:00:00.000Z' })).toBe(false);
       expect(await store().autoDisable(a, endpoint.id, { minFailures: 3, firstFailureAtOrBefore: T })).toBe(true);

@@ -6,6 +6,7 @@ import { config, requireSetting } from '#shared/config.ts';
 import { TABLES } from '#functions/resources.ts';
 import { dynamoAllowanceStore } from '#adapters/dynamodb-allowances.ts';
 import { dynamoDeliveryStore } from '#adapters/dynamodb-deliveries.ts';
+import { dynamoEndpointStore } from '#adapters/dynamodb-endpoints.ts';
 import { answersLost } from '../helpers/answers-lost.ts';
 import {
   allowanceStoreContract, deliveryStoreContract, detectionCursorStoreContract, endpointStoreContract, ruleStoreContract,
@@ -15,7 +16,9 @@ let env: ScratchEmulators;
 beforeAll(async () => { env = await startScratchEmulators(); });
 afterAll(async () => { await env?.stop(); });
 
-endpointStoreContract(() => webhookStores().endpoints);
+endpointStoreContract(() => webhookStores().endpoints, () => dynamoEndpointStore({
+  client: answersLost(dynamoDocumentClient()), tableName: requireSetting(config(), TABLES.webhooks.envVar),
+}));
 ruleStoreContract(() => webhookStores().rules);
 deliveryStoreContract(() => webhookStores().deliveries, () => dynamoDeliveryStore({
   client: answersLost(dynamoDocumentClient()), tableName: requireSetting(config(), TABLES.webhooks.envVar),

@@ -144,7 +144,7 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
     await sendAt({ timers: deps.timers, queues: deps.queues, clock: deps.clock }, lane, deliveryJob(recorded), dueAt, `${recorded.id}:${recorded.run}:${recorded.attempts}`, rungS);
   }
   await store.deliveries.recordAttempt(recorded, expected);
-  const autoDisabled = await noteFailure(deps, endpoint, doneAt);
+  const autoDisabled = await noteFailure(deps, endpoint, doneAt, `${recorded.id}:${recorded.run}:${recorded.attempts}`);
   return { outcome: planned === undefined ? 'exhausted' : 'retry_scheduled', delivery: recorded, autoDisabled };
 }
 
@@ -153,8 +153,8 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
  * not events, means one event a receiver always rejects can disable an otherwise idle endpoint after
  * its 10th attempt past six hours; on a busy endpoint the other events' successes keep resetting it.
  */
-async function noteFailure(deps: EngineDeps, endpoint: EndpointRecord, at: number): Promise<boolean> {
-  const streak = await deps.store.endpoints.noteFailure(endpoint.accountId, endpoint.id, iso(at));
+async function noteFailure(deps: EngineDeps, endpoint: EndpointRecord, at: number, attemptKey: string): Promise<boolean> {
+  const streak = await deps.store.endpoints.noteFailure(endpoint.accountId, endpoint.id, iso(at), attemptKey);
   if (!streak || !shouldAutoDisable(streak.failures, Date.parse(streak.firstFailureAt), at, deps.timeScale)) return false;
   return deps.store.endpoints.autoDisable(endpoint.accountId, endpoint.id, {
     minFailures: AUTO_DISABLE.consecutiveFailures,
