@@ -128,7 +128,7 @@ describe('quotes', () => {
   it.each([
     [{ schema: 'candles' }, 'schema', /trades, order_events/],
     [{ schema: 'breadth' }, 'schema', /no standalone export schema/],
-    [{ schema: 'order_events', family: 'spot' }, 'family', /does not cover spot/],
+    [{ schema: 'order_events', family: 'altx' }, 'family', /does not cover altx/],
     [{ family: 'nope' }, 'family', /must be one of/],
     [{ symbols: ['xyz:TSLA'] }, 'symbols', /not a perpx symbol/],
     [{ symbols: [] }, 'symbols', /must not be empty/],

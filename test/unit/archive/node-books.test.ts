@@ -38,7 +38,7 @@ describe('node order-level formats', () => {
     expect(result.ok && result.records).toEqual(expected);
   });
 
-  it('reads node_order_statuses_by_block into order events, engine cancels and rejects as forced, spot statuses left out', () => {
+  it('reads node_order_statuses_by_block into order events, engine cancels and rejects as forced, spot statuses under spot', () => {
     const order = (coin: string, over: Record<string, unknown> = {}) => ({
       coin, side: 'B', limitPx: '97000', sz: '0.5', origSz: '1', oid: 42, timestamp: START, orderType: 'Limit', tif: 'Gtc', reduceOnly: false,
       isTrigger: false, triggerCondition: 'N/A', triggerPx: '0.0', isPositionTpsl: false, cloid: null, ...over,
@@ -55,7 +55,9 @@ describe('node order-level formats', () => {
     const result = parseBatch('node_order_statuses_by_block', text);
     expect(result.ok && result.records.map((r) => r.dataset === 'order_events' && [r.family, r.event, r.status, r.seq])).toEqual([
       ['perpx', 'placed', 'open', 0], ['hip3', 'force_canceled', 'perpMarginRejected', 1], ['perpx', 'triggered', 'triggered', 2],
+      ['spot', 'canceled', 'canceled', 3],
     ]);
+    expect(result.ok && result.records[3]).toMatchObject({ family: 'spot', symbol: 'PURR-USDC', oid: 45 });
     expect(result.ok && result.records[2]).toMatchObject({ trigger_condition: 'Price below 96000', trigger_price: '96000', ts: START, block_number: 9_000 });
     expect(result.ok && result.records[0]).not.toHaveProperty('trigger_price');
   });
