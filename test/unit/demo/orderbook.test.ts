@@ -1,22 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDemoMarket } from '#local/demo/market.ts';
 import { L4Book, type BookDiff } from '#core/book/l4-book.ts';
+import { groupBy } from '#core/group.ts';
 import type { NormalizedRecord, RecordOf } from '#schemas/datasets.ts';
 
 const START = Date.UTC(2026, 2, 10, 6);
 const MINUTE = 60_000;
 const key = (r: { family: string; symbol: string }) => `${r.family} ${r.symbol}`;
-/** Node 20 has no Map.groupBy. */
-function groupBy<T>(items: readonly T[], by: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = by(item);
-    const group = groups.get(k);
-    if (group) group.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
-}
 let records: NormalizedRecord[];
 const only = <D extends NormalizedRecord['dataset']>(dataset: D) => records.filter((r): r is Extract<NormalizedRecord, { dataset: D }> => r.dataset === dataset);
 
