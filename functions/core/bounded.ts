@@ -22,3 +22,38 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, work:
   await eachBounded(items, limit, async (item, i) => { out[i] = await work(item, i); });
   return out;
 }
+
+const ignore = () => undefined;
+
+/**
+ * Work a sequential producer hands over piece by piece (a file written, then uploaded), with at most
+ * `limit` pieces, and `maxWeight` of their weight (unless one piece alone), in flight: `add` waits
+ * for room before starting a piece. `settle` waits for every piece started and throws the first
+ * failure once all have settled, so nothing is left running behind a failure.
+ */
+export function boundedPipeline<R>(limit: number, maxWeight = Number.POSITIVE_INFINITY) {
+  const running = new Set<Promise<void>>();
+  const started: Promise<R>[] = [];
+  let weight = 0;
+  return {
+    async add(pieceWeight: number, start: () => Promise<R>): Promise<void> {
+      // Race only the pieces still running: a finished one would win every race at once, and the
+      // loop would spin on microtasks, never letting the I/O it waits for complete.
+      while (running.size >= limit || (running.size > 0 && weight + pieceWeight > maxWeight)) await Promise.race(running);
+      weight += pieceWeight;
+      const result = start();
+      started.push(result);
+      const done: Promise<void> = result.then(ignore, ignore).then(() => {
+        running.delete(done);
+        weight -= pieceWeight;
+      });
+      running.add(done);
+    },
+    async settle(): Promise<R[]> {
+      const outcomes = await Promise.allSettled(started);
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) throw failed.reason;
+      return outcomes.map((o) => (o as PromiseFulfilledResult<R>).value);
+    },
+  };
+}

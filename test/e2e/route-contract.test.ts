@@ -16,6 +16,7 @@ import type { RouteDef } from '#functions/routes/operation.ts';
 import type { Family } from '#core/venues.ts';
 import { familiesOf } from '#schemas/datasets.ts';
 import { newestRow, readWindow } from '#core/archive/read-pages.ts';
+import { ingestBatch } from '#core/archive/ingest.ts';
 import { archiveDeps } from '#shared/archive-deps.ts';
 import { buildPositions } from '#core/positions/build.ts';
 import { POSITION_FAMILIES } from '#core/positions/engine.ts';
@@ -26,6 +27,8 @@ const MIN = 60_000;
 // An IP literal needs no DNS; 93.184.216.34 is a public address (deliveries to it simply fail).
 const PUBLIC_URL = 'https://93.184.216.34/hooks/contract';
 const WATCHED = '0x1111111111111111111111111111111111111111';
+/** The demo wallet that trades spot only (README's demo wallets). */
+const SPOT_STACKER = '0x0a53dbc5798dd47dc8881f61ed6349965052f443';
 
 let cloud: Awaited<ReturnType<typeof startDemoCloud>>;
 let document: { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown> } };
@@ -51,8 +54,15 @@ beforeAll(async () => {
       if (row) liquidated[family] = { symbol: String(row.symbol), user: String(row.liquidated_user ?? ''), window: { start: Number(row.ts) - 3_600_000, end: Number(row.ts) } };
     }
   }
-  // The demo's spot TWAPs start every 4 hours: the newest status of the last day, and the hour up to it.
-  const twap = await newestRow(archiveDeps(), { dataset: 'twaps', family: 'spot', from: window.end - 24 * 3_600_000, to: window.end });
+  // The demo's spot TWAPs start every 4 hours: the newest status of the last day, and the hour up to
+  // it. The seeded span (3 hours) misses them at some times of day: then the spot stacker's TWAP of
+  // 10 minutes ago goes in through ingest, as a node's status would.
+  const newestTwap = () => newestRow(archiveDeps(), { dataset: 'twaps', family: 'spot', from: window.end - 24 * 3_600_000, to: window.end });
+  if (!(await newestTwap())) {
+    const status = { dataset: 'twaps', family: 'spot', symbol: SYMBOL.spot, ts: window.end - 10 * MIN, twap_id: 9_000_001, user_address: SPOT_STACKER, status: 'activated', side: 'B', size: '40', executed_size: '0' };
+    await ingestBatch(archiveDeps(), 'normalized', JSON.stringify(status));
+  }
+  const twap = await newestTwap();
   if (twap) Object.assign(twapped, { symbol: String(twap.symbol), user: String(twap.user_address), window: { start: Number(twap.ts) - 3_600_000, end: Number(twap.ts) } });
   while ((await buildPositions(archiveDeps())).steps > 0);
   for (const family of POSITION_FAMILIES) {

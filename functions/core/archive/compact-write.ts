@@ -14,6 +14,7 @@ import { dedupeClause } from './dedupe.ts';
 import { CADENCE_SQL, cadenceFromRow, isQualityDataset, type FileCadence } from './cadence.ts';
 import { type CompactionReport, quoted } from './compact-slot.ts';
 import { storeFile } from './object-life.ts';
+import { boundedPipeline } from '../bounded.ts';
 
 /** Uploads and manifest writes run this many at a time; DuckDB writes the next file meanwhile. */
 export const IO_CONCURRENCY = 16;
@@ -68,19 +69,18 @@ type NewFile = Omit<ArchiveFile, 'key' | 'rows' | 'bytes' | 'etag' | 'minTs' | '
 export async function writeParts(
   deps: ArchiveDeps, session: SqlSession, dataset: Dataset, parts: readonly Part[], describe: (part: Part) => NewFile, report: CompactionReport,
 ): Promise<ArchiveFile[]> {
-  const uploads: Promise<ArchiveFile>[] = [];
-  let inFlight = 0;
-  let bytesInFlight = 0;
-  for (const part of parts) {
-    const path = await copyPart(deps, session, dataset, part.symbol);
-    const bytes = statSync(path).size;
-    // Uploads hold their file in memory: bounded in count and in bytes (one large file may go alone).
-    while (inFlight >= IO_CONCURRENCY || (inFlight > 0 && bytesInFlight + bytes > MAX_BYTES_IN_FLIGHT)) await Promise.race(uploads);
-    inFlight += 1;
-    bytesInFlight += bytes;
-    uploads.push(record(deps, path, part, describe(part), report).finally(() => { inFlight -= 1; bytesInFlight -= bytes; }));
+  // Uploads hold their file in memory: bounded in count and in bytes (one large file may go alone).
+  const uploads = boundedPipeline<ArchiveFile>(IO_CONCURRENCY, MAX_BYTES_IN_FLIGHT);
+  try {
+    for (const part of parts) {
+      const path = await copyPart(deps, session, dataset, part.symbol);
+      await uploads.add(statSync(path).size, () => record(deps, path, part, describe(part), report));
+    }
+  } catch (error) {
+    await uploads.settle().catch(() => undefined);
+    throw error;
   }
-  return Promise.all(uploads);
+  return uploads.settle();
 }
 
 /** Uploads a written Parquet file and records it in the manifest; the local copy is removed. */

@@ -14,6 +14,7 @@ import { DATASETS, rowGroupRowsOf, sortOrderOf, type IngestedDataset, type Norma
 import type { Family } from '../venues.ts';
 import type { ArchiveDeps } from '#ports/archive.ts';
 import { storeFile } from './object-life.ts';
+import { boundedPipeline } from '../bounded.ts';
 import { DAY_MS, dayOf, deltaKey } from './layout.ts';
 import { parseBatch, type ParseOptions } from './parse.ts';
 import { knownSymbols, spotNames, unseenInstruments } from './venue-registry.ts';
@@ -124,8 +125,7 @@ const UPLOADS_IN_FLIGHT = 8;
  */
 async function writeDeltas(deps: ArchiveDeps, batchId: string, records: readonly NormalizedRecord[], lines: readonly string[]): Promise<number> {
   const groups = partition(records, lines);
-  const uploads = new Set<Promise<void>>();
-  const failures: unknown[] = [];
+  const uploads = boundedPipeline<void>(UPLOADS_IN_FLIGHT);
   for (const { dataset, family, day, rows, lines } of groups.values()) {
     const def = DATASETS[dataset];
     const fileId = `${batchId.slice(0, 20)}-${dataset}-${family}-${day}`;
@@ -137,7 +137,7 @@ async function writeDeltas(deps: ArchiveDeps, batchId: string, records: readonly
       await deps.sql.writeParquet(def.columns, lines, sortOrderOf(dataset), path, rowGroupRowsOf(dataset));
     } catch (error) {
       rmSync(path, { force: true });
-      await Promise.allSettled(uploads);
+      await uploads.settle().catch(() => undefined);
       throw error;
     }
     let minTs = Infinity;
@@ -151,18 +151,15 @@ async function writeDeltas(deps: ArchiveDeps, batchId: string, records: readonly
       fileId, key, dataset, family, day, kind: 'delta' as const, symbols: [...new Set(rows.map((r) => r.symbol))].sort(),
       rows: rows.length, minTs, maxTs, replaces: [], ...(isQualityDataset(dataset) && { cadence: cadenceOf(rows) }),
     };
-    const upload = (async () => {
+    await uploads.add(1, async () => {
       try {
         await storeFile(deps, described, path);
       } finally {
         rmSync(path, { force: true });
       }
-    })().catch((error: unknown) => { failures.push(error); }).finally(() => uploads.delete(upload));
-    uploads.add(upload);
-    if (uploads.size >= UPLOADS_IN_FLIGHT) await Promise.race(uploads);
+    });
   }
-  await Promise.all(uploads);
   // The batch is retried whole; its files are rewritten under the same keys.
-  if (failures.length > 0) throw failures[0];
+  await uploads.settle();
   return groups.size;
 }
