@@ -187,6 +187,8 @@ export async function benchVenueRate(options: { minutes: number; scale: number; 
 
 type Deps = ReturnType<typeof archiveDeps>;
 
+const L4_PAGE_DEPTH = 1_000;
+
 /** The BTC L4 book at random instants of the run, through the route's handler, beside DuckDB alone reading the same rows. */
 async function benchBook(
   deps: Deps, diffFiles: Parameters<Deps['files']['paths']>[0], checkpointFiles: Parameters<Deps['files']['paths']>[0], orderFiles: Parameters<Deps['files']['paths']>[0], start: number, end: number,
@@ -210,7 +212,9 @@ async function benchBook(
     await connection.runAndReadAll(`SELECT ts, block_number, oid, user_address, side, price, diff_type, new_size, insert_before FROM read_parquet($files)
       WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to ORDER BY block_number, seq`, { files: diffs, from, to: BigInt(at) }, types);
   };
-  await compareToFloor('L4 book at a random instant (BTC, ~51,000 orders; goal p50 <= 150 ms, p99 <= 400 ms, <= 1.3x DuckDB)',
-    () => route('/v1/perpx/orderbook/{symbol}/l4', '/v1/perpx/orderbook/BTC/l4', { symbol: 'BTC' }, { timestamp: pick() }), floor, { runs: 60 });
+  // A page of the 1,000 best orders a side (the whole 51,000-order book is 9.5 MB, past Lambda's 6 MB
+  // answer: refused as response_too_large); the book behind it is rebuilt whole all the same.
+  await compareToFloor(`L4 book at a random instant, ${L4_PAGE_DEPTH.toLocaleString('en-US')} orders a side (BTC, ~51,000 orders; goal p50 <= 150 ms, p99 <= 400 ms, <= 1.3x DuckDB)`,
+    () => route('/v1/perpx/orderbook/{symbol}/l4', '/v1/perpx/orderbook/BTC/l4', { symbol: 'BTC' }, { timestamp: pick(), depth: String(L4_PAGE_DEPTH) }), floor, { runs: 60 });
   connection.closeSync();
 }

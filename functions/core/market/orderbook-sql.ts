@@ -98,16 +98,22 @@ const stands = (row: Checked | undefined): row is Checked => row !== undefined &
 export async function l4BookJson(deps: ArchiveDeps, family: Family, head: CheckpointHead, shape: L4Shape): Promise<string | undefined> {
   const statement = await bookStatement(deps, family, head, shape.symbol, shape.at);
   if (!statement) return undefined;
-  const side = (name: string) => `coalesce((SELECT ${shape.depth === undefined ? 'orders' : 'list_slice(orders, 1, $depth)'} FROM sides WHERE side = '${name}'), [])`;
+  const side = (name: string) => `coalesce((SELECT orders FROM lists WHERE side = '${name}'), [])`;
   const of = (name: string, what: 'n' | 'total') => `coalesce((SELECT ${what} FROM sides WHERE side = '${name}'), 0)`;
+  // Counts, totals and the touch are over the whole side; only the orders a page shows are ranked
+  // into lists and rendered (at venue depth, building and rendering every order was most of the read).
   const [row] = await deps.sql.query<Checked & { crossed: boolean | null; json: string }>({
     sql: `${statement.ctes}, sides AS (
         SELECT side, count(*) AS n, ${sumNumber('size')} AS total,
-          CASE WHEN side = 'B' THEN max(CAST(price AS DOUBLE)) ELSE min(CAST(price AS DOUBLE)) END AS best,
-          list({'oid': oid, 'user_address': user_address, 'side': side, 'price': CAST(price AS DOUBLE), 'size': CAST(size AS DOUBLE),
-            'timestamp': ${isoSql('placed_at')}, 'timestamp_ms': placed_at}
-            ORDER BY CASE WHEN side = 'B' THEN -CAST(price AS DOUBLE) ELSE CAST(price AS DOUBLE) END, grp, q) AS orders
-        FROM book GROUP BY side)
+          CASE WHEN side = 'B' THEN max(CAST(price AS DOUBLE)) ELSE min(CAST(price AS DOUBLE)) END AS best
+        FROM book GROUP BY side),
+      shown AS (
+        SELECT *, row_number() OVER (PARTITION BY side ORDER BY CASE WHEN side = 'B' THEN -CAST(price AS DOUBLE) ELSE CAST(price AS DOUBLE) END, grp, q) AS r
+        FROM book ${shape.depth === undefined ? '' : 'QUALIFY r <= $depth'}),
+      lists AS (
+        SELECT side, list({'oid': oid, 'user_address': user_address, 'side': side, 'price': CAST(price AS DOUBLE), 'size': CAST(size AS DOUBLE),
+            'timestamp': ${isoSql('placed_at')}, 'timestamp_ms': placed_at} ORDER BY r) AS orders
+        FROM shown GROUP BY side)
       SELECT ${statement.checks},
         (SELECT max(best) FILTER (WHERE side = 'B') >= min(best) FILTER (WHERE side = 'A') FROM sides) AS crossed,
         to_json({'coin': $coin, 'timestamp': $at_iso, 'checkpoint_timestamp': $ck_iso, 'diffs_applied': (SELECT count(*) FROM w),
