@@ -12,7 +12,8 @@ import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
 import { dayOf } from '../functions/core/archive/layout.ts';
 import { visibleFiles } from '../functions/core/archive/files.ts';
-import { qualityDatasetsOf, symbolCatalogue } from '../functions/core/quality/coverage.ts';
+import { qualityDatasetsOf } from '../functions/core/quality/coverage.ts';
+import { symbolCatalogue } from '../functions/core/quality/catalogue.ts';
 import { DATASETS } from '../schemas/datasets.ts';
 import { compareToFloor, figure, percentile, routeInvoker, timeRuns } from './stats.ts';
 

@@ -16,6 +16,7 @@ type HistoryInput = { params: { symbol: string }; query: { start?: number; end?:
 
 const market = (symbol: string, ctx: RequestContext) => ({ family: familyOf(ctx), symbol: seriesSymbol(familyOf(ctx), symbol) });
 const venueOf = (symbol: string, ctx: RequestContext) => ({ symbol, venue: familyOf(ctx) });
+const pagedMarket = (symbol: string, ctx: RequestContext) => ({ ...cursorRoute(ctx), ...market(symbol, ctx) });
 
 const history = <S extends Series>(series: S) => async ({ params, query }: HistoryInput, ctx: RequestContext) => {
   const { family, symbol } = market(params.symbol, ctx);
@@ -35,27 +36,26 @@ export const handler = httpRouteGroup(DERIVATIVES_OPERATIONS, {
   funding: history('funding'),
   fundingCurrent: current('funding'),
   liquidations: async ({ params, query }, ctx) => {
-    const family = familyOf(ctx);
-    return okRows(await liquidationsPage(archiveDeps(), { ...cursorRoute(ctx), family, symbol: params.symbol, ...query }, clock.now()), { symbol: params.symbol, venue: family });
+    const rows = await liquidationsPage(archiveDeps(), { ...cursorRoute(ctx), family: familyOf(ctx), symbol: params.symbol, ...query }, clock.now());
+    return okRows(rows, venueOf(params.symbol, ctx));
   },
   userLiquidations: async ({ params, query: { coin, symbol = coin, ...window } }, ctx) => {
-    const family = familyOf(ctx);
     if (coin !== undefined && symbol !== coin) throw new AppError('invalid_parameter', 'symbol and coin name the same filter; send one, or the same value.', { param: 'coin' });
-    return okRows(await userLiquidationsPage(archiveDeps(), { ...cursorRoute(ctx), family, user: params.user, symbol, ...window }, clock.now()), { venue: family });
+    const rows = await userLiquidationsPage(archiveDeps(), { ...cursorRoute(ctx), family: familyOf(ctx), user: params.user, symbol, ...window }, clock.now());
+    return okRows(rows, { venue: familyOf(ctx) });
   },
   liquidationVolume: async ({ params, query }, ctx) => {
-    const family = familyOf(ctx);
-    const rows = await liquidationVolumePage(archiveDeps(), { ...cursorRoute(ctx), family, symbol: params.symbol, ...query }, clock.now());
-    return okRows(rows, { symbol: params.symbol, venue: family, interval: query.interval });
+    const rows = await liquidationVolumePage(archiveDeps(), { ...cursorRoute(ctx), family: familyOf(ctx), symbol: params.symbol, ...query }, clock.now());
+    return okRows(rows, { ...venueOf(params.symbol, ctx), interval: query.interval });
   },
   triggerLevels: async ({ params, query }, ctx) => ok(await triggerLevels(archiveDeps(), { ...market(params.symbol, ctx), ...query }, clock.now()), { meta: venueOf(params.symbol, ctx) }),
   triggerLevelsHistory: async ({ params, query }, ctx) => {
-    const { data, nextCursor, meta } = await triggerLevelsHistory(archiveDeps(), { ...cursorRoute(ctx), ...market(params.symbol, ctx), ...query }, clock.now());
+    const { data, nextCursor, meta } = await triggerLevelsHistory(archiveDeps(), { ...pagedMarket(params.symbol, ctx), ...query }, clock.now());
     return ok(data, { nextCursor, meta: { ...venueOf(params.symbol, ctx), ...meta } });
   },
   liquidationLevels: async ({ params, query }, ctx) => ok(await liquidationLevels(archiveDeps(), { ...market(params.symbol, ctx), ...query }, clock.now()), { meta: venueOf(params.symbol, ctx) }),
   liquidationLevelsHistory: async ({ params, query }, ctx) => {
-    const { data, nextCursor, meta } = await liquidationLevelsHistory(archiveDeps(), { ...cursorRoute(ctx), ...market(params.symbol, ctx), ...query }, clock.now());
+    const { data, nextCursor, meta } = await liquidationLevelsHistory(archiveDeps(), { ...pagedMarket(params.symbol, ctx), ...query }, clock.now());
     return ok(data, { nextCursor, meta: { ...venueOf(params.symbol, ctx), ...meta } });
   },
   oracleExternalPrice: async ({ params }, ctx) => ok(await externalPrice(archiveDeps(), params.symbol, clock.now()), { meta: venueOf(params.symbol, ctx) }),

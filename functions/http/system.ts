@@ -7,7 +7,7 @@ import { httpRouteGroup, noRouteError, ok, raw } from '../shared/http.ts';
 import { capabilities } from '../shared/capabilities.ts';
 import { REDOC_BUNDLE } from '../resources.ts';
 import { archiveManifest, clock, incidentStore } from '../shared/deps.ts';
-import { symbolCatalogue } from '../core/quality/coverage.ts';
+import { symbolCatalogue } from '../core/quality/catalogue.ts';
 import { allCoverage, archiveStats } from '../core/quality/report.ts';
 import { timedCache } from '../core/quality/cache.ts';
 

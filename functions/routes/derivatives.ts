@@ -3,10 +3,9 @@ import * as v from 'valibot';
 import { familiesOf } from '#schemas/datasets.ts';
 import { FAMILIES } from '../core/venues.ts';
 import { AltxLiquidationSchema, AltxLiquidationVolumeSchema, CoinFreshnessSchema, CoinSummarySchema, FundingSchema, PriceSnapshotSchema, LiquidationSchema, LiquidationVolumeQuery, LiquidationVolumeSchema, LiquidationsQuery, UserLiquidationsQuery, userPath, OpenInterestSchema, SeriesQuery, symbolPath } from '#schemas/market.ts';
-import { LevelsHistoryQuery, LevelsQuery, LiquidationLevelsItemSchema, LiquidationLevelsQuery, LiquidationLevelsSchema, TriggerLevelsItemSchema, TriggerLevelsSchema } from '#schemas/levels.ts';
 import { Hip3OracleBoundsSchema, Hip3OracleExternalSchema } from '#schemas/oracle.ts';
 import { capitalized, operationGroup, page } from './operation.ts';
-import { PERPX_PERPETUALS } from './market.ts';
+import { LEVEL_OPERATIONS } from './derivatives-levels.ts';
 
 /**
  * Where a sampled series is served: every family with its dataset, and the deprecated un-prefixed
@@ -19,9 +18,6 @@ const sampledSeries = (dataset: 'open_interest' | 'funding', operation: string, 
 
 /** Families with liquidations: core and hip3 in the shared dataset, altx in its own. */
 const LIQUIDATION_FAMILIES = FAMILIES.filter((f) => familiesOf('liquidations').includes(f) || familiesOf('altx_liquidations').includes(f));
-
-/** The level maps' families: the perpetual families with the data each is derived from. */
-const levelFamilies = (dataset: 'order_events' | 'position_snapshots') => PERPX_PERPETUALS.filter((family) => familiesOf(dataset).includes(family));
 
 /** Open interest, funding, liquidations, the level maps and the per-market state (prices, summary, freshness) per family that has the data. */
 export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
@@ -65,30 +61,7 @@ export const DERIVATIVES_OPERATIONS = operationGroup('derivatives', {
     summary: 'Liquidated notional per bucket, long and short, with counts (altx: total and count)',
     query: LiquidationVolumeQuery, response: page(v.array(v.union([LiquidationVolumeSchema, AltxLiquidationVolumeSchema])), 'Buckets with liquidations, oldest first'),
   },
-  triggerLevels: {
-    datatype: 'trigger_levels',
-    suffix: '/orders/{symbol}/trigger-levels', families: levelFamilies('order_events'), tags: ['Orders'], billed: true, pathParams: symbolPath,
-    summary: 'Resting trigger orders now, by trigger price, in buckets around the mark',
-    query: LevelsQuery, response: page(TriggerLevelsSchema, 'Every bucket of the range, lowest price first'),
-  },
-  triggerLevelsHistory: {
-    datatype: 'trigger_levels',
-    suffix: '/orders/{symbol}/trigger-levels/history', families: levelFamilies('order_events'), tags: ['Orders'], billed: true, pathParams: symbolPath,
-    summary: 'Trigger levels at each quarter hour of a window, oldest first',
-    query: LevelsHistoryQuery, response: page(v.array(TriggerLevelsItemSchema), 'A page of snapshots; an instant without a mark price is left out'),
-  },
-  liquidationLevels: {
-    datatype: 'liquidation_levels',
-    suffix: '/liquidations/{symbol}/levels', families: levelFamilies('position_snapshots'), tags: ['Liquidations'], billed: true, pathParams: symbolPath,
-    summary: 'Positions\' projected liquidation prices at a positions snapshot, in buckets around the mark',
-    query: LiquidationLevelsQuery, response: page(LiquidationLevelsSchema, 'Every bucket of the range, lowest price first'),
-  },
-  liquidationLevelsHistory: {
-    datatype: 'liquidation_levels',
-    suffix: '/liquidations/{symbol}/levels/history', families: levelFamilies('position_snapshots'), tags: ['Liquidations'], billed: true, pathParams: symbolPath,
-    summary: 'Liquidation levels at each positions snapshot of a window, oldest first',
-    query: LevelsHistoryQuery, response: page(v.array(LiquidationLevelsItemSchema), 'A page of snapshots; a snapshot without a mark price is left out'),
-  },
+  ...LEVEL_OPERATIONS,
   oracleExternalPrice: {
     datatype: 'oracle',
     suffix: '/oracle/external-price/{symbol}', families: ['hip3'], tags: ['Market state'], billed: true, pathParams: symbolPath,

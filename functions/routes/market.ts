@@ -1,24 +1,11 @@
 /** Market data: instruments, trades, candles, trigger orders, order flow, outcomes. */
 import * as v from 'valibot';
 import { familiesOf } from '#schemas/datasets.ts';
-import { CAPPED_BOOK_FAMILIES } from '../core/venues.ts';
-import { CandleSchema, CandlesQuery, InstrumentSchema, OrderFlowQuery, OrderFlowSchema, OutcomeSchema, OutcomesQuery, QuestionSchema, QuestionsQuery, SpotPairSchema, outcomePath, questionPath, slugPath, RecentTradesQuery, TradeSchema, TradesQuery, TriggerOrderSchema, TriggerOrdersQuery, symbolPath, userPath } from '#schemas/market.ts';
-import { CvdBucketSchema, CvdQuery, OrderHistoryEventSchema, OrderHistoryQuery, SpotTwapQuery, SpotTwapSchema } from '#schemas/flow-analytics.ts';
+import { InstrumentSchema, OutcomeSchema, OutcomesQuery, QuestionSchema, QuestionsQuery, SpotPairSchema, outcomePath, questionPath, slugPath, symbolPath, userPath } from '#schemas/market.ts';
+import { SpotTwapQuery, SpotTwapSchema } from '#schemas/flow-analytics.ts';
 import { WalletClassificationSchema, WalletClassifyQuery } from '#schemas/wallet-classes.ts';
 import { operationGroup, page } from './operation.ts';
-
-/**
- * The perpx venue's perpetual families (its capped-book families with funding: core and hip3), where
- * the reference service serves the routes it derives from perpetual flow (CVD, trigger and
- * liquidation levels, wallet classification).
- */
-export const PERPX_PERPETUALS = CAPPED_BOOK_FAMILIES.filter((family) => familiesOf('funding').includes(family));
-
-/**
- * The families served TP/SL and order flow: those with order events but spot, whose order events
- * the reference service serves as history only.
- */
-const DERIVATIVE_ORDER_FAMILIES = familiesOf('order_events').filter((family) => family !== 'spot');
+import { ACTIVITY_OPERATIONS, PERPX_PERPETUALS } from './market-activity.ts';
 
 /**
  * Market data per venue family. A route's families are the families that have its dataset (the
@@ -26,42 +13,7 @@ const DERIVATIVE_ORDER_FAMILIES = familiesOf('order_events').filter((family) => 
  * newest ones (SPEC "Trades" names core, hip4 and altx; the reference service adds hip3 and spot).
  */
 export const MARKET_OPERATIONS = operationGroup('market', {
-  trades: {
-    datatype: 'trades',
-    suffix: '/trades/{symbol}', families: familiesOf('trades'), summary: 'Trades (fills) in a time window, oldest first', tags: ['Trades'], billed: true,
-    legacy: [{ path: '/v1/trades/{symbol}', operationId: 'getLegacyTrades' }, { path: '/v1/trades/{symbol}/cursor', operationId: 'getLegacyTradesCursor' }],
-    pathParams: symbolPath, query: TradesQuery, response: page(v.array(TradeSchema), 'A page of trades'),
-  },
-  recentTrades: {
-    datatype: 'trades',
-    suffix: '/trades/{symbol}/recent', families: familiesOf('trades'), summary: 'The newest trades, newest first', tags: ['Trades'], billed: true,
-    pathParams: symbolPath, query: RecentTradesQuery, response: page(v.array(TradeSchema), 'The newest trades'),
-  },
-  cvd: {
-    datatype: 'cvd',
-    suffix: '/cvd/{symbol}', families: PERPX_PERPETUALS.filter((family) => familiesOf('trades').includes(family)), summary: 'Cumulative volume delta: taker buy and sell notional per bucket and their running difference', tags: ['Trades'], billed: true,
-    pathParams: symbolPath, query: CvdQuery, response: page(v.array(CvdBucketSchema), 'Buckets with trades, oldest first; cumulative_delta restarts on every page'),
-  },
-  candles: {
-    datatype: 'candles',
-    suffix: '/candles/{symbol}', families: familiesOf('candles_1m'), summary: 'Candles rolled up on demand from 1-minute candles', tags: ['Candles'], billed: true,
-    pathParams: symbolPath, query: CandlesQuery, response: page(v.array(CandleSchema), 'A page of candles; a missing bar is not a zero bar'),
-  },
-  orderHistory: {
-    datatype: 'order_history',
-    suffix: '/orders/{symbol}/history', families: familiesOf('order_events'), summary: 'Order events (placements, fills, cancels, triggers), oldest first', tags: ['Orders'], billed: true,
-    pathParams: symbolPath, query: OrderHistoryQuery, response: page(v.array(OrderHistoryEventSchema), 'A page of order events'),
-  },
-  triggerOrders: {
-    datatype: 'trigger_orders',
-    suffix: '/orders/{symbol}/tpsl', families: DERIVATIVE_ORDER_FAMILIES, summary: 'Trigger orders (take-profit / stop-loss)', tags: ['Orders'], billed: true,
-    pathParams: symbolPath, query: TriggerOrdersQuery, response: page(v.array(TriggerOrderSchema), 'A page of trigger-order rows'),
-  },
-  orderFlow: {
-    datatype: 'order_flow',
-    suffix: '/orders/{symbol}/flow', families: DERIVATIVE_ORDER_FAMILIES, summary: 'Order-event counts per time bucket', tags: ['Orders'], billed: true,
-    pathParams: symbolPath, query: OrderFlowQuery, response: page(v.array(OrderFlowSchema), 'Order-flow buckets'),
-  },
+  ...ACTIVITY_OPERATIONS,
   instruments: {
     datatype: 'instruments',
     suffix: '/instruments', families: familiesOf('instruments'), summary: 'The instrument registry (point in time: now)', tags: ['Instruments'], billed: true,

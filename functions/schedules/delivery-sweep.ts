@@ -2,7 +2,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { sweepOverdueDeliveries } from '../core/webhooks/deliveries.ts';
+import { sweepOverdueDeliveries } from '../core/webhooks/overdue.ts';
 import { clock, queueSender, webhookStores } from '../shared/deps.ts';
 import { config } from '../shared/config.ts';
 import { logger, metrics, publishMetrics } from '../shared/powertools.ts';

@@ -17,15 +17,17 @@
  *   instruments     REST `orderBooks`/`orderBookDetails`, with the venue's `market_id`.
  *
  * Times are the venue's where it gives one (a trade's `timestamp`, a message's `timestamp`), else
- * the recorder's (a wrapper's `time`). Market ids become symbols through altx-markets.ts.
+ * the recorder's (a wrapper's `time`). Market ids become symbols through altx-markets.ts; a trade
+ * and a market_stats entry become records in altx-records.ts.
  */
 import * as v from 'valibot';
-import { NormalizedRecord, type FundingRecord, type OpenInterestRecord, type TradeRecord } from '#schemas/datasets.ts';
+import { NormalizedRecord, type FundingRecord } from '#schemas/datasets.ts';
 import type { BatchFormat } from '#schemas/messages.ts';
 import type { Family } from '../venues.ts';
 import { refusedField } from './record-check.ts';
-import { ANSWERS, MARKET_STATS_ALL, MESSAGES, decimalOfNumber, epochMsOf, negated, quotient, scaledProduct, shifted, type AltxMarketStats, type AltxTrade } from './altx-shapes.ts';
-import { ALTX_QUOTE, instrumentOf, marketOf, type AltxMarket, type AltxMarkets } from './altx-markets.ts';
+import { ANSWERS, MARKET_STATS_ALL, MESSAGES, decimalOfNumber, epochMsOf, negated, shifted, type AltxMarketStats, type AltxTrade } from './altx-shapes.ts';
+import { statsRecords, tradeRecord } from './altx-records.ts';
+import { instrumentOf, marketOf, type AltxMarket, type AltxMarkets } from './altx-markets.ts';
 import { BookReplay, l2Snapshot, l3Checkpoint } from './altx-books.ts';
 import { marketIdOfPath, readLine, type Line } from './altx-lines.ts';
 
@@ -94,26 +96,9 @@ class Conversion {
       const market = this.market(trade.market_id);
       if ('error' in market) return market.error;
       if (!market.archived) continue;
-      this.add(`trades#${trade.trade_id}`, this.trade(market.symbol, trade), line.line);
+      this.add(`trades#${trade.trade_id}`, tradeRecord(this.family, market.symbol, trade), line.line);
     }
     return undefined;
-  }
-
-  trade(symbol: string, t: AltxTrade): TradeRecord {
-    const takerBought = t.is_maker_ask;
-    const account = takerBought ? t.bid_account_id : t.ask_account_id;
-    const order = takerBought ? t.bid_id : t.ask_id;
-    return {
-      dataset: 'trades', family: this.family, symbol, ts: epochMsOf(t.timestamp), trade_id: t.trade_id, side: takerBought ? 'B' : 'A',
-      price: t.price, size: t.size, crossed: true, fee_token: ALTX_QUOTE[this.family],
-      // The taker's fee rate is in millionths of the notional, and left out when zero.
-      ...(t.usd_amount && { fee: scaledProduct(t.usd_amount, t.taker_fee ?? 0, 6) }),
-      ...(t.taker_position_size_before && { start_position: t.taker_position_size_before }),
-      ...(t.tx_hash && { tx_hash: t.tx_hash }),
-      ...(order != null && { order_id: order }),
-      ...(account != null && { account_index: String(account) }),
-      is_liquidation: t.type === 'liquidation' || t.type === 'deleverage',
-    };
   }
 
   definitions<A>(line: Line, answer: A | { error: string }, list: (a: A) => readonly v.InferOutput<typeof ANSWERS.orderBooks>['order_books'][number][]): string | undefined {
@@ -195,21 +180,7 @@ class Conversion {
     const market = this.market(s.market_id);
     if ('error' in market) return market.error;
     if (!market.archived) return undefined;
-    const { symbol } = market;
-    if (s.current_funding_rate) {
-      this.add(`funding#${symbol}#${ts}`, { dataset: 'funding', family: this.family, symbol, ts, funding_rate: shifted(s.current_funding_rate, 2) }, line);
-    }
-    // The venue's open interest is in USD: in base units it is that over the mark price, at the market's size decimals.
-    const base = s.open_interest && s.mark_price && market.szDecimals !== undefined ? quotient(s.open_interest, s.mark_price, market.szDecimals) : undefined;
-    if (base !== undefined) {
-      const volume = s.daily_quote_token_volume == null ? undefined : decimalOfNumber(s.daily_quote_token_volume);
-      const record: OpenInterestRecord = {
-        dataset: 'open_interest', family: this.family, symbol, ts, open_interest: base, mark_price: s.mark_price || null,
-        ...(s.index_price && { oracle_price: s.index_price }),
-        ...(volume !== undefined && { day_ntl_volume: volume }),
-      };
-      this.add(`open_interest#${symbol}#${ts}`, record, line);
-    }
+    for (const record of statsRecords(this.family, market, ts, s)) this.add(`${record.dataset}#${market.symbol}#${ts}`, record, line);
     return undefined;
   }
 }

@@ -10,25 +10,17 @@ import { NormalizedRecord, familiesOf } from '#schemas/datasets.ts';
 import type { BatchFormat } from '#schemas/messages.ts';
 import { blockToRecords, FillPairing, NodeFillEvent, NodeFillsBlock } from './node-fills.ts';
 import { NodeTrade, nodeTradeToRecords } from './node-trades.ts';
-import { blockMs, NodeOrderStatusesBlock, NodeRawBookDiffsBlock, orderStatusesToRecords, rawBookDiffsToRecords } from './node-books.ts';
+import { NodeOrderStatusesBlock, NodeRawBookDiffsBlock, orderStatusesToRecords, rawBookDiffsToRecords } from './node-books.ts';
 import { snapshotToRecords } from './node-snapshot.ts';
 import { assetCtxsToRecords } from './asset-ctxs.ts';
 import { l2BookLineToRecords } from './l2-book.ts';
-import { nameSpot, spotMetaOf, spotPairsOf } from './spot-meta.ts';
+import { spotMetaOf, spotPairsOf } from './spot-meta.ts';
 import { refusedField } from './record-check.ts';
 import { isAltxFormat, parseAltxRecording, type AltxFormat } from './altx-api.ts';
-import type { AltxMarkets } from './altx-markets.ts';
 import { isStreamedFormat, streamedRecords, type StreamedFormat } from './node-streamed.ts';
+import { MAX_PROBLEMS, accept, describe, jsonLines, noteBlock, outcome, type ParseOptions, type ParseResult } from './batch-records.ts';
 
-/** What a batch's text does not say itself. */
-export interface ParseOptions {
-  /** The instant of a file that carries no time (an L4 snapshot, the spot metadata), epoch ms. */
-  at?: number;
-  /** Spot pair index -> symbol, to name the `@N` coins of the venue's files (spot-meta.ts). */
-  spotNames?: ReadonlyMap<number, string>;
-  /** The altx family's markets by id (altx-markets.ts), for a recording that names markets its answers do not describe. */
-  altxMarkets?: AltxMarkets;
-}
+export type { ParseOptions, ParseResult };
 
 /**
  * A format of one JSON value a line: the line read with its schema and converted to records (the
@@ -90,61 +82,6 @@ type LineFormat = Exclude<BatchFormat, 'normalized' | TradeFormat | WholeFormat 
 const isTradeFormat = (format: BatchFormat): format is TradeFormat => (TRADE_FORMATS as readonly string[]).includes(format);
 const isWholeFormat = (format: BatchFormat): format is WholeFormat => format in WHOLE_FORMATS;
 
-const MAX_PROBLEMS = 5;
-
-/**
- * `lines[i]` is the JSON text of `records[i]` (the raw line when the batch was already normalized);
- * `blockTimes` the time of each block a node batch holds (an L4 snapshot's time comes from them).
- */
-export type ParseResult =
-  | { ok: true; records: NormalizedRecord[]; lines: string[]; blockTimes: Map<number, number> }
-  /** `unknownMarkets`: altx market ids neither the batch nor the registry names (another file may, once ingested). */
-  | { ok: false; reason: string; unknownMarkets?: number[] };
-
-function describe(issue: v.BaseIssue<unknown>): string {
-  const path = v.getDotPath(issue);
-  return `${path ? `${path} ` : ''}${issue.message}`;
-}
-
-/**
- * Adds a converted record to the batch when it is a valid record of a family that has its dataset
- * (a spot pair named by index renamed when the names are known); else the problem, named by line.
- */
-function accept(record: NormalizedRecord, where: string, records: NormalizedRecord[], texts: string[], problems: string[], options: ParseOptions): boolean {
-  // A node writes every coin; records of a family without the dataset (spot order statuses) are not archived.
-  if (!familiesOf(record.dataset).includes(record.family)) return true;
-  if (record.family === 'spot' && record.dataset !== 'instruments') record.symbol = nameSpot(record.symbol, options.spotNames);
-  if (refusedField(record) === undefined) {
-    records.push(record);
-    texts.push(JSON.stringify(record));
-    return true;
-  }
-  const checked = v.safeParse(NormalizedRecord, record);
-  if (!checked.success) {
-    problems.push(`${where}: ${describe(checked.issues[0])}`);
-    return false;
-  }
-  records.push(checked.output);
-  texts.push(JSON.stringify(checked.output));
-  return true;
-}
-
-function jsonLines(text: string): { line: number; json: unknown }[] | { problems: string[] } {
-  const problems: string[] = [];
-  const out: { line: number; json: unknown }[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length && problems.length < MAX_PROBLEMS; i++) {
-    const line = lines[i]!.trim();
-    if (line === '') continue;
-    try {
-      out.push({ line: i + 1, json: JSON.parse(line) });
-    } catch {
-      problems.push(`line ${i + 1}: not JSON`);
-    }
-  }
-  return problems.length > 0 ? { problems } : out;
-}
-
 /** A batch of a format whose trades span lines: every line read, then each trade converted once. */
 function parseTrades(format: TradeFormat, text: string, options: ParseOptions): ParseResult {
   const parsedLines = jsonLines(text);
@@ -188,13 +125,6 @@ function parseTrades(format: TradeFormat, text: string, options: ParseOptions): 
   return outcome(format, problems, records, texts, blockTimes);
 }
 
-/** Records a node block's time (by its number) from its envelope. */
-function noteBlock(blockTimes: Map<number, number>, block: unknown): void {
-  const { block_number: number, block_time: time } = block as { block_number: number; block_time: string };
-  const ms = blockMs(time);
-  if (!Number.isNaN(ms)) blockTimes.set(number, ms);
-}
-
 /** A batch of the node's streamed book diffs or order statuses: each block's events numbered across its lines. */
 function parseStreamed(format: StreamedFormat, text: string, options: ParseOptions): ParseResult {
   const parsedLines = jsonLines(text);
@@ -220,12 +150,6 @@ function parseWhole(format: WholeFormat, text: string, options: ParseOptions): P
   // A record of a file read whole has no line of its own: a refusal names the record (`l4_checkpoints BTC: bids.3.1 ...`).
   if ('records' in converted) for (const record of converted.records) if (!accept(record, `${record.dataset} ${record.symbol}`, records, texts, problems, options)) break;
   return outcome(format, problems, records, texts, new Map());
-}
-
-function outcome(format: BatchFormat, problems: string[], records: NormalizedRecord[], texts: string[], blockTimes: Map<number, number>): ParseResult {
-  if (problems.length > 0) return { ok: false, reason: `batch refused (${format}): ${problems.join('; ')}` };
-  if (records.length === 0) return { ok: false, reason: `batch refused (${format}): no records` };
-  return { ok: true, records, lines: texts, blockTimes };
 }
 
 export function parseBatch(format: BatchFormat, text: string, options: ParseOptions = {}): ParseResult {

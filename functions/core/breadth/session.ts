@@ -1,7 +1,7 @@
 /** Gathers what a breadth snapshot needs from the archive: the registry and the session's candles. */
 import type { ArchiveDeps } from '#ports/archive.ts';
 import { minuteCandleSource } from '../archive/read-candles.ts';
-import { instruments } from '../market/queries.ts';
+import { instruments } from '../market/instruments.ts';
 import { readWindow } from '../archive/read-pages.ts';
 import type { BreadthStore } from '#ports/breadth.ts';
 import { computeBreadth, sessionStart, type BreadthFamily, type BreadthSnapshot, type SessionStats } from './compute.ts';

@@ -93,7 +93,9 @@ async function snapshotsAt(deps: ArchiveDeps, family: Family, symbol: string, in
       params: source.params,
     });
     for (const r of rows) {
-      positions.get(Number(r.ts))?.push({ size: Number(r.size), entry_price: r.entry_price === null ? null : Number(r.entry_price), max_leverage: r.max_leverage === null ? null : Number(r.max_leverage) });
+      positions.get(Number(r.ts))?.push({
+        size: Number(r.size), entry_price: r.entry_price === null ? null : Number(r.entry_price), max_leverage: r.max_leverage === null ? null : Number(r.max_leverage),
+      });
     }
   }
   return { positions, blocks: await blocksAt(deps, family, symbol, instants) };

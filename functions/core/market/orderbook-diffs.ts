@@ -9,7 +9,8 @@ import { LevelWalk, type LevelChange } from '../book/level-walk.ts';
 import { EMPTY, page, startPage, windowPage, type JsonRows, type Paging } from './queries.ts';
 import { isoSql } from './shape.ts';
 import type { L2Diff, L4Diff } from '#schemas/orderbook.ts';
-import { type BookHistoryRequest, diffsAfter, firstCheckpoint, iso, rebuild, rebuildFrom, rendered } from './orderbook.ts';
+import { type BookHistoryRequest, firstCheckpoint, iso, rendered } from './orderbook.ts';
+import { diffsAfter, rebuild, rebuildFrom } from './orderbook-replay.ts';
 
 const L4_DIFF_PROJECTION = `{'timestamp': ${isoSql('ts')}, 'block_number': block_number, 'seq': seq, 'oid': oid, 'user_address': user_address,
   'coin': symbol, 'side': side, 'price': CAST(price AS DOUBLE), 'diff_type': diff_type, 'new_size': TRY_CAST(new_size AS DOUBLE), 'insert_before': insert_before}`;

@@ -9,7 +9,8 @@ import { newestRow } from '../archive/read-pages.ts';
 import type { Level } from '../book/l4-book.ts';
 import { EMPTY, page, startPage, windowPage, type JsonRows, type Paging } from './queries.ts';
 import { NATIVE_DEPTH_CAP, TICK_DELTAS, type OrderBook, type TickHistory } from '#schemas/orderbook.ts';
-import { BOOK_LOOKBACK_MS, type BookRequest, CAPPED_FAMILIES, GRANULAR_FAMILIES, type NativeHistoryRequest, applyAll, diffsAfter, firstCheckpoint, missing, orderBook, rebuild, rebuildFrom, rendered } from './orderbook.ts';
+import { BOOK_LOOKBACK_MS, type BookRequest, CAPPED_FAMILIES, GRANULAR_FAMILIES, type NativeHistoryRequest, firstCheckpoint, missing, orderBook, rendered } from './orderbook.ts';
+import { applyAll, diffsAfter, rebuild, rebuildFrom } from './orderbook-replay.ts';
 import { type BookPosition, levelChanges, nextCursorOf } from './orderbook-diffs.ts';
 
 function checkNativeDepth(family: Family, depth: number | undefined): void {

@@ -3,18 +3,17 @@
  * the perpx families). The order-level (L4) book at any instant is rebuilt from the newest
  * checkpoint at or before it plus the diffs after it; full-depth L2 is that book aggregated by
  * price, and L2 diffs are its levels after each block that changed them. Reads are bounded by the
- * checkpoint cadence, never by the archive: a book touches one checkpoint and the diffs since.
+ * checkpoint cadence, never by the archive: a book touches one checkpoint and the diffs since
+ * (the replay itself is orderbook-replay.ts).
  */
 import { AppError } from '../errors.ts';
 import { CAPPED_BOOK_FAMILIES, isSymbolOf, type Family } from '../venues.ts';
 import type { ArchiveDeps } from '#ports/archive.ts';
-import { windowSource } from '../archive/read.ts';
 import { coverageStart } from '../archive/coverage.ts';
 import { L4Book, type BookOrder, type CheckpointOrder, type Level } from '../book/l4-book.ts';
-import type { SequencedDiff } from '../book/level-walk.ts';
-import { nettedDiffsAfter } from './orderbook-net.ts';
 import { l2Levels, l4BookJson, type CheckpointHead } from './orderbook-sql.ts';
-import { BOOK_LOOKBACK_MS, firstCheckpoint, newestHead, withSides, type StoredCheckpoint } from './orderbook-checkpoints.ts';
+import { BOOK_LOOKBACK_MS, firstCheckpoint, newestHead, withSides } from './orderbook-checkpoints.ts';
+import { rebuild, rebuildNetted, type Rebuilt } from './orderbook-replay.ts';
 
 export { BOOK_LOOKBACK_MS, firstCheckpoint };
 import { difference, midpoint, sumDecimals } from '../book/decimal.ts';
@@ -75,91 +74,6 @@ export function missing(what: string, dataset: 'l2_snapshots' | 'l4_checkpoints'
 /** Rows rendered by this module (not by DuckDB), joined the way a page of JSON rows is. */
 export function rendered<T>(rows: readonly T[], nextCursor: string | null, meta?: Record<string, unknown>): JsonRows<T> {
   return { json: rows.map((r) => JSON.stringify(r)).join(','), count: rows.length, nextCursor, ...(meta && { meta }) };
-}
-
-interface Rebuilt {
-  book: L4Book;
-  checkpointTs: number;
-  diffsApplied: number;
-  lastBlock: number;
-  /** (block, seq) of the last diff in the book: the next diffs come after it. */
-  position: [number, number];
-}
-
-/**
- * The order-level book from a checkpoint row, moved forward by every diff after the checkpoint's
- * position up to `at` (and, when given, through block `throughBlock` only).
- */
-export async function rebuildFrom(deps: ArchiveDeps, family: Family, symbol: string, checkpoint: StoredCheckpoint, at: number, throughBlock?: number): Promise<Rebuilt> {
-  const book = L4Book.fromCheckpoint(checkpoint.bids, checkpoint.asks);
-  const rebuilt: Rebuilt = {
-    book, checkpointTs: Number(checkpoint.ts), diffsApplied: 0, lastBlock: Number(checkpoint.block_number),
-    position: [Number(checkpoint.block_number), Number(checkpoint.seq)],
-  };
-  const diffs = await diffsAfter(deps, family, symbol, rebuilt, at, throughBlock === undefined ? undefined : { block: throughBlock });
-  applyAll(rebuilt, diffs);
-  return rebuilt;
-}
-
-type DiffRow = SequencedDiff;
-
-/** Moves a rebuilt book forward by diffs (in order). */
-export function applyAll(rebuilt: Rebuilt, diffs: readonly DiffRow[]): void {
-  for (const diff of diffs) rebuilt.book.apply(diff);
-  const last = diffs[diffs.length - 1];
-  if (last) {
-    rebuilt.diffsApplied += diffs.length;
-    rebuilt.lastBlock = last.block_number;
-    rebuilt.position = [last.block_number, last.seq];
-  }
-}
-
-/**
- * The diffs after a book's position with `ts` up to `to`, in (block, seq) order: all of them, or
- * through a block, or a page of `limit` (one more is read to tell whether the window goes on).
- */
-export async function diffsAfter(
-  deps: ArchiveDeps, family: Family, symbol: string, from: { checkpointTs: number; position: [number, number] }, to: number,
-  bound?: { block: number } | { limit: number },
-): Promise<DiffRow[]> {
-  const source = await windowSource(deps, { dataset: 'l4_diffs', family, symbol, from: from.checkpointTs, to });
-  if (!source) return [];
-  const through = bound && 'block' in bound ? ' AND block_number <= $d_through' : '';
-  const limit = bound && 'limit' in bound ? ' LIMIT $d_limit' : '';
-  return deps.sql.query({
-    sql: `SELECT ts, block_number, seq, oid, user_address, side, price, diff_type, new_size, insert_before FROM (${source.sql})
-          WHERE (block_number > $d_block OR (block_number = $d_block AND seq > $d_seq))${through} ORDER BY block_number, seq${limit}`,
-    params: {
-      ...source.params, d_block: from.position[0], d_seq: from.position[1],
-      ...(bound && 'block' in bound && { d_through: bound.block }), ...(bound && 'limit' in bound && { d_limit: bound.limit }),
-    },
-  }) as Promise<unknown> as Promise<DiffRow[]>;
-}
-
-export async function rebuild(deps: ArchiveDeps, req: BookRequest, throughBlock?: number): Promise<Rebuilt | undefined> {
-  if (!isSymbolOf(req.family, req.symbol)) return undefined;
-  const head = await newestHead(deps, req.family, req.symbol, req.at);
-  if (!head) return undefined;
-  const checkpoint = await withSides(deps, req.family, req.symbol, head);
-  return throughBlock === undefined ? rebuildNetted(deps, req.family, req.symbol, checkpoint, req.at) : rebuildFrom(deps, req.family, req.symbol, checkpoint, req.at, throughBlock);
-}
-
-/**
- * The book at `at` from the diffs netted in SQL (orderbook-net.ts), or from all of them when the
- * window cannot be netted or an order it left out was resting in the checkpoint.
- */
-async function rebuildNetted(deps: ArchiveDeps, family: Family, symbol: string, checkpoint: StoredCheckpoint, at: number): Promise<Rebuilt> {
-  const book = L4Book.fromCheckpoint(checkpoint.bids, checkpoint.asks);
-  const position: [number, number] = [Number(checkpoint.block_number), Number(checkpoint.seq)];
-  const rebuilt: Rebuilt = { book, checkpointTs: Number(checkpoint.ts), diffsApplied: 0, lastBlock: position[0], position };
-  const net = await nettedDiffsAfter(deps, family, symbol, rebuilt, at);
-  if (!net || net.dropped.some((oid) => book.order(oid) !== undefined)) {
-    applyAll(rebuilt, await diffsAfter(deps, family, symbol, rebuilt, at));
-    return rebuilt;
-  }
-  for (const diff of net.diffs) book.apply(diff);
-  if (net.last) Object.assign(rebuilt, { diffsApplied: net.count, lastBlock: net.last[0], position: net.last });
-  return rebuilt;
 }
 
 const sideTotal = (orders: readonly BookOrder[]) => Number(sumDecimals(orders.map((o) => o.size)));

@@ -16,7 +16,8 @@ import { HOUR_MS, positionsCoverage, snapshotExists, snapshotRowOf, snapshotRows
 import {
   marketPositionColumns, marketPositionOf, marketSummaryOf, qualityOf, roundColumns, type MarketPositionRow, type MarketSummaryRow, type Quality,
 } from './shape.ts';
-import { HISTORY_PAGE_HOURS, STALE_AFTER_MS, builtThrough, checkRange, iso, issue, openCursor, positionIn, type PositionsPage } from './read.ts';
+import { HISTORY_PAGE_HOURS, STALE_AFTER_MS, builtThrough, checkRange, iso, type PositionsPage } from './read.ts';
+import { issue, openCursor, positionIn } from './cursor.ts';
 
 /** Rows of one account's snapshot, or a market's, excluding system accounts unless asked. */
 const kindFilter = (includeSystem: boolean | undefined) => (includeSystem ? undefined : 'coalesce(account_kind, \'user\') = \'user\'');

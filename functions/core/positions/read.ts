@@ -4,23 +4,21 @@
  * with a snapshot, or the snapshot before it plus that account's legs up to it), clamp to how far
  * the change log is built, and say so in `meta`. Market and bulk reads stay on one snapshot.
  * Every read is bounded by one snapshot's rows of a market or an account, or by a page's window.
+ * The hourly history reads are in history-read.ts, the market and bulk reads in market-read.ts.
  */
 import { AppError } from '../errors.ts';
 import type { ArchiveDeps } from '#ports/archive.ts';
 import type { Row, SqlValue } from '#ports/sql.ts';
 import { readWindow } from '../archive/read-pages.ts';
 import { windowSource } from '../archive/read.ts';
-import { decodeCursor, encodeCursor, requestFingerprint, type CursorState } from '../market/cursor.ts';
-import { NUMBERED_FAMILIES, POSITION_FAMILIES, type PositionFamily, type SnapshotRow } from './engine.ts';
-import { HOUR_MS, accountKinds, finalizedThrough, latestMarkerAt, latestSnapshotAt, positionsCoverage, snapshotRowOf, snapshotRowsAt } from './store.ts';
+import { issue, openCursor, positionIn } from './cursor.ts';
+import { NUMBERED_FAMILIES, POSITION_FAMILIES, type PositionFamily } from './engine.ts';
+import { accountKinds, finalizedThrough, latestMarkerAt, latestSnapshotAt, positionsCoverage, snapshotRowsAt } from './store.ts';
 import { accountSummaryOf, changeOf, positionOf, qualityOf, type AccountSummaryRow, type ChangeRow, type PositionRow, type Quality } from './shape.ts';
 import { accountSeen, accountSnapshotAt, positionsAt } from './account-read.ts';
-import { groupBy } from '../group.ts';
 
-/** SPEC "Limits": current positions are stale past 12 minutes; cursors live 24 hours; history pages hold 168 hours. */
+/** SPEC "Limits": current positions are stale past 12 minutes; history pages hold 168 hours (cursors: cursor.ts). */
 export const STALE_AFTER_MS = 12 * 60_000;
-
-export const CURSOR_LIFETIME_MS = 24 * HOUR_MS;
 
 export const HISTORY_PAGE_HOURS = 168;
 
@@ -32,36 +30,7 @@ export interface PositionsPage<T> {
   meta: Record<string, unknown>;
 }
 
-/** Cursors carry when they were issued (they expire) and are bound to every other parameter. */
-export function openCursor(cursor: string | undefined, routeId: string, params: object, now: number): { fingerprint: string; state?: CursorState } {
-  const { cursor: _c, limit: _l, ...rest } = params as Record<string, unknown>;
-  const fingerprint = requestFingerprint({ routeId, ...rest });
-  if (!cursor) return { fingerprint };
-  const state = decodeCursor(cursor, fingerprint);
-  const issuedAt = state.position[0];
-  if (typeof issuedAt !== 'number' || now - issuedAt > CURSOR_LIFETIME_MS || issuedAt > now) {
-    throw new AppError('invalid_cursor', 'The cursor has expired (cursors live 24 hours); restart without a cursor.', { param: 'cursor' });
-  }
-  return { fingerprint, state };
-}
-
-/**
- * The cursor's position after its issue time, checked against what this read puts there (one of
- * `shapes`): a cursor is a hash of public parameters, so a forged one must fail as a bad cursor,
- * not reach a query.
- */
-export function positionIn(state: CursorState, ...shapes: readonly (readonly ('count' | 'text')[])[]): (number | string)[] {
-  const position = state.position.slice(1);
-  const fits = (shape: readonly ('count' | 'text')[]) => shape.length === position.length
-    && shape.every((kind, i) => (kind === 'text' ? typeof position[i] === 'string' : Number.isSafeInteger(position[i]) && (position[i] as number) >= 0));
-  if (!shapes.some(fits)) throw new AppError('invalid_cursor', 'The cursor is malformed; pass meta.next_cursor unchanged.', { param: 'cursor' });
-  return position;
-}
-
-export const issue = (fingerprint: string, window: [number, number], now: number, ...position: (number | string)[]) =>
-  encodeCursor(fingerprint, { window, position: [now, ...position] });
-
-function coverageMeta(family: PositionFamily) {
+export function coverageMeta(family: PositionFamily) {
   const from = iso(positionsCoverage(family));
   return { coverage_from: from, notice: `Positions of ${family} are covered from ${from}; the requested time is before that.` };
 }
@@ -87,7 +56,7 @@ export interface AccountRequest {
   limit: number;
 }
 
-const inScope = (req: { symbol?: string; dex?: string }) => (row: { symbol: string }) =>
+export const inScope = (req: { symbol?: string; dex?: string }) => (row: { symbol: string }) =>
   (req.symbol === undefined || row.symbol === req.symbol) && (req.dex === undefined || row.symbol.startsWith(`${req.dex}:`));
 
 export interface WalletPositions { positions: PositionRow[]; account: AccountSummaryRow | null; account_seen?: 'flat' | 'never_seen' | 'outside_coverage' }
@@ -175,39 +144,6 @@ export async function walletChanges(deps: ArchiveDeps, req: RangeRequest, now: n
   };
 }
 
-/**
- * Hourly snapshot rows of one account in [start, end), hour by hour: a page holds at most 168
- * hours, so it may end short on an hour boundary and still carry a cursor.
- */
-async function hourlyRowsOf(deps: ArchiveDeps, req: RangeRequest, now: number, rowLimit: number) {
-  checkRange(req);
-  const { fingerprint, state } = openCursor(req.cursor, req.routeId, req, now);
-  // Resume at an hour, or within one after a row: (ts, account, symbol).
-  const resume = state && positionIn(state, ['count'], ['count', 'count', 'text', 'text']);
-  const from = resume ? (resume[0] as number) : Math.ceil(req.start / HOUR_MS) * HOUR_MS;
-  const pageEnd = Math.min(req.end, from + HISTORY_PAGE_HOURS * HOUR_MS);
-  const after = resume && resume.length > 1 ? resume.slice(1) : undefined;
-  const params: Record<string, SqlValue> = { p_account: req.account };
-  const rows = pageEnd <= from ? [] : (await readWindow<SnapshotRow>(deps, {
-    dataset: 'position_snapshots', family: req.family, from, to: pageEnd - 1, limit: rowLimit + 1,
-    after, filter: { sql: 'account = $p_account AND ts % 3600000 = 0', params },
-  })).rows.map(snapshotRowOf).filter(inScope(req));
-  return { fingerprint, rows, pageEnd, from };
-}
-
-/** `/positions/history`: the account's positions at each hourly snapshot in [start, end). */
-export async function walletHistory(deps: ArchiveDeps, req: RangeRequest, now: number): Promise<PositionsPage<PositionRow[]>> {
-  if (req.end <= positionsCoverage(req.family)) return { data: [], nextCursor: null, meta: NUMBERED_FAMILIES.has(req.family) ? coverageMeta(req.family) : {} };
-  const { fingerprint, rows, pageEnd } = await hourlyRowsOf(deps, req, now, req.limit);
-  const page = rows.slice(0, req.limit);
-  const window: [number, number] = [req.start, req.end];
-  let nextCursor: string | null = null;
-  // Resume within an hour after the last row, or at the next hour once this page's hours are done.
-  if (rows.length > req.limit) nextCursor = issue(fingerprint, window, now, page.at(-1)!.ts, page.at(-1)!.ts, page.at(-1)!.account, page.at(-1)!.symbol);
-  else if (pageEnd < req.end) nextCursor = issue(fingerprint, window, now, pageEnd);
-  return { data: page.map((r) => positionOf(req.family, r, r.ts)), nextCursor, meta: { source: 'snapshot', quality: qualityOf(req.family, page) } };
-}
-
 /** `/account`: the account's summary at the latest snapshot; on hip3 without `dex`, one row per dex. */
 export async function accountSummaries(deps: ArchiveDeps, req: { family: PositionFamily; account: string; dex?: string }, now: number): Promise<PositionsPage<AccountSummaryRow[]>> {
   const built = await builtThrough(deps, req.family, now);
@@ -217,19 +153,6 @@ export async function accountSummaries(deps: ArchiveDeps, req: { family: Positio
   const data = dexes.map((dex) => accountSummaryOf(req.family, req.account, dex === undefined ? rows : rows.filter(inScope({ dex })), built, { dex }));
   const stale = now - built > STALE_AFTER_MS;
   return { data, nextCursor: null, meta: { as_of: iso(built), snapshot_ts: iso(built), source: 'snapshot', stale, ...(stale && { notice: 'The latest snapshot is older than 12 minutes.' }), quality: qualityOf(req.family, rows) } };
-}
-
-/** `/account/history`: one summary per hourly snapshot in [start, end) at which the account held positions. */
-export async function accountHistory(deps: ArchiveDeps, req: RangeRequest, now: number): Promise<PositionsPage<AccountSummaryRow[]>> {
-  if (req.end <= positionsCoverage(req.family)) return { data: [], nextCursor: null, meta: NUMBERED_FAMILIES.has(req.family) ? coverageMeta(req.family) : {} };
-  const { fingerprint, rows, pageEnd } = await hourlyRowsOf(deps, req, now, 1_000_000);
-  const byHour = groupBy(rows, (row) => row.ts);
-  const hours = [...byHour.keys()].sort((a, b) => a - b);
-  const served = hours.slice(0, req.limit);
-  const data = served.map((hour) => accountSummaryOf(req.family, req.account, byHour.get(hour)!, hour, { dex: req.dex, history: true }));
-  const window: [number, number] = [req.start, req.end];
-  const resumeAt = hours.length > served.length ? served.at(-1)! + HOUR_MS : pageEnd < req.end ? pageEnd : undefined;
-  return { data, nextCursor: resumeAt === undefined ? null : issue(fingerprint, window, now, resumeAt), meta: { source: 'snapshot', quality: qualityOf(req.family, rows) } };
 }
 
 export interface L1Accounts { l1_address: string; total_accounts: number; accounts: { account_index: string; account_type: number; first_seen: string | null }[] }

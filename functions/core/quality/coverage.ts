@@ -8,17 +8,13 @@
 import { DATASETS, familiesOf, type Dataset, type DatasetDef } from '#schemas/datasets.ts';
 import type { ArchiveFile, ArchiveManifest } from '#ports/archive.ts';
 import { supersedes, visibleFiles } from '../archive/files.ts';
-import { coverageStart } from '../archive/coverage.ts';
 import { dayOf, DAY_MS } from '../archive/layout.ts';
 import type { Family } from '../venues.ts';
 import { QUALITY_DATASETS, observedCadence, recordsMissed, rowsInside, seriesCoverage, type ObservedCadence, type QualityDataset, type SymbolCadence } from '../archive/cadence.ts';
 
-
 export const qualityDatasetsOf = (family: Family): QualityDataset[] => QUALITY_DATASETS.filter((d) => familiesOf(d).includes(family));
-/** Every (family, dataset) pair whose quality is measured. */
-const QUALITY_FAMILIES_AND_DATASETS: readonly (readonly [Family, QualityDataset])[] = QUALITY_DATASETS.flatMap((d) => familiesOf(d).map((f) => [f, d] as const));
 
-const iso = (ms: number) => new Date(ms).toISOString();
+export const iso = (ms: number) => new Date(ms).toISOString();
 const round = (n: number, digits: number) => Number(n.toFixed(digits));
 /** Completeness and coverage go out as percentages from 0 to 100 (the reference client's unit), computed as shares. */
 export const percent = (share: number) => round(share * 100, 4);
@@ -49,7 +45,7 @@ async function filesOf(manifest: ArchiveManifest, dataset: Dataset, family: Fami
 }
 
 /** The files with their cadence statistics attached (one batched read by key). */
-async function withCadence(manifest: ArchiveManifest, files: readonly ArchiveFile[]): Promise<ArchiveFile[]> {
+export async function withCadence(manifest: ArchiveManifest, files: readonly ArchiveFile[]): Promise<ArchiveFile[]> {
   const stats = await manifest.cadenceOf(files);
   return files.map((file) => {
     const cadence = stats.get(file.fileId);
@@ -58,7 +54,7 @@ async function withCadence(manifest: ArchiveManifest, files: readonly ArchiveFil
 }
 
 /** A symbol's statistics in a file: its own entry, or the whole file for a one-symbol file written before files carried them. */
-function statsOf(file: ArchiveFile, symbol: string): SymbolCadence | undefined {
+export function statsOf(file: ArchiveFile, symbol: string): SymbolCadence | undefined {
   const own = file.cadence?.[symbol];
   if (own) return own;
   if (file.cadence === undefined && file.symbols.length === 1 && file.symbols[0] === symbol) {
@@ -217,55 +213,6 @@ export async function ingestLag(manifest: ArchiveManifest, dataset: Dataset, fam
   const newest = all.reduce((a, b) => (b.maxTs > a.maxTs ? b : a));
   const lag = Math.max(0, newest.createdAt - newest.maxTs);
   return { lastDataAt: newest.maxTs, meanLagMs: lag, currentLagMs: lag, files: 0 };
-}
-
-export interface SymbolEntry {
-  symbol: string;
-  exchange: Family;
-  coverage_from?: string;
-  coverage_to?: string;
-  data_types: string[];
-  coverage_by_type: Record<string, string>;
-  size_per_day: Record<string, number>;
-}
-
-/**
- * Every symbol of every family with data in the last 24 hours: its data types, where the archive's
- * coverage of each begins (the dataset's coverage start in the family), the newest record, and the
- * bytes of Parquet each data type took over those 24 hours (an all-symbol file's bytes shared by
- * rows). Two manifest queries per family and dataset.
- */
-export async function symbolCatalogue(manifest: ArchiveManifest, now: number): Promise<SymbolEntry[]> {
-  const since = now - DAY_MS;
-  const entries = new Map<string, SymbolEntry>();
-  await Promise.all(QUALITY_FAMILIES_AND_DATASETS.map(async ([family, dataset]) => {
-    const [yesterday, today, deltas] = await Promise.all([
-      manifest.compactedFilesOfDay(dataset, family, dayOf(since)),
-      manifest.compactedFilesOfDay(dataset, family, dayOf(now)),
-      manifest.deltaFiles(dataset, family, dayOf(since), dayOf(now)),
-    ]);
-    const files = await withCadence(manifest, visibleFiles([...yesterday, ...today], deltas).filter((f) => f.maxTs >= since));
-    const start = coverageStart(dataset, family)!;
-    for (const file of files) {
-      for (const symbol of file.symbols) {
-        const stats = statsOf(file, symbol);
-        const share = stats && file.rows > 0 ? stats.rows / file.rows : 1 / file.symbols.length;
-        const key = `${family}|${symbol}`;
-        const entry = entries.get(key) ?? { symbol, exchange: family, data_types: [], coverage_by_type: {}, size_per_day: {} };
-        if (!entry.data_types.includes(dataset)) entry.data_types.push(dataset);
-        entry.coverage_by_type[dataset] = iso(start);
-        entry.size_per_day[dataset] = Math.round((entry.size_per_day[dataset] ?? 0) + file.bytes * share);
-        const newest = stats?.maxTs ?? file.maxTs;
-        if (entry.coverage_to === undefined || newest > Date.parse(entry.coverage_to)) entry.coverage_to = iso(newest);
-        entries.set(key, entry);
-      }
-    }
-  }));
-  return [...entries.values()].map((entry) => ({
-    ...entry,
-    data_types: [...entry.data_types].sort(),
-    coverage_from: iso(Math.min(...Object.values(entry.coverage_by_type).map(Date.parse))),
-  })).sort((a, b) => a.exchange.localeCompare(b.exchange) || a.symbol.localeCompare(b.symbol));
 }
 
 /**

@@ -8,7 +8,8 @@ import type { IncidentStore, LatencyStore, StoredIncident } from '#ports/quality
 import { AppError } from '../errors.ts';
 import { FAMILIES, type Family } from '../venues.ts';
 import { DAY_MS } from '../archive/layout.ts';
-import { familyCoverage, incidentRecords, ingestLag, percent, qualityDatasetsOf, type DataTypeCoverage, type SymbolEntry } from './coverage.ts';
+import { familyCoverage, incidentRecords, ingestLag, percent, qualityDatasetsOf, type DataTypeCoverage } from './coverage.ts';
+import type { SymbolEntry } from './catalogue.ts';
 import { incidentView, type IncidentWithRecords } from './incidents.ts';
 import { summarize } from './latency.ts';
 

@@ -94,7 +94,9 @@ describe('the venue-rate generator', () => {
         const diffs = records('node_raw_book_diffs_streaming', batch.texts.node_raw_book_diffs_streaming.text);
         for (const d of diffs) {
           if (d.dataset !== 'l4_diffs') continue;
-          books.get(d.symbol)!.apply({ ts: d.ts, oid: d.oid, user_address: d.user_address, side: d.side, price: d.price, diff_type: d.diff_type, new_size: d.new_size ?? null, insert_before: null });
+          books.get(d.symbol)!.apply({
+            ts: d.ts, oid: d.oid, user_address: d.user_address, side: d.side, price: d.price, diff_type: d.diff_type, new_size: d.new_size ?? null, insert_before: null,
+          });
         }
         expect(records('node_order_statuses_streaming', batch.texts.node_order_statuses_streaming.text)).toHaveLength(batch.texts.node_order_statuses_streaming.lines);
         fills += records('node_fills_streaming', batch.texts.node_fills_streaming.text).length;
