@@ -1,5 +1,6 @@
 /**
- * Derived datasets (1-minute candles from trades, estimate rollups and reductions, OI crossings):
+ * Derived datasets (1-minute candles from trades, estimate rollups and reductions, OI crossings,
+ * per-wallet statistics for wallet classes):
  * each rebuilt for the hour or day its source's merged rows cover, and rebuilt over past days when
  * a derivation is added or changed (`rederiveDays`).
  */
@@ -12,6 +13,7 @@ import { visibleFiles } from './files.ts';
 import { eachBounded } from '../bounded.ts';
 import { candlesFromTradesSql, checkpointOrdersSql, oiCrossingsSql, reductionSql, rollupSql } from './sql.ts';
 import { windowSource } from './read.ts';
+import { WALLET_STATS } from './wallet-stats-sql.ts';
 import { IO_CONCURRENCY, partsOf, version, writeParts } from './compact-write.ts';
 import { type CompactionReport, DELETION_GRACE_MS, LEASE_MS, type Slot, dayStart, emptyReport, slotRange } from './compact-slot.ts';
 
@@ -31,6 +33,9 @@ const DERIVATIONS: Readonly<Record<DerivedDataset, (sourceRows: string, slotHour
   liquidation_minutes_1h: (source) => reductionSql('liquidation_minutes_1h', source),
   oi_crossings: oiCrossingsSql,
   l4_checkpoint_orders: checkpointOrdersSql,
+  wallet_fill_stats: WALLET_STATS.wallet_fill_stats.derive,
+  wallet_order_stats: WALLET_STATS.wallet_order_stats.derive,
+  wallet_trade_stats: WALLET_STATS.wallet_trade_stats.derive,
 };
 
 export async function rebuildAllDerived(
