@@ -931,7 +931,7 @@ export const DATASETS = {
     json: ['cancel_speeds'],
   },
   wallet_trade_stats: {
-    columns: [...KEY, c('address', 'VARCHAR'), c('slot_hours', 'INTEGER'), c('builder_address', 'VARCHAR'), c('twap_fills', 'BIGINT'),
+    columns: [...KEY, c('address', 'VARCHAR'), c('slot_hours', 'INTEGER'), c('builder_address', 'VARCHAR'), c('marked', 'BIGINT'), c('twap_fills', 'BIGINT'),
       c('priority_gas', 'DOUBLE'), c('builder_fees', 'DOUBLE'), c('builder_trades', 'BIGINT')],
     uniqueBy: ['address', 'symbol', 'ts', 'slot_hours', 'builder_address'],
     sortBy: ['address', 'ts', 'symbol', 'builder_address'],

@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classOf, classifyWallets, matches, metricsOf, sortWallets, type ClassifyRequest } from '#core/positions/wallet-classes.ts';
 import { groupBy } from '#core/group.ts';
+import { rederiveDays } from '#core/archive/compact-derived.ts';
 import type { Row } from '#ports/sql.ts';
 import { WALLET_SORTS, type WalletSort } from '#schemas/wallet-classes.ts';
 import type { NormalizedRecord } from '#schemas/datasets.ts';
@@ -51,7 +52,7 @@ const caseArb = fc.record({
   fills: fc.array(fillArb, { minLength: 5, maxLength: 120 }), orders: fc.array(orderArb, { minLength: 5, maxLength: 60 }),
   trades: fc.array(tradeArb, { maxLength: 30 }), requests: fc.array(requestArb, { minLength: 3, maxLength: 3 }),
 });
-type Case = fc.infer<typeof caseArb>;
+type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
 /** The raw records of a case, its ids (trade ids, oids, block numbers) from `base` up. */
 function recordsOf(c: Case, base: number): NormalizedRecord[] {
@@ -79,6 +80,8 @@ function recordsOf(c: Case, base: number): NormalizedRecord[] {
   return [...fills, ...orders, ...trades] as NormalizedRecord[];
 }
 
+/** A raw record as the reference reads it: any of its dataset's members. */
+type Raw = Record<string, any>;
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 const max = (xs: number[]) => (xs.length ? Math.max(...xs) : undefined);
 const byWallet = <T extends { wallet: string }>(xs: T[]) => groupBy(xs, (x) => x.wallet);
@@ -88,12 +91,16 @@ const byWallet = <T extends { wallet: string }>(xs: T[]) => groupBy(xs, (x) => x
  * which piece an order event falls in (the whole day once folded; on the open day each compacted hour, and the rest).
  */
 function expectedRows(records: NormalizedRecord[], from: number, pieceOf: (ts: number) => number): Map<string, [Row?, Row?, Row?]> {
-  const ofDay = records.filter((r) => r.ts >= from && r.ts < from + DAY) as (NormalizedRecord & Record<string, any>)[];
+  const ofDay: Raw[] = records.filter((r) => r.ts >= from && r.ts < from + DAY);
   const out = new Map<string, [Row?, Row?, Row?]>();
-  const put = (wallet: string, i: 0 | 1 | 2, row: Row) => out.set(wallet, Object.assign(out.get(wallet) ?? [], { [i]: row }));
-  const legs = ofDay.filter((r) => r.dataset === 'position_changes').map((r) => ({ ...r, wallet: r.account as string, notional: Number(r.price) * Number(r.size) }));
+  const put = (wallet: string, i: 0 | 1 | 2, row: Row) => {
+    const rows = out.get(wallet) ?? [];
+    rows[i] = row;
+    out.set(wallet, rows);
+  };
+  const legs = ofDay.filter((r) => r.dataset === 'position_changes').map((r): Raw & { wallet: string } => ({ ...r, wallet: r.account as string, notional: Number(r.price) * Number(r.size) }));
   for (const [w, fs] of byWallet(legs)) {
-    const holds = fs.filter((f) => f.event_type === 'close' && f.opened_at != null).map((f) => f.ts - f.opened_at);
+    const holds = fs.filter((f) => f.event_type === 'close' && f.opened_at != null).map((f) => f.ts - Number(f.opened_at));
     put(w, 0, {
       fills: fs.length, buy_volume: sum(fs.filter((f) => f.side === 'B').map((f) => f.notional)), sell_volume: sum(fs.filter((f) => f.side === 'A').map((f) => f.notional)),
       maker_fills: fs.filter((f) => f.crossed === false).length, known_side_fills: fs.filter((f) => f.crossed !== undefined).length, max_fill: max(fs.map((f) => f.notional)),
@@ -101,7 +108,7 @@ function expectedRows(records: NormalizedRecord[], from: number, pieceOf: (ts: n
       symbols: [...new Set(fs.map((f) => f.symbol))].join(' '), liquidations: fs.filter((f) => f.cause === 'liquidation').length, avg_hold: holds.length ? sum(holds) / holds.length : undefined,
     });
   }
-  const events = ofDay.filter((r) => r.dataset === 'order_events').map((r) => ({ ...r, wallet: r.user_address as string }));
+  const events = ofDay.filter((r) => r.dataset === 'order_events').map((r): Raw & { wallet: string } => ({ ...r, wallet: r.user_address as string }));
   for (const [w, es] of byWallet(events)) {
     const units = [...groupBy(es, (e) => `${e.oid}#${pieceOf(e.ts)}`).values()].map((u) => {
       const first = u.reduce((a, b) => (b.ts < a.ts ? b : a));
@@ -122,7 +129,7 @@ function expectedRows(records: NormalizedRecord[], from: number, pieceOf: (ts: n
       symbols: [...new Set(units.map((u) => u.symbol))].join(' '),
     });
   }
-  const taken = ofDay.filter((r) => r.dataset === 'trades' && (r.twap_id != null || r.priority_gas != null || r.builder_address != null)).map((r) => ({ ...r, wallet: r.user_address as string }));
+  const taken = ofDay.filter((r) => r.dataset === 'trades' && (r.twap_id != null || r.priority_gas != null || r.builder_address != null)).map((r): Raw & { wallet: string } => ({ ...r, wallet: r.user_address as string }));
   for (const [w, ts] of byWallet(taken)) {
     const counts = [...groupBy(ts.filter((t) => t.builder_address), (t) => t.builder_address as string)].map(([b, xs]) => [b, xs.length] as const);
     const top = counts.sort(([a, n], [b, m]) => m - n || (a < b ? -1 : 1))[0]?.[0];
@@ -191,5 +198,15 @@ describe('wallet classes over the derived statistics', () => {
     expect(read.fills.rowsRead).toBeLessThanOrEqual(WALLETS.length * SYMBOLS.length);
     expect(read.orders.rowsRead).toBeLessThanOrEqual(WALLETS.length * SYMBOLS.length);
     expect(read.fills.rowsRead).toBeLessThan(raw.fills);
+  });
+
+  it('derives a closed day again (npm run derive:backfill) to the same answer', async () => {
+    const req: ClassifyRequest = { family: 'perpx', min_orders: 0, min_volume_usd: 0, sort: 'total_fills', order: 'desc', limit: 10, offset: 0, date: '2026-09-01' };
+    const before = await classifyWallets(archive(), req, NOW);
+    const report = await rederiveDays(archive(), { datasets: ['wallet_fill_stats', 'wallet_order_stats', 'wallet_trade_stats'], families: ['perpx'], from: '2026-09-01', to: '2026-09-01' });
+    const after = await classifyWallets(archive(), req, NOW);
+    expect(report.partitions).toBe(3);
+    expect(after.data).toEqual(before.data);
+    expect(after.read.orders.dayRows).toBe(true);
   });
 });

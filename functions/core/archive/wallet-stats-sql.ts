@@ -54,7 +54,7 @@ export function walletOrderStatsSql(source: string, slotHours: number): string {
         bool_or(cloid IS NOT NULL) AS has_cloid, min(ts) FILTER (WHERE event = 'placed') AS placed_at, min(ts) FILTER (WHERE event = 'canceled') AS canceled_at
       FROM ${source} WHERE user_address IS NOT NULL GROUP BY family, symbol, user_address, oid, ${slotOf(slotHours)}),
     speeds AS (
-      SELECT family, symbol, address, slot, to_json(list([ms, n] ORDER BY ms)) AS cancel_speeds FROM (
+      SELECT family, symbol, address, slot, CAST(to_json(list([ms, n] ORDER BY ms)) AS VARCHAR) AS cancel_speeds FROM (
         SELECT family, symbol, address, slot, canceled_at - placed_at AS ms, count(*) AS n FROM per_order WHERE canceled_at >= placed_at GROUP BY ALL)
       GROUP BY ALL),
     counts AS (
@@ -86,23 +86,27 @@ export function combineOrderStatsSql(rows: string): string {
     FROM r LEFT JOIN medians m ON r.wallet = m.wallet GROUP BY r.wallet`;
 }
 
-/** What only a taker's trade row says (TWAP slice, priority gas, builder fee), per builder so the top one is found over any rows. */
+/**
+ * What only a taker's trade row says (TWAP slice, priority gas, builder fee), per builder so the
+ * top one is found over any rows. Every trade of a wallet counts in `marked` only when it says one
+ * of these: the others keep a slot's row (a file per slot) and add nothing.
+ */
 export function walletTradeStatsSql(source: string, slotHours: number): string {
   return `SELECT family, symbol, user_address AS address, ${slotOf(slotHours)} AS ts, ${slotHours} AS slot_hours, builder_address,
+      count(*) FILTER (WHERE twap_id IS NOT NULL OR priority_gas IS NOT NULL OR builder_address IS NOT NULL) AS marked,
       count(twap_id) AS twap_fills, coalesce(sum(CAST(priority_gas AS DOUBLE)), 0) AS priority_gas,
       coalesce(sum(CAST(builder_fee AS DOUBLE)), 0) AS builder_fees, count(*) AS builder_trades
-    FROM ${source} WHERE user_address IS NOT NULL AND (twap_id IS NOT NULL OR priority_gas IS NOT NULL OR builder_address IS NOT NULL)
-    GROUP BY family, symbol, user_address, ${slotOf(slotHours)}, builder_address`;
+    FROM ${source} WHERE user_address IS NOT NULL GROUP BY family, symbol, user_address, ${slotOf(slotHours)}, builder_address`;
 }
 
-/** One wallet's trades over the rows; the top builder is the one of most of its trades (ties: the lowest address). */
+/** One wallet's trades over the rows, for wallets with a marked trade; the top builder is the one of most of its trades (ties: the lowest address). */
 export function combineTradeStatsSql(rows: string): string {
   return `SELECT wallet AS address, CAST(sum(twap_fills) AS BIGINT) AS twap_fills, sum(priority_gas) AS priority_gas, sum(builder_fees) AS builder_fees,
       first(builder_address ORDER BY trades DESC, builder_address) FILTER (WHERE builder_address IS NOT NULL) AS top_builder, CAST(sum(pieces) AS BIGINT) AS pieces
-    FROM (SELECT lower(address) AS wallet, builder_address, sum(twap_fills) AS twap_fills, sum(priority_gas) AS priority_gas,
+    FROM (SELECT lower(address) AS wallet, builder_address, sum(marked) AS marked, sum(twap_fills) AS twap_fills, sum(priority_gas) AS priority_gas,
             sum(builder_fees) AS builder_fees, sum(builder_trades) AS trades, count(*) AS pieces
           FROM ${rows} GROUP BY ALL)
-    GROUP BY wallet`;
+    GROUP BY wallet HAVING sum(marked) > 0`;
 }
 
 /** The three datasets: each one's source, derivation and combination. */
