@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { classOf, classifyWallets, matches, metricsOf, sortWallets, type ClassifyRequest } from '#core/positions/wallet-classes.ts';
 import { groupBy } from '#core/group.ts';
 import { rederiveDays } from '#core/archive/compact-derived.ts';
+import { compactArchive } from '#core/archive/compact.ts';
 import type { Row } from '#ports/sql.ts';
 import { WALLET_SORTS, type WalletSort } from '#schemas/wallet-classes.ts';
 import type { NormalizedRecord } from '#schemas/datasets.ts';
@@ -176,10 +177,11 @@ describe('wallet classes over the derived statistics', () => {
         const rows = expectedRows(all, day.from, day.pieceOf);
         for (const r of c.requests) {
           const req: ClassifyRequest = { family: 'perpx', min_orders: 0, ...r, date: day.date };
-          const { data, read } = await classifyWallets(archive(), req, NOW);
+          const { data, meta, read } = await classifyWallets(archive(), req, NOW);
           expect(data, `${day.date} ${JSON.stringify(r)}`).toEqual(expectedPage(rows, req, day.date));
           if (day.date === '2026-09-01') expect(Object.values(read).every((x) => x.hourFiles === 0 && x.rawHours === 0)).toBe(true);
-          else expect(read.orders.dayRows).toBe(false);
+          else expect(read.orders.hourly).toBe(all.some((x) => x.dataset === 'order_events' && x.ts >= T0 + DAY && x.ts < T0 + DAY + 13 * HOUR));
+          expect(/Orders are counted per compacted hour/.test(meta.notice ?? '')).toBe(read.orders.hourly);
         }
       }
     }), { numRuns: 3, endOnFailure: true });
@@ -198,6 +200,31 @@ describe('wallet classes over the derived statistics', () => {
     expect(read.fills.rowsRead).toBeLessThanOrEqual(WALLETS.length * SYMBOLS.length);
     expect(read.orders.rowsRead).toBeLessThanOrEqual(WALLETS.length * SYMBOLS.length);
     expect(read.fills.rowsRead).toBeLessThan(raw.fills);
+  });
+
+  it('counts orders per hour, and says so, for a market whose day is too big to fold', async () => {
+    // Prepare: on hip3's day two, market S1 has one order (placed and canceled in hour 1), market
+    // S2 three events: an order placed 01:50 and canceled 02:10, one placed at 03:00. Compacted
+    // into hour files at NOW, then, after midnight, the day folded at 2 rows a step: S1 folds, S2 keeps its hours.
+    const [w, day] = [WALLETS[0]!, T0 + DAY];
+    const event = (symbol: string, oid: number, ts: number, kind: string, block: number) => ({
+      dataset: 'order_events', family: 'hip3', symbol, ts, event: kind, status: kind === 'placed' ? 'open' : kind, block_number: block, seq: 0, oid, user_address: w,
+      side: 'B', limit_price: '10', size: '1', orig_size: '1', order_type: 'Limit', reduce_only: false, is_trigger: false, is_position_tpsl: false,
+    });
+    await ingestUncompacted([
+      event('xyz:S1', 1, day + HOUR + 60_000, 'placed', 1), event('xyz:S1', 1, day + HOUR + 120_000, 'canceled', 2),
+      event('xyz:S2', 2, day + HOUR + 50 * 60_000, 'placed', 3), event('xyz:S2', 2, day + 2 * HOUR + 10 * 60_000, 'canceled', 4), event('xyz:S2', 3, day + 3 * HOUR, 'placed', 5),
+    ] as NormalizedRecord[]);
+    await compact('order_events', 'hip3');
+    const later = { ...archive(), clock: { now: () => T0 + 2 * DAY + 10 * 60_000 } };
+    await compactArchive(later, { datasets: ['order_events'], families: ['hip3'], dayFoldStepRows: 2 });
+    // Act
+    const req: ClassifyRequest = { family: 'hip3', min_orders: 0, min_volume_usd: 0, sort: 'total_orders', order: 'desc', limit: 10, offset: 0, date: '2026-09-02' };
+    const { data, meta, read } = await classifyWallets(later, req, later.clock.now());
+    // Assess: the day's rows (S1's day, S2's hours); S2's first order counts in hours 1 and 2, and has no cancel speed.
+    expect(read.orders).toMatchObject({ dayRows: true, hourly: true, rawHours: 0 });
+    expect(data.wallets.map((x) => [x.address, x.metrics.total_orders, x.metrics.median_cancel_speed_ms])).toEqual([[w, 4, 60_000]]);
+    expect(meta.notice).toMatch(/Orders are counted per compacted hour/);
   });
 
   it('derives a closed day again (npm run derive:backfill) to the same answer', async () => {

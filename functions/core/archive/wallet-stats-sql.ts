@@ -69,6 +69,7 @@ export function walletOrderStatsSql(source: string, slotHours: number): string {
 /**
  * One wallet's orders over the rows. The median cancel speed is that of the merged distribution:
  * the mean of the speeds at the middle positions (one when the count is odd), as DuckDB's median.
+ * `hourly`: some of them are counted per hour (hour rows, not a day's).
  */
 export function combineOrderStatsSql(rows: string): string {
   return `WITH r AS (SELECT *, lower(address) AS wallet FROM ${rows}),
@@ -82,7 +83,8 @@ export function combineOrderStatsSql(rows: string): string {
     SELECT r.wallet AS address, CAST(sum(orders) AS BIGINT) AS orders, CAST(sum(canceled) AS BIGINT) AS canceled, CAST(sum(filled) AS BIGINT) AS filled,
       CAST(sum(ioc) AS BIGINT) AS ioc, CAST(sum(alo) AS BIGINT) AS alo, CAST(sum(tpsl) AS BIGINT) AS tpsl, CAST(sum(triggers) AS BIGINT) AS triggers,
       CAST(sum(cloids) AS BIGINT) AS cloids, CASE WHEN sum(notionals) > 0 THEN sum(notional_sum) / sum(notionals) END AS avg_order_usd,
-      max(max_notional) AS max_order_usd, any_value(m.cancel_speed) AS cancel_speed, string_agg(DISTINCT symbol, ' ') AS symbols, count(*) AS pieces
+      max(max_notional) AS max_order_usd, any_value(m.cancel_speed) AS cancel_speed, string_agg(DISTINCT symbol, ' ') AS symbols, count(*) AS pieces,
+      bool_or(slot_hours < 24) AS hourly
     FROM r LEFT JOIN medians m ON r.wallet = m.wallet GROUP BY r.wallet`;
 }
 

@@ -109,7 +109,7 @@ function noticeOf(built: number | undefined, to: number, orders: WalletStats['re
     const through = built === undefined ? 'not built yet' : `built through ${new Date(built).toISOString()}`;
     notes.push(`The day's position legs are ${through}: fills after that are not counted yet.`);
   }
-  if (orders.hourFiles > 0) notes.push('The day is not folded yet: an order with events in more than one of its compacted hours counts once in each.');
+  if (orders.hourly) notes.push('Orders are counted per compacted hour (the day is not folded yet, or a market\'s day is too big to fold): an order with events in more than one hour counts once in each.');
   return notes.length > 0 ? notes.join(' ') : undefined;
 }
 

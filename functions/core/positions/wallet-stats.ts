@@ -20,8 +20,12 @@ import { HOUR_MS, derivedCoverage, hoursHeld } from '../detect/rollups.ts';
 export interface WalletStats {
   /** Per lower-case address, its combined row (columns as wallet-stats-sql.ts `combine*` name them). */
   rows: Map<string, Row>;
-  /** Where the day's rows came from: the folded day, compacted hours, and how many hours were derived from raw rows. */
-  read: { dayRows: boolean; hourFiles: number; rawHours: number; rowsRead: number };
+  /**
+   * Where the day's rows came from: the folded day's file, compacted hours' files, how many hours
+   * were derived from raw rows, how many statistics rows were combined, and whether some rows
+   * count per hour (hour files, or the hour rows a day file keeps for a market too big to fold).
+   */
+  read: { dayRows: boolean; hourFiles: number; rawHours: number; rowsRead: number; hourly: boolean };
 }
 
 /**
@@ -61,9 +65,10 @@ export async function readWalletStats(deps: ArchiveDeps, dataset: WalletStatsDat
       ${mayShareRows(raw) ? dedupeClause(source as IngestedDataset) : ''})`;
     parts.push(`SELECT * FROM (${derive(rows, 24)})`);
   }
-  const read = { dayRows: day, hourFiles: day ? 0 : files.length, rawHours: raw.length > 0 ? rawHours.length : 0, rowsRead: 0 };
+  const read = { dayRows: day, hourFiles: day ? 0 : files.length, rawHours: raw.length > 0 ? rawHours.length : 0, rowsRead: 0, hourly: false };
   if (parts.length === 0) return { rows: new Map(), read };
   const rows = await deps.sql.query<Row>({ sql: combine(`(${parts.join(' UNION ALL BY NAME ')})`), params });
   read.rowsRead = rows.reduce((n, row) => n + Number(row.pieces), 0);
+  read.hourly = rows.some((row) => row.hourly === true);
   return { rows: new Map(rows.map((row) => [String(row.address), row])), read };
 }
