@@ -101,14 +101,18 @@ export function walletTradeStatsSql(source: string, slotHours: number): string {
     FROM ${source} WHERE user_address IS NOT NULL GROUP BY family, symbol, user_address, ${slotOf(slotHours)}, builder_address`;
 }
 
-/** One wallet's trades over the rows, for wallets with a marked trade; the top builder is the one of most of its trades (ties: the lowest address). */
+/**
+ * One wallet's trades over the rows; the top builder is the one of most of its trades (ties: the
+ * lowest address). `marked` 0: no trade the wallet's metrics count (the reader leaves it out).
+ */
 export function combineTradeStatsSql(rows: string): string {
-  return `SELECT wallet AS address, CAST(sum(twap_fills) AS BIGINT) AS twap_fills, sum(priority_gas) AS priority_gas, sum(builder_fees) AS builder_fees,
-      first(builder_address ORDER BY trades DESC, builder_address) FILTER (WHERE builder_address IS NOT NULL) AS top_builder, CAST(sum(pieces) AS BIGINT) AS pieces
+  return `SELECT wallet AS address, CAST(sum(marked) AS BIGINT) AS marked, CAST(sum(twap_fills) AS BIGINT) AS twap_fills, sum(priority_gas) AS priority_gas,
+      sum(builder_fees) AS builder_fees, first(builder_address ORDER BY trades DESC, builder_address) FILTER (WHERE builder_address IS NOT NULL) AS top_builder,
+      CAST(sum(pieces) AS BIGINT) AS pieces
     FROM (SELECT lower(address) AS wallet, builder_address, sum(marked) AS marked, sum(twap_fills) AS twap_fills, sum(priority_gas) AS priority_gas,
             sum(builder_fees) AS builder_fees, sum(builder_trades) AS trades, count(*) AS pieces
           FROM ${rows} GROUP BY ALL)
-    GROUP BY wallet HAVING sum(marked) > 0`;
+    GROUP BY wallet`;
 }
 
 /** The three datasets: each one's source, derivation and combination. */

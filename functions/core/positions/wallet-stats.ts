@@ -70,5 +70,7 @@ export async function readWalletStats(deps: ArchiveDeps, dataset: WalletStatsDat
   const rows = await deps.sql.query<Row>({ sql: combine(`(${parts.join(' UNION ALL BY NAME ')})`), params });
   read.rowsRead = rows.reduce((n, row) => n + Number(row.pieces), 0);
   read.hourly = rows.some((row) => row.hourly === true);
-  return { rows: new Map(rows.map((row) => [String(row.address), row])), read };
+  // Every row read counts above; a wallet whose trades say nothing the metrics count is left out.
+  const counted = rows.filter((row) => row.marked === undefined || Number(row.marked) > 0);
+  return { rows: new Map(counted.map((row) => [String(row.address), row])), read };
 }
