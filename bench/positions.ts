@@ -8,7 +8,8 @@
  *      compacted; at each, `/wallets/{address}/positions?timestamp=` at random non-hour instants (the
  *      hour's snapshot plus up to an hour of the wallet's legs), p50/p95 over 100 warm calls, so the
  *      read is seen to stay flat as history grows; floor: the wallet's snapshot rows at the hour and
- *      its legs up to the instant.
+ *      its legs up to the instant. Then `/wallets/classify` over one folded day: statistics rows a
+ *      call combines beside the day's raw rows, and its p50.
  *   2. The snapshot job: 100,000 wallets x 1-3 markets opened by about 300,000 fills within one hour;
  *      one job step over that hour (fills read, folded, 200,000 rows snapshotted, legs and snapshot
  *      written through ingest): wall time, where it went, rows written, peak RSS and JS heap.
@@ -30,6 +31,7 @@ import { visibleFiles } from '../functions/core/archive/files.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { buildPositions, type PositionsReport } from '../functions/core/positions/build.ts';
 import { applyFill, snapshotRows, type Book, type Fill } from '../functions/core/positions/engine.ts';
+import { classifyWallets } from '../functions/core/positions/wallet-classes.ts';
 import { startScratchEmulators } from '../functions/local/scratch-emulators.ts';
 import type { ArchiveDeps, ArchiveFile } from '../functions/ports/archive.ts';
 import type { SqlQuery } from '../functions/ports/sql.ts';
@@ -359,9 +361,30 @@ async function benchAsOf(connection: DuckDBConnection): Promise<void> {
     const flat = growth.at(-1)!.p50 / growth[0]!.p50;
     figure({ name: `wallet as-of p50, ${growth.at(-1)!.days} d built / ${growth[0]!.days} d built`, value: flat, unit: 'x' },
       `${growth.map((g) => `${g.days} d ${ms(g.p50)}`).join(', ')}  (${flat.toFixed(2)}x; floor ${growth.map((g) => ms(g.f50)).join(', ')})`);
+    await benchClassify(deps, start + 2 * DAY);
   } finally {
     await env.stop();
   }
+}
+
+/**
+ * `/wallets/classify` over one folded day of the as-of history (issue 45): the statistics rows a
+ * call combines beside the day's raw rows (legs, trades, order events) it read before they existed,
+ * and the route's p50 over 20 warm calls.
+ */
+async function benchClassify(deps: ArchiveDeps, day: number): Promise<void> {
+  const date = new Date(day).toISOString().slice(0, 10);
+  const { read } = await classifyWallets(deps, { family: 'perpx', min_orders: 0, min_volume_usd: 0, sort: 'total_orders', order: 'desc', limit: 100, offset: 0, date }, Date.now());
+  const dayRows = async (dataset: Dataset) => visibleFiles(await deps.manifest.compactedFilesOfDay(dataset, 'perpx', date), []).reduce((n, f) => n + f.rows, 0);
+  const raw = (await Promise.all((['position_changes', 'trades', 'order_events'] as const).map(dayRows))).reduce((a, b) => a + b, 0);
+  const combined = read.fills.rowsRead + read.orders.rowsRead + read.trades.rowsRead;
+  figure({ name: `wallet classes, a folded day: statistics rows a call combines`, value: combined, unit: 'rows' },
+    `${combined.toLocaleString()} rows (fills ${read.fills.rowsRead.toLocaleString()}, orders ${read.orders.rowsRead.toLocaleString()}, trades ${read.trades.rowsRead.toLocaleString()}); the day's raw rows ${raw.toLocaleString()}`);
+  const { handler } = await import('../functions/http/market.ts');
+  const route = routeInvoker(handler, 'market');
+  const resource = '/v1/perpx/wallets/classify';
+  const sample = await timeRuns(20, () => route(resource, resource, {}, { date, min_orders: '0', limit: '100' }));
+  figure({ name: 'wallet classes, a folded day: route p50 (handler in process)', value: percentile(sample, 50), unit: 'ms', samples: sample.length });
 }
 
 // ---------------------------------------------------------------------------------------------

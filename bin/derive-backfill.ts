@@ -1,8 +1,8 @@
 /**
  * `npm run derive:backfill -- --from <day> --to <day> [--datasets oi_crossings,liquidation_minutes_1h] [--family perpx]` (local cloud running):
- * derives derived datasets (rollups, reductions, 1-minute candles) again for closed days from
- * their sources' day files: days compacted before a rollup existed, so estimates read them instead
- * of replaying them. All derived datasets when --datasets is absent. Rerunning a day rewrites it.
+ * derives derived datasets (rollups, reductions, 1-minute candles, wallet statistics) again for
+ * closed days from their sources' day files: days compacted before a rollup existed, so estimates
+ * (and `/wallets/classify`) read them instead of replaying them. All derived datasets when --datasets is absent. Rerunning a day rewrites it.
  * In AWS the compact function does the same when invoked with `{ rederive: { from, to, datasets } }`.
  */
 import { parseArgs } from 'node:util';

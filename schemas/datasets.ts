@@ -902,6 +902,43 @@ export const DATASETS = {
     compaction: { derivedFrom: 'open_interest', lookbackMs: 2 * 3_600_000 },
     coverage: { perpx: at('2023-05-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z') },
   },
+  /**
+   * Per-wallet statistics for `/wallets/classify` (functions/core/archive/wallet-stats-sql.ts), one
+   * dataset per source: per wallet, symbol and slot (`ts` the compacted hour, or the folded day;
+   * `slot_hours` 1 or 24), what the day's metrics add up from. A day's read is bounded by the
+   * wallets (and markets) of that day, not by its fills and order events. Sorted by wallet.
+   */
+  wallet_fill_stats: {
+    columns: [...KEY, c('address', 'VARCHAR'), c('slot_hours', 'INTEGER'), c('fills', 'BIGINT'), c('buy_volume', 'DOUBLE'), c('sell_volume', 'DOUBLE'),
+      c('maker_fills', 'BIGINT'), c('known_side_fills', 'BIGINT'), c('max_fill', 'DOUBLE'), c('fees', 'DOUBLE'), c('pnl', 'DOUBLE'),
+      c('hour_mask', 'INTEGER'), c('liquidations', 'BIGINT'), c('hold_ms', 'BIGINT'), c('holds', 'BIGINT')],
+    uniqueBy: ['address', 'symbol', 'ts', 'slot_hours'],
+    sortBy: ['address', 'ts', 'symbol'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'position_changes' },
+    coverage: { perpx: POSITION_COVERAGE.perpx, hip3: POSITION_COVERAGE.hip3 },
+  },
+  wallet_order_stats: {
+    columns: [...KEY, c('address', 'VARCHAR'), c('slot_hours', 'INTEGER'), c('orders', 'BIGINT'), c('canceled', 'BIGINT'), c('filled', 'BIGINT'),
+      c('ioc', 'BIGINT'), c('alo', 'BIGINT'), c('tpsl', 'BIGINT'), c('triggers', 'BIGINT'), c('cloids', 'BIGINT'), c('notional_sum', 'DOUBLE'),
+      c('notionals', 'BIGINT'), c('max_notional', 'DOUBLE'), c('cancel_speeds', 'VARCHAR')],
+    uniqueBy: ['address', 'symbol', 'ts', 'slot_hours'],
+    sortBy: ['address', 'ts', 'symbol'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'order_events' },
+    coverage: { perpx: at('2026-03-10T00:00:00Z'), hip3: at('2026-03-10T00:00:00Z') },
+    // Placement-to-cancel times and how many orders took each: [[ms, orders], ...].
+    json: ['cancel_speeds'],
+  },
+  wallet_trade_stats: {
+    columns: [...KEY, c('address', 'VARCHAR'), c('slot_hours', 'INTEGER'), c('builder_address', 'VARCHAR'), c('marked', 'BIGINT'), c('twap_fills', 'BIGINT'),
+      c('priority_gas', 'DOUBLE'), c('builder_fees', 'DOUBLE'), c('builder_trades', 'BIGINT')],
+    uniqueBy: ['address', 'symbol', 'ts', 'slot_hours', 'builder_address'],
+    sortBy: ['address', 'ts', 'symbol', 'builder_address'],
+    perSymbol: false,
+    compaction: { derivedFrom: 'trades' },
+    coverage: { perpx: at('2023-04-15T03:31:00Z'), hip3: at('2026-02-01T00:00:00Z') },
+  },
 } as const satisfies Record<string, DatasetDef>;
 
 export type Dataset = keyof typeof DATASETS;

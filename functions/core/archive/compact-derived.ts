@@ -1,5 +1,6 @@
 /**
- * Derived datasets (1-minute candles from trades, estimate rollups and reductions, OI crossings):
+ * Derived datasets (1-minute candles from trades, estimate rollups and reductions, OI crossings,
+ * per-wallet statistics for wallet classes):
  * each rebuilt for the hour or day its source's merged rows cover, and rebuilt over past days when
  * a derivation is added or changed (`rederiveDays`).
  */
@@ -12,6 +13,7 @@ import { visibleFiles } from './files.ts';
 import { eachBounded } from '../bounded.ts';
 import { candlesFromTradesSql, checkpointOrdersSql, oiCrossingsSql, reductionSql, rollupSql } from './sql.ts';
 import { windowSource } from './read.ts';
+import { WALLET_STATS } from './wallet-stats-sql.ts';
 import { IO_CONCURRENCY, partsOf, version, writeParts } from './compact-write.ts';
 import { type CompactionReport, DELETION_GRACE_MS, LEASE_MS, type Slot, dayStart, emptyReport, slotRange } from './compact-slot.ts';
 
@@ -31,6 +33,9 @@ const DERIVATIONS: Readonly<Record<DerivedDataset, (sourceRows: string, slotHour
   liquidation_minutes_1h: (source) => reductionSql('liquidation_minutes_1h', source),
   oi_crossings: oiCrossingsSql,
   l4_checkpoint_orders: checkpointOrdersSql,
+  wallet_fill_stats: WALLET_STATS.wallet_fill_stats.derive,
+  wallet_order_stats: WALLET_STATS.wallet_order_stats.derive,
+  wallet_trade_stats: WALLET_STATS.wallet_trade_stats.derive,
 };
 
 export async function rebuildAllDerived(
@@ -55,7 +60,8 @@ export async function retire(deps: ArchiveDeps, files: readonly ArchiveFile[], r
  * Re-derives a derived dataset's slot for the symbols whose source rows changed (`sourceFiles`, one
  * per symbol, each complete for the slot). A per-symbol derived dataset (1-minute candles) writes
  * one file per such symbol, replacing that symbol's previous files of the slot; an all-symbol one
- * rewrites the slot's one file, keeping the previous rows of the other symbols. The derived files
+ * rewrites the slot's one file, keeping the previous rows of the other symbols (none when the
+ * source is all-symbol, as position legs are: its slot file holds every symbol). The derived files
  * also list the source deltas they cover: readers add what they derive on the fly from source
  * deltas no derived file of the symbol covers yet (for candles, the last minutes), so the derived
  * dataset stays complete meanwhile. A family-wide file left from before the dataset was split per
@@ -65,17 +71,19 @@ async function rebuildDerived(
   deps: ArchiveDeps, dataset: DerivedDataset, family: Family, day: string, slot: Slot, sourceFiles: ArchiveFile[], sourceDeltaIds: string[], report: CompactionReport,
 ): Promise<void> {
   const { perSymbol } = DATASETS[dataset];
-  const symbols = sourceFiles.map((f) => f.symbol!);
+  const symbols = sourceFiles.flatMap((f) => (f.symbol === undefined ? [] : [f.symbol]));
+  // An all-symbol source (position legs) rewrites a slot's one file whole: every symbol's rows are in it.
+  const wholeSlot = sourceFiles.some((f) => f.symbol === undefined);
   const existing = await deps.manifest.compactedFilesOfDay(dataset, family, day);
   const inSlot = (f: ArchiveFile) => slot.tier === 'day' || (f.tier === 'hour' && f.hour === slot.hour);
   const previous = visibleFiles(existing, []).filter((f) => inSlot(f) && (perSymbol ? f.symbol !== undefined && symbols.includes(f.symbol) : f.symbol === undefined));
   const sourcePaths = await deps.files.paths(sourceFiles);
   // A per-symbol derived dataset replaces each symbol's previous files whole; an all-symbol one keeps their other symbols' rows.
-  const previousPaths = !perSymbol && previous.length > 0 ? await deps.files.paths(previous) : [];
+  const previousPaths = !perSymbol && !wholeSlot && previous.length > 0 ? await deps.files.paths(previous) : [];
   // A derivation that looks back (a move over a window) also reads the source's rows just before the slot.
   const { derivedFrom, lookbackMs }: { derivedFrom: string; lookbackMs?: number } = DATASETS[dataset].compaction;
   const [slotFrom] = slotRange(day, slot);
-  const before = lookbackMs ? await windowSource(deps, { dataset: derivedFrom as IngestedDataset, family, from: slotFrom - lookbackMs, to: slotFrom - 1, symbols }) : undefined;
+  const before = lookbackMs ? await windowSource(deps, { dataset: derivedFrom as IngestedDataset, family, from: slotFrom - lookbackMs, to: slotFrom - 1, ...(!wholeSlot && { symbols }) }) : undefined;
   await deps.sql.session(async (session) => {
     const source = before ? `(SELECT * FROM read_parquet($source, union_by_name = true) UNION ALL BY NAME ${before.sql})` : 'read_parquet($source)';
     const fresh = `SELECT * FROM (${DERIVATIONS[dataset](source, slot.tier === 'day' ? 24 : 1)})`;

@@ -3,14 +3,16 @@
  * each with metrics from its fills (its position legs: holding times, liquidations too), its
  * order events and its trades (TWAP, priority gas, builder), and the class the archive's rule gives (CLASS_RULE in
  * schemas/wallet-classes.ts). Filtered, sorted and offset-paged as the reference service's route is.
+ * The metrics come from the per-wallet statistics compaction derives (wallet-stats.ts), so a call
+ * reads rows per wallet and market of the day, not the day's fills and order events.
  */
 import { AppError } from '../errors.ts';
 import type { ArchiveDeps } from '#ports/archive.ts';
 import type { Row } from '#ports/sql.ts';
-import { windowSource } from '../archive/read.ts';
 import type { Family } from '../venues.ts';
 import { isPositionFamily } from './engine.ts';
 import { latestSnapshotAt } from './store.ts';
+import { readWalletStats, type WalletStats } from './wallet-stats.ts';
 import {
   CLASS_THRESHOLDS as T, WALLET_SORTS, type ClassifiedWallet, type WalletClass, type WalletClassification, type WalletMetrics, type WalletSort,
 } from '#schemas/wallet-classes.ts';
@@ -61,43 +63,6 @@ export function metricsOf(fills: Row | undefined, orders: Row | undefined, trade
   });
 }
 
-const NOTIONAL = 'abs(CAST(price AS DOUBLE) * CAST(size AS DOUBLE))';
-/**
- * A wallet's fills are its position legs (one per fill and side, maker and taker alike: a trade row
- * names its maker only as `maker_address`); what only the taker's trade row says (TWAP slice,
- * priority gas, builder fee) comes from the trades (TRADES_SQL).
- */
-const FILLS_SQL = (source: string) => `SELECT account AS address, count(*) AS fills,
-  coalesce(sum(${NOTIONAL}) FILTER (WHERE side = 'B'), 0) AS buy_volume, coalesce(sum(${NOTIONAL}) FILTER (WHERE side = 'A'), 0) AS sell_volume,
-  count(*) FILTER (WHERE crossed = false) AS maker_fills, count(crossed) AS known_side_fills, max(${NOTIONAL}) AS max_fill,
-  coalesce(sum(CAST(fee AS DOUBLE)), 0) AS fees, coalesce(sum(CAST(closed_pnl AS DOUBLE)), 0) AS pnl,
-  count(DISTINCT ts // 3600000) AS hours, string_agg(DISTINCT symbol, ' ') AS symbols, count(*) FILTER (WHERE cause = 'liquidation') AS liquidations,
-  avg(ts - opened_at) FILTER (WHERE event_type IN ('close', 'flip') AND opened_at IS NOT NULL) AS avg_hold
-FROM (${source}) GROUP BY account`;
-const TRADES_SQL = (source: string) => `SELECT user_address AS address, count(twap_id) AS twap_fills,
-  coalesce(sum(CAST(priority_gas AS DOUBLE)), 0) AS priority_gas, coalesce(sum(CAST(builder_fee AS DOUBLE)), 0) AS builder_fees, mode(builder_address) AS top_builder
-FROM (${source}) WHERE user_address IS NOT NULL AND (twap_id IS NOT NULL OR priority_gas IS NOT NULL OR builder_address IS NOT NULL) GROUP BY user_address`;
-const ORDERS_SQL = (source: string) => `WITH per_order AS (
-  SELECT user_address AS address, oid, any_value(symbol) AS symbol,
-    arg_min(abs(CAST(limit_price AS DOUBLE) * CAST(orig_size AS DOUBLE)), ts) AS notional,
-    bool_or(event IN ('canceled', 'force_canceled')) AS canceled, bool_or(event = 'filled') AS filled,
-    bool_or(tif = 'Ioc') AS ioc, bool_or(tif = 'Alo') AS alo, bool_or(is_position_tpsl) AS tpsl, bool_or(is_trigger) AS trig,
-    bool_or(cloid IS NOT NULL) AS has_cloid, min(ts) FILTER (WHERE event = 'placed') AS placed_at, min(ts) FILTER (WHERE event = 'canceled') AS canceled_at
-  FROM (${source}) WHERE user_address IS NOT NULL GROUP BY user_address, oid)
-SELECT address, count(*) AS orders, count(*) FILTER (WHERE canceled) AS canceled, count(*) FILTER (WHERE filled) AS filled,
-  count(*) FILTER (WHERE ioc) AS ioc, count(*) FILTER (WHERE alo) AS alo, count(*) FILTER (WHERE tpsl) AS tpsl, count(*) FILTER (WHERE trig) AS triggers,
-  count(*) FILTER (WHERE has_cloid) AS cloids, avg(notional) AS avg_order_usd, max(notional) AS max_order_usd,
-  median(canceled_at - placed_at) FILTER (WHERE canceled_at >= placed_at) AS cancel_speed, string_agg(DISTINCT symbol, ' ') AS symbols
-FROM per_order GROUP BY address`;
-
-/** Each wallet's row of one aggregate over the day, by lower-case address. */
-async function aggregate(deps: ArchiveDeps, dataset: 'trades' | 'order_events' | 'position_changes', family: Family, from: number, to: number, sql: (source: string) => string): Promise<Map<string, Row>> {
-  const source = await windowSource(deps, { dataset, family, from, to });
-  if (!source) return new Map();
-  const rows = await deps.sql.query<Row>({ sql: sql(source.sql), params: source.params });
-  return new Map(rows.map((row) => [String(row.address).toLowerCase(), row]));
-}
-
 export interface ClassifyRequest {
   family: Family; min_orders: number; min_volume_usd: number; sort: WalletSort; order: 'asc' | 'desc'; limit: number; offset: number;
   uses_twap?: boolean; uses_priority_gas?: boolean; min_cancel_rate?: number; max_cancel_rate?: number; date?: string;
@@ -137,25 +102,39 @@ export function sortWallets(wallets: ClassifiedWallet[], sort: WalletSort, order
   });
 }
 
+/** Why the day's metrics may not be final yet: legs the positions job has not built, orders still counted per hour. */
+function noticeOf(built: number | undefined, to: number, orders: WalletStats['read']): string | undefined {
+  const notes: string[] = [];
+  if (built === undefined || built < to) {
+    const through = built === undefined ? 'not built yet' : `built through ${new Date(built).toISOString()}`;
+    notes.push(`The day's position legs are ${through}: fills after that are not counted yet.`);
+  }
+  if (orders.hourly) notes.push('Orders are counted per compacted hour (the day is not folded yet, or a market\'s day is too big to fold): an order with events in more than one hour counts once in each.');
+  return notes.length > 0 ? notes.join(' ') : undefined;
+}
+
 /**
- * The page, and a notice when the positions job has not yet built the whole day: fills after its
- * newest snapshot are not counted yet (a fresh local cloud builds them once its older days are in).
+ * The page, and a notice when the day is not final: the positions job has not yet built the whole
+ * day (fills after its newest snapshot are not counted yet; a fresh local cloud builds them once
+ * its older days are in), or its orders are still counted per compacted hour. `read` says what
+ * the call read (for tests and benchmarks).
  */
-export async function classifyWallets(deps: ArchiveDeps, req: ClassifyRequest, now: number): Promise<{ data: WalletClassification; meta: { notice?: string } }> {
+export async function classifyWallets(
+  deps: ArchiveDeps, req: ClassifyRequest, now: number,
+): Promise<{ data: WalletClassification; meta: { notice?: string }; read: Record<'fills' | 'orders' | 'trades', WalletStats['read']> }> {
   const { from, to, date } = dayOf(req.date, now);
   const built = isPositionFamily(req.family) ? await latestSnapshotAt(deps, req.family, now) : undefined;
   const [fills, orders, trades] = await Promise.all([
-    aggregate(deps, 'position_changes', req.family, from, to, FILLS_SQL),
-    aggregate(deps, 'order_events', req.family, from, to, ORDERS_SQL),
-    aggregate(deps, 'trades', req.family, from, to, TRADES_SQL),
+    readWalletStats(deps, 'wallet_fill_stats', req.family, from),
+    readWalletStats(deps, 'wallet_order_stats', req.family, from),
+    readWalletStats(deps, 'wallet_trade_stats', req.family, from),
   ]);
-  const addresses = new Set([...fills.keys(), ...orders.keys(), ...trades.keys()]);
+  const addresses = new Set([...fills.rows.keys(), ...orders.rows.keys(), ...trades.rows.keys()]);
   const wallets = [...addresses].map((address) => {
-    const metrics = metricsOf(fills.get(address), orders.get(address), trades.get(address));
+    const metrics = metricsOf(fills.rows.get(address), orders.rows.get(address), trades.rows.get(address));
     return { address, class: classOf(metrics), metrics, period: '24h' as const };
   }).filter((w) => matches(w, req));
   const data = { wallets: sortWallets(wallets, req.sort, req.order).slice(req.offset, req.offset + req.limit), total: wallets.length, date };
-  if (built !== undefined && built >= to) return { data, meta: {} };
-  const through = built === undefined ? 'not built yet' : `built through ${new Date(built).toISOString()}`;
-  return { data, meta: { notice: `The day's position legs are ${through}: fills after that are not counted yet.` } };
+  const notice = noticeOf(built, to, orders.read);
+  return { data, meta: notice === undefined ? {} : { notice }, read: { fills: fills.read, orders: orders.read, trades: trades.read } };
 }
