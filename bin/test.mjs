@@ -1,7 +1,8 @@
 /**
- * `npm test`: the type check, the linter (Biome) and the suite at once. tsc is one thread for about
- * 10 s and the suite spends its first seconds starting workers and the fixtures process; run before
- * the suite, the type check was wall time of its own. Fails when any fails; arguments go to vitest.
+ * `npm test`: the type check, Biome's linter and formatter check (`biome check`) and the suite at
+ * once. tsc is one thread for about 10 s and the suite spends its first seconds starting workers and
+ * the fixtures process; run before the suite, the type check was wall time of its own. Fails when
+ * any fails; arguments go to vitest.
  */
 import { spawn } from 'node:child_process';
 
@@ -12,8 +13,8 @@ const run = (command, args) => new Promise((resolve) => {
 });
 
 const [typecheck, lint, suite] = await Promise.all([
-  run('tsc', ['-p', '.', '--noEmit']), run('biome', ['lint', '--error-on-warnings', '.']), run('vitest', ['run', ...process.argv.slice(2)]),
+  run('tsc', ['-p', '.', '--noEmit']), run('biome', ['check', '--error-on-warnings', '.']), run('vitest', ['run', ...process.argv.slice(2)]),
 ]);
 if (typecheck !== 0) console.error('\nThe type check failed (tsc -p . --noEmit): see its errors above.');
-if (lint !== 0) console.error('\nThe linter failed (npm run lint): see its findings above.');
+if (lint !== 0) console.error('\nThe linter or the formatter failed (npm run lint; npm run format rewrites the files): see above.');
 process.exit(typecheck || lint || suite);
