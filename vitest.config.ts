@@ -25,7 +25,10 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 3,
     env: {
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_TRACE_ENABLED: 'false', POWERTOOLS_LOG_LEVEL: 'ERROR',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      POWERTOOLS_TRACE_ENABLED: 'false',
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
       // Handlers called without a local cloud (which makes its own) seal cursors with this ring.
       CURSOR_KEYS: JSON.stringify({ test1: 'a test cursor key, long enough to be one' }),
     },

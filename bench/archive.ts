@@ -58,10 +58,14 @@ export async function benchCompactionDay(options: { hours: number }): Promise<vo
     }
     console.log(`\nCompaction through a day (${options.hours} h of the demo market, ${ingested.toLocaleString()} records, a batch and a run every 5 minutes)`);
     figure({ name: 'compaction: rows rewritten per row ingested (goal <= 3)', value: rewritten / ingested, unit: 'rows' });
-    figure({ name: 'compaction: longest run in any hour of the day', value: Math.max(...longestPerHour) / 1000, unit: 's' },
-      `${longestPerHour.map((v) => `${(v / 1000).toFixed(1)}`).join(' ')} s (by hour)`);
-    figure({ name: 'compaction: longest run folding the closed day', value: Math.max(...closing) / 1000, unit: 's', samples: closing.length },
-      `${closing.map((v) => `${(v / 1000).toFixed(1)}`).join(' ')} s (runs a minute apart)`);
+    figure(
+      { name: 'compaction: longest run in any hour of the day', value: Math.max(...longestPerHour) / 1000, unit: 's' },
+      `${longestPerHour.map((v) => `${(v / 1000).toFixed(1)}`).join(' ')} s (by hour)`,
+    );
+    figure(
+      { name: 'compaction: longest run folding the closed day', value: Math.max(...closing) / 1000, unit: 's', samples: closing.length },
+      `${closing.map((v) => `${(v / 1000).toFixed(1)}`).join(' ')} s (runs a minute apart)`,
+    );
   } finally {
     await env.stop();
   }
@@ -79,10 +83,14 @@ function copyOf(db: DuckDBConnection): (bytes: Uint8Array, datasets: ReadonlySet
     const file = join(tmpdir(), `bench-ingest-floor-${process.pid}.jsonl`);
     writeFileSync(file, bytes);
     try {
-      await db.run(`CREATE OR REPLACE TEMP TABLE batch AS SELECT * FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = 134217728, columns = {${types}})`);
+      await db.run(
+        `CREATE OR REPLACE TEMP TABLE batch AS SELECT * FROM read_json('${file}', format = 'newline_delimited', maximum_object_size = 134217728, columns = {${types}})`,
+      );
       for (const dataset of datasets) {
         await db.run(`COPY (SELECT ${DATASETS[dataset].columns.map((c) => `"${c.name}"`).join(', ')} FROM batch
-            WHERE dataset = '${dataset}' ORDER BY ${sortOrderOf(dataset).map((c) => `"${c}"`).join(', ')})
+            WHERE dataset = '${dataset}' ORDER BY ${sortOrderOf(dataset)
+              .map((c) => `"${c}"`)
+              .join(', ')})
           TO '${file}.parquet' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupRowsOf(dataset)})`);
         rmSync(`${file}.parquet`, { force: true });
       }
@@ -131,8 +139,12 @@ export async function benchArchive(options: { hours: number }): Promise<void> {
       return { bytes: Buffer.from(batch.map((r) => JSON.stringify(r)).join('\n')), datasets: new Set(batch.map((r) => r.dataset)) };
     };
     console.log(`\nLive one-second batches of the demo market`);
-    await compareToFloor('ingest of a live one-second batch (parse+Parquet+S3+manifest)', ({ bytes }) => ingestBatch(deps, 'normalized', bytes),
-      ({ bytes, datasets }) => copyFloor(bytes, datasets), { pick: liveBatches, floorLabel: 'DuckDB COPY of the same lines (floor)' });
+    await compareToFloor(
+      'ingest of a live one-second batch (parse+Parquet+S3+manifest)',
+      ({ bytes }) => ingestBatch(deps, 'normalized', bytes),
+      ({ bytes, datasets }) => copyFloor(bytes, datasets),
+      { pick: liveBatches, floorLabel: 'DuckDB COPY of the same lines (floor)' },
+    );
     row('  records per live batch', `${(liveRecords / 201).toFixed(0)} on average`);
     copyDb.closeSync();
 
@@ -140,14 +152,23 @@ export async function benchArchive(options: { hours: number }): Promise<void> {
     await compactArchive(deps);
     const compactMs = performance.now() - t;
 
-    const compacted = (await Promise.all(['BTC', 'ETH', 'SOL', 'HYPE'].map((s) =>
-      deps.manifest.compactedFiles('trades', 'perpx', s, '2000-01-01', '2999-12-31')))).flat();
+    const compacted = (
+      await Promise.all(['BTC', 'ETH', 'SOL', 'HYPE'].map((s) => deps.manifest.compactedFiles('trades', 'perpx', s, '2000-01-01', '2999-12-31')))
+    ).flat();
     const bytes = compacted.reduce((sum, f) => sum + f.bytes, 0);
     const rows = compacted.reduce((sum, f) => sum + f.rows, 0);
 
     console.log(`\nArchive (${options.hours} h of the demo market: ${records.toLocaleString()} records, ${trades.toLocaleString()} trades)`);
-    figure({ name: 'ingest throughput (records/s, parse+Parquet+S3+manifest)', value: Math.round(ingestRate), unit: 'records/s', floor: Math.round(copyRate), ratio: ingestRate / copyRate },
-      `${Math.round(ingestRate).toLocaleString()} records/s; DuckDB COPY of the same lines ${Math.round(copyRate).toLocaleString()} (${(ingestRate / copyRate).toFixed(2)} of it, batch by batch)`);
+    figure(
+      {
+        name: 'ingest throughput (records/s, parse+Parquet+S3+manifest)',
+        value: Math.round(ingestRate),
+        unit: 'records/s',
+        floor: Math.round(copyRate),
+        ratio: ingestRate / copyRate,
+      },
+      `${Math.round(ingestRate).toLocaleString()} records/s; DuckDB COPY of the same lines ${Math.round(copyRate).toLocaleString()} (${(ingestRate / copyRate).toFixed(2)} of it, batch by batch)`,
+    );
     figure({ name: 'compaction of everything ingested', value: compactMs, unit: 'ms' });
     figure({ name: 'bytes per trade row on disk (ZSTD, compacted)', value: bytes / rows, unit: 'bytes' });
 
@@ -161,9 +182,19 @@ export async function benchArchive(options: { hours: number }): Promise<void> {
     const floorSql = `SELECT * FROM read_parquet($files) WHERE symbol = $symbol AND ts BETWEEN $from AND $to ORDER BY ts, trade_id LIMIT 1000`;
     const { listValue, LIST, VARCHAR, BIGINT } = await import('@duckdb/node-api');
     // The floor reads the same rows into JavaScript objects, as the reader hands them on.
-    const floor = async () => (await connection.runAndReadAll(floorSql, { files: listValue(files), symbol: 'BTC', from: BigInt(from), to: BigInt(request.to) },
-      { files: LIST(VARCHAR), symbol: VARCHAR, from: BIGINT, to: BIGINT })).getRowObjectsJS();
-    await compareToFloor(`reader, 1000-row range read (${first.rows.length} rows, ${first.filesRead} files), rows to JS`, () => readWindow(deps, request), floor);
+    const floor = async () =>
+      (
+        await connection.runAndReadAll(
+          floorSql,
+          { files: listValue(files), symbol: 'BTC', from: BigInt(from), to: BigInt(request.to) },
+          { files: LIST(VARCHAR), symbol: VARCHAR, from: BIGINT, to: BIGINT },
+        )
+      ).getRowObjectsJS();
+    await compareToFloor(
+      `reader, 1000-row range read (${first.rows.length} rows, ${first.filesRead} files), rows to JS`,
+      () => readWindow(deps, request),
+      floor,
+    );
     connection.closeSync();
   } finally {
     await env.stop();

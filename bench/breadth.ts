@@ -15,7 +15,9 @@ import { figure, ms, percentile, timeRuns } from './stats.ts';
 export async function benchBreadth(): Promise<void> {
   const cutoff = Math.floor(Date.now() / 60_000) * 60_000;
   const candidates = Array.from({ length: 300 }, (_, i) => `dex${i % 4}:C${i}`);
-  const stats = new Map<string, SessionStats>(candidates.map((s, i) => [s, { quoteVolume: 1e6 + i, baseVolume: 10, lastClose: 1e5 + (i % 3) * 1e3 - 1e3, lastCandleTs: cutoff - 120_000 }]));
+  const stats = new Map<string, SessionStats>(
+    candidates.map((s, i) => [s, { quoteVolume: 1e6 + i, baseVolume: 10, lastClose: 1e5 + (i % 3) * 1e3 - 1e3, lastCandleTs: cutoff - 120_000 }]),
+  );
   const pure = await timeRuns(200, async () => computeBreadth('hip3', cutoff, candidates, stats));
 
   const env = await startScratchEmulators();
@@ -23,7 +25,14 @@ export async function benchBreadth(): Promise<void> {
     const deps = { ...archiveDeps(), breadth: breadthStore() };
     const start = Math.floor((Date.now() - 3 * 3_600_000) / 3_600_000) * 3_600_000;
     const market = createDemoMarket({ seed: 9, startMs: start, intensity: 0.5 });
-    await ingestBatch(deps, 'normalized', market.advance(cutoff).map((r) => JSON.stringify(r)).join('\n'));
+    await ingestBatch(
+      deps,
+      'normalized',
+      market
+        .advance(cutoff)
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
+    );
     const lag = await timeRuns(20, async () => {
       await snapshotMinute(deps, 'perpx', cutoff);
       await snapshotMinute(deps, 'hip3', cutoff);
@@ -34,15 +43,23 @@ export async function benchBreadth(): Promise<void> {
     const backfillStarted = performance.now();
     const backfilled = await snapshotRange(deps, 'perpx', from, cutoff);
     const backfillMs = performance.now() - backfillStarted;
-    const minuteRuns = await timeRuns(20, async () => { await snapshotMinute(deps, 'perpx', cutoff - Math.floor(Math.random() * backfilled) * 60_000); });
+    const minuteRuns = await timeRuns(20, async () => {
+      await snapshotMinute(deps, 'perpx', cutoff - Math.floor(Math.random() * backfilled) * 60_000);
+    });
     const perMinute = percentile(minuteRuns, 50);
     console.log('\nBreadth');
-    figure({ name: 'breadth: compute one minute, 300 instruments (pure), p50', value: percentile(pure, 50), unit: 'ms', samples: pure.length },
-      `p50 ${ms(percentile(pure, 50))}  p99 ${ms(percentile(pure, 99))}`);
-    figure({ name: 'breadth: minute close -> snapshots readable, p50', value: percentile(lag, 50), unit: 'ms', samples: lag.length },
-      `p50 ${ms(percentile(lag, 50))}  p99 ${ms(percentile(lag, 99))}`);
-    figure({ name: 'breadth: backfill, core minutes a second', value: backfilled / (backfillMs / 1000), unit: 'minutes/s', samples: backfilled },
-      `${backfilled} minutes in ${ms(backfillMs)} (a UTC day per query); the minute job one at a time: ${ms(perMinute)} a minute, ${(backfillMs / backfilled / perMinute).toFixed(3)} of its time`);
+    figure(
+      { name: 'breadth: compute one minute, 300 instruments (pure), p50', value: percentile(pure, 50), unit: 'ms', samples: pure.length },
+      `p50 ${ms(percentile(pure, 50))}  p99 ${ms(percentile(pure, 99))}`,
+    );
+    figure(
+      { name: 'breadth: minute close -> snapshots readable, p50', value: percentile(lag, 50), unit: 'ms', samples: lag.length },
+      `p50 ${ms(percentile(lag, 50))}  p99 ${ms(percentile(lag, 99))}`,
+    );
+    figure(
+      { name: 'breadth: backfill, core minutes a second', value: backfilled / (backfillMs / 1000), unit: 'minutes/s', samples: backfilled },
+      `${backfilled} minutes in ${ms(backfillMs)} (a UTC day per query); the minute job one at a time: ${ms(perMinute)} a minute, ${(backfillMs / backfilled / perMinute).toFixed(3)} of its time`,
+    );
   } finally {
     await env.stop();
   }

@@ -41,8 +41,12 @@ export async function benchDeliveries(options: { deliveries?: number } = {}): Pr
   const cloud = await startLocalCloud({ port: 0, dataDir, apiKeys: [{ key: KEY, plan: 'enterprise' }], schedules: false, logLevel: 'ERROR' });
   try {
     const call = async (path: string, body: unknown) => {
-      const res = await fetch(cloud.url + path, { method: 'POST', headers: { 'X-API-Key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      const json = await res.json() as { data: { id: string; secret?: string } };
+      const res = await fetch(cloud.url + path, {
+        method: 'POST',
+        headers: { 'X-API-Key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as { data: { id: string; secret?: string } };
       if (res.status !== 201 && res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
       return json.data;
     };
@@ -56,7 +60,10 @@ export async function benchDeliveries(options: { deliveries?: number } = {}): Pr
       secrets.set(path, endpoint.secret!);
       const rule = await call('/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type: 'market.liquidation' });
       // What a detector holds when it matches: the stored rule and endpoint records.
-      rules.push({ subscription: (await webhookStores().rules.get(account, rule.id))!, endpoint: (await webhookStores().endpoints.get(account, endpoint.id))! });
+      rules.push({
+        subscription: (await webhookStores().rules.get(account, rule.id))!,
+        endpoint: (await webhookStores().endpoints.get(account, endpoint.id))!,
+      });
     }
 
     // Arrival bookkeeping: the same event id goes to every endpoint, so (path, event id) names a delivery.
@@ -68,7 +75,10 @@ export async function benchDeliveries(options: { deliveries?: number } = {}): Pr
     const absorb = () => {
       for (; seen < receiver.requests.length; seen++) {
         const r: ReceivedRequest = receiver.requests[seen]!;
-        if (r.path.startsWith(FLOOR_PATH)) { floorArrivals.set(String(r.headers['svc-event-id']), r.receivedAt); continue; }
+        if (r.path.startsWith(FLOOR_PATH)) {
+          floorArrivals.set(String(r.headers['svc-event-id']), r.receivedAt);
+          continue;
+        }
         const id = `${r.path} ${String(r.headers['svc-event-id'])}`;
         if (arrivals.has(id)) duplicates++;
         else arrivals.set(id, r.receivedAt);
@@ -88,22 +98,33 @@ export async function benchDeliveries(options: { deliveries?: number } = {}): Pr
       // Floor round: the same POSTs, signed, straight to the receiver, all received before the pipeline's round starts.
       const floorStart = Date.now();
       const floorIds = rules.map((_, i) => `floor-${round}-${i}`);
-      await Promise.all(rules.map(async ({ endpoint }, i) => {
-        const body = JSON.stringify({ id: floorIds[i], type: 'market.liquidation', data: { venue: 'perpx', symbol: 'BTC' } });
-        const sent = await direct({ url: receiver.url(`${FLOOR_PATH}${i}`), body, headers: { [SIGNATURE_HEADER]: signatureHeader([endpoint.secret], Math.floor(Date.now() / 1000), body), 'svc-event-id': floorIds[i]! } });
-        if (!sent.ok) throw new Error(`floor POST failed: ${sent.error}`);
-      }));
+      await Promise.all(
+        rules.map(async ({ endpoint }, i) => {
+          const body = JSON.stringify({ id: floorIds[i], type: 'market.liquidation', data: { venue: 'perpx', symbol: 'BTC' } });
+          const sent = await direct({
+            url: receiver.url(`${FLOOR_PATH}${i}`),
+            body,
+            headers: { [SIGNATURE_HEADER]: signatureHeader([endpoint.secret], Math.floor(Date.now() / 1000), body), 'svc-event-id': floorIds[i]! },
+          });
+          if (!sent.ok) throw new Error(`floor POST failed: ${sent.error}`);
+        }),
+      );
       absorb();
       for (const id of floorIds) floorLatencies.push(floorArrivals.get(id)! - floorStart);
       floorSendMs += Date.now() - floorStart;
       const occurrence = {
-        key: randomUUID(), type: 'market.liquidation', occurredAt: Date.now(),
+        key: randomUUID(),
+        type: 'market.liquidation',
+        occurredAt: Date.now(),
         data: { venue: 'perpx', symbol: 'BTC', notional_usd: 1e5, api_url: '/v1/perpx/liquidations/BTC' },
       };
       // The event id is derived; every rule here has the same trigger, so one id per occurrence.
       occurredAt.set(eventIdOf(occurrence.key, rules[0]!.subscription.triggerId), occurrence.occurredAt);
       const start = performance.now();
-      const queued = await queueOccurrences(deps, rules.map((rule) => ({ rule: { plan: 'enterprise' as const, ...rule }, occurrence })));
+      const queued = await queueOccurrences(
+        deps,
+        rules.map((rule) => ({ rule: { plan: 'enterprise' as const, ...rule }, occurrence })),
+      );
       callMs.push(performance.now() - start);
       for (const outcome of queued) outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     }
@@ -129,13 +150,21 @@ export async function benchDeliveries(options: { deliveries?: number } = {}): Pr
     row('wall time, first queued -> last received', `${ms(lastReceived - firstQueued)}  (the floor's rounds in between)`);
     figure({ name: 'deliveries per second (burst)', value: arrivals.size / ((lastReceived - firstQueued) / 1000), unit: '/s' });
     const [p50, p99, f50, f99] = [percentile(latencies, 50), percentile(latencies, 99), percentile(floorLatencies, 50), percentile(floorLatencies, 99)];
-    figure({ name: 'delivery burst: occurrence -> receiver, p50', value: p50, unit: 'ms', floor: f50, ratio: p50 / f50, samples: latencies.length },
-      `p50 ${ms(p50)}  p90 ${ms(percentile(latencies, 90))}  p99 ${ms(p99)}  max ${ms(Math.max(...latencies))}`);
+    figure(
+      { name: 'delivery burst: occurrence -> receiver, p50', value: p50, unit: 'ms', floor: f50, ratio: p50 / f50, samples: latencies.length },
+      `p50 ${ms(p50)}  p90 ${ms(percentile(latencies, 90))}  p99 ${ms(p99)}  max ${ms(Math.max(...latencies))}`,
+    );
     FIGURES.push({ name: 'delivery burst: occurrence -> receiver, p99', value: p99, unit: 'ms', floor: f99, ratio: p99 / f99, samples: latencies.length });
     row('  floor: the same POSTs sent straight, interleaved', `p50 ${ms(f50)}  p99 ${ms(f99)}  (${floorLatencies.length} POSTs, ${ms(floorSendMs)} in all)`);
     row('  burst / floor', `p50 ${(p50 / f50).toFixed(1)}x  p99 ${(p99 / f99).toFixed(1)}x`);
-    row('CPU of the process per delivery (pipeline and floor)', `${ms((cpu.user + cpu.system) / 1000 / total)}  (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s over ${((lastReceived - firstQueued) / 1000).toFixed(1)} s of wall time)`);
-    row('producer: matches queued per second', `${(total / (producerMs / 1000)).toFixed(0)}  (a round's queueOccurrences call p50 ${ms(percentile(callMs, 50))}, p99 ${ms(percentile(callMs, 99))})`);
+    row(
+      'CPU of the process per delivery (pipeline and floor)',
+      `${ms((cpu.user + cpu.system) / 1000 / total)}  (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s over ${((lastReceived - firstQueued) / 1000).toFixed(1)} s of wall time)`,
+    );
+    row(
+      'producer: matches queued per second',
+      `${(total / (producerMs / 1000)).toFixed(0)}  (a round's queueOccurrences call p50 ${ms(percentile(callMs, 50))}, p99 ${ms(percentile(callMs, 99))})`,
+    );
     row('duplicates received', String(duplicates));
 
     // Latency when the stack is not saturated: one occurrence for one rule every 100 ms, as a
@@ -143,16 +172,25 @@ export async function benchDeliveries(options: { deliveries?: number } = {}): Pr
     const pacedLatencies: number[] = [];
     for (let i = 0; i < 50; i++) {
       const rule = rules[i % ENDPOINTS]!;
-      const occurrence = { key: randomUUID(), type: 'market.liquidation', occurredAt: Date.now(), data: { venue: 'perpx', symbol: 'ETH', api_url: '/v1/perpx/liquidations/ETH' } };
+      const occurrence = {
+        key: randomUUID(),
+        type: 'market.liquidation',
+        occurredAt: Date.now(),
+        data: { venue: 'perpx', symbol: 'ETH', api_url: '/v1/perpx/liquidations/ETH' },
+      };
       const eventId = eventIdOf(occurrence.key, rule.subscription.triggerId);
       await queueOccurrence(deps, { plan: 'enterprise', ...rule }, occurrence);
       const until = Date.now() + 10_000;
       let arrived: ReceivedRequest | undefined;
-      while (!(arrived = receiver.requests.find((r) => r.headers['svc-event-id'] === eventId)) && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+      while (!(arrived = receiver.requests.find((r) => r.headers['svc-event-id'] === eventId)) && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 5));
       if (arrived) pacedLatencies.push(arrived.receivedAt - occurrence.occurredAt);
       await new Promise((r) => setTimeout(r, 100));
     }
-    row('occurrence -> receiver, one every 100 ms', `p50 ${ms(percentile(pacedLatencies, 50))}  p99 ${ms(percentile(pacedLatencies, 99))}  (${pacedLatencies.length}/50 arrived)`);
+    row(
+      'occurrence -> receiver, one every 100 ms',
+      `p50 ${ms(percentile(pacedLatencies, 50))}  p99 ${ms(percentile(pacedLatencies, 99))}  (${pacedLatencies.length}/50 arrived)`,
+    );
     row('signatures verified (sample of every 20th)', `${verified} / ${sample.length}`);
     row('rss after run (whole stack, one process)', `${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`);
   } finally {

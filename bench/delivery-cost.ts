@@ -38,10 +38,10 @@ import { figure, row, setEnv } from './stats.ts';
 
 /** Public list prices (us-east-1), dollars. */
 export const PRICES = {
-  sqsRequest: 0.40 / 1e6,
+  sqsRequest: 0.4 / 1e6,
   dynamoWriteUnit: 0.625 / 1e6,
   dynamoReadUnit: 0.125 / 1e6,
-  lambdaRequest: 0.20 / 1e6,
+  lambdaRequest: 0.2 / 1e6,
   lambdaGbSecond: 0.0000133334,
   stepFunctionsTransition: 25 / 1e6,
 } as const;
@@ -56,7 +56,13 @@ const OBSERVER = 'bench';
 const PER_TIMER = /^(SQS SendMessage|DynamoDB (DeleteItem|BatchWriteItem))/;
 const RUNS_A_MONTH = 43_800;
 
-interface Bill { sqsRequests: number; readUnits: number; writeUnits: number; lambdaRequests: number; gbSeconds: number }
+interface Bill {
+  sqsRequests: number;
+  readUnits: number;
+  writeUnits: number;
+  lambdaRequests: number;
+  gbSeconds: number;
+}
 const emptyBill = (): Bill => ({ sqsRequests: 0, readUnits: 0, writeUnits: 0, lambdaRequests: 0, gbSeconds: 0 });
 const dollars = (b: Bill) => ({
   sqs: b.sqsRequests * PRICES.sqsRequest,
@@ -80,8 +86,12 @@ export async function benchDeliveryCost(options: { deliveries?: number; endpoint
   const stops: (() => void)[] = [];
   try {
     const call = async (path: string, body: unknown) => {
-      const res = await fetch(cloud.url + path, { method: 'POST', headers: { 'X-API-Key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      const json = await res.json() as { data: { id: string } };
+      const res = await fetch(cloud.url + path, {
+        method: 'POST',
+        headers: { 'X-API-Key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as { data: { id: string } };
       if (res.status !== 201 && res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
       return json.data;
     };
@@ -90,7 +100,10 @@ export async function benchDeliveryCost(options: { deliveries?: number; endpoint
     for (let i = 0; i < endpointCount; i++) {
       const endpoint = await call('/v1/webhooks/endpoints', { url: receiver.url(`/cost/${i}`) });
       const rule = await call('/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type: 'market.liquidation' });
-      rules.push({ subscription: (await webhookStores().rules.get(account, rule.id))!, endpoint: (await webhookStores().endpoints.get(account, endpoint.id))! });
+      rules.push({
+        subscription: (await webhookStores().rules.get(account, rule.id))!,
+        endpoint: (await webhookStores().endpoints.get(account, endpoint.id))!,
+      });
     }
 
     const meter = attachRequestMeter({ dynamo: dynamoDocumentClient(), sqs: sqsClient() });
@@ -102,10 +115,16 @@ export async function benchDeliveryCost(options: { deliveries?: number; endpoint
     const webhooksTable = config()[TABLES.webhooks.envVar] as string;
     const resetStreaks = setInterval(() => {
       for (const { endpoint } of rules) {
-        void cloud.dynamo.send(new UpdateCommand({
-          TableName: webhooksTable, Key: { pk: `ACCT#${account}`, sk: `EP#${endpoint.id}` },
-          UpdateExpression: 'SET consecutive_failures = :zero REMOVE first_failure_at', ExpressionAttributeValues: { ':zero': 0 },
-        })).catch(() => undefined);
+        void cloud.dynamo
+          .send(
+            new UpdateCommand({
+              TableName: webhooksTable,
+              Key: { pk: `ACCT#${account}`, sk: `EP#${endpoint.id}` },
+              UpdateExpression: 'SET consecutive_failures = :zero REMOVE first_failure_at',
+              ExpressionAttributeValues: { ':zero': 0 },
+            }),
+          )
+          .catch(() => undefined);
       }
     }, 3_600_000 / TIME_SCALE);
     stops.push(() => clearInterval(resetStreaks));
@@ -114,11 +133,18 @@ export async function benchDeliveryCost(options: { deliveries?: number; endpoint
     const startedAt = Date.now();
     await meterScope.run(QUEUE_TIME, async () => {
       for (let round = 0; round < perEndpoint; round++) {
-        const occurrence = { key: randomUUID(), type: 'market.liquidation', occurredAt: Date.now(), data: { venue: 'perpx', symbol: 'BTC', notional_usd: 1e5, api_url: '/v1/perpx/liquidations/BTC' } };
-        await Promise.all(rules.map(async (rule) => {
-          if (await queueOccurrence(deps, { plan: 'enterprise', ...rule }, occurrence) !== 'queued') throw new Error('a delivery was not queued');
-          ids.push(deliveryIdOf(eventIdOf(occurrence.key, rule.subscription.triggerId), rule.endpoint.id));
-        }));
+        const occurrence = {
+          key: randomUUID(),
+          type: 'market.liquidation',
+          occurredAt: Date.now(),
+          data: { venue: 'perpx', symbol: 'BTC', notional_usd: 1e5, api_url: '/v1/perpx/liquidations/BTC' },
+        };
+        await Promise.all(
+          rules.map(async (rule) => {
+            if ((await queueOccurrence(deps, { plan: 'enterprise', ...rule }, occurrence)) !== 'queued') throw new Error('a delivery was not queued');
+            ids.push(deliveryIdOf(eventIdOf(occurrence.key, rule.subscription.triggerId), rule.endpoint.id));
+          }),
+        );
       }
     });
 
@@ -145,7 +171,9 @@ export async function benchDeliveryCost(options: { deliveries?: number; endpoint
     const attempts = receiver.requests.length;
     // Every cost below is per exhausted delivery: scaled by 28 attempts over the attempts made (1 when all exhausted).
     const scale = (total * 28) / attempts;
-    console.log(`\nCost of exhausted deliveries (counted: ${total} deliveries to ${endpointCount} endpoints answering 500, LOCAL_TIME_SCALE=${TIME_SCALE}, the hourly waits parked)`);
+    console.log(
+      `\nCost of exhausted deliveries (counted: ${total} deliveries to ${endpointCount} endpoints answering 500, LOCAL_TIME_SCALE=${TIME_SCALE}, the hourly waits parked)`,
+    );
     row('deliveries: state attempts -> count', [...states].map(([k, v]) => `${k}: ${v}`).join(', '));
     row('attempts received / expected', `${attempts} / ${total * 28}  (wall ${(wallMs / 1000).toFixed(0)} s, ${sweeps} timer sweeps)`);
 
@@ -157,12 +185,15 @@ export async function benchDeliveryCost(options: { deliveries?: number; endpoint
     for (const [label, operations] of meter.counts) {
       for (const [operation, t] of operations) {
         if (label === OBSERVER) continue;
-        if (DELIVERY_LANES.includes(label as FunctionName) || label === QUEUE_TIME || (label === 'timer-sweep' && PER_TIMER.test(operation))) add(perDelivery, operation, t);
+        if (DELIVERY_LANES.includes(label as FunctionName) || label === QUEUE_TIME || (label === 'timer-sweep' && PER_TIMER.test(operation)))
+          add(perDelivery, operation, t);
         else if (label === 'timer-sweep') add(flatPerSweep, operation, t);
         else if (label === 'delivery-sweep') add(flatPerOverdueSweep, operation, t);
         else if (label !== 'other') continue;
         // Made outside any function or scope the bench knows: shown, never billed to a delivery.
-        lines.push(`${label}: ${operation}  ${(t.requests * scale / total).toFixed(2)} req${t.messages ? `, ${(t.messages * scale / total).toFixed(2)} msg` : ''}${t.readUnits ? `, ${(t.readUnits * scale / total).toFixed(2)} RU` : ''}${t.writeUnits ? `, ${(t.writeUnits * scale / total).toFixed(2)} WU` : ''}`);
+        lines.push(
+          `${label}: ${operation}  ${((t.requests * scale) / total).toFixed(2)} req${t.messages ? `, ${((t.messages * scale) / total).toFixed(2)} msg` : ''}${t.readUnits ? `, ${((t.readUnits * scale) / total).toFixed(2)} RU` : ''}${t.writeUnits ? `, ${((t.writeUnits * scale) / total).toFixed(2)} WU` : ''}`,
+        );
       }
     }
     // The event source mapping's side of each batch the delivery lanes were handed.
@@ -173,28 +204,49 @@ export async function benchDeliveryCost(options: { deliveries?: number; endpoint
     perDelivery.gbSeconds += batches.reduce((sum, i) => sum + (i.ms / 1000) * (i.memoryMb / 1024), 0);
     const sweepInvocations = invocations.filter((i) => i.name === 'timer-sweep');
     for (const line of lines) row(`  ${line.split('  ')[0]!}`, line.split('  ')[1]!);
-    row('  event source: ReceiveMessage + DeleteMessageBatch', `${(batches.length * 2 * scale / total).toFixed(2)} req  (${batches.length} batches of ${(batched / batches.length).toFixed(1)} messages on average)`);
+    row(
+      '  event source: ReceiveMessage + DeleteMessageBatch',
+      `${((batches.length * 2 * scale) / total).toFixed(2)} req  (${batches.length} batches of ${(batched / batches.length).toFixed(1)} messages on average)`,
+    );
 
-    const per = (value: number) => (value * scale / total) * 1e6;
+    const per = (value: number) => ((value * scale) / total) * 1e6;
     const durationCost = per(perDelivery.gbSeconds * PRICES.lambdaGbSecond);
     const cost = dollars({ ...perDelivery, gbSeconds: 0 });
     const perMillion = { sqs: per(cost.sqs), dynamodb: per(cost.dynamodb), lambda: per(cost.lambda) };
     const perMillionTotal = perMillion.sqs + perMillion.dynamodb + perMillion.lambda;
-    row('per delivery: SQS requests', `${(perDelivery.sqsRequests * scale / total).toFixed(1)}  -> $${perMillion.sqs.toFixed(2)} per million deliveries`);
-    row('per delivery: DynamoDB read / write units', `${(perDelivery.readUnits * scale / total).toFixed(1)} / ${(perDelivery.writeUnits * scale / total).toFixed(1)}  -> $${perMillion.dynamodb.toFixed(2)}`);
-    row('per delivery: Lambda invocations', `${(perDelivery.lambdaRequests * scale / total).toFixed(2)}  -> $${perMillion.lambda.toFixed(2)}`);
-    figure({ name: 'cost per million exhausted deliveries (counted requests x list prices)', value: perMillionTotal, unit: '$', samples: total },
-      `$${perMillionTotal.toFixed(2)}  (SQS $${perMillion.sqs.toFixed(2)}, DynamoDB $${perMillion.dynamodb.toFixed(2)}, Lambda requests $${perMillion.lambda.toFixed(2)}; goal <= $30)`);
+    row('per delivery: SQS requests', `${((perDelivery.sqsRequests * scale) / total).toFixed(1)}  -> $${perMillion.sqs.toFixed(2)} per million deliveries`);
+    row(
+      'per delivery: DynamoDB read / write units',
+      `${((perDelivery.readUnits * scale) / total).toFixed(1)} / ${((perDelivery.writeUnits * scale) / total).toFixed(1)}  -> $${perMillion.dynamodb.toFixed(2)}`,
+    );
+    row('per delivery: Lambda invocations', `${((perDelivery.lambdaRequests * scale) / total).toFixed(2)}  -> $${perMillion.lambda.toFixed(2)}`);
+    figure(
+      { name: 'cost per million exhausted deliveries (counted requests x list prices)', value: perMillionTotal, unit: '$', samples: total },
+      `$${perMillionTotal.toFixed(2)}  (SQS $${perMillion.sqs.toFixed(2)}, DynamoDB $${perMillion.dynamodb.toFixed(2)}, Lambda requests $${perMillion.lambda.toFixed(2)}; goal <= $30)`,
+    );
     // Apart: a batch's wall time here is this shared machine's load as much as the code's (uptime beside it).
-    figure({ name: 'Lambda duration per million exhausted deliveries (wall time on this machine x memory)', value: durationCost, unit: '$', samples: batches.length },
-      `$${durationCost.toFixed(2)}  (${(perDelivery.gbSeconds * scale / total).toFixed(3)} GB-s a delivery; load average ${loadavg()[0]!.toFixed(1)})`);
+    figure(
+      {
+        name: 'Lambda duration per million exhausted deliveries (wall time on this machine x memory)',
+        value: durationCost,
+        unit: '$',
+        samples: batches.length,
+      },
+      `$${durationCost.toFixed(2)}  (${((perDelivery.gbSeconds * scale) / total).toFixed(3)} GB-s a delivery; load average ${loadavg()[0]!.toFixed(1)})`,
+    );
     // Flat: one timer-sweep execution and one overdue sweep a minute, whatever the traffic.
     const sweepRun = dollars(flatPerSweep);
     const sweepLambda = sweepInvocations.reduce((sum, i) => sum + PRICES.lambdaRequest + (i.ms / 1000) * (i.memoryMb / 1024) * PRICES.lambdaGbSecond, 0);
     const perSweep = (sweepRun.sqs + sweepRun.dynamodb + sweepLambda) / Math.max(1, sweeps);
     const overdue = dollars(flatPerOverdueSweep);
-    row('flat, timer sweep (per run, x 43,800 runs a month)', `$${(perSweep * RUNS_A_MONTH).toFixed(2)} a month (${(flatPerSweep.readUnits / Math.max(1, sweeps)).toFixed(1)} RU, ${(flatPerSweep.writeUnits / Math.max(1, sweeps)).toFixed(2)} WU a run), plus its state transitions`);
-    row('flat, overdue sweep (one run counted, x 43,800)', `$${((overdue.dynamodb + overdue.sqs + PRICES.lambdaRequest) * RUNS_A_MONTH).toFixed(2)} a month (${flatPerOverdueSweep.readUnits.toFixed(1)} RU a run)`);
+    row(
+      'flat, timer sweep (per run, x 43,800 runs a month)',
+      `$${(perSweep * RUNS_A_MONTH).toFixed(2)} a month (${(flatPerSweep.readUnits / Math.max(1, sweeps)).toFixed(1)} RU, ${(flatPerSweep.writeUnits / Math.max(1, sweeps)).toFixed(2)} WU a run), plus its state transitions`,
+    );
+    row(
+      'flat, overdue sweep (one run counted, x 43,800)',
+      `$${((overdue.dynamodb + overdue.sqs + PRICES.lambdaRequest) * RUNS_A_MONTH).toFixed(2)} a month (${flatPerOverdueSweep.readUnits.toFixed(1)} RU a run)`,
+    );
   } finally {
     for (const stop of stops) stop();
     await cloud.stop();

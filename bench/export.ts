@@ -77,7 +77,7 @@ async function seedWeek(start: number, sink: (records: TradeRecord[]) => Promise
       const asset = assets.find((a) => a.key === market.asset)!;
       // The walk's step per order, so the day's moves follow the asset's annual volatility.
       const step = asset.annualVol * Math.sqrt(DAY_MS / rows / YEAR_MS);
-      for (let n = 0; n < rows;) {
+      for (let n = 0; n < rows; ) {
         const ts = day + Math.floor((n / rows) * (DAY_MS - 1));
         const taker = rng.weighted(cumulative);
         const buy = rng.chance(0.5);
@@ -93,7 +93,12 @@ async function seedWeek(start: number, sink: (records: TradeRecord[]) => Promise
           const price = Number(priceText);
           const units = Math.max(1, Math.round(rng.logNormal(800, 1.4) / price / unitSize));
           const maker = rng.weighted(cumulative);
-          for (const [wallet, crossed] of rng.chance(0.5) ? [[taker, true], [maker, false]] as const : [[taker, true]] as const) {
+          for (const [wallet, crossed] of rng.chance(0.5)
+            ? ([
+                [taker, true],
+                [maker, false],
+              ] as const)
+            : ([[taker, true]] as const)) {
             if (n >= rows) break;
             const signed = (buy === crossed ? 1 : -1) * units;
             const key = wallet * 128 + s;
@@ -102,11 +107,26 @@ async function seedWeek(start: number, sink: (records: TradeRecord[]) => Promise
             const outcome = applyFill(position, signed, price, unitSize);
             const notional = units * unitSize * price;
             const record: TradeRecord = {
-              dataset: 'trades', family: 'perpx', symbol: market.symbol, ts, trade_id: tradeId++, side: signed > 0 ? 'B' : 'A',
-              price: priceText, size: formatUnits(units, market.szDecimals), crossed, fee: formatFixed(notional * (crossed ? 0.00045 : 0.00015), 6),
-              fee_token: 'USDC', closed_pnl: formatFixed(outcome.closedPnl, 6), direction: directionLabel(outcome, signed, 'perp'),
-              start_position: formatUnits(outcome.startUnits, market.szDecimals), user_address: wallets[wallet]!, tx_hash: txHash,
-              order_id: crossed ? oid : orderId++, maker_address: wallets[maker]!, taker_address: wallets[taker]!, is_liquidation: false,
+              dataset: 'trades',
+              family: 'perpx',
+              symbol: market.symbol,
+              ts,
+              trade_id: tradeId++,
+              side: signed > 0 ? 'B' : 'A',
+              price: priceText,
+              size: formatUnits(units, market.szDecimals),
+              crossed,
+              fee: formatFixed(notional * (crossed ? 0.00045 : 0.00015), 6),
+              fee_token: 'USDC',
+              closed_pnl: formatFixed(outcome.closedPnl, 6),
+              direction: directionLabel(outcome, signed, 'perp'),
+              start_position: formatUnits(outcome.startUnits, market.szDecimals),
+              user_address: wallets[wallet]!,
+              tx_hash: txHash,
+              order_id: crossed ? oid : orderId++,
+              maker_address: wallets[maker]!,
+              taker_address: wallets[taker]!,
+              is_liquidation: false,
             };
             if (crossed && cloid !== undefined) record.cloid = cloid;
             if (crossed && twapId !== undefined) record.twap_id = twapId;
@@ -141,7 +161,9 @@ async function peakRss<T>(work: () => Promise<T>): Promise<{ result: T; base: nu
   collectGarbage();
   const base = process.memoryUsage().rss;
   let peak = base;
-  const sample = () => { peak = Math.max(peak, process.memoryUsage().rss); };
+  const sample = () => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  };
   const timer = setInterval(sample, 20);
   try {
     const result = await work();
@@ -153,10 +175,16 @@ async function peakRss<T>(work: () => Promise<T>): Promise<{ result: T; base: nu
 }
 
 /** Wraps an async function to add its wall time to a tally. */
-const timed = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, add: (ms: number) => void) => async (...args: A): Promise<R> => {
-  const started = performance.now();
-  try { return await fn(...args); } finally { add(performance.now() - started); }
-};
+const timed =
+  <A extends unknown[], R>(fn: (...args: A) => Promise<R>, add: (ms: number) => void) =>
+  async (...args: A): Promise<R> => {
+    const started = performance.now();
+    try {
+      return await fn(...args);
+    } finally {
+      add(performance.now() - started);
+    }
+  };
 
 /** The local path and rows of each symbol-day's visible file (keyed `day|symbol`); throws on anything but a day file. */
 async function dayFiles(deps: ArchiveDeps, days: readonly string[]): Promise<Map<string, { path: string; rows: number }>> {
@@ -197,8 +225,20 @@ export async function benchExport(): Promise<void> {
     const now = Date.now();
     const plan = await planExport(deps.manifest, { schema: 'trades', family: 'perpx', start, end, dry_run: false }, now);
     const job: ExportJobRecord = {
-      accountId: 'acct_bench', jobId: newExportId(now), state: 'queued', schema: 'trades', family: 'perpx', symbols: plan.quote.symbols,
-      from: start, to: end, createdAt: now, quote: plan.quote, partitionsTotal: plan.partitions.length, partitionsDone: 0, rowsWritten: 0, bytesWritten: 0,
+      accountId: 'acct_bench',
+      jobId: newExportId(now),
+      state: 'queued',
+      schema: 'trades',
+      family: 'perpx',
+      symbols: plan.quote.symbols,
+      from: start,
+      to: end,
+      createdAt: now,
+      quote: plan.quote,
+      partitionsTotal: plan.partitions.length,
+      partitionsDone: 0,
+      rowsWritten: 0,
+      bytesWritten: 0,
     };
     const store = exportStore();
     await store.createJob(job, plan.partitions);
@@ -210,9 +250,21 @@ export async function benchExport(): Promise<void> {
     const spent = { copy: 0, upload: 0 };
     const objects = exportObjects();
     const partitionDeps: PartitionDeps = {
-      ...deps, exports: store,
-      sql: { ...deps.sql, query: <R extends object>(query: SqlQuery) => timed(deps.sql.query<R>, (t) => { spent.copy += t; })(query) },
-      exportObjects: { ...objects, putFile: timed(objects.putFile, (t) => { spent.upload += t; }) },
+      ...deps,
+      exports: store,
+      sql: {
+        ...deps.sql,
+        query: <R extends object>(query: SqlQuery) =>
+          timed(deps.sql.query<R>, (t) => {
+            spent.copy += t;
+          })(query),
+      },
+      exportObjects: {
+        ...objects,
+        putFile: timed(objects.putFile, (t) => {
+          spent.upload += t;
+        }),
+      },
     };
     const format = EXPORT_FORMATS.trades;
     // The same projection and order as the handler's (partition.ts builds them from the same format).
@@ -234,9 +286,17 @@ export async function benchExport(): Promise<void> {
     const runFloor = async (partition: ExportPartition): Promise<Run> => {
       const dayStart = Date.parse(`${partition.d}T00:00:00Z`);
       const started = performance.now();
-      const reader = await floorDb.runAndReadAll(floorSql, {
-        files: listValue([slotOf(partition).path]), symbol: partition.s, from: BigInt(Math.max(start, dayStart)), to: BigInt(Math.min(end, dayStart + DAY_MS) - 1), path: floorPath,
-      }, types);
+      const reader = await floorDb.runAndReadAll(
+        floorSql,
+        {
+          files: listValue([slotOf(partition).path]),
+          symbol: partition.s,
+          from: BigInt(Math.max(start, dayStart)),
+          to: BigInt(Math.min(end, dayStart + DAY_MS) - 1),
+          path: floorPath,
+        },
+        types,
+      );
       const ms = performance.now() - started;
       const bytes = statSync(floorPath).size;
       rmSync(floorPath);
@@ -248,7 +308,13 @@ export async function benchExport(): Promise<void> {
     const atLargest: { memory?: { base: number; peak: number }; runs?: [Run, Run] } = {};
     for (const partition of plan.partitions) {
       // The largest partition's RSS is sampled (its garbage collection comes before its timing starts).
-      const exported = () => (partition === largest ? peakRss(() => runHandler(partition)).then((m) => { atLargest.memory = m; return m.result; }) : runHandler(partition));
+      const exported = () =>
+        partition === largest
+          ? peakRss(() => runHandler(partition)).then((m) => {
+              atLargest.memory = m;
+              return m.result;
+            })
+          : runHandler(partition);
       // Which runs first alternates, so neither always finds the machine (or the files) warmer.
       let h: Run;
       let f: Run;
@@ -259,8 +325,12 @@ export async function benchExport(): Promise<void> {
         f = await runFloor(partition);
         h = await exported();
       }
-      if (h.rows !== f.rows || h.rows !== slotOf(partition).rows) throw new Error(`partition ${partition.i}: handler ${h.rows} rows, floor ${f.rows}, file ${slotOf(partition).rows}`);
-      for (const [total, run] of [[handler, h], [floor, f]] as const) {
+      if (h.rows !== f.rows || h.rows !== slotOf(partition).rows)
+        throw new Error(`partition ${partition.i}: handler ${h.rows} rows, floor ${f.rows}, file ${slotOf(partition).rows}`);
+      for (const [total, run] of [
+        [handler, h],
+        [floor, f],
+      ] as const) {
         total.ms += run.ms;
         total.rows += run.rows;
         total.bytes += run.bytes;
@@ -272,9 +342,11 @@ export async function benchExport(): Promise<void> {
     await store.createJob(concurrent, plan.partitions);
     const queue = [...plan.partitions];
     const jobStarted = performance.now();
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) await exportPartition({ ...deps, exports: store, exportObjects: objects }, concurrent, next);
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) await exportPartition({ ...deps, exports: store, exportObjects: objects }, concurrent, next);
+      }),
+    );
     const jobMs = performance.now() - jobStarted;
     const progress = await store.getJob(job.accountId, job.jobId);
     if (progress?.partitionsDone !== plan.partitions.length || progress.rowsWritten !== ingested || handler.rows !== ingested) {
@@ -283,27 +355,66 @@ export async function benchExport(): Promise<void> {
 
     const rate = (run: { ms: number; rows: number }) => run.rows / (run.ms / 1000);
     const mbRate = (run: { ms: number; bytes: number }) => run.bytes / MB / (run.ms / 1000);
-    console.log(`\nBulk export (perpx trades, ${DAYS} days, ${plan.quote.symbols.length} symbols: ${ingested.toLocaleString()} rows in ${plan.partitions.length} symbol-day files; `
-      + `generated and ingested in ${seedS.toFixed(0)} s (ingest ${(ingestMs / 1000).toFixed(0)} s), compacted in ${compactS.toFixed(0)} s)`);
-    figure({ name: 'export: one partition worker (sequential), rows/s written', value: Math.round(rate(handler)), unit: 'rows/s', floor: Math.round(rate(floor)), ratio: floor.ms / handler.ms, samples: plan.partitions.length },
-      `${Math.round(rate(handler)).toLocaleString()} rows/s  (${handler.rows.toLocaleString()} rows in ${(handler.ms / 1000).toFixed(1)} s, ${plan.partitions.length} partitions)`);
-    figure({ name: 'export: one partition worker (sequential), MB/s written (10^6 bytes)', value: mbRate(handler), unit: 'MB/s', floor: mbRate(floor), ratio: mbRate(handler) / mbRate(floor), samples: plan.partitions.length },
-      `${mbRate(handler).toFixed(2)} MB/s  (${(handler.bytes / MB).toFixed(1)} MB of ZSTD Parquet)`);
-    row('  DuckDB alone: COPY of the same rows, same projection, same files (floor)', `${Math.round(rate(floor)).toLocaleString()} rows/s, ${mbRate(floor).toFixed(2)} MB/s  (${(floor.ms / 1000).toFixed(1)} s, ${(floor.bytes / MB).toFixed(1)} MB)`);
+    console.log(
+      `\nBulk export (perpx trades, ${DAYS} days, ${plan.quote.symbols.length} symbols: ${ingested.toLocaleString()} rows in ${plan.partitions.length} symbol-day files; `
+        + `generated and ingested in ${seedS.toFixed(0)} s (ingest ${(ingestMs / 1000).toFixed(0)} s), compacted in ${compactS.toFixed(0)} s)`,
+    );
+    figure(
+      {
+        name: 'export: one partition worker (sequential), rows/s written',
+        value: Math.round(rate(handler)),
+        unit: 'rows/s',
+        floor: Math.round(rate(floor)),
+        ratio: floor.ms / handler.ms,
+        samples: plan.partitions.length,
+      },
+      `${Math.round(rate(handler)).toLocaleString()} rows/s  (${handler.rows.toLocaleString()} rows in ${(handler.ms / 1000).toFixed(1)} s, ${plan.partitions.length} partitions)`,
+    );
+    figure(
+      {
+        name: 'export: one partition worker (sequential), MB/s written (10^6 bytes)',
+        value: mbRate(handler),
+        unit: 'MB/s',
+        floor: mbRate(floor),
+        ratio: mbRate(handler) / mbRate(floor),
+        samples: plan.partitions.length,
+      },
+      `${mbRate(handler).toFixed(2)} MB/s  (${(handler.bytes / MB).toFixed(1)} MB of ZSTD Parquet)`,
+    );
+    row(
+      '  DuckDB alone: COPY of the same rows, same projection, same files (floor)',
+      `${Math.round(rate(floor)).toLocaleString()} rows/s, ${mbRate(floor).toFixed(2)} MB/s  (${(floor.ms / 1000).toFixed(1)} s, ${(floor.bytes / MB).toFixed(1)} MB)`,
+    );
     row('  handler / floor throughput', `${(floor.ms / handler.ms).toFixed(2)}`);
-    figure({ name: 'export: the job, 8 partitions at a time (as the state machine runs them), rows/s written', value: Math.round(ingested / (jobMs / 1000)), unit: 'rows/s', floor: Math.round(rate(floor)), ratio: floor.ms / jobMs, samples: 1 },
-      `${Math.round(ingested / (jobMs / 1000)).toLocaleString()} rows/s  (${(jobMs / 1000).toFixed(1)} s; ${(floor.ms / jobMs).toFixed(2)} of the floor)`);
+    figure(
+      {
+        name: 'export: the job, 8 partitions at a time (as the state machine runs them), rows/s written',
+        value: Math.round(ingested / (jobMs / 1000)),
+        unit: 'rows/s',
+        floor: Math.round(rate(floor)),
+        ratio: floor.ms / jobMs,
+        samples: 1,
+      },
+      `${Math.round(ingested / (jobMs / 1000)).toLocaleString()} rows/s  (${(jobMs / 1000).toFixed(1)} s; ${(floor.ms / jobMs).toFixed(2)} of the floor)`,
+    );
     const rest = handler.ms - spent.copy - spent.upload;
-    figure({ name: '  of which the handler\'s DuckDB COPY', value: spent.copy / 1000, unit: 's' });
+    figure({ name: "  of which the handler's DuckDB COPY", value: spent.copy / 1000, unit: 's' });
     figure({ name: '  of which the upload to the exports bucket (s3rver)', value: spent.upload / 1000, unit: 's' });
-    figure({ name: '  the rest (job store, manifest, row count, SHA-256)', value: rest / 1000, unit: 's' },
-      `${(rest / 1000).toFixed(2)} s  (${(rest / plan.partitions.length).toFixed(1)} ms a partition)`);
+    figure(
+      { name: '  the rest (job store, manifest, row count, SHA-256)', value: rest / 1000, unit: 's' },
+      `${(rest / 1000).toFixed(2)} s  (${(rest / plan.partitions.length).toFixed(1)} ms a partition)`,
+    );
     const [lh, lf] = atLargest.runs!;
     const { base, peak } = atLargest.memory!;
-    row(`  largest partition (${largest.s} ${largest.d}, ${lh.rows.toLocaleString()} rows): handler / floor`, `${ms(lh.ms)} / ${ms(lf.ms)} = ${(lf.ms / lh.ms).toFixed(2)} of the floor's throughput`);
+    row(
+      `  largest partition (${largest.s} ${largest.d}, ${lh.rows.toLocaleString()} rows): handler / floor`,
+      `${ms(lh.ms)} / ${ms(lf.ms)} = ${(lf.ms / lh.ms).toFixed(2)} of the floor's throughput`,
+    );
     const growth = (peak - base) / MIB;
-    figure({ name: `export: peak RSS growth, one partition (${lh.rows.toLocaleString()} rows, sampled every 20 ms)`, value: growth, unit: 'MB' },
-      `+${growth.toFixed(0)} MB over ${(base / MIB).toFixed(0)} MB (peak ${(peak / MIB).toFixed(0)} MB): this process's RSS, DuckDB's native memory included`);
+    figure(
+      { name: `export: peak RSS growth, one partition (${lh.rows.toLocaleString()} rows, sampled every 20 ms)`, value: growth, unit: 'MB' },
+      `+${growth.toFixed(0)} MB over ${(base / MIB).toFixed(0)} MB (peak ${(peak / MIB).toFixed(0)} MB): this process's RSS, DuckDB's native memory included`,
+    );
   } finally {
     floorDb.closeSync();
     await env.stop();

@@ -24,23 +24,42 @@ export async function benchFirstStart(options: { days: number }): Promise<void> 
   const settings = localSettings({});
   let latest: SeedProgress | undefined;
   const cloud = await startLocalCloud({
-    port: 0, dataDir, apiKeys: [{ key: KEY, plan: 'pro' }], schedules: true, logLevel: 'ERROR', niceness: BACKGROUND_NICENESS,
+    port: 0,
+    dataDir,
+    apiKeys: [{ key: KEY, plan: 'pro' }],
+    schedules: true,
+    logLevel: 'ERROR',
+    niceness: BACKGROUND_NICENESS,
     // npm start's demo: the newest hour first, then the older days.
     demo: {
-      days: options.days, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000,
-      orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS, nearHours: settings.DEMO_NEAR_HOURS, live: false, onProgress: (p) => { latest = p; },
+      days: options.days,
+      seed: settings.DEMO_SEED,
+      intensity: settings.DEMO_INTENSITY,
+      l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000,
+      orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS,
+      nearHours: settings.DEMO_NEAR_HOURS,
+      live: false,
+      onProgress: (p) => {
+        latest = p;
+      },
     },
   });
   const answeringAt = performance.now();
   let seededAt: number | undefined;
-  const seeded = cloud.demo!.seeded.then(() => { seededAt = performance.now(); });
+  const seeded = cloud.demo!.seeded.then(() => {
+    seededAt = performance.now();
+  });
   let nearPastAt: number | undefined;
   const latencies: number[] = [];
   const errors = new Map<number, number>();
   try {
     const call = async (method: string, path: string, body?: unknown) => {
       const start = performance.now();
-      const res = await fetch(cloud.url + path, { method, headers: { 'X-API-Key': KEY, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(cloud.url + path, {
+        method,
+        headers: { 'X-API-Key': KEY, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       latencies.push(performance.now() - start);
       if (res.status >= 500) errors.set(res.status, (errors.get(res.status) ?? 0) + 1);
@@ -61,7 +80,11 @@ export async function benchFirstStart(options: { days: number }): Promise<void> 
     await seeded;
     figure({ name: 'first start: the gateway answers after', value: (answeringAt - startedAt) / 1000, unit: 's' });
     figure({ name: `first start: ${options.days} day(s) seeded, breadth history included, after`, value: (seededAt! - startedAt) / 1000, unit: 's' });
-    figure({ name: 'first start: the last hour before start readable (a BTC trade) after', value: ((nearPastAt ?? performance.now()) - startedAt) / 1000, unit: 's' });
+    figure({
+      name: 'first start: the last hour before start readable (a BTC trade) after',
+      value: ((nearPastAt ?? performance.now()) - startedAt) / 1000,
+      unit: 's',
+    });
     figure({ name: 'first start: records seeded', value: latest?.records ?? 0, unit: 'records' });
     figure({ name: 'first start: a call while seeding, p50', value: percentile(latencies, 50), unit: 'ms', samples: latencies.length });
     figure({ name: 'first start: a call while seeding, p99', value: percentile(latencies, 99), unit: 'ms', samples: latencies.length });

@@ -45,7 +45,18 @@ export function* syntheticDay(day: number): Generator<string[]> {
     const level = 1 + rng.int(LEVELS_A_SIDE);
     const price = String(side === 'B' ? MID - level : MID + level);
     live.push(oid);
-    return { ts, block_number: block, seq: 0, oid: oid++, user_address: rng.pick(USERS), side, price, diff_type: 'new', new_size: (0.001 * (1 + rng.int(2000))).toFixed(3), insert_before: null };
+    return {
+      ts,
+      block_number: block,
+      seq: 0,
+      oid: oid++,
+      user_address: rng.pick(USERS),
+      side,
+      price,
+      diff_type: 'new',
+      new_size: (0.001 * (1 + rng.int(2000))).toFixed(3),
+      insert_before: null,
+    };
   };
   for (let i = 0; i < 2 * ORDERS_A_SIDE; i++) book.apply(place(day - 1));
   for (let hour = day; hour < day + DAY; hour += HOUR) {
@@ -66,8 +77,16 @@ export function* syntheticDay(day: number): Generator<string[]> {
           live.pop();
         }
         diff = {
-          ts, block_number: block, seq: 0, oid: target.oid, user_address: target.user, side: target.side, price: target.price,
-          diff_type: trim ? 'update' : 'remove', new_size: trim ? String(Number((Number(target.size) / 2).toFixed(4))) : null, insert_before: null,
+          ts,
+          block_number: block,
+          seq: 0,
+          oid: target.oid,
+          user_address: target.user,
+          side: target.side,
+          price: target.price,
+          diff_type: trim ? 'update' : 'remove',
+          new_size: trim ? String(Number((Number(target.size) / 2).toFixed(4))) : null,
+          insert_before: null,
         };
       }
       diff.block_number = block;
@@ -80,7 +99,18 @@ export function* syntheticDay(day: number): Generator<string[]> {
       }
       if ((closing + 1) % CHECKPOINT_MS === 0) {
         const side = (s: 'B' | 'A') => book.side(s).map((o) => [o.oid, o.user, o.price, o.size, o.placedAt]);
-        lines.push(JSON.stringify({ dataset: 'l4_checkpoints', family: 'perpx', symbol: 'BTC', ts: closing, block_number: block, seq: 0, bids: side('B'), asks: side('A') }));
+        lines.push(
+          JSON.stringify({
+            dataset: 'l4_checkpoints',
+            family: 'perpx',
+            symbol: 'BTC',
+            ts: closing,
+            block_number: block,
+            seq: 0,
+            bids: side('B'),
+            asks: side('A'),
+          }),
+        );
       }
     }
     yield lines;
@@ -105,54 +135,112 @@ export async function benchOrderbook(): Promise<void> {
     const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
     const connection = await instance.connect();
     // The files a reader sees (the day files; hour files they replaced may linger until deleted).
-    const filesOf = async (dataset: Dataset) => visibleFiles(await deps.manifest.compactedFiles(dataset, 'perpx', 'BTC', '2000-01-01', '2999-12-31'), [], 'BTC');
+    const filesOf = async (dataset: Dataset) =>
+      visibleFiles(await deps.manifest.compactedFiles(dataset, 'perpx', 'BTC', '2000-01-01', '2999-12-31'), [], 'BTC');
     const [diffFiles, checkpointFiles, snapshotFiles] = await Promise.all([filesOf('l4_diffs'), filesOf('l4_checkpoints'), filesOf('l2_snapshots')]);
     const paths = async (files: Awaited<ReturnType<typeof filesOf>>) => listValue(await deps.files.paths(files));
     const [diffs, checkpoints, snapshots] = await Promise.all([paths(diffFiles), paths(checkpointFiles), paths(snapshotFiles)]);
     const types = { files: LIST(VARCHAR), from: BIGINT, to: BIGINT };
 
-    console.log(`\nOrder books (server side: handler in-process, warm cache; one day of a market with 10,000 resting orders, 10 diffs/s; ingest ${ingestS.toFixed(0)} s)`);
+    console.log(
+      `\nOrder books (server side: handler in-process, warm cache; one day of a market with 10,000 resting orders, 10 diffs/s; ingest ${ingestS.toFixed(0)} s)`,
+    );
     const bytes = (files: Awaited<ReturnType<typeof filesOf>>) => files.reduce((sum, f) => sum + f.bytes, 0);
     figure({ name: 'L4 diffs stored per market-day (864,000 diffs)', value: bytes(diffFiles) / 1e6, unit: 'MB' });
-    figure({ name: `L4 checkpoints stored per market-day (${checkpointFiles.reduce((n, f) => n + f.rows, 0)} of about 10,000 orders)`, value: bytes(checkpointFiles) / 1e6, unit: 'MB' });
+    figure({
+      name: `L4 checkpoints stored per market-day (${checkpointFiles.reduce((n, f) => n + f.rows, 0)} of about 10,000 orders)`,
+      value: bytes(checkpointFiles) / 1e6,
+      unit: 'MB',
+    });
     figure({ name: 'native snapshots stored per market-day (86,400 of 20 levels)', value: bytes(snapshotFiles) / 1e6, unit: 'MB' });
 
     // A random instant per call; the floor reads the same rows the handler reads for it.
     const rng = new Rng(11);
     let at = day;
-    const pick = () => { at = day + CHECKPOINT_MS + rng.int(DAY - 2 * CHECKPOINT_MS); return String(at); };
+    const pick = () => {
+      at = day + CHECKPOINT_MS + rng.int(DAY - 2 * CHECKPOINT_MS);
+      return String(at);
+    };
     // What DuckDB alone does for a book: the newest checkpoint's time, its row (row-group pruned), the diffs after it.
     const bookFloor = async () => {
-      const newest = await connection.runAndReadAll(`SELECT max(ts) AS ts FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to`,
-        { files: checkpoints, from: BigInt(at - DAY), to: BigInt(at) }, types);
+      const newest = await connection.runAndReadAll(
+        `SELECT max(ts) AS ts FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to`,
+        { files: checkpoints, from: BigInt(at - DAY), to: BigInt(at) },
+        types,
+      );
       const from = newest.getRowObjects()[0]!.ts as bigint;
-      await connection.runAndReadAll(`SELECT bids, asks FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to`, { files: checkpoints, from, to: from }, types);
-      await connection.runAndReadAll(`SELECT ts, block_number, oid, user_address, side, price, diff_type, new_size, insert_before FROM read_parquet($files)
-        WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to ORDER BY block_number, seq`, { files: diffs, from, to: BigInt(at) }, types);
+      await connection.runAndReadAll(
+        `SELECT bids, asks FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to`,
+        { files: checkpoints, from, to: from },
+        types,
+      );
+      await connection.runAndReadAll(
+        `SELECT ts, block_number, oid, user_address, side, price, diff_type, new_size, insert_before FROM read_parquet($files)
+        WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to ORDER BY block_number, seq`,
+        { files: diffs, from, to: BigInt(at) },
+        types,
+      );
     };
-    await compareToFloor('L4 book at a random instant (10,000 orders)', () => route('/v1/perpx/orderbook/{symbol}/l4', '/v1/perpx/orderbook/BTC/l4', btc, { timestamp: pick() }), bookFloor);
-    await compareToFloor('full-depth L2 at a random instant', () => route('/v1/perpx/orderbook/{symbol}/l2', '/v1/perpx/orderbook/BTC/l2', btc, { timestamp: pick() }), bookFloor);
+    await compareToFloor(
+      'L4 book at a random instant (10,000 orders)',
+      () => route('/v1/perpx/orderbook/{symbol}/l4', '/v1/perpx/orderbook/BTC/l4', btc, { timestamp: pick() }),
+      bookFloor,
+    );
+    await compareToFloor(
+      'full-depth L2 at a random instant',
+      () => route('/v1/perpx/orderbook/{symbol}/l2', '/v1/perpx/orderbook/BTC/l2', btc, { timestamp: pick() }),
+      bookFloor,
+    );
 
     // What the checkpoint cadence buys: the book just after a checkpoint, and a whole interval after it.
-    for (const [label, offset] of [['just after a checkpoint (0 diffs replayed)', 1], ['1 minute after (600 diffs)', 60_000], ['5 minutes after (3,000 diffs)', CHECKPOINT_MS - 2]] as const) {
+    for (const [label, offset] of [
+      ['just after a checkpoint (0 diffs replayed)', 1],
+      ['1 minute after (600 diffs)', 60_000],
+      ['5 minutes after (3,000 diffs)', CHECKPOINT_MS - 2],
+    ] as const) {
       const base = day + 12 * HOUR - 1;
-      const samples = await timeRuns(40, () => route('/v1/perpx/orderbook/{symbol}/l4', '/v1/perpx/orderbook/BTC/l4', btc, { timestamp: String(base + offset) }));
+      const samples = await timeRuns(40, () =>
+        route('/v1/perpx/orderbook/{symbol}/l4', '/v1/perpx/orderbook/BTC/l4', btc, { timestamp: String(base + offset) }),
+      );
       figure({ name: `L4 book ${label}, p50`, value: percentile(samples, 50), unit: 'ms', samples: samples.length });
     }
 
     const pageStart = day + 6 * HOUR;
-    await compareToFloor('/l2/diffs page, 1000 level changes',
-      () => { at = pageStart + rng.int(HOUR); return route('/v1/perpx/orderbook/{symbol}/l2/diffs', '/v1/perpx/orderbook/BTC/l2/diffs', btc, { start: String(at), end: String(day + DAY), limit: '1000' }); },
+    await compareToFloor(
+      '/l2/diffs page, 1000 level changes',
+      () => {
+        at = pageStart + rng.int(HOUR);
+        return route('/v1/perpx/orderbook/{symbol}/l2/diffs', '/v1/perpx/orderbook/BTC/l2/diffs', btc, {
+          start: String(at),
+          end: String(day + DAY),
+          limit: '1000',
+        });
+      },
       async () => {
         await bookFloor();
-        await connection.runAndReadAll(`SELECT * FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to ORDER BY block_number, seq LIMIT 1001`,
-          { files: diffs, from: BigInt(at), to: BigInt(day + DAY) }, types);
-      });
-    await compareToFloor('native history page, 1000 snapshots',
-      () => route('/v1/perpx/orderbook/{symbol}/history', '/v1/perpx/orderbook/BTC/history', btc, { start: String(pageStart), end: String(day + DAY), limit: '1000' }),
-      () => connection.runAndReadAll(`SELECT string_agg(to_json({'ts': ts, 'bids': bids::JSON, 'asks': asks::JSON}), ',' ORDER BY ts) FROM (
+        await connection.runAndReadAll(
+          `SELECT * FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to ORDER BY block_number, seq LIMIT 1001`,
+          { files: diffs, from: BigInt(at), to: BigInt(day + DAY) },
+          types,
+        );
+      },
+    );
+    await compareToFloor(
+      'native history page, 1000 snapshots',
+      () =>
+        route('/v1/perpx/orderbook/{symbol}/history', '/v1/perpx/orderbook/BTC/history', btc, {
+          start: String(pageStart),
+          end: String(day + DAY),
+          limit: '1000',
+        }),
+      () =>
+        connection.runAndReadAll(
+          `SELECT string_agg(to_json({'ts': ts, 'bids': bids::JSON, 'asks': asks::JSON}), ',' ORDER BY ts) FROM (
           SELECT * FROM read_parquet($files) WHERE symbol = 'BTC' AND ts BETWEEN $from AND $to ORDER BY ts LIMIT 1001)`,
-        { files: snapshots, from: BigInt(pageStart), to: BigInt(day + DAY) }, types));
+          { files: snapshots, from: BigInt(pageStart), to: BigInt(day + DAY) },
+          types,
+        ),
+    );
     connection.closeSync();
   } finally {
     await env.stop();

@@ -84,7 +84,12 @@ function decimal(units: number, places: number): string {
   const magnitude = Math.abs(units);
   const scale = 10 ** places;
   const whole = Math.floor(magnitude / scale);
-  const fraction = places === 0 ? '' : String(magnitude % scale).padStart(places, '0').replace(/0+$/, '');
+  const fraction =
+    places === 0
+      ? ''
+      : String(magnitude % scale)
+          .padStart(places, '0')
+          .replace(/0+$/, '');
   const text = fraction ? `${whole}.${fraction}` : String(whole);
   return units < 0 ? `-${text}` : text;
 }
@@ -112,23 +117,42 @@ function marketLines(marks: Int32Array[], seriesStart: number, from: number, to:
   MARKETS.forEach((m, i) => {
     for (let ts = from; ts < to; ts += MINUTE) {
       const mark = decimal(marks[i]![(ts - seriesStart) / MINUTE]!, m.places);
-      lines.push(JSON.stringify({ dataset: 'open_interest', family: 'perpx', symbol: m.symbol, ts, open_interest: '125000.5', mark_price: mark, oracle_price: mark }));
+      lines.push(
+        JSON.stringify({ dataset: 'open_interest', family: 'perpx', symbol: m.symbol, ts, open_interest: '125000.5', mark_price: mark, oracle_price: mark }),
+      );
       if (ts % HOUR === 0) lines.push(JSON.stringify({ dataset: 'funding', family: 'perpx', symbol: m.symbol, ts, funding_rate: decimal(rng.int(25) - 8, 7) }));
     }
   });
   return lines;
 }
 
-const instrumentLines = (ts: number) => MARKETS.map((m) =>
-  JSON.stringify({ dataset: 'instruments', family: 'perpx', symbol: m.symbol, ts, market_type: 'perp', sz_decimals: 3, max_leverage: m.symbol === 'BTC' ? 40 : 20 }));
+const instrumentLines = (ts: number) =>
+  MARKETS.map((m) =>
+    JSON.stringify({
+      dataset: 'instruments',
+      family: 'perpx',
+      symbol: m.symbol,
+      ts,
+      market_type: 'perp',
+      sz_decimals: 3,
+      max_leverage: m.symbol === 'BTC' ? 40 : 20,
+    }),
+  );
 
-interface FillEvent { ts: number; wallet: number; market: number; kind: 'mm' | 'background' | 'open' }
+interface FillEvent {
+  ts: number;
+  wallet: number;
+  market: number;
+  kind: 'mm' | 'background' | 'open';
+}
 
 /** Running positions (lots) of every wallet and market, and trade ids. */
 class Ledger {
   readonly positions = new Map<number, number>();
   private tradeId: number;
-  constructor(firstTradeId: number) { this.tradeId = firstTradeId; }
+  constructor(firstTradeId: number) {
+    this.tradeId = firstTradeId;
+  }
   /** The fill's line; `lots` signed (buy positive). */
   fill(event: FillEvent, lots: number, priceTicks: number, crossed: boolean): string {
     const key = event.wallet * 8 + event.market;
@@ -140,12 +164,24 @@ class Ledger {
     const price = decimal(priceTicks, market.places);
     const notional = (Math.abs(lots) / 1000) * (priceTicks / 10 ** market.places);
     return JSON.stringify({
-      dataset: 'trades', family: 'perpx', symbol: market.symbol, ts: event.ts, trade_id: this.tradeId++, side: lots > 0 ? 'B' : 'A',
-      price, size: lotsText(Math.abs(lots)), crossed, fee: (notional * 0.00015).toFixed(6), fee_token: 'USDC',
-      start_position: lotsText(before), user_address: event.wallet < 0 ? MARKET_MAKER : addressOf(event.wallet + 1),
+      dataset: 'trades',
+      family: 'perpx',
+      symbol: market.symbol,
+      ts: event.ts,
+      trade_id: this.tradeId++,
+      side: lots > 0 ? 'B' : 'A',
+      price,
+      size: lotsText(Math.abs(lots)),
+      crossed,
+      fee: (notional * 0.00015).toFixed(6),
+      fee_token: 'USDC',
+      start_position: lotsText(before),
+      user_address: event.wallet < 0 ? MARKET_MAKER : addressOf(event.wallet + 1),
     });
   }
-  held(event: FillEvent): number { return this.positions.get(event.wallet * 8 + event.market) ?? 0; }
+  held(event: FillEvent): number {
+    return this.positions.get(event.wallet * 8 + event.market) ?? 0;
+  }
 }
 
 /**
@@ -157,10 +193,12 @@ function historyDay(day: number, ledger: Ledger, marks: Int32Array[], seriesStar
   const events: FillEvent[] = [];
   const mmPerDay = Math.round(MM_FILLS / HISTORY_DAYS);
   const spacing = DAY / mmPerDay;
-  for (let k = 0; k < mmPerDay; k++) events.push({ ts: day + Math.floor(k * spacing + rng.next() * (spacing - 1)), wallet: -1, market: rng.int(MARKETS.length), kind: 'mm' });
+  for (let k = 0; k < mmPerDay; k++)
+    events.push({ ts: day + Math.floor(k * spacing + rng.next() * (spacing - 1)), wallet: -1, market: rng.int(MARKETS.length), kind: 'mm' });
   for (let w = 0; w < BACKGROUND_WALLETS; w++) {
     const fills = BACKGROUND_FILLS_PER_DAY / 2 + rng.int(BACKGROUND_FILLS_PER_DAY + 1);
-    for (let k = 0; k < fills; k++) events.push({ ts: day + rng.int(DAY), wallet: w, market: (w + (rng.chance(0.3) ? 1 : 0)) % MARKETS.length, kind: 'background' });
+    for (let k = 0; k < fills; k++)
+      events.push({ ts: day + rng.int(DAY), wallet: w, market: (w + (rng.chance(0.3) ? 1 : 0)) % MARKETS.length, kind: 'background' });
   }
   events.sort((a, b) => a.ts - b.ts);
   return events.map((event) => {
@@ -246,19 +284,40 @@ async function readableFiles(deps: ArchiveDeps, dataset: Dataset): Promise<{ fil
 const overlapping = (files: readonly { file: ArchiveFile; path: string }[], from: number, to: number) =>
   listValue(files.filter(({ file }) => file.minTs <= to && file.maxTs >= from).map(({ path }) => path));
 
-
 /** Counts and times the archive's DuckDB queries and manifest reads while `work` runs (the handler's deps are the same object). */
-async function accountFor(deps: ArchiveDeps, work: () => Promise<unknown>): Promise<{ queries: number; sqlMs: number; manifestCalls: number; manifestMs: number; byMethod: Record<string, number> }> {
+async function accountFor(
+  deps: ArchiveDeps,
+  work: () => Promise<unknown>,
+): Promise<{ queries: number; sqlMs: number; manifestCalls: number; manifestMs: number; byMethod: Record<string, number> }> {
   const tally = { queries: 0, sqlMs: 0, manifestCalls: 0, manifestMs: 0, byMethod: {} as Record<string, number> };
   const { sql, manifest } = deps;
-  const timed = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, add: (ms: number) => void) => async (...args: A) => {
-    const started = performance.now();
-    try { return await fn(...args); } finally { add(performance.now() - started); }
+  const timed =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>, add: (ms: number) => void) =>
+    async (...args: A) => {
+      const started = performance.now();
+      try {
+        return await fn(...args);
+      } finally {
+        add(performance.now() - started);
+      }
+    };
+  deps.sql = {
+    ...sql,
+    query: <R extends object>(query: SqlQuery) =>
+      timed(sql.query<R>, (t) => {
+        tally.queries += 1;
+        tally.sqlMs += t;
+      })(query),
   };
-  deps.sql = { ...sql, query: <R extends object>(query: SqlQuery) => timed(sql.query<R>, (t) => { tally.queries += 1; tally.sqlMs += t; })(query) };
-  const count = (method: string) => (t: number) => { tally.manifestCalls += 1; tally.manifestMs += t; tally.byMethod[method] = (tally.byMethod[method] ?? 0) + 1; };
+  const count = (method: string) => (t: number) => {
+    tally.manifestCalls += 1;
+    tally.manifestMs += t;
+    tally.byMethod[method] = (tally.byMethod[method] ?? 0) + 1;
+  };
   deps.manifest = {
-    ...manifest, compactedFiles: timed(manifest.compactedFiles, count('compactedFiles')), compactedFilesOfDay: timed(manifest.compactedFilesOfDay, count('compactedFilesOfDay')),
+    ...manifest,
+    compactedFiles: timed(manifest.compactedFiles, count('compactedFiles')),
+    compactedFilesOfDay: timed(manifest.compactedFilesOfDay, count('compactedFilesOfDay')),
     deltaFiles: timed(manifest.deltaFiles, count('deltaFiles')),
   };
   try {
@@ -294,9 +353,11 @@ async function benchAsOf(connection: DuckDBConnection): Promise<void> {
     const compactStarted = performance.now();
     await compactArchive(deps);
     const compactS = (performance.now() - compactStarted) / 1000;
-    console.log(`\nPositions: as-of reconstruction (${HISTORY_DAYS} days, ${MARKETS.length} markets; one market maker with ${MM_FILLS.toLocaleString()} fills among `
-      + `${BACKGROUND_WALLETS.toLocaleString()} wallets, ${fills.toLocaleString()} fills in all; marks every minute, funding hourly; `
-      + `ingest ${ingestS.toFixed(0)} s, compaction ${compactS.toFixed(0)} s)`);
+    console.log(
+      `\nPositions: as-of reconstruction (${HISTORY_DAYS} days, ${MARKETS.length} markets; one market maker with ${MM_FILLS.toLocaleString()} fills among `
+        + `${BACKGROUND_WALLETS.toLocaleString()} wallets, ${fills.toLocaleString()} fills in all; marks every minute, funding hourly; `
+        + `ingest ${ingestS.toFixed(0)} s, compaction ${compactS.toFixed(0)} s)`,
+    );
 
     const { handler } = await import('../functions/http/positions.ts');
     const route = routeInvoker(handler, 'positions');
@@ -316,11 +377,19 @@ async function benchAsOf(connection: DuckDBConnection): Promise<void> {
       const compactPositionsS = (performance.now() - compactPositionsStarted) / 1000;
       if (report.builtThrough.perpx !== built) throw new Error(`built through ${report.builtThrough.perpx}, expected ${built}`);
       const [snapshots, changes] = await Promise.all([readableFiles(deps, 'position_snapshots'), readableFiles(deps, 'position_changes')]);
-      const stored = (files: typeof snapshots) => `${files.length} files, ${files.reduce((n, f) => n + f.file.rows, 0).toLocaleString()} rows, ${(files.reduce((n, f) => n + f.file.bytes, 0) / 1e6).toFixed(1)} MB`;
-      row(`[${days} d built] job: ${report.steps} hourly steps, ${report.legs.toLocaleString()} legs, ${report.snapshotRows.toLocaleString()} snapshot rows`,
-        `${buildS.toFixed(1)} s (${((buildS * 1000) / Math.max(1, report.steps)).toFixed(0)} ms a step); compaction ${compactPositionsS.toFixed(1)} s`);
+      const stored = (files: typeof snapshots) =>
+        `${files.length} files, ${files.reduce((n, f) => n + f.file.rows, 0).toLocaleString()} rows, ${(files.reduce((n, f) => n + f.file.bytes, 0) / 1e6).toFixed(1)} MB`;
+      row(
+        `[${days} d built] job: ${report.steps} hourly steps, ${report.legs.toLocaleString()} legs, ${report.snapshotRows.toLocaleString()} snapshot rows`,
+        `${buildS.toFixed(1)} s (${((buildS * 1000) / Math.max(1, report.steps)).toFixed(0)} ms a step); compaction ${compactPositionsS.toFixed(1)} s`,
+      );
       row(`  stored: snapshots ${stored(snapshots)}`, `changes ${stored(changes)}`);
-      FIGURES.push({ name: `positions job, ${days} d of history built: time per hourly step`, value: (buildS * 1000) / Math.max(1, report.steps), unit: 'ms', samples: report.steps });
+      FIGURES.push({
+        name: `positions job, ${days} d of history built: time per hourly step`,
+        value: (buildS * 1000) / Math.max(1, report.steps),
+        unit: 'ms',
+        samples: report.steps,
+      });
 
       // A random non-hour instant after the first hourly snapshot; the floor reads what the handler reads for it.
       const pick = () => {
@@ -329,38 +398,69 @@ async function benchAsOf(connection: DuckDBConnection): Promise<void> {
       };
       const floor = async (at: number) => {
         const base = Math.floor(at / HOUR) * HOUR;
-        await connection.runAndReadAll(`SELECT * FROM read_parquet($files) WHERE ts BETWEEN $from AND $to AND account = $account ORDER BY symbol`,
-          { files: overlapping(snapshots, base, base), from: BigInt(base), to: BigInt(base), account: MARKET_MAKER }, types);
-        await connection.runAndReadAll(`SELECT * FROM read_parquet($files) WHERE ts BETWEEN $from AND $to AND account = $account ORDER BY ts, trade_id`,
-          { files: overlapping(changes, base, at - 1), from: BigInt(base), to: BigInt(at - 1), account: MARKET_MAKER }, types);
+        await connection.runAndReadAll(
+          `SELECT * FROM read_parquet($files) WHERE ts BETWEEN $from AND $to AND account = $account ORDER BY symbol`,
+          { files: overlapping(snapshots, base, base), from: BigInt(base), to: BigInt(base), account: MARKET_MAKER },
+          types,
+        );
+        await connection.runAndReadAll(
+          `SELECT * FROM read_parquet($files) WHERE ts BETWEEN $from AND $to AND account = $account ORDER BY ts, trade_id`,
+          { files: overlapping(changes, base, at - 1), from: BigInt(base), to: BigInt(at - 1), account: MARKET_MAKER },
+          types,
+        );
       };
       const server = async (at: number) => {
         const result = await route(resource, path, { address: MARKET_MAKER }, { timestamp: String(at) });
         const body = JSON.parse(result.body) as { meta: { source: string } };
         if (body.meta.source !== 'reconstructed') throw new Error(`expected a reconstructed read, got ${result.body.slice(0, 300)}`);
       };
-      const { p50, f50 } = await compareToFloor(`wallet as of a random instant, ${MM_FILLS.toLocaleString()}-fill wallet [${days} d built]`, server, floor, { runs: AS_OF_RUNS, tail: 95, pick });
+      const { p50, f50 } = await compareToFloor(`wallet as of a random instant, ${MM_FILLS.toLocaleString()}-fill wallet [${days} d built]`, server, floor, {
+        runs: AS_OF_RUNS,
+        tail: 95,
+        pick,
+      });
       growth.push({ days, p50, f50 });
     }
     // Where a read's time goes (the last stage): the archive's DuckDB queries and manifest reads.
     let calls = 0;
     const tally = await accountFor(deps, async () => {
-      for (; calls < 20; calls++) await route(resource, path, { address: MARKET_MAKER }, { timestamp: String(start + HOUR + 1 + pickRng.int(HISTORY_DAYS * DAY - 2 * HOUR)) });
+      for (; calls < 20; calls++)
+        await route(resource, path, { address: MARKET_MAKER }, { timestamp: String(start + HOUR + 1 + pickRng.int(HISTORY_DAYS * DAY - 2 * HOUR)) });
     });
-    const sample = await timeRuns(20, () => route(resource, path, { address: MARKET_MAKER }, { timestamp: String(start + HOUR + 1 + pickRng.int(HISTORY_DAYS * DAY - 2 * HOUR)) }));
+    const sample = await timeRuns(20, () =>
+      route(resource, path, { address: MARKET_MAKER }, { timestamp: String(start + HOUR + 1 + pickRng.int(HISTORY_DAYS * DAY - 2 * HOUR)) }),
+    );
     row('  one as-of read (5 d built); its parts, summed (some run concurrently)', `read p50 ${ms(percentile(sample, 50))}`);
-    figure({ name: '  DuckDB queries of one as-of read (summed)', value: tally.sqlMs / calls, unit: 'ms' }, `${(tally.queries / calls).toFixed(1)} a read, ${ms(tally.sqlMs / calls)}`);
+    figure(
+      { name: '  DuckDB queries of one as-of read (summed)', value: tally.sqlMs / calls, unit: 'ms' },
+      `${(tally.queries / calls).toFixed(1)} a read, ${ms(tally.sqlMs / calls)}`,
+    );
     FIGURES.push({ name: '  manifest reads of one as-of read (summed)', value: tally.manifestMs / calls, unit: 'ms' });
-    row('  manifest reads of one as-of read (dynalite, summed)', `${(tally.manifestCalls / calls).toFixed(1)} a read, ${ms(tally.manifestMs / calls)}  (${Object.entries(tally.byMethod).map(([m, n]) => `${m} ${(n / calls).toFixed(1)}`).join(', ')})`);
+    row(
+      '  manifest reads of one as-of read (dynalite, summed)',
+      `${(tally.manifestCalls / calls).toFixed(1)} a read, ${ms(tally.manifestMs / calls)}  (${Object.entries(tally.byMethod)
+        .map(([m, n]) => `${m} ${(n / calls).toFixed(1)}`)
+        .join(', ')})`,
+    );
     // The chain is exact: no leg may contradict the running size.
-    const continuity = await connection.runAndReadAll(`SELECT continuity, count(*) AS n FROM read_parquet($files) GROUP BY 1 ORDER BY 1`,
-      { files: listValue((await readableFiles(deps, 'position_changes')).map((f) => f.path)) }, { files: LIST(VARCHAR) });
+    const continuity = await connection.runAndReadAll(
+      `SELECT continuity, count(*) AS n FROM read_parquet($files) GROUP BY 1 ORDER BY 1`,
+      { files: listValue((await readableFiles(deps, 'position_changes')).map((f) => f.path)) },
+      { files: LIST(VARCHAR) },
+    );
     const byContinuity = Object.fromEntries(continuity.getRowObjects().map((r) => [String(r.continuity), Number(r.n)]));
-    row('  change legs by continuity', Object.entries(byContinuity).map(([k, n]) => `${k} ${n.toLocaleString()}`).join(', '));
+    row(
+      '  change legs by continuity',
+      Object.entries(byContinuity)
+        .map(([k, n]) => `${k} ${n.toLocaleString()}`)
+        .join(', '),
+    );
     if (byContinuity.quarantined) throw new Error('synthetic fills were not chained exactly: quarantined legs');
     const flat = growth.at(-1)!.p50 / growth[0]!.p50;
-    figure({ name: `wallet as-of p50, ${growth.at(-1)!.days} d built / ${growth[0]!.days} d built`, value: flat, unit: 'x' },
-      `${growth.map((g) => `${g.days} d ${ms(g.p50)}`).join(', ')}  (${flat.toFixed(2)}x; floor ${growth.map((g) => ms(g.f50)).join(', ')})`);
+    figure(
+      { name: `wallet as-of p50, ${growth.at(-1)!.days} d built / ${growth[0]!.days} d built`, value: flat, unit: 'x' },
+      `${growth.map((g) => `${g.days} d ${ms(g.p50)}`).join(', ')}  (${flat.toFixed(2)}x; floor ${growth.map((g) => ms(g.f50)).join(', ')})`,
+    );
     await benchClassify(deps, start + 2 * DAY);
   } finally {
     await env.stop();
@@ -374,12 +474,18 @@ async function benchAsOf(connection: DuckDBConnection): Promise<void> {
  */
 async function benchClassify(deps: ArchiveDeps, day: number): Promise<void> {
   const date = new Date(day).toISOString().slice(0, 10);
-  const { read } = await classifyWallets(deps, { family: 'perpx', min_orders: 0, min_volume_usd: 0, sort: 'total_orders', order: 'desc', limit: 100, offset: 0, date }, Date.now());
+  const { read } = await classifyWallets(
+    deps,
+    { family: 'perpx', min_orders: 0, min_volume_usd: 0, sort: 'total_orders', order: 'desc', limit: 100, offset: 0, date },
+    Date.now(),
+  );
   const dayRows = async (dataset: Dataset) => visibleFiles(await deps.manifest.compactedFilesOfDay(dataset, 'perpx', date), []).reduce((n, f) => n + f.rows, 0);
   const raw = (await Promise.all((['position_changes', 'trades', 'order_events'] as const).map(dayRows))).reduce((a, b) => a + b, 0);
   const combined = read.fills.rowsRead + read.orders.rowsRead + read.trades.rowsRead;
-  figure({ name: `wallet classes, a folded day: statistics rows a call combines`, value: combined, unit: 'rows' },
-    `${combined.toLocaleString()} rows (fills ${read.fills.rowsRead.toLocaleString()}, orders ${read.orders.rowsRead.toLocaleString()}, trades ${read.trades.rowsRead.toLocaleString()}); the day's raw rows ${raw.toLocaleString()}`);
+  figure(
+    { name: `wallet classes, a folded day: statistics rows a call combines`, value: combined, unit: 'rows' },
+    `${combined.toLocaleString()} rows (fills ${read.fills.rowsRead.toLocaleString()}, orders ${read.orders.rowsRead.toLocaleString()}, trades ${read.trades.rowsRead.toLocaleString()}); the day's raw rows ${raw.toLocaleString()}`,
+  );
   const { handler } = await import('../functions/http/market.ts');
   const route = routeInvoker(handler, 'market');
   const resource = '/v1/perpx/wallets/classify';
@@ -408,8 +514,12 @@ function jobFills(hour: number, marks: Int32Array[]): { trades: string[]; positi
     const held = ledger.held(event);
     const markTicks = marks[event.market]![Math.floor((event.ts - (hour - HOUR)) / MINUTE)]!;
     // Open, then add or trim without ever closing: every position stays open at the hour.
-    const lots = held === 0 ? (1 + rng.int(2_000)) * (rng.chance(0.5) ? 1 : -1)
-      : rng.chance(0.7) || Math.abs(held) < 2 ? Math.sign(held) * (1 + rng.int(1_000)) : -Math.sign(held) * Math.floor(Math.abs(held) / 2);
+    const lots =
+      held === 0
+        ? (1 + rng.int(2_000)) * (rng.chance(0.5) ? 1 : -1)
+        : rng.chance(0.7) || Math.abs(held) < 2
+          ? Math.sign(held) * (1 + rng.int(1_000))
+          : -Math.sign(held) * Math.floor(Math.abs(held) / 2);
     return ledger.fill(event, lots, markTicks + rng.int(5) - 2, rng.chance(0.5));
   });
   return { trades, positions: ledger.positions.size };
@@ -420,7 +530,7 @@ async function benchSnapshotJob(): Promise<void> {
   try {
     const deps = archiveDeps();
     const hour = Math.floor(Date.now() / DAY) * DAY - 2 * DAY;
-    const marks = markSeries(hour - HOUR, 3 * HOUR / MINUTE, 41);
+    const marks = markSeries(hour - HOUR, (3 * HOUR) / MINUTE, 41);
     const { trades, positions } = jobFills(hour, marks);
     const fills = trades.length;
     const ingestStarted = performance.now();
@@ -433,18 +543,32 @@ async function benchSnapshotJob(): Promise<void> {
     const skipStarted = performance.now();
     await buildUntilDone(deps, hour + 60_000);
     const skipS = (performance.now() - skipStarted) / 1000;
-    console.log(`\nPositions: the snapshot job (${JOB_WALLETS.toLocaleString()} wallets, ${positions.toLocaleString()} open positions after ${fills.toLocaleString()} fills within one hour; ingest ${ingestS.toFixed(0)} s)`);
+    console.log(
+      `\nPositions: the snapshot job (${JOB_WALLETS.toLocaleString()} wallets, ${positions.toLocaleString()} open positions after ${fills.toLocaleString()} fills within one hour; ingest ${ingestS.toFixed(0)} s)`,
+    );
 
     let tally = { queries: 0, sqlMs: 0, manifestCalls: 0, manifestMs: 0, byMethod: {} as Record<string, number> };
     let writeMs = 0;
-    const stepDeps: ArchiveDeps = { ...deps, sql: { ...deps.sql, writeParquet: async (...args) => {
-      const started = performance.now();
-      try { return await deps.sql.writeParquet(...args); } finally { writeMs += performance.now() - started; }
-    } } };
+    const stepDeps: ArchiveDeps = {
+      ...deps,
+      sql: {
+        ...deps.sql,
+        writeParquet: async (...args) => {
+          const started = performance.now();
+          try {
+            return await deps.sql.writeParquet(...args);
+          } finally {
+            writeMs += performance.now() - started;
+          }
+        },
+      },
+    };
     const started = performance.now();
     const memory = await peakMemory(async () => {
       let report!: PositionsReport;
-      tally = await accountFor(stepDeps, async () => { report = await buildUntilDone(stepDeps, hour + HOUR + 60_000); });
+      tally = await accountFor(stepDeps, async () => {
+        report = await buildUntilDone(stepDeps, hour + HOUR + 60_000);
+      });
       return report;
     });
     const stepS = (performance.now() - started) / 1000;
@@ -464,17 +588,29 @@ async function benchSnapshotJob(): Promise<void> {
       lines.push(JSON.stringify({ dataset: 'position_snapshots', family: 'perpx', ...snapshotLine }));
     }
     const foldMs = performance.now() - foldStarted;
-    figure({ name: `positions job: one hourly step, ${positions.toLocaleString()} open positions`, value: stepS, unit: 's' },
+    figure(
+      { name: `positions job: one hourly step, ${positions.toLocaleString()} open positions`, value: stepS, unit: 's' },
       `${stepS.toFixed(1)} s  (${report.legs.toLocaleString()} legs + ${report.snapshotRows.toLocaleString()} snapshot rows + ${report.snapshots} marker written; `
-      + `${Math.round((report.legs + report.snapshotRows) / stepS).toLocaleString()} rows/s)`);
-    figure({ name: '  of which DuckDB queries (fills, marks, funding, previous snapshot)', value: tally.sqlMs / 1000, unit: 's' }, `${(tally.sqlMs / 1000).toFixed(1)} s in ${tally.queries} queries`);
+        + `${Math.round((report.legs + report.snapshotRows) / stepS).toLocaleString()} rows/s)`,
+    );
+    figure(
+      { name: '  of which DuckDB queries (fills, marks, funding, previous snapshot)', value: tally.sqlMs / 1000, unit: 's' },
+      `${(tally.sqlMs / 1000).toFixed(1)} s in ${tally.queries} queries`,
+    );
     figure({ name: '  of which Parquet writes of the batch (DuckDB)', value: writeMs / 1000, unit: 's' }, `${(writeMs / 1000).toFixed(1)} s`);
     figure({ name: '  the rest (engine fold, JSON lines, S3, manifest)', value: stepS - (tally.sqlMs + writeMs) / 1000, unit: 's' });
-    row('    of which (measured apart) the engine fold and the batch\'s JSON lines', `${(foldMs / 1000).toFixed(1)} s (${lines.length.toLocaleString()} records)`);
-    figure({ name: 'positions job step: peak RSS (sampled every 20 ms)', value: memory.peakRss / MB, unit: 'MB' },
-      `${(memory.peakRss / MB).toFixed(0)} MB  (+${((memory.peakRss - memory.baseRss) / MB).toFixed(0)} MB over ${(memory.baseRss / MB).toFixed(0)} MB before the step)`);
-    figure({ name: 'positions job step: peak JS heap used', value: memory.peakHeap / MB, unit: 'MB' },
-      `${(memory.peakHeap / MB).toFixed(0)} MB  (+${((memory.peakHeap - memory.baseHeap) / MB).toFixed(0)} MB)`);
+    row(
+      "    of which (measured apart) the engine fold and the batch's JSON lines",
+      `${(foldMs / 1000).toFixed(1)} s (${lines.length.toLocaleString()} records)`,
+    );
+    figure(
+      { name: 'positions job step: peak RSS (sampled every 20 ms)', value: memory.peakRss / MB, unit: 'MB' },
+      `${(memory.peakRss / MB).toFixed(0)} MB  (+${((memory.peakRss - memory.baseRss) / MB).toFixed(0)} MB over ${(memory.baseRss / MB).toFixed(0)} MB before the step)`,
+    );
+    figure(
+      { name: 'positions job step: peak JS heap used', value: memory.peakHeap / MB, unit: 'MB' },
+      `${(memory.peakHeap / MB).toFixed(0)} MB  (+${((memory.peakHeap - memory.baseHeap) / MB).toFixed(0)} MB)`,
+    );
     FIGURES.push({ name: 'positions job step: engine fold and JSON lines (measured apart)', value: foldMs / 1000, unit: 's' });
     figure({ name: 'positions job: first run, coverage scanned to the first day with fills', value: skipS, unit: 's' });
   } finally {
@@ -499,13 +635,28 @@ function* bulkSnapshot(hour: number, rows: number, per: number): Generator<strin
       const size = lots / 1000;
       const entry = marks[i]! * (1 + (rng.next() - 0.5) * 0.04);
       const funding = (rng.next() - 0.5) * 10;
-      lines.push(JSON.stringify({
-        dataset: 'position_snapshots', family: 'perpx', symbol: MARKETS[i]!.symbol, ts: hour, account: addressOf(w + 1), size: lotsText(lots),
-        entry_price: entry.toFixed(8), opened_at: hour - 1 - rng.int(30 * DAY), last_change_at: hour - 1 - rng.int(DAY),
-        mark_price: String(marks[i]), mark_time: hour - 1_000, position_value: (Math.abs(size) * marks[i]!).toFixed(6),
-        unrealized_pnl: (size * (marks[i]! - entry)).toFixed(8), funding_all_time: (funding * 3).toFixed(8), funding_since_open: funding.toFixed(8),
-        funding_since_change: (funding / 4).toFixed(8), max_leverage: i === 0 ? 40 : 20, quality: rng.chance(0.02) ? 'partial' : 'complete',
-      }));
+      lines.push(
+        JSON.stringify({
+          dataset: 'position_snapshots',
+          family: 'perpx',
+          symbol: MARKETS[i]!.symbol,
+          ts: hour,
+          account: addressOf(w + 1),
+          size: lotsText(lots),
+          entry_price: entry.toFixed(8),
+          opened_at: hour - 1 - rng.int(30 * DAY),
+          last_change_at: hour - 1 - rng.int(DAY),
+          mark_price: String(marks[i]),
+          mark_time: hour - 1_000,
+          position_value: (Math.abs(size) * marks[i]!).toFixed(6),
+          unrealized_pnl: (size * (marks[i]! - entry)).toFixed(8),
+          funding_all_time: (funding * 3).toFixed(8),
+          funding_since_open: funding.toFixed(8),
+          funding_since_change: (funding / 4).toFixed(8),
+          max_leverage: i === 0 ? 40 : 20,
+          quality: rng.chance(0.02) ? 'partial' : 'complete',
+        }),
+      );
       if (lines.length >= per) {
         yield lines;
         lines = [];
@@ -528,8 +679,10 @@ async function benchBulk(connection: DuckDBConnection): Promise<void> {
     const compactS = (performance.now() - compactStarted) / 1000;
     const files = await readableFiles(deps, 'position_snapshots');
     const bytes = files.reduce((n, f) => n + f.file.bytes, 0);
-    console.log(`\nPositions: bulk hour as Arrow (${BULK_ROWS.toLocaleString()} snapshot rows of one hour, ingested directly as normalized position_snapshots records, `
-      + `not built by the job; ingest ${ingestS.toFixed(0)} s, compaction ${compactS.toFixed(0)} s; ${files.length} file(s), ${(bytes / 1e6).toFixed(1)} MB)`);
+    console.log(
+      `\nPositions: bulk hour as Arrow (${BULK_ROWS.toLocaleString()} snapshot rows of one hour, ingested directly as normalized position_snapshots records, `
+        + `not built by the job; ingest ${ingestS.toFixed(0)} s, compaction ${compactS.toFixed(0)} s; ${files.length} file(s), ${(bytes / 1e6).toFixed(1)} MB)`,
+    );
 
     const { handler } = await import('../functions/http/positions.ts');
     const route = routeInvoker(handler, 'positions');
@@ -541,7 +694,12 @@ async function benchBulk(connection: DuckDBConnection): Promise<void> {
       let cursor: string | undefined;
       let bodyBytes = 0;
       do {
-        const result = await route('/v1/perpx/positions', '/v1/perpx/positions', {}, { hour: String(hour), format: 'arrow', limit: String(BULK_PAGE), ...(cursor && { cursor }) });
+        const result = await route(
+          '/v1/perpx/positions',
+          '/v1/perpx/positions',
+          {},
+          { hour: String(hour), format: 'arrow', limit: String(BULK_PAGE), ...(cursor && { cursor }) },
+        );
         const headers = (result.headers ?? {}) as Record<string, string>;
         rows += Number(headers['x-count']);
         pages += 1;
@@ -557,16 +715,23 @@ async function benchBulk(connection: DuckDBConnection): Promise<void> {
     const types = { files: LIST(VARCHAR), hour: BIGINT, account: VARCHAR, symbol: VARCHAR };
     const paths = listValue(files.map((f) => f.path));
     const floorAtOnce = async () => {
-      const reader = await connection.runAndReadAll(`SELECT ${columns} FROM read_parquet($files) WHERE ts = $hour AND account <> '' ORDER BY account, symbol`, { files: paths, hour: BigInt(hour) }, types);
+      const reader = await connection.runAndReadAll(
+        `SELECT ${columns} FROM read_parquet($files) WHERE ts = $hour AND account <> '' ORDER BY account, symbol`,
+        { files: paths, hour: BigInt(hour) },
+        types,
+      );
       if (reader.currentRowCount !== BULK_ROWS) throw new Error(`floor read ${reader.currentRowCount} rows`);
     };
     const floorPaged = async () => {
       let after: [string, string] | undefined;
       let rows = 0;
       for (;;) {
-        const reader = await connection.runAndReadAll(`SELECT ${columns} FROM read_parquet($files) WHERE ts = $hour AND account <> ''
+        const reader = await connection.runAndReadAll(
+          `SELECT ${columns} FROM read_parquet($files) WHERE ts = $hour AND account <> ''
             ${after ? 'AND (account > $account OR (account = $account AND symbol > $symbol))' : ''} ORDER BY account, symbol LIMIT ${BULK_PAGE + 1}`,
-          { files: paths, hour: BigInt(hour), ...(after && { account: after[0], symbol: after[1] }) }, types);
+          { files: paths, hour: BigInt(hour), ...(after && { account: after[0], symbol: after[1] }) },
+          types,
+        );
         const count = Math.min(reader.currentRowCount, BULK_PAGE);
         rows += count;
         if (reader.currentRowCount <= BULK_PAGE) break;
@@ -586,9 +751,9 @@ async function benchBulk(connection: DuckDBConnection): Promise<void> {
     const atOnce: number[] = [];
     const paged: number[] = [];
     for (let i = 0; i < 2; i++) {
-      warm.push(...await timeRuns(1, walk));
-      atOnce.push(...await timeRuns(1, floorAtOnce));
-      paged.push(...await timeRuns(1, floorPaged));
+      warm.push(...(await timeRuns(1, walk)));
+      atOnce.push(...(await timeRuns(1, floorAtOnce)));
+      paged.push(...(await timeRuns(1, floorPaged)));
     }
     const [w, a, p] = [Math.min(...warm), Math.min(...atOnce), Math.min(...paged)];
     const rate = (msTaken: number) => Math.round(BULK_ROWS / (msTaken / 1000));
@@ -596,20 +761,44 @@ async function benchBulk(connection: DuckDBConnection): Promise<void> {
     const walkStarted = performance.now();
     const walkTally = await accountFor(archiveDeps(), walk);
     const walkMs = performance.now() - walkStarted;
-    row(`Arrow walk: ${cold.result.pages} pages of ${BULK_PAGE.toLocaleString()}, ${table.numCols} columns`, `${(cold.result.bodyBytes / 1e6).toFixed(0)} MB of base64 bodies; cold ${coldS.toFixed(1)} s`);
-    figure({ name: `bulk hour as Arrow, ${BULK_ROWS.toLocaleString()} rows, handler end to end (best of 2 warm)`, value: rate(w), unit: 'rows/s', floor: rate(a), ratio: a / w, samples: 2 },
-      `${rate(w).toLocaleString()} rows/s  (${(w / 1000).toFixed(1)} s; cold ${rate(coldS * 1000).toLocaleString()} rows/s)`);
-    row('  DuckDB alone, the hour\'s rows in order at once (floor)', `${rate(a).toLocaleString()} rows/s  (${(a / 1000).toFixed(1)} s)`);
+    row(
+      `Arrow walk: ${cold.result.pages} pages of ${BULK_PAGE.toLocaleString()}, ${table.numCols} columns`,
+      `${(cold.result.bodyBytes / 1e6).toFixed(0)} MB of base64 bodies; cold ${coldS.toFixed(1)} s`,
+    );
+    figure(
+      {
+        name: `bulk hour as Arrow, ${BULK_ROWS.toLocaleString()} rows, handler end to end (best of 2 warm)`,
+        value: rate(w),
+        unit: 'rows/s',
+        floor: rate(a),
+        ratio: a / w,
+        samples: 2,
+      },
+      `${rate(w).toLocaleString()} rows/s  (${(w / 1000).toFixed(1)} s; cold ${rate(coldS * 1000).toLocaleString()} rows/s)`,
+    );
+    row("  DuckDB alone, the hour's rows in order at once (floor)", `${rate(a).toLocaleString()} rows/s  (${(a / 1000).toFixed(1)} s)`);
     row('  handler time / floor', `${(w / a).toFixed(1)}x`);
-    FIGURES.push({ name: 'bulk Arrow walk: time in the handler\'s DuckDB queries (with rows to JS objects)', value: walkTally.sqlMs / 1000, unit: 's' },
-      { name: 'bulk Arrow walk: whole walk, same run', value: walkMs / 1000, unit: 's' });
-    row('  of one more walk: DuckDB queries in the handler', `${(walkTally.sqlMs / 1000).toFixed(1)} s of ${(walkMs / 1000).toFixed(1)} s (${walkTally.queries} queries); manifest ${(walkTally.manifestMs / 1000).toFixed(2)} s`);
-    figure({ name: '  DuckDB alone, the same 50,000-row keyset pages', value: rate(p), unit: 'rows/s', samples: 2 },
-      `${rate(p).toLocaleString()} rows/s  (${(p / 1000).toFixed(1)} s; handler / this ${(w / p).toFixed(1)}x)`);
-    figure({ name: 'bulk Arrow walk: peak RSS growth over the walk (sampled every 20 ms)', value: (cold.peakRss - cold.baseRss) / MB, unit: 'MB' },
-      `+${((cold.peakRss - cold.baseRss) / MB).toFixed(0)} MB over ${(cold.baseRss / MB).toFixed(0)} MB (peak ${(cold.peakRss / MB).toFixed(0)} MB); JS heap peak +${((cold.peakHeap - cold.baseHeap) / MB).toFixed(0)} MB`);
+    FIGURES.push(
+      { name: "bulk Arrow walk: time in the handler's DuckDB queries (with rows to JS objects)", value: walkTally.sqlMs / 1000, unit: 's' },
+      { name: 'bulk Arrow walk: whole walk, same run', value: walkMs / 1000, unit: 's' },
+    );
+    row(
+      '  of one more walk: DuckDB queries in the handler',
+      `${(walkTally.sqlMs / 1000).toFixed(1)} s of ${(walkMs / 1000).toFixed(1)} s (${walkTally.queries} queries); manifest ${(walkTally.manifestMs / 1000).toFixed(2)} s`,
+    );
+    figure(
+      { name: '  DuckDB alone, the same 50,000-row keyset pages', value: rate(p), unit: 'rows/s', samples: 2 },
+      `${rate(p).toLocaleString()} rows/s  (${(p / 1000).toFixed(1)} s; handler / this ${(w / p).toFixed(1)}x)`,
+    );
+    figure(
+      { name: 'bulk Arrow walk: peak RSS growth over the walk (sampled every 20 ms)', value: (cold.peakRss - cold.baseRss) / MB, unit: 'MB' },
+      `+${((cold.peakRss - cold.baseRss) / MB).toFixed(0)} MB over ${(cold.baseRss / MB).toFixed(0)} MB (peak ${(cold.peakRss / MB).toFixed(0)} MB); JS heap peak +${((cold.peakHeap - cold.baseHeap) / MB).toFixed(0)} MB`,
+    );
     const at = (i: number) => `${(rssAfterPage[i]! / MB).toFixed(0)}`;
-    row('  RSS after pages 1, 2, half way, last of the cold walk', `${at(0)}, ${at(Math.min(1, rssAfterPage.length - 1))}, ${at(Math.floor(rssAfterPage.length / 2))}, ${at(rssAfterPage.length - 1)} MB`);
+    row(
+      '  RSS after pages 1, 2, half way, last of the cold walk',
+      `${at(0)}, ${at(Math.min(1, rssAfterPage.length - 1))}, ${at(Math.floor(rssAfterPage.length / 2))}, ${at(rssAfterPage.length - 1)} MB`,
+    );
   } finally {
     await env.stop();
   }
@@ -619,7 +808,9 @@ export async function benchPositions(): Promise<void> {
   const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
   const connection = await instance.connect();
   try {
-    console.log(`\nPositions (sizes: market maker ${MM_FILLS.toLocaleString()} fills over ${HISTORY_DAYS} d; job ${JOB_WALLETS.toLocaleString()} wallets; bulk ${BULK_ROWS.toLocaleString()} rows)`);
+    console.log(
+      `\nPositions (sizes: market maker ${MM_FILLS.toLocaleString()} fills over ${HISTORY_DAYS} d; job ${JOB_WALLETS.toLocaleString()} wallets; bulk ${BULK_ROWS.toLocaleString()} rows)`,
+    );
     await benchAsOf(connection);
     await benchSnapshotJob();
     await benchBulk(connection);

@@ -26,15 +26,46 @@ function syntheticDay(symbol: string, day: number, index: number, until: number,
   for (let ts = day, i = 0; ts < Math.min(day + DAY, until); ts += MINUTE, i++) {
     const mark = (97_000 + (i % 300)).toFixed(1);
     if (full) {
-      lines.push(JSON.stringify({ dataset: 'open_interest', family: 'perpx', symbol, ts, open_interest: '20000', mark_price: mark, oracle_price: mark, mid_price: mark }));
+      lines.push(
+        JSON.stringify({
+          dataset: 'open_interest',
+          family: 'perpx',
+          symbol,
+          ts,
+          open_interest: '20000',
+          mark_price: mark,
+          oracle_price: mark,
+          mid_price: mark,
+        }),
+      );
       if (i % 60 === 0) lines.push(JSON.stringify({ dataset: 'funding', family: 'perpx', symbol, ts, funding_rate: '0.0000125', premium: '0.0001' }));
       for (let k = 0; k < 6; k++) {
-        lines.push(JSON.stringify({ dataset: 'l2_snapshots', family: 'perpx', symbol, ts: ts + k * 10_000, bids: [[mark, '1', 1]], asks: [[(Number(mark) + 1).toFixed(1), '1', 1]] }));
+        lines.push(
+          JSON.stringify({
+            dataset: 'l2_snapshots',
+            family: 'perpx',
+            symbol,
+            ts: ts + k * 10_000,
+            bids: [[mark, '1', 1]],
+            asks: [[(Number(mark) + 1).toFixed(1), '1', 1]],
+          }),
+        );
       }
     }
     if (ts % DAY >= 3 * 3_600_000 && ts % DAY < 3 * 3_600_000 + 20 * MINUTE) continue;
     for (let k = 0; k < 10; k++) {
-      lines.push(JSON.stringify({ dataset: 'trades', family: 'perpx', symbol, ts: ts + k * 6_000, trade_id: index * 10_000_000 + i * 10 + k, side: k % 2 ? 'B' : 'A', price: mark, size: '0.01' }));
+      lines.push(
+        JSON.stringify({
+          dataset: 'trades',
+          family: 'perpx',
+          symbol,
+          ts: ts + k * 6_000,
+          trade_id: index * 10_000_000 + i * 10 + k,
+          side: k % 2 ? 'B' : 'A',
+          price: mark,
+          size: '0.01',
+        }),
+      );
     }
   }
   return lines.join('\n');
@@ -57,18 +88,29 @@ export async function benchQuality(): Promise<void> {
 
     console.log('\nData quality (server side: handlers in-process, manifest in dynalite; 30 days of BTC, 60 markets)');
     let shift = 0;
-    await compareToFloor('30-day symbol coverage (uncached; 9 data types, 5 with rows)',
-      () => route('/v1/data-quality/coverage/{exchange}/{symbol}', '/v1/data-quality/coverage/perpx/BTC', { exchange: 'perpx', symbol: 'BTC' },
-        { from: String(now - 30 * DAY - ++shift), to: String(now - shift) }),
+    await compareToFloor(
+      '30-day symbol coverage (uncached; 9 data types, 5 with rows)',
+      () =>
+        route(
+          '/v1/data-quality/coverage/{exchange}/{symbol}',
+          '/v1/data-quality/coverage/perpx/BTC',
+          { exchange: 'perpx', symbol: 'BTC' },
+          { from: String(now - 30 * DAY - ++shift), to: String(now - shift) },
+        ),
       // The floor: the manifest reads the route makes (two queries per data type of the family, then the statistics of
       // the visible files by key, in parallel), nothing computed.
-      () => Promise.all(qualityDatasetsOf('perpx').map(async (dataset) => {
-        const [compacted, deltas] = await Promise.all([
-          deps.manifest.compactedFiles(dataset, 'perpx', DATASETS[dataset].perSymbol ? 'BTC' : undefined, dayOf(now - 30 * DAY), dayOf(now)),
-          deps.manifest.deltaFiles(dataset, 'perpx', dayOf(now - 30 * DAY), dayOf(now)),
-        ]);
-        return deps.manifest.cadenceOf(visibleFiles(compacted, deltas, 'BTC'));
-      })), { floorLabel: 'its manifest reads alone (floor)' });
+      () =>
+        Promise.all(
+          qualityDatasetsOf('perpx').map(async (dataset) => {
+            const [compacted, deltas] = await Promise.all([
+              deps.manifest.compactedFiles(dataset, 'perpx', DATASETS[dataset].perSymbol ? 'BTC' : undefined, dayOf(now - 30 * DAY), dayOf(now)),
+              deps.manifest.deltaFiles(dataset, 'perpx', dayOf(now - 30 * DAY), dayOf(now)),
+            ]);
+            return deps.manifest.cadenceOf(visibleFiles(compacted, deltas, 'BTC'));
+          }),
+        ),
+      { floorLabel: 'its manifest reads alone (floor)' },
+    );
     const built = await timeRuns(20, () => symbolCatalogue(deps.manifest, now));
     figure({ name: '/v1/symbols built from the manifest (uncached), p50', value: percentile(built, 50), unit: 'ms', samples: built.length });
     await catalogue('/v1/symbols', '/v1/symbols', {});

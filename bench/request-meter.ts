@@ -24,7 +24,12 @@ type AttributeMap = Record<string, AttributeValue>;
 /** The emulator's own item size (DynamoDB's rule: attribute names plus values). */
 const { itemSize } = createRequire(import.meta.url)('dynalite/db/index.js') as { itemSize(item: AttributeMap): number };
 
-export interface Tally { requests: number; readUnits: number; writeUnits: number; messages: number }
+export interface Tally {
+  requests: number;
+  readUnits: number;
+  writeUnits: number;
+  messages: number;
+}
 /** label -> "service operation" -> tally */
 export type Counts = Map<string, Map<string, Tally>>;
 
@@ -34,7 +39,11 @@ export const meterScope = new AsyncLocalStorage<string>();
 const READS = ['GetItem', 'Query', 'Scan', 'BatchGetItem'];
 const writeUnitsOf = (item: AttributeMap | undefined) => (item ? Math.ceil(itemSize(item) / 1024) : 0);
 
-interface IndexShape { keys: string[]; projection: 'ALL' | 'KEYS_ONLY' | 'INCLUDE'; include: string[] }
+interface IndexShape {
+  keys: string[];
+  projection: 'ALL' | 'KEYS_ONLY' | 'INCLUDE';
+  include: string[];
+}
 
 function indexEntry(item: AttributeMap | undefined, tableKeys: string[], index: IndexShape): AttributeMap | undefined {
   if (!item || index.keys.some((k) => item[k] === undefined)) return undefined;
@@ -101,7 +110,10 @@ export function attachRequestMeter(clients: { dynamo: DynamoDBDocumentClient; sq
     let byOperation = counts.get(label);
     if (!byOperation) counts.set(label, (byOperation = new Map()));
     const t = byOperation.get(operation) ?? { requests: 0, readUnits: 0, writeUnits: 0, messages: 0 };
-    t.requests += add.requests ?? 0; t.readUnits += add.readUnits ?? 0; t.writeUnits += add.writeUnits ?? 0; t.messages += add.messages ?? 0;
+    t.requests += add.requests ?? 0;
+    t.readUnits += add.readUnits ?? 0;
+    t.writeUnits += add.writeUnits ?? 0;
+    t.messages += add.messages ?? 0;
     byOperation.set(operation, t);
   };
 
@@ -127,7 +139,10 @@ export function attachRequestMeter(clients: { dynamo: DynamoDBDocumentClient; sq
     if (READS.includes(operation)) {
       const result = await next(args);
       const consumed = result.output.ConsumedCapacity;
-      const units = (Array.isArray(consumed) ? consumed : [consumed]).reduce((sum: number, c: { CapacityUnits?: number } | undefined) => sum + (c?.CapacityUnits ?? 0), 0);
+      const units = (Array.isArray(consumed) ? consumed : [consumed]).reduce(
+        (sum: number, c: { CapacityUnits?: number } | undefined) => sum + (c?.CapacityUnits ?? 0),
+        0,
+      );
       tally(`DynamoDB ${operation}`, { requests: 1, readUnits: units });
       return result;
     }
@@ -139,13 +154,17 @@ export function attachRequestMeter(clients: { dynamo: DynamoDBDocumentClient; sq
         if (operation === 'PutItem') return input.Item;
         if (operation === 'DeleteItem') return undefined;
         return read(input.TableName, key);
-      }).catch((error: unknown) => { tally(`DynamoDB ${operation}`, { requests: 1 }); throw error; });
+      }).catch((error: unknown) => {
+        tally(`DynamoDB ${operation}`, { requests: 1 });
+        throw error;
+      });
       tally(`DynamoDB ${operation}`, { requests: 1, writeUnits: units });
       return result!;
     }
     if (operation === 'BatchWriteItem') {
-      const requests = Object.entries(input.RequestItems as Record<string, { PutRequest?: { Item: AttributeMap }; DeleteRequest?: { Key: AttributeMap } }[]>)
-        .flatMap(([tableName, entries]) => entries.map((entry) => ({ tableName, entry })));
+      const requests = Object.entries(
+        input.RequestItems as Record<string, { PutRequest?: { Item: AttributeMap }; DeleteRequest?: { Key: AttributeMap } }[]>,
+      ).flatMap(([tableName, entries]) => entries.map((entry) => ({ tableName, entry })));
       const before = await Promise.all(requests.map(({ tableName, entry }) => read(tableName, entry.PutRequest?.Item ?? entry.DeleteRequest!.Key)));
       const result = await next(args);
       let units = 0;

@@ -31,10 +31,21 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
 
 const { values } = parseArgs({
-  options: { hours: { type: 'string', default: '12' }, deliveries: { type: 'string', default: '2000' }, 'cost-deliveries': { type: 'string', default: '100' }, 'detection-batches': { type: 'string', default: '20' }, 'day-hours': { type: 'string', default: '24' },
-    days: { type: 'string', default: '30' }, symbols: { type: 'string', default: '1' }, only: { type: 'string' },
-    'soak-minutes': { type: 'string', default: '10' }, 'first-start-days': { type: 'string', default: '3' }, 'soak-idle-minutes': { type: 'string', default: '2' },
-    minutes: { type: 'string', default: '10' }, scale: { type: 'string', default: '1' } },
+  options: {
+    hours: { type: 'string', default: '12' },
+    deliveries: { type: 'string', default: '2000' },
+    'cost-deliveries': { type: 'string', default: '100' },
+    'detection-batches': { type: 'string', default: '20' },
+    'day-hours': { type: 'string', default: '24' },
+    days: { type: 'string', default: '30' },
+    symbols: { type: 'string', default: '1' },
+    only: { type: 'string' },
+    'soak-minutes': { type: 'string', default: '10' },
+    'first-start-days': { type: 'string', default: '3' },
+    'soak-idle-minutes': { type: 'string', default: '2' },
+    minutes: { type: 'string', default: '10' },
+    scale: { type: 'string', default: '1' },
+  },
 });
 const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   archive: () => benchArchive({ hours: Number(values.hours) }),
@@ -73,9 +84,15 @@ let results = existsSync(RESULTS_JSON) ? parseResults(readFileSync(RESULTS_JSON,
 /** Written after each bench, so a bench that fails later in the run does not lose the figures of those before it. */
 function record(bench: string, from: number, started: { at: string; load: number }): void {
   // Benches run one after another in this process: the memory after one includes what those before it left.
-  const figures = [...FIGURES.slice(from), { name: 'resident memory of the bench process after this bench', value: process.memoryUsage().rss / 2 ** 20, unit: 'MB' }];
+  const figures = [
+    ...FIGURES.slice(from),
+    { name: 'resident memory of the bench process after this bench', value: process.memoryUsage().rss / 2 ** 20, unit: 'MB' },
+  ];
   results = mergeRun(results, bench, figures, { at: started.at, node: process.version, cores: cpus().length, load: [started.load, loadavg()[0]!] });
-  for (const [file, text] of [[RESULTS_JSON, serializeResults(results)], [RESULTS_MD, renderResults(results)]] as const) {
+  for (const [file, text] of [
+    [RESULTS_JSON, serializeResults(results)],
+    [RESULTS_MD, renderResults(results)],
+  ] as const) {
     const path = fileURLToPath(file);
     writeFileSync(`${path}.partial`, text);
     renameSync(`${path}.partial`, path);
@@ -89,4 +106,6 @@ for (const name of chosen) {
   record(name, from, started);
 }
 const memory = process.memoryUsage();
-console.log(`\nMemory at the end of the run: rss ${(memory.rss / 2 ** 20).toFixed(0)} MB, heap ${(memory.heapUsed / 2 ** 20).toFixed(0)} MB; figures in bench/bench-results.json and bench/RESULTS.md`);
+console.log(
+  `\nMemory at the end of the run: rss ${(memory.rss / 2 ** 20).toFixed(0)} MB, heap ${(memory.heapUsed / 2 ** 20).toFixed(0)} MB; figures in bench/bench-results.json and bench/RESULTS.md`,
+);

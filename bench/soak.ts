@@ -32,7 +32,12 @@ interface RouteStats {
   otherErrors: Map<string, number>;
 }
 
-interface MemorySample { at: number; phase: 'load' | 'idle'; rss: number; heapUsed: number }
+interface MemorySample {
+  at: number;
+  phase: 'load' | 'idle';
+  rss: number;
+  heapUsed: number;
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const pct = (from: number, to: number) => ((to - from) / from) * 100;
@@ -97,7 +102,12 @@ export async function benchSoak(options: { minutes?: number; idleMinutes?: numbe
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-soak-'));
   const startedAt = Date.now();
   const cloud = await startLocalCloud({
-    port: 0, dataDir, apiKeys: [{ key: KEY, plan: 'pro' }], schedules: true, pollers: true, logLevel: 'ERROR',
+    port: 0,
+    dataDir,
+    apiKeys: [{ key: KEY, plan: 'pro' }],
+    schedules: true,
+    pollers: true,
+    logLevel: 'ERROR',
     demo: { days: 1 / 24, seed: 42, intensity: 0.3, l2IntervalMs: 300_000, orderLevelHours: 0.25 },
   });
   let sampler: NodeJS.Timeout | undefined;
@@ -120,12 +130,14 @@ export async function benchSoak(options: { minutes?: number; idleMinutes?: numbe
       const start = performance.now();
       try {
         const res = await fetch(cloud.url + path, {
-          method, headers: { 'X-API-Key': KEY, ...(body !== undefined && { 'content-type': 'application/json' }) },
+          method,
+          headers: { 'X-API-Key': KEY, ...(body !== undefined && { 'content-type': 'application/json' }) },
           ...(body !== undefined && { body: JSON.stringify(body) }),
         });
         const text = await res.text();
         s.latencies.push(performance.now() - start);
-        if (res.status >= 500) s.serverErrors.push({ at: Date.now() - loadStart, method, path: path.slice(0, 120), status: res.status, body: text.slice(0, 300) });
+        if (res.status >= 500)
+          s.serverErrors.push({ at: Date.now() - loadStart, method, path: path.slice(0, 120), status: res.status, body: text.slice(0, 300) });
         else if (res.status !== expected) s.otherErrors.set(String(res.status), (s.otherErrors.get(String(res.status)) ?? 0) + 1);
         else return JSON.parse(text);
       } catch (error) {
@@ -136,7 +148,8 @@ export async function benchSoak(options: { minutes?: number; idleMinutes?: numbe
     };
 
     const endpoint = await call('setup', 'POST', '/v1/webhooks/endpoints', 201, { url: receiver.url('/soak') });
-    if (!endpoint) throw new Error(`Could not create the soak endpoint: ${JSON.stringify([...statsOf('setup').otherErrors, ...statsOf('setup').serverErrors])}`);
+    if (!endpoint)
+      throw new Error(`Could not create the soak endpoint: ${JSON.stringify([...statsOf('setup').otherErrors, ...statsOf('setup').serverErrors])}`);
     const endpointId: string = endpoint.data.id;
 
     const samples: MemorySample[] = [];
@@ -150,11 +163,16 @@ export async function benchSoak(options: { minutes?: number; idleMinutes?: numbe
     let phase: MemorySample['phase'] = 'load';
     sample('load');
     sampler = setInterval(() => sample(phase), SAMPLE_EVERY_MS);
-    console.log(`\nSoak (local cloud in this process: 1-hour demo market seeded in ${(seededMs / 1000).toFixed(0)} s, schedules and pollers on; ${loadMs / 60_000} min of mixed load, then ${idleMs / 60_000} min idle)`);
+    console.log(
+      `\nSoak (local cloud in this process: 1-hour demo market seeded in ${(seededMs / 1000).toFixed(0)} s, schedules and pollers on; ${loadMs / 60_000} min of mixed load, then ${idleMs / 60_000} min idle)`,
+    );
     progress = setInterval(() => {
       const last = samples.at(-1)!;
       const done = [...stats.values()].reduce((n, s) => n + s.requests, 0);
-      row(`  ${((Date.now() - loadStart) / 60_000).toFixed(0)} min`, `rss ${(last.rss / MB).toFixed(0)} MB  heap ${(last.heapUsed / MB).toFixed(0)} MB  ${done} requests  deliveries ${deliveredAt.size}/${queuedAt.size}`);
+      row(
+        `  ${((Date.now() - loadStart) / 60_000).toFixed(0)} min`,
+        `rss ${(last.rss / MB).toFixed(0)} MB  heap ${(last.heapUsed / MB).toFixed(0)} MB  ${done} requests  deliveries ${deliveredAt.size}/${queuedAt.size}`,
+      );
     }, 60_000);
 
     // Market pages: a trades page of 1000 and up to 3 cursor pages after it (then 100-row pages, so a
@@ -176,7 +194,10 @@ export async function benchSoak(options: { minutes?: number; idleMinutes?: numbe
     const management = every(2_000, loadEnd, async () => {
       await call('webhooks: limits', 'GET', '/v1/webhooks/limits', 200);
       await call('webhooks: list endpoints', 'GET', '/v1/webhooks/endpoints', 200);
-      const created = await call('webhooks: create subscription', 'POST', '/v1/webhooks/subscriptions', 201, { endpoint_id: endpointId, event_type: 'market.liquidation' });
+      const created = await call('webhooks: create subscription', 'POST', '/v1/webhooks/subscriptions', 201, {
+        endpoint_id: endpointId,
+        event_type: 'market.liquidation',
+      });
       if (created) await call('webhooks: delete subscription', 'DELETE', `/v1/webhooks/subscriptions/${created.data.id}`, 200);
     });
     const deliveries = every(500, loadEnd, async () => {
@@ -199,7 +220,11 @@ export async function benchSoak(options: { minutes?: number; idleMinutes?: numbe
     for (const d of (log?.data ?? []) as { state: string }[]) logStates.set(d.state, (logStates.get(d.state) ?? 0) + 1);
 
     // Per class and per route: requests, throughput, latency, errors.
-    const classes: [string, string][] = [['market', 'market pages'], ['webhooks', 'webhook management'], ['deliveries', 'deliveries queued (POST /test)']];
+    const classes: [string, string][] = [
+      ['market', 'market pages'],
+      ['webhooks', 'webhook management'],
+      ['deliveries', 'deliveries queued (POST /test)'],
+    ];
     const allServerErrors: (RouteStats['serverErrors'][number] & { route: string })[] = [];
     let otherErrorCount = 0;
     for (const [prefix, label] of classes) {
@@ -212,8 +237,10 @@ export async function benchSoak(options: { minutes?: number; idleMinutes?: numbe
       otherErrorCount += otherCount;
       for (const [route, s] of routes) allServerErrors.push(...s.serverErrors.map((e) => ({ ...e, route })));
       const [p50, p99] = [percentile(latencies, 50), percentile(latencies, 99)];
-      figure({ name: `soak: ${label}, throughput`, value: requests / loadSeconds, unit: 'req/s', samples: requests },
-        `${(requests / loadSeconds).toFixed(2)} req/s  (${requests} requests)  p50 ${ms(p50)}  p99 ${ms(p99)}  5xx ${serverErrors}  other errors ${otherCount}`);
+      figure(
+        { name: `soak: ${label}, throughput`, value: requests / loadSeconds, unit: 'req/s', samples: requests },
+        `${(requests / loadSeconds).toFixed(2)} req/s  (${requests} requests)  p50 ${ms(p50)}  p99 ${ms(p99)}  5xx ${serverErrors}  other errors ${otherCount}`,
+      );
       FIGURES.push(
         { name: `soak: ${label}, p50`, value: p50, unit: 'ms', samples: latencies.length },
         { name: `soak: ${label}, p99`, value: p99, unit: 'ms', samples: latencies.length },
@@ -221,8 +248,11 @@ export async function benchSoak(options: { minutes?: number; idleMinutes?: numbe
         { name: `soak: ${label}, other errors`, value: otherCount, unit: 'requests', samples: requests },
       );
       for (const [route, s] of routes) {
-        row(`  ${route.slice(prefix.length + 2)}`, `${s.requests}  p50 ${ms(percentile(s.latencies, 50))}  p99 ${ms(percentile(s.latencies, 99))}`
-          + `${s.serverErrors.length ? `  5xx ${s.serverErrors.length}` : ''}${s.otherErrors.size ? `  other: ${[...s.otherErrors].map(([k, v]) => `${k} x${v}`).join(', ')}` : ''}`);
+        row(
+          `  ${route.slice(prefix.length + 2)}`,
+          `${s.requests}  p50 ${ms(percentile(s.latencies, 50))}  p99 ${ms(percentile(s.latencies, 99))}`
+            + `${s.serverErrors.length ? `  5xx ${s.serverErrors.length}` : ''}${s.otherErrors.size ? `  other: ${[...s.otherErrors].map(([k, v]) => `${k} x${v}`).join(', ')}` : ''}`,
+        );
       }
     }
     row('cursor pages walked', String(cursorPages));
@@ -236,12 +266,17 @@ export async function benchSoak(options: { minutes?: number; idleMinutes?: numbe
     const attemptCounts = [...attempts.values()];
     const delivered = deliveredAt.size;
     row('test deliveries delivered / queued, end of load', `${endOfLoad.delivered} / ${endOfLoad.queued}`);
-    figure({ name: 'soak: test deliveries delivered, end of idle', value: delivered, unit: 'deliveries', samples: queuedAt.size },
-      `${delivered} / ${queuedAt.size} queued  (${queuedAt.size - delivered} not yet)`);
+    figure(
+      { name: 'soak: test deliveries delivered, end of idle', value: delivered, unit: 'deliveries', samples: queuedAt.size },
+      `${delivered} / ${queuedAt.size} queued  (${queuedAt.size - delivered} not yet)`,
+    );
     FIGURES.push({ name: 'soak: test deliveries queued', value: queuedAt.size, unit: 'deliveries' });
     row('  queued -> delivered (incl. retries)', `p50 ${ms(percentile(times, 50))}  p99 ${ms(percentile(times, 99))}  max ${ms(Math.max(0, ...times))}`);
     FIGURES.push({ name: 'soak: test delivery, queued -> delivered, p99', value: percentile(times, 99), unit: 'ms', samples: times.length });
-    row('  receiver: requests / answered 500', `${received} / ${served500}  (attempts a test delivery: max ${Math.max(0, ...attemptCounts)}, duplicates after a 200: ${duplicates})`);
+    row(
+      '  receiver: requests / answered 500',
+      `${received} / ${served500}  (attempts a test delivery: max ${Math.max(0, ...attemptCounts)}, duplicates after a 200: ${duplicates})`,
+    );
     row('  receiver: other event types', otherEvents.size ? [...otherEvents].map(([k, v]) => `${k} ${v}`).join(', ') : 'none');
     row('  delivery log, newest 200, by state', [...logStates].map(([k, v]) => `${k} ${v}`).join(', ') || '(not read)');
 
@@ -255,10 +290,22 @@ export async function benchSoak(options: { minutes?: number; idleMinutes?: numbe
     const mem = (s: MemorySample) => `rss ${(s.rss / MB).toFixed(0)} MB  heap ${(s.heapUsed / MB).toFixed(0)} MB`;
     row('memory at the start of the load', mem(first));
     row(`memory after warm-up (${(warm.at / 1000).toFixed(0)} s)`, mem(warm));
-    row(`memory at the end of the load (${(loadEndSample.at / 1000).toFixed(0)} s)`, `${mem(loadEndSample)}  (rss ${signed(pct(warm.rss, loadEndSample.rss))}, heap ${signed(pct(warm.heapUsed, loadEndSample.heapUsed))} since warm-up)`);
-    row(`memory at the end of the idle (${(idleEndSample.at / 1000).toFixed(0)} s)`, `${mem(idleEndSample)}  (rss ${signed(pct(loadEndSample.rss, idleEndSample.rss))}, heap ${signed(pct(loadEndSample.heapUsed, idleEndSample.heapUsed))} over the idle)`);
-    row('rss peak, load / idle', `${(Math.max(...samples.filter((s) => s.phase === 'load').map((s) => s.rss)) / MB).toFixed(0)} MB / ${(Math.max(...samples.filter((s) => s.phase === 'idle').map((s) => s.rss), 0) / MB).toFixed(0)} MB`);
-    row('rss trend (least squares), load after warm-up / idle', `${slope(loadTrend).toFixed(2)} MB/min / ${slope(idleTrend).toFixed(2)} MB/min  (${samples.length} samples every ${SAMPLE_EVERY_MS / 1000} s)`);
+    row(
+      `memory at the end of the load (${(loadEndSample.at / 1000).toFixed(0)} s)`,
+      `${mem(loadEndSample)}  (rss ${signed(pct(warm.rss, loadEndSample.rss))}, heap ${signed(pct(warm.heapUsed, loadEndSample.heapUsed))} since warm-up)`,
+    );
+    row(
+      `memory at the end of the idle (${(idleEndSample.at / 1000).toFixed(0)} s)`,
+      `${mem(idleEndSample)}  (rss ${signed(pct(loadEndSample.rss, idleEndSample.rss))}, heap ${signed(pct(loadEndSample.heapUsed, idleEndSample.heapUsed))} over the idle)`,
+    );
+    row(
+      'rss peak, load / idle',
+      `${(Math.max(...samples.filter((s) => s.phase === 'load').map((s) => s.rss)) / MB).toFixed(0)} MB / ${(Math.max(...samples.filter((s) => s.phase === 'idle').map((s) => s.rss), 0) / MB).toFixed(0)} MB`,
+    );
+    row(
+      'rss trend (least squares), load after warm-up / idle',
+      `${slope(loadTrend).toFixed(2)} MB/min / ${slope(idleTrend).toFixed(2)} MB/min  (${samples.length} samples every ${SAMPLE_EVERY_MS / 1000} s)`,
+    );
     FIGURES.push(
       { name: 'soak: rss after warm-up', value: warm.rss / MB, unit: 'MB' },
       { name: 'soak: rss at the end of the load', value: loadEndSample.rss / MB, unit: 'MB' },

@@ -59,8 +59,17 @@ type HttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<AP
 export function routeInvoker(handler: HttpHandler, functionName: string) {
   return async (resource: string, path: string, pathParameters: Record<string, string>, query: Record<string, string> = {}) => {
     const event = {
-      resource, path, httpMethod: 'GET', headers: {}, multiValueHeaders: {}, queryStringParameters: query, multiValueQueryStringParameters: null,
-      pathParameters, stageVariables: null, body: null, isBase64Encoded: false,
+      resource,
+      path,
+      httpMethod: 'GET',
+      headers: {},
+      multiValueHeaders: {},
+      queryStringParameters: query,
+      multiValueQueryStringParameters: null,
+      pathParameters,
+      stageVariables: null,
+      body: null,
+      isBase64Encoded: false,
       requestContext: { requestId: 'bench', stage: 'bench', authorizer: { account_id: 'acct_bench', plan: 'pro' } },
     } as unknown as APIGatewayProxyEvent;
     const result = await handler(event, { functionName, awsRequestId: 'bench', getRemainingTimeInMillis: () => 29_000 } as Context);
@@ -76,7 +85,9 @@ export function routeInvoker(handler: HttpHandler, functionName: string) {
  * both and their ratios.
  */
 export async function compareToFloor<I = undefined>(
-  label: string, server: (input: I) => Promise<unknown>, floor: (input: I) => Promise<unknown>,
+  label: string,
+  server: (input: I) => Promise<unknown>,
+  floor: (input: I) => Promise<unknown>,
   options: { runs?: number; tail?: number; pick?: () => I; floorLabel?: string } = {},
 ): Promise<{ p50: number; f50: number }> {
   const { runs = 200, tail = 99, pick = () => undefined as I, floorLabel = 'DuckDB, same query on the same files (floor)' } = options;
@@ -87,8 +98,8 @@ export async function compareToFloor<I = undefined>(
   const floorMs: number[] = [];
   for (let i = 0; i < runs; i++) {
     const input = pick();
-    serverMs.push(...await timeRuns(1, () => server(input)));
-    floorMs.push(...await timeRuns(1, () => floor(input)));
+    serverMs.push(...(await timeRuns(1, () => server(input))));
+    floorMs.push(...(await timeRuns(1, () => floor(input))));
   }
   const [p50, pTail, f50, fTail] = [percentile(serverMs, 50), percentile(serverMs, tail), percentile(floorMs, 50), percentile(floorMs, tail)];
   row(label, `p50 ${ms(p50)}  p${tail} ${ms(pTail)}  (${runs} warm)  cold ${ms(coldServer!)}`);

@@ -14,8 +14,11 @@ import { plural, progressBar } from './progress.ts';
 
 const { values } = parseArgs({
   options: {
-    start: { type: 'string' }, end: { type: 'string' }, family: { type: 'string', default: 'perpx' },
-    target: { type: 'string', default: 'local' }, 'allow-hip3': { type: 'boolean', default: false },
+    start: { type: 'string' },
+    end: { type: 'string' },
+    family: { type: 'string', default: 'perpx' },
+    target: { type: 'string', default: 'local' },
+    'allow-hip3': { type: 'boolean', default: false },
   },
 });
 const instant = (text: string | undefined, name: string) => {

@@ -16,11 +16,24 @@ import { invoke } from '../functions/local/invoke.ts';
 import { startReceiver } from '../functions/local/receiver.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
 import { everyMessageTwice, flakyStores, killedAtWritePoints } from '../functions/local/fault-plans.ts';
-import { SYMBOLS, call, callPatiently, checkArchive, checkObjects, landBatch, newTally, readTrades, tradeBatches, type FlowTarget } from '../functions/local/fault-flows.ts';
+import {
+  SYMBOLS,
+  call,
+  callPatiently,
+  checkArchive,
+  checkObjects,
+  landBatch,
+  newTally,
+  readTrades,
+  tradeBatches,
+  type FlowTarget,
+} from '../functions/local/fault-flows.ts';
 import { NO_FAULTS } from '../schemas/fault-plan.ts';
 import type { NormalizedRecord } from '../schemas/datasets.ts';
 
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '5' }, rate: { type: 'string', default: '0.05' }, seed: { type: 'string', default: '1' } } });
+const { values } = parseArgs({
+  options: { minutes: { type: 'string', default: '5' }, rate: { type: 'string', default: '0.05' }, seed: { type: 'string', default: '1' } },
+});
 const minutes = Number(values.minutes);
 const rate = Number(values.rate);
 const seed = Number(values.seed);
@@ -49,7 +62,17 @@ const compactions = { ok: 0, failed: 0 };
 const RECENT = { from: Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000, to: Math.floor(Date.now() / 3_600_000) * 3_600_000 };
 const recent: NormalizedRecord[] = [];
 
-const compact = () => invoke('compact', {}).then(() => { compactions.ok += 1; return true; }, () => { compactions.failed += 1; return false; });
+const compact = () =>
+  invoke('compact', {}).then(
+    () => {
+      compactions.ok += 1;
+      return true;
+    },
+    () => {
+      compactions.failed += 1;
+      return false;
+    },
+  );
 const addReport = () => {
   for (const [label, n] of Object.entries(cloud.faults!.report().injected)) injected[label] = (injected[label] ?? 0) + n;
 };
@@ -97,24 +120,44 @@ try {
   const days = await checkArchive(target, newTally(), landed, FIRST_DAY, FIRST_DAY + 2 * DAY);
   const hour = await checkArchive(target, newTally(), recent, RECENT.from, RECENT.to);
   const archive = {
-    expected: days.expected + hour.expected, read: days.read + hour.read,
-    lost: [...days.lost, ...hour.lost], twice: [...days.twice, ...hour.twice], differing: [...days.differing, ...hour.differing],
+    expected: days.expected + hour.expected,
+    read: days.read + hour.read,
+    lost: [...days.lost, ...hour.lost],
+    twice: [...days.twice, ...hour.twice],
+    differing: [...days.differing, ...hour.differing],
   };
   const deliverBy = Date.now() + 3 * 60_000;
   const missing = () => [...accepted].filter((id) => !receiver.requests.some((r) => r.headers['svc-event-id'] === id));
   while (missing().length > 0 && Date.now() < deliverBy) await new Promise((r) => setTimeout(r, 2_000));
   const received = new Set(receiver.requests.map((r) => String(r.headers['svc-event-id'])));
-  const objects = await checkObjects(target, archiveDeps(), [...DAYS, ...new Set([RECENT.from, Date.now()].map((t) => new Date(t).toISOString().slice(0, 10)))]);
+  const objects = await checkObjects(target, archiveDeps(), [
+    ...DAYS,
+    ...new Set([RECENT.from, Date.now()].map((t) => new Date(t).toISOString().slice(0, 10))),
+  ]);
 
   console.log('\nInjected:');
   for (const [label, n] of Object.entries(injected).sort()) console.log(`  ${label.padEnd(40)} ${n}`);
   console.log('Checked:');
-  console.log(`  archive rows        ${archive.read} read of ${archive.expected} landed; lost ${archive.lost.length}, twice ${archive.twice.length}, differing ${archive.differing.length}`);
+  console.log(
+    `  archive rows        ${archive.read} read of ${archive.expected} landed; lost ${archive.lost.length}, twice ${archive.twice.length}, differing ${archive.differing.length}`,
+  );
   console.log(`  reads under faults  ${JSON.stringify(reads.statuses)}; 503s without Retry-After or the spec's body: ${reads.badUnavailable.length}`);
   console.log(`  compactions         ${compactions.ok} completed, ${compactions.failed} failed (killed or throttled)`);
-  console.log(`  deliveries          ${accepted.size} accepted, ${missing().length} not received, ${[...received].filter((id) => !accepted.has(id)).length} received but never accepted, ${receiver.requests.length - received.size} duplicates (same event id)`);
-  console.log(`  objects             ${objects.objects} in S3, ${objects.listed} listed; ${objects.missing.length} listed but missing, ${objects.orphans.length} orphans left once due`);
-  const failed = archive.lost.length + archive.twice.length + archive.differing.length + (reads.statuses[500] ?? 0) + reads.badUnavailable.length + missing().length + objects.missing.length + objects.orphans.length;
+  console.log(
+    `  deliveries          ${accepted.size} accepted, ${missing().length} not received, ${[...received].filter((id) => !accepted.has(id)).length} received but never accepted, ${receiver.requests.length - received.size} duplicates (same event id)`,
+  );
+  console.log(
+    `  objects             ${objects.objects} in S3, ${objects.listed} listed; ${objects.missing.length} listed but missing, ${objects.orphans.length} orphans left once due`,
+  );
+  const failed =
+    archive.lost.length
+    + archive.twice.length
+    + archive.differing.length
+    + (reads.statuses[500] ?? 0)
+    + reads.badUnavailable.length
+    + missing().length
+    + objects.missing.length
+    + objects.orphans.length;
   console.log(failed === 0 ? 'All checks passed.' : 'Some checks FAILED.');
   process.exitCode = failed === 0 ? 0 : 1;
 } finally {

@@ -52,7 +52,8 @@ function inputType(route: RouteDef): string {
   return parts.length ? parts.join(' & ') : 'Record<string, never>';
 }
 
-const required = (route: RouteDef) => Boolean(route.pathParams || route.body || Object.values(route.query ?? {}).some((s) => !v.safeParse(s, undefined).success));
+const required = (route: RouteDef) =>
+  Boolean(route.pathParams || route.body || Object.values(route.query ?? {}).some((s) => !v.safeParse(s, undefined).success));
 
 function methodSignature(route: RouteDef): string {
   const docs = [`${route.summary}.`, `\`${route.method} ${route.path}\``, ...(route.deprecated ? [`@deprecated Use \`${route.successor}\`.`] : [])];

@@ -37,7 +37,13 @@ const total = daysBetween(from, to).length * datasets.reduce((n, d) => n + famil
 let done = 0;
 bar.update(0, total);
 const report = await rederiveDays(archiveDeps(), {
-  datasets, families, from, to, onDay: () => bar.update(Math.min(total, ++done), total),
+  datasets,
+  families,
+  from,
+  to,
+  onDay: () => bar.update(Math.min(total, ++done), total),
 });
 bar.stop();
-console.log(`derived ${plural(report.partitions, 'day')} again (${report.derivedRowsWritten.toLocaleString()} rows in ${plural(report.filesWritten, 'file')}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(
+  `derived ${plural(report.partitions, 'day')} again (${report.derivedRowsWritten.toLocaleString()} rows in ${plural(report.filesWritten, 'file')}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+);

@@ -50,12 +50,17 @@ import { spotNamesOf } from '../functions/core/archive/spot-meta.ts';
 import { epochMsOfIso } from '../functions/core/archive/asset-ctxs.ts';
 import { plural, progressBar } from './progress.ts';
 
-const USAGE = 'usage: npm run ingest -- <file|dir>... [--format F] [--family altx|altx-rh] [--bucket s3://name] [--at T] [--spot-meta FILE] [--timeout seconds]';
+const USAGE =
+  'usage: npm run ingest -- <file|dir>... [--format F] [--family altx|altx-rh] [--bucket s3://name] [--at T] [--spot-meta FILE] [--timeout seconds]';
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    format: { type: 'string' }, family: { type: 'string' }, bucket: { type: 'string' }, timeout: { type: 'string', default: '600' },
-    at: { type: 'string' }, 'spot-meta': { type: 'string' },
+    format: { type: 'string' },
+    family: { type: 'string' },
+    bucket: { type: 'string' },
+    timeout: { type: 'string', default: '600' },
+    at: { type: 'string' },
+    'spot-meta': { type: 'string' },
   },
 });
 const fail = (message: string): never => {
@@ -64,7 +69,8 @@ const fail = (message: string): never => {
 };
 if (positionals.length === 0) fail(USAGE);
 if (values.format !== undefined && !(BATCH_FORMATS as readonly string[]).includes(values.format)) fail(`--format must be one of ${BATCH_FORMATS.join(', ')}`);
-if (values.family !== undefined && values.family !== 'altx' && values.family !== 'altx-rh') fail('--family must be altx or altx-rh (which deployment of the altx venue a recording is of)');
+if (values.family !== undefined && values.family !== 'altx' && values.family !== 'altx-rh')
+  fail('--family must be altx or altx-rh (which deployment of the altx venue a recording is of)');
 const family = values.family as 'altx' | 'altx-rh' | undefined;
 const timeoutMs = Number(values.timeout) * 1000;
 if (!(timeoutMs > 0)) fail('--timeout must be a number of seconds');
@@ -78,7 +84,8 @@ let bucket = '';
 if (values.bucket) {
   const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\/?$/.exec(values.bucket);
   bucket = match ? match[1]! : fail('--bucket must be s3://<bucket name>');
-  if (!process.env[TABLES.manifest.envVar]) fail(`--bucket needs ${TABLES.manifest.envVar}: the deployed stack's manifest table, where each file's outcome is awaited`);
+  if (!process.env[TABLES.manifest.envVar])
+    fail(`--bucket needs ${TABLES.manifest.envVar}: the deployed stack's manifest table, where each file's outcome is awaited`);
   // The archive's reader (altx recordings' market ids) reads this bucket too.
   process.env[BUCKETS.archive.envVar] ??= bucket;
 } else {
@@ -93,11 +100,19 @@ if (values.bucket) {
 /** Every file under the paths given, in name order; dot files skipped. */
 function filesOf(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path).filter((name) => !name.startsWith('.')).sort().flatMap((name) => filesOf(join(path, name)));
+  return readdirSync(path)
+    .filter((name) => !name.startsWith('.'))
+    .sort()
+    .flatMap((name) => filesOf(join(path, name)));
 }
-interface Input { file: string; root: string; format?: BatchFormat }
+interface Input {
+  file: string;
+  root: string;
+  format?: BatchFormat;
+}
 const walked: Input[] = positionals.flatMap((path) => filesOf(path).map((file) => ({ file, root: path, format: values.format as BatchFormat | undefined })));
-const rank = (input: Input) => ({ spot_meta: 0, node_l4_snapshot: 2 } as Partial<Record<BatchFormat, number>>)[input.format ?? formatOfPath(input.file) ?? 'normalized'] ?? 1;
+const rank = (input: Input) =>
+  (({ spot_meta: 0, node_l4_snapshot: 2 }) as Partial<Record<BatchFormat, number>>)[input.format ?? formatOfPath(input.file) ?? 'normalized'] ?? 1;
 const inputs: Input[] = [
   ...(values['spot-meta'] ? [{ file: values['spot-meta'], root: values['spot-meta'], format: 'spot_meta' as const }] : []),
   // Stable: name order within each rank.
@@ -123,7 +138,10 @@ function textOf(file: string): Buffer | { error: string } {
 
 /** The key's name part: the file's path under what was given, readable and unique by its batch id. */
 const nameOf = (file: string, root: string, batchId: string) =>
-  `${batchId.slice(0, 16)}-${(relative(root, file) || basename(file)).replace(/\.(gz|lz4)$/, '').replace(/[^A-Za-z0-9._-]+/g, '_').slice(-120)}.jsonl.gz`;
+  `${batchId.slice(0, 16)}-${(relative(root, file) || basename(file))
+    .replace(/\.(gz|lz4)$/, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .slice(-120)}.jsonl.gz`;
 
 /** What the run has learnt so far: each block's time (from the node's block files), the spot pairs' names. */
 const blockTimes = new Map<number, number>();
@@ -137,7 +155,8 @@ const unnamedSpot = new Set<string>();
 async function altxMarketsOf(format: BatchFormat): Promise<Pick<ParseOptions, 'altxMarkets'>> {
   if (!isAltxFormat(format)) return {};
   const [{ archiveDeps }, { registryMarkets }] = await Promise.all([
-    import('../functions/shared/archive-deps.ts'), import('../functions/core/archive/altx-markets.ts'),
+    import('../functions/shared/archive-deps.ts'),
+    import('../functions/core/archive/altx-markets.ts'),
   ]);
   return { altxMarkets: await registryMarkets(archiveDeps(), ALTX_FORMAT_FAMILY[format]) };
 }
@@ -200,8 +219,12 @@ function batchOf(input: Input, format: BatchFormat, bytes: Buffer): { body: Buff
   return { body: Buffer.from(batch.text), notes: [...(batch.sentWith ? [batch.sentWith] : []), ...batch.heldBack.map((held) => `held back: ${held}`)] };
 }
 
-const refusal = (file: string, parsed: Extract<ParseResult, { ok: false }>): Outcome =>
-  ({ file, ok: false, message: `refused: ${parsed.reason}`, unknownMarkets: (parsed.unknownMarkets?.length ?? 0) > 0 });
+const refusal = (file: string, parsed: Extract<ParseResult, { ok: false }>): Outcome => ({
+  file,
+  ok: false,
+  message: `refused: ${parsed.reason}`,
+  unknownMarkets: (parsed.unknownMarkets?.length ?? 0) > 0,
+});
 /** A snapshot met before the run's block files were all read: taken up again at the end. */
 const DEFERRED = Symbol('deferred');
 
@@ -221,10 +244,11 @@ async function ingestFile(input: Input, last: boolean): Promise<Outcome | typeof
   if (bytes.length === 0) return { file, ok: true, message: `${sniffed}: nothing of its own sent${noted}` };
   const text = bytes.toString('utf8');
   const height = sniffed === 'node_l4_snapshot' ? snapshotHeight(text) : undefined;
-  const fileAt = sniffed === 'node_l4_snapshot' || sniffed === 'spot_meta'
-    ? at ?? (height === undefined ? undefined : blockTimes.get(height) ?? blockTimes.get(height + 1))
-    : undefined;
-  const parsed = parseBatch(sniffed, text, { at: fileAt, spotNames, ...await altxMarketsOf(sniffed) });
+  const fileAt =
+    sniffed === 'node_l4_snapshot' || sniffed === 'spot_meta'
+      ? (at ?? (height === undefined ? undefined : (blockTimes.get(height) ?? blockTimes.get(height + 1))))
+      : undefined;
+  const parsed = parseBatch(sniffed, text, { at: fileAt, spotNames, ...(await altxMarketsOf(sniffed)) });
   if (!parsed.ok) return refusal(file, parsed);
   const counts = new Map<string, number>();
   let firstTs = Infinity;
@@ -244,7 +268,9 @@ async function ingestFile(input: Input, last: boolean): Promise<Outcome | typeof
   if (before?.status === 'rejected') return { file, ok: false, message: `${sniffed}: refused earlier: ${before.reason}` };
 
   const key = landingKey(sniffed, firstTs, nameOf(file, root, batchId), fileAt);
-  await s3Client().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: gzipSync(bytes, { level: 1 }), ContentType: 'application/x-ndjson', ContentEncoding: 'gzip' }));
+  await s3Client().send(
+    new PutObjectCommand({ Bucket: bucket, Key: key, Body: gzipSync(bytes, { level: 1 }), ContentType: 'application/x-ndjson', ContentEncoding: 'gzip' }),
+  );
   // The queue's consumer records the batch's outcome under the same id (the hash of the decompressed bytes).
   const deadline = Date.now() + timeoutMs;
   for (let wait = 200; Date.now() < deadline; wait = Math.min(wait * 2, 2_000)) {
@@ -272,7 +298,7 @@ for (const input of inputs) {
   bar.update(outcomes.length, inputs.length);
 }
 for (const input of deferred) {
-  outcomes.push(await ingestFile(input, true) as Outcome);
+  outcomes.push((await ingestFile(input, true)) as Outcome);
   bar.update(outcomes.length, inputs.length);
 }
 bar.stop();

@@ -55,4 +55,6 @@ if (values.target === 'local') {
 }
 
 const { account, apiKey } = await createAccount({ accounts, usageKeys, now: () => new Date() }, plan);
-console.log(`account  ${account.id}\nplan     ${account.plan}\napi key  ${apiKey}\n\nThe key is shown once and stored only as a hash. Send it as the X-API-Key header.`);
+console.log(
+  `account  ${account.id}\nplan     ${account.plan}\napi key  ${apiKey}\n\nThe key is shown once and stored only as a hash. Send it as the X-API-Key header.`,
+);

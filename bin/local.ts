@@ -10,7 +10,11 @@ import type { SeedProgress } from '../functions/local/demo-feed.ts';
 function seedProgress(label: string) {
   const bar = progressBar(label, 'batches');
   return ({ phase, written, total, ingested, records, simulatedTo }: SeedProgress) => {
-    bar.update(ingested, total, `${phase === 'near' ? 'newest hours' : 'older days (live already)'}: ${written} written, ${records.toLocaleString('en-US')} records, simulated to ${new Date(simulatedTo).toISOString().slice(0, 16)}Z`);
+    bar.update(
+      ingested,
+      total,
+      `${phase === 'near' ? 'newest hours' : 'older days (live already)'}: ${written} written, ${records.toLocaleString('en-US')} records, simulated to ${new Date(simulatedTo).toISOString().slice(0, 16)}Z`,
+    );
     if (ingested === total) bar.stop();
   };
 }
@@ -25,7 +29,18 @@ async function main(): Promise<void> {
     logLevel: settings.LOG_LEVEL,
     // A user's calls come before the seed and the background functions.
     niceness: BACKGROUND_NICENESS,
-    demo: settings.DEMO_DAYS > 0 ? { days: settings.DEMO_DAYS, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000, orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS, nearHours: settings.DEMO_NEAR_HOURS, onProgress: seedProgress(`Seeding ${plural(settings.DEMO_DAYS, 'day')} of the demo market`) } : undefined,
+    demo:
+      settings.DEMO_DAYS > 0
+        ? {
+            days: settings.DEMO_DAYS,
+            seed: settings.DEMO_SEED,
+            intensity: settings.DEMO_INTENSITY,
+            l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000,
+            orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS,
+            nearHours: settings.DEMO_NEAR_HOURS,
+            onProgress: seedProgress(`Seeding ${plural(settings.DEMO_DAYS, 'day')} of the demo market`),
+          }
+        : undefined,
   });
   const width = Math.max(...settings.LOCAL_API_KEYS.map((k) => k.key.length));
   console.log(`\nLocal cloud ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -41,7 +56,11 @@ async function main(): Promise<void> {
     const symbols = cloud.demo.market.symbols();
     console.log('  demo wallets:');
     for (const wallet of wallets) console.log(`    ${wallet}`);
-    console.log(`  demo symbols: ${Object.entries(symbols).map(([family, list]) => `${family}: ${list.slice(0, 6).join(' ')}${list.length > 6 ? ' …' : ''}`).join(' | ')}`);
+    console.log(
+      `  demo symbols: ${Object.entries(symbols)
+        .map(([family, list]) => `${family}: ${list.slice(0, 6).join(' ')}${list.length > 6 ? ' …' : ''}`)
+        .join(' | ')}`,
+    );
   }
   console.log('Press Ctrl-C to stop.\n');
   await cloud.demo?.seeded;

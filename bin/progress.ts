@@ -11,19 +11,31 @@ export interface Progress {
 }
 
 export function progressBar(label: string, unit: string): Progress {
-  const bar = new SingleBar({
-    format: `${label} [{bar}] {percentage}% | {value}/{total} ${unit}{detail}`,
-    stream: process.stderr, noTTYOutput: true, notTTYSchedule: 10_000, hideCursor: true, clearOnComplete: false,
-  }, Presets.legacy);
+  const bar = new SingleBar(
+    {
+      format: `${label} [{bar}] {percentage}% | {value}/{total} ${unit}{detail}`,
+      stream: process.stderr,
+      noTTYOutput: true,
+      notTTYSchedule: 10_000,
+      hideCursor: true,
+      clearOnComplete: false,
+    },
+    Presets.legacy,
+  );
   let started = false;
   return {
     update(done, total, detail) {
       const payload = { detail: detail ? ` | ${detail}` : '' };
-      if (!started) { bar.start(total, done, payload); started = true; }
+      if (!started) {
+        bar.start(total, done, payload);
+        started = true;
+      }
       bar.setTotal(total);
       bar.update(done, payload);
     },
-    stop() { if (started) bar.stop(); },
+    stop() {
+      if (started) bar.stop();
+    },
   };
 }
 

@@ -12,7 +12,10 @@ import { createServer } from 'node:https';
 import { verifySignature } from '../functions/core/webhooks/signature.ts';
 
 const port = Number(process.env.RECEIVER_PORT ?? 4443);
-const secrets = (process.env.WEBHOOK_SECRET ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const secrets = (process.env.WEBHOOK_SECRET ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const status = Number(process.env.RECEIVER_STATUS ?? 200);
 const tls = new URL('../functions/local/tls/', import.meta.url);
 
@@ -23,12 +26,17 @@ const server = createServer({ key: readFileSync(new URL('receiver-key.pem', tls)
     const raw = Buffer.concat(chunks);
     const header = req.headers['svc-signature'];
     // Verify the exact bytes received, before parsing them.
-    const verdict = secrets.length === 0 ? 'unchecked (set WEBHOOK_SECRET)' : (() => {
-      const result = verifySignature(Array.isArray(header) ? header.join(',') : header, raw, secrets);
-      return result.ok ? 'valid' : `INVALID (${result.reason})`;
-    })();
+    const verdict =
+      secrets.length === 0
+        ? 'unchecked (set WEBHOOK_SECRET)'
+        : (() => {
+            const result = verifySignature(Array.isArray(header) ? header.join(',') : header, raw, secrets);
+            return result.ok ? 'valid' : `INVALID (${result.reason})`;
+          })();
     const event = JSON.parse(raw.toString('utf8')) as { id: string; type: string; late_ms?: number };
-    console.log(`${new Date().toISOString()}  ${event.type}  id=${event.id}  signature ${verdict}${event.late_ms !== undefined ? `  late_ms=${event.late_ms}` : ''}  -> ${status}`);
+    console.log(
+      `${new Date().toISOString()}  ${event.type}  id=${event.id}  signature ${verdict}${event.late_ms !== undefined ? `  late_ms=${event.late_ms}` : ''}  -> ${status}`,
+    );
     res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'failing on purpose');
   });
 });

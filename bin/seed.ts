@@ -25,7 +25,11 @@ const cloud = await startLocalCloud({
   schedules: false,
   logLevel: settings.LOG_LEVEL,
   demo: {
-    days, seed: settings.DEMO_SEED, intensity: settings.DEMO_INTENSITY, l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000, orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS,
+    days,
+    seed: settings.DEMO_SEED,
+    intensity: settings.DEMO_INTENSITY,
+    l2IntervalMs: settings.DEMO_L2_INTERVAL_S * 1000,
+    orderLevelHours: settings.DEMO_ORDER_LEVEL_HOURS,
     extraCoreMarkets: markets - 60,
     onProgress: ({ written, total, ingested, records }) => bar.update(ingested, total, `${written} written, ${records.toLocaleString('en-US')} records`),
   },

@@ -6,14 +6,20 @@
  */
 import { spawn } from 'node:child_process';
 
-const run = (command, args) => new Promise((resolve) => {
-  spawn(command, args, { stdio: 'inherit' })
-    .on('error', (error) => { console.error(`${command}: ${error.message}`); resolve(1); })
-    .on('exit', (code) => resolve(code ?? 1));
-});
+const run = (command, args) =>
+  new Promise((resolve) => {
+    spawn(command, args, { stdio: 'inherit' })
+      .on('error', (error) => {
+        console.error(`${command}: ${error.message}`);
+        resolve(1);
+      })
+      .on('exit', (code) => resolve(code ?? 1));
+  });
 
 const [typecheck, lint, suite] = await Promise.all([
-  run('tsc', ['-p', '.', '--noEmit']), run('biome', ['check', '--error-on-warnings', '.']), run('vitest', ['run', ...process.argv.slice(2)]),
+  run('tsc', ['-p', '.', '--noEmit']),
+  run('biome', ['check', '--error-on-warnings', '.']),
+  run('vitest', ['run', ...process.argv.slice(2)]),
 ]);
 if (typecheck !== 0) console.error('\nThe type check failed (tsc -p . --noEmit): see its errors above.');
 if (lint !== 0) console.error('\nThe linter or the formatter failed (npm run lint; npm run format rewrites the files): see above.');

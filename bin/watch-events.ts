@@ -15,16 +15,20 @@ import { verifySignature } from '../functions/core/webhooks/signature.ts';
 import { createDemoMarket } from '../functions/local/demo/market.ts';
 import { localSettings } from '../functions/local/settings.ts';
 
-const { values } = parseArgs({ options: { key: { type: 'string', default: 'local-pro-key' }, minutes: { type: 'string', default: '20' }, base: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { key: { type: 'string', default: 'local-pro-key' }, minutes: { type: 'string', default: '20' }, base: { type: 'string' } },
+});
 const settings = localSettings();
 const base = values.base ?? `http://127.0.0.1:${settings.PORT}`;
 const tls = new URL('../functions/local/tls/', import.meta.url);
 
 async function call<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(base + path, {
-    method, headers: { 'X-API-Key': values.key!, ...(body !== undefined && { 'content-type': 'application/json' }) }, ...(body !== undefined && { body: JSON.stringify(body) }),
+    method,
+    headers: { 'X-API-Key': values.key!, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
   });
-  const json = await res.json() as { data: T; error?: string };
+  const json = (await res.json()) as { data: T; error?: string };
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${json.error}`);
   return json.data;
 }
@@ -40,7 +44,9 @@ const server = createServer({ key: readFileSync(new URL('receiver-key.pem', tls)
     const event = JSON.parse(raw.toString('utf8')) as { type: string; data: Record<string, unknown>; late_ms?: number };
     seen.set(event.type, (seen.get(event.type) ?? 0) + 1);
     const what = event.data.symbol ?? event.data.account ?? event.data.address ?? event.data.state ?? '';
-    console.log(`${new Date().toISOString()}  ${event.type.padEnd(26)} ${String(what).slice(0, 44).padEnd(44)} signature ${verdict.ok ? 'ok' : verdict.reason}`);
+    console.log(
+      `${new Date().toISOString()}  ${event.type.padEnd(26)} ${String(what).slice(0, 44).padEnd(44)} signature ${verdict.ok ? 'ok' : verdict.reason}`,
+    );
     res.writeHead(200).end('ok');
   });
 });
@@ -51,8 +57,9 @@ const endpoint = await call<{ id: string; secret: string }>('POST', '/v1/webhook
 secret = endpoint.secret;
 const wallets = createDemoMarket({ seed: settings.DEMO_SEED, startMs: 1_767_225_600_000 }).wallets;
 for (const wallet of wallets) await call('POST', '/v1/webhooks/addresses', { address: wallet.address, label: wallet.label });
-const types = (await call('GET', '/v1/webhooks/event-types') as { type: string; live: boolean }[])
-  .filter((t) => t.live && t.type !== 'webhook.test' && !t.type.startsWith('export.')).map((t) => t.type);
+const types = ((await call('GET', '/v1/webhooks/event-types')) as { type: string; live: boolean }[])
+  .filter((t) => t.live && t.type !== 'webhook.test' && !t.type.startsWith('export.'))
+  .map((t) => t.type);
 for (const event_type of types) await call('POST', '/v1/webhooks/subscriptions', { endpoint_id: endpoint.id, event_type });
 console.log(`Receiver ${url}; ${types.length} rules with default filters; watching ${wallets.length} demo wallets. Waiting ${values.minutes} minutes.\n`);
 

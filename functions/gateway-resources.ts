@@ -34,7 +34,12 @@ export interface GatewayResource {
   notAllowed?: HttpMethod[];
 }
 
-interface Node { path: string; segment: string; routes: RouteDef[]; children: Node[] }
+interface Node {
+  path: string;
+  segment: string;
+  routes: RouteDef[];
+  children: Node[];
+}
 
 const GREEDY = '{proxy+}';
 
@@ -93,8 +98,11 @@ function ownMethods(node: Node): GatewayResource[] {
   return [{ path: node.path, methods, ...(!answersAll && { notAllowed: [...new Set(node.routes.map((r) => r.method))] }) }];
 }
 
-const greedy = (path: string, group: FunctionName): GatewayResource =>
-  ({ path: `${path}/${GREEDY}`, methods: [{ method: 'GET', group, auth: 'api_key' }], notAllowed: ['GET'] });
+const greedy = (path: string, group: FunctionName): GatewayResource => ({
+  path: `${path}/${GREEDY}`,
+  methods: [{ method: 'GET', group, auth: 'api_key' }],
+  notAllowed: ['GET'],
+});
 
 function layout(node: Node): GatewayResource[] {
   const group = soleGroup(node);

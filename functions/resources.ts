@@ -32,7 +32,10 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
     partitionKey: 'pk',
     sortKey: 'sk',
     ttlAttribute: 'expires_at',
-    globalIndexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }, { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'keys' }],
+    globalIndexes: [
+      { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+      { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'keys' },
+    ],
   },
   // Messages waiting longer than SQS can delay them (over 15 minutes), bucketed by due minute.
   timers: { envVar: 'TABLE_TIMERS', partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expires_at', globalIndexes: [] },
@@ -72,9 +75,23 @@ export interface QueueDef {
 }
 
 export const QUEUES: Readonly<Record<QueueName, QueueDef>> = {
-  delivery: { envVar: 'QUEUE_DELIVERY_URL', dlqEnvVar: 'QUEUE_DELIVERY_DLQ_URL', visibilityTimeoutS: 90, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 50 },
+  delivery: {
+    envVar: 'QUEUE_DELIVERY_URL',
+    dlqEnvVar: 'QUEUE_DELIVERY_DLQ_URL',
+    visibilityTimeoutS: 90,
+    maxReceiveCount: 5,
+    batchSize: 10,
+    maxConcurrency: 50,
+  },
   // The slow lane: attempts to endpoints that hung or answered slowly, so they never hold up the others'.
-  'delivery-slow': { envVar: 'QUEUE_DELIVERY_SLOW_URL', dlqEnvVar: 'QUEUE_DELIVERY_SLOW_DLQ_URL', visibilityTimeoutS: 90, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 20 },
+  'delivery-slow': {
+    envVar: 'QUEUE_DELIVERY_SLOW_URL',
+    dlqEnvVar: 'QUEUE_DELIVERY_SLOW_DLQ_URL',
+    visibilityTimeoutS: 90,
+    maxReceiveCount: 5,
+    batchSize: 10,
+    maxConcurrency: 20,
+  },
   // Events about one account (credit levels reached, export jobs done), turned into deliveries by `notify`.
   events: { envVar: 'QUEUE_EVENTS_URL', dlqEnvVar: 'QUEUE_EVENTS_DLQ_URL', visibilityTimeoutS: 60, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 2 },
   ingest: { envVar: 'QUEUE_INGEST_URL', dlqEnvVar: 'QUEUE_INGEST_DLQ_URL', visibilityTimeoutS: 360, maxReceiveCount: 3, batchSize: 1, maxConcurrency: 2 },
@@ -125,9 +142,31 @@ export interface FunctionDef {
 }
 
 export type FunctionName =
-  | 'authorizer' | 'system' | 'market' | 'derivatives' | 'orderbook' | 'breadth-api' | 'webhooks' | 'webhook-preview' | 'breadth' | 'timer-sweep' | 'ingest' | 'compact' | 'deliver'
-  | 'detect' | 'notify' | 'positions' | 'positions-build' | 'exports' | 'export-partition' | 'export-finish' | 'delivery-sweep' | 'deliver-slow' | 'data-quality'
-  | 'replay-partition' | 'replay-finish';
+  | 'authorizer'
+  | 'system'
+  | 'market'
+  | 'derivatives'
+  | 'orderbook'
+  | 'breadth-api'
+  | 'webhooks'
+  | 'webhook-preview'
+  | 'breadth'
+  | 'timer-sweep'
+  | 'ingest'
+  | 'compact'
+  | 'deliver'
+  | 'detect'
+  | 'notify'
+  | 'positions'
+  | 'positions-build'
+  | 'exports'
+  | 'export-partition'
+  | 'export-finish'
+  | 'delivery-sweep'
+  | 'deliver-slow'
+  | 'data-quality'
+  | 'replay-partition'
+  | 'replay-finish';
 
 /** The API reference page's renderer (an installed file the system function serves). */
 export const REDOC_BUNDLE = 'redoc/bundles/redoc.standalone.js';
@@ -279,7 +318,7 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   notify: {
     entry: 'functions/queues/notify.ts',
     flow: 'deliver',
-    description: 'Turns account events (credit levels, export jobs) into webhook deliveries for the account\'s rules',
+    description: "Turns account events (credit levels, export jobs) into webhook deliveries for the account's rules",
     memoryMb: 512,
     timeoutS: 30,
     tables: { webhooks: 'readwrite', accounts: 'read' },
@@ -289,7 +328,8 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   detect: {
     entry: 'functions/schedules/detect.ts',
     flow: 'ingest',
-    description: 'Minute-class webhook detectors (funding flips, listings, oracle jumps, OI deltas, liquidation bursts, breadth crosses) and the data-quality incidents of gaps and stalls',
+    description:
+      'Minute-class webhook detectors (funding flips, listings, oracle jumps, OI deltas, liquidation bursts, breadth crosses) and the data-quality incidents of gaps and stalls',
     memoryMb: 1769,
     timeoutS: 55,
     duckdb: true,
@@ -348,7 +388,8 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
   'replay-partition': {
     entry: 'functions/workflows/replay-partition.ts',
     flow: 'jobs',
-    description: 'Replays one UTC day of a rule over the archive: its occurrences kept, and queued as late replay events when asked (a task of the replay state machine)',
+    description:
+      'Replays one UTC day of a rule over the archive: its occurrences kept, and queued as late replay events when asked (a task of the replay state machine)',
     memoryMb: 3008,
     timeoutS: 900,
     duckdb: true,
@@ -401,7 +442,12 @@ export interface StateMachineDef {
 }
 
 export const STATE_MACHINES: Readonly<Record<StateMachineName, StateMachineDef>> = {
-  'timer-sweep': { description: 'Drains due timers until none are left for this minute', tasks: { Sweep: 'timer-sweep' }, envVar: 'STATE_MACHINE_TIMER_SWEEP_ARN', timeoutMinutes: 5 },
+  'timer-sweep': {
+    description: 'Drains due timers until none are left for this minute',
+    tasks: { Sweep: 'timer-sweep' },
+    envVar: 'STATE_MACHINE_TIMER_SWEEP_ARN',
+    timeoutMinutes: 5,
+  },
   // A Map over the job's symbol-days, then the job completes (Finish) or fails as a whole (Fail).
   export: {
     description: 'Runs an export job: every partition, then completes or fails it as a whole',

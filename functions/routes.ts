@@ -19,8 +19,16 @@ import { EXPORT_OPERATIONS } from './routes/exports.ts';
 import { DATA_QUALITY_OPERATIONS } from './routes/data-quality.ts';
 
 export const OPERATION_GROUPS: readonly OperationGroup[] = [
-  SYSTEM_OPERATIONS, MARKET_OPERATIONS, DERIVATIVES_OPERATIONS, ORDERBOOK_OPERATIONS, POSITIONS_OPERATIONS, BREADTH_OPERATIONS, WEBHOOK_OPERATIONS, PREVIEW_OPERATIONS,
-  EXPORT_OPERATIONS, DATA_QUALITY_OPERATIONS,
+  SYSTEM_OPERATIONS,
+  MARKET_OPERATIONS,
+  DERIVATIVES_OPERATIONS,
+  ORDERBOOK_OPERATIONS,
+  POSITIONS_OPERATIONS,
+  BREADTH_OPERATIONS,
+  WEBHOOK_OPERATIONS,
+  PREVIEW_OPERATIONS,
+  EXPORT_OPERATIONS,
+  DATA_QUALITY_OPERATIONS,
 ];
 
 export const ROUTES: readonly RouteDef[] = OPERATION_GROUPS.flatMap(routesOf);
@@ -30,16 +38,20 @@ export const ROUTES: readonly RouteDef[] = OPERATION_GROUPS.flatMap(routesOf);
  * its `/accounts/{account_index}/...`) is a resource already, so the catch-all never sees it: it
  * answers `route_not_found`.
  */
-export const UNSUPPORTED_PATHS: readonly UnsupportedPath[] = OPERATION_GROUPS.flatMap(unsupportedPathsOf)
-  .filter((unsupported) => !ROUTES.some((route) => route.path.startsWith(`${unsupported.path}/`)));
+export const UNSUPPORTED_PATHS: readonly UnsupportedPath[] = OPERATION_GROUPS.flatMap(unsupportedPathsOf).filter(
+  (unsupported) => !ROUTES.some((route) => route.path.startsWith(`${unsupported.path}/`)),
+);
 
 /** A route path as a pattern over request paths: `{name}` is one segment, `{name+}` the rest. */
 export function pathPattern(path: string): RegExp {
-  const source = path.split('/').map((segment) => {
-    const param = /^\{(\w+)(\+?)\}$/.exec(segment);
-    if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    return param[2] ? '(.+)' : '([^/]+)';
-  }).join('/');
+  const source = path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(\w+)(\+?)\}$/.exec(segment);
+      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      return param[2] ? '(.+)' : '([^/]+)';
+    })
+    .join('/');
   return new RegExp(`^${source}$`);
 }
 
@@ -59,7 +71,10 @@ function bySpecificity(a: string, b: string): number {
 }
 
 /** The items on the resource a request path selects, with its path parameters (still percent-encoded). */
-export interface ResourceMatch<T> { items: T[]; params: Record<string, string> }
+export interface ResourceMatch<T> {
+  items: T[];
+  params: Record<string, string>;
+}
 
 /**
  * Matches request paths as API Gateway matches them against its resources: among the items (each
@@ -67,7 +82,8 @@ export interface ResourceMatch<T> { items: T[]; params: Record<string, string> }
  * resources with it; a route group's function picks its route.
  */
 export function resourceMatcher<T extends { path: string }>(items: readonly T[]): (requestPath: string) => ResourceMatch<T> | undefined {
-  const compiled = [...items].sort((a, b) => bySpecificity(a.path, b.path))
+  const compiled = [...items]
+    .sort((a, b) => bySpecificity(a.path, b.path))
     .map((item) => ({ item, pattern: pathPattern(item.path), names: [...item.path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1]!) }));
   return (requestPath) => {
     const first = compiled.find((c) => c.pattern.test(requestPath));
@@ -97,7 +113,8 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Breadth: 'Share of instruments above session VWAP, computed every minute.',
   Webhooks: 'Signed webhook notifications: catalogue, allowances and endpoints.',
   'Data quality': 'Status, coverage and gaps, incidents, latency and the monthly SLA, measured by the service itself.',
-  Exports: 'Bulk export jobs: trades and order events as ZSTD Parquet in versioned schemas (trades.v1, order_events.v1), quoted from the manifest, downloaded through short-lived links.',
+  Exports:
+    'Bulk export jobs: trades and order events as ZSTD Parquet in versioned schemas (trades.v1, order_events.v1), quoted from the manifest, downloaded through short-lived links.',
 };
 
 /** Route groups that have at least one route: each becomes one HTTP Lambda function. */

@@ -52,7 +52,8 @@ export class FlowStack extends Stack {
       }
     }
 
-    const flowOfTarget = ({ target }: (typeof SCHEDULES)[string]) => ('stateMachine' in target ? flowOfMachine(target.stateMachine) : FUNCTIONS[target.function].flow);
+    const flowOfTarget = ({ target }: (typeof SCHEDULES)[string]) =>
+      'stateMachine' in target ? flowOfMachine(target.stateMachine) : FUNCTIONS[target.function].flow;
     const schedules = Object.keys(SCHEDULES).filter((name) => flowOfTarget(SCHEDULES[name]!) === props.flow);
     new Schedules(this, 'schedules', { names: schedules, functions, stateMachines: this.stateMachines });
   }

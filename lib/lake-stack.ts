@@ -29,13 +29,16 @@ export class LakeStack extends Stack {
     this.databaseName = props.databaseName ?? LAKE_DATABASE;
     const database = new CfnDatabase(this, 'database', {
       catalogId: this.account,
-      databaseInput: { name: this.databaseName, description: 'The market archive\'s datasets as tables over its Parquet files (compacted tier)' },
+      databaseInput: { name: this.databaseName, description: "The market archive's datasets as tables over its Parquet files (compacted tier)" },
     });
     this.tables = lakeTableInputs(props.archive.bucketName).map((tableInput) => {
       const table = new CfnTable(this, `table-${tableInput.name}`, { catalogId: this.account, databaseName: this.databaseName, tableInput });
       table.node.addDependency(database);
       return table;
     });
-    new CfnOutput(this, 'LakeDatabaseName', { value: this.databaseName, description: 'Glue database of the archive\'s tables (README: The archive as a data lake)' });
+    new CfnOutput(this, 'LakeDatabaseName', {
+      value: this.databaseName,
+      description: "Glue database of the archive's tables (README: The archive as a data lake)",
+    });
   }
 }

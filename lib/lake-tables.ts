@@ -21,7 +21,11 @@ import { compactedDir, dayOf } from '../functions/core/archive/layout.ts';
 
 /** DuckDB's Parquet column types as Hive (Glue) types. */
 export const GLUE_TYPES: Readonly<Record<Column['type'], string>> = {
-  VARCHAR: 'string', BIGINT: 'bigint', INTEGER: 'int', DOUBLE: 'double', BOOLEAN: 'boolean',
+  VARCHAR: 'string',
+  BIGINT: 'bigint',
+  INTEGER: 'int',
+  DOUBLE: 'double',
+  BOOLEAN: 'boolean',
 };
 
 /** Partition keys come from the key path; `family` and `symbol` are also columns of the files (the same values, `symbol` as in keys). */

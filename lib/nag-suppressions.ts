@@ -30,7 +30,9 @@ function importedName(producer: Stack, consumer: Stack, value: string): string {
 /** A value as cdk-nag prints it in a finding id: a reference in its stack, or the import of another stack's value. */
 function referenced(consumer: Stack, element: CfnElement, value: string): string {
   const producer = Stack.of(element);
-  return producer === consumer ? JSON.stringify({ Ref: producer.getLogicalId(element) }) : JSON.stringify({ 'Fn::ImportValue': importedName(producer, consumer, value) });
+  return producer === consumer
+    ? JSON.stringify({ Ref: producer.getLogicalId(element) })
+    : JSON.stringify({ 'Fn::ImportValue': importedName(producer, consumer, value) });
 }
 
 /** S3's grant helpers use action families; these are the wildcard families each access level adds. */
@@ -43,7 +45,11 @@ const S3_ACTION_FAMILIES: Readonly<Record<Access, readonly string[]>> = {
 export function applyNagSuppressions(stateful: StatefulStack, service: ServiceStacks): void {
   for (const [name, def] of entriesOf(FUNCTIONS)) {
     const fn = service.functions[name];
-    ack(fn, 'L1', 'nodejs22.x is the pinned target of the whole toolchain (esbuild target node22, @types/node 22, local tests); runtime upgrades are deliberate.');
+    ack(
+      fn,
+      'L1',
+      'nodejs22.x is the pinned target of the whole toolchain (esbuild target node22, @types/node 22, local tests); runtime upgrades are deliberate.',
+    );
     const role = fn.executionRole;
     const stack = Stack.of(fn);
     ack(role, 'IAM5[Resource::*]', 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support no resource-level permissions.');
@@ -65,31 +71,53 @@ export function applyNagSuppressions(stateful: StatefulStack, service: ServiceSt
       const started = service.stateMachines[machine];
       const arn = referenced(stack, started.node.defaultChild as CfnElement, started.stateMachineArn);
       const executions = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",${arn}]}]}:*`;
-      ack(role, `IAM5[Resource::${executions}]`, `StopExecution on executions of the ${machine} state machine only (their names are job ids, known at run time).`);
+      ack(
+        role,
+        `IAM5[Resource::${executions}]`,
+        `StopExecution on executions of the ${machine} state machine only (their names are job ids, known at run time).`,
+      );
     }
   }
 
   const api = service.api.api;
-  ack(api, 'APIG2', 'Requests are validated by the handlers with the route table\'s valibot schemas, which answer the spec\'s 400 body naming the parameter; gateway validation would answer a different body first.');
+  ack(
+    api,
+    'APIG2',
+    "Requests are validated by the handlers with the route table's valibot schemas, which answer the spec's 400 body naming the parameter; gateway validation would answer a different body first.",
+  );
   ack(service.api, 'COG4', 'Callers authenticate with API keys resolved by the REQUEST Lambda authorizer; there are no Cognito users.');
-  ack(api.deploymentStage, 'APIG3', 'No WAF for now: per-account throttling comes from usage plans and keys are required on data routes; revisit if abuse appears.');
+  ack(
+    api.deploymentStage,
+    'APIG3',
+    'No WAF for now: per-account throttling comes from usage plans and keys are required on data routes; revisit if abuse appears.',
+  );
   const cloudWatchRole = api.node.tryFindChild('CloudWatchRole');
   if (cloudWatchRole) {
-    ack(cloudWatchRole, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-      'The account-level API Gateway logging role; this AWS managed policy is the one API Gateway documents for it.');
+    ack(
+      cloudWatchRole,
+      'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      'The account-level API Gateway logging role; this AWS managed policy is the one API Gateway documents for it.',
+    );
   }
   for (const method of service.api.publicMethods) {
     ack(method, 'APIG4', 'Public by design: health, the OpenAPI document, and the 405 answer for wrong methods.');
   }
 
-  ack(stateful.cursorKeys, 'SMG4', 'Cursor keys rotate by hand (add a newer key first, drop the old one after the 24-hour cursor lifetime; README): an automatic rotation would have to keep the previous key for a day, which a single-value rotation cannot.');
+  ack(
+    stateful.cursorKeys,
+    'SMG4',
+    'Cursor keys rotate by hand (add a newer key first, drop the old one after the 24-hour cursor lifetime; README): an automatic rotation would have to keep the previous key for a day, which a single-value rotation cannot.',
+  );
 
   // CDK configures S3 -> SQS notifications through its own singleton custom-resource function.
   const notifications = stateful.node.children.find((c) => c.node.id.startsWith('BucketNotificationsHandler'));
   if (notifications) {
-    ack(notifications, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-      'CDK\'s own bucket-notification custom resource (deploy time only); its role and policy are fixed by CDK.');
-    ack(notifications, 'IAM5[Resource::*]', 'PutBucketNotification on the buckets CDK configures; the custom resource is CDK\'s, not ours.');
+    ack(
+      notifications,
+      'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      "CDK's own bucket-notification custom resource (deploy time only); its role and policy are fixed by CDK.",
+    );
+    ack(notifications, 'IAM5[Resource::*]', "PutBucketNotification on the buckets CDK configures; the custom resource is CDK's, not ours.");
   }
 
   for (const [name, def] of entriesOf(STATE_MACHINES)) {
@@ -98,7 +126,11 @@ export function applyNagSuppressions(stateful: StatefulStack, service: ServiceSt
     ack(machine.role, 'IAM5[Resource::*]', 'CloudWatch Logs delivery actions and X-Ray tracing of the state machine support no resource-level permissions.');
     for (const fnName of new Set(Object.values(def.tasks))) {
       const logicalId = Stack.of(machine).getLogicalId(service.functions[fnName].node.defaultChild as CfnElement);
-      ack(machine.role, `IAM5[Resource::<${logicalId}.Arn>:*]`, `LambdaInvoke may invoke versions and aliases of the ${fnName} function, and only that function.`);
+      ack(
+        machine.role,
+        `IAM5[Resource::<${logicalId}.Arn>:*]`,
+        `LambdaInvoke may invoke versions and aliases of the ${fnName} function, and only that function.`,
+      );
     }
   }
 }

@@ -22,8 +22,14 @@ import type { StatefulResources } from './stateful-stack.ts';
  * of a flow before it (the API starts export and replay jobs), never after.
  */
 const FLOW_STACKS: Readonly<Record<Flow, { id: string; description: string }>> = {
-  ingest: { id: 'MarketArchiveIngest', description: 'Market archive ingest: raw batches to Parquet, and the minute jobs over the archive (compaction, positions, breadth, detection)' },
-  deliver: { id: 'MarketArchiveDelivery', description: 'Market archive webhook delivery: the delivery lanes, account events, long-delay timers and the sweeps' },
+  ingest: {
+    id: 'MarketArchiveIngest',
+    description: 'Market archive ingest: raw batches to Parquet, and the minute jobs over the archive (compaction, positions, breadth, detection)',
+  },
+  deliver: {
+    id: 'MarketArchiveDelivery',
+    description: 'Market archive webhook delivery: the delivery lanes, account events, long-delay timers and the sweeps',
+  },
   jobs: { id: 'MarketArchiveJobs', description: 'Market archive jobs: the export and replay state machines and their tasks' },
   query: { id: 'MarketArchiveApi', description: 'Market archive API: the REST API, its key authorizer and the route-group functions' },
 };
@@ -63,9 +69,14 @@ export class ServiceStacks {
       new CfnOutput(apiStack, `UsagePlanId${pascalCase(tier)}`, { value: plan.usagePlanId, description: `Usage plan of the ${tier} tier` });
     }
 
-    const monitoringStack = new Stack(scope, 'MarketArchiveMonitoring', { description: 'Market archive operations: the alarms, their topic and the dashboard' });
+    const monitoringStack = new Stack(scope, 'MarketArchiveMonitoring', {
+      description: 'Market archive operations: the alarms, their topic and the dashboard',
+    });
     this.monitoring = new Monitoring(monitoringStack, 'monitoring', { api: this.api.api, deadLetterQueues: stateful.deadLetterQueues });
-    new CfnOutput(monitoringStack, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Subscribe to receive the alarms (README: Deploying)' });
+    new CfnOutput(monitoringStack, 'AlarmTopicArn', {
+      value: this.monitoring.topic.topicArn,
+      description: 'Subscribe to receive the alarms (README: Deploying)',
+    });
     new CfnOutput(monitoringStack, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'The CloudWatch dashboard' });
     this.stacks = [...Object.values(flows), monitoringStack];
   }

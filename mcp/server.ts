@@ -15,7 +15,10 @@ export function createMcpServer(options: ClientOptions & { scopes: readonly McpS
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: [...tools.values()].map(({ name, description, inputSchema, readOnly }) => ({
-      name, description, inputSchema, annotations: { readOnlyHint: readOnly, openWorldHint: false },
+      name,
+      description,
+      inputSchema,
+      annotations: { readOnlyHint: readOnly, openWorldHint: false },
     })),
   }));
 

@@ -39,7 +39,10 @@ export const toolName = snakeCase;
 function inputSchema(route: RouteDef): McpTool['inputSchema'] {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
-  for (const [location, params] of [['path', route.pathParams], ['query', route.query]] as const) {
+  for (const [location, params] of [
+    ['path', route.pathParams],
+    ['query', route.query],
+  ] as const) {
     for (const [name, schema] of Object.entries(params ?? {})) {
       properties[name] = { ...(paramMeta(schema)?.openapi ?? { type: 'string' }), description: v.getDescription(schema as never) };
       if (location === 'path' || !v.safeParse(schema, undefined).success) required.push(name);
@@ -57,15 +60,24 @@ export function mcpTools(scopes: readonly McpScope[], routes: readonly RouteDef[
   return routes.flatMap((route) => {
     const scope = scopeOf(route);
     if (!scope || route.hidden || route.deprecated || !scopes.includes(scope)) return [];
-    return [{
-      name: toolName(route.operationId), operationId: route.operationId, scope, readOnly: scope !== 'mcp:webhooks.write',
-      description: `${route.summary}. ${route.method} ${route.path}`, inputSchema: inputSchema(route),
-    }];
+    return [
+      {
+        name: toolName(route.operationId),
+        operationId: route.operationId,
+        scope,
+        readOnly: scope !== 'mcp:webhooks.write',
+        description: `${route.summary}. ${route.method} ${route.path}`,
+        inputSchema: inputSchema(route),
+      },
+    ];
   });
 }
 
 export function parseScopes(list: string): McpScope[] {
-  const scopes = list.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = scopes.filter((s) => !(MCP_SCOPES as readonly string[]).includes(s));
   if (unknown.length) throw new Error(`unknown MCP scope ${unknown.join(', ')} (known: ${MCP_SCOPES.join(', ')})`);
   return scopes as McpScope[];

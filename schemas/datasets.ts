@@ -15,7 +15,12 @@ import * as v from 'valibot';
 import { CAPPED_BOOK_FAMILIES, FAMILIES, NATIVE_BOOK_LEVELS, SYMBOL_FORMS, type Family } from './venues.ts';
 
 const decimal = v.pipe(v.string(), v.regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string'));
-const epochMs = v.pipe(v.number(), v.integer('must be integer epoch milliseconds'), v.minValue(1_262_304_000_000, 'must be epoch milliseconds after 2010'), v.maxValue(4_102_444_800_000, 'must be epoch milliseconds before 2100'));
+const epochMs = v.pipe(
+  v.number(),
+  v.integer('must be integer epoch milliseconds'),
+  v.minValue(1_262_304_000_000, 'must be epoch milliseconds after 2010'),
+  v.maxValue(4_102_444_800_000, 'must be epoch milliseconds before 2100'),
+);
 const side = v.picklist(['B', 'A'], 'must be B (buy) or A (sell)');
 const address = v.pipe(v.string(), v.regex(/^0x[0-9a-f]{40}$/, 'must be a lowercase 0x address'));
 const optionalString = v.optional(v.nullable(v.string()));
@@ -123,7 +128,10 @@ export const L4DiffRecord = v.pipe(
     insert_before: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
   }),
   v.check((r) => ownerFits(r.family, r.user_address), 'user_address must be a 0x address, or an account number on altx and altx-rh'),
-  v.check((r) => (r.diff_type === 'remove') === (r.new_size === undefined || r.new_size === null), 'new_size is required on new and update, and null on remove'),
+  v.check(
+    (r) => (r.diff_type === 'remove') === (r.new_size === undefined || r.new_size === null),
+    'new_size is required on new and update, and null on remove',
+  ),
   v.check((r) => r.diff_type === 'new' || r.insert_before === undefined || r.insert_before === null, 'insert_before applies to new orders only'),
 );
 
@@ -280,9 +288,15 @@ const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
 /** A spot pair's token registry entry (spot only). */
 export const SpotPairDetails = v.strictObject({
-  pair_index: count, name: v.pipe(v.string(), v.minLength(1)), is_canonical: v.boolean(),
-  base_token: v.pipe(v.string(), v.minLength(1)), base_token_id: count, base_wei_decimals: count,
-  quote_token_id: count, quote_sz_decimals: count, quote_wei_decimals: count,
+  pair_index: count,
+  name: v.pipe(v.string(), v.minLength(1)),
+  is_canonical: v.boolean(),
+  base_token: v.pipe(v.string(), v.minLength(1)),
+  base_token_id: count,
+  base_wei_decimals: count,
+  quote_token_id: count,
+  quote_sz_decimals: count,
+  quote_wei_decimals: count,
 });
 
 /**
@@ -290,17 +304,27 @@ export const SpotPairDetails = v.strictObject({
  * metadata (`class:priceBinary|underlying:BTC|expiry:20261201-0800|targetPrice:70000|period:1d`).
  */
 export const OutcomeSideDetails = v.strictObject({
-  outcome_id: count, side: v.picklist([0, 1]), asset_id: count,
-  name: v.pipe(v.string(), v.minLength(1)), side_name: v.pipe(v.string(), v.minLength(1)), description: v.string(),
-  display_title: v.pipe(v.string(), v.minLength(1)), slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]+$/, 'must be a lowercase slug')),
+  outcome_id: count,
+  side: v.picklist([0, 1]),
+  asset_id: count,
+  name: v.pipe(v.string(), v.minLength(1)),
+  side_name: v.pipe(v.string(), v.minLength(1)),
+  description: v.string(),
+  display_title: v.pipe(v.string(), v.minLength(1)),
+  slug: v.pipe(v.string(), v.regex(/^[a-z0-9-]+$/, 'must be a lowercase slug')),
   /**
    * The question (the venue's multi-choice ballot) the outcome belongs to, when it belongs to one:
    * every side record of every outcome of the question carries it, the fallback outcome's included
    * (its id is `fallback_outcome_id`; the others are the named choices).
    */
-  question: v.optional(v.strictObject({
-    question_id: count, name: v.pipe(v.string(), v.minLength(1)), description: v.string(), fallback_outcome_id: count,
-  })),
+  question: v.optional(
+    v.strictObject({
+      question_id: count,
+      name: v.pipe(v.string(), v.minLength(1)),
+      description: v.string(),
+      fallback_outcome_id: count,
+    }),
+  ),
 });
 
 export const InstrumentRecord = keyed({
@@ -434,7 +458,10 @@ export const AccountRecord = v.strictObject({
   account_kind: v.picklist(ACCOUNT_KINDS),
 });
 
-export interface Column { name: string; type: 'VARCHAR' | 'BIGINT' | 'BOOLEAN' | 'DOUBLE' | 'INTEGER' }
+export interface Column {
+  name: string;
+  type: 'VARCHAR' | 'BIGINT' | 'BOOLEAN' | 'DOUBLE' | 'INTEGER';
+}
 
 const c = (name: string, type: Column['type']): Column => ({ name, type });
 const KEY = [c('family', 'VARCHAR'), c('symbol', 'VARCHAR'), c('ts', 'BIGINT')];
@@ -444,7 +471,11 @@ const WALLET_ROLLUP_COLUMNS = [...KEY, c('address', 'VARCHAR'), c('bucket', 'INT
 const EVERY_FAMILY_SINCE = (start: number) => Object.fromEntries(FAMILIES.map((f) => [f, start])) as Record<Family, number>;
 
 /** The bulk-export schemas (SPEC "Limits": Parquet with ZSTD, priced per GB with a minimum). */
-export interface ExportSchema { name: 'trades' | 'order_events'; usdPerGb: number; minimumUsd: number }
+export interface ExportSchema {
+  name: 'trades' | 'order_events';
+  usdPerGb: number;
+  minimumUsd: number;
+}
 
 export interface DatasetDef {
   /** The ingest record (a valibot schema); absent on datasets that compaction derives from another. */
@@ -510,8 +541,12 @@ export interface DatasetDef {
  * coverage (kept to derive its tick history; it has no L3 route).
  */
 const L4_COVERAGE = {
-  perpx: at('2026-03-10T00:00:00Z'), hip3: at('2026-03-10T00:00:00Z'), hip4: at('2026-05-02T07:47:00Z'), spot: at('2026-05-05T22:57:00Z'),
-  altx: at('2026-03-05T03:33:00Z'), 'altx-rh': at('2026-08-22T18:43:00Z'),
+  perpx: at('2026-03-10T00:00:00Z'),
+  hip3: at('2026-03-10T00:00:00Z'),
+  hip4: at('2026-05-02T07:47:00Z'),
+  spot: at('2026-05-05T22:57:00Z'),
+  altx: at('2026-03-05T03:33:00Z'),
+  'altx-rh': at('2026-08-22T18:43:00Z'),
 } as const;
 const TS = at('2026-06-01T12:00:00Z');
 /**
@@ -519,7 +554,10 @@ const TS = at('2026-06-01T12:00:00Z');
  * altx families from their trade coverage). Positions before it are `outside_coverage`.
  */
 const POSITION_COVERAGE = {
-  perpx: at('2025-05-25T00:00:00Z'), hip3: at('2025-10-13T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-06-26T20:10:26Z'),
+  perpx: at('2025-05-25T00:00:00Z'),
+  hip3: at('2025-10-13T00:00:00Z'),
+  altx: at('2025-08-01T00:00:00Z'),
+  'altx-rh': at('2026-06-26T20:10:26Z'),
 } as const;
 const ALICE = '0x00000000000000000000000000000000000a11ce';
 /**
@@ -532,19 +570,44 @@ export const DATASETS = {
   trades: {
     quality: true,
     record: TradeRecord,
-    columns: [...KEY, c('trade_id', 'BIGINT'), c('side', 'VARCHAR'), c('price', 'VARCHAR'), c('size', 'VARCHAR'), c('crossed', 'BOOLEAN'),
-      c('fee', 'VARCHAR'), c('fee_token', 'VARCHAR'), c('closed_pnl', 'VARCHAR'), c('direction', 'VARCHAR'), c('start_position', 'VARCHAR'),
-      c('user_address', 'VARCHAR'), c('tx_hash', 'VARCHAR'), c('order_id', 'BIGINT'), c('cloid', 'VARCHAR'), c('maker_address', 'VARCHAR'),
-      c('taker_address', 'VARCHAR'), c('twap_id', 'BIGINT'), c('builder_address', 'VARCHAR'), c('builder_fee', 'VARCHAR'),
-      c('deployer_fee', 'VARCHAR'), c('priority_gas', 'VARCHAR'), c('is_liquidation', 'BOOLEAN'), c('account_index', 'VARCHAR')],
+    columns: [
+      ...KEY,
+      c('trade_id', 'BIGINT'),
+      c('side', 'VARCHAR'),
+      c('price', 'VARCHAR'),
+      c('size', 'VARCHAR'),
+      c('crossed', 'BOOLEAN'),
+      c('fee', 'VARCHAR'),
+      c('fee_token', 'VARCHAR'),
+      c('closed_pnl', 'VARCHAR'),
+      c('direction', 'VARCHAR'),
+      c('start_position', 'VARCHAR'),
+      c('user_address', 'VARCHAR'),
+      c('tx_hash', 'VARCHAR'),
+      c('order_id', 'BIGINT'),
+      c('cloid', 'VARCHAR'),
+      c('maker_address', 'VARCHAR'),
+      c('taker_address', 'VARCHAR'),
+      c('twap_id', 'BIGINT'),
+      c('builder_address', 'VARCHAR'),
+      c('builder_fee', 'VARCHAR'),
+      c('deployer_fee', 'VARCHAR'),
+      c('priority_gas', 'VARCHAR'),
+      c('is_liquidation', 'BOOLEAN'),
+      c('account_index', 'VARCHAR'),
+    ],
     uniqueBy: ['trade_id'],
     // A trade in node_trades and in a fills format: same market, time, price, size and taker order.
     derivedIds: { from: DERIVED_TRADE_IDS_FROM, sameAs: ['symbol', 'ts', 'price', 'size', 'order_id'] },
     perSymbol: true,
     compaction: 'merge',
     coverage: {
-      perpx: at('2023-04-15T03:31:00Z'), spot: at('2025-03-22T10:50:22Z'), hip3: at('2026-02-01T00:00:00Z'),
-      hip4: at('2026-05-01T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-06-26T20:10:26Z'),
+      perpx: at('2023-04-15T03:31:00Z'),
+      spot: at('2025-03-22T10:50:22Z'),
+      hip3: at('2026-02-01T00:00:00Z'),
+      hip4: at('2026-05-01T00:00:00Z'),
+      altx: at('2025-08-01T00:00:00Z'),
+      'altx-rh': at('2026-06-26T20:10:26Z'),
     },
     export: { name: 'trades', usdPerGb: 8, minimumUsd: 15 },
     example: { dataset: 'trades', family: 'perpx', symbol: 'BTC', ts: TS, trade_id: 1, side: 'B', price: '65000.5', size: '0.01', user_address: ALICE },
@@ -552,10 +615,27 @@ export const DATASETS = {
   order_events: {
     quality: true,
     record: OrderEventRecord,
-    columns: [...KEY, c('event', 'VARCHAR'), c('block_number', 'BIGINT'), c('seq', 'BIGINT'), c('oid', 'BIGINT'), c('user_address', 'VARCHAR'),
-      c('side', 'VARCHAR'), c('status', 'VARCHAR'), c('limit_price', 'VARCHAR'), c('size', 'VARCHAR'), c('orig_size', 'VARCHAR'),
-      c('order_type', 'VARCHAR'), c('tif', 'VARCHAR'), c('reduce_only', 'BOOLEAN'), c('is_trigger', 'BOOLEAN'), c('is_position_tpsl', 'BOOLEAN'),
-      c('trigger_condition', 'VARCHAR'), c('trigger_price', 'VARCHAR'), c('cloid', 'VARCHAR')],
+    columns: [
+      ...KEY,
+      c('event', 'VARCHAR'),
+      c('block_number', 'BIGINT'),
+      c('seq', 'BIGINT'),
+      c('oid', 'BIGINT'),
+      c('user_address', 'VARCHAR'),
+      c('side', 'VARCHAR'),
+      c('status', 'VARCHAR'),
+      c('limit_price', 'VARCHAR'),
+      c('size', 'VARCHAR'),
+      c('orig_size', 'VARCHAR'),
+      c('order_type', 'VARCHAR'),
+      c('tif', 'VARCHAR'),
+      c('reduce_only', 'BOOLEAN'),
+      c('is_trigger', 'BOOLEAN'),
+      c('is_position_tpsl', 'BOOLEAN'),
+      c('trigger_condition', 'VARCHAR'),
+      c('trigger_price', 'VARCHAR'),
+      c('cloid', 'VARCHAR'),
+    ],
     uniqueBy: ['block_number', 'seq'],
     perSymbol: true,
     compaction: 'merge',
@@ -563,8 +643,24 @@ export const DATASETS = {
     coverage: { perpx: at('2026-03-10T00:00:00Z'), hip3: at('2026-03-10T00:00:00Z'), hip4: at('2026-05-02T00:00:00Z'), spot: L4_COVERAGE.spot },
     export: { name: 'order_events', usdPerGb: 8, minimumUsd: 25 },
     example: {
-      dataset: 'order_events', family: 'perpx', symbol: 'BTC', ts: TS, event: 'placed', block_number: 1, seq: 0, oid: 7, user_address: ALICE, side: 'B',
-      status: 'open', limit_price: '65000', size: '0.01', orig_size: '0.01', order_type: 'Limit', reduce_only: false, is_trigger: false, is_position_tpsl: false,
+      dataset: 'order_events',
+      family: 'perpx',
+      symbol: 'BTC',
+      ts: TS,
+      event: 'placed',
+      block_number: 1,
+      seq: 0,
+      oid: 7,
+      user_address: ALICE,
+      side: 'B',
+      status: 'open',
+      limit_price: '65000',
+      size: '0.01',
+      orig_size: '0.01',
+      order_type: 'Limit',
+      reduce_only: false,
+      is_trigger: false,
+      is_position_tpsl: false,
     },
   },
   l2_snapshots: {
@@ -575,8 +671,12 @@ export const DATASETS = {
     perSymbol: true,
     compaction: 'merge',
     coverage: {
-      perpx: at('2023-04-15T00:00:00Z'), spot: at('2026-05-05T19:56:00Z'), hip3: at('2026-02-16T16:57:00Z'),
-      hip4: at('2026-05-01T00:00:00Z'), altx: at('2026-01-29T00:00:00Z'), 'altx-rh': at('2026-08-22T18:43:00Z'),
+      perpx: at('2023-04-15T00:00:00Z'),
+      spot: at('2026-05-05T19:56:00Z'),
+      hip3: at('2026-02-16T16:57:00Z'),
+      hip4: at('2026-05-01T00:00:00Z'),
+      altx: at('2026-01-29T00:00:00Z'),
+      'altx-rh': at('2026-08-22T18:43:00Z'),
     },
     json: ['bids', 'asks'],
     example: { dataset: 'l2_snapshots', family: 'perpx', symbol: 'BTC', ts: TS, bids: [['64999', '1.5', 3]], asks: [['65001', '2', 4]] },
@@ -584,15 +684,35 @@ export const DATASETS = {
   l4_diffs: {
     quality: true,
     record: L4DiffRecord,
-    columns: [...KEY, c('block_number', 'BIGINT'), c('seq', 'BIGINT'), c('oid', 'BIGINT'), c('user_address', 'VARCHAR'), c('side', 'VARCHAR'),
-      c('price', 'VARCHAR'), c('diff_type', 'VARCHAR'), c('new_size', 'VARCHAR'), c('insert_before', 'BIGINT')],
+    columns: [
+      ...KEY,
+      c('block_number', 'BIGINT'),
+      c('seq', 'BIGINT'),
+      c('oid', 'BIGINT'),
+      c('user_address', 'VARCHAR'),
+      c('side', 'VARCHAR'),
+      c('price', 'VARCHAR'),
+      c('diff_type', 'VARCHAR'),
+      c('new_size', 'VARCHAR'),
+      c('insert_before', 'BIGINT'),
+    ],
     uniqueBy: ['block_number', 'seq'],
     perSymbol: true,
     compaction: 'merge',
     coverage: L4_COVERAGE,
     example: {
-      dataset: 'l4_diffs', family: 'perpx', symbol: 'BTC', ts: TS, block_number: 1, seq: 0, oid: 7, user_address: ALICE, side: 'B',
-      price: '64999', diff_type: 'new', new_size: '0.5',
+      dataset: 'l4_diffs',
+      family: 'perpx',
+      symbol: 'BTC',
+      ts: TS,
+      block_number: 1,
+      seq: 0,
+      oid: 7,
+      user_address: ALICE,
+      side: 'B',
+      price: '64999',
+      diff_type: 'new',
+      new_size: '0.5',
     },
   },
   l4_checkpoints: {
@@ -606,8 +726,14 @@ export const DATASETS = {
     json: ['bids', 'asks'],
     rowGroupRows: 4,
     example: {
-      dataset: 'l4_checkpoints', family: 'perpx', symbol: 'BTC', ts: TS, block_number: 1, seq: 0,
-      bids: [[7, ALICE, '64999', '0.5', TS]], asks: [[8, ALICE, '65001', '0.25', null]],
+      dataset: 'l4_checkpoints',
+      family: 'perpx',
+      symbol: 'BTC',
+      ts: TS,
+      block_number: 1,
+      seq: 0,
+      bids: [[7, ALICE, '64999', '0.5', TS]],
+      asks: [[8, ALICE, '65001', '0.25', null]],
     },
   },
   /**
@@ -618,8 +744,19 @@ export const DATASETS = {
    * without rows here yet (its hour not compacted) is read from its JSON sides.
    */
   l4_checkpoint_orders: {
-    columns: [...KEY, c('block_number', 'BIGINT'), c('seq', 'BIGINT'), c('side', 'VARCHAR'), c('rank', 'INTEGER'), c('oid', 'BIGINT'),
-      c('user_address', 'VARCHAR'), c('price', 'VARCHAR'), c('size', 'VARCHAR'), c('placed_at', 'BIGINT'), c('orig_size', 'VARCHAR')],
+    columns: [
+      ...KEY,
+      c('block_number', 'BIGINT'),
+      c('seq', 'BIGINT'),
+      c('side', 'VARCHAR'),
+      c('rank', 'INTEGER'),
+      c('oid', 'BIGINT'),
+      c('user_address', 'VARCHAR'),
+      c('price', 'VARCHAR'),
+      c('size', 'VARCHAR'),
+      c('placed_at', 'BIGINT'),
+      c('orig_size', 'VARCHAR'),
+    ],
     uniqueBy: ['symbol', 'ts', 'side', 'rank'],
     perSymbol: true,
     compaction: { derivedFrom: 'l4_checkpoints' },
@@ -633,28 +770,52 @@ export const DATASETS = {
     perSymbol: true,
     compaction: 'merge',
     coverage: {
-      perpx: at('2023-05-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-08-22T18:43:00Z'),
+      perpx: at('2023-05-01T00:00:00Z'),
+      hip3: at('2026-02-01T00:00:00Z'),
+      altx: at('2025-08-01T00:00:00Z'),
+      'altx-rh': at('2026-08-22T18:43:00Z'),
     },
     example: { dataset: 'funding', family: 'perpx', symbol: 'BTC', ts: TS, funding_rate: '0.0000125', premium: '0.0001' },
   },
   open_interest: {
     quality: true,
     record: OpenInterestRecord,
-    columns: [...KEY, c('open_interest', 'VARCHAR'), c('mark_price', 'VARCHAR'), c('oracle_price', 'VARCHAR'), c('mid_price', 'VARCHAR'), c('day_ntl_volume', 'VARCHAR')],
+    columns: [
+      ...KEY,
+      c('open_interest', 'VARCHAR'),
+      c('mark_price', 'VARCHAR'),
+      c('oracle_price', 'VARCHAR'),
+      c('mid_price', 'VARCHAR'),
+      c('day_ntl_volume', 'VARCHAR'),
+    ],
     uniqueBy: ['symbol', 'ts'],
     perSymbol: true,
     compaction: 'merge',
     coverage: {
-      perpx: at('2023-05-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z'), hip4: at('2026-05-01T00:00:00Z'),
-      altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-08-22T18:43:00Z'),
+      perpx: at('2023-05-01T00:00:00Z'),
+      hip3: at('2026-02-01T00:00:00Z'),
+      hip4: at('2026-05-01T00:00:00Z'),
+      altx: at('2025-08-01T00:00:00Z'),
+      'altx-rh': at('2026-08-22T18:43:00Z'),
     },
     example: { dataset: 'open_interest', family: 'perpx', symbol: 'BTC', ts: TS, open_interest: '1200.5', mark_price: '65000', oracle_price: '64990' },
   },
   liquidations: {
     quality: true,
     record: LiquidationRecord,
-    columns: [...KEY, c('trade_id', 'BIGINT'), c('liquidated_user', 'VARCHAR'), c('liquidator_user', 'VARCHAR'), c('price', 'VARCHAR'), c('size', 'VARCHAR'),
-      c('side', 'VARCHAR'), c('mark_price', 'VARCHAR'), c('closed_pnl', 'VARCHAR'), c('direction', 'VARCHAR'), c('tx_hash', 'VARCHAR')],
+    columns: [
+      ...KEY,
+      c('trade_id', 'BIGINT'),
+      c('liquidated_user', 'VARCHAR'),
+      c('liquidator_user', 'VARCHAR'),
+      c('price', 'VARCHAR'),
+      c('size', 'VARCHAR'),
+      c('side', 'VARCHAR'),
+      c('mark_price', 'VARCHAR'),
+      c('closed_pnl', 'VARCHAR'),
+      c('direction', 'VARCHAR'),
+      c('tx_hash', 'VARCHAR'),
+    ],
     uniqueBy: ['trade_id', 'liquidated_user'],
     perSymbol: true,
     compaction: 'merge',
@@ -664,40 +825,106 @@ export const DATASETS = {
   altx_liquidations: {
     quality: true,
     record: AltxLiquidationRecord,
-    columns: [...KEY, c('trade_id', 'BIGINT'), c('transaction_time_us', 'BIGINT'), c('liquidation_type', 'VARCHAR'), c('price', 'VARCHAR'), c('size', 'VARCHAR'),
-      c('usd_amount', 'VARCHAR'), c('ask_account', 'VARCHAR'), c('bid_account', 'VARCHAR'), c('ask_order_id', 'BIGINT'), c('bid_order_id', 'BIGINT'),
-      c('is_maker_ask', 'BOOLEAN'), c('taker_position_size_before', 'VARCHAR'), c('maker_position_size_before', 'VARCHAR'),
-      c('taker_entry_quote_before', 'VARCHAR'), c('maker_entry_quote_before', 'VARCHAR'), c('taker_initial_margin_fraction_before', 'VARCHAR'),
-      c('maker_initial_margin_fraction_before', 'VARCHAR'), c('taker_allocated_margin_usdc_before', 'VARCHAR'), c('taker_allocated_margin_usdc_after', 'VARCHAR'),
-      c('maker_allocated_margin_usdc_before', 'VARCHAR'), c('maker_allocated_margin_usdc_after', 'VARCHAR'), c('taker_fee', 'VARCHAR'), c('maker_fee', 'VARCHAR'),
-      c('taker_position_sign_changed', 'BOOLEAN'), c('maker_position_sign_changed', 'BOOLEAN'), c('block_height', 'BIGINT'), c('tx_hash', 'VARCHAR'),
-      c('raw_json', 'VARCHAR'), c('source', 'VARCHAR')],
+    columns: [
+      ...KEY,
+      c('trade_id', 'BIGINT'),
+      c('transaction_time_us', 'BIGINT'),
+      c('liquidation_type', 'VARCHAR'),
+      c('price', 'VARCHAR'),
+      c('size', 'VARCHAR'),
+      c('usd_amount', 'VARCHAR'),
+      c('ask_account', 'VARCHAR'),
+      c('bid_account', 'VARCHAR'),
+      c('ask_order_id', 'BIGINT'),
+      c('bid_order_id', 'BIGINT'),
+      c('is_maker_ask', 'BOOLEAN'),
+      c('taker_position_size_before', 'VARCHAR'),
+      c('maker_position_size_before', 'VARCHAR'),
+      c('taker_entry_quote_before', 'VARCHAR'),
+      c('maker_entry_quote_before', 'VARCHAR'),
+      c('taker_initial_margin_fraction_before', 'VARCHAR'),
+      c('maker_initial_margin_fraction_before', 'VARCHAR'),
+      c('taker_allocated_margin_usdc_before', 'VARCHAR'),
+      c('taker_allocated_margin_usdc_after', 'VARCHAR'),
+      c('maker_allocated_margin_usdc_before', 'VARCHAR'),
+      c('maker_allocated_margin_usdc_after', 'VARCHAR'),
+      c('taker_fee', 'VARCHAR'),
+      c('maker_fee', 'VARCHAR'),
+      c('taker_position_sign_changed', 'BOOLEAN'),
+      c('maker_position_sign_changed', 'BOOLEAN'),
+      c('block_height', 'BIGINT'),
+      c('tx_hash', 'VARCHAR'),
+      c('raw_json', 'VARCHAR'),
+      c('source', 'VARCHAR'),
+    ],
     uniqueBy: ['trade_id'],
     perSymbol: true,
     compaction: 'merge',
     coverage: { altx: at('2026-06-10T00:00:00Z') },
     example: {
       // Inside altx's coverage, which starts after TS.
-      dataset: 'altx_liquidations', family: 'altx', symbol: 'ETH', ts: TS + 14 * 86_400_000, trade_id: 9, transaction_time_us: (TS + 14 * 86_400_000) * 1000, liquidation_type: 'liquidation',
-      price: '3400.5', size: '0.5', usd_amount: '1700.25', ask_account: '281474976710654', bid_account: '12345', ask_order_id: 11, bid_order_id: 12, is_maker_ask: false,
-      taker_position_size_before: '0.5', maker_position_size_before: '0', taker_entry_quote_before: '1750', maker_entry_quote_before: '0',
-      taker_initial_margin_fraction_before: '0.05', maker_initial_margin_fraction_before: '0.05', taker_allocated_margin_usdc_before: '0',
-      taker_allocated_margin_usdc_after: '0', maker_allocated_margin_usdc_before: '0', maker_allocated_margin_usdc_after: '0', taker_fee: '0.5',
-      maker_fee: '0', taker_position_sign_changed: false, maker_position_sign_changed: false, block_height: 100, tx_hash: '0xdef', source: 'bucket',
+      dataset: 'altx_liquidations',
+      family: 'altx',
+      symbol: 'ETH',
+      ts: TS + 14 * 86_400_000,
+      trade_id: 9,
+      transaction_time_us: (TS + 14 * 86_400_000) * 1000,
+      liquidation_type: 'liquidation',
+      price: '3400.5',
+      size: '0.5',
+      usd_amount: '1700.25',
+      ask_account: '281474976710654',
+      bid_account: '12345',
+      ask_order_id: 11,
+      bid_order_id: 12,
+      is_maker_ask: false,
+      taker_position_size_before: '0.5',
+      maker_position_size_before: '0',
+      taker_entry_quote_before: '1750',
+      maker_entry_quote_before: '0',
+      taker_initial_margin_fraction_before: '0.05',
+      maker_initial_margin_fraction_before: '0.05',
+      taker_allocated_margin_usdc_before: '0',
+      taker_allocated_margin_usdc_after: '0',
+      maker_allocated_margin_usdc_before: '0',
+      maker_allocated_margin_usdc_after: '0',
+      taker_fee: '0.5',
+      maker_fee: '0',
+      taker_position_sign_changed: false,
+      maker_position_sign_changed: false,
+      block_height: 100,
+      tx_hash: '0xdef',
+      source: 'bucket',
     },
   },
   // The ledger feeds account.transfer; it has no public route of its own.
   transfers: {
     record: TransferRecord,
-    columns: [...KEY, c('user_address', 'VARCHAR'), c('kind', 'VARCHAR'), c('role', 'VARCHAR'), c('amount', 'VARCHAR'), c('usdc_value', 'VARCHAR'),
-      c('counterparty', 'VARCHAR'), c('tx_hash', 'VARCHAR')],
+    columns: [
+      ...KEY,
+      c('user_address', 'VARCHAR'),
+      c('kind', 'VARCHAR'),
+      c('role', 'VARCHAR'),
+      c('amount', 'VARCHAR'),
+      c('usdc_value', 'VARCHAR'),
+      c('counterparty', 'VARCHAR'),
+      c('tx_hash', 'VARCHAR'),
+    ],
     uniqueBy: ['tx_hash', 'user_address', 'role'],
     perSymbol: true,
     compaction: 'merge',
     coverage: { perpx: at('2025-12-01T00:00:00Z'), spot: at('2025-12-01T00:00:00Z') },
     example: {
-      dataset: 'transfers', family: 'perpx', symbol: 'USDC', ts: TS, user_address: ALICE, kind: 'deposit', role: 'destination', amount: '1000',
-      usdc_value: '1000', tx_hash: '0xabc',
+      dataset: 'transfers',
+      family: 'perpx',
+      symbol: 'USDC',
+      ts: TS,
+      user_address: ALICE,
+      kind: 'deposit',
+      role: 'destination',
+      amount: '1000',
+      usdc_value: '1000',
+      tx_hash: '0xabc',
     },
   },
   // Upstream event streams behind webhook events, without public routes of their own.
@@ -721,17 +948,46 @@ export const DATASETS = {
   },
   twaps: {
     record: TwapRecord,
-    columns: [...KEY, c('twap_id', 'BIGINT'), c('user_address', 'VARCHAR'), c('status', 'VARCHAR'), c('side', 'VARCHAR'), c('size', 'VARCHAR'), c('executed_size', 'VARCHAR')],
+    columns: [
+      ...KEY,
+      c('twap_id', 'BIGINT'),
+      c('user_address', 'VARCHAR'),
+      c('status', 'VARCHAR'),
+      c('side', 'VARCHAR'),
+      c('size', 'VARCHAR'),
+      c('executed_size', 'VARCHAR'),
+    ],
     uniqueBy: ['twap_id', 'status'],
     perSymbol: true,
     compaction: 'merge',
     coverage: { perpx: at('2026-03-10T00:00:00Z'), hip3: at('2026-03-10T00:00:00Z'), spot: at('2026-03-10T00:00:00Z') },
-    example: { dataset: 'twaps', family: 'perpx', symbol: 'BTC', ts: TS, twap_id: 3, user_address: ALICE, status: 'activated', side: 'B', size: '1', executed_size: '0' },
+    example: {
+      dataset: 'twaps',
+      family: 'perpx',
+      symbol: 'BTC',
+      ts: TS,
+      twap_id: 3,
+      user_address: ALICE,
+      status: 'activated',
+      side: 'B',
+      size: '1',
+      executed_size: '0',
+    },
   },
   instruments: {
     record: InstrumentRecord,
-    columns: [...KEY, c('delisted_at', 'BIGINT'), c('market_type', 'VARCHAR'), c('sz_decimals', 'INTEGER'), c('max_leverage', 'INTEGER'), c('quote', 'VARCHAR'), c('dex', 'VARCHAR'),
-      c('spot_pair', 'VARCHAR'), c('outcome', 'VARCHAR'), c('market_id', 'BIGINT')],
+    columns: [
+      ...KEY,
+      c('delisted_at', 'BIGINT'),
+      c('market_type', 'VARCHAR'),
+      c('sz_decimals', 'INTEGER'),
+      c('max_leverage', 'INTEGER'),
+      c('quote', 'VARCHAR'),
+      c('dex', 'VARCHAR'),
+      c('spot_pair', 'VARCHAR'),
+      c('outcome', 'VARCHAR'),
+      c('market_id', 'BIGINT'),
+    ],
     uniqueBy: ['symbol', 'ts'],
     perSymbol: false,
     compaction: 'merge',
@@ -743,10 +999,30 @@ export const DATASETS = {
   // Built by the positions job from trades (see PositionChangeRecord); one account's legs sit together.
   position_changes: {
     record: PositionChangeRecord,
-    columns: [c('family', 'VARCHAR'), c('symbol', 'VARCHAR'), c('ts', 'BIGINT'), c('account', 'VARCHAR'), c('trade_id', 'BIGINT'), c('side', 'VARCHAR'),
-      c('price', 'VARCHAR'), c('size', 'VARCHAR'), c('start_position', 'VARCHAR'), c('end_position', 'VARCHAR'), c('entry_price_after', 'VARCHAR'),
-      c('event_type', 'VARCHAR'), c('cause', 'VARCHAR'), c('continuity', 'VARCHAR'), c('direction', 'VARCHAR'), c('closed_pnl', 'VARCHAR'),
-      c('fee', 'VARCHAR'), c('fee_token', 'VARCHAR'), c('crossed', 'BOOLEAN'), c('order_id', 'BIGINT'), c('opened_at', 'BIGINT'), c('finalized', 'BOOLEAN')],
+    columns: [
+      c('family', 'VARCHAR'),
+      c('symbol', 'VARCHAR'),
+      c('ts', 'BIGINT'),
+      c('account', 'VARCHAR'),
+      c('trade_id', 'BIGINT'),
+      c('side', 'VARCHAR'),
+      c('price', 'VARCHAR'),
+      c('size', 'VARCHAR'),
+      c('start_position', 'VARCHAR'),
+      c('end_position', 'VARCHAR'),
+      c('entry_price_after', 'VARCHAR'),
+      c('event_type', 'VARCHAR'),
+      c('cause', 'VARCHAR'),
+      c('continuity', 'VARCHAR'),
+      c('direction', 'VARCHAR'),
+      c('closed_pnl', 'VARCHAR'),
+      c('fee', 'VARCHAR'),
+      c('fee_token', 'VARCHAR'),
+      c('crossed', 'BOOLEAN'),
+      c('order_id', 'BIGINT'),
+      c('opened_at', 'BIGINT'),
+      c('finalized', 'BOOLEAN'),
+    ],
     uniqueBy: ['account', 'trade_id'],
     sortBy: ['account', 'ts', 'trade_id'],
     perSymbol: false,
@@ -754,17 +1030,48 @@ export const DATASETS = {
     rowGroupRows: 8_192,
     coverage: POSITION_COVERAGE,
     example: {
-      dataset: 'position_changes', family: 'perpx', symbol: 'BTC', ts: TS, account: ALICE, trade_id: 1, side: 'B', price: '65000.5', size: '0.01',
-      start_position: '0', end_position: '0.01', entry_price_after: '65000.5', event_type: 'open', cause: 'trade', continuity: 'ok', opened_at: TS,
+      dataset: 'position_changes',
+      family: 'perpx',
+      symbol: 'BTC',
+      ts: TS,
+      account: ALICE,
+      trade_id: 1,
+      side: 'B',
+      price: '65000.5',
+      size: '0.01',
+      start_position: '0',
+      end_position: '0.01',
+      entry_price_after: '65000.5',
+      event_type: 'open',
+      cause: 'trade',
+      continuity: 'ok',
+      opened_at: TS,
     },
   },
   // Written by the positions job: every open position at each snapshot instant, plus one marker row per instant.
   position_snapshots: {
     record: PositionSnapshotRecord,
-    columns: [c('family', 'VARCHAR'), c('symbol', 'VARCHAR'), c('ts', 'BIGINT'), c('account', 'VARCHAR'), c('size', 'VARCHAR'), c('entry_price', 'VARCHAR'),
-      c('opened_at', 'BIGINT'), c('last_change_at', 'BIGINT'), c('mark_price', 'VARCHAR'), c('mark_time', 'BIGINT'), c('position_value', 'VARCHAR'),
-      c('unrealized_pnl', 'VARCHAR'), c('funding_all_time', 'VARCHAR'), c('funding_since_open', 'VARCHAR'), c('funding_since_change', 'VARCHAR'),
-      c('max_leverage', 'INTEGER'), c('account_kind', 'VARCHAR'), c('quality', 'VARCHAR'), c('finalized', 'BOOLEAN')],
+    columns: [
+      c('family', 'VARCHAR'),
+      c('symbol', 'VARCHAR'),
+      c('ts', 'BIGINT'),
+      c('account', 'VARCHAR'),
+      c('size', 'VARCHAR'),
+      c('entry_price', 'VARCHAR'),
+      c('opened_at', 'BIGINT'),
+      c('last_change_at', 'BIGINT'),
+      c('mark_price', 'VARCHAR'),
+      c('mark_time', 'BIGINT'),
+      c('position_value', 'VARCHAR'),
+      c('unrealized_pnl', 'VARCHAR'),
+      c('funding_all_time', 'VARCHAR'),
+      c('funding_since_open', 'VARCHAR'),
+      c('funding_since_change', 'VARCHAR'),
+      c('max_leverage', 'INTEGER'),
+      c('account_kind', 'VARCHAR'),
+      c('quality', 'VARCHAR'),
+      c('finalized', 'BOOLEAN'),
+    ],
     uniqueBy: ['account', 'symbol', 'ts'],
     sortBy: ['ts', 'account', 'symbol'],
     // Live snapshots (every few minutes) serve the open hour; once it closes, its hourly snapshot and legs do.
@@ -774,8 +1081,19 @@ export const DATASETS = {
     rowGroupRows: 8_192,
     coverage: POSITION_COVERAGE,
     example: {
-      dataset: 'position_snapshots', family: 'perpx', symbol: 'BTC', ts: TS, account: ALICE, size: '0.01', entry_price: '65000.5', opened_at: TS - 60_000,
-      mark_price: '65100', mark_time: TS - 1_000, position_value: '651', unrealized_pnl: '0.995', quality: 'complete',
+      dataset: 'position_snapshots',
+      family: 'perpx',
+      symbol: 'BTC',
+      ts: TS,
+      account: ALICE,
+      size: '0.01',
+      entry_price: '65000.5',
+      opened_at: TS - 60_000,
+      mark_price: '65100',
+      mark_time: TS - 1_000,
+      position_value: '651',
+      unrealized_pnl: '0.995',
+      quality: 'complete',
     },
   },
   // altx and altx-rh number their accounts; this registry maps L1 addresses to them and names system accounts.
@@ -786,21 +1104,44 @@ export const DATASETS = {
     perSymbol: false,
     compaction: 'merge',
     coverage: { altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-06-26T20:10:26Z') },
-    example: { dataset: 'accounts', family: 'altx', symbol: 'ACCOUNTS', ts: TS, account_index: '12345', l1_address: ALICE, account_type: 0, account_kind: 'user' },
+    example: {
+      dataset: 'accounts',
+      family: 'altx',
+      symbol: 'ACCOUNTS',
+      ts: TS,
+      account_index: '12345',
+      l1_address: ALICE,
+      account_type: 0,
+      account_kind: 'user',
+    },
   },
   // One row per symbol and minute with at least one trade, rebuilt from the compacted trades.
   candles_1m: {
     quality: true,
-    columns: [...KEY, c('open', 'DOUBLE'), c('high', 'DOUBLE'), c('low', 'DOUBLE'), c('close', 'DOUBLE'), c('volume', 'DOUBLE'),
-      c('quote_volume', 'DOUBLE'), c('trade_count', 'BIGINT'), c('open_ts', 'BIGINT'), c('close_ts', 'BIGINT')],
+    columns: [
+      ...KEY,
+      c('open', 'DOUBLE'),
+      c('high', 'DOUBLE'),
+      c('low', 'DOUBLE'),
+      c('close', 'DOUBLE'),
+      c('volume', 'DOUBLE'),
+      c('quote_volume', 'DOUBLE'),
+      c('trade_count', 'BIGINT'),
+      c('open_ts', 'BIGINT'),
+      c('close_ts', 'BIGINT'),
+    ],
     uniqueBy: ['symbol', 'ts'],
     // Per symbol since 1.8.0, so one market's candle read opens that market's files alone.
     perSymbol: true,
     familyWideBefore: true,
     compaction: { derivedFrom: 'trades' },
     coverage: {
-      perpx: at('2025-03-22T12:00:00Z'), spot: at('2025-03-22T10:50:00Z'), hip3: at('2026-02-01T00:00:00Z'),
-      hip4: at('2026-05-01T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-06-26T20:10:00Z'),
+      perpx: at('2025-03-22T12:00:00Z'),
+      spot: at('2025-03-22T10:50:00Z'),
+      hip3: at('2026-02-01T00:00:00Z'),
+      hip4: at('2026-05-01T00:00:00Z'),
+      altx: at('2025-08-01T00:00:00Z'),
+      'altx-rh': at('2026-06-26T20:10:00Z'),
     },
   },
   /**
@@ -837,8 +1178,12 @@ export const DATASETS = {
     perSymbol: false,
     compaction: { derivedFrom: 'trades' },
     coverage: {
-      perpx: at('2023-04-15T03:31:00Z'), spot: at('2025-03-22T10:50:22Z'), hip3: at('2026-02-01T00:00:00Z'),
-      hip4: at('2026-05-01T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-06-26T20:10:26Z'),
+      perpx: at('2023-04-15T03:31:00Z'),
+      spot: at('2025-03-22T10:50:22Z'),
+      hip3: at('2026-02-01T00:00:00Z'),
+      hip4: at('2026-05-01T00:00:00Z'),
+      altx: at('2025-08-01T00:00:00Z'),
+      'altx-rh': at('2026-06-26T20:10:26Z'),
     },
   },
   transfer_rollups_1h: {
@@ -860,7 +1205,10 @@ export const DATASETS = {
     perSymbol: false,
     compaction: { derivedFrom: 'funding' },
     coverage: {
-      perpx: at('2023-05-01T00:00:00Z'), hip3: at('2026-02-01T00:00:00Z'), altx: at('2025-08-01T00:00:00Z'), 'altx-rh': at('2026-08-22T18:43:00Z'),
+      perpx: at('2023-05-01T00:00:00Z'),
+      hip3: at('2026-02-01T00:00:00Z'),
+      altx: at('2025-08-01T00:00:00Z'),
+      'altx-rh': at('2026-08-22T18:43:00Z'),
     },
   },
   /** The first 50 priority gas payments of 1.5 native tokens or more per perpx symbol and hour, for market.pga_payment. */
@@ -895,8 +1243,16 @@ export const DATASETS = {
    * A move over a window reaches back into the previous slot: derived with two hours before it.
    */
   oi_crossings: {
-    columns: [...KEY, c('slot_hours', 'INTEGER'), c('window_s', 'INTEGER'), c('direction', 'VARCHAR'), c('kind', 'VARCHAR'), c('bucket', 'INTEGER'),
-      c('events', 'BIGINT'), c('max_delta', 'DOUBLE')],
+    columns: [
+      ...KEY,
+      c('slot_hours', 'INTEGER'),
+      c('window_s', 'INTEGER'),
+      c('direction', 'VARCHAR'),
+      c('kind', 'VARCHAR'),
+      c('bucket', 'INTEGER'),
+      c('events', 'BIGINT'),
+      c('max_delta', 'DOUBLE'),
+    ],
     uniqueBy: ['symbol', 'ts', 'slot_hours', 'window_s', 'direction', 'kind', 'bucket'],
     perSymbol: false,
     compaction: { derivedFrom: 'open_interest', lookbackMs: 2 * 3_600_000 },
@@ -909,9 +1265,23 @@ export const DATASETS = {
    * wallets (and markets) of that day, not by its fills and order events. Sorted by wallet.
    */
   wallet_fill_stats: {
-    columns: [...KEY, c('address', 'VARCHAR'), c('slot_hours', 'INTEGER'), c('fills', 'BIGINT'), c('buy_volume', 'DOUBLE'), c('sell_volume', 'DOUBLE'),
-      c('maker_fills', 'BIGINT'), c('known_side_fills', 'BIGINT'), c('max_fill', 'DOUBLE'), c('fees', 'DOUBLE'), c('pnl', 'DOUBLE'),
-      c('hour_mask', 'INTEGER'), c('liquidations', 'BIGINT'), c('hold_ms', 'BIGINT'), c('holds', 'BIGINT')],
+    columns: [
+      ...KEY,
+      c('address', 'VARCHAR'),
+      c('slot_hours', 'INTEGER'),
+      c('fills', 'BIGINT'),
+      c('buy_volume', 'DOUBLE'),
+      c('sell_volume', 'DOUBLE'),
+      c('maker_fills', 'BIGINT'),
+      c('known_side_fills', 'BIGINT'),
+      c('max_fill', 'DOUBLE'),
+      c('fees', 'DOUBLE'),
+      c('pnl', 'DOUBLE'),
+      c('hour_mask', 'INTEGER'),
+      c('liquidations', 'BIGINT'),
+      c('hold_ms', 'BIGINT'),
+      c('holds', 'BIGINT'),
+    ],
     uniqueBy: ['address', 'symbol', 'ts', 'slot_hours'],
     sortBy: ['address', 'ts', 'symbol'],
     perSymbol: false,
@@ -919,9 +1289,23 @@ export const DATASETS = {
     coverage: { perpx: POSITION_COVERAGE.perpx, hip3: POSITION_COVERAGE.hip3 },
   },
   wallet_order_stats: {
-    columns: [...KEY, c('address', 'VARCHAR'), c('slot_hours', 'INTEGER'), c('orders', 'BIGINT'), c('canceled', 'BIGINT'), c('filled', 'BIGINT'),
-      c('ioc', 'BIGINT'), c('alo', 'BIGINT'), c('tpsl', 'BIGINT'), c('triggers', 'BIGINT'), c('cloids', 'BIGINT'), c('notional_sum', 'DOUBLE'),
-      c('notionals', 'BIGINT'), c('max_notional', 'DOUBLE'), c('cancel_speeds', 'VARCHAR')],
+    columns: [
+      ...KEY,
+      c('address', 'VARCHAR'),
+      c('slot_hours', 'INTEGER'),
+      c('orders', 'BIGINT'),
+      c('canceled', 'BIGINT'),
+      c('filled', 'BIGINT'),
+      c('ioc', 'BIGINT'),
+      c('alo', 'BIGINT'),
+      c('tpsl', 'BIGINT'),
+      c('triggers', 'BIGINT'),
+      c('cloids', 'BIGINT'),
+      c('notional_sum', 'DOUBLE'),
+      c('notionals', 'BIGINT'),
+      c('max_notional', 'DOUBLE'),
+      c('cancel_speeds', 'VARCHAR'),
+    ],
     uniqueBy: ['address', 'symbol', 'ts', 'slot_hours'],
     sortBy: ['address', 'ts', 'symbol'],
     perSymbol: false,
@@ -931,8 +1315,17 @@ export const DATASETS = {
     json: ['cancel_speeds'],
   },
   wallet_trade_stats: {
-    columns: [...KEY, c('address', 'VARCHAR'), c('slot_hours', 'INTEGER'), c('builder_address', 'VARCHAR'), c('marked', 'BIGINT'), c('twap_fills', 'BIGINT'),
-      c('priority_gas', 'DOUBLE'), c('builder_fees', 'DOUBLE'), c('builder_trades', 'BIGINT')],
+    columns: [
+      ...KEY,
+      c('address', 'VARCHAR'),
+      c('slot_hours', 'INTEGER'),
+      c('builder_address', 'VARCHAR'),
+      c('marked', 'BIGINT'),
+      c('twap_fills', 'BIGINT'),
+      c('priority_gas', 'DOUBLE'),
+      c('builder_fees', 'DOUBLE'),
+      c('builder_trades', 'BIGINT'),
+    ],
     uniqueBy: ['address', 'symbol', 'ts', 'slot_hours', 'builder_address'],
     sortBy: ['address', 'ts', 'symbol', 'builder_address'],
     perSymbol: false,
@@ -949,7 +1342,10 @@ export type DerivedDataset = Exclude<Dataset, IngestedDataset>;
 type RecordSchemaOf<D extends IngestedDataset> = (typeof DATASETS)[D]['record'];
 
 /** Every ingest record, discriminated by `dataset`: exactly the registry's record schemas. */
-export const NormalizedRecord = v.variant('dataset', Object.values(DATASETS).flatMap((d) => ('record' in d ? [d.record] : [])) as RecordSchemaOf<IngestedDataset>[]);
+export const NormalizedRecord = v.variant(
+  'dataset',
+  Object.values(DATASETS).flatMap((d) => ('record' in d ? [d.record] : [])) as RecordSchemaOf<IngestedDataset>[],
+);
 export type NormalizedRecord = v.InferOutput<typeof NormalizedRecord>;
 export type RecordOf<D extends IngestedDataset> = Extract<NormalizedRecord, { dataset: D }>;
 

@@ -48,13 +48,14 @@ export const EXPORT_FORMATS: Readonly<Record<ExportSchemaName, ExportFormat>> = 
     orderBy: ['ts', 'trade_id'],
     columns: [
       col('family', 'VARCHAR', 'Venue family (perpx, spot, hip3, hip4, altx, altx-rh)'),
-      col('symbol', 'VARCHAR', 'Market symbol in its family\'s form'),
-      TIME, TS,
+      col('symbol', 'VARCHAR', "Market symbol in its family's form"),
+      TIME,
+      TS,
       col('trade_id', 'BIGINT', 'Trade id, unique within the family'),
-      col('side', 'VARCHAR', 'B buy, A sell (the taker\'s side)'),
+      col('side', 'VARCHAR', "B buy, A sell (the taker's side)"),
       col('price', 'VARCHAR', `Price, ${DECIMAL}`),
       col('size', 'VARCHAR', `Size in the base asset, ${DECIMAL}`),
-      col('crossed', 'BOOLEAN', 'True when the row\'s user was the taker'),
+      col('crossed', 'BOOLEAN', "True when the row's user was the taker"),
       col('fee', 'VARCHAR', `Fee (negative: a maker rebate), ${DECIMAL}`),
       col('fee_token', 'VARCHAR', 'Token the fee is paid in'),
       col('closed_pnl', 'VARCHAR', `Realized PnL on a closing fill, ${DECIMAL}`),
@@ -80,8 +81,9 @@ export const EXPORT_FORMATS: Readonly<Record<ExportSchemaName, ExportFormat>> = 
     orderBy: ['ts', 'block_number', 'seq'],
     columns: [
       col('family', 'VARCHAR', 'Venue family (perpx, hip3, hip4)'),
-      col('symbol', 'VARCHAR', 'Market symbol in its family\'s form'),
-      TIME, TS,
+      col('symbol', 'VARCHAR', "Market symbol in its family's form"),
+      TIME,
+      TS,
       col('block_number', 'BIGINT', 'Block of the event'),
       col('seq', 'BIGINT', 'Position of the event in its block'),
       col('event', 'VARCHAR', 'placed, canceled, filled, triggered, force_canceled, …'),
@@ -115,7 +117,9 @@ export const DOWNLOAD_LINK_TTL_S = 300;
 
 const SYMBOL = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(64, 'must be at most 64 characters'));
 const EPOCH_MS = v.pipe(
-  v.number('must be Unix epoch milliseconds'), v.integer('must be an integer'), v.minValue(0, 'must not be negative'),
+  v.number('must be Unix epoch milliseconds'),
+  v.integer('must be an integer'),
+  v.minValue(0, 'must not be negative'),
   v.maxValue(LATEST_EPOCH_MS, `must be at most ${LATEST_EPOCH_MS} (2100-01-01)`),
 );
 
@@ -127,7 +131,13 @@ export const CreateExportBody = v.strictObject({
   ),
   family: v.picklist(FAMILIES, `must be one of: ${FAMILIES.join(', ')}`),
   /** Absent: every symbol of the family with rows in the window. */
-  symbols: v.optional(v.pipe(v.array(SYMBOL, 'must be a list of symbols'), v.minLength(1, 'must not be empty (leave it out for every symbol)'), v.maxLength(500, 'must hold at most 500 symbols'))),
+  symbols: v.optional(
+    v.pipe(
+      v.array(SYMBOL, 'must be a list of symbols'),
+      v.minLength(1, 'must not be empty (leave it out for every symbol)'),
+      v.maxLength(500, 'must hold at most 500 symbols'),
+    ),
+  ),
   start: EPOCH_MS,
   end: EPOCH_MS,
   /** Only quote: nothing is started or stored. */
@@ -198,12 +208,14 @@ export const EXPORT_ID_PATTERN = /^exp_[0-9a-z]{8,40}$/;
 export const exportIdPath = { id: stringParam({ description: 'Export job id (exp_…)', maxLength: 44, pattern: EXPORT_ID_PATTERN, required: true }) };
 export const exportFilePath = {
   ...exportIdPath,
-  name: stringParam({ description: 'File name from the job\'s files', maxLength: 160, pattern: /^part-\d{5}-[0-9A-Za-z._-]+\.parquet$/, required: true }),
+  name: stringParam({ description: "File name from the job's files", maxLength: 160, pattern: /^part-\d{5}-[0-9A-Za-z._-]+\.parquet$/, required: true }),
 };
 export const CreateExportHeaders = {
   'idempotency-key': stringParam({
-    description: 'Any string of 1 to 255 printable characters: a retry with the same key and body within 24 hours returns the same job (idempotent-replayed: true)',
-    maxLength: 255, pattern: /^[\x21-\x7e]+$/,
+    description:
+      'Any string of 1 to 255 printable characters: a retry with the same key and body within 24 hours returns the same job (idempotent-replayed: true)',
+    maxLength: 255,
+    pattern: /^[\x21-\x7e]+$/,
   }),
 };
 export const ListExportsQuery = {

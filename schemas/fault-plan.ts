@@ -29,7 +29,20 @@ export const FaultRuleSchema = v.pipe(
     /** `PutItem`, `ReceiveMessage`, `PUT`...; every operation of the service when absent. */
     operation: v.optional(v.pipe(v.string(), v.minLength(1))),
     /** A regular expression searched in the S3 path or the DynamoDB/SQS request body. */
-    match: v.optional(v.pipe(v.string(), v.minLength(1), v.check((source) => { try { new RegExp(source); return true; } catch { return false; } }, 'must be a regular expression'))),
+    match: v.optional(
+      v.pipe(
+        v.string(),
+        v.minLength(1),
+        v.check((source) => {
+          try {
+            new RegExp(source);
+            return true;
+          } catch {
+            return false;
+          }
+        }, 'must be a regular expression'),
+      ),
+    ),
     fault: v.picklist(FAULT_KINDS),
     /** Share of the matching requests that get the fault, 0 to 1. */
     rate: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
@@ -48,7 +61,10 @@ export const FaultRuleSchema = v.pipe(
      */
     limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   }),
-  v.check((rule) => rule.fault !== 'duplicate' || (rule.service === 'sqs' && (rule.operation ?? 'ReceiveMessage') === 'ReceiveMessage'), 'duplicate applies to SQS ReceiveMessage only'),
+  v.check(
+    (rule) => rule.fault !== 'duplicate' || (rule.service === 'sqs' && (rule.operation ?? 'ReceiveMessage') === 'ReceiveMessage'),
+    'duplicate applies to SQS ReceiveMessage only',
+  ),
   v.check((rule) => rule.fault !== 'latency' || rule.latencyMs !== undefined, 'latency needs latencyMs'),
   v.check((rule) => rule.visibilityS === undefined || rule.fault === 'duplicate', 'visibilityS applies to duplicate only'),
   v.check((rule) => !rule.landed || ['throttle', 'server-error', 'reset'].includes(rule.fault), 'landed applies to throttle, server-error and reset'),

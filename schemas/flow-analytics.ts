@@ -55,12 +55,28 @@ const price = v.pipe(v.number(), v.description('decimal as a JSON number'));
 
 /** One order event, oldest first; a member the event does not carry (no limit price, no cloid) is absent. */
 export const OrderHistoryEventSchema = v.object({
-  coin: v.string(), symbol: v.string(), timestamp: v.pipe(v.string(), v.description('RFC 3339 UTC')), block_time: v.pipe(v.string(), v.description('RFC 3339 UTC')),
-  block_number: v.number(), seq: v.number(), oid: v.number(), user_address: v.string(), side: v.picklist(['B', 'A']),
-  event: v.string(), status: v.pipe(v.string(), v.description('the venue\'s order status after the event')),
-  limit_price: v.optional(price), size: v.optional(price), orig_size: v.optional(price), order_type: v.string(), tif: v.optional(v.string()),
-  reduce_only: v.boolean(), is_trigger: v.boolean(), is_position_tpsl: v.boolean(),
-  trigger_condition: v.optional(v.string()), trigger_price: v.optional(price), cloid: v.optional(v.string()),
+  coin: v.string(),
+  symbol: v.string(),
+  timestamp: v.pipe(v.string(), v.description('RFC 3339 UTC')),
+  block_time: v.pipe(v.string(), v.description('RFC 3339 UTC')),
+  block_number: v.number(),
+  seq: v.number(),
+  oid: v.number(),
+  user_address: v.string(),
+  side: v.picklist(['B', 'A']),
+  event: v.string(),
+  status: v.pipe(v.string(), v.description("the venue's order status after the event")),
+  limit_price: v.optional(price),
+  size: v.optional(price),
+  orig_size: v.optional(price),
+  order_type: v.string(),
+  tif: v.optional(v.string()),
+  reduce_only: v.boolean(),
+  is_trigger: v.boolean(),
+  is_position_tpsl: v.boolean(),
+  trigger_condition: v.optional(v.string()),
+  trigger_price: v.optional(price),
+  cloid: v.optional(v.string()),
 });
 export type OrderHistoryEvent = v.InferOutput<typeof OrderHistoryEventSchema>;
 
@@ -80,10 +96,13 @@ export const SpotTwapQuery = {
 export const SpotTwapSchema = v.object({
   coin: v.pipe(v.string(), v.description('the pair, dashed')),
   timestamp: v.pipe(v.string(), v.description('status time, RFC 3339 UTC')),
-  twap_id: v.number(), user_address: v.string(), side: v.picklist(['B', 'A']), status: v.string(),
+  twap_id: v.number(),
+  user_address: v.string(),
+  side: v.picklist(['B', 'A']),
+  status: v.string(),
   size: v.pipe(v.number(), v.description('the order size as the status reports it')),
   executed_size: v.pipe(v.number(), v.description('size executed by the status')),
-  executed_notional: v.pipe(v.number(), v.description('sum of price x size of the TWAP\'s fills up to the status')),
-  started_at: v.optional(v.pipe(v.string(), v.description('the first fill\'s time, RFC 3339 UTC; absent when no fill is archived in the 24 hours before'))),
+  executed_notional: v.pipe(v.number(), v.description("sum of price x size of the TWAP's fills up to the status")),
+  started_at: v.optional(v.pipe(v.string(), v.description("the first fill's time, RFC 3339 UTC; absent when no fill is archived in the 24 hours before"))),
 });
 export type SpotTwap = v.InferOutput<typeof SpotTwapSchema>;

@@ -27,7 +27,7 @@ export const LevelsHistoryQuery = {
   start: epochMsParam('Window start, epoch ms (inclusive; default 24 hours before end)'),
   end: epochMsParam('Window end, epoch ms (inclusive; default now)'),
   limit: integerParam({ min: 1, max: 100, default: 24, description: 'Snapshots per page' }),
-  summary: booleanParam('true leaves out each snapshot\'s levels (totals only)'),
+  summary: booleanParam("true leaves out each snapshot's levels (totals only)"),
   cursor: positionCursorParam('snapshots'),
   ...LevelsQuery,
 };
@@ -63,7 +63,9 @@ export const TriggerLevelsSchema = v.object({
 export type TriggerLevels = v.InferOutput<typeof TriggerLevelsSchema>;
 
 export const TriggerLevelsItemSchema = v.object({
-  snapshot_ts: snapshotTs, snapshot_ts_ms: snapshotTsMs, ...triggerTotals,
+  snapshot_ts: snapshotTs,
+  snapshot_ts_ms: snapshotTsMs,
+  ...triggerTotals,
   levels: v.optional(v.array(TriggerLevelBucketSchema)),
 });
 export type TriggerLevelsItem = v.InferOutput<typeof TriggerLevelsItemSchema>;
@@ -93,12 +95,23 @@ const liquidationTotals = {
   source: v.pipe(v.picklist(['raw', 'histogram']), v.description('raw: bucketed from each position')),
 };
 
-export const LiquidationLevelsSchema = v.pipe(v.object({
-  snapshot_ts: snapshotTs, snapshot_ts_ms: snapshotTsMs, ...liquidationTotals, levels: v.array(LiquidationLevelBucketSchema),
-}), v.description('Projected liquidation prices of the positions at a snapshot, by price bucket. Rule: liq = entry - side x (|size| x entry / max_leverage - |size| x entry / (2 x max_leverage)) / |size| / (1 - side / (2 x max_leverage)): isolated at max leverage, maintenance margin half the initial margin'));
+export const LiquidationLevelsSchema = v.pipe(
+  v.object({
+    snapshot_ts: snapshotTs,
+    snapshot_ts_ms: snapshotTsMs,
+    ...liquidationTotals,
+    levels: v.array(LiquidationLevelBucketSchema),
+  }),
+  v.description(
+    'Projected liquidation prices of the positions at a snapshot, by price bucket. Rule: liq = entry - side x (|size| x entry / max_leverage - |size| x entry / (2 x max_leverage)) / |size| / (1 - side / (2 x max_leverage)): isolated at max leverage, maintenance margin half the initial margin',
+  ),
+);
 export type LiquidationLevels = v.InferOutput<typeof LiquidationLevelsSchema>;
 
 export const LiquidationLevelsItemSchema = v.object({
-  snapshot_ts: snapshotTs, snapshot_ts_ms: snapshotTsMs, ...liquidationTotals, levels: v.optional(v.array(LiquidationLevelBucketSchema)),
+  snapshot_ts: snapshotTs,
+  snapshot_ts_ms: snapshotTsMs,
+  ...liquidationTotals,
+  levels: v.optional(v.array(LiquidationLevelBucketSchema)),
 });
 export type LiquidationLevelsItem = v.InferOutput<typeof LiquidationLevelsItemSchema>;

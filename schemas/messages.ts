@@ -15,11 +15,22 @@ import { FAMILIES } from './venues.ts';
  * `market_data` files) and its spot metadata (`spot_meta`, which names the `@N` spot pairs).
  */
 export const BATCH_FORMATS = [
-  'normalized', 'node_fills_by_block', 'node_raw_book_diffs_by_block', 'node_order_statuses_by_block',
-  'node_fills', 'node_fills_streaming', 'node_raw_book_diffs_streaming', 'node_order_statuses_streaming',
-  'node_trades', 'node_l4_snapshot', 'asset_ctxs', 'l2_book', 'spot_meta',
+  'normalized',
+  'node_fills_by_block',
+  'node_raw_book_diffs_by_block',
+  'node_order_statuses_by_block',
+  'node_fills',
+  'node_fills_streaming',
+  'node_raw_book_diffs_streaming',
+  'node_order_statuses_streaming',
+  'node_trades',
+  'node_l4_snapshot',
+  'asset_ctxs',
+  'l2_book',
+  'spot_meta',
   // Recordings of the altx venue's API, one format per family (core/archive/altx-api.ts).
-  'altx_api', 'altx_rh_api',
+  'altx_api',
+  'altx_rh_api',
 ] as const;
 export type BatchFormat = (typeof BATCH_FORMATS)[number];
 
@@ -32,11 +43,13 @@ export const IngestBatchMessage = v.object({
 
 /** S3's object-created notification for landing/ (the bucket's SQS destination). */
 export const S3Notification = v.object({
-  Records: v.array(v.object({
-    eventSource: v.literal('aws:s3'),
-    eventName: v.string(),
-    s3: v.object({ object: v.object({ key: v.string() }) }),
-  })),
+  Records: v.array(
+    v.object({
+      eventSource: v.literal('aws:s3'),
+      eventName: v.string(),
+      s3: v.object({ object: v.object({ key: v.string() }) }),
+    }),
+  ),
 });
 
 /** The test event S3 sends once when a notification is configured. */
@@ -109,9 +122,13 @@ export type ExportPartition = v.InferOutput<typeof ExportPartition>;
 
 /** What an export partition task knows of its job without reading it (the execution input carries it). */
 export const ExportPartitionJob = v.object({
-  accountId: ID, jobId: ID, schema: v.picklist(EXPORT_SCHEMAS), family: v.picklist(FAMILIES),
+  accountId: ID,
+  jobId: ID,
+  schema: v.picklist(EXPORT_SCHEMAS),
+  family: v.picklist(FAMILIES),
   /** `[from, to)`, epoch ms. */
-  from: EPOCH_MS, to: EPOCH_MS,
+  from: EPOCH_MS,
+  to: EPOCH_MS,
 });
 export type ExportPartitionJob = v.InferOutput<typeof ExportPartitionJob>;
 
@@ -134,7 +151,8 @@ export const ReplayPartition = v.object({
   /** Position in the job's partition list. */
   i: INDEX,
   /** `[from, to)`, epoch ms. */
-  from: EPOCH_MS, to: EPOCH_MS,
+  from: EPOCH_MS,
+  to: EPOCH_MS,
 });
 export type ReplayPartition = v.InferOutput<typeof ReplayPartition>;
 

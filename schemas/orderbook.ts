@@ -24,7 +24,11 @@ const historyLimit = { limit: integerParam({ min: 1, max: 1000, default: 100, de
 /** The native book is capped at 20 levels a side on the perpx families; altx books have every served level. */
 export const NATIVE_DEPTH_CAP = NATIVE_BOOK_LEVELS;
 const nativeDepth = {
-  depth: integerParam({ min: 1, max: 10_000, description: `Levels per side, best first (at most ${NATIVE_DEPTH_CAP} on perpx, spot, hip3 and hip4; default all the snapshot has)` }),
+  depth: integerParam({
+    min: 1,
+    max: 10_000,
+    description: `Levels per side, best first (at most ${NATIVE_DEPTH_CAP} on perpx, spot, hip3 and hip4; default all the snapshot has)`,
+  }),
 };
 const fullDepth = { depth: integerParam({ min: 1, max: 100_000, description: 'Levels per side, best first (default every level)' }) };
 const orderDepth = { depth: integerParam({ min: 1, max: 100_000, description: 'Resting orders per side, in priority (default every order)' }) };
@@ -37,12 +41,15 @@ export type Granularity = keyof typeof GRANULARITIES;
 export const TICK_DELTAS = 1_000;
 
 export const BookHistoryQuery = {
-  ...window, ...historyLimit, ...nativeDepth,
+  ...window,
+  ...historyLimit,
+  ...nativeDepth,
   // tick: the instant of the last delta served; the deltas after it.
   cursor: positionCursorParam('the books (tick: the deltas)'),
   granularity: enumParam(Object.keys(GRANULARITIES) as [Granularity, ...Granularity[]], {
     default: 'checkpoint',
-    description: 'altx, altx-rh: `checkpoint` the native snapshots (about a minute apart); `30s`, `10s`, `1s` the book at every such instant; `tick` the book at `start` and up to 1000 level deltas after it. Ignored on the perpx families',
+    description:
+      'altx, altx-rh: `checkpoint` the native snapshots (about a minute apart); `30s`, `10s`, `1s` the book at every such instant; `tick` the book at `start` and up to 1000 level deltas after it. Ignored on the perpx families',
   }),
 };
 
@@ -50,11 +57,14 @@ export const BookHistoryQuery = {
 export const L3_DEPTH_CAP = 250;
 const account = { account: stringParam({ description: 'Only orders of this account number', pattern: /^\d{1,20}$/ }) };
 export const L3Query = {
-  ...instant, ...account,
+  ...instant,
+  ...account,
   depth: integerParam({ min: 0, max: 1_000_000, description: `Orders per side, clamped to 1..${L3_DEPTH_CAP} (default ${L3_DEPTH_CAP})` }),
 };
 export const L3HistoryQuery = {
-  ...window, ...account, ...bookCursor,
+  ...window,
+  ...account,
+  ...bookCursor,
   limit: integerParam({ min: 0, max: 1_000_000, default: 100, description: 'Books per page, clamped to 1..1000' }),
 };
 export const FullDepthQuery = { ...instant, ...fullDepth };
@@ -67,9 +77,14 @@ export const L4DiffsQuery = { ...window, limit: integerParam({ min: 1, max: 10_0
 const LevelSchema = v.object({ px: decimal, sz: decimal, n: v.pipe(count, v.description('orders at this price')) });
 
 const bookMembers = {
-  symbol: v.string(), coin: v.pipe(v.string(), v.description('deprecated alias of symbol')), timestamp: time,
-  bids: v.pipe(v.array(LevelSchema), v.description('best first')), asks: v.pipe(v.array(LevelSchema), v.description('best first')),
-  mid_price: v.optional(decimal), spread: v.optional(decimal), spread_bps: v.optional(v.pipe(v.string(), v.description('basis points, 2 decimals'))),
+  symbol: v.string(),
+  coin: v.pipe(v.string(), v.description('deprecated alias of symbol')),
+  timestamp: time,
+  bids: v.pipe(v.array(LevelSchema), v.description('best first')),
+  asks: v.pipe(v.array(LevelSchema), v.description('best first')),
+  mid_price: v.optional(decimal),
+  spread: v.optional(decimal),
+  spread_bps: v.optional(v.pipe(v.string(), v.description('basis points, 2 decimals'))),
 };
 
 /** `mid_price`, `spread` and `spread_bps` are absent when a side is empty. */
@@ -78,52 +93,95 @@ export const OrderBookSchema = v.object(bookMembers);
 /** Every level of the order-level book aggregated by price; the counts and totals are before `depth` truncation. */
 export const FullDepthBookSchema = v.object({
   ...bookMembers,
-  bid_levels: count, ask_levels: count, total_bid_size: v.number(), total_ask_size: v.number(),
+  bid_levels: count,
+  ask_levels: count,
+  total_bid_size: v.number(),
+  total_ask_size: v.number(),
 });
 
 export const L2DiffSchema = v.object({
-  timestamp: time, block_number: count, side: v.picklist(['B', 'A']), price: v.number(),
-  size: v.pipe(v.number(), v.description('the level\'s size after the block; 0 = the level is gone')),
+  timestamp: time,
+  block_number: count,
+  side: v.picklist(['B', 'A']),
+  price: v.number(),
+  size: v.pipe(v.number(), v.description("the level's size after the block; 0 = the level is gone")),
   count: v.pipe(count, v.description('orders at the level after the block')),
 });
 
 const RestingOrderSchema = v.object({
-  oid: count, user_address: v.string(), side: v.picklist(['B', 'A']), price: v.number(), size: v.number(),
+  oid: count,
+  user_address: v.string(),
+  side: v.picklist(['B', 'A']),
+  price: v.number(),
+  size: v.number(),
   timestamp: v.pipe(v.nullable(time), v.description('when the order took its place in the queue; null = unknown')),
   timestamp_ms: v.nullable(count),
 });
 
 export const L4SnapshotSchema = v.object({
-  coin: v.string(), timestamp: time, checkpoint_timestamp: time, diffs_applied: count, last_block_number: count,
-  bids: v.pipe(v.array(RestingOrderSchema), v.description('best price first, in queue order')), asks: v.array(RestingOrderSchema),
-  bid_count: count, ask_count: count, total_bid_size: v.number(), total_ask_size: v.number(),
+  coin: v.string(),
+  timestamp: time,
+  checkpoint_timestamp: time,
+  diffs_applied: count,
+  last_block_number: count,
+  bids: v.pipe(v.array(RestingOrderSchema), v.description('best price first, in queue order')),
+  asks: v.array(RestingOrderSchema),
+  bid_count: count,
+  ask_count: count,
+  total_bid_size: v.number(),
+  total_ask_size: v.number(),
   is_crossed: v.optional(v.pipe(v.literal(true), v.description('present only when the best bid is at or above the best ask'))),
 });
 
 export const L4DiffSchema = v.object({
-  timestamp: time, block_number: count, seq: count, oid: count, user_address: v.string(), coin: v.string(), side: v.picklist(['B', 'A']),
-  price: v.number(), diff_type: v.picklist(['new', 'update', 'remove']), new_size: v.nullable(v.number()),
+  timestamp: time,
+  block_number: count,
+  seq: count,
+  oid: count,
+  user_address: v.string(),
+  coin: v.string(),
+  side: v.picklist(['B', 'A']),
+  price: v.number(),
+  diff_type: v.picklist(['new', 'update', 'remove']),
+  new_size: v.nullable(v.number()),
   insert_before: v.pipe(v.nullable(count), v.description('a new order queued just before this oid; null = at the back')),
 });
 
 /** `granularity=tick`: the book at the window's start, then level deltas (size 0 removes the level). */
 export const TickHistorySchema = v.object({
   checkpoint: OrderBookSchema,
-  deltas: v.array(v.object({
-    timestamp: v.pipe(count, v.description('epoch ms')), side: v.picklist(['bid', 'ask']), price: v.number(),
-    size: v.pipe(v.number(), v.description('the level\'s size after the change; 0 removes it')), sequence: v.pipe(count, v.description('increasing')),
-  })),
+  deltas: v.array(
+    v.object({
+      timestamp: v.pipe(count, v.description('epoch ms')),
+      side: v.picklist(['bid', 'ask']),
+      price: v.number(),
+      size: v.pipe(v.number(), v.description("the level's size after the change; 0 removes it")),
+      sequence: v.pipe(count, v.description('increasing')),
+    }),
+  ),
 });
 
 const L3OrderSchema = v.object({
-  order_index: count, owner_account_index: count, side: v.picklist(['bid', 'ask']), price: v.number(), remaining_size: v.number(), original_size: v.number(),
+  order_index: count,
+  owner_account_index: count,
+  side: v.picklist(['bid', 'ask']),
+  price: v.number(),
+  remaining_size: v.number(),
+  original_size: v.number(),
 });
 
 /** altx order-level book: bids then asks, best first, in queue order; counts and totals before truncation. */
 export const L3SnapshotSchema = v.object({
-  coin: v.string(), timestamp: time, orders: v.array(L3OrderSchema), bid_count: count, ask_count: count,
-  total_bid_size: v.number(), total_ask_size: v.number(),
-  mid_price: v.nullable(decimal), spread: v.nullable(decimal), spread_bps: v.nullable(v.string()),
+  coin: v.string(),
+  timestamp: time,
+  orders: v.array(L3OrderSchema),
+  bid_count: count,
+  ask_count: count,
+  total_bid_size: v.number(),
+  total_ask_size: v.number(),
+  mid_price: v.nullable(decimal),
+  spread: v.nullable(decimal),
+  spread_bps: v.nullable(v.string()),
   truncated: v.pipe(v.boolean(), v.description(`true when a side had more than depth (at most ${L3_DEPTH_CAP}) orders`)),
 });
 

@@ -44,7 +44,9 @@ export function paramMeta(schema: v.GenericSchema): ParamMeta | undefined {
 }
 
 /** A base-10 integer within [min, max]. Optional with a default unless `required` is set. */
-export function integerParam<const O extends { min: number; max: number; default?: number; description: string; required?: boolean }>(opts: O): Param<number, Present<O>> {
+export function integerParam<const O extends { min: number; max: number; default?: number; description: string; required?: boolean }>(
+  opts: O,
+): Param<number, Present<O>> {
   const rule = `must be an integer from ${opts.min} to ${opts.max}`;
   const parsed = v.pipe(
     v.string(),
@@ -60,9 +62,17 @@ export function integerParam<const O extends { min: number; max: number; default
 /** A non-negative decimal number within [min, max] (`1000`, `0.25`). Optional with a default unless `required` is set. */
 export function numberParam<const O extends { min: number; max: number; default?: number; description: string }>(opts: O): Param<number, Present<O>> {
   const rule = `must be a number from ${opts.min} to ${opts.max}`;
-  const parsed = v.pipe(v.string(), v.regex(/^\d{1,16}(\.\d{1,16})?$/, rule), v.transform(Number), v.check((n) => n >= opts.min && n <= opts.max, rule));
+  const parsed = v.pipe(
+    v.string(),
+    v.regex(/^\d{1,16}(\.\d{1,16})?$/, rule),
+    v.transform(Number),
+    v.check((n) => n >= opts.min && n <= opts.max, rule),
+  );
   const openapi = { type: 'number', minimum: opts.min, maximum: opts.max, ...(opts.default !== undefined && { default: opts.default }) };
-  return withMeta(v.optional(parsed, opts.default === undefined ? undefined : String(opts.default)), opts.description, { openapi }) as Param<number, Present<O>>;
+  return withMeta(v.optional(parsed, opts.default === undefined ? undefined : String(opts.default)), opts.description, { openapi }) as Param<
+    number,
+    Present<O>
+  >;
 }
 
 /** The latest instant a request may name: 2100-01-01, as for stored records (past it a date is not a day the archive can file). */
@@ -93,12 +103,17 @@ export function enumParam<const T extends readonly [string, ...string[]], const 
 
 export function booleanParam(description: string): Param<boolean, false> {
   const rule = 'must be true or false';
-  const parsed = v.pipe(v.picklist(['true', 'false'], rule), v.transform((s) => s === 'true'));
+  const parsed = v.pipe(
+    v.picklist(['true', 'false'], rule),
+    v.transform((s) => s === 'true'),
+  );
   return withMeta(v.optional(parsed), description, { openapi: { type: 'boolean' }, validValues: ['true', 'false'] });
 }
 
 /** A free-form string, optionally bounded in length. */
-export function stringParam<const O extends { description: string; maxLength?: number; required?: boolean; pattern?: RegExp }>(opts: O): Param<string, Present<O>> {
+export function stringParam<const O extends { description: string; maxLength?: number; required?: boolean; pattern?: RegExp }>(
+  opts: O,
+): Param<string, Present<O>> {
   const checks: v.PipeItem<string, string, v.BaseIssue<unknown>>[] = [v.minLength(1, 'must not be empty')];
   if (opts.maxLength) checks.push(v.maxLength(opts.maxLength, `must be at most ${opts.maxLength} characters`));
   if (opts.pattern) checks.push(v.regex(opts.pattern, `must match ${opts.pattern.source}`));
@@ -117,7 +132,9 @@ export function cursorParam(opts: { description: string; form?: CursorForm; maxL
   const maxLength = opts.maxLength ?? 512;
   const parsed = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(maxLength, `must be at most ${maxLength} characters`));
   return withMeta(v.optional(parsed), opts.description, {
-    openapi: { type: 'string', maxLength }, errorCode: 'invalid_cursor', ...(opts.form && { cursorForm: opts.form }),
+    openapi: { type: 'string', maxLength },
+    errorCode: 'invalid_cursor',
+    ...(opts.form && { cursorForm: opts.form }),
   });
 }
 
@@ -131,7 +148,8 @@ export function positionCursorParam(what: string, opts: { id?: string; bucketed?
   const { id, bucketed } = opts;
   return cursorParam({
     form: id ? 'ms_id' : 'ms',
-    description: `${id ? `<ts_ms>_<${id}>` : '<ts_ms>'}: meta.next_cursor, or the time (epoch ms)${id ? ` and ${id}` : ''} of the last row served;`
+    description:
+      `${id ? `<ts_ms>_<${id}>` : '<ts_ms>'}: meta.next_cursor, or the time (epoch ms)${id ? ` and ${id}` : ''} of the last row served;`
       + ` ${what} after it. Its time must lie in [start, end]${bucketed ? ' or in the bucket holding start' : ''}; other parameters may change between pages`,
   });
 }

@@ -25,7 +25,11 @@ export const exchangePath = {
 };
 export const exchangeSymbolPath = {
   ...exchangePath,
-  symbol: stringParam({ description: 'Symbol in the family form, case-preserved and percent-encoded (hip4 `#N` as `%23N`, hip3 `km%3AUS500`)', maxLength: 64, required: true }),
+  symbol: stringParam({
+    description: 'Symbol in the family form, case-preserved and percent-encoded (hip4 `#N` as `%23N`, hip3 `km%3AUS500`)',
+    maxLength: 64,
+    required: true,
+  }),
 };
 
 export const SymbolCoverageQuery = {
@@ -40,7 +44,9 @@ export const IncidentsQuery = {
   limit: integerParam({ min: 1, max: 100, default: 20, description: 'Incidents per page' }),
   offset: integerParam({ min: 0, max: 100_000, default: 0, description: 'Incidents to skip' }),
 };
-export const incidentPath = { id: stringParam({ description: 'Incident id (the detector\'s incident_id)', maxLength: 64, required: true, pattern: /^[A-Za-z0-9_-]+$/ }) };
+export const incidentPath = {
+  id: stringParam({ description: "Incident id (the detector's incident_id)", maxLength: 64, required: true, pattern: /^[A-Za-z0-9_-]+$/ }),
+};
 
 export const SlaQuery = {
   year: integerParam({ min: 2020, max: 2100, description: 'Year (default the current UTC year)' }),
@@ -56,7 +62,13 @@ export const StatusSchema = v.strictObject({
 });
 
 const DataTypeCoverageSchema = v.strictObject({
-  earliest: time, latest: time, total_records: count, symbols: count, resolution: v.optional(v.string()), lag: v.optional(v.string()), completeness: percentage,
+  earliest: time,
+  latest: time,
+  total_records: count,
+  symbols: count,
+  resolution: v.optional(v.string()),
+  lag: v.optional(v.string()),
+  completeness: percentage,
 });
 export const ExchangeCoverageSchema = v.strictObject({ exchange: v.picklist(FAMILIES), data_types: v.record(v.string(), DataTypeCoverageSchema) });
 export const CoverageSchema = v.strictObject({ exchanges: v.array(ExchangeCoverageSchema) });
@@ -65,11 +77,18 @@ const CadenceSchema = v.strictObject({ median_interval_seconds: v.number(), p95_
 export const SymbolCoverageSchema = v.strictObject({
   exchange: v.picklist(FAMILIES),
   symbol: v.string(),
-  data_types: v.record(v.string(), v.strictObject({
-    earliest: time, latest: time, total_records: count, completeness: percentage, historical_coverage: percentage,
-    gaps: v.array(v.strictObject({ start: time, end: time, duration_minutes: v.number() })),
-    cadence: v.optional(CadenceSchema),
-  })),
+  data_types: v.record(
+    v.string(),
+    v.strictObject({
+      earliest: time,
+      latest: time,
+      total_records: count,
+      completeness: percentage,
+      historical_coverage: percentage,
+      gaps: v.array(v.strictObject({ start: time, end: time, duration_minutes: v.number() })),
+      cadence: v.optional(CadenceSchema),
+    }),
+  ),
 });
 
 export const IncidentSchema = v.strictObject({
@@ -86,7 +105,7 @@ export const IncidentSchema = v.strictObject({
   description: v.string(),
   root_cause: v.string(),
   resolution: v.optional(v.string()),
-  records_affected: v.pipe(count, v.description('Records the silence cost: its length over each affected market\'s usual interval')),
+  records_affected: v.pipe(count, v.description("Records the silence cost: its length over each affected market's usual interval")),
   records_recovered: v.pipe(count, v.description('Records archived inside the silence since (a late batch that filled it)')),
 });
 export const IncidentsSchema = v.strictObject({
@@ -96,12 +115,20 @@ export const IncidentsSchema = v.strictObject({
 
 export const LatencySchema = v.strictObject({
   measured_at: time,
-  exchanges: v.record(v.string(), v.strictObject({
-    rest_api: v.optional(v.strictObject({ current_ms: ms, avg_1h_ms: v.optional(ms), avg_24h_ms: v.optional(ms) })),
-    data_freshness: v.strictObject({ orderbook_lag_ms: v.optional(ms), fills_lag_ms: v.optional(ms), funding_lag_ms: v.optional(ms), oi_lag_ms: v.optional(ms) }),
-    /** Event time to readable per dataset over the last hour's ingest deltas (mean). */
-    ingest_lag_ms: v.record(v.string(), ms),
-  })),
+  exchanges: v.record(
+    v.string(),
+    v.strictObject({
+      rest_api: v.optional(v.strictObject({ current_ms: ms, avg_1h_ms: v.optional(ms), avg_24h_ms: v.optional(ms) })),
+      data_freshness: v.strictObject({
+        orderbook_lag_ms: v.optional(ms),
+        fills_lag_ms: v.optional(ms),
+        funding_lag_ms: v.optional(ms),
+        oi_lag_ms: v.optional(ms),
+      }),
+      /** Event time to readable per dataset over the last hour's ingest deltas (mean). */
+      ingest_lag_ms: v.record(v.string(), ms),
+    }),
+  ),
 });
 
 export const SlaSchema = v.strictObject({
@@ -126,7 +153,7 @@ export const SymbolEntrySchema = v.strictObject({
   coverage_from: v.optional(time),
   coverage_to: v.optional(time),
   data_types: v.array(v.string()),
-  coverage_by_type: v.pipe(v.record(v.string(), time), v.description('Per data type: where the archive\'s coverage of it begins in the family')),
+  coverage_by_type: v.pipe(v.record(v.string(), time), v.description("Per data type: where the archive's coverage of it begins in the family")),
   size_per_day: v.pipe(v.record(v.string(), count), v.description('Per data type: Parquet bytes of the market over the last 24 hours')),
 });
 

@@ -16,13 +16,20 @@ const instant = v.union([v.pipe(v.number('must be epoch milliseconds or an RFC 3
 
 /** Members and ranges are checked by the core, which names the parameter at fault. */
 export const ReplayBody = v.looseObject({
-  subscription_id: v.optional(v.pipe(v.string('must be a string'), v.description('Replay this subscription: its event type, config and (with deliver) endpoint'))),
+  subscription_id: v.optional(
+    v.pipe(v.string('must be a string'), v.description('Replay this subscription: its event type, config and (with deliver) endpoint')),
+  ),
   event_type: v.optional(v.pipe(v.string('must be a string'), v.description('Without subscription_id: the event type to replay'))),
   config: v.optional(v.record(v.string(), v.unknown())),
   filters: v.optional(v.record(v.string(), v.unknown())),
   start: v.pipe(instant, v.description('Window start (inclusive), epoch ms or RFC 3339')),
   end: v.pipe(instant, v.description('Window end (exclusive), epoch ms or RFC 3339; not in the future')),
-  deliver: v.optional(v.pipe(v.boolean('must be a boolean'), v.description('With subscription_id: queue the occurrences to its endpoint as late events (replay: true), under the daily cap'))),
+  deliver: v.optional(
+    v.pipe(
+      v.boolean('must be a boolean'),
+      v.description('With subscription_id: queue the occurrences to its endpoint as late events (replay: true), under the daily cap'),
+    ),
+  ),
 });
 export type ReplayBody = v.InferOutput<typeof ReplayBody>;
 
@@ -37,7 +44,8 @@ export const ReplayJobSchema = v.object({
   started_at: v.optional(v.string()),
   finished_at: v.optional(v.string()),
   progress: v.object({
-    partitions_done: v.number(), partitions_total: v.number(),
+    partitions_done: v.number(),
+    partitions_total: v.number(),
     rows_scanned: v.pipe(v.number(), v.description('Archive rows read: what the job is billed on, like market data')),
     matched: v.number(),
     delivered: v.pipe(v.number(), v.description('Occurrences queued to the endpoint (deliver); those delivered before are not sent again')),
@@ -53,7 +61,10 @@ const occurrence = v.object({
   occurred_at: v.string(),
   data: v.record(v.string(), v.unknown()),
 });
-export const ReplayPageSchema = v.object({ ...ReplayJobSchema.entries, occurrences: v.pipe(v.array(occurrence), v.description('Oldest first; complete once the job has completed')) });
+export const ReplayPageSchema = v.object({
+  ...ReplayJobSchema.entries,
+  occurrences: v.pipe(v.array(occurrence), v.description('Oldest first; complete once the job has completed')),
+});
 
 export const REPLAY_ID_PATTERN = /^rpl_[0-9a-z]{8,40}$/;
 export const replayIdPath = { id: stringParam({ description: 'Replay job id (rpl_…)', maxLength: 44, pattern: REPLAY_ID_PATTERN, required: true }) };

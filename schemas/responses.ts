@@ -25,19 +25,29 @@ export const MetaSchema = v.object({
   interval: v.optional(v.pipe(v.string(), v.description('The bucket interval, on bucketed routes'))),
   price_unit: v.optional(v.pipe(v.string(), v.description('hip4 candles: `probability`'))),
   quote_currency: v.optional(v.pipe(v.string(), v.description('hip4 candles: `USDH`'))),
-  coverage_from: v.optional(v.pipe(v.string(), v.description('When the window ends before the dataset\'s coverage: where coverage starts'))),
+  coverage_from: v.optional(v.pipe(v.string(), v.description("When the window ends before the dataset's coverage: where coverage starts"))),
   notice: v.optional(v.pipe(v.string(), v.description('Why a page is empty, when the archive can say'))),
   age_ms: v.optional(v.pipe(v.number(), v.description('`/current` reads: how old the value is'))),
   // Positions (SPEC "Account and market positions", rules 1-8); times always with milliseconds.
   as_of: v.optional(v.pipe(v.string(), v.description('Positions: the instant the data describes'))),
   stale: v.optional(v.pipe(v.boolean(), v.description('Positions: the latest snapshot is older than 12 minutes (with a notice)'))),
-  source: v.optional(v.pipe(v.picklist(['snapshot', 'reconstructed', 'changes']), v.description('Positions: a stored snapshot, the snapshot before plus change legs, or the change log'))),
+  source: v.optional(
+    v.pipe(
+      v.picklist(['snapshot', 'reconstructed', 'changes']),
+      v.description('Positions: a stored snapshot, the snapshot before plus change legs, or the change log'),
+    ),
+  ),
   snapshot_ts: v.optional(v.pipe(v.string(), v.description('Positions: the snapshot read (market and bulk pages stay on it); absent when the hour has none'))),
   built_through: v.optional(v.pipe(v.string(), v.description('Positions: how far the change log is built'))),
-  finalized_through: v.optional(v.pipe(v.string(), v.description('altx, altx-rh positions: legs up to here are in the venue\'s finalized record'))),
+  finalized_through: v.optional(v.pipe(v.string(), v.description("altx, altx-rh positions: legs up to here are in the venue's finalized record"))),
   requested_end: v.optional(v.pipe(v.string(), v.description('Positions: the time asked for, when it was later than the change log'))),
   clamped_to: v.optional(v.pipe(v.string(), v.description('Positions: the time answered instead (built_through)'))),
-  quality: v.optional(v.pipe(v.picklist(['complete', 'partial', 'degraded']), v.description('Positions: partial when a position\'s history has a gap; degraded when rows are preliminary'))),
+  quality: v.optional(
+    v.pipe(
+      v.picklist(['complete', 'partial', 'degraded']),
+      v.description("Positions: partial when a position's history has a gap; degraded when rows are preliminary"),
+    ),
+  ),
   finalized: v.optional(v.pipe(v.boolean(), v.description('altx, altx-rh positions: every row rests on finalized legs'))),
   totals: v.optional(v.pipe(MarketSummarySchema, v.description('First page of /positions/{symbol}: the summary of the whole filtered set'))),
   // Data quality and the catalogue: reports the service caches say when they were measured.

@@ -9,13 +9,29 @@ import { booleanParam, enumParam, integerParam, numberParam, stringParam } from 
 
 /** The sort keys the reference client sends; pairs name the same metric (`total_volume` = `total_volume_usd`). */
 export const WALLET_SORTS = {
-  total_orders: 'total_orders', total_fills: 'total_fills', total_volume: 'total_volume_usd', total_volume_usd: 'total_volume_usd',
-  cancel_rate: 'cancel_rate', fill_rate: 'fill_rate', maker_ratio: 'maker_ratio', avg_order_size_usd: 'avg_order_size_usd',
-  avg_order_notional: 'avg_order_size_usd', max_order_size_usd: 'max_order_size_usd', max_order_notional: 'max_order_size_usd',
-  active_hours: 'active_hours', unique_coins: 'unique_coins_traded', total_fees: 'total_fees_usd', total_fees_usd: 'total_fees_usd',
-  realized_pnl: 'realized_pnl_usd', realized_pnl_usd: 'realized_pnl_usd', median_cancel_speed_ms: 'median_cancel_speed_ms',
-  twap_fills: 'twap_fills', total_priority_gas: 'total_priority_gas_paid', total_priority_gas_paid: 'total_priority_gas_paid',
-  total_builder_fees: 'total_builder_fees_paid', total_builder_fees_paid: 'total_builder_fees_paid',
+  total_orders: 'total_orders',
+  total_fills: 'total_fills',
+  total_volume: 'total_volume_usd',
+  total_volume_usd: 'total_volume_usd',
+  cancel_rate: 'cancel_rate',
+  fill_rate: 'fill_rate',
+  maker_ratio: 'maker_ratio',
+  avg_order_size_usd: 'avg_order_size_usd',
+  avg_order_notional: 'avg_order_size_usd',
+  max_order_size_usd: 'max_order_size_usd',
+  max_order_notional: 'max_order_size_usd',
+  active_hours: 'active_hours',
+  unique_coins: 'unique_coins_traded',
+  total_fees: 'total_fees_usd',
+  total_fees_usd: 'total_fees_usd',
+  realized_pnl: 'realized_pnl_usd',
+  realized_pnl_usd: 'realized_pnl_usd',
+  median_cancel_speed_ms: 'median_cancel_speed_ms',
+  twap_fills: 'twap_fills',
+  total_priority_gas: 'total_priority_gas_paid',
+  total_priority_gas_paid: 'total_priority_gas_paid',
+  total_builder_fees: 'total_builder_fees_paid',
+  total_builder_fees_paid: 'total_builder_fees_paid',
 } as const;
 export type WalletSort = keyof typeof WALLET_SORTS;
 
@@ -25,10 +41,15 @@ export type WalletClass = (typeof WALLET_CLASSES)[number];
 
 /** The thresholds of the rule (one UTC day of the wallet's fills on the family). */
 export const CLASS_THRESHOLDS = {
-  activeFills: 100, makerRatio: 0.7, fastHoldMs: 10 * 60_000, whaleVolumeUsd: 1_000_000, slowHoldMs: 4 * 3_600_000,
+  activeFills: 100,
+  makerRatio: 0.7,
+  fastHoldMs: 10 * 60_000,
+  whaleVolumeUsd: 1_000_000,
+  slowHoldMs: 4 * 3_600_000,
 } as const;
 
-export const CLASS_RULE = 'The first that holds over the day: market_maker, at least 100 fills of which at least 70% were maker fills; '
+export const CLASS_RULE =
+  'The first that holds over the day: market_maker, at least 100 fills of which at least 70% were maker fills; '
   + 'high_frequency, at least 100 fills and positions closed that day held under 10 minutes on average; whale, at least 1,000,000 USD of fills; '
   + 'position_trader, positions closed that day held 4 hours or more on average; retail, any other wallet with a fill or an order that day.';
 
@@ -37,7 +58,10 @@ const date = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 export const WalletClassifyQuery = {
   min_orders: integerParam({ min: 0, max: 1_000_000_000, default: 100, description: 'Only wallets with at least this many orders that day' }),
   min_volume_usd: numberParam({ min: 0, max: 1e15, default: 0, description: 'Only wallets with at least this fill volume (USD) that day' }),
-  sort: enumParam(Object.keys(WALLET_SORTS) as [WalletSort, ...WalletSort[]], { default: 'total_orders', description: 'Metric to sort by (a wallet without it sorts last)' }),
+  sort: enumParam(Object.keys(WALLET_SORTS) as [WalletSort, ...WalletSort[]], {
+    default: 'total_orders',
+    description: 'Metric to sort by (a wallet without it sorts last)',
+  }),
   order: enumParam(['asc', 'desc'], { default: 'desc', description: 'Sort order' }),
   limit: integerParam({ min: 1, max: 1000, default: 100, description: 'Wallets per page' }),
   offset: integerParam({ min: 0, max: 100_000, default: 0, description: 'Wallets to skip (page against total)' }),
@@ -58,19 +82,38 @@ export const WalletMetricsSchema = v.object({
   cancel_rate: v.optional(v.pipe(ratio, v.description('share of orders canceled (by the owner or the engine)'))),
   fill_rate: v.optional(v.pipe(ratio, v.description('share of orders with a fill event'))),
   order_to_trade_ratio: v.optional(v.pipe(v.number(), v.description('orders per fill'))),
-  ioc_ratio: v.optional(ratio), post_only_ratio: v.optional(ratio), tpsl_ratio: v.optional(ratio), trigger_order_ratio: v.optional(ratio),
-  uses_tpsl: v.boolean(), uses_cloid: v.boolean(), cloid_ratio: v.optional(ratio),
-  avg_order_size_usd: v.optional(v.pipe(usd, v.description('limit price x original size, per order'))), max_order_size_usd: v.optional(usd),
+  ioc_ratio: v.optional(ratio),
+  post_only_ratio: v.optional(ratio),
+  tpsl_ratio: v.optional(ratio),
+  trigger_order_ratio: v.optional(ratio),
+  uses_tpsl: v.boolean(),
+  uses_cloid: v.boolean(),
+  cloid_ratio: v.optional(ratio),
+  avg_order_size_usd: v.optional(v.pipe(usd, v.description('limit price x original size, per order'))),
+  max_order_size_usd: v.optional(usd),
   median_cancel_speed_ms: v.optional(v.pipe(v.number(), v.description('placement to cancel, for orders placed and canceled that day'))),
   unique_coins_traded: v.pipe(count, v.description('markets with an order or a fill')),
-  total_fills: count, total_volume_usd: usd, maker_ratio: v.optional(v.pipe(ratio, v.description('share of fills that added liquidity'))),
-  long_short_ratio: v.optional(v.pipe(v.number(), v.description('buy volume / sell volume'))), buy_volume_usd: usd, sell_volume_usd: usd,
-  total_fees_usd: v.pipe(v.number(), v.description('fees paid, rebates negative')), realized_pnl_usd: usd, liquidation_count: count,
-  max_single_fill_usd: v.optional(usd), unique_fill_coins: count, active_hours: v.pipe(count, v.description('UTC hours with a fill')),
+  total_fills: count,
+  total_volume_usd: usd,
+  maker_ratio: v.optional(v.pipe(ratio, v.description('share of fills that added liquidity'))),
+  long_short_ratio: v.optional(v.pipe(v.number(), v.description('buy volume / sell volume'))),
+  buy_volume_usd: usd,
+  sell_volume_usd: usd,
+  total_fees_usd: v.pipe(v.number(), v.description('fees paid, rebates negative')),
+  realized_pnl_usd: usd,
+  liquidation_count: count,
+  max_single_fill_usd: v.optional(usd),
+  unique_fill_coins: count,
+  active_hours: v.pipe(count, v.description('UTC hours with a fill')),
   avg_holding_ms: v.optional(v.pipe(v.number(), v.description('positions closed that day: time since they opened, on average'))),
-  uses_twap: v.boolean(), twap_fills: count, twap_fill_ratio: v.optional(ratio),
-  uses_priority_gas: v.boolean(), total_priority_gas_paid: v.number(),
-  uses_builder: v.boolean(), top_builder: v.optional(v.string()), total_builder_fees_paid: usd,
+  uses_twap: v.boolean(),
+  twap_fills: count,
+  twap_fill_ratio: v.optional(ratio),
+  uses_priority_gas: v.boolean(),
+  total_priority_gas_paid: v.number(),
+  uses_builder: v.boolean(),
+  top_builder: v.optional(v.string()),
+  total_builder_fees_paid: usd,
 });
 export type WalletMetrics = v.InferOutput<typeof WalletMetricsSchema>;
 
@@ -78,7 +121,7 @@ export const ClassifiedWalletSchema = v.object({
   address: v.string(),
   class: v.pipe(v.picklist(WALLET_CLASSES), v.description(CLASS_RULE)),
   metrics: WalletMetricsSchema,
-  period: v.pipe(v.literal('24h'), v.description('the metrics\' lookback: the UTC day of `date`')),
+  period: v.pipe(v.literal('24h'), v.description("the metrics' lookback: the UTC day of `date`")),
 });
 export type ClassifiedWallet = v.InferOutput<typeof ClassifiedWalletSchema>;
 

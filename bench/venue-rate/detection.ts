@@ -47,7 +47,11 @@ function ruleBodies(rng: Rng, mine: readonly string[], symbols: readonly string[
     if (i < 40) return { event_type: 'account.fill', filters: i % 2 ? { addresses: [rng.pick(mine)] } : { min_notional_usd: rng.pick([0, 1_000, 10_000]) } };
     if (i < 60) return { event_type: 'account.order_rejected', filters: i % 2 ? { symbols: [rng.pick(symbols)] } : {} };
     if (i < 70) return { event_type: 'account.liquidated', filters: { min_notional_usd: rng.pick([0, 10_000]) } };
-    if (i < 95) return { event_type: 'market.liquidation', filters: i % 5 ? { symbols: [rng.pick(symbols)], min_notional_usd: rng.pick([1_000, 100_000]) } : { min_notional_usd: 1_000_000 } };
+    if (i < 95)
+      return {
+        event_type: 'market.liquidation',
+        filters: i % 5 ? { symbols: [rng.pick(symbols)], min_notional_usd: rng.pick([1_000, 100_000]) } : { min_notional_usd: 1_000_000 },
+      };
     return { event_type: 'account.transfer', filters: { min_notional_usd: rng.pick([10, 10_000]) } };
   });
 }
@@ -66,11 +70,17 @@ async function createRules(keys: readonly string[], active: readonly string[], s
   // The first of each account's through the core (plan checks, allowance); the rest as the same
   // stored rows, which is all detection reads: each allowance mark rewrites the account's usage item,
   // so 1,000 an account through the core took minutes of setup.
-  await eachBounded(accounts, SETUP_CONCURRENCY, async ({ caller, mine }) => { await watchAddress(deps, caller, { address: mine[0]! }); });
-  const createdAt = new Date(clock.now()).toISOString();
-  await eachBounded(watches.filter((_, i) => i % WATCHED_PER_ACCOUNT !== 0), SETUP_CONCURRENCY, async ({ caller, address }) => {
-    await deps.store.rules.addAddress(caller.id, { address, label: '', createdAt });
+  await eachBounded(accounts, SETUP_CONCURRENCY, async ({ caller, mine }) => {
+    await watchAddress(deps, caller, { address: mine[0]! });
   });
+  const createdAt = new Date(clock.now()).toISOString();
+  await eachBounded(
+    watches.filter((_, i) => i % WATCHED_PER_ACCOUNT !== 0),
+    SETUP_CONCURRENCY,
+    async ({ caller, address }) => {
+      await deps.store.rules.addAddress(caller.id, { address, label: '', createdAt });
+    },
+  );
   const rules = accounts.flatMap(({ caller, bodies }, a) => bodies.map((body, i) => ({ caller, body, url: `https://127.0.0.1:9/hook/${a}/${i}` })));
   await eachBounded(rules, SETUP_CONCURRENCY, async ({ caller, body, url }) => {
     // One endpoint per rule: rules sharing a trigger on one endpoint would collapse into one delivery there.
@@ -89,7 +99,11 @@ export async function benchVenueDetection(options: { minutes: number; scale: num
   const keys = Array.from({ length: ACCOUNTS }, (_, i) => `bench-venue-detection-${i}`);
   const env = await startScratchEmulators({ ownProcess: true });
   try {
-    await seedLocalAccounts(env.dynamo, env.emulators.names.tables.accounts, keys.map((key) => ({ key, plan: 'enterprise' as const })));
+    await seedLocalAccounts(
+      env.dynamo,
+      env.emulators.names.tables.accounts,
+      keys.map((key) => ({ key, plan: 'enterprise' as const })),
+    );
     // Events of the last hour: inside every rule's default max_age_s (3600), so matches are queued.
     const start = Date.now() - (options.minutes + 1) * 60_000;
     const end = start + options.minutes * 60_000;
@@ -97,14 +111,30 @@ export async function benchVenueDetection(options: { minutes: number; scale: num
     const batches = venueBatches(generator, end);
     const first = batches.next();
     if (first.done) throw new Error('the generator wrote no batch');
-    const active = [...new Set(parsed('node_fills_streaming', first.value.texts.node_fills_streaming.text).flatMap((r) => ('user_address' in r && typeof r.user_address === 'string' ? [r.user_address] : [])))].slice(0, ACTIVE_WATCHED);
+    const active = [
+      ...new Set(
+        parsed('node_fills_streaming', first.value.texts.node_fills_streaming.text).flatMap((r) =>
+          'user_address' in r && typeof r.user_address === 'string' ? [r.user_address] : [],
+        ),
+      ),
+    ].slice(0, ACTIVE_WATCHED);
     const setupStart = performance.now();
-    await createRules(keys, active, generator.markets.map((m) => m.symbol));
+    await createRules(
+      keys,
+      active,
+      generator.markets.map((m) => m.symbol),
+    );
     const setupMs = performance.now() - setupStart;
 
     // Exactly the ingest job's composition (functions/queues/ingest.ts).
     const store = webhookStores();
-    const deps = { store, queues: queueSender(), clock, rules: createRuleBook({ store, accounts: accountStore(), clock, ttlMs: 10_000 }), references: archiveReferences(archiveDeps()) };
+    const deps = {
+      store,
+      queues: queueSender(),
+      clock,
+      rules: createRuleBook({ store, accounts: accountStore(), clock, ttlMs: 10_000 }),
+      references: archiveReferences(archiveDeps()),
+    };
     const loadStart = performance.now();
     await Promise.all(BATCH_DETECTORS.map(({ type }) => deps.rules.rules(type)));
     const loadMs = performance.now() - loadStart;
@@ -137,17 +167,44 @@ export async function benchVenueDetection(options: { minutes: number; scale: num
     const perWorker = rows / wallS;
     const perCpu = rows / (cpuUs / 1e6);
     const processCpuS = (({ user, system }) => (user + system) / 1e6)(process.cpuUsage(cpuAtStart));
-    console.log(`\nDetection at the venue's rate (${options.minutes} min of ${generator.markets.length} market(s), scale ${options.scale}: ${rows.toLocaleString()} rows in ${batchMs.length} batches; 1-minute load average ${load.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end)`);
+    console.log(
+      `\nDetection at the venue's rate (${options.minutes} min of ${generator.markets.length} market(s), scale ${options.scale}: ${rows.toLocaleString()} rows in ${batchMs.length} batches; 1-minute load average ${load.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end)`,
+    );
     row('setup: 10,000 watched addresses, 1,000 endpoints + rules via the core', ms(setupMs));
     row('rule book cold load (all batch types)', `${ms(loadMs)}  (reloaded every 10 s, as in ingest; reloads are in the figures below)`);
-    figure({ name: 'detection, 1,000 rules and 10,000 watched addresses: rows/s per worker (statuses, diffs, fills)', value: Math.round(perWorker), unit: 'rows/s', samples: batchMs.length },
-      `${Math.round(perWorker).toLocaleString()} rows/s (load average ${load.toFixed(1)} -> ${loadavg()[0]!.toFixed(1)})`);
-    figure({ name: 'detection, 1,000 rules and 10,000 watched addresses: one worker over real time at the BTC rate (goal >= 1.0x)', value: perWorker / btcRowsPerS, unit: 'x' },
-      `${(perWorker / btcRowsPerS).toFixed(1)}x (BTC writes ${Math.round(btcRowsPerS).toLocaleString()} rows/s)`);
-    figure({ name: 'detection, 1,000 rules and 10,000 watched addresses: one worker over real time at the BTC rate, by CPU time', value: perCpu / btcRowsPerS, unit: 'x' });
+    figure(
+      {
+        name: 'detection, 1,000 rules and 10,000 watched addresses: rows/s per worker (statuses, diffs, fills)',
+        value: Math.round(perWorker),
+        unit: 'rows/s',
+        samples: batchMs.length,
+      },
+      `${Math.round(perWorker).toLocaleString()} rows/s (load average ${load.toFixed(1)} -> ${loadavg()[0]!.toFixed(1)})`,
+    );
+    figure(
+      {
+        name: 'detection, 1,000 rules and 10,000 watched addresses: one worker over real time at the BTC rate (goal >= 1.0x)',
+        value: perWorker / btcRowsPerS,
+        unit: 'x',
+      },
+      `${(perWorker / btcRowsPerS).toFixed(1)}x (BTC writes ${Math.round(btcRowsPerS).toLocaleString()} rows/s)`,
+    );
+    figure({
+      name: 'detection, 1,000 rules and 10,000 watched addresses: one worker over real time at the BTC rate, by CPU time',
+      value: perCpu / btcRowsPerS,
+      unit: 'x',
+    });
     row('detectInBatch per batch', `p50 ${ms(percentile(batchMs, 50))}  p99 ${ms(percentile(batchMs, 99))}  max ${ms(Math.max(...batchMs))}`);
-    row('candidates, matches', `${totals.get('candidates') ?? 0} candidates, ${totals.get('matched') ?? 0} matches (${[...totals].filter(([k]) => k !== 'candidates' && k !== 'matched').map(([k, v]) => `${k} ${v}`).join(', ') || 'none queued'})`);
-    row('process CPU over the run (parsing included; the emulators\' is their process\'s)', `${processCpuS.toFixed(1)} s`);
+    row(
+      'candidates, matches',
+      `${totals.get('candidates') ?? 0} candidates, ${totals.get('matched') ?? 0} matches (${
+        [...totals]
+          .filter(([k]) => k !== 'candidates' && k !== 'matched')
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') || 'none queued'
+      })`,
+    );
+    row("process CPU over the run (parsing included; the emulators' is their process's)", `${processCpuS.toFixed(1)} s`);
     await purgeDeliveries();
   } finally {
     await env.stop();

@@ -13,7 +13,13 @@ import { VenueRateGenerator } from '#local/venue/generator.ts';
 import { venueBatches, type VenueFormat } from '#local/venue/batches.ts';
 
 const { values } = parseArgs({
-  options: { out: { type: 'string' }, minutes: { type: 'string', default: '1' }, scale: { type: 'string', default: '1' }, seed: { type: 'string', default: '43' }, start: { type: 'string', default: '2026-05-10T12:00:00Z' } },
+  options: {
+    out: { type: 'string' },
+    minutes: { type: 'string', default: '1' },
+    scale: { type: 'string', default: '1' },
+    seed: { type: 'string', default: '43' },
+    start: { type: 'string', default: '2026-05-10T12:00:00Z' },
+  },
 });
 const fail = (message: string): never => {
   console.error(message);
@@ -49,4 +55,6 @@ for (const batch of venueBatches(generator, startMs + minutes * 60_000)) {
   }
   if (batch.snapshot) snapshot(batch.snapshot);
 }
-console.log(`${lines.toLocaleString()} lines over ${generator.markets.length} markets in ${out}; ${generator.resting.toLocaleString()} orders resting at the end; ${JSON.stringify(generator.counts)}`);
+console.log(
+  `${lines.toLocaleString()} lines over ${generator.markets.length} markets in ${out}; ${generator.resting.toLocaleString()} orders resting at the end; ${JSON.stringify(generator.counts)}`,
+);

@@ -84,7 +84,7 @@ export function duckDbEngine(options: { tempDir: string; threads: number; memory
   const idle: DuckDBConnection[] = [];
   /** A connection from the idle pool for one read-only query; back to the pool after it, whatever happened. */
   async function withPooled<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
-    const connection = idle.pop() ?? await (await open()).connect();
+    const connection = idle.pop() ?? (await (await open()).connect());
     try {
       return await work(connection);
     } finally {
@@ -131,13 +131,16 @@ export function duckDbEngine(options: { tempDir: string; threads: number; memory
       try {
         // Column names and types come from the dataset definitions in schemas/, never from a request.
         const types = columns.map((c) => `"${c.name}": '${c.type}'`).join(', ');
-        await withConnection((connection) => connection.run(
-          `COPY (SELECT ${columns.map((c) => `"${c.name}"`).join(', ')}
+        await withConnection((connection) =>
+          connection.run(
+            `COPY (SELECT ${columns.map((c) => `"${c.name}"`).join(', ')}
                  FROM read_json($source, format = 'newline_delimited', maximum_object_size = ${maximumObjectSize}, columns = {${types}})
                  ORDER BY ${orderBy.map((c) => `"${c}"`).join(', ')})
            TO $path (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupRows})`,
-          { source, path }, { source: VARCHAR, path: VARCHAR },
-        ));
+            { source, path },
+            { source: VARCHAR, path: VARCHAR },
+          ),
+        );
       } finally {
         rmSync(source, { force: true });
       }

@@ -10,7 +10,10 @@ import { isPlanName } from '../core/plans.ts';
 import type { AccountStore } from '../ports/accounts.ts';
 import { parseItem } from './stored-item.ts';
 
-export interface KeyDigest { hash: string; hint: string }
+export interface KeyDigest {
+  hash: string;
+  hint: string;
+}
 
 const KeyItem = v.object({ account_id: v.string(), revoked_at: v.optional(v.unknown()) });
 /** The plan is read as any name: an account on a plan this version does not know is no account (see toAccount). */
@@ -23,11 +26,21 @@ function toAccount(tableName: string, id: string, stored: Record<string, unknown
 }
 
 const accountItem = (account: Account) => ({
-  pk: `ACCOUNT#${account.id}`, sk: 'ACCOUNT', plan: account.plan, usage_key: account.usageKey, created_at: account.createdAt,
+  pk: `ACCOUNT#${account.id}`,
+  sk: 'ACCOUNT',
+  plan: account.plan,
+  usage_key: account.usageKey,
+  created_at: account.createdAt,
   ...(account.monthlyCredits !== undefined && { monthly_credits: account.monthlyCredits }),
 });
 
-const keyItem = (account: Account, key: KeyDigest) => ({ pk: `KEY#${key.hash}`, sk: 'KEY', account_id: account.id, hint: key.hint, created_at: account.createdAt });
+const keyItem = (account: Account, key: KeyDigest) => ({
+  pk: `KEY#${key.hash}`,
+  sk: 'KEY',
+  account_id: account.id,
+  hint: key.hint,
+  created_at: account.createdAt,
+});
 
 export function dynamoAccountStore(client: DynamoDBDocumentClient, tableName: string): AccountStore {
   const store: AccountStore = {
@@ -59,7 +72,9 @@ export function dynamoAccountStore(client: DynamoDBDocumentClient, tableName: st
  * not in the set are deleted. Keys made with `create` are never touched.
  */
 export async function replaceSeededAccounts(
-  client: DynamoDBDocumentClient, tableName: string, seeded: readonly { account: Account; key: KeyDigest }[],
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  seeded: readonly { account: Account; key: KeyDigest }[],
 ): Promise<void> {
   for (const { account, key } of seeded) {
     await client.send(new PutCommand({ TableName: tableName, Item: accountItem(account) }));
@@ -68,9 +83,14 @@ export async function replaceSeededAccounts(
   const wanted = new Set(seeded.map(({ key }) => `KEY#${key.hash}`));
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await client.send(new ScanCommand({
-      TableName: tableName, FilterExpression: 'seeded_locally = :t', ExpressionAttributeValues: { ':t': true }, ExclusiveStartKey: startKey,
-    }));
+    const page = await client.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'seeded_locally = :t',
+        ExpressionAttributeValues: { ':t': true },
+        ExclusiveStartKey: startKey,
+      }),
+    );
     for (const item of page.Items ?? []) {
       if (!wanted.has(String(item.pk))) await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: item.pk, sk: item.sk } }));
     }

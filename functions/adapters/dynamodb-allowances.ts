@@ -41,17 +41,24 @@ export function dynamoAllowanceStore(table: WebhookTable): AllowanceStore {
   const dayKey = (accountId: string, day: string) => ({ pk: accountKey(accountId), sk: `DAY#${day}` });
   const addToDay = (accountId: string, day: string, ids: readonly string[], limit: number | null) => {
     const once = countedOnce(keyOfItems(ids), Date.now(), DAY_KEY_SLOT_MS);
-    return applied(client.send(new UpdateCommand({
-      TableName: tableName, Key: dayKey(accountId, day),
-      UpdateExpression: `ADD #n :n, ${once.add} SET expires_at = if_not_exists(expires_at, :expires) REMOVE ${once.remove}`,
-      // Evaluated against the latest count, so racing workers together never pass the limit.
-      ConditionExpression: limit === null ? once.condition : `${once.condition} AND (attribute_not_exists(#n) OR #n <= :most)`,
-      ExpressionAttributeNames: { '#n': 'deliveries', ...once.names },
-      ExpressionAttributeValues: {
-        ':n': ids.length, ':expires': Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + 2 * 86_400, ...once.values,
-        ...(limit !== null && { ':most': limit - ids.length }),
-      },
-    })));
+    return applied(
+      client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: dayKey(accountId, day),
+          UpdateExpression: `ADD #n :n, ${once.add} SET expires_at = if_not_exists(expires_at, :expires) REMOVE ${once.remove}`,
+          // Evaluated against the latest count, so racing workers together never pass the limit.
+          ConditionExpression: limit === null ? once.condition : `${once.condition} AND (attribute_not_exists(#n) OR #n <= :most)`,
+          ExpressionAttributeNames: { '#n': 'deliveries', ...once.names },
+          ExpressionAttributeValues: {
+            ':n': ids.length,
+            ':expires': Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + 2 * 86_400,
+            ...once.values,
+            ...(limit !== null && { ':most': limit - ids.length }),
+          },
+        }),
+      ),
+    );
   };
   /**
    * One write when the whole count fits (the usual case); when it does not, the count is read and
@@ -76,40 +83,60 @@ export function dynamoAllowanceStore(table: WebhookTable): AllowanceStore {
     async reserve(accountId, what, limit, id, at) {
       if (nothingAllowed(limit)) return false;
       const mark = markPrefix(what) + id;
-      const taken = await applied(client.send(new UpdateCommand({
-        TableName: tableName, Key: usageKey(accountId),
-        UpdateExpression: 'ADD #n :one SET #mark = :at',
-        // Concurrent creates race here; DynamoDB evaluates each condition against the latest count.
-        ConditionExpression: limit === null ? 'attribute_not_exists(#mark)' : 'attribute_not_exists(#mark) AND (attribute_not_exists(#n) OR #n < :limit)',
-        ExpressionAttributeNames: { '#n': what, '#mark': mark },
-        ExpressionAttributeValues: { ':one': 1, ':at': at, ...(limit !== null && { ':limit': limit }) },
-      })));
+      const taken = await applied(
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: usageKey(accountId),
+            UpdateExpression: 'ADD #n :one SET #mark = :at',
+            // Concurrent creates race here; DynamoDB evaluates each condition against the latest count.
+            ConditionExpression: limit === null ? 'attribute_not_exists(#mark)' : 'attribute_not_exists(#mark) AND (attribute_not_exists(#n) OR #n < :limit)',
+            ExpressionAttributeNames: { '#n': what, '#mark': mark },
+            ExpressionAttributeValues: { ':one': 1, ':at': at, ...(limit !== null && { ':limit': limit }) },
+          }),
+        ),
+      );
       // Refused with the mark there: this very unit was taken by an attempt whose answer was lost.
       return taken || (await getItem(table, accountKey(accountId), 'USAGE'))?.[mark] !== undefined;
     },
     async release(accountId, what, id) {
       const mark = markPrefix(what) + id;
-      const released = await applied(client.send(new UpdateCommand({
-        TableName: tableName, Key: usageKey(accountId),
-        UpdateExpression: 'ADD #n :minus REMOVE #mark', ConditionExpression: 'attribute_exists(#mark) AND #n > :zero',
-        ExpressionAttributeNames: { '#n': what, '#mark': mark }, ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-      })));
+      const released = await applied(
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: usageKey(accountId),
+            UpdateExpression: 'ADD #n :minus REMOVE #mark',
+            ConditionExpression: 'attribute_exists(#mark) AND #n > :zero',
+            ExpressionAttributeNames: { '#n': what, '#mark': mark },
+            ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+          }),
+        ),
+      );
       if (released) return;
       // No mark: given back already, or a unit counted before marks were kept, given back only while
       // the count holds more units than marks (a race with a reservation may leave one such unit).
       const item = await getItem(table, accountKey(accountId), 'USAGE');
       if (!item || item[mark] !== undefined) return;
       const marks = Object.keys(item).filter((name) => name.startsWith(markPrefix(what))).length;
-      await applied(client.send(new UpdateCommand({
-        TableName: tableName, Key: usageKey(accountId),
-        UpdateExpression: 'ADD #n :minus', ConditionExpression: '#n > :marks',
-        ExpressionAttributeNames: { '#n': what }, ExpressionAttributeValues: { ':minus': -1, ':marks': marks },
-      })));
+      await applied(
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: usageKey(accountId),
+            UpdateExpression: 'ADD #n :minus',
+            ConditionExpression: '#n > :marks',
+            ExpressionAttributeNames: { '#n': what },
+            ExpressionAttributeValues: { ':minus': -1, ':marks': marks },
+          }),
+        ),
+      );
     },
     async counted(accountId, what) {
       const item = await getItem(table, accountKey(accountId), 'USAGE');
       return Object.entries(item ?? {}).flatMap(([name, at]) =>
-        name.startsWith(markPrefix(what)) && typeof at === 'number' ? [{ id: name.slice(markPrefix(what).length), at }] : []);
+        name.startsWith(markPrefix(what)) && typeof at === 'number' ? [{ id: name.slice(markPrefix(what).length), at }] : [],
+      );
     },
     async usage(accountId) {
       const item = await getItem(table, accountKey(accountId), 'USAGE');
@@ -123,13 +150,18 @@ export function dynamoAllowanceStore(table: WebhookTable): AllowanceStore {
     async takeToken(accountId, bucket, limit, expiresAt, key) {
       if (nothingAllowed(limit)) return false;
       const once = countedOnce(key, Date.now(), TOKEN_KEY_SLOT_MS);
-      const taken = await applied(client.send(new UpdateCommand({
-        TableName: tableName, Key: { pk: accountKey(accountId), sk: bucket },
-        UpdateExpression: `ADD taken :one, ${once.add} SET expires_at = if_not_exists(expires_at, :expires) REMOVE ${once.remove}`,
-        ConditionExpression: `${once.condition} AND (attribute_not_exists(taken) OR taken < :limit)`,
-        ExpressionAttributeNames: once.names,
-        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': expiresAt, ...once.values },
-      })));
+      const taken = await applied(
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: accountKey(accountId), sk: bucket },
+            UpdateExpression: `ADD taken :one, ${once.add} SET expires_at = if_not_exists(expires_at, :expires) REMOVE ${once.remove}`,
+            ConditionExpression: `${once.condition} AND (attribute_not_exists(taken) OR taken < :limit)`,
+            ExpressionAttributeNames: once.names,
+            ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': expiresAt, ...once.values },
+          }),
+        ),
+      );
       // Refused with the key there: this call's token was taken by a write whose answer was lost.
       return taken || countedBefore(await getItem(table, accountKey(accountId), bucket), key);
     },

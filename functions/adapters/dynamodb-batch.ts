@@ -43,7 +43,9 @@ export async function getAll(client: DynamoDBDocumentClient, tableName: string, 
     for (let round = 0; pending.length > 0; round++) {
       if (round === MAX_ROUNDS) throw new Error(`DynamoDB left ${pending.length} keys of ${tableName} unread after ${MAX_ROUNDS} rounds`);
       if (round > 0) await backOff(round);
-      const { Responses, UnprocessedKeys } = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistent } } }));
+      const { Responses, UnprocessedKeys } = await client.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistent } } }),
+      );
       found.push(...(Responses?.[tableName] ?? []));
       pending = (UnprocessedKeys?.[tableName]?.Keys ?? []) as Item[];
     }

@@ -20,7 +20,10 @@ function itemOf(snapshot: BreadthSnapshot) {
 const SnapshotItem = v.object({ snapshot: json(BreadthSnapshotSchema) });
 
 export function dynamoBreadthStore(client: DynamoDBDocumentClient, tableName: string): BreadthStore {
-  const snapshotOf = (family: BreadthFamily, item: Record<string, unknown>): BreadthSnapshot => ({ family, ...parseItem(SnapshotItem, tableName, item).snapshot });
+  const snapshotOf = (family: BreadthFamily, item: Record<string, unknown>): BreadthSnapshot => ({
+    family,
+    ...parseItem(SnapshotItem, tableName, item).snapshot,
+  });
   return {
     async put(snapshot) {
       await client.send(new PutCommand({ TableName: tableName, Item: itemOf(snapshot) }));
@@ -37,33 +40,42 @@ export function dynamoBreadthStore(client: DynamoDBDocumentClient, tableName: st
       }
     },
     async latest(family) {
-      const { Items = [] } = await client.send(new QueryCommand({
-        TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `B#${family}` },
-        ScanIndexForward: false, Limit: 1,
-      }));
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': `B#${family}` },
+          ScanIndexForward: false,
+          Limit: 1,
+        }),
+      );
       return Items[0] ? snapshotOf(family, Items[0]) : undefined;
     },
     async edge(family, from, to, which) {
-      const { Items = [] } = await client.send(new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': `B#${family}`, ':from': sortKey(from), ':to': sortKey(to) },
-        ScanIndexForward: which === 'first',
-        Limit: 1,
-      }));
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': `B#${family}`, ':from': sortKey(from), ':to': sortKey(to) },
+          ScanIndexForward: which === 'first',
+          Limit: 1,
+        }),
+      );
       return Items[0] ? snapshotOf(family, Items[0]) : undefined;
     },
     async range(family, from, to, limit) {
       const snapshots: BreadthSnapshot[] = [];
       let ExclusiveStartKey: Record<string, unknown> | undefined;
       do {
-        const page = await client.send(new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': `B#${family}`, ':from': sortKey(from), ':to': sortKey(to) },
-          Limit: limit + 1 - snapshots.length,
-          ExclusiveStartKey,
-        }));
+        const page = await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            ExpressionAttributeValues: { ':pk': `B#${family}`, ':from': sortKey(from), ':to': sortKey(to) },
+            Limit: limit + 1 - snapshots.length,
+            ExclusiveStartKey,
+          }),
+        );
         for (const item of page.Items ?? []) snapshots.push(snapshotOf(family, item));
         ExclusiveStartKey = page.LastEvaluatedKey;
       } while (ExclusiveStartKey && snapshots.length <= limit);

@@ -37,17 +37,24 @@ const expiresAt = (delivery: DeliveryRecord) => Math.floor(Date.parse(delivery.c
 function stateItem(delivery: DeliveryRecord): Item {
   const { payload: _payload, ...state } = delivery;
   return {
-    pk: accountKey(delivery.accountId), sk: stateKey(delivery.id),
+    pk: accountKey(delivery.accountId),
+    sk: stateKey(delivery.id),
     ...(delivery.nextAttemptAt !== null && { gsi2pk: dueShard(delivery.id), gsi2sk: `${delivery.nextAttemptAt}#${delivery.id}` }),
-    run: delivery.run, attempts: delivery.attempts, record: JSON.stringify(state), expires_at: expiresAt(delivery),
+    run: delivery.run,
+    attempts: delivery.attempts,
+    record: JSON.stringify(state),
+    expires_at: expiresAt(delivery),
   };
 }
 
 function envelopeItem(delivery: DeliveryRecord): Item {
   return {
-    pk: accountKey(delivery.accountId), sk: envelopeKey(delivery.id),
-    gsi1pk: `EPD#${delivery.endpointId}`, gsi1sk: `${delivery.createdAt}#${delivery.id}`,
-    payload: JSON.stringify(delivery.payload), expires_at: expiresAt(delivery),
+    pk: accountKey(delivery.accountId),
+    sk: envelopeKey(delivery.id),
+    gsi1pk: `EPD#${delivery.endpointId}`,
+    gsi1sk: `${delivery.createdAt}#${delivery.id}`,
+    payload: JSON.stringify(delivery.payload),
+    expires_at: expiresAt(delivery),
   };
 }
 
@@ -88,50 +95,80 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
       await putAll(client, tableName, deliveries.map(stateItem));
     },
     async states(accountId, ids) {
-      const found = await getAll(client, tableName, [...new Set(ids)].map((id) => ({ pk: accountKey(accountId), sk: stateKey(id) })));
+      const found = await getAll(
+        client,
+        tableName,
+        [...new Set(ids)].map((id) => ({ pk: accountKey(accountId), sk: stateKey(id) })),
+      );
       const states = found.filter((item) => !expired(item)).map((item) => parseItem(StateItem, tableName, item));
       return new Map(states.map((item) => [item.sk.slice('DLV#'.length), stateOf(item)]));
     },
     leaseQueuing(accountId, holder, until, now) {
-      return applied(client.send(new UpdateCommand({
-        TableName: tableName, Key: { pk: accountKey(accountId), sk: QUEUING_KEY },
-        UpdateExpression: 'SET holder = :holder, lease_until = :until',
-        // The holder's own lease passes too: a take that landed and lost its answer is sent again.
-        ConditionExpression: 'attribute_not_exists(lease_until) OR lease_until < :now OR holder = :holder',
-        ExpressionAttributeValues: { ':holder': holder, ':until': until, ':now': now },
-      })));
+      return applied(
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: accountKey(accountId), sk: QUEUING_KEY },
+            UpdateExpression: 'SET holder = :holder, lease_until = :until',
+            // The holder's own lease passes too: a take that landed and lost its answer is sent again.
+            ConditionExpression: 'attribute_not_exists(lease_until) OR lease_until < :now OR holder = :holder',
+            ExpressionAttributeValues: { ':holder': holder, ':until': until, ':now': now },
+          }),
+        ),
+      );
     },
     async releaseQueuing(accountId, holder) {
       // Not applied when the lease ran out and another worker took it: that one is left alone.
-      await applied(client.send(new UpdateCommand({
-        TableName: tableName, Key: { pk: accountKey(accountId), sk: QUEUING_KEY },
-        UpdateExpression: 'REMOVE holder, lease_until', ConditionExpression: 'holder = :holder',
-        ExpressionAttributeValues: { ':holder': holder },
-      })));
+      await applied(
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: accountKey(accountId), sk: QUEUING_KEY },
+            UpdateExpression: 'REMOVE holder, lease_until',
+            ConditionExpression: 'holder = :holder',
+            ExpressionAttributeValues: { ':holder': holder },
+          }),
+        ),
+      );
     },
     claimAttempt(accountId, id, expected, holder, leaseUntil, now) {
-      return applied(client.send(new UpdateCommand({
-        TableName: tableName, Key: { pk: accountKey(accountId), sk: stateKey(id) },
-        UpdateExpression: 'SET lease_until = :until, lease_holder = :holder',
-        ...atExpected,
-        // The holder's own lease passes: a claim that landed and lost its answer, sent again by the SDK,
-        // must not read as another worker's (the job would be dropped with nobody attempting it).
-        ConditionExpression: `${atExpected.ConditionExpression} AND (attribute_not_exists(lease_until) OR lease_until < :now OR lease_holder = :holder)`,
-        ExpressionAttributeValues: { ':until': leaseUntil, ':holder': holder, ':run': expected.run, ':attempts': expected.attempts, ':now': now },
-      })));
+      return applied(
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: accountKey(accountId), sk: stateKey(id) },
+            UpdateExpression: 'SET lease_until = :until, lease_holder = :holder',
+            ...atExpected,
+            // The holder's own lease passes: a claim that landed and lost its answer, sent again by the SDK,
+            // must not read as another worker's (the job would be dropped with nobody attempting it).
+            ConditionExpression: `${atExpected.ConditionExpression} AND (attribute_not_exists(lease_until) OR lease_until < :now OR lease_holder = :holder)`,
+            ExpressionAttributeValues: { ':until': leaseUntil, ':holder': holder, ':run': expected.run, ':attempts': expected.attempts, ':now': now },
+          }),
+        ),
+      );
     },
     recordAttempt(delivery, expected) {
       // A put without lease_until and lease_holder: recording the outcome releases the lease.
-      return applied(client.send(new PutCommand({
-        TableName: tableName, Item: stateItem(delivery), ...atExpected,
-        ExpressionAttributeValues: { ':run': expected.run, ':attempts': expected.attempts },
-      })));
+      return applied(
+        client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: stateItem(delivery),
+            ...atExpected,
+            ExpressionAttributeValues: { ':run': expected.run, ':attempts': expected.attempts },
+          }),
+        ),
+      );
     },
     async get(accountId, id) {
-      const { Items = [] } = await client.send(new QueryCommand({
-        TableName: tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :id)',
-        ExpressionAttributeValues: { ':pk': accountKey(accountId), ':id': stateKey(id) }, ConsistentRead: true,
-      }));
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :id)',
+          ExpressionAttributeValues: { ':pk': accountKey(accountId), ':id': stateKey(id) },
+          ConsistentRead: true,
+        }),
+      );
       const stateItem = Items.find((item) => item.sk === stateKey(id));
       const envelopeItemRead = Items.find((item) => item.sk === envelopeKey(id));
       if (!stateItem || expired(stateItem)) return undefined;
@@ -146,15 +183,22 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
       return whole;
     },
     async list(accountId, endpointId, limit) {
-      const { Items: envelopes = [] } = await client.send(new QueryCommand({
-        TableName: tableName, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': `EPD#${endpointId}` }, ScanIndexForward: false, Limit: limit,
-      }));
+      const { Items: envelopes = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': `EPD#${endpointId}` },
+          ScanIndexForward: false,
+          Limit: limit,
+        }),
+      );
       // Endpoint ids are unique, but the account key keeps one account from ever reading another's log.
       const listed = envelopes.filter((item) => item.pk === accountKey(accountId) && !expired(item));
       const mine = listed.filter((item) => String(item.sk).endsWith('#E')).map((item) => parseItem(EnvelopeItem, tableName, item));
       // A delivery written as one item (before the split) is listed from it until its envelope exists.
-      const whole = listed.filter((item) => !String(item.sk).endsWith('#E') && !mine.some((e) => e.sk === `${String(item.sk)}#E`))
+      const whole = listed
+        .filter((item) => !String(item.sk).endsWith('#E') && !mine.some((e) => e.sk === `${String(item.sk)}#E`))
         .map((item) => {
           const { gsi1sk, record } = parseItem(WholeItem, tableName, item);
           return { at: gsi1sk, delivery: record };
@@ -169,11 +213,21 @@ export function dynamoDeliveryStore(table: WebhookTable): DeliveryStore {
       return [...split, ...whole].sort((a, b) => b.at.localeCompare(a.at)).map((entry) => entry.delivery);
     },
     async overdue(before, limit) {
-      const shards = await Promise.all(Array.from({ length: DUE_SHARDS }, (_, shard) => client.send(new QueryCommand({
-        TableName: tableName, IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :shard AND gsi2sk < :before',
-        ExpressionAttributeValues: { ':shard': `DUE#${shard}`, ':before': before }, Limit: limit,
-      }))));
-      return shards.flatMap((page) => page.Items ?? [])
+      const shards = await Promise.all(
+        Array.from({ length: DUE_SHARDS }, (_, shard) =>
+          client.send(
+            new QueryCommand({
+              TableName: tableName,
+              IndexName: 'gsi2',
+              KeyConditionExpression: 'gsi2pk = :shard AND gsi2sk < :before',
+              ExpressionAttributeValues: { ':shard': `DUE#${shard}`, ':before': before },
+              Limit: limit,
+            }),
+          ),
+        ),
+      );
+      return shards
+        .flatMap((page) => page.Items ?? [])
         .sort((a, b) => String(a.gsi2sk).localeCompare(String(b.gsi2sk)))
         .slice(0, limit)
         .map((item) => ({ accountId: String(item.pk).slice('ACCT#'.length), id: String(item.sk).slice('DLV#'.length) }));

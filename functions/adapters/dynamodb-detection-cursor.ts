@@ -16,10 +16,18 @@ export function dynamoDetectionCursorStore(table: WebhookTable): DetectionCursor
     },
     async write(at) {
       // Never backwards: an overlapping late run must not make the next one repeat a window.
-      await applied(table.client.send(new UpdateCommand({
-        TableName: table.tableName, Key: KEY, UpdateExpression: 'SET #at = :at',
-        ConditionExpression: 'attribute_not_exists(#at) OR #at < :at', ExpressionAttributeNames: { '#at': 'at' }, ExpressionAttributeValues: { ':at': at },
-      })));
+      await applied(
+        table.client.send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: KEY,
+            UpdateExpression: 'SET #at = :at',
+            ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
+            ExpressionAttributeNames: { '#at': 'at' },
+            ExpressionAttributeValues: { ':at': at },
+          }),
+        ),
+      );
     },
   };
 }

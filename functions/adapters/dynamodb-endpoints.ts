@@ -12,9 +12,18 @@ const FAILURE_KEY_SLOT_MS = 60_000;
 
 /** An endpoint's attributes; the streak's start and the slow lane are absent while there is none (and are removed, not nulled). */
 const EndpointItem = v.object({
-  id: v.string(), account_id: v.string(), url: v.string(), description: v.optional(v.string(), ''), status: v.picklist(ENDPOINT_STATUSES),
-  secret: v.string(), previous_secret: v.nullish(v.string()), previous_secret_expires_at: v.nullish(v.string()),
-  consecutive_failures: v.optional(v.number(), 0), first_failure_at: v.nullish(v.string()), slow_until: v.nullish(v.string()), created_at: v.string(),
+  id: v.string(),
+  account_id: v.string(),
+  url: v.string(),
+  description: v.optional(v.string(), ''),
+  status: v.picklist(ENDPOINT_STATUSES),
+  secret: v.string(),
+  previous_secret: v.nullish(v.string()),
+  previous_secret_expires_at: v.nullish(v.string()),
+  consecutive_failures: v.optional(v.number(), 0),
+  first_failure_at: v.nullish(v.string()),
+  slow_until: v.nullish(v.string()),
+  created_at: v.string(),
 });
 
 /** The streak as the failure update leaves it (it sets both). */
@@ -25,18 +34,35 @@ export function dynamoEndpointStore(table: WebhookTable): EndpointStore {
   function toEndpoint(stored: Item): EndpointRecord {
     const item = parseItem(EndpointItem, tableName, stored);
     return {
-      id: item.id, accountId: item.account_id, url: item.url, description: item.description, status: item.status, secret: item.secret,
-      previousSecret: item.previous_secret ?? null, previousSecretExpiresAt: item.previous_secret_expires_at ?? null,
-      consecutiveFailures: item.consecutive_failures, firstFailureAt: item.first_failure_at ?? null, slowUntil: item.slow_until ?? null, createdAt: item.created_at,
+      id: item.id,
+      accountId: item.account_id,
+      url: item.url,
+      description: item.description,
+      status: item.status,
+      secret: item.secret,
+      previousSecret: item.previous_secret ?? null,
+      previousSecretExpiresAt: item.previous_secret_expires_at ?? null,
+      consecutiveFailures: item.consecutive_failures,
+      firstFailureAt: item.first_failure_at ?? null,
+      slowUntil: item.slow_until ?? null,
+      createdAt: item.created_at,
     };
   }
   const key = (accountId: string, id: string) => ({ pk: accountKey(accountId), sk: `EP#${id}` });
   const itemOf = (endpoint: EndpointRecord) => ({
-    ...key(endpoint.accountId, endpoint.id), id: endpoint.id, account_id: endpoint.accountId, url: endpoint.url,
-    description: endpoint.description, status: endpoint.status, secret: endpoint.secret, previous_secret: endpoint.previousSecret,
-    previous_secret_expires_at: endpoint.previousSecretExpiresAt, consecutive_failures: endpoint.consecutiveFailures,
+    ...key(endpoint.accountId, endpoint.id),
+    id: endpoint.id,
+    account_id: endpoint.accountId,
+    url: endpoint.url,
+    description: endpoint.description,
+    status: endpoint.status,
+    secret: endpoint.secret,
+    previous_secret: endpoint.previousSecret,
+    previous_secret_expires_at: endpoint.previousSecretExpiresAt,
+    consecutive_failures: endpoint.consecutiveFailures,
     // Absent rather than NULL while there is no streak: the failure update sets it with if_not_exists.
-    ...(endpoint.firstFailureAt !== null && { first_failure_at: endpoint.firstFailureAt }), created_at: endpoint.createdAt,
+    ...(endpoint.firstFailureAt !== null && { first_failure_at: endpoint.firstFailureAt }),
+    created_at: endpoint.createdAt,
     ...(endpoint.slowUntil !== null && { slow_until: endpoint.slowUntil }),
   });
   return {
@@ -59,12 +85,17 @@ export function dynamoEndpointStore(table: WebhookTable): EndpointStore {
         return { failures: streak.consecutive_failures, firstFailureAt: streak.first_failure_at };
       };
       try {
-        const { Attributes } = await client.send(new UpdateCommand({
-          TableName: tableName, Key: key(accountId, endpointId),
-          UpdateExpression: `ADD consecutive_failures :one, ${once.add} SET first_failure_at = if_not_exists(first_failure_at, :at) REMOVE ${once.remove}`,
-          ConditionExpression: `attribute_exists(sk) AND ${once.condition}`,
-          ExpressionAttributeNames: once.names, ExpressionAttributeValues: { ':one': 1, ':at': at, ...once.values }, ReturnValues: 'ALL_NEW',
-        }));
+        const { Attributes } = await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key(accountId, endpointId),
+            UpdateExpression: `ADD consecutive_failures :one, ${once.add} SET first_failure_at = if_not_exists(first_failure_at, :at) REMOVE ${once.remove}`,
+            ConditionExpression: `attribute_exists(sk) AND ${once.condition}`,
+            ExpressionAttributeNames: once.names,
+            ExpressionAttributeValues: { ':one': 1, ':at': at, ...once.values },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
         return streakOf(Attributes ?? {});
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
@@ -74,30 +105,45 @@ export function dynamoEndpointStore(table: WebhookTable): EndpointStore {
       }
     },
     async setSlowUntil(accountId, endpointId, until) {
-      await applied(client.send(new UpdateCommand({
-        TableName: tableName, Key: key(accountId, endpointId),
-        UpdateExpression: until === null ? 'REMOVE slow_until' : 'SET slow_until = :until',
-        ConditionExpression: 'attribute_exists(sk)',
-        ...(until !== null && { ExpressionAttributeValues: { ':until': until } }),
-      })));
+      await applied(
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key(accountId, endpointId),
+            UpdateExpression: until === null ? 'REMOVE slow_until' : 'SET slow_until = :until',
+            ConditionExpression: 'attribute_exists(sk)',
+            ...(until !== null && { ExpressionAttributeValues: { ':until': until } }),
+          }),
+        ),
+      );
     },
     async noteSuccess(accountId, endpointId) {
-      await applied(client.send(new UpdateCommand({
-        TableName: tableName, Key: key(accountId, endpointId),
-        UpdateExpression: 'SET consecutive_failures = :zero REMOVE first_failure_at',
-        ConditionExpression: 'attribute_exists(sk)',
-        ExpressionAttributeValues: { ':zero': 0 },
-      })));
+      await applied(
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key(accountId, endpointId),
+            UpdateExpression: 'SET consecutive_failures = :zero REMOVE first_failure_at',
+            ConditionExpression: 'attribute_exists(sk)',
+            ExpressionAttributeValues: { ':zero': 0 },
+          }),
+        ),
+      );
     },
     autoDisable(accountId, endpointId, rule) {
       // Judged on the stored streak, so a success recorded meanwhile by another worker wins.
-      return applied(client.send(new UpdateCommand({
-        TableName: tableName, Key: key(accountId, endpointId),
-        UpdateExpression: 'SET #status = :disabled',
-        ConditionExpression: '#status = :active AND consecutive_failures >= :min AND first_failure_at <= :before',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':disabled': 'auto_disabled', ':active': 'active', ':min': rule.minFailures, ':before': rule.firstFailureAtOrBefore },
-      })));
+      return applied(
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key(accountId, endpointId),
+            UpdateExpression: 'SET #status = :disabled',
+            ConditionExpression: '#status = :active AND consecutive_failures >= :min AND first_failure_at <= :before',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':disabled': 'auto_disabled', ':active': 'active', ':min': rule.minFailures, ':before': rule.firstFailureAtOrBefore },
+          }),
+        ),
+      );
     },
   };
 }

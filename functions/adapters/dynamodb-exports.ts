@@ -25,11 +25,25 @@ const RUNNING_STATES = [':queued', ':running'];
 
 /** A job's attributes; progress counters start at zero, the times, price and error are set by its transitions. */
 const JobItem = v.object({
-  account_id: v.string(), job_id: v.string(), state: v.picklist(EXPORT_STATES), schema: v.picklist(EXPORT_SCHEMAS), family: v.picklist(FAMILIES),
-  symbols: v.array(v.string()), from_ms: v.number(), to_ms: v.number(), created_at: v.number(),
-  started_at: v.optional(v.number()), finished_at: v.optional(v.number()), files_expire_at: v.optional(v.number()), quote: ExportQuoteSchema,
-  partitions_total: v.number(), partitions_done: v.optional(v.number(), 0), rows_written: v.optional(v.number(), 0), bytes_written: v.optional(v.number(), 0),
-  price_usd: v.optional(v.number()), error_message: v.optional(v.string()),
+  account_id: v.string(),
+  job_id: v.string(),
+  state: v.picklist(EXPORT_STATES),
+  schema: v.picklist(EXPORT_SCHEMAS),
+  family: v.picklist(FAMILIES),
+  symbols: v.array(v.string()),
+  from_ms: v.number(),
+  to_ms: v.number(),
+  created_at: v.number(),
+  started_at: v.optional(v.number()),
+  finished_at: v.optional(v.number()),
+  files_expire_at: v.optional(v.number()),
+  quote: ExportQuoteSchema,
+  partitions_total: v.number(),
+  partitions_done: v.optional(v.number(), 0),
+  rows_written: v.optional(v.number(), 0),
+  bytes_written: v.optional(v.number(), 0),
+  price_usd: v.optional(v.number()),
+  error_message: v.optional(v.string()),
 });
 
 const ClaimItem = v.object({ job_id: v.string(), fingerprint: v.string(), claimed_at: v.number() });
@@ -40,20 +54,36 @@ const PlanItem = v.object({ partitions: json(v.array(ExportPartition)) });
 function toJob(tableName: string, stored: Item): ExportJobRecord {
   const item = parseItem(JobItem, tableName, stored);
   return {
-    accountId: item.account_id, jobId: item.job_id, state: item.state, schema: item.schema, family: item.family, symbols: item.symbols,
-    from: item.from_ms, to: item.to_ms, createdAt: item.created_at,
+    accountId: item.account_id,
+    jobId: item.job_id,
+    state: item.state,
+    schema: item.schema,
+    family: item.family,
+    symbols: item.symbols,
+    from: item.from_ms,
+    to: item.to_ms,
+    createdAt: item.created_at,
     ...(item.started_at !== undefined && { startedAt: item.started_at }),
     ...(item.finished_at !== undefined && { finishedAt: item.finished_at }),
     ...(item.files_expire_at !== undefined && { expiresAt: item.files_expire_at }),
     quote: item.quote,
-    partitionsTotal: item.partitions_total, partitionsDone: item.partitions_done, rowsWritten: item.rows_written, bytesWritten: item.bytes_written,
+    partitionsTotal: item.partitions_total,
+    partitionsDone: item.partitions_done,
+    rowsWritten: item.rows_written,
+    bytesWritten: item.bytes_written,
     ...(item.price_usd !== undefined && { priceUsd: item.price_usd }),
     ...(item.error_message !== undefined && { errorMessage: item.error_message }),
   };
 }
 
 /** Attribute names of the settable job fields. */
-const FIELD_ATTRIBUTE = { startedAt: 'started_at', finishedAt: 'finished_at', expiresAt: 'files_expire_at', priceUsd: 'price_usd', errorMessage: 'error_message' } as const;
+const FIELD_ATTRIBUTE = {
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+  expiresAt: 'files_expire_at',
+  priceUsd: 'price_usd',
+  errorMessage: 'error_message',
+} as const;
 
 export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: string): ExportStore {
   const table = { client, tableName };
@@ -61,13 +91,17 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
   const store: ExportStore = {
     async claimIdempotencyKey(accountId, keyHash, claim, expiresAt) {
       const Key = { pk: accountKey(accountId), sk: `IDEM#${keyHash}` };
-      const claimed = await applied(client.send(new PutCommand({
-        TableName: tableName,
-        Item: { ...Key, job_id: claim.jobId, fingerprint: claim.fingerprint, claimed_at: claim.claimedAt, expires_at: Math.ceil(expiresAt / 1000) },
-        // An expired claim still in the table (TTL deletes lazily) counts as free.
-        ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
-        ExpressionAttributeValues: { ':now': Math.floor(Date.now() / 1000) },
-      })));
+      const claimed = await applied(
+        client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...Key, job_id: claim.jobId, fingerprint: claim.fingerprint, claimed_at: claim.claimedAt, expires_at: Math.ceil(expiresAt / 1000) },
+            // An expired claim still in the table (TTL deletes lazily) counts as free.
+            ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
+            ExpressionAttributeValues: { ':now': Math.floor(Date.now() / 1000) },
+          }),
+        ),
+      );
       if (claimed) return undefined;
       const item = await getItem(table, Key.pk, Key.sk);
       if (!item) return undefined;
@@ -77,15 +111,31 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
 
     async createJob(job, partitions) {
       await client.send(new PutCommand({ TableName: tableName, Item: { pk: `JOB#${job.jobId}`, sk: 'PLAN', partitions: JSON.stringify(partitions) } }));
-      return applied(client.send(new PutCommand({
-        TableName: tableName,
-        Item: {
-          ...jobKey(job.accountId, job.jobId), account_id: job.accountId, job_id: job.jobId, state: job.state, schema: job.schema, family: job.family,
-          symbols: job.symbols, from_ms: job.from, to_ms: job.to, created_at: job.createdAt, quote: job.quote,
-          partitions_total: job.partitionsTotal, partitions_done: 0, rows_written: 0, bytes_written: 0,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      })));
+      return applied(
+        client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...jobKey(job.accountId, job.jobId),
+              account_id: job.accountId,
+              job_id: job.jobId,
+              state: job.state,
+              schema: job.schema,
+              family: job.family,
+              symbols: job.symbols,
+              from_ms: job.from,
+              to_ms: job.to,
+              created_at: job.createdAt,
+              quote: job.quote,
+              partitions_total: job.partitionsTotal,
+              partitions_done: 0,
+              rows_written: 0,
+              bytes_written: 0,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      );
     },
 
     async partitions(jobId) {
@@ -100,15 +150,17 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
     },
 
     async listJobs(accountId, limit, after) {
-      const page = await client.send(new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: after === undefined ? 'pk = :pk AND begins_with(sk, :jobs)' : 'pk = :pk AND sk BETWEEN :jobs AND :before',
-        ExpressionAttributeValues: { ':pk': accountKey(accountId), ':jobs': 'JOB#', ...(after !== undefined && { ':before': `JOB#${after}` }) },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        // One more than asked tells whether another page exists.
-        Limit: limit + 2,
-      }));
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: after === undefined ? 'pk = :pk AND begins_with(sk, :jobs)' : 'pk = :pk AND sk BETWEEN :jobs AND :before',
+          ExpressionAttributeValues: { ':pk': accountKey(accountId), ':jobs': 'JOB#', ...(after !== undefined && { ':before': `JOB#${after}` }) },
+          ScanIndexForward: false,
+          ConsistentRead: true,
+          // One more than asked tells whether another page exists.
+          Limit: limit + 2,
+        }),
+      );
       const jobs = (page.Items ?? []).map((item) => toJob(tableName, item)).filter((job) => job.jobId !== after);
       return { jobs: jobs.slice(0, limit), more: jobs.length > limit };
     },
@@ -118,19 +170,42 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
     },
 
     async recordFile(accountId, jobId, file) {
-      await client.send(new PutCommand({
-        TableName: tableName,
-        Item: { pk: `JOB#${jobId}`, sk: fileSk(file.index), index: file.index, name: file.name, symbol: file.symbol, day: file.day, rows: file.rows, bytes: file.bytes, sha256: file.sha256, key: file.key },
-      }));
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            pk: `JOB#${jobId}`,
+            sk: fileSk(file.index),
+            index: file.index,
+            name: file.name,
+            symbol: file.symbol,
+            day: file.day,
+            rows: file.rows,
+            bytes: file.bytes,
+            sha256: file.sha256,
+            key: file.key,
+          },
+        }),
+      );
       try {
         // One conditional update counts the partition and remembers that it did: a retry finds its index in done_parts.
-        await client.send(new UpdateCommand({
-          TableName: tableName, Key: jobKey(accountId, jobId),
-          UpdateExpression: 'ADD partitions_done :one, rows_written :rows, bytes_written :bytes, done_parts :index',
-          ConditionExpression: `#state IN (${RUNNING_STATES.join(', ')}) AND (attribute_not_exists(done_parts) OR NOT contains(done_parts, :i))`,
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ...statusValues, ':one': 1, ':rows': file.rows, ':bytes': file.bytes, ':index': new Set([file.index]), ':i': file.index },
-        }));
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: jobKey(accountId, jobId),
+            UpdateExpression: 'ADD partitions_done :one, rows_written :rows, bytes_written :bytes, done_parts :index',
+            ConditionExpression: `#state IN (${RUNNING_STATES.join(', ')}) AND (attribute_not_exists(done_parts) OR NOT contains(done_parts, :i))`,
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: {
+              ...statusValues,
+              ':one': 1,
+              ':rows': file.rows,
+              ':bytes': file.bytes,
+              ':index': new Set([file.index]),
+              ':i': file.index,
+            },
+          }),
+        );
         return 'recorded';
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
@@ -148,7 +223,8 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
     async files(jobId) {
       const items = await queryAll(table, {
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :files)',
-        ExpressionAttributeValues: { ':pk': `JOB#${jobId}`, ':files': 'FILE#' }, ConsistentRead: true,
+        ExpressionAttributeValues: { ':pk': `JOB#${jobId}`, ':files': 'FILE#' },
+        ConsistentRead: true,
       });
       return items.map((item) => parseItem(ExportFileRecord, tableName, item));
     },

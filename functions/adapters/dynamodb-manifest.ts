@@ -50,9 +50,23 @@ function statsKeys(file: ArchiveFile) {
 function toItem(file: ArchiveFile) {
   return {
     ...fileKeys(file),
-    file_id: file.fileId, key: file.key, dataset: file.dataset, family: file.family, day: file.day, kind: file.kind,
-    symbol: file.symbol, symbols: file.symbols, rows: file.rows, bytes: file.bytes, etag: file.etag,
-    min_ts: file.minTs, max_ts: file.maxTs, replaces: file.replaces, created_at: file.createdAt, tier: file.tier, hour: file.hour,
+    file_id: file.fileId,
+    key: file.key,
+    dataset: file.dataset,
+    family: file.family,
+    day: file.day,
+    kind: file.kind,
+    symbol: file.symbol,
+    symbols: file.symbols,
+    rows: file.rows,
+    bytes: file.bytes,
+    etag: file.etag,
+    min_ts: file.minTs,
+    max_ts: file.maxTs,
+    replaces: file.replaces,
+    created_at: file.createdAt,
+    tier: file.tier,
+    hour: file.hour,
   };
 }
 
@@ -67,10 +81,19 @@ const BatchItem = v.variant('status', [
 ]);
 /** A scheduled deletion; entries from before deletions named their file have only the key. */
 const DeletionItem = v.object({
-  sk: v.string(), key: v.string(), stage: v.optional(v.picklist(['upload', 'retired']), 'retired'),
-  file: v.optional(v.object({
-    file_id: v.string(), kind: v.picklist(['delta', 'compacted']), dataset: v.string(), family: v.string(), day: v.string(), symbol: v.optional(v.string()),
-  })),
+  sk: v.string(),
+  key: v.string(),
+  stage: v.optional(v.picklist(['upload', 'retired']), 'retired'),
+  file: v.optional(
+    v.object({
+      file_id: v.string(),
+      kind: v.picklist(['delta', 'compacted']),
+      dataset: v.string(),
+      family: v.string(),
+      day: v.string(),
+      symbol: v.optional(v.string()),
+    }),
+  ),
 });
 const DayIndexItem = v.object({ sk: v.string() });
 /**
@@ -88,11 +111,21 @@ const StatsItem = v.pipe(
 
 function fromItem(item: Record<string, unknown>): ArchiveFile {
   return {
-    fileId: String(item.file_id), key: String(item.key), dataset: item.dataset as ArchiveFile['dataset'],
-    family: item.family as ArchiveFile['family'], day: String(item.day), kind: item.kind as ArchiveFile['kind'],
-    symbol: item.symbol === undefined ? undefined : String(item.symbol), symbols: (item.symbols as string[] | undefined) ?? [],
-    rows: Number(item.rows), bytes: Number(item.bytes), etag: String(item.etag), minTs: Number(item.min_ts), maxTs: Number(item.max_ts),
-    replaces: (item.replaces as string[] | undefined) ?? [], createdAt: Number(item.created_at),
+    fileId: String(item.file_id),
+    key: String(item.key),
+    dataset: item.dataset as ArchiveFile['dataset'],
+    family: item.family as ArchiveFile['family'],
+    day: String(item.day),
+    kind: item.kind as ArchiveFile['kind'],
+    symbol: item.symbol === undefined ? undefined : String(item.symbol),
+    symbols: (item.symbols as string[] | undefined) ?? [],
+    rows: Number(item.rows),
+    bytes: Number(item.bytes),
+    etag: String(item.etag),
+    minTs: Number(item.min_ts),
+    maxTs: Number(item.max_ts),
+    replaces: (item.replaces as string[] | undefined) ?? [],
+    createdAt: Number(item.created_at),
     ...(item.tier !== undefined && { tier: item.tier as NonNullable<ArchiveFile['tier']> }),
     ...(item.hour !== undefined && { hour: Number(item.hour) }),
   };
@@ -112,11 +145,12 @@ export function dynamoArchiveManifest(client: DynamoDBDocumentClient, tableName:
     return items;
   }
 
-  const dayRange = (pk: string, fromDay: string, toDay: string) => queryAll({
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': pk, ':from': `${fromDay}#`, ':to': `${toDay}#\uffff` },
-    ConsistentRead: true,
-  });
+  const dayRange = (pk: string, fromDay: string, toDay: string) =>
+    queryAll({
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': pk, ':from': `${fromDay}#`, ':to': `${toDay}#\uffff` },
+      ConsistentRead: true,
+    });
 
   return {
     async putFile(file) {
@@ -135,7 +169,12 @@ export function dynamoArchiveManifest(client: DynamoDBDocumentClient, tableName:
       }
     },
     async cadenceOf(files) {
-      const byKey = new Map(files.map((file) => { const k = statsKeys(file); return [`${k.pk}|${k.sk}`, file.fileId] as const; }));
+      const byKey = new Map(
+        files.map((file) => {
+          const k = statsKeys(file);
+          return [`${k.pk}|${k.sk}`, file.fileId] as const;
+        }),
+      );
       // Eventually consistent: a file's statistics are written before the file itself is listed.
       const items = await getAll(client, tableName, files.map(statsKeys), { consistent: false });
       const found = new Map<string, FileCadence>();
@@ -181,13 +220,15 @@ export function dynamoArchiveManifest(client: DynamoDBDocumentClient, tableName:
     },
     async acquireLease(name, owner, until, now) {
       try {
-        await client.send(new PutCommand({
-          TableName: tableName,
-          Item: { pk: `L#${name}`, sk: 'L', owner, until },
-          ConditionExpression: 'attribute_not_exists(pk) OR #until < :now OR #owner = :owner',
-          ExpressionAttributeNames: { '#until': 'until', '#owner': 'owner' },
-          ExpressionAttributeValues: { ':now': now, ':owner': owner },
-        }));
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { pk: `L#${name}`, sk: 'L', owner, until },
+            ConditionExpression: 'attribute_not_exists(pk) OR #until < :now OR #owner = :owner',
+            ExpressionAttributeNames: { '#until': 'until', '#owner': 'owner' },
+            ExpressionAttributeValues: { ':now': now, ':owner': owner },
+          }),
+        );
         return true;
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) return false;
@@ -196,10 +237,15 @@ export function dynamoArchiveManifest(client: DynamoDBDocumentClient, tableName:
     },
     async releaseLease(name, owner) {
       try {
-        await client.send(new DeleteCommand({
-          TableName: tableName, Key: { pk: `L#${name}`, sk: 'L' },
-          ConditionExpression: '#owner = :owner', ExpressionAttributeNames: { '#owner': 'owner' }, ExpressionAttributeValues: { ':owner': owner },
-        }));
+        await client.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: { pk: `L#${name}`, sk: 'L' },
+            ConditionExpression: '#owner = :owner',
+            ExpressionAttributeNames: { '#owner': 'owner' },
+            ExpressionAttributeValues: { ':owner': owner },
+          }),
+        );
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
@@ -208,32 +254,56 @@ export function dynamoArchiveManifest(client: DynamoDBDocumentClient, tableName:
       const ids: string[] = [];
       for (const file of files) {
         const sk = `${String(after).padStart(15, '0')}#${file.key}#${stage}`;
-        await client.send(new PutCommand({
-          TableName: tableName,
-          Item: {
-            pk: 'G', sk, key: file.key, stage,
-            file: { file_id: file.fileId, kind: file.kind, dataset: file.dataset, family: file.family, day: file.day, symbol: file.symbol },
-          },
-        }));
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              pk: 'G',
+              sk,
+              key: file.key,
+              stage,
+              file: { file_id: file.fileId, kind: file.kind, dataset: file.dataset, family: file.family, day: file.day, symbol: file.symbol },
+            },
+          }),
+        );
         ids.push(sk);
       }
       return ids;
     },
     async dueDeletions(now, limit) {
-      const { Items = [] } = await client.send(new QueryCommand({
-        TableName: tableName, KeyConditionExpression: 'pk = :g AND sk < :now',
-        ExpressionAttributeValues: { ':g': 'G', ':now': `${String(now).padStart(15, '0')}#` }, Limit: limit, ConsistentRead: true,
-      }));
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :g AND sk < :now',
+          ExpressionAttributeValues: { ':g': 'G', ':now': `${String(now).padStart(15, '0')}#` },
+          Limit: limit,
+          ConsistentRead: true,
+        }),
+      );
       return Items.map((stored) => {
         const { sk, key, stage, file } = parseItem(DeletionItem, tableName, stored);
         return {
-          id: sk, key, stage,
-          ...(file && { file: { key, fileId: file.file_id, kind: file.kind, dataset: file.dataset as FileRef['dataset'], family: file.family as FileRef['family'], day: file.day, symbol: file.symbol } }),
+          id: sk,
+          key,
+          stage,
+          ...(file && {
+            file: {
+              key,
+              fileId: file.file_id,
+              kind: file.kind,
+              dataset: file.dataset as FileRef['dataset'],
+              family: file.family as FileRef['family'],
+              day: file.day,
+              symbol: file.symbol,
+            },
+          }),
         };
       });
     },
     async isListed(file) {
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { pk: fileKeys(file).pk, sk: fileKeys(file).sk }, ConsistentRead: true, ProjectionExpression: 'pk' }));
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: { pk: fileKeys(file).pk, sk: fileKeys(file).sk }, ConsistentRead: true, ProjectionExpression: 'pk' }),
+      );
       return Item !== undefined;
     },
     async forgetDeletion(id) {

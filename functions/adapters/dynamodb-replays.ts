@@ -25,10 +25,24 @@ const RUNNING = { ':queued': 'queued', ':running': 'running' };
 
 /** A job's attributes; progress counters start at zero, the times and the error are set by its transitions. */
 const JobItem = v.object({
-  account_id: v.string(), job_id: v.string(), state: v.picklist(REPLAY_STATES), event_type: v.string(), config: json(StoredConfig),
-  subscription_id: v.optional(v.string()), deliver: v.optional(v.boolean(), false), from_ms: v.number(), to_ms: v.number(), created_at: v.number(),
-  started_at: v.optional(v.number()), finished_at: v.optional(v.number()), partitions_total: v.number(), partitions_done: v.optional(v.number(), 0),
-  rows_scanned: v.optional(v.number(), 0), matched: v.optional(v.number(), 0), delivered: v.optional(v.number(), 0), error_message: v.optional(v.string()),
+  account_id: v.string(),
+  job_id: v.string(),
+  state: v.picklist(REPLAY_STATES),
+  event_type: v.string(),
+  config: json(StoredConfig),
+  subscription_id: v.optional(v.string()),
+  deliver: v.optional(v.boolean(), false),
+  from_ms: v.number(),
+  to_ms: v.number(),
+  created_at: v.number(),
+  started_at: v.optional(v.number()),
+  finished_at: v.optional(v.number()),
+  partitions_total: v.number(),
+  partitions_done: v.optional(v.number(), 0),
+  rows_scanned: v.optional(v.number(), 0),
+  matched: v.optional(v.number(), 0),
+  delivered: v.optional(v.number(), 0),
+  error_message: v.optional(v.string()),
 });
 
 /** A chunk of one partition's occurrences. */
@@ -37,13 +51,23 @@ const ChunkItem = v.object({ sk: v.string(), occurrences: json(v.array(ReplayOcc
 function toJob(tableName: string, stored: Item): ReplayJobRecord {
   const item = parseItem(JobItem, tableName, stored);
   return {
-    accountId: item.account_id, jobId: item.job_id, state: item.state, eventType: item.event_type, config: item.config,
+    accountId: item.account_id,
+    jobId: item.job_id,
+    state: item.state,
+    eventType: item.event_type,
+    config: item.config,
     ...(item.subscription_id !== undefined && { subscriptionId: item.subscription_id }),
-    deliver: item.deliver, from: item.from_ms, to: item.to_ms, createdAt: item.created_at,
+    deliver: item.deliver,
+    from: item.from_ms,
+    to: item.to_ms,
+    createdAt: item.created_at,
     ...(item.started_at !== undefined && { startedAt: item.started_at }),
     ...(item.finished_at !== undefined && { finishedAt: item.finished_at }),
-    partitionsTotal: item.partitions_total, partitionsDone: item.partitions_done,
-    rowsScanned: item.rows_scanned, matched: item.matched, delivered: item.delivered,
+    partitionsTotal: item.partitions_total,
+    partitionsDone: item.partitions_done,
+    rowsScanned: item.rows_scanned,
+    matched: item.matched,
+    delivered: item.delivered,
     ...(item.error_message !== undefined && { errorMessage: item.error_message }),
   };
 }
@@ -73,15 +97,30 @@ export function dynamoReplayStore(client: DynamoDBDocumentClient, tableName: str
   const table = { client, tableName };
   const store: ReplayStore = {
     async createJob(job) {
-      await client.send(new PutCommand({
-        TableName: tableName,
-        Item: {
-          ...jobKey(job.accountId, job.jobId), account_id: job.accountId, job_id: job.jobId, state: job.state, event_type: job.eventType,
-          config: JSON.stringify(job.config), ...(job.subscriptionId !== undefined && { subscription_id: job.subscriptionId }), deliver: job.deliver,
-          from_ms: job.from, to_ms: job.to, created_at: job.createdAt, partitions_total: job.partitionsTotal, partitions_done: 0, rows_scanned: 0, matched: 0, delivered: 0,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }));
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...jobKey(job.accountId, job.jobId),
+            account_id: job.accountId,
+            job_id: job.jobId,
+            state: job.state,
+            event_type: job.eventType,
+            config: JSON.stringify(job.config),
+            ...(job.subscriptionId !== undefined && { subscription_id: job.subscriptionId }),
+            deliver: job.deliver,
+            from_ms: job.from,
+            to_ms: job.to,
+            created_at: job.createdAt,
+            partitions_total: job.partitionsTotal,
+            partitions_done: 0,
+            rows_scanned: 0,
+            matched: 0,
+            delivered: 0,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
     },
 
     async getJob(accountId, jobId) {
@@ -102,21 +141,32 @@ export function dynamoReplayStore(client: DynamoDBDocumentClient, tableName: str
       // A retry that found fewer occurrences than an earlier attempt wrote fewer chunks: the earlier
       // attempt's chunks past them would otherwise still be read as this partition's.
       const stale = await queryAll(table, {
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to', ProjectionExpression: 'sk', ConsistentRead: true,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ProjectionExpression: 'sk',
+        ConsistentRead: true,
         ExpressionAttributeValues: { ':pk': `REPLAY#${jobId}`, ':from': chunkSk(index, chunks.length), ':to': chunkSk(index, 99_999) },
       });
       for (const item of stale) await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: `REPLAY#${jobId}`, sk: item.sk } }));
       try {
         // One conditional update counts the partition and remembers that it did: a retry finds its index in done_parts.
-        await client.send(new UpdateCommand({
-          TableName: tableName, Key: jobKey(accountId, jobId),
-          UpdateExpression: 'ADD partitions_done :one, rows_scanned :rows, matched :matched, delivered :delivered, done_parts :index',
-          ConditionExpression: '#state IN (:queued, :running) AND (attribute_not_exists(done_parts) OR NOT contains(done_parts, :i))',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: {
-            ...RUNNING, ':one': 1, ':rows': result.rowsScanned, ':matched': result.occurrences.length, ':delivered': result.delivered, ':index': new Set([index]), ':i': index,
-          },
-        }));
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: jobKey(accountId, jobId),
+            UpdateExpression: 'ADD partitions_done :one, rows_scanned :rows, matched :matched, delivered :delivered, done_parts :index',
+            ConditionExpression: '#state IN (:queued, :running) AND (attribute_not_exists(done_parts) OR NOT contains(done_parts, :i))',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: {
+              ...RUNNING,
+              ':one': 1,
+              ':rows': result.rowsScanned,
+              ':matched': result.occurrences.length,
+              ':delivered': result.delivered,
+              ':index': new Set([index]),
+              ':i': index,
+            },
+          }),
+        );
         return 'recorded';
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
@@ -131,12 +181,16 @@ export function dynamoReplayStore(client: DynamoDBDocumentClient, tableName: str
       const out: ReplayOccurrence[] = [];
       let startKey: Record<string, unknown> | undefined;
       for (;;) {
-        const page = await client.send(new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: afterSk ? 'pk = :pk AND sk >= :from' : 'pk = :pk AND begins_with(sk, :occ)',
-          ExpressionAttributeValues: { ':pk': `REPLAY#${jobId}`, ...(afterSk ? { ':from': afterSk } : { ':occ': 'OCC#' }) },
-          ConsistentRead: true, Limit: 20, ExclusiveStartKey: startKey,
-        }));
+        const page = await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: afterSk ? 'pk = :pk AND sk >= :from' : 'pk = :pk AND begins_with(sk, :occ)',
+            ExpressionAttributeValues: { ':pk': `REPLAY#${jobId}`, ...(afterSk ? { ':from': afterSk } : { ':occ': 'OCC#' }) },
+            ConsistentRead: true,
+            Limit: 20,
+            ExclusiveStartKey: startKey,
+          }),
+        );
         for (const stored of page.Items ?? []) {
           const { sk, occurrences: chunk } = parseItem(ChunkItem, tableName, stored);
           const offset = sk === afterSk ? afterOffset : 0;
@@ -146,9 +200,15 @@ export function dynamoReplayStore(client: DynamoDBDocumentClient, tableName: str
             const end = offset + take.length;
             if (end < chunk.length) return { occurrences: out, next: `${sk}@${end}` };
             // The chunk is used up: the next page starts at the next chunk, if there is one.
-            const more = await client.send(new QueryCommand({
-              TableName: tableName, KeyConditionExpression: 'pk = :pk AND sk > :sk', ExpressionAttributeValues: { ':pk': `REPLAY#${jobId}`, ':sk': sk }, Limit: 1, ConsistentRead: true,
-            }));
+            const more = await client.send(
+              new QueryCommand({
+                TableName: tableName,
+                KeyConditionExpression: 'pk = :pk AND sk > :sk',
+                ExpressionAttributeValues: { ':pk': `REPLAY#${jobId}`, ':sk': sk },
+                Limit: 1,
+                ConsistentRead: true,
+              }),
+            );
             const following = more.Items?.[0];
             return { occurrences: out, ...(following && { next: `${String(following.sk)}@0` }) };
           }

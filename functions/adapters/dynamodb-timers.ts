@@ -33,33 +33,41 @@ export function dynamoTimerStore(client: DynamoDBDocumentClient, tableName: stri
   return {
     async park(timer, parkedAt) {
       const minute = minuteOf(timer.dueAt);
-      await client.send(new PutCommand({
-        TableName: tableName,
-        Item: { pk: `DUE#${minute}`, sk: sortKey(timer), id: timer.id, queue: timer.queue, body: timer.body, due_at: timer.dueAt },
-      }));
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { pk: `DUE#${minute}`, sk: sortKey(timer), id: timer.id, queue: timer.queue, body: timer.body, due_at: timer.dueAt },
+        }),
+      );
       // The cursor trails the clock by a minute, so a timer due later than that is never behind it:
       // only the first park of a container (which may create it) and a timer already due write it.
       const trailing = minuteOf(parkedAt) - CURSOR_TRAIL_MS;
       if (cursorExists && minute >= trailing) return;
-      await ignoringConditionFailure(client.send(new UpdateCommand({
-        TableName: tableName,
-        Key: CURSOR_KEY,
-        UpdateExpression: 'SET minute_ms = :m',
-        ConditionExpression: 'attribute_not_exists(minute_ms) OR minute_ms > :m',
-        ExpressionAttributeValues: { ':m': Math.min(minute, trailing) },
-      })));
+      await ignoringConditionFailure(
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: CURSOR_KEY,
+            UpdateExpression: 'SET minute_ms = :m',
+            ConditionExpression: 'attribute_not_exists(minute_ms) OR minute_ms > :m',
+            ExpressionAttributeValues: { ':m': Math.min(minute, trailing) },
+          }),
+        ),
+      );
       cursorExists = true;
     },
 
     async listDue(minute, until, limit) {
       if (limit <= 0) return [];
-      const result = await client.send(new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND sk < :until',
-        ExpressionAttributeValues: { ':pk': `DUE#${minute}`, ':until': `${String(until + 1).padStart(15, '0')}#` },
-        Limit: limit,
-        ConsistentRead: true,
-      }));
+      const result = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND sk < :until',
+          ExpressionAttributeValues: { ':pk': `DUE#${minute}`, ':until': `${String(until + 1).padStart(15, '0')}#` },
+          Limit: limit,
+          ConsistentRead: true,
+        }),
+      );
       return (result.Items ?? []).map((stored) => {
         const item = parseItem(TimerItem, tableName, stored);
         return { id: item.id, queue: item.queue, body: item.body, dueAt: item.due_at };
@@ -68,7 +76,8 @@ export function dynamoTimerStore(client: DynamoDBDocumentClient, tableName: stri
 
     async removeAll(timers) {
       for (let i = 0; i < timers.length; i += BATCH_WRITE) {
-        let requests: Record<string, unknown>[] | undefined = timers.slice(i, i + BATCH_WRITE)
+        let requests: Record<string, unknown>[] | undefined = timers
+          .slice(i, i + BATCH_WRITE)
           .map((timer) => ({ DeleteRequest: { Key: { pk: `DUE#${minuteOf(timer.dueAt)}`, sk: sortKey(timer) } } }));
         // What DynamoDB leaves unprocessed under throttling is sent again; a timer left behind is only sent twice.
         for (let tries = 0; requests?.length && tries < 5; tries += 1) {
@@ -85,13 +94,17 @@ export function dynamoTimerStore(client: DynamoDBDocumentClient, tableName: stri
     },
 
     async advanceCursor(minute) {
-      await ignoringConditionFailure(client.send(new UpdateCommand({
-        TableName: tableName,
-        Key: CURSOR_KEY,
-        UpdateExpression: 'SET minute_ms = :m',
-        ConditionExpression: 'minute_ms < :m',
-        ExpressionAttributeValues: { ':m': minute },
-      })));
+      await ignoringConditionFailure(
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: CURSOR_KEY,
+            UpdateExpression: 'SET minute_ms = :m',
+            ConditionExpression: 'minute_ms < :m',
+            ExpressionAttributeValues: { ':m': minute },
+          }),
+        ),
+      );
     },
   };
 }

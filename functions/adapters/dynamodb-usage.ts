@@ -27,14 +27,17 @@ export function dynamoCreditLedger(client: DynamoDBDocumentClient, tableName: st
     async debit(accountId, month, credits) {
       const once = countedOnce(randomBytes(16).toString('base64url'), Date.now(), DEBIT_KEY_SLOT_MS);
       try {
-        const { Attributes } = await client.send(new UpdateCommand({
-          TableName: tableName, Key: key(accountId, month),
-          UpdateExpression: `ADD used :n, ${once.add} SET expires_at = if_not_exists(expires_at, :expires) REMOVE ${once.remove}`,
-          ConditionExpression: once.condition,
-          ExpressionAttributeNames: once.names,
-          ExpressionAttributeValues: { ':n': credits, ':expires': Math.floor(Date.parse(`${month}-01T00:00:00Z`) / 1000) + RETENTION_S, ...once.values },
-          ReturnValues: 'UPDATED_NEW',
-        }));
+        const { Attributes } = await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key(accountId, month),
+            UpdateExpression: `ADD used :n, ${once.add} SET expires_at = if_not_exists(expires_at, :expires) REMOVE ${once.remove}`,
+            ConditionExpression: once.condition,
+            ExpressionAttributeNames: once.names,
+            ExpressionAttributeValues: { ':n': credits, ':expires': Math.floor(Date.parse(`${month}-01T00:00:00Z`) / 1000) + RETENTION_S, ...once.values },
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        );
         // UPDATED_NEW holds the updated attributes only (no key): the key is named for the error.
         const after = Attributes ? parseItem(UsedItem, tableName, { ...key(accountId, month), ...Attributes }).used : credits;
         return { before: after - credits, after };

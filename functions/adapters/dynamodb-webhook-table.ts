@@ -33,26 +33,39 @@ export async function applied(write: Promise<unknown>): Promise<boolean> {
  * gone or in another state.
  */
 export function transitionJob<F extends string>(
-  client: DynamoDBDocumentClient, tableName: string, key: Record<string, string>, transition: {
-    from: readonly string[]; to: string; fields: Partial<Record<F, unknown>>; attributes: Readonly<Record<F, string>>;
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  key: Record<string, string>,
+  transition: {
+    from: readonly string[];
+    to: string;
+    fields: Partial<Record<F, unknown>>;
+    attributes: Readonly<Record<F, string>>;
   },
 ): Promise<boolean> {
   const sets = ['#state = :to'];
   const values: Record<string, unknown> = { ':to': transition.to };
-  transition.from.forEach((state, i) => { values[`:from${i}`] = state; });
+  transition.from.forEach((state, i) => {
+    values[`:from${i}`] = state;
+  });
   for (const [field, attribute] of Object.entries(transition.attributes) as [F, string][]) {
     const value = transition.fields[field];
     if (value === undefined) continue;
     sets.push(`${attribute} = :${attribute}`);
     values[`:${attribute}`] = value;
   }
-  return applied(client.send(new UpdateCommand({
-    TableName: tableName, Key: key,
-    UpdateExpression: `SET ${sets.join(', ')}`,
-    ConditionExpression: `attribute_exists(pk) AND #state IN (${transition.from.map((_, i) => `:from${i}`).join(', ')})`,
-    ExpressionAttributeNames: { '#state': 'state' },
-    ExpressionAttributeValues: values,
-  })));
+  return applied(
+    client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: `attribute_exists(pk) AND #state IN (${transition.from.map((_, i) => `:from${i}`).join(', ')})`,
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: values,
+      }),
+    ),
+  );
 }
 
 export async function getItem(table: WebhookTable, pk: string, sk: string): Promise<Item | undefined> {
@@ -76,12 +89,15 @@ export async function queryAll(table: WebhookTable, input: Omit<QueryCommandInpu
 export function accountItems(table: WebhookTable, accountId: string, prefix: string): Promise<Item[]> {
   return queryAll(table, {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': accountKey(accountId), ':prefix': prefix }, ConsistentRead: true,
+    ExpressionAttributeValues: { ':pk': accountKey(accountId), ':prefix': prefix },
+    ConsistentRead: true,
   });
 }
 
 /** Deletes an account's item; false when it did not exist. */
 export async function removeItem(table: WebhookTable, accountId: string, sk: string): Promise<boolean> {
-  const { Attributes } = await table.client.send(new DeleteCommand({ TableName: table.tableName, Key: { pk: accountKey(accountId), sk }, ReturnValues: 'ALL_OLD' }));
+  const { Attributes } = await table.client.send(
+    new DeleteCommand({ TableName: table.tableName, Key: { pk: accountKey(accountId), sk }, ReturnValues: 'ALL_OLD' }),
+  );
   return Attributes !== undefined;
 }

@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import type { ObjectStore } from '../ports/archive.ts';
 import type { LocalFiles } from '../ports/sql.ts';
 
-export interface FileCacheStats { hits: number; downloads: number; bytes: number; files: number }
+export interface FileCacheStats {
+  hits: number;
+  downloads: number;
+  bytes: number;
+  files: number;
+}
 
 export function fileCache(store: ObjectStore, dir: string, maxBytes: number): LocalFiles & { stats(): FileCacheStats } {
   mkdirSync(dir, { recursive: true });

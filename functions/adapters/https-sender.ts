@@ -110,71 +110,85 @@ export function createHttpsSender(options: HttpsSenderOptions): WebhookSender {
 
   const agent = new Agent({ keepAlive: true, maxFreeSockets: IDLE_SOCKETS_PER_DESTINATION, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' });
 
-  return (outbound: OutboundRequest) => new Promise<SendOutcome>((settle) => {
-    const started = performance.now();
-    let statusCode: number | null = null;
-    let remoteAddress: string | null = null;
-    let done = false;
-    let req: ReturnType<typeof request> | undefined;
-    /** `keepSocket`: the answer was read to its end, so the socket may serve the next request. */
-    const finish = (error: string | null, keepSocket = false): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      if (!keepSocket) req?.destroy();
-      settle({ ok: error === null, statusCode, latencyMs: Math.round(performance.now() - started), error, remoteAddress });
-    };
-    const timer = setTimeout(() => finish(`timed out after ${timeoutMs} ms`), timeoutMs);
+  return (outbound: OutboundRequest) =>
+    new Promise<SendOutcome>((settle) => {
+      const started = performance.now();
+      let statusCode: number | null = null;
+      let remoteAddress: string | null = null;
+      let done = false;
+      let req: ReturnType<typeof request> | undefined;
+      /** `keepSocket`: the answer was read to its end, so the socket may serve the next request. */
+      const finish = (error: string | null, keepSocket = false): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        if (!keepSocket) req?.destroy();
+        settle({ ok: error === null, statusCode, latencyMs: Math.round(performance.now() - started), error, remoteAddress });
+      };
+      const timer = setTimeout(() => finish(`timed out after ${timeoutMs} ms`), timeoutMs);
 
-    const parsed = parseDestination(outbound.url);
-    if (!parsed.ok) return finish(`destination refused: ${parsed.reason}`);
-    const { url, host, port } = parsed;
-    const allowed = allowListed(host, allowHosts);
-    const literal = hostLiteral(host);
-    const reason = allowed ? undefined : literal !== undefined ? isForbiddenAddress(literal) : checkHostName(host);
-    if (reason) return finish(literal !== undefined ? `destination refused: URL host ${literal} is ${reason}` : `destination refused: ${reason}`);
+      const parsed = parseDestination(outbound.url);
+      if (!parsed.ok) return finish(`destination refused: ${parsed.reason}`);
+      const { url, host, port } = parsed;
+      const allowed = allowListed(host, allowHosts);
+      const literal = hostLiteral(host);
+      const reason = allowed ? undefined : literal !== undefined ? isForbiddenAddress(literal) : checkHostName(host);
+      if (reason) return finish(literal !== undefined ? `destination refused: URL host ${literal} is ${reason}` : `destination refused: ${reason}`);
 
-    const given = Object.entries(outbound.headers).filter(([name]) => !RESERVED_HEADERS.has(name.toLowerCase()));
-    const body = Buffer.from(outbound.body, 'utf8');
-    const send = (resendOnStaleSocket: boolean): void => {
-      let handshaking = false;
-      try {
-        req = request({
-          host, port, path: `${url.pathname}${url.search}`, method: 'POST', lookup, agent,
-          headers: { ...Object.fromEntries(given), 'content-type': 'application/json', 'user-agent': USER_AGENT, 'content-length': body.length },
+      const given = Object.entries(outbound.headers).filter(([name]) => !RESERVED_HEADERS.has(name.toLowerCase()));
+      const body = Buffer.from(outbound.body, 'utf8');
+      const send = (resendOnStaleSocket: boolean): void => {
+        let handshaking = false;
+        try {
+          req = request({
+            host,
+            port,
+            path: `${url.pathname}${url.search}`,
+            method: 'POST',
+            lookup,
+            agent,
+            headers: { ...Object.fromEntries(given), 'content-type': 'application/json', 'user-agent': USER_AGENT, 'content-length': body.length },
+          });
+        } catch (error) {
+          finish(describe(error as NodeJS.ErrnoException, false));
+          return;
+        }
+        const sent = req;
+        sent.on('socket', (socket: Socket) => {
+          // A kept-alive socket is already connected (and vetted when it was dialled).
+          if (!socket.connecting) {
+            remoteAddress = socket.remoteAddress ?? null;
+            return;
+          }
+          socket.once('connect', () => {
+            remoteAddress = socket.remoteAddress ?? null;
+            handshaking = true;
+          });
+          socket.once('secureConnect', () => {
+            handshaking = false;
+          });
         });
-      } catch (error) {
-        finish(describe(error as NodeJS.ErrnoException, false));
-        return;
-      }
-      const sent = req;
-      sent.on('socket', (socket: Socket) => {
-        // A kept-alive socket is already connected (and vetted when it was dialled).
-        if (!socket.connecting) { remoteAddress = socket.remoteAddress ?? null; return; }
-        socket.once('connect', () => { remoteAddress = socket.remoteAddress ?? null; handshaking = true; });
-        socket.once('secureConnect', () => { handshaking = false; });
-      });
-      sent.on('error', (error: NodeJS.ErrnoException) => {
-        if (resendOnStaleSocket && sent.reusedSocket && statusCode === null && error.code === 'ECONNRESET' && !done) return send(false);
-        finish(describe(error, handshaking));
-      });
-      sent.on('response', (res) => {
-        statusCode = res.statusCode ?? null;
-        const status = statusCode ?? 0;
-        res.on('error', (error: NodeJS.ErrnoException) => finish(describe(error, false)));
-        // A failed answer is known from its status line; its body cannot change the outcome.
-        if (status >= 300 && status < 400) return finish(`receiver answered ${status}; redirects are not followed`);
-        if (status < 200 || status >= 300) return finish(`receiver returned ${status}`);
-        let received = 0;
-        if (maxBytes <= 0) return finish(null);
-        res.on('data', (chunk: Buffer) => {
-          received += chunk.length;
-          if (received >= maxBytes) finish(null);
+        sent.on('error', (error: NodeJS.ErrnoException) => {
+          if (resendOnStaleSocket && sent.reusedSocket && statusCode === null && error.code === 'ECONNRESET' && !done) return send(false);
+          finish(describe(error, handshaking));
         });
-        res.on('end', () => finish(null, true));
-      });
-      sent.end(body);
-    };
-    send(true);
-  });
+        sent.on('response', (res) => {
+          statusCode = res.statusCode ?? null;
+          const status = statusCode ?? 0;
+          res.on('error', (error: NodeJS.ErrnoException) => finish(describe(error, false)));
+          // A failed answer is known from its status line; its body cannot change the outcome.
+          if (status >= 300 && status < 400) return finish(`receiver answered ${status}; redirects are not followed`);
+          if (status < 200 || status >= 300) return finish(`receiver returned ${status}`);
+          let received = 0;
+          if (maxBytes <= 0) return finish(null);
+          res.on('data', (chunk: Buffer) => {
+            received += chunk.length;
+            if (received >= maxBytes) finish(null);
+          });
+          res.on('end', () => finish(null, true));
+        });
+        sent.end(body);
+      };
+      send(true);
+    });
 }

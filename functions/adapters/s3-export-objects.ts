@@ -9,8 +9,15 @@ export function s3ExportObjects(client: S3Client, bucket: string): ExportObjects
   return {
     putFile: (key, path) => objects.putFile(key, path),
     delete: (keys) => objects.delete([...keys]),
-    downloadLink: (key, ttlS, fileName) => getSignedUrl(client, new GetObjectCommand({
-      Bucket: bucket, Key: key, ResponseContentDisposition: `attachment; filename="${fileName}"`,
-    }), { expiresIn: ttlS }),
+    downloadLink: (key, ttlS, fileName) =>
+      getSignedUrl(
+        client,
+        new GetObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          ResponseContentDisposition: `attachment; filename="${fileName}"`,
+        }),
+        { expiresIn: ttlS },
+      ),
   };
 }

@@ -27,8 +27,10 @@ export function sealCursor(keys: CursorKeyRing, scope: string, cursor: string): 
 
 /** The cursor a sealed one carries, if a key of the ring sealed it for `scope`. */
 export function openCursor(keys: CursorKeyRing, scope: string, sealed: string): string {
-  const invalid = () => new AppError('invalid_cursor',
-    'The cursor was not issued for this route; pass meta.next_cursor unchanged, with every other parameter unchanged.', { param: 'cursor' });
+  const invalid = () =>
+    new AppError('invalid_cursor', 'The cursor was not issued for this route; pass meta.next_cursor unchanged, with every other parameter unchanged.', {
+      param: 'cursor',
+    });
   const macAt = sealed.lastIndexOf('.');
   const idAt = sealed.lastIndexOf('.', macAt - 1);
   if (idAt <= 0) throw invalid();

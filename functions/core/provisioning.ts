@@ -14,10 +14,7 @@ export interface NewAccount {
   apiKey: string;
 }
 
-export async function createAccount(
-  deps: { accounts: AccountStore; usageKeys?: UsageKeyRegistry; now: () => Date },
-  plan: PlanName,
-): Promise<NewAccount> {
+export async function createAccount(deps: { accounts: AccountStore; usageKeys?: UsageKeyRegistry; now: () => Date }, plan: PlanName): Promise<NewAccount> {
   const apiKey = mintApiKey();
   const id = newId('acct');
   const account: Account = { id, plan, usageKey: newId('usage'), createdAt: deps.now().toISOString() };

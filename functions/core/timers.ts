@@ -71,8 +71,14 @@ export type SweepDeps = Omit<DelayDeps, 'queues'> & { queues: QueueBatchSender }
 /** Sends a batch of due timers onto their queues, then deletes them: a crash in between sends them again. */
 async function release(deps: SweepDeps, timers: Timer[], now: number): Promise<void> {
   const byQueue = groupBy(timers, (timer) => timer.queue);
-  await Promise.all([...byQueue].map(([queue, batch]) =>
-    deps.queues.sendBatch(queue, batch.map((timer) => ({ body: timer.body, delaySeconds: remainingDelaySeconds(timer.dueAt, now) })))));
+  await Promise.all(
+    [...byQueue].map(([queue, batch]) =>
+      deps.queues.sendBatch(
+        queue,
+        batch.map((timer) => ({ body: timer.body, delaySeconds: remainingDelaySeconds(timer.dueAt, now) })),
+      ),
+    ),
+  );
   await deps.timers.removeAll(timers);
 }
 

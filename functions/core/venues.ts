@@ -18,5 +18,10 @@ export function dexOf(symbol: string): string | undefined {
 
 /** Path prefix of each venue family's routes (the route table's, and the links events carry). */
 export const FAMILY_PREFIX: Readonly<Record<Family, string>> = {
-  perpx: '/v1/perpx', spot: '/v1/perpx/spot', hip3: '/v1/perpx/hip3', hip4: '/v1/perpx/hip4', altx: '/v1/altx', 'altx-rh': '/v1/altx-rh',
+  perpx: '/v1/perpx',
+  spot: '/v1/perpx/spot',
+  hip3: '/v1/perpx/hip3',
+  hip4: '/v1/perpx/hip4',
+  altx: '/v1/altx',
+  'altx-rh': '/v1/altx-rh',
 };

@@ -19,7 +19,10 @@ const status = timedCache(60_000);
 const sla = timedCache(5 * 60_000);
 
 const answered = <T>(entry: { value: T; cachedAt: number; ttlMs: number }) =>
-  ok(entry.value, { meta: { cached_at: new Date(entry.cachedAt).toISOString(), cache_ttl_s: entry.ttlMs / 1000 }, headers: { 'cache-control': `private, max-age=${entry.ttlMs / 1000}` } });
+  ok(entry.value, {
+    meta: { cached_at: new Date(entry.cachedAt).toISOString(), cache_ttl_s: entry.ttlMs / 1000 },
+    headers: { 'cache-control': `private, max-age=${entry.ttlMs / 1000}` },
+  });
 
 export const handler = httpRouteGroup(DATA_QUALITY_OPERATIONS, {
   getDataQualityStatus: async () => answered(await status.get('status', () => qualityStatus(deps(), clock.now()))),
@@ -35,7 +38,9 @@ export const handler = httpRouteGroup(DATA_QUALITY_OPERATIONS, {
     if (to - from > MAX_WINDOW_MS) throw new AppError('invalid_time_range', 'The window may span at most 366 days.', { param: 'from' });
     const exchange = params.exchange!;
     const entry = await symbols.get(`${exchange}|${params.symbol}|${from}|${to}`, async () => ({
-      exchange, symbol: params.symbol, data_types: await symbolCoverage(archiveManifest(), exchange, params.symbol, from, to, now),
+      exchange,
+      symbol: params.symbol,
+      data_types: await symbolCoverage(archiveManifest(), exchange, params.symbol, from, to, now),
     }));
     return answered(entry);
   },

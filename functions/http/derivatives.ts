@@ -18,17 +18,21 @@ const market = (symbol: string, ctx: RequestContext) => ({ family: familyOf(ctx)
 const venueOf = (symbol: string, ctx: RequestContext) => ({ symbol, venue: familyOf(ctx) });
 const pagedMarket = (symbol: string, ctx: RequestContext) => ({ ...cursorRoute(ctx), ...market(symbol, ctx) });
 
-const history = <S extends Series>(series: S) => async ({ params, query }: HistoryInput, ctx: RequestContext) => {
-  const { family, symbol } = market(params.symbol, ctx);
-  const rows = await seriesPage(archiveDeps(), series, { ...cursorRoute(ctx), family, symbol, ...query }, clock.now());
-  return okRows(rows, { symbol, venue: family, ...(query.interval && { interval: query.interval }) });
-};
+const history =
+  <S extends Series>(series: S) =>
+  async ({ params, query }: HistoryInput, ctx: RequestContext) => {
+    const { family, symbol } = market(params.symbol, ctx);
+    const rows = await seriesPage(archiveDeps(), series, { ...cursorRoute(ctx), family, symbol, ...query }, clock.now());
+    return okRows(rows, { symbol, venue: family, ...(query.interval && { interval: query.interval }) });
+  };
 
-const current = <S extends Series>(series: S) => async ({ params }: { params: { symbol: string } }, ctx: RequestContext) => {
-  const { family, symbol } = market(params.symbol, ctx);
-  const { row, ageMs } = await currentSample(archiveDeps(), series, family, symbol, clock.now());
-  return ok(row, { meta: { symbol, venue: family, age_ms: ageMs } });
-};
+const current =
+  <S extends Series>(series: S) =>
+  async ({ params }: { params: { symbol: string } }, ctx: RequestContext) => {
+    const { family, symbol } = market(params.symbol, ctx);
+    const { row, ageMs } = await currentSample(archiveDeps(), series, family, symbol, clock.now());
+    return ok(row, { meta: { symbol, venue: family, age_ms: ageMs } });
+  };
 
 export const handler = httpRouteGroup(DERIVATIVES_OPERATIONS, {
   openInterest: history('open_interest'),
@@ -40,7 +44,8 @@ export const handler = httpRouteGroup(DERIVATIVES_OPERATIONS, {
     return okRows(rows, venueOf(params.symbol, ctx));
   },
   userLiquidations: async ({ params, query: { coin, symbol = coin, ...window } }, ctx) => {
-    if (coin !== undefined && symbol !== coin) throw new AppError('invalid_parameter', 'symbol and coin name the same filter; send one, or the same value.', { param: 'coin' });
+    if (coin !== undefined && symbol !== coin)
+      throw new AppError('invalid_parameter', 'symbol and coin name the same filter; send one, or the same value.', { param: 'coin' });
     const rows = await userLiquidationsPage(archiveDeps(), { ...cursorRoute(ctx), family: familyOf(ctx), user: params.user, symbol, ...window }, clock.now());
     return okRows(rows, { venue: familyOf(ctx) });
   },
@@ -48,18 +53,21 @@ export const handler = httpRouteGroup(DERIVATIVES_OPERATIONS, {
     const rows = await liquidationVolumePage(archiveDeps(), { ...cursorRoute(ctx), family: familyOf(ctx), symbol: params.symbol, ...query }, clock.now());
     return okRows(rows, { ...venueOf(params.symbol, ctx), interval: query.interval });
   },
-  triggerLevels: async ({ params, query }, ctx) => ok(await triggerLevels(archiveDeps(), { ...market(params.symbol, ctx), ...query }, clock.now()), { meta: venueOf(params.symbol, ctx) }),
+  triggerLevels: async ({ params, query }, ctx) =>
+    ok(await triggerLevels(archiveDeps(), { ...market(params.symbol, ctx), ...query }, clock.now()), { meta: venueOf(params.symbol, ctx) }),
   triggerLevelsHistory: async ({ params, query }, ctx) => {
     const { data, nextCursor, meta } = await triggerLevelsHistory(archiveDeps(), { ...pagedMarket(params.symbol, ctx), ...query }, clock.now());
     return ok(data, { nextCursor, meta: { ...venueOf(params.symbol, ctx), ...meta } });
   },
-  liquidationLevels: async ({ params, query }, ctx) => ok(await liquidationLevels(archiveDeps(), { ...market(params.symbol, ctx), ...query }, clock.now()), { meta: venueOf(params.symbol, ctx) }),
+  liquidationLevels: async ({ params, query }, ctx) =>
+    ok(await liquidationLevels(archiveDeps(), { ...market(params.symbol, ctx), ...query }, clock.now()), { meta: venueOf(params.symbol, ctx) }),
   liquidationLevelsHistory: async ({ params, query }, ctx) => {
     const { data, nextCursor, meta } = await liquidationLevelsHistory(archiveDeps(), { ...pagedMarket(params.symbol, ctx), ...query }, clock.now());
     return ok(data, { nextCursor, meta: { ...venueOf(params.symbol, ctx), ...meta } });
   },
   oracleExternalPrice: async ({ params }, ctx) => ok(await externalPrice(archiveDeps(), params.symbol, clock.now()), { meta: venueOf(params.symbol, ctx) }),
-  oracleDiscoveryBounds: async ({ params }, ctx) => ok(await discoveryBoundsOf(archiveDeps(), params.symbol, clock.now()), { meta: venueOf(params.symbol, ctx) }),
+  oracleDiscoveryBounds: async ({ params }, ctx) =>
+    ok(await discoveryBoundsOf(archiveDeps(), params.symbol, clock.now()), { meta: venueOf(params.symbol, ctx) }),
   prices: history('prices'),
   summary: async ({ params }, ctx) => {
     const { family, symbol } = market(params.symbol, ctx);

@@ -29,7 +29,8 @@ const symbolMeta = (ctx: RequestContext, symbol: string) => ({ symbol, venue: fa
 const hip4Page = <T>({ data, nextCursor }: { data: T[]; nextCursor: string | null }) => ok(data, { nextCursor, meta: { venue: 'hip4' } });
 
 export const handler = httpRouteGroup(MARKET_OPERATIONS, {
-  trades: async ({ params, query }, ctx) => okRows(await tradesPage(archiveDeps(), symbolRequest(ctx, params.symbol, query), clock.now()), symbolMeta(ctx, params.symbol)),
+  trades: async ({ params, query }, ctx) =>
+    okRows(await tradesPage(archiveDeps(), symbolRequest(ctx, params.symbol, query), clock.now()), symbolMeta(ctx, params.symbol)),
   recentTrades: async ({ params, query }, ctx) => {
     const rows = await recentTradesPage(archiveDeps(), { family: familyOf(ctx), symbol: params.symbol, ...query }, clock.now());
     return okRows(rows, symbolMeta(ctx, params.symbol));

@@ -1,5 +1,16 @@
 /** Route group `orderbook`: native snapshots and history, order-level books (L4, altx L3) and diffs, full-depth L2, per family. */
-import { bookSymbol, granularityMultiplier, l2BookText, l2History, l3Book, l3History, l4BookText, l4History, type BookHistoryRequest, type BookRequest } from '../core/market/orderbook.ts';
+import {
+  bookSymbol,
+  granularityMultiplier,
+  l2BookText,
+  l2History,
+  l3Book,
+  l3History,
+  l4BookText,
+  l4History,
+  type BookHistoryRequest,
+  type BookRequest,
+} from '../core/market/orderbook.ts';
 import { l2DiffsPage, l4DiffsPage } from '../core/market/orderbook-diffs.ts';
 import { nativeBook, nativeBookHistory } from '../core/market/orderbook-native.ts';
 import { ORDERBOOK_OPERATIONS } from '../routes/orderbook.ts';
@@ -19,21 +30,24 @@ const deps = () => oneRequestView(archiveDeps());
 const market = (symbol: string, ctx: RequestContext) => ({ family: familyOf(ctx), symbol: bookSymbol(familyOf(ctx), symbol) });
 
 /** One book at `timestamp` (default now). */
-const snapshot = <T, Q extends { timestamp?: number }>(read: (deps: ArchiveDeps, req: BookRequest & Omit<Q, 'timestamp'>) => Promise<T>) =>
+const snapshot =
+  <T, Q extends { timestamp?: number }>(read: (deps: ArchiveDeps, req: BookRequest & Omit<Q, 'timestamp'>) => Promise<T>) =>
   async ({ params, query: { timestamp, ...rest } }: SymbolParams & { query: Q }, ctx: RequestContext) => {
     const { family, symbol } = market(params.symbol, ctx);
     return ok(await read(deps(), { family, symbol, at: timestamp ?? clock.now(), ...rest }), { meta: { symbol, venue: family } });
   };
 
 /** One book at `timestamp` (default now), already JSON text. */
-const text = <T>(read: (deps: ArchiveDeps, req: BookRequest) => Promise<string>) =>
+const text =
+  <T>(read: (deps: ArchiveDeps, req: BookRequest) => Promise<string>) =>
   async ({ params, query: { timestamp, ...rest } }: SymbolParams & { query: { timestamp?: number; depth?: number } }, ctx: RequestContext) => {
     const { family, symbol } = market(params.symbol, ctx);
     return okJson<T>(await read(deps(), { family, symbol, at: timestamp ?? clock.now(), ...rest }), { symbol, venue: family });
   };
 
 /** A cursor-paged window. */
-const history = <T, R extends BookHistoryRequest>(read: (deps: ArchiveDeps, req: R, now: number) => Promise<JsonRows<T>>) =>
+const history =
+  <T, R extends BookHistoryRequest>(read: (deps: ArchiveDeps, req: R, now: number) => Promise<JsonRows<T>>) =>
   async ({ params, query }: SymbolParams & { query: Omit<R, 'routeId' | 'cursorForm' | 'family' | 'symbol'> }, ctx: RequestContext) => {
     const { family, symbol } = market(params.symbol, ctx);
     return okRows(await read(deps(), { ...cursorRoute(ctx), family, symbol, ...query } as R, clock.now()), { symbol, venue: family });

@@ -49,18 +49,29 @@ function marketRequest<Q extends { include_system?: boolean }>(ctx: RequestConte
 }
 
 export const handler = httpRouteGroup(POSITIONS_OPERATIONS, {
-  walletPositions: positions, walletPositionChanges: changes, walletPositionHistory: history, walletAccount: summary, walletAccountHistory: summaryHistory,
-  accountPositions: positions, accountPositionChanges: changes, accountPositionHistory: history,
-  accountSummary: (input, ctx) => summary({ ...input, query: {} }, ctx), accountSummaryHistory: summaryHistory,
+  walletPositions: positions,
+  walletPositionChanges: changes,
+  walletPositionHistory: history,
+  walletAccount: summary,
+  walletAccountHistory: summaryHistory,
+  accountPositions: positions,
+  accountPositionChanges: changes,
+  accountPositionHistory: history,
+  accountSummary: (input, ctx) => summary({ ...input, query: {} }, ctx),
+  accountSummaryHistory: summaryHistory,
   marketPositions: async ({ params, query }, ctx) => asPage(await marketRead.marketPositions(deps(), marketRequest(ctx, params.symbol, query), clock.now())),
-  marketPositionsSummary: async ({ params, query }, ctx) => asPage(await marketRead.marketSummaries(deps(), marketRequest(ctx, params.symbol, query), clock.now())),
+  marketPositionsSummary: async ({ params, query }, ctx) =>
+    asPage(await marketRead.marketSummaries(deps(), marketRequest(ctx, params.symbol, query), clock.now())),
   bulkPositions: async ({ query, headers }, ctx) => {
     const family = venue(ctx, query);
     const arrow = bulkInArrow(query, headers.accept, ARROW_CONTENT_TYPE);
     const page = await marketRead.bulkPositions(deps(), { routeId: ctx.route.operationId, family, ...query, hour: required(query.hour, 'hour') }, clock.now());
     if (!arrow) return ok(marketRead.rowsOfColumns(page.columns, page.count), { nextCursor: page.nextCursor, meta: page.meta });
     return {
-      kind: 'binary', body: positionsArrow(family, page.columns), contentType: ARROW_CONTENT_TYPE, rows: page.count,
+      kind: 'binary',
+      body: positionsArrow(family, page.columns),
+      contentType: ARROW_CONTENT_TYPE,
+      rows: page.count,
       headers: { 'x-count': String(page.count), 'x-schema-version': ARROW_SCHEMA_VERSION, ...(page.nextCursor && { 'x-next-cursor': page.nextCursor }) },
     };
   },

@@ -16,7 +16,8 @@ const CACHED = { 'cache-control': 'public, max-age=300' };
 
 // The catalogue is read from the manifest at most every 5 minutes per container.
 const catalogue = timedCache(5 * 60_000);
-const fromCatalogue = <T>(entry: { value: T; cachedAt: number }) => ok(entry.value, { headers: CACHED, meta: { cached_at: new Date(entry.cachedAt).toISOString(), cache_ttl_s: 300 } });
+const fromCatalogue = <T>(entry: { value: T; cachedAt: number }) =>
+  ok(entry.value, { headers: CACHED, meta: { cached_at: new Date(entry.cachedAt).toISOString(), cache_ttl_s: 300 } });
 
 // The document depends only on the route table and the base URL it is served under.
 const documents = new Map<string, Record<string, unknown>>();
@@ -51,12 +52,27 @@ export const handler = httpRouteGroup(SYSTEM_OPERATIONS, {
   },
   getDocsScript: async () => {
     redocScript ??= readFile(resolveInstalled(REDOC_BUNDLE));
-    return { kind: 'binary', body: await redocScript, contentType: 'application/javascript; charset=utf-8', rows: 0, headers: { 'cache-control': 'public, max-age=86400' } };
+    return {
+      kind: 'binary',
+      body: await redocScript,
+      contentType: 'application/javascript; charset=utf-8',
+      rows: 0,
+      headers: { 'cache-control': 'public, max-age=86400' },
+    };
   },
   getSymbols: async () => fromCatalogue(await catalogue.get('symbols', () => symbolCatalogue(archiveManifest(), clock.now()))),
-  getStats: async () => fromCatalogue(await catalogue.get('stats', async () => archiveStats(
-    { manifest: archiveManifest(), incidents: incidentStore() }, (await catalogue.get('symbols', () => symbolCatalogue(archiveManifest(), clock.now()))).value, clock.now(),
-  ))),
+  getStats: async () =>
+    fromCatalogue(
+      await catalogue.get('stats', async () =>
+        archiveStats(
+          { manifest: archiveManifest(), incidents: incidentStore() },
+          (await catalogue.get('symbols', () => symbolCatalogue(archiveManifest(), clock.now()))).value,
+          clock.now(),
+        ),
+      ),
+    ),
   getStatusCoverage: async () => fromCatalogue(await catalogue.get('coverage', () => allCoverage(archiveManifest(), clock.now()))),
-  unknownRoute: async ({ params }) => { throw noRouteError(`/${params.proxy}`); },
+  unknownRoute: async ({ params }) => {
+    throw noRouteError(`/${params.proxy}`);
+  },
 });

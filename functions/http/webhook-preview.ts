@@ -13,7 +13,13 @@ import { breadthStore, clock, creditLedger, once, queueSender, replayStore, repl
 import { PREVIEW_OPERATIONS } from '../routes/webhooks.ts';
 import { httpRouteGroup, ok, type RequestContext } from '../shared/http.ts';
 
-const previewDeps = once(() => ({ store: webhookStores(), clock, archive: archiveDeps(), breadth: breadthStore(), references: archiveReferences(archiveDeps()) }));
+const previewDeps = once(() => ({
+  store: webhookStores(),
+  clock,
+  archive: archiveDeps(),
+  breadth: breadthStore(),
+  references: archiveReferences(archiveDeps()),
+}));
 const caller = (ctx: RequestContext): Caller => ctx.account!;
 
 export const handler = httpRouteGroup(PREVIEW_OPERATIONS, {
@@ -25,8 +31,17 @@ export const handler = httpRouteGroup(PREVIEW_OPERATIONS, {
     const { job, nextCursor } = await getReplay(replayStore(), caller(ctx), input.params.id, input.query.limit, input.query.cursor);
     return ok(job, { nextCursor });
   },
-  cancelWebhookReplay: async (input, ctx) => ok(await cancelReplay({
-    replays: replayStore(), workflows: replayWorkflows(), clock,
-    charge: (rows) => chargeRequest({ ledger: creditLedger(), clock, announce: (e) => announce(queueSender(), e) }, caller(ctx), rows),
-  }, caller(ctx), input.params.id)),
+  cancelWebhookReplay: async (input, ctx) =>
+    ok(
+      await cancelReplay(
+        {
+          replays: replayStore(),
+          workflows: replayWorkflows(),
+          clock,
+          charge: (rows) => chargeRequest({ ledger: creditLedger(), clock, announce: (e) => announce(queueSender(), e) }, caller(ctx), rows),
+        },
+        caller(ctx),
+        input.params.id,
+      ),
+    ),
 });

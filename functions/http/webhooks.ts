@@ -1,13 +1,20 @@
 /** Route group `webhooks`: the event-type catalogue, plan limits, endpoints, subscriptions and watched addresses. */
 import { publicDeclaration } from '../core/webhooks/catalog.ts';
 import { EVENT_TYPES } from '../core/events/registry.ts';
-import {
-  createEndpoint, deleteEndpoint, enableEndpoint, endpointView, getEndpoint, limitsView, rotateSecret,
-} from '../core/webhooks/endpoints.ts';
+import { createEndpoint, deleteEndpoint, enableEndpoint, endpointView, getEndpoint, limitsView, rotateSecret } from '../core/webhooks/endpoints.ts';
 import type { Caller } from '../core/accounts.ts';
 import {
-  addressLimit, addressView, createSubscription, deleteSubscription, getSubscription, patchSubscription, resumeAll, resumeSubscription,
-  subscriptionView, unwatchAddress, watchAddress,
+  addressLimit,
+  addressView,
+  createSubscription,
+  deleteSubscription,
+  getSubscription,
+  patchSubscription,
+  resumeAll,
+  resumeSubscription,
+  subscriptionView,
+  unwatchAddress,
+  watchAddress,
 } from '../core/webhooks/subscriptions.ts';
 import { clock, queueSender, webhookDestinations, webhookStores } from '../shared/deps.ts';
 import { listDeliveries, queueTestDelivery, redeliver } from '../core/webhooks/manual-deliveries.ts';
@@ -22,10 +29,12 @@ const rulesDeps = () => ({ store: webhookStores(), clock });
 const caller = (ctx: RequestContext): Caller => ctx.account!;
 const id = (input: { params: { id: string } }) => input.params.id;
 /** A DELETE by id, answered with what it deleted. */
-const deleting = (remove: (store: ReturnType<typeof webhookStores>, caller: Caller, id: string) => Promise<unknown>) => async (input: { params: { id: string } }, ctx: RequestContext) => {
-  await remove(webhookStores(), caller(ctx), id(input));
-  return ok({ deleted: true as const, id: id(input) });
-};
+const deleting =
+  (remove: (store: ReturnType<typeof webhookStores>, caller: Caller, id: string) => Promise<unknown>) =>
+  async (input: { params: { id: string } }, ctx: RequestContext) => {
+    await remove(webhookStores(), caller(ctx), id(input));
+    return ok({ deleted: true as const, id: id(input) });
+  };
 
 export const handler = httpRouteGroup(WEBHOOK_OPERATIONS, {
   listWebhookEventTypes: async () => ok(catalogue),
@@ -43,14 +52,13 @@ export const handler = httpRouteGroup(WEBHOOK_OPERATIONS, {
 
   testWebhookEndpoint: async (input, ctx) => ok(await queueTestDelivery(deliveryDeps(), caller(ctx), id(input)), { status: 202 }),
   listWebhookDeliveries: async (input, ctx) => ok(await listDeliveries(webhookStores(), caller(ctx), id(input), input.query.limit)),
-  redeliverWebhookDelivery: async (input, ctx) => ok(await redeliver(deliveryDeps(), caller(ctx), id(input)), { status: 202, siblings: { note: REDELIVERED_NOTE } }),
+  redeliverWebhookDelivery: async (input, ctx) =>
+    ok(await redeliver(deliveryDeps(), caller(ctx), id(input)), { status: 202, siblings: { note: REDELIVERED_NOTE } }),
 
   listWebhookSubscriptions: async (_input, ctx) => ok((await webhookStores().rules.list(caller(ctx).id)).map(subscriptionView)),
-  createWebhookSubscription: async (input, ctx) =>
-    ok(await createSubscription(rulesDeps(), caller(ctx), input.body), { status: 201 }),
+  createWebhookSubscription: async (input, ctx) => ok(await createSubscription(rulesDeps(), caller(ctx), input.body), { status: 201 }),
   getWebhookSubscription: async (input, ctx) => ok(subscriptionView(await getSubscription(webhookStores(), caller(ctx), id(input)))),
-  patchWebhookSubscription: async (input, ctx) =>
-    ok(await patchSubscription(rulesDeps(), caller(ctx), id(input), input.body)),
+  patchWebhookSubscription: async (input, ctx) => ok(await patchSubscription(rulesDeps(), caller(ctx), id(input), input.body)),
   deleteWebhookSubscription: deleting(deleteSubscription),
   resumeWebhookSubscription: async (input, ctx) => {
     const { subscription, ...siblings } = await resumeSubscription(rulesDeps(), caller(ctx), id(input));

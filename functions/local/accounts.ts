@@ -11,7 +11,11 @@ import { hashApiKey, keyHint } from '../core/api-keys.ts';
 import type { PlanName } from '../core/plans.ts';
 
 /** A local key, its plan and, optionally, its own monthly credits (instead of the plan's). */
-export interface LocalKey { key: string; plan: PlanName; monthlyCredits?: number }
+export interface LocalKey {
+  key: string;
+  plan: PlanName;
+  monthlyCredits?: number;
+}
 
 export function localAccountId(key: string): string {
   return `acct_local_${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
@@ -19,11 +23,15 @@ export function localAccountId(key: string): string {
 
 export async function seedLocalAccounts(client: DynamoDBDocumentClient, tableName: string, keys: readonly LocalKey[]): Promise<void> {
   const createdAt = new Date().toISOString();
-  await replaceSeededAccounts(client, tableName, keys.map(({ key, plan, monthlyCredits }) => {
-    const id = localAccountId(key);
-    return {
-      account: { id, plan, usageKey: id, createdAt, ...(monthlyCredits !== undefined && { monthlyCredits }) },
-      key: { hash: hashApiKey(key), hint: keyHint(key) },
-    };
-  }));
+  await replaceSeededAccounts(
+    client,
+    tableName,
+    keys.map(({ key, plan, monthlyCredits }) => {
+      const id = localAccountId(key);
+      return {
+        account: { id, plan, usageKey: id, createdAt, ...(monthlyCredits !== undefined && { monthlyCredits }) },
+        key: { hash: hashApiKey(key), hint: keyHint(key) },
+      };
+    }),
+  );
 }

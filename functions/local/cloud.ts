@@ -75,7 +75,6 @@ export interface LocalCloud {
   stop(): Promise<void>;
 }
 
-
 /** Points this process (a CLI) at a running local cloud's emulators, as a deployed function would be. */
 export function attachToRunningCloud(dataDir: string): void {
   const statePath = join(dataDir, 'local-cloud.json');
@@ -88,12 +87,12 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   // Set before the first SDK client exists; the runtime in Lambda is Node 22 and never warns.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   mkdirSync(options.dataDir, { recursive: true });
-  const template = options.template ?? await serviceTemplateCachedIn(join(options.dataDir, 'synth'));
+  const template = options.template ?? (await serviceTemplateCachedIn(join(options.dataDir, 'synth')));
   const stateMachines = localStateMachines(template);
   const emulators = await startEmulators({ dataDir: options.dataDir });
   const gateway = await startGateway(options.port);
   const stepFunctions = await startStepFunctionsServer(stateMachines, (arn, error) => console.error(`[step functions] ${arn} failed:`, error));
-  const faults = options.faults && await startFaultProxies(emulators.endpoints, options.faults);
+  const faults = options.faults && (await startFaultProxies(emulators.endpoints, options.faults));
   // The functions reach the emulators through the proxy, when there is one.
   exportEnvironment(faults ? { ...emulators, endpoints: faults.endpoints } : emulators, options.dataDir, options.logLevel ?? 'WARN', stepFunctions.endpoint);
   let sandbox: Sandbox | undefined;
@@ -122,7 +121,9 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       // Lambda runs up to the event source's maximum concurrency of batches at once, so a batch held
       // by a slow receiver holds one of them: as many poll loops (asleep while the queue is empty).
       const queueUrl = emulators.names.queueUrls[def.consumes];
-      pollers.push(startEventSource(eventSourceSqs, def.consumes, queueUrl, consumer, QUEUES[def.consumes].maxConcurrency, { arrivals: emulators.arrivals(queueUrl) }));
+      pollers.push(
+        startEventSource(eventSourceSqs, def.consumes, queueUrl, consumer, QUEUES[def.consumes].maxConcurrency, { arrivals: emulators.arrivals(queueUrl) }),
+      );
     }
   }
   let scheduler: Scheduler | undefined;
@@ -133,7 +134,13 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   // The scaled ladder parks its hourly rungs as in AWS, so a cloud with a time scale sweeps timers
   // even with its other schedules off.
   if (options.schedules !== false || timeScale > 1) {
-    scheduler = startScheduler(stateMachines, (name, error) => console.error(`[schedule] ${name} failed:`, error), timeScale, options.schedules === false, (name) => seeding && name === 'positions');
+    scheduler = startScheduler(
+      stateMachines,
+      (name, error) => console.error(`[schedule] ${name} failed:`, error),
+      timeScale,
+      options.schedules === false,
+      (name) => seeding && name === 'positions',
+    );
   }
 
   let demo: DemoFeed | undefined;
@@ -143,15 +150,22 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     // over it (the job itself only ever writes the minute that just closed): part of the seed, so
     // breadth answers from the first minute the seed is done. It reaches to the minute the seed
     // ends: the minutes the job wrote while the seed was not yet ingested are written again.
-    const seeded = !scheduler ? feed.seeded : feed.seeded.then(async (span) => {
-      const to = Math.max(span.to, Math.floor(Date.now() / 60_000) * 60_000) - 60_000;
-      if (to - span.from >= 60_000) {
-        await invoke('breadth', { backfill: { from: span.from, to } })
-          .catch((error: unknown) => console.error('[demo] breadth history of the seeded span failed:', error));
-      }
-      return span;
-    });
-    void seeded.finally(() => { seeding = false; }).catch(() => undefined);
+    const seeded = !scheduler
+      ? feed.seeded
+      : feed.seeded.then(async (span) => {
+          const to = Math.max(span.to, Math.floor(Date.now() / 60_000) * 60_000) - 60_000;
+          if (to - span.from >= 60_000) {
+            await invoke('breadth', { backfill: { from: span.from, to } }).catch((error: unknown) =>
+              console.error('[demo] breadth history of the seeded span failed:', error),
+            );
+          }
+          return span;
+        });
+    void seeded
+      .finally(() => {
+        seeding = false;
+      })
+      .catch(() => undefined);
     demo = { ...feed, seeded };
   }
 

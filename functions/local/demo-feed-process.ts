@@ -25,6 +25,9 @@ process.on('message', (message: { start: DemoProcessOptions } | 'stop') => {
     onSymbols: (symbols) => tell({ symbols }),
   });
   tell({ wallets: feed.market.wallets });
-  feed.seeded.then((span) => tell({ seeded: span }), (error: unknown) => tell({ failed: String(error instanceof Error ? error.stack : error) }));
+  feed.seeded.then(
+    (span) => tell({ seeded: span }),
+    (error: unknown) => tell({ failed: String(error instanceof Error ? error.stack : error) }),
+  );
 });
 process.on('disconnect', () => void (feed?.stop() ?? Promise.resolve()).then(() => process.exit(0)));

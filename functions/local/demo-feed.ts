@@ -64,7 +64,9 @@ export interface SeedProgress {
   /** Which span the simulation is in: the newest hours (then live) or the older days behind them. */
   phase: 'near' | 'history';
   /** Batches written, of `total`, and ingested (the ingest function's manifest says done). */
-  written: number; total: number; ingested: number;
+  written: number;
+  total: number;
+  ingested: number;
   /** Records written so far. */
   records: number;
   /** Where the simulation's clock stands (epoch ms): it runs ahead of the batches written. */
@@ -74,10 +76,23 @@ export interface SeedProgress {
 }
 
 /** What a saved simulation must have been made with to be resumed. */
-interface FeedShape { seed: number; intensity: number; l2IntervalMs: number; extraCoreMarkets: number }
+interface FeedShape {
+  seed: number;
+  intensity: number;
+  l2IntervalMs: number;
+  extraCoreMarkets: number;
+}
 /** `history`: the older days of a near-first seed, still to be written (a restart simulates them again; ingest skips batches it has). */
-interface FeedState { seed: number; through: number; shape?: FeedShape; history?: Span }
-interface Span { from: number; to: number }
+interface FeedState {
+  seed: number;
+  through: number;
+  shape?: FeedShape;
+  history?: Span;
+}
+interface Span {
+  from: number;
+  to: number;
+}
 
 /** Live, the simulation is saved at most this often (a restart silently replays the rest). */
 const LIVE_SNAPSHOT_EVERY_MS = 60_000;
@@ -126,7 +141,12 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   const snapshotPath = join(options.dataDir, 'demo-market.bin');
   const now = Date.now();
   const saved: FeedState | undefined = existsSync(statePath) ? JSON.parse(readFileSync(statePath, 'utf8')) : undefined;
-  const shape: FeedShape = { seed: options.seed, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, extraCoreMarkets: options.extraCoreMarkets ?? 0 };
+  const shape: FeedShape = {
+    seed: options.seed,
+    intensity: options.intensity,
+    l2IntervalMs: options.l2IntervalMs,
+    extraCoreMarkets: options.extraCoreMarkets ?? 0,
+  };
   // Resume where the last run stopped, but never reach back further than the seeding window.
   const earliest = Math.floor((now - options.days * 24 * HOUR) / HOUR) * HOUR;
   const resumed = resumedMarket(shape, saved, snapshotPath, earliest);
@@ -134,10 +154,22 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   const nearFrom = !options.nearHours ? earliest : Math.max(earliest, Math.floor((now - options.nearHours * HOUR) / HOUR) * HOUR);
   const firstStart = !resumed && saved === undefined;
   // Older days a first start left unwritten are written by the next (of the same market only).
-  let history: Span | undefined = firstStart ? (nearFrom > earliest ? { from: earliest, to: nearFrom } : undefined) : madeAs(saved, shape) ? saved?.history : undefined;
+  let history: Span | undefined = firstStart
+    ? nearFrom > earliest
+      ? { from: earliest, to: nearFrom }
+      : undefined
+    : madeAs(saved, shape)
+      ? saved?.history
+      : undefined;
   const start = resumed?.nowMs() ?? (firstStart ? nearFrom : Math.max(saved?.through ?? earliest, earliest));
   const newMarket = (startMs: number) =>
-    createDemoMarket({ seed: options.seed, startMs, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, extraCoreMarkets: options.extraCoreMarkets });
+    createDemoMarket({
+      seed: options.seed,
+      startMs,
+      intensity: options.intensity,
+      l2IntervalMs: options.l2IntervalMs,
+      extraCoreMarkets: options.extraCoreMarkets,
+    });
   const market = resumed ?? newMarket(start);
   /** Where this start's seed begins: the breadth history is computed from there once it is in. */
   const seedFrom = Math.min(start, history?.from ?? start);
@@ -168,24 +200,37 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   noticeListings();
 
   const target = Math.floor(Date.now() / 1000) * 1000;
-  const progress = { written: 0, ingested: 0, records: 0, total: Math.ceil((target - start) / SEED_BATCH_MS) + (history ? Math.ceil((history.to - history.from) / SEED_BATCH_MS) : 0) };
+  const progress = {
+    written: 0,
+    ingested: 0,
+    records: 0,
+    total: Math.ceil((target - start) / SEED_BATCH_MS) + (history ? Math.ceil((history.to - history.from) / SEED_BATCH_MS) : 0),
+  };
   const confirmed = new Set<string>();
   const pending: string[] = [];
   /**
    * Simulates [from, to) of `simulation` a batch at a time and writes each batch; `afterBatch` hears
    * where it got. With `closeBooks`, the last batch also holds the diffs that empty its books at `to`.
    */
-  const seedSpan = async (simulation: DemoMarket, simulationUpstream: Upstream, phase: SeedProgress['phase'], span: Span, afterBatch: (until: number) => void, closeBooks = false) => {
+  const seedSpan = async (
+    simulation: DemoMarket,
+    simulationUpstream: Upstream,
+    phase: SeedProgress['phase'],
+    span: Span,
+    afterBatch: (until: number) => void,
+    closeBooks = false,
+  ) => {
     const tell = (simulatedTo: number) => options.onProgress?.({ phase, ...progress, simulatedTo, seedingTo: span.to });
-    for (let from = span.from; from < span.to && running;) {
+    for (let from = span.from; from < span.to && running; ) {
       const until = Math.min(from + SEED_BATCH_MS, span.to);
       // A minute at a time (the same records however `advance` is chunked), so a stop is heard
       // within one and the caller sees the simulation move.
       const simulated: NormalizedRecord[] = [];
-      for (let clock = from; clock < until && running;) {
+      for (let clock = from; clock < until && running; ) {
         clock = Math.min(clock + MINUTE, until);
         const records = simulation.advance(clock, { orderLevel: clock > orderLevelFrom });
-        for (const record of records) if (record.ts >= orderLevelFrom || (record.dataset !== 'l4_diffs' && record.dataset !== 'l4_checkpoints')) simulated.push(record);
+        for (const record of records)
+          if (record.ts >= orderLevelFrom || (record.dataset !== 'l4_diffs' && record.dataset !== 'l4_checkpoints')) simulated.push(record);
         tell(clock);
         await new Promise((r) => setImmediate(r));
       }
@@ -261,8 +306,11 @@ export type DemoProcessOptions = Omit<DemoFeedOptions, 's3' | 'bucket' | 'manife
 
 /** What the feed's process tells the local cloud. */
 export type DemoFeedMessage =
-  | { wallets: DemoMarketView['wallets'] } | { symbols: ReturnType<DemoMarket['symbols']> } | { progress: SeedProgress }
-  | { seeded: { from: number; to: number } } | { failed: string };
+  | { wallets: DemoMarketView['wallets'] }
+  | { symbols: ReturnType<DemoMarket['symbols']> }
+  | { progress: SeedProgress }
+  | { seeded: { from: number; to: number } }
+  | { failed: string };
 
 /**
  * Starts the feed in a process of its own, `niceness` below this one's, resolving once it
@@ -270,15 +318,23 @@ export type DemoFeedMessage =
  */
 export async function startDemoFeedProcess(options: DemoProcessOptions & Pick<DemoFeedOptions, 'onProgress'> & { niceness: number }): Promise<DemoFeed> {
   const { onProgress, niceness, ...start } = options;
-  const child = fork(fileURLToPath(new URL('./demo-feed-process.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], serialization: 'advanced', stdio: 'inherit' });
+  const child = fork(fileURLToPath(new URL('./demo-feed-process.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    serialization: 'advanced',
+    stdio: 'inherit',
+  });
   lowerPriority(child, niceness);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let wallets: DemoMarketView['wallets'] | undefined;
   let symbols: ReturnType<DemoMarket['symbols']> | undefined;
   let told: () => void = () => undefined;
-  const started = new Promise<void>((resolve) => { told = resolve; });
+  const started = new Promise<void>((resolve) => {
+    told = resolve;
+  });
   let settle: { resolve(span: { from: number; to: number }): void; reject(error: Error): void } | undefined;
-  const seeded = new Promise<{ from: number; to: number }>((resolve, reject) => { settle = { resolve, reject }; });
+  const seeded = new Promise<{ from: number; to: number }>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
   // A stop before the seed ends leaves it unsettled, as the feed in this process did; never unhandled.
   seeded.catch(() => undefined);
   child.on('message', (message: DemoFeedMessage) => {
@@ -289,7 +345,10 @@ export async function startDemoFeedProcess(options: DemoProcessOptions & Pick<De
     else settle?.reject(new Error(`the demo feed failed: ${message.failed}`));
     if (wallets && symbols) told();
   });
-  void exited.then(() => { told(); settle?.reject(new Error('the demo feed process exited')); });
+  void exited.then(() => {
+    told();
+    settle?.reject(new Error('the demo feed process exited'));
+  });
   child.send({ start });
   await started;
   if (!wallets || !symbols) throw new Error('the demo feed process exited before it started');

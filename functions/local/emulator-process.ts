@@ -7,9 +7,7 @@
  */
 import { startEmulators, type Emulators } from './emulators.ts';
 
-export type EmulatorProcessMessage =
-  | { ready: Pick<Emulators, 'endpoints' | 'names'> }
-  | { failed: string };
+export type EmulatorProcessMessage = { ready: Pick<Emulators, 'endpoints' | 'names'> } | { failed: string };
 
 const tell = (message: EmulatorProcessMessage) => process.send?.(message);
 let running: Promise<Emulators> | undefined;
@@ -18,6 +16,9 @@ const stop = () => void (running ?? Promise.resolve(undefined)).then((e) => e?.s
 process.on('message', (message: { start: { dataDir: string } } | 'stop') => {
   if (message === 'stop') return stop();
   running = startEmulators({ dataDir: message.start.dataDir });
-  running.then(({ endpoints, names }) => tell({ ready: { endpoints, names } }), (error: unknown) => tell({ failed: String(error instanceof Error ? error.stack : error) }));
+  running.then(
+    ({ endpoints, names }) => tell({ ready: { endpoints, names } }),
+    (error: unknown) => tell({ failed: String(error instanceof Error ? error.stack : error) }),
+  );
 });
 process.on('disconnect', stop);

@@ -16,7 +16,14 @@ import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { createSqsServer } from 'local-aws-sqs';
 import { IDLE_SOCKET_MS, startSqsJournal, type QueueArrivals, type SqsJournal } from './sqs-journal.ts';
-import { CreateTableCommand, DescribeTableCommand, UpdateTableCommand, DynamoDBClient, ResourceNotFoundException, type GlobalSecondaryIndex } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  UpdateTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  type GlobalSecondaryIndex,
+} from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { BUCKETS, QUEUES, TABLES, type QueueName, type TableName, type BucketName } from '../resources.ts';
@@ -76,7 +83,10 @@ async function createTables(client: DynamoDBClient, names: Record<TableName, str
     const keyAttributes = new Set([def.partitionKey, def.sortKey, ...def.globalIndexes.flatMap((g) => [g.partitionKey, g.sortKey])]);
     const indexes: GlobalSecondaryIndex[] = def.globalIndexes.map((g) => ({
       IndexName: g.name,
-      KeySchema: [{ AttributeName: g.partitionKey, KeyType: 'HASH' }, { AttributeName: g.sortKey, KeyType: 'RANGE' }],
+      KeySchema: [
+        { AttributeName: g.partitionKey, KeyType: 'HASH' },
+        { AttributeName: g.sortKey, KeyType: 'RANGE' },
+      ],
       Projection: { ProjectionType: g.projection === 'keys' ? 'KEYS_ONLY' : 'ALL' },
     }));
     let existing: Set<string> | undefined;
@@ -89,21 +99,28 @@ async function createTables(client: DynamoDBClient, names: Record<TableName, str
     if (existing) {
       // A data directory from before an index was added: add it (dynalite asks for throughput even on demand).
       for (const index of indexes.filter((g) => !existing.has(g.IndexName!))) {
-        await client.send(new UpdateTableCommand({
-          TableName,
-          AttributeDefinitions: [...keyAttributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
-          GlobalSecondaryIndexUpdates: [{ Create: { ...index, ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 } } }],
-        }));
+        await client.send(
+          new UpdateTableCommand({
+            TableName,
+            AttributeDefinitions: [...keyAttributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+            GlobalSecondaryIndexUpdates: [{ Create: { ...index, ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 } } }],
+          }),
+        );
       }
       continue;
     }
-    await client.send(new CreateTableCommand({
-      TableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [...keyAttributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
-      KeySchema: [{ AttributeName: def.partitionKey, KeyType: 'HASH' }, { AttributeName: def.sortKey, KeyType: 'RANGE' }],
-      ...(indexes.length > 0 && { GlobalSecondaryIndexes: indexes }),
-    }));
+    await client.send(
+      new CreateTableCommand({
+        TableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [...keyAttributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+        KeySchema: [
+          { AttributeName: def.partitionKey, KeyType: 'HASH' },
+          { AttributeName: def.sortKey, KeyType: 'RANGE' },
+        ],
+        ...(indexes.length > 0 && { GlobalSecondaryIndexes: indexes }),
+      }),
+    );
   }
 }
 
@@ -113,13 +130,15 @@ async function createQueues(client: SQSClient, names: Record<QueueName, string>)
   for (const [name, def] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
     const dlq = await client.send(new CreateQueueCommand({ QueueName: `${names[name]}-dlq`, Attributes: { MessageRetentionPeriod: String(14 * 86400) } }));
     const dlqArn = (await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn;
-    const queue = await client.send(new CreateQueueCommand({
-      QueueName: names[name],
-      Attributes: {
-        VisibilityTimeout: String(def.visibilityTimeoutS),
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: def.maxReceiveCount }),
-      },
-    }));
+    const queue = await client.send(
+      new CreateQueueCommand({
+        QueueName: names[name],
+        Attributes: {
+          VisibilityTimeout: String(def.visibilityTimeoutS),
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: def.maxReceiveCount }),
+        },
+      }),
+    );
     queueUrls[name] = queue.QueueUrl!;
     dlqUrls[name] = dlq.QueueUrl!;
   }
@@ -136,7 +155,10 @@ async function createBuckets(client: S3Client, names: Record<BucketName, string>
   }
 }
 
-interface S3EventRecord { eventName: string; s3: { bucket: { name: string }; object: { key: string } } }
+interface S3EventRecord {
+  eventName: string;
+  s3: { bucket: { name: string }; object: { key: string } };
+}
 
 /** Sends again what the last run left in its queues, with what is left of each message's delay. */
 async function resendLeftOver(client: SQSClient, journal: SqsJournal, queueUrls: readonly string[]): Promise<void> {
@@ -178,7 +200,13 @@ function writeObjectsSafely(store: FilesystemStore): void {
     try {
       await pipeline(
         Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content,
-        new Transform({ transform(chunk: Buffer, _encoding, done) { md5.update(chunk); size += chunk.length; done(null, chunk); } }),
+        new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            md5.update(chunk);
+            size += chunk.length;
+            done(null, chunk);
+          },
+        }),
         createWriteStream(partial),
       );
       await rename(partial, path);
@@ -202,7 +230,8 @@ function forwardBucketNotifications(s3rver: S3rver, buckets: Record<BucketName, 
         for (const { prefix, queue } of def.notifications) {
           if (!record.s3.object.key.startsWith(prefix)) continue;
           const body = JSON.stringify({ Records: [{ ...record, eventSource: 'aws:s3' }] });
-          sqs.send(new SendMessageCommand({ QueueUrl: queueUrls[queue], MessageBody: body }))
+          sqs
+            .send(new SendMessageCommand({ QueueUrl: queueUrls[queue], MessageBody: body }))
             .catch((error: unknown) => console.error('[s3] notification to SQS failed:', error));
         }
       }
@@ -230,7 +259,11 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
   const dynamodb = await listen(dynamoServer, options.ports?.dynamodb ?? 0);
   const sqsServer = await createSqsServer({ port: 0, hostname: '127.0.0.1', region: LOCAL_REGION, emulateQueueCreationLifecycle: false });
   // Everyone reaches SQS through the journal, so queued messages outlive a crash (sqs-journal.ts).
-  const journal = await startSqsJournal(`http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`, join(options.dataDir, 'sqs-journal.jsonl'), options.ports?.sqs);
+  const journal = await startSqsJournal(
+    `http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`,
+    join(options.dataDir, 'sqs-journal.jsonl'),
+    options.ports?.sqs,
+  );
   const sqs = journal.endpoint;
   const s3rver = new S3rver({ port: options.ports?.s3 ?? 0, address: '127.0.0.1', silent: true, directory: s3Dir });
   writeObjectsSafely((s3rver as unknown as { store: FilesystemStore }).store);

@@ -22,16 +22,26 @@ export interface FlowTarget {
 }
 
 /** What the HTTP calls of a flow answered, by status; `unavailable` counts 503s with a Retry-After and the spec's body. */
-export interface CallTally { statuses: Record<number, number>; badUnavailable: string[] }
+export interface CallTally {
+  statuses: Record<number, number>;
+  badUnavailable: string[];
+}
 export const newTally = (): CallTally => ({ statuses: {}, badUnavailable: [] });
 
 /** A call to the gateway; a 503 must carry `Retry-After` and `upstream_unavailable` (else it is noted as bad). */
-export async function call(target: FlowTarget, tally: CallTally, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; retryAfter: number }> {
+export async function call(
+  target: FlowTarget,
+  tally: CallTally,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any; retryAfter: number }> {
   const res = await fetch(target.url + path, {
-    method, headers: { 'X-API-Key': target.key, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    method,
+    headers: { 'X-API-Key': target.key, ...(body !== undefined && { 'content-type': 'application/json' }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
-  const parsed = await res.json().catch(() => ({})) as any;
+  const parsed = (await res.json().catch(() => ({}))) as any;
   tally.statuses[res.status] = (tally.statuses[res.status] ?? 0) + 1;
   const retryAfter = Number(res.headers.get('retry-after'));
   if (res.status === 503 && (!(retryAfter > 0) || parsed?.error_code !== 'upstream_unavailable')) badUnavailable(tally, method, path, res.status, parsed);
@@ -57,7 +67,7 @@ export async function callPatiently(target: FlowTarget, tally: CallTally, method
  */
 export function tradeBatches(seed: number, count: number, firstDay: number, days: number): NormalizedRecord[][] {
   const batches: NormalizedRecord[][] = [];
-  let id = 1_000_000 * (seed % 1000 + 1);
+  let id = 1_000_000 * ((seed % 1000) + 1);
   for (let b = 0; b < count; b += 1) {
     const rows: NormalizedRecord[] = [];
     for (const symbol of SYMBOLS) {
@@ -65,8 +75,18 @@ export function tradeBatches(seed: number, count: number, firstDay: number, days
         const ts = firstDay + ((b * 7919 + i * 104_729 + seed) % (days * DAY));
         id += 1;
         rows.push({
-          dataset: 'trades', family: 'perpx', symbol, ts, trade_id: id, side: i % 3 === 0 ? 'A' : 'B', price: `${1000 + ((id * 31) % 997)}.${id % 10}5`,
-          size: `0.0${(id % 9) + 1}`, crossed: true, fee: '0.01', fee_token: 'USDC', user_address: '0x00000000000000000000000000000000000000aa',
+          dataset: 'trades',
+          family: 'perpx',
+          symbol,
+          ts,
+          trade_id: id,
+          side: i % 3 === 0 ? 'A' : 'B',
+          price: `${1000 + ((id * 31) % 997)}.${id % 10}5`,
+          size: `0.0${(id % 9) + 1}`,
+          crossed: true,
+          fee: '0.01',
+          fee_token: 'USDC',
+          user_address: '0x00000000000000000000000000000000000000aa',
         } as NormalizedRecord);
       }
     }
@@ -96,14 +116,21 @@ export async function readTrades(target: FlowTarget, tally: CallTally, symbol: s
   return rows;
 }
 
-export interface ArchiveCheck { expected: number; read: number; lost: string[]; twice: string[]; differing: string[] }
+export interface ArchiveCheck {
+  expected: number;
+  read: number;
+  lost: string[];
+  twice: string[];
+  differing: string[];
+}
 
 /** The archive read back through the API, row by row against the records landed (the last copy of a trade id wins nothing: all copies are equal). */
 export async function checkArchive(target: FlowTarget, tally: CallTally, landed: readonly NormalizedRecord[], from: number, to: number): Promise<ArchiveCheck> {
   const check: ArchiveCheck = { expected: 0, read: 0, lost: [], twice: [], differing: [] };
   for (const symbol of SYMBOLS) {
     const expected = new Map<number, any>();
-    for (const record of landed) if (record.symbol === symbol && record.ts >= from && record.ts < to) expected.set((record as { trade_id: number }).trade_id, record);
+    for (const record of landed)
+      if (record.symbol === symbol && record.ts >= from && record.ts < to) expected.set((record as { trade_id: number }).trade_id, record);
     const rows = await readTrades(target, tally, symbol, from, to);
     check.expected += expected.size;
     check.read += rows.length;
@@ -126,14 +153,20 @@ async function listedFiles(deps: ArchiveDeps, days: readonly string[]): Promise<
   const files: ArchiveFile[] = [];
   for (const dataset of DATASET_NAMES) {
     for (const family of familiesOf(dataset)) {
-      files.push(...await deps.manifest.deltaFiles(dataset, family, '0000-01-01', '9999-12-31'));
-      for (const day of days) files.push(...await deps.manifest.compactedFilesOfDay(dataset, family, day));
+      files.push(...(await deps.manifest.deltaFiles(dataset, family, '0000-01-01', '9999-12-31')));
+      for (const day of days) files.push(...(await deps.manifest.compactedFilesOfDay(dataset, family, day)));
     }
   }
   return files;
 }
 
-export interface ObjectCheck { objects: number; listed: number; missing: string[]; orphans: string[]; collected: number }
+export interface ObjectCheck {
+  objects: number;
+  listed: number;
+  missing: string[];
+  orphans: string[];
+  collected: number;
+}
 
 /**
  * The archive's objects against its manifest: every listed file's object exists (`missing`), and,

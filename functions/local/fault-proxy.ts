@@ -50,34 +50,63 @@ const S3_ERRORS = {
 } as const;
 
 /** The error answer AWS gives for `fault` on `service` (status, headers, body). */
-function errorAnswer(service: FaultService, fault: 'throttle' | 'server-error', method: string, draw: number): { status: number; headers: Record<string, string>; body: string } {
+function errorAnswer(
+  service: FaultService,
+  fault: 'throttle' | 'server-error',
+  method: string,
+  draw: number,
+): { status: number; headers: Record<string, string>; body: string } {
   const requestId = randomUUID();
   if (service === 's3') {
     const { status, code, message } = S3_ERRORS[fault];
     // A HEAD answer has no body; the SDK reads the code from the status.
-    const body = method === 'HEAD' ? '' : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>${requestId}</RequestId><HostId>${requestId}</HostId></Error>`;
+    const body =
+      method === 'HEAD'
+        ? ''
+        : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>${requestId}</RequestId><HostId>${requestId}</HostId></Error>`;
     return { status, headers: { 'content-type': 'application/xml', 'x-amz-request-id': requestId }, body };
   }
   if (service === 'dynamodb') {
-    const type = fault === 'server-error' ? 'com.amazonaws.dynamodb.v20120810#InternalServerError'
-      // DynamoDB answers both: the first for a table's capacity, the second for the account's or the control plane's rate.
-      : draw < 0.5 ? 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException' : 'com.amazon.coral.availability#ThrottlingException';
-    const message = fault === 'server-error' ? 'Internal server error'
-      : type.endsWith('ProvisionedThroughputExceededException') ? 'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.'
-        : 'Rate of requests exceeds the allowed throughput.';
-    return { status: fault === 'server-error' ? 500 : 400, headers: { 'content-type': JSON_TYPE, 'x-amzn-requestid': requestId }, body: JSON.stringify({ __type: type, message }) };
+    const type =
+      fault === 'server-error'
+        ? 'com.amazonaws.dynamodb.v20120810#InternalServerError'
+        : // DynamoDB answers both: the first for a table's capacity, the second for the account's or the control plane's rate.
+          draw < 0.5
+          ? 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException'
+          : 'com.amazon.coral.availability#ThrottlingException';
+    const message =
+      fault === 'server-error'
+        ? 'Internal server error'
+        : type.endsWith('ProvisionedThroughputExceededException')
+          ? 'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.'
+          : 'Rate of requests exceeds the allowed throughput.';
+    return {
+      status: fault === 'server-error' ? 500 : 400,
+      headers: { 'content-type': JSON_TYPE, 'x-amzn-requestid': requestId },
+      body: JSON.stringify({ __type: type, message }),
+    };
   }
-  const [type, query] = fault === 'server-error' ? ['com.amazon.coral.service#InternalFailure', 'InternalFailure;Receiver'] : ['com.amazonaws.sqs#RequestThrottled', 'RequestThrottled;Sender'];
+  const [type, query] =
+    fault === 'server-error'
+      ? ['com.amazon.coral.service#InternalFailure', 'InternalFailure;Receiver']
+      : ['com.amazonaws.sqs#RequestThrottled', 'RequestThrottled;Sender'];
   return {
     status: fault === 'server-error' ? 500 : 400,
     headers: { 'content-type': JSON_TYPE, 'x-amzn-requestid': requestId, 'x-amzn-query-error': query },
-    body: JSON.stringify({ __type: type, message: fault === 'server-error' ? 'The request processing has failed because of an unknown error, exception or failure.' : 'Request is throttled.' }),
+    body: JSON.stringify({
+      __type: type,
+      message: fault === 'server-error' ? 'The request processing has failed because of an unknown error, exception or failure.' : 'Request is throttled.',
+    }),
   };
 }
 
 function operationOf(service: FaultService, request: IncomingMessage): string {
   if (service === 's3') return request.method ?? 'GET';
-  return String(request.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+  return (
+    String(request.headers['x-amz-target'] ?? '')
+      .split('.')
+      .pop() ?? ''
+  );
 }
 
 async function bodyOf(stream: IncomingMessage): Promise<Buffer> {
@@ -86,7 +115,11 @@ async function bodyOf(stream: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-interface Upstream { status: number; headers: IncomingMessage['headers']; body: Buffer }
+interface Upstream {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
 
 const DUPLICATE_HANDLE = 'fault-duplicate-';
 
@@ -98,7 +131,9 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
   const stuck = new Map<FaultRule, string>();
   const requests = Object.fromEntries(FAULT_SERVICES.map((s) => [s, 0])) as Record<FaultService, number>;
   const injected: Record<string, number> = {};
-  const count = (label: string) => { injected[label] = (injected[label] ?? 0) + 1; };
+  const count = (label: string) => {
+    injected[label] = (injected[label] ?? 0) + 1;
+  };
   /** Copies of received SQS messages to hand out again, by queue URL. */
   const duplicates = new Map<string, { dueAt: number; message: Record<string, unknown> }[]>();
   /** Messages already copied once (by id, with when), so a copy is not copied again. */
@@ -123,17 +158,18 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
     return undefined;
   };
 
-  const forward = (target: string, request: IncomingMessage, body: Buffer): Promise<Upstream> => new Promise((resolve, reject) => {
-    // The Host header goes as signed: s3rver checks the SigV4 signature, which covers it.
-    // The body may be one the proxy rewrote (SQS): its own length, not the caller's.
-    const { 'transfer-encoding': _chunked, ...sent } = request.headers;
-    const headers = { ...sent, 'content-length': String(body.length) };
-    const upstream = httpRequest(`${target}${request.url ?? '/'}`, { method: request.method, headers, agent }, (answer) => {
-      bodyOf(answer).then((buffer) => resolve({ status: answer.statusCode ?? 500, headers: answer.headers, body: buffer }), reject);
+  const forward = (target: string, request: IncomingMessage, body: Buffer): Promise<Upstream> =>
+    new Promise((resolve, reject) => {
+      // The Host header goes as signed: s3rver checks the SigV4 signature, which covers it.
+      // The body may be one the proxy rewrote (SQS): its own length, not the caller's.
+      const { 'transfer-encoding': _chunked, ...sent } = request.headers;
+      const headers = { ...sent, 'content-length': String(body.length) };
+      const upstream = httpRequest(`${target}${request.url ?? '/'}`, { method: request.method, headers, agent }, (answer) => {
+        bodyOf(answer).then((buffer) => resolve({ status: answer.statusCode ?? 500, headers: answer.headers, body: buffer }), reject);
+      });
+      upstream.on('error', reject);
+      upstream.end(body);
     });
-    upstream.on('error', reject);
-    upstream.end(body);
-  });
 
   const send = (response: ServerResponse, status: number, headers: IncomingMessage['headers'] | Record<string, string>, body: Buffer | string) => {
     const passed = Object.fromEntries(Object.entries(headers).filter(([name]) => !['content-length', 'transfer-encoding', 'connection'].includes(name)));
@@ -146,7 +182,8 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
     const input = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
     const queueUrl = String(input.QueueUrl ?? '');
     if (operation === 'DeleteMessage' || operation === 'ChangeMessageVisibility') {
-      if (String(input.ReceiptHandle ?? '').startsWith(DUPLICATE_HANDLE)) return { status: 200, headers: { 'content-type': JSON_TYPE }, body: Buffer.from('{}') };
+      if (String(input.ReceiptHandle ?? '').startsWith(DUPLICATE_HANDLE))
+        return { status: 200, headers: { 'content-type': JSON_TYPE }, body: Buffer.from('{}') };
       return forward(target, request, body);
     }
     if (operation === 'DeleteMessageBatch' || operation === 'ChangeMessageVisibilityBatch') {
@@ -163,7 +200,8 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
       const successful = [...((answer.Successful ?? []) as unknown[]), ...ours.map((e) => ({ Id: e.Id }))];
       return { status: 200, headers: { 'content-type': JSON_TYPE }, body: Buffer.from(JSON.stringify({ ...answer, Successful: successful })) };
     }
-    const shortened = operation === 'ReceiveMessage' ? plan.rules.find((r) => r.service === 'sqs' && r.fault === 'duplicate' && r.visibilityS !== undefined) : undefined;
+    const shortened =
+      operation === 'ReceiveMessage' ? plan.rules.find((r) => r.service === 'sqs' && r.fault === 'duplicate' && r.visibilityS !== undefined) : undefined;
     if (shortened) count('sqs ReceiveMessage visibility shortened');
     const upstream = await forward(target, request, shortened ? Buffer.from(JSON.stringify({ ...input, VisibilityTimeout: shortened.visibilityS })) : body);
     if (operation !== 'ReceiveMessage' || upstream.status !== 200) return upstream;
@@ -186,11 +224,18 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
     const pending = duplicates.get(queueUrl) ?? [];
     const due = pending.filter((d) => d.dueAt <= now).slice(0, Math.max(0, room));
     if (due.length === 0) return upstream;
-    duplicates.set(queueUrl, pending.filter((d) => !due.includes(d)));
+    duplicates.set(
+      queueUrl,
+      pending.filter((d) => !due.includes(d)),
+    );
     const again = due.map(({ message }) => {
       const attributes = (message.Attributes ?? {}) as Record<string, string>;
       handles += 1;
-      return { ...message, ReceiptHandle: `${DUPLICATE_HANDLE}${handles}`, Attributes: { ...attributes, ApproximateReceiveCount: String(Number(attributes.ApproximateReceiveCount ?? 1) + 1) } };
+      return {
+        ...message,
+        ReceiptHandle: `${DUPLICATE_HANDLE}${handles}`,
+        Attributes: { ...attributes, ApproximateReceiveCount: String(Number(attributes.ApproximateReceiveCount ?? 1) + 1) },
+      };
     });
     return { ...upstream, body: Buffer.from(JSON.stringify({ ...answer, Messages: [...messages, ...again] })) };
   }
@@ -199,7 +244,7 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
     const body = await bodyOf(request);
     requests[service] += 1;
     const operation = operationOf(service, request);
-    const rule = pick(service, operation, service === 's3' ? request.url ?? '' : body.toString('utf8'));
+    const rule = pick(service, operation, service === 's3' ? (request.url ?? '') : body.toString('utf8'));
     if (rule) count(`${service} ${operation} ${rule.fault}${rule.landed ? ' landed' : ''}`);
     if (rule?.fault === 'latency') await new Promise((resolve) => setTimeout(resolve, rule.latencyMs));
     const failing = rule && rule.fault !== 'latency' ? rule : undefined;
@@ -219,17 +264,19 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
     send(response, answer.status, answer.headers, answer.body);
   }
 
-  const servers = await Promise.all(FAULT_SERVICES.map(async (service) => {
-    const server = createServer((request, response) => {
-      handle(service, targets[service], request, response).catch((error: unknown) => {
-        // The emulator itself failed or reset: the caller sees a reset, as it would have without the proxy.
-        if (!response.headersSent) request.socket.destroy(error instanceof Error ? error : undefined);
+  const servers = await Promise.all(
+    FAULT_SERVICES.map(async (service) => {
+      const server = createServer((request, response) => {
+        handle(service, targets[service], request, response).catch((error: unknown) => {
+          // The emulator itself failed or reset: the caller sees a reset, as it would have without the proxy.
+          if (!response.headersSent) request.socket.destroy(error instanceof Error ? error : undefined);
+        });
       });
-    });
-    server.keepAliveTimeout = IDLE_SOCKET_MS;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return [service, server] as const;
-  }));
+      server.keepAliveTimeout = IDLE_SOCKET_MS;
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return [service, server] as const;
+    }),
+  );
   const urlOf = (service: FaultService) => `http://127.0.0.1:${(servers.find(([s]) => s === service)![1].address() as AddressInfo).port}`;
   const endpoints: Endpoints = { dynamodb: urlOf('dynamodb'), s3: urlOf('s3'), sqs: urlOf('sqs') };
 
@@ -246,10 +293,15 @@ export async function startFaultProxies(targets: Endpoints, initial: FaultPlan =
     report: () => ({ requests: { ...requests }, injected: { ...injected } }),
     async stop() {
       agent.destroy();
-      await Promise.all(servers.map(([, server]) => new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      })));
+      await Promise.all(
+        servers.map(
+          ([, server]) =>
+            new Promise<void>((resolve) => {
+              server.closeAllConnections();
+              server.close(() => resolve());
+            }),
+        ),
+      );
     },
   };
 }

@@ -9,7 +9,17 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { API_KEY_HEADER, API_VERSION, API_VERSION_HEADER, AUTHORIZER_CACHE_TTL_S, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, REQUEST_ID_HEADER, resourceMatcher, type GatewayResponseType } from '../routes.ts';
+import {
+  API_KEY_HEADER,
+  API_VERSION,
+  API_VERSION_HEADER,
+  AUTHORIZER_CACHE_TTL_S,
+  GATEWAY_RESPONSES,
+  METHOD_NOT_ALLOWED,
+  REQUEST_ID_HEADER,
+  resourceMatcher,
+  type GatewayResponseType,
+} from '../routes.ts';
 import { GATEWAY_RESOURCES, type GatewayResource } from '../gateway-resources.ts';
 import { isPlanName, PLANS } from '../core/plans.ts';
 import { invoke } from './invoke.ts';
@@ -29,8 +39,11 @@ function gatewayResponse(type: GatewayResponseType, requestId: string, extraHead
   return {
     statusCode: entry.status,
     headers: {
-      'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, [API_VERSION_HEADER]: API_VERSION,
-      ...('retryAfterS' in entry && { 'retry-after': String(entry.retryAfterS) }), ...extraHeaders,
+      'content-type': 'application/json',
+      [REQUEST_ID_HEADER]: requestId,
+      [API_VERSION_HEADER]: API_VERSION,
+      ...('retryAfterS' in entry && { 'retry-after': String(entry.retryAfterS) }),
+      ...extraHeaders,
     },
     body: JSON.stringify({ success: false, code: entry.status, error: entry.message, error_code: entry.errorCode, request_id: requestId }),
   };
@@ -39,7 +52,12 @@ function gatewayResponse(type: GatewayResponseType, requestId: string, extraHead
 class TokenBucket {
   private tokens: number;
   private updated = Date.now();
-  constructor(private readonly rate: number, private readonly burst: number) { this.tokens = burst; }
+  constructor(
+    private readonly rate: number,
+    private readonly burst: number,
+  ) {
+    this.tokens = burst;
+  }
   take(): boolean {
     const now = Date.now();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.updated) / 1000) * this.rate);
@@ -52,7 +70,11 @@ class TokenBucket {
 
 type AuthOutcome = { allowed: true; context: Record<string, unknown>; usageKey: string; plan: string } | { allowed: false; response: GatewayResponseType };
 
-export interface Gateway { url: string; server: Server; stop(): Promise<void> }
+export interface Gateway {
+  url: string;
+  server: Server;
+  stop(): Promise<void>;
+}
 
 export async function startGateway(port: number): Promise<Gateway> {
   const authCache = new Map<string, { outcome: AuthOutcome; expires: number }>();
@@ -67,10 +89,16 @@ export async function startGateway(port: number): Promise<Gateway> {
       const result = (await invoke('authorizer', {
         type: 'REQUEST',
         methodArn: `${LOCAL_ARN_PREFIX}/${event.httpMethod}${event.resource}`,
-        resource: event.resource, path: event.path, httpMethod: event.httpMethod, headers: event.headers,
-        multiValueHeaders: event.multiValueHeaders, queryStringParameters: event.queryStringParameters,
-        multiValueQueryStringParameters: event.multiValueQueryStringParameters, pathParameters: event.pathParameters,
-        stageVariables: null, requestContext: event.requestContext,
+        resource: event.resource,
+        path: event.path,
+        httpMethod: event.httpMethod,
+        headers: event.headers,
+        multiValueHeaders: event.multiValueHeaders,
+        queryStringParameters: event.queryStringParameters,
+        multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+        pathParameters: event.pathParameters,
+        stageVariables: null,
+        requestContext: event.requestContext,
       })) as APIGatewayAuthorizerResult;
       const allowed = result.policyDocument.Statement.some((s) => s.Effect === 'Allow');
       const context = { ...result.context, principalId: result.principalId };
@@ -121,7 +149,9 @@ export async function startGateway(port: number): Promise<Gateway> {
       event.requestContext.authorizer = outcome.context;
     }
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), INTEGRATION_TIMEOUT_MS * (config().LOCAL_DEADLINE_SCALE ?? 1)); });
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), INTEGRATION_TIMEOUT_MS * (config().LOCAL_DEADLINE_SCALE ?? 1));
+    });
     try {
       const result = await Promise.race([invoke(hit.group, event) as Promise<APIGatewayProxyResult>, timeout]);
       if (result === 'timeout') return gatewayResponse('INTEGRATION_TIMEOUT', requestId);
@@ -162,7 +192,11 @@ export async function startGateway(port: number): Promise<Gateway> {
   return {
     url,
     server,
-    stop: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -209,14 +243,34 @@ function proxyEvent(req: IncomingMessage, url: URL, resource: string, params: Re
     body: body.length ? (isText ? body.toString('utf8') : body.toString('base64')) : null,
     isBase64Encoded: body.length > 0 && !isText,
     requestContext: {
-      accountId: '000000000000', apiId: 'local', authorizer: null, protocol: 'HTTP/1.1', httpMethod: req.method ?? 'GET',
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: null,
+      protocol: 'HTTP/1.1',
+      httpMethod: req.method ?? 'GET',
       domainName: headerValue(headers, 'host') ?? '127.0.0.1',
-      path: `/local${url.pathname}`, stage: 'local', requestId, requestTimeEpoch: Date.now(), resourceId: resource,
+      path: `/local${url.pathname}`,
+      stage: 'local',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: resource,
       resourcePath: resource,
       identity: {
-        accessKey: null, accountId: null, apiKey: null, apiKeyId: null, caller: null, clientCert: null,
-        cognitoAuthenticationProvider: null, cognitoAuthenticationType: null, cognitoIdentityId: null, cognitoIdentityPoolId: null,
-        principalOrgId: null, sourceIp: req.socket.remoteAddress ?? '127.0.0.1', user: null, userAgent: headerValue(headers, 'user-agent') ?? null, userArn: null,
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        user: null,
+        userAgent: headerValue(headers, 'user-agent') ?? null,
+        userArn: null,
       },
     },
   };

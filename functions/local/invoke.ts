@@ -48,7 +48,12 @@ const running = new Set<Promise<unknown>>();
 export const currentFunction = new AsyncLocalStorage<FunctionName>();
 
 /** One finished invocation: what Lambda would bill (a request, and its duration at the function's memory). */
-export interface InvocationRecord { name: FunctionName; ms: number; memoryMb: number; records: number }
+export interface InvocationRecord {
+  name: FunctionName;
+  ms: number;
+  memoryMb: number;
+  records: number;
+}
 const invocationObservers = new Set<(record: InvocationRecord) => void>();
 
 /** Calls `observer` after every invocation until the returned function is called. */
@@ -58,13 +63,18 @@ export function observeInvocations(observer: (record: InvocationRecord) => void)
 }
 
 /** Where some functions run instead of this process: the local cloud's function sandbox (sandbox.ts). */
-interface Elsewhere { readonly functions: ReadonlySet<FunctionName>; call(name: FunctionName, event: unknown): Promise<unknown> }
+interface Elsewhere {
+  readonly functions: ReadonlySet<FunctionName>;
+  call(name: FunctionName, event: unknown): Promise<unknown>;
+}
 let elsewhere: Elsewhere | undefined;
 
 /** Sends the invocations of `target.functions` to `target` until the returned function is called. */
 export function invokeElsewhere(target: Elsewhere): () => void {
   elsewhere = target;
-  return () => { if (elsewhere === target) elsewhere = undefined; };
+  return () => {
+    if (elsewhere === target) elsewhere = undefined;
+  };
 }
 
 async function invokeHere(name: FunctionName, event: unknown): Promise<unknown> {
@@ -87,7 +97,10 @@ export async function invoke(name: FunctionName, event: unknown): Promise<unknow
     invocation.then(observe, observe);
   }
   running.add(invocation);
-  invocation.then(() => running.delete(invocation), () => running.delete(invocation));
+  invocation.then(
+    () => running.delete(invocation),
+    () => running.delete(invocation),
+  );
   return invocation;
 }
 

@@ -37,10 +37,18 @@ export function toSqsEvent(messages: Message[], queueArn: string): SQSEvent {
         SenderId: m.Attributes?.SenderId ?? 'local',
         ApproximateFirstReceiveTimestamp: m.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
       },
-      messageAttributes: Object.fromEntries(Object.entries(m.MessageAttributes ?? {}).map(([k, a]) => [k, {
-        stringValue: a.StringValue, binaryValue: a.BinaryValue ? Buffer.from(a.BinaryValue).toString('base64') : undefined,
-        stringListValues: a.StringListValues ?? [], binaryListValues: [], dataType: a.DataType ?? 'String',
-      }])),
+      messageAttributes: Object.fromEntries(
+        Object.entries(m.MessageAttributes ?? {}).map(([k, a]) => [
+          k,
+          {
+            stringValue: a.StringValue,
+            binaryValue: a.BinaryValue ? Buffer.from(a.BinaryValue).toString('base64') : undefined,
+            stringListValues: a.StringListValues ?? [],
+            binaryListValues: [],
+            dataType: a.DataType ?? 'String',
+          },
+        ]),
+      ),
       md5OfBody: m.MD5OfBody ?? '',
       eventSource: 'aws:sqs',
       eventSourceARN: queueArn,
@@ -49,22 +57,29 @@ export function toSqsEvent(messages: Message[], queueArn: string): SQSEvent {
   };
 }
 
-export interface Poller { stop(): Promise<void> }
+export interface Poller {
+  stop(): Promise<void>;
+}
 
 /** Runs one poll: returns how many messages were handled. Exposed for tests. */
 export async function pollOnce(
-  sqs: SQSClient, queue: QueueName, queueUrl: string, consumer: SqsConsumer,
+  sqs: SQSClient,
+  queue: QueueName,
+  queueUrl: string,
+  consumer: SqsConsumer,
   /** Told how many messages the receive returned, before the consumer runs. */
   onReceived: (count: number) => void = () => undefined,
 ): Promise<number> {
-  const received = await sqs.send(new ReceiveMessageCommand({
-    QueueUrl: queueUrl,
-    MaxNumberOfMessages: QUEUES[queue].batchSize,
-    WaitTimeSeconds: 0,
-    // local-aws-sqs returns system attributes only for the legacy parameter.
-    AttributeNames: ['All'],
-    MessageAttributeNames: ['All'],
-  }));
+  const received = await sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: QUEUES[queue].batchSize,
+      WaitTimeSeconds: 0,
+      // local-aws-sqs returns system attributes only for the legacy parameter.
+      AttributeNames: ['All'],
+      MessageAttributeNames: ['All'],
+    }),
+  );
   const messages = received.Messages ?? [];
   onReceived(messages.length);
   if (messages.length === 0) return 0;
@@ -77,10 +92,12 @@ export async function pollOnce(
   }
   const done = messages.filter((m) => !failed.has(m.MessageId!));
   if (done.length > 0) {
-    await sqs.send(new DeleteMessageBatchCommand({
-      QueueUrl: queueUrl,
-      Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
-    }));
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+      }),
+    );
   }
   return messages.length;
 }
@@ -95,7 +112,11 @@ export async function pollOnce(
  * Lambda's event source adds concurrent batches while messages keep coming).
  */
 export function startEventSource(
-  sqs: SQSClient, queue: QueueName, queueUrl: string, consumer: SqsConsumer, loops: number,
+  sqs: SQSClient,
+  queue: QueueName,
+  queueUrl: string,
+  consumer: SqsConsumer,
+  loops: number,
   { idleWaitMs = IDLE_WAIT_MS, arrivals }: { idleWaitMs?: { first: number; others: number }; arrivals?: QueueArrivals } = {},
 ): Poller {
   let running = true;
@@ -109,12 +130,19 @@ export function startEventSource(
     wakes += 1;
     for (const sleeper of [...sleepers].slice(0, count)) sleeper();
   };
-  const idle = (ms: number) => new Promise<void>((resolve) => {
-    const sleeper = () => { clearTimeout(timer); sleepers.delete(sleeper); resolve(); };
-    const timer = setTimeout(sleeper, ms);
-    sleepers.add(sleeper);
-  });
-  const onReceived = (count: number) => { if (count >= QUEUES[queue].batchSize) wake(BACKLOG_WAKES); };
+  const idle = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const sleeper = () => {
+        clearTimeout(timer);
+        sleepers.delete(sleeper);
+        resolve();
+      };
+      const timer = setTimeout(sleeper, ms);
+      sleepers.add(sleeper);
+    });
+  const onReceived = (count: number) => {
+    if (count >= QUEUES[queue].batchSize) wake(BACKLOG_WAKES);
+  };
   /** Messages not yet visible, by the tenth of a second they become so: one timer for each. */
   const delayed = new Map<number, { timer: NodeJS.Timeout; count: number }>();
   const loopsFor = (messages: number) => Math.ceil(messages / QUEUES[queue].batchSize);
@@ -124,7 +152,10 @@ export function startEventSource(
     const pending = delayed.get(at);
     if (pending) pending.count += count;
     else {
-      const timer = setTimeout(() => { wake(loopsFor(delayed.get(at)!.count)); delayed.delete(at); }, at - Date.now());
+      const timer = setTimeout(() => {
+        wake(loopsFor(delayed.get(at)!.count));
+        delayed.delete(at);
+      }, at - Date.now());
       delayed.set(at, { timer, count });
     }
   };

@@ -46,7 +46,13 @@ export async function startReceiver(respond: (request: ReceivedRequest) => Answe
       if (requests.length < count) {
         await new Promise<void>((resolve, reject) => {
           const timer = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`)), timeoutMs);
-          waiters.push({ count, resolve: () => { clearTimeout(timer); resolve(); } });
+          waiters.push({
+            count,
+            resolve: () => {
+              clearTimeout(timer);
+              resolve();
+            },
+          });
         });
       }
       return requests;
@@ -61,26 +67,29 @@ export async function startReceiver(respond: (request: ReceivedRequest) => Answe
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-  const server: Server = createServer({ key: readFileSync(new URL('receiver-key.pem', TLS_DIR)), cert: readFileSync(new URL('receiver.pem', TLS_DIR)) }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const request = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
-      requests.push(request);
-      for (const w of waiters.filter((w) => requests.length >= w.count)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve();
-      }
-      const answer = receiver.respond(request);
-      if (answer === 'hang') {
-        // Gone once answered or once the sender closes the connection (its attempt timed out).
-        hanging.set(res, request);
-        res.once('close', () => hanging.delete(res));
-        return;
-      }
-      res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'ok' : 'no');
-    });
-  });
+  const server: Server = createServer(
+    { key: readFileSync(new URL('receiver-key.pem', TLS_DIR)), cert: readFileSync(new URL('receiver.pem', TLS_DIR)) },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const request = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+        requests.push(request);
+        for (const w of waiters.filter((w) => requests.length >= w.count)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve();
+        }
+        const answer = receiver.respond(request);
+        if (answer === 'hang') {
+          // Gone once answered or once the sender closes the connection (its attempt timed out).
+          hanging.set(res, request);
+          res.once('close', () => hanging.delete(res));
+          return;
+        }
+        res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'ok' : 'no');
+      });
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return receiver;
 }

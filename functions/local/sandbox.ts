@@ -14,14 +14,25 @@ import type { FunctionName } from '../resources.ts';
 
 /** The functions the sandbox runs: the ones that turn data over, none that answers a caller waiting on it. */
 export const BACKGROUND_FUNCTIONS: readonly FunctionName[] = [
-  'ingest', 'compact', 'breadth', 'detect', 'positions-build', 'data-quality', 'export-partition', 'replay-partition',
+  'ingest',
+  'compact',
+  'breadth',
+  'detect',
+  'positions-build',
+  'data-quality',
+  'export-partition',
+  'replay-partition',
 ];
 
 /** Niceness of the sandbox and the demo feed under `npm start`: the gateway's process comes first. */
 export const BACKGROUND_NICENESS = 10;
 
 /** A message from the parent: run `name` on `event` and answer with the same `id`. */
-export interface SandboxCall { id: number; name: FunctionName; event: unknown }
+export interface SandboxCall {
+  id: number;
+  name: FunctionName;
+  event: unknown;
+}
 /** The child's answer: the handler's result, or its error's name, message and stack. */
 export type SandboxAnswer = { id: number; result: unknown } | { id: number; error: { name: string; message: string; stack?: string } };
 
@@ -41,7 +52,9 @@ export function lowerPriority(child: ChildProcess, niceness: number): void {
   try {
     // Relative to this process: a cloud started under `nice` keeps its background below its gateway.
     if (child.pid !== undefined && niceness > 0) setPriority(child.pid, Math.min(19, getPriority() + niceness));
-  } catch { /* the same priority as the gateway: slower answers while seeding, nothing wrong */ }
+  } catch {
+    /* the same priority as the gateway: slower answers while seeding, nothing wrong */
+  }
 }
 
 /**
@@ -101,11 +114,13 @@ export function startSandbox(dataDir: string, niceness: number, functions: reado
     async stop() {
       stopping = true;
       failAll(undefined, 'the function sandboxes stopped');
-      await Promise.all([...children.values()].map((child) => {
-        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-        child.kill('SIGTERM');
-        return exited;
-      }));
+      await Promise.all(
+        [...children.values()].map((child) => {
+          const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+          child.kill('SIGTERM');
+          return exited;
+        }),
+      );
       children.clear();
     },
   };

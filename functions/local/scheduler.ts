@@ -4,12 +4,21 @@ import { SCHEDULES, type ScheduleDef } from '../resources.ts';
 import { invoke } from './invoke.ts';
 import type { LocalStateMachines } from './state-machines.ts';
 
-export interface Scheduler { stop(): void }
+export interface Scheduler {
+  stop(): void;
+}
 
 function scheduledEvent(name: string, at: Date) {
   return {
-    version: '0', id: randomUUID(), 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000',
-    time: at.toISOString(), region: 'us-east-1', resources: [`arn:aws:events:us-east-1:000000000000:rule/${name}`], detail: {},
+    version: '0',
+    id: randomUUID(),
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '000000000000',
+    time: at.toISOString(),
+    region: 'us-east-1',
+    resources: [`arn:aws:events:us-east-1:000000000000:rule/${name}`],
+    detail: {},
   };
 }
 
@@ -17,7 +26,9 @@ function scheduledEvent(name: string, at: Date) {
 const MIN_SCALED_PERIOD_MS = 1_000;
 
 export function startScheduler(
-  machines: LocalStateMachines, onError: (name: string, error: unknown) => void, timeScale = 1,
+  machines: LocalStateMachines,
+  onError: (name: string, error: unknown) => void,
+  timeScale = 1,
   /** Only the schedules that follow the time scale (the timer sweep): what a cloud with its other schedules off still needs. */
   scaledOnly = false,
   /** Schedules that skip their turn while this says so. */
@@ -46,11 +57,18 @@ export function startScheduler(
     if (scaledOnly && !def.followsTimeScale) continue;
     const periodMs = def.followsTimeScale ? Math.max(MIN_SCALED_PERIOD_MS, (def.everyMinutes * 60_000) / timeScale) : def.everyMinutes * 60_000;
     // Rate rules fire on the period boundary; align the first run to it.
-    const first = setTimeout(() => {
-      void fire(name, def);
-      timers.push(setInterval(() => void fire(name, def), periodMs));
-    }, periodMs - (Date.now() % periodMs));
+    const first = setTimeout(
+      () => {
+        void fire(name, def);
+        timers.push(setInterval(() => void fire(name, def), periodMs));
+      },
+      periodMs - (Date.now() % periodMs),
+    );
     timers.push(first);
   }
-  return { stop: () => { for (const t of timers) clearTimeout(t); } };
+  return {
+    stop: () => {
+      for (const t of timers) clearTimeout(t);
+    },
+  };
 }

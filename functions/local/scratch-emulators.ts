@@ -27,14 +27,16 @@ async function emulatorsInOwnProcess(dataDir: string): Promise<Emulators> {
   const child = fork(new URL('./emulator-process.ts', import.meta.url), [], { execArgv: ['--import', 'tsx'], serialization: 'advanced', stdio: 'inherit' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ready = await new Promise<Pick<Emulators, 'endpoints' | 'names'>>((resolve, reject) => {
-    child.once('message', (message: EmulatorProcessMessage) => ('ready' in message ? resolve(message.ready) : reject(new Error(`the emulators' process failed: ${message.failed}`))));
+    child.once('message', (message: EmulatorProcessMessage) =>
+      'ready' in message ? resolve(message.ready) : reject(new Error(`the emulators' process failed: ${message.failed}`)),
+    );
     child.once('exit', (code) => reject(new Error(`the emulators' process exited (${code}) before it was ready`)));
     child.send({ start: { dataDir } });
   });
   return {
     ...ready,
     arrivals() {
-      throw new Error('queue arrivals are seen in the emulators\' own process only (start them in this one to watch queues)');
+      throw new Error("queue arrivals are seen in the emulators' own process only (start them in this one to watch queues)");
     },
     async stop() {
       if (child.connected) child.send('stop');

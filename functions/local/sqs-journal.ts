@@ -129,14 +129,25 @@ export async function startSqsJournal(target: string, path: string, port = 0, { 
   const note = (operation: string, request: Record<string, unknown>, response: Record<string, unknown>) => {
     const now = Date.now();
     const sent = (entry: Record<string, unknown>, id: unknown): { t: 'send' } & Sent => ({
-      t: 'send', id: String(id), queue: queueName(request.QueueUrl), body: String(entry.MessageBody ?? ''),
-      visibleAt: now + Number(entry.DelaySeconds ?? 0) * 1000, ...(entry.MessageAttributes !== undefined && { attributes: entry.MessageAttributes as Record<string, unknown> }),
+      t: 'send',
+      id: String(id),
+      queue: queueName(request.QueueUrl),
+      body: String(entry.MessageBody ?? ''),
+      visibleAt: now + Number(entry.DelaySeconds ?? 0) * 1000,
+      ...(entry.MessageAttributes !== undefined && { attributes: entry.MessageAttributes as Record<string, unknown> }),
     });
-    const sendAll = (entries: ({ t: 'send' } & Sent)[]) => { write(entries); announce(entries); };
+    const sendAll = (entries: ({ t: 'send' } & Sent)[]) => {
+      write(entries);
+      announce(entries);
+    };
     if (operation === 'SendMessage') sendAll([sent(request, response.MessageId)]);
     else if (operation === 'SendMessageBatch') {
       const ids = new Map(((response.Successful ?? []) as { Id: string; MessageId: string }[]).map((s) => [s.Id, s.MessageId]));
-      sendAll(((request.Entries ?? []) as Record<string, unknown>[]).filter((entry) => ids.has(String(entry.Id))).map((entry) => sent(entry, ids.get(String(entry.Id)))));
+      sendAll(
+        ((request.Entries ?? []) as Record<string, unknown>[])
+          .filter((entry) => ids.has(String(entry.Id)))
+          .map((entry) => sent(entry, ids.get(String(entry.Id)))),
+      );
     } else if (operation === 'ReceiveMessage') {
       for (const message of (response.Messages ?? []) as { MessageId: string; ReceiptHandle: string }[]) {
         // Only open messages are remembered: the maps are bounded by the messages in flight.
@@ -150,20 +161,30 @@ export async function startSqsJournal(target: string, path: string, port = 0, { 
       write(deleted(String(request.ReceiptHandle)));
     } else if (operation === 'DeleteMessageBatch') {
       const done = new Set(((response.Successful ?? []) as { Id: string }[]).map((s) => s.Id));
-      write(((request.Entries ?? []) as { Id: string; ReceiptHandle: string }[]).filter((entry) => done.has(entry.Id)).flatMap((entry) => deleted(entry.ReceiptHandle)));
+      write(
+        ((request.Entries ?? []) as { Id: string; ReceiptHandle: string }[])
+          .filter((entry) => done.has(entry.Id))
+          .flatMap((entry) => deleted(entry.ReceiptHandle)),
+      );
     } else if (operation === 'PurgeQueue') write([{ t: 'purge', queue: queueName(request.QueueUrl), at: now }]);
   };
 
   const server = createServer((request, response) => {
     void (async () => {
       const body = await bodyOf(request);
-      const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length', 'transfer-encoding'].includes(name))) as Record<string, string>;
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length', 'transfer-encoding'].includes(name)),
+      ) as Record<string, string>;
       const upstream = await fetch(`${target}${request.url ?? '/'}`, { method: request.method, headers, ...(body.length > 0 && { body }) });
       const answer = Buffer.from(await upstream.arrayBuffer());
       const operation = String(request.headers['x-amz-target'] ?? '').replace(/^AmazonSQS\./, '');
       if (upstream.ok && operation) {
         try {
-          note(operation, JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>, JSON.parse(answer.toString('utf8') || '{}') as Record<string, unknown>);
+          note(
+            operation,
+            JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>,
+            JSON.parse(answer.toString('utf8') || '{}') as Record<string, unknown>,
+          );
         } catch (error) {
           console.error(`[sqs journal] could not journal ${operation}:`, error);
         }
@@ -188,7 +209,9 @@ export async function startSqsJournal(target: string, path: string, port = 0, { 
       const queue = queueName(queueUrl);
       const set = listeners.get(queue) ?? listeners.set(queue, new Set()).get(queue)!;
       set.add(listener);
-      return () => { set.delete(listener); };
+      return () => {
+        set.delete(listener);
+      };
     },
     replayed: () => rmSync(replayPath, { force: true }),
     async stop() {

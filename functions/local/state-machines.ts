@@ -14,7 +14,10 @@ const promiseStatics = Promise as unknown as { withResolvers?: () => unknown };
 promiseStatics.withResolvers ??= () => {
   let resolve!: (value: unknown) => void;
   let reject!: (reason?: unknown) => void;
-  const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
+  const promise = new Promise((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   return { promise, resolve, reject };
 };
 
@@ -31,7 +34,12 @@ export function resolveIntrinsics(value: unknown): unknown {
   }
   if ('Ref' in node) {
     const ref = String(node.Ref);
-    const pseudo: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': 'us-east-1', 'AWS::AccountId': '000000000000', 'AWS::URLSuffix': 'amazonaws.com' };
+    const pseudo: Record<string, string> = {
+      'AWS::Partition': 'aws',
+      'AWS::Region': 'us-east-1',
+      'AWS::AccountId': '000000000000',
+      'AWS::URLSuffix': 'amazonaws.com',
+    };
     return pseudo[ref] ?? ref;
   }
   if ('Fn::GetAtt' in node) {
@@ -109,11 +117,13 @@ export function localStateMachines(template: Template): LocalStateMachines {
     const bindings = STATE_MACHINES[name].tasks;
     const unbound = taskStateIds(definition).filter((id) => !(id in bindings));
     if (unbound.length) throw new Error(`State machine ${name}: task states [${unbound.join(', ')}] have no function in STATE_MACHINES`);
-    const handlers = Object.fromEntries(Object.entries(bindings).map(([stateId, fn]) => [
-      stateId,
-      // lambda:invoke tasks receive {FunctionName, Payload} and answer {Payload} (CDK's OutputPath is $.Payload).
-      async (input: unknown) => ({ Payload: await invoke(fn, (input as { Payload?: unknown }).Payload ?? input), StatusCode: 200 }),
-    ]));
+    const handlers = Object.fromEntries(
+      Object.entries(bindings).map(([stateId, fn]) => [
+        stateId,
+        // lambda:invoke tasks receive {FunctionName, Payload} and answer {Payload} (CDK's OutputPath is $.Payload).
+        async (input: unknown) => ({ Payload: await invoke(fn, (input as { Payload?: unknown }).Payload ?? input), StatusCode: 200 }),
+      ]),
+    );
     // Checked when the template was synthesized, with the checks the constructor would make.
     machines[name] = { machine: new StateMachine(definition as never, { validationOptions: { noValidate: true } }), handlers };
   }

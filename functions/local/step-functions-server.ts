@@ -31,7 +31,12 @@ interface Execution {
 }
 
 class ServiceError extends Error {
-  constructor(readonly type: string, message: string) { super(message); }
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface StepFunctionsServer {
@@ -68,10 +73,20 @@ export async function startStepFunctionsServer(machines: LocalStateMachines, onE
       // Ended executions are described for a day, then forgotten (a long-running local cloud stays bounded).
       for (const [ended, { stopDate }] of byArn) if (stopDate !== undefined && Date.now() - stopDate > 86_400_000) byArn.delete(ended);
       const running = machines.start(name, JSON.parse(text));
-      const execution: Execution = { arn, machineArn: String(input.stateMachineArn), name: executionName, input: text, status: 'RUNNING', startDate: Date.now(), abort: running.abort };
+      const execution: Execution = {
+        arn,
+        machineArn: String(input.stateMachineArn),
+        name: executionName,
+        input: text,
+        status: 'RUNNING',
+        startDate: Date.now(),
+        abort: running.abort,
+      };
       byArn.set(arn, execution);
       running.result.then(
-        (output) => { if (execution.status === 'RUNNING') Object.assign(execution, { status: 'SUCCEEDED', output: JSON.stringify(output), stopDate: Date.now() }); },
+        (output) => {
+          if (execution.status === 'RUNNING') Object.assign(execution, { status: 'SUCCEEDED', output: JSON.stringify(output), stopDate: Date.now() });
+        },
         (error: unknown) => {
           if (execution.status !== 'RUNNING') return;
           Object.assign(execution, { status: 'FAILED', error: error instanceof Error ? error.message : String(error), stopDate: Date.now() });
@@ -93,9 +108,15 @@ export async function startStepFunctionsServer(machines: LocalStateMachines, onE
       const execution = byArn.get(String(input.executionArn));
       if (!execution) throw new ServiceError('ExecutionDoesNotExist', `Execution Does Not Exist: '${String(input.executionArn)}'`);
       return {
-        executionArn: execution.arn, stateMachineArn: execution.machineArn, name: execution.name, status: execution.status, input: execution.input,
-        startDate: seconds(execution.startDate), ...(execution.stopDate !== undefined && { stopDate: seconds(execution.stopDate) }),
-        ...(execution.output !== undefined && { output: execution.output }), ...(execution.error !== undefined && { cause: execution.error }),
+        executionArn: execution.arn,
+        stateMachineArn: execution.machineArn,
+        name: execution.name,
+        status: execution.status,
+        input: execution.input,
+        startDate: seconds(execution.startDate),
+        ...(execution.stopDate !== undefined && { stopDate: seconds(execution.stopDate) }),
+        ...(execution.output !== undefined && { output: execution.output }),
+        ...(execution.error !== undefined && { cause: execution.error }),
       };
     },
   };
@@ -107,13 +128,15 @@ export async function startStepFunctionsServer(machines: LocalStateMachines, onE
   const server = createServer((request, response) => {
     const operation = String(request.headers['x-amz-target'] ?? '').replace(/^AWSStepFunctions\./, '');
     const handle = operations[operation];
-    bodyOf(request).then((input) => {
-      if (!handle) throw new ServiceError('UnknownOperationException', `The local Step Functions server does not implement ${operation || 'this operation'}`);
-      respond(response, 200, handle(input));
-    }).catch((error: unknown) => {
-      if (error instanceof ServiceError) respond(response, 400, { __type: error.type, message: error.message }, error.type);
-      else respond(response, 500, { __type: 'InternalFailure', message: error instanceof Error ? error.message : String(error) }, 'InternalFailure');
-    });
+    bodyOf(request)
+      .then((input) => {
+        if (!handle) throw new ServiceError('UnknownOperationException', `The local Step Functions server does not implement ${operation || 'this operation'}`);
+        respond(response, 200, handle(input));
+      })
+      .catch((error: unknown) => {
+        if (error instanceof ServiceError) respond(response, 400, { __type: error.type, message: error.message }, error.type);
+        else respond(response, 500, { __type: 'InternalFailure', message: error instanceof Error ? error.message : String(error) }, 'InternalFailure');
+      });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

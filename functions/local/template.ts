@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { assertValidStateMachines } from './state-machines.ts';
 
 /** The parts of the service stacks' CloudFormation templates the local cloud reads: their resources, in one template. */
-export interface ServiceTemplate { Resources: Record<string, { Type: string; Properties?: Record<string, unknown>; Metadata?: Record<string, unknown> }> }
+export interface ServiceTemplate {
+  Resources: Record<string, { Type: string; Properties?: Record<string, unknown>; Metadata?: Record<string, unknown> }>;
+}
 
 export async function synthesizeServiceTemplate(): Promise<ServiceTemplate> {
   // Loaded to synthesize only: the CDK app's modules cost about 1.5 s of CPU to load, which a start
@@ -35,7 +37,8 @@ const SOURCE_FILES = ['cdk.json', 'package-lock.json'];
 function sourceDigest(): string {
   const hash = createHash('sha256');
   const files = SOURCE_DIRS.flatMap((dir) => readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).map((name) => join(ROOT, dir, name)))
-    .filter((path) => /\.(ts|json)$/.test(path)).sort();
+    .filter((path) => /\.(ts|json)$/.test(path))
+    .sort();
   for (const path of [...files, ...SOURCE_FILES.map((name) => join(ROOT, name))]) hash.update(relative(ROOT, path)).update('\0').update(readFileSync(path));
   return hash.digest('hex').slice(0, 20);
 }

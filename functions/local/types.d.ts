@@ -1,7 +1,12 @@
 // dynalite and asl-validator ship no type declarations.
 declare module 'dynalite' {
   import type { Server } from 'node:http';
-  interface DynaliteOptions { path?: string; createTableMs?: number; deleteTableMs?: number; updateTableMs?: number }
+  interface DynaliteOptions {
+    path?: string;
+    createTableMs?: number;
+    deleteTableMs?: number;
+    updateTableMs?: number;
+  }
   export default function dynalite(options?: DynaliteOptions): Server;
 }
 declare module 'asl-validator' {

@@ -49,7 +49,12 @@ export type FileRef = Pick<ArchiveFile, 'fileId' | 'key' | 'kind' | 'dataset' | 
 export type DeletionStage = 'upload' | 'retired';
 
 /** A scheduled deletion whose time has come; `file` is absent on entries from before files were named. */
-export interface DueDeletion { id: string; key: string; stage: DeletionStage; file?: FileRef }
+export interface DueDeletion {
+  id: string;
+  key: string;
+  stage: DeletionStage;
+  file?: FileRef;
+}
 
 export type BatchOutcome = { status: 'done'; records: number } | { status: 'rejected'; reason: string };
 

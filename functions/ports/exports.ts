@@ -57,7 +57,13 @@ export interface ExportStore {
    * Moves a job from one of `from` to `to` with `fields` set; false when the job is in none of
    * them (another writer moved it first).
    */
-  transition(accountId: string, jobId: string, from: readonly ExportState[], to: ExportState, fields?: Partial<Pick<ExportJobRecord, 'startedAt' | 'finishedAt' | 'expiresAt' | 'priceUsd' | 'errorMessage'>>): Promise<boolean>;
+  transition(
+    accountId: string,
+    jobId: string,
+    from: readonly ExportState[],
+    to: ExportState,
+    fields?: Partial<Pick<ExportJobRecord, 'startedAt' | 'finishedAt' | 'expiresAt' | 'priceUsd' | 'errorMessage'>>,
+  ): Promise<boolean>;
   /**
    * Stores a partition's file and adds it to the job's progress exactly once, while the job is
    * queued or running: a retried partition overwrites its file entry and is not counted twice.

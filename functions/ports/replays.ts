@@ -26,12 +26,22 @@ export interface ReplayJobRecord {
   errorMessage?: string;
 }
 
-export interface PartitionResult { rowsScanned: number; delivered: number; occurrences: readonly ReplayOccurrence[] }
+export interface PartitionResult {
+  rowsScanned: number;
+  delivered: number;
+  occurrences: readonly ReplayOccurrence[];
+}
 
 export interface ReplayStore {
   createJob(job: ReplayJobRecord): Promise<void>;
   getJob(accountId: string, jobId: string): Promise<ReplayJobRecord | undefined>;
-  transition(accountId: string, jobId: string, from: readonly ReplayState[], to: ReplayState, fields?: Partial<Pick<ReplayJobRecord, 'startedAt' | 'finishedAt' | 'errorMessage'>>): Promise<boolean>;
+  transition(
+    accountId: string,
+    jobId: string,
+    from: readonly ReplayState[],
+    to: ReplayState,
+    fields?: Partial<Pick<ReplayJobRecord, 'startedAt' | 'finishedAt' | 'errorMessage'>>,
+  ): Promise<boolean>;
   /**
    * Stores a partition's occurrences and adds it to the job's progress exactly once, while the job
    * is queued or running: a retried partition overwrites its occurrences and is not counted twice.

@@ -31,7 +31,13 @@ export interface SqlEngine extends SqlSession {
    * the given columns, sorted by `orderBy`, with row groups sized for time-range reads. Keys that
    * are not columns are ignored; nested values land in VARCHAR columns as JSON text.
    */
-  writeParquet(columns: readonly { name: string; type: string }[], jsonRows: readonly string[], orderBy: readonly string[], path: string, rowGroupRows: number): Promise<void>;
+  writeParquet(
+    columns: readonly { name: string; type: string }[],
+    jsonRows: readonly string[],
+    orderBy: readonly string[],
+    path: string,
+    rowGroupRows: number,
+  ): Promise<void>;
 }
 
 /** Resolves archive objects to local files DuckDB can read (downloading into a bounded cache). */

@@ -23,7 +23,11 @@ export interface EndpointRecord {
 
 export type Countable = 'endpoints' | 'subscriptions' | 'addresses';
 
-export interface WatchedAddressRecord { address: string; label: string; createdAt: string }
+export interface WatchedAddressRecord {
+  address: string;
+  label: string;
+  createdAt: string;
+}
 
 /** Endpoints and their failure streak. */
 export interface EndpointStore {
@@ -64,7 +68,11 @@ export interface RuleStore {
    * Marks a rule paused by the engine at `at` (once) and counts `count` (default 1) more occurrences it
    * missed, the first at `firstMissedAt` (default `missedAt`) and the last at `missedAt`.
    */
-  suppress(accountId: string, subscriptionId: string, pause: { at: string; missedAt: string; reason: string; count?: number; firstMissedAt?: string }): Promise<void>;
+  suppress(
+    accountId: string,
+    subscriptionId: string,
+    pause: { at: string; missedAt: string; reason: string; count?: number; firstMissedAt?: string },
+  ): Promise<void>;
   /** Clears the engine's pause, keeping it as `lastPause`; returns the rule as it now is. */
   clearPause(accountId: string, subscriptionId: string, resumedAt: string): Promise<SubscriptionRecord | undefined>;
   /** Adds the address unless it is there; returns the stored row and whether it was new. */

@@ -16,7 +16,9 @@ import { sqsConsumer } from '../shared/queue.ts';
 const RULES_TTL_MS = 10_000;
 
 const detectDeps = once(() => ({
-  store: webhookStores(), queues: queueSender(), clock,
+  store: webhookStores(),
+  queues: queueSender(),
+  clock,
   rules: createRuleBook({ store: webhookStores(), accounts: accountStore(), clock, ttlMs: RULES_TTL_MS }),
   references: archiveReferences(archiveDeps()),
 }));
@@ -34,12 +36,18 @@ async function ingestKey(key: string, format: BatchFormat | undefined): Promise<
   // Raw batches may be gzipped (`.gz`); the batch id is taken over the decompressed bytes.
   const bytes = key.endsWith('.gz') ? gunzipSync(stored) : stored;
   let newest = -Infinity;
-  const result = await ingestBatch(deps, format, bytes, async (records) => {
-    for (const record of records) newest = Math.max(newest, record.ts);
-    const counts = await detectInBatch(detectDeps(), records);
-    if (counts.matched > 0) logger.info('occurrences dispatched', { key, ...counts });
-    metrics.addMetric('OccurrencesMatched', MetricUnit.Count, counts.matched);
-  }, { at: landingAtOf(key) });
+  const result = await ingestBatch(
+    deps,
+    format,
+    bytes,
+    async (records) => {
+      for (const record of records) newest = Math.max(newest, record.ts);
+      const counts = await detectInBatch(detectDeps(), records);
+      if (counts.matched > 0) logger.info('occurrences dispatched', { key, ...counts });
+      metrics.addMetric('OccurrencesMatched', MetricUnit.Count, counts.matched);
+    },
+    { at: landingAtOf(key) },
+  );
   if (result.status === 'rejected') {
     logger.error('batch rejected', { key, batch_id: result.batchId, reason: result.reason });
     metrics.addMetric('BatchesRejected', MetricUnit.Count, 1);

@@ -8,7 +8,9 @@ import { logger, metrics } from '../shared/powertools.ts';
 import { sqsConsumer } from '../shared/queue.ts';
 
 const deps = once(() => ({
-  store: webhookStores(), queues: queueSender(), clock,
+  store: webhookStores(),
+  queues: queueSender(),
+  clock,
   rules: createRuleBook({ store: webhookStores(), accounts: accountStore(), clock, ttlMs: 10_000 }),
 }));
 

@@ -8,12 +8,21 @@ import { operationGroup, page } from './operation.ts';
 export const BREADTH_OPERATIONS = operationGroup('breadth-api', {
   breadthCurrent: {
     datatype: 'breadth',
-    suffix: '/breadth/above-vwap/current', families: BREADTH_FAMILIES, summary: 'Latest breadth snapshot, even if stale', tags: ['Breadth'], billed: true,
+    suffix: '/breadth/above-vwap/current',
+    families: BREADTH_FAMILIES,
+    summary: 'Latest breadth snapshot, even if stale',
+    tags: ['Breadth'],
+    billed: true,
     response: page(BreadthSnapshotSchema, 'The latest snapshot'),
   },
   breadthHistory: {
     datatype: 'breadth',
-    suffix: '/breadth/above-vwap', families: BREADTH_FAMILIES, summary: 'Breadth minute history', tags: ['Breadth'], billed: true,
-    query: BreadthHistoryQuery, response: page(v.array(BreadthSnapshotSchema), 'Snapshots, oldest first'),
+    suffix: '/breadth/above-vwap',
+    families: BREADTH_FAMILIES,
+    summary: 'Breadth minute history',
+    tags: ['Breadth'],
+    billed: true,
+    query: BreadthHistoryQuery,
+    response: page(v.array(BreadthSnapshotSchema), 'Snapshots, oldest first'),
   },
 });

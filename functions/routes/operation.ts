@@ -93,7 +93,12 @@ export interface RouteDef {
 }
 
 const FAMILY_LABEL: Readonly<Record<Family, string>> = {
-  perpx: 'Perpx', spot: 'Spot', hip3: 'Hip3', hip4: 'Hip4', altx: 'Altx', 'altx-rh': 'AltxRh',
+  perpx: 'Perpx',
+  spot: 'Spot',
+  hip3: 'Hip3',
+  hip4: 'Hip4',
+  altx: 'Altx',
+  'altx-rh': 'AltxRh',
 };
 
 export const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
@@ -118,8 +123,12 @@ export function unsupportedPathsOf(operationGroup: OperationGroup): UnsupportedP
   return Object.entries(operationGroup.operations).flatMap(([operation, spec]) => {
     if ('path' in spec) return [];
     const availableOn = spec.families.map((venue) => ({ venue, route: `${FAMILY_PREFIX[venue]}${spec.suffix}` }));
-    return FAMILIES.filter((f) => !spec.families.includes(f))
-      .map((venue) => ({ path: `${FAMILY_PREFIX[venue]}${spec.suffix}`, venue, datatype: snakeCase(operation), availableOn }));
+    return FAMILIES.filter((f) => !spec.families.includes(f)).map((venue) => ({
+      path: `${FAMILY_PREFIX[venue]}${spec.suffix}`,
+      venue,
+      datatype: snakeCase(operation),
+      availableOn,
+    }));
   });
 }
 
@@ -129,23 +138,48 @@ export function routesOf(operationGroup: OperationGroup): RouteDef[] {
   for (const [operation, spec] of Object.entries(operationGroup.operations)) {
     const { summary, tags, auth = 'api_key', billed, hidden, pathParams, query, headers, body, response } = spec;
     const cursorForm = query?.cursor && paramMeta(query.cursor)?.cursorForm;
-    const common = { operation, group: operationGroup.group, auth, billed, hidden, pathParams, query, headers, ...(cursorForm && { cursorForm }), body, response };
+    const common = {
+      operation,
+      group: operationGroup.group,
+      auth,
+      billed,
+      hidden,
+      pathParams,
+      query,
+      headers,
+      ...(cursorForm && { cursorForm }),
+      body,
+      response,
+    };
     if ('path' in spec) {
       routes.push({ ...common, operationId: operation, method: spec.method, path: spec.path, summary, tags });
       continue;
     }
     for (const family of spec.families) {
       routes.push({
-        ...common, operationId: `get${FAMILY_LABEL[family]}${capitalized(operation)}`, method: 'GET', path: `${FAMILY_PREFIX[family]}${spec.suffix}`,
-        summary: `${summary} (${family})`, tags, family, datatype: spec.datatype,
+        ...common,
+        operationId: `get${FAMILY_LABEL[family]}${capitalized(operation)}`,
+        method: 'GET',
+        path: `${FAMILY_PREFIX[family]}${spec.suffix}`,
+        summary: `${summary} (${family})`,
+        tags,
+        family,
+        datatype: spec.datatype,
       });
     }
     // Deprecated un-prefixed routes answer like their core (perpx) replacements.
     const successor = `${FAMILY_PREFIX.perpx}${spec.suffix}`;
     for (const alias of spec.legacy ?? []) {
       routes.push({
-        ...common, operationId: alias.operationId, method: 'GET', path: alias.path, summary: `Deprecated: use ${successor}`, tags: ['Legacy'],
-        deprecated: true, successor, family: 'perpx',
+        ...common,
+        operationId: alias.operationId,
+        method: 'GET',
+        path: alias.path,
+        summary: `Deprecated: use ${successor}`,
+        tags: ['Legacy'],
+        deprecated: true,
+        successor,
+        family: 'perpx',
       });
     }
   }
@@ -153,5 +187,10 @@ export function routesOf(operationGroup: OperationGroup): RouteDef[] {
 }
 
 /** The response specs keep their schema's type: handlers' output is checked against it. */
-export const page = <const S extends v.GenericSchema>(schema: S, description: string, status = 200, siblings?: ResponseSpec['siblings']) =>
-  ({ status, description, shape: 'envelope' as const, schema, ...(siblings && { siblings }) });
+export const page = <const S extends v.GenericSchema>(schema: S, description: string, status = 200, siblings?: ResponseSpec['siblings']) => ({
+  status,
+  description,
+  shape: 'envelope' as const,
+  schema,
+  ...(siblings && { siblings }),
+});

@@ -32,4 +32,6 @@ async function run(event: BreadthEvent | undefined): Promise<BreadthSnapshot[] |
   return snapshots;
 }
 
-export const handler = middy(run).use(injectLambdaContext(logger, { resetKeys: true })).use(publishMetrics());
+export const handler = middy(run)
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(publishMetrics());

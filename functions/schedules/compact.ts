@@ -30,4 +30,6 @@ async function compact(event: CompactEvent | undefined): Promise<CompactionRepor
   return report;
 }
 
-export const handler = middy(compact).use(injectLambdaContext(logger, { resetKeys: true })).use(publishMetrics());
+export const handler = middy(compact)
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(publishMetrics());

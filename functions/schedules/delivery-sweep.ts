@@ -14,4 +14,6 @@ async function sweep(): Promise<{ requeued: number }> {
   return result;
 }
 
-export const handler = middy(sweep).use(injectLambdaContext(logger, { resetKeys: true })).use(publishMetrics());
+export const handler = middy(sweep)
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(publishMetrics());

@@ -15,7 +15,12 @@ import { accountStore, breadthStore, clock, incidentStore, once, queueSender, we
 import { logger, metrics, publishMetrics } from '../shared/powertools.ts';
 
 const deps = once(() => ({
-  store: webhookStores(), queues: queueSender(), clock, archive: archiveDeps(), breadth: breadthStore(), incidents: incidentStore(),
+  store: webhookStores(),
+  queues: queueSender(),
+  clock,
+  archive: archiveDeps(),
+  breadth: breadthStore(),
+  incidents: incidentStore(),
   // Runs once a minute: rules are read fresh each time.
   rules: createRuleBook({ store: webhookStores(), accounts: accountStore(), clock, ttlMs: 0 }),
   references: archiveReferences(archiveDeps()),
@@ -29,4 +34,6 @@ async function run(event: Partial<ScheduledEvent> | undefined) {
   return result;
 }
 
-export const handler = middy(run).use(injectLambdaContext(logger, { resetKeys: true })).use(publishMetrics());
+export const handler = middy(run)
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(publishMetrics());

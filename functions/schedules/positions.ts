@@ -16,4 +16,6 @@ async function build(): Promise<PositionsReport> {
   return report;
 }
 
-export const handler = middy(build).use(injectLambdaContext(logger, { resetKeys: true })).use(publishMetrics());
+export const handler = middy(build)
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(publishMetrics());

@@ -13,4 +13,6 @@ async function sweep(): Promise<SweepResult> {
   return result;
 }
 
-export const handler = middy(sweep).use(injectLambdaContext(logger, { resetKeys: true })).use(publishMetrics());
+export const handler = middy(sweep)
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(publishMetrics());

@@ -23,7 +23,8 @@ export const archiveDeps = once((): ArchiveDeps => {
     objects,
     files: fileCache(objects, cfg.ARCHIVE_CACHE_DIR, cfg.ARCHIVE_CACHE_MB * 1024 * 1024),
     sql: duckDbEngine({
-      tempDir: join(cfg.SCRATCH_DIR, 'duckdb'), threads: cfg.DUCKDB_THREADS,
+      tempDir: join(cfg.SCRATCH_DIR, 'duckdb'),
+      threads: cfg.DUCKDB_THREADS,
       memoryLimitMb: cfg.DUCKDB_MEMORY_MB ?? (cfg.AWS_LAMBDA_FUNCTION_MEMORY_SIZE && Math.floor(cfg.AWS_LAMBDA_FUNCTION_MEMORY_SIZE * 0.6)),
     }),
     clock: systemClock,

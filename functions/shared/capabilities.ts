@@ -21,12 +21,22 @@ function capabilityOf(routes: readonly RouteDef[]): Capability {
   const { family, datatype } = routes[0]! as Required<Pick<RouteDef, 'family' | 'datatype'>>;
   const def: DataTypeDef = DATA_TYPES[datatype];
   const start = coverageStart(def, family);
-  const limits = routes.map((r) => (r.query?.limit ? paramMeta(r.query.limit)?.openapi.maximum : undefined)).filter((max): max is number => typeof max === 'number');
-  const intervals = [...new Set(routes.flatMap((r) => (r.query?.interval ? paramMeta(r.query.interval)?.validValues ?? [] : []).map(String)))];
+  const limits = routes
+    .map((r) => (r.query?.limit ? paramMeta(r.query.limit)?.openapi.maximum : undefined))
+    .filter((max): max is number => typeof max === 'number');
+  const intervals = [...new Set(routes.flatMap((r) => (r.query?.interval ? (paramMeta(r.query.interval)?.validValues ?? []) : []).map(String)))];
   return {
-    venue: family, datatype, rest_routes: routes.map((r) => r.path), ws_channels: [], live: true, replay: true,
-    available_from: start === undefined ? null : new Date(start).toISOString(), cadence: def.cadence,
-    page_limit: limits.length === 0 ? null : Math.max(...limits), intervals, notes: def.notes ?? null,
+    venue: family,
+    datatype,
+    rest_routes: routes.map((r) => r.path),
+    ws_channels: [],
+    live: true,
+    replay: true,
+    available_from: start === undefined ? null : new Date(start).toISOString(),
+    cadence: def.cadence,
+    page_limit: limits.length === 0 ? null : Math.max(...limits),
+    intervals,
+    notes: def.notes ?? null,
   };
 }
 

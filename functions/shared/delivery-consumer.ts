@@ -18,23 +18,30 @@ const engineDeps = once(() => ({
 
 const OUTCOME_METRIC = { delivered: 'DeliveriesDelivered', retry_scheduled: 'DeliveryRetriesScheduled', exhausted: 'DeliveriesExhausted' } as const;
 
-export const deliveryLaneConsumer = (lane: DeliveryLane) => sqsConsumer(lane, DeliveryJobMessage, async (job) => {
-  const result = await attemptDelivery({ ...engineDeps(), lane }, job);
-  if (!('delivery' in result)) {
-    logger.debug('job skipped', { delivery_id: job.delivery_id, outcome: result.outcome });
-    return;
-  }
-  const { delivery } = result;
-  metrics.addMetric(OUTCOME_METRIC[result.outcome], MetricUnit.Count, 1);
-  if (delivery.lastLatencyMs !== null) metrics.addMetric('DeliveryLatency', MetricUnit.Milliseconds, delivery.lastLatencyMs);
-  const fields = {
-    delivery_id: delivery.id, event_id: delivery.eventId, endpoint_id: delivery.endpointId, attempt: delivery.attempts,
-    status_code: delivery.lastStatusCode, error: delivery.lastError, latency_ms: delivery.lastLatencyMs, next_attempt_at: delivery.nextAttemptAt,
-  };
-  if (result.outcome === 'delivered') logger.info('delivered', fields);
-  else logger.warn(result.outcome === 'exhausted' ? 'delivery exhausted' : 'attempt failed', fields);
-  if (result.autoDisabled) {
-    metrics.addMetric('EndpointsAutoDisabled', MetricUnit.Count, 1);
-    logger.warn('endpoint auto-disabled', { endpoint_id: delivery.endpointId, account_id: delivery.accountId });
-  }
-});
+export const deliveryLaneConsumer = (lane: DeliveryLane) =>
+  sqsConsumer(lane, DeliveryJobMessage, async (job) => {
+    const result = await attemptDelivery({ ...engineDeps(), lane }, job);
+    if (!('delivery' in result)) {
+      logger.debug('job skipped', { delivery_id: job.delivery_id, outcome: result.outcome });
+      return;
+    }
+    const { delivery } = result;
+    metrics.addMetric(OUTCOME_METRIC[result.outcome], MetricUnit.Count, 1);
+    if (delivery.lastLatencyMs !== null) metrics.addMetric('DeliveryLatency', MetricUnit.Milliseconds, delivery.lastLatencyMs);
+    const fields = {
+      delivery_id: delivery.id,
+      event_id: delivery.eventId,
+      endpoint_id: delivery.endpointId,
+      attempt: delivery.attempts,
+      status_code: delivery.lastStatusCode,
+      error: delivery.lastError,
+      latency_ms: delivery.lastLatencyMs,
+      next_attempt_at: delivery.nextAttemptAt,
+    };
+    if (result.outcome === 'delivered') logger.info('delivered', fields);
+    else logger.warn(result.outcome === 'exhausted' ? 'delivery exhausted' : 'attempt failed', fields);
+    if (result.autoDisabled) {
+      metrics.addMetric('EndpointsAutoDisabled', MetricUnit.Count, 1);
+      logger.warn('endpoint auto-disabled', { endpoint_id: delivery.endpointId, account_id: delivery.accountId });
+    }
+  });

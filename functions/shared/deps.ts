@@ -103,33 +103,21 @@ export const sqsClient = once(() => traced(new SQSClient({ region: config().AWS_
 
 export const s3Client = once(() => traced(new S3Client({ region: config().AWS_REGION, forcePathStyle: config().S3_FORCE_PATH_STYLE, ...retry('s3') })));
 
-export const accountStore = once((): AccountStore =>
-  dynamoAccountStore(dynamoDocumentClient(), requireSetting(config(), TABLES.accounts.envVar)),
+export const accountStore = once((): AccountStore => dynamoAccountStore(dynamoDocumentClient(), requireSetting(config(), TABLES.accounts.envVar)));
+
+export const timerStore = once((): TimerStore => dynamoTimerStore(dynamoDocumentClient(), requireSetting(config(), TABLES.timers.envVar)));
+
+export const queueSender = once((): QueueBatchSender => sqsQueueSender(sqsClient(), (queue: QueueName) => requireSetting(config(), QUEUES[queue].envVar)));
+
+export const deadLetterQueues = once(
+  (): DeadLetterQueues => sqsDeadLetterQueues(sqsClient(), (queue: QueueName) => requireSetting(config(), QUEUES[queue].dlqEnvVar)),
 );
 
-export const timerStore = once((): TimerStore =>
-  dynamoTimerStore(dynamoDocumentClient(), requireSetting(config(), TABLES.timers.envVar)),
-);
+export const breadthStore = once((): BreadthStore => dynamoBreadthStore(dynamoDocumentClient(), requireSetting(config(), TABLES.breadth.envVar)));
 
-export const queueSender = once((): QueueBatchSender =>
-  sqsQueueSender(sqsClient(), (queue: QueueName) => requireSetting(config(), QUEUES[queue].envVar)),
-);
+export const webhookStores = once((): WebhookStores => dynamoWebhookStores(dynamoDocumentClient(), requireSetting(config(), TABLES.webhooks.envVar)));
 
-export const deadLetterQueues = once((): DeadLetterQueues =>
-  sqsDeadLetterQueues(sqsClient(), (queue: QueueName) => requireSetting(config(), QUEUES[queue].dlqEnvVar)),
-);
-
-export const breadthStore = once((): BreadthStore =>
-  dynamoBreadthStore(dynamoDocumentClient(), requireSetting(config(), TABLES.breadth.envVar)),
-);
-
-export const webhookStores = once((): WebhookStores =>
-  dynamoWebhookStores(dynamoDocumentClient(), requireSetting(config(), TABLES.webhooks.envVar)),
-);
-
-export const creditLedger = once((): CreditLedger =>
-  dynamoCreditLedger(dynamoDocumentClient(), requireSetting(config(), TABLES.usage.envVar)),
-);
+export const creditLedger = once((): CreditLedger => dynamoCreditLedger(dynamoDocumentClient(), requireSetting(config(), TABLES.usage.envVar)));
 
 export const clock = systemClock;
 
@@ -138,7 +126,9 @@ export const webhookDestinations = once(() => ({
   resolve: resolveAll,
   allowHosts: config().WEBHOOK_ALLOWED_TARGETS,
   // A developer pointing a webhook at a receiver on this machine learns which setting allows it.
-  ...(config().DEPLOYMENT === 'local' && { allowHint: 'In the local cloud, set WEBHOOK_ALLOWED_TARGETS (e.g. 127.0.0.1) to allow a receiver on this machine.' }),
+  ...(config().DEPLOYMENT === 'local' && {
+    allowHint: 'In the local cloud, set WEBHOOK_ALLOWED_TARGETS (e.g. 127.0.0.1) to allow a receiver on this machine.',
+  }),
 }));
 
 export const webhookSender = once((): WebhookSender => {
@@ -146,40 +136,33 @@ export const webhookSender = once((): WebhookSender => {
   return createHttpsSender({ ...webhookDestinations(), ...(timeoutS !== undefined && { timeoutMs: timeoutS * 1_000 }) });
 });
 
-
-export const exportStore = once((): ExportStore =>
-  dynamoExportStore(dynamoDocumentClient(), requireSetting(config(), TABLES['export-jobs'].envVar)),
-);
+export const exportStore = once((): ExportStore => dynamoExportStore(dynamoDocumentClient(), requireSetting(config(), TABLES['export-jobs'].envVar)));
 
 export const exportObjects = once((): ExportObjects => s3ExportObjects(s3Client(), requireSetting(config(), BUCKETS.exports.envVar)));
 
 /** Executions of the export state machine. */
-export const exportWorkflows = once((): Workflows<ExportExecutionInput> =>
-  sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION, ...retry('sfn') })), requireSetting(config(), STATE_MACHINES.export.envVar)),
+export const exportWorkflows = once(
+  (): Workflows<ExportExecutionInput> =>
+    sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION, ...retry('sfn') })), requireSetting(config(), STATE_MACHINES.export.envVar)),
 );
 
 /** Replay jobs and their occurrences, in the webhooks table. */
 export const replayStore = once((): ReplayStore => dynamoReplayStore(dynamoDocumentClient(), requireSetting(config(), TABLES.webhooks.envVar)));
 
 /** Executions of the replay state machine. */
-export const replayWorkflows = once((): Workflows<ReplayExecutionInput> =>
-  sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION, ...retry('sfn') })), requireSetting(config(), STATE_MACHINES.replay.envVar)),
+export const replayWorkflows = once(
+  (): Workflows<ReplayExecutionInput> =>
+    sfnWorkflows(traced(new SFNClient({ region: config().AWS_REGION, ...retry('sfn') })), requireSetting(config(), STATE_MACHINES.replay.envVar)),
 );
 
 /** The archive manifest alone (DynamoDB), for functions that plan from it without reading Parquet. */
-export const archiveManifest = once((): ArchiveManifest =>
-  dynamoArchiveManifest(dynamoDocumentClient(), requireSetting(config(), TABLES.manifest.envVar)),
-);
+export const archiveManifest = once((): ArchiveManifest => dynamoArchiveManifest(dynamoDocumentClient(), requireSetting(config(), TABLES.manifest.envVar)));
 
 /** Data-quality incidents (written by the minute detection run, read by the data-quality routes). */
-export const incidentStore = once((): IncidentStore =>
-  dynamoIncidentStore(dynamoDocumentClient(), requireSetting(config(), TABLES.quality.envVar)),
-);
+export const incidentStore = once((): IncidentStore => dynamoIncidentStore(dynamoDocumentClient(), requireSetting(config(), TABLES.quality.envVar)));
 
 /** Per-minute REST latency histograms (written by the HTTP shell, read by the data-quality routes). */
-export const latencyStore = once((): LatencyStore =>
-  dynamoLatencyStore(dynamoDocumentClient(), requireSetting(config(), TABLES.quality.envVar)),
-);
+export const latencyStore = once((): LatencyStore => dynamoLatencyStore(dynamoDocumentClient(), requireSetting(config(), TABLES.quality.envVar)));
 
 /** A rotation reaches every container within this long (the secret is read again after it). */
 const CURSOR_KEYS_REFRESH_MS = 5 * 60_000;
@@ -191,11 +174,16 @@ export function cursorKeys(): Promise<CursorKeyRing> {
   const cfg = config();
   const now = Date.now();
   if (cursorRing?.config === cfg && (cfg.CURSOR_KEYS !== undefined || now - cursorRing.readAt < CURSOR_KEYS_REFRESH_MS)) return cursorRing.ring;
-  const ring = cfg.CURSOR_KEYS !== undefined ? Promise.resolve(parseKeyRing(cfg.CURSOR_KEYS))
-    : cfg.CURSOR_KEYS_SECRET_ARN !== undefined ? secretString(secretsClient(), cfg.CURSOR_KEYS_SECRET_ARN).then(parseKeyRing)
-      : Promise.reject(new ConfigError('Missing configuration: CURSOR_KEYS or CURSOR_KEYS_SECRET_ARN is not set for this function'));
+  const ring =
+    cfg.CURSOR_KEYS !== undefined
+      ? Promise.resolve(parseKeyRing(cfg.CURSOR_KEYS))
+      : cfg.CURSOR_KEYS_SECRET_ARN !== undefined
+        ? secretString(secretsClient(), cfg.CURSOR_KEYS_SECRET_ARN).then(parseKeyRing)
+        : Promise.reject(new ConfigError('Missing configuration: CURSOR_KEYS or CURSOR_KEYS_SECRET_ARN is not set for this function'));
   // A failed read is not kept: the next request reads again.
-  ring.catch(() => { if (cursorRing?.ring === ring) cursorRing = undefined; });
+  ring.catch(() => {
+    if (cursorRing?.ring === ring) cursorRing = undefined;
+  });
   cursorRing = { ring, readAt: now, config: cfg };
   return ring;
 }

@@ -17,7 +17,17 @@ import { storeUnavailableAsAppError } from './store-errors.ts';
 import { isPlanName } from '../core/plans.ts';
 import type { Caller } from '../core/accounts.ts';
 import type * as v from 'valibot';
-import { API_VERSION, API_VERSION_HEADER, API_VERSION_REQUEST_HEADERS, GATEWAY_RESPONSES, REQUEST_ID_HEADER, ROUTES, UNSUPPORTED_PATHS, pathPattern, resourceMatcher } from '../routes.ts';
+import {
+  API_VERSION,
+  API_VERSION_HEADER,
+  API_VERSION_REQUEST_HEADERS,
+  GATEWAY_RESPONSES,
+  REQUEST_ID_HEADER,
+  ROUTES,
+  UNSUPPORTED_PATHS,
+  pathPattern,
+  resourceMatcher,
+} from '../routes.ts';
 import type { OperationGroup, OperationSpec, ParamSchemas, RouteDef } from '../routes/operation.ts';
 import type { Family } from '../core/venues.ts';
 import type { JsonRows } from '../core/market/queries.ts';
@@ -59,7 +69,16 @@ export interface RequestContext {
 
 /** `T` is what the client reads: the envelope's `data` or the raw body. */
 export type RouteResult<T = unknown> =
-  | { kind: 'envelope'; data: T; nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown>; creditMultiplier?: number; headers?: Record<string, string> }
+  | {
+      kind: 'envelope';
+      data: T;
+      nextCursor?: string | null;
+      meta?: Record<string, unknown>;
+      status?: number;
+      siblings?: Record<string, unknown>;
+      creditMultiplier?: number;
+      headers?: Record<string, string>;
+    }
   | { kind: 'json-rows'; rows: JsonRows<T extends readonly (infer Row)[] ? Row : never>; meta?: Record<string, unknown>; creditMultiplier?: number }
   | { kind: 'raw'; body: T; status?: number; headers?: Record<string, string> }
   /** The envelope's `data`, one object already rendered as JSON text (by DuckDB): spliced in, never parsed. */
@@ -68,7 +87,10 @@ export type RouteResult<T = unknown> =
   | { kind: 'binary'; body: Uint8Array; contentType: string; rows: number; headers?: Record<string, string> };
 
 /** One operation's implementation: typed input in, output checked against its response schema. */
-export type RouteImplementation<Op extends OperationSpec = OperationSpec> = (input: RouteInput<Op>, ctx: RequestContext) => Promise<RouteResult<ResponseOf<Op>>>;
+export type RouteImplementation<Op extends OperationSpec = OperationSpec> = (
+  input: RouteInput<Op>,
+  ctx: RequestContext,
+) => Promise<RouteResult<ResponseOf<Op>>>;
 
 export type Implementations<Ops extends Readonly<Record<string, OperationSpec>>> = { [K in keyof Ops]: RouteImplementation<Ops[K]> };
 
@@ -86,7 +108,15 @@ export function familyOf(ctx: RequestContext): Family {
 /** `{success, data, meta:{count, has_more?, next_cursor?, request_id}}`; `count` is the array length, or 1 for an object. */
 /** `siblings` are members beside `data` (e.g. the webhook routes' `note`). */
 export function ok<T>(
-  data: T, options: { nextCursor?: string | null; meta?: Record<string, unknown>; status?: number; siblings?: Record<string, unknown>; creditMultiplier?: number; headers?: Record<string, string> } = {},
+  data: T,
+  options: {
+    nextCursor?: string | null;
+    meta?: Record<string, unknown>;
+    status?: number;
+    siblings?: Record<string, unknown>;
+    creditMultiplier?: number;
+    headers?: Record<string, string>;
+  } = {},
 ): RouteResult<T> {
   return { kind: 'envelope', data, ...options };
 }
@@ -182,12 +212,18 @@ function render(result: RouteResult, route: RouteDef, requestId: string, pathPar
   }
   if (result.kind === 'binary') {
     return {
-      statusCode: route.response.status, headers: { ...headers, ...result.headers, 'content-type': result.contentType },
-      body: Buffer.from(result.body).toString('base64'), isBase64Encoded: true,
+      statusCode: route.response.status,
+      headers: { ...headers, ...result.headers, 'content-type': result.contentType },
+      body: Buffer.from(result.body).toString('base64'),
+      isBase64Encoded: true,
     };
   }
   if (result.kind === 'json-data') {
-    return { statusCode: route.response.status, headers, body: `{"success":true,"data":${result.json},"meta":${JSON.stringify({ count: 1, ...result.meta, request_id: requestId })}}` };
+    return {
+      statusCode: route.response.status,
+      headers,
+      body: `{"success":true,"data":${result.json},"meta":${JSON.stringify({ count: 1, ...result.meta, request_id: requestId })}}`,
+    };
   }
   if (result.kind === 'json-rows') {
     const { json, count, nextCursor } = result.rows;
@@ -212,10 +248,17 @@ export function renderError(error: AppError, requestId: string): APIGatewayProxy
   };
 }
 
-interface RouteEntry { path: string; route: RouteDef; implementation: RouteImplementation }
+interface RouteEntry {
+  path: string;
+  route: RouteDef;
+  implementation: RouteImplementation;
+}
 
 /** The route a request selects and its path parameters (decoded), or none. */
-interface Selected { entry?: RouteEntry; pathParameters: Record<string, string> }
+interface Selected {
+  entry?: RouteEntry;
+  pathParameters: Record<string, string>;
+}
 
 async function dispatch({ entry, pathParameters }: Selected, event: APIGatewayProxyEvent, requestId: string): Promise<APIGatewayProxyResult> {
   if (!entry) throw noRouteError(event.path);
@@ -255,7 +298,7 @@ async function dispatch({ entry, pathParameters }: Selected, event: APIGatewayPr
     await charge?.cancel();
     throw tooLarge;
   }
-  await charge?.settle(rowsOf(result), result.kind === 'raw' || result.kind === 'binary' ? 1 : result.creditMultiplier ?? 1);
+  await charge?.settle(rowsOf(result), result.kind === 'raw' || result.kind === 'binary' ? 1 : (result.creditMultiplier ?? 1));
   return response;
 }
 
@@ -269,9 +312,14 @@ function oversized(response: APIGatewayProxyResult, route: RouteDef): AppError |
   const bytes = Buffer.byteLength(response.body);
   if (bytes <= MAX_RESPONSE_BYTES) return undefined;
   const param = ['depth', 'limit'].find((name) => route.query?.[name] !== undefined);
-  return new AppError('response_too_large', `The answer would be ${(bytes / 2 ** 20).toFixed(1)} MB, more than a response carries (${(MAX_RESPONSE_BYTES / 2 ** 20).toFixed(1)} MB): ask for less (${param ? `a smaller ${param}` : 'a shorter window'}).`, {
-    ...(param && { param }), details: { response_bytes: bytes, max_response_bytes: MAX_RESPONSE_BYTES },
-  });
+  return new AppError(
+    'response_too_large',
+    `The answer would be ${(bytes / 2 ** 20).toFixed(1)} MB, more than a response carries (${(MAX_RESPONSE_BYTES / 2 ** 20).toFixed(1)} MB): ask for less (${param ? `a smaller ${param}` : 'a shorter window'}).`,
+    {
+      ...(param && { param }),
+      details: { response_bytes: bytes, max_response_bytes: MAX_RESPONSE_BYTES },
+    },
+  );
 }
 
 /** The result with its next cursor sealed for the route (envelope, rendered rows, or the Arrow header). */
@@ -357,7 +405,9 @@ async function withinDeadline<T>(work: Promise<T>, context: Context | undefined)
  * group's operations fails at cold start, not on a client's request.
  */
 export function httpRouteGroup<Ops extends Readonly<Record<string, OperationSpec>>>(
-  operations: OperationGroup<Ops>, implementations: Implementations<Ops>, routeTable: readonly RouteDef[] = ROUTES,
+  operations: OperationGroup<Ops>,
+  implementations: Implementations<Ops>,
+  routeTable: readonly RouteDef[] = ROUTES,
 ) {
   const { group } = operations;
   const routes = routeTable.filter((r) => r.group === group);

@@ -61,7 +61,9 @@ const errorResponse = (description: string) => ({
 });
 
 const siblingsRequired = (route: RouteDef) =>
-  Object.entries(route.response.siblings ?? {}).filter(([, schema]) => !v.safeParse(schema, undefined).success).map(([name]) => name);
+  Object.entries(route.response.siblings ?? {})
+    .filter(([, schema]) => !v.safeParse(schema, undefined).success)
+    .map(([name]) => name);
 
 /** What a caller needs to know beyond the summary, from the route's own declaration. */
 function operationDescription(route: RouteDef): string {
@@ -72,22 +74,26 @@ function operationDescription(route: RouteDef): string {
     route.billed ? 'Billed in credits as market data.' : '',
     route.query?.cursor ? 'Cursor-paged: meta.has_more on every page, meta.next_cursor exactly while more follow.' : '',
     route.deprecated && route.successor ? `Deprecated: use ${route.successor}.` : '',
-  ].filter(Boolean).join(' ');
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 function operation(route: RouteDef): JsonObject {
   const payload = jsonSchemaOf(route.response.schema);
-  const success = route.response.shape === 'envelope'
-    ? {
-        type: 'object',
-        required: ['success', 'data', 'meta', ...siblingsRequired(route)],
-        properties: {
-          success: { type: 'boolean', enum: [true] }, data: payload,
-          ...Object.fromEntries(Object.entries(route.response.siblings ?? {}).map(([name, schema]) => [name, jsonSchemaOf(schema)])),
-          meta: { $ref: '#/components/schemas/Meta' },
-        },
-      }
-    : payload;
+  const success =
+    route.response.shape === 'envelope'
+      ? {
+          type: 'object',
+          required: ['success', 'data', 'meta', ...siblingsRequired(route)],
+          properties: {
+            success: { type: 'boolean', enum: [true] },
+            data: payload,
+            ...Object.fromEntries(Object.entries(route.response.siblings ?? {}).map(([name, schema]) => [name, jsonSchemaOf(schema)])),
+            meta: { $ref: '#/components/schemas/Meta' },
+          },
+        }
+      : payload;
   const responses: JsonObject = {
     [route.response.status]: {
       description: route.response.description,
@@ -123,7 +129,8 @@ export function buildOpenApiDocument(options: { baseUrl?: string; routes?: reado
   }
   // Tags in the order TAG_DESCRIPTIONS gives them (how a reader meets the API), then any others.
   const used = new Set((options.routes ?? ROUTES).flatMap((r) => r.tags));
-  const tags = [...new Set([...Object.keys(TAG_DESCRIPTIONS), ...used])].filter((name) => used.has(name))
+  const tags = [...new Set([...Object.keys(TAG_DESCRIPTIONS), ...used])]
+    .filter((name) => used.has(name))
     .map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name }));
   return {
     openapi: '3.0.3',

@@ -32,13 +32,20 @@ function parseBody<S extends v.GenericSchema>(schema: S, body: string): { ok: tr
 
 async function park(queue: QueueName, record: SQSRecord, reason: string): Promise<void> {
   await deadLetterQueues().park(queue, {
-    body: record.body, reason, messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount ?? '1',
+    body: record.body,
+    reason,
+    messageId: record.messageId,
+    receiveCount: record.attributes.ApproximateReceiveCount ?? '1',
   });
   logger.error('message parked in the dead-letter queue', { queue, message_id: record.messageId, reason });
   metrics.addMetric('MessagesDeadLettered', MetricUnit.Count, 1);
 }
 
-export function sqsConsumer<S extends v.GenericSchema>(queue: QueueName, schema: S, handleMessage: (message: v.InferOutput<S>, record: SQSRecord) => Promise<void>) {
+export function sqsConsumer<S extends v.GenericSchema>(
+  queue: QueueName,
+  schema: S,
+  handleMessage: (message: v.InferOutput<S>, record: SQSRecord) => Promise<void>,
+) {
   const handleRecord = async (record: SQSRecord): Promise<void> => {
     const parsed = parseBody(schema, record.body);
     if (!parsed.ok) return park(queue, record, parsed.reason);
@@ -54,5 +61,7 @@ export function sqsConsumer<S extends v.GenericSchema>(queue: QueueName, schema:
   // two invocations of one handler module at once (Lambda never does within a container).
   const handle = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
     processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { context, processInParallel: true });
-  return middy(handle).use(injectLambdaContext(logger, { resetKeys: true })).use(publishMetrics());
+  return middy(handle)
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(publishMetrics());
 }

@@ -14,9 +14,10 @@ export function parseParams(
     const result = v.safeParse(schema, input);
     if (!result.success) {
       const meta = paramMeta(schema);
-      const message = input === undefined
-        ? `Missing required ${location} parameter '${name}'.`
-        : `Invalid ${name} '${input}': ${result.issues[0]?.message ?? 'invalid value'}.`;
+      const message =
+        input === undefined
+          ? `Missing required ${location} parameter '${name}'.`
+          : `Invalid ${name} '${input}': ${result.issues[0]?.message ?? 'invalid value'}.`;
       throw new AppError(meta?.errorCode ?? 'invalid_parameter', message, { param: name, validValues: meta?.validValues });
     }
     parsed[name] = result.output;

@@ -16,8 +16,16 @@ function errorMessage(error: JobFinishTask['error']): string | undefined {
   const cause = typeof error.Cause === 'string' ? error.Cause : '';
   try {
     const parsed: unknown = JSON.parse(cause);
-    if (parsed && typeof parsed === 'object' && 'errorType' in parsed && parsed.errorType === 'ExportPartitionError'
-      && 'errorMessage' in parsed && typeof parsed.errorMessage === 'string' && parsed.errorMessage) return parsed.errorMessage;
+    if (
+      parsed
+      && typeof parsed === 'object'
+      && 'errorType' in parsed
+      && parsed.errorType === 'ExportPartitionError'
+      && 'errorMessage' in parsed
+      && typeof parsed.errorMessage === 'string'
+      && parsed.errorMessage
+    )
+      return parsed.errorMessage;
   } catch {
     if (error.Error === 'ExportPartitionError' && cause) return cause;
   }

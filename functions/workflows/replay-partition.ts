@@ -10,11 +10,20 @@ import { workflowTask } from '../shared/workflow.ts';
 export const handler = workflowTask('replay-partition', ReplayPartitionTask, async (task) => {
   logger.appendKeys({ job_id: task.job.jobId, partition: task.partition.i });
   const archive = archiveDeps();
-  const outcome = await runReplayPartition({
-    archive, clock, breadth: breadthStore(), references: archiveReferences(archive), replays: replayStore(), store: webhookStores(),
-    delivery: { store: webhookStores(), queues: queueSender(), clock },
-    planOf: async (accountId) => (await accountStore().getAccount(accountId))?.plan,
-  }, task.job, task.partition);
+  const outcome = await runReplayPartition(
+    {
+      archive,
+      clock,
+      breadth: breadthStore(),
+      references: archiveReferences(archive),
+      replays: replayStore(),
+      store: webhookStores(),
+      delivery: { store: webhookStores(), queues: queueSender(), clock },
+      planOf: async (accountId) => (await accountStore().getAccount(accountId))?.plan,
+    },
+    task.job,
+    task.partition,
+  );
   logger.info('replay partition', { ...outcome });
   return outcome;
 });

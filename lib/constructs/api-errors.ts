@@ -2,15 +2,7 @@
  * Answers API Gateway gives without a handler: its gateway responses (bad key, throttled, unknown
  * path...) and the 405 for a wrong method. Both use the spec's error body so clients parse one shape.
  */
-import {
-  AuthorizationType,
-  Method,
-  MockIntegration,
-  PassthroughBehavior,
-  ResponseType,
-  type IResource,
-  type RestApi,
-} from 'aws-cdk-lib/aws-apigateway';
+import { AuthorizationType, Method, MockIntegration, PassthroughBehavior, ResponseType, type IResource, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Construct } from 'constructs';
 import { API_VERSION, API_VERSION_HEADER, GATEWAY_RESPONSES, METHOD_NOT_ALLOWED, type GatewayResponseType } from '#functions/routes.ts';
 
@@ -59,7 +51,9 @@ export function addMethodNotAllowed(scope: Construct, path: string, resource: IR
     ],
   });
   return new Method(scope, `not-allowed${path.replaceAll('/', '_')}`, {
-    resource, httpMethod: 'ANY', integration,
+    resource,
+    httpMethod: 'ANY',
+    integration,
     options: {
       authorizationType: AuthorizationType.NONE,
       apiKeyRequired: false,

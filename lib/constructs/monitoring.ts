@@ -7,7 +7,16 @@
 import { Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
-  Alarm, ComparisonOperator, Dashboard, GraphWidget, MathExpression, Metric, SingleValueWidget, TextWidget, TreatMissingData, type IMetric,
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  MathExpression,
+  Metric,
+  SingleValueWidget,
+  TextWidget,
+  TreatMissingData,
+  type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -51,8 +60,13 @@ export class Monitoring extends Construct {
     this.topic = new Topic(this, 'alarms', { displayName: 'Market-data archive alarms', enforceSSL: true });
     const alarm = (name: string, metric: IMetric, threshold: number, description: string, options: { periods?: number; missing?: TreatMissingData } = {}) => {
       const created = new Alarm(this, name, {
-        metric, threshold, alarmDescription: description, evaluationPeriods: options.periods ?? 1, datapointsToAlarm: options.periods ?? 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD, treatMissingData: options.missing ?? TreatMissingData.NOT_BREACHING,
+        metric,
+        threshold,
+        alarmDescription: description,
+        evaluationPeriods: options.periods ?? 1,
+        datapointsToAlarm: options.periods ?? 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: options.missing ?? TreatMissingData.NOT_BREACHING,
       });
       created.addAlarmAction(new SnsAction(this.topic));
       this.alarms.push(created);
@@ -63,7 +77,12 @@ export class Monitoring extends Construct {
     const requests = api.metricCount({ period: FIVE_MINUTES, statistic: 'Sum', label: 'requests' });
     const serverErrors = api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum', label: '5xx' });
     const clientErrors = api.metricClientError({ period: FIVE_MINUTES, statistic: 'Sum', label: '4xx' });
-    const errorRate = new MathExpression({ expression: 'IF(requests > 0, 100 * errors / requests, 0)', usingMetrics: { requests, errors: serverErrors }, period: FIVE_MINUTES, label: '5xx %' });
+    const errorRate = new MathExpression({
+      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+      usingMetrics: { requests, errors: serverErrors },
+      period: FIVE_MINUTES,
+      label: '5xx %',
+    });
     const p50 = api.metricLatency({ period: FIVE_MINUTES, statistic: 'p50', label: 'p50' });
     const p99 = api.metricLatency({ period: FIVE_MINUTES, statistic: 'p99', label: 'p99' });
     const ingested = custom('RecordsIngested', 'Sum', 'records ingested');
@@ -79,14 +98,20 @@ export class Monitoring extends Construct {
     const retryRate = new MathExpression({
       expression: 'IF(retried + delivered > 0, 100 * retried / (retried + delivered), 0)',
       usingMetrics: { retried: custom('DeliveryRetriesScheduled', 'Sum', 'retried'), delivered: custom('DeliveriesDelivered', 'Sum', 'delivered') },
-      period: Duration.minutes(15), label: 'retry %',
+      period: Duration.minutes(15),
+      label: 'retry %',
     });
-    const dlqDepths = entriesOf(props.deadLetterQueues).map(([name, dlq]) => [name, dlq.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: `${name} DLQ` })] as const);
+    const dlqDepths = entriesOf(props.deadLetterQueues).map(
+      ([name, dlq]) => [name, dlq.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: `${name} DLQ` })] as const,
+    );
 
     const t = ALARM_THRESHOLDS;
     alarm('api-5xx-rate', errorRate, t.api5xxPercent, `More than ${t.api5xxPercent}% of API requests answered 5xx for 15 minutes`, { periods: 3 });
     alarm('api-p99-latency', p99, t.apiP99LatencyMs, `API p99 latency above ${t.apiP99LatencyMs} ms for 15 minutes`, { periods: 3 });
-    alarm('ingest-lag', ingestLag, t.ingestLagMs, `Ingest lag above ${t.ingestLagMs / 1000} s for 15 minutes, or no batch ingested for 15 minutes`, { periods: 3, missing: TreatMissingData.BREACHING });
+    alarm('ingest-lag', ingestLag, t.ingestLagMs, `Ingest lag above ${t.ingestLagMs / 1000} s for 15 minutes, or no batch ingested for 15 minutes`, {
+      periods: 3,
+      missing: TreatMissingData.BREACHING,
+    });
     alarm('batches-rejected', rejected, 0, 'A raw batch was refused whole (its reason is in the manifest and the ingest log)');
     alarm('deliveries-failing', retryRate, t.deliveryRetryPercent, `More than ${t.deliveryRetryPercent}% of delivery attempts failed over 15 minutes`);
     alarm('deliveries-exhausted', exhausted, 0, 'A delivery used its whole retry ladder (24 h) without a 2xx');
@@ -97,7 +122,13 @@ export class Monitoring extends Construct {
     this.dashboard = new Dashboard(this, 'dashboard', {
       dashboardName: 'market-archive',
       widgets: [
-        [new TextWidget({ markdown: '# Market-data archive\nAPI, ingest, webhook delivery and billing; alarms go to the `AlarmTopicArn` topic.', width: 24, height: 2 })],
+        [
+          new TextWidget({
+            markdown: '# Market-data archive\nAPI, ingest, webhook delivery and billing; alarms go to the `AlarmTopicArn` topic.',
+            width: 24,
+            height: 2,
+          }),
+        ],
         [
           new GraphWidget({ title: 'API requests and errors', left: [requests, clientErrors, serverErrors], width: 8 }),
           new GraphWidget({ title: 'API 5xx %', left: [errorRate], leftAnnotations: [{ value: t.api5xxPercent, label: 'alarm' }], width: 8 }),

@@ -115,7 +115,10 @@ export class ServiceRestApi extends Construct {
         ? { authorizer: this.keyAuthorizer(), authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true }
         : { authorizationType: AuthorizationType.NONE, apiKeyRequired: false };
     const method = new Method(this.methodStack(group), operationId ?? `${httpMethod}${path.replaceAll('/', '_')}`, {
-      resource, httpMethod, integration: this.integrationFor(group), options: { ...options, ...(operationId && { operationName: operationId }) },
+      resource,
+      httpMethod,
+      integration: this.integrationFor(group),
+      options: { ...options, ...(operationId && { operationName: operationId }) },
     });
     if (auth === 'none') this.publicMethods.push(method);
   }
@@ -123,7 +126,8 @@ export class ServiceRestApi extends Construct {
   /** The nested stack that holds a share of the methods (created on first use). */
   private methodStack(group: FunctionName): NestedStack {
     let stack = this.methodStacks.get(group);
-    if (!stack) this.methodStacks.set(group, (stack = new NestedStack(this, `methods-${group}`, { description: `Market archive API methods of route group ${group}` })));
+    if (!stack)
+      this.methodStacks.set(group, (stack = new NestedStack(this, `methods-${group}`, { description: `Market archive API methods of route group ${group}` })));
     return stack;
   }
 

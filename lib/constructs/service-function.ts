@@ -50,21 +50,25 @@ const ARM64_NATIVE_INSTALL = { npm_config_cpu: 'arm64', npm_config_os: 'linux', 
  * from a linux-arm64 one). On a host without one (macOS, Windows), CDK installs the arm64 binding
  * from the registry at synth instead.
  */
-const INSTALLED_DUCKDB_ARCH = (['arm64', 'x64'] as const).find((arch) => existsSync(join(PROJECT_ROOT, 'node_modules', '@duckdb', `node-bindings-linux-${arch}`, 'package.json')));
+const INSTALLED_DUCKDB_ARCH = (['arm64', 'x64'] as const).find((arch) =>
+  existsSync(join(PROJECT_ROOT, 'node_modules', '@duckdb', `node-bindings-linux-${arch}`, 'package.json')),
+);
 const DUCKDB_PACKAGES = INSTALLED_DUCKDB_ARCH
   ? ['@duckdb/node-api', '@duckdb/node-bindings', `@duckdb/node-bindings-linux-${INSTALLED_DUCKDB_ARCH}`, 'detect-libc']
   : undefined;
 
 /** The architecture a function runs on: arm64, except DuckDB functions bound to an installed x64 binding. */
 export const architectureOf = (def: Pick<FunctionDef, 'duckdb'>): Architecture =>
-  (def.duckdb && INSTALLED_DUCKDB_ARCH === 'x64' ? Architecture.X86_64 : Architecture.ARM_64);
+  def.duckdb && INSTALLED_DUCKDB_ARCH === 'x64' ? Architecture.X86_64 : Architecture.ARM_64;
 
 /**
  * Installed files copied beside a function's bundle (relative to node_modules): DuckDB's binding
  * when `npm ci` installed a Linux one, and the catalogue's run-time assets.
  */
-export const copiedPackagesOf = (def: Pick<FunctionDef, 'duckdb' | 'assets'>): string[] =>
-  [...(def.duckdb && DUCKDB_PACKAGES ? DUCKDB_PACKAGES : []), ...(def.assets ?? [])];
+export const copiedPackagesOf = (def: Pick<FunctionDef, 'duckdb' | 'assets'>): string[] => [
+  ...(def.duckdb && DUCKDB_PACKAGES ? DUCKDB_PACKAGES : []),
+  ...(def.assets ?? []),
+];
 
 /** How esbuild bundles a function (read again by the deployment-package quota test). */
 export function bundlingOf(def: Pick<FunctionDef, 'duckdb' | 'assets'>): BundlingOptions {
@@ -86,7 +90,10 @@ export function bundlingOf(def: Pick<FunctionDef, 'duckdb' | 'assets'>): Bundlin
         beforeInstall: () => [],
         afterBundling: (inputDir: string, outputDir: string) =>
           // A package directory or one installed file, at the same path under the bundle's node_modules.
-          copied.map((path) => `mkdir -p "$(dirname "${outputDir}/node_modules/${path}")" && cp -R "${inputDir}/node_modules/${path}" "${outputDir}/node_modules/${path}"`),
+          copied.map(
+            (path) =>
+              `mkdir -p "$(dirname "${outputDir}/node_modules/${path}")" && cp -R "${inputDir}/node_modules/${path}" "${outputDir}/node_modules/${path}"`,
+          ),
       },
     }),
   };

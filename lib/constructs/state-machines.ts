@@ -48,27 +48,39 @@ const FLOWS: Readonly<Record<StateMachineName, Flow>> = {
   'timer-sweep': (scope, task) => {
     const sweep = task('Sweep');
     const drained = new Succeed(scope, 'Drained');
-    const moreDue = new Choice(scope, 'MoreDue?')
-      .when(Condition.booleanEquals('$.more', true), sweep)
-      .otherwise(drained);
+    const moreDue = new Choice(scope, 'MoreDue?').when(Condition.booleanEquals('$.more', true), sweep).otherwise(drained);
     return sweep.next(moreDue);
   },
   // Every partition (retried twice), then the job completes as a whole; a partition that still
   // fails fails the job, whose Fail task removes what was written and announces the failure.
-  export: (scope, task) => partitionedJob(scope, task, {
-    partition: 'ExportPartition', map: 'Partitions', parallelism: EXPORT_PARALLELISM, finish: 'Finish', fail: 'Fail',
-    failed: { state: 'JobFailed', error: 'ExportFailed', cause: 'A partition could not be exported; the job is failed and its files removed.' },
-  }),
+  export: (scope, task) =>
+    partitionedJob(scope, task, {
+      partition: 'ExportPartition',
+      map: 'Partitions',
+      parallelism: EXPORT_PARALLELISM,
+      finish: 'Finish',
+      fail: 'Fail',
+      failed: { state: 'JobFailed', error: 'ExportFailed', cause: 'A partition could not be exported; the job is failed and its files removed.' },
+    }),
   // The export's shape: every day of the window (retried twice), then the job completes or fails as a whole.
-  replay: (scope, task) => partitionedJob(scope, task, {
-    partition: 'ReplayPartition', map: 'Days', parallelism: REPLAY_PARALLELISM, finish: 'FinishReplay', fail: 'FailReplay',
-    failed: { state: 'ReplayFailed', error: 'ReplayFailed', cause: 'A day could not be replayed; the job is failed.' },
-  }),
+  replay: (scope, task) =>
+    partitionedJob(scope, task, {
+      partition: 'ReplayPartition',
+      map: 'Days',
+      parallelism: REPLAY_PARALLELISM,
+      finish: 'FinishReplay',
+      fail: 'FailReplay',
+      failed: { state: 'ReplayFailed', error: 'ReplayFailed', cause: 'A day could not be replayed; the job is failed.' },
+    }),
 };
 
 /** State names of a partitioned job: its partition task, the Map over `$.partitions`, the closing tasks and the Fail state. */
 interface PartitionedJobStates {
-  partition: string; map: string; parallelism: number; finish: string; fail: string;
+  partition: string;
+  map: string;
+  parallelism: number;
+  finish: string;
+  fail: string;
   failed: { state: string; error: string; cause: string };
 }
 
@@ -88,8 +100,11 @@ function partitionedJob(scope: Construct, task: TaskFactory, states: Partitioned
     resultPath: JsonPath.DISCARD,
   }).itemProcessor(partition);
   const retried = { errors: [Errors.ALL], interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 3 };
-  const finish = task(states.finish, TaskInput.fromObject({ ...job, outcome: 'completed' } satisfies Omit<PayloadOf<JobFinishTask>, 'error'>)).addRetry(retried);
-  const fail = task(states.fail, TaskInput.fromObject({ ...job, outcome: 'failed', error: JsonPath.objectAt('$.error') } satisfies PayloadOf<JobFinishTask>)).addRetry(retried)
+  const finish = task(states.finish, TaskInput.fromObject({ ...job, outcome: 'completed' } satisfies Omit<PayloadOf<JobFinishTask>, 'error'>)).addRetry(
+    retried,
+  );
+  const fail = task(states.fail, TaskInput.fromObject({ ...job, outcome: 'failed', error: JsonPath.objectAt('$.error') } satisfies PayloadOf<JobFinishTask>))
+    .addRetry(retried)
     .next(new Fail(scope, states.failed.state, { error: states.failed.error, cause: states.failed.cause }));
   partitions.addCatch(fail, { errors: [Errors.ALL], resultPath: '$.error' });
   return partitions.next(finish);

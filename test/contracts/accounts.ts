@@ -10,12 +10,16 @@ import type { AccountStore } from '#ports/accounts.ts';
 
 const digest = () => createHash('sha256').update(randomUUID()).digest('hex');
 const account = (overrides: Partial<Account> = {}): Account => ({
-  id: `acct_${randomUUID().slice(0, 8)}`, plan: 'build', usageKey: `u_${randomUUID().slice(0, 8)}`, createdAt: '2026-11-21T12:00:00.000Z', ...overrides,
+  id: `acct_${randomUUID().slice(0, 8)}`,
+  plan: 'build',
+  usageKey: `u_${randomUUID().slice(0, 8)}`,
+  createdAt: '2026-11-21T12:00:00.000Z',
+  ...overrides,
 });
 
 export function accountStoreContract(store: () => AccountStore): void {
   describe('AccountStore', () => {
-    it('finds an account by id and by its key\'s digest, and nothing for an unknown one', async () => {
+    it("finds an account by id and by its key's digest, and nothing for an unknown one", async () => {
       const plain = account();
       const enterprise = account({ plan: 'scale', monthlyCredits: 5_000_000 });
       const [key1, key2] = [digest(), digest()];
@@ -50,7 +54,9 @@ export function creditLedgerContract(ledger: () => CreditLedger, answersLost?: (
       for (const [i, d] of debits.entries()) expect(d.after - d.before).toBe([5, 1, 7, 3, 2][i]);
       // The debits, in the order they were applied, tile [0, 18] without a gap or an overlap.
       const applied = [...debits].sort((x, y) => x.before - y.before);
-      applied.forEach((d, i) => { expect(d.before).toBe(i === 0 ? 0 : applied[i - 1]!.after); });
+      applied.forEach((d, i) => {
+        expect(d.before).toBe(i === 0 ? 0 : applied[i - 1]!.after);
+      });
       expect(applied.at(-1)!.after).toBe(18);
       expect(await ledger().used(id, '2026-11')).toBe(18);
       expect(await ledger().debit(id, '2026-12', 4)).toEqual({ before: 0, after: 4 });

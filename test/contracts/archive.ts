@@ -18,8 +18,21 @@ const unique = () => randomUUID().slice(0, 8);
 export function archiveFile(overrides: Partial<ArchiveFile> = {}): ArchiveFile {
   const fileId = overrides.fileId ?? unique();
   return {
-    fileId, key: `archive/v1/trades/${fileId}.parquet`, dataset: 'trades', family: 'perpx', day: '2026-11-18', kind: 'delta', symbols: ['BTC'],
-    rows: 3, bytes: 100, etag: 'e', minTs: T0, maxTs: T0 + 1_000, replaces: [], createdAt: T0, ...overrides,
+    fileId,
+    key: `archive/v1/trades/${fileId}.parquet`,
+    dataset: 'trades',
+    family: 'perpx',
+    day: '2026-11-18',
+    kind: 'delta',
+    symbols: ['BTC'],
+    rows: 3,
+    bytes: 100,
+    etag: 'e',
+    minTs: T0,
+    maxTs: T0 + 1_000,
+    replaces: [],
+    createdAt: T0,
+    ...overrides,
   };
 }
 
@@ -31,11 +44,15 @@ const ids = (files: readonly ArchiveFile[]) => files.map((f) => f.fileId).sort()
 
 export function archiveManifestContract(manifest: () => ArchiveManifest): void {
   describe('ArchiveManifest', () => {
-    it('lists a symbol\'s compacted files by day range, and the day\'s compacted files of every symbol, each file whole', async () => {
+    it("lists a symbol's compacted files by day range, and the day's compacted files of every symbol, each file whole", async () => {
       const [a, b] = [`A${unique()}`, `B${unique()}`];
       const files = [
-        compacted(a, '2026-11-17'), compacted(a, '2026-11-18', { tier: 'hour', hour: 7, replaces: ['x', 'y'] }), compacted(a, '2026-11-20'),
-        compacted(b, '2026-11-18'), compacted(b, '2026-11-18', { dataset: 'funding' }), compacted(b, '2026-11-18', { family: 'hip3' }),
+        compacted(a, '2026-11-17'),
+        compacted(a, '2026-11-18', { tier: 'hour', hour: 7, replaces: ['x', 'y'] }),
+        compacted(a, '2026-11-20'),
+        compacted(b, '2026-11-18'),
+        compacted(b, '2026-11-18', { dataset: 'funding' }),
+        compacted(b, '2026-11-18', { family: 'hip3' }),
       ];
       for (const file of files) await manifest().putFile(file);
       const [a17, a18, a20, b18] = files;
@@ -64,12 +81,18 @@ export function archiveManifestContract(manifest: () => ArchiveManifest): void {
     });
 
     it('keeps statistics beside the file, out of its listings, and forgets them with it', async () => {
-      const cadence = cadenceOf([{ symbol: 'BTC', ts: T0 }, { symbol: 'BTC', ts: T0 + 1_000 }, { symbol: 'ETH', ts: T0 + 400_000 }]);
+      const cadence = cadenceOf([
+        { symbol: 'BTC', ts: T0 },
+        { symbol: 'BTC', ts: T0 + 1_000 },
+        { symbol: 'ETH', ts: T0 + 400_000 },
+      ]);
       const file = archiveFile({ cadence, day: '2032-01-01' });
       const bare = archiveFile({ day: '2032-01-01' });
       await manifest().putFile(file);
       await manifest().putFile(bare);
-      const listed = (await manifest().deltaFiles('trades', 'perpx', '2032-01-01', '2032-01-01')).filter((f) => f.fileId === file.fileId || f.fileId === bare.fileId);
+      const listed = (await manifest().deltaFiles('trades', 'perpx', '2032-01-01', '2032-01-01')).filter(
+        (f) => f.fileId === file.fileId || f.fileId === bare.fileId,
+      );
       expect(listed).toHaveLength(2);
       for (const f of listed) expect(f).not.toHaveProperty('cadence');
       expect(await manifest().cadenceOf(listed)).toEqual(new Map([[file.fileId, cadence]]));
@@ -83,7 +106,13 @@ export function archiveManifestContract(manifest: () => ArchiveManifest): void {
       const year = 2040 + Math.floor(Math.random() * 50);
       const file = (day: string, kind: ArchiveFile['kind'], family: ArchiveFile['family'] = 'hip3') =>
         archiveFile({ dataset: 'funding', family, day: `${year}-${day}`, kind, ...(kind === 'compacted' && { symbol: 'xyz:TSLA' }), symbols: ['xyz:TSLA'] });
-      for (const f of [file('10-30', 'compacted'), file('11-02', 'compacted'), file('11-02', 'compacted'), file('11-03', 'delta'), file('11-01', 'compacted', 'perpx')]) {
+      for (const f of [
+        file('10-30', 'compacted'),
+        file('11-02', 'compacted'),
+        file('11-02', 'compacted'),
+        file('11-03', 'delta'),
+        file('11-01', 'compacted', 'perpx'),
+      ]) {
         await manifest().putFile(f);
       }
       expect(await manifest().compactedDays('funding', 'hip3', `${year}-10-31`, `${year}-11-05`)).toEqual([`${year}-11-02`]);
@@ -91,7 +120,7 @@ export function archiveManifestContract(manifest: () => ArchiveManifest): void {
       expect(await manifest().compactedDays('funding', 'perpx', `${year}-10-01`, `${year}-12-01`)).toEqual([`${year}-11-01`]);
     });
 
-    it('records a batch\'s outcome (the last one recorded wins) and knows no batch it never saw', async () => {
+    it("records a batch's outcome (the last one recorded wins) and knows no batch it never saw", async () => {
       const batch = `batch-${unique()}`;
       expect(await manifest().batchOutcome(batch)).toBeUndefined();
       await manifest().recordBatch(batch, { status: 'rejected', reason: 'line 3: field ts: must be a number' });
@@ -169,7 +198,7 @@ export function objectStoreContract(objects: () => ObjectStore): void {
       const file = await objects().putFile(`contract/${unique()}/file`, path);
       expect(file.bytes).toBe(70_000);
       await objects().putBytes(key, new Uint8Array([1, 2, 3]));
-      expect([...await objects().getBytes(key)]).toEqual([1, 2, 3]);
+      expect([...(await objects().getBytes(key))]).toEqual([1, 2, 3]);
     });
 
     it('downloads only the version whose ETag it is given, and refuses a replaced one', async () => {

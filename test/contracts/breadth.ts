@@ -10,15 +10,18 @@ import type { BreadthStore } from '#ports/breadth.ts';
 const MINUTE = 60_000;
 let windows = 0;
 /** A fresh window of minutes, later than every earlier one. */
-const window = () => Date.UTC(2090, 0, 1) + (windows++) * 86_400_000 + Math.floor(Math.random() * 1_000) * 86_400_000 * 10;
+const window = () => Date.UTC(2090, 0, 1) + windows++ * 86_400_000 + Math.floor(Math.random() * 1_000) * 86_400_000 * 10;
 
 export function snapshot(family: BreadthFamily, at: number, above = 3): BreadthSnapshot {
   return {
-    family, session_date: new Date(at).toISOString().slice(0, 10), calculated_at: new Date(at).toISOString(), value_pct: (above / 5) * 100, coverage_ratio: 0.9,
+    family,
+    session_date: new Date(at).toISOString().slice(0, 10),
+    calculated_at: new Date(at).toISOString(),
+    value_pct: (above / 5) * 100,
+    coverage_ratio: 0.9,
     counts: { candidates: 6, eligible: 5, above, at: 0, below: 5 - above, excluded_no_session_volume: 1, excluded_stale_price: 0 },
-    namespaces: family === 'hip3'
-      ? { eligible: { xyz: 5 }, above: { xyz: above }, at: {}, below: { xyz: 5 - above } }
-      : { eligible: {}, above: {}, at: {}, below: {} },
+    namespaces:
+      family === 'hip3' ? { eligible: { xyz: 5 }, above: { xyz: above }, at: {}, below: { xyz: 5 - above } } : { eligible: {}, above: {}, at: {}, below: {} },
   };
 }
 

@@ -19,19 +19,52 @@ const account = () => `acct_${randomUUID().slice(0, 8)}`;
 export function exportJob(accountId: string, overrides: Partial<ExportJobRecord> = {}): ExportJobRecord {
   const createdAt = overrides.createdAt ?? Date.UTC(2026, 10, 25);
   return {
-    accountId, jobId: newExportId(createdAt), state: 'queued', schema: 'trades', family: 'perpx', symbols: ['BTC', 'ETH'], from: DAY, to: DAY + 86_400_000, createdAt,
+    accountId,
+    jobId: newExportId(createdAt),
+    state: 'queued',
+    schema: 'trades',
+    family: 'perpx',
+    symbols: ['BTC', 'ETH'],
+    from: DAY,
+    to: DAY + 86_400_000,
+    createdAt,
     quote: {
-      schema: 'trades', schema_version: 'trades.v1', family: 'perpx', symbols: ['BTC', 'ETH'], start: new Date(DAY).toISOString(), end: new Date(DAY + 86_400_000).toISOString(),
-      partitions: 2, estimated_rows: 600, estimated_bytes: 12_000, price_usd: 0.5, currency: 'USD', pricing: { usd_per_gb: 2, minimum_usd: 0.5 },
+      schema: 'trades',
+      schema_version: 'trades.v1',
+      family: 'perpx',
+      symbols: ['BTC', 'ETH'],
+      start: new Date(DAY).toISOString(),
+      end: new Date(DAY + 86_400_000).toISOString(),
+      partitions: 2,
+      estimated_rows: 600,
+      estimated_bytes: 12_000,
+      price_usd: 0.5,
+      currency: 'USD',
+      pricing: { usd_per_gb: 2, minimum_usd: 0.5 },
     },
-    partitionsTotal: 2, partitionsDone: 0, rowsWritten: 0, bytesWritten: 0, ...overrides,
+    partitionsTotal: 2,
+    partitionsDone: 0,
+    rowsWritten: 0,
+    bytesWritten: 0,
+    ...overrides,
   };
 }
 
-const partitions: ExportPartition[] = [{ i: 0, s: 'BTC', d: '2026-11-20' }, { i: 1, s: 'ETH', d: '2026-11-20' }];
+const partitions: ExportPartition[] = [
+  { i: 0, s: 'BTC', d: '2026-11-20' },
+  { i: 1, s: 'ETH', d: '2026-11-20' },
+];
 
 const fileRecord = (index: number, overrides: Partial<ExportFileRecord> = {}): ExportFileRecord => ({
-  index, name: `part-${index}.parquet`, symbol: partitions[index]?.s ?? 'BTC', day: '2026-11-20', rows: 100 + index, bytes: 2_000 + index, sha256: 'ab'.repeat(32), key: `jobs/x/${index}.parquet`, ...overrides,
+  index,
+  name: `part-${index}.parquet`,
+  symbol: partitions[index]?.s ?? 'BTC',
+  day: '2026-11-20',
+  rows: 100 + index,
+  bytes: 2_000 + index,
+  sha256: 'ab'.repeat(32),
+  key: `jobs/x/${index}.parquet`,
+  ...overrides,
 });
 
 export function exportStoreContract(store: () => ExportStore): void {
@@ -61,7 +94,7 @@ export function exportStoreContract(store: () => ExportStore): void {
       expect(await store().getJob(a, 'exp_missing')).toBeUndefined();
     });
 
-    it('counts a partition\'s file once however often it is retried, and none once the job stopped running', async () => {
+    it("counts a partition's file once however often it is retried, and none once the job stopped running", async () => {
       const a = account();
       const job = exportJob(a);
       await store().createJob(job, partitions);
@@ -77,7 +110,7 @@ export function exportStoreContract(store: () => ExportStore): void {
       expect(await store().recordFile(a, 'exp_missing', fileRecord(0))).toBe('not_running');
     });
 
-    it('lists a job\'s files in partition order, reads one by index, and forgets those named', async () => {
+    it("lists a job's files in partition order, reads one by index, and forgets those named", async () => {
       const a = account();
       const job = exportJob(a, { partitionsTotal: 12 });
       await store().createJob(job, partitions);
@@ -92,7 +125,7 @@ export function exportStoreContract(store: () => ExportStore): void {
       expect(await store().files(newExportId(Date.now()))).toEqual([]);
     });
 
-    it('pages an account\'s jobs newest first, gapless and without repeats', async () => {
+    it("pages an account's jobs newest first, gapless and without repeats", async () => {
       const a = account();
       const jobs = Array.from({ length: 5 }, (_, i) => exportJob(a, { createdAt: Date.UTC(2026, 10, 25) + i * 1_000 }));
       for (const job of jobs) await store().createJob(job, partitions);

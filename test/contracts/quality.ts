@@ -12,10 +12,17 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 /** A start of an hour of its own per test, later than any other test's. */
 let hours = 0;
-const freshHour = () => Date.UTC(2080, 0, 1) + (hours++) * 1_000 * HOUR + Math.floor(Math.random() * 500) * HOUR;
+const freshHour = () => Date.UTC(2080, 0, 1) + hours++ * 1_000 * HOUR + Math.floor(Math.random() * 500) * HOUR;
 
 const gap = (startedAt: number, overrides: Partial<StoredIncident> = {}): Omit<StoredIncident, 'resolvedAt'> => ({
-  id: `inc_${randomUUID().slice(0, 8)}`, kind: 'archive_gap', exchange: 'altx', dataTypes: ['trades'], symbols: [], startedAt, detectedAt: startedAt + 5 * MINUTE, ...overrides,
+  id: `inc_${randomUUID().slice(0, 8)}`,
+  kind: 'archive_gap',
+  exchange: 'altx',
+  dataTypes: ['trades'],
+  symbols: [],
+  startedAt,
+  detectedAt: startedAt + 5 * MINUTE,
+  ...overrides,
 });
 
 export function incidentStoreContract(store: () => IncidentStore): void {
@@ -49,23 +56,38 @@ export function incidentStoreContract(store: () => IncidentStore): void {
 
 export function latencyStoreContract(store: () => LatencyStore): void {
   describe('LatencyStore', () => {
-    const minute = (at: number, scope: string, count: number): LatencyMinute => ({ minute: at, scope, count, sumMs: count * 10.5, hist: { '53': count, '61': 1 } });
+    const minute = (at: number, scope: string, count: number): LatencyMinute => ({
+      minute: at,
+      scope,
+      count,
+      sumMs: count * 10.5,
+      hist: { '53': count, '61': 1 },
+    });
 
-    it('reads back every container\'s minutes of a window [from, to) across hours', async () => {
+    it("reads back every container's minutes of a window [from, to) across hours", async () => {
       const t0 = freshHour() + HOUR - 2 * MINUTE;
       const written = [
-        ['c1', minute(t0, 'perpx', 3)], ['c2', minute(t0, 'perpx', 4)], ['c1', minute(t0, 'hip3', 2)], ['c1', minute(t0 + 3 * MINUTE, 'other', 5)],
-        ['c1', minute(t0 + 4 * MINUTE, 'perpx', 6)], ['c1', minute(t0 - MINUTE, 'perpx', 7)],
+        ['c1', minute(t0, 'perpx', 3)],
+        ['c2', minute(t0, 'perpx', 4)],
+        ['c1', minute(t0, 'hip3', 2)],
+        ['c1', minute(t0 + 3 * MINUTE, 'other', 5)],
+        ['c1', minute(t0 + 4 * MINUTE, 'perpx', 6)],
+        ['c1', minute(t0 - MINUTE, 'perpx', 7)],
       ] as const;
       for (const [container, m] of written) await store().put(container, m);
       const read = await store().range(t0, t0 + 4 * MINUTE);
       const key = (m: LatencyMinute) => `${m.minute}|${m.scope}|${m.count}`;
-      expect(read.map(key).sort()).toEqual(written.slice(0, 4).map(([, m]) => key(m)).sort());
+      expect(read.map(key).sort()).toEqual(
+        written
+          .slice(0, 4)
+          .map(([, m]) => key(m))
+          .sort(),
+      );
       expect(read.find((m) => m.count === 3)).toEqual(written[0][1]);
       expect(await store().range(t0 + 5 * MINUTE, t0 + 3 * HOUR)).toEqual([]);
     });
 
-    it('replaces a container\'s minute of one scope when written again', async () => {
+    it("replaces a container's minute of one scope when written again", async () => {
       const t0 = freshHour();
       await store().put('c1', minute(t0, 'perpx', 3));
       await store().put('c1', minute(t0, 'perpx', 8));

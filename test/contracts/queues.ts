@@ -7,7 +7,11 @@ import { describe, expect, it } from 'vitest';
 import type { DeadLetterQueues, QueueBatchSender } from '#ports/queues.ts';
 import type { QueueName } from '#functions/resources.ts';
 
-export interface Received { body: string; reason?: string; sourceQueue?: string }
+export interface Received {
+  body: string;
+  reason?: string;
+  sourceQueue?: string;
+}
 export type Drain = (queue: QueueName) => Promise<Received[]>;
 
 export function queueSenderContract(sender: () => QueueBatchSender, received: Drain): void {
@@ -19,15 +23,21 @@ export function queueSenderContract(sender: () => QueueBatchSender, received: Dr
       expect((await received('events')).map((m) => m.body)).toEqual([body]);
     });
 
-    it('sends a batch of any size (past one request\'s ten), every message once', async () => {
+    it("sends a batch of any size (past one request's ten), every message once", async () => {
       const bodies = Array.from({ length: 23 }, (_, i) => `batched-${i}-${randomUUID()}`);
-      await sender().sendBatch('ingest', bodies.map((body) => ({ body, delaySeconds: 0 })));
+      await sender().sendBatch(
+        'ingest',
+        bodies.map((body) => ({ body, delaySeconds: 0 })),
+      );
       await sender().sendBatch('ingest', []);
       expect((await received('ingest')).map((m) => m.body).sort()).toEqual([...bodies].sort());
     });
 
     it('holds back only the delayed messages of a batch', async () => {
-      await sender().sendBatch('delivery-slow', [{ body: 'now', delaySeconds: 0 }, { body: 'later', delaySeconds: 600 }]);
+      await sender().sendBatch('delivery-slow', [
+        { body: 'now', delaySeconds: 0 },
+        { body: 'later', delaySeconds: 600 },
+      ]);
       expect((await received('delivery-slow')).map((m) => m.body)).toEqual(['now']);
     });
   });
@@ -35,7 +45,7 @@ export function queueSenderContract(sender: () => QueueBatchSender, received: Dr
 
 export function deadLetterQueuesContract(dlq: () => DeadLetterQueues, received: Drain): void {
   describe('DeadLetterQueues', () => {
-    it('parks a message whole in its queue\'s dead-letter queue with its reason and source, cutting only a long reason', async () => {
+    it("parks a message whole in its queue's dead-letter queue with its reason and source, cutting only a long reason", async () => {
       const body = JSON.stringify({ id: randomUUID() });
       await dlq().park('delivery', { body, reason: 'payload.id: Invalid type', messageId: 'm-1', receiveCount: '5' });
       await dlq().park('delivery', { body: 'not json', reason: 'x'.repeat(5_000), messageId: 'm-2', receiveCount: '1' });

@@ -14,14 +14,28 @@ const account = () => `acct_${randomUUID().slice(0, 8)}`;
 
 export function replayJob(accountId: string, overrides: Partial<ReplayJobRecord> = {}): ReplayJobRecord {
   return {
-    accountId, jobId: `rpl_${randomUUID().replaceAll('-', '')}`, state: 'queued', eventType: 'market.liquidation',
-    config: { venue: ['perpx'], conditions: [], params: {}, min_notional_usd: 10_000 }, deliver: false, from: T0, to: T0 + 3 * 86_400_000, createdAt: T0 + 5 * 86_400_000,
-    partitionsTotal: 3, partitionsDone: 0, rowsScanned: 0, matched: 0, delivered: 0, ...overrides,
+    accountId,
+    jobId: `rpl_${randomUUID().replaceAll('-', '')}`,
+    state: 'queued',
+    eventType: 'market.liquidation',
+    config: { venue: ['perpx'], conditions: [], params: {}, min_notional_usd: 10_000 },
+    deliver: false,
+    from: T0,
+    to: T0 + 3 * 86_400_000,
+    createdAt: T0 + 5 * 86_400_000,
+    partitionsTotal: 3,
+    partitionsDone: 0,
+    rowsScanned: 0,
+    matched: 0,
+    delivered: 0,
+    ...overrides,
   };
 }
 
 const occurrence = (part: number, i: number, bulky = false): ReplayOccurrence => ({
-  eventId: `evt_${part}_${i}`, occurredAt: T0 + part * 86_400_000 + i, data: { symbol: 'BTC', n: i, ...(bulky && { pad: 'x'.repeat(4_000) }) },
+  eventId: `evt_${part}_${i}`,
+  occurredAt: T0 + part * 86_400_000 + i,
+  data: { symbol: 'BTC', n: i, ...(bulky && { pad: 'x'.repeat(4_000) }) },
 });
 
 async function readAll(store: ReplayStore, jobId: string, limit: number): Promise<ReplayOccurrence[]> {
@@ -78,7 +92,7 @@ export function replayStoreContract(store: () => ReplayStore): void {
       expect(await store().getJob(a, job.jobId)).toMatchObject({ partitionsDone: 1, rowsScanned: 500 });
     });
 
-    it('overwrites a retried partition\'s occurrences: a retry that finds fewer leaves none of the first attempt\'s behind', async () => {
+    it("overwrites a retried partition's occurrences: a retry that finds fewer leaves none of the first attempt's behind", async () => {
       const a = account();
       const job = replayJob(a);
       await store().createJob(job);
@@ -95,12 +109,19 @@ export function replayStoreContract(store: () => ReplayStore): void {
       const job = replayJob(a);
       await store().createJob(job);
       // Partitions recorded out of order; one large enough (and one bulky enough) to be stored in several pieces.
-      const parts = new Map([[2, Array.from({ length: 3 }, (_, i) => occurrence(2, i))], [0, Array.from({ length: 430 }, (_, i) => occurrence(0, i))], [1, Array.from({ length: 90 }, (_, i) => occurrence(1, i, true))]]);
+      const parts = new Map([
+        [2, Array.from({ length: 3 }, (_, i) => occurrence(2, i))],
+        [0, Array.from({ length: 430 }, (_, i) => occurrence(0, i))],
+        [1, Array.from({ length: 90 }, (_, i) => occurrence(1, i, true))],
+      ]);
       for (const [index, occurrences] of parts) await store().recordPartition(a, job.jobId, index, { rowsScanned: 1, delivered: 0, occurrences });
       const all = [...parts.get(0)!, ...parts.get(1)!, ...parts.get(2)!];
-      await fc.assert(fc.asyncProperty(fc.integer({ min: 40, max: 600 }), async (limit) => {
-        expect(await readAll(store(), job.jobId, limit)).toEqual(all);
-      }), { numRuns: 8, examples: [[200], [430], [523], [600]] });
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 40, max: 600 }), async (limit) => {
+          expect(await readAll(store(), job.jobId, limit)).toEqual(all);
+        }),
+        { numRuns: 8, examples: [[200], [430], [523], [600]] },
+      );
       expect(await store().occurrences(`rpl_${randomUUID()}`, 10)).toEqual({ occurrences: [] });
     });
   });

@@ -24,7 +24,7 @@ export function timerStoreContract(store: () => TimerStore): void {
       expect(await store().readCursor()).toBe(minuteOf(M0 + 30_000) - CURSOR_TRAIL_MS);
     });
 
-    it('lists a minute\'s timers due by `until` (inclusive), oldest first, at most `limit`, and parks each id once', async () => {
+    it("lists a minute's timers due by `until` (inclusive), oldest first, at most `limit`, and parks each id once", async () => {
       const minute = M0 + 10 * MINUTE;
       const timers = [timer('b', minute + 20_000), timer('a', minute + 5_000, 'ingest'), timer('c', minute + 59_999), timer('d', minute + 20_000)];
       for (const t of timers) await store().park(t, M0);

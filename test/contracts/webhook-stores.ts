@@ -7,7 +7,15 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type {
-  AllowanceStore, Countable, DeliveryRecord, DeliveryStore, DetectionCursorStore, EndpointRecord, EndpointStore, RuleStore, SubscriptionRecord,
+  AllowanceStore,
+  Countable,
+  DeliveryRecord,
+  DeliveryStore,
+  DetectionCursorStore,
+  EndpointRecord,
+  EndpointStore,
+  RuleStore,
+  SubscriptionRecord,
 } from '#ports/webhooks.ts';
 
 const T = '2026-11-21T12:00:00.000Z';
@@ -17,23 +25,58 @@ const count = (results: boolean[]) => results.filter(Boolean).length;
 
 export function endpointRecord(accountId: string, overrides: Partial<EndpointRecord> = {}): EndpointRecord {
   return {
-    id: id(), accountId, url: 'https://93.184.216.34/hook', description: '', status: 'active', secret: 'whsec_a', previousSecret: null,
-    previousSecretExpiresAt: null, consecutiveFailures: 0, firstFailureAt: null, slowUntil: null, createdAt: T, ...overrides,
+    id: id(),
+    accountId,
+    url: 'https://93.184.216.34/hook',
+    description: '',
+    status: 'active',
+    secret: 'whsec_a',
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    consecutiveFailures: 0,
+    firstFailureAt: null,
+    slowUntil: null,
+    createdAt: T,
+    ...overrides,
   };
 }
 
 export function subscriptionRecord(accountId: string, overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord {
   return {
-    id: id(), accountId, endpointId: id(), eventType: `market.test_${randomUUID().slice(0, 6)}`, filters: { venue: ['perpx'], conditions: [], params: {} }, enabled: true,
-    pause: null, lastPause: null, triggerId: 'market.liquidation', createdAt: T, ...overrides,
+    id: id(),
+    accountId,
+    endpointId: id(),
+    eventType: `market.test_${randomUUID().slice(0, 6)}`,
+    filters: { venue: ['perpx'], conditions: [], params: {} },
+    enabled: true,
+    pause: null,
+    lastPause: null,
+    triggerId: 'market.liquidation',
+    createdAt: T,
+    ...overrides,
   };
 }
 
 export function deliveryRecord(accountId: string, overrides: Partial<DeliveryRecord> = {}): DeliveryRecord {
   return {
-    id: id(), accountId, endpointId: id(), subscriptionId: null, eventId: id(), eventType: 'webhook.test', state: 'pending', run: 1, attempts: 0,
-    firstAttemptAt: null, lastStatusCode: null, lastError: null, lastLatencyMs: null, nextAttemptAt: T, deliveredAt: null, createdAt: new Date().toISOString(),
-    payload: { type: 'webhook.test' }, ...overrides,
+    id: id(),
+    accountId,
+    endpointId: id(),
+    subscriptionId: null,
+    eventId: id(),
+    eventType: 'webhook.test',
+    state: 'pending',
+    run: 1,
+    attempts: 0,
+    firstAttemptAt: null,
+    lastStatusCode: null,
+    lastError: null,
+    lastLatencyMs: null,
+    nextAttemptAt: T,
+    deliveredAt: null,
+    createdAt: new Date().toISOString(),
+    payload: { type: 'webhook.test' },
+    ...overrides,
   };
 }
 
@@ -72,7 +115,9 @@ export function endpointStoreContract(store: () => EndpointStore, answersLost?: 
       const a = account();
       const endpoint = endpointRecord(a);
       await store().put(endpoint);
-      await Promise.all(Array.from({ length: 12 }, (_, i) => store().noteFailure(a, endpoint.id, `2026-11-21T12:00:${String(i).padStart(2, '0')}.000Z`, `d1:1:${i}`)));
+      await Promise.all(
+        Array.from({ length: 12 }, (_, i) => store().noteFailure(a, endpoint.id, `2026-11-21T12:00:${String(i).padStart(2, '0')}.000Z`, `d1:1:${i}`)),
+      );
       const streak = await store().get(a, endpoint.id);
       expect(streak?.consecutiveFailures).toBe(12);
       expect(streak?.firstFailureAt).toMatch(/^2026-11-21T12:00:\d\d\.000Z$/);
@@ -81,7 +126,7 @@ export function endpointStoreContract(store: () => EndpointStore, answersLost?: 
       expect(await store().noteFailure(a, 'gone', T, 'd1:1:0')).toBeUndefined();
     });
 
-    it('counts an attempt\'s failure once, however often it is noted', async () => {
+    it("counts an attempt's failure once, however often it is noted", async () => {
       const a = account();
       const endpoint = endpointRecord(a);
       await store().put(endpoint);
@@ -108,7 +153,7 @@ export function endpointStoreContract(store: () => EndpointStore, answersLost?: 
 
 export function ruleStoreContract(store: () => RuleStore): void {
   describe('RuleStore', () => {
-    it('puts, gets, lists and deletes rules, and finds every account\'s rules of one type', async () => {
+    it("puts, gets, lists and deletes rules, and finds every account's rules of one type", async () => {
       const [a, b] = [account(), account()];
       const mine = subscriptionRecord(a);
       const theirs = subscriptionRecord(b, { eventType: mine.eventType });
@@ -136,11 +181,15 @@ export function ruleStoreContract(store: () => RuleStore): void {
       expect((await store().listOfType(rule.eventType)).map((r) => r.id)).toEqual([]);
     });
 
-    it('pauses once, counts every concurrent miss, survives an owner\'s edit, and keeps the pause as lastPause on resume', async () => {
+    it("pauses once, counts every concurrent miss, survives an owner's edit, and keeps the pause as lastPause on resume", async () => {
       const a = account();
       const rule = subscriptionRecord(a);
       await store().put(rule);
-      await Promise.all(Array.from({ length: 8 }, (_, i) => store().suppress(a, rule.id, { at: `2026-11-21T12:0${i}:00.000Z`, missedAt: `2026-11-21T12:0${i}:30.000Z`, reason: 'deliveries_per_day_cap' })));
+      await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          store().suppress(a, rule.id, { at: `2026-11-21T12:0${i}:00.000Z`, missedAt: `2026-11-21T12:0${i}:30.000Z`, reason: 'deliveries_per_day_cap' }),
+        ),
+      );
       await store().put({ ...rule, enabled: false }); // the owner edits while paused
       const paused = await store().get(a, rule.id);
       expect(paused).toMatchObject({ enabled: false, pause: { reason: 'deliveries_per_day_cap', suppressedCount: 8 } });
@@ -184,7 +233,7 @@ export function deliveryStoreContract(store: () => DeliveryStore, answersLost?: 
       });
     }
 
-    it('creates a delivery once, reads it back in its account only, and lists an endpoint\'s log newest first', async () => {
+    it("creates a delivery once, reads it back in its account only, and lists an endpoint's log newest first", async () => {
       const a = account();
       const endpointId = id();
       const older = deliveryRecord(a, { endpointId, createdAt: new Date(Date.now() - 60_000).toISOString() });
@@ -221,7 +270,7 @@ export function deliveryStoreContract(store: () => DeliveryStore, answersLost?: 
       expect(await store().claimAttempt(a, delivery.id, { run: 0, attempts: 1 }, 'next', 9_000, 99_000)).toBe(false);
     });
 
-    it('creates many deliveries at once, reports which of some ids exist, and lets one holder at a time take an account\'s queuing lease', async () => {
+    it("creates many deliveries at once, reports which of some ids exist, and lets one holder at a time take an account's queuing lease", async () => {
       const a = account();
       const endpointId = id();
       const many = Array.from({ length: 30 }, () => deliveryRecord(a, { endpointId }));
@@ -270,21 +319,24 @@ export function allowanceStoreContract(store: () => AllowanceStore, answersLost?
 
     it('keeps usage equal to a model under any sequence of reservations and releases, each taken or given back once per item', async () => {
       const op = fc.record({ what: fc.constantFrom<Countable>('endpoints', 'subscriptions'), item: fc.integer({ min: 0, max: 5 }), reserve: fc.boolean() });
-      await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 14 }), fc.integer({ min: 0, max: 4 }), async (ops, limit) => {
-        const a = account();
-        const held: Record<Countable, Set<number>> = { endpoints: new Set(), subscriptions: new Set(), addresses: new Set() };
-        for (const { what, item, reserve } of ops) {
-          if (reserve) {
-            const room = held[what].has(item) || held[what].size < limit;
-            expect(await store().reserve(a, what, limit, `item-${item}`, 1_000)).toBe(room);
-            if (room) held[what].add(item);
-          } else {
-            await store().release(a, what, `item-${item}`);
-            held[what].delete(item);
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { maxLength: 14 }), fc.integer({ min: 0, max: 4 }), async (ops, limit) => {
+          const a = account();
+          const held: Record<Countable, Set<number>> = { endpoints: new Set(), subscriptions: new Set(), addresses: new Set() };
+          for (const { what, item, reserve } of ops) {
+            if (reserve) {
+              const room = held[what].has(item) || held[what].size < limit;
+              expect(await store().reserve(a, what, limit, `item-${item}`, 1_000)).toBe(room);
+              if (room) held[what].add(item);
+            } else {
+              await store().release(a, what, `item-${item}`);
+              held[what].delete(item);
+            }
           }
-        }
-        expect(await store().usage(a)).toEqual({ endpoints: held.endpoints.size, subscriptions: held.subscriptions.size, addresses: 0 });
-      }), { numRuns: 15 });
+          expect(await store().usage(a)).toEqual({ endpoints: held.endpoints.size, subscriptions: held.subscriptions.size, addresses: 0 });
+        }),
+        { numRuns: 15 },
+      );
     });
 
     it('counts deliveries per day up to the cap however many race, and separately per day', async () => {
@@ -346,11 +398,13 @@ export function allowanceStoreContract(store: () => AllowanceStore, answersLost?
         const taken = await Promise.all(Array.from({ length: 4 }, () => answersLost().takeToken(a, 'PREVIEW#1', 6, 2_000_000_000, id())));
         expect(count(taken)).toBe(4);
         // The bucket counted four calls, not eight: two more are left for anyone.
-        expect(await Promise.all(Array.from({ length: 3 }, () => store().takeToken(a, 'PREVIEW#1', 6, 2_000_000_000, id())))).toSatisfy((r: boolean[]) => count(r) === 2);
+        expect(await Promise.all(Array.from({ length: 3 }, () => store().takeToken(a, 'PREVIEW#1', 6, 2_000_000_000, id())))).toSatisfy(
+          (r: boolean[]) => count(r) === 2,
+        );
       });
     }
 
-    it('hands out exactly the bucket\'s tokens to concurrent takers, per bucket', async () => {
+    it("hands out exactly the bucket's tokens to concurrent takers, per bucket", async () => {
       const a = account();
       const taken = await Promise.all(Array.from({ length: 10 }, () => store().takeToken(a, 'PREVIEW#1', 6, 2_000_000_000, id())));
       expect(count(taken)).toBe(6);
@@ -374,7 +428,7 @@ export function allowanceStoreContract(store: () => AllowanceStore, answersLost?
 export function detectionCursorStoreContract(store: () => DetectionCursorStore): void {
   describe('DetectionCursorStore', () => {
     it('only ever moves forwards, to the furthest of concurrent writes', async () => {
-      const start = Math.max(await store().read() ?? 0, Date.now()) + 60_000;
+      const start = Math.max((await store().read()) ?? 0, Date.now()) + 60_000;
       await store().write(start);
       await store().write(start - 1);
       expect(await store().read()).toBe(start);

@@ -17,13 +17,15 @@ beforeAll(async () => {
   await invoke('breadth', { backfill: { from: lastCutoff - 24 * MIN, to: lastCutoff - MIN } });
   await invoke('breadth', { time: new Date(lastCutoff).toISOString() });
 });
-afterAll(async () => { await cloud?.stop(); });
+afterAll(async () => {
+  await cloud?.stop();
+});
 
 async function get(path: string, query: Record<string, string | number> = {}) {
   const url = new URL(cloud.url + path);
   for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
   const res = await fetch(url, { headers: { 'X-API-Key': KEY } });
-  return { status: res.status, body: await res.json() as any };
+  return { status: res.status, body: (await res.json()) as any };
 }
 
 function expectInvariants(s: any) {
@@ -59,21 +61,39 @@ describe('breadth routes', () => {
     const { body: current } = await get(`${CORE}/current`);
     const { body: registry } = await get('/v1/perpx/instruments');
     const session = lastCutoff - (lastCutoff % 86_400_000);
-    let above = 0; let below = 0; let at = 0; let noVolume = 0; let stale = 0;
+    let above = 0;
+    let below = 0;
+    let at = 0;
+    let noVolume = 0;
+    let stale = 0;
     const candidates = registry.data.filter((i: any) => i.is_active && Date.parse(i.listed_at) <= lastCutoff);
     for (const instrument of candidates) {
       const { body } = await get(`/v1/perpx/candles/${instrument.symbol}`, { interval: '1m', start: session, end: lastCutoff - MIN + 1, limit: 10_000 });
       const candles = body.data.filter((c: any) => Date.parse(c.timestamp) + MIN <= lastCutoff);
       const base = candles.reduce((s: number, c: any) => s + c.volume, 0);
       const quote = candles.reduce((s: number, c: any) => s + c.quote_volume, 0);
-      if (!(base > 0)) { noVolume++; continue; }
+      if (!(base > 0)) {
+        noVolume++;
+        continue;
+      }
       const last = candles[candles.length - 1];
-      if (lastCutoff - (Date.parse(last.timestamp) + MIN) > 5 * MIN) { stale++; continue; }
+      if (lastCutoff - (Date.parse(last.timestamp) + MIN) > 5 * MIN) {
+        stale++;
+        continue;
+      }
       const vwap = quote / base;
-      if (Math.abs(last.close - vwap) < 1e-9 * vwap) at++; else if (last.close > vwap) above++; else below++;
+      if (Math.abs(last.close - vwap) < 1e-9 * vwap) at++;
+      else if (last.close > vwap) above++;
+      else below++;
     }
     expect(current.data.counts).toEqual({
-      candidates: candidates.length, eligible: above + at + below, above, at, below, excluded_no_session_volume: noVolume, excluded_stale_price: stale,
+      candidates: candidates.length,
+      eligible: above + at + below,
+      above,
+      at,
+      below,
+      excluded_no_session_volume: noVolume,
+      excluded_stale_price: stale,
     });
   });
 
@@ -108,7 +128,10 @@ describe('breadth routes', () => {
   it('clamps limit above 1000 silently and refuses an unsupported interval naming the accepted ones', async () => {
     expect((await get(CORE, { limit: 50_000 })).status).toBe(200);
     expect((await get(CORE, { interval: '2m' })).body).toMatchObject({
-      code: 400, error_code: 'invalid_interval', param: 'interval', valid_values: ['5m', '15m', '30m', '1h', '4h', '1d'],
+      code: 400,
+      error_code: 'invalid_interval',
+      param: 'interval',
+      valid_values: ['5m', '15m', '30m', '1h', '4h', '1d'],
     });
   });
 
@@ -117,7 +140,11 @@ describe('breadth routes', () => {
     expect((await get(HIP3, { start: Date.UTC(2026, 0, 1), end: Date.UTC(2026, 7, 1) })).body.data).toEqual([]);
     // An older end alone keeps the default start (empty series); a window spelled out backwards is refused.
     expect((await get(CORE, { end: lastCutoff - 2 * 86_400_000 })).body.data).toEqual([]);
-    expect((await get(CORE, { start: lastCutoff, end: lastCutoff - 60_000 })).body).toMatchObject({ code: 400, error_code: 'invalid_time_range', param: 'start' });
+    expect((await get(CORE, { start: lastCutoff, end: lastCutoff - 60_000 })).body).toMatchObject({
+      code: 400,
+      error_code: 'invalid_time_range',
+      param: 'start',
+    });
   });
 
   it('rewrites the same snapshot when a minute is recomputed', async () => {
@@ -167,7 +194,16 @@ describe('breadth history of a first start', () => {
     // Prepare: 40 minutes seeded, schedules on (the minute job writes only the minutes after the seed);
     // no order-level history and no live batches after the seed, which this reads none of (the
     // schedules would compact and detect over them all the while).
-    const first = await startFreshDemoCloud({ key: KEY, hours: 40 / 60, seed: 6, intensity: 0.3, l2IntervalMs: 300_000, orderLevelHours: 0, schedules: true, live: false });
+    const first = await startFreshDemoCloud({
+      key: KEY,
+      hours: 40 / 60,
+      seed: 6,
+      intensity: 0.3,
+      l2IntervalMs: 300_000,
+      orderLevelHours: 0,
+      schedules: true,
+      live: false,
+    });
     try {
       const seededTo = Math.floor(Date.now() / MIN) * MIN;
       const call = async (query: Record<string, number>) => {

@@ -21,10 +21,21 @@ import type { NormalizedRecord } from '#schemas/datasets.ts';
 
 const DAY = 86_400_000;
 
-const liquidation = (ts: number, tradeId: number): NormalizedRecord => ({
-  dataset: 'liquidations', family: 'perpx', symbol: 'BTC', ts, trade_id: tradeId, liquidated_user: '0x2222222222222222222222222222222222222223',
-  liquidator_user: '0x3333333333333333333333333333333333333333', price: '90000', size: '0.5', side: 'A', closed_pnl: '-150', direction: 'Close Long',
-} as NormalizedRecord);
+const liquidation = (ts: number, tradeId: number): NormalizedRecord =>
+  ({
+    dataset: 'liquidations',
+    family: 'perpx',
+    symbol: 'BTC',
+    ts,
+    trade_id: tradeId,
+    liquidated_user: '0x2222222222222222222222222222222222222223',
+    liquidator_user: '0x3333333333333333333333333333333333333333',
+    price: '90000',
+    size: '0.5',
+    side: 'A',
+    closed_pnl: '-150',
+    direction: 'Close Long',
+  }) as NormalizedRecord;
 /** Two closed UTC days inside coverage. */
 const DAY1 = Date.UTC(2026, 10, 20);
 const DAYS = ['2026-11-20', '2026-11-21'];
@@ -45,7 +56,7 @@ const differingDuplicates: string[] = [];
 /** Compaction as its schedule runs it; a run the plan kills fails, and the next one goes on. */
 async function compactOnce(): Promise<boolean> {
   try {
-    const report = await invoke('compact', {}) as { skippedLeased: number; filesWritten: number };
+    const report = (await invoke('compact', {})) as { skippedLeased: number; filesWritten: number };
     lastCompaction = JSON.stringify(report);
     return true;
   } catch (error) {
@@ -70,7 +81,11 @@ async function queueDeliveries(count: number, tally = newTally()): Promise<strin
 async function churnAllowances(tally = newTally()): Promise<void> {
   const created: string[] = [];
   for (let i = 0; i < 5; i += 1) {
-    const res = await callPatiently(target, tally, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'market.liquidation', filters: { venue: 'perpx', min_notional_usd: 1_000_000 + i } });
+    const res = await callPatiently(target, tally, 'POST', '/v1/webhooks/subscriptions', {
+      endpoint_id: endpointId,
+      event_type: 'market.liquidation',
+      filters: { venue: 'perpx', min_notional_usd: 1_000_000 + i },
+    });
     if (res.status === 201) created.push(res.body.data.id);
   }
   for (const id of created.slice(0, 2)) await callPatiently(target, tally, 'DELETE', `/v1/webhooks/subscriptions/${id}`);
@@ -82,12 +97,25 @@ async function churnAllowances(tally = newTally()): Promise<void> {
 /** The account's allowances and day's count against what it holds: its subscriptions, addresses, endpoints and deliveries. */
 async function checkAllowances() {
   const tally = newTally();
-  const [limits, subscriptions, addresses, deliveries] = await Promise.all(['/v1/webhooks/limits', '/v1/webhooks/subscriptions', '/v1/webhooks/addresses', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=200`]
-    .map((path) => call(target, tally, 'GET', path)));
+  const [limits, subscriptions, addresses, deliveries] = await Promise.all(
+    ['/v1/webhooks/limits', '/v1/webhooks/subscriptions', '/v1/webhooks/addresses', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=200`].map((path) =>
+      call(target, tally, 'GET', path),
+    ),
+  );
   const day = new Date(Date.parse(limits!.body.data.deliveries_per_day.resets_at) - DAY).toISOString().slice(0, 10);
   return {
-    counted: { endpoints: limits!.body.data.endpoints.used, subscriptions: limits!.body.data.subscriptions.used, addresses: limits!.body.data.watched_addresses.used, deliveries: limits!.body.data.deliveries_per_day.used },
-    held: { endpoints: 1, subscriptions: subscriptions!.body.data.length, addresses: addresses!.body.data.length, deliveries: deliveries!.body.data.filter((d: { created_at: string }) => d.created_at.startsWith(day)).length },
+    counted: {
+      endpoints: limits!.body.data.endpoints.used,
+      subscriptions: limits!.body.data.subscriptions.used,
+      addresses: limits!.body.data.watched_addresses.used,
+      deliveries: limits!.body.data.deliveries_per_day.used,
+    },
+    held: {
+      endpoints: 1,
+      subscriptions: subscriptions!.body.data.length,
+      addresses: addresses!.body.data.length,
+      deliveries: deliveries!.body.data.filter((d: { created_at: string }) => d.created_at.startsWith(day)).length,
+    },
   };
 }
 
@@ -149,13 +177,17 @@ describe('the cloud failing under the flows', () => {
     expect(reads.badUnavailable).toEqual([]);
 
     const expectedRows = new Set(landed.map((r) => `${r.symbol}#${(r as { trade_id: number }).trade_id}`)).size;
-    await eventually(() => checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to), (c) => c.read >= expectedRows, 120_000);
+    await eventually(
+      () => checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to),
+      (c) => c.read >= expectedRows,
+      120_000,
+    );
     expect(await compactOnce()).toBe(true);
     const check = await checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to);
     expect(check).toMatchObject({ expected: expectedRows, read: expectedRows, lost: [], twice: [], differing: [] });
   });
 
-  it('counts allowances and the day\'s deliveries once each when counting writes land unanswered and are sent again', async () => {
+  it("counts allowances and the day's deliveries once each when counting writes land unanswered and are sent again", async () => {
     cloud.faults!.setPlan(writesLandUnanswered(13, 0.2));
     await Promise.all([queueDeliveries(3), churnAllowances()]);
     const report = cloud.faults!.report();
@@ -173,7 +205,9 @@ describe('the cloud failing under the flows', () => {
     const subscriptions = [];
     for (const threshold of [20_000, 40_000]) {
       const res = await call(pro, newTally(), 'POST', '/v1/webhooks/subscriptions', {
-        endpoint_id: endpoint.body.data.id, event_type: 'market.liquidation_burst', filters: { venue: 'perpx', symbols: ['BTC'], window_s: 60, threshold_usd: threshold },
+        endpoint_id: endpoint.body.data.id,
+        event_type: 'market.liquidation_burst',
+        filters: { venue: 'perpx', symbols: ['BTC'], window_s: 60, threshold_usd: threshold },
       });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       subscriptions.push(res.body.data.id);
@@ -183,7 +217,11 @@ describe('the cloud failing under the flows', () => {
     // Three bursts (two 45,000 USD liquidations each) four minutes apart: three rising edges.
     const bursts = [1, 5, 9].flatMap((m, i) => [0, 1].map((j) => liquidation(base + m * MIN + 10_000 + j, 7_000 + 2 * i + j)));
     await landBatch(target, new Date(base).toISOString().slice(0, 10), 'bursts', bursts);
-    await eventually(() => callPatiently(pro, newTally(), 'GET', `/v1/perpx/liquidations/BTC?start=${base}&end=${base + 15 * MIN}`), (r) => r.body.data?.length === bursts.length, 60_000);
+    await eventually(
+      () => callPatiently(pro, newTally(), 'GET', `/v1/perpx/liquidations/BTC?start=${base}&end=${base + 15 * MIN}`),
+      (r) => r.body.data?.length === bursts.length,
+      60_000,
+    );
 
     await invoke('detect', { time: new Date(base).toISOString() }); // sets the job's cursor before the bursts
     cloud.faults!.setPlan(flakyStores(41, 0.05));
@@ -202,8 +240,11 @@ describe('the cloud failing under the flows', () => {
     cloud.faults!.setPlan(NO_FAULTS);
     expect(Object.values(report.injected).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
 
-    const log = await eventually(() => call(pro, newTally(), 'GET', `/v1/webhooks/endpoints/${endpoint.body.data.id}/deliveries?limit=200`),
-      (r) => r.body.data?.length >= 6 && r.body.data.every((d: { state: string }) => d.state === 'delivered'), 120_000);
+    const log = await eventually(
+      () => call(pro, newTally(), 'GET', `/v1/webhooks/endpoints/${endpoint.body.data.id}/deliveries?limit=200`),
+      (r) => r.body.data?.length >= 6 && r.body.data.every((d: { state: string }) => d.state === 'delivered'),
+      120_000,
+    );
     const records = log.body.data as { event_id: string; subscription_id: string; payload: { data: { ts?: string } } }[];
     expect(records).toHaveLength(6);
     expect(new Set(records.map((d) => d.event_id)).size).toBe(6);
@@ -212,7 +253,7 @@ describe('the cloud failing under the flows', () => {
     expect(differingDuplicates).toEqual([]);
   });
 
-  it('answers a read the manifest cannot serve (throttled through every SDK retry) with the spec\'s 503 and Retry-After', async () => {
+  it("answers a read the manifest cannot serve (throttled through every SDK retry) with the spec's 503 and Retry-After", async () => {
     cloud.faults!.setPlan(parseFaultPlan({ seed: 17, rules: [{ service: 'dynamodb', operation: 'Query', fault: 'throttle', rate: 1 }] }));
     const res = await fetch(`${cloud.url}/v1/perpx/trades/BTC?start=${WINDOW.from}&end=${WINDOW.to - 1}`, { headers: { 'X-API-Key': KEYS.build } });
     const report = cloud.faults!.report();
@@ -236,8 +277,16 @@ describe('the cloud failing under the flows', () => {
     const recentWindow = { from: hourAgo, to: hourAgo + 3_600_000 };
     const recentRows = new Set(recent.map((r) => `${r.symbol}#${(r as { trade_id: number }).trade_id}`)).size;
     const expectedRows = new Set(landed.map((r) => `${r.symbol}#${(r as { trade_id: number }).trade_id}`)).size;
-    await eventually(() => checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to), (c) => c.read >= expectedRows, 120_000);
-    await eventually(() => checkArchive(target, newTally(), recent, recentWindow.from, recentWindow.to), (c) => c.read >= recentRows, 120_000);
+    await eventually(
+      () => checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to),
+      (c) => c.read >= expectedRows,
+      120_000,
+    );
+    await eventually(
+      () => checkArchive(target, newTally(), recent, recentWindow.from, recentWindow.to),
+      (c) => c.read >= recentRows,
+      120_000,
+    );
     cloud.faults!.setPlan(killedAtWritePoints(23));
     const runs: boolean[] = [];
     for (let i = 0; i < 6 && !runs.at(-1); i += 1) runs.push(await compactOnce());
@@ -246,13 +295,27 @@ describe('the cloud failing under the flows', () => {
     expect(runs[0], `${JSON.stringify(runs)} ${lastCompaction} ${JSON.stringify(report)}`).toBe(false);
     expect(runs.at(-1)).toBe(true);
     // Every kill point of the plan was reached: after the object's write, before and after a manifest write, the retirement.
-    expect(Object.keys(report.injected).sort()).toEqual(['dynamodb DeleteItem server-error', 'dynamodb PutItem reset landed', 'dynamodb PutItem server-error', 's3 PUT reset landed']);
+    expect(Object.keys(report.injected).sort()).toEqual([
+      'dynamodb DeleteItem server-error',
+      'dynamodb PutItem reset landed',
+      'dynamodb PutItem server-error',
+      's3 PUT reset landed',
+    ]);
     expect(await compactOnce()).toBe(true);
 
     const check = await checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to);
     expect(check).toMatchObject({ expected: expectedRows, read: expectedRows, lost: [], twice: [], differing: [] });
-    expect(await checkArchive(target, newTally(), recent, recentWindow.from, recentWindow.to)).toMatchObject({ expected: recentRows, read: recentRows, lost: [], twice: [], differing: [] });
-    const objects = await checkObjects(target, archiveDeps(), [...DAYS, ...new Set([recentWindow.from, Date.now()].map((t) => new Date(t).toISOString().slice(0, 10)))]);
+    expect(await checkArchive(target, newTally(), recent, recentWindow.from, recentWindow.to)).toMatchObject({
+      expected: recentRows,
+      read: recentRows,
+      lost: [],
+      twice: [],
+      differing: [],
+    });
+    const objects = await checkObjects(target, archiveDeps(), [
+      ...DAYS,
+      ...new Set([recentWindow.from, Date.now()].map((t) => new Date(t).toISOString().slice(0, 10))),
+    ]);
     expect(objects.missing).toEqual([]);
     expect(objects.orphans).toEqual([]);
   });
@@ -266,9 +329,17 @@ describe('the cloud failing under the flows', () => {
     }
     await queueDeliveries(4);
     const expectedRows = new Set(landed.map((r) => `${r.symbol}#${(r as { trade_id: number }).trade_id}`)).size;
-    await eventually(() => checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to), (c) => c.read >= expectedRows, 120_000);
+    await eventually(
+      () => checkArchive(target, newTally(), landed, WINDOW.from, WINDOW.to),
+      (c) => c.read >= expectedRows,
+      120_000,
+    );
     // The copies handed out after the timeout are ingested too (and find their batch done).
-    await eventually(() => cloud.faults!.report().injected['sqs ReceiveMessage duplicate'] ?? 0, (n) => n >= batches.length, 60_000);
+    await eventually(
+      () => cloud.faults!.report().injected['sqs ReceiveMessage duplicate'] ?? 0,
+      (n) => n >= batches.length,
+      60_000,
+    );
     expect(cloud.faults!.report().injected['sqs ReceiveMessage visibility shortened']).toBeGreaterThan(0);
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     cloud.faults!.setPlan(NO_FAULTS);
@@ -282,7 +353,11 @@ describe('the cloud failing under the flows', () => {
   // worker's, and with no overdue sweep in this cloud the delivery was never sent again).
   it('delivers every accepted delivery through the ladder (a duplicate carries the same event id), and nothing not accepted', async () => {
     expect(accepted.size).toBeGreaterThan(0);
-    await eventually(() => [...accepted].filter((id) => !delivered.has(id)), (missing) => missing.length === 0, 120_000);
+    await eventually(
+      () => [...accepted].filter((id) => !delivered.has(id)),
+      (missing) => missing.length === 0,
+      120_000,
+    );
     const received = new Set(receiver.requests.filter((r) => r.path === '/faults').map((r) => String(r.headers['svc-event-id'])));
     expect([...received].filter((id) => !accepted.has(id))).toEqual([]);
   });
@@ -290,9 +365,19 @@ describe('the cloud failing under the flows', () => {
   it('exports what the archive holds, under faults', async () => {
     cloud.faults!.setPlan(flakyStores(53, 0.05));
     const tally = newTally();
-    const created = await callPatiently(target, tally, 'POST', '/v1/exports', { schema: 'trades', family: 'perpx', symbols: ['SOL'], start: WINDOW.from, end: WINDOW.to });
+    const created = await callPatiently(target, tally, 'POST', '/v1/exports', {
+      schema: 'trades',
+      family: 'perpx',
+      symbols: ['SOL'],
+      start: WINDOW.from,
+      end: WINDOW.to,
+    });
     expect(created.status).toBe(202);
-    const job = await eventually(() => callPatiently(target, tally, 'GET', `/v1/exports/${created.body.data.id}`), (r) => ['completed', 'failed', 'canceled'].includes(r.body.data?.state), 120_000);
+    const job = await eventually(
+      () => callPatiently(target, tally, 'GET', `/v1/exports/${created.body.data.id}`),
+      (r) => ['completed', 'failed', 'canceled'].includes(r.body.data?.state),
+      120_000,
+    );
     cloud.faults!.setPlan(NO_FAULTS);
     expect(job.body.data.state).toBe('completed');
     const rest = await readTrades(target, newTally(), 'SOL', WINDOW.from, WINDOW.to);

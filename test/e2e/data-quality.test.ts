@@ -33,7 +33,9 @@ beforeAll(async () => {
   through = Math.floor(Date.now() / MINUTE) * MINUTE;
   await runDetectionOver(hour0, through);
 });
-afterAll(async () => { await cloud?.stop(); });
+afterAll(async () => {
+  await cloud?.stop();
+});
 
 /** What a detector finds over [from, to), read straight from the archive: the ids incidents must carry. */
 async function detected(type: string, from: number, to: number, sets: Record<string, unknown>[] = [{}]) {
@@ -54,12 +56,15 @@ describe('the altx trade stop', () => {
     // Assess
     expect(status, JSON.stringify(body)).toBe(200);
     const trades = body.data.data_types.trades;
-    expect(trades.gaps.some((g: { start: string; end: string }) => covers(g, at(hole.fromMinute), at(hole.toMinute))), JSON.stringify(trades.gaps)).toBe(true);
+    expect(
+      trades.gaps.some((g: { start: string; end: string }) => covers(g, at(hole.fromMinute), at(hole.toMinute))),
+      JSON.stringify(trades.gaps),
+    ).toBe(true);
     expect(trades.completeness).toBeLessThan(100);
     expect(trades.completeness).toBeGreaterThan(0);
   });
 
-  it('opens an incident under the detector\'s incident_id and resolves it when trading resumes', async () => {
+  it("opens an incident under the detector's incident_id and resolves it when trading resumes", async () => {
     // Prepare
     const [opened] = await detected('archive.gap_detected', at(hole.fromMinute), at(hole.toMinute + 10));
     const [resolved] = await detected('archive.gap_resolved', at(hole.fromMinute), at(hole.toMinute + 10));
@@ -72,8 +77,12 @@ describe('the altx trade stop', () => {
     // Assess
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data).toMatchObject({
-      id: opened!.data.incident_id, status: 'resolved', exchange: 'altx', data_types: ['trades'],
-      started_at: opened!.data.last_data_at, resolved_at: resolved!.data.resumed_at,
+      id: opened!.data.incident_id,
+      status: 'resolved',
+      exchange: 'altx',
+      data_types: ['trades'],
+      started_at: opened!.data.last_data_at,
+      resolved_at: resolved!.data.resumed_at,
     });
     expect(body.data.duration_minutes).toBeGreaterThanOrEqual(hole.toMinute - hole.fromMinute);
     expect(listed.body.data.incidents.map((i: { id: string }) => i.id)).toContain(opened!.data.incident_id);
@@ -84,7 +93,9 @@ describe('the altx trade stop', () => {
   it('counts the records a late batch recovers inside the gap', async () => {
     // Prepare: the detector's incident, then ten BTC trades of the silence arriving late.
     const [opened] = await detected('archive.gap_detected', at(hole.fromMinute), at(hole.toMinute + 10));
-    const late = Array.from({ length: 10 }, (_, i) => trade({ family: 'altx', symbol: 'BTC', ts: at(hole.fromMinute + 2) + i * 1_000, trade_id: 9_000_000_000 + i }));
+    const late = Array.from({ length: 10 }, (_, i) =>
+      trade({ family: 'altx', symbol: 'BTC', ts: at(hole.fromMinute + 2) + i * 1_000, trade_id: 9_000_000_000 + i }),
+    );
     expect(await ingestBatch(archiveDeps(), 'normalized', jsonl(late))).toMatchObject({ status: 'ingested' });
 
     // Act
@@ -98,24 +109,34 @@ describe('the altx trade stop', () => {
 describe('the hip3 book stall', () => {
   const hole = DEMO_HOLES.stalledBook;
 
-  it('is a gap in the market\'s book coverage, and no other hip3 book has one', async () => {
+  it("is a gap in the market's book coverage, and no other hip3 book has one", async () => {
     // Act
     const stalled = await get(`/v1/data-quality/coverage/hip3/${encodeURIComponent(hole.symbol)}`, { from: hour0, to: through });
-    const other = await get(`/v1/data-quality/coverage/hip3/${encodeURIComponent(cloud.demo!.market.symbols().hip3.find((s) => s !== hole.symbol)!)}`, { from: hour0, to: through });
+    const other = await get(`/v1/data-quality/coverage/hip3/${encodeURIComponent(cloud.demo!.market.symbols().hip3.find((s) => s !== hole.symbol)!)}`, {
+      from: hour0,
+      to: through,
+    });
 
     // Assess
     const book = stalled.body.data.data_types.l2_snapshots;
-    expect(book.gaps.some((g: { start: string; end: string }) => covers(g, at(hole.fromMinute), at(hole.toMinute))), JSON.stringify(book.gaps)).toBe(true);
+    expect(
+      book.gaps.some((g: { start: string; end: string }) => covers(g, at(hole.fromMinute), at(hole.toMinute))),
+      JSON.stringify(book.gaps),
+    ).toBe(true);
     expect(book.cadence.median_interval_seconds).toBeGreaterThan(40);
     expect(book.cadence.median_interval_seconds).toBeLessThan(80);
     expect(other.body.data.data_types.l2_snapshots.gaps.filter((g: { end: string }) => Date.parse(g.end) < through - 10 * MINUTE)).toEqual([]);
   });
 
-  it('opens an incident for that market under the stall detector\'s incident_id, resolved at the recovery', async () => {
+  it("opens an incident for that market under the stall detector's incident_id, resolved at the recovery", async () => {
     // Prepare
     const sets = [{ threshold_s: DEFAULT_STALL_THRESHOLD_S }];
-    const stall = (await detected('ingest.stall', at(hole.fromMinute), at(hole.toMinute + 5), sets)).find((c) => c.scope === 'per_market' && c.symbol === hole.symbol);
-    const recovery = (await detected('ingest.recovered', at(hole.fromMinute), at(hole.toMinute + 5), sets)).find((c) => c.scope === 'per_market' && c.symbol === hole.symbol);
+    const stall = (await detected('ingest.stall', at(hole.fromMinute), at(hole.toMinute + 5), sets)).find(
+      (c) => c.scope === 'per_market' && c.symbol === hole.symbol,
+    );
+    const recovery = (await detected('ingest.recovered', at(hole.fromMinute), at(hole.toMinute + 5), sets)).find(
+      (c) => c.scope === 'per_market' && c.symbol === hole.symbol,
+    );
     expect(stall?.data.incident_id).toBe(recovery?.data.incident_id);
 
     // Act
@@ -123,7 +144,11 @@ describe('the hip3 book stall', () => {
 
     // Assess
     expect(body.data).toMatchObject({
-      id: stall!.data.incident_id, status: 'resolved', exchange: 'hip3', symbols_affected: [hole.symbol], data_types: ['l2_snapshots'],
+      id: stall!.data.incident_id,
+      status: 'resolved',
+      exchange: 'hip3',
+      symbols_affected: [hole.symbol],
+      data_types: ['l2_snapshots'],
       started_at: stall!.data.last_update_at,
     });
   });
@@ -135,14 +160,14 @@ describe('coverage figures', () => {
     const from = Date.now() - (DEMO.hours + 2) * HOUR;
     const archived = async (to: number) => {
       const source = (await windowSource(archiveDeps(), { dataset: 'trades', family: 'perpx', symbol: 'BTC', from, to }))!;
-      const [{ n }] = await archiveDeps().sql.query({ sql: `SELECT count(*) AS n FROM (${source.sql})`, params: source.params }) as [{ n: bigint }];
+      const [{ n }] = (await archiveDeps().sql.query({ sql: `SELECT count(*) AS n FROM (${source.sql})`, params: source.params })) as [{ n: bigint }];
       return Number(n);
     };
 
     // Act: the demo keeps trading, so the route is asked (a new window each time: answers are cached
     // by window) until no batch landed while it answered.
     let body: any;
-    for (let settled = false; !settled;) {
+    for (let settled = false; !settled; ) {
       const to = Date.now() + HOUR;
       const before = await archived(to);
       ({ body } = await get('/v1/data-quality/coverage/perpx/BTC', { from, to }));
@@ -157,7 +182,7 @@ describe('coverage figures', () => {
     }
   });
 
-  it('answer a venue\'s coverage per data type, and say when it was measured', async () => {
+  it("answer a venue's coverage per data type, and say when it was measured", async () => {
     const { status, body } = await get('/v1/data-quality/coverage/hip3');
     expect(status).toBe(200);
     expect(body.data.exchange).toBe('hip3');
@@ -165,12 +190,12 @@ describe('coverage figures', () => {
     expect(Date.parse(body.meta.cached_at)).toBeLessThanOrEqual(Date.now());
   });
 
-  it('give the month\'s SLA in percent, as the reference client reads it', async () => {
+  it("give the month's SLA in percent, as the reference client reads it", async () => {
     const { status, body } = await get('/v1/data-quality/sla');
     expect(status).toBe(200);
     expect(body.data.sla_targets).toEqual({ uptime: 99.9, data_completeness: 99.5, api_latency_p99_ms: 500 });
     const { uptime, data_completeness: completeness } = body.data.actual;
-    for (const value of [uptime, ...Object.values(completeness) as number[]]) {
+    for (const value of [uptime, ...(Object.values(completeness) as number[])]) {
       expect(value).toBeGreaterThanOrEqual(0);
       expect(value).toBeLessThanOrEqual(100);
     }
@@ -191,7 +216,9 @@ describe('the public catalogue', () => {
   it('lists every market of the demo with its data types, coverage and size, without a key', async () => {
     // Act
     const res = await fetch(`${cloud.url}/v1/symbols`);
-    const body = await res.json() as { data: { symbol: string; exchange: string; data_types: string[]; size_per_day: Record<string, number>; coverage_from: string }[] };
+    const body = (await res.json()) as {
+      data: { symbol: string; exchange: string; data_types: string[]; size_per_day: Record<string, number>; coverage_from: string }[];
+    };
 
     // Assess
     expect(res.status).toBe(200);
@@ -207,8 +234,8 @@ describe('the public catalogue', () => {
   });
 
   it('answers stats and the coverage status without a key', async () => {
-    const stats = await (await fetch(`${cloud.url}/v1/stats`)).json() as { data: { symbols: number; records_24h: number } };
-    const symbols = await (await fetch(`${cloud.url}/v1/symbols`)).json() as { data: unknown[] };
+    const stats = (await (await fetch(`${cloud.url}/v1/stats`)).json()) as { data: { symbols: number; records_24h: number } };
+    const symbols = (await (await fetch(`${cloud.url}/v1/symbols`)).json()) as { data: unknown[] };
     expect(stats.data.symbols).toBe(symbols.data.length);
     expect(stats.data.records_24h).toBeGreaterThan(0);
     const coverage = await fetch(`${cloud.url}/v1/status/coverage`);

@@ -9,7 +9,9 @@ let cloud: Awaited<ReturnType<typeof startDemoCloud>>;
 beforeAll(async () => {
   cloud = await startDemoCloud({ key: 'demo-test-key', live: true });
 });
-afterAll(async () => { await cloud?.stop(); });
+afterAll(async () => {
+  await cloud?.stop();
+});
 
 const window = { from: Date.now() - 3 * 3_600_000, to: Date.now() + 60_000, limit: 5 };
 
@@ -37,7 +39,10 @@ describe('the demo market in the local cloud', () => {
     const latest = async () => {
       const { manifest } = archiveDeps();
       const today = new Date().toISOString().slice(0, 10);
-      const files = [...await manifest.deltaFiles('trades', 'perpx', '2000-01-01', '2999-12-31'), ...await manifest.compactedFilesOfDay('trades', 'perpx', today)];
+      const files = [
+        ...(await manifest.deltaFiles('trades', 'perpx', '2000-01-01', '2999-12-31')),
+        ...(await manifest.compactedFilesOfDay('trades', 'perpx', today)),
+      ];
       return Math.max(...files.map((f) => f.maxTs));
     };
     const before = await latest();

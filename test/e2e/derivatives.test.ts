@@ -13,7 +13,9 @@ const window = { start: end - 2 * 3_600_000, end };
 beforeAll(async () => {
   cloud = await startDemoCloud({ key: KEY });
 });
-afterAll(async () => { await cloud?.stop(); });
+afterAll(async () => {
+  await cloud?.stop();
+});
 
 const get = keyedGet(() => cloud.url, KEY);
 
@@ -22,7 +24,9 @@ const walk = (path: string, query: Record<string, string | number>) => walkPages
 describe('open interest', () => {
   it('serves every ingested sample of the window in order, as strings, once at every page size', async () => {
     // Prepare
-    const stored = (await readWindow(archiveDeps(), { dataset: 'open_interest', family: 'perpx', symbol: 'BTC', from: window.start, to: window.end, limit: 10_000 })).rows;
+    const stored = (
+      await readWindow(archiveDeps(), { dataset: 'open_interest', family: 'perpx', symbol: 'BTC', from: window.start, to: window.end, limit: 10_000 })
+    ).rows;
     // Act
     const all = await walk('/v1/perpx/openinterest/BTC', { ...window, limit: 1000 });
     const small = await walk('/v1/perpx/openinterest/BTC', { ...window, limit: 7 });
@@ -68,7 +72,12 @@ describe('open interest', () => {
 
 describe('funding', () => {
   it('serves decimal-string rates with the premium, on every perpetual family, and 404 unsupported_for_venue elsewhere', async () => {
-    for (const [prefix, symbol] of [['/v1/perpx', 'BTC'], ['/v1/perpx/hip3', 'xyz:TSLA'], ['/v1/altx', 'ETH'], ['/v1/altx-rh', 'BTC']] as const) {
+    for (const [prefix, symbol] of [
+      ['/v1/perpx', 'BTC'],
+      ['/v1/perpx/hip3', 'xyz:TSLA'],
+      ['/v1/altx', 'ETH'],
+      ['/v1/altx-rh', 'BTC'],
+    ] as const) {
       const res = await get(`${prefix}/funding/${symbol}`, { ...window, limit: 3 });
       expect(res.body.data.length, prefix).toBeGreaterThan(0);
       expect(res.body.data[0]).toMatchObject({ symbol, coin: symbol, funding_rate: expect.stringMatching(/^-?\d+(\.\d+)?$/) });
@@ -120,7 +129,7 @@ describe('liquidations', () => {
     }
   });
 
-  it('sums each bucket\'s fills into its volume, long for side A and short for side B', async () => {
+  it("sums each bucket's fills into its volume, long for side A and short for side B", async () => {
     // Prepare
     const { symbol, rows } = await busiest('perpx');
     const expected = new Map<string, { total: number; long: number; short: number; count: number; long_count: number }>();
@@ -130,7 +139,10 @@ describe('liquidations', () => {
       const usd = Number(row.price) * Number(row.size);
       bucket.total += usd;
       bucket.count += 1;
-      if (row.side === 'A') { bucket.long += usd; bucket.long_count += 1; } else bucket.short += usd;
+      if (row.side === 'A') {
+        bucket.long += usd;
+        bucket.long_count += 1;
+      } else bucket.short += usd;
       expected.set(key, bucket);
     }
     // Act
@@ -146,7 +158,7 @@ describe('liquidations', () => {
     }
   });
 
-  it('finds a wallet\'s liquidations across markets, as liquidated or liquidator, filtered by symbol or coin', async () => {
+  it("finds a wallet's liquidations across markets, as liquidated or liquidator, filtered by symbol or coin", async () => {
     // Prepare
     const rows = await stored('perpx');
     const user = String(rows[0]!.liquidated_user);
@@ -162,7 +174,7 @@ describe('liquidations', () => {
     expect(byCoin).toEqual(bySymbol);
   });
 
-  it('serves altx liquidations in the venue\'s own shape, with totals per bucket', async () => {
+  it("serves altx liquidations in the venue's own shape, with totals per bucket", async () => {
     // Prepare: liquidations come in bursts (two hours of the demo's altx may have none), so the
     // window is the two hours up to the newest of the whole seeded archive.
     const newest = (await newestRow(archiveDeps(), { dataset: 'altx_liquidations', family: 'altx', from: end - 12 * 3_600_000, to: end }))!;
@@ -176,12 +188,22 @@ describe('liquidations', () => {
     // Assess
     expect(all.map((r) => r.trade_id)).toEqual(mine.map((r) => r.trade_id));
     expect(all[0]).toMatchObject({
-      symbol, timestamp_ms: Number(mine[0]!.ts), price: Number(mine[0]!.price), usd_amount: expect.any(Number), ask_account: expect.stringMatching(/^\d+$/),
-      bid_account: expect.stringMatching(/^\d+$/), is_maker_ask: expect.any(Boolean), raw_json: '', source: 'bucket',
+      symbol,
+      timestamp_ms: Number(mine[0]!.ts),
+      price: Number(mine[0]!.price),
+      usd_amount: expect.any(Number),
+      ask_account: expect.stringMatching(/^\d+$/),
+      bid_account: expect.stringMatching(/^\d+$/),
+      is_maker_ask: expect.any(Boolean),
+      raw_json: '',
+      source: 'bucket',
     });
     expect(all[0]).not.toHaveProperty('liquidated_user');
     expect(hourly.reduce((sum, b) => sum + b.count, 0)).toBe(mine.length);
-    expect(hourly.reduce((sum, b) => sum + b.total_usd, 0)).toBeCloseTo(mine.reduce((sum, r) => sum + Number(r.usd_amount), 0), 2);
+    expect(hourly.reduce((sum, b) => sum + b.total_usd, 0)).toBeCloseTo(
+      mine.reduce((sum, r) => sum + Number(r.usd_amount), 0),
+      2,
+    );
     expect(Object.keys(hourly[0])).toEqual(['symbol', 'timestamp', 'timestamp_ms', 'total_usd', 'count']);
   });
 
@@ -190,7 +212,11 @@ describe('liquidations', () => {
     const hip3User = await get('/v1/perpx/hip3/liquidations/user/0x1111111111111111111111111111111111111111');
     expect(spot.body).toMatchObject({ code: 404, error_code: 'unsupported_for_venue', datatype: 'liquidations', venue: 'spot' });
     expect(spot.body.available_on.map((a: any) => a.venue)).toEqual(['perpx', 'hip3', 'altx']);
-    expect(hip3User.body).toMatchObject({ error_code: 'unsupported_for_venue', datatype: 'user_liquidations', available_on: [{ venue: 'perpx', route: '/v1/perpx/liquidations/user/{user}' }] });
+    expect(hip3User.body).toMatchObject({
+      error_code: 'unsupported_for_venue',
+      datatype: 'user_liquidations',
+      available_on: [{ venue: 'perpx', route: '/v1/perpx/liquidations/user/{user}' }],
+    });
   });
 
   it('says where coverage starts, and refuses a malformed wallet', async () => {
@@ -204,7 +230,7 @@ describe('liquidations', () => {
 });
 
 describe('cursors', () => {
-  it('are the real service\'s, and the one a client builds from the last row pages as next_cursor does', async () => {
+  it("are the real service's, and the one a client builds from the last row pages as next_cursor does", async () => {
     // Prepare: five hours, the whole archive (from the seed's first hour, at most four hours
     // before the run's seed, to this file's start). The simulation is the same from that hour on,
     // so what two hours up to now held depended on when the file ran: late in the hour no wallet
@@ -224,8 +250,14 @@ describe('cursors', () => {
       return { value, positions: held.size };
     };
     // A market liquidated in two 5-minute buckets (so at two `<ts_ms>_<trade_id>` too); a wallet at two instants (`<ts_ms>`).
-    const market = most((row) => [String(row.symbol)], (row) => Math.floor(Number(row.ts) / 300_000));
-    const wallet = most((row) => [String(row.liquidated_user), String(row.liquidator_user)], (row) => Number(row.ts));
+    const market = most(
+      (row) => [String(row.symbol)],
+      (row) => Math.floor(Number(row.ts) / 300_000),
+    );
+    const wallet = most(
+      (row) => [String(row.liquidated_user), String(row.liquidator_user)],
+      (row) => Number(row.ts),
+    );
     expect(market.positions, 'a market liquidated in two 5-minute buckets of the seeded archive').toBeGreaterThan(1);
     expect(wallet.positions, 'a wallet liquidated or liquidating at two instants of the seeded archive').toBeGreaterThan(1);
     const [symbol, user] = [market.value, wallet.value];
@@ -289,8 +321,13 @@ describe('market state', () => {
     const spot = await get('/v1/perpx/spot/summary/HYPE-USDC');
     // Assess
     expect(core).toMatchObject({
-      symbol: 'BTC', coin: 'BTC', mark_price: oi!.mark_price, oracle_price: oi!.oracle_price, open_interest: oi!.open_interest,
-      funding_rate: funding!.funding_rate, liquidation_volume_24h: expect.any(Number),
+      symbol: 'BTC',
+      coin: 'BTC',
+      mark_price: oi!.mark_price,
+      oracle_price: oi!.oracle_price,
+      open_interest: oi!.open_interest,
+      funding_rate: funding!.funding_rate,
+      liquidation_volume_24h: expect.any(Number),
     });
     expect(Number(core.volume_24h)).toBeGreaterThanOrEqual(candles.reduce((sum, c) => sum + c.quote_volume, 0) * 0.999);
     expect(core.long_liquidation_volume_24h + core.short_liquidation_volume_24h).toBeCloseTo(core.liquidation_volume_24h, 2);

@@ -34,7 +34,9 @@ const call = apiClient(() => cloud.url);
 const get = keyedGet(() => cloud.url, KEYS.build);
 
 async function land(name: string, records: readonly NormalizedRecord[]): Promise<void> {
-  await s3.send(new PutObjectCommand({ Bucket: cloud.emulators.names.buckets.archive, Key: `landing/normalized/2026-11-20/${name}.jsonl`, Body: jsonl(records) }));
+  await s3.send(
+    new PutObjectCommand({ Bucket: cloud.emulators.names.buckets.archive, Key: `landing/normalized/2026-11-20/${name}.jsonl`, Body: jsonl(records) }),
+  );
 }
 
 /** Trades of one symbol every `stepMs` over [from, to), ids from `firstId`, varied decimals. */
@@ -48,14 +50,20 @@ function tradesOf(symbol: string, from: number, to: number, stepMs: number, firs
 
 const batch1 = SYMBOLS.flatMap((s, k) => tradesOf(s, DAY1, DAY1 + 2 * DAY, 7 * 60_000, 1_000_000 * (k + 1)));
 // A later batch: new rows of day 2, and rows repeated from batch 1 (the same trade ids): they must appear once.
-const batch2 = [...SYMBOLS.flatMap((s, k) => tradesOf(s, DAY1 + DAY + 3 * 60_000, DAY1 + 2 * DAY, 11 * 60_000, 1_000_000 * (k + 1) + 500_000)), ...batch1.slice(200, 260)];
+const batch2 = [
+  ...SYMBOLS.flatMap((s, k) => tradesOf(s, DAY1 + DAY + 3 * 60_000, DAY1 + 2 * DAY, 11 * 60_000, 1_000_000 * (k + 1) + 500_000)),
+  ...batch1.slice(200, 260),
+];
 
 async function restRows(symbol: string): Promise<any[]> {
   return walkPages(get, `/v1/perpx/trades/${symbol}`, { start: WINDOW.start, end: WINDOW.end - 1, limit: 1000 });
 }
 
 async function untilDone(key: string, id: string): Promise<any> {
-  const res = await eventually(() => call(key, 'GET', `/v1/exports/${id}`), (r) => ['completed', 'failed', 'canceled'].includes(r.body.data?.state));
+  const res = await eventually(
+    () => call(key, 'GET', `/v1/exports/${id}`),
+    (r) => ['completed', 'failed', 'canceled'].includes(r.body.data?.state),
+  );
   return res.body.data;
 }
 
@@ -88,11 +96,19 @@ beforeAll(async () => {
   }
   // Batch 1 is compacted into day files; batch 2 stays an uncompacted delta beside them.
   await land('batch-1', batch1);
-  await eventually(() => restRows('SOL'), (rows) => rows.length > 0);
+  await eventually(
+    () => restRows('SOL'),
+    (rows) => rows.length > 0,
+  );
   await invoke('compact', {});
   await land('batch-2', batch2);
-  const expected = new Set([...batch1, ...batch2].filter((r) => r.symbol === 'SOL' && r.ts >= WINDOW.start && r.ts < WINDOW.end).map((r) => (r as { trade_id: number }).trade_id));
-  await eventually(() => restRows('SOL'), (rows) => rows.length === expected.size);
+  const expected = new Set(
+    [...batch1, ...batch2].filter((r) => r.symbol === 'SOL' && r.ts >= WINDOW.start && r.ts < WINDOW.end).map((r) => (r as { trade_id: number }).trade_id),
+  );
+  await eventually(
+    () => restRows('SOL'),
+    (rows) => rows.length === expected.size,
+  );
 });
 
 afterAll(async () => {
@@ -104,13 +120,20 @@ afterAll(async () => {
 });
 
 describe('quotes', () => {
-  it('quotes from the manifest without starting anything (dry_run), at the schema\'s minimum price for a small export', async () => {
+  it("quotes from the manifest without starting anything (dry_run), at the schema's minimum price for a small export", async () => {
     const res = await call(KEYS.free, 'POST', '/v1/exports', { schema: 'trades', family: 'perpx', ...WINDOW, dry_run: true });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({
-      schema: 'trades', schema_version: 'trades.v1', family: 'perpx', symbols: SYMBOLS.slice().sort(), partitions: 6,
-      price_usd: 15, currency: 'USD', pricing: { usd_per_gb: 8, minimum_usd: 15 },
-      start: new Date(WINDOW.start).toISOString(), end: new Date(WINDOW.end).toISOString(),
+      schema: 'trades',
+      schema_version: 'trades.v1',
+      family: 'perpx',
+      symbols: SYMBOLS.slice().sort(),
+      partitions: 6,
+      price_usd: 15,
+      currency: 'USD',
+      pricing: { usd_per_gb: 8, minimum_usd: 15 },
+      start: new Date(WINDOW.start).toISOString(),
+      end: new Date(WINDOW.end).toISOString(),
     });
     const stored = [...batch1, ...batch2].filter((r) => r.ts >= WINDOW.start && r.ts < WINDOW.end).length;
     // An estimate: rows spread evenly over each file's span, repeated rows counted as stored.
@@ -180,7 +203,9 @@ describe('a completed job', () => {
       const rest = await restRows(symbol);
       expect(exported.map((r) => Number(r.trade_id))).toEqual(rest.map((r) => r.trade_id));
       expect(exported.map((r) => [r.price, r.size, r.side, r.symbol, r.family])).toEqual(rest.map((r) => [r.price, r.size, r.side, symbol, 'perpx']));
-      expect(exported.map((r) => `${r.timestamp_text.replace(' ', 'T')}Z`.replace(/(\.\d{3})?Z$/, (_m, ms) => `${ms ?? '.000'}Z`))).toEqual(rest.map((r) => r.timestamp));
+      expect(exported.map((r) => `${r.timestamp_text.replace(' ', 'T')}Z`.replace(/(\.\d{3})?Z$/, (_m, ms) => `${ms ?? '.000'}Z`))).toEqual(
+        rest.map((r) => r.timestamp),
+      );
       expect(exported.map((r) => Number(r.ts))).toEqual(rest.map((r) => Date.parse(r.timestamp)));
     }
   });
@@ -195,8 +220,11 @@ describe('a completed job', () => {
     expect((await call(KEYS.build, 'GET', `/v1/exports/${job.id}/files/part-00099-2026-11-20-BTC.parquet`)).status).toBe(404);
   });
 
-  it('announces export.job.completed with job_id and the job\'s api_url, and no download link', async () => {
-    const [req] = await eventually(() => receiver.requests.filter((r) => r.headers['svc-event-type'] === 'export.job.completed' && r.body.includes(job.id)), (r) => r.length === 1);
+  it("announces export.job.completed with job_id and the job's api_url, and no download link", async () => {
+    const [req] = await eventually(
+      () => receiver.requests.filter((r) => r.headers['svc-event-type'] === 'export.job.completed' && r.body.includes(job.id)),
+      (r) => r.length === 1,
+    );
     const event = JSON.parse(req!.body);
     expect(event.data).toMatchObject({ job_id: job.id, status: 'completed', api_url: `/v1/exports/${job.id}` });
     expect(req!.body).not.toMatch(/X-Amz-Signature|parquet/);
@@ -217,22 +245,25 @@ describe('a completed job', () => {
 
 describe('idempotency', () => {
   it('returns the same job for the same Idempotency-Key, and 409 for the same key with another request', async () => {
-    const post = (body: object, key: string) => fetch(`${cloud.url}/v1/exports`, {
-      method: 'POST', headers: { 'X-API-Key': KEYS.build, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body),
-    });
+    const post = (body: object, key: string) =>
+      fetch(`${cloud.url}/v1/exports`, {
+        method: 'POST',
+        headers: { 'X-API-Key': KEYS.build, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body),
+      });
     const body = { schema: 'trades', family: 'perpx', symbols: ['ETH'], ...WINDOW };
     const first = await post(body, 'retry-me-1');
     const again = await post(body, 'retry-me-1');
-    const firstJob = (await first.json() as any).data;
+    const firstJob = ((await first.json()) as any).data;
     expect(first.status).toBe(202);
     expect(again.status).toBe(202);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect((await again.json() as any).data.id).toBe(firstJob.id);
+    expect(((await again.json()) as any).data.id).toBe(firstJob.id);
     const other = await post({ ...body, symbols: ['SOL'] }, 'retry-me-1');
     expect(other.status).toBe(409);
     // Racing retries: one job; the others get it back, or 409 while the first is still storing it.
     const racing = await Promise.all(Array.from({ length: 5 }, () => post({ ...body, symbols: ['BTC'] }, 'race-1')));
-    const answers = await Promise.all(racing.map(async (r) => ({ status: r.status, body: await r.json() as any })));
+    const answers = await Promise.all(racing.map(async (r) => ({ status: r.status, body: (await r.json()) as any })));
     expect(answers.every((a) => a.status === 202 || (a.status === 409 && a.body.error_code === 'conflict'))).toBe(true);
     expect(new Set(answers.filter((a) => a.status === 202).map((a) => a.body.data.id)).size).toBe(1);
     const spaced = await post(body, 'has a space');
@@ -246,15 +277,23 @@ describe('cancel and failure', () => {
   it('cancels a running job, leaving no file of it listed or stored', async () => {
     // Many symbol-days, so the job is still running when the cancel arrives.
     const symbols = Array.from({ length: 40 }, (_, i) => `CXL${String.fromCharCode(65 + (i % 26))}${String.fromCharCode(65 + Math.floor(i / 26))}`);
-    await land('cancel-batch', symbols.flatMap((s, k) => tradesOf(s, DAY1, DAY1 + 2 * DAY, 3_600_000, 50_000_000 + k * 1000)));
-    await eventually(() => call(KEYS.build, 'POST', '/v1/exports', { schema: 'trades', family: 'perpx', symbols, ...WINDOW, dry_run: true }), (r) => r.status === 200 && r.body.data.partitions === 80);
+    await land(
+      'cancel-batch',
+      symbols.flatMap((s, k) => tradesOf(s, DAY1, DAY1 + 2 * DAY, 3_600_000, 50_000_000 + k * 1000)),
+    );
+    await eventually(
+      () => call(KEYS.build, 'POST', '/v1/exports', { schema: 'trades', family: 'perpx', symbols, ...WINDOW, dry_run: true }),
+      (r) => r.status === 200 && r.body.data.partitions === 80,
+    );
     const created = await call(KEYS.build, 'POST', '/v1/exports', { schema: 'trades', family: 'perpx', symbols, ...WINDOW });
     const canceled = await call(KEYS.build, 'DELETE', `/v1/exports/${created.body.data.id}`);
     expect(canceled.status).toBe(200);
     expect(canceled.body.data).toMatchObject({ state: 'canceled' });
     expect((await call(KEYS.build, 'DELETE', `/v1/exports/${created.body.data.id}`)).body).toMatchObject({ code: 409, error_code: 'conflict' });
-    const stored = () => s3.send(new ListObjectsV2Command({ Bucket: cloud.emulators.names.buckets.exports, Prefix: 'exports/' }))
-      .then((r) => (r.Contents ?? []).filter((o) => o.Key!.includes(`/${created.body.data.id}/`)));
+    const stored = () =>
+      s3
+        .send(new ListObjectsV2Command({ Bucket: cloud.emulators.names.buckets.exports, Prefix: 'exports/' }))
+        .then((r) => (r.Contents ?? []).filter((o) => o.Key!.includes(`/${created.body.data.id}/`)));
     // Partitions already running when the cancel came delete their own file when they find the job canceled.
     await eventually(stored, (objects) => objects.length === 0);
     const after = await call(KEYS.build, 'GET', `/v1/exports/${created.body.data.id}`);
@@ -263,11 +302,12 @@ describe('cancel and failure', () => {
     expect((await call(KEYS.build, 'GET', `/v1/exports/${created.body.data.id}/files/part-00000-2026-11-20-CXLAA.parquet`)).body).toMatchObject({ code: 409 });
   });
 
-  it('fails as a whole when a partition\'s archive object is missing, and announces export.job.failed with its error_message', async () => {
+  it("fails as a whole when a partition's archive object is missing, and announces export.job.failed with its error_message", async () => {
     await land('doomed', tradesOf('DOOM', DAY1 + DAY, DAY1 + DAY + HOUR, 60_000, 90_000_000));
     const files = await eventually(
       () => archiveDeps().manifest.deltaFiles('trades', 'perpx', '2026-11-21', '2026-11-21'),
-      (deltas) => deltas.some((d) => d.symbols.includes('DOOM')), 60_000,
+      (deltas) => deltas.some((d) => d.symbols.includes('DOOM')),
+      60_000,
     );
     for (const file of files.filter((d) => d.symbols.includes('DOOM'))) {
       await s3.send(new DeleteObjectCommand({ Bucket: cloud.emulators.names.buckets.archive, Key: file.key }));
@@ -277,7 +317,10 @@ describe('cancel and failure', () => {
     const job = await untilDone(KEYS.build, created.body.data.id);
     expect(job).toMatchObject({ state: 'failed', error_message: expect.stringContaining('DOOM, 2026-11-21') });
     expect(job).not.toHaveProperty('files');
-    const [req] = await eventually(() => receiver.requests.filter((r) => r.headers['svc-event-type'] === 'export.job.failed'), (r) => r.length === 1);
+    const [req] = await eventually(
+      () => receiver.requests.filter((r) => r.headers['svc-event-type'] === 'export.job.failed'),
+      (r) => r.length === 1,
+    );
     expect(JSON.parse(req!.body).data).toMatchObject({ job_id: job.id, status: 'failed', error_message: job.error_message, api_url: `/v1/exports/${job.id}` });
   });
 });

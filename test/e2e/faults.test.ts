@@ -41,7 +41,7 @@ describe.concurrent('deliveries across a crash and a restart', () => {
 describe.concurrent('deliveries across a clean stop and a restart', () => {
   const suite = faultSuite();
 
-  it('delivers everything after Ctrl-C\'s SIGINT in the same state', async () => {
+  it("delivers everything after Ctrl-C's SIGINT in the same state", async () => {
     const endpointId = await suite.createEndpoint('/faults');
     suite.answer(503);
     const retrying = await suite.queueTests(endpointId, 8);

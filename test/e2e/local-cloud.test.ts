@@ -4,8 +4,12 @@ import { sharedTemplate, startTestCloud, KEYS } from '../helpers/local-cloud.ts'
 import { SERVICE_VERSION } from '#shared/openapi.ts';
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
-beforeAll(async () => { cloud = await startTestCloud(); });
-afterAll(async () => { await cloud?.stop(); });
+beforeAll(async () => {
+  cloud = await startTestCloud();
+});
+afterAll(async () => {
+  await cloud?.stop();
+});
 
 async function get(path: string, init: RequestInit = {}) {
   const res = await fetch(cloud.url + path, init);
@@ -45,7 +49,10 @@ describe('the local cloud over HTTP', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(html).toContain(`<redoc spec-url="${cloud.url}/v1/openapi.json">`);
-    expect([...html.matchAll(/(?:src|href|spec-url)="([^"]+)"/g)].map((m) => m[1])).toEqual([`${cloud.url}/v1/openapi.json`, `${cloud.url}/docs/redoc.standalone.js`]);
+    expect([...html.matchAll(/(?:src|href|spec-url)="([^"]+)"/g)].map((m) => m[1])).toEqual([
+      `${cloud.url}/v1/openapi.json`,
+      `${cloud.url}/docs/redoc.standalone.js`,
+    ]);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
     expect(code.length).toBeGreaterThan(500_000);
@@ -134,8 +141,12 @@ describe('the local cloud over HTTP', () => {
     // fetch lowercases header names; node:http sends them as written, as curl and urllib do.
     for (const name of ['X-API-Key', 'x-api-key', 'X-Api-Key', 'X-API-KEY']) {
       const status = await new Promise<number>((resolve, reject) => {
-        request(`${cloud.url}/v1/webhooks/event-types`, { headers: { [name]: KEYS.free } }, (res) => { res.resume(); resolve(res.statusCode!); })
-          .on('error', reject).end();
+        request(`${cloud.url}/v1/webhooks/event-types`, { headers: { [name]: KEYS.free } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        })
+          .on('error', reject)
+          .end();
       });
       expect(status, name).toBe(200);
     }
@@ -157,7 +168,14 @@ describe('restarting the local cloud', () => {
     const { startLocalCloud } = await import('#local/cloud.ts');
     const { SendMessageCommand, ReceiveMessageCommand } = await import('@aws-sdk/client-sqs');
     const dataDir = mkdtempSync(join(tmpdir(), 'archive-restart-'));
-    const options = { port: 0, dataDir, apiKeys: [{ key: 'restart-key-1', plan: 'pro' as const }], schedules: false, pollers: false, template: await sharedTemplate() };
+    const options = {
+      port: 0,
+      dataDir,
+      apiKeys: [{ key: 'restart-key-1', plan: 'pro' as const }],
+      schedules: false,
+      pollers: false,
+      template: await sharedTemplate(),
+    };
     const first = await startLocalCloud(options);
     await first.sqs.send(new SendMessageCommand({ QueueUrl: first.emulators.names.queueUrls.ingest, MessageBody: 'survives' }));
     await first.stop();

@@ -15,13 +15,15 @@ beforeAll(async () => {
   cloud = await startDemoCloud({ key: KEY });
   now = Date.now();
 });
-afterAll(async () => { await cloud?.stop(); });
+afterAll(async () => {
+  await cloud?.stop();
+});
 
 async function get(path: string, query: Record<string, string | number | boolean> = {}) {
   const url = new URL(cloud.url + path);
   for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
   const res = await fetch(url, { headers: { 'X-API-Key': KEY } });
-  return { status: res.status, headers: res.headers, body: await res.json() as any };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 
 // The live feed is still writing the current second; windows end in the settled past.
@@ -31,7 +33,14 @@ const walk = (path: string, query: Record<string, string | number | boolean>) =>
 
 describe('trades', () => {
   it('answers every family with trade rows in the spec shape', async () => {
-    const symbols = { '/v1/perpx': 'BTC', '/v1/perpx/spot': 'HYPE-USDC', '/v1/perpx/hip3': 'xyz:TSLA', '/v1/perpx/hip4': '%2310', '/v1/altx': 'ETH', '/v1/altx-rh': 'BTC' };
+    const symbols = {
+      '/v1/perpx': 'BTC',
+      '/v1/perpx/spot': 'HYPE-USDC',
+      '/v1/perpx/hip3': 'xyz:TSLA',
+      '/v1/perpx/hip4': '%2310',
+      '/v1/altx': 'ETH',
+      '/v1/altx-rh': 'BTC',
+    };
     for (const [prefix, symbol] of Object.entries(symbols)) {
       const res = await get(`${prefix}/trades/${symbol}`, { ...window(), limit: 5 });
       expect(res.status, prefix).toBe(200);
@@ -53,7 +62,13 @@ describe('trades', () => {
   });
 
   it('matches nothing for a symbol in the wrong form for its family', async () => {
-    for (const path of ['/v1/perpx/hip3/trades/TSLA', '/v1/perpx/hip3/trades/XYZ:TSLA', '/v1/perpx/hip4/trades/10', '/v1/perpx/spot/trades/HYPE', '/v1/altx-rh/trades/AAPL-USDC']) {
+    for (const path of [
+      '/v1/perpx/hip3/trades/TSLA',
+      '/v1/perpx/hip3/trades/XYZ:TSLA',
+      '/v1/perpx/hip4/trades/10',
+      '/v1/perpx/spot/trades/HYPE',
+      '/v1/altx-rh/trades/AAPL-USDC',
+    ]) {
       const res = await get(path, window());
       expect(res.status, path).toBe(200);
       expect(res.body.data, path).toEqual([]);
@@ -81,7 +96,7 @@ describe('trades', () => {
     if (total <= 1000) expect(res.body.meta).not.toHaveProperty('next_cursor');
   });
 
-  it('pages with the real service\'s <ts_ms>_<trade_id> cursor, which a client may build from the last row', async () => {
+  it("pages with the real service's <ts_ms>_<trade_id> cursor, which a client may build from the last row", async () => {
     // Prepare
     const first = await get('/v1/perpx/trades/BTC', { ...window(), limit: 5 });
     const last = first.body.data.at(-1);
@@ -106,31 +121,42 @@ describe('trades', () => {
     const at = Number(cursor.split('_')[0]);
     // Act
     const narrower = await get('/v1/perpx/trades/BTC', { ...window(), start: at, limit: 5, cursor });
-    const refused = await Promise.all([
-      { ...window(), start: at + 1, cursor }, // the window moved past it
-      { ...window(), end: at - 1, cursor },
-      { ...window(), cursor: `${cursor}x` }, { ...window(), cursor: `${cursor}_1` }, { ...window(), cursor: `-${cursor}` },
-      { ...window(), cursor: `${at}` }, { ...window(), cursor: `${at}_${2 ** 53}` }, { ...window(), cursor: '' },
-    ].map((query) => get('/v1/perpx/trades/BTC', { ...query, limit: 5 })));
+    const refused = await Promise.all(
+      [
+        { ...window(), start: at + 1, cursor }, // the window moved past it
+        { ...window(), end: at - 1, cursor },
+        { ...window(), cursor: `${cursor}x` },
+        { ...window(), cursor: `${cursor}_1` },
+        { ...window(), cursor: `-${cursor}` },
+        { ...window(), cursor: `${at}` },
+        { ...window(), cursor: `${at}_${2 ** 53}` },
+        { ...window(), cursor: '' },
+      ].map((query) => get('/v1/perpx/trades/BTC', { ...query, limit: 5 })),
+    );
     // Assess: a position in another window the cursor lies in pages from it (other parameters may change).
     expect(narrower.status).toBe(200);
     expect(narrower.body.data.every((r: any) => Date.parse(r.timestamp) >= at)).toBe(true);
-    for (const res of refused) expect(res.body).toMatchObject({ success: false, code: 400, error_code: 'invalid_cursor', param: 'cursor', request_id: res.headers.get('x-request-id') });
+    for (const res of refused)
+      expect(res.body).toMatchObject({ success: false, code: 400, error_code: 'invalid_cursor', param: 'cursor', request_id: res.headers.get('x-request-id') });
   });
 
-  it('still takes a sealed cursor the previous version issued, and refuses another route\'s or one for other parameters', async () => {
+  it("still takes a sealed cursor the previous version issued, and refuses another route's or one for other parameters", async () => {
     // Prepare: the cursor the previous version would have handed out after the first page.
     const query = { ...window(), limit: 5 };
     const first = await get('/v1/perpx/trades/BTC', query);
     const [ts, tradeId] = first.body.meta.next_cursor.split('_').map(Number);
     const keys = await cursorKeys();
     const fingerprint = fingerprintOf('getPerpxTrades', 'BTC', { start: query.start, end: query.end, side: undefined });
-    const issued = (scope: string, print = fingerprint) => sealCursor(keys, scope, encodeCursor(print, { window: [query.start, query.end], position: [ts, tradeId] }));
+    const issued = (scope: string, print = fingerprint) =>
+      sealCursor(keys, scope, encodeCursor(print, { window: [query.start, query.end], position: [ts, tradeId] }));
     // Act
     const sealed = await get('/v1/perpx/trades/BTC', { ...query, cursor: issued('getPerpxTrades') });
     const followed = await get('/v1/perpx/trades/BTC', { ...query, cursor: first.body.meta.next_cursor });
     const foreign = await get('/v1/perpx/trades/BTC', { ...query, cursor: issued('getAltxTrades') });
-    const otherParameters = await get('/v1/perpx/trades/BTC', { ...query, cursor: issued('getPerpxTrades', fingerprintOf('getPerpxTrades', 'BTC', { start: query.start, end: query.end, side: 'buy' })) });
+    const otherParameters = await get('/v1/perpx/trades/BTC', {
+      ...query,
+      cursor: issued('getPerpxTrades', fingerprintOf('getPerpxTrades', 'BTC', { start: query.start, end: query.end, side: 'buy' })),
+    });
     // Assess: the sealed cursor's page, and a transparent next cursor after it.
     expect(sealed.body.data).toEqual(followed.body.data);
     expect(sealed.body.meta.next_cursor).toBe(followed.body.meta.next_cursor);
@@ -152,7 +178,11 @@ describe('trades', () => {
   });
 
   it('filters by taker side, spelled buy/sell or as rows carry it (B/A)', async () => {
-    for (const [spelled, code] of [['buy', 'B'], ['B', 'B'], ['A', 'A']]) {
+    for (const [spelled, code] of [
+      ['buy', 'B'],
+      ['B', 'B'],
+      ['A', 'A'],
+    ]) {
       const rows = (await get('/v1/perpx/trades/BTC', { ...window(), side: spelled!, limit: 100 })).body.data;
       expect(rows.length, spelled).toBeGreaterThan(0);
       expect(new Set(rows.map((r: any) => r.side)), spelled).toEqual(new Set([code]));
@@ -188,28 +218,49 @@ describe('trades', () => {
 });
 
 describe('limits and parameters', () => {
-  it('returns 400 naming limit above each route\'s maximum', async () => {
-    for (const [path, max] of [['/v1/perpx/trades/BTC', 1000], ['/v1/perpx/candles/BTC', 10_000], ['/v1/perpx/orders/BTC/tpsl', 10_000], ['/v1/perpx/orders/BTC/flow', 10_000]] as const) {
+  it("returns 400 naming limit above each route's maximum", async () => {
+    for (const [path, max] of [
+      ['/v1/perpx/trades/BTC', 1000],
+      ['/v1/perpx/candles/BTC', 10_000],
+      ['/v1/perpx/orders/BTC/tpsl', 10_000],
+      ['/v1/perpx/orders/BTC/flow', 10_000],
+    ] as const) {
       expect((await get(path, { limit: max })).status, path).toBe(200);
       expect((await get(path, { limit: max + 1 })).body, path).toMatchObject({ code: 400, error_code: 'invalid_parameter', param: 'limit' });
     }
   });
 
   it('returns 400 naming the parameter for non-integer or negative values', async () => {
-    for (const [name, value] of [['limit', '-1'], ['limit', '1.5'], ['limit', 'ten'], ['start', 'yesterday'], ['end', '-5']] as const) {
+    for (const [name, value] of [
+      ['limit', '-1'],
+      ['limit', '1.5'],
+      ['limit', 'ten'],
+      ['start', 'yesterday'],
+      ['end', '-5'],
+    ] as const) {
       expect((await get('/v1/perpx/trades/BTC', { [name]: value })).body, `${name}=${value}`).toMatchObject({ code: 400, param: name });
     }
   });
 
   it('returns 400 listing the accepted intervals', async () => {
     expect((await get('/v1/perpx/candles/BTC', { interval: '7m' })).body).toMatchObject({
-      code: 400, error_code: 'invalid_interval', param: 'interval', valid_values: ['1m', '5m', '15m', '30m', '1h', '4h', '1d', '1w'],
+      code: 400,
+      error_code: 'invalid_interval',
+      param: 'interval',
+      valid_values: ['1m', '5m', '15m', '30m', '1h', '4h', '1d', '1w'],
     });
-    expect((await get('/v1/perpx/orders/BTC/flow', { interval: '15m' })).body).toMatchObject({ error_code: 'invalid_interval', valid_values: ['1m', '5m', '1h'] });
+    expect((await get('/v1/perpx/orders/BTC/flow', { interval: '15m' })).body).toMatchObject({
+      error_code: 'invalid_interval',
+      valid_values: ['1m', '5m', '1h'],
+    });
   });
 
   it('returns 400 invalid_time_range when start is after end', async () => {
-    expect((await get('/v1/perpx/trades/BTC', { start: now, end: now - 1000 })).body).toMatchObject({ code: 400, error_code: 'invalid_time_range', param: 'start' });
+    expect((await get('/v1/perpx/trades/BTC', { start: now, end: now - 1000 })).body).toMatchObject({
+      code: 400,
+      error_code: 'invalid_time_range',
+      param: 'start',
+    });
   });
 });
 
@@ -217,7 +268,10 @@ describe('candles', () => {
   it('rolls 5m and 1h candles up from the 1-minute candles they come from', async () => {
     const minutes = await walk('/v1/perpx/candles/BTC', { ...window(), interval: '1m', limit: 10_000 });
     expect(minutes.length).toBeGreaterThan(30);
-    for (const [interval, width] of [['5m', 300_000], ['1h', 3_600_000]] as const) {
+    for (const [interval, width] of [
+      ['5m', 300_000],
+      ['1h', 3_600_000],
+    ] as const) {
       const rolled = await walk('/v1/perpx/candles/BTC', { ...window(), interval, limit: 7 });
       const expected = new Map<number, any>();
       for (const m of minutes) {
@@ -225,7 +279,15 @@ describe('candles', () => {
         if (bucket < window().start) continue;
         const c = expected.get(bucket);
         if (!c) expected.set(bucket, { ...m, timestamp: new Date(bucket).toISOString() });
-        else Object.assign(c, { high: Math.max(c.high, m.high), low: Math.min(c.low, m.low), close: m.close, volume: c.volume + m.volume, quote_volume: c.quote_volume + m.quote_volume, trade_count: c.trade_count + m.trade_count });
+        else
+          Object.assign(c, {
+            high: Math.max(c.high, m.high),
+            low: Math.min(c.low, m.low),
+            close: m.close,
+            volume: c.volume + m.volume,
+            quote_volume: c.quote_volume + m.quote_volume,
+            trade_count: c.trade_count + m.trade_count,
+          });
       }
       const complete = rolled.filter((c) => Date.parse(c.timestamp) >= window().start && Date.parse(c.timestamp) + width <= now - 120_000);
       expect(complete.length, interval).toBeGreaterThan(0);
@@ -276,11 +338,25 @@ describe('trigger orders and order flow', () => {
     for (const key of ['limit_orders_placed', 'orders_canceled', 'orders_filled', 'tpsl_orders_placed']) {
       expect(sum(hourly.body.data, key), key).toBe(sum(oneMinute.body.data, key));
     }
-    expect(Object.keys(oneMinute.body.data[0]).sort()).toEqual(['limit_orders_placed', 'orders_canceled', 'orders_filled', 'orders_force_canceled', 'orders_triggered', 'timestamp', 'tpsl_orders_placed', 'trigger_orders_placed']);
+    expect(Object.keys(oneMinute.body.data[0]).sort()).toEqual([
+      'limit_orders_placed',
+      'orders_canceled',
+      'orders_filled',
+      'orders_force_canceled',
+      'orders_triggered',
+      'timestamp',
+      'tpsl_orders_placed',
+      'trigger_orders_placed',
+    ]);
   });
 
   it('has no trigger-order or order-flow routes for spot, and says where they are', async () => {
-    expect((await get('/v1/perpx/spot/orders/HYPE-USDC/tpsl')).body).toMatchObject({ code: 404, error_code: 'unsupported_for_venue', datatype: 'trigger_orders', venue: 'spot' });
+    expect((await get('/v1/perpx/spot/orders/HYPE-USDC/tpsl')).body).toMatchObject({
+      code: 404,
+      error_code: 'unsupported_for_venue',
+      datatype: 'trigger_orders',
+      venue: 'spot',
+    });
   });
 });
 
@@ -288,7 +364,14 @@ describe('instruments and legacy routes', () => {
   it('lists the registry and finds one instrument, 404 for an unknown one', async () => {
     const list = await get('/v1/altx/instruments');
     expect(list.body.data.map((i: any) => i.symbol)).toEqual(expect.arrayContaining(['BTC', 'ETH']));
-    expect((await get('/v1/perpx/hip3/instruments/xyz:TSLA')).body.data).toMatchObject({ symbol: 'xyz:TSLA', dex: 'xyz', instrument_type: 'perp', coin: 'xyz:TSLA', namespace: 'xyz', ticker: 'TSLA' });
+    expect((await get('/v1/perpx/hip3/instruments/xyz:TSLA')).body.data).toMatchObject({
+      symbol: 'xyz:TSLA',
+      dex: 'xyz',
+      instrument_type: 'perp',
+      coin: 'xyz:TSLA',
+      namespace: 'xyz',
+      ticker: 'TSLA',
+    });
     // A hip4 side carries its outcome's ids, as the outcomes route lists them; core rows have none of those members.
     const side = (await get('/v1/perpx/hip4/instruments')).body.data[0];
     const outcome = (await get(`/v1/perpx/hip4/outcomes/${side.outcome_id}`)).body.data;
@@ -315,8 +398,16 @@ describe('instruments and legacy routes', () => {
     // Assess
     expect(flow.status).toBe(404);
     expect(flow.body).toMatchObject({
-      success: false, code: 404, error_code: 'unsupported_for_venue', datatype: 'order_flow', venue: 'spot',
-      available_on: [{ venue: 'perpx', route: '/v1/perpx/orders/{symbol}/flow' }, { venue: 'hip3', route: '/v1/perpx/hip3/orders/{symbol}/flow' }, { venue: 'hip4', route: '/v1/perpx/hip4/orders/{symbol}/flow' }],
+      success: false,
+      code: 404,
+      error_code: 'unsupported_for_venue',
+      datatype: 'order_flow',
+      venue: 'spot',
+      available_on: [
+        { venue: 'perpx', route: '/v1/perpx/orders/{symbol}/flow' },
+        { venue: 'hip3', route: '/v1/perpx/hip3/orders/{symbol}/flow' },
+        { venue: 'hip4', route: '/v1/perpx/hip4/orders/{symbol}/flow' },
+      ],
     });
     expect(funding).toMatchObject({ status: 404, body: { error_code: 'unsupported_for_venue', datatype: 'funding', venue: 'hip4' } });
     expect(funding.body.available_on.map((a: any) => a.venue)).toEqual(familiesOf('funding'));
@@ -339,7 +430,13 @@ describe('spot pairs and hip4 outcomes', () => {
     expect(pairs.map((p: any) => p.pair_index)).toEqual([...pairs.map((p: any) => p.pair_index)].sort((a, b) => a - b));
     expect(pairs.filter((p: any) => p.is_canonical).map((p: any) => p.name)).toEqual(['PURR/USDC']);
     const hype = (await get('/v1/perpx/spot/pairs/HYPE-USDC')).body.data;
-    expect(hype).toMatchObject({ symbol: 'HYPE-USDC', coin: 'HYPE-USDC', base_token_name: 'HYPE', quote_token_name: 'USDC', name: expect.stringMatching(/^@\d+$/) });
+    expect(hype).toMatchObject({
+      symbol: 'HYPE-USDC',
+      coin: 'HYPE-USDC',
+      base_token_name: 'HYPE',
+      quote_token_name: 'USDC',
+      name: expect.stringMatching(/^@\d+$/),
+    });
     expect((await get('/v1/perpx/spot/pairs/NOPE-USDC')).body).toMatchObject({ code: 404, error_code: 'not_found' });
     expect((await get('/v1/perpx/pairs')).body).toMatchObject({ code: 404, error_code: 'unsupported_for_venue', datatype: 'spot_pairs' });
   });
@@ -351,14 +448,23 @@ describe('spot pairs and hip4 outcomes', () => {
     const first = all[0];
     const bySideSlug = (await get('/v1/perpx/hip4/outcomes', { slug: first.side_specs[1].slug })).body.data;
     const one = (await get(`/v1/perpx/hip4/outcomes/${first.outcome_id}`)).body.data;
-    const oi = await Promise.all(first.outcome_pair.map(async (coin: string) => (await get(`/v1/perpx/hip4/openinterest/${encodeURIComponent(coin)}/current`)).body.data));
+    const oi = await Promise.all(
+      first.outcome_pair.map(async (coin: string) => (await get(`/v1/perpx/hip4/openinterest/${encodeURIComponent(coin)}/current`)).body.data),
+    );
     // Assess
     expect(all.map((o) => o.outcome_id)).toEqual([0, 1, 2, 3]);
     expect(live.length + all.filter((o) => o.is_settled).length).toBe(all.length);
     expect(first).toMatchObject({
-      outcome_pair: ['#0', '#1'], status: first.is_settled ? 'settled' : 'live', class: 'priceBinary', period: '1d',
-      target_price: expect.any(Number), expiry: expect.stringMatching(/^\d{4}-\d\d-\d\dT08:00:00\.000Z$/),
-      side_specs: [{ side: 0, name: 'Yes', coin: '#0' }, { side: 1, name: 'No', coin: '#1' }],
+      outcome_pair: ['#0', '#1'],
+      status: first.is_settled ? 'settled' : 'live',
+      class: 'priceBinary',
+      period: '1d',
+      target_price: expect.any(Number),
+      expiry: expect.stringMatching(/^\d{4}-\d\d-\d\dT08:00:00\.000Z$/),
+      side_specs: [
+        { side: 0, name: 'Yes', coin: '#0' },
+        { side: 1, name: 'No', coin: '#1' },
+      ],
     });
     expect(first).not.toHaveProperty('aggregated_oi');
     expect(bySideSlug.map((o: any) => o.outcome_id)).toEqual([first.outcome_id]);

@@ -7,8 +7,12 @@ import { createMcpServer } from '#mcp/server.ts';
 import { mcpTools, type McpScope } from '#mcp/tools.ts';
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
-beforeAll(async () => { cloud = await startTestCloud({ pollers: false }); });
-afterAll(async () => { await cloud?.stop(); });
+beforeAll(async () => {
+  cloud = await startTestCloud({ pollers: false });
+});
+afterAll(async () => {
+  await cloud?.stop();
+});
 
 async function connect(scopes: McpScope[]): Promise<Client> {
   const server = createMcpServer({ baseUrl: cloud.url, apiKey: KEYS.build, scopes });

@@ -16,16 +16,26 @@ const end = Date.now() - 5_000;
 beforeAll(async () => {
   cloud = await startDemoCloud({ key: KEY });
 });
-afterAll(async () => { await cloud?.stop(); });
+afterAll(async () => {
+  await cloud?.stop();
+});
 
 const get = keyedGet(() => cloud.url, KEY);
 
 const walk = (path: string, query: Record<string, string | number>) => walkPages(get, path, query);
 const BOOK = '/v1/perpx/orderbook/BTC';
 
-interface WireOrder { oid: number; user_address: string; side: 'B' | 'A'; price: number; size: number; timestamp_ms: number | null }
+interface WireOrder {
+  oid: number;
+  user_address: string;
+  side: 'B' | 'A';
+  price: number;
+  size: number;
+  timestamp_ms: number | null;
+}
 const stored = (orders: WireOrder[]): CheckpointOrder[] => orders.map((o) => [o.oid, o.user_address, String(o.price), String(o.size), o.timestamp_ms]);
-const wireOrders = (book: L4Book, side: 'B' | 'A') => book.side(side).map((o) => ({ oid: o.oid, user_address: o.user, side: o.side, price: Number(o.price), size: Number(o.size) }));
+const wireOrders = (book: L4Book, side: 'B' | 'A') =>
+  book.side(side).map((o) => ({ oid: o.oid, user_address: o.user, side: o.side, price: Number(o.price), size: Number(o.size) }));
 const withoutTimes = (orders: WireOrder[]) => orders.map(({ oid, user_address, side, price, size }) => ({ oid, user_address, side, price, size }));
 
 describe('order-level books', () => {
@@ -38,7 +48,8 @@ describe('order-level books', () => {
       const at = from + offset;
       const diffs = await walk(`${BOOK}/l4/diffs`, { start: from + 1, end: at, limit: 500 });
       const book = L4Book.fromCheckpoint(stored(checkpoint.bids), stored(checkpoint.asks));
-      for (const d of diffs) book.apply({ ...d, ts: Date.parse(d.timestamp), price: String(d.price), new_size: d.new_size === null ? null : String(d.new_size) } as BookDiff);
+      for (const d of diffs)
+        book.apply({ ...d, ts: Date.parse(d.timestamp), price: String(d.price), new_size: d.new_size === null ? null : String(d.new_size) } as BookDiff);
       const served = (await get(`${BOOK}/l4`, { timestamp: at })).body.data;
       expect(withoutTimes(served.bids)).toEqual(wireOrders(book, 'B'));
       expect(withoutTimes(served.asks)).toEqual(wireOrders(book, 'A'));
@@ -64,15 +75,25 @@ describe('full-depth L2', () => {
     for (const snapshot of snapshots.slice(-4)) {
       const at = Date.parse(snapshot.timestamp);
       const [l2, l4, native] = await Promise.all([get(`${BOOK}/l2`, { timestamp: at }), get(`${BOOK}/l4`, { timestamp: at }), get(BOOK, { timestamp: at })]);
-      const levels = (orders: WireOrder[]) => [...Map.prototype.entries.call(orders.reduce((m, o) => m.set(String(o.price), [...(m.get(String(o.price)) ?? []), String(o.size)]), new Map<string, string[]>()))]
-        .map(([px, sizes]) => ({ px, sz: sumDecimals(sizes), n: sizes.length }));
+      const levels = (orders: WireOrder[]) =>
+        [
+          ...Map.prototype.entries.call(
+            orders.reduce((m, o) => m.set(String(o.price), [...(m.get(String(o.price)) ?? []), String(o.size)]), new Map<string, string[]>()),
+          ),
+        ].map(([px, sizes]) => ({ px, sz: sumDecimals(sizes), n: sizes.length }));
       expect(l2.body.data.bids).toEqual(levels(l4.body.data.bids));
       expect(l2.body.data.asks).toEqual(levels(l4.body.data.asks));
       expect(l2.body.data).toMatchObject({ bid_levels: l2.body.data.bids.length, ask_levels: l2.body.data.asks.length });
       expect(native.body.data).toEqual({ ...snapshot });
       expect(native.body.data.bids).toEqual(l2.body.data.bids.slice(0, 20));
       expect(native.body.data.asks).toEqual(l2.body.data.asks.slice(0, 20));
-      expect(native.body.data).toMatchObject({ symbol: 'BTC', coin: 'BTC', mid_price: l2.body.data.mid_price, spread: l2.body.data.spread, spread_bps: l2.body.data.spread_bps });
+      expect(native.body.data).toMatchObject({
+        symbol: 'BTC',
+        coin: 'BTC',
+        mid_price: l2.body.data.mid_price,
+        spread: l2.body.data.spread,
+        spread_bps: l2.body.data.spread_bps,
+      });
     }
   });
 
@@ -111,7 +132,7 @@ describe('book cursors', () => {
     return { first, built, followed, resumed };
   }
 
-  it('are the real service\'s: <ts_ms>_<block_number> on L2 diffs, <ts_ms> on book history; a client builds them from the last row', async () => {
+  it("are the real service's: <ts_ms>_<block_number> on L2 diffs, <ts_ms> on book history; a client builds them from the last row", async () => {
     const window = { start: end - 10 * 60_000, end };
     const ms = (row: any) => String(Date.parse(row.timestamp));
     for (const [path, query, build] of [
@@ -147,8 +168,13 @@ describe('altx books', () => {
     expect(ones).toHaveLength(21);
     expect(ones[10]).toEqual(tens[1]);
     const l3 = (await get('/v1/l3orderbook/ETH'.replace('/v1', '/v1/altx'), { timestamp: t0 + 10_000, depth: 1000 })).body.data;
-    const levels = (side: string) => [...l3.orders.filter((o: any) => o.side === side).reduce((m: Map<number, string[]>, o: any) => m.set(o.price, [...(m.get(o.price) ?? []), String(o.remaining_size)]), new Map()).entries()]
-      .map(([px, sizes]: [number, string[]]) => [px, Number(sumDecimals(sizes)), sizes.length]);
+    const levels = (side: string) =>
+      [
+        ...l3.orders
+          .filter((o: any) => o.side === side)
+          .reduce((m: Map<number, string[]>, o: any) => m.set(o.price, [...(m.get(o.price) ?? []), String(o.remaining_size)]), new Map())
+          .entries(),
+      ].map(([px, sizes]: [number, string[]]) => [px, Number(sumDecimals(sizes)), sizes.length]);
     const numeric = (side: any[]) => side.map((l) => [Number(l.px), Number(l.sz), l.n]);
     if (!l3.truncated) {
       expect(numeric(tens[1].bids)).toEqual(levels('bid'));
@@ -172,7 +198,10 @@ describe('altx books', () => {
     expect(deltas.length).toBeGreaterThan(0);
     expect(deltas.length).toBeLessThan(1000);
     expect(deltas.every((d: any, i: number) => i === 0 || d.sequence > deltas[i - 1].sequence)).toBe(true);
-    const sides = { bid: new Map<number, number>(checkpoint.bids.map((l: any) => [Number(l.px), Number(l.sz)])), ask: new Map<number, number>(checkpoint.asks.map((l: any) => [Number(l.px), Number(l.sz)])) };
+    const sides = {
+      bid: new Map<number, number>(checkpoint.bids.map((l: any) => [Number(l.px), Number(l.sz)])),
+      ask: new Map<number, number>(checkpoint.asks.map((l: any) => [Number(l.px), Number(l.sz)])),
+    };
     for (const d of deltas) {
       if (d.size === 0) sides[d.side as 'bid' | 'ask'].delete(d.price);
       else sides[d.side as 'bid' | 'ask'].set(d.price, d.size);
@@ -182,7 +211,7 @@ describe('altx books', () => {
     expect([...sides.ask.entries()].sort((a, b) => a[0] - b[0])).toEqual(after.asks.map((l: any) => [Number(l.px), Number(l.sz)]));
   });
 
-  it('serves L3 books of at most 250 orders a side, one account\'s on request, and their history', async () => {
+  it("serves L3 books of at most 250 orders a side, one account's on request, and their history", async () => {
     const full = (await get('/v1/altx/l3orderbook/ETH', { timestamp: end, depth: 100_000 })).body.data;
     expect(full.orders.filter((o: any) => o.side === 'bid').length).toBe(Math.min(250, full.bid_count));
     expect(full).toMatchObject({ coin: 'ETH', truncated: full.bid_count > 250 || full.ask_count > 250, mid_price: expect.any(String) });
@@ -235,7 +264,10 @@ describe('routes and errors', () => {
     expect(zero.body.param).toBe('depth');
     const altx = await get('/v1/altx/orderbook/ETH/l4');
     expect(altx.status).toBe(404);
-    expect(altx.body).toMatchObject({ error_code: 'unsupported_for_venue', available_on: expect.arrayContaining([expect.objectContaining({ venue: 'perpx' })]) });
+    expect(altx.body).toMatchObject({
+      error_code: 'unsupported_for_venue',
+      available_on: expect.arrayContaining([expect.objectContaining({ venue: 'perpx' })]),
+    });
     const before = await get(`${BOOK}/l4`, { timestamp: Date.parse('2025-01-01T00:00:00Z') });
     expect(before.status).toBe(404);
     expect(before.body.param).toBe('timestamp');

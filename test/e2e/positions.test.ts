@@ -27,7 +27,9 @@ beforeAll(async () => {
   // handler runs here until every family is built to its target (the minutes since).
   for (let run = 0; run < 20 && ((await invoke('positions-build', {})) as PositionsReport).steps > 0; run++);
 });
-afterAll(async () => { await cloud?.stop(); });
+afterAll(async () => {
+  await cloud?.stop();
+});
 
 const get = keyedGet(() => cloud.url, KEY);
 
@@ -84,7 +86,12 @@ describe('wallet positions', () => {
     expect(latest.body.meta.stale).toBe(Date.now() - Date.parse(latest.body.meta.as_of) > 12 * 60_000);
     expect(latest.body.data.account).toMatchObject({ n_positions: latest.body.data.positions.length, account_value: null });
     const position = latest.body.data.positions[0];
-    expect(position).toMatchObject({ leverage: { type: 'unknown', value: null }, liquidation_price: null, liquidation_price_status: 'unavailable', cum_funding: expect.any(Object) });
+    expect(position).toMatchObject({
+      leverage: { type: 'unknown', value: null },
+      liquidation_price: null,
+      liquidation_price_status: 'unavailable',
+      cum_funding: expect.any(Object),
+    });
     expect(position).not.toHaveProperty('account_index');
     const hour = Math.floor(built / HOUR) * HOUR;
     const history = await walk(`/v1/perpx/wallets/${wallet}/positions/history`, { start: hour - 2 * HOUR, end: hour + 1, limit: 3 });
@@ -118,8 +125,15 @@ describe('market positions', () => {
     expect(totals).toEqual(summary.body.data[0]);
     expect(totals.long_count + totals.short_count).toBe(rows.length);
     const longs = rows.filter((r) => r.side === 'long');
-    expect(Number(totals.long_size)).toBeCloseTo(longs.reduce((s, r) => s + Number(r.size), 0), 6);
-    const top = [...longs].map((r) => Number(r.position_value)).sort((a, b) => b - a).slice(0, 10).reduce((a, b) => a + b, 0);
+    expect(Number(totals.long_size)).toBeCloseTo(
+      longs.reduce((s, r) => s + Number(r.size), 0),
+      6,
+    );
+    const top = [...longs]
+      .map((r) => Number(r.position_value))
+      .sort((a, b) => b - a)
+      .slice(0, 10)
+      .reduce((a, b) => a + b, 0);
     if (totals.long_value !== null) expect(Number(totals.long_top10_value_share)).toBeCloseTo(top / Number(totals.long_value), 6);
   });
 
@@ -147,7 +161,9 @@ describe('market positions', () => {
       json = await walk('/v1/altx/positions', { hour, limit: 7, include_system: 'true' });
       if (json.some((r) => r.account_kind !== 'user') || hour <= latest - 2 * HOUR) break;
     }
-    const arrow = await fetch(`${cloud.url}/v1/altx/positions?hour=${hour}&include_system=true&limit=50000`, { headers: { 'x-api-key': KEY, accept: 'application/vnd.apache.arrow.stream' } });
+    const arrow = await fetch(`${cloud.url}/v1/altx/positions?hour=${hour}&include_system=true&limit=50000`, {
+      headers: { 'x-api-key': KEY, accept: 'application/vnd.apache.arrow.stream' },
+    });
     expect(arrow.headers.get('content-type')).toBe('application/vnd.apache.arrow.stream');
     expect(arrow.headers.get('x-schema-version')).toBe('positions.v1');
     const table = tableFromIPC(new Uint8Array(await arrow.arrayBuffer()));
@@ -178,9 +194,17 @@ describe('market positions', () => {
     const sealed = (forged: string) => sealCursor(keys, scope, forged);
     const expired = sealed(encodeCursor(fingerprint, { ...state, position: [Date.now() - 25 * HOUR, ...state.position.slice(1)] }));
     expect((await get('/v1/perpx/positions/BTC', { limit: 1, cursor: expired })).body).toMatchObject({ code: 400, error_code: 'invalid_cursor' });
-    for (const position of [[Date.now(), 'x'], [Date.now(), -1], [Date.now(), 1, 2], ['now', 1]]) {
+    for (const position of [
+      [Date.now(), 'x'],
+      [Date.now(), -1],
+      [Date.now(), 1, 2],
+      ['now', 1],
+    ]) {
       const forged = sealed(encodeCursor(fingerprint, { ...state, position }));
-      expect((await get('/v1/perpx/positions/BTC', { limit: 1, cursor: forged })).body, JSON.stringify(position)).toMatchObject({ code: 400, error_code: 'invalid_cursor' });
+      expect((await get('/v1/perpx/positions/BTC', { limit: 1, cursor: forged })).body, JSON.stringify(position)).toMatchObject({
+        code: 400,
+        error_code: 'invalid_cursor',
+      });
     }
     // A newer live snapshot replaces the one the cursor pages.
     const replaced = sealed(encodeCursor(fingerprint, { ...state, window: [state.window[0] - 300_000, state.window[0] - 300_000] }));
@@ -189,12 +213,25 @@ describe('market positions', () => {
 });
 
 describe('registry and freshness', () => {
-  it('lists an L1 address\'s altx accounts and each venue\'s snapshot freshness', async () => {
+  it("lists an L1 address's altx accounts and each venue's snapshot freshness", async () => {
     const market = await get('/v1/altx/positions/ETH', { limit: 50 });
     const account = market.body.data.find((r: any) => r.account_kind === 'user')?.account_index;
-    const owner = (await readWindow(archiveDeps(), { dataset: 'accounts', family: 'altx', from: 0, to: Date.now(), limit: 1, filter: { sql: 'account_index = $a', params: { a: account } } })).rows[0];
+    const owner = (
+      await readWindow(archiveDeps(), {
+        dataset: 'accounts',
+        family: 'altx',
+        from: 0,
+        to: Date.now(),
+        limit: 1,
+        filter: { sql: 'account_index = $a', params: { a: account } },
+      })
+    ).rows[0];
     const lookup = await get('/v1/altx/accounts', { l1_address: String(owner!.l1_address).toUpperCase().replace('0X', '0x') });
-    expect(lookup.body.data).toMatchObject({ l1_address: owner!.l1_address, total_accounts: 1, accounts: [{ account_index: account, account_type: 0, first_seen: expect.any(String) }] });
+    expect(lookup.body.data).toMatchObject({
+      l1_address: owner!.l1_address,
+      total_accounts: 1,
+      accounts: [{ account_index: account, account_type: 0, first_seen: expect.any(String) }],
+    });
     expect((await get('/v1/altx/accounts', { l1_address: 'nope' })).body).toMatchObject({ code: 400, param: 'l1_address' });
     const freshness = await get('/v1/data-quality/positions');
     expect(freshness.body.data.map((r: any) => r.product)).toEqual(['core', 'hip3', 'altx', 'altx_rh']);
@@ -217,7 +254,11 @@ describe('registry and freshness', () => {
       expect(listed.length, address).toBeGreaterThan(0);
       for (const { account_index } of listed) {
         const page = await get(`/v1/altx/accounts/${account_index}/positions`);
-        const legs = await get(`/v1/altx/accounts/${account_index}/positions/changes`, { start: Date.parse('2025-01-01T00:00:00Z'), end: Date.now(), limit: 1 });
+        const legs = await get(`/v1/altx/accounts/${account_index}/positions/changes`, {
+          start: Date.parse('2025-01-01T00:00:00Z'),
+          end: Date.now(),
+          limit: 1,
+        });
         // Assess: known to the positions routes, with its positions or as an account that holds none.
         expect(page.status).toBe(200);
         expect(page.body.data.account_seen, `${address} ${account_index}`).not.toBe('never_seen');
@@ -227,7 +268,16 @@ describe('registry and freshness', () => {
     }
     expect(neverTraded).toBeGreaterThan(0);
     // The second deployment has no L1 lookup, but its registry's accounts are known the same way; a stranger is not.
-    const rh = (await readWindow(archiveDeps(), { dataset: 'accounts', family: 'altx-rh', from: 0, to: Date.now(), limit: 1, filter: { sql: 'account_kind = \'user\'', params: {} } })).rows[0]!;
+    const rh = (
+      await readWindow(archiveDeps(), {
+        dataset: 'accounts',
+        family: 'altx-rh',
+        from: 0,
+        to: Date.now(),
+        limit: 1,
+        filter: { sql: "account_kind = 'user'", params: {} },
+      })
+    ).rows[0]!;
     expect((await get(`/v1/altx-rh/accounts/${String(rh.account_index)}/positions`)).body.data.account_seen).not.toBe('never_seen');
     expect((await get('/v1/altx/accounts/999999999999/positions')).body.data).toMatchObject({ positions: [], account_seen: 'never_seen' });
   });

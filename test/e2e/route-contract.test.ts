@@ -51,7 +51,12 @@ beforeAll(async () => {
       // Liquidations come in bursts (two hours of the demo's altx may have none): the newest of the
       // whole seeded archive, and a window of the hour up to it.
       const row = await newestRow(archiveDeps(), { dataset, family, from: window.end - 12 * 3_600_000, to: window.end });
-      if (row) liquidated[family] = { symbol: String(row.symbol), user: String(row.liquidated_user ?? ''), window: { start: Number(row.ts) - 3_600_000, end: Number(row.ts) } };
+      if (row)
+        liquidated[family] = {
+          symbol: String(row.symbol),
+          user: String(row.liquidated_user ?? ''),
+          window: { start: Number(row.ts) - 3_600_000, end: Number(row.ts) },
+        };
     }
   }
   // The demo's spot TWAPs start every 4 hours: the newest status of the last day, and the hour up to
@@ -59,11 +64,27 @@ beforeAll(async () => {
   // 10 minutes ago goes in through ingest, as a node's status would.
   const newestTwap = () => newestRow(archiveDeps(), { dataset: 'twaps', family: 'spot', from: window.end - 24 * 3_600_000, to: window.end });
   if (!(await newestTwap())) {
-    const status = { dataset: 'twaps', family: 'spot', symbol: SYMBOL.spot, ts: window.end - 10 * MIN, twap_id: 9_000_001, user_address: SPOT_STACKER, status: 'activated', side: 'B', size: '40', executed_size: '0' };
+    const status = {
+      dataset: 'twaps',
+      family: 'spot',
+      symbol: SYMBOL.spot,
+      ts: window.end - 10 * MIN,
+      twap_id: 9_000_001,
+      user_address: SPOT_STACKER,
+      status: 'activated',
+      side: 'B',
+      size: '40',
+      executed_size: '0',
+    };
     await ingestBatch(archiveDeps(), 'normalized', JSON.stringify(status));
   }
   const twap = await newestTwap();
-  if (twap) Object.assign(twapped, { symbol: String(twap.symbol), user: String(twap.user_address), window: { start: Number(twap.ts) - 3_600_000, end: Number(twap.ts) } });
+  if (twap)
+    Object.assign(twapped, {
+      symbol: String(twap.symbol),
+      user: String(twap.user_address),
+      window: { start: Number(twap.ts) - 3_600_000, end: Number(twap.ts) },
+    });
   while ((await buildPositions(archiveDeps())).steps > 0);
   for (const family of POSITION_FAMILIES) {
     // An account holding a position both at the latest snapshot (what the routes read without a time) and at the latest hour (history).
@@ -80,16 +101,26 @@ beforeAll(async () => {
     if (row) triggered[family] = String(row.symbol);
   }
   const exported = await call(KEY, 'POST', '/v1/exports', { schema: 'trades', family: 'perpx', symbols: ['BTC'], ...window });
-  const done = await eventually(() => call(KEY, 'GET', `/v1/exports/${exported.body.data.id}`), (r) => r.body.data?.state === 'completed');
+  const done = await eventually(
+    () => call(KEY, 'GET', `/v1/exports/${exported.body.data.id}`),
+    (r) => r.body.data?.state === 'completed',
+  );
   Object.assign(completedExport, { id: done.body.data.id, file: done.body.data.files[0].name });
 });
-afterAll(async () => { await cloud?.stop(); });
+afterAll(async () => {
+  await cloud?.stop();
+});
 
 /** A copy of a schema in which every object that lists its properties allows no others. */
 function closed(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(closed);
   if (schema === null || typeof schema !== 'object') return schema;
-  const out = Object.fromEntries(Object.entries(schema).map(([k, val]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(val as object).map(([p, s]) => [p, closed(s)])) : closed(val)]));
+  const out = Object.fromEntries(
+    Object.entries(schema).map(([k, val]) => [
+      k,
+      k === 'properties' ? Object.fromEntries(Object.entries(val as object).map(([p, s]) => [p, closed(s)])) : closed(val),
+    ]),
+  );
   if ('properties' in out && !('additionalProperties' in out)) out.additionalProperties = false;
   return out;
 }
@@ -104,7 +135,7 @@ function publishedValidator(route: RouteDef): ValidateFunction {
     const schema = document.paths[route.path]?.[route.method.toLowerCase()]?.responses?.[route.response.status]?.content?.['application/json']?.schema;
     expect(schema, `${key} publishes a ${route.response.status} schema`).toBeDefined();
     // OpenAPI 3.0 schemas (nullable, $ref into components); each route's schema refers into the document's.
-    const ajv = documentAjv ??= new Ajv({ strict: false, allErrors: true }).addSchema({ $id: 'doc', components: closed(document.components) }, 'doc');
+    const ajv = (documentAjv ??= new Ajv({ strict: false, allErrors: true }).addSchema({ $id: 'doc', components: closed(document.components) }, 'doc'));
     const rebased = JSON.parse(JSON.stringify(closed(schema)).replaceAll('"#/components/', '"doc#/components/'));
     validate = ajv.compile(rebased);
     validators.set(key, validate);
@@ -114,17 +145,32 @@ function publishedValidator(route: RouteDef): ValidateFunction {
 
 // Symbols with data in the demo market, per family, in their path form (hip4 `#N` as `%23N`).
 const SYMBOL: Readonly<Record<Family, string>> = {
-  perpx: 'BTC', spot: 'HYPE-USDC', hip3: 'xyz:TSLA', hip4: '%2310', altx: 'ETH', 'altx-rh': 'BTC',
+  perpx: 'BTC',
+  spot: 'HYPE-USDC',
+  hip3: 'xyz:TSLA',
+  hip4: '%2310',
+  altx: 'ETH',
+  'altx-rh': 'BTC',
 };
 const window = { start: now - 2 * 3_600_000, end: now - 5_000 };
-const ids: Record<'endpoint' | 'subscription' | 'delivery' | 'export' | 'replay', string> = { endpoint: '', subscription: '', delivery: '', export: '', replay: '' };
+const ids: Record<'endpoint' | 'subscription' | 'delivery' | 'export' | 'replay', string> = {
+  endpoint: '',
+  subscription: '',
+  delivery: '',
+  export: '',
+  replay: '',
+};
 /** An incident the minute detection recorded over the demo's history (its hip3 book stall or altx trade gap). */
 let incidentId = '';
 /** A completed export job and one of its files (the download route needs one). */
 const completedExport = { id: '', file: '' };
 
 /** `params` names path values where the family's default symbol has no rows for the route (liquidations are sparse). */
-interface Sample { params?: (route: RouteDef) => Record<string, string>; query?: Record<string, string | number> | ((route: RouteDef) => Record<string, string | number>); body?: () => unknown }
+interface Sample {
+  params?: (route: RouteDef) => Record<string, string>;
+  query?: Record<string, string | number> | ((route: RouteDef) => Record<string, string | number>);
+  body?: () => unknown;
+}
 
 /**
  * Markets (and a wallet) with rows in the window for the sparse datasets, per family that has them,
@@ -139,11 +185,16 @@ const twapped = { symbol: '', user: '', window: { start: 0, end: 0 } };
 /** Per positions family: an account holding positions at the latest snapshot and at the latest hour, with a change leg in the window, one of its markets, and that hour. */
 const holders: Partial<Record<Family, { account: string; symbol: string; hour: number }>> = {};
 let l1Address = '';
-const withRows = async (dataset: 'liquidations' | 'altx_liquidations' | 'order_events' | 'accounts', family: Family, filter?: { sql: string; params: Record<string, never> }, from = window.start) =>
-  (await readWindow(archiveDeps(), { dataset, family, from, to: window.end, limit: 1, filter })).rows[0];
+const withRows = async (
+  dataset: 'liquidations' | 'altx_liquidations' | 'order_events' | 'accounts',
+  family: Family,
+  filter?: { sql: string; params: Record<string, never> },
+  from = window.start,
+) => (await readWindow(archiveDeps(), { dataset, family, from, to: window.end, limit: 1, filter })).rows[0];
 const holder = (route: RouteDef) => holders[route.family!]!;
 const accountSample = (query: Record<string, string | number> = {}): Sample => ({
-  params: (route): Record<string, string> => ({ [route.path.includes('{address}') ? 'address' : 'account_index']: holder(route).account }), query,
+  params: (route): Record<string, string> => ({ [route.path.includes('{address}') ? 'address' : 'account_index']: holder(route).account }),
+  query,
 });
 
 /** One sample request per operation; per-family operations take their family's symbol. */
@@ -183,9 +234,15 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   prices: { query: { ...window, interval: '5m', limit: 5 } },
   summary: {},
   freshness: {},
-  liquidations: { params: (route) => ({ symbol: encodeURIComponent(liquidated[route.family!]!.symbol) }), query: (route) => ({ ...liquidated[route.family!]!.window, limit: 5 }) },
+  liquidations: {
+    params: (route) => ({ symbol: encodeURIComponent(liquidated[route.family!]!.symbol) }),
+    query: (route) => ({ ...liquidated[route.family!]!.window, limit: 5 }),
+  },
   userLiquidations: { params: (route) => ({ user: liquidated[route.family!]!.user }), query: (route) => ({ ...liquidated[route.family!]!.window, limit: 5 }) },
-  liquidationVolume: { params: (route) => ({ symbol: encodeURIComponent(liquidated[route.family!]!.symbol) }), query: (route) => ({ ...liquidated[route.family!]!.window, interval: '15m', limit: 5 }) },
+  liquidationVolume: {
+    params: (route) => ({ symbol: encodeURIComponent(liquidated[route.family!]!.symbol) }),
+    query: (route) => ({ ...liquidated[route.family!]!.window, interval: '15m', limit: 5 }),
+  },
   breadthCurrent: {},
   orderbook: { query: { timestamp: window.end, depth: 5 } },
   orderbookHistory: { query: { ...window, limit: 3, depth: 5 } },
@@ -211,7 +268,9 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   marketPositions: { params: (route) => ({ symbol: encodeURIComponent(holder(route).symbol) }), query: { limit: 5 } },
   marketPositionsSummary: { params: (route) => ({ symbol: encodeURIComponent(holder(route).symbol) }) },
   bulkPositions: { query: (route) => ({ hour: holder(route).hour, limit: 5 }) },
-  get l1Accounts(): Sample { return { query: { l1_address: l1Address } }; },
+  get l1Accounts(): Sample {
+    return { query: { l1_address: l1Address } };
+  },
   positionsFreshness: {},
   getSymbols: {},
   getStats: {},
@@ -221,7 +280,9 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   getExchangeCoverage: { params: () => ({ exchange: 'hip3' }) },
   getSymbolCoverage: { params: () => ({ exchange: 'hip3', symbol: encodeURIComponent('xyz:TSLA') }), query: { from: window.start, to: window.end } },
   listIncidents: { query: { limit: 5 } },
-  get getIncident(): Sample { return { params: () => ({ id: incidentId }) }; },
+  get getIncident(): Sample {
+    return { params: () => ({ id: incidentId }) };
+  },
   getLatency: {},
   getSla: {},
   listWebhookEventTypes: {},
@@ -236,7 +297,9 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   redeliverWebhookDelivery: {},
   watchAddress: { body: () => ({ address: WATCHED, label: 'desk' }) },
   listWatchedAddresses: {},
-  createWebhookSubscription: { body: () => ({ endpoint_id: ids.endpoint, event_type: 'market.liquidation', filters: { venue: 'perpx', min_notional_usd: 1000 } }) },
+  createWebhookSubscription: {
+    body: () => ({ endpoint_id: ids.endpoint, event_type: 'market.liquidation', filters: { venue: 'perpx', min_notional_usd: 1000 } }),
+  },
   listWebhookSubscriptions: {},
   getWebhookSubscription: {},
   patchWebhookSubscription: { body: () => ({ enabled: false }) },
@@ -262,13 +325,21 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
 /** The concrete path of a route: its symbol, or the id its resource was created with. */
 function pathOf(route: RouteDef, sample?: Sample): string {
   const params = sample?.params?.(route) ?? {};
-  const idOf = route.path.startsWith('/v1/exports') ? ids.export
-    : route.path.startsWith('/v1/webhooks/subscriptions/replays') ? ids.replay
-    : route.path.startsWith('/v1/webhooks/deliveries') ? ids.delivery
-    : route.path.startsWith('/v1/webhooks/subscriptions') ? ids.subscription
-      : route.path.startsWith('/v1/webhooks/addresses') ? WATCHED : ids.endpoint;
-  return route.path.replace(/\{(\w+)\}/g, (whole, name: string) => params[name] ?? whole)
-    .replace('{symbol}', SYMBOL[route.family ?? 'perpx']).replace('{id}', idOf);
+  const idOf = route.path.startsWith('/v1/exports')
+    ? ids.export
+    : route.path.startsWith('/v1/webhooks/subscriptions/replays')
+      ? ids.replay
+      : route.path.startsWith('/v1/webhooks/deliveries')
+        ? ids.delivery
+        : route.path.startsWith('/v1/webhooks/subscriptions')
+          ? ids.subscription
+          : route.path.startsWith('/v1/webhooks/addresses')
+            ? WATCHED
+            : ids.endpoint;
+  return route.path
+    .replace(/\{(\w+)\}/g, (whole, name: string) => params[name] ?? whole)
+    .replace('{symbol}', SYMBOL[route.family ?? 'perpx'])
+    .replace('{id}', idOf);
 }
 
 // Webhook routes run in SAMPLES order (creations before reads, deletes last); the rest as listed.
@@ -282,7 +353,9 @@ describe('every documented route answers what the OpenAPI document publishes', (
     // Prepare
     const sample = SAMPLES[route.operation];
     expect(sample, `a sample request for operation ${route.operation}`).toBeDefined();
-    const query = new URLSearchParams(Object.entries((typeof sample!.query === 'function' ? sample!.query(route) : sample!.query) ?? {}).map(([k, val]): [string, string] => [k, String(val)])).toString();
+    const query = new URLSearchParams(
+      Object.entries((typeof sample!.query === 'function' ? sample!.query(route) : sample!.query) ?? {}).map(([k, val]): [string, string] => [k, String(val)]),
+    ).toString();
 
     // Act
     const res = await call(KEY, route.method, `${pathOf(route, sample)}${query ? `?${query}` : ''}`, sample!.body?.());
@@ -292,7 +365,8 @@ describe('every documented route answers what the OpenAPI document publishes', (
     const validate = publishedValidator(route);
     expect(validate(res.body) ? [] : validate.errors, JSON.stringify(res.body).slice(0, 400)).toEqual([]);
     // An empty page would pass without a row being checked: market and breadth samples have rows.
-    if (['market', 'derivatives', 'orderbook', 'breadth-api', 'positions'].includes(route.group)) expect([res.body.data].flat().length, 'rows to check').toBeGreaterThan(0);
+    if (['market', 'derivatives', 'orderbook', 'breadth-api', 'positions'].includes(route.group))
+      expect([res.body.data].flat().length, 'rows to check').toBeGreaterThan(0);
     if (route.operation === 'createWebhookEndpoint') ids.endpoint = res.body.data.id;
     if (route.operation === 'createWebhookSubscription') ids.subscription = res.body.data.id;
     if (route.operation === 'testWebhookEndpoint') ids.delivery = res.body.data.delivery_id;
@@ -306,14 +380,42 @@ describe('every documented route answers what the OpenAPI document publishes', (
     const route = ROUTES.find((r) => r.operationId === 'getPerpxTrades')!;
     const { body } = await call(KEY, 'GET', `${pathOf(route)}?start=${window.start}&end=${window.end}&limit=2`);
     const validate = publishedValidator(route);
-    const variant = (change: (copy: any) => void) => { const copy = structuredClone(body); change(copy); return copy; };
+    const variant = (change: (copy: any) => void) => {
+      const copy = structuredClone(body);
+      change(copy);
+      return copy;
+    };
 
     // Act / Assess
     expect(validate(body)).toBe(true);
-    expect(validate(variant((b) => { b.data[0].extra = 1; }))).toBe(false);
-    expect(validate(variant((b) => { b.data[0].cloid = null; }))).toBe(false);
-    expect(validate(variant((b) => { b.meta.next_cursor = null; }))).toBe(false);
-    expect(validate(variant((b) => { b.unexpected = true; }))).toBe(false);
+    expect(
+      validate(
+        variant((b) => {
+          b.data[0].extra = 1;
+        }),
+      ),
+    ).toBe(false);
+    expect(
+      validate(
+        variant((b) => {
+          b.data[0].cloid = null;
+        }),
+      ),
+    ).toBe(false);
+    expect(
+      validate(
+        variant((b) => {
+          b.meta.next_cursor = null;
+        }),
+      ),
+    ).toBe(false);
+    expect(
+      validate(
+        variant((b) => {
+          b.unexpected = true;
+        }),
+      ),
+    ).toBe(false);
   });
 
   it('left no documented route without a sample request', () => {

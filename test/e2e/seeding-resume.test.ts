@@ -28,7 +28,15 @@ afterAll(async () => {
 });
 
 const start = async (onProgress?: (p: SeedProgress) => void) =>
-  (cloud = await startLocalCloud({ port: 0, dataDir, logLevel: 'ERROR', template: await sharedTemplate(), apiKeys: [{ key: KEY, plan: 'pro' }], schedules: false, demo: { ...DEMO, onProgress } }));
+  (cloud = await startLocalCloud({
+    port: 0,
+    dataDir,
+    logLevel: 'ERROR',
+    template: await sharedTemplate(),
+    apiKeys: [{ key: KEY, plan: 'pro' }],
+    schedules: false,
+    demo: { ...DEMO, onProgress },
+  }));
 
 type FeedState = { history?: { from: number; to: number } };
 const feedState = (): FeedState => JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
@@ -38,10 +46,18 @@ describe('a first start stopped while it writes the older days', () => {
     // Prepare: stopped once an older batch is written and before the last is.
     const seen: SeedProgress[] = [];
     await start((p) => seen.push(p));
-    await eventually(() => seen.filter((p) => p.phase === 'history').map((p) => p.written).at(-1) ?? 0, (written) => {
-      const nearBatches = seen.find((p) => p.phase === 'history')?.written ?? Infinity;
-      return written > nearBatches;
-    }, 600_000);
+    await eventually(
+      () =>
+        seen
+          .filter((p) => p.phase === 'history')
+          .map((p) => p.written)
+          .at(-1) ?? 0,
+      (written) => {
+        const nearBatches = seen.find((p) => p.phase === 'history')?.written ?? Infinity;
+        return written > nearBatches;
+      },
+      600_000,
+    );
     await cloud!.stop();
     cloud = undefined;
     const history = feedState().history!;
@@ -57,7 +73,8 @@ describe('a first start stopped while it writes the older days', () => {
     for (let from = history.from; from < history.to; from += 3 * HOUR) {
       const until = Math.min(from + 3 * HOUR, history.to);
       const batch = upstream.apply(market.advance(until, { orderLevel: false }), from, until);
-      for (const r of batch) if (r.dataset === 'trades' && r.family === 'perpx' && r.symbol === 'BTC') expected.push(Number((r as { trade_id: number }).trade_id));
+      for (const r of batch)
+        if (r.dataset === 'trades' && r.family === 'perpx' && r.symbol === 'BTC') expected.push(Number((r as { trade_id: number }).trade_id));
     }
     const get = keyedGet(() => cloud!.url, KEY);
     const archived = await walkPages(get, '/v1/perpx/trades/BTC', { start: history.from, end: history.to - 1, limit: 1000 });

@@ -24,8 +24,20 @@ beforeAll(async () => {
   // Two or three hours (from the hour before), the newest one or two first (as npm start's DEMO_NEAR_HOURS), schedules
   // on (the breadth history is part of the seed only with them), no order-level history, nothing live after the seed.
   cloud = await startSeedingDemoCloud({
-    key: KEY, hours: 2, nearHours: 1, seed: 11, intensity: 0.3, l2IntervalMs: 300_000, orderLevelHours: 0, schedules: true, live: false, niceness: BACKGROUND_NICENESS,
-    onProgress: (progress) => { latest = progress; seen.push(progress); },
+    key: KEY,
+    hours: 2,
+    nearHours: 1,
+    seed: 11,
+    intensity: 0.3,
+    l2IntervalMs: 300_000,
+    orderLevelHours: 0,
+    schedules: true,
+    live: false,
+    niceness: BACKGROUND_NICENESS,
+    onProgress: (progress) => {
+      latest = progress;
+      seen.push(progress);
+    },
   });
 });
 afterAll(() => cloud?.stop());
@@ -47,11 +59,17 @@ const tradesOf = async (from: number, to: number) => {
 describe('a first start while it seeds', () => {
   it('answers every request before the simulation moves on by more than a few minutes, and breadth as soon as the seed is done', async () => {
     let done = false;
-    void cloud.demo!.seeded.finally(() => { done = true; });
+    void cloud.demo!.seeded.finally(() => {
+      done = true;
+    });
     const requests: { path: string; status: number; sentAt: number; answeredAt: number }[] = [];
     const call = async (method: string, path: string, body?: unknown) => {
       const sentAt = simulated();
-      const res = await fetch(cloud.url + path, { method, headers: { 'X-API-Key': KEY, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(cloud.url + path, {
+        method,
+        headers: { 'X-API-Key': KEY, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       await res.arrayBuffer();
       requests.push({ path, status: res.status, sentAt, answeredAt: simulated() });
     };
@@ -84,14 +102,19 @@ describe('a first start while it seeds', () => {
     expect(during.at(-1)!.sentAt - during[0]!.sentAt).toBeGreaterThanOrEqual(30 * MIN);
     for (const r of requests) {
       expect(r.status, r.path).toBe(r.path === '/v1/nope' ? 404 : r.path === '/v1/webhooks/addresses' ? 201 : 200);
-      expect(r.answeredAt - r.sentAt, `${r.path} waited from ${new Date(r.sentAt).toISOString()} to ${new Date(r.answeredAt).toISOString()} simulated`).toBeLessThanOrEqual(MOST_SIMULATED_WHILE_WAITING);
+      expect(
+        r.answeredAt - r.sentAt,
+        `${r.path} waited from ${new Date(r.sentAt).toISOString()} to ${new Date(r.answeredAt).toISOString()} simulated`,
+      ).toBeLessThanOrEqual(MOST_SIMULATED_WHILE_WAITING);
     }
     // The breadth history of the seeded span is part of the seed: the current snapshot and the
     // seeded span's history answer at once, the history counting the seeded markets.
     const current = await fetch(`${cloud.url}/v1/perpx/breadth/above-vwap/current`, { headers: { 'X-API-Key': KEY } });
     expect(current.status).toBe(200);
     const seedingTo = Math.floor(seen.filter((p) => p.phase === 'near').at(-1)!.seedingTo / MIN) * MIN;
-    const history = await fetch(`${cloud.url}/v1/perpx/breadth/above-vwap?start=${seedingTo - 30 * MIN}&end=${seedingTo - 5 * MIN}&limit=1000`, { headers: { 'X-API-Key': KEY } });
+    const history = await fetch(`${cloud.url}/v1/perpx/breadth/above-vwap?start=${seedingTo - 30 * MIN}&end=${seedingTo - 5 * MIN}&limit=1000`, {
+      headers: { 'X-API-Key': KEY },
+    });
     const snapshots = ((await history.json()) as { data: { counts: { candidates: number } }[] }).data;
     expect(snapshots).toHaveLength(26);
     expect(snapshots.every((s) => s.counts.candidates > 0)).toBe(true);

@@ -57,9 +57,16 @@ const call = apiClient(() => cloud.url);
  * nothing done, so asking again is safe), and a 5xx `/test` may or may not have queued its delivery
  * (an extra test delivery is harmless). The test is about delivery, not about those deadlines.
  */
-const callUntilAuthorized: typeof call = (...args) => eventually(() => call(...args), (r) => r.status !== 503);
+const callUntilAuthorized: typeof call = (...args) =>
+  eventually(
+    () => call(...args),
+    (r) => r.status !== 503,
+  );
 const testUntilQueued = (key: string, endpointId: string) =>
-  eventually(() => call(key, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`), (r) => r.status < 500);
+  eventually(
+    () => call(key, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`),
+    (r) => r.status < 500,
+  );
 
 /** The scenario's endpoint at its own receiver; answers its id and secret. */
 async function createEndpoint(scenario: Scenario, path = '/hook'): Promise<{ id: string; secret: string }> {
@@ -70,7 +77,9 @@ async function createEndpoint(scenario: Scenario, path = '/hook'): Promise<{ id:
 
 /** The receiver side, written from the specification alone: constant-time, tolerance 300 s, any v1. */
 function verifiesWith(req: ReceivedRequest, secret: string): boolean {
-  const parts = String(req.headers['svc-signature']).split(',').map((p) => p.trim().split('='));
+  const parts = String(req.headers['svc-signature'])
+    .split(',')
+    .map((p) => p.trim().split('='));
   const t = parts.find(([k]) => k === 't')?.[1];
   if (!t || Math.abs(Date.now() / 1000 - Number(t)) > 300) return false;
   const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.${req.body}`).digest('hex'));
@@ -80,19 +89,38 @@ function verifiesWith(req: ReceivedRequest, secret: string): boolean {
 const eventRequests = (scenario: Scenario, eventId: string) => receivers[scenario].requests.filter((r) => r.headers['svc-event-id'] === eventId);
 const deliveries = (scenario: Scenario, endpointId: string) =>
   call(ACCOUNTS[scenario].key, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=200`).then((r) => r.body.data as any[]);
-const deliveryOf = async (scenario: Scenario, endpointId: string, deliveryId: string) => (await deliveries(scenario, endpointId)).find((d) => d.id === deliveryId);
+const deliveryOf = async (scenario: Scenario, endpointId: string, deliveryId: string) =>
+  (await deliveries(scenario, endpointId)).find((d) => d.id === deliveryId);
 
 describe.concurrent('delivery to a healthy endpoint (Build plan)', () => {
   it('receives a signed webhook.test at once, verified by an independent verifier, and the log says delivered', async () => {
     const { id: endpointId, secret } = await createEndpoint('signed');
     const queued = await call(ACCOUNTS.signed.key, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`);
 
-    const [req] = await eventually(async () => eventRequests('signed', queued.body.data.event_id), (r) => r.length === 1);
+    const [req] = await eventually(
+      async () => eventRequests('signed', queued.body.data.event_id),
+      (r) => r.length === 1,
+    );
     expect(req!.headers).toMatchObject({ 'svc-event-type': 'webhook.test', 'svc-event-id': queued.body.data.event_id });
     expect(verifiesWith(req!, secret)).toBe(true);
-    expect(JSON.parse(req!.body)).toMatchObject({ id: queued.body.data.event_id, type: 'webhook.test', schema_version: 1, data: { message: expect.any(String) } });
-    const logged = await eventually(() => deliveryOf('signed', endpointId, queued.body.data.delivery_id), (d) => d?.state === 'delivered');
-    expect(logged).toMatchObject({ id: queued.body.data.delivery_id, state: 'delivered', attempts: 1, last_status_code: 200, last_error: null, next_attempt_at: null });
+    expect(JSON.parse(req!.body)).toMatchObject({
+      id: queued.body.data.event_id,
+      type: 'webhook.test',
+      schema_version: 1,
+      data: { message: expect.any(String) },
+    });
+    const logged = await eventually(
+      () => deliveryOf('signed', endpointId, queued.body.data.delivery_id),
+      (d) => d?.state === 'delivered',
+    );
+    expect(logged).toMatchObject({
+      id: queued.body.data.delivery_id,
+      state: 'delivered',
+      attempts: 1,
+      last_status_code: 200,
+      last_error: null,
+      next_attempt_at: null,
+    });
   });
 
   it('moves a delivery from failed to delivered when the receiver recovers, and redelivers with the same id', async () => {
@@ -107,7 +135,10 @@ describe.concurrent('delivery to a healthy endpoint (Build plan)', () => {
     expect(delivered).toMatchObject({ attempts: 2, last_status_code: 200 });
     const again = await call(ACCOUNTS.recovers.key, 'POST', `/v1/webhooks/deliveries/${delivered.id}/redeliver`);
     expect(again.body.data).toMatchObject({ delivery_id: delivered.id, event_id: eventId, state: 'pending', attempts: 0 });
-    await eventually(async () => eventRequests('recovers', eventId), (r) => r.length === 3);
+    await eventually(
+      async () => eventRequests('recovers', eventId),
+      (r) => r.length === 3,
+    );
     expect(await eventually(byId, (d) => d?.state === 'delivered')).toMatchObject({ attempts: 1 });
   });
 
@@ -121,7 +152,10 @@ describe.concurrent('delivery to a healthy endpoint (Build plan)', () => {
     const sent: Promise<unknown>[] = [];
     const traffic = setInterval(() => sent.push(call(ACCOUNTS.ladder.key, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`)), 1_500);
     try {
-      const exhausted = await eventually(() => deliveryOf('ladder', endpointId, queued.body.data.delivery_id), (d) => d?.state === 'exhausted');
+      const exhausted = await eventually(
+        () => deliveryOf('ladder', endpointId, queued.body.data.delivery_id),
+        (d) => d?.state === 'exhausted',
+      );
       expect(exhausted).toMatchObject({ attempts: 28, last_status_code: 503, last_error: 'receiver returned 503', next_attempt_at: null });
     } finally {
       clearInterval(traffic);
@@ -145,9 +179,15 @@ describe.concurrent('a failing endpoint, the daily cap and a hung endpoint (Pro 
     receivers.failing.respond = () => 500;
     const queued = await call(key, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`);
 
-    const disabled = await eventually(() => call(key, 'GET', `/v1/webhooks/endpoints/${endpointId}`).then((r) => r.body.data), (e) => e.status === 'auto_disabled');
+    const disabled = await eventually(
+      () => call(key, 'GET', `/v1/webhooks/endpoints/${endpointId}`).then((r) => r.body.data),
+      (e) => e.status === 'auto_disabled',
+    );
     expect(disabled.consecutive_failures).toBeGreaterThanOrEqual(10);
-    const stopped = await eventually(() => deliveryOf('failing', endpointId, queued.body.data.delivery_id), (d) => d?.next_attempt_at === null);
+    const stopped = await eventually(
+      () => deliveryOf('failing', endpointId, queued.body.data.delivery_id),
+      (d) => d?.next_attempt_at === null,
+    );
     expect(stopped).toMatchObject({ state: 'failed', last_error: 'endpoint auto-disabled; not attempted' });
     const sent = eventRequests('failing', queued.body.data.event_id).length;
     expect((await call(key, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`)).status).toBe(409);
@@ -157,7 +197,10 @@ describe.concurrent('a failing endpoint, the daily cap and a hung endpoint (Pro 
     expect((await call(key, 'POST', `/v1/webhooks/endpoints/${endpointId}/enable`)).body.data).toMatchObject({ status: 'active', consecutive_failures: 0 });
     const revived = await call(key, 'POST', `/v1/webhooks/deliveries/${queued.body.data.delivery_id}/redeliver`);
     expect(revived.status).toBe(202);
-    await eventually(() => deliveryOf('failing', endpointId, queued.body.data.delivery_id), (d) => d?.state === 'delivered');
+    await eventually(
+      () => deliveryOf('failing', endpointId, queued.body.data.delivery_id),
+      (d) => d?.state === 'delivered',
+    );
     expect(eventRequests('failing', queued.body.data.event_id)).toHaveLength(sent + 1);
   });
 
@@ -172,13 +215,21 @@ describe.concurrent('a failing endpoint, the daily cap and a hung endpoint (Pro 
     const match = async () => {
       const subscription = (await webhookStores().rules.get(account, rule.id))!;
       const target = (await webhookStores().endpoints.get(account, endpoint.id))!;
-      const occurrence = { key: randomUUID(), type: 'market.liquidation', occurredAt: Date.now(), data: { symbol: 'BTC', api_url: '/v1/perpx/liquidations/BTC' } };
+      const occurrence = {
+        key: randomUUID(),
+        type: 'market.liquidation',
+        occurredAt: Date.now(),
+        data: { symbol: 'BTC', api_url: '/v1/perpx/liquidations/BTC' },
+      };
       return queueOccurrence({ store: webhookStores(), queues: queueSender(), clock }, { plan: 'pro', subscription, endpoint: target }, occurrence);
     };
 
     expect([await match(), await match(), await match()]).toEqual(['capped', 'paused', 'paused']);
     expect((await call(key, 'GET', `/v1/webhooks/subscriptions/${rule.id}`)).body.data).toMatchObject({
-      status: 'auto_paused', enabled: true, pause_reason: 'deliveries_per_day_cap', suppressed_count: 3,
+      status: 'auto_paused',
+      enabled: true,
+      pause_reason: 'deliveries_per_day_cap',
+      suppressed_count: 3,
     });
     expect((await call(key, 'POST', `/v1/webhooks/subscriptions/${rule.id}/resume`)).status).toBe(409);
     expect((await call(key, 'POST', '/v1/webhooks/subscriptions/resume')).status).toBe(409);
@@ -191,7 +242,7 @@ describe.concurrent('a failing endpoint, the daily cap and a hung endpoint (Pro 
     expect(await match()).toBe('queued');
   });
 
-  it('attempts a healthy endpoint\'s deliveries while a hung endpoint holds dozens of attempts open', async () => {
+  it("attempts a healthy endpoint's deliveries while a hung endpoint holds dozens of attempts open", async () => {
     // Prepare: two endpoints of one account; the receiver never answers the first.
     const { key } = ACCOUNTS.isolation;
     const receiver = receivers.isolation;
@@ -205,7 +256,10 @@ describe.concurrent('a failing endpoint, the daily cap and a hung endpoint (Pro 
     // Assess: every healthy delivery arrives while the hung endpoint's attempts are still open and
     // unanswered (with the raised budget, the receiver answering is the only way one ends), so none
     // of them waited for a hung attempt to end.
-    await eventually(() => queued.filter((id) => eventRequests('isolation', id).length === 0), (missing) => missing.length === 0);
+    await eventually(
+      () => queued.filter((id) => eventRequests('isolation', id).length === 0),
+      (missing) => missing.length === 0,
+    );
     // Read together (no await between): a hung job the slow lane attempts meanwhile would count in both.
     const open = receiver.hanging().length;
     const sentToHung = receiver.requests.filter((r) => r.path === '/hung').length;
@@ -217,7 +271,10 @@ describe.concurrent('a failing endpoint, the daily cap and a hung endpoint (Pro 
     receiver.respond = () => 200;
     receiver.answerHanging(503);
     // Settled before the file ends: every hung delivery retried and delivered.
-    await eventually(() => deliveries('isolation', hung), (log) => log.every((d) => d.state === 'delivered'));
+    await eventually(
+      () => deliveries('isolation', hung),
+      (log) => log.every((d) => d.state === 'delivered'),
+    );
   });
 });
 
@@ -226,7 +283,10 @@ describe.concurrent('poison messages', () => {
     await cloud.sqs.send(new SendMessageCommand({ QueueUrl: cloud.emulators.names.queueUrls.delivery, MessageBody: '{"type":"deliver.v0"}' }));
 
     const parked = await eventually(
-      () => cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.emulators.names.dlqUrls.delivery, MessageAttributeNames: ['All'], MaxNumberOfMessages: 10 })),
+      () =>
+        cloud.sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: cloud.emulators.names.dlqUrls.delivery, MessageAttributeNames: ['All'], MaxNumberOfMessages: 10 }),
+        ),
       (r) => (r.Messages?.length ?? 0) > 0,
     );
     expect(parked.Messages![0]!.Body).toBe('{"type":"deliver.v0"}');

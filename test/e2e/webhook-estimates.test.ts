@@ -34,7 +34,9 @@ beforeAll(async () => {
   const wallet = createWallets(DEMO.seed).demo[0]!.address;
   for (const { key } of [...TYPE_KEYS, { key: KEYS.build }]) expect((await call(key, 'POST', '/v1/webhooks/addresses', { address: wallet })).status).toBe(201);
 });
-afterAll(async () => { await cloud?.stop(); });
+afterAll(async () => {
+  await cloud?.stop();
+});
 
 describe('estimates on the demo archive', () => {
   it('answers every estimable type at lookback 1, 7 and 30 with per_day of that length and a monotone ladder', async () => {
@@ -47,7 +49,9 @@ describe('estimates on the demo archive', () => {
         expect(estimate.per_day).toHaveLength(lookback);
         expect(estimate.per_day.at(-1).date).toBe(today);
         const dates = estimate.per_day.map((d: { date: string }) => Date.parse(d.date));
-        dates.slice(1).forEach((date: number, i: number) => { expect(date - dates[i]).toBe(DAY); });
+        dates.slice(1).forEach((date: number, i: number) => {
+          expect(date - dates[i]).toBe(DAY);
+        });
         expect(estimate.total).toBe(estimate.per_day.reduce((sum: number, d: { count: number }) => sum + d.count, 0));
         expect(estimate.ladder).toHaveLength(10);
         for (let i = 1; i < estimate.ladder.length; i++) {
@@ -60,10 +64,21 @@ describe('estimates on the demo archive', () => {
   });
 
   it('counts liquidations from the hourly rollup exactly as a replay of the same window does', async () => {
-    const rollup = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/estimate', { event_type: 'market.liquidation', config: { min_notional_usd: 1_000 }, lookback_days: 2 });
+    const rollup = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/estimate', {
+      event_type: 'market.liquidation',
+      config: { min_notional_usd: 1_000 },
+      lookback_days: 2,
+    });
     // A condition the histogram cannot answer (true of every liquidation) makes the estimate replay the rows.
     const replay = await call(KEY, 'POST', '/v1/webhooks/subscriptions/estimate', {
-      event_type: 'market.liquidation', config: { conditions: [{ metric: 'notional_usd', op: '>=', value: 1_000 }, { metric: 'side', op: 'in', value: ['long', 'short'] }] }, lookback_days: 2,
+      event_type: 'market.liquidation',
+      config: {
+        conditions: [
+          { metric: 'notional_usd', op: '>=', value: 1_000 },
+          { metric: 'side', op: 'in', value: ['long', 'short'] },
+        ],
+      },
+      lookback_days: 2,
     });
     expect([rollup.status, replay.status]).toEqual([200, 200]);
     expect(rollup.body.data.basis).toMatchObject({ mode: 'exact', note: expect.stringMatching(/hourly rollups \([1-9]\d* family-hours\)/) });

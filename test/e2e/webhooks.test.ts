@@ -6,8 +6,12 @@ import { webhookStores } from '#shared/deps.ts';
 
 let cloud: Awaited<ReturnType<typeof startTestCloud>>;
 // The management API only: no delivery engine, so queued jobs stay on the queue to be inspected.
-beforeAll(async () => { cloud = await startTestCloud({ pollers: false }); });
-afterAll(async () => { await cloud?.stop(); });
+beforeAll(async () => {
+  cloud = await startTestCloud({ pollers: false });
+});
+afterAll(async () => {
+  await cloud?.stop();
+});
 
 const call = apiClient(() => cloud.url);
 
@@ -21,7 +25,9 @@ describe('the event-type catalogue', () => {
     expect(body.data).toHaveLength(28);
     expect(body.data.filter((d: any) => d.live)).toHaveLength(24);
     expect(body.data.find((d: any) => d.type === 'market.breadth_cross')).toMatchObject({
-      scope: 'public', venues: ['perpx', 'hip3'], params: { threshold: { default: 30, min: 1, max: 99 }, hysteresis_pct: { default: 5, min: 0, max: 50 } },
+      scope: 'public',
+      venues: ['perpx', 'hip3'],
+      params: { threshold: { default: 30, min: 1, max: 99 }, hysteresis_pct: { default: 5, min: 0, max: 50 } },
     });
   });
 });
@@ -29,10 +35,19 @@ describe('the event-type catalogue', () => {
 describe('limits', () => {
   it('reports the plan, delivery inclusion and used versus limit', async () => {
     expect((await call(KEYS.build, 'GET', '/v1/webhooks/limits')).body.data).toMatchObject({
-      plan: 'build', included: true, endpoints: { used: 0, limit: 1, remaining: 1 }, subscriptions: { limit: 8 }, watched_addresses: { limit: 2 },
+      plan: 'build',
+      included: true,
+      endpoints: { used: 0, limit: 1, remaining: 1 },
+      subscriptions: { limit: 8 },
+      watched_addresses: { limit: 2 },
       deliveries_per_day: { limit: 5000, unlimited: false },
     });
-    expect((await call(KEYS.free, 'GET', '/v1/webhooks/limits')).body.data).toMatchObject({ plan: 'free', included: false, endpoints: { limit: 0 }, notice: expect.any(String) });
+    expect((await call(KEYS.free, 'GET', '/v1/webhooks/limits')).body.data).toMatchObject({
+      plan: 'free',
+      included: false,
+      endpoints: { limit: 0 },
+      notice: expect.any(String),
+    });
   });
 });
 
@@ -62,13 +77,18 @@ describe('endpoints', () => {
 
   it('refuses a second endpoint on the build plan, naming the limit', async () => {
     expect((await call(KEYS.build, 'POST', '/v1/webhooks/endpoints', { url: PUBLIC_URL })).body).toMatchObject({
-      code: 400, error_code: 'plan_limit', limit: 1, error: expect.stringContaining('allows 1 endpoint;'),
+      code: 400,
+      error_code: 'plan_limit',
+      limit: 1,
+      error: expect.stringContaining('allows 1 endpoint;'),
     });
   });
 
   it('refuses endpoints on the free plan, naming the plan that includes delivery', async () => {
     expect((await call(KEYS.free, 'POST', '/v1/webhooks/endpoints', { url: PUBLIC_URL })).body).toMatchObject({
-      code: 400, error_code: 'plan_no_webhooks', error: expect.stringContaining('Build'),
+      code: 400,
+      error_code: 'plan_no_webhooks',
+      error: expect.stringContaining('Build'),
     });
   });
 
@@ -83,9 +103,17 @@ describe('endpoints', () => {
     expect((await call(KEYS.build, 'POST', `/v1/webhooks/endpoints/${endpointId}/enable`)).body.data).toMatchObject({ id: endpointId, status: 'active' });
   });
 
-  it('answers 404 for another account\'s endpoint, never its data', async () => {
-    for (const [method, path] of [['GET', ''], ['POST', '/rotate'], ['POST', '/enable'], ['DELETE', '']] as const) {
-      expect((await call(KEYS.pro, method, `/v1/webhooks/endpoints/${endpointId}${path}`)).body, `${method} ${path}`).toMatchObject({ code: 404, error_code: 'not_found' });
+  it("answers 404 for another account's endpoint, never its data", async () => {
+    for (const [method, path] of [
+      ['GET', ''],
+      ['POST', '/rotate'],
+      ['POST', '/enable'],
+      ['DELETE', ''],
+    ] as const) {
+      expect((await call(KEYS.pro, method, `/v1/webhooks/endpoints/${endpointId}${path}`)).body, `${method} ${path}`).toMatchObject({
+        code: 404,
+        error_code: 'not_found',
+      });
     }
   });
 
@@ -104,21 +132,34 @@ describe('endpoints', () => {
 
   it('refuses destinations that are not public HTTPS, naming url', async () => {
     const urls = [
-      'http://93.184.216.34/hook', 'https://127.0.0.1/hook', 'https://[::1]/hook', 'https://169.254.169.254/latest/meta-data',
-      'https://user:pass@93.184.216.34/hook', 'https://2130706433/hook', 'https://0x7f000001/hook', 'https://localhost/hook',
-      'https://10.0.0.8/hook', 'https://[::ffff:127.0.0.1]/hook', 'not a url',
+      'http://93.184.216.34/hook',
+      'https://127.0.0.1/hook',
+      'https://[::1]/hook',
+      'https://169.254.169.254/latest/meta-data',
+      'https://user:pass@93.184.216.34/hook',
+      'https://2130706433/hook',
+      'https://0x7f000001/hook',
+      'https://localhost/hook',
+      'https://10.0.0.8/hook',
+      'https://[::ffff:127.0.0.1]/hook',
+      'not a url',
     ];
     for (const url of urls) {
       expect((await call(KEYS.build, 'POST', '/v1/webhooks/endpoints', { url })).body, url).toMatchObject({ code: 400, param: 'url' });
     }
     // The local cloud says which setting allows a receiver on this machine, only where it would.
     expect((await call(KEYS.build, 'POST', '/v1/webhooks/endpoints', { url: 'https://127.0.0.1/hook' })).body.error).toContain('set WEBHOOK_ALLOWED_TARGETS');
-    expect((await call(KEYS.build, 'POST', '/v1/webhooks/endpoints', { url: 'http://93.184.216.34/hook' })).body.error).not.toContain('WEBHOOK_ALLOWED_TARGETS');
+    expect((await call(KEYS.build, 'POST', '/v1/webhooks/endpoints', { url: 'http://93.184.216.34/hook' })).body.error).not.toContain(
+      'WEBHOOK_ALLOWED_TARGETS',
+    );
   });
 
   it('refuses a body without url or with unknown members', async () => {
     expect((await call(KEYS.build, 'POST', '/v1/webhooks/endpoints', {})).body).toMatchObject({ code: 400, param: 'url' });
-    expect((await call(KEYS.build, 'POST', '/v1/webhooks/endpoints', { url: PUBLIC_URL, secret: 'mine' })).body).toMatchObject({ code: 400, error_code: 'invalid_parameter' });
+    expect((await call(KEYS.build, 'POST', '/v1/webhooks/endpoints', { url: PUBLIC_URL, secret: 'mine' })).body).toMatchObject({
+      code: 400,
+      error_code: 'invalid_parameter',
+    });
   });
 });
 
@@ -142,7 +183,11 @@ describe('watched addresses', () => {
       expect((await call(KEYS.build, 'POST', '/v1/webhooks/addresses', { address: bad })).body, bad).toMatchObject({ code: 400, param: 'address' });
     }
     expect((await call(KEYS.build, 'POST', '/v1/webhooks/addresses', { address: address(7) })).status).toBe(201);
-    expect((await call(KEYS.build, 'POST', '/v1/webhooks/addresses', { address: address(8) })).body).toMatchObject({ code: 400, error_code: 'plan_limit', limit: 2 });
+    expect((await call(KEYS.build, 'POST', '/v1/webhooks/addresses', { address: address(8) })).body).toMatchObject({
+      code: 400,
+      error_code: 'plan_limit',
+      limit: 2,
+    });
   });
 
   it('lists with the plan cap beside the data, and deletes', async () => {
@@ -171,12 +216,25 @@ describe('subscriptions', () => {
 
   it('echoes the stored configuration with defaults filled in', async () => {
     const { status, body } = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', {
-      endpoint_id: endpointId, event_type: 'market.liquidation', filters: { venue: 'PERPX', min_notional_usd: 50_000, conditions: [{ metric: 'side', op: '==', value: 'long' }] },
+      endpoint_id: endpointId,
+      event_type: 'market.liquidation',
+      filters: { venue: 'PERPX', min_notional_usd: 50_000, conditions: [{ metric: 'side', op: '==', value: 'long' }] },
     });
     expect(status).toBe(201);
     expect(body.data).toMatchObject({
-      endpoint_id: endpointId, event_type: 'market.liquidation', enabled: true, status: 'active',
-      filters: { venue: ['perpx'], min_notional_usd: 50_000, params: { max_age_s: 3600 }, conditions: [{ metric: 'side', op: 'equal', value: 'long' }, { metric: 'notional_usd', op: 'greater_than_or_equal', value: 50_000 }] },
+      endpoint_id: endpointId,
+      event_type: 'market.liquidation',
+      enabled: true,
+      status: 'active',
+      filters: {
+        venue: ['perpx'],
+        min_notional_usd: 50_000,
+        params: { max_age_s: 3600 },
+        conditions: [
+          { metric: 'side', op: 'equal', value: 'long' },
+          { metric: 'notional_usd', op: 'greater_than_or_equal', value: 50_000 },
+        ],
+      },
     });
   });
 
@@ -189,31 +247,69 @@ describe('subscriptions', () => {
   });
 
   it('gives rules with different params different triggers', async () => {
-    const other = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'market.oi_delta', filters: { threshold_pct: 25 } });
+    const other = await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', {
+      endpoint_id: endpointId,
+      event_type: 'market.oi_delta',
+      filters: { threshold_pct: 25 },
+    });
     const list = (await call(KEYS.build, 'GET', '/v1/webhooks/subscriptions')).body.data.filter((s: any) => s.event_type === 'market.oi_delta');
     expect(new Set(list.map((s: any) => s.trigger_id)).size).toBe(2);
     expect(other.body.data.filters.params.threshold_pct).toBe(25);
   });
 
-  it('refuses types not yet live, unknown types, misplaced conditions and another account\'s endpoint', async () => {
-    expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'oracle.stall' })).body).toMatchObject({ code: 400, param: 'event_type', error: expect.stringMatching(/not yet available/) });
-    expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'market.moon' })).body).toMatchObject({ code: 400, param: 'event_type' });
-    expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'market.liquidation', conditions: [] })).body).toMatchObject({ code: 400, param: 'conditions' });
-    expect((await call(KEYS.pro, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'market.liquidation' })).body).toMatchObject({ code: 400, param: 'endpoint_id' });
-    expect((await call(KEYS.free, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'market.liquidation' })).body).toMatchObject({ error_code: 'plan_no_webhooks' });
+  it("refuses types not yet live, unknown types, misplaced conditions and another account's endpoint", async () => {
+    expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'oracle.stall' })).body).toMatchObject({
+      code: 400,
+      param: 'event_type',
+      error: expect.stringMatching(/not yet available/),
+    });
+    expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'market.moon' })).body).toMatchObject({
+      code: 400,
+      param: 'event_type',
+    });
+    expect(
+      (await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'market.liquidation', conditions: [] })).body,
+    ).toMatchObject({ code: 400, param: 'conditions' });
+    expect((await call(KEYS.pro, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'market.liquidation' })).body).toMatchObject({
+      code: 400,
+      param: 'endpoint_id',
+    });
+    expect((await call(KEYS.free, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'market.liquidation' })).body).toMatchObject({
+      error_code: 'plan_no_webhooks',
+    });
   });
 
   it('needs watched addresses for account events', async () => {
     const watched = `0xabcd${'e'.repeat(36)}`;
-    expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'account.fill', filters: { addresses: [`0x${'9'.repeat(40)}`] } })).body)
-      .toMatchObject({ code: 400, param: 'filters.addresses' });
-    expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'account.fill', filters: { addresses: [watched] } })).body.data.filters.addresses).toEqual([watched]);
+    expect(
+      (
+        await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', {
+          endpoint_id: endpointId,
+          event_type: 'account.fill',
+          filters: { addresses: [`0x${'9'.repeat(40)}`] },
+        })
+      ).body,
+    ).toMatchObject({ code: 400, param: 'filters.addresses' });
+    expect(
+      (await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'account.fill', filters: { addresses: [watched] } }))
+        .body.data.filters.addresses,
+    ).toEqual([watched]);
   });
 
   it('PATCH replaces the configuration wholesale and switches enabled without touching the pause', async () => {
-    const created = (await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'market.liquidation_burst', filters: { window_s: 60, threshold_mode: 'pct_oi' } })).body.data;
+    const created = (
+      await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions', {
+        endpoint_id: endpointId,
+        event_type: 'market.liquidation_burst',
+        filters: { window_s: 60, threshold_mode: 'pct_oi' },
+      })
+    ).body.data;
     const replaced = (await call(KEYS.build, 'PATCH', `/v1/webhooks/subscriptions/${created.id}`, { config: { symbols: ['BTC'] } })).body.data;
-    expect(replaced.filters).toEqual({ symbols: ['BTC'], conditions: [], params: { window_s: 300, threshold_mode: 'usd', threshold_usd: 1_000_000, threshold_pct: 1 } });
+    expect(replaced.filters).toEqual({
+      symbols: ['BTC'],
+      conditions: [],
+      params: { window_s: 300, threshold_mode: 'usd', threshold_usd: 1_000_000, threshold_pct: 1 },
+    });
     const disabled = (await call(KEYS.build, 'PATCH', `/v1/webhooks/subscriptions/${created.id}`, { enabled: false })).body.data;
     expect(disabled).toMatchObject({ enabled: false, status: 'active', filters: replaced.filters });
   });
@@ -224,23 +320,43 @@ describe('subscriptions', () => {
     const record = (await webhookStores().rules.get(localAccountId(KEYS.build), target.id))!;
     await webhookStores().rules.put({ ...record, enabled: false });
     for (let i = 0; i < 12; i += 1) {
-      await webhookStores().rules.suppress(record.accountId, record.id, { at: '2026-11-21T10:00:00.000Z', missedAt: `2026-11-21T10:${String(i).padStart(2, '0')}:01.000Z`, reason: 'deliveries_per_day_cap' });
+      await webhookStores().rules.suppress(record.accountId, record.id, {
+        at: '2026-11-21T10:00:00.000Z',
+        missedAt: `2026-11-21T10:${String(i).padStart(2, '0')}:01.000Z`,
+        reason: 'deliveries_per_day_cap',
+      });
     }
     expect((await call(KEYS.build, 'GET', `/v1/webhooks/subscriptions/${target.id}`)).body.data).toMatchObject({
-      status: 'auto_paused', suppressed_count: 12, pause_reason: 'deliveries_per_day_cap', suppressed_first_at: '2026-11-21T10:00:01.000Z', suppressed_last_at: '2026-11-21T10:11:01.000Z',
+      status: 'auto_paused',
+      suppressed_count: 12,
+      pause_reason: 'deliveries_per_day_cap',
+      suppressed_first_at: '2026-11-21T10:00:01.000Z',
+      suppressed_last_at: '2026-11-21T10:11:01.000Z',
     });
     expect((await call(KEYS.build, 'GET', '/v1/webhooks/limits')).body.data.paused_subscriptions).toEqual({
-      count: 1, reasons: ['deliveries_per_day_cap'], earliest_paused_at: '2026-11-21T10:00:00.000Z', message: expect.stringMatching(/deliveries per day/),
+      count: 1,
+      reasons: ['deliveries_per_day_cap'],
+      earliest_paused_at: '2026-11-21T10:00:00.000Z',
+      message: expect.stringMatching(/deliveries per day/),
     });
     const resumed = await call(KEYS.build, 'POST', `/v1/webhooks/subscriptions/${target.id}/resume`);
-    expect(resumed.body.data).toMatchObject({ status: 'active', enabled: false, suppressed_count: null, last_pause_reason: 'deliveries_per_day_cap', last_suppressed_count: 12 });
+    expect(resumed.body.data).toMatchObject({
+      status: 'active',
+      enabled: false,
+      suppressed_count: null,
+      last_pause_reason: 'deliveries_per_day_cap',
+      last_suppressed_count: 12,
+    });
     expect(resumed.body.gap).toMatchObject({ paused_at: '2026-11-21T10:00:00.000Z', suppressed_count: 12 });
     expect((await call(KEYS.build, 'GET', '/v1/webhooks/limits')).body.data.paused_subscriptions).toEqual({ count: 0, reasons: [] });
-    expect((await call(KEYS.build, 'POST', `/v1/webhooks/subscriptions/${target.id}/resume`)).body).toMatchObject({ gap: null, note: expect.stringMatching(/not paused/) });
+    expect((await call(KEYS.build, 'POST', `/v1/webhooks/subscriptions/${target.id}/resume`)).body).toMatchObject({
+      gap: null,
+      note: expect.stringMatching(/not paused/),
+    });
     expect((await call(KEYS.build, 'POST', '/v1/webhooks/subscriptions/resume')).body).toMatchObject({ data: [], resumed_count: 0, gap: null });
   });
 
-  it('answers 404 for another account\'s subscription and deletes with the allowance given back', async () => {
+  it("answers 404 for another account's subscription and deletes with the allowance given back", async () => {
     const [target] = (await call(KEYS.build, 'GET', '/v1/webhooks/subscriptions')).body.data;
     expect((await call(KEYS.pro, 'GET', `/v1/webhooks/subscriptions/${target.id}`)).body).toMatchObject({ code: 404 });
     const before = (await call(KEYS.build, 'GET', '/v1/webhooks/limits')).body.data.subscriptions.used;
@@ -248,7 +364,7 @@ describe('subscriptions', () => {
     expect((await call(KEYS.build, 'GET', '/v1/webhooks/limits')).body.data.subscriptions.used).toBe(before - 1);
   });
 
-  it('deletes an endpoint\'s subscriptions with it', async () => {
+  it("deletes an endpoint's subscriptions with it", async () => {
     expect((await call(KEYS.build, 'DELETE', `/v1/webhooks/endpoints/${endpointId}`)).status).toBe(200);
     expect((await call(KEYS.build, 'GET', '/v1/webhooks/subscriptions')).body.data).toEqual([]);
     expect((await call(KEYS.build, 'GET', '/v1/webhooks/limits')).body.data.subscriptions.used).toBe(0);
@@ -266,7 +382,14 @@ describe('test deliveries, the delivery log and redelivery', () => {
     const { status, body } = await call(KEYS.build, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`);
     expect(status).toBe(202);
     const queued = await cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.emulators.names.queueUrls.delivery, MaxNumberOfMessages: 10 }));
-    expect(queued.Messages?.map((m) => JSON.parse(m.Body!))).toContainEqual({ type: 'deliver.v1', account_id: expect.any(String), delivery_id: body.data.delivery_id, run: 0, attempt: 0, endpoint_id: endpointId });
+    expect(queued.Messages?.map((m) => JSON.parse(m.Body!))).toContainEqual({
+      type: 'deliver.v1',
+      account_id: expect.any(String),
+      delivery_id: body.data.delivery_id,
+      run: 0,
+      attempt: 0,
+      endpoint_id: endpointId,
+    });
     expect((await call(KEYS.build, 'GET', '/v1/webhooks/limits')).body.data.deliveries_per_day).toMatchObject({ used: 1, limit: 5000, remaining: 4999 });
   });
 
@@ -275,7 +398,12 @@ describe('test deliveries, the delivery log and redelivery', () => {
     const log = (await call(KEYS.build, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries`)).body.data;
     expect(log).toHaveLength(2);
     expect(Date.parse(log[0].created_at)).toBeGreaterThanOrEqual(Date.parse(log[1].created_at));
-    expect(log[0]).toMatchObject({ event_type: 'webhook.test', state: 'pending', attempts: 0, payload: { type: 'webhook.test', id: log[0].event_id, data: { message: expect.any(String) } } });
+    expect(log[0]).toMatchObject({
+      event_type: 'webhook.test',
+      state: 'pending',
+      attempts: 0,
+      payload: { type: 'webhook.test', id: log[0].event_id, data: { message: expect.any(String) } },
+    });
     expect((await call(KEYS.build, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=1`)).body.data).toHaveLength(1);
     expect((await call(KEYS.build, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=5000`)).status).toBe(200);
   });

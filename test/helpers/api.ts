@@ -5,10 +5,11 @@ import type { CursorForm } from '#schemas/params.ts';
 export function apiClient(baseUrl: () => string) {
   return async function call(key: string, method: string, path: string, body?: unknown) {
     const res = await fetch(baseUrl() + path, {
-      method, headers: { 'X-API-Key': key, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      method,
+      headers: { 'X-API-Key': key, ...(body !== undefined && { 'content-type': 'application/json' }) },
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
-    return { status: res.status, body: await res.json() as any };
+    return { status: res.status, body: (await res.json()) as any };
   };
 }
 
@@ -18,7 +19,7 @@ export function keyedGet(baseUrl: () => string, key: string) {
     const url = new URL(baseUrl() + path);
     for (const [k, val] of Object.entries(query)) url.searchParams.set(k, String(val));
     const res = await fetch(url, { headers: { 'X-API-Key': key } });
-    return { status: res.status, headers: res.headers, body: await res.json() as any };
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
   };
 }
 
@@ -49,14 +50,15 @@ export async function eventually<T>(read: () => T | Promise<T>, done: (value: T)
  */
 export async function walkPages(
   get: (path: string, query: Record<string, string | number | boolean>) => Promise<{ status: number; body: any }>,
-  path: string, query: Record<string, string | number | boolean>,
+  path: string,
+  query: Record<string, string | number | boolean>,
 ): Promise<any[]> {
   const rows: any[] = [];
   let cursor: string | undefined;
   do {
     const res = await get(path, { ...query, ...(cursor && { cursor }) });
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    if (typeof res.body.meta.has_more !== 'boolean' || ('next_cursor' in res.body.meta) !== res.body.meta.has_more) {
+    if (typeof res.body.meta.has_more !== 'boolean' || 'next_cursor' in res.body.meta !== res.body.meta.has_more) {
       throw new Error(`${path}: has_more ${res.body.meta.has_more} with next_cursor ${res.body.meta.next_cursor}`);
     }
     rows.push(...res.body.data);

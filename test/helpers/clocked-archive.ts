@@ -16,6 +16,8 @@ export function clockedArchive(): { deps: ArchiveDeps; now: number } {
     env = await startScratchEmulators();
     archive.deps = { ...archiveDeps(), clock: { now: () => archive.now } };
   });
-  afterAll(async () => { await env?.stop(); });
+  afterAll(async () => {
+    await env?.stop();
+  });
   return archive;
 }

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 
 /** The request path of a route path and its parameters (`/v1/things/{symbol}` with BTC: `/v1/things/BTC`). */
 const requestPath = (resource: string, params: APIGatewayProxyEvent['pathParameters']) =>
-  resource.replace(/\{(\w+)(\+?)\}/g, (_, name: string, greedy: string) => (greedy ? params?.[name] ?? name : encodeURIComponent(params?.[name] ?? name)));
+  resource.replace(/\{(\w+)(\+?)\}/g, (_, name: string, greedy: string) => (greedy ? (params?.[name] ?? name) : encodeURIComponent(params?.[name] ?? name)));
 
 export function restEvent(overrides: Partial<APIGatewayProxyEvent> & { resource: string; httpMethod: string }): APIGatewayProxyEvent {
   return {
@@ -18,12 +18,18 @@ export function restEvent(overrides: Partial<APIGatewayProxyEvent> & { resource:
     isBase64Encoded: false,
     ...overrides,
     requestContext: {
-      requestId: 'req-test', stage: 'test', httpMethod: overrides.httpMethod, resourcePath: overrides.resource,
-      authorizer: null, ...(overrides.requestContext ?? {}),
+      requestId: 'req-test',
+      stage: 'test',
+      httpMethod: overrides.httpMethod,
+      resourcePath: overrides.resource,
+      authorizer: null,
+      ...(overrides.requestContext ?? {}),
     } as APIGatewayProxyEvent['requestContext'],
   } as APIGatewayProxyEvent;
 }
 
 export const lambdaContext = {
-  functionName: 'test', awsRequestId: 'aws-req', getRemainingTimeInMillis: () => 10_000,
+  functionName: 'test',
+  awsRequestId: 'aws-req',
+  getRemainingTimeInMillis: () => 10_000,
 } as unknown as Context;

@@ -44,10 +44,18 @@ export function faultSuite() {
   /** `npm start` as a user runs it, in its own process group (so SIGKILL reaches the process that holds the cloud). */
   async function startCloud(): Promise<void> {
     const child = spawn('node', ['bin/with-local-ca.mjs', 'node', '--import', 'tsx', 'bin/local.ts'], {
-      cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: {
-        ...process.env, PORT: String(port), LOCAL_DATA_DIR: dataDir, DEMO_DAYS: '0', LOCAL_TIME_SCALE: '60', WEBHOOK_ALLOWED_TARGETS: '127.0.0.1',
-        LOCAL_API_KEYS: `${KEY}=pro`, LOG_LEVEL: 'ERROR',
+        ...process.env,
+        PORT: String(port),
+        LOCAL_DATA_DIR: dataDir,
+        DEMO_DAYS: '0',
+        LOCAL_TIME_SCALE: '60',
+        WEBHOOK_ALLOWED_TARGETS: '127.0.0.1',
+        LOCAL_API_KEYS: `${KEY}=pro`,
+        LOG_LEVEL: 'ERROR',
         // As every test cloud's (local-cloud.ts): a loaded machine must not cut off a request AWS would finish.
         LOCAL_DEADLINE_SCALE: process.env.LOCAL_DEADLINE_SCALE ?? '5',
       },
@@ -58,7 +66,9 @@ export function faultSuite() {
         output += chunk.toString();
         if (output.includes('Press Ctrl-C to stop.')) resolve();
       });
-      child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+      child.stderr!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
       child.on('exit', (code) => reject(new Error(`the local cloud exited (${code}) before it was ready:\n${output.slice(-2000)}`)));
     });
     cloud = child;
@@ -99,7 +109,9 @@ export function faultSuite() {
     call,
     acceptedIds,
     receiver: () => receiver,
-    answer: (next: Answer) => { answer = next; },
+    answer: (next: Answer) => {
+      answer = next;
+    },
     startCloud,
     stopCloud,
     /** An endpoint at the receiver's `path`; answers its id. */
@@ -124,10 +136,13 @@ export function faultSuite() {
      */
     async awaitAccepted(endpointId: string, eventIds: readonly string[]): Promise<void> {
       try {
-        await eventually(() => eventIds.filter((id) => !acceptedIds.has(id)), (missing) => missing.length === 0);
+        await eventually(
+          () => eventIds.filter((id) => !acceptedIds.has(id)),
+          (missing) => missing.length === 0,
+        );
       } catch (error) {
         const log = await call(KEY, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=200`);
-        const missing = (log.body.data as any[] ?? []).filter((d) => !acceptedIds.has(d.event_id) && eventIds.includes(d.event_id));
+        const missing = ((log.body.data as any[]) ?? []).filter((d) => !acceptedIds.has(d.event_id) && eventIds.includes(d.event_id));
         throw new Error(`${(error as Error).message}; not accepted: ${JSON.stringify(missing)}`);
       }
     },

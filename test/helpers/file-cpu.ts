@@ -8,7 +8,9 @@
 import { afterAll } from 'vitest';
 
 declare module 'vitest' {
-  interface TaskMeta { cpuMs?: number }
+  interface TaskMeta {
+    cpuMs?: number;
+  }
 }
 
 const processCpuMs = () => {

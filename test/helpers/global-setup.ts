@@ -14,7 +14,9 @@ import type { TestProject } from 'vitest/node';
 import { sharedPaths } from './run-fixtures.ts';
 
 declare module 'vitest' {
-  export interface ProvidedContext { runFixturesDir: string }
+  export interface ProvidedContext {
+    runFixturesDir: string;
+  }
 }
 
 export default function setup(project: TestProject) {

@@ -52,7 +52,11 @@ function sdkClientImports(code: string): Set<string> {
   const names = new Set<string>();
   for (const [, list] of code.matchAll(/\bimport\s*(?:type\s*)?\{([^}]*)\}\s*from\s*['"]@aws-sdk\/[^'"]+['"]/g)) {
     for (const part of list!.split(',')) {
-      const [imported, local = imported] = part.trim().replace(/^type\s+/, '').split(/\s+as\s+/).map((name) => name.trim());
+      const [imported, local = imported] = part
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)
+        .map((name) => name.trim());
       if (imported && /Client$/.test(imported)) names.add(local!);
     }
   }
@@ -102,7 +106,8 @@ export function layeringViolations(files: SourceFiles, rules: LayeringRules): st
       }
       if (file.startsWith('schemas/') && target?.startsWith(CORE)) violations.push(`${file}: schemas import ${target}`);
       if (file.startsWith('functions/') && !under(file, [CORE, ...WIRING, ...rules.compositionRoots])) {
-        if (specifier.startsWith('@aws-sdk/') || target?.startsWith('functions/adapters/')) violations.push(`${file}: imports ${target ?? specifier} outside the composition root`);
+        if (specifier.startsWith('@aws-sdk/') || target?.startsWith('functions/adapters/'))
+          violations.push(`${file}: imports ${target ?? specifier} outside the composition root`);
       }
       if (file.startsWith('bench/') && (target?.startsWith('test/') || specifier.includes('/test/'))) violations.push(`${file}: bench imports ${specifier}`);
     }
@@ -110,12 +115,14 @@ export function layeringViolations(files: SourceFiles, rules: LayeringRules): st
     if (file.startsWith(CORE) && /\bprocess\.env\b/.test(code)) violations.push(`${file}: core reads process.env`);
     const lines = text.trimEnd().split('\n').length;
     if (file.startsWith(CORE) && lines > rules.coreMaxLines) violations.push(`${file}: core module has ${lines} lines (at most ${rules.coreMaxLines})`);
-    if (file.startsWith('functions/routes/') && lines > rules.routeGroupMaxLines) violations.push(`${file}: route group contract has ${lines} lines (at most ${rules.routeGroupMaxLines})`);
+    if (file.startsWith('functions/routes/') && lines > rules.routeGroupMaxLines)
+      violations.push(`${file}: route group contract has ${lines} lines (at most ${rules.routeGroupMaxLines})`);
     if (file.startsWith(CORE)) {
       for (const m of code.matchAll(CORE_CAST)) violations.push(`${file}:${lineAt(code, m.index)}: core casts with '${m[0].replace(/\s+/g, ' ')}'`);
     }
     if (file.startsWith('functions/') && !under(file, UNTRACED)) {
-      for (const { client, line } of untracedClients(code)) violations.push(`${file}:${line}: builds ${client} without passing it through traced (shared/client-tracing.ts)`);
+      for (const { client, line } of untracedClients(code))
+        violations.push(`${file}:${line}: builds ${client} without passing it through traced (shared/client-tracing.ts)`);
     }
     if (under(file, SERVICE_SOURCE) && !file.startsWith(EVENTS)) {
       for (const [, name] of code.matchAll(/['"`]([a-z0-9_]+(?:\.[a-z0-9_]+)+)['"`]/g)) {
@@ -125,7 +132,11 @@ export function layeringViolations(files: SourceFiles, rules: LayeringRules): st
     if (under(file, ['functions/', 'bin/']) && !file.startsWith('functions/adapters/') && ITEM_COMMAND.test(code)) {
       violations.push(`${file}: reads or writes DynamoDB items outside an adapter`);
     }
-    if (under(file, PROJECT_SOURCE)) graph.set(file, targets.filter((t) => under(t, PROJECT_SOURCE)));
+    if (under(file, PROJECT_SOURCE))
+      graph.set(
+        file,
+        targets.filter((t) => under(t, PROJECT_SOURCE)),
+      );
   }
   for (const entry of rules.entryFiles) {
     const lines = files.get(entry)?.trimEnd().split('\n').length;

@@ -6,9 +6,7 @@
  */
 
 /** An SPDX expression's tree: a licence id (with its `WITH` exception, if any), AND or OR. */
-type Expression =
-  | { kind: 'id'; id: string }
-  | { kind: 'and' | 'or'; terms: Expression[] };
+type Expression = { kind: 'id'; id: string } | { kind: 'and' | 'or'; terms: Expression[] };
 
 /**
  * The tree of an SPDX licence expression (`MIT`, `(MIT OR Apache-2.0)`, `MIT AND Zlib`,
@@ -19,10 +17,15 @@ export function parseSpdx(expression: string): Expression {
   const tokens = expression.match(/\(|\)|[^\s()]+/g) ?? [];
   let at = 0;
   const peek = () => tokens[at]?.toUpperCase();
-  const fail = (what: string): never => { throw new Error(`${what} in SPDX expression ${JSON.stringify(expression)}`); };
+  const fail = (what: string): never => {
+    throw new Error(`${what} in SPDX expression ${JSON.stringify(expression)}`);
+  };
   const list = (kind: 'and' | 'or', operator: string, next: () => Expression): Expression => {
     const terms = [next()];
-    while (peek() === operator) { at += 1; terms.push(next()); }
+    while (peek() === operator) {
+      at += 1;
+      terms.push(next());
+    }
     return terms.length === 1 ? terms[0]! : { kind, terms };
   };
   const licence = (): Expression => {
@@ -82,8 +85,10 @@ export interface LicenceFields {
  */
 export function declaredLicence(fields: LicenceFields): string | undefined {
   const typeOf = (value: unknown): string | undefined =>
-    typeof value === 'string' ? value
-      : typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string' ? (value as { type: string }).type
+    typeof value === 'string'
+      ? value
+      : typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string'
+        ? (value as { type: string }).type
         : undefined;
   const single = typeOf(fields.license);
   if (single !== undefined && single.trim() !== '') return single.trim();

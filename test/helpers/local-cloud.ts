@@ -50,7 +50,9 @@ async function startInTempDir({ seededFrom, ...options }: Omit<LocalCloudOptions
   };
 }
 
-export function startTestCloud(options: { schedules?: boolean; pollers?: boolean; extraKeys?: readonly LocalKey[]; faults?: LocalCloudOptions['faults'] } = {}): Promise<TestCloud> {
+export function startTestCloud(
+  options: { schedules?: boolean; pollers?: boolean; extraKeys?: readonly LocalKey[]; faults?: LocalCloudOptions['faults'] } = {},
+): Promise<TestCloud> {
   return startInTempDir({
     apiKeys: [{ key: KEYS.build, plan: 'build' }, { key: KEYS.pro, plan: 'pro' }, { key: KEYS.free, plan: 'free' }, ...(options.extraKeys ?? [])],
     schedules: options.schedules ?? false,
@@ -66,7 +68,13 @@ export function startTestCloud(options: { schedules?: boolean; pollers?: boolean
  * second (off by default: with schedules off nothing compacts, and a settled archive keeps each
  * file's reads as small as the minute compaction keeps them in AWS).
  */
-export async function startDemoCloud(options: { key: string; extraKeys?: readonly LocalKey[]; schedules?: boolean; live?: boolean; faults?: LocalCloudOptions['faults'] }): Promise<TestCloud> {
+export async function startDemoCloud(options: {
+  key: string;
+  extraKeys?: readonly LocalKey[];
+  schedules?: boolean;
+  live?: boolean;
+  faults?: LocalCloudOptions['faults'];
+}): Promise<TestCloud> {
   const archive = (await runFixture('ready')).dataDir;
   const cloud = await startInTempDir({
     apiKeys: [{ key: options.key, plan: 'pro' }, ...(options.extraKeys ?? [])],
@@ -94,8 +102,15 @@ export async function startFreshDemoCloud(options: DemoProfile & { key: string; 
  * `startFreshDemoCloud`, resolving as soon as the cloud answers, while the seed has only begun
  * (`onProgress` hears it); `niceness` as `npm start` sets it, or 0.
  */
-export function startSeedingDemoCloud(options: DemoProfile & { key: string; schedules?: boolean; live?: boolean; niceness?: number; onProgress?: (progress: SeedProgress) => void }): Promise<TestCloud> {
-  return startInTempDir({ apiKeys: [{ key: options.key, plan: 'pro' }], schedules: options.schedules ?? false, niceness: options.niceness, demo: { ...demoOptions(options), live: options.live, onProgress: options.onProgress } });
+export function startSeedingDemoCloud(
+  options: DemoProfile & { key: string; schedules?: boolean; live?: boolean; niceness?: number; onProgress?: (progress: SeedProgress) => void },
+): Promise<TestCloud> {
+  return startInTempDir({
+    apiKeys: [{ key: options.key, plan: 'pro' }],
+    schedules: options.schedules ?? false,
+    niceness: options.niceness,
+    demo: { ...demoOptions(options), live: options.live, onProgress: options.onProgress },
+  });
 }
 
 /**

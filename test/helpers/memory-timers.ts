@@ -16,12 +16,20 @@ export function memoryTimers(): TimerStore & { parked: Map<string, Timer>; curso
       if (store.cursor === undefined || store.cursor > minute) store.cursor = minute;
     },
     async listDue(minute: number, until: number, limit: number) {
-      return [...store.parked.values()].filter((t) => minuteOf(t.dueAt) === minute && t.dueAt <= until)
-        .sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1)).slice(0, Math.max(0, limit));
+      return [...store.parked.values()]
+        .filter((t) => minuteOf(t.dueAt) === minute && t.dueAt <= until)
+        .sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1))
+        .slice(0, Math.max(0, limit));
     },
-    async removeAll(timers: Timer[]) { for (const timer of timers) store.parked.delete(timer.id); },
-    async readCursor() { return store.cursor; },
-    async advanceCursor(minute: number) { if (store.cursor !== undefined && store.cursor < minute) store.cursor = minute; },
+    async removeAll(timers: Timer[]) {
+      for (const timer of timers) store.parked.delete(timer.id);
+    },
+    async readCursor() {
+      return store.cursor;
+    },
+    async advanceCursor(minute: number) {
+      if (store.cursor !== undefined && store.cursor < minute) store.cursor = minute;
+    },
   };
   return store;
 }

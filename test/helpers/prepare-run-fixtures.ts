@@ -35,7 +35,15 @@ async function prepareShared(root: string): Promise<void> {
     renameSync(`${paths.template}.partial`, paths.template);
     // Until a file (or the sequencer) asks for the archive; a run that never does ends this process.
     while (!existsSync(paths.archiveWanted)) await new Promise((resolve) => setTimeout(resolve, 100));
-    const cloud = await startLocalCloud({ port: 0, dataDir: paths.dataDir, logLevel: 'ERROR', apiKeys: [], schedules: false, template, demo: { ...demoOptions(DEMO), live: false } });
+    const cloud = await startLocalCloud({
+      port: 0,
+      dataDir: paths.dataDir,
+      logLevel: 'ERROR',
+      apiKeys: [],
+      schedules: false,
+      template,
+      demo: { ...demoOptions(DEMO), live: false },
+    });
     await cloud.demo!.seeded;
     for (let run = 0; run < 20 && ((await invoke('positions-build', {})) as PositionsReport).steps > 0; run++);
     await cloud.stop();

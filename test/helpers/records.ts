@@ -5,8 +5,16 @@ export const T0 = Date.UTC(2026, 10, 18, 0, 0, 0); // a day well inside every fa
 
 export function trade(overrides: Partial<Extract<NormalizedRecord, { dataset: 'trades' }>> & { ts: number; trade_id: number }): NormalizedRecord {
   return {
-    dataset: 'trades', family: 'perpx', symbol: 'BTC', side: 'B', price: '97000.5', size: '0.0123',
-    crossed: true, fee: '0.01', fee_token: 'USDC', user_address: '0x00000000000000000000000000000000000000aa',
+    dataset: 'trades',
+    family: 'perpx',
+    symbol: 'BTC',
+    side: 'B',
+    price: '97000.5',
+    size: '0.0123',
+    crossed: true,
+    fee: '0.01',
+    fee_token: 'USDC',
+    user_address: '0x00000000000000000000000000000000000000aa',
     ...overrides,
   } as NormalizedRecord;
 }

@@ -51,7 +51,9 @@ export function rollupArchive() {
     env = await startScratchEmulators();
     deps = { ...archiveDeps(), clock: { now: () => NOW } };
   });
-  afterAll(async () => { await env?.stop(); });
+  afterAll(async () => {
+    await env?.stop();
+  });
   const archive = () => deps!;
   /** Ingests records in two batches, as two deliveries of the ingest queue would, leaving them in deltas. */
   async function ingestUncompacted(records: readonly NormalizedRecord[]): Promise<void> {
@@ -84,15 +86,21 @@ export function rollupArchive() {
      * each shrinking step would ingest and compact every case again.
      */
     async assertCases<T, P>(
-      arbitrary: fc.Arbitrary<T>, cases: number, target: { dataset: NormalizedRecord['dataset']; family: NormalizedRecord['family'] },
-      ingest: (value: T) => Promise<P>, check: (ingested: P) => Promise<void>,
+      arbitrary: fc.Arbitrary<T>,
+      cases: number,
+      target: { dataset: NormalizedRecord['dataset']; family: NormalizedRecord['family'] },
+      ingest: (value: T) => Promise<P>,
+      check: (ingested: P) => Promise<void>,
     ): Promise<void> {
-      await fc.assert(fc.asyncProperty(fc.array(arbitrary, { minLength: cases, maxLength: cases }), async (values) => {
-        const ingested: P[] = [];
-        for (const value of values) ingested.push(await ingest(value));
-        await compact(target.dataset, target.family);
-        for (const one of ingested) await check(one);
-      }), { numRuns: 1, endOnFailure: true });
+      await fc.assert(
+        fc.asyncProperty(fc.array(arbitrary, { minLength: cases, maxLength: cases }), async (values) => {
+          const ingested: P[] = [];
+          for (const value of values) ingested.push(await ingest(value));
+          await compact(target.dataset, target.family);
+          for (const one of ingested) await check(one);
+        }),
+        { numRuns: 1, endOnFailure: true },
+      );
     },
     previewDeps(): PreviewDeps {
       return { store: webhookStores(), clock: { now: () => NOW }, archive: archive(), breadth: breadthStore(), references: archiveReferences(archive()) };

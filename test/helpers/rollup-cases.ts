@@ -31,35 +31,88 @@ interface Case {
 }
 
 const ts = (r: Row) => T0 + r.offset - (r.offset % 60_000);
-const liquidationRecords = (rows: readonly Row[], symbol: string, firstId: number) => rows.map((r, i) => ({
-  dataset: 'liquidations', family: 'perpx', symbol, ts: ts(r), trade_id: firstId + i, liquidated_user: USERS[r.user]!,
-  price: `${r.dollars}.${String(r.cents).padStart(2, '0')}`, size: (r.lots / 100).toFixed(2), side: r.side,
-}) as LiquidationRecord);
+const liquidationRecords = (rows: readonly Row[], symbol: string, firstId: number) =>
+  rows.map(
+    (r, i) =>
+      ({
+        dataset: 'liquidations',
+        family: 'perpx',
+        symbol,
+        ts: ts(r),
+        trade_id: firstId + i,
+        liquidated_user: USERS[r.user]!,
+        price: `${r.dollars}.${String(r.cents).padStart(2, '0')}`,
+        size: (r.lots / 100).toFixed(2),
+        side: r.side,
+      }) as LiquidationRecord,
+  );
 
 const CASES: Case[] = [
   {
-    rollup: 'liquidation_rollups_1h', type: 'market.liquidation', dataset: 'liquidations', perWallet: false, metric: 'notional_usd', records: liquidationRecords,
+    rollup: 'liquidation_rollups_1h',
+    type: 'market.liquidation',
+    dataset: 'liquidations',
+    perWallet: false,
+    metric: 'notional_usd',
+    records: liquidationRecords,
     events: (records) => liquidationCandidates(records as LiquidationRecord[], new Set()),
   },
   {
-    rollup: 'account_liquidation_rollups_1h', type: 'account.liquidated', dataset: 'liquidations', perWallet: true, metric: 'notional_usd', records: liquidationRecords,
+    rollup: 'account_liquidation_rollups_1h',
+    type: 'account.liquidated',
+    dataset: 'liquidations',
+    perWallet: true,
+    metric: 'notional_usd',
+    records: liquidationRecords,
     events: (records, watched) => liquidationCandidates(records as LiquidationRecord[], watched).filter((c) => c.type === 'account.liquidated'),
   },
   {
-    rollup: 'fill_rollups_1h', type: 'account.fill', dataset: 'trades', perWallet: true, metric: 'notional_usd',
-    records: (rows, symbol, firstId) => rows.map((r, i) => ({
-      dataset: 'trades', family: 'perpx', symbol, ts: ts(r), trade_id: firstId + i, side: r.side, price: `${r.dollars}.${String(r.cents).padStart(2, '0')}`,
-      size: (r.lots / 100).toFixed(2), user_address: USERS[r.user]!, crossed: r.lots % 2 === 0,
-    }) as TradeRecord),
+    rollup: 'fill_rollups_1h',
+    type: 'account.fill',
+    dataset: 'trades',
+    perWallet: true,
+    metric: 'notional_usd',
+    records: (rows, symbol, firstId) =>
+      rows.map(
+        (r, i) =>
+          ({
+            dataset: 'trades',
+            family: 'perpx',
+            symbol,
+            ts: ts(r),
+            trade_id: firstId + i,
+            side: r.side,
+            price: `${r.dollars}.${String(r.cents).padStart(2, '0')}`,
+            size: (r.lots / 100).toFixed(2),
+            user_address: USERS[r.user]!,
+            crossed: r.lots % 2 === 0,
+          }) as TradeRecord,
+      ),
     events: (records, watched) => fillCandidates(records as TradeRecord[], watched),
   },
   {
-    rollup: 'transfer_rollups_1h', type: 'account.transfer', dataset: 'transfers', perWallet: true, metric: 'usdc_value',
+    rollup: 'transfer_rollups_1h',
+    type: 'account.transfer',
+    dataset: 'transfers',
+    perWallet: true,
+    metric: 'usdc_value',
     // Values from cents to tens of millions, a few of them zero.
-    records: (rows, symbol, firstId) => rows.map((r, i) => ({
-      dataset: 'transfers', family: 'perpx', symbol, ts: ts(r), user_address: USERS[r.user]!, kind: 'send', role: r.side === 'A' ? 'source' : 'destination',
-      amount: String(r.lots), usdc_value: r.cents === 0 ? '0' : (r.dollars * r.lots / 100).toFixed(2), tx_hash: `0xtx${firstId + i}`,
-    }) as TransferRecord),
+    records: (rows, symbol, firstId) =>
+      rows.map(
+        (r, i) =>
+          ({
+            dataset: 'transfers',
+            family: 'perpx',
+            symbol,
+            ts: ts(r),
+            user_address: USERS[r.user]!,
+            kind: 'send',
+            role: r.side === 'A' ? 'source' : 'destination',
+            amount: String(r.lots),
+            usdc_value: r.cents === 0 ? '0' : ((r.dollars * r.lots) / 100).toFixed(2),
+            tx_hash: `0xtx${firstId + i}`,
+          }) as TransferRecord,
+      ),
     events: (records, watched) => transferCandidates(records as TransferRecord[], watched),
   },
 ];
@@ -82,22 +135,28 @@ export function describeRollups(rollups: readonly RollupSource[]): void {
   describe.each(cases)('the $rollup rollup', (c) => {
     it(`equals a raw replay of ${c.type}'s detector, hour by hour and bucket by bucket, across day files, hour files and deltas`, async () => {
       // Eight cases on one compaction (see assertCases), each checked on its own symbol.
-      await harness.assertCases(fc.array(rowArb, { minLength: 20, maxLength: 100 }), 8, { dataset: c.dataset, family: 'perpx' }, (rows) => ingest(c, rows, { compact: false }), async ({ symbol, records }) => {
-        const read = await readRollup(harness.archive(), c.rollup, ['perpx'], [symbol], T0, NOW, c.perWallet ? WATCHED : undefined);
-        const covered = read.covered.get('perpx')!;
-        for (const r of records) if (r.ts < T0 + DAY + 13 * HOUR_MS) expect(covered.has(Math.floor(r.ts / HOUR_MS) * HOUR_MS)).toBe(true);
-        expect(covered.has(T0 + DAY + 13 * HOUR_MS)).toBe(false);
-        const fromRollup = new Map<string, number>();
-        for (const cell of read.cells) fromRollup.set(`${cell.hour}|${cell.bucket}`, (fromRollup.get(`${cell.hour}|${cell.bucket}`) ?? 0) + cell.events);
-        const raw = new Map<string, number>();
-        for (const e of c.events(records, new Set(WATCHED))) {
-          const hour = Math.floor(e.occurredAt / HOUR_MS) * HOUR_MS;
-          if (!covered.has(hour)) continue;
-          const key = `${hour}|${bucketOf(e.metrics[c.metric] as number)}`;
-          raw.set(key, (raw.get(key) ?? 0) + 1);
-        }
-        expect(fromRollup, symbol).toEqual(raw);
-      });
+      await harness.assertCases(
+        fc.array(rowArb, { minLength: 20, maxLength: 100 }),
+        8,
+        { dataset: c.dataset, family: 'perpx' },
+        (rows) => ingest(c, rows, { compact: false }),
+        async ({ symbol, records }) => {
+          const read = await readRollup(harness.archive(), c.rollup, ['perpx'], [symbol], T0, NOW, c.perWallet ? WATCHED : undefined);
+          const covered = read.covered.get('perpx')!;
+          for (const r of records) if (r.ts < T0 + DAY + 13 * HOUR_MS) expect(covered.has(Math.floor(r.ts / HOUR_MS) * HOUR_MS)).toBe(true);
+          expect(covered.has(T0 + DAY + 13 * HOUR_MS)).toBe(false);
+          const fromRollup = new Map<string, number>();
+          for (const cell of read.cells) fromRollup.set(`${cell.hour}|${cell.bucket}`, (fromRollup.get(`${cell.hour}|${cell.bucket}`) ?? 0) + cell.events);
+          const raw = new Map<string, number>();
+          for (const e of c.events(records, new Set(WATCHED))) {
+            const hour = Math.floor(e.occurredAt / HOUR_MS) * HOUR_MS;
+            if (!covered.has(hour)) continue;
+            const key = `${hour}|${bucketOf(e.metrics[c.metric] as number)}`;
+            raw.set(key, (raw.get(key) ?? 0) + 1);
+          }
+          expect(fromRollup, symbol).toEqual(raw);
+        },
+      );
     });
 
     it(`gives ${c.type}'s estimate the replay's per-day counts at a power-of-ten threshold (and with none but the cost floor)`, async () => {
@@ -105,11 +164,19 @@ export function describeRollups(rollups: readonly RollupSource[]): void {
       const deps = harness.previewDeps();
       const who = await harness.caller();
       const events = c.events(records, new Set(WATCHED)).filter((e) => c.type !== 'market.liquidation' || (e.metrics.notional_usd as number) >= 100);
-      const perDay = (min: number) => [0, 1].map((d) => events.filter((e) => (e.metrics[c.metric] as number) >= min && Math.floor((e.occurredAt - T0) / DAY) === d).length);
+      const perDay = (min: number) =>
+        [0, 1].map((d) => events.filter((e) => (e.metrics[c.metric] as number) >= min && Math.floor((e.occurredAt - T0) / DAY) === d).length);
       const thresholds = c.type === 'market.liquidation' ? [10_000] : [10_000, undefined];
       for (const threshold of thresholds) {
-        const answer = await estimateWithCost(deps, who, { event_type: c.type, config: { symbols: [symbol], ...(threshold !== undefined && { min_notional_usd: threshold }) }, lookback_days: 2 });
-        expect(answer.per_day.map((d) => d.count), `threshold ${threshold}`).toEqual(perDay(threshold ?? -Infinity));
+        const answer = await estimateWithCost(deps, who, {
+          event_type: c.type,
+          config: { symbols: [symbol], ...(threshold !== undefined && { min_notional_usd: threshold }) },
+          lookback_days: 2,
+        });
+        expect(
+          answer.per_day.map((d) => d.count),
+          `threshold ${threshold}`,
+        ).toEqual(perDay(threshold ?? -Infinity));
         expect(answer.basis.mode).toBe('exact');
         expect(answer.basis.note).toMatch(/hourly rollups/);
         expect(answer.rowsScanned).toBeLessThan(records.length);
@@ -140,7 +207,9 @@ export function describeRollups(rollups: readonly RollupSource[]): void {
       // The estimate replays day one from the raw rows: the same per-day counts.
       const events = c.events(records, new Set(WATCHED)).filter((e) => (e.metrics[c.metric] as number) >= 10_000);
       const answer = await estimateWithCost(harness.previewDeps(), await harness.caller(), {
-        event_type: c.type, config: { symbols: [symbol], min_notional_usd: 10_000 }, lookback_days: 2,
+        event_type: c.type,
+        config: { symbols: [symbol], min_notional_usd: 10_000 },
+        lookback_days: 2,
       });
       expect(answer.per_day.map((d) => d.count)).toEqual([0, 1].map((d) => events.filter((e) => Math.floor((e.occurredAt - T0) / DAY) === d).length));
     });

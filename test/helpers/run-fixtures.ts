@@ -11,11 +11,24 @@ import { join } from 'node:path';
 /** Three hours of every family, an L2 snapshot a minute, order-level diffs for the last half hour. */
 export const DEMO = { seed: 23, hours: 3, intensity: 0.3, l2IntervalMs: 60_000, orderLevelHours: 0.5 } as const;
 
-export interface DemoProfile { hours: number; seed: number; intensity: number; l2IntervalMs: number; orderLevelHours?: number; nearHours?: number }
+export interface DemoProfile {
+  hours: number;
+  seed: number;
+  intensity: number;
+  l2IntervalMs: number;
+  orderLevelHours?: number;
+  nearHours?: number;
+}
 
 /** A profile as the local cloud's demo options. */
-export const demoOptions = (d: DemoProfile) =>
-  ({ days: d.hours / 24, seed: d.seed, intensity: d.intensity, l2IntervalMs: d.l2IntervalMs, orderLevelHours: d.orderLevelHours ?? 0.25, nearHours: d.nearHours });
+export const demoOptions = (d: DemoProfile) => ({
+  days: d.hours / 24,
+  seed: d.seed,
+  intensity: d.intensity,
+  l2IntervalMs: d.l2IntervalMs,
+  orderLevelHours: d.orderLevelHours ?? 0.25,
+  nearHours: d.nearHours,
+});
 
 /**
  * Where, under the run's directory, the request markers (the template; the archive, which needs the
@@ -23,8 +36,13 @@ export const demoOptions = (d: DemoProfile) =>
  * `LOCAL_DATA_DIR/synth`), the archive and the archive's outcome markers are.
  */
 export const sharedPaths = (root: string) => ({
-  wanted: join(root, 'wanted'), archiveWanted: join(root, 'archive-wanted'), template: join(root, 'template.json'), synthCache: join(root, 'synth'),
-  dataDir: join(root, 'data'), ready: join(root, 'ready'), failed: join(root, 'failed'),
+  wanted: join(root, 'wanted'),
+  archiveWanted: join(root, 'archive-wanted'),
+  template: join(root, 'template.json'),
+  synthCache: join(root, 'synth'),
+  dataDir: join(root, 'data'),
+  ready: join(root, 'ready'),
+  failed: join(root, 'failed'),
 });
 
 /** A fixture of the run: the template alone, or the demo archive too (seeding it costs minutes of CPU on a loaded machine). */

@@ -14,7 +14,9 @@ export function scratchArchive(): () => ArchiveDeps {
     env = await startScratchEmulators();
     deps = archiveDeps();
   });
-  afterAll(async () => { await env?.stop(); });
+  afterAll(async () => {
+    await env?.stop();
+  });
   return () => {
     if (!deps) throw new Error('scratchArchive: the archive is read before its emulators started (call it at the top of a file or describe block)');
     return deps;

@@ -9,7 +9,9 @@ import type { Reporter, TestModule } from 'vitest/node';
 export default class SlowestFiles implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     if (modules.length <= 10) return;
-    const timed = modules.map((m) => ({ file: relative(process.cwd(), m.moduleId), ms: m.diagnostic().duration, cpuMs: m.meta().cpuMs })).sort((a, b) => b.ms - a.ms);
+    const timed = modules
+      .map((m) => ({ file: relative(process.cwd(), m.moduleId), ms: m.diagnostic().duration, cpuMs: m.meta().cpuMs }))
+      .sort((a, b) => b.ms - a.ms);
     const seconds = (ms: number | undefined) => (ms === undefined ? '?' : (ms / 1000).toFixed(1)).padStart(7);
     const lines = timed.slice(0, 10).map(({ file, ms, cpuMs }) => `  ${seconds(ms)} s  ${seconds(cpuMs)} s CPU  ${file}`);
     const cpu = timed.reduce((sum, { cpuMs }) => sum + (cpuMs ?? 0), 0);

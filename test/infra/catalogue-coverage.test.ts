@@ -70,8 +70,9 @@ describe('catalogue coverage: bindings', () => {
     const queueId = logicalId(stateful.queues.ingest);
 
     // Act
-    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'))
-      .filter((m) => JSON.stringify(m.Properties.FunctionName) === JSON.stringify({ Ref: logicalId(service.functions.system) }));
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).filter(
+      (m) => JSON.stringify(m.Properties.FunctionName) === JSON.stringify({ Ref: logicalId(service.functions.system) }),
+    );
 
     // Assess
     expect(mappings).toHaveLength(1);
@@ -110,6 +111,8 @@ describe('catalogue coverage: bindings', () => {
     // Assess
     expect(nag.violations).toEqual([]);
     const acknowledged = (nag.suppressedViolations ?? []).map((v) => v.ruleName);
-    expect(acknowledged).toEqual(expect.arrayContaining([expect.stringMatching(/IAM5\[Resource::.*\/index\/\*\]/), 'AwsSolutions-IAM5[Action::s3:GetObject*]']));
+    expect(acknowledged).toEqual(
+      expect.arrayContaining([expect.stringMatching(/IAM5\[Resource::.*\/index\/\*\]/), 'AwsSolutions-IAM5[Action::s3:GetObject*]']),
+    );
   });
 });

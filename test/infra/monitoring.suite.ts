@@ -12,14 +12,23 @@ const described = (text: string) => alarms.find((a) => String(a.Properties.Alarm
 /** The alarm's metric, whichever form CloudFormation got (a labelled metric is a one-metric query). */
 function metricOf(props: Record<string, any>): { MetricName: string; Namespace: string; Stat: string; Dimensions: unknown } {
   const stat = props.Metrics?.find((m: any) => m.MetricStat)?.MetricStat;
-  return stat ? { ...stat.Metric, Stat: stat.Stat } : { MetricName: props.MetricName, Namespace: props.Namespace, Stat: props.ExtendedStatistic ?? props.Statistic, Dimensions: props.Dimensions };
+  return stat
+    ? { ...stat.Metric, Stat: stat.Stat }
+    : { MetricName: props.MetricName, Namespace: props.Namespace, Stat: props.ExtendedStatistic ?? props.Statistic, Dimensions: props.Dimensions };
 }
 
 describe('monitoring', () => {
   it('sends every alarm to the one topic, which refuses publishers without TLS and is an output', () => {
     expect(alarms.length).toBeGreaterThanOrEqual(8 + Object.keys(QUEUES).length);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
-    template.hasResourceProperties('AWS::SNS::TopicPolicy', Match.objectLike({ PolicyDocument: Match.objectLike({ Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) }) }));
+    template.hasResourceProperties(
+      'AWS::SNS::TopicPolicy',
+      Match.objectLike({
+        PolicyDocument: Match.objectLike({
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+        }),
+      }),
+    );
     expect(template.findOutputs('AlarmTopicArn')).not.toEqual({});
   });
 
@@ -31,9 +40,17 @@ describe('monitoring', () => {
     expect(described('Ingest lag')).toMatchObject({ Threshold: ALARM_THRESHOLDS.ingestLagMs, TreatMissingData: 'breaching' });
     expect(metricOf(described('Ingest lag'))).toMatchObject({ MetricName: 'IngestLag', Namespace: 'MarketArchive', Stat: 'Maximum' });
     expect(described('delivery attempts failed').Threshold).toBe(ALARM_THRESHOLDS.deliveryRetryPercent);
-    for (const [text, metric] of [['whole retry ladder', 'DeliveriesExhausted'], ['failure streak', 'EndpointsAutoDisabled'], ['Credits could not be debited', 'CreditDebitFailed']]) {
+    for (const [text, metric] of [
+      ['whole retry ladder', 'DeliveriesExhausted'],
+      ['failure streak', 'EndpointsAutoDisabled'],
+      ['Credits could not be debited', 'CreditDebitFailed'],
+    ]) {
       expect(described(text!).Threshold, text).toBe(0);
-      expect(metricOf(described(text!)), text).toMatchObject({ MetricName: metric, Namespace: 'MarketArchive', Dimensions: [{ Name: 'service', Value: 'market-archive' }] });
+      expect(metricOf(described(text!)), text).toMatchObject({
+        MetricName: metric,
+        Namespace: 'MarketArchive',
+        Dimensions: [{ Name: 'service', Value: 'market-archive' }],
+      });
     }
   });
 
@@ -47,6 +64,7 @@ describe('monitoring', () => {
   it('draws one dashboard with the API, ingest, delivery and dead-letter panels', () => {
     const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard')) as { Properties: { DashboardBody: unknown } }[];
     const body = JSON.stringify(dashboard!.Properties.DashboardBody);
-    for (const title of ['API requests and errors', 'API latency (ms)', 'Ingest lag (ms)', 'Deliveries', 'Dead-letter queues (messages)']) expect(body).toContain(title);
+    for (const title of ['API requests and errors', 'API latency (ms)', 'Ingest lag (ms)', 'Deliveries', 'Dead-letter queues (messages)'])
+      expect(body).toContain(title);
   });
 });

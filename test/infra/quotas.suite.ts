@@ -21,8 +21,15 @@ import { synthesize } from './synth.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHARE = 0.8;
 
-interface Figure { name: string; value: number }
-interface Quota { quota: string; limit: number; figures: Figure[] }
+interface Figure {
+  name: string;
+  value: number;
+}
+interface Quota {
+  quota: string;
+  limit: number;
+  figures: Figure[];
+}
 
 type Json = any;
 interface CfnTemplate {
@@ -41,8 +48,15 @@ const REGION = 'ap-southeast-2';
 const ACCOUNT = '123456789012';
 /** Longest physical name each service allows (CloudFormation truncates its generated names to it). */
 const NAME_LIMIT: Record<string, number> = {
-  'AWS::DynamoDB::GlobalTable': 255, 'AWS::SQS::Queue': 80, 'AWS::S3::Bucket': 63, 'AWS::Lambda::Function': 64, 'AWS::StepFunctions::StateMachine': 80,
-  'AWS::SecretsManager::Secret': 512, 'AWS::Logs::LogGroup': 512, 'AWS::IAM::Role': 64, 'AWS::SNS::Topic': 256,
+  'AWS::DynamoDB::GlobalTable': 255,
+  'AWS::SQS::Queue': 80,
+  'AWS::S3::Bucket': 63,
+  'AWS::Lambda::Function': 64,
+  'AWS::StepFunctions::StateMachine': 80,
+  'AWS::SecretsManager::Secret': 512,
+  'AWS::Logs::LogGroup': 512,
+  'AWS::IAM::Role': 64,
+  'AWS::SNS::Topic': 256,
 };
 const arnOf: Record<string, (name: string) => string> = {
   'AWS::DynamoDB::GlobalTable': (n) => `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${n}`,
@@ -57,7 +71,10 @@ const arnOf: Record<string, (name: string) => string> = {
 };
 /** What `Ref` returns, by resource type (the rest return the physical name). */
 const REF_IS: Record<string, 'arn' | 'url'> = {
-  'AWS::SQS::Queue': 'url', 'AWS::StepFunctions::StateMachine': 'arn', 'AWS::SecretsManager::Secret': 'arn', 'AWS::SNS::Topic': 'arn',
+  'AWS::SQS::Queue': 'url',
+  'AWS::StepFunctions::StateMachine': 'arn',
+  'AWS::SecretsManager::Secret': 'arn',
+  'AWS::SNS::Topic': 'arn',
 };
 
 const exportsByName = new Map<string, { stack: Stack; value: Json }>();
@@ -76,7 +93,7 @@ function attribute(stack: Stack, logicalId: string, attr: string): string {
   const type = templates.get(stack)!.Resources[logicalId]?.Type;
   if (!type) throw new Error(`${logicalId} is not a resource of ${stack.stackName}`);
   const name = physicalName(stack, logicalId, type);
-  const kind = attr === 'ref' ? REF_IS[type] ?? 'name' : attr === 'Arn' ? 'arn' : attr === 'QueueUrl' ? 'url' : attr === 'QueueName' ? 'name' : undefined;
+  const kind = attr === 'ref' ? (REF_IS[type] ?? 'name') : attr === 'Arn' ? 'arn' : attr === 'QueueUrl' ? 'url' : attr === 'QueueName' ? 'name' : undefined;
   if (kind === 'name') return name;
   if (kind === 'url') return `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${name}`;
   if (kind === 'arn') return arnOf[type]!(name);
@@ -97,7 +114,12 @@ function resolved(stack: Stack, value: Json): string {
   }
   if ('Fn::Join' in value) return value['Fn::Join'][1].map((part: Json) => resolved(stack, part)).join(value['Fn::Join'][0]);
   if ('Fn::Select' in value) {
-    const [index, { 'Fn::Split': [separator, source] }] = value['Fn::Select'];
+    const [
+      index,
+      {
+        'Fn::Split': [separator, source],
+      },
+    ] = value['Fn::Select'];
     return resolved(stack, source).split(separator)[index]!;
   }
   throw new Error(`Cannot resolve ${JSON.stringify(value)}`);
@@ -112,14 +134,17 @@ function withValues(stack: Stack, value: Json): Json {
 }
 
 /** The resources of a type in every stack, each named by its construct path. */
-const resourcesOf = (type: string) => [...templates].flatMap(([stack, template]) => Object.entries(template.Resources).filter(([, r]) => r.Type === type)
-  .map(([id, r]) => ({ stack, id, name: r.Metadata?.['aws:cdk:path']?.replace(/\/Resource$/, '') ?? `${stack.node.path}/${id}`, props: r.Properties })));
+const resourcesOf = (type: string) =>
+  [...templates].flatMap(([stack, template]) =>
+    Object.entries(template.Resources)
+      .filter(([, r]) => r.Type === type)
+      .map(([id, r]) => ({ stack, id, name: r.Metadata?.['aws:cdk:path']?.replace(/\/Resource$/, '') ?? `${stack.node.path}/${id}`, props: r.Properties })),
+  );
 
 // ---- The quotas ----
 
 function cloudFormationQuotas(): Quota[] {
-  const perStack = (count: (template: CfnTemplate) => number) =>
-    [...templates].map(([stack, template]) => ({ name: stack.node.path, value: count(template) }));
+  const perStack = (count: (template: CfnTemplate) => number) => [...templates].map(([stack, template]) => ({ name: stack.node.path, value: count(template) }));
   return [
     // The synthesis has the CDK CLI's metadata (synth.ts), its AWS::CDK::Metadata resource in every stack included.
     { quota: 'CloudFormation resources per stack', limit: 500, figures: perStack((t) => Object.keys(t.Resources).length) },
@@ -161,9 +186,18 @@ async function packageQuota(): Promise<Quota> {
     const options = bundlingOf(FUNCTIONS[names[0]!]);
     const esbuild: BuildOptions = {
       entryPoints: Object.fromEntries(names.map((name) => [name, join(ROOT, FUNCTIONS[name].entry)])),
-      bundle: true, platform: 'node', write: false, outdir: '/bundle', logLevel: 'error',
-      format: options.format, target: options.target, mainFields: options.mainFields, minify: options.minify, sourcemap: options.sourceMap,
-      external: options.externalModules, banner: options.banner ? { js: options.banner } : undefined,
+      bundle: true,
+      platform: 'node',
+      write: false,
+      outdir: '/bundle',
+      logLevel: 'error',
+      format: options.format,
+      target: options.target,
+      mainFields: options.mainFields,
+      minify: options.minify,
+      sourcemap: options.sourceMap,
+      external: options.externalModules,
+      banner: options.banner ? { js: options.banner } : undefined,
     };
     const { outputFiles } = await build(esbuild);
     for (const name of names) {
@@ -193,8 +227,10 @@ function iamQuotas(): Quota[] {
   // Every role's inline policies: its own `Policies` and the AWS::IAM::Policy resources attached to it (in its stack).
   const inline = roles.map(({ stack, id, name, props }) => ({
     name,
-    value: [...(props.Policies ?? []), ...attached.filter((p) => p.stack === stack && p.props.Roles?.some((role: Json) => role.Ref === id)).map((p) => p.props)]
-      .reduce((sum, policy) => sum + policyLength(stack, policy.PolicyDocument), 0),
+    value: [
+      ...(props.Policies ?? []),
+      ...attached.filter((p) => p.stack === stack && p.props.Roles?.some((role: Json) => role.Ref === id)).map((p) => p.props),
+    ].reduce((sum, policy) => sum + policyLength(stack, policy.PolicyDocument), 0),
   }));
   const managed = resourcesOf('AWS::IAM::ManagedPolicy').map(({ stack, name, props }) => ({ name, value: policyLength(stack, props.PolicyDocument) }));
   return [
@@ -208,11 +244,17 @@ const quotas: Quota[] = [...cloudFormationQuotas(), apiGatewayQuota(), await pac
 const largest = (quota: Quota): Figure => quota.figures.reduce((a, b) => (b.value > a.value ? b : a), { name: '(none)', value: 0 });
 
 // The figures the README quotes: the largest of each quota, its share of the limit, and the room left below 80%.
-console.log(quotas.map((quota) => {
-  const top = largest(quota);
-  return `${quota.quota}: ${top.value.toLocaleString('en')} of ${quota.limit.toLocaleString('en')} (${((100 * top.value) / quota.limit).toFixed(1)}%, ${top.name}); `
-    + `${Math.floor(quota.limit * SHARE - top.value).toLocaleString('en')} left below ${SHARE * 100}%`;
-}).join('\n'));
+console.log(
+  quotas
+    .map((quota) => {
+      const top = largest(quota);
+      return (
+        `${quota.quota}: ${top.value.toLocaleString('en')} of ${quota.limit.toLocaleString('en')} (${((100 * top.value) / quota.limit).toFixed(1)}%, ${top.name}); `
+        + `${Math.floor(quota.limit * SHARE - top.value).toLocaleString('en')} left below ${SHARE * 100}%`
+      );
+    })
+    .join('\n'),
+);
 
 describe('service quotas', () => {
   it('measures every stack, function and role, of the one REST API', () => {

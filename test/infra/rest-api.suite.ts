@@ -73,9 +73,9 @@ describe('REST API: shape', () => {
     const groups = routeGroups();
 
     // Act
-    const permissions = Object.values(
-      template.findResources('AWS::Lambda::Permission', { Properties: { Principal: 'apigateway.amazonaws.com' } }),
-    ).filter((p) => !JSON.stringify(p.Properties.SourceArn).includes('/authorizers/'));
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission', { Properties: { Principal: 'apigateway.amazonaws.com' } })).filter(
+      (p) => !JSON.stringify(p.Properties.SourceArn).includes('/authorizers/'),
+    );
 
     // Assess
     expect(permissions).toHaveLength(groups.length);
@@ -85,9 +85,15 @@ describe('REST API: shape', () => {
 describe('REST API: stack limits', () => {
   it('spreads methods over one nested stack per route group (their sizes: quotas.suite.ts)', () => {
     // Prepare / Act
-    const nested = Stack.of(service.api).node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c));
+    const nested = Stack.of(service.api)
+      .node.findAll()
+      .filter((c): c is NestedStack => NestedStack.isNestedStack(c));
     // Assess
-    expect(nested.map((stack) => stack.node.id).sort()).toEqual(routeGroups().map((g) => `methods-${g}`).sort());
+    expect(nested.map((stack) => stack.node.id).sort()).toEqual(
+      routeGroups()
+        .map((g) => `methods-${g}`)
+        .sort(),
+    );
     for (const stack of nested) expect(Object.keys(Template.fromStack(stack).toJSON().Resources).length, stack.node.id).toBeGreaterThan(0);
   });
 
@@ -145,7 +151,9 @@ describe('REST API: routes', () => {
       error_code: 'method_not_allowed',
       request_id: '$context.requestId',
     });
-    expect(props.MethodResponses).toEqual([{ StatusCode: '405', ResponseParameters: { 'method.response.header.Allow': true, 'method.response.header.svc-version': true } }]);
+    expect(props.MethodResponses).toEqual([
+      { StatusCode: '405', ResponseParameters: { 'method.response.header.Allow': true, 'method.response.header.svc-version': true } },
+    ]);
   });
 });
 
@@ -171,7 +179,8 @@ describe('REST API: gateway responses', () => {
     expect(found[0]!.Properties.StatusCode).toBe(String(entry.status));
     // A failure worth retrying says when (the authorizer's store throttled).
     expect(found[0]!.Properties.ResponseParameters).toEqual({
-      'gatewayresponse.header.svc-version': `'${API_VERSION}'`, ...('retryAfterS' in entry && { 'gatewayresponse.header.Retry-After': `'${entry.retryAfterS}'` }),
+      'gatewayresponse.header.svc-version': `'${API_VERSION}'`,
+      ...('retryAfterS' in entry && { 'gatewayresponse.header.Retry-After': `'${entry.retryAfterS}'` }),
     });
     expect(JSON.parse(found[0]!.Properties.ResponseTemplates['application/json'])).toEqual({
       success: false,

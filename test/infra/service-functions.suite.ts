@@ -22,7 +22,7 @@ describe('service functions: runtime', () => {
     template.resourceCountIs('AWS::Lambda::Function', functionNames.length);
   });
 
-  it.each(functionNames)('runs %s on nodejs22.x (arm64, or DuckDB\'s installed binding\'s architecture) with active tracing and the catalogue sizing', (name) => {
+  it.each(functionNames)("runs %s on nodejs22.x (arm64, or DuckDB's installed binding's architecture) with active tracing and the catalogue sizing", (name) => {
     // Prepare
     const def = FUNCTIONS[name];
 
@@ -78,7 +78,9 @@ describe('service functions: bindings', () => {
   it('lets the authorizer only read the accounts table', () => {
     // Prepare
     const accountsId = logicalId(stateful.tables.accounts);
-    const otherTableIds = Object.entries(stateful.tables).filter(([n]) => n !== 'accounts').map(([, t]) => logicalId(t));
+    const otherTableIds = Object.entries(stateful.tables)
+      .filter(([n]) => n !== 'accounts')
+      .map(([, t]) => logicalId(t));
 
     // Act
     const statements = statementsOf('authorizer').filter((s) => actionsOf([s]).some((a) => a.startsWith('dynamodb:')));
@@ -100,16 +102,13 @@ describe('service functions: bindings', () => {
     expect(actions.filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
   });
 
-  it.each(functionNames.filter((name) => !FUNCTIONS[name].queues && !FUNCTIONS[name].consumes))(
-    'grants %s no SQS actions, since it binds no queue',
-    (name) => {
-      // Prepare / Act
-      const actions = actionsOf(statementsOf(name));
+  it.each(functionNames.filter((name) => !FUNCTIONS[name].queues && !FUNCTIONS[name].consumes))('grants %s no SQS actions, since it binds no queue', (name) => {
+    // Prepare / Act
+    const actions = actionsOf(statementsOf(name));
 
-      // Assess
-      expect(actions.filter((a) => a.startsWith('sqs:'))).toEqual([]);
-    },
-  );
+    // Assess
+    expect(actions.filter((a) => a.startsWith('sqs:'))).toEqual([]);
+  });
 
   it.each(functionNames)('lets %s write only to its own log group, without the managed basic execution role', (name) => {
     // Prepare
@@ -121,8 +120,6 @@ describe('service functions: bindings', () => {
 
     // Assess
     expect(role.Properties.ManagedPolicyArns).toBeUndefined();
-    expect(logStatements).toEqual([
-      expect.objectContaining({ Resource: { 'Fn::GetAtt': [logicalId(fn.logGroupOwned), 'Arn'] } }),
-    ]);
+    expect(logStatements).toEqual([expect.objectContaining({ Resource: { 'Fn::GetAtt': [logicalId(fn.logGroupOwned), 'Arn'] } })]);
   });
 });

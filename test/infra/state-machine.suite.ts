@@ -88,7 +88,7 @@ describe('state machines', () => {
     expect(metadata['aws:cdk:path']).toBe(`${Stack.of(timerSweep).stackName}/functions/${functionName}/Resource`);
   });
 
-  it('synthesizes definitions asl-validator accepts, and the local cloud\'s synthesis refuses one it does not', async () => {
+  it("synthesizes definitions asl-validator accepts, and the local cloud's synthesis refuses one it does not", async () => {
     // Prepare: the template, and a copy whose replay machine has a state of no known type.
     const json = template.toJSON() as { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
     const replayId = Object.keys(json.Resources).find((id) => json.Resources[id]!.Type === 'AWS::StepFunctions::StateMachine' && /replay/i.test(id))!;

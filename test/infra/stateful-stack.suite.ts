@@ -35,9 +35,7 @@ describe('stateful stack: buckets', () => {
 
     // Assess
     const statements = Object.values(policies).flatMap((p) => p.Properties.PolicyDocument.Statement);
-    expect(statements).toContainEqual(
-      expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-    );
+    expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
   });
 });
 
@@ -141,10 +139,12 @@ describe('stateful stack: queues', () => {
 describe('archive bucket notifications', () => {
   it('sends object-created events under landing/ to the ingest queue', () => {
     const [notifications] = Object.values(template.findResources('Custom::S3BucketNotifications'));
-    expect(notifications!.Properties.NotificationConfiguration.QueueConfigurations).toEqual([{
-      Events: ['s3:ObjectCreated:*'],
-      Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: 'landing/' }] } },
-      QueueArn: { 'Fn::GetAtt': [stateful.getLogicalId(stateful.queues.ingest.node.defaultChild as never), 'Arn'] },
-    }]);
+    expect(notifications!.Properties.NotificationConfiguration.QueueConfigurations).toEqual([
+      {
+        Events: ['s3:ObjectCreated:*'],
+        Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: 'landing/' }] } },
+        QueueArn: { 'Fn::GetAtt': [stateful.getLogicalId(stateful.queues.ingest.node.defaultChild as never), 'Arn'] },
+      },
+    ]);
   });
 });

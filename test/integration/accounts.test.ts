@@ -9,8 +9,12 @@ import { invoke } from '#local/invoke.ts';
 import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
 
 let env: ScratchEmulators;
-beforeAll(async () => { env = await startScratchEmulators(); });
-afterAll(async () => { await env?.stop(); });
+beforeAll(async () => {
+  env = await startScratchEmulators();
+});
+afterAll(async () => {
+  await env?.stop();
+});
 
 const methodArn = 'arn:aws:execute-api:us-east-1:000000000000:api123/prod/GET/v1/perpx/trades/BTC';
 const authorizerEvent = (headers: Record<string, string>) => ({ type: 'REQUEST', methodArn, headers, resource: '/', path: '/', httpMethod: 'GET' });
@@ -27,7 +31,10 @@ describe('accounts in DynamoDB', () => {
 
   it('seeds the local keys and revokes seeded keys no longer listed', async () => {
     const table = env.emulators.names.tables.accounts;
-    await seedLocalAccounts(env.dynamo, table, [{ key: 'old-local-key', plan: 'build' }, { key: 'kept-local-key', plan: 'free' }]);
+    await seedLocalAccounts(env.dynamo, table, [
+      { key: 'old-local-key', plan: 'build' },
+      { key: 'kept-local-key', plan: 'free' },
+    ]);
     await seedLocalAccounts(env.dynamo, table, [{ key: 'kept-local-key', plan: 'scale' }]);
     await expect(accountStore().findByKeyHash(hashApiKey('old-local-key'))).resolves.toBeUndefined();
     await expect(accountStore().findByKeyHash(hashApiKey('kept-local-key'))).resolves.toMatchObject({ id: localAccountId('kept-local-key'), plan: 'scale' });
@@ -55,7 +62,14 @@ describe('the authorizer handler', () => {
     const { apiKey } = await createAccount({ accounts: accountStore(), now: () => new Date() }, 'build');
     const table = env.emulators.names.tables.accounts;
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-    await env.dynamo.send(new UpdateCommand({ TableName: table, Key: { pk: `KEY#${hashApiKey(apiKey)}`, sk: 'KEY' }, UpdateExpression: 'SET revoked_at = :t', ExpressionAttributeValues: { ':t': 'now' } }));
+    await env.dynamo.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: `KEY#${hashApiKey(apiKey)}`, sk: 'KEY' },
+        UpdateExpression: 'SET revoked_at = :t',
+        ExpressionAttributeValues: { ':t': 'now' },
+      }),
+    );
     await expect(invoke('authorizer', authorizerEvent({ 'X-API-Key': apiKey }))).rejects.toThrow(/^Unauthorized$/);
     const item = await env.dynamo.send(new GetCommand({ TableName: table, Key: { pk: `KEY#${hashApiKey(apiKey)}`, sk: 'KEY' } }));
     expect(item.Item?.revoked_at).toBe('now');

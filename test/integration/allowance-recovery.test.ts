@@ -14,8 +14,12 @@ import { AppError } from '#core/errors.ts';
 import type { Caller } from '#core/accounts.ts';
 
 let env: ScratchEmulators;
-beforeAll(async () => { env = await startScratchEmulators(); });
-afterAll(async () => { await env?.stop(); });
+beforeAll(async () => {
+  env = await startScratchEmulators();
+});
+afterAll(async () => {
+  await env?.stop();
+});
 
 const T0 = Date.UTC(2026, 10, 21, 12);
 const resolve = async () => ['93.184.216.34'];

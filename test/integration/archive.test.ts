@@ -49,7 +49,11 @@ describe('ingest', () => {
 
   it('collapses a trade repeated in another batch on its trade_id', async () => {
     await ingestBatch(deps(), 'normalized', jsonl(trades(4, T0 + 3 * HOUR, 2000, 'DOGE')));
-    await ingestBatch(deps(), 'normalized', jsonl([...trades(2, T0 + 3 * HOUR, 2000, 'DOGE'), trade({ ts: T0 + 3 * HOUR + 9000, trade_id: 2009, symbol: 'DOGE' })]));
+    await ingestBatch(
+      deps(),
+      'normalized',
+      jsonl([...trades(2, T0 + 3 * HOUR, 2000, 'DOGE'), trade({ ts: T0 + 3 * HOUR + 9000, trade_id: 2009, symbol: 'DOGE' })]),
+    );
     expect((await readAll('DOGE', T0, T0 + 4 * HOUR)).rows.map((r) => r.trade_id)).toEqual([2000, 2001, 2002, 2003, 2009]);
   });
 
@@ -68,7 +72,7 @@ describe('ingest', () => {
     expect((await readAll('AVAX', T0, T0 + 5 * HOUR)).rows).toEqual([]);
   });
 
-  it('refuses a symbol written in another family\'s form', async () => {
+  it("refuses a symbol written in another family's form", async () => {
     const result = await ingestBatch(deps(), 'normalized', jsonl([trade({ ts: T0, trade_id: 1, family: 'hip3', symbol: 'TSLA' })]));
     expect(result.status === 'rejected' && result.reason).toMatch(/symbol is not in the form of its family/);
   });
@@ -101,7 +105,7 @@ describe('compaction', () => {
     expect(await deps().manifest.deltaFiles('trades', 'perpx', '2026-11-18', '2026-11-18')).toEqual([]);
   });
 
-  it('reads a whole family of a per-symbol dataset across every symbol\'s compacted files and fresh deltas', async () => {
+  it("reads a whole family of a per-symbol dataset across every symbol's compacted files and fresh deltas", async () => {
     // Prepare: two symbols compacted into their own files, then a fresh delta of a third.
     const day = T0 + 10 * HOUR;
     await ingestBatch(deps(), 'normalized', jsonl([...trades(3, day, 50_000, 'AAVE'), ...trades(2, day, 50_100, 'UNI')]));
@@ -111,7 +115,11 @@ describe('compaction', () => {
     const source = await windowSource(deps(), { dataset: 'trades', family: 'perpx', from: day, to: day + 60_000 });
     const rows = await deps().sql.query({ sql: `SELECT symbol, count(*) AS n FROM (${source!.sql}) GROUP BY symbol ORDER BY symbol`, params: source!.params });
     // Assess
-    expect(rows.map((r) => [r.symbol, Number(r.n)])).toEqual([['AAVE', 3], ['CRV', 4], ['UNI', 2]]);
+    expect(rows.map((r) => [r.symbol, Number(r.n)])).toEqual([
+      ['AAVE', 3],
+      ['CRV', 4],
+      ['UNI', 2],
+    ]);
   });
 
   it('keeps cadence statistics with the files of the series data quality measures only', async () => {
@@ -119,18 +127,33 @@ describe('compaction', () => {
     const day = T0 + 11 * HOUR;
     await ingestBatch(deps(), 'normalized', jsonl([...trades(3, day, 60_000, 'AAVE'), ...trades(2, day, 60_100, 'UNI')]));
     await compactArchive(deps(), { datasets: ['trades'], families: ['perpx'] });
-    await ingestBatch(deps(), 'normalized', jsonl([{
-      dataset: 'transfers', family: 'perpx', symbol: 'USDC', ts: day, user_address: '0x00000000000000000000000000000000000000aa', kind: 'send', role: 'source', amount: '5', usdc_value: '5', tx_hash: '0xcadence',
-    }]));
+    await ingestBatch(
+      deps(),
+      'normalized',
+      jsonl([
+        {
+          dataset: 'transfers',
+          family: 'perpx',
+          symbol: 'USDC',
+          ts: day,
+          user_address: '0x00000000000000000000000000000000000000aa',
+          kind: 'send',
+          role: 'source',
+          amount: '5',
+          usdc_value: '5',
+          tx_hash: '0xcadence',
+        },
+      ]),
+    );
     const dayText = new Date(day).toISOString().slice(0, 10);
     // Act
     const measured = [
-      ...await deps().manifest.compactedFiles('trades', 'perpx', 'AAVE', dayText, dayText),
-      ...await deps().manifest.compactedFiles('candles_1m', 'perpx', 'AAVE', dayText, dayText),
+      ...(await deps().manifest.compactedFiles('trades', 'perpx', 'AAVE', dayText, dayText)),
+      ...(await deps().manifest.compactedFiles('candles_1m', 'perpx', 'AAVE', dayText, dayText)),
     ];
     const unmeasured = [
-      ...await deps().manifest.compactedFiles('fill_rollups_1h', 'perpx', undefined, dayText, dayText),
-      ...await deps().manifest.deltaFiles('transfers', 'perpx', dayText, dayText),
+      ...(await deps().manifest.compactedFiles('fill_rollups_1h', 'perpx', undefined, dayText, dayText)),
+      ...(await deps().manifest.deltaFiles('transfers', 'perpx', dayText, dayText)),
     ];
     // Assess
     expect(measured.map((f) => f.dataset).sort()).toEqual(['candles_1m', 'trades']);
@@ -157,12 +180,16 @@ describe('compaction', () => {
   it('derives 1-minute candles that match the trades they come from', async () => {
     // Prepare: three trades in one minute, one in the next; nothing in the minute after.
     const minute = T0 + 10 * HOUR;
-    await ingestBatch(deps(), 'normalized', jsonl([
-      trade({ ts: minute + 1000, trade_id: 70_001, symbol: 'ARB', price: '1.10', size: '10' }),
-      trade({ ts: minute + 2000, trade_id: 70_002, symbol: 'ARB', price: '1.30', size: '5' }),
-      trade({ ts: minute + 59_000, trade_id: 70_003, symbol: 'ARB', price: '1.00', size: '1' }),
-      trade({ ts: minute + 60_500, trade_id: 70_004, symbol: 'ARB', price: '1.20', size: '2' }),
-    ]));
+    await ingestBatch(
+      deps(),
+      'normalized',
+      jsonl([
+        trade({ ts: minute + 1000, trade_id: 70_001, symbol: 'ARB', price: '1.10', size: '10' }),
+        trade({ ts: minute + 2000, trade_id: 70_002, symbol: 'ARB', price: '1.30', size: '5' }),
+        trade({ ts: minute + 59_000, trade_id: 70_003, symbol: 'ARB', price: '1.00', size: '1' }),
+        trade({ ts: minute + 60_500, trade_id: 70_004, symbol: 'ARB', price: '1.20', size: '2' }),
+      ]),
+    );
     const expected = [
       { ts: minute, open: 1.1, high: 1.3, low: 1.0, close: 1.0, volume: 16, quote_volume: 11 + 6.5 + 1, trade_count: 3 },
       { ts: minute + 60_000, open: 1.2, high: 1.2, low: 1.2, close: 1.2, volume: 2, quote_volume: 2.4, trade_count: 1 },
@@ -179,10 +206,24 @@ describe('compaction', () => {
 describe('coverage', () => {
   it('answers a window wholly before coverage without touching storage', async () => {
     // Prepare: a manifest that fails if asked anything.
-    const untouchable = new Proxy({}, { get: () => () => { throw new Error('storage touched'); } });
+    const untouchable = new Proxy(
+      {},
+      {
+        get: () => () => {
+          throw new Error('storage touched');
+        },
+      },
+    );
     const guarded = { ...deps(), manifest: untouchable as ArchiveDeps['manifest'], files: untouchable as ArchiveDeps['files'] };
     // Act
-    const result = await readWindow(guarded, { dataset: 'liquidations', family: 'perpx', symbol: 'BTC', from: Date.UTC(2024, 0, 1), to: Date.UTC(2024, 0, 2), limit: 100 });
+    const result = await readWindow(guarded, {
+      dataset: 'liquidations',
+      family: 'perpx',
+      symbol: 'BTC',
+      from: Date.UTC(2024, 0, 1),
+      to: Date.UTC(2024, 0, 2),
+      limit: 100,
+    });
     const candles = await readMinuteCandles(guarded, { family: 'hip3', symbol: 'xyz:TSLA', from: Date.UTC(2025, 0, 1), to: Date.UTC(2025, 0, 2) });
     // Assess
     expect(result).toEqual({ rows: [], filesRead: 0 });

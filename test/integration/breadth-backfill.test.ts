@@ -24,23 +24,39 @@ beforeAll(async () => {
   const deps = archiveDeps();
   const market = createDemoMarket({ seed: 11, startMs: START - 20 * MIN, intensity: 0.4 });
   // Breadth reads the registry and the 1-minute candles (derived from trades): only those are written.
-  const batch = (until: number) => market.advance(until).filter((r) => r.dataset === 'trades' || r.dataset === 'instruments').map((r) => JSON.stringify(r)).join('\n');
+  const batch = (until: number) =>
+    market
+      .advance(until)
+      .filter((r) => r.dataset === 'trades' || r.dataset === 'instruments')
+      .map((r) => JSON.stringify(r))
+      .join('\n');
   // Two batches, the first compacted, so the candles come from candle files and from trade deltas.
   await ingestBatch(deps, 'normalized', batch(START + 5 * MIN));
   await compactArchive(deps, { families: ['perpx', 'hip3'], datasets: ['trades'] });
   await ingestBatch(deps, 'normalized', batch(END + MIN));
 });
-afterAll(async () => { await env?.stop(); });
+afterAll(async () => {
+  await env?.stop();
+});
 
 /** A store that keeps what it is given, so the two paths' snapshots can be compared. */
 function keeping(): BreadthStore & { kept: BreadthSnapshot[] } {
   const kept: BreadthSnapshot[] = [];
   const real = breadthStore();
-  return { ...real, kept, put: async (s) => { kept.push(s); }, putMany: async (list) => { kept.push(...list); } };
+  return {
+    ...real,
+    kept,
+    put: async (s) => {
+      kept.push(s);
+    },
+    putMany: async (list) => {
+      kept.push(...list);
+    },
+  };
 }
 
 describe('breadth backfill', () => {
-  it.each(['perpx', 'hip3'] as const)('writes the minute job\'s snapshot at every cutoff (%s)', async (family) => {
+  it.each(['perpx', 'hip3'] as const)("writes the minute job's snapshot at every cutoff (%s)", async (family) => {
     // Act
     const ranged = keeping();
     const days: number[] = [];

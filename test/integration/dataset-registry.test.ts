@@ -6,7 +6,16 @@
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { DATASETS, DERIVED_DATASETS, INGESTED_DATASETS, NormalizedRecord, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset } from '#schemas/datasets.ts';
+import {
+  DATASETS,
+  DERIVED_DATASETS,
+  INGESTED_DATASETS,
+  NormalizedRecord,
+  familiesOf,
+  type Dataset,
+  type DerivedDataset,
+  type IngestedDataset,
+} from '#schemas/datasets.ts';
 import { SYMBOL_FORMS } from '#schemas/venues.ts';
 import { ingestBatch } from '#core/archive/ingest.ts';
 import { refusedField } from '#core/archive/record-check.ts';
@@ -60,7 +69,7 @@ describe('the dataset registry, wired', () => {
     // open interest) gets the example in its first family too.
     const sourceOf = (dataset: DerivedDataset) => {
       const example = exampleOf(DATASETS[dataset].compaction.derivedFrom as IngestedDataset);
-      const family = familiesOf(dataset).includes(example.family as Family) ? example.family as Family : familiesOf(dataset)[0]!;
+      const family = familiesOf(dataset).includes(example.family as Family) ? (example.family as Family) : familiesOf(dataset)[0]!;
       return { ...example, family, symbol: family === example.family ? example.symbol : SYMBOL_FORMS[family].example } as NormalizedRecord;
     };
     const extras = DERIVED_DATASETS.map(sourceOf).filter((r) => !examples.some((e) => e.dataset === r.dataset && e.family === r.family));

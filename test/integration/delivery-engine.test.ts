@@ -49,7 +49,12 @@ beforeEach(() => {
 
 function engine(overrides: Partial<EngineDeps> = {}): EngineDeps {
   return {
-    store: webhookStores(), queues: queueSender(), timers: timerStore(), clock, timeScale: 1, lane: 'delivery',
+    store: webhookStores(),
+    queues: queueSender(),
+    timers: timerStore(),
+    clock,
+    timeScale: 1,
+    lane: 'delivery',
     send: createHttpsSender({ resolve: async () => ['127.0.0.1'], allowHosts: ['127.0.0.1'], timeoutMs: 2_000 }),
     ...overrides,
   };
@@ -59,8 +64,14 @@ const queueDeps = (): DeliveryDeps => ({ store: webhookStores(), queues: queueSe
 /** A fresh account on the Build plan with one endpoint (at the receiver) and one liquidation rule. */
 async function setUp(params: Record<string, unknown> = {}) {
   const caller: Caller = { id: `acct_${randomUUID().slice(0, 8)}`, plan: 'build' };
-  const created = await createEndpoint({ store: webhookStores(), clock, resolve: async () => ['127.0.0.1'], allowHosts: ['127.0.0.1'] }, caller, { url: receiver.url(`/${caller.id}`) });
-  const rule = await createSubscription({ store: webhookStores(), clock }, caller, { endpoint_id: created.id, event_type: 'market.liquidation', filters: params });
+  const created = await createEndpoint({ store: webhookStores(), clock, resolve: async () => ['127.0.0.1'], allowHosts: ['127.0.0.1'] }, caller, {
+    url: receiver.url(`/${caller.id}`),
+  });
+  const rule = await createSubscription({ store: webhookStores(), clock }, caller, {
+    endpoint_id: created.id,
+    event_type: 'market.liquidation',
+    filters: params,
+  });
   return { caller, secret: created.secret, endpointId: created.id, subscriptionId: rule.id };
 }
 
@@ -80,14 +91,21 @@ async function queueOne(ctx: Awaited<ReturnType<typeof setUp>>, occ = occurrence
   return (await webhookStores().deliveries.get(ctx.caller.id, deliveryIdOf(eventIdOf(occ.key, rule.subscription.triggerId), ctx.endpointId)))!;
 }
 
-const jobOf = (d: Pick<DeliveryRecord, 'accountId' | 'id' | 'run' | 'attempts'>): DeliveryJobMessage =>
-  ({ type: 'deliver.v1', account_id: d.accountId, delivery_id: d.id, run: d.run, attempt: d.attempts });
+const jobOf = (d: Pick<DeliveryRecord, 'accountId' | 'id' | 'run' | 'attempts'>): DeliveryJobMessage => ({
+  type: 'deliver.v1',
+  account_id: d.accountId,
+  delivery_id: d.id,
+  run: d.run,
+  attempt: d.attempts,
+});
 
 const reload = async (d: DeliveryRecord) => (await webhookStores().deliveries.get(d.accountId, d.id))!;
 
 /** A receiver's verifier written from the specification alone (not the service's own module). */
 function independentlyVerify(req: ReceivedRequest, secret: string, nowS: number): boolean {
-  const parts = String(req.headers['svc-signature']).split(',').map((p) => p.trim().split('='));
+  const parts = String(req.headers['svc-signature'])
+    .split(',')
+    .map((p) => p.trim().split('='));
   const t = parts.find(([k]) => k === 't')?.[1];
   if (!t || Math.abs(nowS - Number(t)) > 300) return false;
   const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.${req.body}`).digest('hex'));
@@ -106,10 +124,22 @@ describe('sending', () => {
     expect(req!.headers).toMatchObject({ 'svc-event-id': queued.eventId, 'svc-event-type': 'market.liquidation', 'content-type': 'application/json' });
     expect(independentlyVerify(req!, ctx.secret, Math.floor(now / 1000))).toBe(true);
     expect(JSON.parse(req!.body)).toEqual({
-      id: queued.eventId, type: 'market.liquidation', schema_version: 1, observed_at: new Date(now).toISOString(), late_ms: 0, late: false,
+      id: queued.eventId,
+      type: 'market.liquidation',
+      schema_version: 1,
+      observed_at: new Date(now).toISOString(),
+      late_ms: 0,
+      late: false,
       data: { venue: 'perpx', symbol: 'BTC', notional_usd: 250_000, api_url: '/v1/perpx/liquidations/BTC' },
     });
-    expect(await reload(queued)).toMatchObject({ state: 'delivered', attempts: 1, lastStatusCode: 200, lastError: null, nextAttemptAt: null, deliveredAt: new Date(now).toISOString() });
+    expect(await reload(queued)).toMatchObject({
+      state: 'delivered',
+      attempts: 1,
+      lastStatusCode: 200,
+      lastError: null,
+      nextAttemptAt: null,
+      deliveredAt: new Date(now).toISOString(),
+    });
   });
 
   it('reads the endpoint a queued job names alongside the delivery, not after it', async () => {
@@ -118,10 +148,24 @@ describe('sending', () => {
     const stores = webhookStores();
     // The delivery's read answers only once the endpoint's has begun: a read after it never would.
     let endpointRead!: () => void;
-    const endpointReadBegun = new Promise<void>((resolve) => { endpointRead = resolve; });
+    const endpointReadBegun = new Promise<void>((resolve) => {
+      endpointRead = resolve;
+    });
     const store = {
-      deliveries: { ...stores.deliveries, get: async (accountId: string, id: string) => { await endpointReadBegun; return stores.deliveries.get(accountId, id); } },
-      endpoints: { ...stores.endpoints, get: (accountId: string, id: string) => { endpointRead(); return stores.endpoints.get(accountId, id); } },
+      deliveries: {
+        ...stores.deliveries,
+        get: async (accountId: string, id: string) => {
+          await endpointReadBegun;
+          return stores.deliveries.get(accountId, id);
+        },
+      },
+      endpoints: {
+        ...stores.endpoints,
+        get: (accountId: string, id: string) => {
+          endpointRead();
+          return stores.endpoints.get(accountId, id);
+        },
+      },
     };
 
     const result = await attemptDelivery(engine({ store }), JSON.parse(deliveryJob(queued)) as DeliveryJobMessage);
@@ -141,7 +185,13 @@ describe('sending', () => {
     const second = await attemptDelivery(engine(), jobOf(failed));
 
     expect(first.outcome).toBe('retry_scheduled');
-    expect(failed).toMatchObject({ state: 'failed', attempts: 1, lastStatusCode: 500, lastError: 'receiver returned 500', nextAttemptAt: new Date(now).toISOString() });
+    expect(failed).toMatchObject({
+      state: 'failed',
+      attempts: 1,
+      lastStatusCode: 500,
+      lastError: 'receiver returned 500',
+      nextAttemptAt: new Date(now).toISOString(),
+    });
     expect((await webhookStores().endpoints.get(ctx.caller.id, ctx.endpointId))!.consecutiveFailures).toBe(0);
     expect(second.outcome).toBe('delivered');
     const [a, b] = receiver.requests;
@@ -241,7 +291,11 @@ describe('auto-disable', () => {
     const late = await attemptDelivery(engine(), jobOf(await queueOne(ctx)));
 
     expect(late).toMatchObject({ outcome: 'retry_scheduled', autoDisabled: false });
-    expect((await webhookStores().endpoints.get(ctx.caller.id, ctx.endpointId))!).toMatchObject({ status: 'active', consecutiveFailures: 1, firstFailureAt: new Date(now).toISOString() });
+    expect((await webhookStores().endpoints.get(ctx.caller.id, ctx.endpointId))!).toMatchObject({
+      status: 'active',
+      consecutiveFailures: 1,
+      firstFailureAt: new Date(now).toISOString(),
+    });
   });
 });
 
@@ -255,9 +309,18 @@ describe('secret rotation', () => {
     await attemptDelivery(engine(), jobOf(await queueOne(ctx)));
 
     const [during, after] = receiver.requests;
-    const v1s = (r: ReceivedRequest) => String(r.headers['svc-signature']).split(',').filter((p) => p.startsWith('v1='));
+    const v1s = (r: ReceivedRequest) =>
+      String(r.headers['svc-signature'])
+        .split(',')
+        .filter((p) => p.startsWith('v1='));
     expect(v1s(during!)).toHaveLength(2);
-    expect(independentlyVerify({ ...during!, headers: { 'svc-signature': `t=${String(during!.headers['svc-signature']).split(',')[0]!.slice(2)},${v1s(during!)[0]}` } }, rotated.secret, Math.floor((now - 24 * HOUR) / 1000))).toBe(true);
+    expect(
+      independentlyVerify(
+        { ...during!, headers: { 'svc-signature': `t=${String(during!.headers['svc-signature']).split(',')[0]!.slice(2)},${v1s(during!)[0]}` } },
+        rotated.secret,
+        Math.floor((now - 24 * HOUR) / 1000),
+      ),
+    ).toBe(true);
     expect(independentlyVerify(during!, ctx.secret, Math.floor((now - 24 * HOUR) / 1000))).toBe(true);
     expect(v1s(after!)).toHaveLength(1);
     expect(independentlyVerify(after!, rotated.secret, Math.floor(now / 1000))).toBe(true);
@@ -270,7 +333,15 @@ describe('at least once', () => {
     const ctx = await setUp();
     const queued = await queueOne(ctx);
     const stores = webhookStores();
-    const crashing: WebhookStores = { ...stores, deliveries: { ...stores.deliveries, recordAttempt: async () => { throw new Error('worker lost before recording'); } } };
+    const crashing: WebhookStores = {
+      ...stores,
+      deliveries: {
+        ...stores.deliveries,
+        recordAttempt: async () => {
+          throw new Error('worker lost before recording');
+        },
+      },
+    };
 
     await expect(attemptDelivery(engine({ store: crashing }), jobOf(queued))).rejects.toThrow('worker lost');
     now += LEASE_MS + 60_000; // the message reappears after the visibility timeout
@@ -310,7 +381,7 @@ describe('at least once', () => {
     expect(receiver.requests).toHaveLength(0);
   });
 
-  it('redelivers with the same event id and makes the earlier run\'s jobs stale', async () => {
+  it("redelivers with the same event id and makes the earlier run's jobs stale", async () => {
     const ctx = await setUp();
     const queued = await queueOne(ctx);
     receiver.respond = () => 500;
@@ -335,9 +406,19 @@ describe('the slow lane', () => {
     const healthy = await setUp();
     receiver.respond = (req) => (req.path === `/${hung.caller.id}` ? 'hang' : 200);
     const sentTo: string[] = [];
-    const queues = { send: async (queue: QueueName, body: string, delay?: number) => { sentTo.push(`${queue} ${JSON.parse(body).delivery_id}`); await queueSender().send(queue, body, delay); } };
+    const queues = {
+      send: async (queue: QueueName, body: string, delay?: number) => {
+        sentTo.push(`${queue} ${JSON.parse(body).delivery_id}`);
+        await queueSender().send(queue, body, delay);
+      },
+    };
     // A sender budget past SLOW_ANSWER_MS, as the real one's 10 s is.
-    const lane = (name: DeliveryLane) => engine({ queues, lane: name, send: createHttpsSender({ resolve: async () => ['127.0.0.1'], allowHosts: ['127.0.0.1'], timeoutMs: SLOW_ANSWER_MS + 1_500 }) });
+    const lane = (name: DeliveryLane) =>
+      engine({
+        queues,
+        lane: name,
+        send: createHttpsSender({ resolve: async () => ['127.0.0.1'], allowHosts: ['127.0.0.1'], timeoutMs: SLOW_ANSWER_MS + 1_500 }),
+      });
     const first = await queueOne(hung);
     const waiting = await queueOne(hung);
     const other = await queueOne(healthy);
@@ -370,11 +451,23 @@ describe('the delivery log written before state and envelope were apart', () => 
     const pk = `ACCT#${ctx.caller.id}`;
     // As the store wrote it before: one item with the whole record, in gsi1 and gsi2.
     await env.dynamo.send(new DeleteCommand({ TableName: table, Key: { pk, sk: `DLV#${queued.id}#E` } }));
-    await env.dynamo.send(new PutCommand({ TableName: table, Item: {
-      pk, sk: `DLV#${queued.id}`, gsi1pk: `EPD#${ctx.endpointId}`, gsi1sk: `${queued.createdAt}#${queued.id}`,
-      gsi2pk: 'DUE#0', gsi2sk: `${queued.nextAttemptAt}#${queued.id}`, run: 0, attempts: 0,
-      record: JSON.stringify(queued), expires_at: Math.floor(Date.now() / 1000) + 86_400,
-    } }));
+    await env.dynamo.send(
+      new PutCommand({
+        TableName: table,
+        Item: {
+          pk,
+          sk: `DLV#${queued.id}`,
+          gsi1pk: `EPD#${ctx.endpointId}`,
+          gsi1sk: `${queued.createdAt}#${queued.id}`,
+          gsi2pk: 'DUE#0',
+          gsi2sk: `${queued.nextAttemptAt}#${queued.id}`,
+          run: 0,
+          attempts: 0,
+          record: JSON.stringify(queued),
+          expires_at: Math.floor(Date.now() / 1000) + 86_400,
+        },
+      }),
+    );
     const logged = () => webhookStores().deliveries.list(ctx.caller.id, ctx.endpointId, 10);
     expect((await logged()).map((d) => d.id)).toEqual([queued.id]);
 
@@ -396,14 +489,28 @@ describe('the overdue sweep', () => {
     await attemptDelivery(engine(), jobOf(delivered));
     // Whatever the queue held is gone (a crash of the local queue, a send lost after the record's write).
     const sent: DeliveryJobMessage[] = [];
-    const sweep = () => sweepOverdueDeliveries({ store: webhookStores(), clock, timeScale: 1, queues: { send: async (_queue, body) => { sent.push(JSON.parse(body)); } } });
+    const sweep = () =>
+      sweepOverdueDeliveries({
+        store: webhookStores(),
+        clock,
+        timeScale: 1,
+        queues: {
+          send: async (_queue, body) => {
+            sent.push(JSON.parse(body));
+          },
+        },
+      });
     const ours = () => sent.filter((job) => job.account_id === ctx.caller.id);
 
     await sweep();
     expect(ours()).toEqual([]);
     now += OVERDUE_GRACE_MS + 10_000;
     await sweep();
-    expect(ours().map((job) => job.delivery_id).sort()).toEqual([pending.id, retrying.id].sort());
+    expect(
+      ours()
+        .map((job) => job.delivery_id)
+        .sort(),
+    ).toEqual([pending.id, retrying.id].sort());
     expect(ours().find((job) => job.delivery_id === retrying.id)).toMatchObject({ run: 0, attempt: 1 });
 
     for (const job of ours()) expect((await attemptDelivery(engine(), job)).outcome).toBe('delivered');
@@ -419,7 +526,11 @@ describe('the overdue sweep', () => {
 describe('queue time', () => {
   it('counts a delivery once; the same occurrence again creates and counts nothing; other params are another event', async () => {
     const ctx = await setUp();
-    const second = await createSubscription({ store: webhookStores(), clock }, ctx.caller, { endpoint_id: ctx.endpointId, event_type: 'market.liquidation', filters: { max_age_s: 600 } });
+    const second = await createSubscription({ store: webhookStores(), clock }, ctx.caller, {
+      endpoint_id: ctx.endpointId,
+      event_type: 'market.liquidation',
+      filters: { max_age_s: 600 },
+    });
     const occ = occurrence('liq:perpx:BTC:0xabc:1763726400000');
 
     const outcomes = [
@@ -448,11 +559,17 @@ describe('queue time', () => {
 
   it('pauses the rule whose delivery crosses the daily cap, and every other rule when it reaches the cap; resume clears and replays nothing', async () => {
     const ctx = await setUp();
-    const other = await createSubscription({ store: webhookStores(), clock }, ctx.caller, { endpoint_id: ctx.endpointId, event_type: 'market.liquidation', filters: { max_age_s: 900 } });
-    await env.dynamo.send(new PutCommand({
-      TableName: config()[TABLES.webhooks.envVar] as string,
-      Item: { pk: `ACCT#${ctx.caller.id}`, sk: `DAY#${utcDay(now)}`, deliveries: 4_999 },
-    }));
+    const other = await createSubscription({ store: webhookStores(), clock }, ctx.caller, {
+      endpoint_id: ctx.endpointId,
+      event_type: 'market.liquidation',
+      filters: { max_age_s: 900 },
+    });
+    await env.dynamo.send(
+      new PutCommand({
+        TableName: config()[TABLES.webhooks.envVar] as string,
+        Item: { pk: `ACCT#${ctx.caller.id}`, sk: `DAY#${utcDay(now)}`, deliveries: 4_999 },
+      }),
+    );
     const queue = async (id: string, occurredAt: number) => queueOccurrence(queueDeps(), await ruleOf(ctx.caller, id), occurrence(undefined, occurredAt));
 
     const first = await queue(ctx.subscriptionId, now);
@@ -464,7 +581,12 @@ describe('queue time', () => {
 
     expect([first, crossing, whilePaused, otherAtCap]).toEqual(['queued', 'capped', 'paused', 'capped']);
     const paused = (await ruleOf(ctx.caller, ctx.subscriptionId)).subscription.pause;
-    expect(paused).toMatchObject({ reason: 'deliveries_per_day_cap', suppressedCount: 2, suppressedFirstAt: new Date(now - 61_000).toISOString(), suppressedLastAt: new Date(now - 1_000).toISOString() });
+    expect(paused).toMatchObject({
+      reason: 'deliveries_per_day_cap',
+      suppressedCount: 2,
+      suppressedFirstAt: new Date(now - 61_000).toISOString(),
+      suppressedLastAt: new Date(now - 1_000).toISOString(),
+    });
     expect((await ruleOf(ctx.caller, other.id)).subscription.pause).toMatchObject({ suppressedCount: 1 });
     await expect(resumeSubscription({ store: webhookStores(), clock }, ctx.caller, ctx.subscriptionId)).rejects.toMatchObject({ code: 'conflict' });
 

@@ -36,17 +36,50 @@ const trades = (symbol: string, from: number, count: number, stepMs: number, fir
 
 function orderEvent(symbol: string, ts: number, block: number, seq: number): NormalizedRecord {
   return {
-    dataset: 'order_events', family: 'perpx', symbol, ts, event: seq % 2 ? 'canceled' : 'placed', block_number: block, seq, oid: block * 10 + seq,
-    user_address: '0x00000000000000000000000000000000000000aa', side: 'B', status: 'open', limit_price: `${100 + seq}.25`, size: '0.5', orig_size: '0.5',
-    order_type: 'Limit', reduce_only: false, is_trigger: seq === 3, is_position_tpsl: false, ...(seq === 3 && { trigger_condition: 'Price above 101', trigger_price: '101.5' }),
+    dataset: 'order_events',
+    family: 'perpx',
+    symbol,
+    ts,
+    event: seq % 2 ? 'canceled' : 'placed',
+    block_number: block,
+    seq,
+    oid: block * 10 + seq,
+    user_address: '0x00000000000000000000000000000000000000aa',
+    side: 'B',
+    status: 'open',
+    limit_price: `${100 + seq}.25`,
+    size: '0.5',
+    orig_size: '0.5',
+    order_type: 'Limit',
+    reduce_only: false,
+    is_trigger: seq === 3,
+    is_position_tpsl: false,
+    ...(seq === 3 && { trigger_condition: 'Price above 101', trigger_price: '101.5' }),
   } as NormalizedRecord;
 }
 
-async function newJob(schema: 'trades' | 'order_events', symbols: string[], from: number, to: number): Promise<{ job: ExportJobRecord; partitions: ExportPartition[] }> {
+async function newJob(
+  schema: 'trades' | 'order_events',
+  symbols: string[],
+  from: number,
+  to: number,
+): Promise<{ job: ExportJobRecord; partitions: ExportPartition[] }> {
   const plan = await planExport(archiveDeps().manifest, { schema, family: 'perpx', symbols, start: from, end: to, dry_run: false }, clock.now());
   const job: ExportJobRecord = {
-    accountId: ACCOUNT, jobId: newExportId(clock.now()), state: 'queued', schema, family: 'perpx', symbols: plan.quote.symbols, from, to,
-    createdAt: clock.now(), quote: plan.quote, partitionsTotal: plan.partitions.length, partitionsDone: 0, rowsWritten: 0, bytesWritten: 0,
+    accountId: ACCOUNT,
+    jobId: newExportId(clock.now()),
+    state: 'queued',
+    schema,
+    family: 'perpx',
+    symbols: plan.quote.symbols,
+    from,
+    to,
+    createdAt: clock.now(),
+    quote: plan.quote,
+    partitionsTotal: plan.partitions.length,
+    partitionsDone: 0,
+    rowsWritten: 0,
+    bytesWritten: 0,
   };
   await exportStore().createJob(job, plan.partitions);
   return { job, partitions: plan.partitions };
@@ -70,10 +103,12 @@ beforeAll(async () => {
   // A later delta beside the compacted day: new rows and rows repeated from the first batch.
   await ingestRecords(archiveDeps(), [...trades('BTC', DAY1 + 400 * 60_000, 50, 60_000, 1_400), ...trades('BTC', DAY1, 20, 60_000, 1_000)]);
 });
-afterAll(async () => { await env?.stop(); });
+afterAll(async () => {
+  await env?.stop();
+});
 
 describe('a partition', () => {
-  it('holds the archive\'s rows of its symbol-day once each, an uncompacted delta included, and is counted once when retried', async () => {
+  it("holds the archive's rows of its symbol-day once each, an uncompacted delta included, and is counted once when retried", async () => {
     const { job, partitions } = await newJob('trades', ['BTC'], DAY1, DAY1 + 86_400_000);
     expect(partitions).toEqual([{ i: 0, s: 'BTC', d: '2026-11-20' }]);
     const first = await exportPartition(deps(), job, partitions[0]!);
@@ -85,7 +120,8 @@ describe('a partition', () => {
     const [file] = await exportStore().files(job.jobId);
     expect(file).toMatchObject({ name: exportFileName(partitions[0]!), rows: 350 });
     const rows = await readBack(file!.key);
-    const archive = (await readWindow(archiveDeps(), { dataset: 'trades', family: 'perpx', symbol: 'BTC', from: DAY1, to: DAY1 + 86_399_999, limit: 10_000 })).rows;
+    const archive = (await readWindow(archiveDeps(), { dataset: 'trades', family: 'perpx', symbol: 'BTC', from: DAY1, to: DAY1 + 86_399_999, limit: 10_000 }))
+      .rows;
     expect(rows.map((r) => [Number(r.trade_id), r.price, r.size, Number(r.ts)])).toEqual(archive.map((r) => [r.trade_id, r.price, r.size, r.ts]));
   });
 
@@ -94,10 +130,13 @@ describe('a partition', () => {
     await exportPartition(deps(), job, partitions[0]!);
     const [file] = await exportStore().files(job.jobId);
     const rows = await readBack(file!.key);
-    const archive = (await readWindow(archiveDeps(), { dataset: 'order_events', family: 'perpx', symbol: 'BTC', from: DAY1, to: DAY1 + 86_399_999, limit: 10_000 })).rows;
+    const archive = (
+      await readWindow(archiveDeps(), { dataset: 'order_events', family: 'perpx', symbol: 'BTC', from: DAY1, to: DAY1 + 86_399_999, limit: 10_000 })
+    ).rows;
     expect(rows).toHaveLength(40);
-    expect(rows.map((r) => [Number(r.block_number), Number(r.seq), r.event, r.limit_price, r.trigger_price ?? null]))
-      .toEqual(archive.map((r) => [r.block_number, r.seq, r.event, r.limit_price, r.trigger_price ?? null]));
+    expect(rows.map((r) => [Number(r.block_number), Number(r.seq), r.event, r.limit_price, r.trigger_price ?? null])).toEqual(
+      archive.map((r) => [r.block_number, r.seq, r.event, r.limit_price, r.trigger_price ?? null]),
+    );
   });
 
   it('records nothing for a canceled job and removes the file it wrote, leaving no entry', async () => {
@@ -105,7 +144,9 @@ describe('a partition', () => {
     expect(await exportStore().transition(ACCOUNT, job.jobId, ['queued', 'running'], 'canceled', { finishedAt: clock.now() })).toBe(true);
     expect(await exportPartition(deps(), job, partitions[0]!)).toEqual({ status: 'skipped', state: 'not_running' });
     expect(await exportStore().files(job.jobId)).toEqual([]);
-    expect(await exportStore().recordFile(ACCOUNT, job.jobId, { index: 0, name: 'x', symbol: 'ETH', day: '2026-11-20', rows: 1, bytes: 1, sha256: 'x', key: 'k' })).toBe('not_running');
+    expect(
+      await exportStore().recordFile(ACCOUNT, job.jobId, { index: 0, name: 'x', symbol: 'ETH', day: '2026-11-20', rows: 1, bytes: 1, sha256: 'x', key: 'k' }),
+    ).toBe('not_running');
   });
 });
 
@@ -114,18 +155,46 @@ describe('the end of a job', () => {
     const { job, partitions } = await newJob('trades', ['BTC', 'ETH'], DAY1, DAY1 + 86_400_000);
     for (const partition of partitions) await exportPartition(deps(), job, partition);
     const announced: UserEventMessage[] = [];
-    const finish = () => finishExport({ exports: exportStore(), exportObjects: exportObjects(), clock, announce: async (e) => { announced.push(e); } }, { account_id: ACCOUNT, job_id: job.jobId, outcome: 'completed' });
+    const finish = () =>
+      finishExport(
+        {
+          exports: exportStore(),
+          exportObjects: exportObjects(),
+          clock,
+          announce: async (e) => {
+            announced.push(e);
+          },
+        },
+        { account_id: ACCOUNT, job_id: job.jobId, outcome: 'completed' },
+      );
     expect(await finish()).toEqual({ state: 'completed' });
     expect(await finish()).toEqual({ state: 'completed' });
-    expect(announced).toEqual([{ type: 'export.job.v1', account_id: ACCOUNT, job_id: job.jobId, status: 'completed', api_url: `/v1/exports/${job.jobId}`, at: clockNow }]);
-    expect(await exportStore().getJob(ACCOUNT, job.jobId)).toMatchObject({ state: 'completed', partitionsDone: 2, priceUsd: 15, expiresAt: clockNow + 7 * 86_400_000 });
+    expect(announced).toEqual([
+      { type: 'export.job.v1', account_id: ACCOUNT, job_id: job.jobId, status: 'completed', api_url: `/v1/exports/${job.jobId}`, at: clockNow },
+    ]);
+    expect(await exportStore().getJob(ACCOUNT, job.jobId)).toMatchObject({
+      state: 'completed',
+      partitionsDone: 2,
+      priceUsd: 15,
+      expiresAt: clockNow + 7 * 86_400_000,
+    });
   });
 
   it('fails a job whose partitions are not all written, removing the files it has', async () => {
     const { job, partitions } = await newJob('trades', ['BTC', 'ETH'], DAY1, DAY1 + 86_400_000);
     await exportPartition(deps(), job, partitions[0]!);
     const announced: UserEventMessage[] = [];
-    await finishExport({ exports: exportStore(), exportObjects: exportObjects(), clock, announce: async (e) => { announced.push(e); } }, { account_id: ACCOUNT, job_id: job.jobId, outcome: 'completed' });
+    await finishExport(
+      {
+        exports: exportStore(),
+        exportObjects: exportObjects(),
+        clock,
+        announce: async (e) => {
+          announced.push(e);
+        },
+      },
+      { account_id: ACCOUNT, job_id: job.jobId, outcome: 'completed' },
+    );
     expect(announced).toMatchObject([{ status: 'failed', error_message: '1 of 2 partitions were written.' }]);
     expect(await exportStore().files(job.jobId)).toEqual([]);
   });

@@ -29,7 +29,11 @@ const through = (attempts = 1) => ({
 });
 let direct: { s3: S3Client; dynamo: DynamoDBClient };
 const plan = (input: FaultPlanInput) => proxies.setPlan(parseFaultPlan(input));
-const failure = (work: Promise<unknown>) => work.then(() => undefined, (error: unknown) => error as Error & { $metadata?: { httpStatusCode?: number } });
+const failure = (work: Promise<unknown>) =>
+  work.then(
+    () => undefined,
+    (error: unknown) => error as Error & { $metadata?: { httpStatusCode?: number } },
+  );
 
 beforeAll(async () => {
   env = await startScratchEmulators();
@@ -37,7 +41,10 @@ beforeAll(async () => {
   table = env.emulators.names.tables.accounts;
   bucket = env.emulators.names.buckets.archive;
   queueUrl = env.emulators.names.queueUrls.events;
-  direct = { s3: new S3Client({ ...options, endpoint: env.emulators.endpoints.s3, forcePathStyle: true }), dynamo: new DynamoDBClient({ ...options, endpoint: env.emulators.endpoints.dynamodb }) };
+  direct = {
+    s3: new S3Client({ ...options, endpoint: env.emulators.endpoints.s3, forcePathStyle: true }),
+    dynamo: new DynamoDBClient({ ...options, endpoint: env.emulators.endpoints.dynamodb }),
+  };
 });
 
 afterAll(async () => {
@@ -48,7 +55,14 @@ afterAll(async () => {
 describe('the fault proxy', () => {
   it('answers DynamoDB, S3 and SQS faults as AWS does, which the service reads as a store unavailable', async () => {
     const { dynamo, s3, sqs } = through();
-    plan({ seed: 1, rules: [{ service: 'dynamodb', fault: 'throttle', rate: 1 }, { service: 's3', fault: 'throttle', rate: 1 }, { service: 'sqs', fault: 'server-error', rate: 1 }] });
+    plan({
+      seed: 1,
+      rules: [
+        { service: 'dynamodb', fault: 'throttle', rate: 1 },
+        { service: 's3', fault: 'throttle', rate: 1 },
+        { service: 'sqs', fault: 'server-error', rate: 1 },
+      ],
+    });
     const throttled = await failure(dynamo.send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'a' }, sk: { S: 'b' } } })));
     expect(['ProvisionedThroughputExceededException', 'ThrottlingException']).toContain(throttled?.name);
     const slowDown = await failure(s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'nothing' })));
@@ -66,7 +80,13 @@ describe('the fault proxy', () => {
 
   it('lets a landed write take effect before its answer fails', async () => {
     const { s3, dynamo } = through();
-    plan({ seed: 2, rules: [{ service: 's3', operation: 'PUT', fault: 'reset', landed: true, rate: 1 }, { service: 'dynamodb', operation: 'PutItem', fault: 'server-error', landed: true, rate: 1 }] });
+    plan({
+      seed: 2,
+      rules: [
+        { service: 's3', operation: 'PUT', fault: 'reset', landed: true, rate: 1 },
+        { service: 'dynamodb', operation: 'PutItem', fault: 'server-error', landed: true, rate: 1 },
+      ],
+    });
     expect(await failure(s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'landed/object', Body: 'bytes' })))).toBeDefined();
     expect(await failure(dynamo.send(new PutItemCommand({ TableName: table, Item: { pk: { S: 'landed' }, sk: { S: 'item' } } })))).toBeDefined();
     proxies.setPlan(NO_FAULTS);
@@ -90,7 +110,8 @@ describe('the fault proxy', () => {
     const { sqs } = through();
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'twice' }));
     plan({ seed: 4, rules: [{ service: 'sqs', fault: 'duplicate', rate: 1, afterMs: 300 }] });
-    const receive = async () => (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, AttributeNames: ['All'] }))).Messages ?? [];
+    const receive = async () =>
+      (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, AttributeNames: ['All'] }))).Messages ?? [];
     const [first] = await receive();
     expect(first?.Body).toBe('twice');
     await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: [{ Id: '0', ReceiptHandle: first!.ReceiptHandle! }] }));
@@ -109,7 +130,8 @@ describe('the fault proxy', () => {
     const { sqs } = through();
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'slow' }));
     plan({ seed: 5, rules: [{ service: 'sqs', fault: 'duplicate', rate: 0, visibilityS: 1 }] });
-    const receive = async () => (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 300 }))).Messages ?? [];
+    const receive = async () =>
+      (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 300 }))).Messages ?? [];
     const [first] = await receive();
     expect(first?.Body).toBe('slow');
     await new Promise((resolve) => setTimeout(resolve, 1_300));
@@ -124,19 +146,27 @@ describe('the fault proxy', () => {
     const pattern = async (seed: number) => {
       plan({ seed, rules: [{ service: 'dynamodb', operation: 'GetItem', fault: 'throttle', rate: 0.4 }] });
       const outcomes: boolean[] = [];
-      for (let i = 0; i < 12; i += 1) outcomes.push((await failure(dynamo.send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'p' }, sk: { S: String(i) } } })))) === undefined);
+      for (let i = 0; i < 12; i += 1)
+        outcomes.push((await failure(dynamo.send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'p' }, sk: { S: String(i) } } })))) === undefined);
       return outcomes;
     };
-    await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (seed) => {
-      expect(await pattern(seed)).toEqual(await pattern(seed));
-    }), { numRuns: 4 });
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (seed) => {
+        expect(await pattern(seed)).toEqual(await pattern(seed));
+      }),
+      { numRuns: 4 },
+    );
     proxies.setPlan(NO_FAULTS);
   });
 
   it('refuses a plan naming the rule and field at fault', () => {
-    expect(() => parseFaultPlan({ seed: 1, rules: [{ service: 's3', fault: 'duplicate', rate: 1 }] })).toThrow(/rules\.0.*duplicate applies to SQS ReceiveMessage only/);
+    expect(() => parseFaultPlan({ seed: 1, rules: [{ service: 's3', fault: 'duplicate', rate: 1 }] })).toThrow(
+      /rules\.0.*duplicate applies to SQS ReceiveMessage only/,
+    );
     expect(() => parseFaultPlan({ seed: 1, rules: [{ service: 'dynamodb', fault: 'throttle', rate: 2 }] })).toThrow(/rules\.0\.rate/);
-    expect(() => parseFaultPlan({ seed: 1, rules: [{ service: 'dynamodb', fault: 'throttle', rate: 1, match: '(' }] })).toThrow(/rules\.0\.match must be a regular expression/);
+    expect(() => parseFaultPlan({ seed: 1, rules: [{ service: 'dynamodb', fault: 'throttle', rate: 1, match: '(' }] })).toThrow(
+      /rules\.0\.match must be a regular expression/,
+    );
     expect(() => parseFaultPlan({ seed: 1, rules: [{ service: 'kinesis', fault: 'throttle', rate: 1 }] })).toThrow(/rules\.0\.service/);
   });
 });

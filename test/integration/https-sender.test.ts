@@ -10,8 +10,16 @@ const tlsDir = new URL('../../functions/local/tls/', import.meta.url);
 const key = readFileSync(new URL('receiver-key.pem', tlsDir));
 const cert = readFileSync(new URL('receiver.pem', tlsDir));
 
-interface Received { path: string; headers: IncomingMessage['headers']; body: Buffer }
-interface Receiver { port: number; requests: Received[]; closed: Promise<void> }
+interface Received {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+interface Receiver {
+  port: number;
+  requests: Received[];
+  closed: Promise<void>;
+}
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -25,7 +33,9 @@ afterEach(async () => {
 async function startReceiver(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<Receiver> {
   const requests: Received[] = [];
   let markClosed!: () => void;
-  const closed = new Promise<void>((done) => { markClosed = done; });
+  const closed = new Promise<void>((done) => {
+    markClosed = done;
+  });
   const server = createServer({ key, cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -40,16 +50,17 @@ async function startReceiver(handle: (req: IncomingMessage, res: ServerResponse)
   return { port: (server.address() as AddressInfo).port, requests, closed };
 }
 
-const noDns: ResolveHost = async () => { throw new Error('resolver must not be called'); };
+const noDns: ResolveHost = async () => {
+  throw new Error('resolver must not be called');
+};
 const loopbackAllowed = { resolve: noDns, allowHosts: ['127.0.0.1', 'localhost'] };
 const post = (url: string) => ({ url, body: '{"type":"ping","n":1}', headers: { 'x-signature': 't=1,v1=abc' } });
 
 /** A resolver that answers from a script, one answer per call (the last one repeats). */
 function scriptedResolver(...answers: string[][]): ResolveHost & { calls: number } {
-  const resolver: ResolveHost & { calls: number } = Object.assign(
-    async (_host: string) => answers[Math.min(resolver.calls++, answers.length - 1)]!,
-    { calls: 0 },
-  );
+  const resolver: ResolveHost & { calls: number } = Object.assign(async (_host: string) => answers[Math.min(resolver.calls++, answers.length - 1)]!, {
+    calls: 0,
+  });
   return resolver;
 }
 
@@ -58,7 +69,11 @@ describe('https sender: answers', () => {
     // Prepare
     const receiver = await startReceiver((_req, res) => res.writeHead(200).end('thanks'));
     const send = createHttpsSender(loopbackAllowed);
-    const request = { url: `https://127.0.0.1:${receiver.port}/hooks/in?x=1`, body: '{"type":"ping","π":"✓"}', headers: { 'x-signature': 't=1,v1=abc', 'x-event-id': 'evt_1' } };
+    const request = {
+      url: `https://127.0.0.1:${receiver.port}/hooks/in?x=1`,
+      body: '{"type":"ping","π":"✓"}',
+      headers: { 'x-signature': 't=1,v1=abc', 'x-event-id': 'evt_1' },
+    };
     // Act
     const outcome = await send(request);
     // Assess
@@ -69,8 +84,12 @@ describe('https sender: answers', () => {
     expect(got!.path).toBe('/hooks/in?x=1');
     expect(got!.body.equals(Buffer.from(request.body, 'utf8'))).toBe(true);
     expect(got!.headers).toMatchObject({
-      'x-signature': 't=1,v1=abc', 'x-event-id': 'evt_1', 'content-type': 'application/json',
-      'user-agent': 'market-archive-webhooks/1', 'content-length': String(Buffer.byteLength(request.body)), host: `127.0.0.1:${receiver.port}`,
+      'x-signature': 't=1,v1=abc',
+      'x-event-id': 'evt_1',
+      'content-type': 'application/json',
+      'user-agent': 'market-archive-webhooks/1',
+      'content-length': String(Buffer.byteLength(request.body)),
+      host: `127.0.0.1:${receiver.port}`,
     });
   });
 
@@ -100,7 +119,9 @@ describe('https sender: kept-alive connections', () => {
     let connections = 0;
     let n = 0;
     const receiver = await startReceiver((_req, res) => res.writeHead(n++ === 1 ? 500 : 200).end('ok'));
-    servers.at(-1)!.on('secureConnection', () => { connections++; });
+    servers.at(-1)!.on('secureConnection', () => {
+      connections++;
+    });
     const send = createHttpsSender(loopbackAllowed);
     // Act
     const outcomes = [];
@@ -133,7 +154,9 @@ describe('https sender: kept-alive connections', () => {
 
 describe('https sender: budget and body cap', () => {
   it('times out when the receiver never answers', async () => {
-    const receiver = await startReceiver(() => { /* never answers */ });
+    const receiver = await startReceiver(() => {
+      /* never answers */
+    });
     const outcome = await createHttpsSender({ ...loopbackAllowed, timeoutMs: 400 })(post(`https://127.0.0.1:${receiver.port}/`));
     expect(outcome).toMatchObject({ ok: false, statusCode: null, error: 'timed out after 400 ms' });
     expect(receiver.requests).toHaveLength(1);

@@ -25,9 +25,13 @@ afterAll(async () => {
 describe('the ingest pipeline in the local cloud', () => {
   it('ingests an object dropped under landing/ through the S3 notification, the queue and the ingest function', async () => {
     // Act
-    await s3.send(new PutObjectCommand({
-      Bucket: cloud.emulators.names.buckets.archive, Key: 'landing/normalized/2026-11-18/batch-1.jsonl', Body: jsonl(trades(7, T0, 1, 'HYPE')),
-    }));
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: cloud.emulators.names.buckets.archive,
+        Key: 'landing/normalized/2026-11-18/batch-1.jsonl',
+        Body: jsonl(trades(7, T0, 1, 'HYPE')),
+      }),
+    );
     // Assess
     const read = () => readWindow(archiveDeps(), { dataset: 'trades', family: 'perpx', symbol: 'HYPE', from: T0, to: T0 + 60_000, limit: 100 });
     const { rows } = await eventually(read, (r) => r.rows.length === 7);
@@ -38,18 +42,28 @@ describe('the ingest pipeline in the local cloud', () => {
     // Prepare
     const bucket = cloud.emulators.names.buckets.archive;
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'landing/normalized/2026-11-18/bad.jsonl', Body: '{"dataset":"trades"}\n' }));
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'landing/normalized/2026-11-18/good.jsonl', Body: jsonl([trade({ ts: T0, trade_id: 42, symbol: 'OP' })]) }));
+    await s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: 'landing/normalized/2026-11-18/good.jsonl', Body: jsonl([trade({ ts: T0, trade_id: 42, symbol: 'OP' })]) }),
+    );
     const message = (key: string) => ({ MessageId: key, ReceiptHandle: key, Body: JSON.stringify({ type: 'ingest.batch.v1', format: 'normalized', key }) });
     // Act
-    const response = (await invoke('ingest', toSqsEvent([
-      message('landing/normalized/2026-11-18/bad.jsonl'),
-      message('landing/normalized/2026-11-18/good.jsonl'),
-      { MessageId: 'unknown', ReceiptHandle: 'x', Body: '{"type":"something.else"}' },
-    ], 'arn:aws:sqs:us-east-1:000000000000:ingest'))) as SQSBatchResponse;
+    const response = (await invoke(
+      'ingest',
+      toSqsEvent(
+        [
+          message('landing/normalized/2026-11-18/bad.jsonl'),
+          message('landing/normalized/2026-11-18/good.jsonl'),
+          { MessageId: 'unknown', ReceiptHandle: 'x', Body: '{"type":"something.else"}' },
+        ],
+        'arn:aws:sqs:us-east-1:000000000000:ingest',
+      ),
+    )) as SQSBatchResponse;
     // Assess
     expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['landing/normalized/2026-11-18/bad.jsonl']);
     const parked = await cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.emulators.names.dlqUrls.ingest, MessageAttributeNames: ['All'] }));
-    expect(parked.Messages?.map((m) => [m.Body, m.MessageAttributes?.failure_reason?.StringValue])).toEqual([['{"type":"something.else"}', expect.stringMatching(/^invalid message/)]]);
+    expect(parked.Messages?.map((m) => [m.Body, m.MessageAttributes?.failure_reason?.StringValue])).toEqual([
+      ['{"type":"something.else"}', expect.stringMatching(/^invalid message/)],
+    ]);
     const { rows } = await readWindow(archiveDeps(), { dataset: 'trades', family: 'perpx', symbol: 'OP', from: T0, to: T0 + 1000, limit: 10 });
     expect(rows.map((r) => r.trade_id)).toEqual([42]);
   });

@@ -8,7 +8,17 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { DATASETS, DATASET_NAMES, DERIVED_DATASETS, INGESTED_DATASETS, familiesOf, type Dataset, type DerivedDataset, type IngestedDataset, type NormalizedRecord } from '#schemas/datasets.ts';
+import {
+  DATASETS,
+  DATASET_NAMES,
+  DERIVED_DATASETS,
+  INGESTED_DATASETS,
+  familiesOf,
+  type Dataset,
+  type DerivedDataset,
+  type IngestedDataset,
+  type NormalizedRecord,
+} from '#schemas/datasets.ts';
 import { SYMBOL_FORMS } from '#schemas/venues.ts';
 import { ingestBatch } from '#core/archive/ingest.ts';
 import { compactArchive } from '#core/archive/compact.ts';
@@ -20,8 +30,16 @@ import { StatefulStack } from '#lib/stateful-stack.ts';
 import { LakeStack } from '#lib/lake-stack.ts';
 import { jsonl } from '../helpers/records.ts';
 
-interface GlueColumn { Name: string; Type: string }
-interface GlueTable { Name: string; PartitionKeys: GlueColumn[]; Parameters: Record<string, unknown>; StorageDescriptor: { Columns: GlueColumn[] } }
+interface GlueColumn {
+  Name: string;
+  Type: string;
+}
+interface GlueTable {
+  Name: string;
+  PartitionKeys: GlueColumn[];
+  Parameters: Record<string, unknown>;
+  StorageDescriptor: { Columns: GlueColumn[] };
+}
 
 /** The synthesized tables, by name, with the bucket's import read as `BUCKET`. */
 function synthesizedTables(): Map<string, GlueTable> {
@@ -41,17 +59,19 @@ function synthesizedTables(): Map<string, GlueTable> {
     return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, resolve(v)]));
   };
   const resources = Template.fromStack(lake).findResources('AWS::Glue::Table');
-  return new Map(Object.values(resources).map((r) => {
-    const table = resolve(r.Properties.TableInput) as GlueTable;
-    return [table.Name, table];
-  }));
+  return new Map(
+    Object.values(resources).map((r) => {
+      const table = resolve(r.Properties.TableInput) as GlueTable;
+      return [table.Name, table];
+    }),
+  );
 }
 
 const exampleOf = (dataset: IngestedDataset) => DATASETS[dataset].example as unknown as NormalizedRecord;
 /** The source record a derived dataset is rebuilt from, in a family the derived dataset has (as test/integration/dataset-registry.test.ts). */
 function sourceOf(dataset: DerivedDataset): NormalizedRecord {
   const example = exampleOf(DATASETS[dataset].compaction.derivedFrom as IngestedDataset);
-  const family = familiesOf(dataset).includes(example.family as Family) ? example.family as Family : familiesOf(dataset)[0]!;
+  const family = familiesOf(dataset).includes(example.family as Family) ? (example.family as Family) : familiesOf(dataset)[0]!;
   return { ...example, family, symbol: family === example.family ? example.symbol : SYMBOL_FORMS[family].example } as NormalizedRecord;
 }
 
@@ -65,7 +85,7 @@ function keyPattern(template: string): RegExp {
   return new RegExp(`^${escaped}compacted-[^/]+\\.parquet$`);
 }
 
-describe('the data lake\'s tables', () => {
+describe("the data lake's tables", () => {
   const deps = scratchArchive();
 
   it('name one table per dataset, whose columns and types are those of the files ingest and compaction write, where its projection looks', async () => {
@@ -79,7 +99,7 @@ describe('the data lake\'s tables', () => {
       for (const dataset of [record.dataset, ...DERIVED_DATASETS.filter((d) => DATASETS[d].compaction.derivedFrom === record.dataset)]) {
         if (!familiesOf(dataset).includes(record.family as Family)) continue;
         const files = await deps().manifest.compactedFilesOfDay(dataset, record.family as Family, dayOf(record.ts));
-        written.set(dataset, [...written.get(dataset) ?? [], ...files.filter((f) => !written.get(dataset)?.some((w) => w.fileId === f.fileId))]);
+        written.set(dataset, [...(written.get(dataset) ?? []), ...files.filter((f) => !written.get(dataset)?.some((w) => w.fileId === f.fileId))]);
       }
     }
 
@@ -98,14 +118,24 @@ describe('the data lake\'s tables', () => {
       for (const file of files) {
         const [path] = await deps().files.paths([file]);
         const described = await deps().sql.query({ sql: 'DESCRIBE SELECT * FROM read_parquet($path)', params: { path: path! } });
-        const fileColumns = described.map((row) => [String(row.column_name), HIVE_TYPE_OF[String(row.column_type)] ?? `(DuckDB ${String(row.column_type)})`] as const);
+        const fileColumns = described.map(
+          (row) => [String(row.column_name), HIVE_TYPE_OF[String(row.column_type)] ?? `(DuckDB ${String(row.column_type)})`] as const,
+        );
         // Each file column is a table column of the same type, or a partition key (family, symbol: strings from the key path).
-        expect(fileColumns.map(([name, _type]) => [name, columns.get(name) ?? keys.get(name)]), `${dataset} ${file.key}`).toEqual(fileColumns.map(([name, type]) => [name, type]));
+        expect(
+          fileColumns.map(([name, _type]) => [name, columns.get(name) ?? keys.get(name)]),
+          `${dataset} ${file.key}`,
+        ).toEqual(fileColumns.map(([name, type]) => [name, type]));
         // The table has no column the files lack; only `day` comes from the key path alone.
-        expect([...columns.keys(), ...keys.keys()].filter((name) => !fileColumns.some(([n]) => n === name)), dataset).toEqual(['day']);
+        expect(
+          [...columns.keys(), ...keys.keys()].filter((name) => !fileColumns.some(([n]) => n === name)),
+          dataset,
+        ).toEqual(['day']);
         const match = pattern.exec(file.key);
         expect(match?.groups, `${dataset}: ${file.key} against ${pattern}`).toMatchObject({
-          family: file.family, day: file.day, ...(keys.has('symbol') && { symbol: encodeURIComponent(file.symbol!) }),
+          family: file.family,
+          day: file.day,
+          ...(keys.has('symbol') && { symbol: encodeURIComponent(file.symbol!) }),
         });
         expect(String(table.Parameters['projection.family.values']).split(','), dataset).toContain(file.family);
       }

@@ -30,14 +30,20 @@ const USERS = ['0x00000000000000000000000000000000000000aa', '0x0000000000000000
 type Diff = BookDiff & { block_number: number; seq: number };
 
 /** Blocks of 1-4 diffs: placements (some queued before a peer), trims, removals, and orders placed and taken in one block. */
-const stream = fc.array(fc.array(fc.record({
-  kind: fc.constantFrom('new', 'new', 'update', 'remove', 'flash'),
-  side: fc.constantFrom<'B' | 'A'>('B', 'A'),
-  level: fc.integer({ min: 1, max: 6 }),
-  size: fc.integer({ min: 1, max: 900 }),
-  pick: fc.nat(),
-  jump: fc.boolean(),
-}), { minLength: 1, maxLength: 4 }), { minLength: 5, maxLength: 80 });
+const stream = fc.array(
+  fc.array(
+    fc.record({
+      kind: fc.constantFrom('new', 'new', 'update', 'remove', 'flash'),
+      side: fc.constantFrom<'B' | 'A'>('B', 'A'),
+      level: fc.integer({ min: 1, max: 6 }),
+      size: fc.integer({ min: 1, max: 900 }),
+      pick: fc.nat(),
+      jump: fc.boolean(),
+    }),
+    { minLength: 1, maxLength: 4 },
+  ),
+  { minLength: 5, maxLength: 80 },
+);
 
 let run = 0;
 type Step = { kind: string; side: 'B' | 'A'; level: number; size: number; pick: number; jump: boolean };
@@ -73,15 +79,25 @@ async function ingest(blocks: readonly (readonly Step[])[], batches: number, com
         const peers = live.filter((o) => o.side === step.side && o.price === price);
         const before = step.jump && peers.length > 0 ? peers[step.pick % peers.length]!.oid : null;
         const order = { oid: oid++, side: step.side, price };
-        emit({ oid: order.oid, user_address: USERS[step.pick % 2]!, side: step.side, price, diff_type: 'new', new_size: String(step.size), insert_before: before });
+        emit({
+          oid: order.oid,
+          user_address: USERS[step.pick % 2]!,
+          side: step.side,
+          price,
+          diff_type: 'new',
+          new_size: String(step.size),
+          insert_before: before,
+        });
         // A flash order is taken within its block: the level ends as it began.
-        if (step.kind === 'flash') emit({ oid: order.oid, user_address: USERS[step.pick % 2]!, side: step.side, price, diff_type: 'remove', new_size: null, insert_before: null });
+        if (step.kind === 'flash')
+          emit({ oid: order.oid, user_address: USERS[step.pick % 2]!, side: step.side, price, diff_type: 'remove', new_size: null, insert_before: null });
         else live.push(order);
         return;
       }
       const target = live[step.pick % live.length]!;
       const held = book.order(target.oid)!;
-      if (step.kind === 'update') emit({ oid: target.oid, user_address: held.user, side: target.side, price, diff_type: 'update', new_size: String(step.size), insert_before: null });
+      if (step.kind === 'update')
+        emit({ oid: target.oid, user_address: held.user, side: target.side, price, diff_type: 'update', new_size: String(step.size), insert_before: null });
       else {
         live.splice(live.indexOf(target), 1);
         emit({ oid: target.oid, user_address: held.user, side: target.side, price: target.price, diff_type: 'remove', new_size: null, insert_before: null });
@@ -107,53 +123,71 @@ const replayTo = (diffs: readonly Diff[], at: number) => {
 
 describe('order-book reads', () => {
   it('rebuild the book at any instant, and walk L4 and L2 diffs exactly at any page size', async () => {
-    await fc.assert(fc.asyncProperty(
-      stream, fc.integer({ min: 1, max: 3 }), fc.boolean(), fc.integer({ min: 1, max: 12 }), fc.array(fc.nat(), { minLength: 3, maxLength: 3 }),
-      async (blocks, batches, compact, limit, instants) => {
-        // Prepare
-        const { symbol, diffs, end } = await ingest(blocks, batches, compact);
-        const market = { family: 'perpx' as const, symbol };
-        const window = { ...market, start: T0, end, limit };
+    await fc.assert(
+      fc.asyncProperty(
+        stream,
+        fc.integer({ min: 1, max: 3 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(fc.nat(), { minLength: 3, maxLength: 3 }),
+        async (blocks, batches, compact, limit, instants) => {
+          // Prepare
+          const { symbol, diffs, end } = await ingest(blocks, batches, compact);
+          const market = { family: 'perpx' as const, symbol };
+          const window = { ...market, start: T0, end, limit };
 
-        // Act, assess: the book at instants across checkpoints
-        for (const pick of instants) {
-          const at = T0 + (pick % (end - T0));
-          const served = await l4Book(deps(), { ...market, at });
-          const expected = replayTo(diffs, at);
-          expect(served.bids.map((o) => o.oid)).toEqual(expected.side('B').map((o) => o.oid));
-          expect(served.asks.map((o) => [o.oid, o.size])).toEqual(expected.side('A').map((o) => [o.oid, Number(o.size)]));
-        }
-        const l4 = await walkJsonRows<{ block_number: number; seq: number }>((cursor) => l4DiffsPage(deps(), { ...routePaging('getPerpxL4OrderbookDiffs'), ...window, cursor }, NOW));
-        expect(l4.map((d) => [d.block_number, d.seq])).toEqual(diffs.map((d) => [d.block_number, d.seq]));
+          // Act, assess: the book at instants across checkpoints
+          for (const pick of instants) {
+            const at = T0 + (pick % (end - T0));
+            const served = await l4Book(deps(), { ...market, at });
+            const expected = replayTo(diffs, at);
+            expect(served.bids.map((o) => o.oid)).toEqual(expected.side('B').map((o) => o.oid));
+            expect(served.asks.map((o) => [o.oid, o.size])).toEqual(expected.side('A').map((o) => [o.oid, Number(o.size)]));
+          }
+          const l4 = await walkJsonRows<{ block_number: number; seq: number }>((cursor) =>
+            l4DiffsPage(deps(), { ...routePaging('getPerpxL4OrderbookDiffs'), ...window, cursor }, NOW),
+          );
+          expect(l4.map((d) => [d.block_number, d.seq])).toEqual(diffs.map((d) => [d.block_number, d.seq]));
 
-        const from = T0 + BLOCK_MS * 3;
-        const l2Window = { ...window, start: from + 1 };
-        // Each next cursor is the one a client builds from the last row served: `<ts_ms>_<block_number>`.
-        type L2Row = { timestamp: string; block_number: number; side: 'B' | 'A'; price: number; size: number; count: number };
-        const small: L2Row[] = [];
-        for (let cursor: string | undefined, page: Awaited<ReturnType<typeof l2DiffsPage>> | undefined; !page || cursor; ) {
-          page = await l2DiffsPage(deps(), { ...routePaging('getPerpxL2OrderbookDiffs'), ...l2Window, cursor }, NOW);
-          const rows = JSON.parse(`[${page.json}]`) as L2Row[];
-          if (page.nextCursor && rows.length > 0) expect(page.nextCursor).toBe(`${Date.parse(rows.at(-1)!.timestamp)}_${rows.at(-1)!.block_number}`);
-          small.push(...rows);
-          cursor = page.nextCursor ?? undefined;
-        }
-        const whole = await walkJsonRows<typeof small[number]>((cursor) => l2DiffsPage(deps(), { ...routePaging('getPerpxL2OrderbookDiffs'), ...l2Window, limit: 1000, cursor }, NOW));
-        expect(small).toEqual(whole);
-        const start = await l2Book(deps(), { ...market, at: from });
-        const levels = { B: new Map(start.bids.map((l) => [Number(l.px), [Number(l.sz), l.n]])), A: new Map(start.asks.map((l) => [Number(l.px), [Number(l.sz), l.n]])) };
-        for (const d of whole) {
-          if (d.count === 0) levels[d.side].delete(d.price);
-          else levels[d.side].set(d.price, [d.size, d.count]);
-        }
-        const final = await l2Book(deps(), { ...market, at: end });
-        expect([...levels.B.entries()].sort((a, b) => b[0] - a[0]).map(([px, [sz, n]]) => [px, sz, n])).toEqual(final.bids.map((l) => [Number(l.px), Number(l.sz), l.n]));
-        expect([...levels.A.entries()].sort((a, b) => a[0] - b[0]).map(([px, [sz, n]]) => [px, sz, n])).toEqual(final.asks.map((l) => [Number(l.px), Number(l.sz), l.n]));
-      },
-    ), { numRuns: 15 });
+          const from = T0 + BLOCK_MS * 3;
+          const l2Window = { ...window, start: from + 1 };
+          // Each next cursor is the one a client builds from the last row served: `<ts_ms>_<block_number>`.
+          type L2Row = { timestamp: string; block_number: number; side: 'B' | 'A'; price: number; size: number; count: number };
+          const small: L2Row[] = [];
+          for (let cursor: string | undefined, page: Awaited<ReturnType<typeof l2DiffsPage>> | undefined; !page || cursor; ) {
+            page = await l2DiffsPage(deps(), { ...routePaging('getPerpxL2OrderbookDiffs'), ...l2Window, cursor }, NOW);
+            const rows = JSON.parse(`[${page.json}]`) as L2Row[];
+            if (page.nextCursor && rows.length > 0) expect(page.nextCursor).toBe(`${Date.parse(rows.at(-1)!.timestamp)}_${rows.at(-1)!.block_number}`);
+            small.push(...rows);
+            cursor = page.nextCursor ?? undefined;
+          }
+          const whole = await walkJsonRows<(typeof small)[number]>((cursor) =>
+            l2DiffsPage(deps(), { ...routePaging('getPerpxL2OrderbookDiffs'), ...l2Window, limit: 1000, cursor }, NOW),
+          );
+          expect(small).toEqual(whole);
+          const start = await l2Book(deps(), { ...market, at: from });
+          const levels = {
+            B: new Map(start.bids.map((l) => [Number(l.px), [Number(l.sz), l.n]])),
+            A: new Map(start.asks.map((l) => [Number(l.px), [Number(l.sz), l.n]])),
+          };
+          for (const d of whole) {
+            if (d.count === 0) levels[d.side].delete(d.price);
+            else levels[d.side].set(d.price, [d.size, d.count]);
+          }
+          const final = await l2Book(deps(), { ...market, at: end });
+          expect([...levels.B.entries()].sort((a, b) => b[0] - a[0]).map(([px, [sz, n]]) => [px, sz, n])).toEqual(
+            final.bids.map((l) => [Number(l.px), Number(l.sz), l.n]),
+          );
+          expect([...levels.A.entries()].sort((a, b) => a[0] - b[0]).map(([px, [sz, n]]) => [px, sz, n])).toEqual(
+            final.asks.map((l) => [Number(l.px), Number(l.sz), l.n]),
+          );
+        },
+      ),
+      { numRuns: 15 },
+    );
   });
 
-  it('lists a block\'s tick deltas in sequence order when a level changes again after another', async () => {
+  it("lists a block's tick deltas in sequence order when a level changes again after another", async () => {
     // Prepare: one altx block that places at 99, then at 98, then resizes the order at 99 again.
     const base = { dataset: 'l4_diffs', family: 'altx', symbol: 'TICK', ts: T0, block_number: 700 };
     const records = [
@@ -164,10 +198,17 @@ describe('order-book reads', () => {
     ];
     await ingestBatch(deps(), 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
     // Act
-    const served = await nativeBookHistory(deps(), { ...routePaging('getAltxOrderbookHistory'), family: 'altx', symbol: 'TICK', start: T0 - 1, end: T0 + 1_000, limit: 1000, granularity: 'tick' }, NOW);
+    const served = await nativeBookHistory(
+      deps(),
+      { ...routePaging('getAltxOrderbookHistory'), family: 'altx', symbol: 'TICK', start: T0 - 1, end: T0 + 1_000, limit: 1000, granularity: 'tick' },
+      NOW,
+    );
     // Assess
     if (!('tick' in served)) throw new Error('expected a tick history');
-    expect(served.tick.deltas.map((d) => [d.price, d.size, d.sequence])).toEqual([[98, 2, 700 * 100_000 + 1], [99, 3, 700 * 100_000 + 2]]);
+    expect(served.tick.deltas.map((d) => [d.price, d.size, d.sequence])).toEqual([
+      [98, 2, 700 * 100_000 + 1],
+      [99, 3, 700 * 100_000 + 2],
+    ]);
   });
 
   it('pages altx tick deltas by instant: a page never ends inside one, and the next starts just after it', async () => {
@@ -175,12 +216,31 @@ describe('order-book reads', () => {
     const records: object[] = [{ dataset: 'l4_checkpoints', family: 'altx', symbol: 'TICKS', ts: T0 - 1, block_number: 99, seq: -1, bids: [], asks: [] }];
     for (let b = 0; b < 1_200; b++) {
       records.push({
-        dataset: 'l4_diffs', family: 'altx', symbol: 'TICKS', ts: T0 + Math.floor(b / 3), block_number: 100 + b, seq: 0,
-        oid: 5_000 + b, user_address: '11', side: 'A', price: String(1_000 + b), diff_type: 'new', new_size: '1', insert_before: null,
+        dataset: 'l4_diffs',
+        family: 'altx',
+        symbol: 'TICKS',
+        ts: T0 + Math.floor(b / 3),
+        block_number: 100 + b,
+        seq: 0,
+        oid: 5_000 + b,
+        user_address: '11',
+        side: 'A',
+        price: String(1_000 + b),
+        diff_type: 'new',
+        new_size: '1',
+        insert_before: null,
       });
     }
     await ingestBatch(deps(), 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
-    const request = { ...routePaging('getAltxOrderbookHistory'), family: 'altx' as const, symbol: 'TICKS', start: T0, end: T0 + 1_000, limit: 100, granularity: 'tick' as const };
+    const request = {
+      ...routePaging('getAltxOrderbookHistory'),
+      family: 'altx' as const,
+      symbol: 'TICKS',
+      start: T0,
+      end: T0 + 1_000,
+      limit: 100,
+      granularity: 'tick' as const,
+    };
     const tick = async (cursor?: string) => {
       const served = await nativeBookHistory(deps(), { ...request, cursor }, NOW);
       if (!('tick' in served)) throw new Error('expected a tick history');
@@ -203,16 +263,35 @@ describe('order-book reads', () => {
     const request = { ...routePaging('getPerpxL2OrderbookDiffs'), family: 'perpx' as const, symbol: 'OB0', start: T0, end: T0 + 60_000, limit: 10 };
     // Act, assess: a block of another market, and a time before the block's.
     for (const cursor of [`${T0}_999999`, `${T0}_${1_000 + 20}`]) {
-      await expect(l2DiffsPage(deps(), { ...request, cursor }, NOW), cursor).rejects.toEqual(expect.objectContaining({ code: 'invalid_cursor', param: 'cursor' }));
+      await expect(l2DiffsPage(deps(), { ...request, cursor }, NOW), cursor).rejects.toEqual(
+        expect.objectContaining({ code: 'invalid_cursor', param: 'cursor' }),
+      );
     }
   });
 
-  it('ingests a batch of deep-book checkpoints larger than DuckDB\'s JSON buffer, and rebuilds from them', async () => {
+  it("ingests a batch of deep-book checkpoints larger than DuckDB's JSON buffer, and rebuilds from them", async () => {
     // Prepare: 20 checkpoints of 10,000 resting orders, about 1 MB a line and 20 MB in all.
-    const orders = (side: 'B' | 'A') => Array.from({ length: 5_000 }, (_, i) => [i * 2 + (side === 'B' ? 0 : 1), USERS[i % 2], String(side === 'B' ? 1000 - (i % 400) : 1001 + (i % 400)), '0.125', T0, '0.25']);
-    const lines = Array.from({ length: 20 }, (_, k) => JSON.stringify({
-      dataset: 'l4_checkpoints', family: 'perpx', symbol: 'DEEP', ts: T0 + k * 60_000, block_number: 10 + k, seq: -1, bids: orders('B'), asks: orders('A'),
-    }));
+    const orders = (side: 'B' | 'A') =>
+      Array.from({ length: 5_000 }, (_, i) => [
+        i * 2 + (side === 'B' ? 0 : 1),
+        USERS[i % 2],
+        String(side === 'B' ? 1000 - (i % 400) : 1001 + (i % 400)),
+        '0.125',
+        T0,
+        '0.25',
+      ]);
+    const lines = Array.from({ length: 20 }, (_, k) =>
+      JSON.stringify({
+        dataset: 'l4_checkpoints',
+        family: 'perpx',
+        symbol: 'DEEP',
+        ts: T0 + k * 60_000,
+        block_number: 10 + k,
+        seq: -1,
+        bids: orders('B'),
+        asks: orders('A'),
+      }),
+    );
     expect(lines.join('\n').length).toBeGreaterThan(16_777_216);
     // Act
     const outcome = await ingestBatch(deps(), 'normalized', lines.join('\n'));
@@ -226,10 +305,12 @@ describe('order-book reads', () => {
 /** A book as a replay holds it: price -> size per side, both as numbers (as tick deltas carry them). */
 type Replayed = { bid: Map<number, number>; ask: Map<number, number> };
 const replayedOf = (book: OrderBook): Replayed => ({
-  bid: new Map(book.bids.map((l) => [Number(l.px), Number(l.sz)])), ask: new Map(book.asks.map((l) => [Number(l.px), Number(l.sz)])),
+  bid: new Map(book.bids.map((l) => [Number(l.px), Number(l.sz)])),
+  ask: new Map(book.asks.map((l) => [Number(l.px), Number(l.sz)])),
 });
 const shown = (replayed: Replayed) => ({
-  bids: [...replayed.bid.entries()].sort((a, b) => b[0] - a[0]), asks: [...replayed.ask.entries()].sort((a, b) => a[0] - b[0]),
+  bids: [...replayed.bid.entries()].sort((a, b) => b[0] - a[0]),
+  asks: [...replayed.ask.entries()].sort((a, b) => a[0] - b[0]),
 });
 const native = (book: OrderBook) => shown(replayedOf(book));
 
@@ -239,9 +320,18 @@ const native = (book: OrderBook) => shown(replayedOf(book));
  * it holds with that checkpoint (every delta stamped at or before it applied). Returns how many
  * checkpoints were compared after at least one delta.
  */
-async function replayTicksAgainstCheckpoints(market: { family: 'altx' | 'altx-rh'; symbol: string }, window: { start: number; end: number }, depth: number | undefined, now: number): Promise<number> {
+async function replayTicksAgainstCheckpoints(
+  market: { family: 'altx' | 'altx-rh'; symbol: string },
+  window: { start: number; end: number },
+  depth: number | undefined,
+  now: number,
+): Promise<number> {
   const checkpoints = await walkJsonRows<OrderBook>(async (cursor) => {
-    const served = await nativeBookHistory(deps(), { routeId: 'checkpoints', ...market, ...window, limit: 1000, cursor, depth, granularity: 'checkpoint' }, now);
+    const served = await nativeBookHistory(
+      deps(),
+      { routeId: 'checkpoints', ...market, ...window, limit: 1000, cursor, depth, granularity: 'checkpoint' },
+      now,
+    );
     if (!('rows' in served)) throw new Error('expected native snapshots');
     return served.rows;
   });
@@ -323,13 +413,23 @@ describe('altx tick history', () => {
         if (step.kind === 'new' || step.kind === 'flash' || live.length === 0) {
           const order = { oid: oid++, side: step.side, price };
           emit({ oid: order.oid, user_address: owner, side: step.side, price, diff_type: 'new', new_size: String(step.size), insert_before: null });
-          if (step.kind === 'flash') emit({ oid: order.oid, user_address: owner, side: step.side, price, diff_type: 'remove', new_size: null, insert_before: null });
+          if (step.kind === 'flash')
+            emit({ oid: order.oid, user_address: owner, side: step.side, price, diff_type: 'remove', new_size: null, insert_before: null });
           else live.push(order);
           continue;
         }
         const target = live[step.pick % live.length]!;
         const held = book.order(target.oid)!;
-        if (step.kind === 'update') emit({ oid: target.oid, user_address: held.user, side: target.side, price: target.price, diff_type: 'update', new_size: String(step.size), insert_before: null });
+        if (step.kind === 'update')
+          emit({
+            oid: target.oid,
+            user_address: held.user,
+            side: target.side,
+            price: target.price,
+            diff_type: 'update',
+            new_size: String(step.size),
+            insert_before: null,
+          });
         else {
           live.splice(live.indexOf(target), 1);
           emit({ oid: target.oid, user_address: held.user, side: target.side, price: target.price, diff_type: 'remove', new_size: null, insert_before: null });
@@ -344,22 +444,23 @@ describe('altx tick history', () => {
   }
 
   it('replays a checkpoint and its ordered deltas into every later checkpoint, at any depth (generated books)', async () => {
-    await fc.assert(fc.asyncProperty(
-      stream, fc.option(fc.integer({ min: 1, max: 7 }), { nil: undefined }),
-      async (blocks, depth) => {
+    await fc.assert(
+      fc.asyncProperty(stream, fc.option(fc.integer({ min: 1, max: 7 }), { nil: undefined }), async (blocks, depth) => {
         // Prepare
         const { symbol, end } = await ingestAltx(blocks);
         // Act, assess
         await replayTicksAgainstCheckpoints({ family: 'altx', symbol }, { start: T0 - 1, end }, depth, NOW);
-      },
-    ), { numRuns: 15 });
+      }),
+      { numRuns: 15 },
+    );
   });
 
-  it('replays the demo market\'s altx and altx-rh checkpoints from its tick history, at full depth and truncated', async () => {
+  it("replays the demo market's altx and altx-rh checkpoints from its tick history, at full depth and truncated", async () => {
     // Prepare: 16 minutes of the demo market (its native snapshots every minute, order-level
     // checkpoints every 5), the numbered venues' books ingested.
     const start = Date.UTC(2026, 8, 2, 6);
-    const records = createDemoMarket({ startMs: start, seed: 7 }).advance(start + 16 * 60_000)
+    const records = createDemoMarket({ startMs: start, seed: 7 })
+      .advance(start + 16 * 60_000)
       .filter((r) => (r.family === 'altx' || r.family === 'altx-rh') && ['l2_snapshots', 'l4_diffs', 'l4_checkpoints'].includes(r.dataset));
     await ingestBatch(deps(), 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
     const markets = [...new Set(records.map((r) => `${r.family} ${r.symbol}`))].map((m) => {
@@ -374,8 +475,11 @@ describe('altx tick history', () => {
     let compared = 0;
     for (const market of markets) compared += await replayTicksAgainstCheckpoints(market, window, undefined, now);
     expect(compared).toBeGreaterThan(markets.length * 5);
-    await fc.assert(fc.asyncProperty(fc.constantFrom(...markets), fc.integer({ min: 1, max: 30 }), async (market, depth) => {
-      await replayTicksAgainstCheckpoints(market, window, depth, now);
-    }), { numRuns: 10 });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...markets), fc.integer({ min: 1, max: 30 }), async (market, depth) => {
+        await replayTicksAgainstCheckpoints(market, window, depth, now);
+      }),
+      { numRuns: 10 },
+    );
   });
 });

@@ -8,13 +8,20 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators.ts';
 let env: ScratchEmulators;
 let queueUrl: string;
 let queues = 0;
-beforeAll(async () => { env = await startScratchEmulators(); });
-afterAll(async () => { await env?.stop(); });
+beforeAll(async () => {
+  env = await startScratchEmulators();
+});
+afterAll(async () => {
+  await env?.stop();
+});
 
 async function counts() {
-  const { Attributes } = await env.sqs.send(new GetQueueAttributesCommand({
-    QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-  }));
+  const { Attributes } = await env.sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
   // local-aws-sqs counts in-flight messages in ApproximateNumberOfMessages too, so it reads as "left in the queue".
   return { left: Number(Attributes?.ApproximateNumberOfMessages), inFlight: Number(Attributes?.ApproximateNumberOfMessagesNotVisible) };
 }
@@ -45,7 +52,9 @@ describe('the SQS event source', () => {
 
   it('keeps the whole batch when the consumer throws', async () => {
     await sendThree();
-    await pollOnce(env.sqs, 'delivery', queueUrl, async () => { throw new Error('consumer crashed'); });
+    await pollOnce(env.sqs, 'delivery', queueUrl, async () => {
+      throw new Error('consumer crashed');
+    });
     await expect(counts()).resolves.toEqual({ left: 3, inFlight: 3 });
   });
 
@@ -62,26 +71,40 @@ describe('the event source of a queue with several loops', () => {
     queueUrl = (await env.sqs.send(new CreateQueueCommand({ QueueName: `poller-test-${++queues}`, Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
     const sqs = new SQSClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: env.emulators.endpoints.sqs, useQueueUrlAsEndpoint: false });
     let emptyReceives = 0;
-    sqs.middlewareStack.add((next, context) => async (args) => {
-      const result = await next(args);
-      if (context.commandName === 'ReceiveMessageCommand' && !(result.output as { Messages?: unknown[] }).Messages?.length) emptyReceives += 1;
-      return result;
-    }, { step: 'initialize' });
+    sqs.middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'ReceiveMessageCommand' && !(result.output as { Messages?: unknown[] }).Messages?.length) emptyReceives += 1;
+        return result;
+      },
+      { step: 'initialize' },
+    );
     let inFlight = 0;
     let release!: () => void;
-    const allThreeHeld = new Promise<void>((resolve) => { release = resolve; });
-    const source = startEventSource(sqs, 'delivery', queueUrl, async () => {
-      // Each batch is held until three are held at once: only the woken loops can get there.
-      if (++inFlight === 3) release();
-      await allThreeHeld;
-      return { batchItemFailures: [] };
-    }, 3, { idleWaitMs: { first: 50, others: 600_000 } });
+    const allThreeHeld = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const source = startEventSource(
+      sqs,
+      'delivery',
+      queueUrl,
+      async () => {
+        // Each batch is held until three are held at once: only the woken loops can get there.
+        if (++inFlight === 3) release();
+        await allThreeHeld;
+        return { batchItemFailures: [] };
+      },
+      3,
+      { idleWaitMs: { first: 50, others: 600_000 } },
+    );
     try {
       // Every loop has found the queue empty and gone idle.
       while (emptyReceives < 3) await new Promise((r) => setTimeout(r, 10));
       // Act: a burst of three batches.
       for (let batch = 0; batch < 3; batch++) {
-        await env.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: `${batch}-${i}` })) }));
+        await env.sqs.send(
+          new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: `${batch}-${i}` })) }),
+        );
       }
       // Assess: three batches were held at once, so the loops asleep for ten minutes took two of them.
       await allThreeHeld;
@@ -100,18 +123,31 @@ describe('the event source told of arrivals by the SQS journal', () => {
     queueUrl = (await env.sqs.send(new CreateQueueCommand({ QueueName: `poller-test-${++queues}`, Attributes: { VisibilityTimeout: '60' } }))).QueueUrl!;
     let receives = 0;
     const sqs = new SQSClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: env.emulators.endpoints.sqs, useQueueUrlAsEndpoint: false });
-    sqs.middlewareStack.add((next, context) => async (args) => {
-      if (context.commandName === 'ReceiveMessageCommand') receives += 1;
-      return next(args);
-    }, { step: 'initialize' });
+    sqs.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'ReceiveMessageCommand') receives += 1;
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
     const bodies: string[] = [];
     let arrived = () => {};
-    const source = startEventSource(sqs, 'delivery', queueUrl, async (event) => {
-      bodies.push(...event.Records.map((r) => r.body));
-      arrived();
-      return { batchItemFailures: [] };
-    }, 1, { idleWaitMs: { first: 600_000, others: 600_000 }, arrivals: env.emulators.arrivals(queueUrl) });
-    const next = () => new Promise<void>((resolve) => { arrived = resolve; });
+    const source = startEventSource(
+      sqs,
+      'delivery',
+      queueUrl,
+      async (event) => {
+        bodies.push(...event.Records.map((r) => r.body));
+        arrived();
+        return { batchItemFailures: [] };
+      },
+      1,
+      { idleWaitMs: { first: 600_000, others: 600_000 }, arrivals: env.emulators.arrivals(queueUrl) },
+    );
+    const next = () =>
+      new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
     try {
       while (receives < 1) await new Promise((r) => setTimeout(r, 10));
       // Act / Assess: a message sent now is taken by the loop asleep for ten minutes.

@@ -10,8 +10,20 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
 import {
-  accountStore, archiveManifest, breadthStore, creditLedger, deadLetterQueues, exportObjects, exportStore, incidentStore, latencyStore, queueSender,
-  replayStore, s3Client, timerStore, dynamoDocumentClient,
+  accountStore,
+  archiveManifest,
+  breadthStore,
+  creditLedger,
+  deadLetterQueues,
+  exportObjects,
+  exportStore,
+  incidentStore,
+  latencyStore,
+  queueSender,
+  replayStore,
+  s3Client,
+  timerStore,
+  dynamoDocumentClient,
 } from '#shared/deps.ts';
 import { s3ObjectStore } from '#adapters/s3-objects.ts';
 import { fileCache } from '#adapters/file-cache.ts';
@@ -53,7 +65,9 @@ const localFiles = () => (cache ??= fileCache(archiveObjects(), cacheDir, CACHE_
 async function drain(queueUrl: string): Promise<Received[]> {
   const out: Received[] = [];
   for (;;) {
-    const { Messages = [] } = await env.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }));
+    const { Messages = [] } = await env.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }),
+    );
     if (Messages.length === 0) return out;
     for (const m of Messages) {
       const attributes = m.MessageAttributes ?? {};
@@ -71,8 +85,14 @@ describe('on the AWS adapters, over the emulators', () => {
   archiveManifestContract(() => archiveManifest());
   objectStoreContract(archiveObjects);
   localFilesContract(localFiles, archiveObjects, CACHE_BYTES);
-  queueSenderContract(() => queueSender(), (queue: QueueName) => drain(env.emulators.names.queueUrls[queue]));
-  deadLetterQueuesContract(() => deadLetterQueues(), (queue: QueueName) => drain(env.emulators.names.dlqUrls[queue]));
+  queueSenderContract(
+    () => queueSender(),
+    (queue: QueueName) => drain(env.emulators.names.queueUrls[queue]),
+  );
+  deadLetterQueuesContract(
+    () => deadLetterQueues(),
+    (queue: QueueName) => drain(env.emulators.names.dlqUrls[queue]),
+  );
   timerStoreContract(() => timerStore());
   breadthStoreContract(() => breadthStore());
   incidentStoreContract(() => incidentStore());
@@ -81,7 +101,10 @@ describe('on the AWS adapters, over the emulators', () => {
   exportObjectsContract(() => exportObjects());
   replayStoreContract(() => replayStore());
   accountStoreContract(() => accountStore());
-  creditLedgerContract(() => creditLedger(), () => dynamoCreditLedger(answersLost(dynamoDocumentClient()), requireSetting(config(), TABLES.usage.envVar)));
+  creditLedgerContract(
+    () => creditLedger(),
+    () => dynamoCreditLedger(answersLost(dynamoDocumentClient()), requireSetting(config(), TABLES.usage.envVar)),
+  );
 });
 
 describe('on the in-memory doubles', () => {

@@ -17,21 +17,33 @@ beforeAll(async () => {
   env = await startScratchEmulators();
   dlqUrl = env.emulators.names.dlqUrls.delivery;
 });
-afterAll(async () => { await env?.stop(); });
-beforeEach(async () => { await drainDlq(); });
+afterAll(async () => {
+  await env?.stop();
+});
+beforeEach(async () => {
+  await drainDlq();
+});
 
 /** Receives and deletes everything in the delivery DLQ, returning what it held. */
 async function drainDlq(): Promise<Message[]> {
   const drained: Message[] = [];
   for (;;) {
-    const { Messages = [] } = await env.sqs.send(new ReceiveMessageCommand({
-      QueueUrl: dlqUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'],
-    }));
+    const { Messages = [] } = await env.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: dlqUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        MessageAttributeNames: ['All'],
+      }),
+    );
     if (Messages.length === 0) return drained;
     drained.push(...Messages);
-    await env.sqs.send(new DeleteMessageBatchCommand({
-      QueueUrl: dlqUrl, Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
-    }));
+    await env.sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: dlqUrl,
+        Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+      }),
+    );
   }
 }
 
@@ -57,7 +69,9 @@ describe('sqsConsumer', () => {
   it('returns no batch item failures and parks nothing when a valid message is handled', async () => {
     // Prepare
     const handled: DeliveryJobMessage[] = [];
-    const handler = sqsConsumer('delivery', DeliveryJobMessage, async (m) => { handled.push(m); });
+    const handler = sqsConsumer('delivery', DeliveryJobMessage, async (m) => {
+      handled.push(m);
+    });
     const event = toSqsEvent([message(job('d-ok'))], QUEUE_ARN);
     // Act
     const response = await handler(event, lambdaContext);
@@ -70,7 +84,9 @@ describe('sqsConsumer', () => {
   it('parks a body that is not JSON in the DLQ with the reason and reports it as a success', async () => {
     // Prepare
     let calls = 0;
-    const handler = sqsConsumer('delivery', DeliveryJobMessage, async () => { calls += 1; });
+    const handler = sqsConsumer('delivery', DeliveryJobMessage, async () => {
+      calls += 1;
+    });
     const body = 'not json {';
     const record = message(body);
     // Act
@@ -90,7 +106,9 @@ describe('sqsConsumer', () => {
   it('parks a JSON body failing the schema in the DLQ naming the failing field and reports it as a success', async () => {
     // Prepare
     let calls = 0;
-    const handler = sqsConsumer('delivery', DeliveryJobMessage, async () => { calls += 1; });
+    const handler = sqsConsumer('delivery', DeliveryJobMessage, async () => {
+      calls += 1;
+    });
     const body = JSON.stringify({ type: 'deliver.v1', account_id: 'acct-1', delivery_id: 'd-bad', run: 'one', attempt: 0 });
     // Act
     const response = await handler(toSqsEvent([message(body)], QUEUE_ARN), lambdaContext);

@@ -34,12 +34,29 @@ beforeAll(async () => {
   env = await startScratchEmulators();
   const base = archiveDeps();
   deps = {
-    ...base, clock: { now: () => now }, fileLists: fileListMemo(),
-    manifest: { ...base.manifest, deltaFiles: async (...args) => { await gate?.opened; return base.manifest.deltaFiles(...args); } },
-    sql: { ...base.sql, query: (q) => { queries += 1; gate?.open(); return base.sql.query(q); } },
+    ...base,
+    clock: { now: () => now },
+    fileLists: fileListMemo(),
+    manifest: {
+      ...base.manifest,
+      deltaFiles: async (...args) => {
+        await gate?.opened;
+        return base.manifest.deltaFiles(...args);
+      },
+    },
+    sql: {
+      ...base.sql,
+      query: (q) => {
+        queries += 1;
+        gate?.open();
+        return base.sql.query(q);
+      },
+    },
   };
 });
-afterAll(async () => { await env?.stop(); });
+afterAll(async () => {
+  await env?.stop();
+});
 
 /** Compaction runs until every fold of the closed days is done. */
 async function compactClosedDays(day: number): Promise<void> {
@@ -61,14 +78,20 @@ async function counted<T>(read: () => Promise<T>, gated = false): Promise<{ resu
   gate = gated ? { opened, open } : undefined;
   try {
     const result = await read();
-    return { result, queries, ahead: gated && await opened };
+    return { result, queries, ahead: gated && (await opened) };
   } finally {
     gate = undefined;
   }
 }
 
-const tradeIds = (day: number, gated = false) => counted(async () =>
-  (await readWindow(deps, { dataset: 'trades', family: 'perpx', symbol: 'BTC', from: day, to: day + DAY - 1, limit: 100_000 })).rows.map((r) => Number(r.trade_id)), gated);
+const tradeIds = (day: number, gated = false) =>
+  counted(
+    async () =>
+      (await readWindow(deps, { dataset: 'trades', family: 'perpx', symbol: 'BTC', from: day, to: day + DAY - 1, limit: 100_000 })).rows.map((r) =>
+        Number(r.trade_id),
+      ),
+    gated,
+  );
 
 describe('reading ahead of the manifest', () => {
   it('keeps a window page read on the remembered files only while the manifest lists the same files', async () => {
@@ -114,7 +137,8 @@ describe('reading ahead of the manifest', () => {
     const day = D + 3 * DAY;
     await ingestBatch(deps, 'normalized', jsonl([...trades(300, day + HOUR, 2_000_000), ...trades(300, day + DAY + HOUR, 2_100_000)]));
     await compactClosedDays(day + DAY);
-    const page = (gated = false) => counted(() => readWindow(deps, { dataset: 'trades', family: 'perpx', symbol: 'BTC', from: day, to: day + 2 * DAY - 1, limit: 100 }), gated);
+    const page = (gated = false) =>
+      counted(() => readWindow(deps, { dataset: 'trades', family: 'perpx', symbol: 'BTC', from: day, to: day + 2 * DAY - 1, limit: 100 }), gated);
     const before = await page();
 
     // Act: a late delta on the second day, past the groups the page reads.

@@ -47,7 +47,10 @@ describe('the local S3', () => {
     // Act
     const sizes: number[] = [];
     for (let round = 0; round < 10; round++) {
-      const reads = Array.from({ length: 4 }, async () => (await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'again/object' }))).Body!.transformToByteArray()).length);
+      const reads = Array.from(
+        { length: 4 },
+        async () => (await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'again/object' }))).Body!.transformToByteArray()).length,
+      );
       const [, ...read] = await Promise.all([s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'again/object', Body: body })), ...reads]);
       sizes.push(...read);
     }

@@ -7,7 +7,16 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { CreateQueueCommand, DeleteMessageBatchCommand, DeleteMessageCommand, PurgeQueueCommand, ReceiveMessageCommand, SQSClient, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  DeleteMessageCommand,
+  PurgeQueueCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSqsJournal, type SqsJournal } from '#local/sqs-journal.ts';
@@ -25,13 +34,23 @@ async function start(options: { compactAfter?: number; path?: string } = {}) {
   const queueUrl = async (name: string) => (await client.send(new CreateQueueCommand({ QueueName: name }))).QueueUrl!;
   const urls = { work: await queueUrl('work'), other: await queueUrl('other') };
   return {
-    journal, client, urls,
-    crash: async () => { client.destroy(); await journal.stop(); server.close(); },
+    journal,
+    client,
+    urls,
+    crash: async () => {
+      client.destroy();
+      await journal.stop();
+      server.close();
+    },
   };
 }
 
 const receive = async (client: SQSClient, QueueUrl: string, VisibilityTimeout = 0) =>
-  (await client.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, VisibilityTimeout, AttributeNames: ['All'], MessageAttributeNames: ['All'] }))).Messages ?? [];
+  (
+    await client.send(
+      new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, VisibilityTimeout, AttributeNames: ['All'], MessageAttributeNames: ['All'] }),
+    )
+  ).Messages ?? [];
 
 describe('the local SQS journal', () => {
   it('sends again after a crash exactly what was not consumed', async () => {
@@ -39,14 +58,26 @@ describe('the local SQS journal', () => {
     const first = await start();
     const { client, urls } = first;
     await client.send(new SendMessageCommand({ QueueUrl: urls.work, MessageBody: 'consumed' }));
-    await client.send(new SendMessageCommand({ QueueUrl: urls.work, MessageBody: 'in flight', MessageAttributes: { kind: { DataType: 'String', StringValue: 'x' } } }));
-    await client.send(new SendMessageBatchCommand({ QueueUrl: urls.work, Entries: [{ Id: 'a', MessageBody: 'batch consumed' }, { Id: 'b', MessageBody: 'batch left' }] }));
+    await client.send(
+      new SendMessageCommand({ QueueUrl: urls.work, MessageBody: 'in flight', MessageAttributes: { kind: { DataType: 'String', StringValue: 'x' } } }),
+    );
+    await client.send(
+      new SendMessageBatchCommand({
+        QueueUrl: urls.work,
+        Entries: [
+          { Id: 'a', MessageBody: 'batch consumed' },
+          { Id: 'b', MessageBody: 'batch left' },
+        ],
+      }),
+    );
     await client.send(new SendMessageCommand({ QueueUrl: urls.work, MessageBody: 'delayed', DelaySeconds: 3 }));
     await client.send(new SendMessageCommand({ QueueUrl: urls.other, MessageBody: 'purged' }));
     const received = await receive(client, urls.work, 60);
     const byBody = new Map(received.map((m) => [m.Body, m]));
     await client.send(new DeleteMessageCommand({ QueueUrl: urls.work, ReceiptHandle: byBody.get('consumed')!.ReceiptHandle! }));
-    await client.send(new DeleteMessageBatchCommand({ QueueUrl: urls.work, Entries: [{ Id: '0', ReceiptHandle: byBody.get('batch consumed')!.ReceiptHandle! }] }));
+    await client.send(
+      new DeleteMessageBatchCommand({ QueueUrl: urls.work, Entries: [{ Id: '0', ReceiptHandle: byBody.get('batch consumed')!.ReceiptHandle! }] }),
+    );
     await client.send(new PurgeQueueCommand({ QueueUrl: urls.other }));
     expect(byBody.has('in flight')).toBe(true);
     expect(first.journal.leftOver).toEqual([]);
@@ -56,13 +87,21 @@ describe('the local SQS journal', () => {
     const second = await start();
 
     // Assess
-    expect(second.journal.leftOver.map((m) => [m.queue, m.body]).sort()).toEqual([['work', 'batch left'], ['work', 'delayed'], ['work', 'in flight']]);
+    expect(second.journal.leftOver.map((m) => [m.queue, m.body]).sort()).toEqual([
+      ['work', 'batch left'],
+      ['work', 'delayed'],
+      ['work', 'in flight'],
+    ]);
     expect(second.journal.leftOver.find((m) => m.body === 'in flight')?.attributes).toMatchObject({ kind: { DataType: 'String', StringValue: 'x' } });
     for (const message of second.journal.leftOver) {
-      await second.client.send(new SendMessageCommand({
-        QueueUrl: second.urls[message.queue as keyof typeof second.urls], MessageBody: message.body, MessageAttributes: message.attributes as never,
-        DelaySeconds: Math.max(0, Math.ceil((message.visibleAt - Date.now()) / 1000)),
-      }));
+      await second.client.send(
+        new SendMessageCommand({
+          QueueUrl: second.urls[message.queue as keyof typeof second.urls],
+          MessageBody: message.body,
+          MessageAttributes: message.attributes as never,
+          DelaySeconds: Math.max(0, Math.ceil((message.visibleAt - Date.now()) / 1000)),
+        }),
+      );
     }
     second.journal.replayed();
     const now = (await receive(second.client, second.urls.work, 60)).map((m) => m.Body).sort();

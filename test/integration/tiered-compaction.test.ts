@@ -25,7 +25,9 @@ beforeAll(async () => {
   env = await startScratchEmulators();
   deps = { ...archiveDeps(), clock: { now: () => now } };
 });
-afterAll(async () => { await env?.stop(); });
+afterAll(async () => {
+  await env?.stop();
+});
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -79,7 +81,9 @@ function candlesOf(records: readonly NormalizedRecord[], symbol: string) {
 async function compactWhileReading(ingested: readonly NormalizedRecord[]) {
   let compacting = true;
   const reads: number[][] = [];
-  const reader = (async () => { while (compacting) reads.push(await served('ETH')); })();
+  const reader = (async () => {
+    while (compacting) reads.push(await served('ETH'));
+  })();
   const report = await compactArchive(deps, { datasets: ['trades'], families: ['perpx'] });
   compacting = false;
   await reader;
@@ -101,12 +105,18 @@ describe('tiered compaction through a day', () => {
       now = end + 30_000;
       rewritten += (await compactWhileReading(ingested)).rowsWritten;
       for (const symbol of SYMBOLS) {
-        expect(await served(symbol), `${symbol} at ${new Date(now).toISOString()}`).toEqual(ingested.filter((r) => r.symbol === symbol).map((r) => (r as { trade_id: number }).trade_id));
+        expect(await served(symbol), `${symbol} at ${new Date(now).toISOString()}`).toEqual(
+          ingested.filter((r) => r.symbol === symbol).map((r) => (r as { trade_id: number }).trade_id),
+        );
       }
       // The whole family's recent rows, from hours that have not settled (deltas only) and from before (every file of the day).
       for (const from of [unsettledFrom(now), unsettledFrom(now) - HOUR, D0]) {
-        expect(await servedFamily(from), `all symbols from ${new Date(from).toISOString()} at ${new Date(now).toISOString()}`)
-          .toEqual(ingested.filter((r) => r.ts >= from).map((r) => (r as { trade_id: number }).trade_id).sort((a, b) => a - b));
+        expect(await servedFamily(from), `all symbols from ${new Date(from).toISOString()} at ${new Date(now).toISOString()}`).toEqual(
+          ingested
+            .filter((r) => r.ts >= from)
+            .map((r) => (r as { trade_id: number }).trade_id)
+            .sort((a, b) => a - b),
+        );
       }
     }
     // Assess, the open day: closed hours are hour files, the open hour is in delta compactions.
@@ -129,7 +139,13 @@ describe('tiered compaction through a day', () => {
     const closed = await deps.manifest.compactedFilesOfDay('trades', 'perpx', '2026-10-05');
     expect(closed.map((f) => [f.symbol, f.tier]).sort()).toEqual(SYMBOLS.map((s) => [s, undefined]).sort());
     expect(await deps.manifest.deltaFiles('trades', 'perpx', '2026-10-05', '2026-10-05')).toEqual([]);
-    for (const symbol of SYMBOLS) expect((await served(symbol)).sort((a, b) => a - b)).toEqual(ingested.filter((r) => r.symbol === symbol).map((r) => (r as { trade_id: number }).trade_id).sort((a, b) => a - b));
+    for (const symbol of SYMBOLS)
+      expect((await served(symbol)).sort((a, b) => a - b)).toEqual(
+        ingested
+          .filter((r) => r.symbol === symbol)
+          .map((r) => (r as { trade_id: number }).trade_id)
+          .sort((a, b) => a - b),
+      );
     const closedCandles = await readMinuteCandles(deps, { family: 'perpx', symbol: 'SOL', from: D0, to: D0 + DAY - 1 });
     expect(closedCandles.map((c) => ({ ts: c.ts, trade_count: c.trade_count, volume: c.volume }))).toEqual(candlesOf(ingested, 'SOL'));
     // Each ingested row was rewritten at most three times (into a delta compaction, an hour file, a day file).
@@ -155,7 +171,9 @@ describe('the fold budget', () => {
     expect(spent).toMatchObject({ foldsDeferred: 1 });
     expect(afterSpent.map((d) => d.tier)).toEqual(['minute']);
     expect(next.foldsDeferred).toBe(0);
-    expect((await deps.manifest.compactedFilesOfDay('trades', 'perpx', '2026-10-15')).map((f) => [f.symbol, f.tier, f.hour]).sort()).toEqual(SYMBOLS.map((s) => [s, 'hour', 0]).sort());
+    expect((await deps.manifest.compactedFilesOfDay('trades', 'perpx', '2026-10-15')).map((f) => [f.symbol, f.tier, f.hour]).sort()).toEqual(
+      SYMBOLS.map((s) => [s, 'hour', 0]).sort(),
+    );
     for (const symbol of SYMBOLS) {
       const { rows } = await readWindow(deps, { dataset: 'trades', family: 'perpx', symbol, from: day, to: day + DAY - 1, limit: 10_000 });
       expect(rows.map((r) => Number(r.trade_id))).toEqual(records.filter((r) => r.symbol === symbol).map((r) => (r as { trade_id: number }).trade_id));
@@ -168,21 +186,29 @@ describe('a closing day with many markets', () => {
     // Prepare: 40 markets trading in hours 1 and 2 of a day, folded into hour files while it was open.
     const day = D0 + 20 * DAY;
     const markets = Array.from({ length: 40 }, (_, i) => `K${i}`);
-    const records = markets.flatMap((symbol, m) => [0, 1].flatMap((h) => Array.from({ length: 3 }, (_, k) =>
-      trade({ ts: day + (h + 1) * HOUR + k * MINUTE + m, trade_id: 7_000_000 + m * 100 + h * 10 + k, symbol, size: '1' }))));
+    const records = markets.flatMap((symbol, m) =>
+      [0, 1].flatMap((h) =>
+        Array.from({ length: 3 }, (_, k) =>
+          trade({ ts: day + (h + 1) * HOUR + k * MINUTE + m, trade_id: 7_000_000 + m * 100 + h * 10 + k, symbol, size: '1' }),
+        ),
+      ),
+    );
     now = day + 3 * HOUR;
     await ingestBatch(deps, 'normalized', jsonl(records));
     now = day + 3 * HOUR + SETTLE_MS + MINUTE;
     await compactArchive(deps, { datasets: ['trades'], families: ['perpx'] });
     const open = await deps.manifest.compactedFilesOfDay('trades', 'perpx', '2026-10-25');
     const idsOf = (symbol: string) => records.filter((r) => r.symbol === symbol).map((r) => (r as { trade_id: number }).trade_id);
-    const read = async (symbol: string) => (await readWindow(deps, { dataset: 'trades', family: 'perpx', symbol, from: day, to: day + DAY - 1, limit: 100 })).rows.map((r) => Number(r.trade_id));
+    const read = async (symbol: string) =>
+      (await readWindow(deps, { dataset: 'trades', family: 'perpx', symbol, from: day, to: day + DAY - 1, limit: 100 })).rows.map((r) => Number(r.trade_id));
 
     // Act: the day closes; readers of the first and the last market run throughout the fold.
     now = day + DAY + SETTLE_MS + MINUTE;
     let folding = true;
     const seen: [string, number[]][] = [];
-    const reader = (async () => { while (folding) for (const symbol of ['K0', 'K39']) seen.push([symbol, await read(symbol)]); })();
+    const reader = (async () => {
+      while (folding) for (const symbol of ['K0', 'K39']) seen.push([symbol, await read(symbol)]);
+    })();
     await compactArchive(deps, { datasets: ['trades'], families: ['perpx'] });
     folding = false;
     await reader;
@@ -198,7 +224,10 @@ describe('a closing day with many markets', () => {
     expect(candleFiles.map((f) => [f.symbol, f.tier]).sort()).toEqual(markets.map((s) => [s, undefined]).sort());
     for (const symbol of ['K0', 'K17', 'K39']) {
       const candles = await readMinuteCandles(deps, { family: 'perpx', symbol, from: day, to: day + DAY - 1 });
-      expect(candles.map((c) => c.trade_count), symbol).toEqual([1, 1, 1, 1, 1, 1]);
+      expect(
+        candles.map((c) => c.trade_count),
+        symbol,
+      ).toEqual([1, 1, 1, 1, 1, 1]);
     }
   });
 });
@@ -208,15 +237,26 @@ describe('a symbol-day too big for a fold step', () => {
     // Prepare: in hours 1 and 2 of a day, BIG trades every 2 s (3,600 rows) and SMALL every minute (120).
     const day = D0 + 30 * DAY;
     const records = [0, 1].flatMap((h) => [
-      ...Array.from({ length: 1_800 }, (_, k) => trade({ ts: day + (h + 1) * HOUR + k * 2_000, trade_id: 8_000_000 + h * 10_000 + k, symbol: 'BIG', size: '1' })),
-      ...Array.from({ length: 60 }, (_, k) => trade({ ts: day + (h + 1) * HOUR + k * MINUTE + 7, trade_id: 8_100_000 + h * 1_000 + k, symbol: 'SMALL', size: '1' })),
+      ...Array.from({ length: 1_800 }, (_, k) =>
+        trade({ ts: day + (h + 1) * HOUR + k * 2_000, trade_id: 8_000_000 + h * 10_000 + k, symbol: 'BIG', size: '1' }),
+      ),
+      ...Array.from({ length: 60 }, (_, k) =>
+        trade({ ts: day + (h + 1) * HOUR + k * MINUTE + 7, trade_id: 8_100_000 + h * 1_000 + k, symbol: 'SMALL', size: '1' }),
+      ),
     ]);
     now = day + 3 * HOUR;
     await ingestBatch(deps, 'normalized', jsonl(records));
     now = day + 3 * HOUR + SETTLE_MS + MINUTE;
     await compactArchive(deps, { datasets: ['trades'], families: ['perpx'] });
-    const ids = (symbol: string, of: readonly NormalizedRecord[]) => of.filter((r) => r.symbol === symbol).map((r) => (r as { trade_id: number }).trade_id).sort((a, b) => a - b);
-    const read = async (symbol: string) => (await readWindow(deps, { dataset: 'trades', family: 'perpx', symbol, from: day, to: day + DAY - 1, limit: 100_000 })).rows.map((r) => Number(r.trade_id)).sort((a, b) => a - b);
+    const ids = (symbol: string, of: readonly NormalizedRecord[]) =>
+      of
+        .filter((r) => r.symbol === symbol)
+        .map((r) => (r as { trade_id: number }).trade_id)
+        .sort((a, b) => a - b);
+    const read = async (symbol: string) =>
+      (await readWindow(deps, { dataset: 'trades', family: 'perpx', symbol, from: day, to: day + DAY - 1, limit: 100_000 })).rows
+        .map((r) => Number(r.trade_id))
+        .sort((a, b) => a - b);
 
     // Act: the day closes with a fold step of 1,000 rows; then a late BIG row arrives.
     now = day + DAY + SETTLE_MS + MINUTE;
@@ -228,7 +268,15 @@ describe('a symbol-day too big for a fold step', () => {
     await compactArchive(deps, { datasets: ['trades'], families: ['perpx'], dayFoldStepRows: 1_000 });
 
     // Assess: BIG stayed in its two hour files, SMALL is one day file; each serves every row once.
-    expect(visibleFiles(folded, []).map((f) => [f.symbol, f.tier ?? 'day', f.hour]).sort()).toEqual([['BIG', 'hour', 1], ['BIG', 'hour', 2], ['SMALL', 'day', undefined]]);
+    expect(
+      visibleFiles(folded, [])
+        .map((f) => [f.symbol, f.tier ?? 'day', f.hour])
+        .sort(),
+    ).toEqual([
+      ['BIG', 'hour', 1],
+      ['BIG', 'hour', 2],
+      ['SMALL', 'day', undefined],
+    ]);
     expect(await read('SMALL')).toEqual(ids('SMALL', records));
     expect(await read('BIG')).toEqual(ids('BIG', [...records, ...late]));
     expect(await deps.manifest.deltaFiles('trades', 'perpx', '2026-11-04', '2026-11-04')).toEqual([]);

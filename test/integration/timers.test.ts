@@ -12,7 +12,9 @@ beforeAll(async () => {
   env = await startScratchEmulators();
   machines = localStateMachines(await sharedTemplate());
 });
-afterAll(async () => { await env?.stop(); });
+afterAll(async () => {
+  await env?.stop();
+});
 
 async function receiveAll(queueUrl: string): Promise<string[]> {
   const out = await env.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
@@ -22,8 +24,9 @@ async function receiveAll(queueUrl: string): Promise<string[]> {
 describe('long delays through the synthesized timer-sweep state machine', () => {
   it('parks a message due in two hours and leaves the queue empty', async () => {
     const clock = { now: () => Date.now() };
-    await expect(sendAt({ timers: timerStore(), queues: queueSender(), clock }, 'delivery', 'in-two-hours', Date.now() + 7_200_000, 'late-1'))
-      .resolves.toBe('parked');
+    await expect(sendAt({ timers: timerStore(), queues: queueSender(), clock }, 'delivery', 'in-two-hours', Date.now() + 7_200_000, 'late-1')).resolves.toBe(
+      'parked',
+    );
     await expect(machines.run('timer-sweep', {})).resolves.toEqual({ released: 0, more: false });
     await expect(receiveAll(env.emulators.names.queueUrls.delivery)).resolves.toEqual([]);
   });
@@ -45,9 +48,12 @@ describe('long delays through the synthesized timer-sweep state machine', () => 
   it('hides a timer released early for its remaining seconds with SQS DelaySeconds', async () => {
     await timerStore().park({ id: 'soon', queue: 'ingest', body: 'soon', dueAt: Date.now() + 30_000 }, Date.now());
     await machines.run('timer-sweep', {});
-    const attributes = await env.sqs.send(new GetQueueAttributesCommand({
-      QueueUrl: env.emulators.names.queueUrls.ingest, AttributeNames: ['ApproximateNumberOfMessagesDelayed'],
-    }));
+    const attributes = await env.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: env.emulators.names.queueUrls.ingest,
+        AttributeNames: ['ApproximateNumberOfMessagesDelayed'],
+      }),
+    );
     expect(attributes.Attributes?.ApproximateNumberOfMessagesDelayed).toBe('1');
   });
 });

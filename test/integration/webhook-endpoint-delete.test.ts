@@ -17,8 +17,12 @@ import type { Caller } from '#core/accounts.ts';
 import type { WebhookStores } from '#ports/webhooks.ts';
 
 let env: ScratchEmulators;
-beforeAll(async () => { env = await startScratchEmulators(); });
-afterAll(async () => { await env?.stop(); });
+beforeAll(async () => {
+  env = await startScratchEmulators();
+});
+afterAll(async () => {
+  await env?.stop();
+});
 
 const clock = { now: () => Date.now() };
 const resolve = async () => ['93.184.216.34'];
@@ -34,29 +38,42 @@ class Interleaving {
   private readonly waiting: { run: () => Promise<unknown>; settle: (outcome: { value: unknown } | { error: unknown }) => void }[] = [];
 
   stores(stores: WebhookStores): WebhookStores {
-    const wrap = <T extends object>(store: T): T => new Proxy(store, {
-      get: (target, name) => {
-        const member = Reflect.get(target, name) as unknown;
-        if (typeof member !== 'function') return member;
-        return (...args: unknown[]) => new Promise((resolveCall, rejectCall) => {
-          this.waiting.push({
-            run: () => (member as (...a: unknown[]) => Promise<unknown>).apply(target, args),
-            settle: (outcome) => ('error' in outcome ? rejectCall(outcome.error) : resolveCall(outcome.value)),
-          });
-        });
-      },
-    });
+    const wrap = <T extends object>(store: T): T =>
+      new Proxy(store, {
+        get: (target, name) => {
+          const member = Reflect.get(target, name) as unknown;
+          if (typeof member !== 'function') return member;
+          return (...args: unknown[]) =>
+            new Promise((resolveCall, rejectCall) => {
+              this.waiting.push({
+                run: () => (member as (...a: unknown[]) => Promise<unknown>).apply(target, args),
+                settle: (outcome) => ('error' in outcome ? rejectCall(outcome.error) : resolveCall(outcome.value)),
+              });
+            });
+        },
+      });
     return Object.fromEntries(Object.entries(stores).map(([name, store]) => [name, wrap(store as object)])) as unknown as WebhookStores;
   }
 
   async run(tasks: readonly (() => Promise<unknown>)[], choices: readonly number[]): Promise<PromiseSettledResult<unknown>[]> {
     let live = tasks.length;
-    const settled = Promise.allSettled(tasks.map((task) => task().finally(() => { live -= 1; })));
+    const settled = Promise.allSettled(
+      tasks.map((task) =>
+        task().finally(() => {
+          live -= 1;
+        }),
+      ),
+    );
     for (let step = 0; ; step++) {
       await new Promise((turn) => setImmediate(turn));
       if (this.waiting.length === 0) break;
       const [next] = this.waiting.splice(choices[step % choices.length]! % this.waiting.length, 1);
-      next!.settle(await next!.run().then((value) => ({ value }), (error: unknown) => ({ error })));
+      next!.settle(
+        await next!.run().then(
+          (value) => ({ value }),
+          (error: unknown) => ({ error }),
+        ),
+      );
     }
     expect(live).toBe(0);
     return settled;
@@ -76,9 +93,8 @@ async function expectClean(who: Caller, deletedEndpoint: string) {
 
 describe('deleting an endpoint while subscriptions are created on it', () => {
   it('leaves none of its subscriptions under any interleaving of store calls (creates, edits, the delete)', async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.integer({ min: 1, max: 4 }), fc.array(fc.nat(), { minLength: 1, maxLength: 60 }),
-      async (creates, choices) => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 4 }), fc.array(fc.nat(), { minLength: 1, maxLength: 60 }), async (creates, choices) => {
         // Prepare: an endpoint with one subscription already on it, which is edited during the race.
         const who = caller();
         const endpoint = await createEndpoint({ store: webhookStores(), clock, resolve }, who, { url: 'https://example.com/hook' });
@@ -86,19 +102,23 @@ describe('deleting an endpoint while subscriptions are created on it', () => {
         const interleaving = new Interleaving();
         const store = interleaving.stores(webhookStores());
         // Act
-        const outcomes = await interleaving.run([
-          () => deleteEndpoint(store, who, endpoint.id),
-          () => patchSubscription({ store, clock }, who, existing.id, { enabled: false }),
-          ...Array.from({ length: creates }, () => () => createSubscription({ store, clock }, who, body(endpoint.id))),
-        ], choices);
+        const outcomes = await interleaving.run(
+          [
+            () => deleteEndpoint(store, who, endpoint.id),
+            () => patchSubscription({ store, clock }, who, existing.id, { enabled: false }),
+            ...Array.from({ length: creates }, () => () => createSubscription({ store, clock }, who, body(endpoint.id))),
+          ],
+          choices,
+        );
         // Assess: the delete succeeds; a create or edit it overtook is refused; nothing of the endpoint is left.
         expect(outcomes[0]!.status).toBe('fulfilled');
         for (const outcome of outcomes.slice(1)) {
           if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ code: expect.stringMatching(/^(invalid_parameter|not_found)$/) });
         }
         await expectClean(who, endpoint.id);
-      },
-    ), { numRuns: 50 });
+      }),
+      { numRuns: 50 },
+    );
   });
 
   it('leaves none when ten creates race the delete, round after round', async () => {

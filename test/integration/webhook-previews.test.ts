@@ -33,7 +33,9 @@ beforeAll(async () => {
   env = await startScratchEmulators();
   archive = { ...archiveDeps(), clock: { now: () => NOW } };
 });
-afterAll(async () => { await env?.stop(); });
+afterAll(async () => {
+  await env?.stop();
+});
 
 const fillArb = fc.record({
   offset: fc.integer({ min: 0, max: NOW - T0 - 1 }),
@@ -53,10 +55,20 @@ const account = () => ({ id: `acct-preview-${accounts++}`, plan: 'free' as const
 async function ingest(fills: readonly Fill[]): Promise<{ symbol: string; records: LiquidationRecord[] }> {
   const symbol = `RL${run}`;
   const firstId = run++ * 10_000;
-  const records = fills.map((f, i) => ({
-    dataset: 'liquidations', family: 'perpx', symbol, ts: T0 + f.offset - (f.offset % 60_000), trade_id: firstId + i, liquidated_user: USERS[f.user]!,
-    price: String(f.dollars), size: (f.lots / 100).toFixed(2), side: f.side,
-  }) as LiquidationRecord);
+  const records = fills.map(
+    (f, i) =>
+      ({
+        dataset: 'liquidations',
+        family: 'perpx',
+        symbol,
+        ts: T0 + f.offset - (f.offset % 60_000),
+        trade_id: firstId + i,
+        liquidated_user: USERS[f.user]!,
+        price: String(f.dollars),
+        size: (f.lots / 100).toFixed(2),
+        side: f.side,
+      }) as LiquidationRecord,
+  );
   const half = Math.ceil(records.length / 2);
   for (const part of [records.slice(0, half), records.slice(half)]) {
     if (part.length) await ingestBatch(archive, 'normalized', part.map((r) => JSON.stringify(r)).join('\n'));
@@ -66,7 +78,8 @@ async function ingest(fills: readonly Fill[]): Promise<{ symbol: string; records
 }
 
 /** market.liquidation events of the rows, as live detection finds them. */
-const eventsOf = (records: readonly LiquidationRecord[]) => liquidationCandidates(records, new Set()).map((c) => ({ at: c.occurredAt, notional: c.metrics.notional_usd as number }));
+const eventsOf = (records: readonly LiquidationRecord[]) =>
+  liquidationCandidates(records, new Set()).map((c) => ({ at: c.occurredAt, notional: c.metrics.notional_usd as number }));
 
 function previewDeps(clock: () => number): PreviewDeps {
   return { store: webhookStores(), clock: { now: clock }, archive, breadth: breadthStore(), references: archiveReferences(archive) };
@@ -78,7 +91,11 @@ describe('the hourly liquidation rollup', () => {
     const fills = fc.sample(fillArb, { numRuns: 400, seed: 23 });
     const { symbol, records } = await ingest(fills);
     const deps = previewDeps(() => NOW);
-    const answer = await estimateWithCost(deps, account(), { event_type: 'market.liquidation', config: { symbols: [symbol], min_notional_usd: 10_000 }, lookback_days: 2 });
+    const answer = await estimateWithCost(deps, account(), {
+      event_type: 'market.liquidation',
+      config: { symbols: [symbol], min_notional_usd: 10_000 },
+      lookback_days: 2,
+    });
     const events = eventsOf(records).filter((e) => e.notional >= 100);
     const perDay = [0, 1].map((d) => events.filter((e) => e.notional >= 10_000 && Math.floor((e.at - T0) / DAY) === d).length);
     expect(answer.per_day.map((d) => d.count)).toEqual(perDay);
@@ -88,10 +105,12 @@ describe('the hourly liquidation rollup', () => {
     expect(answer.rowsScanned).toBeLessThan(records.length);
     const days = (NOW - T0) / DAY;
     const steps = [0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 7.5, 10];
-    expect(answer.ladder.map((r) => r.per_day)).toEqual(steps.map((step) => {
-      const bucket = bucketOf(10_000 * step);
-      return Number((events.filter((e) => e.notional >= bucketEdge(bucket) * (1 - 1e-12)).length / days).toFixed(2));
-    }));
+    expect(answer.ladder.map((r) => r.per_day)).toEqual(
+      steps.map((step) => {
+        const bucket = bucketOf(10_000 * step);
+        return Number((events.filter((e) => e.notional >= bucketEdge(bucket) * (1 - 1e-12)).length / days).toFixed(2));
+      }),
+    );
     for (let i = 1; i < answer.ladder.length; i++) {
       expect(answer.ladder[i]!.value).toBeGreaterThan(answer.ladder[i - 1]!.value);
       expect(answer.ladder[i]!.per_day).toBeLessThanOrEqual(answer.ladder[i - 1]!.per_day);
@@ -100,7 +119,15 @@ describe('the hourly liquidation rollup', () => {
 
     // A condition the histogram cannot answer replays the window instead, and agrees.
     const replayed = await estimateWithCost(deps, account(), {
-      event_type: 'market.liquidation', config: { symbols: [symbol], conditions: [{ metric: 'notional_usd', op: 'greater_than_or_equal', value: 10_000 }, { metric: 'side', op: 'in', value: ['long', 'short'] }] }, lookback_days: 2,
+      event_type: 'market.liquidation',
+      config: {
+        symbols: [symbol],
+        conditions: [
+          { metric: 'notional_usd', op: 'greater_than_or_equal', value: 10_000 },
+          { metric: 'side', op: 'in', value: ['long', 'short'] },
+        ],
+      },
+      lookback_days: 2,
     });
     expect(replayed.basis.mode).toBe('replayed');
     expect(replayed.per_day).toEqual(answer.per_day);
@@ -109,8 +136,8 @@ describe('the hourly liquidation rollup', () => {
 });
 
 describe('a dry-run out of time', () => {
-  it('answers what it read: truncated, window.from moved to an hour boundary, exactly that window\'s occurrences', async () => {
-    const fills = fc.sample(fillArb, { numRuns: 300, seed: 7 }).map((f) => ({ ...f, offset: (NOW - T0) - 1 - (f.offset % (20 * HOUR_MS)) }));
+  it("answers what it read: truncated, window.from moved to an hour boundary, exactly that window's occurrences", async () => {
+    const fills = fc.sample(fillArb, { numRuns: 300, seed: 7 }).map((f) => ({ ...f, offset: NOW - T0 - 1 - (f.offset % (20 * HOUR_MS)) }));
     const { symbol, records } = await ingest(fills);
     // Each clock read is three seconds later: the budget runs out after a few pages.
     let reads = 0;
@@ -121,7 +148,8 @@ describe('a dry-run out of time', () => {
     expect(from).toBeGreaterThan(NOW - 86_400_000);
     expect(from % HOUR_MS).toBe(0);
     expect(NOW - from).toBeLessThanOrEqual(Math.ceil(SCAN_BUDGET_MS / 3_000) * HOUR_MS);
-    const expected = liquidationCandidates(records, new Set()).filter((c) => c.occurredAt >= from && (c.metrics.notional_usd as number) >= 100)
+    const expected = liquidationCandidates(records, new Set())
+      .filter((c) => c.occurredAt >= from && (c.metrics.notional_usd as number) >= 100)
       .sort((a, b) => b.occurredAt - a.occurredAt);
     expect(answer.matched).toBe(expected.length);
     expect(expected.length).toBeGreaterThan(0);

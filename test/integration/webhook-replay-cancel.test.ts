@@ -29,44 +29,84 @@ const NOW = Date.parse('2026-10-02T12:00:00Z');
 const DAY1 = Date.parse('2026-10-01T00:00:00Z');
 const clock = { now: () => NOW };
 
-beforeAll(async () => { env = await startScratchEmulators(); });
-afterAll(async () => { await env?.stop(); });
+beforeAll(async () => {
+  env = await startScratchEmulators();
+});
+afterAll(async () => {
+  await env?.stop();
+});
 
 /** The Workflows port as the test sees it: what was started and stopped. */
 function recordingWorkflows(): Workflows<ReplayExecutionInput> & { stopped: string[] } {
   const stopped: string[] = [];
-  return { stopped, start: async () => undefined, stop: async (name) => { stopped.push(name); } };
+  return {
+    stopped,
+    start: async () => undefined,
+    stop: async (name) => {
+      stopped.push(name);
+    },
+  };
 }
 
 async function runningJob(caller: Caller, fields: Partial<ReplayJobRecord> = {}): Promise<ReplayJobRecord> {
   const partitions = replayPartitions(DAY1, DAY1 + 86_400_000);
   const job: ReplayJobRecord = {
-    accountId: caller.id, jobId: newReplayId(NOW), state: 'queued', eventType: 'market.liquidation',
-    config: { conditions: [], params: {} }, deliver: false, from: DAY1, to: DAY1 + 86_400_000, createdAt: NOW,
-    partitionsTotal: partitions.length, partitionsDone: 0, rowsScanned: 0, matched: 0, delivered: 0, ...fields,
+    accountId: caller.id,
+    jobId: newReplayId(NOW),
+    state: 'queued',
+    eventType: 'market.liquidation',
+    config: { conditions: [], params: {} },
+    deliver: false,
+    from: DAY1,
+    to: DAY1 + 86_400_000,
+    createdAt: NOW,
+    partitionsTotal: partitions.length,
+    partitionsDone: 0,
+    rowsScanned: 0,
+    matched: 0,
+    delivered: 0,
+    ...fields,
   };
   await replayStore().createJob(job);
   await replayStore().transition(caller.id, job.jobId, ['queued'], 'running', { startedAt: NOW });
   return { ...job, state: 'running' };
 }
 
-const conflictOf = (work: Promise<unknown>) => work.then(() => undefined, (error: unknown) => (error instanceof AppError ? error.code : String(error)));
+const conflictOf = (work: Promise<unknown>) =>
+  work.then(
+    () => undefined,
+    (error: unknown) => (error instanceof AppError ? error.code : String(error)),
+  );
 
 describe('canceling a replay job', () => {
   it('cancels a running job once (409 after), stops its execution and bills the days recorded before', async () => {
     // Prepare: a running job one of whose days is recorded.
     const caller: Caller = { id: `acct_${randomUUID().slice(0, 8)}`, plan: 'build' };
     const job = await runningJob(caller);
-    expect(await replayStore().recordPartition(caller.id, job.jobId, 0, { rowsScanned: 1_234, delivered: 0, occurrences: [{ occurredAt: DAY1, data: { a: 1 } }] })).toBe('recorded');
+    expect(
+      await replayStore().recordPartition(caller.id, job.jobId, 0, { rowsScanned: 1_234, delivered: 0, occurrences: [{ occurredAt: DAY1, data: { a: 1 } }] }),
+    ).toBe('recorded');
     const workflows = recordingWorkflows();
     const charged: number[] = [];
-    const deps = { replays: replayStore(), workflows, clock, charge: async (rows: number) => { charged.push(rows); } };
+    const deps = {
+      replays: replayStore(),
+      workflows,
+      clock,
+      charge: async (rows: number) => {
+        charged.push(rows);
+      },
+    };
 
     // Act
     const canceled = await cancelReplay(deps, caller, job.jobId);
 
     // Assess
-    expect(canceled).toMatchObject({ id: job.jobId, state: 'canceled', finished_at: new Date(NOW).toISOString(), progress: { rows_scanned: 1_234, matched: 1 } });
+    expect(canceled).toMatchObject({
+      id: job.jobId,
+      state: 'canceled',
+      finished_at: new Date(NOW).toISOString(),
+      progress: { rows_scanned: 1_234, matched: 1 },
+    });
     expect(workflows.stopped).toEqual([job.jobId]);
     expect(charged).toEqual([1_234]);
     expect(await conflictOf(cancelReplay(deps, caller, job.jobId))).toBe('conflict');
@@ -79,16 +119,33 @@ describe('canceling a replay job', () => {
 
   it('stops a day that is delivering when the cancel comes: nothing more is queued, and the day is not counted', async () => {
     // Prepare: five liquidations of 10,000 USD on day one, a Build account with an endpoint and a rule, a delivering job.
-    const records = Array.from({ length: 5 }, (_, i) => ({
-      dataset: 'liquidations', family: 'perpx', symbol: 'RCX', ts: DAY1 + (i + 1) * 3_600_000, trade_id: 900_000 + i,
-      liquidated_user: `0x${String(i + 1).padStart(40, 'c')}`, price: '100', size: '100', side: 'A',
-    }) as LiquidationRecord);
+    const records = Array.from(
+      { length: 5 },
+      (_, i) =>
+        ({
+          dataset: 'liquidations',
+          family: 'perpx',
+          symbol: 'RCX',
+          ts: DAY1 + (i + 1) * 3_600_000,
+          trade_id: 900_000 + i,
+          liquidated_user: `0x${String(i + 1).padStart(40, 'c')}`,
+          price: '100',
+          size: '100',
+          side: 'A',
+        }) as LiquidationRecord,
+    );
     const archive = { ...archiveDeps(), clock };
     await ingestBatch(archive, 'normalized', records.map((r) => JSON.stringify(r)).join('\n'));
     await compactArchive(archive, { datasets: ['liquidations'], families: ['perpx'] });
     const caller: Caller = { id: `acct_${randomUUID().slice(0, 8)}`, plan: 'build' };
-    const endpoint = await createEndpoint({ store: webhookStores(), clock, resolve: async () => ['127.0.0.1'], allowHosts: ['127.0.0.1'] }, caller, { url: 'https://127.0.0.1:9/hook' });
-    const rule = await createSubscription({ store: webhookStores(), clock }, caller, { endpoint_id: endpoint.id, event_type: 'market.liquidation', filters: { symbols: ['RCX'] } });
+    const endpoint = await createEndpoint({ store: webhookStores(), clock, resolve: async () => ['127.0.0.1'], allowHosts: ['127.0.0.1'] }, caller, {
+      url: 'https://127.0.0.1:9/hook',
+    });
+    const rule = await createSubscription({ store: webhookStores(), clock }, caller, {
+      endpoint_id: endpoint.id,
+      event_type: 'market.liquidation',
+      filters: { symbols: ['RCX'] },
+    });
     const stored = (await webhookStores().rules.get(caller.id, rule.id))!;
     const job = await runningJob(caller, { subscriptionId: rule.id, deliver: true, config: stored.filters });
     // The owner cancels while the first occurrence is being queued.
@@ -104,8 +161,14 @@ describe('canceling a replay job', () => {
       },
     };
     const deps: ReplayPartitionDeps = {
-      archive, clock, breadth: breadthStore(), references: archiveReferences(archive), replays: replayStore(), store: webhookStores(),
-      delivery: { store: webhookStores(), queues, clock }, planOf: async () => 'build',
+      archive,
+      clock,
+      breadth: breadthStore(),
+      references: archiveReferences(archive),
+      replays: replayStore(),
+      store: webhookStores(),
+      delivery: { store: webhookStores(), queues, clock },
+      planOf: async () => 'build',
     };
 
     // Act

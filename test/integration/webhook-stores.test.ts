@@ -9,21 +9,44 @@ import { dynamoDeliveryStore } from '#adapters/dynamodb-deliveries.ts';
 import { dynamoEndpointStore } from '#adapters/dynamodb-endpoints.ts';
 import { answersLost } from '../helpers/answers-lost.ts';
 import {
-  allowanceStoreContract, deliveryStoreContract, detectionCursorStoreContract, endpointStoreContract, ruleStoreContract,
+  allowanceStoreContract,
+  deliveryStoreContract,
+  detectionCursorStoreContract,
+  endpointStoreContract,
+  ruleStoreContract,
 } from '../contracts/webhook-stores.ts';
 
 let env: ScratchEmulators;
-beforeAll(async () => { env = await startScratchEmulators(); });
-afterAll(async () => { await env?.stop(); });
+beforeAll(async () => {
+  env = await startScratchEmulators();
+});
+afterAll(async () => {
+  await env?.stop();
+});
 
-endpointStoreContract(() => webhookStores().endpoints, () => dynamoEndpointStore({
-  client: answersLost(dynamoDocumentClient()), tableName: requireSetting(config(), TABLES.webhooks.envVar),
-}));
+endpointStoreContract(
+  () => webhookStores().endpoints,
+  () =>
+    dynamoEndpointStore({
+      client: answersLost(dynamoDocumentClient()),
+      tableName: requireSetting(config(), TABLES.webhooks.envVar),
+    }),
+);
 ruleStoreContract(() => webhookStores().rules);
-deliveryStoreContract(() => webhookStores().deliveries, () => dynamoDeliveryStore({
-  client: answersLost(dynamoDocumentClient()), tableName: requireSetting(config(), TABLES.webhooks.envVar),
-}));
-allowanceStoreContract(() => webhookStores().allowances, () => dynamoAllowanceStore({
-  client: answersLost(dynamoDocumentClient()), tableName: requireSetting(config(), TABLES.webhooks.envVar),
-}));
+deliveryStoreContract(
+  () => webhookStores().deliveries,
+  () =>
+    dynamoDeliveryStore({
+      client: answersLost(dynamoDocumentClient()),
+      tableName: requireSetting(config(), TABLES.webhooks.envVar),
+    }),
+);
+allowanceStoreContract(
+  () => webhookStores().allowances,
+  () =>
+    dynamoAllowanceStore({
+      client: answersLost(dynamoDocumentClient()),
+      tableName: requireSetting(config(), TABLES.webhooks.envVar),
+    }),
+);
 detectionCursorStoreContract(() => webhookStores().detectionCursor);

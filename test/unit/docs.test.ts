@@ -11,7 +11,13 @@ import { repositoryPaths, npmScripts } from '../helpers/doc-references.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
-const DOCUMENTS = ['ARCHITECTURE.md', 'README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCUMENTS = [
+  'ARCHITECTURE.md',
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const lineCount = (text: string) => text.trimEnd().split('\n').length;
 
 describe('the documents', () => {
@@ -36,13 +42,15 @@ describe('the documents', () => {
 });
 
 describe('repositoryPaths', () => {
-  it('takes backticked paths under the repository\'s folders, resolves core/... forms under functions/, and skips the rest', () => {
+  it("takes backticked paths under the repository's folders, resolves core/... forms under functions/, and skips the rest", () => {
     // Prepare
     const text = [
       'See `functions/core/events/registry.ts`, `core/detect/batch-run.ts`, `shared/http.ts` and `test/unit/`.',
       'Not paths: `landing/<format>/…`, `/v1/perpx/trades/{symbol}`, `s3://hl-mainnet-node-data`, `mcp:market.read`,',
       '`node_fills_by_block/hourly/20250801/0`, `functions/core/events/<type>.ts`, `x-request-id`, `routes.ts`.',
-      '```', 'functions/http/<group>.ts -> core (in a fenced block, not backticked)', '```',
+      '```',
+      'functions/http/<group>.ts -> core (in a fenced block, not backticked)',
+      '```',
     ].join('\n');
     // Act
     const found = repositoryPaths(text);
@@ -65,7 +73,12 @@ describe('repositoryPaths', () => {
 
 describe('npmScripts', () => {
   it('finds npm run scripts, with or without --silent, and npm start and npm test', () => {
-    expect(npmScripts('`npm ci && npm start`, npm test, `npm run bench -- --only quality`, npm run --silent mcp, npm run breadth:backfill')
-      .sort()).toEqual(['bench', 'breadth:backfill', 'mcp', 'start', 'test']);
+    expect(npmScripts('`npm ci && npm start`, npm test, `npm run bench -- --only quality`, npm run --silent mcp, npm run breadth:backfill').sort()).toEqual([
+      'bench',
+      'breadth:backfill',
+      'mcp',
+      'start',
+      'test',
+    ]);
   });
 });

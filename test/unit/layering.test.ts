@@ -32,7 +32,15 @@ const eventTypes = EVENT_TYPES.map((d) => d.type);
 describe('layering', () => {
   it('holds in the source tree', () => {
     // Act
-    const violations = layeringViolations(sourceTree(), { entryFiles, entryMaxLines: ENTRY_MAX_LINES, compositionRoots, eventTypes, coreMaxLines: CORE_MAX_LINES, routeGroupMaxLines: 200, subpathImports: SUBPATH_IMPORTS });
+    const violations = layeringViolations(sourceTree(), {
+      entryFiles,
+      entryMaxLines: ENTRY_MAX_LINES,
+      compositionRoots,
+      eventTypes,
+      coreMaxLines: CORE_MAX_LINES,
+      routeGroupMaxLines: 200,
+      subpathImports: SUBPATH_IMPORTS,
+    });
     // Assess
     expect(violations).toEqual([]);
   });
@@ -40,7 +48,10 @@ describe('layering', () => {
   it('finds every kind of violation in a small file set', () => {
     // Prepare
     const files: SourceFiles = new Map([
-      ['functions/core/a.ts', "import { x } from '../shared/x.ts';\nimport { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const a = process.env.A;"],
+      [
+        'functions/core/a.ts',
+        "import { x } from '../shared/x.ts';\nimport { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport const a = process.env.A;",
+      ],
       ['functions/core/b.ts', "export { route } from '../routes.ts';\nconst later = () => import('../adapters/y.ts');"],
       ['functions/core/aliased.ts', "import { x } from '#shared/x.ts';"],
       ['functions/core/clean.ts', "// process.env is read in shared/config.ts, from '../shared/config.ts'\nimport type { P } from '../ports/p.ts';"],
@@ -56,36 +67,48 @@ describe('layering', () => {
       ['functions/http/wired.ts', "import { resolveAll } from '../adapters/y.ts';"],
       ['functions/shared/root.ts', "import { resolveAll } from '../adapters/y.ts';\nimport { SQSClient } from '@aws-sdk/client-sqs';"],
       ['functions/shared/queue.ts', "import { SendMessageCommand } from '@aws-sdk/client-sqs';"],
-      ['functions/local/seed.ts', "await client.send(new PutCommand({ TableName, Item }));\nawait s3.send(new PutObjectCommand({}));"],
+      ['functions/local/seed.ts', 'await client.send(new PutCommand({ TableName, Item }));\nawait s3.send(new PutObjectCommand({}));'],
       ['functions/core/quality/named.ts', "if (c.type === 'market.listed' || c.type === 'market.unknown') open(); // 'market.listed'"],
       ['functions/core/events/market.listed.ts', "export const type = 'market.listed';\nimport { run } from '../detect/run.ts';"],
       ['functions/core/detect/run.ts', "import { type } from '../events/market.listed.ts';"],
-      ['functions/shared/clients.ts', [
-        "import { SQSClient } from '@aws-sdk/client-sqs';",
-        "import { S3Client as S3, type S3ClientConfig } from '@aws-sdk/client-s3';",
-        "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
-        "import { traced } from './client-tracing.ts';",
-        'export const sqs = traced(new SQSClient({}));',
-        'export const s3 = new S3({});',
-        'export const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({}));',
-        '// new SQSClient({}) in a comment is no client',
-      ].join('\n')],
+      [
+        'functions/shared/clients.ts',
+        [
+          "import { SQSClient } from '@aws-sdk/client-sqs';",
+          "import { S3Client as S3, type S3ClientConfig } from '@aws-sdk/client-s3';",
+          "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
+          "import { traced } from './client-tracing.ts';",
+          'export const sqs = traced(new SQSClient({}));',
+          'export const s3 = new S3({});',
+          'export const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({}));',
+          '// new SQSClient({}) in a comment is no client',
+        ].join('\n'),
+      ],
       ['functions/shared/client-tracing.ts', ''],
       ['functions/local/emulated.ts', "import { SQSClient } from '@aws-sdk/client-sqs';\nexport const sqs = new SQSClient({});"],
-      ['functions/core/casts.ts', [
-        'const a = row as unknown as Fill;',
-        '/* a block comment: x as never */',
-        'const b = records(parsed.output as\n  never);',
-        '// the registry has never seen it, as unknown as it was',
-        "const c = 'plain' as string;",
-      ].join('\n')],
+      [
+        'functions/core/casts.ts',
+        [
+          'const a = row as unknown as Fill;',
+          '/* a block comment: x as never */',
+          'const b = records(parsed.output as\n  never);',
+          '// the registry has never seen it, as unknown as it was',
+          "const c = 'plain' as string;",
+        ].join('\n'),
+      ],
       ['functions/shared/casts.ts', 'export const outside = value as unknown as Row;'],
       ['functions/core/market/big.ts', 'export const line = 1;\n'.repeat(301)],
       ['functions/routes/big.ts', 'export const line = 1;\n'.repeat(201)],
     ]);
     // Act
     const violations = layeringViolations(files, {
-      entryFiles: ['functions/http/long.ts', 'functions/http/missing.ts'], entryMaxLines: 80, compositionRoots: ['functions/shared/root.ts', 'functions/shared/clients.ts'], eventTypes: ['market.listed'], coreMaxLines: 300, routeGroupMaxLines: 200, subpathImports: { '#shared/*': './functions/shared/*' },
+      entryFiles: ['functions/http/long.ts', 'functions/http/missing.ts'],
+      entryMaxLines: 80,
+      compositionRoots: ['functions/shared/root.ts', 'functions/shared/clients.ts'],
+      eventTypes: ['market.listed'],
+      coreMaxLines: 300,
+      routeGroupMaxLines: 200,
+      subpathImports: { '#shared/*': './functions/shared/*' },
     });
     // Assess
     expect(violations.sort()).toEqual([
@@ -117,15 +140,17 @@ describe('layering', () => {
 
   it('reads static, re-exported, bare and dynamic imports, and not those in comments', () => {
     // Act
-    const specifiers = importSpecifiers([
-      "import type { A } from './a.ts';",
-      "export * from './b.ts';",
-      "import './c.ts';",
-      "const d = await import('./d.ts');",
-      '/* import { e } from "./e.ts"; */',
-      "// import { f } from './f.ts';",
-      "const url = 'https://example.com'; import { g } from './g.ts';",
-    ].join('\n'));
+    const specifiers = importSpecifiers(
+      [
+        "import type { A } from './a.ts';",
+        "export * from './b.ts';",
+        "import './c.ts';",
+        "const d = await import('./d.ts');",
+        '/* import { e } from "./e.ts"; */',
+        "// import { f } from './f.ts';",
+        "const url = 'https://example.com'; import { g } from './g.ts';",
+      ].join('\n'),
+    );
     // Assess
     expect(specifiers.sort()).toEqual(['./a.ts', './b.ts', './c.ts', './d.ts', './g.ts']);
   });

@@ -21,11 +21,22 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Permissive licences: a dependency under any of them may be bundled into what we distribute. */
 const PERMISSIVE = new Set([
-  'MIT', 'MIT-0', 'ISC', 'BSD-2-Clause', 'BSD-3-Clause', 'Apache-2.0', '0BSD', 'BlueOak-1.0.0', 'CC0-1.0', 'Unlicense',
+  'MIT',
+  'MIT-0',
+  'ISC',
+  'BSD-2-Clause',
+  'BSD-3-Clause',
+  'Apache-2.0',
+  '0BSD',
+  'BlueOak-1.0.0',
+  'CC0-1.0',
+  'Unlicense',
   // Python's licence (argparse, a port of Python's module, keeps it).
-  'Python-2.0', 'PSF-2.0',
+  'Python-2.0',
+  'PSF-2.0',
   // For data only (browser tables and the like), never code.
-  'CC-BY-3.0', 'CC-BY-4.0',
+  'CC-BY-3.0',
+  'CC-BY-4.0',
 ]);
 /**
  * Development dependencies (build, test and deploy tools) may also be under MPL-2.0 (lightningcss,
@@ -39,10 +50,13 @@ const DEV_PERMISSIVE = new Set([...PERMISSIVE, 'MPL-2.0']);
  * give, read by hand. Keyed by version: a new version is read again.
  */
 const EXCEPTIONS: Readonly<Record<string, { licence: string; reason: string }>> = {
-  'decko@1.2.0': { licence: 'MIT', reason: 'redoc\'s; no licence field, its LICENSE file is the MIT licence (Jason Miller, 2017)' },
-  'stickyfill@1.1.1': { licence: 'MIT', reason: 'redoc\'s; no licence field, its LICENSE file is the MIT licence (Oleg Korsunsky, Automattic, 2014)' },
-  'url-template@2.0.8': { licence: 'BSD-3-Clause', reason: 'redoc\'s; declares "BSD", its LICENSE file is the three-clause BSD licence (Bram Stein, 2012-2014)' },
-  'humanize-number@0.0.2': { licence: 'MIT', reason: 'dev (s3rver via koa-logger); no licence field nor file, its README\'s License section says MIT' },
+  'decko@1.2.0': { licence: 'MIT', reason: "redoc's; no licence field, its LICENSE file is the MIT licence (Jason Miller, 2017)" },
+  'stickyfill@1.1.1': { licence: 'MIT', reason: "redoc's; no licence field, its LICENSE file is the MIT licence (Oleg Korsunsky, Automattic, 2014)" },
+  'url-template@2.0.8': {
+    licence: 'BSD-3-Clause',
+    reason: 'redoc\'s; declares "BSD", its LICENSE file is the three-clause BSD licence (Bram Stein, 2012-2014)',
+  },
+  'humanize-number@0.0.2': { licence: 'MIT', reason: "dev (s3rver via koa-logger); no licence field nor file, its README's License section says MIT" },
   'only@0.0.2': { licence: 'MIT', reason: 'dev (s3rver via koa); no licence field nor file, its README carries the MIT licence (TJ Holowaychuk, 2012)' },
 };
 
@@ -53,7 +67,7 @@ const EXCEPTIONS: Readonly<Record<string, { licence: string; reason: string }>> 
 const NOT_BUNDLED: readonly { name: RegExp; reason: string }[] = [
   {
     name: /^(typescript|@typescript\/typescript-[a-z0-9-]+)$/,
-    reason: 'the TypeScript compiler and its native binary: outside devDependencies only as valibot\'s optional peer, which valibot\'s types alone use',
+    reason: "the TypeScript compiler and its native binary: outside devDependencies only as valibot's optional peer, which valibot's types alone use",
   },
 ];
 
@@ -82,7 +96,7 @@ function licenceOf(path: string, entry: LockEntry): string | undefined {
 const squeeze = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 describe('licence', () => {
-  it('is Apache-2.0: the verbatim licence text, package.json, the lockfile\'s root and the typed client', () => {
+  it("is Apache-2.0: the verbatim licence text, package.json, the lockfile's root and the typed client", () => {
     // Act
     const licence = readFileSync(join(ROOT, 'LICENSE'));
     // Assess
@@ -103,7 +117,10 @@ describe('licence', () => {
       if (licence !== undefined && spdxAllowed(licence, entry.dev ? DEV_PERMISSIVE : PERMISSIVE)) continue;
       const key = keyOf(path, entry);
       if (EXCEPTIONS[key]) excepted.add(key);
-      else refused.push(`${path}@${entry.version}: ${licence ?? (isInstalled(path) ? 'no licence' : 'no licence in the lockfile, not installed')}${entry.dev ? ' (dev)' : ''}`);
+      else
+        refused.push(
+          `${path}@${entry.version}: ${licence ?? (isInstalled(path) ? 'no licence' : 'no licence in the lockfile, not installed')}${entry.dev ? ' (dev)' : ''}`,
+        );
     }
     // Assess
     expect(installable.length).toBeGreaterThan(0);
@@ -167,7 +184,22 @@ describe('licence', () => {
     expect(results).toEqual(cases);
     expect(parseSpdx('MIT OR Zlib AND (Apache-2.0 OR ISC)')).toEqual({
       kind: 'or',
-      terms: [{ kind: 'id', id: 'MIT' }, { kind: 'and', terms: [{ kind: 'id', id: 'Zlib' }, { kind: 'or', terms: [{ kind: 'id', id: 'Apache-2.0' }, { kind: 'id', id: 'ISC' }] }] }],
+      terms: [
+        { kind: 'id', id: 'MIT' },
+        {
+          kind: 'and',
+          terms: [
+            { kind: 'id', id: 'Zlib' },
+            {
+              kind: 'or',
+              terms: [
+                { kind: 'id', id: 'Apache-2.0' },
+                { kind: 'id', id: 'ISC' },
+              ],
+            },
+          ],
+        },
+      ],
     });
   });
 

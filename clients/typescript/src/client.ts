@@ -87,7 +87,9 @@ export function createClient(options: ClientOptions): Client {
     return parsed;
   }
 
-  const methods = Object.fromEntries(Object.entries(ROUTES).map(([operationId, route]) => [operationId, (input?: Input) => call(route, input)])) as unknown as Methods;
+  const methods = Object.fromEntries(
+    Object.entries(ROUTES).map(([operationId, route]) => [operationId, (input?: Input) => call(route, input)]),
+  ) as unknown as Methods;
 
   async function* iterate<K extends PagedOperation>(operation: K, input: Parameters<Methods[K]>[0]): AsyncGenerator<RowOf<K>> {
     let cursor: string | undefined;
@@ -95,7 +97,7 @@ export function createClient(options: ClientOptions): Client {
       const page = (await call(ROUTES[operation], { ...input, ...(cursor !== undefined && { cursor }) })) as Page<RowOf<K>[]>;
       yield* page.data;
       // Older servers sent a null cursor instead of has_more; both end the walk.
-      cursor = page.meta.has_more === false ? undefined : page.meta.next_cursor ?? undefined;
+      cursor = page.meta.has_more === false ? undefined : (page.meta.next_cursor ?? undefined);
     } while (cursor !== undefined);
   }
 

@@ -13,7 +13,9 @@ beforeAll(async () => {
   cloud = await startDemoCloud({ key: KEY });
   client = createClient({ baseUrl: cloud.url, apiKey: KEY });
 });
-afterAll(async () => { await cloud?.stop(); });
+afterAll(async () => {
+  await cloud?.stop();
+});
 
 describe('the typed client', () => {
   it('reads a page of trades with typed rows and the paging members', async () => {
@@ -57,7 +59,7 @@ describe('the typed client', () => {
     expect(candles.data.every((c) => typeof c.close === 'number')).toBe(true);
   });
 
-  it('throws an ApiError with the service\'s code, parameter and valid values', async () => {
+  it("throws an ApiError with the service's code, parameter and valid values", async () => {
     // Act
     const error = await client.getPerpxCandles({ symbol: 'BTC', interval: '2m' as never }).catch((e: unknown) => e);
     // Assess
@@ -69,7 +71,9 @@ describe('the typed client', () => {
   it('manages webhooks: endpoint, subscription, list, delete', async () => {
     // Act
     const endpoint = await client.createWebhookEndpoint({ body: { url: 'https://93.184.216.34/hooks/client', description: 'client test' } });
-    const rule = await client.createWebhookSubscription({ body: { endpoint_id: endpoint.data.id, event_type: 'market.liquidation', filters: { venue: 'perpx' } } });
+    const rule = await client.createWebhookSubscription({
+      body: { endpoint_id: endpoint.data.id, event_type: 'market.liquidation', filters: { venue: 'perpx' } },
+    });
     const listed = await client.listWebhookSubscriptions();
     await client.deleteWebhookSubscription({ id: rule.data.id });
     const deleted = await client.deleteWebhookEndpoint({ id: endpoint.data.id });

@@ -40,9 +40,7 @@ export const altxFormatOf = (family: AltxFamily): AltxFormat => (family === 'alt
 const MAX_PROBLEMS = 5;
 
 /** parse.ts's ParseResult (declared here too: parse.ts dispatches to this module). */
-type ParseResult =
-  | { ok: true; records: NormalizedRecord[]; lines: string[] }
-  | { ok: false; reason: string; unknownMarkets?: number[] };
+type ParseResult = { ok: true; records: NormalizedRecord[]; lines: string[] } | { ok: false; reason: string; unknownMarkets?: number[] };
 type Rows = Map<string, { record: NormalizedRecord; line: number }>;
 
 function describe(issue: v.BaseIssue<unknown>): string {
@@ -63,7 +61,10 @@ class Conversion {
   readonly unknown = new Set<number>();
   readonly #books = new BookReplay();
 
-  constructor(readonly family: AltxFamily, readonly markets: AltxMarkets) {}
+  constructor(
+    readonly family: AltxFamily,
+    readonly markets: AltxMarkets,
+  ) {}
 
   /** Keeps the first row of a key (the same trade in two answers), or the last (a book's state at an instant). */
   add(key: string, record: NormalizedRecord, line: number, last = false): void {
@@ -82,11 +83,19 @@ class Conversion {
     if ('ignored' in kind) return undefined;
     if ('ws' in kind) return this.message(line, kind.ws, kind.channelId, kind.type);
     switch (kind.rest) {
-      case 'trades': return this.trades(line, checked(ANSWERS.trades, line.json), (a) => a.trades);
-      case 'fundings': return this.fundings(line);
-      case 'orderBookOrders': return this.orders(line);
-      case 'orderBooks': return this.definitions(line, checked(ANSWERS.orderBooks, line.json), (a) => a.order_books);
-      case 'orderBookDetails': return this.definitions(line, checked(ANSWERS.orderBookDetails, line.json), (a) => [...a.order_book_details ?? [], ...a.spot_order_book_details ?? []]);
+      case 'trades':
+        return this.trades(line, checked(ANSWERS.trades, line.json), (a) => a.trades);
+      case 'fundings':
+        return this.fundings(line);
+      case 'orderBookOrders':
+        return this.orders(line);
+      case 'orderBooks':
+        return this.definitions(line, checked(ANSWERS.orderBooks, line.json), (a) => a.order_books);
+      case 'orderBookDetails':
+        return this.definitions(line, checked(ANSWERS.orderBookDetails, line.json), (a) => [
+          ...(a.order_book_details ?? []),
+          ...(a.spot_order_book_details ?? []),
+        ]);
     }
   }
 
@@ -101,7 +110,11 @@ class Conversion {
     return undefined;
   }
 
-  definitions<A>(line: Line, answer: A | { error: string }, list: (a: A) => readonly v.InferOutput<typeof ANSWERS.orderBooks>['order_books'][number][]): string | undefined {
+  definitions<A>(
+    line: Line,
+    answer: A | { error: string },
+    list: (a: A) => readonly v.InferOutput<typeof ANSWERS.orderBooks>['order_books'][number][],
+  ): string | undefined {
     if (isError(answer)) return answer.error;
     for (const def of list(answer)) {
       const instrument = instrumentOf(this.family, def, line.time);
@@ -109,7 +122,11 @@ class Conversion {
       const market = marketOf(this.family, def);
       const oi = def.open_interest == null ? undefined : decimalOfNumber(def.open_interest);
       if (market.archived && oi !== undefined && line.time !== undefined) {
-        this.add(`open_interest#${market.symbol}#${line.time}`, { dataset: 'open_interest', family: this.family, symbol: market.symbol, ts: line.time, open_interest: oi }, line.line);
+        this.add(
+          `open_interest#${market.symbol}#${line.time}`,
+          { dataset: 'open_interest', family: this.family, symbol: market.symbol, ts: line.time, open_interest: oi },
+          line.line,
+        );
       }
     }
     return undefined;
@@ -118,9 +135,11 @@ class Conversion {
   fundings(line: Line): string | undefined {
     const answer = checked(ANSWERS.fundings, line.json);
     if (isError(answer)) return answer.error;
-    if (answer.resolution != null && answer.resolution !== '1h') return `resolution ${answer.resolution}: only hourly fundings are archived (request resolution=1h)`;
+    if (answer.resolution != null && answer.resolution !== '1h')
+      return `resolution ${answer.resolution}: only hourly fundings are archived (request resolution=1h)`;
     const id = marketIdOfPath(line.path);
-    if (id === undefined) return 'a fundings answer names no market: record it wrapped with its request path ({"path": "/api/v1/fundings?market_id=…", "body": …})';
+    if (id === undefined)
+      return 'a fundings answer names no market: record it wrapped with its request path ({"path": "/api/v1/fundings?market_id=…", "body": …})';
     const market = this.market(id);
     if ('error' in market) return market.error;
     if (!market.archived) return undefined;
@@ -128,7 +147,13 @@ class Conversion {
       if (funding.rate.startsWith('-')) return `fundings.${i}.rate must be unsigned (the paying side is in direction)`;
       const fraction = shifted(funding.rate, 2);
       const ts = epochMsOf(funding.timestamp);
-      const record: FundingRecord = { dataset: 'funding', family: this.family, symbol: market.symbol, ts, funding_rate: funding.direction === 'short' ? negated(fraction) : fraction };
+      const record: FundingRecord = {
+        dataset: 'funding',
+        family: this.family,
+        symbol: market.symbol,
+        ts,
+        funding_rate: funding.direction === 'short' ? negated(fraction) : fraction,
+      };
       this.add(`funding#${market.symbol}#${ts}`, record, line.line);
     }
     return undefined;
@@ -149,7 +174,7 @@ class Conversion {
 
   message(line: Line, channel: keyof typeof MESSAGES, channelId: string, type: string): string | undefined {
     if (channel === 'trade') {
-      return this.trades(line, checked(MESSAGES.trade, line.json), (m) => [...m.trades ?? [], ...m.liquidation_trades ?? []]);
+      return this.trades(line, checked(MESSAGES.trade, line.json), (m) => [...(m.trades ?? []), ...(m.liquidation_trades ?? [])]);
     }
     // The message's own time (the venue's), else when it was received.
     const ts = typeof line.json.timestamp === 'number' ? epochMsOf(line.json.timestamp) : line.time;
@@ -193,11 +218,12 @@ function recordedMarkets(family: AltxFamily, lines: readonly Line[], problems: s
     if (!('rest' in line.kind) || (line.kind.rest !== 'orderBooks' && line.kind.rest !== 'orderBookDetails')) continue;
     const answer = line.kind.rest === 'orderBooks' ? checked(ANSWERS.orderBooks, line.json) : checked(ANSWERS.orderBookDetails, line.json);
     if (isError(answer)) continue; // named when the line is converted
-    const defs = 'order_books' in answer ? answer.order_books : [...answer.order_book_details ?? [], ...answer.spot_order_book_details ?? []];
+    const defs = 'order_books' in answer ? answer.order_books : [...(answer.order_book_details ?? []), ...(answer.spot_order_book_details ?? [])];
     for (const def of defs) {
       const market = marketOf(family, def);
       const known = markets.get(def.market_id);
-      if (known && name(known.market) !== name(market)) problems.push(`line ${line.line}: market_id ${def.market_id} is ${def.symbol} here but ${name(known.market)} on line ${known.line}`);
+      if (known && name(known.market) !== name(market))
+        problems.push(`line ${line.line}: market_id ${def.market_id} is ${def.symbol} here but ${name(known.market)} on line ${known.line}`);
       // orderBooks and orderBookDetails may both describe a market; the one with size decimals is kept.
       else if (!known || (known.market.archived && known.market.szDecimals === undefined)) markets.set(def.market_id, { market, line: line.line });
     }
@@ -243,7 +269,11 @@ export function parseAltxRecording(format: AltxFormat, text: string, registry: A
     recordTexts.push(JSON.stringify(record));
   }
   if (problems.length > 0) {
-    return { ok: false, reason: `batch refused (${format}): ${problems.join('; ')}`, ...(conversion.unknown.size > 0 && { unknownMarkets: [...conversion.unknown] }) };
+    return {
+      ok: false,
+      reason: `batch refused (${format}): ${problems.join('; ')}`,
+      ...(conversion.unknown.size > 0 && { unknownMarkets: [...conversion.unknown] }),
+    };
   }
   if (records.length === 0) return { ok: false, reason: `batch refused (${format}): no records` };
   return { ok: true, records, lines: recordTexts };

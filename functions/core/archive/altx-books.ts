@@ -13,9 +13,18 @@ import type { Family } from '../venues.ts';
 
 type Level = { price: string; size: string };
 type Side = Map<string, Level>;
-interface Book { bids: Side; asks: Side; nonce?: number }
+interface Book {
+  bids: Side;
+  asks: Side;
+  nonce?: number;
+}
 
-export interface BookMessage { asks: readonly Level[]; bids: readonly Level[]; nonce?: number | null; begin_nonce?: number | null }
+export interface BookMessage {
+  asks: readonly Level[];
+  bids: readonly Level[];
+  nonce?: number | null;
+  begin_nonce?: number | null;
+}
 
 const isZero = (size: string) => parseDecimal(size).units === 0n;
 
@@ -43,7 +52,11 @@ export class BookReplay {
    * book is unknown: before the recording's first snapshot of the market, and after a gap in the
    * stream (an update whose `begin_nonce` is not the previous message's `nonce`) until the next one.
    */
-  apply(marketId: number, kind: 'snapshot' | 'update', message: BookMessage): { bids: [string, string, number][]; asks: [string, string, number][] } | undefined {
+  apply(
+    marketId: number,
+    kind: 'snapshot' | 'update',
+    message: BookMessage,
+  ): { bids: [string, string, number][]; asks: [string, string, number][] } | undefined {
     let book = this.#books.get(marketId);
     if (kind === 'snapshot') {
       book = { bids: new Map(), asks: new Map() };
@@ -65,7 +78,13 @@ export function l2Snapshot(family: Family, symbol: string, ts: number, levels: P
   return { dataset: 'l2_snapshots', family, symbol, ts, bids: levels.bids, asks: levels.asks };
 }
 
-export interface RestingOrder { order_index: number; owner_account_index: number; price: string; remaining_base_amount: string; initial_base_amount?: string | null }
+export interface RestingOrder {
+  order_index: number;
+  owner_account_index: number;
+  price: string;
+  remaining_base_amount: string;
+  initial_base_amount?: string | null;
+}
 
 /**
  * The orders of an `orderBookOrders` answer as a checkpoint: each side best price first, in the
@@ -73,13 +92,21 @@ export interface RestingOrder { order_index: number; owner_account_index: number
  * gives no block with the answer, so the checkpoint is at block 0: a rebuild applies every diff
  * recorded from its instant on. Orders already filled (nothing remaining) are not in a book.
  */
-export function l3Checkpoint(family: Family, symbol: string, ts: number, answer: { bids: readonly RestingOrder[]; asks: readonly RestingOrder[] }): L4CheckpointRecord {
-  const side = (orders: readonly RestingOrder[], descending: boolean) => orders
-    .filter((o) => !isZero(o.remaining_base_amount))
-    .map((o, i) => ({ o, i }))
-    .sort((a, b) => (descending ? Number(b.o.price) - Number(a.o.price) : Number(a.o.price) - Number(b.o.price)) || a.i - b.i)
-    .map(({ o }): L4CheckpointRecord['bids'][number] => (o.initial_base_amount
-      ? [o.order_index, String(o.owner_account_index), o.price, o.remaining_base_amount, null, o.initial_base_amount]
-      : [o.order_index, String(o.owner_account_index), o.price, o.remaining_base_amount, null]));
+export function l3Checkpoint(
+  family: Family,
+  symbol: string,
+  ts: number,
+  answer: { bids: readonly RestingOrder[]; asks: readonly RestingOrder[] },
+): L4CheckpointRecord {
+  const side = (orders: readonly RestingOrder[], descending: boolean) =>
+    orders
+      .filter((o) => !isZero(o.remaining_base_amount))
+      .map((o, i) => ({ o, i }))
+      .sort((a, b) => (descending ? Number(b.o.price) - Number(a.o.price) : Number(a.o.price) - Number(b.o.price)) || a.i - b.i)
+      .map(({ o }): L4CheckpointRecord['bids'][number] =>
+        o.initial_base_amount
+          ? [o.order_index, String(o.owner_account_index), o.price, o.remaining_base_amount, null, o.initial_base_amount]
+          : [o.order_index, String(o.owner_account_index), o.price, o.remaining_base_amount, null],
+      );
   return { dataset: 'l4_checkpoints', family, symbol, ts, block_number: 0, seq: -1, bids: side(answer.bids, true), asks: side(answer.asks, false) };
 }

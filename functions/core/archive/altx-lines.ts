@@ -18,7 +18,13 @@ export type Kind =
   /** A message or answer of the venue that holds nothing the archive stores (pings, account channels, `exchangeStats`'s 24-hour figures, errors). */
   | { ignored: string };
 
-export interface Line { line: number; kind: Kind; json: Record<string, unknown>; time?: number; path?: string }
+export interface Line {
+  line: number;
+  kind: Kind;
+  json: Record<string, unknown>;
+  time?: number;
+  path?: string;
+}
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

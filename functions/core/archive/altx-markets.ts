@@ -14,9 +14,7 @@ import { epochMsOf, type AltxMarketDef } from './altx-shapes.ts';
  * A market as the archive names it; `archived: false` when the family has no symbol form for it
  * (altx's spot pairs: the family serves perps only), so its rows are left out, not refused.
  */
-export type AltxMarket =
-  | { archived: true; symbol: string; marketType: 'perp' | 'spot'; szDecimals?: number }
-  | { archived: false; venueSymbol: string };
+export type AltxMarket = { archived: true; symbol: string; marketType: 'perp' | 'spot'; szDecimals?: number } | { archived: false; venueSymbol: string };
 export type AltxMarkets = ReadonlyMap<number, AltxMarket>;
 
 /** The quote asset of each altx family: the fee token of its trades. */
@@ -48,7 +46,12 @@ export function instrumentOf(family: Family, def: AltxMarketDef, fallbackTs: num
   if (ts === undefined) return undefined;
   const imf = def.min_initial_margin_fraction;
   return {
-    dataset: 'instruments', family, symbol: market.symbol, ts, market_type: market.marketType, sz_decimals: market.szDecimals,
+    dataset: 'instruments',
+    family,
+    symbol: market.symbol,
+    ts,
+    market_type: market.marketType,
+    sz_decimals: market.szDecimals,
     market_id: def.market_id,
     // The initial margin fraction is in hundredths of a percent: 500 is 5%, 20x.
     ...(imf != null && imf > 0 && { max_leverage: Math.max(1, Math.floor(10_000 / imf)) }),
@@ -62,14 +65,22 @@ export function instrumentOf(family: Family, def: AltxMarketDef, fallbackTs: num
  */
 export async function registryMarkets(deps: ArchiveDeps, family: Family): Promise<Map<number, AltxMarket>> {
   const { rows } = await readWindow(deps, {
-    dataset: 'instruments', family, from: 0, to: deps.clock.now(), limit: 100_000, filter: { sql: 'market_id IS NOT NULL', params: {} },
+    dataset: 'instruments',
+    family,
+    from: 0,
+    to: deps.clock.now(),
+    limit: 100_000,
+    filter: { sql: 'market_id IS NOT NULL', params: {} },
   });
   const markets = new Map<number, AltxMarket>();
   // Rows come oldest first: a later record of an id replaces an earlier one.
   for (const row of rows) {
     const symbol = String(row.symbol);
     markets.set(Number(row.market_id), {
-      archived: true, symbol, marketType: row.market_type === 'spot' ? 'spot' : 'perp', szDecimals: Number(row.sz_decimals),
+      archived: true,
+      symbol,
+      marketType: row.market_type === 'spot' ? 'spot' : 'perp',
+      szDecimals: Number(row.sz_decimals),
     });
   }
   return markets;

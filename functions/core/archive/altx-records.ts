@@ -15,8 +15,16 @@ export function tradeRecord(family: AltxFamily, symbol: string, t: AltxTrade): T
   const account = takerBought ? t.bid_account_id : t.ask_account_id;
   const order = takerBought ? t.bid_id : t.ask_id;
   return {
-    dataset: 'trades', family, symbol, ts: epochMsOf(t.timestamp), trade_id: t.trade_id, side: takerBought ? 'B' : 'A',
-    price: t.price, size: t.size, crossed: true, fee_token: ALTX_QUOTE[family],
+    dataset: 'trades',
+    family,
+    symbol,
+    ts: epochMsOf(t.timestamp),
+    trade_id: t.trade_id,
+    side: takerBought ? 'B' : 'A',
+    price: t.price,
+    size: t.size,
+    crossed: true,
+    fee_token: ALTX_QUOTE[family],
     // The taker's fee rate is in millionths of the notional, and left out when zero.
     ...(t.usd_amount && { fee: scaledProduct(t.usd_amount, t.taker_fee ?? 0, 6) }),
     ...(t.taker_position_size_before && { start_position: t.taker_position_size_before }),
@@ -29,7 +37,10 @@ export function tradeRecord(family: AltxFamily, symbol: string, t: AltxTrade): T
 
 /** A market_stats entry's running funding prediction and open interest, each when the entry carries it. */
 export function statsRecords(
-  family: AltxFamily, market: { symbol: string; szDecimals?: number }, ts: number, s: AltxMarketStats,
+  family: AltxFamily,
+  market: { symbol: string; szDecimals?: number },
+  ts: number,
+  s: AltxMarketStats,
 ): (FundingRecord | OpenInterestRecord)[] {
   const { symbol } = market;
   const records: (FundingRecord | OpenInterestRecord)[] = [];
@@ -39,7 +50,12 @@ export function statsRecords(
   if (base !== undefined) {
     const volume = s.daily_quote_token_volume == null ? undefined : decimalOfNumber(s.daily_quote_token_volume);
     records.push({
-      dataset: 'open_interest', family, symbol, ts, open_interest: base, mark_price: s.mark_price || null,
+      dataset: 'open_interest',
+      family,
+      symbol,
+      ts,
+      open_interest: base,
+      mark_price: s.mark_price || null,
       ...(s.index_price && { oracle_price: s.index_price }),
       ...(volume !== undefined && { day_ntl_volume: volume }),
     });

@@ -12,7 +12,12 @@ import { formatDecimal, parseDecimal } from '../book/decimal.ts';
 
 const decimal = v.pipe(v.string('must be a decimal string'), v.regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string'));
 /** Ids above 2^53 do not survive JSON.parse as numbers; one that did not is refused, never rounded. */
-const id = v.pipe(v.number('must be an integer'), v.integer('must be an integer'), v.minValue(0, 'must not be negative'), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be below 2^53 (larger ids do not survive JSON numbers)'));
+const id = v.pipe(
+  v.number('must be an integer'),
+  v.integer('must be an integer'),
+  v.minValue(0, 'must not be negative'),
+  v.maxValue(Number.MAX_SAFE_INTEGER, 'must be below 2^53 (larger ids do not survive JSON numbers)'),
+);
 const integer = v.pipe(v.number('must be an integer'), v.integer('must be an integer'));
 /** "omitted when empty": an empty string is the same as absent. */
 const optionalDecimal = v.optional(v.nullable(v.union([decimal, v.literal('')], 'must be a decimal string')));
@@ -85,7 +90,10 @@ export type AltxMarketStats = v.InferOutput<typeof AltxMarketStats>;
 export const ANSWERS = {
   trades: v.object({ trades: v.array(AltxTrade) }),
   orderBooks: v.object({ order_books: v.array(AltxMarketDef) }),
-  orderBookDetails: v.object({ order_book_details: v.optional(v.nullable(v.array(AltxMarketDef))), spot_order_book_details: v.optional(v.nullable(v.array(AltxMarketDef))) }),
+  orderBookDetails: v.object({
+    order_book_details: v.optional(v.nullable(v.array(AltxMarketDef))),
+    spot_order_book_details: v.optional(v.nullable(v.array(AltxMarketDef))),
+  }),
   fundings: v.object({ resolution: v.optional(v.nullable(v.string())), fundings: v.array(Funding) }),
   orderBookOrders: v.object({ asks: v.array(SimpleOrder), bids: v.array(SimpleOrder) }),
 } as const;
@@ -141,7 +149,7 @@ export function quotient(a: string, b: string, places: number): string | undefin
   // a / b = (x.units / 10^x.scale) / (y.units / 10^y.scale); in units of 10^-places:
   const numerator = x.units * 10n ** BigInt(places + y.scale);
   const denominator = y.units * 10n ** BigInt(x.scale);
-  const sign = (numerator < 0n) !== (denominator < 0n) ? -1n : 1n;
+  const sign = numerator < 0n !== denominator < 0n ? -1n : 1n;
   const n = numerator < 0n ? -numerator : numerator;
   const d = denominator < 0n ? -denominator : denominator;
   let q = n / d;

@@ -32,9 +32,16 @@ export function csvCells(line: string): string[] {
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
     if (quoted) {
-      if (c === '"' && line[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
+      if (c === '"' && line[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cell += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') { cells.push(cell); cell = ''; } else cell += c;
+    else if (c === ',') {
+      cells.push(cell);
+      cell = '';
+    } else cell += c;
   }
   cells.push(cell);
   return cells;
@@ -104,25 +111,44 @@ export function assetCtxsToRecords(text: string): { records: NormalizedRecord[] 
     const line = lines[i]!.trim();
     if (line === '') continue;
     const cells = csvCells(line);
-    if (cells.length !== header.length) { problems.push(`line ${i + 1}: ${cells.length} cells where the header has ${header.length}`); continue; }
+    if (cells.length !== header.length) {
+      problems.push(`line ${i + 1}: ${cells.length} cells where the header has ${header.length}`);
+      continue;
+    }
     const timeCell = cells[time]!;
     if (!times.has(timeCell)) times.set(timeCell, epochMsOfIso(timeCell));
     const ts = times.get(timeCell);
-    if (ts === undefined) { problems.push(`line ${i + 1}: time must be an ISO time (got ${JSON.stringify(cells[time])})`); continue; }
+    if (ts === undefined) {
+      problems.push(`line ${i + 1}: time must be an ISO time (got ${JSON.stringify(cells[time])})`);
+      continue;
+    }
     const coinCell = cells[coin]!.trim();
     if (!markets.has(coinCell)) markets.set(coinCell, familyOfCoin(coinCell));
     const market = markets.get(coinCell)!;
-    if ('error' in market) { problems.push(`line ${i + 1}: coin: ${market.error}`); continue; }
+    if ('error' in market) {
+      problems.push(`line ${i + 1}: coin: ${market.error}`);
+      continue;
+    }
     const values = numbersOf(cells, numbers);
-    if ('problem' in values) { problems.push(`line ${i + 1}: ${values.problem}`); continue; }
+    if ('problem' in values) {
+      problems.push(`line ${i + 1}: ${values.problem}`);
+      continue;
+    }
     const at = { ...market, ts };
     if (values.funding !== undefined) {
-      const funding: FundingRecord = { dataset: 'funding', ...at, funding_rate: values.funding, ...(values.premium !== undefined && { premium: values.premium }) };
+      const funding: FundingRecord = {
+        dataset: 'funding',
+        ...at,
+        funding_rate: values.funding,
+        ...(values.premium !== undefined && { premium: values.premium }),
+      };
       records.push(funding);
     }
     if (values.open_interest !== undefined) {
       const oi: OpenInterestRecord = {
-        dataset: 'open_interest', ...at, open_interest: values.open_interest,
+        dataset: 'open_interest',
+        ...at,
+        open_interest: values.open_interest,
         ...(values.mark_px !== undefined && { mark_price: values.mark_px }),
         ...(values.oracle_px !== undefined && { oracle_price: values.oracle_px }),
         // 0 is the archive's mark for a market without a book: no mid.

@@ -41,7 +41,14 @@ export function describe(issue: v.BaseIssue<unknown>): string {
  * Adds a converted record to the batch when it is a valid record of a family that has its dataset
  * (a spot pair named by index renamed when the names are known); else the problem, named by line.
  */
-export function accept(record: NormalizedRecord, where: string, records: NormalizedRecord[], texts: string[], problems: string[], options: ParseOptions): boolean {
+export function accept(
+  record: NormalizedRecord,
+  where: string,
+  records: NormalizedRecord[],
+  texts: string[],
+  problems: string[],
+  options: ParseOptions,
+): boolean {
   // A node writes every coin; records of a family without the dataset (spot order statuses) are not archived.
   if (!familiesOf(record.dataset).includes(record.family)) return true;
   if (record.family === 'spot' && record.dataset !== 'instruments') record.symbol = nameSpot(record.symbol, options.spotNames);

@@ -44,7 +44,10 @@ export const bucketMiddle = (bucket: number) => 2 ** ((bucket + 0.5) / BUCKETS_P
 
 function keepLongest(gaps: [number, number][]): [number, number][] {
   if (gaps.length <= MAX_GAPS_PER_FILE) return gaps;
-  return [...gaps].sort((a, b) => (b[1] - b[0]) - (a[1] - a[0])).slice(0, MAX_GAPS_PER_FILE).sort((a, b) => a[0] - b[0]);
+  return [...gaps]
+    .sort((a, b) => b[1] - b[0] - (a[1] - a[0]))
+    .slice(0, MAX_GAPS_PER_FILE)
+    .sort((a, b) => a[0] - b[0]);
 }
 
 /** The cadence of each symbol's rows (any order). */
@@ -90,11 +93,17 @@ export function cadenceFromRow(row: Record<string, unknown>): SymbolCadence {
   return { rows: Number(row.n), minTs: Number(row.min_ts), maxTs: Number(row.max_ts), hist, gaps: keepLongest(gaps) };
 }
 
-export interface ObservedCadence { median_interval_seconds: number; p95_interval_seconds: number; sample_count: number }
+export interface ObservedCadence {
+  median_interval_seconds: number;
+  p95_interval_seconds: number;
+  sample_count: number;
+}
 
 /** Median and p95 of a merged histogram (bucket midpoints), or undefined without intervals. */
 export function observedCadence(hist: Readonly<Record<string, number>>): ObservedCadence | undefined {
-  const buckets = Object.entries(hist).map(([b, n]) => [Number(b), n] as const).sort((a, b) => a[0] - b[0]);
+  const buckets = Object.entries(hist)
+    .map(([b, n]) => [Number(b), n] as const)
+    .sort((a, b) => a[0] - b[0]);
   const total = buckets.reduce((sum, [, n]) => sum + n, 0);
   if (total === 0) return undefined;
   const quantile = (q: number) => {
@@ -109,7 +118,10 @@ export function observedCadence(hist: Readonly<Record<string, number>>): Observe
   return { median_interval_seconds: seconds(quantile(0.5)), p95_interval_seconds: seconds(quantile(0.95)), sample_count: total };
 }
 
-export interface Gap { start: number; end: number }
+export interface Gap {
+  start: number;
+  end: number;
+}
 
 export interface SeriesCoverage {
   rows: number;
@@ -165,7 +177,16 @@ export function seriesCoverage(parts: readonly SymbolCadence[], from: number, en
   const completeness = earliest === undefined ? 0 : span === 0 ? 1 : clamp(1 - missing / span);
   const windowSpan = Math.max(0, end - from);
   const historical = earliest === undefined ? 0 : windowSpan === 0 ? completeness : clamp((span - missing) / windowSpan);
-  return { rows, ...(earliest !== undefined && { earliest }), ...(latest !== undefined && { latest }), gaps, completeness, historical, ...(cadence && { cadence }), gapThresholdMs: threshold };
+  return {
+    rows,
+    ...(earliest !== undefined && { earliest }),
+    ...(latest !== undefined && { latest }),
+    gaps,
+    completeness,
+    historical,
+    ...(cadence && { cadence }),
+    gapThresholdMs: threshold,
+  };
 }
 
 /** A file's rows fall strictly inside the silence (its span sits within it without touching its ends). */
@@ -197,9 +218,12 @@ export function rowsInside(parts: readonly SymbolCadence[], start: number, end: 
   for (const p of parts) {
     if (p.maxTs <= start || p.minTs >= end) continue;
     if (p.gaps.some(([a, b]) => a <= start && b >= end)) continue;
-    if (p.minTs > start && p.maxTs < end) { rows += p.rows; continue; }
+    if (p.minTs > start && p.maxTs < end) {
+      rows += p.rows;
+      continue;
+    }
     const span = p.maxTs - p.minTs;
-    rows += span === 0 ? 0 : p.rows * (Math.min(end, p.maxTs) - Math.max(start, p.minTs)) / span;
+    rows += span === 0 ? 0 : (p.rows * (Math.min(end, p.maxTs) - Math.max(start, p.minTs))) / span;
   }
   return Math.round(rows);
 }

@@ -39,11 +39,27 @@ const DERIVATIONS: Readonly<Record<DerivedDataset, (sourceRows: string, slotHour
 };
 
 export async function rebuildAllDerived(
-  deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, slot: Slot, written: ArchiveFile[], deltas: readonly ArchiveFile[], report: CompactionReport,
+  deps: ArchiveDeps,
+  dataset: IngestedDataset,
+  family: Family,
+  day: string,
+  slot: Slot,
+  written: ArchiveFile[],
+  deltas: readonly ArchiveFile[],
+  report: CompactionReport,
 ): Promise<void> {
   // Only in the families the derived dataset has (pga_payments_1h is perpx's alone, though every family trades).
   for (const derived of DERIVED_DATASETS.filter((d) => DATASETS[d].compaction.derivedFrom === dataset && familiesOf(d).includes(family))) {
-    await rebuildDerived(deps, derived, family, day, slot, written, deltas.map((d) => d.fileId), report);
+    await rebuildDerived(
+      deps,
+      derived,
+      family,
+      day,
+      slot,
+      written,
+      deltas.map((d) => d.fileId),
+      report,
+    );
   }
 }
 
@@ -68,7 +84,14 @@ export async function retire(deps: ArchiveDeps, files: readonly ArchiveFile[], r
  * symbol is left in place: readers prefer the symbol's own file of the same slot (files.ts).
  */
 async function rebuildDerived(
-  deps: ArchiveDeps, dataset: DerivedDataset, family: Family, day: string, slot: Slot, sourceFiles: ArchiveFile[], sourceDeltaIds: string[], report: CompactionReport,
+  deps: ArchiveDeps,
+  dataset: DerivedDataset,
+  family: Family,
+  day: string,
+  slot: Slot,
+  sourceFiles: ArchiveFile[],
+  sourceDeltaIds: string[],
+  report: CompactionReport,
 ): Promise<void> {
   const { perSymbol } = DATASETS[dataset];
   const symbols = sourceFiles.flatMap((f) => (f.symbol === undefined ? [] : [f.symbol]));
@@ -76,30 +99,57 @@ async function rebuildDerived(
   const wholeSlot = sourceFiles.some((f) => f.symbol === undefined);
   const existing = await deps.manifest.compactedFilesOfDay(dataset, family, day);
   const inSlot = (f: ArchiveFile) => slot.tier === 'day' || (f.tier === 'hour' && f.hour === slot.hour);
-  const previous = visibleFiles(existing, []).filter((f) => inSlot(f) && (perSymbol ? f.symbol !== undefined && symbols.includes(f.symbol) : f.symbol === undefined));
+  const previous = visibleFiles(existing, []).filter(
+    (f) => inSlot(f) && (perSymbol ? f.symbol !== undefined && symbols.includes(f.symbol) : f.symbol === undefined),
+  );
   const sourcePaths = await deps.files.paths(sourceFiles);
   // A per-symbol derived dataset replaces each symbol's previous files whole; an all-symbol one keeps their other symbols' rows.
   const previousPaths = !perSymbol && !wholeSlot && previous.length > 0 ? await deps.files.paths(previous) : [];
   // A derivation that looks back (a move over a window) also reads the source's rows just before the slot.
   const { derivedFrom, lookbackMs }: { derivedFrom: string; lookbackMs?: number } = DATASETS[dataset].compaction;
   const [slotFrom] = slotRange(day, slot);
-  const before = lookbackMs ? await windowSource(deps, { dataset: derivedFrom as IngestedDataset, family, from: slotFrom - lookbackMs, to: slotFrom - 1, ...(!wholeSlot && { symbols }) }) : undefined;
+  const before = lookbackMs
+    ? await windowSource(deps, {
+        dataset: derivedFrom as IngestedDataset,
+        family,
+        from: slotFrom - lookbackMs,
+        to: slotFrom - 1,
+        ...(!wholeSlot && { symbols }),
+      })
+    : undefined;
   await deps.sql.session(async (session) => {
     const source = before ? `(SELECT * FROM read_parquet($source, union_by_name = true) UNION ALL BY NAME ${before.sql})` : 'read_parquet($source)';
     const fresh = `SELECT * FROM (${DERIVATIONS[dataset](source, slot.tier === 'day' ? 24 : 1)})`;
-    const kept = previousPaths.length > 0 ? `SELECT * FROM read_parquet($previous, union_by_name = true) WHERE NOT list_contains($symbols, symbol) UNION ALL BY NAME ` : '';
+    const kept =
+      previousPaths.length > 0
+        ? `SELECT * FROM read_parquet($previous, union_by_name = true) WHERE NOT list_contains($symbols, symbol) UNION ALL BY NAME `
+        : '';
     await session.execute({
       sql: `CREATE OR REPLACE TEMP TABLE merged AS ${kept}${fresh}`,
       // DuckDB refuses parameters a statement does not use, so $symbols comes only with $previous.
       params: {
-        source: sourcePaths, ...(previousPaths.length > 0 && { previous: previousPaths, symbols }), ...(lookbackMs && { ...before?.params, slot_from: slotFrom }),
+        source: sourcePaths,
+        ...(previousPaths.length > 0 && { previous: previousPaths, symbols }),
+        ...(lookbackMs && { ...before?.params, slot_from: slotFrom }),
       },
     });
-    await writeParts(deps, session, dataset, await partsOf(session, perSymbol, perSymbol ? symbols : undefined), (part) => ({
-      fileId: `c-${dataset}-${version(deps)}`, dataset, family, day, kind: 'compacted', symbol: part.symbol,
-      ...(slot.tier === 'hour' && { tier: 'hour' as const, hour: slot.hour }),
-      replaces: [...sourceDeltaIds, ...previous.filter((f) => f.symbol === part.symbol).map((f) => f.fileId)],
-    }), report);
+    await writeParts(
+      deps,
+      session,
+      dataset,
+      await partsOf(session, perSymbol, perSymbol ? symbols : undefined),
+      (part) => ({
+        fileId: `c-${dataset}-${version(deps)}`,
+        dataset,
+        family,
+        day,
+        kind: 'compacted',
+        symbol: part.symbol,
+        ...(slot.tier === 'hour' && { tier: 'hour' as const, hour: slot.hour }),
+        replaces: [...sourceDeltaIds, ...previous.filter((f) => f.symbol === part.symbol).map((f) => f.fileId)],
+      }),
+      report,
+    );
   });
   await retire(deps, previous, report);
 }
@@ -111,7 +161,8 @@ async function rebuildDerived(
  * it); days still in hour files are left to their day fold, which derives them.
  */
 export async function rederiveDays(
-  deps: ArchiveDeps, options: { datasets: readonly DerivedDataset[]; families?: readonly Family[]; from: string; to: string; onDay?: (day: string) => void },
+  deps: ArchiveDeps,
+  options: { datasets: readonly DerivedDataset[]; families?: readonly Family[]; from: string; to: string; onDay?: (day: string) => void },
 ): Promise<CompactionReport> {
   const report = emptyReport();
   const owner = randomUUID();

@@ -14,21 +14,48 @@ import { type CompactionReport, hourOf, slotRange } from './compact-slot.ts';
  * touch. Only the last one written lists the ingest deltas as replaced: until then they stay
  * visible beside the first ones (overlapping rows collapse), so no row is ever hidden.
  */
-export async function mergeIngestDeltas(deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, raw: ArchiveFile[], report: CompactionReport): Promise<ArchiveFile[]> {
-  const hours = [...new Set(raw.flatMap((d) => {
-    const span: number[] = [];
-    for (let h = hourOf(d.minTs); h <= hourOf(d.maxTs); h++) span.push(h);
-    return span;
-  }))].sort((a, b) => a - b);
+export async function mergeIngestDeltas(
+  deps: ArchiveDeps,
+  dataset: IngestedDataset,
+  family: Family,
+  day: string,
+  raw: ArchiveFile[],
+  report: CompactionReport,
+): Promise<ArchiveFile[]> {
+  const hours = [
+    ...new Set(
+      raw.flatMap((d) => {
+        const span: number[] = [];
+        for (let h = hourOf(d.minTs); h <= hourOf(d.maxTs); h++) span.push(h);
+        return span;
+      }),
+    ),
+  ].sort((a, b) => a - b);
   const paths = await deps.files.paths(raw);
   const written: ArchiveFile[] = [];
   await deps.sql.session(async (session) => {
     for (const hour of hours) {
       await createMerged(session, dataset, paths, slotRange(day, { tier: 'hour', hour }));
       const parts = await partsOf(session, false);
-      written.push(...await writeParts(deps, session, dataset, parts, () => ({
-        fileId: `m-${version(deps)}-h${hour}`, dataset, family, day, kind: 'delta', tier: 'minute', hour, replaces: [],
-      }), report));
+      written.push(
+        ...(await writeParts(
+          deps,
+          session,
+          dataset,
+          parts,
+          () => ({
+            fileId: `m-${version(deps)}-h${hour}`,
+            dataset,
+            family,
+            day,
+            kind: 'delta',
+            tier: 'minute',
+            hour,
+            replaces: [],
+          }),
+          report,
+        )),
+      );
     }
   });
   const last = written.at(-1);

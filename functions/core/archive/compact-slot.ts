@@ -34,10 +34,16 @@ export const hourOf = (ts: number) => Math.floor((ts % DAY_MS) / HOUR_MS);
 
 export const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`);
 
-export const slotRange = (day: string, slot: Slot): [number, number] => (slot.tier === 'day'
-  ? [dayStart(day), dayStart(day) + DAY_MS - 1]
-  : [dayStart(day) + slot.hour * HOUR_MS, dayStart(day) + (slot.hour + 1) * HOUR_MS - 1]);
+export const slotRange = (day: string, slot: Slot): [number, number] =>
+  slot.tier === 'day' ? [dayStart(day), dayStart(day) + DAY_MS - 1] : [dayStart(day) + slot.hour * HOUR_MS, dayStart(day) + (slot.hour + 1) * HOUR_MS - 1];
 
 export const emptyReport = (): CompactionReport => ({
-  partitions: 0, filesWritten: 0, rowsWritten: 0, derivedRowsWritten: 0, deltasRetired: 0, objectsDeleted: 0, skippedLeased: 0, foldsDeferred: 0,
+  partitions: 0,
+  filesWritten: 0,
+  rowsWritten: 0,
+  derivedRowsWritten: 0,
+  deltasRetired: 0,
+  objectsDeleted: 0,
+  skippedLeased: 0,
+  foldsDeferred: 0,
 });

@@ -22,7 +22,14 @@ export const IO_CONCURRENCY = 16;
 /** Bytes of files uploading at once, so a day of large files never crowds DuckDB out of the function's memory. */
 const MAX_BYTES_IN_FLIGHT = 256 * 2 ** 20;
 
-interface Part { symbol: string | undefined; rows: number; minTs: number; maxTs: number; symbols: string[]; cadence: FileCadence }
+interface Part {
+  symbol: string | undefined;
+  rows: number;
+  minTs: number;
+  maxTs: number;
+  symbols: string[];
+  cadence: FileCadence;
+}
 
 /**
  * The parts of the temp table `merged` to write, one per symbol (or one for all symbols), with their
@@ -35,9 +42,16 @@ export async function partsOf(session: SqlSession, perSymbol: boolean, only?: re
   if (!perSymbol) {
     if (symbols.length === 0) return [];
     const all = Object.values(cadence);
-    return [{
-      symbol: undefined, rows: all.reduce((n, c) => n + c.rows, 0), minTs: Math.min(...all.map((c) => c.minTs)), maxTs: Math.max(...all.map((c) => c.maxTs)), symbols, cadence,
-    }];
+    return [
+      {
+        symbol: undefined,
+        rows: all.reduce((n, c) => n + c.rows, 0),
+        minTs: Math.min(...all.map((c) => c.minTs)),
+        maxTs: Math.max(...all.map((c) => c.maxTs)),
+        symbols,
+        cadence,
+      },
+    ];
   }
   return symbols
     .filter((symbol) => !only || only.includes(symbol))
@@ -67,7 +81,12 @@ type NewFile = Omit<ArchiveFile, 'key' | 'rows' | 'bytes' | 'etag' | 'minTs' | '
  * uploaded and recorded in the manifest, several at a time. Resolves to the recorded files.
  */
 export async function writeParts(
-  deps: ArchiveDeps, session: SqlSession, dataset: Dataset, parts: readonly Part[], describe: (part: Part) => NewFile, report: CompactionReport,
+  deps: ArchiveDeps,
+  session: SqlSession,
+  dataset: Dataset,
+  parts: readonly Part[],
+  describe: (part: Part) => NewFile,
+  report: CompactionReport,
 ): Promise<ArchiveFile[]> {
   // Uploads hold their file in memory: bounded in count and in bytes (one large file may go alone).
   const uploads = boundedPipeline<ArchiveFile>(IO_CONCURRENCY, MAX_BYTES_IN_FLIGHT);
@@ -87,11 +106,23 @@ export async function writeParts(
 async function record(deps: ArchiveDeps, path: string, part: Part, file: NewFile, report: CompactionReport): Promise<ArchiveFile> {
   const derived = DERIVED_DATASETS.includes(file.dataset as DerivedDataset);
   try {
-    const key = file.kind === 'delta' ? deltaKey(file.dataset, file.family, file.day, file.fileId) : compactedKey(file.dataset, file.family, file.symbol, file.day, file.fileId);
-    const full = await storeFile(deps, {
-      ...file, key, rows: part.rows, minTs: part.minTs, maxTs: part.maxTs, symbols: part.symbols,
-      ...(isQualityDataset(file.dataset) && { cadence: part.cadence }),
-    }, path);
+    const key =
+      file.kind === 'delta'
+        ? deltaKey(file.dataset, file.family, file.day, file.fileId)
+        : compactedKey(file.dataset, file.family, file.symbol, file.day, file.fileId);
+    const full = await storeFile(
+      deps,
+      {
+        ...file,
+        key,
+        rows: part.rows,
+        minTs: part.minTs,
+        maxTs: part.maxTs,
+        symbols: part.symbols,
+        ...(isQualityDataset(file.dataset) && { cadence: part.cadence }),
+      },
+      path,
+    );
     report.filesWritten += 1;
     if (derived) report.derivedRowsWritten += full.rows;
     else report.rowsWritten += full.rows;
@@ -107,7 +138,13 @@ export const version = (deps: ArchiveDeps) => `${deps.clock.now()}-${randomUUID(
  * The rows of `inputs`, deduplicated on the dataset's key, within [from, to], as the temp table
  * `merged`; a fold of a closed hour or day keeps only what the dataset keeps once folded.
  */
-export async function createMerged(session: SqlSession, dataset: Dataset, paths: readonly string[], [from, to]: [number, number], folding = false): Promise<void> {
+export async function createMerged(
+  session: SqlSession,
+  dataset: Dataset,
+  paths: readonly string[],
+  [from, to]: [number, number],
+  folding = false,
+): Promise<void> {
   const def: DatasetDef = DATASETS[dataset];
   const kept = folding && def.keepWhenFolded ? `AND (${def.keepWhenFolded})` : '';
   await session.execute({

@@ -49,7 +49,14 @@ function visibleBySymbol(files: readonly ArchiveFile[]): Map<string, ArchiveFile
  * the dataset and retires what the new files replace.
  */
 async function mergeSlot(
-  deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, slot: Slot, deltas: ArchiveFile[], existing: readonly ArchiveFile[], report: CompactionReport,
+  deps: ArchiveDeps,
+  dataset: IngestedDataset,
+  family: Family,
+  day: string,
+  slot: Slot,
+  deltas: ArchiveFile[],
+  existing: readonly ArchiveFile[],
+  report: CompactionReport,
   options: { symbols?: readonly string[]; derive?: boolean } = {},
 ): Promise<ArchiveFile[]> {
   const def = DATASETS[dataset];
@@ -67,11 +74,25 @@ async function mergeSlot(
   await deps.sql.session(async (session) => {
     await createMerged(session, dataset, paths, range, true);
     const parts = await partsOf(session, def.perSymbol, def.perSymbol ? symbols : undefined);
-    written.push(...await writeParts(deps, session, dataset, parts, (part) => ({
-      fileId: `c-${dataset}-${version(deps)}`, dataset, family, day, kind: 'compacted', symbol: part.symbol,
-      ...(slot.tier === 'hour' && { tier: 'hour' as const, hour: slot.hour }),
-      replaces: replacedOf(part.symbol ?? '*').map((f) => f.fileId),
-    }), report));
+    written.push(
+      ...(await writeParts(
+        deps,
+        session,
+        dataset,
+        parts,
+        (part) => ({
+          fileId: `c-${dataset}-${version(deps)}`,
+          dataset,
+          family,
+          day,
+          kind: 'compacted',
+          symbol: part.symbol,
+          ...(slot.tier === 'hour' && { tier: 'hour' as const, hour: slot.hour }),
+          replaces: replacedOf(part.symbol ?? '*').map((f) => f.fileId),
+        }),
+        report,
+      )),
+    );
   });
   // The deltas hold every symbol's rows: only once each symbol's file exists may one of them hide
   // the deltas (until then, rows seen in both collapse), so a family-wide read never misses a symbol.
@@ -88,7 +109,13 @@ async function mergeSlot(
  * folds each closed hour into hour files.
  */
 async function compactDay(
-  deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, deltas: ArchiveFile[], report: CompactionReport, mayFold: () => boolean,
+  deps: ArchiveDeps,
+  dataset: IngestedDataset,
+  family: Family,
+  day: string,
+  deltas: ArchiveFile[],
+  report: CompactionReport,
+  mayFold: () => boolean,
   dayFoldStepRows = DAY_FOLD_STEP_ROWS,
 ): Promise<void> {
   const now = deps.clock.now();
@@ -104,7 +131,16 @@ async function compactDay(
   const closedHours = [...new Set(merged.map((d) => d.hour!))].filter((hour) => hourSettled(dayStart(day) + hour * HOUR_MS, now)).sort((a, b) => a - b);
   for (const hour of closedHours) {
     if (!mayFold()) return;
-    await mergeSlot(deps, dataset, family, day, { tier: 'hour', hour }, merged.filter((d) => d.hour === hour), existing, report);
+    await mergeSlot(
+      deps,
+      dataset,
+      family,
+      day,
+      { tier: 'hour', hour },
+      merged.filter((d) => d.hour === hour),
+      existing,
+      report,
+    );
   }
   if (closed) await foldDay(deps, dataset, family, day, report, mayFold, dayFoldStepRows);
 }
@@ -126,7 +162,13 @@ export const DAY_FOLD_STEP_ROWS = 5_000_000;
  * previous derived rows of every other symbol.
  */
 async function foldDay(
-  deps: ArchiveDeps, dataset: IngestedDataset, family: Family, day: string, report: CompactionReport, mayFold: () => boolean, stepRows: number,
+  deps: ArchiveDeps,
+  dataset: IngestedDataset,
+  family: Family,
+  day: string,
+  report: CompactionReport,
+  mayFold: () => boolean,
+  stepRows: number,
 ): Promise<void> {
   const existing = await deps.manifest.compactedFilesOfDay(dataset, family, day);
   const { perSymbol } = DATASETS[dataset];
@@ -148,7 +190,7 @@ async function foldDay(
   const written: ArchiveFile[] = [];
   for (const step of perSymbol ? steps.map((s) => s.symbols) : steps.length > 0 ? [['*']] : []) {
     if (!mayFold()) break;
-    written.push(...await mergeSlot(deps, dataset, family, day, { tier: 'day' }, [], existing, report, { symbols: step, derive: false }));
+    written.push(...(await mergeSlot(deps, dataset, family, day, { tier: 'day' }, [], existing, report, { symbols: step, derive: false })));
   }
   if (written.length > 0) await rebuildAllDerived(deps, dataset, family, day, { tier: 'day' }, written, [], report);
 }

@@ -33,7 +33,13 @@ export function batchIdOf(bytes: Uint8Array | string): string {
 }
 
 /** Records grouped by the delta file they belong to. */
-interface Partition { dataset: IngestedDataset; family: Family; day: string; rows: NormalizedRecord[]; lines: string[] }
+interface Partition {
+  dataset: IngestedDataset;
+  family: Family;
+  day: string;
+  rows: NormalizedRecord[];
+  lines: string[];
+}
 
 /** Records (and their JSON text) grouped by the delta file they belong to. */
 export function partition(records: readonly NormalizedRecord[], lines: readonly string[]): Map<string, Partition> {
@@ -64,7 +70,10 @@ export function partition(records: readonly NormalizedRecord[], lines: readonly 
  * has never seen get an instrument (venue-registry.ts).
  */
 export async function ingestBatch(
-  deps: ArchiveDeps, format: BatchFormat, bytes: Uint8Array | string, afterWrite?: (records: readonly NormalizedRecord[]) => Promise<void>,
+  deps: ArchiveDeps,
+  format: BatchFormat,
+  bytes: Uint8Array | string,
+  afterWrite?: (records: readonly NormalizedRecord[]) => Promise<void>,
   options: Pick<ParseOptions, 'at'> = {},
 ): Promise<IngestResult> {
   const batchId = batchIdOf(bytes);
@@ -148,8 +157,18 @@ async function writeDeltas(deps: ArchiveDeps, batchId: string, records: readonly
     }
     const key = deltaKey(dataset, family, day, fileId);
     const described = {
-      fileId, key, dataset, family, day, kind: 'delta' as const, symbols: [...new Set(rows.map((r) => r.symbol))].sort(),
-      rows: rows.length, minTs, maxTs, replaces: [], ...(isQualityDataset(dataset) && { cadence: cadenceOf(rows) }),
+      fileId,
+      key,
+      dataset,
+      family,
+      day,
+      kind: 'delta' as const,
+      symbols: [...new Set(rows.map((r) => r.symbol))].sort(),
+      rows: rows.length,
+      minTs,
+      maxTs,
+      replaces: [],
+      ...(isQualityDataset(dataset) && { cadence: cadenceOf(rows) }),
     };
     await uploads.add(1, async () => {
       try {

@@ -23,30 +23,48 @@ const envelope = {
   block_number: integer,
 };
 
-const RawBookDiff = v.union([
-  v.object({ new: v.object({ sz: decimal }) }),
-  v.object({ update: v.object({ origSz: decimal, newSz: decimal }) }),
-  v.object({ modified: v.object({ sz: decimal }) }),
-  v.literal('remove'),
-], 'must be {new: {sz}}, {update: {origSz, newSz}}, {modified: {sz}} or "remove"');
+const RawBookDiff = v.union(
+  [
+    v.object({ new: v.object({ sz: decimal }) }),
+    v.object({ update: v.object({ origSz: decimal, newSz: decimal }) }),
+    v.object({ modified: v.object({ sz: decimal }) }),
+    v.literal('remove'),
+  ],
+  'must be {new: {sz}}, {update: {origSz, newSz}}, {modified: {sz}} or "remove"',
+);
 
 export const NodeRawBookDiffsBlock = v.object({
   ...envelope,
-  events: v.array(v.object({ user: address, oid: integer, coin: v.pipe(v.string(), v.minLength(1)), side: v.picklist(['B', 'A']), px: decimal, raw_book_diff: RawBookDiff })),
+  events: v.array(
+    v.object({ user: address, oid: integer, coin: v.pipe(v.string(), v.minLength(1)), side: v.picklist(['B', 'A']), px: decimal, raw_book_diff: RawBookDiff }),
+  ),
 });
 
 export const NodeOrderStatusesBlock = v.object({
   ...envelope,
-  events: v.array(v.object({
-    user: address,
-    status: v.pipe(v.string(), v.minLength(1)),
-    order: v.object({
-      coin: v.pipe(v.string(), v.minLength(1)), side: v.picklist(['B', 'A']), limitPx: decimal, sz: decimal, origSz: decimal, oid: integer,
-      timestamp: integer, orderType: v.string(), tif: v.optional(v.nullable(v.string())), reduceOnly: v.boolean(),
-      isTrigger: v.boolean(), triggerCondition: v.optional(v.string()), triggerPx: v.optional(decimal), isPositionTpsl: v.boolean(),
-      cloid: v.optional(v.nullable(v.string())),
+  events: v.array(
+    v.object({
+      user: address,
+      status: v.pipe(v.string(), v.minLength(1)),
+      order: v.object({
+        coin: v.pipe(v.string(), v.minLength(1)),
+        side: v.picklist(['B', 'A']),
+        limitPx: decimal,
+        sz: decimal,
+        origSz: decimal,
+        oid: integer,
+        timestamp: integer,
+        orderType: v.string(),
+        tif: v.optional(v.nullable(v.string())),
+        reduceOnly: v.boolean(),
+        isTrigger: v.boolean(),
+        triggerCondition: v.optional(v.string()),
+        triggerPx: v.optional(decimal),
+        isPositionTpsl: v.boolean(),
+        cloid: v.optional(v.nullable(v.string())),
+      }),
     }),
-  })),
+  ),
 });
 
 /** The node's `block_time` ("2026-03-10T08:50:10.334", UTC) in epoch ms. */
@@ -61,14 +79,27 @@ export function rawBookDiffsToRecords(block: v.InferOutput<typeof NodeRawBookDif
     const coin = familyOfCoin(event.coin);
     if ('error' in coin) return coin;
     const diff = event.raw_book_diff;
-    const [type, size] = diff === 'remove' ? ['remove', null] as const
-      : 'new' in diff ? ['new', diff.new.sz] as const
-        : 'update' in diff ? ['update', diff.update.newSz] as const
-          // A modify in place keeps the order's queue priority: an update to its new size.
-          : ['update', diff.modified.sz] as const;
+    const [type, size] =
+      diff === 'remove'
+        ? (['remove', null] as const)
+        : 'new' in diff
+          ? (['new', diff.new.sz] as const)
+          : 'update' in diff
+            ? (['update', diff.update.newSz] as const)
+            : // A modify in place keeps the order's queue priority: an update to its new size.
+              (['update', diff.modified.sz] as const);
     records.push({
-      dataset: 'l4_diffs', ...coin, ts, block_number: block.block_number, seq, oid: event.oid, user_address: event.user.toLowerCase(),
-      side: event.side, price: event.px, diff_type: type, new_size: size,
+      dataset: 'l4_diffs',
+      ...coin,
+      ts,
+      block_number: block.block_number,
+      seq,
+      oid: event.oid,
+      user_address: event.user.toLowerCase(),
+      side: event.side,
+      price: event.px,
+      diff_type: type,
+      new_size: size,
     });
   }
   return records;
@@ -91,9 +122,23 @@ export function orderStatusesToRecords(block: v.InferOutput<typeof NodeOrderStat
     const coin = familyOfCoin(order.coin);
     if ('error' in coin) return coin;
     const record: OrderEventRecord = {
-      dataset: 'order_events', ...coin, ts, event: eventOf(status), block_number: block.block_number, seq, oid: order.oid,
-      user_address: user.toLowerCase(), side: order.side, status, limit_price: order.limitPx, size: order.sz, orig_size: order.origSz,
-      order_type: order.orderType, reduce_only: order.reduceOnly, is_trigger: order.isTrigger, is_position_tpsl: order.isPositionTpsl,
+      dataset: 'order_events',
+      ...coin,
+      ts,
+      event: eventOf(status),
+      block_number: block.block_number,
+      seq,
+      oid: order.oid,
+      user_address: user.toLowerCase(),
+      side: order.side,
+      status,
+      limit_price: order.limitPx,
+      size: order.sz,
+      orig_size: order.origSz,
+      order_type: order.orderType,
+      reduce_only: order.reduceOnly,
+      is_trigger: order.isTrigger,
+      is_position_tpsl: order.isPositionTpsl,
     };
     if (order.tif) record.tif = order.tif;
     if (order.isTrigger && order.triggerCondition && order.triggerCondition !== 'N/A') record.trigger_condition = order.triggerCondition;

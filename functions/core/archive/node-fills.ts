@@ -114,24 +114,54 @@ function tradeRecords(sides: readonly { user: string; fill: Fill }[]): Normalize
   const { family, symbol } = familyOfCoin(taker.fill.coin) as { family: Family; symbol: string };
   const f = taker.fill;
   const liquidated = sides.find((s) => s.fill.liquidation);
-  const records: NormalizedRecord[] = [{
-    dataset: 'trades', family, symbol, ts: f.time, trade_id: f.tid, side: f.side, price: f.px, size: f.sz, crossed: f.crossed,
-    fee: f.fee, fee_token: f.feeToken, closed_pnl: f.closedPnl, direction: f.dir, start_position: f.startPosition,
-    user_address: taker.user, tx_hash: f.hash, order_id: f.oid, cloid: f.cloid ?? null,
-    maker_address: maker?.user ?? null, taker_address: taker.user, twap_id: f.twapId ?? null,
-    builder_fee: f.builderFee ?? null, is_liquidation: liquidated !== undefined,
-    // Only when the node wrote them, so rows of fills without them stay as they were.
-    ...(f.builder != null && { builder_address: f.builder.toLowerCase() }),
-    ...(f.deployerFee != null && { deployer_fee: f.deployerFee }),
-    ...(f.priorityGas != null && { priority_gas: String(f.priorityGas) }),
-  }];
+  const records: NormalizedRecord[] = [
+    {
+      dataset: 'trades',
+      family,
+      symbol,
+      ts: f.time,
+      trade_id: f.tid,
+      side: f.side,
+      price: f.px,
+      size: f.sz,
+      crossed: f.crossed,
+      fee: f.fee,
+      fee_token: f.feeToken,
+      closed_pnl: f.closedPnl,
+      direction: f.dir,
+      start_position: f.startPosition,
+      user_address: taker.user,
+      tx_hash: f.hash,
+      order_id: f.oid,
+      cloid: f.cloid ?? null,
+      maker_address: maker?.user ?? null,
+      taker_address: taker.user,
+      twap_id: f.twapId ?? null,
+      builder_fee: f.builderFee ?? null,
+      is_liquidation: liquidated !== undefined,
+      // Only when the node wrote them, so rows of fills without them stay as they were.
+      ...(f.builder != null && { builder_address: f.builder.toLowerCase() }),
+      ...(f.deployerFee != null && { deployer_fee: f.deployerFee }),
+      ...(f.priorityGas != null && { priority_gas: String(f.priorityGas) }),
+    },
+  ];
   if (liquidated?.fill.liquidation) {
     const l = liquidated.fill;
     records.push({
-      dataset: 'liquidations', family, symbol, ts: l.time, trade_id: l.tid,
+      dataset: 'liquidations',
+      family,
+      symbol,
+      ts: l.time,
+      trade_id: l.tid,
       liquidated_user: (l.liquidation!.liquidatedUser ?? liquidated.user).toLowerCase(),
       liquidator_user: sides.find((s) => s !== liquidated)?.user ?? null,
-      price: l.px, size: l.sz, side: l.side, mark_price: l.liquidation!.markPx, closed_pnl: l.closedPnl, direction: l.dir, tx_hash: l.hash,
+      price: l.px,
+      size: l.sz,
+      side: l.side,
+      mark_price: l.liquidation!.markPx,
+      closed_pnl: l.closedPnl,
+      direction: l.dir,
+      tx_hash: l.hash,
     });
   }
   return records;

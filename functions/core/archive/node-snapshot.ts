@@ -82,22 +82,38 @@ export function snapshotToRecords(text: string, at: number | undefined): { recor
   if (!top.success) return { problems: [describe('the snapshot', top.issues[0])] };
   const [height, coins] = top.output;
   if (at === undefined) {
-    return { problems: [`the snapshot at block ${height} carries no time: pass --at, or ingest it with the node's block files holding block ${height} or ${height + 1}`] };
+    return {
+      problems: [
+        `the snapshot at block ${height} carries no time: pass --at, or ingest it with the node's block files holding block ${height} or ${height + 1}`,
+      ],
+    };
   }
   const problems: string[] = [];
   const records: NormalizedRecord[] = [];
   for (const [coin, raw] of coins) {
     if (problems.length >= MAX_PROBLEMS) break;
     const market = familyOfCoin(coin);
-    if ('error' in market) { problems.push(`${coin}: ${market.error}`); continue; }
+    if ('error' in market) {
+      problems.push(`${coin}: ${market.error}`);
+      continue;
+    }
     const book = v.safeParse(Book, raw);
-    if (!book.success) { problems.push(describe(coin, book.issues[0])); continue; }
+    if (!book.success) {
+      problems.push(describe(coin, book.issues[0]));
+      continue;
+    }
     const [bids, asks] = Array.isArray(book.output) ? book.output : book.output.book_orders;
     const sides = { bids: [] as Resting[], asks: [] as Resting[] };
-    for (const [name, orders, side] of [['bids', bids, 'B'], ['asks', asks, 'A']] as const) {
+    for (const [name, orders, side] of [
+      ['bids', bids, 'B'],
+      ['asks', asks, 'A'],
+    ] as const) {
       for (const [i, item] of orders.entries()) {
         const parsed = v.safeParse(UserOrder, item);
-        if (!parsed.success) { problems.push(describe(`${coin} ${name}[${i}]`, parsed.issues[0])); break; }
+        if (!parsed.success) {
+          problems.push(describe(`${coin} ${name}[${i}]`, parsed.issues[0]));
+          break;
+        }
         const [user, order] = parsed.output;
         if (order.side !== side || order.coin !== coin) {
           problems.push(`${coin} ${name}[${i}]: order ${order.oid} is a ${order.coin} ${order.side} order`);

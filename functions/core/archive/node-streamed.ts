@@ -38,9 +38,7 @@ export const STREAMED_FORMATS = Object.keys(STREAMED) as StreamedFormat[];
 export const isStreamedFormat = (format: string): format is StreamedFormat => format in STREAMED;
 
 /** The records of each line (by its number in the text) and each block's time, or the problems that refuse the batch. */
-export type StreamedRecords =
-  | { lines: { line: number; records: NormalizedRecord[] }[]; blockTimes: Map<number, number> }
-  | { problems: string[] };
+export type StreamedRecords = { lines: { line: number; records: NormalizedRecord[] }[]; blockTimes: Map<number, number> } | { problems: string[] };
 
 function describe(issue: v.BaseIssue<unknown>): string {
   const path = v.getDotPath(issue);
@@ -48,7 +46,12 @@ function describe(issue: v.BaseIssue<unknown>): string {
 }
 
 /** The block being read: its number, time, first line and how many events its lines so far held. */
-interface OpenBlock { number: number; time: string; firstLine: number; events: number }
+interface OpenBlock {
+  number: number;
+  time: string;
+  firstLine: number;
+  events: number;
+}
 
 /**
  * Converts the parsed lines of a streamed batch, in order, numbering each block's events across
@@ -74,7 +77,9 @@ export function streamedRecords(format: StreamedFormat, lines: Iterable<{ line: 
     if (open?.number !== block.block_number) {
       const earlier = firstLines.get(block.block_number);
       if (earlier !== undefined) {
-        problems.push(`line ${line}: block_number ${block.block_number} again after block ${open?.number} began (line ${open?.firstLine}); its lines from line ${earlier} are not consecutive, so its events' places in the block are not known`);
+        problems.push(
+          `line ${line}: block_number ${block.block_number} again after block ${open?.number} began (line ${open?.firstLine}); its lines from line ${earlier} are not consecutive, so its events' places in the block are not known`,
+        );
         continue;
       }
       open = { number: block.block_number, time: block.block_time, firstLine: line, events: 0 };
@@ -82,7 +87,9 @@ export function streamedRecords(format: StreamedFormat, lines: Iterable<{ line: 
       const ms = blockMs(block.block_time);
       if (!Number.isNaN(ms)) blockTimes.set(open.number, ms);
     } else if (block.block_time !== open.time) {
-      problems.push(`line ${line}: block_time ${JSON.stringify(block.block_time)} is not that of block ${open.number} (${JSON.stringify(open.time)} from line ${open.firstLine})`);
+      problems.push(
+        `line ${line}: block_time ${JSON.stringify(block.block_time)} is not that of block ${open.number} (${JSON.stringify(open.time)} from line ${open.firstLine})`,
+      );
       continue;
     }
     // The schemas differ by format; each conversion takes its own format's line.

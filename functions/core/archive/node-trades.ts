@@ -69,11 +69,26 @@ export function nodeTradeToRecords(trade: NodeTrade): NormalizedRecord[] | { err
   const [buyer, seller] = trade.side_info;
   const [taker, maker] = trade.side === 'B' ? [buyer, seller] : [seller, buyer];
   const twap = taker.twap_id == null ? null : Number(taker.twap_id);
-  return [{
-    dataset: 'trades', family: coin.family, symbol: coin.symbol, ts: epochMsOfNaive(trade.time), trade_id: derivedTradeId(trade),
-    side: trade.side, price: trade.px, size: trade.sz, crossed: true, start_position: taker.start_pos,
-    user_address: taker.user.toLowerCase(), tx_hash: trade.hash, order_id: taker.oid, cloid: taker.cloid ?? null,
-    maker_address: maker.user.toLowerCase(), taker_address: taker.user.toLowerCase(), twap_id: twap,
-    // The format carries no fee, PnL, direction or liquidation flag: left unknown rather than guessed.
-  }];
+  return [
+    {
+      dataset: 'trades',
+      family: coin.family,
+      symbol: coin.symbol,
+      ts: epochMsOfNaive(trade.time),
+      trade_id: derivedTradeId(trade),
+      side: trade.side,
+      price: trade.px,
+      size: trade.sz,
+      crossed: true,
+      start_position: taker.start_pos,
+      user_address: taker.user.toLowerCase(),
+      tx_hash: trade.hash,
+      order_id: taker.oid,
+      cloid: taker.cloid ?? null,
+      maker_address: maker.user.toLowerCase(),
+      taker_address: taker.user.toLowerCase(),
+      twap_id: twap,
+      // The format carries no fee, PnL, direction or liquidation flag: left unknown rather than guessed.
+    },
+  ];
 }

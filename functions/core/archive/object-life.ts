@@ -38,7 +38,7 @@ export async function collectGarbage(deps: ArchiveDeps): Promise<number> {
     if (due.length === 0) return deleted;
     const gone: string[] = [];
     for (const item of due) {
-      if (item.file && await deps.manifest.isListed(item.file)) continue;
+      if (item.file && (await deps.manifest.isListed(item.file))) continue;
       if (item.stage === 'upload' && item.file) await deps.manifest.scheduleDeletion([item.file], now + DELETION_GRACE_MS, 'retired');
       else gone.push(item.key);
     }

@@ -32,7 +32,11 @@ interface LineFormatDef {
   read(json: unknown): { issue: v.BaseIssue<unknown> } | { output: unknown; converted: NormalizedRecord[] | { error: string } };
 }
 
-function lineFormat<S extends v.GenericSchema>(line: S, records: (parsed: v.InferOutput<S>) => NormalizedRecord[] | { error: string }, block: boolean): LineFormatDef {
+function lineFormat<S extends v.GenericSchema>(
+  line: S,
+  records: (parsed: v.InferOutput<S>) => NormalizedRecord[] | { error: string },
+  block: boolean,
+): LineFormatDef {
   return {
     block,
     read(json) {
@@ -102,7 +106,10 @@ function parseTrades(format: TradeFormat, text: string, options: ParseOptions): 
       }
       if (format === 'node_trades') {
         const records = nodeTradeToRecords(parsed.output as NodeTrade);
-        if ('error' in records) { problems.push(`line ${line}: ${records.error}`); continue; }
+        if ('error' in records) {
+          problems.push(`line ${line}: ${records.error}`);
+          continue;
+        }
         const key = `${records[0]!.family}#${(records[0] as { trade_id: number }).trade_id}`;
         if (!trades.has(key)) trades.set(key, { at: line, records });
         continue;
@@ -111,7 +118,10 @@ function parseTrades(format: TradeFormat, text: string, options: ParseOptions): 
       const events = format === 'node_fills' ? [parsed.output as NodeFillEvent] : (parsed.output as v.InferOutput<typeof NodeFillsBlock>).events;
       for (const event of events) {
         const error = pairing.add(event, line);
-        if (error) { problems.push(`line ${line}: ${error.error}`); break; }
+        if (error) {
+          problems.push(`line ${line}: ${error.error}`);
+          break;
+        }
       }
     }
     converted.push(...(format === 'node_trades' ? trades.values() : pairing.trades()));
@@ -148,7 +158,8 @@ function parseWhole(format: WholeFormat, text: string, options: ParseOptions): P
   const records: NormalizedRecord[] = [];
   const texts: string[] = [];
   // A record of a file read whole has no line of its own: a refusal names the record (`l4_checkpoints BTC: bids.3.1 ...`).
-  if ('records' in converted) for (const record of converted.records) if (!accept(record, `${record.dataset} ${record.symbol}`, records, texts, problems, options)) break;
+  if ('records' in converted)
+    for (const record of converted.records) if (!accept(record, `${record.dataset} ${record.symbol}`, records, texts, problems, options)) break;
   return outcome(format, problems, records, texts, new Map());
 }
 

@@ -49,10 +49,19 @@ export async function minuteCandleSource(deps: ArchiveDeps, req: MinuteCandleReq
  * (readAhead) when the window's files have not been changing: the lookup and the query overlap.
  * `use` may run twice (on the remembered files, then on the answer's), so it only reads.
  */
-export async function withMinuteCandles<T>(deps: ArchiveDeps, req: MinuteCandleRequest, use: (source: MinuteCandleSource | undefined) => Promise<T>): Promise<T> {
+export async function withMinuteCandles<T>(
+  deps: ArchiveDeps,
+  req: MinuteCandleRequest,
+  use: (source: MinuteCandleSource | undefined) => Promise<T>,
+): Promise<T> {
   if (req.from > req.to || whollyBeforeCoverage('candles_1m', req.family, req.to)) return use(undefined);
-  return readAhead(deps, ['candles', req.family, req.symbol ?? '', req.from, req.to].join('|'),
-    () => candleListing(deps, req), async (files) => use(await candleSourceOf(deps, req, files)), sameListing);
+  return readAhead(
+    deps,
+    ['candles', req.family, req.symbol ?? '', req.from, req.to].join('|'),
+    () => candleListing(deps, req),
+    async (files) => use(await candleSourceOf(deps, req, files)),
+    sameListing,
+  );
 }
 
 type MinuteCandleRequest = { family: Family; symbol?: string; from: number; to: number };
@@ -61,10 +70,9 @@ type MinuteCandleRequest = { family: Family; symbol?: string; from: number; to: 
 async function candleListing(deps: ArchiveDeps, req: MinuteCandleRequest): Promise<ArchiveFile[]> {
   const fromDay = dayOf(req.from);
   const toDay = dayOf(req.to);
-  return (await Promise.all([
-    compactedOf(deps, 'candles_1m', req.family, req.symbol, fromDay, toDay),
-    deps.manifest.deltaFiles('trades', req.family, fromDay, toDay),
-  ])).flat();
+  return (
+    await Promise.all([compactedOf(deps, 'candles_1m', req.family, req.symbol, fromDay, toDay), deps.manifest.deltaFiles('trades', req.family, fromDay, toDay)])
+  ).flat();
 }
 
 async function candleSourceOf(deps: ArchiveDeps, req: MinuteCandleRequest, listing: readonly ArchiveFile[]): Promise<MinuteCandleSource | undefined> {
@@ -83,16 +91,25 @@ async function candleSourceOf(deps: ArchiveDeps, req: MinuteCandleRequest, listi
     }
   }
   const candles = [
-    ...scansOf(own.filter((f) => f.maxTs >= req.from - 60_000 && f.minTs <= req.to), symbol, () => []),
     ...scansOf(
-      winners.filter((f) => f.symbol === undefined && f.maxTs >= req.from - 60_000 && f.minTs <= req.to), symbol,
+      own.filter((f) => f.maxTs >= req.from - 60_000 && f.minTs <= req.to),
+      symbol,
+      () => [],
+    ),
+    ...scansOf(
+      winners.filter((f) => f.symbol === undefined && f.maxTs >= req.from - 60_000 && f.minTs <= req.to),
+      symbol,
       (file) => own.filter((g) => supersedes(g, file)).map((g) => g.symbol!),
     ),
   ];
   // Trade deltas no candle file covers yet (ingest deltas merged into a delta compaction count once, through it).
   const tail = scansOf(
-    visibleFiles([], tradeDeltas, symbol).filter((d) => d.maxTs >= req.from && d.minTs <= req.to + 60_000), symbol,
-    (delta) => { const covered = coveredFor.get(delta.fileId); return covered === 'all' ? 'all' : [...covered ?? []]; },
+    visibleFiles([], tradeDeltas, symbol).filter((d) => d.maxTs >= req.from && d.minTs <= req.to + 60_000),
+    symbol,
+    (delta) => {
+      const covered = coveredFor.get(delta.fileId);
+      return covered === 'all' ? 'all' : [...(covered ?? [])];
+    },
   );
   if (candles.length === 0 && tail.length === 0) return undefined;
 
@@ -134,5 +151,5 @@ async function candleSourceOf(deps: ArchiveDeps, req: MinuteCandleRequest, listi
 
 /** The 1-minute candles of one symbol in [from, to], oldest first. */
 export function readMinuteCandles(deps: ArchiveDeps, req: { family: Family; symbol: string; from: number; to: number }): Promise<Row[]> {
-  return withMinuteCandles(deps, req, async (source) => source ? deps.sql.query({ sql: `${source.sql} ORDER BY ts`, params: source.params }) : []);
+  return withMinuteCandles(deps, req, async (source) => (source ? deps.sql.query({ sql: `${source.sql} ORDER BY ts`, params: source.params }) : []));
 }

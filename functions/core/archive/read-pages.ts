@@ -60,15 +60,26 @@ export interface JsonWindowResult {
  * agreed on is); a failed guess (a remembered file since deleted, say) costs only time.
  */
 export async function readAhead<T>(
-  deps: ArchiveDeps, key: string, lookup: () => Promise<ArchiveFile[]>, read: (files: readonly ArchiveFile[]) => Promise<T>,
-  rules: { worthGuessing?: (files: readonly ArchiveFile[]) => boolean; keeps: (result: T, files: readonly ArchiveFile[], guessed: readonly ArchiveFile[]) => boolean },
+  deps: ArchiveDeps,
+  key: string,
+  lookup: () => Promise<ArchiveFile[]>,
+  read: (files: readonly ArchiveFile[]) => Promise<T>,
+  rules: {
+    worthGuessing?: (files: readonly ArchiveFile[]) => boolean;
+    keeps: (result: T, files: readonly ArchiveFile[], guessed: readonly ArchiveFile[]) => boolean;
+  },
 ): Promise<T> {
   const remembered = deps.fileLists?.get(key);
   const guessing = remembered && (remembered.confirmed || rules.worthGuessing?.(remembered.files)) ? remembered.files : undefined;
-  const early = guessing && read(guessing).then((result) => ({ result }), () => undefined);
+  const early =
+    guessing
+    && read(guessing).then(
+      (result) => ({ result }),
+      () => undefined,
+    );
   const files = await lookup();
   deps.fileLists?.set(key, files);
-  const guessed = early && await early;
+  const guessed = early && (await early);
   if (guessed && rules.keeps(guessed.result, files, guessing!)) return guessed.result;
   return read(files);
 }
@@ -88,11 +99,16 @@ export const sameListing = { keeps: (_result: unknown, files: readonly ArchiveFi
  */
 export async function readWindowJson(deps: ArchiveDeps, req: JsonWindowRequest): Promise<JsonWindowResult> {
   if (req.limit <= 0 || req.from > req.to || whollyBeforeCoverage(req.dataset, req.family, req.to)) return { json: '', count: 0, more: false, filesRead: 0 };
-  const page = await readAhead(deps, ['window', req.dataset, req.family, req.symbol ?? '', req.from, req.to].join('|'),
-    () => filesFor(deps, req), (files) => pageOf(deps, req, pageGroups(req, files)), {
+  const page = await readAhead(
+    deps,
+    ['window', req.dataset, req.family, req.symbol ?? '', req.from, req.to].join('|'),
+    () => filesFor(deps, req),
+    (files) => pageOf(deps, req, pageGroups(req, files)),
+    {
       worthGuessing: (files) => pageGroups(req, files)[0]?.every((f) => f.kind === 'compacted') ?? false,
       keeps: (early, files) => readSameGroups(early.groups, early.result.more, pageGroups(req, files)),
-    });
+    },
+  );
   return page.result;
 }
 
@@ -126,9 +142,13 @@ export async function readWholeRuns(deps: ArchiveDeps, req: JsonWindowRequest, p
 /** The groups of files a page reads, in reading order. */
 function pageGroups(req: JsonWindowRequest, files: readonly ArchiveFile[]): ArchiveFile[][] {
   const after = req.after;
-  const groups = overlappingGroups(files.filter((f) => req.direction === 'desc'
-    ? f.minTs <= (after ? Math.min(req.to, Number(after[0])) : req.to)
-    : f.maxTs >= (after ? Math.max(req.from, Number(after[0])) : req.from)));
+  const groups = overlappingGroups(
+    files.filter((f) =>
+      req.direction === 'desc'
+        ? f.minTs <= (after ? Math.min(req.to, Number(after[0])) : req.to)
+        : f.maxTs >= (after ? Math.max(req.from, Number(after[0])) : req.from),
+    ),
+  );
   return req.direction === 'desc' ? groups.reverse() : groups;
 }
 
@@ -139,7 +159,11 @@ function readSameGroups(read: readonly ArchiveFile[][], stoppedEarly: boolean, g
 }
 
 /** A page read from the given groups, oldest first (newest first for `desc`), stopping once full; and the groups it read. */
-async function pageOf(deps: ArchiveDeps, req: JsonWindowRequest, groups: readonly ArchiveFile[][]): Promise<{ groups: ArchiveFile[][]; result: JsonWindowResult }> {
+async function pageOf(
+  deps: ArchiveDeps,
+  req: JsonWindowRequest,
+  groups: readonly ArchiveFile[][],
+): Promise<{ groups: ArchiveFile[][]; result: JsonWindowResult }> {
   const order = orderColumns(req.dataset);
   const desc = req.direction === 'desc';
   const parts: string[] = [];
@@ -163,11 +187,15 @@ async function pageOf(deps: ArchiveDeps, req: JsonWindowRequest, groups: readonl
     const position = last ?? req.after;
     if (position) {
       where.push(keysetSql(order.slice(0, position.length), desc ? '<' : '>'));
-      position.forEach((value, i) => { params[`w_after${i}`] = value; });
+      position.forEach((value, i) => {
+        params[`w_after${i}`] = value;
+      });
     }
     if (req.before) {
       where.push(keysetSql(order.slice(0, req.before.length), desc ? '>' : '<', 'w_before'));
-      req.before.forEach((value, i) => { params[`w_before${i}`] = value; });
+      req.before.forEach((value, i) => {
+        params[`w_before${i}`] = value;
+      });
     }
     if (req.filter) {
       where.push(`(${req.filter.sql})`);

@@ -79,7 +79,10 @@ export function keysetSql(columns: readonly string[], comparison: '>' | '<' = '>
 const LISTED_BY_SYMBOL = 32;
 
 /** The compacted files a window may read: one symbol's, a few named symbols', or the whole family's. */
-async function compactedFor(deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'> & { symbols?: readonly string[] }): Promise<ArchiveFile[]> {
+async function compactedFor(
+  deps: ArchiveDeps,
+  req: Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'> & { symbols?: readonly string[] },
+): Promise<ArchiveFile[]> {
   const def = DATASETS[req.dataset];
   const [fromDay, toDay] = [dayOf(req.from), dayOf(req.to)];
   const listed = (symbol: string | undefined) => deps.manifest.compactedFiles(req.dataset, req.family, symbol, fromDay, toDay);
@@ -92,13 +95,23 @@ async function compactedFor(deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset
   return (await Promise.all(daysBetween(fromDay, toDay).map((day) => deps.manifest.compactedFilesOfDay(req.dataset, req.family, day)))).flat();
 }
 
-export async function filesFor(deps: ArchiveDeps, req: Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'> & { symbols?: readonly string[] }): Promise<ArchiveFile[]> {
+export async function filesFor(
+  deps: ArchiveDeps,
+  req: Pick<WindowRequest, 'dataset' | 'family' | 'symbol' | 'from' | 'to'> & { symbols?: readonly string[] },
+): Promise<ArchiveFile[]> {
   const [compacted, deltas] = await Promise.all([compactedFor(deps, req), deps.manifest.deltaFiles(req.dataset, req.family, dayOf(req.from), dayOf(req.to))]);
   return visibleFiles(compacted, deltas, req.symbol).filter((f) => f.maxTs >= req.from && f.minTs <= req.to);
 }
 
 /** Compacted files of a per-symbol dataset: one symbol's own (and family-wide ones from before the split), or every symbol's, day by day. */
-export async function compactedOf(deps: ArchiveDeps, dataset: Dataset, family: Family, symbol: string | undefined, fromDay: string, toDay: string): Promise<ArchiveFile[]> {
+export async function compactedOf(
+  deps: ArchiveDeps,
+  dataset: Dataset,
+  family: Family,
+  symbol: string | undefined,
+  fromDay: string,
+  toDay: string,
+): Promise<ArchiveFile[]> {
   if (symbol === undefined) {
     return (await Promise.all(daysBetween(fromDay, toDay).map((day) => deps.manifest.compactedFilesOfDay(dataset, family, day)))).flat();
   }
@@ -110,7 +123,10 @@ export async function compactedOf(deps: ArchiveDeps, dataset: Dataset, family: F
 }
 
 /** A file to scan, and the symbols whose rows in it are read from elsewhere (skipped). */
-interface Scan { file: ArchiveFile; skip: readonly string[] }
+interface Scan {
+  file: ArchiveFile;
+  skip: readonly string[];
+}
 
 /**
  * The files to scan for `symbol` (or, undefined, for every symbol): a file is dropped when every
@@ -174,14 +190,13 @@ export async function windowFiles(deps: ArchiveDeps, req: WindowSourceRequest): 
  * the whole window. Undefined when no file holds any; parameter names start with `s_`.
  */
 export async function windowSource(
-  deps: ArchiveDeps, req: WindowSourceRequest,
+  deps: ArchiveDeps,
+  req: WindowSourceRequest,
   /** Files already listed for a wider window (see windowFiles): a scan paging through it asks the manifest once. */
   listed?: readonly ArchiveFile[],
 ): Promise<{ sql: string; params: Record<string, SqlValue> } | undefined> {
   if (req.from > req.to || whollyBeforeCoverage(req.dataset, req.family, req.to)) return undefined;
-  const files = listed
-    ? listed.filter((f) => f.maxTs >= req.from && f.minTs <= req.to && ofSymbols(f, req.symbols))
-    : await windowFiles(deps, req);
+  const files = listed ? listed.filter((f) => f.maxTs >= req.from && f.minTs <= req.to && ofSymbols(f, req.symbols)) : await windowFiles(deps, req);
   if (files.length === 0) return undefined;
   const params: Record<string, SqlValue> = { s_files: await deps.files.paths(files), s_from: req.from, s_to: req.to };
   const where = ['ts BETWEEN $s_from AND $s_to'];

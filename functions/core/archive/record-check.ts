@@ -64,14 +64,22 @@ class Program {
 function validation(program: Program, action: Node, x: string): string {
   const requirement = action.type === 'integer' ? '' : program.constant(action.requirement);
   switch (action.type) {
-    case 'regex': return `${requirement}.test(${x})`;
-    case 'integer': return `Number.isInteger(${x})`;
-    case 'min_value': return `${x} >= ${requirement}`;
-    case 'max_value': return `${x} <= ${requirement}`;
-    case 'min_length': return `${x}.length >= ${requirement}`;
-    case 'max_length': return `${x}.length <= ${requirement}`;
-    case 'check': return `${requirement}(${x})`;
-    default: throw new Error(`record-check: no rule for the ${action.type} action`);
+    case 'regex':
+      return `${requirement}.test(${x})`;
+    case 'integer':
+      return `Number.isInteger(${x})`;
+    case 'min_value':
+      return `${x} >= ${requirement}`;
+    case 'max_value':
+      return `${x} <= ${requirement}`;
+    case 'min_length':
+      return `${x}.length >= ${requirement}`;
+    case 'max_length':
+      return `${x}.length <= ${requirement}`;
+    case 'check':
+      return `${requirement}(${x})`;
+    default:
+      throw new Error(`record-check: no rule for the ${action.type} action`);
   }
 }
 
@@ -96,11 +104,21 @@ function expression(program: Program, schema: Node, x: string): string {
   const { base, actions } = unpipe(schema);
   const checks: string[] = [];
   switch (base.type) {
-    case 'string': checks.push(`typeof ${x} === 'string'`); break;
-    case 'number': checks.push(`typeof ${x} === 'number' && ${x} === ${x}`); break; // NaN is not equal to itself
-    case 'boolean': checks.push(`typeof ${x} === 'boolean'`); break;
-    case 'literal': checks.push(`${x} === ${program.constant(base.literal)}`); break;
-    case 'picklist': checks.push(`${program.constant(base.options)}.includes(${x})`); break;
+    case 'string':
+      checks.push(`typeof ${x} === 'string'`);
+      break;
+    case 'number':
+      checks.push(`typeof ${x} === 'number' && ${x} === ${x}`);
+      break; // NaN is not equal to itself
+    case 'boolean':
+      checks.push(`typeof ${x} === 'boolean'`);
+      break;
+    case 'literal':
+      checks.push(`${x} === ${program.constant(base.literal)}`);
+      break;
+    case 'picklist':
+      checks.push(`${program.constant(base.options)}.includes(${x})`);
+      break;
     case 'optional':
     case 'nullable': {
       if (base.default !== undefined) throw new Error(`record-check: a default on ${base.type} changes the record`);
@@ -115,7 +133,9 @@ function expression(program: Program, schema: Node, x: string): string {
       checks.push(`Array.isArray(${x}) && ${x}.every(${program.predicate(expression(program, base.item!, 'x'))})`);
       break;
     case 'tuple': // valibot's tuple ignores items past its own
-      checks.push(`${program.predicate(['Array.isArray(x)', ...base.items!.map((item, i) => `${program.predicate(expression(program, item, 'x'))}(x[${i}])`)].join(' && '))}(${x})`);
+      checks.push(
+        `${program.predicate(['Array.isArray(x)', ...base.items!.map((item, i) => `${program.predicate(expression(program, item, 'x'))}(x[${i}])`)].join(' && '))}(${x})`,
+      );
       break;
     case 'object':
     case 'strict_object': {

@@ -59,12 +59,15 @@ export function formatOfContent(text: string): BatchFormat | { error: string } {
   if (event === undefined) return { error: 'line 1: a block without events tells no format (pass --format)' };
   const streamed = repeatsBlock(text);
   if (Array.isArray(event)) return streamed ? 'node_fills_streaming' : 'node_fills_by_block';
-  if (typeof event === 'object' && event !== null && 'raw_book_diff' in event) return streamed ? 'node_raw_book_diffs_streaming' : 'node_raw_book_diffs_by_block';
-  if (typeof event === 'object' && event !== null && 'status' in event && 'order' in event) return streamed ? 'node_order_statuses_streaming' : 'node_order_statuses_by_block';
+  if (typeof event === 'object' && event !== null && 'raw_book_diff' in event)
+    return streamed ? 'node_raw_book_diffs_streaming' : 'node_raw_book_diffs_by_block';
+  if (typeof event === 'object' && event !== null && 'status' in event && 'order' in event)
+    return streamed ? 'node_order_statuses_streaming' : 'node_order_statuses_by_block';
   return { error: 'line 1: a block of unknown events' };
 }
 
-const UNKNOWN = 'line 1: no format of the venue\'s files (a node block, fill or trade, an l2Book message, an asset_ctxs CSV, an L4 snapshot, spot metadata or a normalized record)';
+const UNKNOWN =
+  "line 1: no format of the venue's files (a node block, fill or trade, an l2Book message, an asset_ctxs CSV, an L4 snapshot, spot metadata or a normalized record)";
 
 /** An l2Book message: the archive's line (`{time, ver_num, raw}`), the websocket message, or its data. */
 function isL2Book(line: Record<string, unknown>): boolean {
@@ -75,7 +78,10 @@ function isL2Book(line: Record<string, unknown>): boolean {
 
 /** A CSV by its header: the archive's asset contexts have time, coin and funding or open interest. */
 function csvFormat(header: string): BatchFormat | { error: string } {
-  const names = header.replace(/^\uFEFF/, '').split(',').map((name) => name.toLowerCase().replace(/[^a-z0-9]/g, ''));
+  const names = header
+    .replace(/^\uFEFF/, '')
+    .split(',')
+    .map((name) => name.toLowerCase().replace(/[^a-z0-9]/g, ''));
   if (names.includes('time') && names.includes('coin') && (names.includes('funding') || names.includes('openinterest'))) return 'asset_ctxs';
   return { error: names.length > 1 ? `line 1: a CSV header the venue's asset_ctxs do not have (${header.slice(0, 80)})` : 'line 1: not JSON' };
 }

@@ -39,7 +39,11 @@ export function spotMetaOf(json: unknown): SpotMeta | { error: string } {
 const LISTED_FROM = DATASETS.trades.coverage.spot;
 
 /** The symbol of each pair index, and its instrument record. */
-export interface SpotPair { index: number; symbol: string; record: InstrumentRecord }
+export interface SpotPair {
+  index: number;
+  symbol: string;
+  record: InstrumentRecord;
+}
 
 /**
  * Each pair of the metadata as an instrument: `PURR/USDC` as `PURR-USDC`, `@107` as its tokens'
@@ -52,17 +56,35 @@ export function spotPairsOf(meta: SpotMeta, at: number = LISTED_FROM): SpotPair[
   const pairs: SpotPair[] = [];
   for (const pair of meta.universe) {
     const [base, quote] = [tokens.get(pair.tokens[0]!), tokens.get(pair.tokens[1]!)];
-    if (!base || !quote) return { error: `pair ${pair.name} (index ${pair.index}) names token ${pair.tokens.find((t) => !tokens.has(t))}, which tokens do not list` };
+    if (!base || !quote)
+      return { error: `pair ${pair.name} (index ${pair.index}) names token ${pair.tokens.find((t) => !tokens.has(t))}, which tokens do not list` };
     const named = pair.name.includes('/') ? pair.name.replace('/', '-') : `${base.name}-${quote.name}`;
     const symbol = isSymbolOf('spot', named) && !taken.has(named) ? named : `@${pair.index}`;
     taken.add(symbol);
     const details: SpotPairDetails = {
-      pair_index: pair.index, name: pair.name, is_canonical: pair.isCanonical ?? pair.name.includes('/'), base_token: base.name, base_token_id: base.index,
-      base_wei_decimals: base.weiDecimals, quote_token_id: quote.index, quote_sz_decimals: quote.szDecimals, quote_wei_decimals: quote.weiDecimals,
+      pair_index: pair.index,
+      name: pair.name,
+      is_canonical: pair.isCanonical ?? pair.name.includes('/'),
+      base_token: base.name,
+      base_token_id: base.index,
+      base_wei_decimals: base.weiDecimals,
+      quote_token_id: quote.index,
+      quote_sz_decimals: quote.szDecimals,
+      quote_wei_decimals: quote.weiDecimals,
     };
     pairs.push({
-      index: pair.index, symbol,
-      record: { dataset: 'instruments', family: 'spot', symbol, ts: at, market_type: 'spot', sz_decimals: base.szDecimals, quote: quote.name, spot_pair: details },
+      index: pair.index,
+      symbol,
+      record: {
+        dataset: 'instruments',
+        family: 'spot',
+        symbol,
+        ts: at,
+        market_type: 'spot',
+        sz_decimals: base.szDecimals,
+        quote: quote.name,
+        spot_pair: details,
+      },
     });
   }
   return pairs;

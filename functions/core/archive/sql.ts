@@ -43,25 +43,33 @@ export const NO_VALUE_BUCKET = -1_000_000;
 export const ROLLUPS = {
   /** market.liquidation: the fills of one account, market and instant are one event, its notional the sum of size x price to cents. */
   liquidation_rollups_1h: {
-    source: 'liquidations', perWallet: false,
+    source: 'liquidations',
+    perWallet: false,
     events: (source: string) => `SELECT family, symbol, ts, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE) ORDER BY trade_id), 2) AS value
       FROM ${source} GROUP BY family, symbol, liquidated_user, ts`,
   },
   /** account.liquidated: the same events, kept per liquidated wallet. */
   account_liquidation_rollups_1h: {
-    source: 'liquidations', perWallet: true,
-    events: (source: string) => `SELECT family, symbol, liquidated_user AS address, ts, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE) ORDER BY trade_id), 2) AS value
+    source: 'liquidations',
+    perWallet: true,
+    events: (
+      source: string,
+    ) => `SELECT family, symbol, liquidated_user AS address, ts, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE) ORDER BY trade_id), 2) AS value
       FROM ${source} GROUP BY family, symbol, liquidated_user, ts`,
   },
   /** account.fill: the fills of one address, market, side and instant are one event (an order sweep). */
   fill_rollups_1h: {
-    source: 'trades', perWallet: true,
-    events: (source: string) => `SELECT family, symbol, user_address AS address, ts, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE) ORDER BY trade_id), 2) AS value
+    source: 'trades',
+    perWallet: true,
+    events: (
+      source: string,
+    ) => `SELECT family, symbol, user_address AS address, ts, round(sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE) ORDER BY trade_id), 2) AS value
       FROM ${source} WHERE user_address IS NOT NULL AND user_address <> '' GROUP BY family, symbol, user_address, side, ts`,
   },
   /** account.transfer: one event per ledger row (a send is a row per side), its value usdc_value to cents. */
   transfer_rollups_1h: {
-    source: 'transfers', perWallet: true,
+    source: 'transfers',
+    perWallet: true,
     events: (source: string) => `SELECT family, symbol, user_address AS address, ts, round(CAST(usdc_value AS DOUBLE), 2) AS value FROM ${source}`,
   },
 } as const;

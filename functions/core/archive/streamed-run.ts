@@ -14,7 +14,10 @@
  * events (and no event of these formats has one).
  */
 
-export interface StreamedFile { file: string; text: string }
+export interface StreamedFile {
+  file: string;
+  text: string;
+}
 
 export interface StreamedBatch {
   file: string;
@@ -50,9 +53,12 @@ function runsOf(files: readonly StreamedFile[]): Run[] | { error: string } {
       if (run?.block !== block) {
         const earlier = began.get(block);
         // The parser finds this within a file; across files it is a file given twice, or files of two runs of the node.
-        if (earlier !== undefined) return { error: `${file}: line ${i + 1}: block_number ${block} again after block ${run?.block} began; it began at ${earlier}, so its events' places in the block are not known` };
+        if (earlier !== undefined)
+          return {
+            error: `${file}: line ${i + 1}: block_number ${block} again after block ${run?.block} began; it began at ${earlier}, so its events' places in the block are not known`,
+          };
         began.set(block, `${file} line ${i + 1}`);
-        runs.push(run = { block, parts: [] });
+        runs.push((run = { block, parts: [] }));
       }
       const part = run.parts.at(-1);
       if (part?.file === f) {
@@ -87,12 +93,17 @@ export function cutStreamedRun(files: readonly StreamedFile[]): StreamedBatch[] 
     ];
     for (const [p, part] of run.parts.entries()) {
       if (why.length > 0) batches[part.file]!.heldBack.push(`block ${run.block}, ${linesOf(part)} (${why.join('; ')})`);
-      else if (p > 0) batches[part.file]!.sentWith = `its ${linesOf(part)} ${part.first === part.last ? 'finishes' : 'finish'} block ${run.block}, sent with ${files[owner]!.file}`;
+      else if (p > 0)
+        batches[part.file]!.sentWith =
+          `its ${linesOf(part)} ${part.first === part.last ? 'finishes' : 'finish'} block ${run.block}, sent with ${files[owner]!.file}`;
       if (why.length === 0) batches[owner]!.lines.push(...part.lines);
     }
   }
   return batches.map(({ file, lines, heldBack, sentWith }) => ({
-    file, text: lines.length > 0 ? `${lines.join('\n')}\n` : '', heldBack, ...(sentWith !== undefined && { sentWith }),
+    file,
+    text: lines.length > 0 ? `${lines.join('\n')}\n` : '',
+    heldBack,
+    ...(sentWith !== undefined && { sentWith }),
   }));
 }
 

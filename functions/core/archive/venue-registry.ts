@@ -46,15 +46,23 @@ const fractionDigits = (size: string) => {
 /** The sizes a record carries: a trade's, a diff's, every order of a checkpoint, every level of a snapshot. */
 function sizesOf(record: NormalizedRecord): string[] {
   switch (record.dataset) {
-    case 'trades': case 'liquidations': return [record.size];
-    case 'l4_diffs': return record.new_size ? [record.new_size] : [];
-    case 'order_events': return record.size ? [record.size] : [];
-    case 'l4_checkpoints': return [...record.bids, ...record.asks].map((order) => order[3]);
-    case 'l2_snapshots': return [...record.bids, ...record.asks].map((level) => level[1]);
+    case 'trades':
+    case 'liquidations':
+      return [record.size];
+    case 'l4_diffs':
+      return record.new_size ? [record.new_size] : [];
+    case 'order_events':
+      return record.size ? [record.size] : [];
+    case 'l4_checkpoints':
+      return [...record.bids, ...record.asks].map((order) => order[3]);
+    case 'l2_snapshots':
+      return [...record.bids, ...record.asks].map((level) => level[1]);
     // A sum of positions, so in the market's size steps, when it is written exactly; a double's
     // print of it (`0.30000000000000004`, seen in the archive's CSV) says nothing of the steps.
-    case 'open_interest': return fractionDigits(record.open_interest) <= 8 ? [record.open_interest] : [];
-    default: return [];
+    case 'open_interest':
+      return fractionDigits(record.open_interest) <= 8 ? [record.open_interest] : [];
+    default:
+      return [];
   }
 }
 
@@ -75,8 +83,14 @@ export function unseenInstruments(records: readonly NormalizedRecord[], known: R
     const quote = family === 'perpx' ? 'USDC' : family === 'spot' && symbol.includes('-') ? symbol.slice(symbol.indexOf('-') + 1) : undefined;
     const dex = family === 'hip3' ? dexOf(symbol) : undefined;
     return {
-      dataset: 'instruments', family, symbol, ts, market_type: MARKET_TYPES[family]!, sz_decimals: Math.min(decimals, 18),
-      ...(quote !== undefined && { quote }), ...(dex !== undefined && { dex }),
+      dataset: 'instruments',
+      family,
+      symbol,
+      ts,
+      market_type: MARKET_TYPES[family]!,
+      sz_decimals: Math.min(decimals, 18),
+      ...(quote !== undefined && { quote }),
+      ...(dex !== undefined && { dex }),
     };
   });
 }

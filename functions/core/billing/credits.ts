@@ -89,8 +89,13 @@ async function announceCrossings(deps: ChargeDeps, account: Caller, month: strin
   for (const { before, after } of debits) {
     for (const level of crossedLevels(before, after, allowance)) {
       await deps.announce({
-        type: 'billing.credit_low.v1', account_id: account.id, month, level_pct: level,
-        credits_remaining: Math.max(0, allowance - after), credits_limit: allowance, at,
+        type: 'billing.credit_low.v1',
+        account_id: account.id,
+        month,
+        level_pct: level,
+        credits_remaining: Math.max(0, allowance - after),
+        credits_limit: allowance,
+        at,
       });
     }
   }

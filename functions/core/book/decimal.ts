@@ -5,7 +5,10 @@
  */
 
 /** A decimal as an integer count of 10^-scale units. */
-export interface Scaled { units: bigint; scale: number }
+export interface Scaled {
+  units: bigint;
+  scale: number;
+}
 
 export function parseDecimal(text: string): Scaled {
   const negative = text.startsWith('-');

@@ -35,7 +35,11 @@ export interface BookDiff {
 /** A checkpoint side as stored: [oid, owner, price, size, placed-at ms or null, original size?], best first, in queue order. */
 export type CheckpointOrder = readonly [number, string, string, string, number | null] | readonly [number, string, string, string, number | null, string];
 
-export interface Level { price: string; size: string; count: number }
+export interface Level {
+  price: string;
+  size: string;
+  count: number;
+}
 
 export class L4Book {
   private readonly orders = new Map<number, BookOrder>();
@@ -46,7 +50,10 @@ export class L4Book {
 
   static fromCheckpoint(bids: readonly CheckpointOrder[], asks: readonly CheckpointOrder[]): L4Book {
     const book = new L4Book();
-    for (const [side, orders] of [['B', bids], ['A', asks]] as const) {
+    for (const [side, orders] of [
+      ['B', bids],
+      ['A', asks],
+    ] as const) {
       for (const [oid, user, price, size, placedAt, origSize = size] of orders) {
         book.add({ oid, user, side, price: canonicalDecimal(price), size: canonicalDecimal(size), origSize: canonicalDecimal(origSize), placedAt }, null);
       }
@@ -71,7 +78,10 @@ export class L4Book {
       }
       const size = canonicalDecimal(diff.new_size ?? '0');
       if (size === '0') return;
-      this.add({ oid: diff.oid, user: diff.user_address, side: diff.side, price: canonicalDecimal(diff.price), size, origSize: size, placedAt: diff.ts }, diff.insert_before);
+      this.add(
+        { oid: diff.oid, user: diff.user_address, side: diff.side, price: canonicalDecimal(diff.price), size, origSize: size, placedAt: diff.ts },
+        diff.insert_before,
+      );
       return;
     }
     if (!held) {
@@ -91,7 +101,9 @@ export class L4Book {
 
   /** The side aggregated by price, best first (the `limit` best only): the full-depth L2 book. */
   levels(side: BookSide, limit?: number): Level[] {
-    return this.prices(side).slice(0, limit).map((price) => this.level(side, price));
+    return this.prices(side)
+      .slice(0, limit)
+      .map((price) => this.level(side, price));
   }
 
   /** How many price levels a side has. */

@@ -15,10 +15,21 @@ import { canonicalDecimal } from './decimal.ts';
 import type { BookDiff, BookSide, L4Book, Level } from './l4-book.ts';
 
 /** A diff with its place in the venue's order: (block_number, seq). */
-export interface SequencedDiff extends BookDiff { block_number: number; seq: number }
+export interface SequencedDiff extends BookDiff {
+  block_number: number;
+  seq: number;
+}
 
 /** A price level a block changed, as the block left it (size 0 and count 0: the level is gone). */
-export interface LevelChange { ts: number; block: number; seq: number; side: BookSide; price: string; size: string; count: number }
+export interface LevelChange {
+  ts: number;
+  block: number;
+  seq: number;
+  side: BookSide;
+  price: string;
+  size: string;
+  count: number;
+}
 
 const GONE = { size: '0', count: 0 } as const;
 
@@ -26,7 +37,10 @@ export class LevelWalk {
   /** With a depth: the levels shown after the last block, per side, by price. */
   private readonly shown?: Record<BookSide, Map<string, Level>>;
 
-  constructor(readonly book: L4Book, private readonly depth?: number) {
+  constructor(
+    readonly book: L4Book,
+    private readonly depth?: number,
+  ) {
     if (depth !== undefined) this.shown = { B: byPrice(book.levels('B', depth)), A: byPrice(book.levels('A', depth)) };
   }
 

@@ -32,7 +32,12 @@ export function sessionStart(cutoff: number): number {
   return cutoff - (cutoff % 86_400_000);
 }
 
-export function computeBreadth(family: BreadthFamily, cutoff: number, candidates: readonly string[], stats: ReadonlyMap<string, SessionStats>): BreadthSnapshot {
+export function computeBreadth(
+  family: BreadthFamily,
+  cutoff: number,
+  candidates: readonly string[],
+  stats: ReadonlyMap<string, SessionStats>,
+): BreadthSnapshot {
   const counts = { candidates: candidates.length, eligible: 0, above: 0, at: 0, below: 0, excluded_no_session_volume: 0, excluded_stale_price: 0 };
   const namespaces = { eligible: {} as NamespaceCounts, above: {} as NamespaceCounts, at: {} as NamespaceCounts, below: {} as NamespaceCounts };
   const bump = (kind: keyof typeof namespaces, symbol: string) => {
@@ -62,10 +67,9 @@ export function computeBreadth(family: BreadthFamily, cutoff: number, candidates
     family,
     session_date: new Date(sessionStart(cutoff)).toISOString().slice(0, 10),
     calculated_at: new Date(cutoff).toISOString(),
-    value_pct: counts.eligible === 0 ? null : Math.round((100 * counts.above / counts.eligible) * 10_000) / 10_000,
+    value_pct: counts.eligible === 0 ? null : Math.round(((100 * counts.above) / counts.eligible) * 10_000) / 10_000,
     coverage_ratio: counts.candidates === 0 ? 0 : counts.eligible / counts.candidates,
     counts,
     namespaces,
   };
 }
-

@@ -30,7 +30,11 @@ export function parseBreadthCursor(cursor: string): number {
   return parseTransparentCursor('ms', cursor)[0]!;
 }
 
-export async function breadthHistory(store: BreadthStore, req: HistoryRequest, now: number): Promise<{ snapshots: BreadthSnapshot[]; nextCursor: string | null }> {
+export async function breadthHistory(
+  store: BreadthStore,
+  req: HistoryRequest,
+  now: number,
+): Promise<{ snapshots: BreadthSnapshot[]; nextCursor: string | null }> {
   // Each default stands alone: an older `end` alone does not move the default start (an empty
   // series, per the spec), but a window the caller spelled out backwards is refused, as on every route.
   if (req.start !== undefined && req.end !== undefined && req.start > req.end) {

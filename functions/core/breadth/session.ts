@@ -22,7 +22,12 @@ export async function sessionStats(deps: ArchiveDeps, family: BreadthFamily, cut
     params: source.params,
   });
   for (const row of rows) {
-    stats.set(String(row.symbol), { quoteVolume: Number(row.qv), baseVolume: Number(row.v), lastClose: Number(row.last_close), lastCandleTs: Number(row.last_ts) });
+    stats.set(String(row.symbol), {
+      quoteVolume: Number(row.qv),
+      baseVolume: Number(row.v),
+      lastClose: Number(row.last_close),
+      lastCandleTs: Number(row.last_ts),
+    });
   }
   return stats;
 }
@@ -45,7 +50,10 @@ const DAY = 86_400_000;
  * write at that cutoff (same candidates, same session aggregates); `onDay` reports progress.
  */
 export async function snapshotRange(
-  deps: ArchiveDeps & { breadth: BreadthStore }, family: BreadthFamily, from: number, to: number,
+  deps: ArchiveDeps & { breadth: BreadthStore },
+  family: BreadthFamily,
+  from: number,
+  to: number,
   onDay?: (done: { day: number; snapshots: number }) => void,
 ): Promise<number> {
   let written = 0;
@@ -60,8 +68,17 @@ export async function snapshotRange(
   return written;
 }
 
-interface RegistryVersion { ts: number; perp: boolean; delistedAt: number | null }
-interface CandleStep { ts: number; close: number; cumQuote: number; cumBase: number }
+interface RegistryVersion {
+  ts: number;
+  perp: boolean;
+  delistedAt: number | null;
+}
+interface CandleStep {
+  ts: number;
+  close: number;
+  cumQuote: number;
+  cumBase: number;
+}
 
 async function snapshotsOfDay(deps: ArchiveDeps, family: BreadthFamily, day: number, first: number, last: number): Promise<BreadthSnapshot[]> {
   // Every registry record up to the day's last cutoff: the registry at a cutoff is each symbol's newest record by then.

@@ -43,7 +43,8 @@ export function archiveReferences(deps: ArchiveDeps): ReferenceSource {
         sql: `SELECT symbol, sum(quote_volume) FILTER (WHERE ts >= $r_hour) AS v1h, sum(quote_volume) AS v24h FROM (${candles.sql}) GROUP BY symbol`,
         params: { ...candles.params, r_hour: at - HOUR },
       });
-      for (const row of rows) refs.set(String(row.symbol), { volume1hUsd: Number(row.v1h ?? 0), volume24hUsd: Number(row.v24h ?? 0), openInterestUsd: null, at });
+      for (const row of rows)
+        refs.set(String(row.symbol), { volume1hUsd: Number(row.v1h ?? 0), volume24hUsd: Number(row.v24h ?? 0), openInterestUsd: null, at });
     }
     const oi = await windowSource(deps, { dataset: 'open_interest', family, from: at - 2 * HOUR, to: at });
     if (oi) {
@@ -61,21 +62,23 @@ export function archiveReferences(deps: ArchiveDeps): ReferenceSource {
   }
 
   async function walletAt(address: string, at: number): Promise<number> {
-    const totals = await Promise.all(FAMILIES.map(async (family) => {
-      const window = { dataset: 'trades' as const, family, from: at - 30 * DAY, to: at };
-      // The files are the same for every wallet that hour: listed once (a manifest query a day) for
-      // all of them, and again after a while, as compaction replaces files and deletes the old ones
-      // (DELETION_GRACE_MS after).
-      const listedAt = Math.floor(deps.clock.now() / WALLET_FILES_TTL_MS);
-      const files = await cached(walletFiles, `${family}|${at}|${listedAt}`, 64, () => windowFiles(deps, window));
-      const trades = await windowSource(deps, window, files);
-      if (!trades) return 0;
-      const [row] = await deps.sql.query({
-        sql: `SELECT sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE)) AS notional FROM (${trades.sql}) WHERE user_address = $r_address`,
-        params: { ...trades.params, r_address: address },
-      });
-      return Number(row?.notional ?? 0);
-    }));
+    const totals = await Promise.all(
+      FAMILIES.map(async (family) => {
+        const window = { dataset: 'trades' as const, family, from: at - 30 * DAY, to: at };
+        // The files are the same for every wallet that hour: listed once (a manifest query a day) for
+        // all of them, and again after a while, as compaction replaces files and deletes the old ones
+        // (DELETION_GRACE_MS after).
+        const listedAt = Math.floor(deps.clock.now() / WALLET_FILES_TTL_MS);
+        const files = await cached(walletFiles, `${family}|${at}|${listedAt}`, 64, () => windowFiles(deps, window));
+        const trades = await windowSource(deps, window, files);
+        if (!trades) return 0;
+        const [row] = await deps.sql.query({
+          sql: `SELECT sum(CAST(size AS DOUBLE) * CAST(price AS DOUBLE)) AS notional FROM (${trades.sql}) WHERE user_address = $r_address`,
+          params: { ...trades.params, r_address: address },
+        });
+        return Number(row?.notional ?? 0);
+      }),
+    );
     return totals.reduce((a, b) => a + b, 0);
   }
 
@@ -87,10 +90,14 @@ export function archiveReferences(deps: ArchiveDeps): ReferenceSource {
    */
   async function marketsAt(family: Family, wanted: readonly { symbol: string; at: number }[]): Promise<Map<string, MarketReference>> {
     const refs = new Map<string, MarketReference>();
-    const pairs = [...new Map(wanted.map((w) => {
-      const minute = Math.floor(w.at / MINUTE) * MINUTE;
-      return [marketKey(w.symbol, minute), { symbol: w.symbol, minute }] as const;
-    })).values()];
+    const pairs = [
+      ...new Map(
+        wanted.map((w) => {
+          const minute = Math.floor(w.at / MINUTE) * MINUTE;
+          return [marketKey(w.symbol, minute), { symbol: w.symbol, minute }] as const;
+        }),
+      ).values(),
+    ];
     if (pairs.length === 0) return refs;
     const first = Math.min(...pairs.map((p) => p.minute));
     const last = Math.max(...pairs.map((p) => p.minute));
@@ -119,7 +126,10 @@ export function archiveReferences(deps: ArchiveDeps): ReferenceSource {
     for (const row of rows) {
       const at = Number(row.minute);
       refs.set(marketKey(String(row.symbol), at), {
-        volume1hUsd: Number(row.v1h ?? 0), volume24hUsd: Number(row.v24h ?? 0), openInterestUsd: row.has_oi && row.oi !== null ? Number(row.oi) : null, at,
+        volume1hUsd: Number(row.v1h ?? 0),
+        volume24hUsd: Number(row.v24h ?? 0),
+        openInterestUsd: row.has_oi && row.oi !== null ? Number(row.oi) : null,
+        at,
       });
     }
     return refs;

@@ -37,7 +37,10 @@ export async function detectInBatch(deps: DetectDeps, records: readonly Normaliz
   const ruled = new Set<string>();
   for (const { type } of BATCH_DETECTORS) if ((await deps.rules.rules(type)).length > 0) ruled.add(type);
   if (ruled.size === 0) return { candidates: 0, matched: 0 };
-  const watched = await watchedBy(deps.rules, [...ruled].filter((t) => EVENT_DEFINITION_BY_TYPE.get(t)?.declaration.scope === 'addresses'));
+  const watched = await watchedBy(
+    deps.rules,
+    [...ruled].filter((t) => EVENT_DEFINITION_BY_TYPE.get(t)?.declaration.scope === 'addresses'),
+  );
   // Only candidates some rule could take are worth their reference lookups.
   return dispatch(deps, await withReferences(batchCandidates(records, watched, ruled), deps.references));
 }

@@ -39,20 +39,31 @@ export function createRuleBook(deps: Pick<DeliveryDeps, 'store' | 'clock'> & { a
     const plans = new Map<string, Promise<PlanName | undefined>>();
     const endpointsOf = new Map<string, Promise<Map<string, EndpointRecord>>>();
     const watchedOf = new Map<string, Promise<ReadonlySet<string>>>();
-    const loaded = await Promise.all(subscriptions.map(async (subscription): Promise<ActiveRule | undefined> => {
-      const account = subscription.accountId;
-      if (!plans.has(account)) {
-        plans.set(account, deps.accounts.getAccount(account).then((a) => a?.plan));
-        endpointsOf.set(account, deps.store.endpoints.list(account).then((list) => new Map(list.map((e) => [e.id, e]))));
-      }
-      if (decl?.scope === 'addresses' && !watchedOf.has(account)) {
-        watchedOf.set(account, deps.store.rules.listAddresses(account).then((rows) => new Set(rows.map((r) => r.address))));
-      }
-      const [plan, endpoints, watched] = await Promise.all([plans.get(account)!, endpointsOf.get(account)!, watchedOf.get(account)]);
-      const endpoint = endpoints.get(subscription.endpointId);
-      if (!plan || !endpoint) return undefined;
-      return { plan, subscription, endpoint, watched: watched ?? new Set() };
-    }));
+    const loaded = await Promise.all(
+      subscriptions.map(async (subscription): Promise<ActiveRule | undefined> => {
+        const account = subscription.accountId;
+        if (!plans.has(account)) {
+          plans.set(
+            account,
+            deps.accounts.getAccount(account).then((a) => a?.plan),
+          );
+          endpointsOf.set(
+            account,
+            deps.store.endpoints.list(account).then((list) => new Map(list.map((e) => [e.id, e]))),
+          );
+        }
+        if (decl?.scope === 'addresses' && !watchedOf.has(account)) {
+          watchedOf.set(
+            account,
+            deps.store.rules.listAddresses(account).then((rows) => new Set(rows.map((r) => r.address))),
+          );
+        }
+        const [plan, endpoints, watched] = await Promise.all([plans.get(account)!, endpointsOf.get(account)!, watchedOf.get(account)]);
+        const endpoint = endpoints.get(subscription.endpointId);
+        if (!plan || !endpoint) return undefined;
+        return { plan, subscription, endpoint, watched: watched ?? new Set() };
+      }),
+    );
     return loaded.filter((r): r is ActiveRule => r !== undefined);
   }
   return {
@@ -117,7 +128,7 @@ export async function matchCandidates(book: RuleBook, candidates: readonly Candi
     // An account type's candidate can match only a rule watching its address (match.ts asks the same).
     const byAddress = decl.scope === 'addresses' ? rulesByAddress(rules) : undefined;
     for (const candidate of list) {
-      const asked = byAddress ? (candidate.address === null ? NO_RULES : byAddress.get(candidate.address) ?? NO_RULES) : rules;
+      const asked = byAddress ? (candidate.address === null ? NO_RULES : (byAddress.get(candidate.address) ?? NO_RULES)) : rules;
       for (const rule of asked) {
         if (candidate.accountId !== undefined && rule.subscription.accountId !== candidate.accountId) continue;
         if (!evaluate(decl, rule.subscription.filters, candidate, rule.watched)) continue;
@@ -152,13 +163,25 @@ export interface DetectDeps extends DeliveryDeps {
  * batches of a minute or two want.
  */
 export async function withReferences(candidates: Candidate[], source: ReferenceSource, options: { batched?: boolean } = {}): Promise<Candidate[]> {
-  const needs = (c: Candidate) => 'notional_pct_volume_1h' in (EVENT_TYPE_BY_NAME.get(c.type)?.metrics ?? {}) && typeof c.metrics.notional_usd === 'number' && c.symbol !== null;
+  const needs = (c: Candidate) =>
+    'notional_pct_volume_1h' in (EVENT_TYPE_BY_NAME.get(c.type)?.metrics ?? {}) && typeof c.metrics.notional_usd === 'number' && c.symbol !== null;
   let batch: Map<string, Map<string, MarketReference>> | undefined;
   if (options.batched && source.marketsAt) {
     const byFamily = groupBy(candidates.filter(needs), (c) => c.venue);
-    batch = new Map(await Promise.all([...byFamily].map(async ([family, list]) => [
-      family, await source.marketsAt!(family as Family, list.map((c) => ({ symbol: c.symbol!, at: c.occurredAt }))),
-    ] as const)));
+    batch = new Map(
+      await Promise.all(
+        [...byFamily].map(
+          async ([family, list]) =>
+            [
+              family,
+              await source.marketsAt!(
+                family as Family,
+                list.map((c) => ({ symbol: c.symbol!, at: c.occurredAt })),
+              ),
+            ] as const,
+        ),
+      ),
+    );
   }
   // Looked up concurrently (each market minute and wallet hour is loaded once, however many ask), but boundedly: a wallet's is a 30-day scan.
   return mapBounded(candidates, REFERENCE_CONCURRENCY, async (candidate) => {
@@ -169,7 +192,10 @@ export async function withReferences(candidates: Candidate[], source: ReferenceS
     const market = batch
       ? batch.get(family)?.get(marketKey(candidate.symbol, Math.floor(candidate.occurredAt / 60_000) * 60_000))
       : await source.market(family, candidate.symbol, candidate.occurredAt);
-    const wallet = 'notional_pct_wallet_volume_30d' in metrics && candidate.address ? ((await source.walletVolume30dUsd(candidate.address, candidate.occurredAt)) ?? 0) : undefined;
+    const wallet =
+      'notional_pct_wallet_volume_30d' in metrics && candidate.address
+        ? ((await source.walletVolume30dUsd(candidate.address, candidate.occurredAt)) ?? 0)
+        : undefined;
     const relative = relativeMetrics(family, candidate.symbol, notional, market, wallet);
     const referenceAt = market ? new Date(market.at).toISOString() : null;
     return { ...candidate, metrics: { ...candidate.metrics, ...relative }, data: { ...candidate.data, ...relative, reference_at: referenceAt } };

@@ -26,7 +26,11 @@ export function percentile(sorted: readonly number[], p: number): number | null 
 }
 
 /** The histogram of a metric: events per bucket (see rollups.ts), and the largest value. */
-interface Histogram { counts: Map<number, number>; n: number; max: number }
+interface Histogram {
+  counts: Map<number, number>;
+  n: number;
+  max: number;
+}
 
 export function histogramOf(values: readonly number[]): Histogram {
   const counts = new Map<number, number>();
@@ -70,7 +74,13 @@ export function lowerBoundOnly(decl: EventTypeDecl, config: StoredConfig, metric
 }
 
 export interface EstimateInput {
-  deps: PreviewDeps; decl: EventTypeDecl; config: StoredConfig; watched: ReadonlySet<string>; lookbackDays: number; firstDay: number; now: number;
+  deps: PreviewDeps;
+  decl: EventTypeDecl;
+  config: StoredConfig;
+  watched: ReadonlySet<string>;
+  lookbackDays: number;
+  firstDay: number;
+  now: number;
 }
 
 /** The response members both ways of estimating share: per-day counts and their summary. */
@@ -85,13 +95,22 @@ export function perDayMembers(input: EstimateInput, perDay: readonly number[]) {
   };
 }
 
-export const percentNote = (config: StoredConfig) => (config.conditions.some((c) => c.metric.startsWith('notional_pct_'))
-  ? ['Percent thresholds were evaluated against the reference values at each occurrence (volume and open interest from the archive).'] : []);
+export const percentNote = (config: StoredConfig) =>
+  config.conditions.some((c) => c.metric.startsWith('notional_pct_'))
+    ? ['Percent thresholds were evaluated against the reference values at each occurrence (volume and open interest from the archive).']
+    : [];
 
 export const cutNote = 'The scan reached its row cap or time budget; the window starts later than asked.';
 
 /** What an estimate counts: per-day occurrences of the rule, its newest, and the ladder's values (ascending). */
-export interface Counted { perDay: number[]; newest: Candidate[]; values: number[]; from: number; truncated: boolean; rowsScanned: number }
+export interface Counted {
+  perDay: number[];
+  newest: Candidate[];
+  values: number[];
+  from: number;
+  truncated: boolean;
+  rowsScanned: number;
+}
 
 /** The first index of ascending `values` at or above `value`. */
 export function firstAtOrAbove(values: readonly number[], value: number): number {

@@ -5,13 +5,35 @@
 import type { Family } from '../venues.ts';
 import { whollyBeforeCoverage } from '../archive/coverage.ts';
 import type { Detection } from '../events/declare.ts';
-import { BUCKET_RATIO, HOUR_MS, bucketEdge, bucketOf, isExactEdge, NO_VALUE_BUCKET, oiCrossingCells, oiCrossingsCoverage, readRollup, uncoveredSpans, type RollupSource } from './rollups.ts';
+import {
+  BUCKET_RATIO,
+  HOUR_MS,
+  bucketEdge,
+  bucketOf,
+  isExactEdge,
+  NO_VALUE_BUCKET,
+  oiCrossingCells,
+  oiCrossingsCoverage,
+  readRollup,
+  uncoveredSpans,
+  type RollupSource,
+} from './rollups.ts';
 import { OI_DELTA_LOWEST_PCT, ROLLUPS } from '../archive/sql.ts';
 import { matches } from './match.ts';
 import type { Candidate } from '../events/kit/candidate.ts';
 import { minuteContext } from '../events/kit/reads.ts';
 import { DAY_MS, MINUTE_PAGE_MS, SCAN_BUDGET_MS, keeper, pagesOf, scan, shown } from './scan.ts';
-import { ESTIMATE_SAMPLE, type EstimateInput, LADDER_STEPS, atOrAbove, cutNote, histogramOf, histogramPercentile, occurrenceOf, perDayMembers } from './estimate-shape.ts';
+import {
+  ESTIMATE_SAMPLE,
+  type EstimateInput,
+  LADDER_STEPS,
+  atOrAbove,
+  cutNote,
+  histogramOf,
+  histogramPercentile,
+  occurrenceOf,
+  perDayMembers,
+} from './estimate-shape.ts';
 
 /**
  * The estimate from a type's hourly rollup: whole hours from the rollup's histogram, the hours it
@@ -20,7 +42,11 @@ import { ESTIMATE_SAMPLE, type EstimateInput, LADDER_STEPS, atOrAbove, cutNote, 
  * ladder's rungs are bucket edges, so each is exact; percentiles are the edge below them.
  */
 export async function estimateFromRollup(
-  input: EstimateInput, detection: Extract<Detection, { kind: 'batch' }>, rollup: RollupSource, metric: string, bound: { threshold: number; strict: boolean },
+  input: EstimateInput,
+  detection: Extract<Detection, { kind: 'batch' }>,
+  rollup: RollupSource,
+  metric: string,
+  bound: { threshold: number; strict: boolean },
 ) {
   const { deps, decl, config, watched, firstDay, now } = input;
   const deadline = now + SCAN_BUDGET_MS;
@@ -29,7 +55,10 @@ export async function estimateFromRollup(
   const read = await readRollup(deps.archive, rollup, families, config.symbols, firstDay, now, addresses);
   // The ladder and distribution take every occurrence the rule's scope and floor let through, whatever its threshold.
   const others = { ...config, conditions: [], min_notional_usd: undefined };
-  const tail = await scan(deps, decl, detection, config, watched, firstDay, now, deadline, { answered: read.covered, keep: keeper(deps, decl, config, others, watched) });
+  const tail = await scan(deps, decl, detection, config, watched, firstDay, now, deadline, {
+    answered: read.covered,
+    keep: keeper(deps, decl, config, others, watched),
+  });
   const from = Math.max(firstDay, tail.from);
   const cells = read.cells.filter((c) => c.hour >= from);
   const hits = tail.candidates.filter((c) => matches(decl, config, c, watched));
@@ -68,12 +97,19 @@ export async function estimateFromRollup(
     ...perDayMembers(input, perDay),
     primary_metric: metric,
     ladder: rungs.map((bucket) => ({ value: Number(bucketEdge(bucket).toPrecision(4)), per_day: Number((atOrAbove(histogram, bucket) / days).toFixed(2)) })),
-    distribution: histogram.n === 0 ? null : {
-      n: histogram.n, p50: histogramPercentile(histogram, 50), p90: histogramPercentile(histogram, 90), p99: histogramPercentile(histogram, 99), max: histogram.max,
-    },
+    distribution:
+      histogram.n === 0
+        ? null
+        : {
+            n: histogram.n,
+            p50: histogramPercentile(histogram, 50),
+            p90: histogramPercentile(histogram, 90),
+            p99: histogramPercentile(histogram, 99),
+            max: histogram.max,
+          },
     // Only the replayed hours have occurrences to show; the rollup keeps counts.
     sample: (await shown(deps, config, hits.sort((a, b) => b.occurredAt - a.occurredAt).slice(0, ESTIMATE_SAMPLE))).map(occurrenceOf),
-    basis: { mode: exact ? 'exact' as const : 'sampled' as const, note: notes.join(' ') },
+    basis: { mode: exact ? ('exact' as const) : ('sampled' as const), note: notes.join(' ') },
     rowsScanned: tail.rowsScanned + read.rowsRead,
   };
 }
@@ -104,17 +140,26 @@ export async function estimateFromCrossings(input: EstimateInput, detection: Ext
     const found: Candidate[] = [];
     for (const [pageFrom, pageTo] of pages) {
       if (deps.clock.now() > deadline) return { found, from: pageTo };
-      const page = await detection.detect(minuteContext(deps, pageFrom, pageTo), thresholds.map((t) => ({ window_s: windowS, threshold_pct: t })));
+      const page = await detection.detect(
+        minuteContext(deps, pageFrom, pageTo),
+        thresholds.map((t) => ({ window_s: windowS, threshold_pct: t })),
+      );
       // Scope and floor as the rule has them; hours a family's rollup answered are not counted twice.
-      found.push(...page.filter((c) => !covered(c.venue, Math.floor(c.occurredAt / HOUR_MS) * HOUR_MS)
-        && matches(decl, { ...config, params: { ...config.params, ...c.params } }, c, watched)));
+      found.push(
+        ...page.filter(
+          (c) =>
+            !covered(c.venue, Math.floor(c.occurredAt / HOUR_MS) * HOUR_MS)
+            && matches(decl, { ...config, params: { ...config.params, ...c.params } }, c, watched),
+        ),
+      );
     }
     return { found, from: firstDay };
   };
   const [read, { found: replayed, from }] = await Promise.all([oiCrossingCells(deps.archive, coverage, config.symbols, windowS, firstDay, now), replay()]);
   const at = (t: number) => replayed.filter((c) => c.params?.threshold_pct === t);
   const cells = read.cells.filter((c) => c.ts >= from);
-  const crossingsFrom = (bucket: number) => (cell: (typeof cells)[number]) => (cell.bucket < bucket ? 0 : cell.kind === 'upper' ? cell.events : cell.kind === 'lower' ? -cell.events : 0);
+  const crossingsFrom = (bucket: number) => (cell: (typeof cells)[number]) =>
+    cell.bucket < bucket ? 0 : cell.kind === 'upper' ? cell.events : cell.kind === 'lower' ? -cell.events : 0;
 
   const perDay = Array.from({ length: input.lookbackDays }, () => 0);
   const counted = crossingsFrom(bucketOf(threshold));
@@ -148,11 +193,18 @@ export async function estimateFromCrossings(input: EstimateInput, detection: Ext
       const count = cells.reduce((n, cell) => n + crossingsFrom(bucket)(cell), 0) + at(bucketEdge(bucket)).filter((c) => c.occurredAt >= from).length;
       return { value: Number(bucketEdge(bucket).toPrecision(4)), per_day: Number((count / days).toFixed(2)) };
     }),
-    distribution: histogram.n === 0 ? null : {
-      n: histogram.n, p50: histogramPercentile(histogram, 50), p90: histogramPercentile(histogram, 90), p99: histogramPercentile(histogram, 99), max: histogram.max,
-    },
+    distribution:
+      histogram.n === 0
+        ? null
+        : {
+            n: histogram.n,
+            p50: histogramPercentile(histogram, 50),
+            p90: histogramPercentile(histogram, 90),
+            p99: histogramPercentile(histogram, 99),
+            max: histogram.max,
+          },
     sample: (await shown(deps, config, hits.sort((a, b) => b.occurredAt - a.occurredAt).slice(0, ESTIMATE_SAMPLE))).map(occurrenceOf),
-    basis: { mode: exact ? 'exact' as const : 'sampled' as const, note: notes.join(' ') },
+    basis: { mode: exact ? ('exact' as const) : ('sampled' as const), note: notes.join(' ') },
     rowsScanned: read.rowsRead,
   };
 }

@@ -7,31 +7,53 @@ import type { Detection, Preview } from '../events/declare.ts';
 import { detectorInput, type DetectorInput } from './reductions.ts';
 import { matches } from './match.ts';
 import { DAY_MS, SCAN_BUDGET_MS, type Scan, keeper, minuteScan, paramsOf, scan, shown } from './scan.ts';
-import { type Counted, ESTIMATE_SAMPLE, type EstimateInput, LADDER_STEPS, cutNote, firstAtOrAbove, gatedParams, occurrenceOf, perDayMembers, percentNote, percentile } from './estimate-shape.ts';
+import {
+  type Counted,
+  ESTIMATE_SAMPLE,
+  type EstimateInput,
+  LADDER_STEPS,
+  cutNote,
+  firstAtOrAbove,
+  gatedParams,
+  occurrenceOf,
+  perDayMembers,
+  percentNote,
+  percentile,
+} from './estimate-shape.ts';
 
 /** The estimate by replaying the window through the detectors (paged and budgeted like dry-run). */
-export async function estimateByReplay(input: EstimateInput, detection: Exclude<Detection, { kind: 'announced' }>, estimation: NonNullable<Preview['estimate']>) {
+export async function estimateByReplay(
+  input: EstimateInput,
+  detection: Exclude<Detection, { kind: 'announced' }>,
+  estimation: NonNullable<Preview['estimate']>,
+) {
   const { deps, decl, config, firstDay, now } = input;
   const metric = estimation.metric;
   // A reduction answers the rules whose params it was kept for (the others are replayed).
   const reduced = estimation.reduced?.answers?.(paramsOf(detection, config)) === false ? undefined : estimation.reduced;
-  const reducedInput = reduced ? await detectorInput(deps.archive, reduced, config.venue ?? decl.venues, config.symbols, reduced.since(firstDay), now) : undefined;
+  const reducedInput = reduced
+    ? await detectorInput(deps.archive, reduced, config.venue ?? decl.venues, config.symbols, reduced.since(firstDay), now)
+    : undefined;
   // A rule with no condition or floor takes every occurrence its scope (the relation's families and symbols) holds: counted in SQL.
-  const counted = reducedInput?.summarize && config.conditions.length === 0 && config.min_notional_usd === undefined && !decl.costFloor
-    ? await countedInSql(input, detection, estimation, reducedInput.summarize)
-    : await countedByMatching(input, detection, estimation, reducedInput);
+  const counted =
+    reducedInput?.summarize && config.conditions.length === 0 && config.min_notional_usd === undefined && !decl.costFloor
+      ? await countedInSql(input, detection, estimation, reducedInput.summarize)
+      : await countedByMatching(input, detection, estimation, reducedInput);
   const { perDay, values, from, truncated } = counted;
   const days = Math.max(1, (now - from) / DAY_MS);
   const gate = estimation.gate;
   const configured = gate ? (config.params[gate.param] as number) : (config.min_notional_usd ?? decl.costFloor?.min);
   const base = configured ?? percentile(values, 50) ?? 0;
   const rungs = LADDER_STEPS.map((step) => Number((base * step).toPrecision(4)));
-  const reducedNote = !reduced || !reducedInput ? [] : [
-    'reduction' in reduced.rows
-      ? `The detector ran once over the whole window, reading the rows it needs from an hourly reduction (${reducedInput.coveredHours} family-hours), the other hours from the archive.`
-      : 'The detector ran once over the whole window, reading its rows (one per event) from the archive at once.',
-    ...(reduced.note ? [reduced.note] : []),
-  ];
+  const reducedNote =
+    !reduced || !reducedInput
+      ? []
+      : [
+          'reduction' in reduced.rows
+            ? `The detector ran once over the whole window, reading the rows it needs from an hourly reduction (${reducedInput.coveredHours} family-hours), the other hours from the archive.`
+            : 'The detector ran once over the whole window, reading its rows (one per event) from the archive at once.',
+          ...(reduced.note ? [reduced.note] : []),
+        ];
   const notes = [...reducedNote, ...(truncated ? [cutNote] : []), ...percentNote(config)];
   return {
     event_type: decl.type,
@@ -39,20 +61,29 @@ export async function estimateByReplay(input: EstimateInput, detection: Exclude<
     ...perDayMembers(input, perDay),
     primary_metric: metric,
     ladder: rungs.map((value) => ({ value, per_day: Number(((values.length - firstAtOrAbove(values, value)) / days).toFixed(2)) })),
-    distribution: values.length === 0 ? null : {
-      n: values.length, p50: percentile(values, 50)!, p90: percentile(values, 90)!, p99: percentile(values, 99)!, max: values.at(-1)!,
-    },
+    distribution:
+      values.length === 0
+        ? null
+        : {
+            n: values.length,
+            p50: percentile(values, 50)!,
+            p90: percentile(values, 90)!,
+            p99: percentile(values, 99)!,
+            max: values.at(-1)!,
+          },
     sample: (await shown(deps, config, counted.newest)).map(occurrenceOf),
     // Every occurrence of the window was replayed through the detectors (none sampled or modelled);
     // from a reduction, in one pass over the whole window: exact.
-    basis: { mode: reduced ? 'exact' as const : 'replayed' as const, note: notes.length ? notes.join(' ') : null },
+    basis: { mode: reduced ? ('exact' as const) : ('replayed' as const), note: notes.length ? notes.join(' ') : null },
     rowsScanned: reducedInput ? reducedInput.rowsRead() : counted.rowsScanned,
   };
 }
 
 /** Counted by the detector's SQL over a reduction: no occurrence is decoded but the newest shown. */
 async function countedInSql(
-  input: EstimateInput, detection: Exclude<Detection, { kind: 'announced' }>, estimation: NonNullable<Preview['estimate']>,
+  input: EstimateInput,
+  detection: Exclude<Detection, { kind: 'announced' }>,
+  estimation: NonNullable<Preview['estimate']>,
   summarize: NonNullable<DetectorInput['summarize']>,
 ): Promise<Counted> {
   const { firstDay, now, config } = input;
@@ -67,7 +98,10 @@ async function countedInSql(
 
 /** Counted by matching each occurrence with the rule: from a reduction's detector, or replayed page by page. */
 async function countedByMatching(
-  input: EstimateInput, detection: Exclude<Detection, { kind: 'announced' }>, estimation: NonNullable<Preview['estimate']>, reducedInput: DetectorInput | undefined,
+  input: EstimateInput,
+  detection: Exclude<Detection, { kind: 'announced' }>,
+  estimation: NonNullable<Preview['estimate']>,
+  reducedInput: DetectorInput | undefined,
 ): Promise<Counted> {
   const { deps, decl, config, watched, firstDay, now } = input;
   const deadline = now + SCAN_BUDGET_MS;
@@ -98,17 +132,21 @@ async function countedByMatching(
     const gated: Scan | undefined = reducedInput
       ? { candidates: await lowestKeep(await reducedInput.detect(from, now, [paramsOf(detection, lowest)])), from, truncated: false, rowsScanned: 0 }
       : await minuteScan(deps, detection, lowest, from, now, deadline, lowestKeep).catch((error: unknown) => {
-        // Out of time before its first day: the ladder has no values below the threshold to show.
-        if (error instanceof AppError && error.code === 'scan_timeout') return undefined;
-        throw error;
-      });
+          // Out of time before its first day: the ladder has no values below the threshold to show.
+          if (error instanceof AppError && error.code === 'scan_timeout') return undefined;
+          throw error;
+        });
     pool = gated?.candidates ?? [];
     poolConfig = { ...others, params: lowest.params };
     if (!gated || gated.truncated) truncated = true;
     if (gated) from = Math.max(from, gated.from);
   }
-  const values = pool.filter((c) => c.occurredAt >= from && matches(decl, poolConfig, c, watched))
-    .map((c) => c.metrics[metric]).filter((v): v is number => typeof v === 'number').map((v) => (estimation.absolute ? Math.abs(v) : v)).sort((a, b) => a - b);
+  const values = pool
+    .filter((c) => c.occurredAt >= from && matches(decl, poolConfig, c, watched))
+    .map((c) => c.metrics[metric])
+    .filter((v): v is number => typeof v === 'number')
+    .map((v) => (estimation.absolute ? Math.abs(v) : v))
+    .sort((a, b) => a - b);
   const newest = hits.sort((a, b) => b.occurredAt - a.occurredAt).slice(0, ESTIMATE_SAMPLE);
   return { perDay, newest, values, from, truncated, rowsScanned: result.rowsScanned };
 }

@@ -7,7 +7,6 @@ import type { EventTypeDecl } from '../events/declare.ts';
 import type { Candidate, MetricValue } from '../events/kit/candidate.ts';
 import type { Condition, StoredConfig } from '../webhooks/filters.ts';
 
-
 export function passesFloor(decl: EventTypeDecl, config: Pick<StoredConfig, 'min_notional_usd'>, candidate: Candidate): boolean {
   if (!decl.costFloor) return true;
   const value = candidate.metrics[decl.costFloor.metric];
@@ -28,12 +27,18 @@ export function holds(condition: Condition, value: MetricValue | undefined): boo
   if (value === null || value === undefined) return false;
   const target = condition.value;
   switch (condition.op) {
-    case 'equal': return typeof value === 'string' && typeof target === 'string' && isTime(target) ? Date.parse(value) === Date.parse(target) : value === target;
-    case 'not_equal': return value !== target;
-    case 'greater_than': return compare(value as number, target as number) > 0;
-    case 'greater_than_or_equal': return compare(value as number, target as number) >= 0;
-    case 'less_than': return compare(value as number, target as number) < 0;
-    case 'less_than_or_equal': return compare(value as number, target as number) <= 0;
+    case 'equal':
+      return typeof value === 'string' && typeof target === 'string' && isTime(target) ? Date.parse(value) === Date.parse(target) : value === target;
+    case 'not_equal':
+      return value !== target;
+    case 'greater_than':
+      return compare(value as number, target as number) > 0;
+    case 'greater_than_or_equal':
+      return compare(value as number, target as number) >= 0;
+    case 'less_than':
+      return compare(value as number, target as number) < 0;
+    case 'less_than_or_equal':
+      return compare(value as number, target as number) <= 0;
     case 'between': {
       const [low, high] = target as [number, number];
       return (value as number) >= low && (value as number) <= high;
@@ -42,15 +47,24 @@ export function holds(condition: Condition, value: MetricValue | undefined): boo
       const [low, high] = target as [number, number];
       return (value as number) < low || (value as number) > high;
     }
-    case 'in': return (target as unknown[]).includes(value);
-    case 'not_in': return !(target as unknown[]).includes(value);
-    case 'contains': return String(value).includes(String(target));
-    case 'not_contains': return !String(value).includes(String(target));
-    case 'starts_with': return String(value).startsWith(String(target));
-    case 'ends_with': return String(value).endsWith(String(target));
-    case 'before': return Date.parse(String(value)) < Date.parse(String(target));
-    case 'after': return Date.parse(String(value)) > Date.parse(String(target));
-    default: return false;
+    case 'in':
+      return (target as unknown[]).includes(value);
+    case 'not_in':
+      return !(target as unknown[]).includes(value);
+    case 'contains':
+      return String(value).includes(String(target));
+    case 'not_contains':
+      return !String(value).includes(String(target));
+    case 'starts_with':
+      return String(value).startsWith(String(target));
+    case 'ends_with':
+      return String(value).endsWith(String(target));
+    case 'before':
+      return Date.parse(String(value)) < Date.parse(String(target));
+    case 'after':
+      return Date.parse(String(value)) > Date.parse(String(target));
+    default:
+      return false;
   }
 }
 

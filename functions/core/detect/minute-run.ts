@@ -48,7 +48,7 @@ export async function runMinuteDetection(deps: MinuteDeps, now: number): Promise
   for (const { detection, rules } of ruled) {
     if (rules.length === 0) continue;
     const watched = new Set(rules.flatMap((r) => [...r.watched]));
-    candidates.push(...await detection.detect({ ...run, watched }, paramSets(rules, detection.params)));
+    candidates.push(...(await detection.detect({ ...run, watched }, paramSets(rules, detection.params))));
   }
   // Incidents are the detectors' whether or not a rule listens: the same reads, shared with the rules' if any use them.
   for (const { detection, incident } of INCIDENT_DETECTORS) {

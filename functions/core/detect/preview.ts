@@ -39,7 +39,8 @@ function previewDefinition(eventType: unknown, supported: readonly string[], wha
 }
 
 function configOf(body: Record<string, unknown>): unknown {
-  if (body.filters !== undefined && body.config !== undefined) throw new AppError('invalid_parameter', 'Send config or its alias filters, not both.', { param: 'config' });
+  if (body.filters !== undefined && body.config !== undefined)
+    throw new AppError('invalid_parameter', 'Send config or its alias filters, not both.', { param: 'config' });
   return body.config ?? body.filters;
 }
 
@@ -55,7 +56,8 @@ const BODY_KEYS = { 'dry-run': ['event_type', 'config', 'filters', 'lookback_s',
 
 function checkKeys(body: Record<string, unknown>, allowed: readonly string[]): void {
   for (const key of Object.keys(body)) {
-    if (!allowed.includes(key)) throw new AppError('invalid_parameter', `Unknown member ${key}; the body takes: ${allowed.join(', ')}.`, { param: key, validValues: allowed });
+    if (!allowed.includes(key))
+      throw new AppError('invalid_parameter', `Unknown member ${key}; the body takes: ${allowed.join(', ')}.`, { param: key, validValues: allowed });
   }
 }
 
@@ -65,7 +67,11 @@ async function prepare(deps: PreviewDeps, caller: Caller, body: Record<string, u
   const watched = new Set((await deps.store.rules.listAddresses(caller.id)).map((a) => a.address));
   const config = normalizeConfig(decl, configOf(body), watched);
   if (decl.scope === 'addresses' && watched.size === 0) {
-    throw new AppError('invalid_parameter', `${decl.type} fires for watched addresses only, and this account watches none; add one with POST /v1/webhooks/addresses.`, { param: 'event_type' });
+    throw new AppError(
+      'invalid_parameter',
+      `${decl.type} fires for watched addresses only, and this account watches none; add one with POST /v1/webhooks/addresses.`,
+      { param: 'event_type' },
+    );
   }
   return { decl, detection: definition.detection, estimation: definition.preview?.estimate, config, watched };
 }

@@ -24,7 +24,13 @@ export interface DetectorInput {
   /** Rows decoded: the detector's input, or the occurrences its SQL found. */
   rowsRead: () => number;
   /** With the detector in SQL: the occurrences of [from, to) for one param set, counted there (see OccurrenceSummary). */
-  summarize?: (from: number, to: number, params: Record<string, unknown>, values: { metric: string; absolute: boolean }, newest: number) => Promise<OccurrenceSummary>;
+  summarize?: (
+    from: number,
+    to: number,
+    params: Record<string, unknown>,
+    values: { metric: string; absolute: boolean },
+    newest: number,
+  ) => Promise<OccurrenceSummary>;
 }
 
 /** A param set's occurrences, counted without decoding each: what an estimate of a rule with no condition needs. */
@@ -43,7 +49,12 @@ export interface OccurrenceSummary {
  * source dataset whole, one query a family) and detected in JS.
  */
 export async function detectorInput(
-  deps: ArchiveDeps, input: ReducedSource, families: readonly Family[], symbols: readonly string[] | undefined, since: number, to: number,
+  deps: ArchiveDeps,
+  input: ReducedSource,
+  families: readonly Family[],
+  symbols: readonly string[] | undefined,
+  since: number,
+  to: number,
 ): Promise<DetectorInput> {
   const scoped = input.bySymbol ? symbols : undefined;
   const { occurrences } = input;
@@ -93,12 +104,21 @@ export async function detectorInput(
     };
   }
   const read = await readDetectorInput(deps, input, families, scoped, since, to);
-  return { coveredHours: read.coveredHours, rowsRead: () => read.rowsRead, detect: (from, end, paramSets) => input.detect(read.rows, from, end, deps, paramSets) };
+  return {
+    coveredHours: read.coveredHours,
+    rowsRead: () => read.rowsRead,
+    detect: (from, end, paramSets) => input.detect(read.rows, from, end, deps, paramSets),
+  };
 }
 
 /** A ReducedSource's rows of [since, to) (symbols already scoped): see readReduced; a source dataset is read whole, one query a family. */
 export async function readDetectorInput(
-  deps: ArchiveDeps, input: ReducedSource, families: readonly Family[], symbols: readonly string[] | undefined, since: number, to: number,
+  deps: ArchiveDeps,
+  input: ReducedSource,
+  families: readonly Family[],
+  symbols: readonly string[] | undefined,
+  since: number,
+  to: number,
 ): Promise<ReducedRead> {
   if ('reduction' in input.rows) return readReduced(deps, input.rows.reduction, families, symbols, since, to);
   const dataset = input.rows.source;
@@ -135,37 +155,53 @@ function numbered(part: Relation, n: number): Relation {
  * reduction existed). Undefined when no file holds any row.
  */
 export async function reducedRelation(
-  deps: ArchiveDeps, reduction: ReductionDataset, families: readonly Family[], symbols: readonly string[] | undefined, since: number, to: number,
+  deps: ArchiveDeps,
+  reduction: ReductionDataset,
+  families: readonly Family[],
+  symbols: readonly string[] | undefined,
+  since: number,
+  to: number,
 ): Promise<{ relation: Relation | undefined; coveredHours: number }> {
   const source = REDUCTIONS[reduction].source as IngestedDataset;
   const parts: Relation[] = [];
   let coveredHours = 0;
-  await Promise.all(families.filter((f) => !whollyBeforeCoverage(source, f, to - 1)).map(async (family) => {
-    const { visible, holds } = whollyBeforeCoverage(reduction, family, to - 1)
-      ? { visible: [], holds: () => false }
-      : await derivedCoverage(deps, reduction, source, family, since, to);
-    // Hours partly inside [since, to) count too: the reduction's rows are read from `since` on.
-    const covered = [...hoursHeld(Math.floor(since / HOUR_MS) * HOUR_MS, Math.ceil(to / HOUR_MS) * HOUR_MS, holds)];
-    coveredHours += covered.length;
-    const familyParts: Promise<Relation | undefined>[] = [];
-    if (covered.length > 0 && visible.length > 0) {
-      familyParts.push(deps.files.paths(visible).then((paths) => ({
-        sql: `SELECT * EXCLUDE (marker, family), $r_family AS family FROM read_parquet($r_files, union_by_name = true)
+  await Promise.all(
+    families
+      .filter((f) => !whollyBeforeCoverage(source, f, to - 1))
+      .map(async (family) => {
+        const { visible, holds } = whollyBeforeCoverage(reduction, family, to - 1)
+          ? { visible: [], holds: () => false }
+          : await derivedCoverage(deps, reduction, source, family, since, to);
+        // Hours partly inside [since, to) count too: the reduction's rows are read from `since` on.
+        const covered = [...hoursHeld(Math.floor(since / HOUR_MS) * HOUR_MS, Math.ceil(to / HOUR_MS) * HOUR_MS, holds)];
+        coveredHours += covered.length;
+        const familyParts: Promise<Relation | undefined>[] = [];
+        if (covered.length > 0 && visible.length > 0) {
+          familyParts.push(
+            deps.files.paths(visible).then((paths) => ({
+              sql: `SELECT * EXCLUDE (marker, family), $r_family AS family FROM read_parquet($r_files, union_by_name = true)
               WHERE marker IS NULL AND ts BETWEEN $r_from AND $r_to AND (ts // 3600000) * 3600000 IN (SELECT CAST(unnest($r_hours) AS BIGINT))
                 ${symbols ? 'AND list_contains($r_symbols, symbol)' : ''}`,
-        params: { r_family: family, r_files: paths, r_from: since, r_to: to - 1, r_hours: covered.map(String), ...(symbols && { r_symbols: symbols }) },
-      })));
-    }
-    // The hours not covered, joined where they touch, reduced from the raw rows.
-    const coveredSet = new Set(covered);
-    for (const [start, end] of uncoveredSpans(since, to, (hour) => coveredSet.has(hour))) {
-      familyParts.push(windowSource(deps, { dataset: source, family, from: start, to: end - 1, symbols }).then((window) => window && {
-        sql: `SELECT * EXCLUDE (family), $r_family AS family FROM (${REDUCTIONS[reduction].rows(`(${window.sql})`)})`,
-        params: { ...window.params, r_family: family },
-      }));
-    }
-    for (const part of await Promise.all(familyParts)) if (part) parts.push(part);
-  }));
+              params: { r_family: family, r_files: paths, r_from: since, r_to: to - 1, r_hours: covered.map(String), ...(symbols && { r_symbols: symbols }) },
+            })),
+          );
+        }
+        // The hours not covered, joined where they touch, reduced from the raw rows.
+        const coveredSet = new Set(covered);
+        for (const [start, end] of uncoveredSpans(since, to, (hour) => coveredSet.has(hour))) {
+          familyParts.push(
+            windowSource(deps, { dataset: source, family, from: start, to: end - 1, symbols }).then(
+              (window) =>
+                window && {
+                  sql: `SELECT * EXCLUDE (family), $r_family AS family FROM (${REDUCTIONS[reduction].rows(`(${window.sql})`)})`,
+                  params: { ...window.params, r_family: family },
+                },
+            ),
+          );
+        }
+        for (const part of await Promise.all(familyParts)) if (part) parts.push(part);
+      }),
+  );
   if (parts.length === 0) return { relation: undefined, coveredHours };
   const joined = parts.map(numbered);
   return {
@@ -176,7 +212,12 @@ export async function reducedRelation(
 
 /** A reduction's rows of [since, to) (see reducedRelation), oldest first, as the detector reads them. */
 export async function readReduced(
-  deps: ArchiveDeps, reduction: ReductionDataset, families: readonly Family[], symbols: readonly string[] | undefined, since: number, to: number,
+  deps: ArchiveDeps,
+  reduction: ReductionDataset,
+  families: readonly Family[],
+  symbols: readonly string[] | undefined,
+  since: number,
+  to: number,
 ): Promise<ReducedRead> {
   const { relation, coveredHours } = await reducedRelation(deps, reduction, families, symbols, since, to);
   const rows = relation ? await deps.sql.query({ sql: `SELECT * FROM (${relation.sql}) ORDER BY ts`, params: relation.params }) : [];

@@ -34,11 +34,22 @@ export function newReplayId(now: number): string {
 
 export function replayView(job: ReplayJobRecord): ReplayJob {
   return {
-    id: job.jobId, state: job.state, event_type: job.eventType, ...(job.subscriptionId !== undefined && { subscription_id: job.subscriptionId }),
-    window: { from: iso(job.from), to: iso(job.to) }, deliver: job.deliver, created_at: iso(job.createdAt),
+    id: job.jobId,
+    state: job.state,
+    event_type: job.eventType,
+    ...(job.subscriptionId !== undefined && { subscription_id: job.subscriptionId }),
+    window: { from: iso(job.from), to: iso(job.to) },
+    deliver: job.deliver,
+    created_at: iso(job.createdAt),
     ...(job.startedAt !== undefined && { started_at: iso(job.startedAt) }),
     ...(job.finishedAt !== undefined && { finished_at: iso(job.finishedAt) }),
-    progress: { partitions_done: job.partitionsDone, partitions_total: job.partitionsTotal, rows_scanned: job.rowsScanned, matched: job.matched, delivered: job.delivered },
+    progress: {
+      partitions_done: job.partitionsDone,
+      partitions_total: job.partitionsTotal,
+      rows_scanned: job.rowsScanned,
+      matched: job.matched,
+      delivered: job.delivered,
+    },
     ...(job.errorMessage !== undefined && { error_message: job.errorMessage }),
     api_url: replayApiUrl(job.jobId),
   };
@@ -71,7 +82,8 @@ const BODY_KEYS = ['subscription_id', 'event_type', 'config', 'filters', 'start'
 /** POST /v1/webhooks/subscriptions/replay: checks the request, stores the job and starts it (202). */
 export async function createReplay(deps: CreateReplayDeps, caller: Caller & { plan: PlanName }, body: ReplayBody): Promise<ReplayJob> {
   for (const key of Object.keys(body)) {
-    if (!BODY_KEYS.includes(key)) throw new AppError('invalid_parameter', `Unknown member ${key}; the body takes: ${BODY_KEYS.join(', ')}.`, { param: key, validValues: BODY_KEYS });
+    if (!BODY_KEYS.includes(key))
+      throw new AppError('invalid_parameter', `Unknown member ${key}; the body takes: ${BODY_KEYS.join(', ')}.`, { param: key, validValues: BODY_KEYS });
   }
   const now = deps.clock.now();
   const from = instantOf(body.start, 'start');
@@ -85,7 +97,11 @@ export async function createReplay(deps: CreateReplayDeps, caller: Caller & { pl
   let subscriptionId: string | undefined;
   if (body.subscription_id !== undefined) {
     if (body.event_type !== undefined || body.config !== undefined || body.filters !== undefined) {
-      throw new AppError('invalid_parameter', 'A replay of a subscription takes its event type and config; send subscription_id or event_type with config, not both.', { param: 'subscription_id' });
+      throw new AppError(
+        'invalid_parameter',
+        'A replay of a subscription takes its event type and config; send subscription_id or event_type with config, not both.',
+        { param: 'subscription_id' },
+      );
     }
     const subscription = await deps.store.rules.get(caller.id, body.subscription_id);
     if (!subscription) throw new AppError('not_found', `No subscription ${body.subscription_id}.`, { param: 'subscription_id' });
@@ -94,12 +110,14 @@ export async function createReplay(deps: CreateReplayDeps, caller: Caller & { pl
     subscriptionId = subscription.id;
   } else {
     if (body.deliver) throw new AppError('invalid_parameter', 'deliver needs subscription_id: the occurrences go to its endpoint.', { param: 'deliver' });
-    if (typeof body.event_type !== 'string') throw new AppError('invalid_parameter', 'Send subscription_id, or event_type with config.', { param: 'event_type' });
+    if (typeof body.event_type !== 'string')
+      throw new AppError('invalid_parameter', 'Send subscription_id, or event_type with config.', { param: 'event_type' });
     const definition = EVENT_DEFINITION_BY_TYPE.get(body.event_type);
     if (!definition?.detection || definition.detection.kind === 'announced') {
       throw new AppError('invalid_parameter', `${body.event_type} is not detected from the archive, so it cannot be replayed.`, { param: 'event_type' });
     }
-    if (body.filters !== undefined && body.config !== undefined) throw new AppError('invalid_parameter', 'Send config or its alias filters, not both.', { param: 'config' });
+    if (body.filters !== undefined && body.config !== undefined)
+      throw new AppError('invalid_parameter', 'Send config or its alias filters, not both.', { param: 'config' });
     const watched = new Set((await deps.store.rules.listAddresses(caller.id)).map((a) => a.address));
     config = normalizeConfig(definition.declaration, body.config ?? body.filters, watched);
     eventType = body.event_type;
@@ -111,16 +129,31 @@ export async function createReplay(deps: CreateReplayDeps, caller: Caller & { pl
 
   const partitions = replayPartitions(from, to);
   const job: ReplayJobRecord = {
-    accountId: caller.id, jobId: newReplayId(now), state: 'queued', eventType, config,
-    ...(subscriptionId !== undefined && { subscriptionId }), deliver: body.deliver === true, from, to, createdAt: now,
-    partitionsTotal: partitions.length, partitionsDone: 0, rowsScanned: 0, matched: 0, delivered: 0,
+    accountId: caller.id,
+    jobId: newReplayId(now),
+    state: 'queued',
+    eventType,
+    config,
+    ...(subscriptionId !== undefined && { subscriptionId }),
+    deliver: body.deliver === true,
+    from,
+    to,
+    createdAt: now,
+    partitionsTotal: partitions.length,
+    partitionsDone: 0,
+    rowsScanned: 0,
+    matched: 0,
+    delivered: 0,
   };
   await deps.replays.createJob(job);
   const input: ReplayExecutionInput = { account_id: job.accountId, job_id: job.jobId, job: { accountId: job.accountId, jobId: job.jobId }, partitions };
   try {
     await deps.workflows.start(job.jobId, input);
   } catch (cause) {
-    await deps.replays.transition(job.accountId, job.jobId, ['queued'], 'failed', { finishedAt: deps.clock.now(), errorMessage: 'The job could not be started.' });
+    await deps.replays.transition(job.accountId, job.jobId, ['queued'], 'failed', {
+      finishedAt: deps.clock.now(),
+      errorMessage: 'The job could not be started.',
+    });
     throw new AppError('upstream_unavailable', 'The replay could not be started. Retry shortly.', { cause, headers: { 'retry-after': '5' } });
   }
   const startedAt = deps.clock.now();
@@ -193,7 +226,16 @@ export async function runReplayPartition(deps: ReplayPartitionDeps, key: { accou
   const decl = definition.declaration;
   const config = job.config;
   const watched = new Set((await deps.store.rules.listAddresses(job.accountId)).map((a) => a.address));
-  const result = await replayWindow(deps, decl, definition.detection!, config, watched, partition.from, partition.to, keeper(deps, decl, config, config, watched));
+  const result = await replayWindow(
+    deps,
+    decl,
+    definition.detection!,
+    config,
+    watched,
+    partition.from,
+    partition.to,
+    keeper(deps, decl, config, config, watched),
+  );
   // As delivered: with the relative metrics (the keeper added them already when a condition reads one).
   const hits = (await shown(deps, config, result.candidates)).sort((a, b) => a.occurredAt - b.occurredAt || a.key.localeCompare(b.key));
 
@@ -206,7 +248,12 @@ export async function runReplayPartition(deps: ReplayPartitionDeps, key: { accou
         // Canceled meanwhile: nothing more is delivered (one read a delivery; the cap bounds them).
         const current = await deps.replays.getJob(job.accountId, job.jobId);
         if (current?.state !== 'queued' && current?.state !== 'running') break;
-        const outcome = await queueOccurrence(deps.delivery, { plan, subscription, endpoint }, { key: hit.key, type: hit.type, occurredAt: hit.occurredAt, data: hit.data }, { replay: true });
+        const outcome = await queueOccurrence(
+          deps.delivery,
+          { plan, subscription, endpoint },
+          { key: hit.key, type: hit.type, occurredAt: hit.occurredAt, data: hit.data },
+          { replay: true },
+        );
         if (outcome === 'queued') delivered += 1;
         // The cap paused the rule: the rest of the day would only count misses.
         if (outcome === 'capped' || outcome === 'paused') break;
@@ -214,7 +261,9 @@ export async function runReplayPartition(deps: ReplayPartitionDeps, key: { accou
     }
   }
   const occurrences: ReplayOccurrence[] = hits.map((c) => ({
-    ...(subscription && { eventId: eventIdOf(c.key, subscription.triggerId) }), occurredAt: c.occurredAt, data: c.data,
+    ...(subscription && { eventId: eventIdOf(c.key, subscription.triggerId) }),
+    occurredAt: c.occurredAt,
+    data: c.data,
   }));
   const outcome = await deps.replays.recordPartition(job.accountId, job.jobId, partition.i, { rowsScanned: result.rowsScanned, delivered, occurrences });
   return { status: outcome, rows: result.rowsScanned, matched: occurrences.length, delivered };
@@ -228,7 +277,10 @@ export interface FinishReplayDeps {
 }
 
 /** The state machine's last step: the job completes (and is billed for what it read) or fails. */
-export async function finishReplay(deps: FinishReplayDeps, input: { account_id: string; job_id: string; outcome: 'completed' | 'failed'; error_message?: string }) {
+export async function finishReplay(
+  deps: FinishReplayDeps,
+  input: { account_id: string; job_id: string; outcome: 'completed' | 'failed'; error_message?: string },
+) {
   const job = await deps.replays.getJob(input.account_id, input.job_id);
   if (!job || (job.state !== 'queued' && job.state !== 'running')) return { state: job?.state ?? 'missing' };
   const now = deps.clock.now();

@@ -37,7 +37,13 @@ export const isExactEdge = (threshold: number): boolean => threshold > 0 && Numb
 export const BUCKET_RATIO = 10 ** (1 / ROLLUP_BUCKETS_PER_DECADE);
 
 /** Events of one covered hour and bucket (summed over the symbols asked for). */
-export interface RollupCell { family: Family; hour: number; bucket: number; events: number; max: number }
+export interface RollupCell {
+  family: Family;
+  hour: number;
+  bucket: number;
+  events: number;
+  max: number;
+}
 
 export interface RollupRead {
   cells: RollupCell[];
@@ -75,7 +81,12 @@ export function uncoveredSpans(from: number, to: number, covered: (hour: number)
  * so a source row is always in a listed delta or on an indexed day.
  */
 export async function derivedCoverage(
-  deps: ArchiveDeps, derived: Dataset, source: IngestedDataset, family: Family, from: number, to: number,
+  deps: ArchiveDeps,
+  derived: Dataset,
+  source: IngestedDataset,
+  family: Family,
+  from: number,
+  to: number,
 ): Promise<{ visible: ArchiveFile[]; holds: (hour: number) => boolean }> {
   const [files, deltas, sourceDays] = await Promise.all([
     deps.manifest.compactedFiles(derived, family, undefined, dayOf(from), dayOf(to - 1)),
@@ -105,19 +116,28 @@ export function hoursHeld(from: number, to: number, holds: (hour: number) => boo
  * folded into the rollup yet); hours not wholly inside [from, to) are never covered.
  */
 export async function readRollup(
-  deps: ArchiveDeps, rollup: RollupSource, families: readonly Family[], symbols: readonly string[] | undefined, from: number, to: number,
+  deps: ArchiveDeps,
+  rollup: RollupSource,
+  families: readonly Family[],
+  symbols: readonly string[] | undefined,
+  from: number,
+  to: number,
   addresses?: readonly string[],
 ): Promise<RollupRead> {
   const source = { rollup, source: ROLLUPS[rollup].source as IngestedDataset };
   if (ROLLUPS[rollup].perWallet && !addresses) throw new Error(`${rollup} is kept per wallet: name the wallets to read`);
   const covered = new Map<Family, Set<number>>();
   const files: { key: string; etag: string; bytes: number }[] = [];
-  await Promise.all(families.filter((f) => !whollyBeforeCoverage(source.rollup, f, to - 1)).map(async (family) => {
-    const { visible, holds } = await derivedCoverage(deps, source.rollup, source.source, family, from, to);
-    const hours = hoursHeld(from, to, holds);
-    covered.set(family, hours);
-    if (hours.size > 0) files.push(...visible);
-  }));
+  await Promise.all(
+    families
+      .filter((f) => !whollyBeforeCoverage(source.rollup, f, to - 1))
+      .map(async (family) => {
+        const { visible, holds } = await derivedCoverage(deps, source.rollup, source.source, family, from, to);
+        const hours = hoursHeld(from, to, holds);
+        covered.set(family, hours);
+        if (hours.size > 0) files.push(...visible);
+      }),
+  );
   if (files.length === 0) return { cells: [], covered, rowsRead: 0 };
   const params: Record<string, string | number | readonly string[]> = { r_files: await deps.files.paths(files), r_from: from, r_to: to - 1 };
   if (symbols) params.r_symbols = symbols;
@@ -137,10 +157,21 @@ export async function readRollup(
 }
 
 /** Crossings of one histogram cell of market.oi_delta's rollup (summed over the markets asked). */
-export interface CrossingCell { family: Family; ts: number; direction: 'up' | 'down'; kind: 'upper' | 'lower' | 'first'; bucket: number; events: number; max: number }
+export interface CrossingCell {
+  family: Family;
+  ts: number;
+  direction: 'up' | 'down';
+  kind: 'upper' | 'lower' | 'first';
+  bucket: number;
+  events: number;
+  max: number;
+}
 
 /** Which hours of [from, to) market.oi_delta's crossing histograms answer, per family, and the files holding them (the manifest only). */
-export interface CrossingsCoverage { covered: Map<Family, Set<number>>; files: ArchiveFile[] }
+export interface CrossingsCoverage {
+  covered: Map<Family, Set<number>>;
+  files: ArchiveFile[];
+}
 
 /**
  * The hours of [from, to) the crossing histograms (oi_crossings) answer for the given families: a
@@ -151,25 +182,39 @@ export interface CrossingsCoverage { covered: Map<Family, Set<number>>; files: A
 export async function oiCrossingsCoverage(deps: ArchiveDeps, families: readonly Family[], from: number, to: number): Promise<CrossingsCoverage> {
   const covered = new Map<Family, Set<number>>();
   const files: ArchiveFile[] = [];
-  await Promise.all(families.filter((f) => !whollyBeforeCoverage('oi_crossings', f, to - 1)).map(async (family) => {
-    const { visible, holds } = await derivedCoverage(deps, 'oi_crossings', 'open_interest', family, from, to);
-    const held = hoursHeld(from, to, holds);
-    for (const file of visible.filter((f) => f.tier === undefined)) {
-      const hours = hoursOf(file);
-      if (!hours.every((h) => held.has(h))) for (const h of hours) held.delete(h);
-    }
-    covered.set(family, held);
-    files.push(...visible);
-  }));
+  await Promise.all(
+    families
+      .filter((f) => !whollyBeforeCoverage('oi_crossings', f, to - 1))
+      .map(async (family) => {
+        const { visible, holds } = await derivedCoverage(deps, 'oi_crossings', 'open_interest', family, from, to);
+        const held = hoursHeld(from, to, holds);
+        for (const file of visible.filter((f) => f.tier === undefined)) {
+          const hours = hoursOf(file);
+          if (!hours.every((h) => held.has(h))) for (const h of hours) held.delete(h);
+        }
+        covered.set(family, held);
+        files.push(...visible);
+      }),
+  );
   return { covered, files };
 }
 
 /** The histogram cells of one window (and symbols) over the slots `coverage` answers, summed over the markets. */
 export async function oiCrossingCells(
-  deps: ArchiveDeps, coverage: CrossingsCoverage, symbols: readonly string[] | undefined, windowS: number, from: number, to: number,
+  deps: ArchiveDeps,
+  coverage: CrossingsCoverage,
+  symbols: readonly string[] | undefined,
+  windowS: number,
+  from: number,
+  to: number,
 ): Promise<{ cells: CrossingCell[]; rowsRead: number }> {
   if (coverage.files.length === 0) return { cells: [], rowsRead: 0 };
-  const params: Record<string, string | number | readonly string[]> = { r_files: await deps.files.paths(coverage.files), r_from: from, r_to: to - 1, r_window: windowS };
+  const params: Record<string, string | number | readonly string[]> = {
+    r_files: await deps.files.paths(coverage.files),
+    r_from: from,
+    r_to: to - 1,
+    r_window: windowS,
+  };
   if (symbols) params.r_symbols = symbols;
   const rows = await deps.sql.query({
     sql: `SELECT family, ts, slot_hours, direction, kind, bucket, sum(events) AS events, max(max_delta) AS max_delta
@@ -178,18 +223,28 @@ export async function oiCrossingCells(
           GROUP BY ALL`,
     params,
   });
-  const answered = (r: Record<string, unknown>) => Array.from({ length: Number(r.slot_hours) }, (_, h) => Number(r.ts) + h * HOUR_MS)
-    .every((h) => coverage.covered.get(r.family as Family)?.has(h));
+  const answered = (r: Record<string, unknown>) =>
+    Array.from({ length: Number(r.slot_hours) }, (_, h) => Number(r.ts) + h * HOUR_MS).every((h) => coverage.covered.get(r.family as Family)?.has(h));
   const cells = rows.filter(answered).map((r) => ({
-    family: r.family as Family, ts: Number(r.ts), direction: r.direction as 'up' | 'down', kind: r.kind as CrossingCell['kind'], bucket: Number(r.bucket),
-    events: Number(r.events), max: Number(r.max_delta),
+    family: r.family as Family,
+    ts: Number(r.ts),
+    direction: r.direction as 'up' | 'down',
+    kind: r.kind as CrossingCell['kind'],
+    bucket: Number(r.bucket),
+    events: Number(r.events),
+    max: Number(r.max_delta),
   }));
   return { cells, rowsRead: rows.length };
 }
 
 /** oiCrossingsCoverage and oiCrossingCells in turn. */
 export async function readOiCrossings(
-  deps: ArchiveDeps, families: readonly Family[], symbols: readonly string[] | undefined, windowS: number, from: number, to: number,
+  deps: ArchiveDeps,
+  families: readonly Family[],
+  symbols: readonly string[] | undefined,
+  windowS: number,
+  from: number,
+  to: number,
 ): Promise<{ cells: CrossingCell[]; covered: Map<Family, Set<number>>; rowsRead: number }> {
   const coverage = await oiCrossingsCoverage(deps, families, from, to);
   return { ...(await oiCrossingCells(deps, coverage, symbols, windowS, from, to)), covered: coverage.covered };

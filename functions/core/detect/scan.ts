@@ -52,7 +52,12 @@ export interface PreviewDeps {
 }
 
 /** What a scan read: the candidates of [from, to), `from` moved later when the scan was cut (`truncated`). */
-export interface Scan { candidates: Candidate[]; from: number; truncated: boolean; rowsScanned: number }
+export interface Scan {
+  candidates: Candidate[];
+  from: number;
+  truncated: boolean;
+  rowsScanned: number;
+}
 
 /** The scan's pages of [from, to), newest first (see SCAN_PAGE_MS). */
 function scanPages(from: number, to: number, answered?: ReadonlyMap<string, ReadonlySet<number>>): [number, number][] {
@@ -118,20 +123,34 @@ const keepAll = async (candidates: readonly Candidate[]) => [...candidates];
  * truncated. Out of time before any page: 504.
  */
 export async function scan(
-  deps: Pick<PreviewDeps, 'archive' | 'clock' | 'references'>, decl: EventTypeDecl, detection: Extract<Detection, { kind: 'batch' }>, config: StoredConfig,
-  watched: ReadonlySet<string>, from: number, to: number, deadline: number, options: ScanOptions = {},
+  deps: Pick<PreviewDeps, 'archive' | 'clock' | 'references'>,
+  decl: EventTypeDecl,
+  detection: Extract<Detection, { kind: 'batch' }>,
+  config: StoredConfig,
+  watched: ReadonlySet<string>,
+  from: number,
+  to: number,
+  deadline: number,
+  options: ScanOptions = {},
 ): Promise<Scan> {
   const keep = options.keep ?? keepAll;
   const rowCap = options.rowCap ?? SCAN_ROW_CAP;
   const families = (config.venue ?? decl.venues).filter((v) => !whollyBeforeCoverage(detection.reads, v, to - 1));
   const addresses = [...(config.addresses ?? watched)];
   if (deps.clock.now() > deadline) throw scanTimeout();
-  const listed = await Promise.all(families.map(async (family) => ({
-    family,
-    // Only the hours no rollup answers are listed (the open hour's files without the day's per-symbol ones: see unsettledFrom).
-    files: (await Promise.all(uncoveredSpans(from, to, (hour) => options.answered?.get(family)?.has(hour) ?? false).map(([spanFrom, spanTo]) =>
-      windowFiles(deps.archive, { dataset: detection.reads, family, from: spanFrom, to: spanTo - 1, symbols: config.symbols })))).flat(),
-  })));
+  const listed = await Promise.all(
+    families.map(async (family) => ({
+      family,
+      // Only the hours no rollup answers are listed (the open hour's files without the day's per-symbol ones: see unsettledFrom).
+      files: (
+        await Promise.all(
+          uncoveredSpans(from, to, (hour) => options.answered?.get(family)?.has(hour) ?? false).map(([spanFrom, spanTo]) =>
+            windowFiles(deps.archive, { dataset: detection.reads, family, from: spanFrom, to: spanTo - 1, symbols: config.symbols }),
+          ),
+        )
+      ).flat(),
+    })),
+  );
   const candidates: Candidate[] = [];
   let rowsScanned = 0;
   let start = to;
@@ -169,7 +188,7 @@ export async function scan(
       page = page.filter((r) => r.ts > cut!);
     }
     rowsScanned += page.length;
-    candidates.push(...await keep(detection.detect(page, new Set(addresses))));
+    candidates.push(...(await keep(detection.detect(page, new Set(addresses)))));
     if (cut !== undefined) {
       start = cut + 1;
       truncated = true;
@@ -182,14 +201,20 @@ export async function scan(
 
 /** The params a minute detection reads, from a rule's configuration. */
 export const paramsOf = (detection: Detection, config: StoredConfig): Record<string, unknown> =>
-  (detection.kind === 'minute' ? Object.fromEntries(detection.params.map((k) => [k, config.params[k]])) : {});
+  detection.kind === 'minute' ? Object.fromEntries(detection.params.map((k) => [k, config.params[k]])) : {};
 
 /**
  * Minute-class types replay their detector over the window with the configuration's own params, a
  * day at a time newest first, under the same budget as `scan`.
  */
 export async function minuteScan(
-  deps: Omit<PreviewDeps, 'store'>, detection: Extract<Detection, { kind: 'minute' }>, config: StoredConfig, from: number, to: number, deadline: number, keep = keepAll,
+  deps: Omit<PreviewDeps, 'store'>,
+  detection: Extract<Detection, { kind: 'minute' }>,
+  config: StoredConfig,
+  from: number,
+  to: number,
+  deadline: number,
+  keep = keepAll,
 ): Promise<Scan> {
   const params = Object.fromEntries(detection.params.map((k) => [k, config.params[k]]));
   const candidates: Candidate[] = [];
@@ -201,7 +226,7 @@ export async function minuteScan(
       truncated = true;
       break;
     }
-    candidates.push(...await keep(await detection.detect(minuteContext(deps, pageFrom, pageTo), [params])));
+    candidates.push(...(await keep(await detection.detect(minuteContext(deps, pageFrom, pageTo), [params]))));
     start = pageFrom;
   }
   return { candidates, from: start, truncated, rowsScanned: 0 };
@@ -212,7 +237,13 @@ export async function minuteScan(
  * (a replay job's day: the task has minutes, and pages keep memory to an hour of rows).
  */
 export async function replayWindow(
-  deps: Omit<PreviewDeps, 'store'>, decl: EventTypeDecl, detection: Detection, config: StoredConfig, watched: ReadonlySet<string>, from: number, to: number,
+  deps: Omit<PreviewDeps, 'store'>,
+  decl: EventTypeDecl,
+  detection: Detection,
+  config: StoredConfig,
+  watched: ReadonlySet<string>,
+  from: number,
+  to: number,
   keep: (candidates: readonly Candidate[]) => Promise<Candidate[]>,
 ): Promise<Scan> {
   if (detection.kind === 'announced') throw new Error(`${decl.type} is not detected from the archive`);
@@ -230,7 +261,11 @@ export async function withinScanTime<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof Error && !(error instanceof AppError) && (error.name === 'TimeoutError' || error.name === 'AbortError' || /timed? ?out/i.test(error.message))) {
+    if (
+      error instanceof Error
+      && !(error instanceof AppError)
+      && (error.name === 'TimeoutError' || error.name === 'AbortError' || /timed? ?out/i.test(error.message))
+    ) {
       throw new AppError('scan_timeout', scanTimeout().message, { cause: error });
     }
     throw error;

@@ -11,11 +11,29 @@ export function settledHoldings(rows: readonly SettlementRecord[], holders: read
   for (const r of rows.filter((s) => inWindow(s.ts, from, to))) {
     for (const holder of holders.filter((h) => h.symbol === r.symbol && h.position !== 0)) {
       const notional = round(Math.abs(holder.position), 2);
-      const fields = { venue: 'hip4' as const, symbol: r.symbol, timestamp: iso(r.ts), address: holder.address, notional_usd: notional, resolution: r.resolution };
+      const fields = {
+        venue: 'hip4' as const,
+        symbol: r.symbol,
+        timestamp: iso(r.ts),
+        address: holder.address,
+        notional_usd: notional,
+        resolution: r.resolution,
+      };
       out.push({
-        type: 'account.hip4_settled', key: `settle:${r.symbol}:${r.ts}:${holder.address}`, occurredAt: r.ts, venue: 'hip4', symbol: r.symbol, address: holder.address,
+        type: 'account.hip4_settled',
+        key: `settle:${r.symbol}:${r.ts}:${holder.address}`,
+        occurredAt: r.ts,
+        venue: 'hip4',
+        symbol: r.symbol,
+        address: holder.address,
         metrics: fields,
-        data: { ...fields, account: holder.address, position: holder.position, payout: round(holder.position * Number(r.settle_price), 2), api_url: instrumentUrl('hip4', r.symbol) },
+        data: {
+          ...fields,
+          account: holder.address,
+          position: holder.position,
+          payout: round(holder.position * Number(r.settle_price), 2),
+          api_url: instrumentUrl('hip4', r.symbol),
+        },
       });
     }
   }
@@ -24,8 +42,14 @@ export function settledHoldings(rows: readonly SettlementRecord[], holders: read
 
 export default {
   declaration: declaration({
-    type: 'account.hip4_settled', live: true, description: 'A watched address\'s outcome settlement', scope: 'addresses', venues: ['hip4'],
-    scopeKeys: ['venue', 'symbols', 'addresses'], params: maxAge(7200), notionalMetric: 'notional_usd',
+    type: 'account.hip4_settled',
+    live: true,
+    description: "A watched address's outcome settlement",
+    scope: 'addresses',
+    venues: ['hip4'],
+    scopeKeys: ['venue', 'symbols', 'addresses'],
+    params: maxAge(7200),
+    notionalMetric: 'notional_usd',
     metrics: { ...common(['hip4']), address: { type: 'text' }, notional_usd: usd('Settled notional'), resolution: { type: 'enum', values: ['yes', 'no'] } },
   }),
   detection: minute({

@@ -22,10 +22,21 @@ export function archiveGaps(ticks: readonly Tick[], from: number, to: number): C
       const incident = incidentOf('gap', family, s.since);
       const fields = { venue: family, stream: 'trades', gap_s: Math.round(((s.until ?? s.at) - s.since) / 1000) };
       out.push({
-        type, key: `${type}:${incident}`, occurredAt: s.at, venue: family, symbol: null, address: null, metrics: fields,
+        type,
+        key: `${type}:${incident}`,
+        occurredAt: s.at,
+        venue: family,
+        symbol: null,
+        address: null,
+        metrics: fields,
         data: {
-          ...fields, state: s.state === 'stalled' ? 'detected' : 'resolved', incident_id: incident, gap_id: incident, last_data_at: iso(s.since),
-          ...(s.until !== undefined && { resumed_at: iso(s.until) }), api_url: `${FAMILY_PREFIX[family]}/trades/{symbol}?start=${s.since}&end=${s.until ?? s.at}`,
+          ...fields,
+          state: s.state === 'stalled' ? 'detected' : 'resolved',
+          incident_id: incident,
+          gap_id: incident,
+          last_data_at: iso(s.since),
+          ...(s.until !== undefined && { resumed_at: iso(s.until) }),
+          api_url: `${FAMILY_PREFIX[family]}/trades/{symbol}?start=${s.since}&end=${s.until ?? s.at}`,
         },
       });
     }
@@ -35,17 +46,25 @@ export function archiveGaps(ticks: readonly Tick[], from: number, to: number): C
 
 /** Gaps detected and resolved, found together once per run: one stream per venue (symbols are ignored), so the previous tick is the venue's. */
 export function archiveGapsOfRun(ctx: MinuteContext, venues: readonly Venue[]): Promise<Candidate<GapType>[]> {
-  return ctx.shared('archive-gaps', async () => archiveGaps(await timesOf(ctx, 'trades', venues, ctx.from - ARCHIVE_GAP_MS - MINUTE_MS, DAY_MS, 'venue'), ctx.from, ctx.to));
+  return ctx.shared('archive-gaps', async () =>
+    archiveGaps(await timesOf(ctx, 'trades', venues, ctx.from - ARCHIVE_GAP_MS - MINUTE_MS, DAY_MS, 'venue'), ctx.from, ctx.to),
+  );
 }
 
 /** The two types this module's detector finds together. */
 export type GapType = 'archive.gap_detected' | 'archive.gap_resolved';
 
-export const gapDeclaration = <T extends GapType>(type: T) => declaration({
-  type, live: true, description: type.endsWith('detected') ? 'An ingestion stream stalled beyond its cadence' : 'A stalled stream resumed',
-  scope: 'public', venues: MARKET_VENUES, scopeKeys: ['venue'], params: {},
-  metrics: { venue: { type: 'enum', values: MARKET_VENUES }, stream: { type: 'text' }, gap_s: { type: 'number', unit: 's' } },
-});
+export const gapDeclaration = <T extends GapType>(type: T) =>
+  declaration({
+    type,
+    live: true,
+    description: type.endsWith('detected') ? 'An ingestion stream stalled beyond its cadence' : 'A stalled stream resumed',
+    scope: 'public',
+    venues: MARKET_VENUES,
+    scopeKeys: ['venue'],
+    params: {},
+    metrics: { venue: { type: 'enum', values: MARKET_VENUES }, stream: { type: 'text' }, gap_s: { type: 'number', unit: 's' } },
+  });
 
 export default {
   declaration: gapDeclaration('archive.gap_detected'),

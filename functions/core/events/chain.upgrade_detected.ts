@@ -16,19 +16,33 @@ export function upgradeCandidates(rows: readonly ChainEventRecord[]): Candidate<
     const durationS = state === 'completed' && startedAt !== null ? Math.round((r.ts - startedAt) / 1000) : null;
     const fields = { state, commit: r.commit, weekday_utc: WEEKDAYS[new Date(r.ts).getUTCDay()]!, duration_s: durationS };
     return {
-      type: 'chain.upgrade_detected', key: `upgrade:${r.commit}:${state}`, occurredAt: r.ts, venue: 'perpx' as const, symbol: null, address: null,
-      metrics: fields, data: { ...fields, incident_id: r.commit, started_at: startedAt === null ? null : iso(startedAt), timestamp: iso(r.ts) },
+      type: 'chain.upgrade_detected',
+      key: `upgrade:${r.commit}:${state}`,
+      occurredAt: r.ts,
+      venue: 'perpx' as const,
+      symbol: null,
+      address: null,
+      metrics: fields,
+      data: { ...fields, incident_id: r.commit, started_at: startedAt === null ? null : iso(startedAt), timestamp: iso(r.ts) },
     };
   });
 }
 
 export default {
   declaration: declaration({
-    type: 'chain.upgrade_detected', live: true, description: 'A new node build; started and completed share incident_id', scope: 'public', venues: ['perpx'], scopeKeys: ['venue'],
-    params: {}, latencyClass: 'seconds',
+    type: 'chain.upgrade_detected',
+    live: true,
+    description: 'A new node build; started and completed share incident_id',
+    scope: 'public',
+    venues: ['perpx'],
+    scopeKeys: ['venue'],
+    params: {},
+    latencyClass: 'seconds',
     metrics: {
-      state: { type: 'enum', values: ['started', 'completed'] }, commit: { type: 'text' },
-      weekday_utc: { type: 'enum', values: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] }, duration_s: { type: 'number', unit: 's' },
+      state: { type: 'enum', values: ['started', 'completed'] },
+      commit: { type: 'text' },
+      weekday_utc: { type: 'enum', values: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] },
+      duration_s: { type: 'number', unit: 's' },
     },
   }),
   detection: batch({ reads: 'chain_events', detect: upgradeCandidates }),

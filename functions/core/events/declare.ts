@@ -17,7 +17,12 @@ import type { MinuteContext } from './kit/reads.ts';
 export type Venue = Family;
 export type MetricType = 'number' | 'integer' | 'text' | 'enum' | 'boolean' | 'timestamp';
 
-export interface MetricDecl { type: MetricType; unit?: string; values?: readonly string[]; description?: string }
+export interface MetricDecl {
+  type: MetricType;
+  unit?: string;
+  values?: readonly string[];
+  description?: string;
+}
 export type ParamDecl =
   | { type: 'integer' | 'number'; default: number; min?: number; max?: number; menu?: readonly number[]; unit?: string; description: string }
   | { type: 'enum'; default: string; menu: readonly string[]; description: string }
@@ -56,16 +61,23 @@ export const OPERATORS = {
 /** Params, metric declarations and venue sets several types share. */
 export const MARKET_VENUES: readonly Venue[] = ['perpx', 'hip3', 'spot', 'altx'];
 export const maxAge = (fallback = 3600): Record<string, ParamDecl> => ({
-  max_age_s: { type: 'integer', default: fallback, min: 60, max: 86_400, unit: 's', description: 'Oldest occurrence still delivered after a service-side outage' },
+  max_age_s: {
+    type: 'integer',
+    default: fallback,
+    min: 60,
+    max: 86_400,
+    unit: 's',
+    description: 'Oldest occurrence still delivered after a service-side outage',
+  },
 });
 export const usd = (description: string): MetricDecl => ({ type: 'number', unit: 'USD', description });
 export const pct = (description: string): MetricDecl => ({ type: 'number', unit: '%', description });
 /** Relative metrics: null (never firing) when the denominator is under 10,000 USD. Declaring them is what makes detection add them. */
 export const relative = (withWallet = false): Record<string, MetricDecl> => ({
-  notional_pct_volume_1h: pct('Notional as a share of the market\'s last-hour volume'),
-  notional_pct_volume_24h: pct('Notional as a share of the market\'s last-day volume'),
+  notional_pct_volume_1h: pct("Notional as a share of the market's last-hour volume"),
+  notional_pct_volume_24h: pct("Notional as a share of the market's last-day volume"),
   notional_pct_oi: pct('Notional as a share of open interest (perps only)'),
-  ...(withWallet && { notional_pct_wallet_volume_30d: pct('Notional as a share of the wallet\'s 30-day volume') }),
+  ...(withWallet && { notional_pct_wallet_volume_30d: pct("Notional as a share of the wallet's 30-day volume") }),
 });
 export const common = (venues: readonly Venue[]): Record<string, MetricDecl> => ({
   venue: { type: 'enum', values: venues },
@@ -85,17 +97,20 @@ export const common = (venues: readonly Venue[]): Record<string, MetricDecl> => 
  */
 export type Detection<T extends string = string> =
   | {
-    kind: 'batch'; reads: IngestedDataset; addressColumn?: string;
-    /** The columns the detector reads: a preview's scan decodes only these (every column when absent). */
-    columns?: readonly string[];
-    detect(rows: readonly NormalizedRecord[], watched: ReadonlySet<string>): Candidate<T>[];
-  }
+      kind: 'batch';
+      reads: IngestedDataset;
+      addressColumn?: string;
+      /** The columns the detector reads: a preview's scan decodes only these (every column when absent). */
+      columns?: readonly string[];
+      detect(rows: readonly NormalizedRecord[], watched: ReadonlySet<string>): Candidate<T>[];
+    }
   | { kind: 'minute'; params: readonly string[]; detect(ctx: MinuteContext, paramSets: readonly Record<string, unknown>[]): Promise<Candidate<T>[]> }
   | {
-    kind: 'announced'; by: string;
-    /** This type's occurrence in an account event message, if the message announces one (else undefined). */
-    of?(message: UserEventMessage): Candidate<T> | undefined;
-  };
+      kind: 'announced';
+      by: string;
+      /** This type's occurrence in an account event message, if the message announces one (else undefined). */
+      of?(message: UserEventMessage): Candidate<T> | undefined;
+    };
 
 /**
  * The previews a type supports. The estimate's ladder is drawn on `metric` (absolute values for
@@ -105,7 +120,9 @@ export type Detection<T extends string = string> =
 export interface Preview {
   dryRun?: boolean;
   estimate?: {
-    metric: string; absolute?: boolean; gate?: { param: string; lowest: number; fixed?: Record<string, string | number> };
+    metric: string;
+    absolute?: boolean;
+    gate?: { param: string; lowest: number; fixed?: Record<string, string | number> };
     /**
      * Where compaction keeps this type's occurrences counted per hour and `metric` bucket (see
      * core/detect/rollups.ts): an estimate whose conditions are lower bounds on `metric` reads it
@@ -131,15 +148,19 @@ export interface Preview {
  * minute run detects it with `params` every minute whether or not a rule listens, and
  * core/quality/incidents.ts records them.
  */
-export interface IncidentSource { kind: 'archive_gap' | 'ingest_stall'; opens: boolean; params: Record<string, unknown> }
+export interface IncidentSource {
+  kind: 'archive_gap' | 'ingest_stall';
+  opens: boolean;
+  params: Record<string, unknown>;
+}
 
 /** A live type must say how it is detected; a type not yet live has no detector and refuses subscriptions. */
 export type EventDefinition<T extends string = string> =
   | { declaration: EventTypeDecl & { type: T; live: true }; detection: Detection<T>; preview?: Preview; incident?: IncidentSource }
   | { declaration: EventTypeDecl & { type: T; live: false }; detection?: undefined; preview?: undefined; incident?: undefined };
 
-type DeclarationInput<T extends string, L extends boolean> =
-  Omit<EventTypeDecl, 'type' | 'live' | 'scopeKeys' | 'latencyClass' | 'costFloor'> & Partial<Pick<EventTypeDecl, 'scopeKeys' | 'latencyClass' | 'costFloor'>> & { type: T; live: L };
+type DeclarationInput<T extends string, L extends boolean> = Omit<EventTypeDecl, 'type' | 'live' | 'scopeKeys' | 'latencyClass' | 'costFloor'> &
+  Partial<Pick<EventTypeDecl, 'scopeKeys' | 'latencyClass' | 'costFloor'>> & { type: T; live: L };
 
 /** A catalogue declaration with the common defaults: no scope keys, the minutes class, no floor. */
 export function declaration<const T extends string, const L extends boolean>(d: DeclarationInput<T, L>): EventTypeDecl & { type: T; live: L } {
@@ -154,7 +175,10 @@ export function batch<D extends IngestedDataset, T extends string>(d: {
   detect(rows: readonly RecordOf<D>[], watched: ReadonlySet<string>): Candidate<T>[];
 }): Detection<T> {
   return {
-    kind: 'batch', reads: d.reads, addressColumn: d.addressColumn, ...(d.columns && { columns: d.columns }),
+    kind: 'batch',
+    reads: d.reads,
+    addressColumn: d.addressColumn,
+    ...(d.columns && { columns: d.columns }),
     detect: (rows, watched) => d.detect(rows as readonly RecordOf<D>[], watched),
   };
 }

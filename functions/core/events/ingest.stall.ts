@@ -22,7 +22,10 @@ export function ingestStalls(ticks: readonly Tick[], from: number, to: number, t
     for (const series of markets.values()) {
       const { family, symbol } = series[0]!;
       const times = series.map((t) => t.ts).sort((a, b) => a - b);
-      const gaps = times.slice(1).map((t, i) => t - times[i]!).sort((a, b) => a - b);
+      const gaps = times
+        .slice(1)
+        .map((t, i) => t - times[i]!)
+        .sort((a, b) => a - b);
       const usual = gaps[Math.floor(gaps.length / 2)];
       if (usual === undefined || thresholdS * 1000 < 5 * usual) continue;
       for (const s of silences(times, thresholdS * 1000, from, to)) {
@@ -31,8 +34,23 @@ export function ingestStalls(ticks: readonly Tick[], from: number, to: number, t
         const age = Math.round(((s.until ?? s.at) - s.since) / 1000);
         const fields = { venue: family, symbol, timestamp: iso(s.at), age_s: age };
         out.push({
-          type, key: `${type}:${incident}`, occurredAt: s.at, venue: family, symbol, address: null, params: { threshold_s: thresholdS }, scope: 'per_market',
-          metrics: fields, data: { ...fields, state: s.state, incident_id: incident, threshold_s: thresholdS, last_update_at: iso(s.since), api_url: instrumentUrl(family, symbol) },
+          type,
+          key: `${type}:${incident}`,
+          occurredAt: s.at,
+          venue: family,
+          symbol,
+          address: null,
+          params: { threshold_s: thresholdS },
+          scope: 'per_market',
+          metrics: fields,
+          data: {
+            ...fields,
+            state: s.state,
+            incident_id: incident,
+            threshold_s: thresholdS,
+            last_update_at: iso(s.since),
+            api_url: instrumentUrl(family, symbol),
+          },
         });
         const minute = Math.floor(s.at / MINUTE_MS) * MINUTE_MS;
         const slot = `${family}|${s.state}|${minute}`;
@@ -47,9 +65,24 @@ export function ingestStalls(ticks: readonly Tick[], from: number, to: number, t
       const incident = incidentOf('storm', storm.family, storm.minute, thresholdS, ...storm.incidents.sort());
       const fields = { venue: storm.family, symbol: null, timestamp: iso(storm.minute) };
       out.push({
-        type, key: `${type}:storm:${incident}`, occurredAt: storm.minute, venue: storm.family, symbol: null, address: null, params: { threshold_s: thresholdS },
-        scope: 'collapsed', metrics: { ...fields, age_s: null },
-        data: { ...fields, state: storm.state, symbols: storm.symbols.sort(), market_count: storm.symbols.length, incident_id: incident, threshold_s: thresholdS, api_url: `${FAMILY_PREFIX[storm.family]}/instruments` },
+        type,
+        key: `${type}:storm:${incident}`,
+        occurredAt: storm.minute,
+        venue: storm.family,
+        symbol: null,
+        address: null,
+        params: { threshold_s: thresholdS },
+        scope: 'collapsed',
+        metrics: { ...fields, age_s: null },
+        data: {
+          ...fields,
+          state: storm.state,
+          symbols: storm.symbols.sort(),
+          market_count: storm.symbols.length,
+          incident_id: incident,
+          threshold_s: thresholdS,
+          api_url: `${FAMILY_PREFIX[storm.family]}/instruments`,
+        },
       });
     }
   }
@@ -62,7 +95,8 @@ export function ingestStallsOfRun(ctx: MinuteContext, sets: readonly { threshold
   // Enough history to know each market's usual interval (the longest threshold is at least five of them).
   const lookback = 2 * Math.max(...thresholds) * 1000;
   return ctx.shared(`ingest-stalls|${thresholds.join(',')}`, async () =>
-    ingestStalls(await timesOf(ctx, 'l2_snapshots', MARKET_VENUES, ctx.from - lookback, DAY_MS, 'market'), ctx.from, ctx.to, thresholds));
+    ingestStalls(await timesOf(ctx, 'l2_snapshots', MARKET_VENUES, ctx.from - lookback, DAY_MS, 'market'), ctx.from, ctx.to, thresholds),
+  );
 }
 
 /** The catalogue's default silence: also the threshold at which the data-quality incidents of stalls are opened. */
@@ -71,19 +105,31 @@ export const DEFAULT_STALL_THRESHOLD_S = 600;
 /** The two types this module's detector finds together. */
 export type StallType = 'ingest.stall' | 'ingest.recovered';
 
-export const stallDeclaration = <T extends StallType>(type: T) => declaration({
-  type, live: true, description: type === 'ingest.stall' ? 'One market\'s L2 feed silent for threshold_s' : 'A stall cleared; shares incident_id',
-  scope: 'public', venues: MARKET_VENUES, scopeKeys: ['venue', 'symbols'],
-  params: {
-    threshold_s: { type: 'integer', default: DEFAULT_STALL_THRESHOLD_S, menu: [60, 120, 300, 600, 1800, 3600], unit: 's', description: 'Silence that counts (judged only at five times a market\'s usual update interval)' },
-  },
-  metrics: { ...common(MARKET_VENUES), age_s: { type: 'number', unit: 's' } },
-});
+export const stallDeclaration = <T extends StallType>(type: T) =>
+  declaration({
+    type,
+    live: true,
+    description: type === 'ingest.stall' ? "One market's L2 feed silent for threshold_s" : 'A stall cleared; shares incident_id',
+    scope: 'public',
+    venues: MARKET_VENUES,
+    scopeKeys: ['venue', 'symbols'],
+    params: {
+      threshold_s: {
+        type: 'integer',
+        default: DEFAULT_STALL_THRESHOLD_S,
+        menu: [60, 120, 300, 600, 1800, 3600],
+        unit: 's',
+        description: "Silence that counts (judged only at five times a market's usual update interval)",
+      },
+    },
+    metrics: { ...common(MARKET_VENUES), age_s: { type: 'number', unit: 's' } },
+  });
 
 export default {
   declaration: stallDeclaration('ingest.stall'),
   detection: minute<{ threshold_s: number }, 'ingest.stall'>({
-    params: ['threshold_s'], detect: async (ctx, sets) => ofType(await ingestStallsOfRun(ctx, sets), 'ingest.stall'),
+    params: ['threshold_s'],
+    detect: async (ctx, sets) => ofType(await ingestStallsOfRun(ctx, sets), 'ingest.stall'),
   }),
   incident: { kind: 'ingest_stall', opens: true, params: { threshold_s: DEFAULT_STALL_THRESHOLD_S } },
 } satisfies EventDefinition<'ingest.stall'>;

@@ -7,7 +7,11 @@ import type { Candidate } from './kit/candidate.ts';
 import { MINUTE_MS } from './kit/reads.ts';
 import { FAMILY_PREFIX, type Family } from '../venues.ts';
 
-export interface BreadthPoint { family: Family; at: number; value: number | null }
+export interface BreadthPoint {
+  family: Family;
+  at: number;
+  value: number | null;
+}
 
 /**
  * `market.breadth_cross`: the share above session VWAP crossing `threshold` with hysteresis. After
@@ -15,7 +19,12 @@ export interface BreadthPoint { family: Family; at: number; value: number | null
  * band first (and the mirror for downward), so a value hovering at the line fires once. `points`
  * should start well before `from` (a day) so the arming state is known when the window opens.
  */
-export function breadthCrosses(points: readonly BreadthPoint[], from: number, to: number, paramSets: readonly { threshold: number; hysteresis_pct: number }[]): Candidate<'market.breadth_cross'>[] {
+export function breadthCrosses(
+  points: readonly BreadthPoint[],
+  from: number,
+  to: number,
+  paramSets: readonly { threshold: number; hysteresis_pct: number }[],
+): Candidate<'market.breadth_cross'>[] {
   const out: Candidate<'market.breadth_cross'>[] = [];
   for (const series of groupBy(points, (p) => p.family).values()) {
     const family = series[0]!.family;
@@ -35,9 +44,20 @@ export function breadthCrosses(points: readonly BreadthPoint[], from: number, to
           const direction = crossedUp ? 'up' : 'down';
           const fields = { venue: family, value_pct: value, direction, timestamp: iso(point.at) };
           out.push({
-            type: 'market.breadth_cross', key: `breadth:${family}:${point.at}:${threshold}:${band}`, occurredAt: point.at, venue: family, symbol: null, address: null,
-            params: { threshold, hysteresis_pct: band }, metrics: fields,
-            data: { ...fields, threshold, hysteresis_pct: band, api_url: `${FAMILY_PREFIX[family]}/breadth/above-vwap?start=${point.at}&end=${point.at + MINUTE_MS}` },
+            type: 'market.breadth_cross',
+            key: `breadth:${family}:${point.at}:${threshold}:${band}`,
+            occurredAt: point.at,
+            venue: family,
+            symbol: null,
+            address: null,
+            params: { threshold, hysteresis_pct: band },
+            metrics: fields,
+            data: {
+              ...fields,
+              threshold,
+              hysteresis_pct: band,
+              api_url: `${FAMILY_PREFIX[family]}/breadth/above-vwap?start=${point.at}&end=${point.at + MINUTE_MS}`,
+            },
           });
         }
         if (crossedUp) armedUp = false;
@@ -51,13 +71,22 @@ export function breadthCrosses(points: readonly BreadthPoint[], from: number, to
 
 export default {
   declaration: declaration({
-    type: 'market.breadth_cross', live: true, description: 'The share above session VWAP crossed the threshold, with hysteresis; venue-wide',
-    scope: 'public', venues: ['perpx', 'hip3'], scopeKeys: ['venue'],
+    type: 'market.breadth_cross',
+    live: true,
+    description: 'The share above session VWAP crossed the threshold, with hysteresis; venue-wide',
+    scope: 'public',
+    venues: ['perpx', 'hip3'],
+    scopeKeys: ['venue'],
     params: {
       threshold: { type: 'number', default: 30, min: 1, max: 99, unit: '%', description: 'Breadth level' },
       hysteresis_pct: { type: 'number', default: 5, min: 0, max: 50, unit: '%', description: 'Band that must be left before firing again' },
     },
-    metrics: { venue: { type: 'enum', values: ['perpx', 'hip3'] }, value_pct: pct('Breadth now'), direction: { type: 'enum', values: ['up', 'down'] }, timestamp: { type: 'timestamp' } },
+    metrics: {
+      venue: { type: 'enum', values: ['perpx', 'hip3'] },
+      value_pct: pct('Breadth now'),
+      direction: { type: 'enum', values: ['up', 'down'] },
+      timestamp: { type: 'timestamp' },
+    },
   }),
   detection: minute<{ threshold: number; hysteresis_pct: number }, 'market.breadth_cross'>({
     params: ['threshold', 'hysteresis_pct'],

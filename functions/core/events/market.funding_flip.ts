@@ -32,14 +32,28 @@ export function fundingFlip(family: Family, symbol: string, ts: number, rate: nu
   const fields = { venue: family, symbol, timestamp: iso(ts), funding_rate: rate, flipped_to: rate > 0 ? 'positive' : 'negative' };
   let data: Candidate['data'] | undefined;
   return {
-    type: 'market.funding_flip', key: `flip:${family}:${symbol}:${ts}`, occurredAt: ts, venue: family, symbol, address: null, metrics: fields,
+    type: 'market.funding_flip',
+    key: `flip:${family}:${symbol}:${ts}`,
+    occurredAt: ts,
+    venue: family,
+    symbol,
+    address: null,
+    metrics: fields,
     // Built when first read: an estimate makes a candidate of each of a month's flips to match and count them, and shows five.
-    get data() { return (data ??= { ...fields, previous_rate: previous, api_url: instrumentUrl(family, symbol) }); },
+    get data() {
+      return (data ??= { ...fields, previous_rate: previous, api_url: instrumentUrl(family, symbol) });
+    },
   };
 }
 
 const decl = declaration({
-  type: 'market.funding_flip', live: true, description: 'The funding rate changes sign', scope: 'public', venues: ['perpx', 'hip3'], scopeKeys: ['venue', 'symbols'], params: {},
+  type: 'market.funding_flip',
+  live: true,
+  description: 'The funding rate changes sign',
+  scope: 'public',
+  venues: ['perpx', 'hip3'],
+  scopeKeys: ['venue', 'symbols'],
+  params: {},
   metrics: { ...common(['perpx', 'hip3']), funding_rate: { type: 'number' }, flipped_to: { type: 'enum', values: ['positive', 'negative'] } },
 });
 
@@ -49,13 +63,19 @@ export default {
   detection: minute({ params: [], detect: async (ctx) => fundingFlips(await rowsOf(ctx, 'funding', decl.venues, ctx.from - 2 * HOUR_MS), ctx.from, ctx.to) }),
   preview: {
     estimate: {
-      metric: 'funding_rate', absolute: true,
+      metric: 'funding_rate',
+      absolute: true,
       // The settled rates alone decide a flip: the estimate reads them from their hourly reduction.
       reduced: {
-        rows: { reduction: 'funding_rates_1h' }, bySymbol: true, since: (from) => from - 2 * HOUR_MS,
-        detect: async (rows, from, to) => fundingFlips(
-          rows.map((r) => ({ family: String(r.family), symbol: String(r.symbol), ts: Number(r.ts), funding_rate: String(r.funding_rate) })), from, to,
-        ),
+        rows: { reduction: 'funding_rates_1h' },
+        bySymbol: true,
+        since: (from) => from - 2 * HOUR_MS,
+        detect: async (rows, from, to) =>
+          fundingFlips(
+            rows.map((r) => ({ family: String(r.family), symbol: String(r.symbol), ts: Number(r.ts), funding_rate: String(r.funding_rate) })),
+            from,
+            to,
+          ),
         // The same comparison in SQL over the reduction (settled rates only): a month of every
         // market's rates stays in DuckDB, only the flips are decoded.
         occurrences: {

@@ -28,17 +28,34 @@ export function liquidationCandidates(rows: readonly LiquidationRecord[], watche
     const key = `liq:${family}:${first.symbol}:${first.liquidated_user}:${first.ts}`;
     const common = { venue: family, symbol: first.symbol, timestamp: iso(first.ts), notional_usd: sqlRound(notional, 2) };
     const data = {
-      ...common, side, closed_pnl: sqlRound(closedPnl, 2), liquidated_user: first.liquidated_user, fill_count: fills.length,
-      direction: first.direction ?? null, api_url: tradesUrl(family, first.symbol, first.ts),
+      ...common,
+      side,
+      closed_pnl: sqlRound(closedPnl, 2),
+      liquidated_user: first.liquidated_user,
+      fill_count: fills.length,
+      direction: first.direction ?? null,
+      api_url: tradesUrl(family, first.symbol, first.ts),
     };
     out.push({
-      type: 'market.liquidation', key, occurredAt: first.ts, venue: family, symbol: first.symbol, address: null,
-      metrics: { ...common, side, liquidated_user: first.liquidated_user, direction: first.direction ?? null }, data,
+      type: 'market.liquidation',
+      key,
+      occurredAt: first.ts,
+      venue: family,
+      symbol: first.symbol,
+      address: null,
+      metrics: { ...common, side, liquidated_user: first.liquidated_user, direction: first.direction ?? null },
+      data,
     });
     if (watched.has(first.liquidated_user)) {
       out.push({
-        type: 'account.liquidated', key, occurredAt: first.ts, venue: family, symbol: first.symbol, address: first.liquidated_user,
-        metrics: { ...common, address: first.liquidated_user }, data: { ...data, account: first.liquidated_user },
+        type: 'account.liquidated',
+        key,
+        occurredAt: first.ts,
+        venue: family,
+        symbol: first.symbol,
+        address: first.liquidated_user,
+        metrics: { ...common, address: first.liquidated_user },
+        data: { ...data, account: first.liquidated_user },
       });
     }
   }
@@ -49,15 +66,30 @@ const VENUES = ['perpx', 'hip3', 'altx'] as const;
 
 export default {
   declaration: declaration({
-    type: 'market.liquidation', live: true, description: 'A liquidation; fills of one cascade collapse into one event per account and instant',
-    scope: 'public', venues: VENUES, scopeKeys: ['venue', 'symbols'], params: maxAge(), latencyClass: 'seconds',
+    type: 'market.liquidation',
+    live: true,
+    description: 'A liquidation; fills of one cascade collapse into one event per account and instant',
+    scope: 'public',
+    venues: VENUES,
+    scopeKeys: ['venue', 'symbols'],
+    params: maxAge(),
+    latencyClass: 'seconds',
     metrics: {
-      ...common(VENUES), notional_usd: usd('Liquidated notional'), side: { type: 'enum', values: ['long', 'short'] }, liquidated_user: { type: 'text' },
-      direction: { type: 'text' }, ...relative(),
+      ...common(VENUES),
+      notional_usd: usd('Liquidated notional'),
+      side: { type: 'enum', values: ['long', 'short'] },
+      liquidated_user: { type: 'text' },
+      direction: { type: 'text' },
+      ...relative(),
     },
-    notionalMetric: 'notional_usd', costFloor: { metric: 'notional_usd', min: 100, note: 'Liquidations under 100 USD notional are never read' },
+    notionalMetric: 'notional_usd',
+    costFloor: { metric: 'notional_usd', min: 100, note: 'Liquidations under 100 USD notional are never read' },
   }),
   // No account is watched here: the account side is account.liquidated's.
-  detection: batch({ reads: 'liquidations', columns: LIQUIDATION_COLUMNS, detect: (rows) => ofType(liquidationCandidates(rows, new Set()), 'market.liquidation') }),
+  detection: batch({
+    reads: 'liquidations',
+    columns: LIQUIDATION_COLUMNS,
+    detect: (rows) => ofType(liquidationCandidates(rows, new Set()), 'market.liquidation'),
+  }),
   preview: { dryRun: true, estimate: { metric: 'notional_usd', rollup: 'liquidation_rollups_1h' } },
 } satisfies EventDefinition<'market.liquidation'>;

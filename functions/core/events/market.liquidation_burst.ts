@@ -39,7 +39,10 @@ function firstAbove(sorted: readonly number[], value: number): number {
  * (thresholds are positive, so an empty window is never over).
  */
 export function liquidationBursts(
-  rows: readonly BurstRow[], from: number, to: number, paramSets: readonly BurstParams[],
+  rows: readonly BurstRow[],
+  from: number,
+  to: number,
+  paramSets: readonly BurstParams[],
   reference: (family: Family, symbol: string, at: number) => MarketReference | undefined,
 ): Candidate<'market.liquidation_burst'>[] {
   const out: Candidate<'market.liquidation_burst'>[] = [];
@@ -58,9 +61,14 @@ export function liquidationBursts(
           count += series[i]!.fills ?? 1;
         }
         const ref = reference(family, symbol, end);
-        const denominator = params.threshold_mode === 'pct_oi' ? ref?.openInterestUsd : params.threshold_mode === 'pct_volume_1h' ? ref?.volume1hUsd : undefined;
-        const value = params.threshold_mode === 'usd' ? usd
-          : denominator === undefined || denominator === null || denominator < MIN_DENOMINATOR_USD ? null : percent(usd / denominator);
+        const denominator =
+          params.threshold_mode === 'pct_oi' ? ref?.openInterestUsd : params.threshold_mode === 'pct_volume_1h' ? ref?.volume1hUsd : undefined;
+        const value =
+          params.threshold_mode === 'usd'
+            ? usd
+            : denominator === undefined || denominator === null || denominator < MIN_DENOMINATOR_USD
+              ? null
+              : percent(usd / denominator);
         const threshold = params.threshold_mode === 'usd' ? params.threshold_usd : params.threshold_pct;
         return { usd, count, value, over: value !== null && value >= threshold, ref };
       };
@@ -83,17 +91,32 @@ export function liquidationBursts(
 }
 
 /** One market.liquidation_burst: the window ending at `end` holds `usd` of `count` fills, `value` in the mode's unit. */
-export function liquidationBurst(family: Family, symbol: string, end: number, params: BurstParams, at: { usd: number; count: number; value: number | null }): Candidate<'market.liquidation_burst'> {
+export function liquidationBurst(
+  family: Family,
+  symbol: string,
+  end: number,
+  params: BurstParams,
+  at: { usd: number; count: number; value: number | null },
+): Candidate<'market.liquidation_burst'> {
   const fields = { venue: family, symbol, timestamp: iso(end), notional_usd: round(at.usd, 2), liquidation_count: at.count };
   const paramsKey = `${params.window_s}:${params.threshold_mode}:${params.threshold_mode === 'usd' ? params.threshold_usd : params.threshold_pct}`;
   let data: Candidate['data'] | undefined;
   return {
-    type: 'market.liquidation_burst', key: `burst:${family}:${symbol}:${end}:${paramsKey}`, occurredAt: end, venue: family, symbol, address: null,
-    params: { ...params }, metrics: fields,
+    type: 'market.liquidation_burst',
+    key: `burst:${family}:${symbol}:${end}:${paramsKey}`,
+    occurredAt: end,
+    venue: family,
+    symbol,
+    address: null,
+    params: { ...params },
+    metrics: fields,
     // Built when first read (see fundingFlip).
     get data() {
       return (data ??= {
-        ...fields, window_s: params.window_s, threshold_mode: params.threshold_mode, value: round(at.value!, 4),
+        ...fields,
+        window_s: params.window_s,
+        threshold_mode: params.threshold_mode,
+        value: round(at.value!, 4),
         threshold: params.threshold_mode === 'usd' ? params.threshold_usd : params.threshold_pct,
         api_url: `${FAMILY_PREFIX[family]}/trades/${encodeURIComponent(symbol)}?start=${end - params.window_s * 1000}&end=${end}`,
       });
@@ -105,8 +128,12 @@ const VENUES = ['perpx', 'hip3', 'altx'] as const;
 
 export default {
   declaration: declaration({
-    type: 'market.liquidation_burst', live: true, description: 'Liquidation volume in a rolling window crosses the threshold (rising edge only)',
-    scope: 'public', venues: VENUES, scopeKeys: ['venue', 'symbols'],
+    type: 'market.liquidation_burst',
+    live: true,
+    description: 'Liquidation volume in a rolling window crosses the threshold (rising edge only)',
+    scope: 'public',
+    venues: VENUES,
+    scopeKeys: ['venue', 'symbols'],
     // A bare `threshold` reads as USD.
     paramAliases: { threshold: 'threshold_usd' },
     params: {
@@ -138,24 +165,39 @@ export default {
   }),
   preview: {
     estimate: {
-      metric: 'notional_usd', gate: { param: 'threshold_usd', lowest: 1_000, fixed: { threshold_mode: 'usd' } },
+      metric: 'notional_usd',
+      gate: { param: 'threshold_usd', lowest: 1_000, fixed: { threshold_mode: 'usd' } },
       // Windows are whole minutes judged at minute ends, so a minute's fills are summed once at
       // compaction and the detector runs over those sums. Percent modes judge each minute against
       // the market's references of that minute, which the reduction does not keep: replayed.
       reduced: {
-        rows: { reduction: 'liquidation_minutes_1h' }, bySymbol: true, since: (from) => from - HOUR_MS - MINUTE_MS,
+        rows: { reduction: 'liquidation_minutes_1h' },
+        bySymbol: true,
+        since: (from) => from - HOUR_MS - MINUTE_MS,
         answers: (params) => params.threshold_mode === 'usd',
-        detect: async (rows, from, to, _archive, paramSets) => liquidationBursts(
-          rows.map((r) => ({ family: r.family as Family, symbol: String(r.symbol), ts: Number(r.ts), price: Number(r.notional), size: 1, fills: Number(r.fills) })),
-          from, to, paramSets as BurstParams[], () => undefined,
-        ),
+        detect: async (rows, from, to, _archive, paramSets) =>
+          liquidationBursts(
+            rows.map((r) => ({
+              family: r.family as Family,
+              symbol: String(r.symbol),
+              ts: Number(r.ts),
+              price: Number(r.notional),
+              size: 1,
+              fills: Number(r.fills),
+            })),
+            from,
+            to,
+            paramSets as BurstParams[],
+            () => undefined,
+          ),
         // The same judgement in SQL (USD mode, the only one answered): each minute end where fills
         // enter, its window's sum against the window's one minute earlier; only the edges are decoded.
         occurrences: {
           sql: (rows, params) => {
             const windowMs = Number(params.window_s) * 1000;
             // Frame offsets cannot be bound parameters: a validated whole number of seconds, checked again.
-            if (!Number.isSafeInteger(windowMs) || windowMs < MINUTE_MS) throw new Error(`window_s ${String(params.window_s)} is not a whole number of minutes`);
+            if (!Number.isSafeInteger(windowMs) || windowMs < MINUTE_MS)
+              throw new Error(`window_s ${String(params.window_s)} is not a whole number of minutes`);
             return {
               sql: `WITH minutes AS (
                   SELECT family, symbol, ((ts + ${MINUTE_MS - 1}) // ${MINUTE_MS}) * ${MINUTE_MS} AS e, sum(notional) AS usd, sum(fills) AS fills FROM ${rows} GROUP BY ALL),
@@ -168,11 +210,14 @@ export default {
               params: { o_threshold: Number(params.threshold_usd) },
             };
           },
-          candidate: (c, i, params) => liquidationBurst(c.family![i] as Family, String(c.symbol![i]), Number(c.ts![i]), params as BurstParams, {
-            usd: Number(c.usd_now![i]), count: Number(c.fills_now![i]), value: Number(c.usd_now![i]),
-          }),
+          candidate: (c, i, params) =>
+            liquidationBurst(c.family![i] as Family, String(c.symbol![i]), Number(c.ts![i]), params as BurstParams, {
+              usd: Number(c.usd_now![i]),
+              count: Number(c.fills_now![i]),
+              value: Number(c.usd_now![i]),
+            }),
         },
-        note: 'Each minute\'s liquidated notional is summed once; sums may differ from delivery\'s in the last floating-point digit.',
+        note: "Each minute's liquidated notional is summed once; sums may differ from delivery's in the last floating-point digit.",
       },
     },
   },

@@ -7,18 +7,33 @@ import type { InstrumentRecord } from '#schemas/datasets.ts';
 
 /** `market.listed`: once per market, at its listing time. */
 export function listings(rows: readonly InstrumentRecord[], from: number, to: number): Candidate<'market.listed'>[] {
-  return rows.filter((r) => inWindow(r.ts, from, to) && r.market_type !== 'outcome').map((r) => {
-    const family = r.family as Family;
-    const fields = { venue: family, symbol: r.symbol, timestamp: iso(r.ts) };
-    return {
-      type: 'market.listed', key: `listed:${family}:${r.symbol}`, occurredAt: r.ts, venue: family, symbol: r.symbol, address: null,
-      metrics: fields, data: { ...fields, market_type: r.market_type, max_leverage: r.max_leverage ?? null, api_url: instrumentUrl(family, r.symbol) },
-    };
-  });
+  return rows
+    .filter((r) => inWindow(r.ts, from, to) && r.market_type !== 'outcome')
+    .map((r) => {
+      const family = r.family as Family;
+      const fields = { venue: family, symbol: r.symbol, timestamp: iso(r.ts) };
+      return {
+        type: 'market.listed',
+        key: `listed:${family}:${r.symbol}`,
+        occurredAt: r.ts,
+        venue: family,
+        symbol: r.symbol,
+        address: null,
+        metrics: fields,
+        data: { ...fields, market_type: r.market_type, max_leverage: r.max_leverage ?? null, api_url: instrumentUrl(family, r.symbol) },
+      };
+    });
 }
 
 const decl = declaration({
-  type: 'market.listed', live: true, description: 'A new market, once per market', scope: 'public', venues: MARKET_VENUES, scopeKeys: ['venue'], params: {}, metrics: common(MARKET_VENUES),
+  type: 'market.listed',
+  live: true,
+  description: 'A new market, once per market',
+  scope: 'public',
+  venues: MARKET_VENUES,
+  scopeKeys: ['venue'],
+  params: {},
+  metrics: common(MARKET_VENUES),
 });
 
 export default {

@@ -12,7 +12,12 @@ const oiUsd = (r: OpenInterestRecord) => Number(r.open_interest) * Number(r.mark
  * `market.oi_delta`: open interest moved at least `threshold_pct` over `window_s`; once per
  * direction per crossing (it fires when the move crosses the threshold, not while it stays past it).
  */
-export function oiDeltas(rows: readonly OpenInterestRecord[], from: number, to: number, paramSets: readonly { window_s: number; threshold_pct: number }[]): Candidate<'market.oi_delta'>[] {
+export function oiDeltas(
+  rows: readonly OpenInterestRecord[],
+  from: number,
+  to: number,
+  paramSets: readonly { window_s: number; threshold_pct: number }[],
+): Candidate<'market.oi_delta'>[] {
   const out: Candidate<'market.oi_delta'>[] = [];
   for (const [symbol, series] of bySymbol(rows)) {
     for (const { window_s: windowS, threshold_pct: threshold } of paramSets) {
@@ -35,12 +40,24 @@ export function oiDeltas(rows: readonly OpenInterestRecord[], from: number, to: 
         if (now.state === 'none' || stateAt(series[i - 1]!).state === now.state) continue;
         const family = row.family as Family;
         const fields = {
-          venue: family, symbol, timestamp: iso(row.ts), delta_pct: round(now.delta), delta_usd: round(oiUsd(row) - oiUsd(now.base!), 2), direction: now.state,
+          venue: family,
+          symbol,
+          timestamp: iso(row.ts),
+          delta_pct: round(now.delta),
+          delta_usd: round(oiUsd(row) - oiUsd(now.base!), 2),
+          direction: now.state,
           open_interest_usd: round(oiUsd(row), 2),
         };
         out.push({
-          type: 'market.oi_delta', key: `oid:${family}:${symbol}:${row.ts}:${windowS}:${threshold}`, occurredAt: row.ts, venue: family, symbol, address: null,
-          params: { window_s: windowS, threshold_pct: threshold }, metrics: fields, data: { ...fields, window_s: windowS, threshold_pct: threshold, api_url: instrumentUrl(family, symbol) },
+          type: 'market.oi_delta',
+          key: `oid:${family}:${symbol}:${row.ts}:${windowS}:${threshold}`,
+          occurredAt: row.ts,
+          venue: family,
+          symbol,
+          address: null,
+          params: { window_s: windowS, threshold_pct: threshold },
+          metrics: fields,
+          data: { ...fields, window_s: windowS, threshold_pct: threshold, api_url: instrumentUrl(family, symbol) },
         });
       }
     }
@@ -49,14 +66,21 @@ export function oiDeltas(rows: readonly OpenInterestRecord[], from: number, to: 
 }
 
 const decl = declaration({
-  type: 'market.oi_delta', live: true, description: 'Open interest moved by at least the threshold over the window; once per direction per crossing',
-  scope: 'public', venues: ['perpx', 'hip3'], scopeKeys: ['venue', 'symbols'],
+  type: 'market.oi_delta',
+  live: true,
+  description: 'Open interest moved by at least the threshold over the window; once per direction per crossing',
+  scope: 'public',
+  venues: ['perpx', 'hip3'],
+  scopeKeys: ['venue', 'symbols'],
   params: {
     window_s: { type: 'integer', default: 900, menu: OI_DELTA_WINDOWS_S, unit: 's', description: 'Window' },
     threshold_pct: { type: 'number', default: 10, min: 0.1, max: 1000, unit: '%', description: 'Move that fires' },
   },
   metrics: {
-    ...common(['perpx', 'hip3']), delta_pct: pct('Move over the window'), delta_usd: usd('Move over the window'), direction: { type: 'enum', values: ['up', 'down'] },
+    ...common(['perpx', 'hip3']),
+    delta_pct: pct('Move over the window'),
+    delta_usd: usd('Move over the window'),
+    direction: { type: 'enum', values: ['up', 'down'] },
     open_interest_usd: usd('Open interest now'),
   },
   costFloor: { metric: 'open_interest_usd', min: OI_DELTA_FLOOR_USD, note: 'Only markets with at least 100,000 USD open interest are considered' },

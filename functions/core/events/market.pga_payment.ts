@@ -18,12 +18,28 @@ export function pgaPayments(payments: readonly PgaPayment[], from: number, to: n
     perDay.set(day, seen);
     if (seen > PGA.perDay || !inWindow(p.ts, from, to)) continue;
     const fields = {
-      venue: 'perpx' as const, symbol: PGA.token, timestamp: iso(p.ts), amount: p.amount, token: PGA.token,
+      venue: 'perpx' as const,
+      symbol: PGA.token,
+      timestamp: iso(p.ts),
+      amount: p.amount,
+      token: PGA.token,
       notional_usd: tokenPriceUsd === null ? null : round(p.amount * tokenPriceUsd, 2),
     };
     out.push({
-      type: 'market.pga_payment', key: `pga:${p.trade_id}`, occurredAt: p.ts, venue: 'perpx', symbol: PGA.token, address: null, metrics: fields,
-      data: { ...fields, market: p.symbol, payer: p.payer, payment_of_day: seen, api_url: `${FAMILY_PREFIX.perpx}/trades/${encodeURIComponent(p.symbol)}?start=${p.ts}&end=${p.ts + 1}` },
+      type: 'market.pga_payment',
+      key: `pga:${p.trade_id}`,
+      occurredAt: p.ts,
+      venue: 'perpx',
+      symbol: PGA.token,
+      address: null,
+      metrics: fields,
+      data: {
+        ...fields,
+        market: p.symbol,
+        payer: p.payer,
+        payment_of_day: seen,
+        api_url: `${FAMILY_PREFIX.perpx}/trades/${encodeURIComponent(p.symbol)}?start=${p.ts}&end=${p.ts + 1}`,
+      },
     });
   }
   return out;
@@ -31,9 +47,16 @@ export function pgaPayments(payments: readonly PgaPayment[], from: number, to: n
 
 export default {
   declaration: declaration({
-    type: 'market.pga_payment', live: true, description: 'A priority gas auction payment; symbols name the payment token', scope: 'public', venues: ['perpx'], scopeKeys: ['venue', 'symbols'],
-    params: maxAge(), metrics: { ...common(['perpx']), amount: { type: 'number' }, token: { type: 'text' }, notional_usd: usd('Payment value') },
-    notionalMetric: 'notional_usd', costFloor: { metric: 'amount', min: 1.5, note: 'Payments of 1.5 native tokens and up; at most 50 payment events per UTC day' },
+    type: 'market.pga_payment',
+    live: true,
+    description: 'A priority gas auction payment; symbols name the payment token',
+    scope: 'public',
+    venues: ['perpx'],
+    scopeKeys: ['venue', 'symbols'],
+    params: maxAge(),
+    metrics: { ...common(['perpx']), amount: { type: 'number' }, token: { type: 'text' }, notional_usd: usd('Payment value') },
+    notionalMetric: 'notional_usd',
+    costFloor: { metric: 'amount', min: 1.5, note: 'Payments of 1.5 native tokens and up; at most 50 payment events per UTC day' },
   }),
   detection: minute({
     params: [],
@@ -51,12 +74,23 @@ export default {
       metric: 'amount',
       // The day's first 50 payments are among the first 50 of their market and hour: the reduction keeps those.
       reduced: {
-        rows: { reduction: 'pga_payments_1h' }, bySymbol: false, since: (from) => Math.floor(from / DAY_MS) * DAY_MS,
-        detect: async (rows, from, to, archive) => pgaPayments(
-          rows.map((r) => ({ ts: Number(r.ts), trade_id: Number(r.trade_id), symbol: String(r.symbol), payer: (r.user_address as string | null) ?? null, amount: Number(r.amount) })),
-          from, to, await pgaTokenPrice(archive, to),
-        ),
-        note: 'notional_usd is valued at the payment token\'s last price in the hour before now, for every day of the window.',
+        rows: { reduction: 'pga_payments_1h' },
+        bySymbol: false,
+        since: (from) => Math.floor(from / DAY_MS) * DAY_MS,
+        detect: async (rows, from, to, archive) =>
+          pgaPayments(
+            rows.map((r) => ({
+              ts: Number(r.ts),
+              trade_id: Number(r.trade_id),
+              symbol: String(r.symbol),
+              payer: (r.user_address as string | null) ?? null,
+              amount: Number(r.amount),
+            })),
+            from,
+            to,
+            await pgaTokenPrice(archive, to),
+          ),
+        note: "notional_usd is valued at the payment token's last price in the hour before now, for every day of the window.",
       },
     },
   },

@@ -79,9 +79,17 @@ export const EVENT_DEFINITION_BY_TYPE: ReadonlyMap<string, EventDefinition> = ne
 
 type DetectedAs<K extends Detection['kind']> = { type: EventType; detection: Extract<Detection<EventType>, { kind: K }>; incident?: IncidentSource };
 function detectedAs<K extends Detection['kind']>(kind: K): readonly DetectedAs<K>[] {
-  return DEFINITIONS.flatMap((d) => (d.detection?.kind === kind
-    ? [{ type: d.declaration.type as EventType, detection: d.detection as Extract<Detection<EventType>, { kind: K }>, ...(d.incident && { incident: d.incident }) }]
-    : []));
+  return DEFINITIONS.flatMap((d) =>
+    d.detection?.kind === kind
+      ? [
+          {
+            type: d.declaration.type as EventType,
+            detection: d.detection as Extract<Detection<EventType>, { kind: K }>,
+            ...(d.incident && { incident: d.incident }),
+          },
+        ]
+      : [],
+  );
 }
 
 /** Types found in each ingested batch, with their detections. */
@@ -94,5 +102,9 @@ export const ANNOUNCED_TYPES = detectedAs('announced');
 export const INCIDENT_DETECTORS = MINUTE_DETECTORS.filter((d): d is DetectedAs<'minute'> & { incident: IncidentSource } => d.incident !== undefined);
 
 /** The types each preview supports, in alphabetical order (as the 400 for any other type lists them). */
-export const DRY_RUN_TYPES: readonly string[] = DEFINITIONS.filter((d) => d.preview?.dryRun).map((d) => d.declaration.type).sort();
-export const ESTIMATE_TYPES: readonly string[] = DEFINITIONS.filter((d) => d.preview?.estimate).map((d) => d.declaration.type).sort();
+export const DRY_RUN_TYPES: readonly string[] = DEFINITIONS.filter((d) => d.preview?.dryRun)
+  .map((d) => d.declaration.type)
+  .sort();
+export const ESTIMATE_TYPES: readonly string[] = DEFINITIONS.filter((d) => d.preview?.estimate)
+  .map((d) => d.declaration.type)
+  .sort();

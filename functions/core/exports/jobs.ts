@@ -5,8 +5,13 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {
-  DOWNLOAD_LINK_TTL_S, EXPORT_FORMATS, EXPORT_ID_PATTERN, EXPORT_RETENTION_DAYS,
-  type CreateExportBody, type ExportJob, type ExportQuote,
+  DOWNLOAD_LINK_TTL_S,
+  EXPORT_FORMATS,
+  EXPORT_ID_PATTERN,
+  EXPORT_RETENTION_DAYS,
+  type CreateExportBody,
+  type ExportJob,
+  type ExportQuote,
 } from '#schemas/exports.ts';
 import type { UserEventMessage } from '#schemas/messages.ts';
 import type { ArchiveManifest } from '#ports/archive.ts';
@@ -51,9 +56,18 @@ export function jobView(job: ExportJobRecord, files?: readonly ExportFileRecord[
     ...(job.priceUsd !== undefined && { price_usd: job.priceUsd }),
     ...(job.errorMessage !== undefined && { error_message: job.errorMessage }),
     // Only a completed job lists files: each one listed is whole.
-    ...(job.state === 'completed' && files && {
-      files: files.map((f) => ({ name: f.name, symbol: f.symbol, day: f.day, rows: f.rows, bytes: f.bytes, sha256: f.sha256, api_url: `${api}/files/${f.name}` })),
-    }),
+    ...(job.state === 'completed'
+      && files && {
+        files: files.map((f) => ({
+          name: f.name,
+          symbol: f.symbol,
+          day: f.day,
+          rows: f.rows,
+          bytes: f.bytes,
+          sha256: f.sha256,
+          api_url: `${api}/files/${f.name}`,
+        })),
+      }),
     api_url: api,
   };
 }
@@ -83,7 +97,12 @@ export async function createExport(deps: CreateExportDeps, caller: Caller, body:
   let jobId = newExportId(now);
   if (idempotencyKey !== undefined) {
     const fingerprint = sha256(JSON.stringify([body.schema, body.family, body.symbols ?? null, body.start, body.end]));
-    const earlier = await deps.exports.claimIdempotencyKey(caller.id, sha256(idempotencyKey), { jobId, fingerprint, claimedAt: now }, now + IDEMPOTENCY_WINDOW_MS);
+    const earlier = await deps.exports.claimIdempotencyKey(
+      caller.id,
+      sha256(idempotencyKey),
+      { jobId, fingerprint, claimedAt: now },
+      now + IDEMPOTENCY_WINDOW_MS,
+    );
     if (earlier) {
       if (earlier.fingerprint !== fingerprint) {
         throw new AppError('conflict', 'This Idempotency-Key was used for another export request in the last 24 hours.', { param: 'idempotency-key' });
@@ -93,7 +112,8 @@ export async function createExport(deps: CreateExportDeps, caller: Caller, body:
       // No job yet: the first request is still running, or stopped before storing it (then this one takes over).
       if (now - earlier.claimedAt < IN_FLIGHT_MS) {
         throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry in a few seconds.', {
-          param: 'idempotency-key', headers: { 'retry-after': String(Math.ceil(IN_FLIGHT_MS / 1000)) },
+          param: 'idempotency-key',
+          headers: { 'retry-after': String(Math.ceil(IN_FLIGHT_MS / 1000)) },
         });
       }
       jobId = earlier.jobId;
@@ -101,9 +121,20 @@ export async function createExport(deps: CreateExportDeps, caller: Caller, body:
   }
 
   const job: ExportJobRecord = {
-    accountId: caller.id, jobId, state: 'queued', schema: body.schema, family: body.family, symbols: plan.quote.symbols,
-    from: body.start, to: body.end, createdAt: now, quote: plan.quote,
-    partitionsTotal: plan.partitions.length, partitionsDone: 0, rowsWritten: 0, bytesWritten: 0,
+    accountId: caller.id,
+    jobId,
+    state: 'queued',
+    schema: body.schema,
+    family: body.family,
+    symbols: plan.quote.symbols,
+    from: body.start,
+    to: body.end,
+    createdAt: now,
+    quote: plan.quote,
+    partitionsTotal: plan.partitions.length,
+    partitionsDone: 0,
+    rowsWritten: 0,
+    bytesWritten: 0,
   };
   if (!(await deps.exports.createJob(job, plan.partitions))) {
     return { kind: 'job', job: await replay(deps, (await deps.exports.getJob(caller.id, jobId))!), replayed: true };
@@ -128,7 +159,10 @@ async function startJob(deps: CreateExportDeps, job: ExportJobRecord, partitions
     return started ? { ...job, state: 'running', startedAt } : job;
   } catch (cause) {
     // A job that never started must not wait forever as queued.
-    await deps.exports.transition(job.accountId, job.jobId, ['queued'], 'failed', { finishedAt: deps.clock.now(), errorMessage: 'The job could not be started.' });
+    await deps.exports.transition(job.accountId, job.jobId, ['queued'], 'failed', {
+      finishedAt: deps.clock.now(),
+      errorMessage: 'The job could not be started.',
+    });
     throw new AppError('upstream_unavailable', 'The export could not be started. Retry shortly.', { cause, headers: { 'retry-after': '5' } });
   }
 }
@@ -151,7 +185,9 @@ function decodeCursor(cursor: string): string {
   try {
     const { after } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown };
     if (typeof after === 'string' && EXPORT_ID_PATTERN.test(after)) return after;
-  } catch { /* answered below */ }
+  } catch {
+    /* answered below */
+  }
   throw new AppError('invalid_cursor', 'The cursor is not one this route issued.', { param: 'cursor' });
 }
 
@@ -173,7 +209,10 @@ async function discardFiles(deps: Pick<CancelExportDeps, 'exports' | 'exportObje
   const files = await deps.exports.files(jobId);
   if (files.length === 0) return;
   await deps.exportObjects.delete(files.map((f) => f.key));
-  await deps.exports.forgetFiles(jobId, files.map((f) => f.index));
+  await deps.exports.forgetFiles(
+    jobId,
+    files.map((f) => f.index),
+  );
 }
 
 export async function cancelExport(deps: CancelExportDeps, caller: Caller, jobId: string): Promise<ExportJob> {
@@ -191,7 +230,8 @@ export async function cancelExport(deps: CancelExportDeps, caller: Caller, jobId
 
 export async function downloadLink(deps: { exports: ExportStore; exportObjects: ExportObjects; clock: Clock }, caller: Caller, jobId: string, name: string) {
   const job = await ownedJob(deps.exports, caller, jobId);
-  if (job.state !== 'completed') throw new AppError('conflict', `Export job ${jobId} is ${job.state}; files are downloadable once it has completed.`, { param: 'id' });
+  if (job.state !== 'completed')
+    throw new AppError('conflict', `Export job ${jobId} is ${job.state}; files are downloadable once it has completed.`, { param: 'id' });
   const now = deps.clock.now();
   if (job.expiresAt !== undefined && job.expiresAt <= now) {
     throw new AppError('not_found', `The files of export job ${jobId} expired at ${iso(job.expiresAt)}.`, { param: 'id' });
@@ -211,21 +251,25 @@ export interface FinishExportDeps {
 
 /** The state machine's last step: the whole job completes, or fails with nothing of it left. */
 export async function finishExport(
-  deps: FinishExportDeps, input: { account_id: string; job_id: string; outcome: 'completed' | 'failed'; error_message?: string },
+  deps: FinishExportDeps,
+  input: { account_id: string; job_id: string; outcome: 'completed' | 'failed'; error_message?: string },
 ): Promise<{ state: string }> {
   const { account_id: accountId, job_id: jobId } = input;
   const job = await deps.exports.getJob(accountId, jobId);
   if (!job || (job.state !== 'queued' && job.state !== 'running')) return { state: job?.state ?? 'missing' };
   const now = deps.clock.now();
-  let failure = input.outcome === 'failed' ? input.error_message ?? 'The export failed.' : undefined;
+  let failure = input.outcome === 'failed' ? (input.error_message ?? 'The export failed.') : undefined;
   if (failure === undefined) {
     const files = await deps.exports.files(jobId);
     if (files.length === job.partitionsTotal) {
       const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
       const completed = await deps.exports.transition(accountId, jobId, ['queued', 'running'], 'completed', {
-        finishedAt: now, expiresAt: now + EXPORT_RETENTION_DAYS * DAY_MS, priceUsd: priceUsd(job.schema, bytes),
+        finishedAt: now,
+        expiresAt: now + EXPORT_RETENTION_DAYS * DAY_MS,
+        priceUsd: priceUsd(job.schema, bytes),
       });
-      if (completed) await deps.announce({ type: 'export.job.v1', account_id: accountId, job_id: jobId, status: 'completed', api_url: exportApiUrl(jobId), at: now });
+      if (completed)
+        await deps.announce({ type: 'export.job.v1', account_id: accountId, job_id: jobId, status: 'completed', api_url: exportApiUrl(jobId), at: now });
       return { state: completed ? 'completed' : 'canceled' };
     }
     failure = `${files.length} of ${job.partitionsTotal} partitions were written.`;
@@ -233,7 +277,15 @@ export async function finishExport(
   await discardFiles(deps, jobId);
   const failed = await deps.exports.transition(accountId, jobId, ['queued', 'running'], 'failed', { finishedAt: now, errorMessage: failure });
   if (failed) {
-    await deps.announce({ type: 'export.job.v1', account_id: accountId, job_id: jobId, status: 'failed', error_message: failure, api_url: exportApiUrl(jobId), at: now });
+    await deps.announce({
+      type: 'export.job.v1',
+      account_id: accountId,
+      job_id: jobId,
+      status: 'failed',
+      error_message: failure,
+      api_url: exportApiUrl(jobId),
+      at: now,
+    });
   }
   return { state: failed ? 'failed' : 'canceled' };
 }

@@ -65,8 +65,14 @@ export async function exportPartition(deps: PartitionDeps, job: ExportPartitionJ
       params: { ...source?.params, e_path: path },
     });
     const file: ExportFileRecord = {
-      index: partition.i, name, symbol: partition.s, day: partition.d, rows: Number(copied?.Count ?? 0), bytes: statSync(path).size,
-      sha256: await sha256Of(path), key: exportFileKey(job, name),
+      index: partition.i,
+      name,
+      symbol: partition.s,
+      day: partition.d,
+      rows: Number(copied?.Count ?? 0),
+      bytes: statSync(path).size,
+      sha256: await sha256Of(path),
+      key: exportFileKey(job, name),
     };
     await deps.exportObjects.putFile(file.key, path);
     const outcome = await deps.exports.recordFile(job.accountId, job.jobId, file);

@@ -4,9 +4,7 @@
  * bytes and price. Windows are half-open, `[start, end)`.
  */
 import { DATASETS } from '#schemas/datasets.ts';
-import {
-  EXPORT_FORMATS, MAX_EXPORT_PARTITIONS, MAX_EXPORT_WINDOW_MS, type CreateExportBody, type ExportQuote,
-} from '#schemas/exports.ts';
+import { EXPORT_FORMATS, MAX_EXPORT_PARTITIONS, MAX_EXPORT_WINDOW_MS, type CreateExportBody, type ExportQuote } from '#schemas/exports.ts';
 import type { ArchiveManifest, ArchiveFile } from '#ports/archive.ts';
 import type { ExportPartition } from '#ports/exports.ts';
 import { AppError } from '../errors.ts';
@@ -38,13 +36,17 @@ export function checkExportRequest(body: CreateExportBody, now: number): void {
     throw new AppError('invalid_parameter', `The ${body.schema} schema does not cover ${body.family}.`, { param: 'family', validValues: families });
   }
   if (body.end <= body.start) throw new AppError('invalid_time_range', 'end must be after start (the window is [start, end)).', { param: 'end' });
-  if (body.end > now) throw new AppError('invalid_time_range', `end ${iso(body.end)} is in the future; export up to now (${iso(now)}) at most.`, { param: 'end' });
+  if (body.end > now)
+    throw new AppError('invalid_time_range', `end ${iso(body.end)} is in the future; export up to now (${iso(now)}) at most.`, { param: 'end' });
   if (body.end - body.start > MAX_EXPORT_WINDOW_MS) {
-    throw new AppError('invalid_time_range', `A job covers at most ${MAX_EXPORT_WINDOW_MS / 86_400_000} days; split the window into several jobs.`, { param: 'end' });
+    throw new AppError('invalid_time_range', `A job covers at most ${MAX_EXPORT_WINDOW_MS / 86_400_000} days; split the window into several jobs.`, {
+      param: 'end',
+    });
   }
   if (body.start < coverage) {
     throw new AppError('invalid_time_range', `The archive holds ${body.schema} for ${body.family} from ${iso(coverage)}; start is before that.`, {
-      param: 'start', details: { coverage_from: iso(coverage) },
+      param: 'start',
+      details: { coverage_from: iso(coverage) },
     });
   }
   const misspelled = body.symbols?.find((s) => !isSymbolOf(body.family, s));
@@ -95,9 +97,13 @@ export async function planExport(manifest: ArchiveManifest, body: CreateExportBo
     });
   }
   if (cells.length > MAX_EXPORT_PARTITIONS) {
-    throw new AppError('invalid_parameter', `The export spans ${cells.length} symbol-days; a job holds at most ${MAX_EXPORT_PARTITIONS}. Name fewer symbols or a shorter window.`, {
-      param: body.symbols ? 'symbols' : 'end',
-    });
+    throw new AppError(
+      'invalid_parameter',
+      `The export spans ${cells.length} symbol-days; a job holds at most ${MAX_EXPORT_PARTITIONS}. Name fewer symbols or a shorter window.`,
+      {
+        param: body.symbols ? 'symbols' : 'end',
+      },
+    );
   }
   const rows = Math.round(cells.reduce((sum, c) => sum + c.rows, 0));
   const bytes = Math.round(cells.reduce((sum, c) => sum + c.bytes, 0));

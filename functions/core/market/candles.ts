@@ -51,7 +51,12 @@ export async function candlesPage(deps: ArchiveDeps, req: CandlesRequest, now: n
   let more = false;
   for (let from = bucketStart(firstBucket, req.interval), buckets = req.limit + 1; from <= lastMinute && !more; from += buckets * width, buckets *= 2) {
     const to = Math.min(lastMinute, from + buckets * width - 1);
-    const result = await spanPage(deps, req, { from, to }, { from: Math.max(firstBucket, from), before: Math.min(window[1], to + 1), limit: req.limit - count });
+    const result = await spanPage(
+      deps,
+      req,
+      { from, to },
+      { from: Math.max(firstBucket, from), before: Math.min(window[1], to + 1), limit: req.limit - count },
+    );
     if (result.count > 0) {
       parts.push(result.json);
       count += result.count;
@@ -68,9 +73,9 @@ type BucketPage = Awaited<ReturnType<typeof bucketPage>>;
 
 /** Buckets in [buckets.from, buckets.before) rolled up from the 1-minute candles of one span of whole buckets. */
 function spanPage(deps: ArchiveDeps, req: CandlesRequest, span: { from: number; to: number }, buckets: BucketWindow): Promise<BucketPage> {
-  return withMinuteCandles(deps, { family: req.family, symbol: req.symbol, ...span }, async (source) => source
-    ? rollUp(deps, req, source, buckets)
-    : { json: '', count: 0, more: false });
+  return withMinuteCandles(deps, { family: req.family, symbol: req.symbol, ...span }, async (source) =>
+    source ? rollUp(deps, req, source, buckets) : { json: '', count: 0, more: false },
+  );
 }
 
 function rollUp(deps: ArchiveDeps, req: CandlesRequest, source: MinuteCandleSource, buckets: BucketWindow): Promise<BucketPage> {
@@ -81,15 +86,18 @@ function rollUp(deps: ArchiveDeps, req: CandlesRequest, source: MinuteCandleSour
   const [openAt, closeAt] = source.pieces ? ['coalesce(open_ts, ts)', 'coalesce(close_ts, ts)'] : ['ts', 'ts'];
   return bucketPage(deps, {
     buckets: `WITH minutes AS (${source.pieces ?? source.sql})
-      ${req.interval === '1m' && !source.pieces
-        // 1-minute candles are served as they are stored.
-        ? `SELECT ts AS bucket, open, high, low, close, volume, quote_volume, trade_count FROM minutes`
-        : `SELECT (ts - $c_anchor) // $c_width * $c_width + $c_anchor AS bucket,
+      ${
+        req.interval === '1m' && !source.pieces
+          ? // 1-minute candles are served as they are stored.
+            `SELECT ts AS bucket, open, high, low, close, volume, quote_volume, trade_count FROM minutes`
+          : `SELECT (ts - $c_anchor) // $c_width * $c_width + $c_anchor AS bucket,
              arg_min(open, ${openAt}) AS open, max(high) AS high, min(low) AS low, arg_max(close, ${closeAt}) AS close,
              sum(volume) AS volume, sum(quote_volume) AS quote_volume, CAST(sum(trade_count) AS BIGINT) AS trade_count
-           FROM minutes GROUP BY 1`}`,
+           FROM minutes GROUP BY 1`
+      }`,
     params: { ...source.params, ...((req.interval !== '1m' || source.pieces) && { c_anchor: req.interval === '1w' ? WEEK_ANCHOR : 0, c_width: width }) },
-    projection: CANDLE_PROJECTION, ...buckets,
+    projection: CANDLE_PROJECTION,
+    ...buckets,
   });
 }
 

@@ -71,7 +71,11 @@ export interface CursorState {
 }
 
 export function requestFingerprint(parts: Record<string, unknown>): string {
-  const canonical = JSON.stringify(Object.keys(parts).sort().map((key) => [key, parts[key] ?? null]));
+  const canonical = JSON.stringify(
+    Object.keys(parts)
+      .sort()
+      .map((key) => [key, parts[key] ?? null]),
+  );
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
 }
 
@@ -82,8 +86,10 @@ export function encodeCursor(fingerprint: string, state: CursorState): string {
 const isScalar = (v: unknown) => typeof v === 'number' || typeof v === 'string';
 
 export function decodeCursor(cursor: string, fingerprint: string): CursorState {
-  const invalid = () => new AppError('invalid_cursor',
-    'The cursor is malformed or was issued for other parameters; pass meta.next_cursor with every other parameter unchanged.', { param: 'cursor' });
+  const invalid = () =>
+    new AppError('invalid_cursor', 'The cursor is malformed or was issued for other parameters; pass meta.next_cursor with every other parameter unchanged.', {
+      param: 'cursor',
+    });
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

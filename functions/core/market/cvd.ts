@@ -33,7 +33,14 @@ export function cvdBuckets(sums: readonly TakerSums[]): CvdBucket[] {
   return sums.map(({ bucket, buy, sell }) => {
     const delta = round(round(buy) - round(sell));
     running = round(running + delta);
-    return { timestamp: new Date(bucket).toISOString(), timestamp_ms: bucket, buy_volume: round(buy), sell_volume: round(sell), delta, cumulative_delta: running };
+    return {
+      timestamp: new Date(bucket).toISOString(),
+      timestamp_ms: bucket,
+      buy_volume: round(buy),
+      sell_volume: round(sell),
+      delta,
+      cumulative_delta: running,
+    };
   });
 }
 
@@ -78,7 +85,10 @@ export async function cvdPage(deps: ArchiveDeps, req: CvdRequest, now: number): 
   const more = sums.length > req.limit;
   if (!more) return { data: cvdBuckets(served), nextCursor: null };
   return {
-    data: cvdBuckets(served), nextCursor: paging.cursorAt([served[served.length - 1]!.bucket]),
-    meta: { notice: 'One page of several: send meta.next_cursor back as cursor with the same start, end and interval; cumulative_delta restarts on each page.' },
+    data: cvdBuckets(served),
+    nextCursor: paging.cursorAt([served[served.length - 1]!.bucket]),
+    meta: {
+      notice: 'One page of several: send meta.next_cursor back as cursor with the same start, end and interval; cumulative_delta restarts on each page.',
+    },
   };
 }

@@ -26,23 +26,25 @@ function familyMembers(family: Family, symbol: string, row: Row): Partial<Instru
  * that does not apply (no leverage on spot, no dex outside hip3, not delisted) is absent.
  */
 export async function instruments(deps: ArchiveDeps, family: Family, at: number): Promise<Instrument[]> {
-  return (await registryEntries(deps, family, at)).map(({ row }) => {
-    const delistedAt = row.delisted_at == null ? null : Number(row.delisted_at);
-    return {
-      symbol: String(row.symbol),
-      name: String(row.symbol),
-      ...familyMembers(family, String(row.symbol), row),
-      // Ingest validated market_type against the same picklist the response schema publishes.
-      instrument_type: row.market_type as Instrument['instrument_type'],
-      sz_decimals: Number(row.sz_decimals),
-      ...(row.max_leverage != null && { max_leverage: Number(row.max_leverage) }),
-      ...(row.dex != null && { dex: String(row.dex) }),
-      ...(row.quote != null && { quote: String(row.quote) }),
-      is_active: delistedAt === null || delistedAt > at,
-      listed_at: new Date(Number(row.ts)).toISOString(),
-      ...(delistedAt !== null && { delisted_at: new Date(delistedAt).toISOString() }),
-    };
-  }).sort((a, b) => a.symbol.localeCompare(b.symbol));
+  return (await registryEntries(deps, family, at))
+    .map(({ row }) => {
+      const delistedAt = row.delisted_at == null ? null : Number(row.delisted_at);
+      return {
+        symbol: String(row.symbol),
+        name: String(row.symbol),
+        ...familyMembers(family, String(row.symbol), row),
+        // Ingest validated market_type against the same picklist the response schema publishes.
+        instrument_type: row.market_type as Instrument['instrument_type'],
+        sz_decimals: Number(row.sz_decimals),
+        ...(row.max_leverage != null && { max_leverage: Number(row.max_leverage) }),
+        ...(row.dex != null && { dex: String(row.dex) }),
+        ...(row.quote != null && { quote: String(row.quote) }),
+        is_active: delistedAt === null || delistedAt > at,
+        listed_at: new Date(Number(row.ts)).toISOString(),
+        ...(delistedAt !== null && { delisted_at: new Date(delistedAt).toISOString() }),
+      };
+    })
+    .sort((a, b) => a.symbol.localeCompare(b.symbol));
 }
 
 /** One instrument of the registry at `at`, or not_found naming the symbol. */

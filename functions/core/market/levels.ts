@@ -25,7 +25,7 @@ export interface LevelGrid {
 
 export function levelGrid(mid: number, rangePct: number, buckets: number): LevelGrid {
   const low = mid * (1 - rangePct / 100);
-  return { low, width: (2 * mid * rangePct / 100) / buckets, count: buckets };
+  return { low, width: (2 * mid * rangePct) / 100 / buckets, count: buckets };
 }
 
 /** The bucket holding a price: [low + i x width, low + (i+1) x width), the top edge in the last bucket; undefined outside. */
@@ -59,7 +59,13 @@ const SIDE_KEPT: Record<LevelSide, 'B' | 'A'> = { bid: 'B', buy: 'B', B: 'B', as
  */
 export function bucketPoints(grid: LevelGrid, points: readonly LevelPoint[], side?: LevelSide): BucketSums[] {
   const kept = side && SIDE_KEPT[side];
-  const sums = Array.from({ length: grid.count }, (_, i) => ({ centre: round8(grid.low + (i + 0.5) * grid.width), bidCount: 0, bidWeight: 0, askCount: 0, askWeight: 0 }));
+  const sums = Array.from({ length: grid.count }, (_, i) => ({
+    centre: round8(grid.low + (i + 0.5) * grid.width),
+    bidCount: 0,
+    bidWeight: 0,
+    askCount: 0,
+    askWeight: 0,
+  }));
   for (const point of points) {
     if (kept && point.side !== kept) continue;
     const i = bucketIndex(grid, point.price);
@@ -116,7 +122,10 @@ export interface InstantPage {
  * defaulting to 24 hours before end), those after the cursor, `limit` of them.
  */
 export async function instantPage(
-  dataset: Dataset, req: SnapshotRequest, filters: Record<string, unknown>, now: number,
+  dataset: Dataset,
+  req: SnapshotRequest,
+  filters: Record<string, unknown>,
+  now: number,
   candidates: (from: number, to: number) => Promise<number[]>,
 ): Promise<InstantPage> {
   const end = req.end ?? now;

@@ -28,8 +28,8 @@ export function liquidationPrice(size: number, entry: number | null, maxLeverage
   const side = Math.sign(size);
   const abs = Math.abs(size);
   const maintenanceLeverage = 2 * maxLeverage;
-  const marginAvailable = abs * entry / maxLeverage - abs * entry / maintenanceLeverage;
-  return entry - side * marginAvailable / abs / (1 - side / maintenanceLeverage);
+  const marginAvailable = (abs * entry) / maxLeverage - (abs * entry) / maintenanceLeverage;
+  return entry - (side * marginAvailable) / abs / (1 - side / maintenanceLeverage);
 }
 
 /** One open position of the snapshot as read. */
@@ -65,8 +65,13 @@ export function liquidationMap(mid: number, positions: readonly SnapshotPosition
     else short += notional;
     points.push({ price, side: p.size > 0 ? 'B' : 'A', weight: notional });
   }
-  const levels = bucketPoints(levelGrid(mid, params.range_pct, params.buckets), points, params.side)
-    .map((b) => ({ price: b.centre, long_notional: b.bidWeight, short_notional: b.askWeight, long_count: b.bidCount, short_count: b.askCount }));
+  const levels = bucketPoints(levelGrid(mid, params.range_pct, params.buckets), points, params.side).map((b) => ({
+    price: b.centre,
+    long_notional: b.bidWeight,
+    short_notional: b.askWeight,
+    long_count: b.bidCount,
+    short_count: b.askCount,
+  }));
   return { levels, total_long: round8(long), total_short: round8(short), flagged_notional: round8(flagged) };
 }
 
@@ -75,7 +80,8 @@ async function snapshotInstants(deps: ArchiveDeps, family: Family, symbol: strin
   const source = await windowSource(deps, { dataset: 'position_snapshots', family, from, to });
   if (!source) return [];
   const rows = await deps.sql.query<{ ts: number }>({
-    sql: `SELECT DISTINCT ts FROM (${source.sql}) WHERE symbol IN ('', $v_symbol) ORDER BY ts`, params: { ...source.params, v_symbol: symbol },
+    sql: `SELECT DISTINCT ts FROM (${source.sql}) WHERE symbol IN ('', $v_symbol) ORDER BY ts`,
+    params: { ...source.params, v_symbol: symbol },
   });
   return rows.map((r) => Number(r.ts));
 }
@@ -94,7 +100,9 @@ async function snapshotsAt(deps: ArchiveDeps, family: Family, symbol: string, in
     });
     for (const r of rows) {
       positions.get(Number(r.ts))?.push({
-        size: Number(r.size), entry_price: r.entry_price === null ? null : Number(r.entry_price), max_leverage: r.max_leverage === null ? null : Number(r.max_leverage),
+        size: Number(r.size),
+        entry_price: r.entry_price === null ? null : Number(r.entry_price),
+        max_leverage: r.max_leverage === null ? null : Number(r.max_leverage),
       });
     }
   }
@@ -124,7 +132,10 @@ export async function liquidationLevels(deps: ArchiveDeps, req: LiquidationLevel
   const instants = await snapshotInstants(deps, req.family, req.symbol, at - SNAPSHOT_STALE_AFTER, at);
   const newest = instants[instants.length - 1];
   const [item] = newest === undefined ? [] : await snapshotItems(deps, req.family, req.symbol, [newest], req);
-  if (!item) throw new AppError('not_found', `No positions snapshot of ${req.symbol} on ${req.family} with a mark price in the 2 hours up to ${iso(at)}.`, { param: req.at === undefined ? 'symbol' : 'at' });
+  if (!item)
+    throw new AppError('not_found', `No positions snapshot of ${req.symbol} on ${req.family} with a mark price in the 2 hours up to ${iso(at)}.`, {
+      param: req.at === undefined ? 'symbol' : 'at',
+    });
   return item;
 }
 

@@ -28,7 +28,11 @@ const SHAPES = {
     volume: LIQUIDATION_VOLUME_PROJECTION,
     sums: LIQUIDATION_SUMS,
   },
-  altx_liquidations: { rows: ALTX_LIQUIDATION_PROJECTION, volume: ALTX_LIQUIDATION_VOLUME_PROJECTION, sums: 'sum(CAST(usd_amount AS DOUBLE)) AS total_usd, count(*) AS count' },
+  altx_liquidations: {
+    rows: ALTX_LIQUIDATION_PROJECTION,
+    volume: ALTX_LIQUIDATION_VOLUME_PROJECTION,
+    sums: 'sum(CAST(usd_amount AS DOUBLE)) AS total_usd, count(*) AS count',
+  },
 } as const;
 
 /** The family's liquidation dataset: altx has its own; the others share `liquidations` (or have none). */
@@ -65,10 +69,18 @@ export async function userLiquidationsPage(deps: ArchiveDeps, req: UserLiquidati
   const user = req.user.toLowerCase();
   const paging = startPage('liquidations', req, user, { symbol: req.symbol }, now);
   if ('done' in paging) return paging.done;
-  const result = await windowPage(deps, {
-    dataset: 'liquidations', family: req.family, symbol: req.symbol, limit: req.limit, projection: LIQUIDATION_PROJECTION,
-    filter: { sql: 'liquidated_user = $q_user OR liquidator_user = $q_user', params: { q_user: user } },
-  }, paging);
+  const result = await windowPage(
+    deps,
+    {
+      dataset: 'liquidations',
+      family: req.family,
+      symbol: req.symbol,
+      limit: req.limit,
+      projection: LIQUIDATION_PROJECTION,
+      filter: { sql: 'liquidated_user = $q_user OR liquidator_user = $q_user', params: { q_user: user } },
+    },
+    paging,
+  );
   return page(result, paging);
 }
 
@@ -80,7 +92,11 @@ export interface LiquidationVolumeRequest extends LiquidationsRequest {
  * Liquidated notional (price x size, USD) per bucket, split by the side liquidated, with counts
  * (altx: the total and count). A bucket without liquidations is absent, not zero.
  */
-export async function liquidationVolumePage(deps: ArchiveDeps, req: LiquidationVolumeRequest, now: number): Promise<JsonRows<LiquidationVolume | AltxLiquidationVolume>> {
+export async function liquidationVolumePage(
+  deps: ArchiveDeps,
+  req: LiquidationVolumeRequest,
+  now: number,
+): Promise<JsonRows<LiquidationVolume | AltxLiquidationVolume>> {
   const dataset = datasetOf(req.family);
   const width = SAMPLE_INTERVALS[req.interval];
   // A bucket (and the cursor naming it) may open before `start`.
@@ -92,7 +108,9 @@ export async function liquidationVolumePage(deps: ArchiveDeps, req: LiquidationV
   const result = await bucketPage(deps, {
     buckets: `SELECT ts // $v_width * $v_width AS bucket, any_value(symbol) AS symbol, ${SHAPES[dataset].sums} FROM (${source.sql}) GROUP BY 1`,
     params: { ...source.params, v_width: width },
-    projection: SHAPES[dataset].volume, from: after ? Number(after[0]) + 1 : Number.MIN_SAFE_INTEGER, limit: req.limit,
+    projection: SHAPES[dataset].volume,
+    from: after ? Number(after[0]) + 1 : Number.MIN_SAFE_INTEGER,
+    limit: req.limit,
   });
   return page(result, paging);
 }

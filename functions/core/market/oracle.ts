@@ -19,7 +19,14 @@ export async function externalPrice(deps: ArchiveDeps, symbol: string, now: numb
   if (!row) throw new AppError('not_found', `No oracle sample of ${symbol} on hip3 in the day before now.`, { param: 'symbol' });
   const ts = Number(row.ts);
   const blocks = await blocksAt(deps, 'hip3', symbol, [ts]);
-  return { symbol, external_price: price(row.oracle_price), mark_price: price(row.mark_price), block_number: blocks.get(ts) ?? 0, timestamp: new Date(ts).toISOString(), timestamp_ms: ts };
+  return {
+    symbol,
+    external_price: price(row.oracle_price),
+    mark_price: price(row.mark_price),
+    block_number: blocks.get(ts) ?? 0,
+    timestamp: new Date(ts).toISOString(),
+    timestamp_ms: ts,
+  };
 }
 
 /** The bounds around a sample's reference price; undefined when the sample has neither price. */
@@ -28,8 +35,12 @@ export function discoveryBounds(sample: Pick<Hip3OracleExternal, 'external_price
   if (reference === null) return undefined;
   const fraction = 1 / maxLeverage;
   return {
-    reference_price: reference, reference_source: sample.external_price !== null ? 'external' as const : 'mark' as const,
-    max_leverage: maxLeverage, bound_fraction: fraction, lower_bound: reference * (1 - fraction), upper_bound: reference * (1 + fraction),
+    reference_price: reference,
+    reference_source: sample.external_price !== null ? ('external' as const) : ('mark' as const),
+    max_leverage: maxLeverage,
+    bound_fraction: fraction,
+    lower_bound: reference * (1 - fraction),
+    upper_bound: reference * (1 + fraction),
   };
 }
 

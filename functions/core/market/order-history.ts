@@ -22,7 +22,13 @@ export interface OrderHistoryRequest extends WindowParams {
 }
 
 /** The archive's event for each status a client filters on: a resting (`open`) order is one just placed. */
-const EVENT_OF_STATUS: Record<OrderHistoryStatus, string> = { open: 'placed', filled: 'filled', canceled: 'canceled', triggered: 'triggered', force_canceled: 'force_canceled' };
+const EVENT_OF_STATUS: Record<OrderHistoryStatus, string> = {
+  open: 'placed',
+  filled: 'filled',
+  canceled: 'canceled',
+  triggered: 'triggered',
+  force_canceled: 'force_canceled',
+};
 
 const TYPE_PREDICATE: Record<OrderHistoryType, string> = {
   limit: 'NOT is_trigger',
@@ -31,7 +37,9 @@ const TYPE_PREDICATE: Record<OrderHistoryType, string> = {
 };
 
 /** The SQL filter of a request's filters (bound parameters for its values). */
-export function orderHistoryFilter(req: Pick<OrderHistoryRequest, 'status' | 'order_type' | 'triggered' | 'user'>): { sql: string; params: Record<string, string> } | undefined {
+export function orderHistoryFilter(
+  req: Pick<OrderHistoryRequest, 'status' | 'order_type' | 'triggered' | 'user'>,
+): { sql: string; params: Record<string, string> } | undefined {
   if (req.status !== undefined && req.triggered !== undefined && (req.status === 'triggered') !== req.triggered) {
     throw new AppError('invalid_parameter', `status=${req.status} and triggered=${req.triggered} exclude each other; send one.`, { param: 'triggered' });
   }
@@ -54,8 +62,17 @@ export async function orderHistoryPage(deps: ArchiveDeps, req: OrderHistoryReque
   const filters = { status: req.status, order_type: req.order_type, triggered: req.triggered, user: req.user?.toLowerCase() };
   const paging = startPage('order_events', req, req.symbol, filters, now);
   if ('done' in paging) return paging.done;
-  const result = await windowPage(deps, {
-    dataset: 'order_events', family: req.family, symbol: req.symbol, limit: req.limit, filter: orderHistoryFilter(req), projection: ORDER_HISTORY_PROJECTION,
-  }, paging);
+  const result = await windowPage(
+    deps,
+    {
+      dataset: 'order_events',
+      family: req.family,
+      symbol: req.symbol,
+      limit: req.limit,
+      filter: orderHistoryFilter(req),
+      projection: ORDER_HISTORY_PROJECTION,
+    },
+    paging,
+  );
   return page(result, paging);
 }

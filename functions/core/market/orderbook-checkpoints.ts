@@ -14,7 +14,13 @@ import type { CheckpointHead } from './orderbook-sql.ts';
 export const BOOK_LOOKBACK_MS = 86_400_000;
 
 /** A checkpoint row with its sides parsed. */
-export interface StoredCheckpoint { ts: number; block_number: number; seq: number; bids: CheckpointOrder[]; asks: CheckpointOrder[] }
+export interface StoredCheckpoint {
+  ts: number;
+  block_number: number;
+  seq: number;
+  bids: CheckpointOrder[];
+  asks: CheckpointOrder[];
+}
 
 const CHECKPOINT_PROJECTION = `{'ts': ts, 'block_number': block_number, 'seq': seq, 'bids': bids::JSON, 'asks': asks::JSON}`;
 
@@ -38,11 +44,15 @@ export async function withSides(deps: ArchiveDeps, family: Family, symbol: strin
   const source = await windowSource(deps, { dataset: 'l4_checkpoints', family, symbol, from: head.ts, to: head.ts });
   // The sides come back as the stored text and are parsed here: cheaper than DuckDB re-encoding megabytes of JSON.
   const [row] = source ? await deps.sql.query({ sql: `SELECT bids, asks FROM (${source.sql}) LIMIT 1`, params: source.params }) : [];
-  return { ...head, bids: row ? JSON.parse(String(row.bids)) as CheckpointOrder[] : [], asks: row ? JSON.parse(String(row.asks)) as CheckpointOrder[] : [] };
+  return {
+    ...head,
+    bids: row ? (JSON.parse(String(row.bids)) as CheckpointOrder[]) : [],
+    asks: row ? (JSON.parse(String(row.asks)) as CheckpointOrder[]) : [],
+  };
 }
 
 /** The oldest checkpoint in [from, to] (a window that begins before the first one starts there). */
 export async function firstCheckpoint(deps: ArchiveDeps, family: Family, symbol: string, from: number, to: number): Promise<StoredCheckpoint | undefined> {
   const row = await readWindowJson(deps, { dataset: 'l4_checkpoints', family, symbol, from, to, limit: 1, projection: CHECKPOINT_PROJECTION });
-  return row.count === 0 ? undefined : JSON.parse(row.json) as StoredCheckpoint;
+  return row.count === 0 ? undefined : (JSON.parse(row.json) as StoredCheckpoint);
 }

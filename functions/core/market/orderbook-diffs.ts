@@ -19,10 +19,18 @@ const L4_DIFF_PROJECTION = `{'timestamp': ${isoSql('ts')}, 'block_number': block
 export async function l4DiffsPage(deps: ArchiveDeps, req: BookHistoryRequest, now: number): Promise<JsonRows<L4Diff>> {
   const paging = startPage('l4_diffs', req, req.symbol, {}, now);
   if ('done' in paging) return paging.done;
-  return page(await windowPage(deps, { dataset: 'l4_diffs', family: req.family, symbol: req.symbol, limit: req.limit, projection: L4_DIFF_PROJECTION }, paging), paging);
+  return page(
+    await windowPage(deps, { dataset: 'l4_diffs', family: req.family, symbol: req.symbol, limit: req.limit, projection: L4_DIFF_PROJECTION }, paging),
+    paging,
+  );
 }
 
-interface ChangesPage { startBook?: { bids: Level[]; asks: Level[] }; changes: LevelChange[]; more: boolean; last?: [number, number] }
+interface ChangesPage {
+  startBook?: { bids: Level[]; asks: Level[] };
+  changes: LevelChange[];
+  more: boolean;
+  last?: [number, number];
+}
 
 /** Where a walk of level changes resumes: after an instant (`[ts]`, tick), or after a block (`[ts, block]`, L2 diffs). */
 export type BookPosition = [number] | [number, number];
@@ -39,7 +47,11 @@ export type BookPosition = [number] | [number, number];
  * otherwise `invalid_cursor`.
  */
 export async function levelChanges(
-  deps: ArchiveDeps, req: BookHistoryRequest, paging: Paging, limit: number, view?: { depth?: number },
+  deps: ArchiveDeps,
+  req: BookHistoryRequest,
+  paging: Paging,
+  limit: number,
+  view?: { depth?: number },
 ): Promise<ChangesPage | undefined> {
   const { window } = paging;
   const position = paging.after as BookPosition | undefined;
@@ -47,7 +59,11 @@ export async function levelChanges(
   const afterBlock = position?.length === 2 ? position[1] : undefined;
   let base = await rebuild(deps, { ...market, at: position ? position[0] : window[0] - 1 }, afterBlock);
   if (afterBlock !== undefined && base?.lastBlock !== afterBlock) {
-    throw new AppError('invalid_cursor', `Invalid cursor: ${position!.join('_')} does not name a block of ${req.symbol}'s diffs (the timestamp and block_number of a row served).`, { param: 'cursor' });
+    throw new AppError(
+      'invalid_cursor',
+      `Invalid cursor: ${position!.join('_')} does not name a block of ${req.symbol}'s diffs (the timestamp and block_number of a row served).`,
+      { param: 'cursor' },
+    );
   }
   if (!base) {
     const checkpoint = await firstCheckpoint(deps, req.family, req.symbol, position ? position[0] + 1 : window[0], window[1]);
@@ -67,8 +83,12 @@ export async function levelChanges(
   // The page as it stood before the run (block, or instant) now being walked: where it ends if that run overflows it.
   let cut: { count: number; last?: [number, number] } = { count: 0 };
   let more = false;
-  const ended = (page: { count: number; last?: [number, number] }, goesOn: boolean): ChangesPage =>
-    ({ ...(startBook && { startBook }), changes: changes.slice(0, page.count), more: goesOn, ...(page.last && { last: page.last }) });
+  const ended = (page: { count: number; last?: [number, number] }, goesOn: boolean): ChangesPage => ({
+    ...(startBook && { startBook }),
+    changes: changes.slice(0, page.count),
+    more: goesOn,
+    ...(page.last && { last: page.last }),
+  });
   // Diffs are read in chunks until the page holds `limit` changes (blocks that change nothing, such
   // as an order placed and taken at once, add none) or the window ends.
   for (let chunk = limit + 1; ; chunk = Math.min(4 * chunk, 50_000)) {
@@ -78,9 +98,10 @@ export async function levelChanges(
       // The chunk's last block may go on past it: leave it to the next chunk, or read it whole when it is all there is.
       const lastBlock = diffs[diffs.length - 1]!.block_number;
       const whole = diffs.filter((d) => d.block_number !== lastBlock);
-      diffs = whole.length > 0 ? whole : await diffsAfter(deps, req.family, req.symbol, { checkpointTs: from, position: after }, window[1], { block: lastBlock });
+      diffs =
+        whole.length > 0 ? whole : await diffsAfter(deps, req.family, req.symbol, { checkpointTs: from, position: after }, window[1], { block: lastBlock });
     }
-    for (let i = 0; i < diffs.length;) {
+    for (let i = 0; i < diffs.length; ) {
       const block = diffs[i]!.block_number;
       let end = i;
       while (end < diffs.length && diffs[end]!.block_number === block) end++;
@@ -117,8 +138,16 @@ export async function l2DiffsPage(deps: ArchiveDeps, req: BookHistoryRequest, no
   if ('done' in paging) return paging.done;
   const walked = await levelChanges(deps, req, paging, req.limit);
   if (!walked) return EMPTY;
-  const rows = walked.changes.map((c) => ({ timestamp: iso(c.ts), block_number: c.block, side: c.side, price: Number(c.price), size: Number(c.size), count: c.count }));
+  const rows = walked.changes.map((c) => ({
+    timestamp: iso(c.ts),
+    block_number: c.block,
+    side: c.side,
+    price: Number(c.price),
+    size: Number(c.size),
+    count: c.count,
+  }));
   return rendered(rows, nextCursorOf(walked, paging));
 }
 
-export const nextCursorOf = (walked: { more: boolean; last?: [number, number] }, paging: Paging) => (walked.more && walked.last ? paging.cursorAt(walked.last) : null);
+export const nextCursorOf = (walked: { more: boolean; last?: [number, number] }, paging: Paging) =>
+  walked.more && walked.last ? paging.cursorAt(walked.last) : null;

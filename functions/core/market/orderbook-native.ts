@@ -9,13 +9,27 @@ import { newestRow } from '../archive/read-pages.ts';
 import type { Level } from '../book/l4-book.ts';
 import { EMPTY, page, startPage, windowPage, type JsonRows, type Paging } from './queries.ts';
 import { NATIVE_DEPTH_CAP, TICK_DELTAS, type OrderBook, type TickHistory } from '#schemas/orderbook.ts';
-import { BOOK_LOOKBACK_MS, type BookRequest, CAPPED_FAMILIES, GRANULAR_FAMILIES, type NativeHistoryRequest, firstCheckpoint, missing, orderBook, rendered } from './orderbook.ts';
+import {
+  BOOK_LOOKBACK_MS,
+  type BookRequest,
+  CAPPED_FAMILIES,
+  GRANULAR_FAMILIES,
+  type NativeHistoryRequest,
+  firstCheckpoint,
+  missing,
+  orderBook,
+  rendered,
+} from './orderbook.ts';
 import { applyAll, diffsAfter, rebuild, rebuildFrom } from './orderbook-replay.ts';
 import { type BookPosition, levelChanges, nextCursorOf } from './orderbook-diffs.ts';
 
 function checkNativeDepth(family: Family, depth: number | undefined): void {
   if (depth !== undefined && depth > NATIVE_DEPTH_CAP && CAPPED_FAMILIES.has(family)) {
-    throw new AppError('invalid_parameter', `depth must be at most ${NATIVE_DEPTH_CAP} on ${family}: its native book has ${NATIVE_DEPTH_CAP} levels a side (full depth is the /l2 route).`, { param: 'depth' });
+    throw new AppError(
+      'invalid_parameter',
+      `depth must be at most ${NATIVE_DEPTH_CAP} on ${family}: its native book has ${NATIVE_DEPTH_CAP} levels a side (full depth is the /l2 route).`,
+      { param: 'depth' },
+    );
   }
 }
 
@@ -40,7 +54,11 @@ export async function nativeBook(deps: ArchiveDeps, req: BookRequest): Promise<O
  * `granularity`, the book rebuilt at every 30, 10 or 1 seconds, or (`tick`) the book at `start` and
  * the level deltas after it.
  */
-export async function nativeBookHistory(deps: ArchiveDeps, req: NativeHistoryRequest, now: number): Promise<{ rows: JsonRows<OrderBook> } | { tick: TickHistory; nextCursor: string | null }> {
+export async function nativeBookHistory(
+  deps: ArchiveDeps,
+  req: NativeHistoryRequest,
+  now: number,
+): Promise<{ rows: JsonRows<OrderBook> } | { tick: TickHistory; nextCursor: string | null }> {
   checkNativeDepth(req.family, req.depth);
   const granularity = GRANULAR_FAMILIES.has(req.family) ? req.granularity : 'checkpoint';
   const dataset = granularity === 'checkpoint' ? 'l2_snapshots' : 'l4_diffs';
@@ -51,11 +69,20 @@ export async function nativeBookHistory(deps: ArchiveDeps, req: NativeHistoryReq
   }
   if (granularity === 'tick') return tickHistory(deps, req, paging);
   if (granularity !== 'checkpoint') return { rows: await sampledBooks(deps, req, SAMPLE_STEPS[granularity], paging) };
-  const result = await windowPage(deps, {
-    dataset: 'l2_snapshots', family: req.family, symbol: req.symbol, limit: req.limit, projection: `{'ts': ts, 'bids': bids::JSON, 'asks': asks::JSON}`,
-  }, paging);
-  const rows = (JSON.parse(`[${result.json}]`) as { ts: number; bids: StoredLevels; asks: StoredLevels }[])
-    .map((r) => orderBook(req.symbol, r.ts, levelsOf(r.bids), levelsOf(r.asks), req.depth));
+  const result = await windowPage(
+    deps,
+    {
+      dataset: 'l2_snapshots',
+      family: req.family,
+      symbol: req.symbol,
+      limit: req.limit,
+      projection: `{'ts': ts, 'bids': bids::JSON, 'asks': asks::JSON}`,
+    },
+    paging,
+  );
+  const rows = (JSON.parse(`[${result.json}]`) as { ts: number; bids: StoredLevels; asks: StoredLevels }[]).map((r) =>
+    orderBook(req.symbol, r.ts, levelsOf(r.bids), levelsOf(r.asks), req.depth),
+  );
   return { rows: rendered(rows, page(result, paging).nextCursor) };
 }
 
@@ -100,7 +127,13 @@ async function tickHistory(deps: ArchiveDeps, req: NativeHistoryRequest, paging:
   return {
     tick: {
       checkpoint: orderBook(req.symbol, position ? position[0] : paging.window[0], walked.startBook.bids, walked.startBook.asks, req.depth),
-      deltas: walked.changes.map((c) => ({ timestamp: c.ts, side: c.side === 'B' ? 'bid' : 'ask', price: Number(c.price), size: Number(c.size), sequence: c.block * 100_000 + c.seq })),
+      deltas: walked.changes.map((c) => ({
+        timestamp: c.ts,
+        side: c.side === 'B' ? 'bid' : 'ask',
+        price: Number(c.price),
+        size: Number(c.size),
+        sequence: c.block * 100_000 + c.seq,
+      })),
     },
     nextCursor: nextCursorOf(walked, paging),
   };

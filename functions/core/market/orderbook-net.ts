@@ -48,7 +48,11 @@ export const BY_ORDER = `
  * replayed whole (it holds a queue jump).
  */
 export async function nettedDiffsAfter(
-  deps: ArchiveDeps, family: Family, symbol: string, from: { checkpointTs: number; position: [number, number] }, to: number,
+  deps: ArchiveDeps,
+  family: Family,
+  symbol: string,
+  from: { checkpointTs: number; position: [number, number] },
+  to: number,
 ): Promise<NettedDiffs | undefined> {
   const source = await windowSource(deps, { dataset: 'l4_diffs', family, symbol, from: from.checkpointTs, to });
   if (!source) return { diffs: [], count: 0, last: undefined, dropped: [] };
@@ -69,7 +73,9 @@ export async function nettedDiffsAfter(
     params,
   });
   return {
-    diffs, count: Number(meta.n), last: [Number(meta.block), Number(meta.seq)],
+    diffs,
+    count: Number(meta.n),
+    last: [Number(meta.block), Number(meta.seq)],
     dropped: (meta.dropped ?? []).map(Number),
   };
 }

@@ -23,10 +23,20 @@ export interface Rebuilt {
  * The order-level book from a checkpoint row, moved forward by every diff after the checkpoint's
  * position up to `at` (and, when given, through block `throughBlock` only).
  */
-export async function rebuildFrom(deps: ArchiveDeps, family: Family, symbol: string, checkpoint: StoredCheckpoint, at: number, throughBlock?: number): Promise<Rebuilt> {
+export async function rebuildFrom(
+  deps: ArchiveDeps,
+  family: Family,
+  symbol: string,
+  checkpoint: StoredCheckpoint,
+  at: number,
+  throughBlock?: number,
+): Promise<Rebuilt> {
   const book = L4Book.fromCheckpoint(checkpoint.bids, checkpoint.asks);
   const rebuilt: Rebuilt = {
-    book, checkpointTs: Number(checkpoint.ts), diffsApplied: 0, lastBlock: Number(checkpoint.block_number),
+    book,
+    checkpointTs: Number(checkpoint.ts),
+    diffsApplied: 0,
+    lastBlock: Number(checkpoint.block_number),
     position: [Number(checkpoint.block_number), Number(checkpoint.seq)],
   };
   const diffs = await diffsAfter(deps, family, symbol, rebuilt, at, throughBlock === undefined ? undefined : { block: throughBlock });
@@ -52,7 +62,11 @@ export function applyAll(rebuilt: Rebuilt, diffs: readonly DiffRow[]): void {
  * through a block, or a page of `limit` (one more is read to tell whether the window goes on).
  */
 export async function diffsAfter(
-  deps: ArchiveDeps, family: Family, symbol: string, from: { checkpointTs: number; position: [number, number] }, to: number,
+  deps: ArchiveDeps,
+  family: Family,
+  symbol: string,
+  from: { checkpointTs: number; position: [number, number] },
+  to: number,
   bound?: { block: number } | { limit: number },
 ): Promise<DiffRow[]> {
   const source = await windowSource(deps, { dataset: 'l4_diffs', family, symbol, from: from.checkpointTs, to });
@@ -63,8 +77,11 @@ export async function diffsAfter(
     sql: `SELECT ts, block_number, seq, oid, user_address, side, price, diff_type, new_size, insert_before FROM (${source.sql})
           WHERE (block_number > $d_block OR (block_number = $d_block AND seq > $d_seq))${through} ORDER BY block_number, seq${limit}`,
     params: {
-      ...source.params, d_block: from.position[0], d_seq: from.position[1],
-      ...(bound && 'block' in bound && { d_through: bound.block }), ...(bound && 'limit' in bound && { d_limit: bound.limit }),
+      ...source.params,
+      d_block: from.position[0],
+      d_seq: from.position[1],
+      ...(bound && 'block' in bound && { d_through: bound.block }),
+      ...(bound && 'limit' in bound && { d_limit: bound.limit }),
     },
   }) as Promise<unknown> as Promise<DiffRow[]>;
 }
@@ -74,7 +91,9 @@ export async function rebuild(deps: ArchiveDeps, req: { family: Family; symbol: 
   const head = await newestHead(deps, req.family, req.symbol, req.at);
   if (!head) return undefined;
   const checkpoint = await withSides(deps, req.family, req.symbol, head);
-  return throughBlock === undefined ? rebuildNetted(deps, req.family, req.symbol, checkpoint, req.at) : rebuildFrom(deps, req.family, req.symbol, checkpoint, req.at, throughBlock);
+  return throughBlock === undefined
+    ? rebuildNetted(deps, req.family, req.symbol, checkpoint, req.at)
+    : rebuildFrom(deps, req.family, req.symbol, checkpoint, req.at, throughBlock);
 }
 
 /**

@@ -25,9 +25,17 @@ import { isoSql } from './shape.ts';
 import { BY_ORDER, WINDOW } from './orderbook-net.ts';
 
 /** The checkpoint a book starts from: its time and the (block, seq) of the last diff it includes. */
-export interface CheckpointHead { ts: number; block_number: number; seq: number }
+export interface CheckpointHead {
+  ts: number;
+  block_number: number;
+  seq: number;
+}
 
-export interface L4Shape { symbol: string; at: number; depth: number | undefined }
+export interface L4Shape {
+  symbol: string;
+  at: number;
+  depth: number | undefined;
+}
 
 const NO_DIFFS = `SELECT NULL::BIGINT AS ts, NULL::BIGINT AS block_number, NULL::BIGINT AS seq, NULL::BIGINT AS oid, NULL::VARCHAR AS user_address,
   NULL::VARCHAR AS side, NULL::VARCHAR AS price, NULL::VARCHAR AS diff_type, NULL::VARCHAR AS new_size, NULL::BIGINT AS insert_before WHERE false`;
@@ -86,7 +94,10 @@ async function bookStatement(deps: ArchiveDeps, family: Family, head: Checkpoint
   };
 }
 
-interface Checked { n_ck: number | bigint; refused: boolean }
+interface Checked {
+  n_ck: number | bigint;
+  refused: boolean;
+}
 
 /** Whether the statement's answer stands: no order rows for the checkpoint (not derived yet, or an empty book, which the JSON sides give as cheaply) or a window the netting cannot take do not. */
 const stands = (row: Checked | undefined): row is Checked => row !== undefined && Number(row.n_ck) > 0 && !row.refused;
@@ -121,7 +132,10 @@ export async function l4BookJson(deps: ArchiveDeps, family: Family, head: Checkp
           'bids': ${side('B')}, 'asks': ${side('A')}, 'bid_count': ${of('B', 'n')}, 'ask_count': ${of('A', 'n')},
           'total_bid_size': ${of('B', 'total')}::DOUBLE, 'total_ask_size': ${of('A', 'total')}::DOUBLE})::VARCHAR AS json`,
     params: {
-      ...statement.params, coin: shape.symbol, at_iso: new Date(shape.at).toISOString(), ck_iso: new Date(head.ts).toISOString(),
+      ...statement.params,
+      coin: shape.symbol,
+      at_iso: new Date(shape.at).toISOString(),
+      ck_iso: new Date(head.ts).toISOString(),
       ...(shape.depth !== undefined && { depth: shape.depth }),
     },
   });
@@ -131,7 +145,16 @@ export async function l4BookJson(deps: ArchiveDeps, family: Family, head: Checkp
 }
 
 /** A full-depth side's levels (JSON text, best first, `depth` of them), its level count, total and best price (canonical). */
-export interface ShapedLevels { bids: string; asks: string; bid_levels: number; ask_levels: number; total_bid_size: number; total_ask_size: number; best_bid: string | null; best_ask: string | null }
+export interface ShapedLevels {
+  bids: string;
+  asks: string;
+  bid_levels: number;
+  ask_levels: number;
+  total_bid_size: number;
+  total_ask_size: number;
+  best_bid: string | null;
+  best_ask: string | null;
+}
 
 /**
  * The full-depth L2 book at `shape.at` from `head`: the resting orders aggregated by price in SQL
@@ -140,7 +163,8 @@ export interface ShapedLevels { bids: string; asks: string; bid_levels: number; 
 export async function l2Levels(deps: ArchiveDeps, family: Family, head: CheckpointHead, shape: L4Shape): Promise<ShapedLevels | undefined> {
   const statement = await bookStatement(deps, family, head, shape.symbol, shape.at);
   if (!statement) return undefined;
-  const levels = (name: string) => `coalesce((SELECT to_json(${shape.depth === undefined ? 'levels' : 'list_slice(levels, 1, $depth)'}) FROM sides WHERE side = '${name}'), '[]')::VARCHAR`;
+  const levels = (name: string) =>
+    `coalesce((SELECT to_json(${shape.depth === undefined ? 'levels' : 'list_slice(levels, 1, $depth)'}) FROM sides WHERE side = '${name}'), '[]')::VARCHAR`;
   const of = (name: string, what: string) => `(SELECT ${what} FROM sides WHERE side = '${name}')`;
   const [row] = await deps.sql.query<Checked & Omit<ShapedLevels, 'bid_levels' | 'ask_levels'> & { bid_levels: number | bigint; ask_levels: number | bigint }>({
     sql: `${statement.ctes},

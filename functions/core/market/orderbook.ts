@@ -29,15 +29,31 @@ export const iso = (ms: number) => new Date(ms).toISOString();
 /** hip4 order books take the bare numeric side id as well as `#N`. */
 export const bookSymbol = seriesSymbol;
 
-export interface BookRequest { family: Family; symbol: string; at: number; depth?: number }
+export interface BookRequest {
+  family: Family;
+  symbol: string;
+  at: number;
+  depth?: number;
+}
 
-export interface BookHistoryRequest extends WindowParams { routeId: string; family: Family; symbol: string; depth?: number }
+export interface BookHistoryRequest extends WindowParams {
+  routeId: string;
+  family: Family;
+  symbol: string;
+  depth?: number;
+}
 
-export interface NativeHistoryRequest extends BookHistoryRequest { granularity: Granularity }
+export interface NativeHistoryRequest extends BookHistoryRequest {
+  granularity: Granularity;
+}
 
-export interface L3Request extends BookRequest { account?: string }
+export interface L3Request extends BookRequest {
+  account?: string;
+}
 
-export interface L3HistoryRequest extends BookHistoryRequest { account?: string }
+export interface L3HistoryRequest extends BookHistoryRequest {
+  account?: string;
+}
 
 /** Families whose native history has resolutions finer than the snapshots (each priced by its granularity). */
 export const GRANULAR_FAMILIES: ReadonlySet<Family> = new Set(['altx', 'altx-rh']);
@@ -57,8 +73,11 @@ const wireLevel = (level: Level) => ({ px: level.price, sz: level.size, n: level
 
 export function orderBook(symbol: string, ts: number, bids: readonly Level[], asks: readonly Level[], depth: number | undefined): OrderBook {
   return {
-    symbol, coin: symbol, timestamp: iso(ts),
-    bids: bids.slice(0, depth).map(wireLevel), asks: asks.slice(0, depth).map(wireLevel),
+    symbol,
+    coin: symbol,
+    timestamp: iso(ts),
+    bids: bids.slice(0, depth).map(wireLevel),
+    asks: asks.slice(0, depth).map(wireLevel),
     ...touch(bids[0]?.price, asks[0]?.price),
   };
 }
@@ -80,8 +99,13 @@ const sideTotal = (orders: readonly BookOrder[]) => Number(sumDecimals(orders.ma
 
 function restingOrder(order: BookOrder) {
   return {
-    oid: order.oid, user_address: order.user, side: order.side, price: Number(order.price), size: Number(order.size),
-    timestamp: order.placedAt === null ? null : iso(order.placedAt), timestamp_ms: order.placedAt,
+    oid: order.oid,
+    user_address: order.user,
+    side: order.side,
+    price: Number(order.price),
+    size: Number(order.size),
+    timestamp: order.placedAt === null ? null : iso(order.placedAt),
+    timestamp_ms: order.placedAt,
   };
 }
 
@@ -90,9 +114,17 @@ function l4Snapshot(symbol: string, at: number, rebuilt: Rebuilt, depth: number 
   const bids = book.side('B');
   const asks = book.side('A');
   return {
-    coin: symbol, timestamp: iso(at), checkpoint_timestamp: iso(rebuilt.checkpointTs), diffs_applied: rebuilt.diffsApplied,
-    last_block_number: rebuilt.lastBlock, bids: bids.slice(0, depth).map(restingOrder), asks: asks.slice(0, depth).map(restingOrder),
-    bid_count: bids.length, ask_count: asks.length, total_bid_size: sideTotal(bids), total_ask_size: sideTotal(asks),
+    coin: symbol,
+    timestamp: iso(at),
+    checkpoint_timestamp: iso(rebuilt.checkpointTs),
+    diffs_applied: rebuilt.diffsApplied,
+    last_block_number: rebuilt.lastBlock,
+    bids: bids.slice(0, depth).map(restingOrder),
+    asks: asks.slice(0, depth).map(restingOrder),
+    bid_count: bids.length,
+    ask_count: asks.length,
+    total_bid_size: sideTotal(bids),
+    total_ask_size: sideTotal(asks),
     ...(book.isCrossed() && { is_crossed: true as const }),
   };
 }
@@ -100,8 +132,10 @@ function l4Snapshot(symbol: string, at: number, rebuilt: Rebuilt, depth: number 
 function fullDepthBook(symbol: string, at: number, book: L4Book, depth: number | undefined): FullDepthBook {
   return {
     ...orderBook(symbol, at, book.levels('B', depth), book.levels('A', depth), undefined),
-    bid_levels: book.levelCount('B'), ask_levels: book.levelCount('A'),
-    total_bid_size: Number(book.total('B')), total_ask_size: Number(book.total('A')),
+    bid_levels: book.levelCount('B'),
+    ask_levels: book.levelCount('A'),
+    total_bid_size: Number(book.total('B')),
+    total_ask_size: Number(book.total('A')),
   };
 }
 
@@ -114,7 +148,7 @@ async function headOf(deps: ArchiveDeps, req: BookRequest): Promise<CheckpointHe
 
 /** The book replayed here from the checkpoint's JSON sides (not yet columnar, or a window SQL cannot net). */
 const replayed = async (deps: ArchiveDeps, req: BookRequest, head: CheckpointHead) =>
-  (await rebuildNetted(deps, req.family, req.symbol, await withSides(deps, req.family, req.symbol, head), req.at));
+  await rebuildNetted(deps, req.family, req.symbol, await withSides(deps, req.family, req.symbol, head), req.at);
 
 /**
  * The order-level book at an instant as JSON text: every resting order (or `depth` per side) in
@@ -145,20 +179,35 @@ export const l2Book = async (deps: ArchiveDeps, req: BookRequest): Promise<FullD
 
 /** Checkpoints in a window, oldest first, each rendered by `render`. */
 async function checkpointPage<T>(
-  deps: ArchiveDeps, req: BookHistoryRequest, now: number, render: (ts: number, block: number, book: L4Book) => T, filters: Record<string, unknown> = { depth: req.depth },
+  deps: ArchiveDeps,
+  req: BookHistoryRequest,
+  now: number,
+  render: (ts: number, block: number, book: L4Book) => T,
+  filters: Record<string, unknown> = { depth: req.depth },
 ): Promise<JsonRows<T>> {
   const paging = startPage('l4_checkpoints', req, req.symbol, filters, now);
   if ('done' in paging) return paging.done;
-  const result = await windowPage(deps, {
-    dataset: 'l4_checkpoints', family: req.family, symbol: req.symbol, limit: req.limit, projection: `{'ts': ts, 'block_number': block_number, 'bids': bids::JSON, 'asks': asks::JSON}`,
-  }, paging);
-  const rows = (JSON.parse(`[${result.json}]`) as { ts: number; block_number: number; bids: CheckpointOrder[]; asks: CheckpointOrder[] }[])
-    .map((r) => render(r.ts, r.block_number, L4Book.fromCheckpoint(r.bids, r.asks)));
+  const result = await windowPage(
+    deps,
+    {
+      dataset: 'l4_checkpoints',
+      family: req.family,
+      symbol: req.symbol,
+      limit: req.limit,
+      projection: `{'ts': ts, 'block_number': block_number, 'bids': bids::JSON, 'asks': asks::JSON}`,
+    },
+    paging,
+  );
+  const rows = (JSON.parse(`[${result.json}]`) as { ts: number; block_number: number; bids: CheckpointOrder[]; asks: CheckpointOrder[] }[]).map((r) =>
+    render(r.ts, r.block_number, L4Book.fromCheckpoint(r.bids, r.asks)),
+  );
   return rendered(rows, page(result, paging).nextCursor);
 }
 
 export const l4History = (deps: ArchiveDeps, req: BookHistoryRequest, now: number): Promise<JsonRows<L4Snapshot>> =>
-  checkpointPage(deps, req, now, (ts, block, book) => l4Snapshot(req.symbol, ts, { book, checkpointTs: ts, diffsApplied: 0, lastBlock: block, position: [block, -1] }, req.depth));
+  checkpointPage(deps, req, now, (ts, block, book) =>
+    l4Snapshot(req.symbol, ts, { book, checkpointTs: ts, diffsApplied: 0, lastBlock: block, position: [block, -1] }, req.depth),
+  );
 
 export const l2History = (deps: ArchiveDeps, req: BookHistoryRequest, now: number): Promise<JsonRows<FullDepthBook>> =>
   checkpointPage(deps, req, now, (ts, _block, book) => fullDepthBook(req.symbol, ts, book, req.depth));
@@ -169,14 +218,26 @@ function l3Snapshot(symbol: string, at: number, book: L4Book, depth: number | un
   const bids = book.side('B').filter(mine);
   const asks = book.side('A').filter(mine);
   const l3 = (o: BookOrder) => ({
-    order_index: o.oid, owner_account_index: Number(o.user), side: o.side === 'B' ? 'bid' as const : 'ask' as const,
-    price: Number(o.price), remaining_size: Number(o.size), original_size: Number(o.origSize),
+    order_index: o.oid,
+    owner_account_index: Number(o.user),
+    side: o.side === 'B' ? ('bid' as const) : ('ask' as const),
+    price: Number(o.price),
+    remaining_size: Number(o.size),
+    original_size: Number(o.origSize),
   });
   const top = touch(book.best('B'), book.best('A'));
   return {
-    coin: symbol, timestamp: iso(at), orders: [...bids.slice(0, cap), ...asks.slice(0, cap)].map(l3),
-    bid_count: bids.length, ask_count: asks.length, total_bid_size: sideTotal(bids), total_ask_size: sideTotal(asks),
-    mid_price: top.mid_price ?? null, spread: top.spread ?? null, spread_bps: top.spread_bps ?? null, truncated: bids.length > cap || asks.length > cap,
+    coin: symbol,
+    timestamp: iso(at),
+    orders: [...bids.slice(0, cap), ...asks.slice(0, cap)].map(l3),
+    bid_count: bids.length,
+    ask_count: asks.length,
+    total_bid_size: sideTotal(bids),
+    total_ask_size: sideTotal(asks),
+    mid_price: top.mid_price ?? null,
+    spread: top.spread ?? null,
+    spread_bps: top.spread_bps ?? null,
+    truncated: bids.length > cap || asks.length > cap,
   };
 }
 
@@ -189,4 +250,10 @@ export async function l3Book(deps: ArchiveDeps, req: L3Request): Promise<L3Snaps
 
 /** altx L3 at each checkpoint of a window (`limit` clamped to 1..1000). */
 export const l3History = (deps: ArchiveDeps, req: L3HistoryRequest, now: number): Promise<JsonRows<L3Snapshot>> =>
-  checkpointPage(deps, { ...req, limit: Math.min(1000, Math.max(1, req.limit)) }, now, (ts, _block, book) => l3Snapshot(req.symbol, ts, book, undefined, req.account), { account: req.account });
+  checkpointPage(
+    deps,
+    { ...req, limit: Math.min(1000, Math.max(1, req.limit)) },
+    now,
+    (ts, _block, book) => l3Snapshot(req.symbol, ts, book, undefined, req.account),
+    { account: req.account },
+  );

@@ -9,7 +9,18 @@ import type { ArchiveDeps } from '#ports/archive.ts';
 import { readWholeRuns, readWindowJson, type JsonWindowRequest, type JsonWindowResult } from '../archive/read-pages.ts';
 import { windowSource } from '../archive/read.ts';
 import { coverageNotice } from '../archive/coverage.ts';
-import { CURSOR_PARTS, checkInWindow, decodeCursor, encodeCursor, formatTransparentCursor, parseTransparentCursor, requestFingerprint, transparentSpelling, type CursorForm, type Position } from './cursor.ts';
+import {
+  CURSOR_PARTS,
+  checkInWindow,
+  decodeCursor,
+  encodeCursor,
+  formatTransparentCursor,
+  parseTransparentCursor,
+  requestFingerprint,
+  transparentSpelling,
+  type CursorForm,
+  type Position,
+} from './cursor.ts';
 import type { Dataset } from '#schemas/datasets.ts';
 import { FLOW_INTERVALS, type FlowInterval } from '#schemas/intervals.ts';
 import type { OrderFlowBucket, Trade, TradeSide, TriggerOrder } from '#schemas/market.ts';
@@ -75,12 +86,16 @@ export interface Paging {
  * before it had one, carries its window and is bound to the request's other parameters.
  */
 export function beginPaging(
-  req: WindowParams & { routeId: string }, key: string, filters: Record<string, unknown>, now: number, floor: (start: number) => number = (start) => start,
+  req: WindowParams & { routeId: string },
+  key: string,
+  filters: Record<string, unknown>,
+  now: number,
+  floor: (start: number) => number = (start) => start,
 ): Paging {
   const fingerprint = fingerprintOf(req.routeId, key, { start: req.start, end: req.end, ...filters });
   const form = req.cursorForm;
   const cursorAt = (window: [number, number]) => (last: Position) =>
-    (form ? formatTransparentCursor(form, last) : encodeCursor(fingerprint, { window, position: last }));
+    form ? formatTransparentCursor(form, last) : encodeCursor(fingerprint, { window, position: last });
   if (req.cursor === undefined) {
     const window = resolveWindow(req, now);
     return { window, form, cursorAt: cursorAt(window) };
@@ -101,7 +116,11 @@ export function beginPaging(
  * `coverage_from` and `notice`) or for a symbol in the wrong form for its family (it matches nothing).
  */
 export function startPage(
-  dataset: Dataset, req: WindowParams & { routeId: string; family: Family; symbol?: string }, key: string, filters: Record<string, unknown>, now: number,
+  dataset: Dataset,
+  req: WindowParams & { routeId: string; family: Family; symbol?: string },
+  key: string,
+  filters: Record<string, unknown>,
+  now: number,
   floor?: (start: number) => number,
 ): Paging | { done: JsonRows<never> } {
   const paging = beginPaging(req, key, filters, now, floor);
@@ -111,7 +130,10 @@ export function startPage(
   return paging;
 }
 
-export function page(result: { json: string; count: number; more: boolean; last?: Position }, paging: Paging): { json: string; count: number; nextCursor: string | null } {
+export function page(
+  result: { json: string; count: number; more: boolean; last?: Position },
+  paging: Paging,
+): { json: string; count: number; nextCursor: string | null } {
   return { json: result.json, count: result.count, nextCursor: result.more && result.last ? paging.cursorAt(result.last) : null };
 }
 
@@ -138,18 +160,38 @@ const sideFilter = (side: TradeSide | undefined) => (side ? { sql: 'side = $q_si
 export async function tradesPage(deps: ArchiveDeps, req: TradesRequest, now: number): Promise<JsonRows<Trade>> {
   const paging = startPage('trades', req, req.symbol, { side: req.side }, now);
   if ('done' in paging) return paging.done;
-  const result = await windowPage(deps, {
-    dataset: 'trades', family: req.family, symbol: req.symbol, limit: req.limit, filter: sideFilter(req.side), projection: tradeProjection(req.family),
-  }, paging);
+  const result = await windowPage(
+    deps,
+    {
+      dataset: 'trades',
+      family: req.family,
+      symbol: req.symbol,
+      limit: req.limit,
+      filter: sideFilter(req.side),
+      projection: tradeProjection(req.family),
+    },
+    paging,
+  );
   return page(result, paging);
 }
 
 /** The newest trades, newest first (no window parameters; the last day is searched). */
-export async function recentTradesPage(deps: ArchiveDeps, req: { family: Family; symbol: string; limit: number; side?: TradeSide }, now: number): Promise<JsonRows<Trade>> {
+export async function recentTradesPage(
+  deps: ArchiveDeps,
+  req: { family: Family; symbol: string; limit: number; side?: TradeSide },
+  now: number,
+): Promise<JsonRows<Trade>> {
   if (!isSymbolOf(req.family, req.symbol)) return EMPTY;
   const result = await readWindowJson(deps, {
-    dataset: 'trades', family: req.family, symbol: req.symbol, from: now - DAY, to: now, limit: req.limit,
-    filter: sideFilter(req.side), projection: tradeProjection(req.family), direction: 'desc',
+    dataset: 'trades',
+    family: req.family,
+    symbol: req.symbol,
+    from: now - DAY,
+    to: now,
+    limit: req.limit,
+    filter: sideFilter(req.side),
+    projection: tradeProjection(req.family),
+    direction: 'desc',
   });
   return { json: result.json, count: result.count, nextCursor: null };
 }
@@ -173,15 +215,26 @@ export async function triggerOrdersPage(deps: ArchiveDeps, req: TriggerOrdersReq
     where.push('user_address = $q_user');
     params.q_user = req.user.toLowerCase();
   }
-  const result = await windowPage(deps, {
-    dataset: 'order_events', family: req.family, symbol: req.symbol, limit: req.limit, filter: { sql: where.join(' AND '), params }, projection: TRIGGER_ORDER_PROJECTION,
-  }, paging);
+  const result = await windowPage(
+    deps,
+    {
+      dataset: 'order_events',
+      family: req.family,
+      symbol: req.symbol,
+      limit: req.limit,
+      filter: { sql: where.join(' AND '), params },
+      projection: TRIGGER_ORDER_PROJECTION,
+    },
+    paging,
+  );
   return page(result, paging);
 }
 
 /** Counts of order-event rows per bucket (not rates, not unique orders); no cursor. */
 export async function orderFlowPage(
-  deps: ArchiveDeps, req: { family: Family; symbol: string; start?: number; end?: number; interval: FlowInterval; limit: number }, now: number,
+  deps: ArchiveDeps,
+  req: { family: Family; symbol: string; start?: number; end?: number; interval: FlowInterval; limit: number },
+  now: number,
 ): Promise<JsonRows<OrderFlowBucket>> {
   const [from, to] = resolveWindow(req, now);
   const notice = coverageNotice('order_events', req.family, to);

@@ -14,7 +14,11 @@ const iso = (ts: number) => new Date(ts).toISOString();
 type QuestionDetails = NonNullable<OutcomeSideDetails['question']>;
 
 /** One side record of the registry: the newest per side coin, with when the side was first listed. */
-export interface SideEntry { side: OutcomeSideDetails; firstSeen: number; lastUpdated: number }
+export interface SideEntry {
+  side: OutcomeSideDetails;
+  firstSeen: number;
+  lastUpdated: number;
+}
 
 /**
  * The questions the side records name, by id. A question's name, description and fallback are those
@@ -35,14 +39,21 @@ export function questionsOf(entries: readonly SideEntry[], settled: ReadonlySet<
     known.firstSeen = Math.min(known.firstSeen, firstSeen);
     if (lastUpdated >= known.newest) Object.assign(known, { newest: lastUpdated, details });
   }
-  return [...seen.values()].sort((a, b) => a.details.question_id - b.details.question_id).map(({ details, outcomeIds, firstSeen, newest }) => {
-    const named = [...outcomeIds].filter((id) => id !== details.fallback_outcome_id).sort((a, b) => a - b);
-    return {
-      question_id: details.question_id, name: details.name, description: details.description, fallback_outcome_id: details.fallback_outcome_id,
-      named_outcome_ids: named, settled_named_outcomes: named.filter((id) => settled.has(id)),
-      first_seen_at: iso(firstSeen), last_updated_at: iso(newest),
-    };
-  });
+  return [...seen.values()]
+    .sort((a, b) => a.details.question_id - b.details.question_id)
+    .map(({ details, outcomeIds, firstSeen, newest }) => {
+      const named = [...outcomeIds].filter((id) => id !== details.fallback_outcome_id).sort((a, b) => a - b);
+      return {
+        question_id: details.question_id,
+        name: details.name,
+        description: details.description,
+        fallback_outcome_id: details.fallback_outcome_id,
+        named_outcome_ids: named,
+        settled_named_outcomes: named.filter((id) => settled.has(id)),
+        first_seen_at: iso(firstSeen),
+        last_updated_at: iso(newest),
+      };
+    });
 }
 
 /** Every question of the outcomes listed at or before `at`. */
@@ -64,7 +75,11 @@ export function pageOfQuestions(all: readonly Question[], limit: number, cursor?
   return { data, nextCursor: following.length > limit ? String(data.at(-1)!.question_id) : null };
 }
 
-export async function questionsPage(deps: ArchiveDeps, req: { limit: number; cursor?: string }, now: number): Promise<{ data: Question[]; nextCursor: string | null }> {
+export async function questionsPage(
+  deps: ArchiveDeps,
+  req: { limit: number; cursor?: string },
+  now: number,
+): Promise<{ data: Question[]; nextCursor: string | null }> {
   return pageOfQuestions(await questions(deps, now), req.limit, req.cursor);
 }
 

@@ -18,7 +18,12 @@ import * as v from 'valibot';
 const iso = (ts: number) => new Date(ts).toISOString();
 const DAY = 86_400_000;
 
-interface RegistryEntry { symbol: string; firstSeen: number; lastUpdated: number; row: Row }
+interface RegistryEntry {
+  symbol: string;
+  firstSeen: number;
+  lastUpdated: number;
+  row: Row;
+}
 
 /**
  * Every registry record of a family, in listing order. A registry spans years of listing days, one
@@ -57,17 +62,31 @@ function details<S extends v.GenericSchema>(schema: S, value: unknown): v.InferO
 }
 
 export async function spotPairs(deps: ArchiveDeps, at: number): Promise<SpotPair[]> {
-  return (await registryEntries(deps, 'spot', at)).flatMap(({ symbol, firstSeen, lastUpdated, row }) => {
-    const pair = details(SpotPairDetails, row.spot_pair);
-    if (!pair) return [];
-    return [{
-      symbol, coin: symbol, pair_index: pair.pair_index, name: pair.name, is_canonical: pair.is_canonical,
-      base_token_id: pair.base_token_id, quote_token_id: pair.quote_token_id, base_token_name: pair.base_token, quote_token_name: String(row.quote ?? 'USDC'),
-      base_sz_decimals: Number(row.sz_decimals), base_wei_decimals: pair.base_wei_decimals,
-      quote_sz_decimals: pair.quote_sz_decimals, quote_wei_decimals: pair.quote_wei_decimals,
-      first_seen_at: iso(firstSeen), last_updated_at: iso(lastUpdated),
-    }];
-  }).sort((a, b) => a.pair_index - b.pair_index);
+  return (await registryEntries(deps, 'spot', at))
+    .flatMap(({ symbol, firstSeen, lastUpdated, row }) => {
+      const pair = details(SpotPairDetails, row.spot_pair);
+      if (!pair) return [];
+      return [
+        {
+          symbol,
+          coin: symbol,
+          pair_index: pair.pair_index,
+          name: pair.name,
+          is_canonical: pair.is_canonical,
+          base_token_id: pair.base_token_id,
+          quote_token_id: pair.quote_token_id,
+          base_token_name: pair.base_token,
+          quote_token_name: String(row.quote ?? 'USDC'),
+          base_sz_decimals: Number(row.sz_decimals),
+          base_wei_decimals: pair.base_wei_decimals,
+          quote_sz_decimals: pair.quote_sz_decimals,
+          quote_wei_decimals: pair.quote_wei_decimals,
+          first_seen_at: iso(firstSeen),
+          last_updated_at: iso(lastUpdated),
+        },
+      ];
+    })
+    .sort((a, b) => a.pair_index - b.pair_index);
 }
 
 export async function spotPair(deps: ArchiveDeps, symbol: string, at: number): Promise<SpotPair> {
@@ -104,36 +123,60 @@ export async function outcomes(deps: ArchiveDeps, at: number): Promise<Outcome[]
   const sides = new Map<number, { entry: RegistryEntry; side: OutcomeSideDetails }[]>();
   for (const entry of await registryEntries(deps, 'hip4', at)) {
     const side = details(OutcomeSideDetails, entry.row.outcome);
-    if (side) sides.set(side.outcome_id, [...(sides.get(side.outcome_id) ?? []), { entry, side }].sort((a, b) => a.side.side - b.side.side));
+    if (side)
+      sides.set(
+        side.outcome_id,
+        [...(sides.get(side.outcome_id) ?? []), { entry, side }].sort((a, b) => a.side.side - b.side.side),
+      );
   }
   // Both sides of an outcome settle together: the first side's record says it.
   const settledIds = await Promise.all([...sides].map(async ([id, both]) => ((await hasSettled(deps, both[0]!.entry, at)) ? id : undefined)));
   const settled = new Set(settledIds.filter((id) => id !== undefined));
-  return [...sides].sort(([a], [b]) => a - b).map(([id, both]) => {
-    const { side: first } = both[0]!;
-    const isSettled = settled.has(id);
-    return {
-      outcome_id: id, name: first.name, description_raw: first.description, ...describedBy(first.description),
-      side_specs: both.map(({ entry, side }) => ({
-        side: side.side, name: side.side_name, coin: entry.symbol, asset_id: side.asset_id,
-        display_title: `${side.display_title} ${side.side_name}`, slug: `${side.slug}-${side.side_name.toLowerCase()}`,
-      })),
-      is_settled: isSettled, status: isSettled ? 'settled' : 'live',
-      source_seen_at: iso(Math.max(...both.map(({ entry }) => entry.lastUpdated))), display_title: first.display_title, slug: first.slug,
-      outcome_pair: both.map(({ entry }) => entry.symbol),
-    };
-  });
+  return [...sides]
+    .sort(([a], [b]) => a - b)
+    .map(([id, both]) => {
+      const { side: first } = both[0]!;
+      const isSettled = settled.has(id);
+      return {
+        outcome_id: id,
+        name: first.name,
+        description_raw: first.description,
+        ...describedBy(first.description),
+        side_specs: both.map(({ entry, side }) => ({
+          side: side.side,
+          name: side.side_name,
+          coin: entry.symbol,
+          asset_id: side.asset_id,
+          display_title: `${side.display_title} ${side.side_name}`,
+          slug: `${side.slug}-${side.side_name.toLowerCase()}`,
+        })),
+        is_settled: isSettled,
+        status: isSettled ? 'settled' : 'live',
+        source_seen_at: iso(Math.max(...both.map(({ entry }) => entry.lastUpdated))),
+        display_title: first.display_title,
+        slug: first.slug,
+        outcome_pair: both.map(({ entry }) => entry.symbol),
+      };
+    });
 }
 
-export interface OutcomesRequest { isSettled?: boolean; slug?: string; limit: number; cursor?: string }
+export interface OutcomesRequest {
+  isSettled?: boolean;
+  slug?: string;
+  limit: number;
+  cursor?: string;
+}
 
 /** A page of outcomes by id; `slug` matches the outcome's or a side's slug. */
 export async function outcomesPage(deps: ArchiveDeps, req: OutcomesRequest, now: number): Promise<{ data: Outcome[]; nextCursor: string | null }> {
   const fingerprint = requestFingerprint({ route: 'outcomes', is_settled: req.isSettled, slug: req.slug });
   const after = req.cursor ? Number(decodeCursor(req.cursor, fingerprint).position[0]) : -1;
-  const matching = (await outcomes(deps, now)).filter((o) => o.outcome_id > after
-    && (req.isSettled === undefined || o.is_settled === req.isSettled)
-    && (req.slug === undefined || o.slug === req.slug || o.side_specs.some((s) => s.slug === req.slug)));
+  const matching = (await outcomes(deps, now)).filter(
+    (o) =>
+      o.outcome_id > after
+      && (req.isSettled === undefined || o.is_settled === req.isSettled)
+      && (req.slug === undefined || o.slug === req.slug || o.side_specs.some((s) => s.slug === req.slug)),
+  );
   const data = matching.slice(0, req.limit);
   const more = matching.length > req.limit;
   return { data, nextCursor: more ? encodeCursor(fingerprint, { window: [0, 0], position: [data.at(-1)!.outcome_id] }) : null };
@@ -150,15 +193,23 @@ export async function outcomeBySlug(deps: ArchiveDeps, slug: string, now: number
 export async function outcome(deps: ArchiveDeps, id: number, now: number): Promise<Outcome> {
   const found = (await outcomes(deps, now)).find((o) => o.outcome_id === id);
   if (!found) throw new AppError('not_found', `No outcome ${id}.`, { param: 'outcome_id' });
-  const [side0, side1] = await Promise.all(found.outcome_pair.map((symbol) => newestRow(deps, { dataset: 'open_interest', family: 'hip4', symbol, from: now - DAY, to: now })));
+  const [side0, side1] = await Promise.all(
+    found.outcome_pair.map((symbol) => newestRow(deps, { dataset: 'open_interest', family: 'hip4', symbol, from: now - DAY, to: now })),
+  );
   if (!side0 || !side1) return found;
   const [oi0, oi1] = [Number(side0.open_interest), Number(side1.open_interest)];
   return {
     ...found,
     aggregated_oi: {
-      side0_open_interest_contracts: oi0, side1_open_interest_contracts: oi1,
-      outcome_display_open_interest_contracts: Math.max(oi0, oi1), paired_set_supply_contracts: Math.min(oi0, oi1),
-      side_supply_parity: oi0 === oi1, currency: 'USDH', as_of: iso(now), side0_as_of: iso(Number(side0.ts)), side1_as_of: iso(Number(side1.ts)),
+      side0_open_interest_contracts: oi0,
+      side1_open_interest_contracts: oi1,
+      outcome_display_open_interest_contracts: Math.max(oi0, oi1),
+      paired_set_supply_contracts: Math.min(oi0, oi1),
+      side_supply_parity: oi0 === oi1,
+      currency: 'USDH',
+      as_of: iso(now),
+      side0_as_of: iso(Number(side0.ts)),
+      side1_as_of: iso(Number(side1.ts)),
     },
   };
 }

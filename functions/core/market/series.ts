@@ -15,7 +15,11 @@ import { FUNDING_PROJECTION, PRICE_PROJECTION, openInterestProjection } from './
 import { SAMPLE_INTERVALS, type SampleInterval } from '#schemas/intervals.ts';
 import type { Funding, OpenInterest, PriceSnapshot } from '#schemas/market.ts';
 
-interface SeriesDef<Row> { dataset: 'open_interest' | 'funding'; projection: (family: Family) => string; readonly rowType?: Row }
+interface SeriesDef<Row> {
+  dataset: 'open_interest' | 'funding';
+  projection: (family: Family) => string;
+  readonly rowType?: Row;
+}
 
 const SERIES = {
   open_interest: { dataset: 'open_interest', projection: openInterestProjection } satisfies SeriesDef<OpenInterest>,
@@ -36,9 +40,7 @@ export interface SeriesRequest extends WindowParams {
 /** hip4 sides are `#N`; the bare `N` is accepted for them too. */
 export const seriesSymbol = (family: Family, symbol: string) => (family === 'hip4' && /^\d+$/.test(symbol) ? `#${symbol}` : symbol);
 
-export async function seriesPage<S extends Series>(
-  deps: ArchiveDeps, series: S, req: SeriesRequest, now: number,
-): Promise<JsonRows<RowOf<S>>> {
+export async function seriesPage<S extends Series>(deps: ArchiveDeps, series: S, req: SeriesRequest, now: number): Promise<JsonRows<RowOf<S>>> {
   const { dataset } = SERIES[series];
   const width = req.interval && SAMPLE_INTERVALS[req.interval];
   // With an interval, a page's last bucket (its cursor) may open before `start`.
@@ -56,7 +58,9 @@ export async function seriesPage<S extends Series>(
     buckets: `SELECT *, ts // $q_width * $q_width AS bucket FROM (${source.sql})
               QUALIFY row_number() OVER (PARTITION BY ts // $q_width ORDER BY ts DESC) = 1`,
     params: { ...source.params, q_width: width },
-    projection, from: after ? Number(after[0]) + 1 : Number.MIN_SAFE_INTEGER, limit: req.limit,
+    projection,
+    from: after ? Number(after[0]) + 1 : Number.MIN_SAFE_INTEGER,
+    limit: req.limit,
   });
   return page(result, paging);
 }
@@ -66,13 +70,24 @@ const CURRENT_LOOKBACK_MS = 7 * 86_400_000;
 
 /** The newest sample at or before now, and how old it is. */
 export async function currentSample<S extends Series>(
-  deps: ArchiveDeps, series: S, family: Family, symbol: string, now: number,
+  deps: ArchiveDeps,
+  series: S,
+  family: Family,
+  symbol: string,
+  now: number,
 ): Promise<{ row: RowOf<S>; ageMs: number }> {
   const { dataset, projection } = SERIES[series];
   const result = isSymbolOf(family, symbol)
     ? await readWindowJson(deps, {
-      dataset, family, symbol, from: now - CURRENT_LOOKBACK_MS, to: now, limit: 1, direction: 'desc', projection: projection(family),
-    })
+        dataset,
+        family,
+        symbol,
+        from: now - CURRENT_LOOKBACK_MS,
+        to: now,
+        limit: 1,
+        direction: 'desc',
+        projection: projection(family),
+      })
     : undefined;
   if (!result?.count) throw new AppError('not_found', `No ${dataset.replace('_', ' ')} for ${symbol} on ${family} in the last 7 days.`, { param: 'symbol' });
   const row = JSON.parse(result.json) as RowOf<S>;

@@ -64,7 +64,9 @@ export function openInterestProjection(family: Family): string {
 }
 
 /** Funding rows: the rate a decimal-string fraction (not annualized), `premium` where the venue has it. */
-export const FUNDING_PROJECTION = withoutNulls(`{'symbol': symbol, 'coin': symbol, 'timestamp': ${isoSql('ts')}, 'funding_rate': funding_rate, 'premium': premium}`);
+export const FUNDING_PROJECTION = withoutNulls(
+  `{'symbol': symbol, 'coin': symbol, 'timestamp': ${isoSql('ts')}, 'funding_rate': funding_rate, 'premium': premium}`,
+);
 
 /** Liquidation fills (core, hip3): `side` is the side liquidated; members the record lacks are absent. */
 export const LIQUIDATION_PROJECTION = withoutNulls(`{'symbol': symbol, 'coin': symbol, 'timestamp': ${isoSql('ts')},

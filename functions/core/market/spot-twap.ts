@@ -28,7 +28,13 @@ async function fillsOf(deps: ArchiveDeps, rows: readonly StatusRow[]): Promise<M
   const out = new Map<string, { notional: number; first: number }>();
   if (rows.length === 0) return out;
   const times = rows.map((r) => r.ts);
-  const source = await windowSource(deps, { dataset: 'trades', family: 'spot', symbols: [...new Set(rows.map((r) => r.coin))], from: Math.min(...times) - DAY, to: Math.max(...times) });
+  const source = await windowSource(deps, {
+    dataset: 'trades',
+    family: 'spot',
+    symbols: [...new Set(rows.map((r) => r.coin))],
+    from: Math.min(...times) - DAY,
+    to: Math.max(...times),
+  });
   if (!source) return out;
   const found = await deps.sql.query<{ twap_id: number; at: number; notional: number; first: number }>({
     sql: `SELECT s.twap_id, s.at, sum(TRY_CAST(t.price AS DOUBLE) * TRY_CAST(t.size AS DOUBLE)) AS notional, min(t.ts) AS first
@@ -40,14 +46,26 @@ async function fillsOf(deps: ArchiveDeps, rows: readonly StatusRow[]): Promise<M
   return out;
 }
 
-export async function spotTwapPage(deps: ArchiveDeps, req: SpotTwapRequest, now: number): Promise<{ data: SpotTwap[]; nextCursor: string | null; meta?: Record<string, unknown> }> {
+export async function spotTwapPage(
+  deps: ArchiveDeps,
+  req: SpotTwapRequest,
+  now: number,
+): Promise<{ data: SpotTwap[]; nextCursor: string | null; meta?: Record<string, unknown> }> {
   const user = req.user?.toLowerCase();
   const paging = startPage('twaps', { ...req, family: 'spot' }, req.symbol ?? `user:${user}`, { user }, now);
   if ('done' in paging) return { data: [], nextCursor: null, ...(paging.done.meta && { meta: paging.done.meta }) };
-  const result = await windowPage(deps, {
-    dataset: 'twaps', family: 'spot', symbol: req.symbol, limit: req.limit, projection: STATUS_PROJECTION,
-    filter: user === undefined ? undefined : { sql: 'user_address = $q_user', params: { q_user: user } },
-  }, paging);
+  const result = await windowPage(
+    deps,
+    {
+      dataset: 'twaps',
+      family: 'spot',
+      symbol: req.symbol,
+      limit: req.limit,
+      projection: STATUS_PROJECTION,
+      filter: user === undefined ? undefined : { sql: 'user_address = $q_user', params: { q_user: user } },
+    },
+    paging,
+  );
   const rows: StatusRow[] = JSON.parse(`[${result.json}]`);
   const fills = await fillsOf(deps, rows);
   const data = rows.map(({ ts, ...row }) => {

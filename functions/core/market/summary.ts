@@ -24,7 +24,7 @@ const iso = (ts: number) => new Date(ts).toISOString();
 
 /** The newest stored row of a market's dataset in the lookback, as stored. */
 const newest = async (deps: ArchiveDeps, dataset: Exclude<Dataset, 'candles_1m'>, family: Family, symbol: string, now: number): Promise<Row | undefined> =>
-  (has(dataset, family) ? newestRow(deps, { dataset, family, symbol, from: now - LOOKBACK_MS, to: now }) : undefined);
+  has(dataset, family) ? newestRow(deps, { dataset, family, symbol, from: now - LOOKBACK_MS, to: now }) : undefined;
 
 async function volume24h(deps: ArchiveDeps, family: Family, symbol: string, now: number): Promise<string | undefined> {
   const source = has('candles_1m', family) ? await minuteCandleSource(deps, { family, symbol, from: now - DAY, to: now }) : undefined;
@@ -55,18 +55,28 @@ export async function marketSummary(deps: ArchiveDeps, family: Family, symbol: s
   const notFound = () => new AppError('not_found', `No recent data for ${symbol} on ${family}.`, { param: 'symbol' });
   if (!isSymbolOf(family, symbol)) throw notFound();
   const [oi, funding, volume, liquidated] = await Promise.all([
-    newest(deps, 'open_interest', family, symbol, now), newest(deps, 'funding', family, symbol, now),
-    volume24h(deps, family, symbol, now), liquidations24h(deps, family, symbol, now),
+    newest(deps, 'open_interest', family, symbol, now),
+    newest(deps, 'funding', family, symbol, now),
+    volume24h(deps, family, symbol, now),
+    liquidations24h(deps, family, symbol, now),
   ]);
   const latest = Math.max(Number(oi?.ts ?? -1), Number(funding?.ts ?? -1));
   if (latest < 0 && volume === undefined) throw notFound();
   const summary: CoinSummary = {
-    symbol, coin: symbol, timestamp: iso(latest < 0 ? now : latest),
-    mark_price: decimal(oi?.mark_price), oracle_price: decimal(oi?.oracle_price), mid_price: decimal(oi?.mid_price),
-    funding_rate: decimal(funding?.funding_rate), premium: decimal(funding?.premium), open_interest: decimal(oi?.open_interest),
+    symbol,
+    coin: symbol,
+    timestamp: iso(latest < 0 ? now : latest),
+    mark_price: decimal(oi?.mark_price),
+    oracle_price: decimal(oi?.oracle_price),
+    mid_price: decimal(oi?.mid_price),
+    funding_rate: decimal(funding?.funding_rate),
+    premium: decimal(funding?.premium),
+    open_interest: decimal(oi?.open_interest),
     volume_24h: volume,
     ...(liquidated && {
-      liquidation_volume_24h: Number(liquidated.total), long_liquidation_volume_24h: Number(liquidated.long), short_liquidation_volume_24h: Number(liquidated.short),
+      liquidation_volume_24h: Number(liquidated.total),
+      long_liquidation_volume_24h: Number(liquidated.long),
+      short_liquidation_volume_24h: Number(liquidated.short),
     }),
   };
   return Object.fromEntries(Object.entries(summary).filter(([, value]) => value !== undefined)) as CoinSummary;
@@ -88,11 +98,13 @@ const FRESHNESS = [
 export async function marketFreshness(deps: ArchiveDeps, family: Family, symbol: string, now: number): Promise<CoinFreshness> {
   if (!isSymbolOf(family, symbol)) throw new AppError('not_found', `${symbol} is not a ${family} symbol.`, { param: 'symbol' });
   const buckets = FRESHNESS.filter((f) => has(f.dataset, family) && (!('families' in f) || (f.families as readonly Family[]).includes(family)));
-  const measured = await Promise.all(buckets.map(async ({ bucket, dataset }) => {
-    const row = await newest(deps, dataset, family, symbol, now);
-    const ts = row ? Number(row.ts) : undefined;
-    return [bucket, { last_updated: ts === undefined ? null : iso(ts), lag_ms: ts === undefined ? null : Math.max(0, now - ts) }] as const;
-  }));
+  const measured = await Promise.all(
+    buckets.map(async ({ bucket, dataset }) => {
+      const row = await newest(deps, dataset, family, symbol, now);
+      const ts = row ? Number(row.ts) : undefined;
+      return [bucket, { last_updated: ts === undefined ? null : iso(ts), lag_ms: ts === undefined ? null : Math.max(0, now - ts) }] as const;
+    }),
+  );
   const byBucket = Object.fromEntries(measured) as Record<(typeof buckets)[number]['bucket'], { last_updated: string | null; lag_ms: number | null }>;
   return { symbol, coin: symbol, exchange: family, measured_at: iso(now), ...byBucket } as CoinFreshness;
 }

@@ -52,9 +52,18 @@ export interface LevelsParams {
 }
 
 /** One map: every bucket of the grid around `mid`, and the sizes summed over them. */
-export function triggerMap(mid: number, points: readonly LevelPoint[], params: LevelsParams): { levels: TriggerLevelBucket[]; total_bid_size: number; total_ask_size: number } {
-  const levels = bucketPoints(levelGrid(mid, params.range_pct, params.buckets), points, params.side)
-    .map((b) => ({ price_bucket: b.centre, bid_count: b.bidCount, bid_size: b.bidWeight, ask_count: b.askCount, ask_size: b.askWeight }));
+export function triggerMap(
+  mid: number,
+  points: readonly LevelPoint[],
+  params: LevelsParams,
+): { levels: TriggerLevelBucket[]; total_bid_size: number; total_ask_size: number } {
+  const levels = bucketPoints(levelGrid(mid, params.range_pct, params.buckets), points, params.side).map((b) => ({
+    price_bucket: b.centre,
+    bid_count: b.bidCount,
+    bid_size: b.bidWeight,
+    ask_count: b.askCount,
+    ask_size: b.askWeight,
+  }));
   const total = (pick: (b: TriggerLevelBucket) => number) => round8(levels.reduce((sum, b) => sum + pick(b), 0));
   return { levels, total_bid_size: total((b) => b.bid_size), total_ask_size: total((b) => b.ask_size) };
 }
@@ -68,7 +77,14 @@ async function triggerEvents(deps: ArchiveDeps, family: Family, symbol: string, 
           FROM (${source.sql}) WHERE is_trigger ORDER BY ts, block_number, seq`,
     params: source.params,
   });
-  return rows.map((r) => ({ ts: Number(r.ts), oid: Number(r.oid), event: r.event, side: r.side, size: Number(r.size), trigger_price: r.trigger_price === null ? Number.NaN : Number(r.trigger_price) }));
+  return rows.map((r) => ({
+    ts: Number(r.ts),
+    oid: Number(r.oid),
+    event: r.event,
+    side: r.side,
+    size: Number(r.size),
+    trigger_price: r.trigger_price === null ? Number.NaN : Number(r.trigger_price),
+  }));
 }
 
 export interface TriggerLevelsRequest extends LevelsParams {
@@ -79,7 +95,8 @@ export interface TriggerLevelsRequest extends LevelsParams {
 /** The map now; 404 when the market has no mark price in the hour before. */
 export async function triggerLevels(deps: ArchiveDeps, req: TriggerLevelsRequest, now: number): Promise<TriggerLevels> {
   const mid = (await marksAt(deps, req.family, req.symbol, [now])).get(now);
-  if (mid === undefined) throw new AppError('not_found', `No mark price for ${req.symbol} on ${req.family} in the hour before now: no trigger levels.`, { param: 'symbol' });
+  if (mid === undefined)
+    throw new AppError('not_found', `No mark price for ${req.symbol} on ${req.family} in the hour before now: no trigger levels.`, { param: 'symbol' });
   const points = restingAt(await triggerEvents(deps, req.family, req.symbol, now - TRIGGER_LOOKBACK, now), [now]).get(now)!;
   return { mid_price: mid, as_of: iso(now), ...triggerMap(mid, points, req) };
 }

@@ -19,7 +19,17 @@ import { windowSource } from '../archive/read.ts';
 import { ingestRecords } from '../archive/ingest.ts';
 import type { NormalizedRecord } from '#schemas/datasets.ts';
 import { dayOf } from '../archive/layout.ts';
-import { NUMBERED_FAMILIES, POSITION_FAMILIES, applyFill, bookFromSnapshot, chargeFunding, snapshotRows, type Book, type Fill, type PositionFamily } from './engine.ts';
+import {
+  NUMBERED_FAMILIES,
+  POSITION_FAMILIES,
+  applyFill,
+  bookFromSnapshot,
+  chargeFunding,
+  snapshotRows,
+  type Book,
+  type Fill,
+  type PositionFamily,
+} from './engine.ts';
 import { HOUR_MS, finalizedThrough, latestSnapshotAt, marketInputs, positionsCoverage, registryAt, snapshotRowsAt, type Registry } from './store.ts';
 
 /** Fills this recent are left for the next run, so the last live batches are in. */
@@ -45,7 +55,8 @@ export interface PositionsOptions {
 }
 
 /** The live snapshot instant a run at `now` builds up to. */
-export const targetInstant = (family: PositionFamily, now: number) => Math.floor((now - POSITIONS_SETTLE_MS) / LIVE_CADENCE_MS[family]) * LIVE_CADENCE_MS[family];
+export const targetInstant = (family: PositionFamily, now: number) =>
+  Math.floor((now - POSITIONS_SETTLE_MS) / LIVE_CADENCE_MS[family]) * LIVE_CADENCE_MS[family];
 
 /** The tracked side of each fill in [from, to), in (ts, trade_id) order. */
 async function fillsBetween(deps: ArchiveDeps, family: PositionFamily, from: number, to: number): Promise<Fill[]> {
@@ -71,7 +82,14 @@ async function firstTradingDay(deps: ArchiveDeps, family: PositionFamily, from: 
 }
 
 /** Replays [from, to) onto `book`: legs, funding and a snapshot at each hour in (from, to], and one at `to`. */
-async function step(deps: ArchiveDeps, family: PositionFamily, registry: Registry, book: Book, from: number, to: number): Promise<{ records: NormalizedRecord[]; legs: number; snapshots: number; rows: number }> {
+async function step(
+  deps: ArchiveDeps,
+  family: PositionFamily,
+  registry: Registry,
+  book: Book,
+  from: number,
+  to: number,
+): Promise<{ records: NormalizedRecord[]; legs: number; snapshots: number; rows: number }> {
   const [fills, inputs] = await Promise.all([fillsBetween(deps, family, from, to), marketInputs(deps, family, from, to, registry)]);
   const boundaries: number[] = [];
   for (let hour = Math.floor(from / HOUR_MS) * HOUR_MS + HOUR_MS; hour <= to; hour += HOUR_MS) boundaries.push(hour);
@@ -80,7 +98,12 @@ async function step(deps: ArchiveDeps, family: PositionFamily, registry: Registr
   let snapshots = 0;
   let rows = 0;
   const takeSnapshot = (at: number) => {
-    if (at % HOUR_MS === 0 && !NUMBERED_FAMILIES.has(family)) chargeFunding(book, (s) => inputs.rateAt(s, at), (s) => inputs.markAt(s, at));
+    if (at % HOUR_MS === 0 && !NUMBERED_FAMILIES.has(family))
+      chargeFunding(
+        book,
+        (s) => inputs.rateAt(s, at),
+        (s) => inputs.markAt(s, at),
+      );
     for (const row of snapshotRows(book, at, inputs.context(at))) records.push({ dataset: 'position_snapshots', family, ...row });
     snapshots += 1;
     rows += book.size;
@@ -119,7 +142,10 @@ async function buildFamily(deps: ArchiveDeps, family: PositionFamily, report: Po
     // snapshot whose file landed while the legs' failed would move the next run past legs never written.
     const legs = out.records.filter((r) => r.dataset === 'position_changes');
     if (legs.length > 0) await ingestRecords(deps, legs);
-    await ingestRecords(deps, out.records.filter((r) => r.dataset !== 'position_changes'));
+    await ingestRecords(
+      deps,
+      out.records.filter((r) => r.dataset !== 'position_changes'),
+    );
     report.steps += 1;
     report.legs += out.legs;
     report.snapshots += out.snapshots;

@@ -28,7 +28,8 @@ export function openCursor(cursor: string | undefined, routeId: string, params: 
  */
 export function positionIn(state: CursorState, ...shapes: readonly (readonly ('count' | 'text')[])[]): (number | string)[] {
   const position = state.position.slice(1);
-  const fits = (shape: readonly ('count' | 'text')[]) => shape.length === position.length
+  const fits = (shape: readonly ('count' | 'text')[]) =>
+    shape.length === position.length
     && shape.every((kind, i) => (kind === 'text' ? typeof position[i] === 'string' : Number.isSafeInteger(position[i]) && (position[i] as number) >= 0));
   if (!shapes.some(fits)) throw new AppError('invalid_cursor', 'The cursor is malformed; pass meta.next_cursor unchanged.', { param: 'cursor' });
   return position;

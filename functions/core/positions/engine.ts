@@ -101,8 +101,16 @@ export function applyFill(book: Book, fill: Fill, finalized?: boolean): ChangeLe
   if (end === ZERO) book.delete(key);
   else {
     const next: Held = held ?? {
-      account: fill.account, symbol: fill.symbol, size: start, entry: null, openedAt: null, lastChangeAt: fill.ts,
-      fundingAllTime: null, fundingSinceOpen: null, fundingSinceChange: ZERO, partial: start !== ZERO,
+      account: fill.account,
+      symbol: fill.symbol,
+      size: start,
+      entry: null,
+      openedAt: null,
+      lastChangeAt: fill.ts,
+      fundingAllTime: null,
+      fundingSinceOpen: null,
+      fundingSinceChange: ZERO,
+      partial: start !== ZERO,
     };
     if (continuity === 'quarantined') {
       // Not a fill we can account for: the venue's size after it is taken, the cost basis is lost.
@@ -126,10 +134,20 @@ export function applyFill(book: Book, fill: Fill, finalized?: boolean): ChangeLe
 
   const after = book.get(key);
   const leg: ChangeLeg = {
-    symbol: fill.symbol, ts: fill.ts, account: fill.account, trade_id: fill.trade_id, side: fill.side, price: fill.price, size: fill.size,
-    start_position: text(start), end_position: text(end), entry_price_after: after?.entry == null ? null : text(after.entry),
-    event_type: eventType, cause: fill.is_liquidation ? 'liquidation' : 'trade', continuity,
-    opened_at: after?.openedAt ?? (held?.openedAt ?? null),
+    symbol: fill.symbol,
+    ts: fill.ts,
+    account: fill.account,
+    trade_id: fill.trade_id,
+    side: fill.side,
+    price: fill.price,
+    size: fill.size,
+    start_position: text(start),
+    end_position: text(end),
+    entry_price_after: after?.entry == null ? null : text(after.entry),
+    event_type: eventType,
+    cause: fill.is_liquidation ? 'liquidation' : 'trade',
+    continuity,
+    opened_at: after?.openedAt ?? held?.openedAt ?? null,
   };
   if (fill.direction != null) leg.direction = fill.direction;
   if (fill.closed_pnl != null) leg.closed_pnl = fill.closed_pnl;
@@ -141,7 +159,10 @@ export function applyFill(book: Book, fill: Fill, finalized?: boolean): ChangeLe
   return leg;
 }
 
-export interface Mark { price: string; time: number }
+export interface Mark {
+  price: string;
+  time: number;
+}
 
 /** Charges the hour's funding (at `hour`) on every position whose market has a mark and a rate then. */
 export function chargeFunding(book: Book, rateAt: (symbol: string) => string | undefined, markAt: (symbol: string) => Mark | undefined): void {
@@ -174,9 +195,15 @@ export function snapshotRow(held: Held, ts: number, ctx: SnapshotContext): Snaps
   const mark = ctx.markAt(held.symbol);
   const markPrice = mark === undefined ? null : fixed(mark.price);
   const row: SnapshotRow = {
-    symbol: held.symbol, ts, account: held.account, size: text(held.size),
-    entry_price: held.entry === null ? null : text(held.entry), opened_at: held.openedAt, last_change_at: held.lastChangeAt,
-    mark_price: mark?.price ?? null, mark_time: mark?.time ?? null,
+    symbol: held.symbol,
+    ts,
+    account: held.account,
+    size: text(held.size),
+    entry_price: held.entry === null ? null : text(held.entry),
+    opened_at: held.openedAt,
+    last_change_at: held.lastChangeAt,
+    mark_price: mark?.price ?? null,
+    mark_time: mark?.time ?? null,
     position_value: markPrice === null ? null : text(mul(abs(held.size), markPrice)),
     unrealized_pnl: markPrice === null || held.entry === null ? null : text(mul(held.size, markPrice - held.entry)),
     max_leverage: ctx.maxLeverageOf(held.symbol) ?? null,
@@ -207,9 +234,16 @@ export function bookFromSnapshot(rows: readonly SnapshotRow[]): Book {
     if (row.account === '') continue;
     const optional = (value: string | null | undefined) => (value == null ? null : fixed(value));
     book.set(keyOf(row.account, row.symbol), {
-      account: row.account, symbol: row.symbol, size: fixed(row.size), entry: optional(row.entry_price), openedAt: row.opened_at ?? null,
-      lastChangeAt: row.last_change_at ?? row.ts, fundingAllTime: optional(row.funding_all_time), fundingSinceOpen: optional(row.funding_since_open),
-      fundingSinceChange: optional(row.funding_since_change) ?? ZERO, partial: row.quality !== 'complete',
+      account: row.account,
+      symbol: row.symbol,
+      size: fixed(row.size),
+      entry: optional(row.entry_price),
+      openedAt: row.opened_at ?? null,
+      lastChangeAt: row.last_change_at ?? row.ts,
+      fundingAllTime: optional(row.funding_all_time),
+      fundingSinceOpen: optional(row.funding_since_open),
+      fundingSinceChange: optional(row.funding_since_change) ?? ZERO,
+      partial: row.quality !== 'complete',
     });
   }
   return book;

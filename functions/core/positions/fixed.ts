@@ -29,7 +29,7 @@ export function text(value: Fixed, places = SCALE): string {
 function divRound(a: bigint, b: bigint): bigint {
   const q = a / b;
   const r = a % b;
-  if (2n * (r < 0n ? -r : r) >= (b < 0n ? -b : b)) return q + ((a < 0n) === (b < 0n) ? 1n : -1n);
+  if (2n * (r < 0n ? -r : r) >= (b < 0n ? -b : b)) return q + (a < 0n === b < 0n ? 1n : -1n);
   return q;
 }
 

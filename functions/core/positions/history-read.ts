@@ -25,10 +25,22 @@ async function hourlyRowsOf(deps: ArchiveDeps, req: RangeRequest, now: number, r
   const pageEnd = Math.min(req.end, from + HISTORY_PAGE_HOURS * HOUR_MS);
   const after = resume && resume.length > 1 ? resume.slice(1) : undefined;
   const params: Record<string, SqlValue> = { p_account: req.account };
-  const rows = pageEnd <= from ? [] : (await readWindow<SnapshotRow>(deps, {
-    dataset: 'position_snapshots', family: req.family, from, to: pageEnd - 1, limit: rowLimit + 1,
-    after, filter: { sql: 'account = $p_account AND ts % 3600000 = 0', params },
-  })).rows.map(snapshotRowOf).filter(inScope(req));
+  const rows =
+    pageEnd <= from
+      ? []
+      : (
+          await readWindow<SnapshotRow>(deps, {
+            dataset: 'position_snapshots',
+            family: req.family,
+            from,
+            to: pageEnd - 1,
+            limit: rowLimit + 1,
+            after,
+            filter: { sql: 'account = $p_account AND ts % 3600000 = 0', params },
+          })
+        ).rows
+          .map(snapshotRowOf)
+          .filter(inScope(req));
   return { fingerprint, rows, pageEnd, from };
 }
 
@@ -55,5 +67,9 @@ export async function accountHistory(deps: ArchiveDeps, req: RangeRequest, now: 
   const data = served.map((hour) => accountSummaryOf(req.family, req.account, byHour.get(hour)!, hour, { dex: req.dex, history: true }));
   const window: [number, number] = [req.start, req.end];
   const resumeAt = hours.length > served.length ? served.at(-1)! + HOUR_MS : pageEnd < req.end ? pageEnd : undefined;
-  return { data, nextCursor: resumeAt === undefined ? null : issue(fingerprint, window, now, resumeAt), meta: { source: 'snapshot', quality: qualityOf(req.family, rows) } };
+  return {
+    data,
+    nextCursor: resumeAt === undefined ? null : issue(fingerprint, window, now, resumeAt),
+    meta: { source: 'snapshot', quality: qualityOf(req.family, rows) },
+  };
 }

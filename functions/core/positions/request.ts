@@ -20,11 +20,16 @@ export function required<T>(value: T | undefined, param: string): T {
 }
 
 /** The window of a history read: `start` and `end` are required there. */
-export const requiredRange = <Q extends { start?: number; end?: number }>(query: Q) => ({ ...query, start: required(query.start, 'start'), end: required(query.end, 'end') });
+export const requiredRange = <Q extends { start?: number; end?: number }>(query: Q) => ({
+  ...query,
+  start: required(query.start, 'start'),
+  end: required(query.end, 'end'),
+});
 
 /** Whether a bulk page answers in Arrow (asked by `format`, else by `Accept`); JSON pages hold at most 2,000 rows. */
 export function bulkInArrow(query: { format?: 'json' | 'arrow'; limit: number }, accept: string | undefined, arrowType: string): boolean {
   const arrow = query.format === 'arrow' || (query.format === undefined && (accept ?? '').includes(arrowType));
-  if (!arrow && query.limit > 2000) throw new AppError('invalid_parameter', 'limit must be at most 2000 for JSON pages (Arrow pages hold up to 50,000).', { param: 'limit' });
+  if (!arrow && query.limit > 2000)
+    throw new AppError('invalid_parameter', 'limit must be at most 2000 for JSON pages (Arrow pages hold up to 50,000).', { param: 'limit' });
   return arrow;
 }

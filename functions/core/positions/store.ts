@@ -35,17 +35,28 @@ const numberOrNull = (value: unknown) => (value === null || value === undefined 
 export function snapshotRowOf(row: SnapshotRow): SnapshotRow {
   return {
     ...row,
-    ts: Number(row.ts), opened_at: numberOrNull(row.opened_at), last_change_at: numberOrNull(row.last_change_at),
-    mark_time: numberOrNull(row.mark_time), max_leverage: numberOrNull(row.max_leverage),
+    ts: Number(row.ts),
+    opened_at: numberOrNull(row.opened_at),
+    last_change_at: numberOrNull(row.last_change_at),
+    mark_time: numberOrNull(row.mark_time),
+    max_leverage: numberOrNull(row.max_leverage),
   };
 }
 
 /** The marker row of the newest snapshot at or before `at`, or undefined before the first. */
 export async function latestMarkerAt(deps: ArchiveDeps, family: PositionFamily, at: number, hourlyOnly = false): Promise<SnapshotRow | undefined> {
-  const filter = hourlyOnly ? 'account = \'\' AND ts % 3600000 = 0' : 'account = \'\'';
-  const rows = (await readWindow<SnapshotRow>(deps, {
-    dataset: 'position_snapshots', family, from: positionsCoverage(family), to: at, limit: 1, direction: 'desc', filter: { sql: filter, params: {} },
-  })).rows;
+  const filter = hourlyOnly ? "account = '' AND ts % 3600000 = 0" : "account = ''";
+  const rows = (
+    await readWindow<SnapshotRow>(deps, {
+      dataset: 'position_snapshots',
+      family,
+      from: positionsCoverage(family),
+      to: at,
+      limit: 1,
+      direction: 'desc',
+      filter: { sql: filter, params: {} },
+    })
+  ).rows;
   return rows[0] === undefined ? undefined : snapshotRowOf(rows[0]);
 }
 
@@ -55,7 +66,8 @@ export const latestSnapshotAt = async (deps: ArchiveDeps, family: PositionFamily
 
 /** Whether a snapshot was taken exactly at `ts`. */
 export async function snapshotExists(deps: ArchiveDeps, family: PositionFamily, ts: number): Promise<boolean> {
-  const rows = (await readWindow(deps, { dataset: 'position_snapshots', family, from: ts, to: ts, limit: 1, filter: { sql: 'account = \'\'', params: {} } })).rows;
+  const rows = (await readWindow(deps, { dataset: 'position_snapshots', family, from: ts, to: ts, limit: 1, filter: { sql: "account = ''", params: {} } }))
+    .rows;
   return rows.length > 0;
 }
 
@@ -64,12 +76,15 @@ export async function snapshotExists(deps: ArchiveDeps, family: PositionFamily, 
  * one account's only or filtered further with `where` (its parameters start with `p_`).
  */
 export async function snapshotRowsAt(
-  deps: ArchiveDeps, family: PositionFamily, ts: number, options: { account?: string; where?: string; params?: Record<string, SqlValue> } = {},
+  deps: ArchiveDeps,
+  family: PositionFamily,
+  ts: number,
+  options: { account?: string; where?: string; params?: Record<string, SqlValue> } = {},
 ): Promise<SnapshotRow[]> {
   const source = await windowSource(deps, { dataset: 'position_snapshots', family, from: ts, to: ts });
   if (!source) return [];
   const params: Record<string, SqlValue> = { ...source.params, ...options.params };
-  const where = ['account <> \'\''];
+  const where = ["account <> ''"];
   if (options.account !== undefined) {
     where.push('account = $p_account');
     params.p_account = options.account;
@@ -96,7 +111,10 @@ class Samples<T> {
     let found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (list[mid]!.ts <= at) { found = mid; lo = mid + 1; } else hi = mid - 1;
+      if (list[mid]!.ts <= at) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
     }
     const sample = found < 0 ? undefined : list[found];
     return sample && sample.ts > at - maxAge ? sample : undefined;
@@ -114,7 +132,10 @@ export interface MarketInputs {
 type AccountKind = NonNullable<SnapshotRow['account_kind']>;
 
 /** The registry snapshots are valued against: leverage caps by market and, on the numbered venues, the accounts that are not users' accounts. */
-export interface Registry { maxLeverage: ReadonlyMap<string, number>; kinds: ReadonlyMap<string, AccountKind> }
+export interface Registry {
+  maxLeverage: ReadonlyMap<string, number>;
+  kinds: ReadonlyMap<string, AccountKind>;
+}
 
 /** Each market's leverage cap, from the instrument registry as of `at`. */
 export async function leverageCaps(deps: ArchiveDeps, family: PositionFamily, at: number): Promise<Map<string, number>> {
@@ -142,7 +163,10 @@ export async function accountKinds(deps: ArchiveDeps, family: PositionFamily, at
 export async function accountRegistered(deps: ArchiveDeps, family: PositionFamily, account: string, at: number): Promise<boolean> {
   const source = NUMBERED_FAMILIES.has(family) ? await windowSource(deps, { dataset: 'accounts', family, from: 0, to: at }) : undefined;
   if (!source) return false;
-  const rows = await deps.sql.query({ sql: `SELECT 1 AS known FROM (${source.sql}) WHERE account_index = $p_account LIMIT 1`, params: { ...source.params, p_account: account } });
+  const rows = await deps.sql.query({
+    sql: `SELECT 1 AS known FROM (${source.sql}) WHERE account_index = $p_account LIMIT 1`,
+    params: { ...source.params, p_account: account },
+  });
   return rows.length > 0;
 }
 
@@ -157,7 +181,12 @@ export async function registryAt(deps: ArchiveDeps, family: PositionFamily, at: 
  * files are then the only ones opened.
  */
 export async function marketInputs(
-  deps: ArchiveDeps, family: PositionFamily, from: number, to: number, registry: Registry, options: { symbols?: readonly string[]; funding?: boolean } = {},
+  deps: ArchiveDeps,
+  family: PositionFamily,
+  from: number,
+  to: number,
+  registry: Registry,
+  options: { symbols?: readonly string[]; funding?: boolean } = {},
 ): Promise<MarketInputs> {
   const marks = new Samples<string>();
   const rates = new Samples<string>();
@@ -168,7 +197,8 @@ export async function marketInputs(
   ]);
   if (oi) {
     const rows = await deps.sql.query({
-      sql: `SELECT symbol, ts, coalesce(mark_price, mid_price) AS mark FROM (${oi.sql}) WHERE coalesce(mark_price, mid_price) IS NOT NULL ORDER BY symbol, ts`, params: oi.params,
+      sql: `SELECT symbol, ts, coalesce(mark_price, mid_price) AS mark FROM (${oi.sql}) WHERE coalesce(mark_price, mid_price) IS NOT NULL ORDER BY symbol, ts`,
+      params: oi.params,
     });
     for (const row of rows) marks.add(String(row.symbol), Number(row.ts), String(row.mark));
   }
@@ -188,7 +218,10 @@ export async function marketInputs(
       markAt: (symbol) => markAt(symbol, at),
       maxLeverageOf: (symbol) => maxLeverage.get(symbol),
       funding: !NUMBERED_FAMILIES.has(family),
-      ...(NUMBERED_FAMILIES.has(family) && { accountKindOf: (account: string) => kinds.get(account) ?? 'user', finalizedThrough: finalizedThrough(family, at) }),
+      ...(NUMBERED_FAMILIES.has(family) && {
+        accountKindOf: (account: string) => kinds.get(account) ?? 'user',
+        finalizedThrough: finalizedThrough(family, at),
+      }),
     }),
   };
 }

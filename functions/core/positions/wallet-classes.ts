@@ -14,7 +14,13 @@ import { isPositionFamily } from './engine.ts';
 import { latestSnapshotAt } from './store.ts';
 import { readWalletStats, type WalletStats } from './wallet-stats.ts';
 import {
-  CLASS_THRESHOLDS as T, WALLET_SORTS, type ClassifiedWallet, type WalletClass, type WalletClassification, type WalletMetrics, type WalletSort,
+  CLASS_THRESHOLDS as T,
+  WALLET_SORTS,
+  type ClassifiedWallet,
+  type WalletClass,
+  type WalletClassification,
+  type WalletMetrics,
+  type WalletSort,
 } from '#schemas/wallet-classes.ts';
 
 const DAY = 86_400_000;
@@ -44,28 +50,57 @@ export function metricsOf(fills: Row | undefined, orders: Row | undefined, trade
   const twapFills = num(trades?.twap_fills);
   return defined({
     total_orders: totalOrders,
-    cancel_rate: share(num(orders?.canceled), totalOrders), fill_rate: share(num(orders?.filled), totalOrders),
+    cancel_rate: share(num(orders?.canceled), totalOrders),
+    fill_rate: share(num(orders?.filled), totalOrders),
     order_to_trade_ratio: share(totalOrders, totalFills),
-    ioc_ratio: share(num(orders?.ioc), totalOrders), post_only_ratio: share(num(orders?.alo), totalOrders),
-    tpsl_ratio: share(num(orders?.tpsl), totalOrders), trigger_order_ratio: share(num(orders?.triggers), totalOrders),
-    uses_tpsl: num(orders?.tpsl) > 0, uses_cloid: num(orders?.cloids) > 0, cloid_ratio: share(num(orders?.cloids), totalOrders),
-    avg_order_size_usd: opt(orders?.avg_order_usd), max_order_size_usd: opt(orders?.max_order_usd), median_cancel_speed_ms: opt(orders?.cancel_speed),
+    ioc_ratio: share(num(orders?.ioc), totalOrders),
+    post_only_ratio: share(num(orders?.alo), totalOrders),
+    tpsl_ratio: share(num(orders?.tpsl), totalOrders),
+    trigger_order_ratio: share(num(orders?.triggers), totalOrders),
+    uses_tpsl: num(orders?.tpsl) > 0,
+    uses_cloid: num(orders?.cloids) > 0,
+    cloid_ratio: share(num(orders?.cloids), totalOrders),
+    avg_order_size_usd: opt(orders?.avg_order_usd),
+    max_order_size_usd: opt(orders?.max_order_usd),
+    median_cancel_speed_ms: opt(orders?.cancel_speed),
     unique_coins_traded: new Set([...symbolsOf(orders), ...symbolsOf(fills)]).size,
-    total_fills: totalFills, total_volume_usd: buy + sell, maker_ratio: share(num(fills?.maker_fills), num(fills?.known_side_fills)),
-    long_short_ratio: share(buy, sell), buy_volume_usd: buy, sell_volume_usd: sell,
-    total_fees_usd: num(fills?.fees), realized_pnl_usd: num(fills?.pnl), liquidation_count: num(fills?.liquidations),
-    max_single_fill_usd: opt(fills?.max_fill), unique_fill_coins: symbolsOf(fills).length, active_hours: num(fills?.hours),
+    total_fills: totalFills,
+    total_volume_usd: buy + sell,
+    maker_ratio: share(num(fills?.maker_fills), num(fills?.known_side_fills)),
+    long_short_ratio: share(buy, sell),
+    buy_volume_usd: buy,
+    sell_volume_usd: sell,
+    total_fees_usd: num(fills?.fees),
+    realized_pnl_usd: num(fills?.pnl),
+    liquidation_count: num(fills?.liquidations),
+    max_single_fill_usd: opt(fills?.max_fill),
+    unique_fill_coins: symbolsOf(fills).length,
+    active_hours: num(fills?.hours),
     avg_holding_ms: opt(fills?.avg_hold),
-    uses_twap: twapFills > 0, twap_fills: twapFills, twap_fill_ratio: share(twapFills, totalFills),
-    uses_priority_gas: num(trades?.priority_gas) > 0, total_priority_gas_paid: num(trades?.priority_gas),
-    uses_builder: trades?.top_builder != null, top_builder: trades?.top_builder == null ? undefined : String(trades.top_builder),
+    uses_twap: twapFills > 0,
+    twap_fills: twapFills,
+    twap_fill_ratio: share(twapFills, totalFills),
+    uses_priority_gas: num(trades?.priority_gas) > 0,
+    total_priority_gas_paid: num(trades?.priority_gas),
+    uses_builder: trades?.top_builder != null,
+    top_builder: trades?.top_builder == null ? undefined : String(trades.top_builder),
     total_builder_fees_paid: num(trades?.builder_fees),
   });
 }
 
 export interface ClassifyRequest {
-  family: Family; min_orders: number; min_volume_usd: number; sort: WalletSort; order: 'asc' | 'desc'; limit: number; offset: number;
-  uses_twap?: boolean; uses_priority_gas?: boolean; min_cancel_rate?: number; max_cancel_rate?: number; date?: string;
+  family: Family;
+  min_orders: number;
+  min_volume_usd: number;
+  sort: WalletSort;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+  uses_twap?: boolean;
+  uses_priority_gas?: boolean;
+  min_cancel_rate?: number;
+  max_cancel_rate?: number;
+  date?: string;
 }
 
 /** The day `date` names (default: yesterday, UTC), refused when it is not a calendar day. */
@@ -109,7 +144,10 @@ function noticeOf(built: number | undefined, to: number, orders: WalletStats['re
     const through = built === undefined ? 'not built yet' : `built through ${new Date(built).toISOString()}`;
     notes.push(`The day's position legs are ${through}: fills after that are not counted yet.`);
   }
-  if (orders.hourly) notes.push('Orders are counted per compacted hour (the day is not folded yet, or a market\'s day is too big to fold): an order with events in more than one hour counts once in each.');
+  if (orders.hourly)
+    notes.push(
+      "Orders are counted per compacted hour (the day is not folded yet, or a market's day is too big to fold): an order with events in more than one hour counts once in each.",
+    );
   return notes.length > 0 ? notes.join(' ') : undefined;
 }
 
@@ -120,7 +158,9 @@ function noticeOf(built: number | undefined, to: number, orders: WalletStats['re
  * the call read (for tests and benchmarks).
  */
 export async function classifyWallets(
-  deps: ArchiveDeps, req: ClassifyRequest, now: number,
+  deps: ArchiveDeps,
+  req: ClassifyRequest,
+  now: number,
 ): Promise<{ data: WalletClassification; meta: { notice?: string }; read: Record<'fills' | 'orders' | 'trades', WalletStats['read']> }> {
   const { from, to, date } = dayOf(req.date, now);
   const built = isPositionFamily(req.family) ? await latestSnapshotAt(deps, req.family, now) : undefined;
@@ -130,10 +170,12 @@ export async function classifyWallets(
     readWalletStats(deps, 'wallet_trade_stats', req.family, from),
   ]);
   const addresses = new Set([...fills.rows.keys(), ...orders.rows.keys(), ...trades.rows.keys()]);
-  const wallets = [...addresses].map((address) => {
-    const metrics = metricsOf(fills.rows.get(address), orders.rows.get(address), trades.rows.get(address));
-    return { address, class: classOf(metrics), metrics, period: '24h' as const };
-  }).filter((w) => matches(w, req));
+  const wallets = [...addresses]
+    .map((address) => {
+      const metrics = metricsOf(fills.rows.get(address), orders.rows.get(address), trades.rows.get(address));
+      return { address, class: classOf(metrics), metrics, period: '24h' as const };
+    })
+    .filter((w) => matches(w, req));
   const data = { wallets: sortWallets(wallets, req.sort, req.order).slice(req.offset, req.offset + req.limit), total: wallets.length, date };
   const notice = noticeOf(built, to, orders.read);
   return { data, meta: notice === undefined ? {} : { notice }, read: { fills: fills.read, orders: orders.read, trades: trades.read } };

@@ -32,7 +32,12 @@ export interface WalletStats {
  * The derived files that answer the day and the hours they hold: the day's own file when every
  * hour of it is held (no source delta touches one), else the files of the held compacted hours.
  */
-async function heldFiles(deps: ArchiveDeps, dataset: WalletStatsDataset, family: Family, from: number): Promise<{ files: ArchiveFile[]; held: Set<number>; day: boolean }> {
+async function heldFiles(
+  deps: ArchiveDeps,
+  dataset: WalletStatsDataset,
+  family: Family,
+  from: number,
+): Promise<{ files: ArchiveFile[]; held: Set<number>; day: boolean }> {
   const to = from + DAY_MS;
   const { visible, holds } = await derivedCoverage(deps, dataset, WALLET_STATS[dataset].source as IngestedDataset, family, from, to);
   const held = hoursHeld(from, to, holds);
@@ -55,8 +60,12 @@ export async function readWalletStats(deps: ArchiveDeps, dataset: WalletStatsDat
     parts.push('SELECT * FROM read_parquet($w_files, union_by_name = true) WHERE ts BETWEEN $w_from AND $w_to');
   }
   // The raw rows of the hours not held, only from the files that hold rows of those hours.
-  const raw = rawHours.length === 0 ? [] : (await windowFiles(deps, { dataset: source as IngestedDataset, family, from, to: from + DAY_MS - 1 }))
-    .filter((f) => rawHours.some((h) => f.maxTs >= h && f.minTs < h + HOUR_MS));
+  const raw =
+    rawHours.length === 0
+      ? []
+      : (await windowFiles(deps, { dataset: source as IngestedDataset, family, from, to: from + DAY_MS - 1 })).filter((f) =>
+          rawHours.some((h) => f.maxTs >= h && f.minTs < h + HOUR_MS),
+        );
   if (raw.length > 0) {
     // The hours as a bit mask of the day's hours (bit h: hour h), as lists bind as text.
     Object.assign(params, { w_raw: await deps.files.paths(raw), w_hours: rawHours.reduce((mask, h) => mask + 2 ** ((h - from) / HOUR_MS), 0) });

@@ -6,7 +6,11 @@
 import type { Clock } from '#ports/clock.ts';
 import { systemClock } from '#ports/clock.ts';
 
-export interface Cached<T> { value: T; cachedAt: number; ttlMs: number }
+export interface Cached<T> {
+  value: T;
+  cachedAt: number;
+  ttlMs: number;
+}
 
 /** Entries beyond this many are dropped oldest first (symbol windows are many). */
 const MAX_ENTRIES = 1_000;
@@ -23,7 +27,9 @@ export function timedCache(ttlMs: number, clock: Clock = systemClock) {
         entries.set(key, entry);
         if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
         const mine = entry;
-        mine.promise.catch(() => { if (entries.get(key) === mine) entries.delete(key); });
+        mine.promise.catch(() => {
+          if (entries.get(key) === mine) entries.delete(key);
+        });
       }
       return { value: (await entry.promise) as T, cachedAt: entry.cachedAt, ttlMs };
     },

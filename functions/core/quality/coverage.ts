@@ -10,7 +10,16 @@ import type { ArchiveFile, ArchiveManifest } from '#ports/archive.ts';
 import { supersedes, visibleFiles } from '../archive/files.ts';
 import { dayOf, DAY_MS } from '../archive/layout.ts';
 import type { Family } from '../venues.ts';
-import { QUALITY_DATASETS, observedCadence, recordsMissed, rowsInside, seriesCoverage, type ObservedCadence, type QualityDataset, type SymbolCadence } from '../archive/cadence.ts';
+import {
+  QUALITY_DATASETS,
+  observedCadence,
+  recordsMissed,
+  rowsInside,
+  seriesCoverage,
+  type ObservedCadence,
+  type QualityDataset,
+  type SymbolCadence,
+} from '../archive/cadence.ts';
 
 export const qualityDatasetsOf = (family: Family): QualityDataset[] => QUALITY_DATASETS.filter((d) => familiesOf(d).includes(family));
 
@@ -19,7 +28,11 @@ const round = (n: number, digits: number) => Number(n.toFixed(digits));
 /** Completeness and coverage go out as percentages from 0 to 100 (the reference client's unit), computed as shares. */
 export const percent = (share: number) => round(share * 100, 4);
 
-export interface GapView { start: string; end: string; duration_minutes: number }
+export interface GapView {
+  start: string;
+  end: string;
+  duration_minutes: number;
+}
 export interface SymbolDataTypeCoverage {
   earliest: string;
   latest: string;
@@ -31,7 +44,14 @@ export interface SymbolDataTypeCoverage {
 }
 
 /** The visible files of one dataset for [fromDay, toDay]: the symbol's own (or the family's all-symbol files) and the deltas nothing replaces. */
-async function filesOf(manifest: ArchiveManifest, dataset: Dataset, family: Family, symbol: string | undefined, fromDay: string, toDay: string): Promise<ArchiveFile[]> {
+async function filesOf(
+  manifest: ArchiveManifest,
+  dataset: Dataset,
+  family: Family,
+  symbol: string | undefined,
+  fromDay: string,
+  toDay: string,
+): Promise<ArchiveFile[]> {
   const { perSymbol, familyWideBefore } = DATASETS[dataset] as DatasetDef;
   const [compacted, familyWide, deltas] = await Promise.all([
     symbol !== undefined || !perSymbol ? manifest.compactedFiles(dataset, family, perSymbol ? symbol : undefined, fromDay, toDay) : Promise.resolve([]),
@@ -65,24 +85,34 @@ export function statsOf(file: ArchiveFile, symbol: string): SymbolCadence | unde
 
 /** One symbol's coverage of [from, to] per dataset it has rows of (datasets without any are absent). */
 export async function symbolCoverage(
-  manifest: ArchiveManifest, family: Family, symbol: string, from: number, to: number, now: number,
+  manifest: ArchiveManifest,
+  family: Family,
+  symbol: string,
+  from: number,
+  to: number,
+  now: number,
 ): Promise<Record<string, SymbolDataTypeCoverage>> {
   const end = Math.min(to, now);
   const fromDay = dayOf(from);
   const toDay = dayOf(Math.max(from, end));
-  const entries = await Promise.all(qualityDatasetsOf(family).map(async (dataset) => {
-    const files = await filesOf(manifest, dataset, family, symbol, fromDay, toDay);
-    const parts = files.map((f) => statsOf(f, symbol)).filter((s): s is SymbolCadence => s !== undefined);
-    const series = seriesCoverage(parts, from, end);
-    if (series.earliest === undefined || series.latest === undefined) return undefined;
-    const view: SymbolDataTypeCoverage = {
-      earliest: iso(series.earliest), latest: iso(series.latest), total_records: rowsIn(parts, from, end),
-      completeness: percent(series.completeness), historical_coverage: percent(series.historical),
-      gaps: series.gaps.map((g) => ({ start: iso(g.start), end: iso(g.end), duration_minutes: round((g.end - g.start) / 60_000, 1) })),
-      ...(series.cadence && { cadence: series.cadence }),
-    };
-    return [dataset, view] as const;
-  }));
+  const entries = await Promise.all(
+    qualityDatasetsOf(family).map(async (dataset) => {
+      const files = await filesOf(manifest, dataset, family, symbol, fromDay, toDay);
+      const parts = files.map((f) => statsOf(f, symbol)).filter((s): s is SymbolCadence => s !== undefined);
+      const series = seriesCoverage(parts, from, end);
+      if (series.earliest === undefined || series.latest === undefined) return undefined;
+      const view: SymbolDataTypeCoverage = {
+        earliest: iso(series.earliest),
+        latest: iso(series.latest),
+        total_records: rowsIn(parts, from, end),
+        completeness: percent(series.completeness),
+        historical_coverage: percent(series.historical),
+        gaps: series.gaps.map((g) => ({ start: iso(g.start), end: iso(g.end), duration_minutes: round((g.end - g.start) / 60_000, 1) })),
+        ...(series.cadence && { cadence: series.cadence }),
+      };
+      return [dataset, view] as const;
+    }),
+  );
   return Object.fromEntries(entries.filter((e) => e !== undefined));
 }
 
@@ -93,7 +123,7 @@ function rowsIn(parts: readonly SymbolCadence[], from: number, end: number): num
     if (p.maxTs < from || p.minTs > end) continue;
     const span = p.maxTs - p.minTs;
     if (span === 0 || (p.minTs >= from && p.maxTs <= end)) rows += p.rows;
-    else rows += p.rows * (Math.min(end, p.maxTs) - Math.max(from, p.minTs)) / span;
+    else rows += (p.rows * (Math.min(end, p.maxTs) - Math.max(from, p.minTs))) / span;
   }
   return Math.round(rows);
 }
@@ -147,37 +177,43 @@ export const FAMILY_WINDOW_DAYS = 30;
  */
 export async function familyCoverage(manifest: ArchiveManifest, family: Family, from: number, now: number): Promise<Record<string, DataTypeCoverage>> {
   const [fromDay, toDay] = [dayOf(from), dayOf(now)];
-  const entries = await Promise.all(qualityDatasetsOf(family).map(async (dataset) => {
-    const [perDay, deltas] = await Promise.all([
-      compactedFilesOfDays(manifest, dataset, family, fromDay, toDay),
-      manifest.deltaFiles(dataset, family, fromDay, toDay),
-    ]);
-    const files = await withCadence(manifest, visibleFiles(perDay, deltas));
-    const symbols = bySymbol(files);
-    if (symbols.size === 0) return undefined;
-    let earliest = Infinity;
-    let latest = -Infinity;
-    let records = 0;
-    let completeness = 0;
-    const hist: Record<string, number> = {};
-    for (const parts of symbols.values()) {
-      const series = seriesCoverage(parts, from, now);
-      if (series.earliest === undefined || series.latest === undefined) continue;
-      earliest = Math.min(earliest, series.earliest);
-      latest = Math.max(latest, series.latest);
-      records += rowsIn(parts, from, now);
-      completeness += series.completeness;
-      for (const part of parts) for (const [b, n] of Object.entries(part.hist)) hist[b] = (hist[b] ?? 0) + n;
-    }
-    if (!Number.isFinite(earliest)) return undefined;
-    const cadence = observedCadence(hist);
-    const view: DataTypeCoverage = {
-      earliest: iso(earliest), latest: iso(latest), total_records: records, symbols: symbols.size,
-      ...(cadence && { resolution: durationLabel(cadence.median_interval_seconds * 1000) }),
-      lag: durationLabel(Math.max(0, now - latest)), completeness: percent(completeness / symbols.size),
-    };
-    return [dataset, view] as const;
-  }));
+  const entries = await Promise.all(
+    qualityDatasetsOf(family).map(async (dataset) => {
+      const [perDay, deltas] = await Promise.all([
+        compactedFilesOfDays(manifest, dataset, family, fromDay, toDay),
+        manifest.deltaFiles(dataset, family, fromDay, toDay),
+      ]);
+      const files = await withCadence(manifest, visibleFiles(perDay, deltas));
+      const symbols = bySymbol(files);
+      if (symbols.size === 0) return undefined;
+      let earliest = Infinity;
+      let latest = -Infinity;
+      let records = 0;
+      let completeness = 0;
+      const hist: Record<string, number> = {};
+      for (const parts of symbols.values()) {
+        const series = seriesCoverage(parts, from, now);
+        if (series.earliest === undefined || series.latest === undefined) continue;
+        earliest = Math.min(earliest, series.earliest);
+        latest = Math.max(latest, series.latest);
+        records += rowsIn(parts, from, now);
+        completeness += series.completeness;
+        for (const part of parts) for (const [b, n] of Object.entries(part.hist)) hist[b] = (hist[b] ?? 0) + n;
+      }
+      if (!Number.isFinite(earliest)) return undefined;
+      const cadence = observedCadence(hist);
+      const view: DataTypeCoverage = {
+        earliest: iso(earliest),
+        latest: iso(latest),
+        total_records: records,
+        symbols: symbols.size,
+        ...(cadence && { resolution: durationLabel(cadence.median_interval_seconds * 1000) }),
+        lag: durationLabel(Math.max(0, now - latest)),
+        completeness: percent(completeness / symbols.size),
+      };
+      return [dataset, view] as const;
+    }),
+  );
   return Object.fromEntries(entries.filter((e) => e !== undefined));
 }
 
@@ -203,8 +239,10 @@ export async function ingestLag(manifest: ArchiveManifest, dataset: Dataset, fam
     const lags = ingested.map((f) => Math.max(0, f.createdAt - f.maxTs));
     const newest = ingested.reduce((a, b) => (b.createdAt > a.createdAt ? b : a));
     return {
-      lastDataAt: Math.max(...deltas.map((f) => f.maxTs)), meanLagMs: Math.round(lags.reduce((a, b) => a + b, 0) / lags.length),
-      currentLagMs: Math.max(0, newest.createdAt - newest.maxTs), files: ingested.length,
+      lastDataAt: Math.max(...deltas.map((f) => f.maxTs)),
+      meanLagMs: Math.round(lags.reduce((a, b) => a + b, 0) / lags.length),
+      currentLagMs: Math.max(0, newest.createdAt - newest.maxTs),
+      files: ingested.length,
     };
   }
   const today = await manifest.compactedFilesOfDay(dataset, family, dayOf(now));
@@ -222,14 +260,23 @@ export async function ingestLag(manifest: ArchiveManifest, dataset: Dataset, fam
  * the rows now inside the silence (a late batch). Two or three manifest queries.
  */
 export async function incidentRecords(
-  manifest: ArchiveManifest, family: Family, dataset: Dataset, symbols: readonly string[], start: number, end: number,
+  manifest: ArchiveManifest,
+  family: Family,
+  dataset: Dataset,
+  symbols: readonly string[],
+  start: number,
+  end: number,
 ): Promise<{ affected: number; recovered: number }> {
   const fromDay = dayOf(start - DAY_MS);
   const toDay = dayOf(end);
   const symbol = symbols.length === 1 ? symbols[0] : undefined;
-  const files = symbol !== undefined
-    ? await filesOf(manifest, dataset, family, symbol, fromDay, toDay)
-    : await withCadence(manifest, visibleFiles(await compactedFilesOfDays(manifest, dataset, family, fromDay, toDay), await manifest.deltaFiles(dataset, family, fromDay, toDay)));
+  const files =
+    symbol !== undefined
+      ? await filesOf(manifest, dataset, family, symbol, fromDay, toDay)
+      : await withCadence(
+          manifest,
+          visibleFiles(await compactedFilesOfDays(manifest, dataset, family, fromDay, toDay), await manifest.deltaFiles(dataset, family, fromDay, toDay)),
+        );
   let affected = 0;
   let recovered = 0;
   for (const [name, parts] of bySymbol(files)) {

@@ -26,7 +26,11 @@ export async function recordIncidents(store: IncidentStore, source: IncidentSour
     if (c.scope === 'collapsed') continue;
     const data = c.data as Record<string, unknown>;
     const incident: Omit<StoredIncident, 'resolvedAt'> = {
-      id: String(data.incident_id), kind, exchange: c.venue as Family, dataTypes: [...WATCHED[kind]], symbols: c.symbol ? [c.symbol] : [],
+      id: String(data.incident_id),
+      kind,
+      exchange: c.venue as Family,
+      dataTypes: [...WATCHED[kind]],
+      symbols: c.symbol ? [c.symbol] : [],
       startedAt: Date.parse(String(gap ? data.last_data_at : data.last_update_at)),
       // A resolution seen without its opening (the silence began before the first run) is first noticed as it resolves.
       detectedAt: c.occurredAt,
@@ -72,14 +76,31 @@ export function incidentView(incident: StoredIncident, now: number): Incident {
   const end = incident.resolvedAt ?? now;
   const duration = Math.max(0, end - incident.startedAt);
   const iso = (ms: number) => new Date(ms).toISOString();
-  const what = incident.kind === 'archive_gap'
-    ? { title: `${incident.exchange} trade stream gap`, description: `No ${incident.exchange} trade was archived from ${iso(incident.startedAt)}${incident.resolvedAt ? ` to ${iso(incident.resolvedAt)}` : ''}.`, cause: 'The venue\'s trade stream was silent for more than 5 minutes (archive.gap_detected).' }
-    : { title: `${incident.exchange} ${incident.symbols.join(', ')} order book stall`, description: `No L2 snapshot of ${incident.symbols.join(', ')} was archived from ${iso(incident.startedAt)}${incident.resolvedAt ? ` to ${iso(incident.resolvedAt)}` : ''}.`, cause: 'The market\'s L2 feed was silent for 10 minutes or more (ingest.stall).' };
+  const what =
+    incident.kind === 'archive_gap'
+      ? {
+          title: `${incident.exchange} trade stream gap`,
+          description: `No ${incident.exchange} trade was archived from ${iso(incident.startedAt)}${incident.resolvedAt ? ` to ${iso(incident.resolvedAt)}` : ''}.`,
+          cause: "The venue's trade stream was silent for more than 5 minutes (archive.gap_detected).",
+        }
+      : {
+          title: `${incident.exchange} ${incident.symbols.join(', ')} order book stall`,
+          description: `No L2 snapshot of ${incident.symbols.join(', ')} was archived from ${iso(incident.startedAt)}${incident.resolvedAt ? ` to ${iso(incident.resolvedAt)}` : ''}.`,
+          cause: "The market's L2 feed was silent for 10 minutes or more (ingest.stall).",
+        };
   return {
-    id: incident.id, status: incident.resolvedAt === undefined ? 'open' : 'resolved', severity: severityOf(duration), exchange: incident.exchange,
-    data_types: incident.dataTypes, symbols_affected: incident.symbols, started_at: iso(incident.startedAt),
+    id: incident.id,
+    status: incident.resolvedAt === undefined ? 'open' : 'resolved',
+    severity: severityOf(duration),
+    exchange: incident.exchange,
+    data_types: incident.dataTypes,
+    symbols_affected: incident.symbols,
+    started_at: iso(incident.startedAt),
     ...(incident.resolvedAt !== undefined && { resolved_at: iso(incident.resolvedAt) }),
-    duration_minutes: Math.round(duration / MINUTE), title: what.title, description: what.description, root_cause: what.cause,
+    duration_minutes: Math.round(duration / MINUTE),
+    title: what.title,
+    description: what.description,
+    root_cause: what.cause,
     ...(incident.resolvedAt !== undefined && { resolution: `Data resumed at ${iso(incident.resolvedAt)}.` }),
   };
 }

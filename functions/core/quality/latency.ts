@@ -33,7 +33,11 @@ export function latencyRecorder(store: () => LatencyStore, container: string): L
   };
 }
 
-export interface LatencySummary { count: number; meanMs: number; p99Ms: number }
+export interface LatencySummary {
+  count: number;
+  meanMs: number;
+  p99Ms: number;
+}
 
 /** Count, mean and p99 (a bucket's middle) of the minutes. */
 export function summarize(minutes: readonly LatencyMinute[]): LatencySummary | undefined {
@@ -41,12 +45,17 @@ export function summarize(minutes: readonly LatencyMinute[]): LatencySummary | u
   if (count === 0) return undefined;
   const hist: Record<string, number> = {};
   for (const m of minutes) for (const [b, n] of Object.entries(m.hist)) hist[b] = (hist[b] ?? 0) + n;
-  const buckets = Object.entries(hist).map(([b, n]) => [Number(b), n] as const).sort((a, b) => a[0] - b[0]);
+  const buckets = Object.entries(hist)
+    .map(([b, n]) => [Number(b), n] as const)
+    .sort((a, b) => a[0] - b[0]);
   let seen = 0;
   let p99 = bucketMiddle(buckets[buckets.length - 1]![0]);
   for (const [bucket, n] of buckets) {
     seen += n;
-    if (seen >= 0.99 * count) { p99 = bucketMiddle(bucket); break; }
+    if (seen >= 0.99 * count) {
+      p99 = bucketMiddle(bucket);
+      break;
+    }
   }
   return { count, meanMs: minutes.reduce((s, m) => s + m.sumMs, 0) / count, p99Ms: p99 };
 }

@@ -24,7 +24,11 @@ const meanPercent = (percents: readonly number[]) => round(percents.reduce((a, b
 /** A family whose newest trade or book is older than this is in outage. */
 export const OUTAGE_AFTER_MS = 15 * MINUTE;
 
-export interface QualityDeps { manifest: ArchiveManifest; incidents: IncidentStore; latency: LatencyStore }
+export interface QualityDeps {
+  manifest: ArchiveManifest;
+  incidents: IncidentStore;
+  latency: LatencyStore;
+}
 
 const worst = (statuses: readonly SystemStatus[]): SystemStatus =>
   statuses.includes('outage') ? 'outage' : statuses.includes('degraded') ? 'degraded' : 'operational';
@@ -34,16 +38,21 @@ export async function qualityStatus(deps: QualityDeps, now: number) {
   const [open, coverage, lags] = await Promise.all([
     deps.incidents.list(now - 30 * DAY_MS).then((all) => all.filter((i) => i.resolvedAt === undefined)),
     Promise.all(FAMILIES.map(async (family) => [family, await familyCoverage(deps.manifest, family, now - DAY_MS, now)] as const)),
-    Promise.all(FAMILIES.map(async (family) => [family, await Promise.all((['trades', 'l2_snapshots'] as const).map((d) => ingestLag(deps.manifest, d, family, now)))] as const)),
+    Promise.all(
+      FAMILIES.map(
+        async (family) => [family, await Promise.all((['trades', 'l2_snapshots'] as const).map((d) => ingestLag(deps.manifest, d, family, now)))] as const,
+      ),
+    ),
   ]);
   const exchanges: Record<string, { status: SystemStatus; last_data_at?: string; latency_ms?: number }> = {};
   for (const [family, measured] of lags) {
     const present = measured.filter((m) => m !== undefined);
     const lastDataAt = present.length ? Math.max(...present.map((m) => m.lastDataAt)) : undefined;
-    const status: SystemStatus = lastDataAt === undefined || now - lastDataAt > OUTAGE_AFTER_MS ? 'outage'
-      : open.some((i) => i.exchange === family) ? 'degraded' : 'operational';
+    const status: SystemStatus =
+      lastDataAt === undefined || now - lastDataAt > OUTAGE_AFTER_MS ? 'outage' : open.some((i) => i.exchange === family) ? 'degraded' : 'operational';
     exchanges[family] = {
-      status, ...(lastDataAt !== undefined && { last_data_at: iso(lastDataAt) }),
+      status,
+      ...(lastDataAt !== undefined && { last_data_at: iso(lastDataAt) }),
       ...(present.length && { latency_ms: Math.round(present.reduce((s, m) => s + m.meanLagMs, 0) / present.length) }),
     };
   }
@@ -59,22 +68,38 @@ export async function qualityStatus(deps: QualityDeps, now: number) {
     };
   }
   return {
-    status: worst(Object.values(exchanges).map((e) => e.status)), updated_at: iso(now), exchanges, data_types: dataTypes, active_incidents: open.length,
+    status: worst(Object.values(exchanges).map((e) => e.status)),
+    updated_at: iso(now),
+    exchanges,
+    data_types: dataTypes,
+    active_incidents: open.length,
   };
 }
 
 /** Every family's coverage over the last 30 days (the costly report: the caller caches it). */
 export async function allCoverage(manifest: ArchiveManifest, now: number) {
   return {
-    exchanges: await Promise.all(FAMILIES.map(async (exchange) => ({ exchange, data_types: await familyCoverage(manifest, exchange, now - 30 * DAY_MS, now) }))),
+    exchanges: await Promise.all(
+      FAMILIES.map(async (exchange) => ({ exchange, data_types: await familyCoverage(manifest, exchange, now - 30 * DAY_MS, now) })),
+    ),
   };
 }
 
-export async function exchangeCoverage(manifest: ArchiveManifest, exchange: Family, now: number): Promise<{ exchange: Family; data_types: Record<string, DataTypeCoverage> }> {
+export async function exchangeCoverage(
+  manifest: ArchiveManifest,
+  exchange: Family,
+  now: number,
+): Promise<{ exchange: Family; data_types: Record<string, DataTypeCoverage> }> {
   return { exchange, data_types: await familyCoverage(manifest, exchange, now - 30 * DAY_MS, now) };
 }
 
-export interface IncidentFilter { status?: string; exchange?: Family; since?: number; limit: number; offset: number }
+export interface IncidentFilter {
+  status?: string;
+  exchange?: Family;
+  since?: number;
+  limit: number;
+  offset: number;
+}
 
 /** The incident with the records its silence cost and those archived inside it since (from the manifest). */
 async function withRecords(manifest: ArchiveManifest, incident: StoredIncident, now: number): Promise<IncidentWithRecords> {
@@ -86,10 +111,13 @@ async function withRecords(manifest: ArchiveManifest, incident: StoredIncident, 
 
 /** Incidents newest first, filtered, with the total before paging. Without `since`, the last 90 days. */
 export async function listIncidents(
-  deps: Pick<QualityDeps, 'incidents' | 'manifest'>, filter: IncidentFilter, now: number,
+  deps: Pick<QualityDeps, 'incidents' | 'manifest'>,
+  filter: IncidentFilter,
+  now: number,
 ): Promise<{ incidents: IncidentWithRecords[]; pagination: { total: number; limit: number; offset: number } }> {
-  const all = (await deps.incidents.list(filter.since ?? now - 90 * DAY_MS))
-    .filter((i) => (filter.status === undefined || incidentView(i, now).status === filter.status) && (filter.exchange === undefined || i.exchange === filter.exchange));
+  const all = (await deps.incidents.list(filter.since ?? now - 90 * DAY_MS)).filter(
+    (i) => (filter.status === undefined || incidentView(i, now).status === filter.status) && (filter.exchange === undefined || i.exchange === filter.exchange),
+  );
   const page = await Promise.all(all.slice(filter.offset, filter.offset + filter.limit).map((i) => withRecords(deps.manifest, i, now)));
   return { incidents: page, pagination: { total: all.length, limit: filter.limit, offset: filter.offset } };
 }
@@ -111,9 +139,19 @@ interface ExchangeLatency {
 export async function latencyReport(deps: QualityDeps, now: number) {
   const [minutes, lags] = await Promise.all([
     deps.latency.range(now - DAY_MS, now),
-    Promise.all(FAMILIES.map(async (family) => [family, Object.fromEntries(
-      (await Promise.all(qualityDatasetsOf(family).map(async (d) => [d, await ingestLag(deps.manifest, d, family, now)] as const))).filter(([, lag]) => lag !== undefined),
-    )] as const)),
+    Promise.all(
+      FAMILIES.map(
+        async (family) =>
+          [
+            family,
+            Object.fromEntries(
+              (await Promise.all(qualityDatasetsOf(family).map(async (d) => [d, await ingestLag(deps.manifest, d, family, now)] as const))).filter(
+                ([, lag]) => lag !== undefined,
+              ),
+            ),
+          ] as const,
+      ),
+    ),
   ]);
   const exchanges: Record<string, ExchangeLatency> = {};
   for (const [family, byDataset] of lags) {
@@ -124,10 +162,15 @@ export async function latencyReport(deps: QualityDeps, now: number) {
     const day = summarize(mine);
     const lagOf = (dataset: string) => byDataset[dataset]?.meanLagMs;
     const freshness: Record<Freshness, number | undefined> = {
-      orderbook_lag_ms: lagOf('l2_snapshots'), fills_lag_ms: lagOf('trades'), funding_lag_ms: lagOf('funding'), oi_lag_ms: lagOf('open_interest'),
+      orderbook_lag_ms: lagOf('l2_snapshots'),
+      fills_lag_ms: lagOf('trades'),
+      funding_lag_ms: lagOf('funding'),
+      oi_lag_ms: lagOf('open_interest'),
     };
     exchanges[family] = {
-      ...(current && { rest_api: { current_ms: round(current.meanMs, 1), ...(hour && { avg_1h_ms: round(hour.meanMs, 1) }), ...(day && { avg_24h_ms: round(day.meanMs, 1) }) } }),
+      ...(current && {
+        rest_api: { current_ms: round(current.meanMs, 1), ...(hour && { avg_1h_ms: round(hour.meanMs, 1) }), ...(day && { avg_24h_ms: round(day.meanMs, 1) }) },
+      }),
       data_freshness: Object.fromEntries(Object.entries(freshness).filter(([, value]) => value !== undefined)) as Partial<Record<Freshness, number>>,
       ingest_lag_ms: Object.fromEntries(Object.entries(byDataset).map(([d, lag]) => [d, lag!.meanLagMs])),
     };
@@ -140,7 +183,10 @@ export const SLA_TARGETS = { uptime: 99.9, data_completeness: 99.5, api_latency_
 
 /** Minutes inside at least one incident, within [from, to). */
 function downtime(incidents: readonly StoredIncident[], from: number, to: number): number {
-  const spans = incidents.map((i) => [Math.max(from, i.startedAt), Math.min(to, i.resolvedAt ?? to)] as const).filter(([a, b]) => b > a).sort((a, b) => a[0] - b[0]);
+  const spans = incidents
+    .map((i) => [Math.max(from, i.startedAt), Math.min(to, i.resolvedAt ?? to)] as const)
+    .filter(([a, b]) => b > a)
+    .sort((a, b) => a[0] - b[0]);
   let total = 0;
   let reach = -Infinity;
   for (const [a, b] of spans) {
@@ -159,7 +205,10 @@ function downtime(incidents: readonly StoredIncident[], from: number, to: number
 export async function slaReport(deps: QualityDeps, year: number, month: number, now: number) {
   const from = Date.UTC(year, month - 1, 1);
   const to = Math.min(Date.UTC(year, month, 1), now);
-  if (from > now) throw new AppError('invalid_parameter', `${year}-${String(month).padStart(2, '0')} has not begun.`, { param: from > Date.UTC(new Date(now).getUTCFullYear(), 11, 31) ? 'year' : 'month' });
+  if (from > now)
+    throw new AppError('invalid_parameter', `${year}-${String(month).padStart(2, '0')} has not begun.`, {
+      param: from > Date.UTC(new Date(now).getUTCFullYear(), 11, 31) ? 'year' : 'month',
+    });
   const [incidents, minutes, coverage] = await Promise.all([
     deps.incidents.list(from - 30 * DAY_MS).then((all) => all.filter((i) => i.startedAt < to && (i.resolvedAt ?? now) > from)),
     deps.latency.range(from, to),
@@ -181,17 +230,17 @@ export async function slaReport(deps: QualityDeps, year: number, month: number, 
     period: `${year}-${String(month).padStart(2, '0')}`,
     sla_targets: { ...SLA_TARGETS },
     actual: {
-      uptime, uptime_status: uptime >= SLA_TARGETS.uptime ? 'met' as const : 'missed' as const,
+      uptime,
+      uptime_status: uptime >= SLA_TARGETS.uptime ? ('met' as const) : ('missed' as const),
       data_completeness: { orderbook, ...(fills !== undefined && { fills }), funding, overall },
-      completeness_status: overall >= SLA_TARGETS.data_completeness ? 'met' as const : 'missed' as const,
+      completeness_status: overall >= SLA_TARGETS.data_completeness ? ('met' as const) : ('missed' as const),
       ...(latency && { api_latency_p99_ms: round(latency.p99Ms, 1) }),
-      latency_status: latency === undefined ? 'no_data' as const : latency.p99Ms <= SLA_TARGETS.api_latency_p99_ms ? 'met' as const : 'missed' as const,
+      latency_status: latency === undefined ? ('no_data' as const) : latency.p99Ms <= SLA_TARGETS.api_latency_p99_ms ? ('met' as const) : ('missed' as const),
     },
     incidents_this_period: incidents.filter((i) => i.startedAt >= from).length,
     total_downtime_minutes: Math.round(down / MINUTE),
   };
 }
-
 
 /**
  * `/v1/stats`: what the archive holds, from the symbol catalogue (the manifest's last 24 hours) and
@@ -203,9 +252,12 @@ export async function archiveStats(deps: Pick<QualityDeps, 'incidents' | 'manife
   const dataTypes = new Set(symbols.flatMap((s) => s.data_types));
   const coverage = await Promise.all([...families].map((family) => familyCoverage(deps.manifest, family, now - DAY_MS, now)));
   return {
-    families: families.size, symbols: symbols.length, data_types: dataTypes.size,
+    families: families.size,
+    symbols: symbols.length,
+    data_types: dataTypes.size,
     records_24h: coverage.reduce((sum, c) => sum + Object.values(c).reduce((s, d) => s + d.total_records, 0), 0),
     bytes_24h: symbols.reduce((sum, s) => sum + Object.values(s.size_per_day).reduce((a, b) => a + b, 0), 0),
-    active_incidents: open.length, updated_at: iso(now),
+    active_incidents: open.length,
+    updated_at: iso(now),
   };
 }

@@ -56,7 +56,8 @@ function exampleCondition(d: EventTypeDecl): { metric: string; op: string; value
     return { metric: name, op: 'greater_than_or_equal', value };
   }
   // A choice other than the venue (the scope says that), else the venue.
-  const choice = metrics.find(([name, m]) => m.type === 'enum' && m.values?.length && name !== 'venue') ?? metrics.find(([, m]) => m.type === 'enum' && m.values?.length);
+  const choice =
+    metrics.find(([name, m]) => m.type === 'enum' && m.values?.length && name !== 'venue') ?? metrics.find(([, m]) => m.type === 'enum' && m.values?.length);
   if (choice) return { metric: choice[0], op: 'in', value: [choice[1].values![0]] };
   const text = metrics.find(([, m]) => m.type === 'text');
   return text ? { metric: text[0], op: 'is_not_empty' } : undefined;

@@ -15,30 +15,62 @@ import type { DeliveryRecord, EndpointRecord, SubscriptionRecord, WebhookStores 
 import type { DeliveryJobMessage } from '#schemas/messages.ts';
 import { buildEnvelope, deliveryIdOf, eventIdOf, type Envelope, type Occurrence } from './envelope.ts';
 
-export interface DeliveryDeps { store: WebhookStores; queues: QueueBatchSender; clock: Clock }
+export interface DeliveryDeps {
+  store: WebhookStores;
+  queues: QueueBatchSender;
+  clock: Clock;
+}
 
 export const PAUSE_REASONS = { cap: 'deliveries_per_day_cap', plan: 'plan_no_webhooks' } as const;
 
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export function deliveryJob(d: Pick<DeliveryRecord, 'accountId' | 'id' | 'run' | 'attempts' | 'endpointId'>): string {
-  const job: DeliveryJobMessage = { type: 'deliver.v1', account_id: d.accountId, delivery_id: d.id, run: d.run, attempt: d.attempts, endpoint_id: d.endpointId };
+  const job: DeliveryJobMessage = {
+    type: 'deliver.v1',
+    account_id: d.accountId,
+    delivery_id: d.id,
+    run: d.run,
+    attempt: d.attempts,
+    endpoint_id: d.endpointId,
+  };
   return JSON.stringify(job);
 }
 
 export function newDelivery(fields: { accountId: string; endpointId: string; subscriptionId: string | null; payload: Envelope; now: number }): DeliveryRecord {
   const at = new Date(fields.now).toISOString();
   return {
-    id: deliveryIdOf(fields.payload.id, fields.endpointId), accountId: fields.accountId, endpointId: fields.endpointId, subscriptionId: fields.subscriptionId,
-    eventId: fields.payload.id, eventType: fields.payload.type, state: 'pending', run: 0, attempts: 0, firstAttemptAt: null,
-    lastStatusCode: null, lastError: null, lastLatencyMs: null, nextAttemptAt: at, deliveredAt: null, createdAt: at, payload: fields.payload,
+    id: deliveryIdOf(fields.payload.id, fields.endpointId),
+    accountId: fields.accountId,
+    endpointId: fields.endpointId,
+    subscriptionId: fields.subscriptionId,
+    eventId: fields.payload.id,
+    eventType: fields.payload.type,
+    state: 'pending',
+    run: 0,
+    attempts: 0,
+    firstAttemptAt: null,
+    lastStatusCode: null,
+    lastError: null,
+    lastLatencyMs: null,
+    nextAttemptAt: at,
+    deliveredAt: null,
+    createdAt: at,
+    payload: fields.payload,
   };
 }
 
 export type QueueOutcome = 'queued' | 'duplicate' | 'rule_disabled' | 'endpoint_disabled' | 'too_old' | 'paused' | 'capped';
 
-export interface QueueRule { plan: PlanName; subscription: SubscriptionRecord; endpoint: EndpointRecord }
-export interface QueueRequest { rule: QueueRule; occurrence: Occurrence }
+export interface QueueRule {
+  plan: PlanName;
+  subscription: SubscriptionRecord;
+  endpoint: EndpointRecord;
+}
+export interface QueueRequest {
+  rule: QueueRule;
+  occurrence: Occurrence;
+}
 interface QueueOptions {
   /** `replay`: sent by a replay job, marked `replay: true` and late, whatever the rule's max_age_s (recovering old events is its point). */
   replay?: boolean;
@@ -86,14 +118,27 @@ export async function queueOccurrences(deps: DeliveryDeps, requests: readonly Qu
   });
   // Every account is tried even if one fails, so a retry finds as much queued as possible.
   await eachBounded([...byAccount], ACCOUNT_CONCURRENCY, async ([accountId, indexes]) => {
-    const queued = await queueForAccount(deps, accountId, indexes.map((i) => requests[i]!), options);
-    indexes.forEach((i, j) => { outcomes[i] = queued[j]!; });
+    const queued = await queueForAccount(
+      deps,
+      accountId,
+      indexes.map((i) => requests[i]!),
+      options,
+    );
+    indexes.forEach((i, j) => {
+      outcomes[i] = queued[j]!;
+    });
   });
   return outcomes;
 }
 
 /** Occurrences one rule missed in this call, counted into its pause with one write. */
-interface Missed { subscription: SubscriptionRecord; reason: string; first: number; last: number; count: number }
+interface Missed {
+  subscription: SubscriptionRecord;
+  reason: string;
+  first: number;
+  last: number;
+  count: number;
+}
 
 async function queueForAccount(deps: DeliveryDeps, accountId: string, requests: readonly QueueRequest[], options: QueueOptions): Promise<QueueOutcome[]> {
   const now = deps.clock.now();
@@ -111,16 +156,34 @@ async function queueForAccount(deps: DeliveryDeps, accountId: string, requests: 
   const candidates = new Map<string, { i: number; delivery: DeliveryRecord }>();
   for (const [i, { rule, occurrence }] of requests.entries()) {
     const { subscription, endpoint } = rule;
-    if (!subscription.enabled) { outcomes[i] = 'rule_disabled'; continue; }
+    if (!subscription.enabled) {
+      outcomes[i] = 'rule_disabled';
+      continue;
+    }
     // A disabled endpoint gets nothing, and nothing is kept for it: the REST routes hold the history.
-    if (endpoint.status !== 'active') { outcomes[i] = 'endpoint_disabled'; continue; }
+    if (endpoint.status !== 'active') {
+      outcomes[i] = 'endpoint_disabled';
+      continue;
+    }
     const maxAgeS = (subscription.filters.params as Record<string, unknown> | undefined)?.max_age_s;
-    if (!options.replay && typeof maxAgeS === 'number' && occurrence.occurredAt !== null && now - occurrence.occurredAt > maxAgeS * 1000) { outcomes[i] = 'too_old'; continue; }
-    if (!PLANS[rule.plan].webhooks.deliveryIncluded) { miss(i, subscription, PAUSE_REASONS.plan, 'paused'); continue; }
-    if (subscription.pause) { miss(i, subscription, subscription.pause.reason, 'paused'); continue; }
+    if (!options.replay && typeof maxAgeS === 'number' && occurrence.occurredAt !== null && now - occurrence.occurredAt > maxAgeS * 1000) {
+      outcomes[i] = 'too_old';
+      continue;
+    }
+    if (!PLANS[rule.plan].webhooks.deliveryIncluded) {
+      miss(i, subscription, PAUSE_REASONS.plan, 'paused');
+      continue;
+    }
+    if (subscription.pause) {
+      miss(i, subscription, subscription.pause.reason, 'paused');
+      continue;
+    }
     const payload = buildEnvelope(eventIdOf(occurrence.key, subscription.triggerId), occurrence, now, options);
     const delivery = newDelivery({ accountId, endpointId: endpoint.id, subscriptionId: subscription.id, payload, now });
-    if (candidates.has(delivery.id)) { outcomes[i] = 'duplicate'; continue; }
+    if (candidates.has(delivery.id)) {
+      outcomes[i] = 'duplicate';
+      continue;
+    }
     candidates.set(delivery.id, { i, delivery });
   }
 
@@ -133,13 +196,24 @@ async function queueForAccount(deps: DeliveryDeps, accountId: string, requests: 
       const fresh: { i: number; delivery: DeliveryRecord }[] = [];
       for (const [id, candidate] of candidates) {
         const found = existing.get(id);
-        if (!found) { fresh.push(candidate); continue; }
+        if (!found) {
+          fresh.push(candidate);
+          continue;
+        }
         outcomes[candidate.i] = 'duplicate';
         // Its job may never have been sent (the first run died after the write); the engine ignores an extra one.
         if (found.state === 'pending' && found.attempts === 0) jobs.push(deliveryJob(found));
       }
       const limit = PLANS[requests[fresh[0]?.i ?? 0]!.rule.plan].webhooks.deliveriesPerDay;
-      const admitted = fresh.length === 0 ? 0 : await deps.store.allowances.countDeliveries(accountId, utcDay(now), fresh.map((c) => c.delivery.id), limit);
+      const admitted =
+        fresh.length === 0
+          ? 0
+          : await deps.store.allowances.countDeliveries(
+              accountId,
+              utcDay(now),
+              fresh.map((c) => c.delivery.id),
+              limit,
+            );
       // The deliveries past the cap pause their rules, each counting what it missed.
       for (const { i } of fresh.slice(admitted)) miss(i, requests[i]!.rule.subscription, PAUSE_REASONS.cap, 'capped');
       const created = fresh.slice(0, admitted);
@@ -159,10 +233,22 @@ async function queueForAccount(deps: DeliveryDeps, accountId: string, requests: 
   }
   // One job (a replay's occurrence, a minute's single event) is a plain send; more go ten a request.
   if (jobs.length === 1) await deps.queues.send('delivery', jobs[0]!);
-  else if (jobs.length > 1) await deps.queues.sendBatch('delivery', jobs.map((body) => ({ body, delaySeconds: 0 })));
-  await Promise.all([...missed.values()].map(({ subscription, reason, first, last, count }) => deps.store.rules.suppress(accountId, subscription.id, {
-    at: new Date(now).toISOString(), reason, count, firstMissedAt: new Date(first).toISOString(), missedAt: new Date(last).toISOString(),
-  })));
+  else if (jobs.length > 1)
+    await deps.queues.sendBatch(
+      'delivery',
+      jobs.map((body) => ({ body, delaySeconds: 0 })),
+    );
+  await Promise.all(
+    [...missed.values()].map(({ subscription, reason, first, last, count }) =>
+      deps.store.rules.suppress(accountId, subscription.id, {
+        at: new Date(now).toISOString(),
+        reason,
+        count,
+        firstMissedAt: new Date(first).toISOString(),
+        missedAt: new Date(last).toISOString(),
+      }),
+    ),
+  );
   return outcomes;
 }
 
@@ -174,7 +260,8 @@ async function takeQueuingLease(deps: DeliveryDeps, accountId: string, holder: s
   for (let round = 0; ; round++) {
     const now = deps.clock.now();
     if (await deps.store.deliveries.leaseQueuing(accountId, holder, now + QUEUING_LEASE_MS, now)) return now + QUEUING_LEASE_MS;
-    if (round * 100 > 2 * QUEUING_LEASE_MS) throw new Error(`The queuing lease of account ${accountId} stayed taken for over ${2 * QUEUING_LEASE_MS / 1000} s; the batch is retried`);
+    if (round * 100 > 2 * QUEUING_LEASE_MS)
+      throw new Error(`The queuing lease of account ${accountId} stayed taken for over ${(2 * QUEUING_LEASE_MS) / 1000} s; the batch is retried`);
     await new Promise((resolve) => setTimeout(resolve, Math.min(100, 5 * 2 ** round)));
   }
 }

@@ -32,14 +32,21 @@ export function newSecret(): string {
 /** What list and read routes show of an endpoint: never a secret. */
 export function endpointView(e: EndpointRecord) {
   return {
-    id: e.id, url: e.url, description: e.description, status: e.status, consecutive_failures: e.consecutiveFailures,
-    failing_since: e.firstFailureAt, created_at: e.createdAt,
+    id: e.id,
+    url: e.url,
+    description: e.description,
+    status: e.status,
+    consecutive_failures: e.consecutiveFailures,
+    failing_since: e.firstFailureAt,
+    created_at: e.createdAt,
   };
 }
 
 export function requireDelivery(plan: PlanName): void {
   if (!PLANS[plan].webhooks.deliveryIncluded) {
-    throw new AppError('plan_no_webhooks', `Webhook delivery is not included on the ${plan} plan; it starts on the Build plan.`, { details: { plan, included_from: 'build' } });
+    throw new AppError('plan_no_webhooks', `Webhook delivery is not included on the ${plan} plan; it starts on the Build plan.`, {
+      details: { plan, included_from: 'build' },
+    });
   }
 }
 
@@ -71,11 +78,12 @@ async function isStored(store: AllowanceDeps['store'], accountId: string, what: 
  */
 export async function reserveAllowance(deps: AllowanceDeps, caller: Caller, what: Countable, id: string): Promise<void> {
   const limit = PLANS[caller.plan].webhooks[ALLOWANCE[what].key];
-  const reserve = () => deps.store.allowances.reserve(caller.id, what, limit, id, deps.clock.now()).catch(async (error: unknown) => {
-    // It may have landed: the unit is given back (if it was taken) before the request fails.
-    await deps.store.allowances.release(caller.id, what, id).catch(() => undefined);
-    throw error;
-  });
+  const reserve = () =>
+    deps.store.allowances.reserve(caller.id, what, limit, id, deps.clock.now()).catch(async (error: unknown) => {
+      // It may have landed: the unit is given back (if it was taken) before the request fails.
+      await deps.store.allowances.release(caller.id, what, id).catch(() => undefined);
+      throw error;
+    });
   if (await reserve()) return;
   const now = deps.clock.now();
   let freed = 0;
@@ -86,7 +94,9 @@ export async function reserveAllowance(deps: AllowanceDeps, caller: Caller, what
   }
   if (freed > 0 && (await reserve())) return;
   const { one, many } = ALLOWANCE[what];
-  throw new AppError('plan_limit', `The ${caller.plan} plan allows ${limit} ${limit === 1 ? one : many}; delete one or upgrade.`, { details: { limit, plan: caller.plan } });
+  throw new AppError('plan_limit', `The ${caller.plan} plan allows ${limit} ${limit === 1 ? one : many}; delete one or upgrade.`, {
+    details: { limit, plan: caller.plan },
+  });
 }
 
 export async function createEndpoint(deps: EndpointDeps, caller: Caller, body: { url: string; description?: string }) {
@@ -102,8 +112,17 @@ export async function createEndpoint(deps: EndpointDeps, caller: Caller, body: {
   const id = randomUUID();
   await reserveAllowance(deps, caller, 'endpoints', id);
   const endpoint: EndpointRecord = {
-    id, accountId: caller.id, url: destination.url.href, description: body.description ?? '', status: 'active',
-    secret: newSecret(), previousSecret: null, previousSecretExpiresAt: null, consecutiveFailures: 0, firstFailureAt: null, slowUntil: null,
+    id,
+    accountId: caller.id,
+    url: destination.url.href,
+    description: body.description ?? '',
+    status: 'active',
+    secret: newSecret(),
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    consecutiveFailures: 0,
+    firstFailureAt: null,
+    slowUntil: null,
     createdAt: new Date(deps.clock.now()).toISOString(),
   };
   try {
@@ -152,7 +171,8 @@ export async function deleteEndpoint(store: WebhookStores, caller: Caller, id: s
   await store.allowances.release(caller.id, 'endpoints', id);
   // A consistent read of the partition, after the delete took effect.
   for (const subscription of await store.rules.list(caller.id)) {
-    if (subscription.endpointId === id && (await store.rules.delete(caller.id, subscription.id))) await store.allowances.release(caller.id, 'subscriptions', subscription.id);
+    if (subscription.endpointId === id && (await store.rules.delete(caller.id, subscription.id)))
+      await store.allowances.release(caller.id, 'subscriptions', subscription.id);
   }
 }
 
@@ -160,7 +180,9 @@ export async function deleteEndpoint(store: WebhookStores, caller: Caller, id: s
 export async function limitsView(store: Pick<WebhookStores, 'allowances' | 'rules'>, caller: Caller, now: number) {
   const plan = PLANS[caller.plan].webhooks;
   const [used, deliveredToday, rules] = await Promise.all([
-    store.allowances.usage(caller.id), store.allowances.deliveriesCounted(caller.id, new Date(now).toISOString().slice(0, 10)), store.rules.list(caller.id),
+    store.allowances.usage(caller.id),
+    store.allowances.deliveriesCounted(caller.id, new Date(now).toISOString().slice(0, 10)),
+    store.rules.list(caller.id),
   ]);
   const pauses = rules.flatMap((r) => (r.pause ? [r.pause] : [])).sort((a, b) => a.pausedAt.localeCompare(b.pausedAt));
   const reasons = [...new Set(pauses.map((p) => p.reason))];
@@ -176,7 +198,8 @@ export async function limitsView(store: Pick<WebhookStores, 'allowances' | 'rule
     // Counted at queue time; a retry is not counted again.
     deliveries_per_day: { ...allowance(deliveredToday, plan.deliveriesPerDay), unlimited: plan.deliveriesPerDay === null, resets_at: tomorrow },
     paused_subscriptions: {
-      count: pauses.length, reasons,
+      count: pauses.length,
+      reasons,
       ...(pauses[0] && { earliest_paused_at: pauses[0].pausedAt, message: pauseMessage(pauses[0].reason) }),
     },
     ...(!plan.deliveryIncluded && { notice: 'Webhook delivery starts on the Build plan; estimate and dry-run work on every plan.' }),

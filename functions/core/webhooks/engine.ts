@@ -91,7 +91,8 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
   }
   // Another worker holds this attempt; its own job comes back if it dies, so this copy can go.
   // The claim names this attempt, so the claim's own write sent again (its answer lost) is not "another worker".
-  if (!(await store.deliveries.claimAttempt(delivery.accountId, delivery.id, expected, randomUUID(), startedAt + LEASE_MS, startedAt))) return { outcome: 'busy' };
+  if (!(await store.deliveries.claimAttempt(delivery.accountId, delivery.id, expected, randomUUID(), startedAt + LEASE_MS, startedAt)))
+    return { outcome: 'busy' };
 
   const body = JSON.stringify(delivery.payload);
   // Marked slow as soon as an answer is late, not when the 10 s budget ends: the endpoint's other
@@ -121,7 +122,12 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
   if (sent.ok && markedSlow === undefined && endpoint.slowUntil !== null) await store.endpoints.setSlowUntil(endpoint.accountId, endpoint.id, null);
   const firstAttemptAt = delivery.firstAttemptAt ?? iso(startedAt);
   const attempted: DeliveryRecord = {
-    ...delivery, attempts: delivery.attempts + 1, firstAttemptAt, lastStatusCode: sent.statusCode, lastError: sent.error, lastLatencyMs: sent.latencyMs,
+    ...delivery,
+    attempts: delivery.attempts + 1,
+    firstAttemptAt,
+    lastStatusCode: sent.statusCode,
+    lastError: sent.error,
+    lastLatencyMs: sent.latencyMs,
   };
 
   if (sent.ok) {
@@ -141,7 +147,14 @@ export async function attemptDelivery(deps: EngineDeps, job: DeliveryJobMessage)
     const lane: DeliveryLane = slowNow ? 'delivery-slow' : 'delivery';
     // The rung's wait in service time decides SQS or a timer, whatever the local time scale made of it.
     const rungS = plannedOffsetS(attempted.attempts + 1) - plannedOffsetS(attempted.attempts);
-    await sendAt({ timers: deps.timers, queues: deps.queues, clock: deps.clock }, lane, deliveryJob(recorded), dueAt, `${recorded.id}:${recorded.run}:${recorded.attempts}`, rungS);
+    await sendAt(
+      { timers: deps.timers, queues: deps.queues, clock: deps.clock },
+      lane,
+      deliveryJob(recorded),
+      dueAt,
+      `${recorded.id}:${recorded.run}:${recorded.attempts}`,
+      rungS,
+    );
   }
   await store.deliveries.recordAttempt(recorded, expected);
   const autoDisabled = await noteFailure(deps, endpoint, doneAt, `${recorded.id}:${recorded.run}:${recorded.attempts}`);

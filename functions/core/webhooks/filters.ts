@@ -16,7 +16,13 @@ export type { Condition, StoredConfig };
 export const MAX_CONDITIONS = 16;
 
 const SYMBOL_ALIASES: Readonly<Record<string, string>> = {
-  '>': 'greater_than', '>=': 'greater_than_or_equal', '<': 'less_than', '<=': 'less_than_or_equal', '==': 'equal', '=': 'equal', '!=': 'not_equal',
+  '>': 'greater_than',
+  '>=': 'greater_than_or_equal',
+  '<': 'less_than',
+  '<=': 'less_than_or_equal',
+  '==': 'equal',
+  '=': 'equal',
+  '!=': 'not_equal',
 };
 const NO_VALUE = new Set(['is_empty', 'is_not_empty']);
 const RANGE = new Set(['between', 'not_between']);
@@ -31,8 +37,7 @@ const ADDRESS = /^0x[0-9a-f]{40}$/;
 export const CONFIG_BOUNDS = { symbols: 500, symbolChars: 64, addresses: 1_000, listValues: 100, textChars: 256 } as const;
 const tooMany = (param: string, what: string, max: number) => bad(param, `At most ${max} ${what}.`);
 
-const bad = (param: string, message: string, validValues?: readonly (string | number)[]) =>
-  new AppError('invalid_parameter', message, { param, validValues });
+const bad = (param: string, message: string, validValues?: readonly (string | number)[]) => new AppError('invalid_parameter', message, { param, validValues });
 
 function checkScalar(metricName: string, metric: MetricDecl, value: unknown, param: string): unknown {
   switch (metric.type) {
@@ -49,7 +54,8 @@ function checkScalar(metricName: string, metric: MetricDecl, value: unknown, par
       if (typeof value !== 'string' || !RFC3339.test(value) || Number.isNaN(Date.parse(value))) throw bad(param, `${metricName} takes RFC 3339 times.`);
       return value;
     case 'enum':
-      if (typeof value !== 'string' || !metric.values?.includes(value)) throw bad(param, `${metricName} is one of: ${metric.values?.join(', ')}.`, metric.values);
+      if (typeof value !== 'string' || !metric.values?.includes(value))
+        throw bad(param, `${metricName} is one of: ${metric.values?.join(', ')}.`, metric.values);
       return value;
     case 'text':
       if (typeof value !== 'string') throw bad(param, `${metricName} takes text.`);
@@ -141,22 +147,27 @@ export function normalizeConfig(decl: EventTypeDecl, raw: unknown, watched: Read
   }
 
   const config: StoredConfig = { conditions: [], params: {} };
-  const scopeRefused = (key: string) => bad(`filters.${key}`, `${decl.type} does not take ${key}; its scope keys are: ${decl.scopeKeys.join(', ') || '(none)'}.`, decl.scopeKeys);
+  const scopeRefused = (key: string) =>
+    bad(`filters.${key}`, `${decl.type} does not take ${key}; its scope keys are: ${decl.scopeKeys.join(', ') || '(none)'}.`, decl.scopeKeys);
   if (venue !== undefined) {
     if (!decl.scopeKeys.includes('venue')) throw scopeRefused('venue');
     config.venue = normalizeVenue(decl, venue);
   }
   if (symbols !== undefined) {
     if (!decl.scopeKeys.includes('symbols')) throw scopeRefused('symbols');
-    if (!Array.isArray(symbols) || !symbols.every((s) => typeof s === 'string' && s.trim() !== '')) throw bad('filters.symbols', 'symbols is a list of venue-native symbols.');
+    if (!Array.isArray(symbols) || !symbols.every((s) => typeof s === 'string' && s.trim() !== ''))
+      throw bad('filters.symbols', 'symbols is a list of venue-native symbols.');
     if (symbols.length > CONFIG_BOUNDS.symbols) throw tooMany('filters.symbols', 'symbols per rule', CONFIG_BOUNDS.symbols);
-    if (symbols.some((s) => (s as string).length > CONFIG_BOUNDS.symbolChars)) throw bad('filters.symbols', `A symbol has at most ${CONFIG_BOUNDS.symbolChars} characters.`);
+    if (symbols.some((s) => (s as string).length > CONFIG_BOUNDS.symbolChars))
+      throw bad('filters.symbols', `A symbol has at most ${CONFIG_BOUNDS.symbolChars} characters.`);
     config.symbols = [...new Set(symbols.map((s) => (s as string).trim()))];
   }
   if (addresses !== undefined) {
     if (!decl.scopeKeys.includes('addresses')) throw scopeRefused('addresses');
-    if (Array.isArray(addresses) && addresses.length > CONFIG_BOUNDS.addresses) throw tooMany('filters.addresses', 'addresses per rule', CONFIG_BOUNDS.addresses);
-    if (!Array.isArray(addresses) || !addresses.every((a) => typeof a === 'string' && ADDRESS.test(a.trim().toLowerCase()))) throw bad('filters.addresses', 'addresses is a list of 0x addresses.');
+    if (Array.isArray(addresses) && addresses.length > CONFIG_BOUNDS.addresses)
+      throw tooMany('filters.addresses', 'addresses per rule', CONFIG_BOUNDS.addresses);
+    if (!Array.isArray(addresses) || !addresses.every((a) => typeof a === 'string' && ADDRESS.test(a.trim().toLowerCase())))
+      throw bad('filters.addresses', 'addresses is a list of 0x addresses.');
     const list = [...new Set(addresses.map((a) => (a as string).trim().toLowerCase()))];
     const unwatched = list.filter((a) => !watched.has(a));
     if (unwatched.length) throw bad('filters.addresses', `Add these to your watched addresses first: ${unwatched.join(', ')}.`);
@@ -170,7 +181,8 @@ export function normalizeConfig(decl: EventTypeDecl, raw: unknown, watched: Read
   }
   if (minNotional !== undefined) {
     if (!decl.notionalMetric) throw bad('filters.min_notional_usd', `${decl.type} has no notional metric, so min_notional_usd does not apply.`);
-    if (typeof minNotional !== 'number' || !Number.isFinite(minNotional) || minNotional < 0) throw bad('filters.min_notional_usd', 'min_notional_usd is a number of USD, 0 or more.');
+    if (typeof minNotional !== 'number' || !Number.isFinite(minNotional) || minNotional < 0)
+      throw bad('filters.min_notional_usd', 'min_notional_usd is a number of USD, 0 or more.');
     config.conditions.push({ metric: decl.notionalMetric, op: 'greater_than_or_equal', value: minNotional });
   }
   if (config.conditions.length > MAX_CONDITIONS) throw bad('filters.conditions', `At most ${MAX_CONDITIONS} conditions per rule.`);
@@ -181,14 +193,16 @@ export function normalizeConfig(decl: EventTypeDecl, raw: unknown, watched: Read
     if (lowerBounds.length) config.min_notional_usd = Math.min(...lowerBounds);
   }
 
-  if (rawParams !== undefined && (rawParams === null || typeof rawParams !== 'object' || Array.isArray(rawParams))) throw bad('filters.params', 'params is an object.');
+  if (rawParams !== undefined && (rawParams === null || typeof rawParams !== 'object' || Array.isArray(rawParams)))
+    throw bad('filters.params', 'params is an object.');
   const given = { ...(rawParams as Record<string, unknown> | undefined) };
   for (const [name, value] of Object.entries(topLevelParams)) {
     if (name in given && JSON.stringify(given[name]) !== JSON.stringify(value)) throw bad(`filters.${name}`, `${name} is given twice with different values.`);
     given[name] = value;
   }
   for (const name of Object.keys(given)) {
-    if (!decl.params[name]) throw bad(`filters.params.${name}`, `${decl.type} declares the params: ${Object.keys(decl.params).join(', ') || '(none)'}.`, Object.keys(decl.params));
+    if (!decl.params[name])
+      throw bad(`filters.params.${name}`, `${decl.type} declares the params: ${Object.keys(decl.params).join(', ') || '(none)'}.`, Object.keys(decl.params));
   }
   for (const [name, paramDecl] of Object.entries(decl.params)) {
     config.params[name] = name in given ? normalizeParam(name, paramDecl, given[name]) : paramDecl.default;

@@ -40,7 +40,7 @@ const V4_TABLE = V4_RANGES.map(([base, prefix, reason]) => {
 });
 
 function forbiddenV4(value: number): string | undefined {
-  for (const { net, mask, reason } of V4_TABLE) if (((value & mask) >>> 0) === net) return reason;
+  for (const { net, mask, reason } of V4_TABLE) if ((value & mask) >>> 0 === net) return reason;
   return undefined;
 }
 
@@ -88,7 +88,7 @@ function forbiddenV6(h: readonly number[]): string | undefined {
     // Teredo: server IPv4 in bits 32-63, client IPv4 bit-inverted in the last 32 bits.
     const server = forbiddenV4(v4FromHextets(h[2]!, h[3]!));
     if (server) return `a Teredo address whose server is ${server}`;
-    const client = forbiddenV4((~v4FromHextets(h[6]!, h[7]!)) >>> 0);
+    const client = forbiddenV4(~v4FromHextets(h[6]!, h[7]!) >>> 0);
     if (client) return `a Teredo address whose client is ${client}`;
   }
   if (inPrefix(h, [0x2002], 16)) {
@@ -146,7 +146,10 @@ export function hostLiteral(host: string): string | undefined {
       return undefined;
     }
   }
-  text = text.normalize('NFKC').replace(/[\u3002\uff0e\uff61]/g, '.').toLowerCase();
+  text = text
+    .normalize('NFKC')
+    .replace(/[\u3002\uff0e\uff61]/g, '.')
+    .toLowerCase();
   const value = parseIPv4Loose(text);
   return value === undefined ? undefined : numberToDotted(value);
 }
@@ -174,7 +177,9 @@ function parseIPv4Loose(text: string): number | undefined {
   if (numbers.some((n) => n > 255)) return undefined;
   if (last >= 256 ** (4 - numbers.length)) return undefined;
   let value = last;
-  numbers.forEach((n, i) => { value += n * 256 ** (3 - i); });
+  numbers.forEach((n, i) => {
+    value += n * 256 ** (3 - i);
+  });
   return value;
 }
 
@@ -222,10 +227,16 @@ function formatIPv6(h: readonly number[]): string {
   let bestStart = -1;
   let bestLength = 1;
   for (let i = 0; i < 8; ) {
-    if (h[i] !== 0) { i++; continue; }
+    if (h[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && h[j] === 0) j++;
-    if (j - i > bestLength) { bestStart = i; bestLength = j - i; }
+    if (j - i > bestLength) {
+      bestStart = i;
+      bestLength = j - i;
+    }
     i = j;
   }
   const hex = h.map((x) => x.toString(16));

@@ -17,9 +17,21 @@ export const DELIVERY_LOG_LIMIT = { default: 50, min: 1, max: 200 } as const;
 
 export function deliveryView(d: DeliveryRecord) {
   return {
-    id: d.id, event_id: d.eventId, event_type: d.eventType, endpoint_id: d.endpointId, subscription_id: d.subscriptionId, state: d.state,
-    attempts: d.attempts, last_status_code: d.lastStatusCode, last_error: d.lastError, last_latency_ms: d.lastLatencyMs,
-    next_attempt_at: d.nextAttemptAt, first_attempt_at: d.firstAttemptAt, delivered_at: d.deliveredAt, created_at: d.createdAt, payload: d.payload,
+    id: d.id,
+    event_id: d.eventId,
+    event_type: d.eventType,
+    endpoint_id: d.endpointId,
+    subscription_id: d.subscriptionId,
+    state: d.state,
+    attempts: d.attempts,
+    last_status_code: d.lastStatusCode,
+    last_error: d.lastError,
+    last_latency_ms: d.lastLatencyMs,
+    next_attempt_at: d.nextAttemptAt,
+    first_attempt_at: d.firstAttemptAt,
+    delivered_at: d.deliveredAt,
+    created_at: d.createdAt,
+    payload: d.payload,
   };
 }
 
@@ -39,8 +51,19 @@ export async function queueTestDelivery(deps: DeliveryDeps, caller: Caller, endp
   const endpoint = await getEndpoint(deps.store, caller, endpointId);
   if (endpoint.status !== 'active') throw new AppError('conflict', DISABLED_MESSAGE);
   const now = deps.clock.now();
-  const occurrence: Occurrence = { key: randomUUID(), type: webhookTest.declaration.type, occurredAt: null, data: { message: 'Test event from the market archive.' } };
-  const delivery = newDelivery({ accountId: caller.id, endpointId, subscriptionId: null, payload: buildEnvelope(eventIdOf(occurrence.key, 'test'), occurrence, now), now });
+  const occurrence: Occurrence = {
+    key: randomUUID(),
+    type: webhookTest.declaration.type,
+    occurredAt: null,
+    data: { message: 'Test event from the market archive.' },
+  };
+  const delivery = newDelivery({
+    accountId: caller.id,
+    endpointId,
+    subscriptionId: null,
+    payload: buildEnvelope(eventIdOf(occurrence.key, 'test'), occurrence, now),
+    now,
+  });
   await countToday(deps, caller, delivery.id);
   await deps.store.deliveries.create(delivery);
   await deps.queues.send('delivery', deliveryJob(delivery));
@@ -62,16 +85,24 @@ export async function redeliver(deps: DeliveryDeps, caller: Caller, deliveryId: 
   const delivery = await deps.store.deliveries.get(caller.id, deliveryId);
   if (!delivery) throw new AppError('not_found', 'No such delivery.', { param: 'id' });
   const endpoint = await deps.store.endpoints.get(caller.id, delivery.endpointId);
-  if (!endpoint) throw new AppError('not_found', 'The delivery\'s endpoint no longer exists.', { param: 'id' });
+  if (!endpoint) throw new AppError('not_found', "The delivery's endpoint no longer exists.", { param: 'id' });
   if (endpoint.status !== 'active') throw new AppError('conflict', DISABLED_MESSAGE);
   await countToday(deps, caller, `${delivery.id}#${delivery.run + 1}`);
   const now = new Date(deps.clock.now()).toISOString();
   const reset: DeliveryRecord = {
-    ...delivery, state: 'pending', run: delivery.run + 1, attempts: 0, firstAttemptAt: null, lastStatusCode: null, lastError: null, lastLatencyMs: null,
-    nextAttemptAt: now, deliveredAt: null, createdAt: now,
+    ...delivery,
+    state: 'pending',
+    run: delivery.run + 1,
+    attempts: 0,
+    firstAttemptAt: null,
+    lastStatusCode: null,
+    lastError: null,
+    lastLatencyMs: null,
+    nextAttemptAt: now,
+    deliveredAt: null,
+    createdAt: now,
   };
   await deps.store.deliveries.put(reset);
   await deps.queues.send('delivery', deliveryJob(reset));
   return { delivery_id: reset.id, event_id: reset.eventId, event_type: reset.eventType, state: 'pending' as const, attempts: 0, next_attempt_at: now };
 }
-

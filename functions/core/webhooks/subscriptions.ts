@@ -16,7 +16,10 @@ import { normalizeConfig } from './filters.ts';
 import { getEndpoint, requireDelivery, reserveAllowance } from './endpoints.ts';
 import type { Caller } from '../accounts.ts';
 
-export interface SubscriptionDeps { store: Pick<WebhookStores, 'rules' | 'allowances' | 'endpoints'>; clock: Clock }
+export interface SubscriptionDeps {
+  store: Pick<WebhookStores, 'rules' | 'allowances' | 'endpoints'>;
+  clock: Clock;
+}
 
 const BODY_KEYS = ['endpoint_id', 'event_type', 'filters', 'config'];
 /** Addresses the venue itself moves funds with; watching them would only echo system traffic. */
@@ -29,20 +32,33 @@ export const LABEL_MAX = 64;
 
 export function subscriptionView(s: SubscriptionRecord) {
   return {
-    id: s.id, endpoint_id: s.endpointId, event_type: s.eventType, filters: s.filters, enabled: s.enabled,
+    id: s.id,
+    endpoint_id: s.endpointId,
+    event_type: s.eventType,
+    filters: s.filters,
+    enabled: s.enabled,
     status: s.pause ? ('auto_paused' as const) : ('active' as const),
     ...(s.pause && { pause_message: pauseMessage(s.pause.reason) }),
-    paused_at: s.pause?.pausedAt ?? null, pause_reason: s.pause?.reason ?? null,
-    suppressed_count: s.pause?.suppressedCount ?? null, suppressed_first_at: s.pause?.suppressedFirstAt ?? null, suppressed_last_at: s.pause?.suppressedLastAt ?? null,
-    last_paused_at: s.lastPause?.pausedAt ?? null, last_resumed_at: s.lastPause?.resumedAt ?? null, last_pause_reason: s.lastPause?.reason ?? null,
+    paused_at: s.pause?.pausedAt ?? null,
+    pause_reason: s.pause?.reason ?? null,
+    suppressed_count: s.pause?.suppressedCount ?? null,
+    suppressed_first_at: s.pause?.suppressedFirstAt ?? null,
+    suppressed_last_at: s.pause?.suppressedLastAt ?? null,
+    last_paused_at: s.lastPause?.pausedAt ?? null,
+    last_resumed_at: s.lastPause?.resumedAt ?? null,
+    last_pause_reason: s.lastPause?.reason ?? null,
     last_suppressed_count: s.lastPause?.suppressedCount ?? null,
-    trigger_id: s.triggerId, created_at: s.createdAt,
+    trigger_id: s.triggerId,
+    created_at: s.createdAt,
   };
 }
 
 /** Same event type and params, same trigger (and so the same event ids); other params, another. */
 export function triggerIdOf(eventType: string, params: unknown): string {
-  return createHash('sha256').update(JSON.stringify([eventType, params])).digest('hex').slice(0, 24);
+  return createHash('sha256')
+    .update(JSON.stringify([eventType, params]))
+    .digest('hex')
+    .slice(0, 24);
 }
 
 function configOf(body: Record<string, unknown>): unknown {
@@ -57,13 +73,18 @@ function checkBodyKeys(body: Record<string, unknown>, allowed: readonly string[]
     if (key === 'conditions' || key === 'params') {
       throw new AppError('invalid_parameter', `${key} belongs inside filters (or config), not at the top level of the body.`, { param: key });
     }
-    if (!allowed.includes(key)) throw new AppError('invalid_parameter', `Unknown member ${key}; the body takes: ${allowed.join(', ')}.`, { param: key, validValues: allowed });
+    if (!allowed.includes(key))
+      throw new AppError('invalid_parameter', `Unknown member ${key}; the body takes: ${allowed.join(', ')}.`, { param: key, validValues: allowed });
   }
 }
 
 function eventTypeOf(name: unknown) {
   const decl = typeof name === 'string' ? EVENT_TYPE_BY_NAME.get(name) : undefined;
-  if (!decl) throw new AppError('invalid_parameter', 'Unknown event_type; GET /v1/webhooks/event-types lists them.', { param: 'event_type', validValues: EVENT_TYPES.map((d) => d.type) });
+  if (!decl)
+    throw new AppError('invalid_parameter', 'Unknown event_type; GET /v1/webhooks/event-types lists them.', {
+      param: 'event_type',
+      validValues: EVENT_TYPES.map((d) => d.type),
+    });
   if (!decl.live) throw new AppError('invalid_parameter', `${decl.type} is not yet available; it is declared but not live.`, { param: 'event_type' });
   return decl;
 }
@@ -102,8 +123,16 @@ export async function createSubscription(deps: SubscriptionDeps, caller: Caller,
   const id = randomUUID();
   await reserveAllowance(deps, caller, 'subscriptions', id);
   const subscription: SubscriptionRecord = {
-    id, accountId: caller.id, endpointId: body.endpoint_id, eventType: decl.type, filters: { ...filters }, enabled: true,
-    pause: null, lastPause: null, triggerId: triggerIdOf(decl.type, filters.params), createdAt: new Date(deps.clock.now()).toISOString(),
+    id,
+    accountId: caller.id,
+    endpointId: body.endpoint_id,
+    eventType: decl.type,
+    filters: { ...filters },
+    enabled: true,
+    pause: null,
+    lastPause: null,
+    triggerId: triggerIdOf(decl.type, filters.params),
+    createdAt: new Date(deps.clock.now()).toISOString(),
   };
   try {
     await deps.store.rules.put(subscription);
@@ -127,8 +156,10 @@ export async function getSubscription(store: Pick<WebhookStores, 'rules'>, calle
 export async function patchSubscription(deps: SubscriptionDeps, caller: Caller, id: string, body: Record<string, unknown>) {
   checkBodyKeys(body, ['filters', 'config', 'enabled']);
   const config = configOf(body);
-  if (config === undefined && body.enabled === undefined) throw new AppError('invalid_parameter', 'Send filters (or config), enabled, or both.', { param: 'filters' });
-  if (body.enabled !== undefined && typeof body.enabled !== 'boolean') throw new AppError('invalid_parameter', 'enabled is true or false.', { param: 'enabled' });
+  if (config === undefined && body.enabled === undefined)
+    throw new AppError('invalid_parameter', 'Send filters (or config), enabled, or both.', { param: 'filters' });
+  if (body.enabled !== undefined && typeof body.enabled !== 'boolean')
+    throw new AppError('invalid_parameter', 'enabled is true or false.', { param: 'enabled' });
   const current = await getSubscription(deps.store, caller, id);
   const next = { ...current };
   if (config !== undefined) {
@@ -155,7 +186,9 @@ async function refuseAtDailyCap(deps: SubscriptionDeps, caller: Caller): Promise
   const now = deps.clock.now();
   if ((await deps.store.allowances.deliveriesCounted(caller.id, new Date(now).toISOString().slice(0, 10))) >= limit) {
     const resetsAt = new Date(now - (now % 86_400_000) + 86_400_000).toISOString();
-    throw new AppError('conflict', `Still at today's limit of ${limit} deliveries; resume after it resets at ${resetsAt}.`, { details: { limit, resets_at: resetsAt } });
+    throw new AppError('conflict', `Still at today's limit of ${limit} deliveries; resume after it resets at ${resetsAt}.`, {
+      details: { limit, resets_at: resetsAt },
+    });
   }
 }
 
@@ -178,10 +211,15 @@ export async function resumeAll(deps: SubscriptionDeps, caller: Caller) {
   return {
     subscriptions: resumed.map(subscriptionView),
     resumed_count: paused.length,
-    gap: paused.length === 0 ? null : {
-      paused_at: paused.map((s) => s.pause!.pausedAt).sort()[0], resumed_at: now,
-      reasons: [...new Set(paused.map((s) => s.pause!.reason))], suppressed_count: paused.reduce((n, s) => n + s.pause!.suppressedCount, 0),
-    },
+    gap:
+      paused.length === 0
+        ? null
+        : {
+            paused_at: paused.map((s) => s.pause!.pausedAt).sort()[0],
+            resumed_at: now,
+            reasons: [...new Set(paused.map((s) => s.pause!.reason))],
+            suppressed_count: paused.reduce((n, s) => n + s.pause!.suppressedCount, 0),
+          },
     ...(paused.length === 0 && { note: 'Nothing was paused.' }),
   };
 }
@@ -189,8 +227,13 @@ export async function resumeAll(deps: SubscriptionDeps, caller: Caller) {
 function gapOf(s: SubscriptionRecord, now: string) {
   const p = s.pause!;
   return {
-    paused_at: p.pausedAt, resumed_at: now, replay_window: { start: p.pausedAt, end: now }, reason: p.reason,
-    suppressed_count: p.suppressedCount, suppressed_first_at: p.suppressedFirstAt, suppressed_last_at: p.suppressedLastAt,
+    paused_at: p.pausedAt,
+    resumed_at: now,
+    replay_window: { start: p.pausedAt, end: now },
+    reason: p.reason,
+    suppressed_count: p.suppressedCount,
+    suppressed_first_at: p.suppressedFirstAt,
+    suppressed_last_at: p.suppressedLastAt,
     note: 'Missed occurrences are not replayed; fetch the window from the REST routes.',
   };
 }

@@ -38,12 +38,30 @@ export function accountRecords(wallets: Wallets, ts: number): AccountRecord[] {
   const { traders, makers, sweepers, liquidator } = wallets;
   const addresses = [...traders.filter((trader) => !trader.system).map((trader) => trader.address), ...makers, ...sweepers, liquidator];
   return ACCOUNT_FAMILIES.flatMap((family) => [
-    ...addresses.map((address): AccountRecord => ({
-      dataset: 'accounts', family, symbol: 'ACCOUNTS', ts, account_index: accountIndexOf(address), l1_address: address, account_type: 0, account_kind: 'user',
-    })),
-    ...SYSTEM_ACCOUNTS.map((account): AccountRecord => ({
-      dataset: 'accounts', family, symbol: 'ACCOUNTS', ts, account_index: account.accountIndex, l1_address: null, account_type: account.accountType, account_kind: account.kind,
-    })),
+    ...addresses.map(
+      (address): AccountRecord => ({
+        dataset: 'accounts',
+        family,
+        symbol: 'ACCOUNTS',
+        ts,
+        account_index: accountIndexOf(address),
+        l1_address: address,
+        account_type: 0,
+        account_kind: 'user',
+      }),
+    ),
+    ...SYSTEM_ACCOUNTS.map(
+      (account): AccountRecord => ({
+        dataset: 'accounts',
+        family,
+        symbol: 'ACCOUNTS',
+        ts,
+        account_index: account.accountIndex,
+        l1_address: null,
+        account_type: account.accountType,
+        account_kind: account.kind,
+      }),
+    ),
   ]);
 }
 
@@ -78,7 +96,11 @@ export function followLiquidation(state: SimState, tick: Tick, liquidation: Take
   const cap = Math.max(1, Math.floor((INSURANCE_MAX_LEVELS * market.depthNotional) / (midOf(market) * market.unitSize)));
   const units = Math.min(cap, Math.max(1, Math.round(liquidation.units * rng.uniform(INSURANCE_SHARE.min, INSURANCE_SHARE.max))));
   state.pendingSystemOrders.push({
-    dueSec: tick.sec + 1 + rng.int(INSURANCE_DELAY_SEC), trader: traderOf(state, INSURANCE), market, side: liquidation.side === 'B' ? 'A' : 'B', units,
+    dueSec: tick.sec + 1 + rng.int(INSURANCE_DELAY_SEC),
+    trader: traderOf(state, INSURANCE),
+    market,
+    side: liquidation.side === 'B' ? 'A' : 'B',
+    units,
   });
 }
 
@@ -102,7 +124,15 @@ function hourlyOrder(state: SimState, tick: Tick, trader: number, family: Accoun
   if (!market) return;
   const notional = rng.logNormal(state.wallets.traders[trader]!.notional, 0.5);
   const side: Side = market.longOnly || rng.chance(0.5) ? 'B' : 'A';
-  executeTaker(state, tick, { market, trader, side, units: Math.max(1, Math.round(notional / (midOf(market) * market.unitSize))), ms, orderType: 'Market', tif: 'Ioc' });
+  executeTaker(state, tick, {
+    market,
+    trader,
+    side,
+    units: Math.max(1, Math.round(notional / (midOf(market) * market.unitSize))),
+    ms,
+    orderType: 'Market',
+    tif: 'Ioc',
+  });
 }
 
 function byActivity(rng: Rng, markets: readonly MarketState[]): MarketState | undefined {

@@ -32,9 +32,7 @@ export function quoteOf(market: MarketState): Quote {
 
 /** Tick of the `level`-th price a taker on `side` reaches (0 = the touch). */
 export function levelTick(quote: Quote, side: Side, level: number): number {
-  return side === 'B'
-    ? Math.min(quote.maxTick, quote.ask + level * quote.spreadTicks)
-    : Math.max(1, quote.bid - level * quote.spreadTicks);
+  return side === 'B' ? Math.min(quote.maxTick, quote.ask + level * quote.spreadTicks) : Math.max(1, quote.bid - level * quote.spreadTicks);
 }
 
 /** Typical resting size of one level, in units. */

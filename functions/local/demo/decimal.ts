@@ -29,9 +29,7 @@ export function formatUnits(units: number, decimals: number): string {
   const digits = String(magnitude);
   if (places === 0) return magnitude === 0 ? '0' : sign + digits;
   const point = digits.length - places;
-  return point > 0
-    ? `${sign}${digits.slice(0, point)}.${digits.slice(point)}`
-    : `${sign}0.${'0'.repeat(-point)}${digits}`;
+  return point > 0 ? `${sign}${digits.slice(0, point)}.${digits.slice(point)}` : `${sign}0.${'0'.repeat(-point)}${digits}`;
 }
 
 /**

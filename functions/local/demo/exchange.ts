@@ -13,8 +13,19 @@ import { applyFill, directionLabel } from './ledger.ts';
 import { ACCOUNT_NUMBERED, accountIndexOf } from './wallets.ts';
 import { type OrderFields, emitOrderEvent, nextTradeId } from './records.ts';
 import {
-  type Holding, type MarketState, type RestingOrder, type Side, type SimOrder, type SimState, type Tick, type TriggerOrder,
-  closeHolding, midOf, openHolding, positionKey, updateLiquidationPrice,
+  type Holding,
+  type MarketState,
+  type RestingOrder,
+  type Side,
+  type SimOrder,
+  type SimState,
+  type Tick,
+  type TriggerOrder,
+  closeHolding,
+  midOf,
+  openHolding,
+  positionKey,
+  updateLiquidationPrice,
 } from './state.ts';
 
 /** Base fee rates (traders pay `feeTier` times them) and the rebate of the top maker tier. */
@@ -86,11 +97,23 @@ function recordFill(state: SimState, tick: Tick, fill: Fill): TradeRecord {
   // A system account has no address: its fills name it by account number only.
   const user = trader.system ? null : trader.address;
   const record: TradeRecord = {
-    dataset: 'trades', family, symbol, ts: fill.ts, trade_id: nextTradeId(tick), side: units > 0 ? 'B' : 'A',
-    price: fill.priceText, size: formatUnits(Math.abs(units), szDecimals), crossed: fill.crossed,
-    fee: formatFixed(fee, 6), fee_token: fees.token, closed_pnl: formatFixed(outcome.closedPnl, 6),
-    direction: directionLabel(outcome, units, marketType), start_position: formatUnits(outcome.startUnits, szDecimals),
-    user_address: user, tx_hash: fill.hash, order_id: fill.oid,
+    dataset: 'trades',
+    family,
+    symbol,
+    ts: fill.ts,
+    trade_id: nextTradeId(tick),
+    side: units > 0 ? 'B' : 'A',
+    price: fill.priceText,
+    size: formatUnits(Math.abs(units), szDecimals),
+    crossed: fill.crossed,
+    fee: formatFixed(fee, 6),
+    fee_token: fees.token,
+    closed_pnl: formatFixed(outcome.closedPnl, 6),
+    direction: directionLabel(outcome, units, marketType),
+    start_position: formatUnits(outcome.startUnits, szDecimals),
+    user_address: user,
+    tx_hash: fill.hash,
+    order_id: fill.oid,
     maker_address: fill.crossed ? fill.counterparty : user,
     taker_address: fill.crossed ? user : fill.counterparty,
     is_liquidation: fill.liquidation ?? false,
@@ -160,16 +183,39 @@ export function executeTaker(state: SimState, tick: Tick, order: TakerOrder): vo
   let fills = 0;
   const fill = (units: number, price: number, priceText: string, maker: string, makerOid: number) => {
     const trade = recordFill(state, tick, {
-      market, trader: order.trader, units: side === 'B' ? units : -units, price, priceText, ts, crossed: true, hash, oid, counterparty: maker,
-      cloid, twapId: order.twapId, priorityGas, liquidation: order.liquidation,
+      market,
+      trader: order.trader,
+      units: side === 'B' ? units : -units,
+      price,
+      priceText,
+      ts,
+      crossed: true,
+      hash,
+      oid,
+      counterparty: maker,
+      cloid,
+      twapId: order.twapId,
+      priorityGas,
+      liquidation: order.liquidation,
     });
     if (order.liquidation && market.spec.family === 'altx') {
       tick.out.push(altxLiquidation(market, trade, { taker: trader.address, maker, side, entry, level: fills, takerOid: oid, makerOid, hash }));
     } else if (order.liquidation) {
       tick.out.push({
-        dataset: 'liquidations', family: market.spec.family, symbol: market.spec.symbol, ts, trade_id: trade.trade_id,
-        liquidated_user: trader.address, liquidator_user: maker, price: priceText, size: trade.size, side,
-        mark_price: formatFixed(midOf(market), quoteOf(market).decimals + 1), closed_pnl: trade.closed_pnl, direction: trade.direction, tx_hash: hash,
+        dataset: 'liquidations',
+        family: market.spec.family,
+        symbol: market.spec.symbol,
+        ts,
+        trade_id: trade.trade_id,
+        liquidated_user: trader.address,
+        liquidator_user: maker,
+        price: priceText,
+        size: trade.size,
+        side,
+        mark_price: formatFixed(midOf(market), quoteOf(market).decimals + 1),
+        closed_pnl: trade.closed_pnl,
+        direction: trade.direction,
+        tx_hash: hash,
       });
     }
     remaining -= units;
@@ -186,7 +232,7 @@ export function executeTaker(state: SimState, tick: Tick, order: TakerOrder): vo
   // liquidated position off the book. The last level a sweep reaches absorbs the rest.
   const quote = quoteOf(market);
   const typical = levelUnits(market);
-  for (let level = 0; remaining > 0;) {
+  for (let level = 0; remaining > 0; ) {
     const tickIndex = levelTick(quote, side, level);
     const price = tickIndex / quote.scale;
     const front = bestLevel(market.book, makerSide)?.[0];
@@ -222,9 +268,19 @@ export function executeTaker(state: SimState, tick: Tick, order: TakerOrder): vo
   }
   if (fillEvents(market)) {
     emitOrderEvent(tick, market, ts, {
-      event: 'filled', oid, user: trader.address, side, status: 'filled', limitPrice: trigger?.limitText ?? worst, size: '0',
-      origSize: formatUnits(order.units, szDecimals), orderType: order.orderType, reduceOnly: order.reduceOnly ?? false,
-      tif: order.tif, trigger: trigger && triggerFields(trigger), cloid,
+      event: 'filled',
+      oid,
+      user: trader.address,
+      side,
+      status: 'filled',
+      limitPrice: trigger?.limitText ?? worst,
+      size: '0',
+      origSize: formatUnits(order.units, szDecimals),
+      orderType: order.orderType,
+      reduceOnly: order.reduceOnly ?? false,
+      tif: order.tif,
+      trigger: trigger && triggerFields(trigger),
+      cloid,
     });
   }
   // Taking liquidity moves this market's mid; forced selling moves it more, which is what makes cascades cascade.
@@ -249,8 +305,16 @@ const fillEvents = (market: MarketState) => market.orderLevel || market.spec.fam
 function makerEvent(tick: Tick, market: MarketState, ts: number, order: SimOrder, event: 'placed' | 'filled', remaining: number): void {
   const { szDecimals } = market.spec;
   emitOrderEvent(tick, market, ts, {
-    event, oid: order.oid, user: order.owner, side: order.side, status: event === 'placed' || remaining > 0 ? 'open' : 'filled', limitPrice: order.priceText,
-    size: formatUnits(remaining, szDecimals), origSize: formatUnits(order.origUnits, szDecimals), orderType: 'Limit', tif: 'Alo',
+    event,
+    oid: order.oid,
+    user: order.owner,
+    side: order.side,
+    status: event === 'placed' || remaining > 0 ? 'open' : 'filled',
+    limitPrice: order.priceText,
+    size: formatUnits(remaining, szDecimals),
+    origSize: formatUnits(order.origUnits, szDecimals),
+    orderType: 'Limit',
+    tif: 'Alo',
   });
 }
 
@@ -261,8 +325,17 @@ function triggerFields(trigger: TriggerOrder): NonNullable<OrderFields['trigger'
 function triggerEvent(tick: Tick, market: MarketState, ts: number, trigger: TriggerOrder, trader: string, event: OrderFields['event'], status: string): void {
   const size = formatUnits(trigger.units, market.spec.szDecimals);
   emitOrderEvent(tick, market, ts, {
-    event, oid: trigger.oid, user: trader, side: trigger.side, status, limitPrice: trigger.limitText, size, origSize: size,
-    orderType: trigger.orderType, reduceOnly: true, trigger: triggerFields(trigger),
+    event,
+    oid: trigger.oid,
+    user: trader,
+    side: trigger.side,
+    status,
+    limitPrice: trigger.limitText,
+    size,
+    origSize: size,
+    orderType: trigger.orderType,
+    reduceOnly: true,
+    trigger: triggerFields(trigger),
   });
 }
 
@@ -286,7 +359,15 @@ function attachTpsl(state: SimState, tick: Tick, market: MarketState, holding: H
     const slippage = orderType.endsWith('Market') ? 0.1 : 0.01;
     const limit = long ? triggerPrice * (1 - slippage) : triggerPrice * (1 + slippage);
     const trigger: TriggerOrder = {
-      oid: state.nextOid++, trader: holding.trader, side: long ? 'A' : 'B', above, triggerPrice, triggerText, orderType, positionTpsl, units: orderUnits,
+      oid: state.nextOid++,
+      trader: holding.trader,
+      side: long ? 'A' : 'B',
+      above,
+      triggerPrice,
+      triggerText,
+      orderType,
+      positionTpsl,
+      units: orderUnits,
       limitText: formatFixed(outcome ? Math.min(0.9999, limit) : limit, decimals + 1),
     };
     market.triggers.push(trigger);
@@ -320,27 +401,52 @@ export function fireTrigger(state: SimState, tick: Tick, market: MarketState, tr
  * cross-margined (no isolated allocation); the maker quotes just in time, flat before the trade.
  */
 function altxLiquidation(
-  market: MarketState, trade: TradeRecord,
+  market: MarketState,
+  trade: TradeRecord,
   fill: { taker: string; maker: string; side: Side; entry: number; level: number; takerOid: number; makerOid: number; hash: string },
 ): AltxLiquidationRecord {
   const price = Number(trade.price);
   const size = Number(trade.size);
   const takerSells = fill.side === 'A';
-  const [askAccount, bidAccount] = takerSells ? [accountIndexOf(fill.taker), accountIndexOf(fill.maker)] : [accountIndexOf(fill.maker), accountIndexOf(fill.taker)];
+  const [askAccount, bidAccount] = takerSells
+    ? [accountIndexOf(fill.taker), accountIndexOf(fill.maker)]
+    : [accountIndexOf(fill.maker), accountIndexOf(fill.taker)];
   const marginFraction = formatFixed(1 / (market.spec.maxLeverage ?? 1), 4);
   const before = Number(trade.start_position);
   return {
-    dataset: 'altx_liquidations', family: 'altx', symbol: market.spec.symbol, ts: trade.ts, trade_id: trade.trade_id,
-    transaction_time_us: trade.ts * 1000 + fill.level, liquidation_type: 'liquidation', price: trade.price, size: trade.size,
-    usd_amount: formatFixed(price * size, 6), ask_account: askAccount, bid_account: bidAccount,
-    ask_order_id: takerSells ? fill.takerOid : fill.makerOid, bid_order_id: takerSells ? fill.makerOid : fill.takerOid, is_maker_ask: !takerSells,
-    taker_position_size_before: trade.start_position ?? '0', maker_position_size_before: '0',
-    taker_entry_quote_before: formatFixed(Math.abs(before) * fill.entry, 6), maker_entry_quote_before: '0',
-    taker_initial_margin_fraction_before: marginFraction, maker_initial_margin_fraction_before: marginFraction,
-    taker_allocated_margin_usdc_before: '0', taker_allocated_margin_usdc_after: '0', maker_allocated_margin_usdc_before: '0', maker_allocated_margin_usdc_after: '0',
-    taker_fee: trade.fee ?? '0', maker_fee: formatFixed(price * size * FEES.altx.maker, 6),
-    taker_position_sign_changed: false, maker_position_sign_changed: false,
-    block_height: Math.floor(trade.ts / 200), tx_hash: fill.hash, raw_json: '', source: 'bucket',
+    dataset: 'altx_liquidations',
+    family: 'altx',
+    symbol: market.spec.symbol,
+    ts: trade.ts,
+    trade_id: trade.trade_id,
+    transaction_time_us: trade.ts * 1000 + fill.level,
+    liquidation_type: 'liquidation',
+    price: trade.price,
+    size: trade.size,
+    usd_amount: formatFixed(price * size, 6),
+    ask_account: askAccount,
+    bid_account: bidAccount,
+    ask_order_id: takerSells ? fill.takerOid : fill.makerOid,
+    bid_order_id: takerSells ? fill.makerOid : fill.takerOid,
+    is_maker_ask: !takerSells,
+    taker_position_size_before: trade.start_position ?? '0',
+    maker_position_size_before: '0',
+    taker_entry_quote_before: formatFixed(Math.abs(before) * fill.entry, 6),
+    maker_entry_quote_before: '0',
+    taker_initial_margin_fraction_before: marginFraction,
+    maker_initial_margin_fraction_before: marginFraction,
+    taker_allocated_margin_usdc_before: '0',
+    taker_allocated_margin_usdc_after: '0',
+    maker_allocated_margin_usdc_before: '0',
+    maker_allocated_margin_usdc_after: '0',
+    taker_fee: trade.fee ?? '0',
+    maker_fee: formatFixed(price * size * FEES.altx.maker, 6),
+    taker_position_sign_changed: false,
+    maker_position_sign_changed: false,
+    block_height: Math.floor(trade.ts / 200),
+    tx_hash: fill.hash,
+    raw_json: '',
+    source: 'bucket',
   };
 }
 
@@ -353,8 +459,15 @@ export function liquidate(state: SimState, tick: Tick, market: MarketState, hold
   if (state.positions.get(positionKey(holding.trader, market)) !== holding) return undefined;
   cancelOrdersOf(state, tick, market, holding.trader, tick.startMs + ms, 'liquidatedCanceled');
   const order: TakerOrder = {
-    market, trader: holding.trader, side: holding.units > 0 ? 'A' : 'B', units: Math.abs(holding.units), ms,
-    orderType: 'Market', tif: 'LiquidationMarket', reduceOnly: true, liquidation: true,
+    market,
+    trader: holding.trader,
+    side: holding.units > 0 ? 'A' : 'B',
+    units: Math.abs(holding.units),
+    ms,
+    orderType: 'Market',
+    tif: 'LiquidationMarket',
+    reduceOnly: true,
+    liquidation: true,
   };
   executeTaker(state, tick, order);
   return order;
@@ -381,11 +494,30 @@ function cancelOrdersOf(state: SimState, tick: Tick, market: MarketState, trader
   });
 }
 
-function restingEvent(tick: Tick, market: MarketState, ts: number, order: RestingOrder, user: string, event: OrderFields['event'], status: string, remaining: number): void {
+function restingEvent(
+  tick: Tick,
+  market: MarketState,
+  ts: number,
+  order: RestingOrder,
+  user: string,
+  event: OrderFields['event'],
+  status: string,
+  remaining: number,
+): void {
   const { szDecimals } = market.spec;
   emitOrderEvent(tick, market, ts, {
-    event, oid: order.oid, user, side: order.side, status, limitPrice: order.priceText, size: formatUnits(remaining, szDecimals),
-    origSize: formatUnits(order.units, szDecimals), orderType: 'Limit', tif: order.tif, reduceOnly: order.reduceOnly, cloid: order.cloid,
+    event,
+    oid: order.oid,
+    user,
+    side: order.side,
+    status,
+    limitPrice: order.priceText,
+    size: formatUnits(remaining, szDecimals),
+    origSize: formatUnits(order.units, szDecimals),
+    orderType: 'Limit',
+    tif: order.tif,
+    reduceOnly: order.reduceOnly,
+    cloid: order.cloid,
   });
 }
 
@@ -434,14 +566,31 @@ export function fillResting(state: SimState, tick: Tick, market: MarketState, or
     const sweeperOid = state.nextOid++;
     const hash = `0x${rng.hex(64)}`;
     recordFill(state, tick, {
-      market, trader: order.trader, units: buy ? units : -units, price: order.price, priceText: order.priceText, ts, crossed: false, hash,
-      oid: order.oid, counterparty: sweeper, cloid: order.cloid,
+      market,
+      trader: order.trader,
+      units: buy ? units : -units,
+      price: order.price,
+      priceText: order.priceText,
+      ts,
+      crossed: false,
+      hash,
+      oid: order.oid,
+      counterparty: sweeper,
+      cloid: order.cloid,
     });
     restingEvent(tick, market, ts, order, address, 'filled', rest === 0 ? 'filled' : 'open', rest);
     const size = formatUnits(units, market.spec.szDecimals);
     emitOrderEvent(tick, market, ts, {
-      event: 'filled', oid: sweeperOid, user: sweeper, side: opposite(order.side), status: 'filled', limitPrice: order.priceText, size: '0',
-      origSize: size, orderType: 'Limit', tif: 'Ioc',
+      event: 'filled',
+      oid: sweeperOid,
+      user: sweeper,
+      side: opposite(order.side),
+      status: 'filled',
+      limitPrice: order.priceText,
+      size: '0',
+      origSize: size,
+      orderType: 'Limit',
+      tif: 'Ioc',
     });
   }
   if (rest > 0) {

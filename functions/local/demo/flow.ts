@@ -14,7 +14,6 @@ import { formatUnits } from './decimal.ts';
 import { Rng, STREAM, hash32 } from './random.ts';
 import { type Action, type Holding, type MarketState, type Side, type SimState, type Tick, type Twap, midOf, positionKey } from './state.ts';
 
-
 /** Random orders per second at intensity 1, before self-excitation and the time-of-day swing. */
 const BASE_ORDER_RATE = 1.4;
 /** Excitation decays with an 8 s time constant; each order adds enough for a branching ratio of 1/2. */
@@ -37,7 +36,11 @@ const HOLDER_BALANCE = 1;
 /** Mean life of a resting order before its owner cancels it, seconds. */
 const RESTING_LIFE = 180;
 
-interface Intent { side: Side; units: number; closing: boolean }
+interface Intent {
+  side: Side;
+  units: number;
+  closing: boolean;
+}
 
 /**
  * What a trader does in a market: with a position, usually close all or part of it (always, once it is
@@ -204,15 +207,29 @@ function placeResting(state: SimState, tick: Tick, market: MarketState, trader: 
   const quote = quoteOf(market);
   // Never priced through the touch, nor through the book's best quote on the other side: a resting order rests.
   const facing = bestLevel(market.book, side === 'B' ? 'A' : 'B')?.[0];
-  const ticks = side === 'B'
-    ? Math.min(Math.floor(raw * quote.scale), quote.bid, facing ? Math.ceil(facing.price * quote.scale - 1e-9) - 1 : Infinity)
-    : Math.max(Math.ceil(raw * quote.scale), quote.ask, facing ? Math.floor(facing.price * quote.scale + 1e-9) + 1 : -Infinity);
+  const ticks =
+    side === 'B'
+      ? Math.min(Math.floor(raw * quote.scale), quote.bid, facing ? Math.ceil(facing.price * quote.scale - 1e-9) - 1 : Infinity)
+      : Math.max(Math.ceil(raw * quote.scale), quote.ask, facing ? Math.floor(facing.price * quote.scale + 1e-9) + 1 : -Infinity);
   if (ticks < 1 || ticks > quote.maxTick) return;
-  restOrder(state, tick, market, {
-    oid: state.nextOid++, trader, side, price: ticks / quote.scale, priceText: formatUnits(ticks, quote.decimals), units, reduceOnly: reduce,
-    tif: rng.chance(0.8) ? 'Gtc' : 'Alo', expiresSec: tick.sec + 1 + Math.round(rng.exponential(RESTING_LIFE)),
-    ...(state.wallets.traders[trader]!.cloids ? { cloid: `0x${rng.hex(32)}` } : {}),
-  }, ms);
+  restOrder(
+    state,
+    tick,
+    market,
+    {
+      oid: state.nextOid++,
+      trader,
+      side,
+      price: ticks / quote.scale,
+      priceText: formatUnits(ticks, quote.decimals),
+      units,
+      reduceOnly: reduce,
+      tif: rng.chance(0.8) ? 'Gtc' : 'Alo',
+      expiresSec: tick.sec + 1 + Math.round(rng.exponential(RESTING_LIFE)),
+      ...(state.wallets.traders[trader]!.cloids ? { cloid: `0x${rng.hex(32)}` } : {}),
+    },
+    ms,
+  );
 }
 
 function planRandomFlow(state: SimState, tick: Tick, actions: Action[]): void {
@@ -301,7 +318,10 @@ const SPOT_TWAP_AT_SEC = 2.5 * 3600;
 
 function planSpotTwap(state: SimState, tick: Tick): void {
   if (tick.sec % SPOT_TWAP_EVERY_SEC !== SPOT_TWAP_AT_SEC) return;
-  const trader = state.wallets.demo.findIndex((_, i) => !state.wallets.traders[i]!.favorites!.some((f) => f.startsWith('perpx/')) && state.wallets.traders[i]!.favorites!.some((f) => f.startsWith('spot/')));
+  const trader = state.wallets.demo.findIndex(
+    (_, i) =>
+      !state.wallets.traders[i]!.favorites!.some((f) => f.startsWith('perpx/')) && state.wallets.traders[i]!.favorites!.some((f) => f.startsWith('spot/')),
+  );
   if (trader < 0) return;
   const market = state.byKey.get(state.wallets.traders[trader]!.favorites!.find((f) => f.startsWith('spot/'))!)!;
   const rng = spotTwapRng(state, tick);
@@ -320,5 +340,15 @@ function twapSlice(state: SimState, tick: Tick, twap: Twap, ms: number): void {
     return;
   }
   const units = against ? Math.min(twap.sliceUnits, Math.abs(holding.units)) : twap.sliceUnits;
-  executeTaker(state, tick, { market: twap.market, trader: twap.trader, side: twap.side, units, ms, orderType: 'Market', tif: 'Ioc', reduceOnly: twap.closing, twapId: twap.id });
+  executeTaker(state, tick, {
+    market: twap.market,
+    trader: twap.trader,
+    side: twap.side,
+    units,
+    ms,
+    orderType: 'Market',
+    tif: 'Ioc',
+    reduceOnly: twap.closing,
+    twapId: twap.id,
+  });
 }

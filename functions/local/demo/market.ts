@@ -88,9 +88,12 @@ export function createDemoMarket(options: DemoMarketOptions): DemoMarket {
   }
   if (!Number.isInteger(seed)) throw new RangeError('seed must be an integer');
   if (!Number.isFinite(intensity) || intensity < 0) throw new RangeError('intensity must be a finite number >= 0');
-  if (!Number.isInteger(extraCoreMarkets) || extraCoreMarkets < 0 || extraCoreMarkets > 2_000) throw new RangeError('extraCoreMarkets must be an integer from 0 to 2000');
-  if (!Number.isInteger(l2IntervalMs) || l2IntervalMs <= 0 || l2IntervalMs % 1000 !== 0) throw new RangeError('l2IntervalMs must be a positive multiple of 1000');
-  if (!Number.isInteger(l4CheckpointMs) || l4CheckpointMs <= 0 || l4CheckpointMs % 1000 !== 0) throw new RangeError('l4CheckpointMs must be a positive multiple of 1000');
+  if (!Number.isInteger(extraCoreMarkets) || extraCoreMarkets < 0 || extraCoreMarkets > 2_000)
+    throw new RangeError('extraCoreMarkets must be an integer from 0 to 2000');
+  if (!Number.isInteger(l2IntervalMs) || l2IntervalMs <= 0 || l2IntervalMs % 1000 !== 0)
+    throw new RangeError('l2IntervalMs must be a positive multiple of 1000');
+  if (!Number.isInteger(l4CheckpointMs) || l4CheckpointMs <= 0 || l4CheckpointMs % 1000 !== 0)
+    throw new RangeError('l4CheckpointMs must be a positive multiple of 1000');
 
   const state = createState({ seed, startMs, intensity, extraCoreMarkets, l2IntervalMs, l4CheckpointMs });
   state.nextListingMs = firstListingAfter(startMs);
@@ -98,7 +101,12 @@ export function createDemoMarket(options: DemoMarketOptions): DemoMarket {
 }
 
 /** What a snapshot holds: the whole simulation state (plain data: Maps, arrays, shared references kept). */
-interface MarketSnapshot { version: 1; state: SimState; registryEmitted: boolean; startMs: number }
+interface MarketSnapshot {
+  version: 1;
+  state: SimState;
+  registryEmitted: boolean;
+  startMs: number;
+}
 
 /**
  * The market from a snapshot another market took (`snapshot()`): it goes on exactly as that market
@@ -143,8 +151,15 @@ function marketOver(state: SimState, progress: { registryEmitted: boolean; start
 function runTick(state: SimState, startMs: number, out: NormalizedRecord[], orderLevel: boolean): void {
   const sec = startMs / 1000;
   const tick: Tick = {
-    sec, startMs, rng: new Rng(hash32(state.seed, STREAM.tick, sec)), out, trades: 0, blocks: new Map(),
-    bookBlocks: new Map(), bookRng: new Rng(hash32(state.seed, STREAM.book, sec)), orderLevel,
+    sec,
+    startMs,
+    rng: new Rng(hash32(state.seed, STREAM.tick, sec)),
+    out,
+    trades: 0,
+    blocks: new Map(),
+    bookBlocks: new Map(),
+    bookRng: new Rng(hash32(state.seed, STREAM.book, sec)),
+    orderLevel,
   };
   if (startMs === state.nextListingMs) listNewMarket(state, tick);
   movePrices(state, tick);
@@ -170,7 +185,12 @@ function runTick(state: SimState, startMs: number, out: NormalizedRecord[], orde
 
 function instrumentRecord(spec: MarketSpec): InstrumentRecord {
   return {
-    dataset: 'instruments', family: spec.family, symbol: spec.symbol, ts: spec.listedAt, market_type: spec.marketType, sz_decimals: spec.szDecimals,
+    dataset: 'instruments',
+    family: spec.family,
+    symbol: spec.symbol,
+    ts: spec.listedAt,
+    market_type: spec.marketType,
+    sz_decimals: spec.szDecimals,
     ...(spec.maxLeverage === undefined ? {} : { max_leverage: spec.maxLeverage }),
     ...(spec.quote === undefined ? {} : { quote: spec.quote }),
     ...(spec.dex === undefined ? {} : { dex: spec.dex }),
@@ -209,7 +229,11 @@ function minuteRecords(state: SimState, tick: Tick): void {
     market.oi = Math.max(1, Math.round(market.oi + (market.oiTarget - market.oi) * OI_REVERSION));
     const quote = quoteOf(market);
     tick.out.push({
-      dataset: 'open_interest', family, symbol, ts, open_interest: formatUnits(market.oi, szDecimals),
+      dataset: 'open_interest',
+      family,
+      symbol,
+      ts,
+      open_interest: formatUnits(market.oi, szDecimals),
       mark_price: formatFixed(midOf(market), quote.decimals),
       ...(market.funding ? { oracle_price: formatFixed(indexPriceOf(market), quote.decimals + 1) } : {}),
       mid_price: formatUnits(5 * (quote.bid + quote.ask), quote.decimals + 1),
@@ -226,8 +250,12 @@ function bookRecords(state: SimState, tick: Tick, ts: number): void {
   for (const market of state.markets) {
     const levels = CAPPED_BOOK_FAMILIES.includes(market.spec.family) ? NATIVE_BOOK_LEVELS : Infinity;
     tick.out.push({
-      dataset: 'l2_snapshots', family: market.spec.family, symbol: market.spec.symbol, ts,
-      bids: topLevels(market, 'B', levels), asks: topLevels(market, 'A', levels),
+      dataset: 'l2_snapshots',
+      family: market.spec.family,
+      symbol: market.spec.symbol,
+      ts,
+      bids: topLevels(market, 'B', levels),
+      asks: topLevels(market, 'A', levels),
     });
   }
 }

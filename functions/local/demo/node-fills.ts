@@ -85,7 +85,17 @@ export function nodeFillBlocks(trades: readonly TradeRecord[], blockStart = DEFA
     const other = counterpartyFill(trade, own, marketType, ledger);
     const user = required(trade.user_address, 'user_address', trade);
     const counterparty = required(own.crossed ? trade.maker_address : trade.taker_address, 'counterparty address', trade);
-    block.events.push(...((own.crossed ? [[user, own], [counterparty, other]] : [[counterparty, other], [user, own]]) as [string, NodeFill][]));
+    block.events.push(
+      ...((own.crossed
+        ? [
+            [user, own],
+            [counterparty, other],
+          ]
+        : [
+            [counterparty, other],
+            [user, own],
+          ]) as [string, NodeFill][]),
+    );
     // The block is stamped with its last fill; the node writes it a little later.
     block.block_time = nodeTime(trade.ts, 0);
     block.local_time = nodeTime(trade.ts + 80 + (hash32(blockNumber) % 400), hash32(blockNumber, 1) % 1_000_000);
@@ -94,16 +104,26 @@ export function nodeFillBlocks(trades: readonly TradeRecord[], blockStart = DEFA
 }
 
 export function renderNodeFillsByBlock(trades: TradeRecord[], blockStart = DEFAULT_BLOCK_START): string {
-  return nodeFillBlocks(trades, blockStart).map((block) => `${JSON.stringify(block)}\n`).join('');
+  return nodeFillBlocks(trades, blockStart)
+    .map((block) => `${JSON.stringify(block)}\n`)
+    .join('');
 }
 
 /** The recorded side's fill, field for field. */
 function ownFill(trade: TradeRecord): NodeFill {
   return {
-    coin: coinOf(trade), px: trade.price, sz: trade.size, side: trade.side, time: trade.ts,
-    startPosition: required(trade.start_position, 'start_position', trade), dir: required(trade.direction, 'direction', trade),
-    closedPnl: required(trade.closed_pnl, 'closed_pnl', trade), hash: required(trade.tx_hash, 'tx_hash', trade),
-    oid: required(trade.order_id, 'order_id', trade), crossed: required(trade.crossed, 'crossed', trade), fee: required(trade.fee, 'fee', trade),
+    coin: coinOf(trade),
+    px: trade.price,
+    sz: trade.size,
+    side: trade.side,
+    time: trade.ts,
+    startPosition: required(trade.start_position, 'start_position', trade),
+    dir: required(trade.direction, 'direction', trade),
+    closedPnl: required(trade.closed_pnl, 'closed_pnl', trade),
+    hash: required(trade.tx_hash, 'tx_hash', trade),
+    oid: required(trade.order_id, 'order_id', trade),
+    crossed: required(trade.crossed, 'crossed', trade),
+    fee: required(trade.fee, 'fee', trade),
     tid: trade.trade_id,
     ...(trade.cloid ? { cloid: trade.cloid } : {}),
     ...(trade.is_liquidation ? { liquidation: liquidationOf(trade) } : {}),
@@ -132,10 +152,21 @@ function counterpartyFill(trade: TradeRecord, own: NodeFill, marketType: MarketT
   // Makers rested before the taker arrived (lower order id); a sweeping taker's order came after.
   const oid = own.crossed ? Math.max(0, own.oid - 1 - (trade.trade_id % 100_000)) : own.oid + 1 + (trade.trade_id % 1_000);
   return {
-    coin: own.coin, px: own.px, sz: own.sz, side: trade.side === 'B' ? 'A' : 'B', time: own.time,
-    startPosition: formatUnits(outcome.startUnits, LEDGER_DECIMALS), dir: directionLabel(outcome, units, marketType),
-    closedPnl: formatFixed(outcome.closedPnl, 6), hash: own.hash, oid, crossed: !own.crossed, fee: formatFixed(fee, 6), tid: own.tid,
-    feeToken: own.feeToken, twapId: null,
+    coin: own.coin,
+    px: own.px,
+    sz: own.sz,
+    side: trade.side === 'B' ? 'A' : 'B',
+    time: own.time,
+    startPosition: formatUnits(outcome.startUnits, LEDGER_DECIMALS),
+    dir: directionLabel(outcome, units, marketType),
+    closedPnl: formatFixed(outcome.closedPnl, 6),
+    hash: own.hash,
+    oid,
+    crossed: !own.crossed,
+    fee: formatFixed(fee, 6),
+    tid: own.tid,
+    feeToken: own.feeToken,
+    twapId: null,
   };
 }
 
@@ -153,10 +184,28 @@ export function takerTrades(blocks: readonly NodeFillBlock[]): TradeRecord[] {
       if (!maker) throw new Error(`tid ${fill.tid} has no maker fill in its block`);
       const family: Family = fill.coin.includes(':') ? 'hip3' : fill.coin.includes('/') ? 'spot' : fill.coin.startsWith('#') ? 'hip4' : 'perpx';
       trades.push({
-        dataset: 'trades', family, symbol: fill.coin.replace('/', '-'), ts: fill.time, trade_id: fill.tid, side: fill.side,
-        price: fill.px, size: fill.sz, crossed: true, fee: fill.fee, fee_token: fill.feeToken, closed_pnl: fill.closedPnl,
-        direction: fill.dir, start_position: fill.startPosition, user_address: user, tx_hash: fill.hash, order_id: fill.oid,
-        cloid: fill.cloid ?? null, maker_address: maker, taker_address: user, twap_id: fill.twapId, builder_fee: fill.builderFee ?? null,
+        dataset: 'trades',
+        family,
+        symbol: fill.coin.replace('/', '-'),
+        ts: fill.time,
+        trade_id: fill.tid,
+        side: fill.side,
+        price: fill.px,
+        size: fill.sz,
+        crossed: true,
+        fee: fill.fee,
+        fee_token: fill.feeToken,
+        closed_pnl: fill.closedPnl,
+        direction: fill.dir,
+        start_position: fill.startPosition,
+        user_address: user,
+        tx_hash: fill.hash,
+        order_id: fill.oid,
+        cloid: fill.cloid ?? null,
+        maker_address: maker,
+        taker_address: user,
+        twap_id: fill.twapId,
+        builder_fee: fill.builderFee ?? null,
         is_liquidation: events.some(([, other]) => other.tid === fill.tid && other.liquidation !== undefined),
       });
     }

@@ -54,7 +54,14 @@ export function needsRequote(market: MarketState, side: Side): boolean {
 /** Levels of a side best first, each as [price, size, orders], `limit` at most. */
 export function topLevels(market: MarketState, side: Side, limit: number): [string, string, number][] {
   const queues = [...market.book.levels[side].values()].sort((a, b) => (side === 'B' ? b[0]!.price - a[0]!.price : a[0]!.price - b[0]!.price));
-  return queues.slice(0, limit).map((queue) => [queue[0]!.priceText, formatUnits(queue.reduce((sum, o) => sum + o.units, 0), market.spec.szDecimals), queue.length]);
+  return queues.slice(0, limit).map((queue) => [
+    queue[0]!.priceText,
+    formatUnits(
+      queue.reduce((sum, o) => sum + o.units, 0),
+      market.spec.szDecimals,
+    ),
+    queue.length,
+  ]);
 }
 
 function emitDiff(state: SimState, tick: Tick, market: MarketState, ts: number, order: SimOrder, type: L4DiffRecord['diff_type'], units: number): void {
@@ -64,8 +71,18 @@ function emitDiff(state: SimState, tick: Tick, market: MarketState, ts: number, 
   if (cursor?.block !== block) tick.bookBlocks.set(family, (cursor = { block, seq: 0 }));
   if (tick.orderLevel) {
     tick.out.push({
-      dataset: 'l4_diffs', family, symbol, ts, block_number: block, seq: cursor.seq, oid: order.oid, user_address: ownerOf(market, order.owner), side: order.side,
-      price: order.priceText, diff_type: type, new_size: type === 'remove' ? null : formatUnits(units, szDecimals),
+      dataset: 'l4_diffs',
+      family,
+      symbol,
+      ts,
+      block_number: block,
+      seq: cursor.seq,
+      oid: order.oid,
+      user_address: ownerOf(market, order.owner),
+      side: order.side,
+      price: order.priceText,
+      diff_type: type,
+      new_size: type === 'remove' ? null : formatUnits(units, szDecimals),
     } satisfies L4DiffRecord);
   }
   state.lastBookDiff.set(family, [block, cursor.seq++]);
@@ -99,7 +116,15 @@ export function removeOrder(state: SimState, tick: Tick, market: MarketState, or
 /** A trader's resting order joins the book at the back of its price. */
 export function restInBook(state: SimState, tick: Tick, market: MarketState, resting: RestingOrder, owner: string, ts: number): void {
   addOrder(state, tick, market, {
-    oid: resting.oid, owner, side: resting.side, price: resting.price, priceText: resting.priceText, units: resting.units, origUnits: resting.units, placedAt: ts, resting,
+    oid: resting.oid,
+    owner,
+    side: resting.side,
+    price: resting.price,
+    priceText: resting.priceText,
+    units: resting.units,
+    origUnits: resting.units,
+    placedAt: ts,
+    resting,
   });
 }
 
@@ -148,13 +173,22 @@ export function requote(state: SimState, tick: Tick, market: MarketState, ts: nu
   const kept = makerQuotes();
   for (const side of ['B', 'A'] as const) {
     // A one-rung hole at the touch is left open: a price that swings by a rung does not requote both ways.
-    const bestQuote = kept.filter((o) => o.side === side).reduce((best, o) => Math.min(best, Math.round((side === 'B' ? top.B - o.price * scale : o.price * scale - top.A) / gap)), Infinity);
+    const bestQuote = kept
+      .filter((o) => o.side === side)
+      .reduce((best, o) => Math.min(best, Math.round((side === 'B' ? top.B - o.price * scale : o.price * scale - top.A) / gap)), Infinity);
     for (let level = bestQuote === 1 ? 1 : 0; level < LADDER_LEVELS; level++) {
       const tickIndex = side === 'B' ? top.B - level * gap : top.A + level * gap;
       if (!inLadder(side, tickIndex, LADDER_LEVELS)) continue;
       const priceText = formatUnits(tickIndex, decimals);
       if (book.levels[side].get(priceText)?.some((o) => !o.resting)) continue;
-      quoteRung(state, tick, market, rng, { side, price: tickIndex / scale, priceText, ts, units: Math.max(1, Math.round(typical * (0.8 + 0.2 * level) * (0.3 + 1.4 * rng.next()))), orders: 1 + rng.int(1 + (level >> 2)) });
+      quoteRung(state, tick, market, rng, {
+        side,
+        price: tickIndex / scale,
+        priceText,
+        ts,
+        units: Math.max(1, Math.round(typical * (0.8 + 0.2 * level) * (0.3 + 1.4 * rng.next()))),
+        orders: 1 + rng.int(1 + (level >> 2)),
+      });
     }
   }
   if (rng.chance(TRIM_CHANCE)) {
@@ -179,12 +213,25 @@ function rungGap(market: MarketState, spreadTicks: number, scale: number): numbe
   return Math.max(spreadTicks, Math.round((Math.hypot(assetMove, basisMove) * scale) / 2));
 }
 
-function quoteRung(state: SimState, tick: Tick, market: MarketState, rng: Rng, rung: { side: Side; price: number; priceText: string; ts: number; units: number; orders: number }): void {
+function quoteRung(
+  state: SimState,
+  tick: Tick,
+  market: MarketState,
+  rng: Rng,
+  rung: { side: Side; price: number; priceText: string; ts: number; units: number; orders: number },
+): void {
   const count = Math.min(rung.orders, rung.units);
   for (let i = 0; i < count; i++) {
     const units = i === count - 1 ? rung.units - Math.floor(rung.units / count) * (count - 1) : Math.floor(rung.units / count);
     addOrder(state, tick, market, {
-      oid: state.nextOid++, owner: rng.pick(state.wallets.makers), side: rung.side, price: rung.price, priceText: rung.priceText, units, origUnits: units, placedAt: rung.ts,
+      oid: state.nextOid++,
+      owner: rng.pick(state.wallets.makers),
+      side: rung.side,
+      price: rung.price,
+      priceText: rung.priceText,
+      units,
+      origUnits: units,
+      placedAt: rung.ts,
     });
   }
 }
@@ -205,8 +252,18 @@ export function closingDiffs(state: SimState, ts: number): L4DiffRecord[] {
       for (const queue of market.book.levels[side].values()) {
         for (const order of queue) {
           out.push({
-            dataset: 'l4_diffs', family, symbol, ts, block_number: block, seq: ++last, oid: order.oid, user_address: ownerOf(market, order.owner),
-            side, price: order.priceText, diff_type: 'remove', new_size: null,
+            dataset: 'l4_diffs',
+            family,
+            symbol,
+            ts,
+            block_number: block,
+            seq: ++last,
+            oid: order.oid,
+            user_address: ownerOf(market, order.owner),
+            side,
+            price: order.priceText,
+            diff_type: 'remove',
+            new_size: null,
           });
         }
       }
@@ -220,9 +277,18 @@ export function closingDiffs(state: SimState, ts: number): L4DiffRecord[] {
 export function checkpointRecord(state: SimState, market: MarketState, ts: number): L4CheckpointRecord {
   const { family, symbol, szDecimals } = market.spec;
   const [block_number, seq] = state.lastBookDiff.get(family) ?? [0, -1];
-  const side = (s: Side) => [...market.book.levels[s].values()]
-    .sort((a, b) => (s === 'B' ? b[0]!.price - a[0]!.price : a[0]!.price - b[0]!.price))
-    .flatMap((queue) => queue.map((o): [number, string, string, string, number, string] =>
-      [o.oid, ownerOf(market, o.owner), o.priceText, formatUnits(o.units, szDecimals), o.placedAt, formatUnits(o.origUnits, szDecimals)]));
+  const side = (s: Side) =>
+    [...market.book.levels[s].values()]
+      .sort((a, b) => (s === 'B' ? b[0]!.price - a[0]!.price : a[0]!.price - b[0]!.price))
+      .flatMap((queue) =>
+        queue.map((o): [number, string, string, string, number, string] => [
+          o.oid,
+          ownerOf(market, o.owner),
+          o.priceText,
+          formatUnits(o.units, szDecimals),
+          o.placedAt,
+          formatUnits(o.origUnits, szDecimals),
+        ]),
+      );
   return { dataset: 'l4_checkpoints', family, symbol, ts, block_number, seq, bids: side('B'), asks: side('A') };
 }

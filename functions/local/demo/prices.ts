@@ -92,7 +92,14 @@ function cascadeSecond(seed: number, window: number): number {
   return window * CASCADE_WINDOW_SEC + (hash32(seed, STREAM.cascade, window) % CASCADE_WINDOW_SEC);
 }
 
-interface Crowd { market: MarketState; long: boolean; size: number; move: number; notional: number; demo: boolean }
+interface Crowd {
+  market: MarketState;
+  long: boolean;
+  size: number;
+  move: number;
+  notional: number;
+  demo: boolean;
+}
 
 /**
  * The all-in position that sparks a perp turn: alone it is a burst at the rules' default threshold
@@ -155,13 +162,21 @@ function exposedCrowds(state: SimState, target: number, minMove: number, eligibl
     for (const long of [true, false]) {
       const exposed = market.holders
         .filter((h) => !h.liquidating && h.units > 0 === long)
-        .map((h) => ({ distance: (long ? mid - h.liqPrice : h.liqPrice - mid) / mid, notional: Math.abs(h.units) * market.unitSize * mid, demo: h.trader < state.wallets.demo.length }))
+        .map((h) => ({
+          distance: (long ? mid - h.liqPrice : h.liqPrice - mid) / mid,
+          notional: Math.abs(h.units) * market.unitSize * mid,
+          demo: h.trader < state.wallets.demo.length,
+        }))
         .filter((e) => e.distance > 0 && e.distance < cap)
         .sort((a, b) => a.distance - b.distance)
         .slice(0, target);
       if (exposed.length === 0) continue;
       crowds.push({
-        market, long, size: exposed.length, notional: exposed.reduce((sum, e) => sum + e.notional, 0), demo: exposed.some((e) => e.demo),
+        market,
+        long,
+        size: exposed.length,
+        notional: exposed.reduce((sum, e) => sum + e.notional, 0),
+        demo: exposed.some((e) => e.demo),
         move: Math.min(Math.max(exposed[exposed.length - 1]!.distance + MOVE_MARGIN, minMove), cap),
       });
     }
@@ -184,7 +199,9 @@ function withAllIn(state: SimState, tick: Tick, crowd: Crowd, trader: number, un
   if (!holding || holding.units > 0 !== long) return crowd;
   const mid = midOf(market);
   const move = (long ? mid - holding.liqPrice : holding.liqPrice - mid) / mid + MOVE_MARGIN;
-  return move > largestMove(market) ? crowd : { ...crowd, move: Math.max(crowd.move, move), notional: crowd.notional + Math.abs(holding.units) * market.unitSize * mid };
+  return move > largestMove(market)
+    ? crowd
+    : { ...crowd, move: Math.max(crowd.move, move), notional: crowd.notional + Math.abs(holding.units) * market.unitSize * mid };
 }
 
 /** The pool's largest wallet without a position in the crowd's market joins it with `FUND_ALL_IN_USD`. */

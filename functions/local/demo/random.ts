@@ -6,7 +6,18 @@
  */
 
 /** Streams of `hash32(seed, stream, ...)`; distinct tags keep the draws of unrelated processes apart. */
-export const STREAM = { init: 1, wallets: 2, tick: 3, demoSchedule: 4, cascade: 5, listing: 6, transfers: 7, book: 8, systemSchedule: 9, spotTwap: 10 } as const;
+export const STREAM = {
+  init: 1,
+  wallets: 2,
+  tick: 3,
+  demoSchedule: 4,
+  cascade: 5,
+  listing: 6,
+  transfers: 7,
+  book: 8,
+  systemSchedule: 9,
+  spotTwap: 10,
+} as const;
 
 const TWO_32 = 4_294_967_296;
 const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));

@@ -43,9 +43,22 @@ export function emitOrderEvent(tick: Tick, market: MarketState, ts: number, fiel
   if (cursor?.block !== block) tick.blocks.set(family, (cursor = { block, seq: 0 }));
   const { trigger } = fields;
   const record: OrderEventRecord = {
-    dataset: 'order_events', family, symbol, ts, event: fields.event, block_number: block, seq: cursor.seq++, oid: fields.oid,
-    user_address: fields.user, side: fields.side, status: fields.status, size: fields.size, orig_size: fields.origSize,
-    order_type: fields.orderType, reduce_only: fields.reduceOnly ?? false, is_trigger: trigger !== undefined,
+    dataset: 'order_events',
+    family,
+    symbol,
+    ts,
+    event: fields.event,
+    block_number: block,
+    seq: cursor.seq++,
+    oid: fields.oid,
+    user_address: fields.user,
+    side: fields.side,
+    status: fields.status,
+    size: fields.size,
+    orig_size: fields.origSize,
+    order_type: fields.orderType,
+    reduce_only: fields.reduceOnly ?? false,
+    is_trigger: trigger !== undefined,
     is_position_tpsl: trigger?.positionTpsl ?? false,
   };
   // Optional fields are left out rather than set to undefined (assigned, not spread: this is the hot path).

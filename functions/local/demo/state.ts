@@ -146,13 +146,33 @@ export interface MarketState {
   longOnly: boolean;
 }
 
-export interface PendingLiquidation { dueSec: number; market: MarketState; holding: Holding }
+export interface PendingLiquidation {
+  dueSec: number;
+  market: MarketState;
+  holding: Holding;
+}
 
 /** `ownStream`: its draws come from its own stream (spot TWAPs), not the tick's. */
-export interface Twap { id: number; trader: number; market: MarketState; side: Side; closing: boolean; sliceUnits: number; slicesLeft: number; nextSec: number; ownStream?: boolean }
+export interface Twap {
+  id: number;
+  trader: number;
+  market: MarketState;
+  side: Side;
+  closing: boolean;
+  sliceUnits: number;
+  slicesLeft: number;
+  nextSec: number;
+  ownStream?: boolean;
+}
 
 /** A system account's order waiting for its second (the insurance fund following a liquidation). */
-export interface PendingSystemOrder { dueSec: number; trader: number; market: MarketState; side: Side; units: number }
+export interface PendingSystemOrder {
+  dueSec: number;
+  trader: number;
+  market: MarketState;
+  side: Side;
+  units: number;
+}
 
 export interface SimState {
   seed: number;
@@ -217,7 +237,10 @@ function createMarket(spec: MarketSpec, index: number, asset: AssetState, rng: R
   // Every perpetual pays funding, on every venue.
   const hasFunding = perp;
   const market: MarketState = {
-    spec, index, key: `${family}/${spec.symbol}`, asset,
+    spec,
+    index,
+    key: `${family}/${spec.symbol}`,
+    asset,
     unitSize: 10 ** -spec.szDecimals,
     maxPriceDecimals: marketType === 'outcome' ? 4 : (perp ? 6 : 8) - spec.szDecimals,
     spreadBps: Math.min(20, 0.5 / activity ** 0.8),
@@ -289,7 +312,14 @@ export function updateLiquidationPrice(holding: Holding, market: MarketState): v
   }
 }
 
-export interface SimOptions { seed: number; startMs: number; intensity: number; extraCoreMarkets: number; l2IntervalMs: number; l4CheckpointMs: number }
+export interface SimOptions {
+  seed: number;
+  startMs: number;
+  intensity: number;
+  extraCoreMarkets: number;
+  l2IntervalMs: number;
+  l4CheckpointMs: number;
+}
 
 export function createState(options: SimOptions): SimState {
   const { seed, startMs } = options;
@@ -302,11 +332,26 @@ export function createState(options: SimOptions): SimState {
   const poolCumulative = new Float64Array(pool.length);
   pool.reduce((sum, trader, i) => (poolCumulative[i] = sum + trader.activity), 0);
   const state: SimState = {
-    seed, intensity: options.intensity, l2IntervalMs: options.l2IntervalMs, l4CheckpointMs: options.l4CheckpointMs, wallets, assets, markets: [], byKey: new Map(),
-    positions: new Map(), poolCumulative, pendingLiquidations: [], pendingSystemOrders: [], twaps: [], excitation: 0,
+    seed,
+    intensity: options.intensity,
+    l2IntervalMs: options.l2IntervalMs,
+    l4CheckpointMs: options.l4CheckpointMs,
+    wallets,
+    assets,
+    markets: [],
+    byKey: new Map(),
+    positions: new Map(),
+    poolCumulative,
+    pendingLiquidations: [],
+    pendingSystemOrders: [],
+    twaps: [],
+    excitation: 0,
     // Order ids are of the venue's magnitude (about 10^11) and only grow.
-    nextOid: Math.floor(startMs / 10), lastBookDiff: new Map(), nextTwapId: 100_000 + rng.int(100_000),
-    nextListingMs: 0, nowMs: startMs,
+    nextOid: Math.floor(startMs / 10),
+    lastBookDiff: new Map(),
+    nextTwapId: 100_000 + rng.int(100_000),
+    nextListingMs: 0,
+    nowMs: startMs,
   };
   for (const spec of catalog.markets) addMarket(state, spec, assetByKey.get(spec.asset) as AssetState, rng);
   seedPositions(state, rng);
@@ -362,4 +407,7 @@ export function closeHolding(state: SimState, market: MarketState, holding: Hold
 }
 
 /** Something to do at millisecond `ms` of a tick: actions run in time order against the state at that moment. */
-export interface Action { ms: number; run: () => void }
+export interface Action {
+  ms: number;
+  run: () => void;
+}

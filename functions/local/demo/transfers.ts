@@ -26,7 +26,16 @@ export function transferRecords(state: SimState, minuteMs: number): NormalizedRe
     const family = kind === 'spot_transfer' ? 'spot' : 'perpx';
     const ts = minuteMs + rng.int(60) * 1000;
     const tx = `0x${rng.hex(64)}`;
-    const base = { dataset: 'transfers', family, symbol: inHype ? 'HYPE' : 'USDC', ts, kind, amount, usdc_value: (Number(amount) * price).toFixed(2), tx_hash: tx } as const;
+    const base = {
+      dataset: 'transfers',
+      family,
+      symbol: inHype ? 'HYPE' : 'USDC',
+      ts,
+      kind,
+      amount,
+      usdc_value: (Number(amount) * price).toFixed(2),
+      tx_hash: tx,
+    } as const;
     if (kind === 'send' || kind === 'spot_transfer') {
       const other = state.wallets.demo[(index + 1 + rng.int(state.wallets.demo.length - 1)) % state.wallets.demo.length]!.address;
       out.push({ ...base, user_address: wallet.address, role: 'source', counterparty: other });

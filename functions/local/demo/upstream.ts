@@ -36,7 +36,11 @@ export const DEMO_HOLES = {
 
 const hex = (seed: number, ...parts: number[]) => Array.from({ length: 5 }, (_, i) => (hash32(seed, ...parts, i) >>> 0).toString(16).padStart(8, '0')).join('');
 
-interface OpenTwap { record: Extract<NormalizedRecord, { dataset: 'trades' }>; executed: number; last: number }
+interface OpenTwap {
+  record: Extract<NormalizedRecord, { dataset: 'trades' }>;
+  executed: number;
+  last: number;
+}
 
 export interface Upstream {
   /** The records of [from, until), with the upstream's additions and gaps. */
@@ -55,8 +59,10 @@ export function createUpstream(seed: number): Upstream {
       const commit = hex(seed, 11, block);
       const started = block + 17 * MINUTE;
       const completed = started + (3 + (hash32(seed, 12, block) % 7)) * MINUTE;
-      if (started >= from && started < until) out.push({ dataset: 'chain_events', family: 'perpx', symbol: 'CHAIN', ts: started, kind: 'upgrade_started', commit });
-      if (completed >= from && completed < until) out.push({ dataset: 'chain_events', family: 'perpx', symbol: 'CHAIN', ts: completed, kind: 'upgrade_completed', commit, started_at: started });
+      if (started >= from && started < until)
+        out.push({ dataset: 'chain_events', family: 'perpx', symbol: 'CHAIN', ts: started, kind: 'upgrade_started', commit });
+      if (completed >= from && completed < until)
+        out.push({ dataset: 'chain_events', family: 'perpx', symbol: 'CHAIN', ts: completed, kind: 'upgrade_completed', commit, started_at: started });
     }
     for (let block = Math.floor(from / SETTLE_EVERY) * SETTLE_EVERY; block < until; block += SETTLE_EVERY) {
       const ts = block + 5 * MINUTE;
@@ -67,7 +73,12 @@ export function createUpstream(seed: number): Upstream {
         const symbol = `#${10 * outcome + side}`;
         const won = (side === 0) === yesWins;
         out.push({
-          dataset: 'settlements', family: 'hip4', symbol, ts, resolution: won ? 'yes' : 'no', settle_price: won ? '1' : '0',
+          dataset: 'settlements',
+          family: 'hip4',
+          symbol,
+          ts,
+          resolution: won ? 'yes' : 'no',
+          settle_price: won ? '1' : '0',
           open_interest: lastOpenInterest.get(symbol) ?? '0',
         });
       }
@@ -126,8 +137,16 @@ export function createUpstream(seed: number): Upstream {
 
 function twapRecord(trade: Extract<NormalizedRecord, { dataset: 'trades' }>, status: 'activated' | 'finished', ts: number, executed: number): NormalizedRecord {
   return {
-    dataset: 'twaps', family: trade.family, symbol: trade.symbol, ts, twap_id: trade.twap_id!, user_address: trade.user_address!, status, side: trade.side,
+    dataset: 'twaps',
+    family: trade.family,
+    symbol: trade.symbol,
+    ts,
+    twap_id: trade.twap_id!,
+    user_address: trade.user_address!,
+    status,
+    side: trade.side,
     // The slices seen so far are what the demo knows of the order's size; a finished TWAP executed all of it.
-    size: executed.toFixed(8), executed_size: executed.toFixed(8),
+    size: executed.toFixed(8),
+    executed_size: executed.toFixed(8),
   };
 }

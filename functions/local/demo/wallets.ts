@@ -10,9 +10,15 @@ import type { AccountRecord } from '#schemas/datasets.ts';
 import type { Family } from '#core/venues.ts';
 import { Rng, STREAM, hash32 } from './random.ts';
 
-export interface DemoWallet { address: string; label: string }
+export interface DemoWallet {
+  address: string;
+  label: string;
+}
 
-export interface Builder { address: string; feeRate: number }
+export interface Builder {
+  address: string;
+  feeRate: number;
+}
 
 export interface Trader {
   /** None ('') for the venue's system accounts: they have no L1 address, only their account number. */
@@ -68,17 +74,84 @@ export interface Wallets {
   builders: Builder[];
 }
 
-interface DemoProfile extends Omit<Trader, 'address' | 'activity' | 'builder'> { label: string; builder: boolean }
+interface DemoProfile extends Omit<Trader, 'address' | 'activity' | 'builder'> {
+  label: string;
+  builder: boolean;
+}
 
 const DEMO_PROFILES: readonly DemoProfile[] = [
-  { label: 'Whale', notional: 150_000, leverage: 5, feeTier: 0.6, rebate: true, builder: false, cloids: false, favorites: ['perpx/BTC', 'perpx/ETH', 'perpx/SOL'] },
-  { label: 'Scalper', notional: 4_000, leverage: 20, feeTier: 0.8, rebate: false, builder: false, cloids: true, favorites: ['perpx/BTC', 'perpx/ETH', 'perpx/HYPE'] },
-  { label: 'Degen', notional: 2_500, leverage: 50, feeTier: 1, rebate: false, builder: true, cloids: false, favorites: ['perpx/kPEPE', 'perpx/WIF', 'perpx/FARTCOIN', 'perpx/TRUMP', 'perpx/HYPE'] },
-  { label: 'Equities trader', notional: 8_000, leverage: 10, feeTier: 1, rebate: false, builder: true, cloids: false, favorites: ['hip3/xyz:TSLA', 'hip3/xyz:NVDA', 'hip3/km:US500', 'hip3/flx:TSLA', 'altx-rh/AAPL-USDG'] },
-  { label: 'Spot stacker', notional: 1_500, leverage: 1, feeTier: 1, rebate: false, builder: true, cloids: false, favorites: ['spot/HYPE-USDC', 'spot/PURR-USDC', 'spot/UBTC-USDC'] },
+  {
+    label: 'Whale',
+    notional: 150_000,
+    leverage: 5,
+    feeTier: 0.6,
+    rebate: true,
+    builder: false,
+    cloids: false,
+    favorites: ['perpx/BTC', 'perpx/ETH', 'perpx/SOL'],
+  },
+  {
+    label: 'Scalper',
+    notional: 4_000,
+    leverage: 20,
+    feeTier: 0.8,
+    rebate: false,
+    builder: false,
+    cloids: true,
+    favorites: ['perpx/BTC', 'perpx/ETH', 'perpx/HYPE'],
+  },
+  {
+    label: 'Degen',
+    notional: 2_500,
+    leverage: 50,
+    feeTier: 1,
+    rebate: false,
+    builder: true,
+    cloids: false,
+    favorites: ['perpx/kPEPE', 'perpx/WIF', 'perpx/FARTCOIN', 'perpx/TRUMP', 'perpx/HYPE'],
+  },
+  {
+    label: 'Equities trader',
+    notional: 8_000,
+    leverage: 10,
+    feeTier: 1,
+    rebate: false,
+    builder: true,
+    cloids: false,
+    favorites: ['hip3/xyz:TSLA', 'hip3/xyz:NVDA', 'hip3/km:US500', 'hip3/flx:TSLA', 'altx-rh/AAPL-USDG'],
+  },
+  {
+    label: 'Spot stacker',
+    notional: 1_500,
+    leverage: 1,
+    feeTier: 1,
+    rebate: false,
+    builder: true,
+    cloids: false,
+    favorites: ['spot/HYPE-USDC', 'spot/PURR-USDC', 'spot/UBTC-USDC'],
+  },
   // One side of each outcome, so that each half-hour settlement pays the Forecaster out.
-  { label: 'Forecaster', notional: 600, leverage: 1, feeTier: 1, rebate: false, builder: false, cloids: false, holdsToSettlement: true, favorites: ['hip4/#0', 'hip4/#11', 'hip4/#20', 'hip4/#31', 'hip4/#1'] },
-  { label: 'Cross-venue arbitrageur', notional: 20_000, leverage: 10, feeTier: 0.7, rebate: true, builder: false, cloids: true, favorites: ['perpx/BTC', 'altx/BTC', 'altx/ETH', 'altx-rh/BTC'] },
+  {
+    label: 'Forecaster',
+    notional: 600,
+    leverage: 1,
+    feeTier: 1,
+    rebate: false,
+    builder: false,
+    cloids: false,
+    holdsToSettlement: true,
+    favorites: ['hip4/#0', 'hip4/#11', 'hip4/#20', 'hip4/#31', 'hip4/#1'],
+  },
+  {
+    label: 'Cross-venue arbitrageur',
+    notional: 20_000,
+    leverage: 10,
+    feeTier: 0.7,
+    rebate: true,
+    builder: false,
+    cloids: true,
+    favorites: ['perpx/BTC', 'altx/BTC', 'altx/ETH', 'altx-rh/BTC'],
+  },
 ];
 
 const POOL_SIZE = 400;
@@ -94,7 +167,10 @@ export function createWallets(seed: number): Wallets {
   const sweepers = Array.from({ length: 3 }, () => address(rng));
   const liquidator = address(rng);
   const traders: Trader[] = DEMO_PROFILES.map(({ label: _label, builder, ...profile }, index) => ({
-    ...profile, address: address(rng), activity: 0, ...(builder ? { builder: builders[index % builders.length] as Builder } : {}),
+    ...profile,
+    address: address(rng),
+    activity: 0,
+    ...(builder ? { builder: builders[index % builders.length] as Builder } : {}),
   }));
   const demo = DEMO_PROFILES.map(({ label }, index) => ({ address: (traders[index] as Trader).address, label }));
   for (let i = 0; i < POOL_SIZE; i++) {

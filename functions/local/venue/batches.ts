@@ -28,10 +28,14 @@ export const CHECKPOINT_EVERY_MS = 5 * 60_000;
  * multiple of `checkpointMs`. The starting book's snapshot (the checkpoint the first diffs build
  * on) is the caller's: `generator.snapshot()` before the first batch.
  */
-export function* venueBatches(generator: VenueRateGenerator, endMs: number, options: { statusLines?: number; checkpointMs?: number } = {}): Generator<VenueBatch> {
+export function* venueBatches(
+  generator: VenueRateGenerator,
+  endMs: number,
+  options: { statusLines?: number; checkpointMs?: number } = {},
+): Generator<VenueBatch> {
   const { statusLines = 100_000, checkpointMs = CHECKPOINT_EVERY_MS } = options;
   let nextCheckpoint: number | undefined;
-  for (let done = false; !done;) {
+  for (let done = false; !done; ) {
     const lines: Record<VenueFormat, string[]> = { node_order_statuses_streaming: [], node_raw_book_diffs_streaming: [], node_fills_streaming: [] };
     let first: { number: number; ms: number } | undefined;
     let last = first;
@@ -43,10 +47,15 @@ export function* venueBatches(generator: VenueRateGenerator, endMs: number, opti
       lines.node_order_statuses_streaming.push(...block.statuses);
       lines.node_raw_book_diffs_streaming.push(...block.diffs);
       lines.node_fills_streaming.push(...block.fills);
-      if (block.ms >= endMs) { done = true; break; }
+      if (block.ms >= endMs) {
+        done = true;
+        break;
+      }
       if (block.ms >= nextCheckpoint) break;
     }
-    const texts = Object.fromEntries(Object.entries(lines).map(([format, l]) => [format, { text: l.length > 0 ? `${l.join('\n')}\n` : '', lines: l.length }])) as VenueBatch['texts'];
+    const texts = Object.fromEntries(
+      Object.entries(lines).map(([format, l]) => [format, { text: l.length > 0 ? `${l.join('\n')}\n` : '', lines: l.length }]),
+    ) as VenueBatch['texts'];
     let snapshot: VenueBatch['snapshot'];
     if (last!.ms >= nextCheckpoint!) {
       snapshot = generator.snapshot();

@@ -55,7 +55,38 @@ export function rates(figures: typeof MAINNET_BTC = MAINNET_BTC) {
   return { rejects: figures.orderStatusesPerS * figures.rejectShare, placements, triggers, takers: figures.takersPerS };
 }
 
-const NAMES = ['BTC', 'ETH', 'SOL', 'HYPE', 'XRP', 'DOGE', 'SUI', 'AVAX', 'LINK', 'BNB', 'ADA', 'LTC', 'TRX', 'DOT', 'NEAR', 'APT', 'ARB', 'OP', 'INJ', 'TIA', 'SEI', 'WIF', 'AAVE', 'UNI', 'ENA', 'TON', 'ATOM', 'FIL', 'LDO', 'CRV'];
+const NAMES = [
+  'BTC',
+  'ETH',
+  'SOL',
+  'HYPE',
+  'XRP',
+  'DOGE',
+  'SUI',
+  'AVAX',
+  'LINK',
+  'BNB',
+  'ADA',
+  'LTC',
+  'TRX',
+  'DOT',
+  'NEAR',
+  'APT',
+  'ARB',
+  'OP',
+  'INJ',
+  'TIA',
+  'SEI',
+  'WIF',
+  'AAVE',
+  'UNI',
+  'ENA',
+  'TON',
+  'ATOM',
+  'FIL',
+  'LDO',
+  'CRV',
+];
 
 /** Markets of a scale: Zipf weights 1, 1/2, 1/3, ... until they sum to `scale` (the last one cut to fit). */
 export function marketsOf(scale: number): { symbol: string; weight: number }[] {
@@ -70,7 +101,13 @@ export function marketsOf(scale: number): { symbol: string; weight: number }[] {
   return markets;
 }
 
-export interface VenueBlock { number: number; ms: number; statuses: string[]; diffs: string[]; fills: string[] }
+export interface VenueBlock {
+  number: number;
+  ms: number;
+  statuses: string[];
+  diffs: string[];
+  fills: string[];
+}
 
 export interface GeneratorOptions {
   seed: number;
@@ -99,29 +136,39 @@ const SIZE_DIGITS = 5;
 class DueHeap {
   private readonly due: number[] = [];
   private readonly oids: number[] = [];
-  get size() { return this.due.length; }
-  peek() { return this.due[0]; }
+  get size() {
+    return this.due.length;
+  }
+  peek() {
+    return this.due[0];
+  }
   push(due: number, oid: number): void {
     let i = this.due.length;
-    this.due.push(due); this.oids.push(oid);
+    this.due.push(due);
+    this.oids.push(oid);
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (this.due[parent]! <= due) break;
-      this.swap(i, parent); i = parent;
+      this.swap(i, parent);
+      i = parent;
     }
   }
   pop(): number {
     const oid = this.oids[0]!;
-    const lastDue = this.due.pop()!; const lastOid = this.oids.pop()!;
+    const lastDue = this.due.pop()!;
+    const lastOid = this.oids.pop()!;
     if (this.due.length > 0) {
-      this.due[0] = lastDue; this.oids[0] = lastOid;
-      for (let i = 0; ;) {
-        const l = 2 * i + 1; const r = l + 1;
+      this.due[0] = lastDue;
+      this.oids[0] = lastOid;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
         let m = i;
         if (l < this.due.length && this.due[l]! < this.due[m]!) m = l;
         if (r < this.due.length && this.due[r]! < this.due[m]!) m = r;
         if (m === i) break;
-        this.swap(i, m); i = m;
+        this.swap(i, m);
+        i = m;
       }
     }
     return oid;
@@ -201,8 +248,13 @@ export class VenueRateGenerator {
   private rest(market: Market, side: Side, quote: boolean, placedAt: number): RestingOrder {
     const size = Math.max(1, Math.round(this.rng.logNormal(2_000, 1.2)));
     const order: RestingOrder = {
-      oid: this.nextOid++, user: this.rng.chance(0.9) ? this.rng.pick(this.makers) : this.rng.pick(this.traders), side,
-      tick: this.tickFor(market, side, quote), size, origSize: size, placedAt,
+      oid: this.nextOid++,
+      user: this.rng.chance(0.9) ? this.rng.pick(this.makers) : this.rng.pick(this.traders),
+      side,
+      tick: this.tickFor(market, side, quote),
+      size,
+      origSize: size,
+      placedAt,
     };
     market.book.add(order);
     this.owner.set(order.oid, market);
@@ -218,19 +270,47 @@ export class VenueRateGenerator {
     const envelope = `{"local_time":"${nodeTime(this.ms + 180)}","block_time":"${nodeTime(this.ms)}","block_number":${this.block},"events":[`;
     const out: VenueBlock = { number: this.block, ms: this.ms, statuses: [], diffs: [], fills: [] };
     const line = (to: string[], event: string) => to.push(`${envelope}${event}]}`);
-    const status = (market: Market, user: string, name: string, o: { oid: number; side: Side; tick: number; size: number; origSize: number; placedAt: number }, kind: { tif: string; trigger?: boolean; type?: string }) => {
+    const status = (
+      market: Market,
+      user: string,
+      name: string,
+      o: { oid: number; side: Side; tick: number; size: number; origSize: number; placedAt: number },
+      kind: { tif: string; trigger?: boolean; type?: string },
+    ) => {
       this.count(name);
-      line(out.statuses, JSON.stringify({
-        time: nodeTime(this.ms), user, status: name, order: {
-          coin: market.symbol, side: o.side, limitPx: this.price(market, o.tick), sz: VenueRateGenerator.size(o.size), oid: o.oid, timestamp: o.placedAt,
-          triggerCondition: kind.trigger ? 'Price below' : 'N/A', isTrigger: kind.trigger ?? false, triggerPx: kind.trigger ? this.price(market, o.tick) : '0.0',
-          children: [], isPositionTpsl: false, reduceOnly: kind.trigger ?? false, orderType: kind.type ?? 'Limit', origSz: VenueRateGenerator.size(o.origSize), tif: kind.tif, cloid: null,
-        },
-      }));
+      line(
+        out.statuses,
+        JSON.stringify({
+          time: nodeTime(this.ms),
+          user,
+          status: name,
+          order: {
+            coin: market.symbol,
+            side: o.side,
+            limitPx: this.price(market, o.tick),
+            sz: VenueRateGenerator.size(o.size),
+            oid: o.oid,
+            timestamp: o.placedAt,
+            triggerCondition: kind.trigger ? 'Price below' : 'N/A',
+            isTrigger: kind.trigger ?? false,
+            triggerPx: kind.trigger ? this.price(market, o.tick) : '0.0',
+            children: [],
+            isPositionTpsl: false,
+            reduceOnly: kind.trigger ?? false,
+            orderType: kind.type ?? 'Limit',
+            origSz: VenueRateGenerator.size(o.origSize),
+            tif: kind.tif,
+            cloid: null,
+          },
+        }),
+      );
     };
     const diff = (market: Market, o: RestingOrder, body: string) => {
       this.count(body === '"remove"' ? 'remove' : body.slice(2, body.indexOf('"', 2)));
-      line(out.diffs, `{"user":"${o.user}","oid":${o.oid},"coin":"${market.symbol}","side":"${o.side}","px":"${this.price(market, o.tick)}","raw_book_diff":${body}}`);
+      line(
+        out.diffs,
+        `{"user":"${o.user}","oid":${o.oid},"coin":"${market.symbol}","side":"${o.side}","px":"${this.price(market, o.tick)}","raw_book_diff":${body}}`,
+      );
     };
 
     // Planned cancels that fell due (an order filled meanwhile is gone from both maps).
@@ -279,7 +359,15 @@ export class VenueRateGenerator {
           this.take(market, side, out, diff, status);
         } else if (action === 2) {
           const size = Math.max(1, Math.round(this.rng.logNormal(5_000, 1)));
-          const trigger: RestingOrder = { oid: this.nextOid++, user: this.rng.pick(this.traders), side, tick: this.tickFor(market, side, false), size, origSize: size, placedAt: this.ms };
+          const trigger: RestingOrder = {
+            oid: this.nextOid++,
+            user: this.rng.pick(this.traders),
+            side,
+            tick: this.tickFor(market, side, false),
+            size,
+            origSize: size,
+            placedAt: this.ms,
+          };
           market.triggers.set(trigger.oid, trigger);
           this.owner.set(trigger.oid, market);
           this.heap.push(this.ms + this.rng.exponential(120) * 1000, trigger.oid);
@@ -291,7 +379,9 @@ export class VenueRateGenerator {
           const o = { oid: this.nextOid++, side, tick: other + (side === 'B' ? 1 : -1) * this.rng.int(3), size, origSize: size, placedAt: this.ms };
           const roll = this.rng.next();
           const name = roll < 0.95 ? 'badAloPxRejected' : roll < 0.98 ? 'perpMarginRejected' : 'iocCancelRejected';
-          status(market, this.rng.chance(0.98) ? this.rng.pick(this.makers) : this.rng.pick(this.traders), name, o, { tif: name === 'iocCancelRejected' ? 'Ioc' : 'Alo' });
+          status(market, this.rng.chance(0.98) ? this.rng.pick(this.makers) : this.rng.pick(this.traders), name, o, {
+            tif: name === 'iocCancelRejected' ? 'Ioc' : 'Alo',
+          });
         }
       }
     }
@@ -300,7 +390,10 @@ export class VenueRateGenerator {
 
   /** A taker on `side` meets makers at the other side's touch: each filled whole but perhaps the last. */
   private take(
-    market: Market, side: Side, out: VenueBlock, diff: (m: Market, o: RestingOrder, body: string) => void,
+    market: Market,
+    side: Side,
+    out: VenueBlock,
+    diff: (m: Market, o: RestingOrder, body: string) => void,
     status: (m: Market, user: string, name: string, o: RestingOrder, kind: { tif: string }) => void,
   ): void {
     const makerSide: Side = side === 'B' ? 'A' : 'B';
@@ -318,13 +411,30 @@ export class VenueRateGenerator {
       const hash = `0x${this.rng.hex(64)}`;
       const px = this.price(market, maker.tick);
       const sz = VenueRateGenerator.size(filled);
-      const fee = ((Number(px) * filled) / 10 ** SIZE_DIGITS * 0.00035).toFixed(6);
-      for (const [who, oid, fillSide, crossed] of [[user, taker.oid, side, true], [maker.user, maker.oid, makerSide, false]] as const) {
+      const fee = (((Number(px) * filled) / 10 ** SIZE_DIGITS) * 0.00035).toFixed(6);
+      for (const [who, oid, fillSide, crossed] of [
+        [user, taker.oid, side, true],
+        [maker.user, maker.oid, makerSide, false],
+      ] as const) {
         this.count('fill');
-        out.fills.push(`{"local_time":"${nodeTime(this.ms + 180)}","block_time":"${nodeTime(this.ms)}","block_number":${this.block},"events":[["${who}",${JSON.stringify({
-          coin: market.symbol, px, sz, side: fillSide, time: this.ms, startPosition: '0.0', dir: fillSide === 'B' ? 'Open Long' : 'Open Short', closedPnl: '0.0',
-          hash, oid, crossed, fee: crossed ? fee : '0.0', tid, feeToken: 'USDC',
-        })}]]}`);
+        out.fills.push(
+          `{"local_time":"${nodeTime(this.ms + 180)}","block_time":"${nodeTime(this.ms)}","block_number":${this.block},"events":[["${who}",${JSON.stringify({
+            coin: market.symbol,
+            px,
+            sz,
+            side: fillSide,
+            time: this.ms,
+            startPosition: '0.0',
+            dir: fillSide === 'B' ? 'Open Long' : 'Open Short',
+            closedPnl: '0.0',
+            hash,
+            oid,
+            crossed,
+            fee: crossed ? fee : '0.0',
+            tid,
+            feeToken: 'USDC',
+          })}]]}`,
+        );
       }
       if (whole) {
         market.book.remove(maker.oid);
@@ -349,7 +459,14 @@ export class VenueRateGenerator {
   /** The info server's L4 snapshot after the last block (`node_l4_snapshot`: `[height, [[coin, [bids, asks]], ...]]`). */
   snapshot(): { height: number; at: number; text: string } {
     const coins = this.markets.map((market) => {
-      const side = (s: Side) => `[${market.book.sideOrders(s).map((o) => `["${o.user}",{"coin":"${market.symbol}","side":"${s}","limitPx":"${this.price(market, o.tick)}","sz":"${VenueRateGenerator.size(o.size)}","oid":${o.oid},"timestamp":${o.placedAt},"origSz":"${VenueRateGenerator.size(o.origSize)}"}]`).join(',')}]`;
+      const side = (s: Side) =>
+        `[${market.book
+          .sideOrders(s)
+          .map(
+            (o) =>
+              `["${o.user}",{"coin":"${market.symbol}","side":"${s}","limitPx":"${this.price(market, o.tick)}","sz":"${VenueRateGenerator.size(o.size)}","oid":${o.oid},"timestamp":${o.placedAt},"origSz":"${VenueRateGenerator.size(o.origSize)}"}]`,
+          )
+          .join(',')}]`;
       return `["${market.symbol}",[${side('B')},${side('A')}]]`;
     });
     return { height: this.block, at: this.ms, text: `[${this.block},[${coins.join(',')}]]` };

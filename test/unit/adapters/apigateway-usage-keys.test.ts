@@ -6,14 +6,20 @@ import { createAccount } from '#core/provisioning.ts';
 import type { AccountStore } from '#ports/accounts.ts';
 
 // No emulator speaks the API Gateway control plane, so this adapter is checked against a mocked client.
-describe('registering an account with its tier\'s usage plan', () => {
-  it('creates a gateway key holding the account\'s usage key (not its secret) and attaches it to the plan', async () => {
+describe("registering an account with its tier's usage plan", () => {
+  it("creates a gateway key holding the account's usage key (not its secret) and attaches it to the plan", async () => {
     // Prepare
     const gateway = mockClient(APIGatewayClient);
     gateway.on(CreateApiKeyCommand).resolves({ id: 'key-123' });
     gateway.on(CreateUsagePlanKeyCommand).resolves({});
     const stored: unknown[] = [];
-    const accounts: AccountStore = { findByKeyHash: async () => undefined, getAccount: async () => undefined, create: async (...args) => { stored.push(args); } };
+    const accounts: AccountStore = {
+      findByKeyHash: async () => undefined,
+      getAccount: async () => undefined,
+      create: async (...args) => {
+        stored.push(args);
+      },
+    };
     // Act
     const { account, apiKey } = await createAccount(
       { accounts, usageKeys: apiGatewayUsageKeys(new APIGatewayClient({ region: 'us-east-1' }), { pro: 'plan-pro' }), now: () => new Date(0) },
@@ -30,9 +36,19 @@ describe('registering an account with its tier\'s usage plan', () => {
     const gateway = mockClient(APIGatewayClient);
     gateway.on(CreateApiKeyCommand).rejects(new Error('TooManyRequestsException'));
     const stored: unknown[] = [];
-    const accounts: AccountStore = { findByKeyHash: async () => undefined, getAccount: async () => undefined, create: async (...args) => { stored.push(args); } };
-    await expect(createAccount({ accounts, usageKeys: apiGatewayUsageKeys(new APIGatewayClient({ region: 'us-east-1' }), { build: 'plan-build' }), now: () => new Date() }, 'build'))
-      .rejects.toThrow('TooManyRequestsException');
+    const accounts: AccountStore = {
+      findByKeyHash: async () => undefined,
+      getAccount: async () => undefined,
+      create: async (...args) => {
+        stored.push(args);
+      },
+    };
+    await expect(
+      createAccount(
+        { accounts, usageKeys: apiGatewayUsageKeys(new APIGatewayClient({ region: 'us-east-1' }), { build: 'plan-build' }), now: () => new Date() },
+        'build',
+      ),
+    ).rejects.toThrow('TooManyRequestsException');
     expect(stored).toEqual([]);
   });
 });

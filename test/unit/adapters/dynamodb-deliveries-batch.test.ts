@@ -14,7 +14,8 @@ const dynamo = mockClient(DynamoDBDocumentClient);
 afterEach(() => dynamo.reset());
 
 type Put = { PutRequest: { Item: Record<string, unknown> } };
-const putsOf = (call: { args: [unknown] }) => ((call.args[0] as BatchWriteCommand).input.RequestItems!.webhooks as Put[]).map((r) => String(r.PutRequest.Item.sk));
+const putsOf = (call: { args: [unknown] }) =>
+  ((call.args[0] as BatchWriteCommand).input.RequestItems!.webhooks as Put[]).map((r) => String(r.PutRequest.Item.sk));
 
 describe('creating many deliveries at once', () => {
   it('sends again what a batch write left unprocessed, until every envelope and then every state is stored', async () => {
@@ -43,15 +44,25 @@ describe('creating many deliveries at once', () => {
   });
 
   it('fails rather than drop items the table keeps refusing, so the batch is retried whole', async () => {
-    dynamo.on(BatchWriteCommand).callsFake((input: BatchWriteCommand['input']) => ({ UnprocessedItems: { webhooks: input.RequestItems!.webhooks!.slice(0, 1) } }));
+    dynamo
+      .on(BatchWriteCommand)
+      .callsFake((input: BatchWriteCommand['input']) => ({ UnprocessedItems: { webhooks: input.RequestItems!.webhooks!.slice(0, 1) } }));
 
     await expect(dynamoDeliveryStore({ client, tableName: 'webhooks' }).createMany([deliveryRecord('acct_t')])).rejects.toThrow(/unprocessed/);
   });
 
   it('reads again the keys a batch read left unprocessed, and reports the deliveries that exist', async () => {
     const [a, b] = [deliveryRecord('acct_t'), deliveryRecord('acct_t')];
-    const stateItem = (d: typeof a) => ({ pk: 'ACCT#acct_t', sk: `DLV#${d.id}`, run: d.run, attempts: d.attempts, record: JSON.stringify(d), expires_at: Math.floor(Date.now() / 1000) + 60 });
-    dynamo.on(BatchGetCommand)
+    const stateItem = (d: typeof a) => ({
+      pk: 'ACCT#acct_t',
+      sk: `DLV#${d.id}`,
+      run: d.run,
+      attempts: d.attempts,
+      record: JSON.stringify(d),
+      expires_at: Math.floor(Date.now() / 1000) + 60,
+    });
+    dynamo
+      .on(BatchGetCommand)
       .resolvesOnce({ Responses: { webhooks: [stateItem(a)] }, UnprocessedKeys: { webhooks: { Keys: [{ pk: 'ACCT#acct_t', sk: `DLV#${b.id}` }] } } })
       .resolvesOnce({ Responses: { webhooks: [stateItem(b)] } });
 

@@ -15,64 +15,76 @@ const T0 = Date.UTC(2026, 10, 18);
  * A market updating every `stepMs` with silences of whole minutes inserted after some updates, and
  * the same rows cut into files at arbitrary points (as batches and compactions cut them).
  */
-const series = fc.record({
-  stepMs: fc.constantFrom(1_000, 10_000, 60_000),
-  runs: fc.array(fc.record({ updates: fc.integer({ min: 30, max: 200 }), silenceMinutes: fc.constantFrom(0, 0, 0, 2, 4, 7, 12, 45) }), { minLength: 1, maxLength: 6 }),
-  cuts: fc.array(fc.nat(), { maxLength: 8 }),
-}).map(({ stepMs, runs, cuts }) => {
-  const times: number[] = [];
-  const silences: { start: number; end: number }[] = [];
-  let ts = T0;
-  runs.forEach((run, r) => {
-    for (let i = 0; i < run.updates; i += 1) { times.push(ts); ts += stepMs; }
-    // A silence is followed by the next run's updates (the last run's would be the window's tail, not a silence between rows).
-    if (run.silenceMinutes > 0 && r < runs.length - 1) {
-      const last = times[times.length - 1]!;
-      ts = last + run.silenceMinutes * MINUTE;
-      silences.push({ start: last, end: ts });
+const series = fc
+  .record({
+    stepMs: fc.constantFrom(1_000, 10_000, 60_000),
+    runs: fc.array(fc.record({ updates: fc.integer({ min: 30, max: 200 }), silenceMinutes: fc.constantFrom(0, 0, 0, 2, 4, 7, 12, 45) }), {
+      minLength: 1,
+      maxLength: 6,
+    }),
+    cuts: fc.array(fc.nat(), { maxLength: 8 }),
+  })
+  .map(({ stepMs, runs, cuts }) => {
+    const times: number[] = [];
+    const silences: { start: number; end: number }[] = [];
+    let ts = T0;
+    runs.forEach((run, r) => {
+      for (let i = 0; i < run.updates; i += 1) {
+        times.push(ts);
+        ts += stepMs;
+      }
+      // A silence is followed by the next run's updates (the last run's would be the window's tail, not a silence between rows).
+      if (run.silenceMinutes > 0 && r < runs.length - 1) {
+        const last = times[times.length - 1]!;
+        ts = last + run.silenceMinutes * MINUTE;
+        silences.push({ start: last, end: ts });
+      }
+    });
+    const points = [...new Set(cuts.map((c) => c % times.length))].sort((a, b) => a - b);
+    const files: number[][] = [];
+    let from = 0;
+    for (const cut of [...points, times.length]) {
+      if (cut > from) files.push(times.slice(from, cut));
+      from = cut;
     }
+    return { stepMs, times, silences, files };
   });
-  const points = [...new Set(cuts.map((c) => c % times.length))].sort((a, b) => a - b);
-  const files: number[][] = [];
-  let from = 0;
-  for (const cut of [...points, times.length]) {
-    if (cut > from) files.push(times.slice(from, cut));
-    from = cut;
-  }
-  return { stepMs, times, silences, files };
-});
 
 const partsOf = (files: number[][]) => files.map((f) => cadenceOf(f.map((ts) => ({ symbol: 'BTC', ts }))).BTC!);
 
 describe('series coverage from per-file cadence statistics', () => {
   it('finds exactly the silences longer than the floor and five usual intervals, however the rows are cut into files', () => {
-    fc.assert(fc.property(series, ({ stepMs, times, silences, files }) => {
-      const end = times[times.length - 1]!;
-      const coverage = seriesCoverage(partsOf(files), T0, end);
-      const threshold = Math.max(GAP_FLOOR_MS, 5 * stepMs);
-      // The usual interval is measured within a bucket's width (about 9%), so silences near the threshold are left out of the claim.
-      const expected = silences.filter((s) => s.end - s.start > threshold * 1.1);
-      const unexpected = silences.filter((s) => s.end - s.start < threshold * 0.9);
-      for (const s of expected) expect(coverage.gaps).toContainEqual(s);
-      for (const s of unexpected) expect(coverage.gaps).not.toContainEqual(s);
-      expect(coverage.rows).toBe(times.length);
-    }));
+    fc.assert(
+      fc.property(series, ({ stepMs, times, silences, files }) => {
+        const end = times[times.length - 1]!;
+        const coverage = seriesCoverage(partsOf(files), T0, end);
+        const threshold = Math.max(GAP_FLOOR_MS, 5 * stepMs);
+        // The usual interval is measured within a bucket's width (about 9%), so silences near the threshold are left out of the claim.
+        const expected = silences.filter((s) => s.end - s.start > threshold * 1.1);
+        const unexpected = silences.filter((s) => s.end - s.start < threshold * 0.9);
+        for (const s of expected) expect(coverage.gaps).toContainEqual(s);
+        for (const s of unexpected) expect(coverage.gaps).not.toContainEqual(s);
+        expect(coverage.rows).toBe(times.length);
+      }),
+    );
   });
 
   it('keeps completeness and historical coverage between 0 and 1, the latter never above the former', () => {
-    fc.assert(fc.property(series, fc.integer({ min: -3_600_000, max: 3_600_000 }), fc.integer({ min: 0, max: 7_200_000 }), ({ times, files }, startShift, extra) => {
-      const from = T0 + startShift;
-      const end = Math.max(from, times[times.length - 1]! + extra);
-      const coverage = seriesCoverage(partsOf(files), from, end);
-      expect(coverage.completeness).toBeGreaterThanOrEqual(0);
-      expect(coverage.completeness).toBeLessThanOrEqual(1);
-      expect(coverage.historical).toBeGreaterThanOrEqual(0);
-      expect(coverage.historical).toBeLessThanOrEqual(coverage.completeness + 1e-12);
-      for (const gap of coverage.gaps) {
-        expect(gap.start).toBeGreaterThanOrEqual(from);
-        expect(gap.end).toBeLessThanOrEqual(end);
-      }
-    }));
+    fc.assert(
+      fc.property(series, fc.integer({ min: -3_600_000, max: 3_600_000 }), fc.integer({ min: 0, max: 7_200_000 }), ({ times, files }, startShift, extra) => {
+        const from = T0 + startShift;
+        const end = Math.max(from, times[times.length - 1]! + extra);
+        const coverage = seriesCoverage(partsOf(files), from, end);
+        expect(coverage.completeness).toBeGreaterThanOrEqual(0);
+        expect(coverage.completeness).toBeLessThanOrEqual(1);
+        expect(coverage.historical).toBeGreaterThanOrEqual(0);
+        expect(coverage.historical).toBeLessThanOrEqual(coverage.completeness + 1e-12);
+        for (const gap of coverage.gaps) {
+          expect(gap.start).toBeGreaterThanOrEqual(from);
+          expect(gap.end).toBeLessThanOrEqual(end);
+        }
+      }),
+    );
   });
 
   it('is complete for a series without silences, and counts the silence after the last row once it outlasts the threshold', () => {
@@ -115,8 +127,10 @@ describe('the statistics compaction computes in SQL', () => {
     const engine = duckDbEngine({ tempDir: mkdtempSync(join(tmpdir(), 'cadence-')), threads: 1 });
     const rows = [
       ...Array.from({ length: 40 }, (_, i) => ({ symbol: 'BTC', ts: T0 + i * 1_500 + (i % 3) * 7 })),
-      { symbol: 'BTC', ts: T0 + 40 * 1_500 + 9 * MINUTE }, { symbol: 'BTC', ts: T0 + 40 * 1_500 + 9 * MINUTE },
-      { symbol: 'ETH', ts: T0 }, ...Array.from({ length: 5 }, (_, i) => ({ symbol: 'SOL', ts: T0 + i * 20 * MINUTE })),
+      { symbol: 'BTC', ts: T0 + 40 * 1_500 + 9 * MINUTE },
+      { symbol: 'BTC', ts: T0 + 40 * 1_500 + 9 * MINUTE },
+      { symbol: 'ETH', ts: T0 },
+      ...Array.from({ length: 5 }, (_, i) => ({ symbol: 'SOL', ts: T0 + i * 20 * MINUTE })),
     ];
     const values = rows.map((r) => `('${r.symbol}', ${r.ts})`).join(', ');
 
@@ -135,7 +149,12 @@ describe('REST latency minutes', () => {
   it('writes each minute once per scope after it ends, however many requests it had, and adds them up', async () => {
     // Prepare
     const written: LatencyMinute[] = [];
-    const store: LatencyStore = { put: async (_c, m) => { written.push(structuredClone(m)); }, range: async () => written };
+    const store: LatencyStore = {
+      put: async (_c, m) => {
+        written.push(structuredClone(m));
+      },
+      range: async () => written,
+    };
     const recorder = latencyRecorder(() => store, 'c1');
 
     // Act
@@ -144,7 +163,10 @@ describe('REST latency minutes', () => {
     await recorder.record('perpx', 5, T0 + MINUTE + 1);
 
     // Assess
-    expect(written.map((m) => [m.minute, m.scope, m.count])).toEqual([[T0, 'perpx', 50], [T0, 'hip3', 1]]);
+    expect(written.map((m) => [m.minute, m.scope, m.count])).toEqual([
+      [T0, 'perpx', 50],
+      [T0, 'hip3', 1],
+    ]);
     const summary = summarize(written.filter((m) => m.scope === 'perpx'))!;
     expect(summary.meanMs).toBeCloseTo(34.5, 9);
     expect(summary.p99Ms).toBeGreaterThan(50);

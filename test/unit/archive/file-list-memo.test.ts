@@ -7,8 +7,20 @@ import { fileListMemo, sameFiles, viewMemo } from '#core/archive/files.ts';
 import type { ArchiveFile } from '#ports/archive.ts';
 
 const file = (fileId: string, etag = 'e1'): ArchiveFile => ({
-  fileId, key: `archive/${fileId}`, dataset: 'trades', family: 'perpx', day: '2026-11-18', kind: 'compacted', symbols: ['BTC'],
-  rows: 1, bytes: 1, etag, minTs: 0, maxTs: 1, replaces: [], createdAt: 0,
+  fileId,
+  key: `archive/${fileId}`,
+  dataset: 'trades',
+  family: 'perpx',
+  day: '2026-11-18',
+  kind: 'compacted',
+  symbols: ['BTC'],
+  rows: 1,
+  bytes: 1,
+  etag,
+  minTs: 0,
+  maxTs: 1,
+  replaces: [],
+  createdAt: 0,
 });
 
 describe('the file list memory', () => {

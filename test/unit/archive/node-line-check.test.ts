@@ -36,14 +36,18 @@ function mutate(value: unknown, path: readonly (string | number)[], change: { ki
   return copy;
 }
 
-describe('compiledCheck over the node\'s streamed lines', () => {
-  it.each([['node_order_statuses_streaming', NodeOrderStatusesBlock, lines.statuses], ['node_raw_book_diffs_streaming', NodeRawBookDiffsBlock, lines.diffs]] as const)(
-    '%s: accepts exactly the lines valibot accepts, however a line is changed',
-    (_format, schema, sample) => {
-      const accepts = compiledCheck(schema);
-      expect(sample.every((line) => accepts(line) && v.safeParse(schema, line).success)).toBe(true);
-      fc.assert(fc.property(
-        fc.nat(sample.length - 1), fc.nat(), fc.constantFrom<'set' | 'delete' | 'extra'>('set', 'set', 'delete', 'extra'),
+describe("compiledCheck over the node's streamed lines", () => {
+  it.each([
+    ['node_order_statuses_streaming', NodeOrderStatusesBlock, lines.statuses],
+    ['node_raw_book_diffs_streaming', NodeRawBookDiffsBlock, lines.diffs],
+  ] as const)('%s: accepts exactly the lines valibot accepts, however a line is changed', (_format, schema, sample) => {
+    const accepts = compiledCheck(schema);
+    expect(sample.every((line) => accepts(line) && v.safeParse(schema, line).success)).toBe(true);
+    fc.assert(
+      fc.property(
+        fc.nat(sample.length - 1),
+        fc.nat(),
+        fc.constantFrom<'set' | 'delete' | 'extra'>('set', 'set', 'delete', 'extra'),
         fc.oneof(fc.jsonValue(), fc.constantFrom('B', 'A', 'remove', '1.5', '-0.25', '1e5', `0x${'a'.repeat(40)}`, 0, -1, 1.5, 2 ** 53, null)),
         (index, pick, kind, replacement) => {
           const line = sample[index]!;
@@ -51,7 +55,8 @@ describe('compiledCheck over the node\'s streamed lines', () => {
           const changed = mutate(line, all[pick % all.length]!, { kind, replacement });
           expect(accepts(changed)).toBe(v.safeParse(schema, changed).success);
         },
-      ), { numRuns: 2_000 });
-    },
-  );
+      ),
+      { numRuns: 2_000 },
+    );
+  });
 });

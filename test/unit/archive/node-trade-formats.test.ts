@@ -12,14 +12,33 @@ import { derivedTradeId, epochMsOfNaive, type NodeTrade } from '#core/archive/no
 const taker = '0x1111111111111111111111111111111111111111';
 const maker = '0x2222222222222222222222222222222222222222';
 const fill = (over: Record<string, unknown>) => ({
-  coin: 'BTC', px: '97000.5', sz: '0.1', side: 'B', time: 1748217600123, startPosition: '0', dir: 'Open Long',
-  closedPnl: '0.0', hash: '0xabc', oid: 11, crossed: true, fee: '0.97', tid: 555, feeToken: 'USDC', ...over,
+  coin: 'BTC',
+  px: '97000.5',
+  sz: '0.1',
+  side: 'B',
+  time: 1748217600123,
+  startPosition: '0',
+  dir: 'Open Long',
+  closedPnl: '0.0',
+  hash: '0xabc',
+  oid: 11,
+  crossed: true,
+  fee: '0.97',
+  tid: 555,
+  feeToken: 'USDC',
+  ...over,
 });
 const makerFill = (over: Record<string, unknown>) => fill({ side: 'A', crossed: false, oid: 12, fee: '-0.01', dir: 'Open Short', ...over });
 const lines = (...items: unknown[]) => `${items.map((item) => JSON.stringify(item)).join('\n')}\n`;
 
 const nodeTrade = (over: Partial<NodeTrade> = {}): NodeTrade => ({
-  coin: 'ETH', side: 'A', time: '2025-03-22T10:48:33.216798262', px: '2010.5', sz: '1.25', hash: '0xdef', trade_dir_override: 'Na',
+  coin: 'ETH',
+  side: 'A',
+  time: '2025-03-22T10:48:33.216798262',
+  px: '2010.5',
+  sz: '1.25',
+  hash: '0xdef',
+  trade_dir_override: 'Na',
   side_info: [
     { user: maker, start_pos: '3.5', oid: 101, twap_id: null, cloid: null },
     { user: taker, start_pos: '-2', oid: 102, twap_id: 7, cloid: '0x0000000000000000000000000000abcd' },
@@ -36,21 +55,48 @@ describe('node_fills', () => {
     // Assess
     expect(result.ok && result.records).toHaveLength(2);
     expect(result.ok && result.records[0]).toMatchObject({
-      dataset: 'trades', family: 'perpx', symbol: 'BTC', ts: 1748217600123, trade_id: 555, side: 'B', crossed: true,
-      user_address: taker, maker_address: maker, taker_address: taker, order_id: 11, fee: '0.97', tx_hash: '0xabc',
+      dataset: 'trades',
+      family: 'perpx',
+      symbol: 'BTC',
+      ts: 1748217600123,
+      trade_id: 555,
+      side: 'B',
+      crossed: true,
+      user_address: taker,
+      maker_address: maker,
+      taker_address: taker,
+      order_id: 11,
+      fee: '0.97',
+      tx_hash: '0xabc',
     });
   });
 
   it('reads optional fields when present and takes unknown ones without refusing the line', () => {
     const text = lines(
-      [taker, fill({ hash: null, cloid: '0x00000000000000000000000000000001', builderFee: '0.01', builder: maker.toUpperCase().replace('0X', '0x'),
-        deployerFee: '0.002', priorityGas: '0.5', twapId: 4, somethingNew: { nested: true } })],
+      [
+        taker,
+        fill({
+          hash: null,
+          cloid: '0x00000000000000000000000000000001',
+          builderFee: '0.01',
+          builder: maker.toUpperCase().replace('0X', '0x'),
+          deployerFee: '0.002',
+          priorityGas: '0.5',
+          twapId: 4,
+          somethingNew: { nested: true },
+        }),
+      ],
       [maker, makerFill({})],
     );
     const result = parseBatch('node_fills', text);
     expect(result.ok && result.records[0]).toMatchObject({
-      tx_hash: null, cloid: '0x00000000000000000000000000000001', builder_fee: '0.01', builder_address: maker,
-      deployer_fee: '0.002', priority_gas: '0.5', twap_id: 4,
+      tx_hash: null,
+      cloid: '0x00000000000000000000000000000001',
+      builder_fee: '0.01',
+      builder_address: maker,
+      deployer_fee: '0.002',
+      priority_gas: '0.5',
+      twap_id: 4,
     });
   });
 
@@ -79,11 +125,27 @@ describe('node_fills', () => {
 describe('node_trades', () => {
   it('makes one row per trade from the taker (side_info[1], the seller, when side is A)', () => {
     const result = parseBatch('node_trades', lines(nodeTrade()));
-    expect(result.ok && result.records).toEqual([{
-      dataset: 'trades', family: 'perpx', symbol: 'ETH', ts: Date.UTC(2025, 2, 22, 10, 48, 33, 216), trade_id: derivedTradeId(nodeTrade()),
-      side: 'A', price: '2010.5', size: '1.25', crossed: true, start_position: '-2', user_address: taker, tx_hash: '0xdef', order_id: 102,
-      cloid: '0x0000000000000000000000000000abcd', maker_address: maker, taker_address: taker, twap_id: 7,
-    }]);
+    expect(result.ok && result.records).toEqual([
+      {
+        dataset: 'trades',
+        family: 'perpx',
+        symbol: 'ETH',
+        ts: Date.UTC(2025, 2, 22, 10, 48, 33, 216),
+        trade_id: derivedTradeId(nodeTrade()),
+        side: 'A',
+        price: '2010.5',
+        size: '1.25',
+        crossed: true,
+        start_position: '-2',
+        user_address: taker,
+        tx_hash: '0xdef',
+        order_id: 102,
+        cloid: '0x0000000000000000000000000000abcd',
+        maker_address: maker,
+        taker_address: taker,
+        twap_id: 7,
+      },
+    ]);
   });
 
   it('collapses a trade listed twice and keeps distinct trades of one transaction apart', () => {
@@ -93,11 +155,19 @@ describe('node_trades', () => {
   });
 
   it('derives a stable id in [2^52, 2^53) from the content', () => {
-    fc.assert(fc.property(fc.string(), fc.integer({ min: 0 }), fc.integer({ min: 0 }), (hash, a, b) => {
-      const trade = nodeTrade({ hash, side_info: [{ ...nodeTrade().side_info[0], oid: a }, { ...nodeTrade().side_info[1], oid: b }] });
-      const id = derivedTradeId(trade);
-      return Number.isSafeInteger(id) && id >= 2 ** 52 && id < 2 ** 53 && id === derivedTradeId(structuredClone(trade));
-    }));
+    fc.assert(
+      fc.property(fc.string(), fc.integer({ min: 0 }), fc.integer({ min: 0 }), (hash, a, b) => {
+        const trade = nodeTrade({
+          hash,
+          side_info: [
+            { ...nodeTrade().side_info[0], oid: a },
+            { ...nodeTrade().side_info[1], oid: b },
+          ],
+        });
+        const id = derivedTradeId(trade);
+        return Number.isSafeInteger(id) && id >= 2 ** 52 && id < 2 ** 53 && id === derivedTradeId(structuredClone(trade));
+      }),
+    );
   });
 
   it('reads naive times of any precision as UTC', () => {
@@ -126,12 +196,30 @@ describe('node_fills_streaming', () => {
   const coin = fc.constantFrom('BTC', 'ETH', 'xyz:TSLA', 'PURR/USDC', '#12');
   let nextTid = 1;
   /** Both sides of one trade, the taker's first or second. */
-  const trade = fc.record({ coin, buyer: user, seller: user, buyerTakes: fc.boolean(), takerFirst: fc.boolean(), px: fc.integer({ min: 1, max: 99999 }), liquidated: fc.boolean() })
+  const trade = fc
+    .record({
+      coin,
+      buyer: user,
+      seller: user,
+      buyerTakes: fc.boolean(),
+      takerFirst: fc.boolean(),
+      px: fc.integer({ min: 1, max: 99999 }),
+      liquidated: fc.boolean(),
+    })
     .map(({ coin, buyer, seller, buyerTakes, takerFirst, px, liquidated }) => {
       const tid = nextTid++;
       const buy = [buyer, fill({ coin, tid, oid: tid * 2, px: String(px), side: 'B', crossed: buyerTakes })];
-      const sell = [seller, makerFill({ coin, tid, oid: tid * 2 + 1, px: String(px), crossed: !buyerTakes,
-        ...(liquidated && { liquidation: { liquidatedUser: seller, markPx: '1', method: 'market' } }) })];
+      const sell = [
+        seller,
+        makerFill({
+          coin,
+          tid,
+          oid: tid * 2 + 1,
+          px: String(px),
+          crossed: !buyerTakes,
+          ...(liquidated && { liquidation: { liquidatedUser: seller, markPx: '1', method: 'market' } }),
+        }),
+      ];
       const [takerSide, makerSide] = buyerTakes ? [buy, sell] : [sell, buy];
       return takerFirst ? [takerSide, makerSide] : [makerSide, takerSide];
     });
@@ -139,23 +227,26 @@ describe('node_fills_streaming', () => {
   const sorted = (records: unknown[]) => records.map((r) => JSON.stringify(r)).sort();
 
   it('gives, for the same blocks, the rows their by-block form gives, however the events are spread over lines', () => {
-    fc.assert(fc.property(blocks, fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 64, maxLength: 64 }), (generated, cuts) => {
-      const byBlock = generated.map((trades, b) => envelope(1000 + b, trades.flat()));
-      // Streaming: each block's events in order, cut into lines of 1 to 3 events (a trade's sides may part).
-      const streaming: unknown[] = [];
-      let c = 0;
-      for (const block of byBlock) {
-        for (let at = 0; at < block.events.length;) {
-          const size = cuts[c++ % cuts.length]!;
-          streaming.push({ ...block, local_time: `2025-08-01T00:00:0${c % 10}.5`, events: block.events.slice(at, at + size) });
-          at += size;
+    fc.assert(
+      fc.property(blocks, fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 64, maxLength: 64 }), (generated, cuts) => {
+        const byBlock = generated.map((trades, b) => envelope(1000 + b, trades.flat()));
+        // Streaming: each block's events in order, cut into lines of 1 to 3 events (a trade's sides may part).
+        const streaming: unknown[] = [];
+        let c = 0;
+        for (const block of byBlock) {
+          for (let at = 0; at < block.events.length; ) {
+            const size = cuts[c++ % cuts.length]!;
+            streaming.push({ ...block, local_time: `2025-08-01T00:00:0${c % 10}.5`, events: block.events.slice(at, at + size) });
+            at += size;
+          }
         }
-      }
-      const a = parseBatch('node_fills_by_block', lines(...byBlock));
-      const b = parseBatch('node_fills_streaming', lines(...streaming));
-      expect(a.ok && b.ok).toBe(true);
-      expect(b.ok && sorted(b.records)).toEqual(a.ok && sorted(a.records));
-    }), { numRuns: 100 });
+        const a = parseBatch('node_fills_by_block', lines(...byBlock));
+        const b = parseBatch('node_fills_streaming', lines(...streaming));
+        expect(a.ok && b.ok).toBe(true);
+        expect(b.ok && sorted(b.records)).toEqual(a.ok && sorted(a.records));
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('refuses a malformed envelope naming the line', () => {

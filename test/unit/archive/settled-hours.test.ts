@@ -11,12 +11,15 @@ const HOUR = 3_600_000;
 
 describe('unsettledFrom', () => {
   it('starts at an hour that compaction cannot have folded, even with its clock a minute ahead, and leaves out no hour it cannot', () => {
-    fc.assert(fc.property(fc.integer({ min: 1_600_000_000_000, max: 2_000_000_000_000 }), fc.integer({ min: 0, max: 60_000 }), (now, ahead) => {
-      const first = unsettledFrom(now);
-      expect(first % HOUR).toBe(0);
-      for (let hour = first; hour < now + 2 * HOUR; hour += HOUR) expect(hourSettled(hour, now + ahead)).toBe(false);
-      // The hour before it may have been folded by a clock a minute ahead.
-      expect(hourSettled(first - HOUR, now + 60_000)).toBe(true);
-    }), { numRuns: 2_000 });
+    fc.assert(
+      fc.property(fc.integer({ min: 1_600_000_000_000, max: 2_000_000_000_000 }), fc.integer({ min: 0, max: 60_000 }), (now, ahead) => {
+        const first = unsettledFrom(now);
+        expect(first % HOUR).toBe(0);
+        for (let hour = first; hour < now + 2 * HOUR; hour += HOUR) expect(hourSettled(hour, now + ahead)).toBe(false);
+        // The hour before it may have been folded by a clock a minute ahead.
+        expect(hourSettled(first - HOUR, now + 60_000)).toBe(true);
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });

@@ -32,8 +32,12 @@ describe('formatOfContent', () => {
   it('reads a block spread over lines as streaming', () => {
     expect(formatOfContent([envelope(1, [[user, {}]]), envelope(1, [[user, {}]])].join('\n'))).toBe('node_fills_streaming');
     expect(formatOfContent([envelope(1, [[user, {}]]), envelope(2, [[user, {}]])].join('\n'))).toBe('node_fills_by_block');
-    expect(formatOfContent([envelope(1, [{ raw_book_diff: 'remove' }]), envelope(1, [{ raw_book_diff: 'remove' }])].join('\n'))).toBe('node_raw_book_diffs_streaming');
-    expect(formatOfContent([envelope(1, [{ raw_book_diff: 'remove' }]), envelope(2, [{ raw_book_diff: 'remove' }])].join('\n'))).toBe('node_raw_book_diffs_by_block');
+    expect(formatOfContent([envelope(1, [{ raw_book_diff: 'remove' }]), envelope(1, [{ raw_book_diff: 'remove' }])].join('\n'))).toBe(
+      'node_raw_book_diffs_streaming',
+    );
+    expect(formatOfContent([envelope(1, [{ raw_book_diff: 'remove' }]), envelope(2, [{ raw_book_diff: 'remove' }])].join('\n'))).toBe(
+      'node_raw_book_diffs_by_block',
+    );
     const status = { time: 't', user, hash: null, builder: null, status: 'open', order: {} };
     expect(formatOfContent([envelope(5, [status]), envelope(5, [status]), envelope(6, [status])].join('\n'))).toBe('node_order_statuses_streaming');
   });

@@ -29,45 +29,95 @@ describe('asset_ctxs', () => {
     // Assess
     expect(result.ok && result.records).toEqual([
       { dataset: 'funding', family: 'perpx', symbol: 'BTC', ts: T, funding_rate: '0.0000125', premium: '0.00031' },
-      { dataset: 'open_interest', family: 'perpx', symbol: 'BTC', ts: T, open_interest: '30000.5', mark_price: '115020.0', oracle_price: '115010.0', mid_price: '115021.5', day_ntl_volume: '1234567890.12' },
+      {
+        dataset: 'open_interest',
+        family: 'perpx',
+        symbol: 'BTC',
+        ts: T,
+        open_interest: '30000.5',
+        mark_price: '115020.0',
+        oracle_price: '115010.0',
+        mid_price: '115021.5',
+        day_ntl_volume: '1234567890.12',
+      },
       { dataset: 'funding', family: 'hip3', symbol: 'xyz:TSLA', ts: T, funding_rate: '0.0000125' },
-      { dataset: 'open_interest', family: 'hip3', symbol: 'xyz:TSLA', ts: T, open_interest: '100', mark_price: '302', oracle_price: '301.5', day_ntl_volume: '5000' },
+      {
+        dataset: 'open_interest',
+        family: 'hip3',
+        symbol: 'xyz:TSLA',
+        ts: T,
+        open_interest: '100',
+        mark_price: '302',
+        oracle_price: '301.5',
+        day_ntl_volume: '5000',
+      },
       { dataset: 'funding', family: 'perpx', symbol: 'ZRO', ts: T + 60_500, funding_rate: '-0.0000032' },
-      { dataset: 'open_interest', family: 'perpx', symbol: 'ZRO', ts: T + 60_500, open_interest: '7', mark_price: '2.2', oracle_price: '2.1', day_ntl_volume: '0' },
+      {
+        dataset: 'open_interest',
+        family: 'perpx',
+        symbol: 'ZRO',
+        ts: T + 60_500,
+        open_interest: '7',
+        mark_price: '2.2',
+        oracle_price: '2.1',
+        day_ntl_volume: '0',
+      },
     ]);
   });
 
   it('finds columns by name in any order and spelling, ignores new ones, and reads quoted cells', () => {
     const text = ['"coin","time","mark_px","open_interest","new_column"', '"ETH","2025-08-01 00:00:00","3500.1","12.5","x"'].join('\n');
     const result = parseBatch('asset_ctxs', text);
-    expect(result.ok && result.records).toEqual([{ dataset: 'open_interest', family: 'perpx', symbol: 'ETH', ts: T, open_interest: '12.5', mark_price: '3500.1' }]);
+    expect(result.ok && result.records).toEqual([
+      { dataset: 'open_interest', family: 'perpx', symbol: 'ETH', ts: T, open_interest: '12.5', mark_price: '3500.1' },
+    ]);
     const camel = parseBatch('asset_ctxs', 'time,coin,openInterest,markPx,dayNtlVlm\n2025-08-01T00:00:00Z,ETH,12.5,3500.1,99\n');
-    expect(camel.ok && camel.records).toEqual([{ dataset: 'open_interest', family: 'perpx', symbol: 'ETH', ts: T, open_interest: '12.5', mark_price: '3500.1', day_ntl_volume: '99' }]);
+    expect(camel.ok && camel.records).toEqual([
+      { dataset: 'open_interest', family: 'perpx', symbol: 'ETH', ts: T, open_interest: '12.5', mark_price: '3500.1', day_ntl_volume: '99' },
+    ]);
     expect(formatOfContent('time,coin,openInterest\n')).toBe('asset_ctxs');
   });
 
   it('refuses naming the line and the column', () => {
-    const text = [HEADER, '2025-08-01T00:00:00Z,BTC,0.1,1,1,1,1,1,1,1,1,1', '2025-08-01T00:00:00Z,ETH,abc,1,1,1,1,1,1,1,1,1', '2025-08-01,SOL,0.1,1,1,1,1,1,1,1,1,1', 'x,y'].join('\n');
+    const text = [
+      HEADER,
+      '2025-08-01T00:00:00Z,BTC,0.1,1,1,1,1,1,1,1,1,1',
+      '2025-08-01T00:00:00Z,ETH,abc,1,1,1,1,1,1,1,1,1',
+      '2025-08-01,SOL,0.1,1,1,1,1,1,1,1,1,1',
+      'x,y',
+    ].join('\n');
     const result = parseBatch('asset_ctxs', text);
     expect(!result.ok && result.reason).toBe(
       'batch refused (asset_ctxs): line 3: funding must be a number (got "abc"); line 4: time must be an ISO time (got "2025-08-01"); line 5: 2 cells where the header has 12',
     );
-    expect(parseBatch('asset_ctxs', 'time,coin,price\n')).toMatchObject({ ok: false, reason: expect.stringMatching(/line 1: a header with time, coin and funding or open_interest/) });
+    expect(parseBatch('asset_ctxs', 'time,coin,price\n')).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/line 1: a header with time, coin and funding or open_interest/),
+    });
   });
 
   it('rewrites any number cell in exponent form as the same decimal, digit for digit (property)', () => {
-    fc.assert(fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: -40, max: 40 }), (units, exponent) => {
-      // Prepare: units x 10^exponent written in exponent form, and as plain digits
-      const text = `${units}e${exponent}`;
-      // Act
-      const plain = plainDecimal(text)!;
-      // Assess: the same value (units x 10^exponent), in canonical plain form
-      const { units: got, scale } = parseDecimal(plain);
-      const [l, r] = exponent >= 0 ? [units * 10n ** BigInt(exponent + scale), got] : [units * 10n ** BigInt(scale), got * 10n ** BigInt(-exponent)];
-      expect(l).toBe(r);
-      expect(plain).toMatch(/^-?(0|[1-9]\d*)(\.\d*[1-9])?$/);
-    }));
-    expect([plainDecimal(''), plainDecimal('NaN'), plainDecimal('1.2.3'), plainDecimal('.5'), plainDecimal('-0.0'), plainDecimal('100.0')]).toEqual([undefined, undefined, null, '0.5', '-0.0', '100.0']);
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: -40, max: 40 }), (units, exponent) => {
+        // Prepare: units x 10^exponent written in exponent form, and as plain digits
+        const text = `${units}e${exponent}`;
+        // Act
+        const plain = plainDecimal(text)!;
+        // Assess: the same value (units x 10^exponent), in canonical plain form
+        const { units: got, scale } = parseDecimal(plain);
+        const [l, r] = exponent >= 0 ? [units * 10n ** BigInt(exponent + scale), got] : [units * 10n ** BigInt(scale), got * 10n ** BigInt(-exponent)];
+        expect(l).toBe(r);
+        expect(plain).toMatch(/^-?(0|[1-9]\d*)(\.\d*[1-9])?$/);
+      }),
+    );
+    expect([plainDecimal(''), plainDecimal('NaN'), plainDecimal('1.2.3'), plainDecimal('.5'), plainDecimal('-0.0'), plainDecimal('100.0')]).toEqual([
+      undefined,
+      undefined,
+      null,
+      '0.5',
+      '-0.0',
+      '100.0',
+    ]);
   });
 
   it('reads the times and cells the archive writes', () => {
@@ -81,22 +131,64 @@ describe('asset_ctxs', () => {
 const levels = (bids: [string, string, number][], asks: [string, string, number][]) => [bids, asks].map((side) => side.map(([px, sz, n]) => ({ px, sz, n })));
 
 describe('l2_book', () => {
-  it('makes a native snapshot of each line at the venue\'s time, whatever envelope the line has', () => {
+  it("makes a native snapshot of each line at the venue's time, whatever envelope the line has", () => {
     // Prepare: the archive's line, the websocket message, the info answer, a line without the venue's time
-    const data = { coin: 'SOL', time: T + 5_388, levels: levels([['150.1', '10.0', 2], ['150', '3', 1]], [['150.2', '1', 1]]) };
+    const data = {
+      coin: 'SOL',
+      time: T + 5_388,
+      levels: levels(
+        [
+          ['150.1', '10.0', 2],
+          ['150', '3', 1],
+        ],
+        [['150.2', '1', 1]],
+      ),
+    };
     const text = [
       { time: '2025-08-01T00:00:05.402514755', ver_num: 1, raw: { channel: 'l2Book', data } },
       { channel: 'l2Book', data: { ...data, time: T + 6_000 } },
       { ...data, time: T + 7_000 },
       { time: '2025-08-01T00:00:08.000000001', raw: { channel: 'l2Book', data: { coin: '@107', levels: levels([], []) } } },
-    ].map((line) => JSON.stringify(line)).join('\n');
+    ]
+      .map((line) => JSON.stringify(line))
+      .join('\n');
     // Act
     const result = parseBatch('l2_book', text, { spotNames: new Map([[107, 'HYPE-USDC']]) });
     // Assess
     expect(result.ok && result.records).toEqual([
-      { dataset: 'l2_snapshots', family: 'perpx', symbol: 'SOL', ts: T + 5_388, bids: [['150.1', '10.0', 2], ['150', '3', 1]], asks: [['150.2', '1', 1]] },
-      { dataset: 'l2_snapshots', family: 'perpx', symbol: 'SOL', ts: T + 6_000, bids: [['150.1', '10.0', 2], ['150', '3', 1]], asks: [['150.2', '1', 1]] },
-      { dataset: 'l2_snapshots', family: 'perpx', symbol: 'SOL', ts: T + 7_000, bids: [['150.1', '10.0', 2], ['150', '3', 1]], asks: [['150.2', '1', 1]] },
+      {
+        dataset: 'l2_snapshots',
+        family: 'perpx',
+        symbol: 'SOL',
+        ts: T + 5_388,
+        bids: [
+          ['150.1', '10.0', 2],
+          ['150', '3', 1],
+        ],
+        asks: [['150.2', '1', 1]],
+      },
+      {
+        dataset: 'l2_snapshots',
+        family: 'perpx',
+        symbol: 'SOL',
+        ts: T + 6_000,
+        bids: [
+          ['150.1', '10.0', 2],
+          ['150', '3', 1],
+        ],
+        asks: [['150.2', '1', 1]],
+      },
+      {
+        dataset: 'l2_snapshots',
+        family: 'perpx',
+        symbol: 'SOL',
+        ts: T + 7_000,
+        bids: [
+          ['150.1', '10.0', 2],
+          ['150', '3', 1],
+        ],
+        asks: [['150.2', '1', 1]],
+      },
       { dataset: 'l2_snapshots', family: 'spot', symbol: 'HYPE-USDC', ts: T + 8_000, bids: [], asks: [] },
     ]);
   });
@@ -109,7 +201,12 @@ describe('l2_book', () => {
 
   it('refuses naming the line and the field', () => {
     const good = JSON.stringify({ raw: { channel: 'l2Book', data: { coin: 'BTC', time: T, levels: levels([], []) } } });
-    const text = [good, JSON.stringify({ raw: { channel: 'trades', data: [] } }), JSON.stringify({ raw: { channel: 'l2Book', data: { coin: 'BTC', time: T, levels: [[{ px: '1', sz: 'x', n: 1 }], []] } } }), '{"raw": {"chan'].join('\n');
+    const text = [
+      good,
+      JSON.stringify({ raw: { channel: 'trades', data: [] } }),
+      JSON.stringify({ raw: { channel: 'l2Book', data: { coin: 'BTC', time: T, levels: [[{ px: '1', sz: 'x', n: 1 }], []] } } }),
+      '{"raw": {"chan',
+    ].join('\n');
     const result = parseBatch('l2_book', text);
     expect(!result.ok && result.reason).toBe(
       'batch refused (l2_book): line 2: raw.channel must be l2Book (got "trades"); line 3: raw.data.levels.0.0.sz must be a decimal string; line 4: not JSON',
@@ -132,30 +229,53 @@ const spotMeta = {
 };
 
 describe('spot_meta', () => {
-  it('lists every pair as a spot instrument with its tokens, named BASE-QUOTE where its tokens make the family\'s form', () => {
+  it("lists every pair as a spot instrument with its tokens, named BASE-QUOTE where its tokens make the family's form", () => {
     // Act: as spotMeta answers, and as spotMetaAndAssetCtxs does
     const result = parseBatch('spot_meta', JSON.stringify(spotMeta), { at: T });
     const pairResult = parseBatch('spot_meta', JSON.stringify([spotMeta, [{ coin: 'PURR/USDC', markPx: '0.2' }]]), { at: T });
     // Assess
     expect(result.ok && result.records.map((r) => r.symbol)).toEqual(['PURR-USDC', 'HYPE-USDC', '@5']);
     expect(result.ok && result.records[1]).toEqual({
-      dataset: 'instruments', family: 'spot', symbol: 'HYPE-USDC', ts: T, market_type: 'spot', sz_decimals: 2, quote: 'USDC',
-      spot_pair: { pair_index: 107, name: '@107', is_canonical: false, base_token: 'HYPE', base_token_id: 150, base_wei_decimals: 8, quote_token_id: 0, quote_sz_decimals: 8, quote_wei_decimals: 8 },
+      dataset: 'instruments',
+      family: 'spot',
+      symbol: 'HYPE-USDC',
+      ts: T,
+      market_type: 'spot',
+      sz_decimals: 2,
+      quote: 'USDC',
+      spot_pair: {
+        pair_index: 107,
+        name: '@107',
+        is_canonical: false,
+        base_token: 'HYPE',
+        base_token_id: 150,
+        base_wei_decimals: 8,
+        quote_token_id: 0,
+        quote_sz_decimals: 8,
+        quote_wei_decimals: 8,
+      },
     });
     expect(pairResult.ok && pairResult.records).toEqual(result.ok && result.records);
-    expect(result.ok && spotNamesOf(result.records)).toEqual(new Map([[0, 'PURR-USDC'], [107, 'HYPE-USDC'], [5, '@5']]));
+    expect(result.ok && spotNamesOf(result.records)).toEqual(
+      new Map([
+        [0, 'PURR-USDC'],
+        [107, 'HYPE-USDC'],
+        [5, '@5'],
+      ]),
+    );
   });
 
   it('refuses metadata missing its parts, naming them', () => {
     expect(parseBatch('spot_meta', JSON.stringify({ universe: [] }))).toMatchObject({ ok: false, reason: expect.stringMatching(/tokens: Invalid key/) });
     expect(parseBatch('spot_meta', JSON.stringify({ ...spotMeta, universe: [{ name: '@9', tokens: [99, 0], index: 9 }] }))).toMatchObject({
-      ok: false, reason: 'batch refused (spot_meta): pair @9 (index 9) names token 99, which tokens do not list',
+      ok: false,
+      reason: 'batch refused (spot_meta): pair @9 (index 9) names token 99, which tokens do not list',
     });
   });
 });
 
 describe('sniffing the archive and metadata formats', () => {
-  it('tells them by the archive\'s path names', () => {
+  it("tells them by the archive's path names", () => {
     expect(formatOfPath('hyperliquid-archive/asset_ctxs/20250801.csv.lz4')).toBe('asset_ctxs');
     expect(formatOfPath('market_data/20250801/9/l2Book/BTC.lz4')).toBe('l2_book');
     expect(formatOfPath('meta/spotMeta.json')).toBe('spot_meta');
@@ -170,8 +290,10 @@ describe('sniffing the archive and metadata formats', () => {
     expect(formatOfContent(JSON.stringify([spotMeta, []]))).toBe('spot_meta');
   });
 
-  it('says what it found when the file is no format of this venue (another venue\'s message, another CSV)', () => {
-    expect(formatOfContent(JSON.stringify({ channel: 'trade:1', type: 'update/trade', trades: [] }))).toEqual({ error: expect.stringMatching(/^line 1: no format of the venue's files/) });
-    expect(formatOfContent('market_id,price,size\n1,2,3')).toEqual({ error: 'line 1: a CSV header the venue\'s asset_ctxs do not have (market_id,price,size)' });
+  it("says what it found when the file is no format of this venue (another venue's message, another CSV)", () => {
+    expect(formatOfContent(JSON.stringify({ channel: 'trade:1', type: 'update/trade', trades: [] }))).toEqual({
+      error: expect.stringMatching(/^line 1: no format of the venue's files/),
+    });
+    expect(formatOfContent('market_id,price,size\n1,2,3')).toEqual({ error: "line 1: a CSV header the venue's asset_ctxs do not have (market_id,price,size)" });
   });
 });

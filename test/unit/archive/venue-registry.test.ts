@@ -16,8 +16,13 @@ describe('unseenInstruments', () => {
   it('lists each new market once, as its family has it, and none the registry knows', () => {
     // Prepare
     const records: NormalizedRecord[] = [
-      trade('perpx', 'BTC', T + 5, '0.001'), trade('perpx', 'BTC', T + 1, '0.12'), trade('perpx', 'ETH', T, '1'),
-      trade('hip3', 'xyz:TSLA', T, '2.50'), trade('spot', 'HYPE-USDC', T, '3'), trade('spot', '@300', T, '3'), trade('hip4', '#10', T, '7'),
+      trade('perpx', 'BTC', T + 5, '0.001'),
+      trade('perpx', 'BTC', T + 1, '0.12'),
+      trade('perpx', 'ETH', T, '1'),
+      trade('hip3', 'xyz:TSLA', T, '2.50'),
+      trade('spot', 'HYPE-USDC', T, '3'),
+      trade('spot', '@300', T, '3'),
+      trade('hip4', '#10', T, '7'),
       trade('altx', 'ETH', T, '1'),
       { dataset: 'l4_checkpoints', family: 'perpx', symbol: 'SOL', ts: T, block_number: 1, seq: 0, bids: [[1, '0x11', '150', '0.25', null]], asks: [] },
       { dataset: 'funding', family: 'perpx', symbol: 'DOGE', ts: T, funding_rate: '0.0001' },
@@ -47,12 +52,20 @@ describe('unseenInstruments', () => {
   });
 
   it('lists a market at its first row with the most decimals its sizes carry (property)', () => {
-    const sizes = fc.array(fc.record({ at: fc.integer({ min: 0, max: 1_000_000 }), units: fc.integer({ min: 1, max: 99_999 }), scale: fc.integer({ min: 0, max: 8 }) }), { minLength: 1, maxLength: 20 });
-    fc.assert(fc.property(sizes, (list) => {
-      const text = ({ units, scale }: { units: number; scale: number }) => (units / 10 ** scale).toFixed(scale);
-      const [instrument] = unseenInstruments(list.map((s) => trade('perpx', 'BTC', T + s.at, text(s))), new Set());
-      const decimals = Math.max(...list.map((s) => text(s).split('.')[1]?.replace(/0+$/, '').length ?? 0));
-      expect(instrument).toMatchObject({ ts: T + Math.min(...list.map((s) => s.at)), sz_decimals: decimals });
-    }));
+    const sizes = fc.array(
+      fc.record({ at: fc.integer({ min: 0, max: 1_000_000 }), units: fc.integer({ min: 1, max: 99_999 }), scale: fc.integer({ min: 0, max: 8 }) }),
+      { minLength: 1, maxLength: 20 },
+    );
+    fc.assert(
+      fc.property(sizes, (list) => {
+        const text = ({ units, scale }: { units: number; scale: number }) => (units / 10 ** scale).toFixed(scale);
+        const [instrument] = unseenInstruments(
+          list.map((s) => trade('perpx', 'BTC', T + s.at, text(s))),
+          new Set(),
+        );
+        const decimals = Math.max(...list.map((s) => text(s).split('.')[1]?.replace(/0+$/, '').length ?? 0));
+        expect(instrument).toMatchObject({ ts: T + Math.min(...list.map((s) => s.at)), sz_decimals: decimals });
+      }),
+    );
   });
 });

@@ -5,8 +5,22 @@ import { mayShareRows } from '#core/archive/read.ts';
 import type { ArchiveFile } from '#ports/archive.ts';
 
 const file = (fileId: string, over: Partial<ArchiveFile> = {}): ArchiveFile => ({
-  fileId, key: `k/${fileId}`, dataset: 'trades', family: 'perpx', day: '2026-10-05', kind: 'compacted', symbol: 'BTC', symbols: ['BTC'],
-  rows: 1, bytes: 1, etag: 'e', minTs: 0, maxTs: 1, replaces: [], createdAt: 1, ...over,
+  fileId,
+  key: `k/${fileId}`,
+  dataset: 'trades',
+  family: 'perpx',
+  day: '2026-10-05',
+  kind: 'compacted',
+  symbol: 'BTC',
+  symbols: ['BTC'],
+  rows: 1,
+  bytes: 1,
+  etag: 'e',
+  minTs: 0,
+  maxTs: 1,
+  replaces: [],
+  createdAt: 1,
+  ...over,
 });
 const ids = (files: ArchiveFile[]) => files.map((f) => f.fileId).sort();
 
@@ -32,27 +46,38 @@ describe('visible files across the tiers', () => {
   });
 
   it('never shows a file that a visible file replaces, whatever the order of the chain', () => {
-    fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 1, maxLength: 10 }), (order) => {
-      // A chain raw -> m -> h -> d, listed in any order with duplicates.
-      const chain = [file('raw', { kind: 'delta' }), file('m', { kind: 'delta', tier: 'minute', hour: 1, replaces: ['raw'] }),
-        file('h', { tier: 'hour', hour: 1, replaces: ['m'] }), file('d', { replaces: ['h'] })];
-      const picked = order.map((i) => chain[i % chain.length]!);
-      const visible = visibleFiles(picked.filter((f) => f.kind === 'compacted'), picked.filter((f) => f.kind === 'delta'));
-      const replaced = new Set(picked.flatMap((f) => f.replaces));
-      expect(visible.filter((f) => replaced.has(f.fileId))).toEqual([]);
-      expect(visible.length).toBeGreaterThan(0);
-    }));
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 1, maxLength: 10 }), (order) => {
+        // A chain raw -> m -> h -> d, listed in any order with duplicates.
+        const chain = [
+          file('raw', { kind: 'delta' }),
+          file('m', { kind: 'delta', tier: 'minute', hour: 1, replaces: ['raw'] }),
+          file('h', { tier: 'hour', hour: 1, replaces: ['m'] }),
+          file('d', { replaces: ['h'] }),
+        ];
+        const picked = order.map((i) => chain[i % chain.length]!);
+        const visible = visibleFiles(
+          picked.filter((f) => f.kind === 'compacted'),
+          picked.filter((f) => f.kind === 'delta'),
+        );
+        const replaced = new Set(picked.flatMap((f) => f.replaces));
+        expect(visible.filter((f) => replaced.has(f.fileId))).toEqual([]);
+        expect(visible.length).toBeGreaterThan(0);
+      }),
+    );
   });
 });
 
 describe('whether a read must collapse duplicate rows (mayShareRows)', () => {
-  it('reads the hour files of many symbols, and one symbol\'s hours, without deduplicating', () => {
-    const hours = ['BTC', 'ETH', 'SOL'].flatMap((symbol) => [0, 1, 2].map((hour) => file(`${symbol}${hour}`, { symbol, symbols: [symbol], tier: 'hour', hour, minTs: hour * 10, maxTs: hour * 10 + 9 })));
+  it("reads the hour files of many symbols, and one symbol's hours, without deduplicating", () => {
+    const hours = ['BTC', 'ETH', 'SOL'].flatMap((symbol) =>
+      [0, 1, 2].map((hour) => file(`${symbol}${hour}`, { symbol, symbols: [symbol], tier: 'hour', hour, minTs: hour * 10, maxTs: hour * 10 + 9 })),
+    );
     expect(mayShareRows(hours)).toBe(false);
     expect(mayShareRows([hours[0]!])).toBe(false);
   });
 
-  it('deduplicates when a delta is read, when one symbol\'s files overlap in time, or when an all-symbol file meets another file', () => {
+  it("deduplicates when a delta is read, when one symbol's files overlap in time, or when an all-symbol file meets another file", () => {
     const btc = file('b', { minTs: 0, maxTs: 10 });
     expect(mayShareRows([btc, file('d', { kind: 'delta', symbol: undefined, symbols: ['BTC'], minTs: 50, maxTs: 60 })])).toBe(true);
     expect(mayShareRows([btc, file('b2', { minTs: 10, maxTs: 20 })])).toBe(true);

@@ -11,18 +11,20 @@ const symbols: Figure = { name: '/v1/symbols from the container cache, p50', val
 const minute: Figure = { name: 'breadth: compute one minute', value: 1.25, unit: 'ms', samples: 200 };
 
 describe('mergeRun', () => {
-  it('replaces the figures of the bench it ran and keeps the other benches\' as they were', () => {
+  it("replaces the figures of the bench it ran and keeps the other benches' as they were", () => {
     // Prepare
     const before = mergeRun(mergeRun(EMPTY_RESULTS, 'quality', [coverage, symbols], monday), 'breadth', [minute], monday);
     // Act
     const after = mergeRun(before, 'quality', [{ ...coverage, value: 90 }], friday);
     // Assess
     expect(after.benches.breadth).toEqual(before.benches.breadth);
-    expect(after.benches.quality).toEqual({ 'coverage, p50': { value: 90, unit: 'ms', floor: coverage.floor, ratio: coverage.ratio, samples: 200, ...friday } });
+    expect(after.benches.quality).toEqual({
+      'coverage, p50': { value: 90, unit: 'ms', floor: coverage.floor, ratio: coverage.ratio, samples: 200, ...friday },
+    });
     expect(Object.keys(after.benches.quality!)).not.toContain(symbols.name);
   });
 
-  it('stamps every figure with the run\'s date, Node version and cores, and leaves out what a figure lacks', () => {
+  it("stamps every figure with the run's date, Node version and cores, and leaves out what a figure lacks", () => {
     // Act
     const merged = mergeRun(EMPTY_RESULTS, 'quality', [symbols], friday);
     // Assess
@@ -67,15 +69,19 @@ describe('renderResults', () => {
       value: fc.double({ noNaN: true, noDefaultInfinity: true }),
       unit: fc.constantFrom('ms', 'rows/s', 'MB'),
     });
-    fc.assert(fc.property(fc.dictionary(fc.constantFrom('archive', 'quality', 'soak'), fc.array(figure, { maxLength: 8 })), (runs) => {
-      // Prepare
-      const results = Object.entries(runs).reduce<BenchResults>((r, [bench, figures]) => mergeRun(r, bench, figures, monday), EMPTY_RESULTS);
-      const recorded = Object.values(results.benches).reduce((n, figures) => n + Object.keys(figures).length, 0);
-      // Act
-      const rows = renderResults(results).split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| Figure |'));
-      // Assess
-      expect(rows).toHaveLength(recorded);
-    }));
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom('archive', 'quality', 'soak'), fc.array(figure, { maxLength: 8 })), (runs) => {
+        // Prepare
+        const results = Object.entries(runs).reduce<BenchResults>((r, [bench, figures]) => mergeRun(r, bench, figures, monday), EMPTY_RESULTS);
+        const recorded = Object.values(results.benches).reduce((n, figures) => n + Object.keys(figures).length, 0);
+        // Act
+        const rows = renderResults(results)
+          .split('\n')
+          .filter((line) => line.startsWith('| ') && !line.startsWith('| Figure |'));
+        // Assess
+        expect(rows).toHaveLength(recorded);
+      }),
+    );
   });
 });
 

@@ -11,7 +11,9 @@ function ledgerAt(used: number): CreditLedger {
       total += credits;
       return { before: total - credits, after: total };
     },
-    async used() { return total; },
+    async used() {
+      return total;
+    },
   };
 }
 
@@ -35,19 +37,39 @@ describe('crossedLevels', () => {
 describe('chargeRequest', () => {
   it('announces each level reached with what remains, and nothing for an unmetered plan', async () => {
     const announced: UserEventMessage[] = [];
-    const deps = (used: number) => ({ ledger: ledgerAt(used), clock: { now: () => NOW }, announce: async (e: UserEventMessage) => { announced.push(e); } });
+    const deps = (used: number) => ({
+      ledger: ledgerAt(used),
+      clock: { now: () => NOW },
+      announce: async (e: UserEventMessage) => {
+        announced.push(e);
+      },
+    });
 
     await chargeRequest(deps(59_999_999), { id: 'acct_1', plan: 'build' }, 500);
     await chargeRequest(deps(10_000_000_000), { id: 'acct_2', plan: 'enterprise' }, 500);
 
-    expect(announced).toEqual([{
-      type: 'billing.credit_low.v1', account_id: 'acct_1', month: '2026-11', level_pct: 25, credits_remaining: 20_000_000, credits_limit: 80_000_000, at: NOW,
-    }]);
+    expect(announced).toEqual([
+      {
+        type: 'billing.credit_low.v1',
+        account_id: 'acct_1',
+        month: '2026-11',
+        level_pct: 25,
+        credits_remaining: 20_000_000,
+        credits_limit: 80_000_000,
+        at: NOW,
+      },
+    ]);
   });
 
-  it('uses the account\'s own monthly credits when it has them instead of the plan\'s', async () => {
+  it("uses the account's own monthly credits when it has them instead of the plan's", async () => {
     const announced: UserEventMessage[] = [];
-    const deps = { ledger: ledgerAt(374), clock: { now: () => NOW }, announce: async (e: UserEventMessage) => { announced.push(e); } };
+    const deps = {
+      ledger: ledgerAt(374),
+      clock: { now: () => NOW },
+      announce: async (e: UserEventMessage) => {
+        announced.push(e);
+      },
+    };
 
     await chargeRequest(deps, { id: 'acct_3', plan: 'pro', monthlyCredits: 500 }, 10);
 
@@ -56,10 +78,22 @@ describe('chargeRequest', () => {
 });
 
 describe('beginCharge', () => {
-  const deps = (ledger: CreditLedger, announced: UserEventMessage[]) => ({ ledger, clock: { now: () => NOW }, announce: async (e: UserEventMessage) => { announced.push(e); } });
+  const deps = (ledger: CreditLedger, announced: UserEventMessage[]) => ({
+    ledger,
+    clock: { now: () => NOW },
+    announce: async (e: UserEventMessage) => {
+      announced.push(e);
+    },
+  });
 
   it('debits the minimum before the rows are known, and in all what chargeRequest debits, announcing the same levels', async () => {
-    for (const [rows, multiplier] of [[0, 1], [1_000, 1], [2_500, 1], [2_500, 3], [80_000_000, 1]] as const) {
+    for (const [rows, multiplier] of [
+      [0, 1],
+      [1_000, 1],
+      [2_500, 1],
+      [2_500, 3],
+      [80_000_000, 1],
+    ] as const) {
       const [one, two] = [ledgerAt(59_999_000), ledgerAt(59_999_000)];
       const once: UserEventMessage[] = [];
       const begun: UserEventMessage[] = [];

@@ -19,7 +19,11 @@ describe('the generated typed client', () => {
   });
 
   it('has one method per documented route, and none for the catch-all', () => {
-    expect(Object.keys(CLIENT_ROUTES).sort()).toEqual(ROUTES.filter((r) => !r.hidden).map((r) => r.operationId).sort());
+    expect(Object.keys(CLIENT_ROUTES).sort()).toEqual(
+      ROUTES.filter((r) => !r.hidden)
+        .map((r) => r.operationId)
+        .sort(),
+    );
   });
 
   it('builds as a package of its own: ESM with declarations, importing nothing outside it', () => {
@@ -27,7 +31,11 @@ describe('the generated typed client', () => {
     const outDir = mkdtempSync(join(tmpdir(), 'client-build-'));
     try {
       // Act
-      execFileSync(process.execPath, [fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', join(CLIENT, 'tsconfig.json'), '--outDir', outDir], { stdio: 'pipe' });
+      execFileSync(
+        process.execPath,
+        [fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', join(CLIENT, 'tsconfig.json'), '--outDir', outDir],
+        { stdio: 'pipe' },
+      );
       // Assess
       for (const file of ['index.js', 'index.d.ts', 'client.js', 'generated.d.ts', 'signature.js']) expect(existsSync(join(outDir, file)), file).toBe(true);
       const emitted = readFileSync(join(outDir, 'client.js'), 'utf8') + readFileSync(join(outDir, 'index.js'), 'utf8');

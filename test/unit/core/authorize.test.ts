@@ -25,8 +25,7 @@ describe('resolveApiKey', () => {
 
 describe('stageWideResource', () => {
   it('widens a method ARN to every method and path of the stage', () => {
-    expect(stageWideResource('arn:aws:execute-api:eu-west-1:123:abc123/prod/GET/v1/perpx/trades/BTC'))
-      .toBe('arn:aws:execute-api:eu-west-1:123:abc123/prod/*');
+    expect(stageWideResource('arn:aws:execute-api:eu-west-1:123:abc123/prod/GET/v1/perpx/trades/BTC')).toBe('arn:aws:execute-api:eu-west-1:123:abc123/prod/*');
   });
 });
 

@@ -8,14 +8,17 @@ const NEW = { id: 'k2', secret: 'the second cursor key, also at least thirty-two
 
 describe('sealed cursors', () => {
   it('open to what was sealed, for the route that sealed them', () => {
-    fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 200 }), fc.string({ minLength: 1, maxLength: 40 }), (cursor, scope) => {
-      expect(openCursor([NEW], scope, sealCursor([NEW], scope, cursor))).toBe(cursor);
-    }));
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 200 }), fc.string({ minLength: 1, maxLength: 40 }), (cursor, scope) => {
+        expect(openCursor([NEW], scope, sealCursor([NEW], scope, cursor))).toBe(cursor);
+      }),
+    );
   });
 
-  it('refuse another route\'s cursor, an edited one, an unknown key and no seal at all', () => {
+  it("refuse another route's cursor, an edited one, an unknown key and no seal at all", () => {
     const sealed = sealCursor([NEW], 'getPerpxTrades', 'eyJmIjoiYWJjIn0');
-    const refused = (scope: string, cursor: string) => expect(() => openCursor([NEW], scope, cursor)).toThrow(expect.objectContaining({ code: 'invalid_cursor', param: 'cursor' }));
+    const refused = (scope: string, cursor: string) =>
+      expect(() => openCursor([NEW], scope, cursor)).toThrow(expect.objectContaining({ code: 'invalid_cursor', param: 'cursor' }));
     refused('getAltxTrades', sealed);
     refused('getPerpxTrades', sealed.replace('eyJmIjoiYWJjIn0', 'eyJmIjoiYWJkIn0'));
     refused('getPerpxTrades', sealed.replace('.k2.', '.k9.'));

@@ -9,8 +9,13 @@ describe('errorBody', () => {
     const body = errorBody(error, 'req-1');
     // Assess
     expect(body).toEqual({
-      success: false, code: 400, error: "Invalid interval '7m'.", error_code: 'invalid_interval',
-      param: 'interval', valid_values: ['1m', '5m'], request_id: 'req-1',
+      success: false,
+      code: 400,
+      error: "Invalid interval '7m'.",
+      error_code: 'invalid_interval',
+      param: 'interval',
+      valid_values: ['1m', '5m'],
+      request_id: 'req-1',
     });
   });
 

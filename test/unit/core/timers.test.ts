@@ -6,12 +6,24 @@ import type { QueueName } from '#functions/resources.ts';
 function harness(start: number) {
   const sent: { queue: QueueName; body: string; delay: number }[] = [];
   const batches: number[] = [];
-  const clock = { value: start, now() { return this.value; } };
+  const clock = {
+    value: start,
+    now() {
+      return this.value;
+    },
+  };
   const timers = memoryTimers();
   const deps: SweepDeps = {
-    timers, clock, queues: {
-      send: async (queue, body, delay = 0) => { sent.push({ queue, body, delay }); },
-      sendBatch: async (queue, messages) => { batches.push(messages.length); for (const m of messages) sent.push({ queue, body: m.body, delay: m.delaySeconds }); },
+    timers,
+    clock,
+    queues: {
+      send: async (queue, body, delay = 0) => {
+        sent.push({ queue, body, delay });
+      },
+      sendBatch: async (queue, messages) => {
+        batches.push(messages.length);
+        for (const m of messages) sent.push({ queue, body: m.body, delay: m.delaySeconds });
+      },
     },
   };
   return { deps, sent, clock, timers, batches };

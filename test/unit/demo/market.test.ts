@@ -18,8 +18,7 @@ const SECOND = 1_000;
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
-const only = <D extends Dataset>(records: readonly NormalizedRecord[], dataset: D) =>
-  records.filter((r): r is RecordOf<D> => r.dataset === dataset);
+const only = <D extends Dataset>(records: readonly NormalizedRecord[], dataset: D) => records.filter((r): r is RecordOf<D> => r.dataset === dataset);
 const marketKey = (r: { family: string; symbol: string }) => `${r.family}/${r.symbol}`;
 const ACCOUNT_FAMILIES = ['altx', 'altx-rh'] as const;
 const SYSTEM_INDEXES = new Set(SYSTEM_ACCOUNTS.map((account) => account.accountIndex));
@@ -85,7 +84,10 @@ describe('createDemoMarket', () => {
   });
 
   it('emits only records the ingest schema accepts, in time order, over a long run', () => {
-    for (const [records, start] of [[hour, START], [long, LONG_START]] as const) {
+    for (const [records, start] of [
+      [hour, START],
+      [long, LONG_START],
+    ] as const) {
       // Ingest's own check (valibot's NormalizedRecord compiled to predicates, plus the family rule;
       // test/unit/archive/record-check.test.ts holds it to valibot's answers): valibot's verdict on
       // each of the 1.58 M records, without the dataset and output copy valibot builds per value.
@@ -197,7 +199,9 @@ describe('createDemoMarket', () => {
   });
 
   it('moves prices with clustered volatility and occasional jumps', () => {
-    const btc = only(long, 'open_interest').filter((r) => r.family === 'perpx' && r.symbol === 'BTC').map((r) => Number(r.mid_price));
+    const btc = only(long, 'open_interest')
+      .filter((r) => r.family === 'perpx' && r.symbol === 'BTC')
+      .map((r) => Number(r.mid_price));
     const returns = btc.slice(1).map((p, i) => Math.log(p / btc[i]!));
     const sd = Math.sqrt(returns.reduce((a, r) => a + r * r, 0) / returns.length);
     const kurtosis = returns.reduce((a, r) => a + r ** 4, 0) / returns.length / sd ** 4;
@@ -229,9 +233,18 @@ describe('createDemoMarket', () => {
           const previous = fills[i - 1]!;
           expect(start).toBe(units(previous, previous.start_position!) + (previous.side === 'B' ? 1 : -1) * units(previous, previous.size));
         }
-        const expected = t.family === 'spot' || t.symbol.endsWith('-USDG')
-          ? (signed > 0 ? 'Buy' : 'Sell')
-          : start !== 0 && Math.sign(start) !== Math.sign(signed) ? (start > 0 ? 'Close Long' : 'Close Short') : (signed > 0 ? 'Open Long' : 'Open Short');
+        const expected =
+          t.family === 'spot' || t.symbol.endsWith('-USDG')
+            ? signed > 0
+              ? 'Buy'
+              : 'Sell'
+            : start !== 0 && Math.sign(start) !== Math.sign(signed)
+              ? start > 0
+                ? 'Close Long'
+                : 'Close Short'
+              : signed > 0
+                ? 'Open Long'
+                : 'Open Short';
         expect(t.direction).toBe(expected);
         // Never flipped in one fill; a close realizes PnL, an open none.
         if (t.direction!.startsWith('Close')) expect(size).toBeLessThanOrEqual(Math.abs(start));
@@ -243,8 +256,15 @@ describe('createDemoMarket', () => {
 
   it('names taker, maker, fees and venue extras on every fill', () => {
     const tokens = { perpx: 'USDC', spot: 'USDC', hip3: 'USDC', hip4: 'USDH', altx: 'USDC', 'altx-rh': 'USDG' };
-    const wrong = hourTrades.filter((t) => t.fee_token !== tokens[t.family] || t.user_address !== (t.crossed ? t.taker_address : t.maker_address)
-      || t.maker_address === t.taker_address || !/^0x[0-9a-f]{64}$/.test(t.tx_hash!) || !Number.isInteger(t.order_id) || (t.crossed && Number(t.fee) < 0));
+    const wrong = hourTrades.filter(
+      (t) =>
+        t.fee_token !== tokens[t.family]
+        || t.user_address !== (t.crossed ? t.taker_address : t.maker_address)
+        || t.maker_address === t.taker_address
+        || !/^0x[0-9a-f]{64}$/.test(t.tx_hash!)
+        || !Number.isInteger(t.order_id)
+        || (t.crossed && Number(t.fee) < 0),
+    );
     expect(wrong).toEqual([]);
     expect(hourTrades.some((t) => !t.crossed)).toBe(true);
     expect(hourTrades.some((t) => !t.crossed && Number(t.fee) < 0)).toBe(true);
@@ -294,9 +314,12 @@ describe('createDemoMarket', () => {
     const altxLiquidations = only(long, 'altx_liquidations');
     const fills = trades.filter((t) => t.is_liquidation);
     // Each liquidation fill has its liquidations row, for the liquidated taker; altx's names the taker's account on its side.
-    expect(liquidations.map((l) => [l.trade_id, l.liquidated_user, l.side])).toEqual(fills.filter((t) => t.family !== 'altx').map((t) => [t.trade_id, t.user_address, t.side]));
-    expect(altxLiquidations.map((l) => [l.trade_id, l.is_maker_ask ? l.bid_account : l.ask_account, l.taker_position_size_before]))
-      .toEqual(fills.filter((t) => t.family === 'altx').map((t) => [t.trade_id, t.account_index, t.start_position]));
+    expect(liquidations.map((l) => [l.trade_id, l.liquidated_user, l.side])).toEqual(
+      fills.filter((t) => t.family !== 'altx').map((t) => [t.trade_id, t.user_address, t.side]),
+    );
+    expect(altxLiquidations.map((l) => [l.trade_id, l.is_maker_ask ? l.bid_account : l.ask_account, l.taker_position_size_before])).toEqual(
+      fills.filter((t) => t.family === 'altx').map((t) => [t.trade_id, t.account_index, t.start_position]),
+    );
     expect(altxLiquidations.length).toBeGreaterThan(0);
     expect(fills.every((t) => ['perpx', 'hip3', 'altx'].includes(t.family) && t.crossed && t.direction?.startsWith('Close'))).toBe(true);
     const cascades = [...groupBy(fills, (t) => `${marketKey(t)} ${Math.floor(t.ts / (10 * SECOND))}`).values()].filter((group) => {
@@ -314,11 +337,18 @@ describe('createDemoMarket', () => {
     const demo = new Set(createDemoMarket({ startMs: LONG_START }).wallets.map((w) => w.address));
     for (let hourStart = LONG_START; hourStart < LONG_START + 8 * HOUR; hourStart += HOUR) {
       const inHour = liquidations.filter((l) => l.ts >= hourStart && l.ts < hourStart + HOUR);
-      const largestFiveMinutes = Math.max(...inHour.map((first) => inHour
-        .filter((l) => marketKey(l) === marketKey(first) && l.ts >= first.ts && l.ts < first.ts + 5 * MINUTE)
-        .reduce((sum, l) => sum + Number(l.price) * Number(l.size), 0)));
+      const largestFiveMinutes = Math.max(
+        ...inHour.map((first) =>
+          inHour
+            .filter((l) => marketKey(l) === marketKey(first) && l.ts >= first.ts && l.ts < first.ts + 5 * MINUTE)
+            .reduce((sum, l) => sum + Number(l.price) * Number(l.size), 0),
+        ),
+      );
       expect(largestFiveMinutes, new Date(hourStart).toISOString()).toBeGreaterThan(1_000_000);
-      expect(inHour.some((l) => demo.has(l.liquidated_user)), new Date(hourStart).toISOString()).toBe(true);
+      expect(
+        inHour.some((l) => demo.has(l.liquidated_user)),
+        new Date(hourStart).toISOString(),
+      ).toBe(true);
     }
   });
 
@@ -342,8 +372,14 @@ describe('createDemoMarket', () => {
       const value = (100 * trading.filter((s) => s.last > s.notional / s.size).length) / trading.length;
       if (value <= 25) armedUp = true;
       if (value >= 35) armedDown = true;
-      if (previous !== undefined && previous < 30 && value >= 30 && armedUp) { crosses.push({ at: minute, direction: 'up' }); armedUp = false; }
-      if (previous !== undefined && previous > 30 && value <= 30 && armedDown) { crosses.push({ at: minute, direction: 'down' }); armedDown = false; }
+      if (previous !== undefined && previous < 30 && value >= 30 && armedUp) {
+        crosses.push({ at: minute, direction: 'up' });
+        armedUp = false;
+      }
+      if (previous !== undefined && previous > 30 && value <= 30 && armedDown) {
+        crosses.push({ at: minute, direction: 'down' });
+        armedDown = false;
+      }
       previous = value;
     }
     for (let hourStart = LONG_START; hourStart < LONG_START + 8 * HOUR; hourStart += HOUR) {
@@ -362,7 +398,10 @@ describe('createDemoMarket', () => {
     // From the second hour: the wallet starts flat.
     for (let settlement = LONG_START + HOUR + 5 * MINUTE; settlement < LONG_START + 8 * HOUR; settlement += 30 * MINUTE) {
       for (const outcome of [0, 1, 2, 3]) {
-        expect(positionAt(`#${10 * outcome}`, settlement) + positionAt(`#${10 * outcome + 1}`, settlement), `${outcome} ${new Date(settlement).toISOString()}`).toBeGreaterThan(0);
+        expect(
+          positionAt(`#${10 * outcome}`, settlement) + positionAt(`#${10 * outcome + 1}`, settlement),
+          `${outcome} ${new Date(settlement).toISOString()}`,
+        ).toBeGreaterThan(0);
       }
     }
   });
@@ -373,7 +412,16 @@ describe('createDemoMarket', () => {
     const perps = only(hour, 'instruments').filter((r) => r.market_type === 'perp');
     for (const rows of [funding, oi]) {
       expect(rows.every((r) => r.ts % MINUTE === 0)).toBe(true);
-      expect(new Set(rows.map(marketKey))).toEqual(new Set([...perps.map(marketKey), ...(rows === oi ? only(hour, 'instruments').filter((r) => r.family === 'hip4').map(marketKey) : [])]));
+      expect(new Set(rows.map(marketKey))).toEqual(
+        new Set([
+          ...perps.map(marketKey),
+          ...(rows === oi
+            ? only(hour, 'instruments')
+                .filter((r) => r.family === 'hip4')
+                .map(marketKey)
+            : []),
+        ]),
+      );
       expect(rows.length).toBe(60 * new Set(rows.map(marketKey)).size);
     }
     for (const row of funding) {
@@ -387,11 +435,18 @@ describe('createDemoMarket', () => {
       expect(row.oracle_price !== undefined).toBe(row.family !== 'hip4');
     }
     const longFunding = groupBy(only(long, 'funding'), marketKey);
-    const signChanges = [...longFunding.values()].filter((rows) => rows.some((r) => Number(r.funding_rate) > 0) && rows.some((r) => Number(r.funding_rate) < 0));
+    const signChanges = [...longFunding.values()].filter(
+      (rows) => rows.some((r) => Number(r.funding_rate) > 0) && rows.some((r) => Number(r.funding_rate) < 0),
+    );
     expect(signChanges.length).toBeGreaterThan(5);
     // Funding settles on the hour's mean premium: a settled rate changes sign with the market's premium
     // regime, not with a minute's noise, so a few markets an hour flip.
-    const settled = [...groupBy(only(long, 'funding').filter((r) => r.ts % HOUR === 0), marketKey).values()];
+    const settled = [
+      ...groupBy(
+        only(long, 'funding').filter((r) => r.ts % HOUR === 0),
+        marketKey,
+      ).values(),
+    ];
     const flips = settled.flatMap((rows) => rows.slice(1).filter((r, i) => Math.sign(Number(r.funding_rate)) !== Math.sign(Number(rows[i]!.funding_rate))));
     expect(flips.length).toBeGreaterThan(0);
     expect(flips.length / 8).toBeLessThan(0.15 * settled.length);
@@ -400,7 +455,10 @@ describe('createDemoMarket', () => {
   });
 
   it('prices hip4 sides as probabilities, a Yes and its No summing to about 1', () => {
-    const marks = groupBy(only(hour, 'open_interest').filter((r) => r.family === 'hip4'), (r) => String(r.ts));
+    const marks = groupBy(
+      only(hour, 'open_interest').filter((r) => r.family === 'hip4'),
+      (r) => String(r.ts),
+    );
     for (const rows of marks.values()) {
       const mark = (symbol: string) => Number(rows.find((r) => r.symbol === symbol)!.mark_price);
       for (const outcome of [0, 1]) expect(Math.abs(mark(`#${10 * outcome}`) + mark(`#${10 * outcome + 1}`) - 1)).toBeLessThan(0.03);
@@ -441,7 +499,9 @@ describe('createDemoMarket', () => {
     expect(spot.some((e) => e.is_trigger)).toBe(false);
     expect(new Set(events.map((e) => e.event))).toEqual(new Set(['placed', 'canceled', 'filled', 'triggered', 'force_canceled']));
     const statuses = new Set(events.map((e) => e.status));
-    expect(['canceled', 'filled', 'liquidatedCanceled', 'marginCanceled', 'open', 'reduceOnlyCanceled', 'triggered']).toEqual(expect.arrayContaining([...statuses]));
+    expect(['canceled', 'filled', 'liquidatedCanceled', 'marginCanceled', 'open', 'reduceOnlyCanceled', 'triggered']).toEqual(
+      expect.arrayContaining([...statuses]),
+    );
     expect([...statuses]).toEqual(expect.arrayContaining(['open', 'canceled', 'filled', 'triggered', 'marginCanceled']));
     for (const rows of groupBy(events, (e) => e.family).values()) expect(new Set(rows.map((e) => `${e.block_number} ${e.seq}`)).size).toBe(rows.length);
     const triggers = events.filter((e) => e.is_trigger && e.event === 'placed');
@@ -498,7 +558,11 @@ describe('the demo account registry of altx and altx-rh', () => {
       expect(users.map((r) => r.l1_address)).toEqual(addresses);
       expect(users.every((r) => r.account_index === accountIndexOf(r.l1_address!) && r.account_type === 0)).toBe(true);
       expect(users.every((r) => Number(r.account_index) < 10_000_000)).toBe(true);
-      expect(ofFamily.filter((r) => r.account_kind !== 'user').map(({ account_index, l1_address, account_type, account_kind }) => ({ account_index, l1_address, account_type, account_kind }))).toEqual([
+      expect(
+        ofFamily
+          .filter((r) => r.account_kind !== 'user')
+          .map(({ account_index, l1_address, account_type, account_kind }) => ({ account_index, l1_address, account_type, account_kind })),
+      ).toEqual([
         { account_index: '281474976710655', l1_address: null, account_type: 1, account_kind: 'settlement' },
         { account_index: '281474976710654', l1_address: null, account_type: 2, account_kind: 'insurance' },
         { account_index: '281474976710653', l1_address: null, account_type: 3, account_kind: 'system' },
@@ -533,7 +597,10 @@ describe('the system accounts of altx and altx-rh', () => {
     expect(systemFills.every((t) => t.crossed && t.taker_address == null && /^0x[0-9a-f]{40}$/.test(t.maker_address!) && !t.is_liquidation)).toBe(true);
     for (const family of ACCOUNT_FAMILIES) {
       for (const { accountIndex } of SYSTEM_ACCOUNTS) {
-        expect(systemFills.some((t) => t.family === family && t.account_index === accountIndex), `${family} ${accountIndex}`).toBe(true);
+        expect(
+          systemFills.some((t) => t.family === family && t.account_index === accountIndex),
+          `${family} ${accountIndex}`,
+        ).toBe(true);
       }
       const perHour = systemFills.filter((t) => t.family === family).length / LONG_HOURS;
       expect(perHour, family).toBeGreaterThanOrEqual(3);
@@ -566,8 +633,9 @@ describe('the system accounts of altx and altx-rh', () => {
     const insurance = SYSTEM_ACCOUNTS.find((account) => account.kind === 'insurance')!.accountIndex;
     const liquidations = longTrades.filter((t) => t.family === 'altx' && t.is_liquidation);
     // Act
-    const followed = liquidations.filter((l) => systemFills.some((t) => t.account_index === insurance && marketKey(t) === marketKey(l)
-      && t.side !== l.side && t.ts > l.ts && t.ts < l.ts + 11 * SECOND));
+    const followed = liquidations.filter((l) =>
+      systemFills.some((t) => t.account_index === insurance && marketKey(t) === marketKey(l) && t.side !== l.side && t.ts > l.ts && t.ts < l.ts + 11 * SECOND),
+    );
     // Assess
     expect(liquidations.length).toBeGreaterThan(0);
     expect(followed.length).toBeGreaterThan(0);
@@ -590,7 +658,11 @@ describe('accounts named on altx and altx-rh', () => {
     expect(liquidations.length).toBeGreaterThan(0);
     expect(liquidations.filter((l) => !registered('altx', l.ask_account) || !registered('altx', l.bid_account))).toEqual([]);
     // The makers' quotes in the order-level book are owned by registered accounts too.
-    const owners = new Set(only(long, 'l4_diffs').filter((d) => d.family === 'altx' || d.family === 'altx-rh').map((d) => `${d.family} ${d.user_address}`));
+    const owners = new Set(
+      only(long, 'l4_diffs')
+        .filter((d) => d.family === 'altx' || d.family === 'altx-rh')
+        .map((d) => `${d.family} ${d.user_address}`),
+    );
     expect(owners.size).toBeGreaterThan(0);
     expect([...owners].filter((owner) => !registry.has(owner))).toEqual([]);
   });

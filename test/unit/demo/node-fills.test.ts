@@ -13,13 +13,18 @@ const NODE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}$/;
 let trades: TradeRecord[];
 
 beforeAll(() => {
-  trades = createDemoMarket({ startMs: START }).advance(START + 5 * 60_000)
+  trades = createDemoMarket({ startMs: START })
+    .advance(START + 5 * 60_000)
     .filter((r): r is TradeRecord => r.dataset === 'trades' && ['perpx', 'hip3', 'spot'].includes(r.family));
 });
 
 /** A taker-side trade as the node format carries it: no builder address, deployer fee or gas; absent options null. */
-const asNodeCarries = ({ builder_address: _b, deployer_fee: _d, priority_gas: _p, ...trade }: TradeRecord) =>
-  ({ ...trade, cloid: trade.cloid ?? null, twap_id: trade.twap_id ?? null, builder_fee: trade.builder_fee ?? null });
+const asNodeCarries = ({ builder_address: _b, deployer_fee: _d, priority_gas: _p, ...trade }: TradeRecord) => ({
+  ...trade,
+  cloid: trade.cloid ?? null,
+  twap_id: trade.twap_id ?? null,
+  builder_fee: trade.builder_fee ?? null,
+});
 
 describe('renderNodeFillsByBlock', () => {
   it('writes one JSON line per second with fills, numbered from the block start', () => {
@@ -54,7 +59,14 @@ describe('renderNodeFillsByBlock', () => {
       expect(taker.twapId === null || Number.isInteger(taker.twapId)).toBe(true);
       // The recorded side's fill keeps the record's own numbers.
       const own = trade.crossed ? taker : maker;
-      expect(own).toMatchObject({ startPosition: trade.start_position, dir: trade.direction, closedPnl: trade.closed_pnl, fee: trade.fee, oid: trade.order_id, feeToken: trade.fee_token });
+      expect(own).toMatchObject({
+        startPosition: trade.start_position,
+        dir: trade.direction,
+        closedPnl: trade.closed_pnl,
+        fee: trade.fee,
+        oid: trade.order_id,
+        feeToken: trade.fee_token,
+      });
     }
   });
 
@@ -63,7 +75,9 @@ describe('renderNodeFillsByBlock', () => {
     expect(coins).toContain('BTC');
     expect(coins).toContain('xyz:TSLA');
     expect(coins).toContain('HYPE/USDC');
-    const altx = createDemoMarket({ startMs: START }).advance(START + 60_000).filter((r): r is TradeRecord => r.dataset === 'trades' && r.family === 'altx');
+    const altx = createDemoMarket({ startMs: START })
+      .advance(START + 60_000)
+      .filter((r): r is TradeRecord => r.dataset === 'trades' && r.family === 'altx');
     expect(() => renderNodeFillsByBlock(altx.slice(0, 1))).toThrow(/altx/);
   });
 
@@ -98,7 +112,10 @@ describe('the node_fills_by_block fixture', () => {
   });
 
   it('holds a few hundred blocks of both families, with a liquidation, and valid expected trades', () => {
-    const blocks = jsonl.trimEnd().split('\n').map((line) => JSON.parse(line) as NodeFillBlock);
+    const blocks = jsonl
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as NodeFillBlock);
     expect(blocks.length).toBeGreaterThan(200);
     expect(blocks.length).toBeLessThan(1_000);
     expect(new Set(expected.map((t) => t.family))).toEqual(new Set(['perpx', 'hip3']));

@@ -8,7 +8,8 @@ const START = Date.UTC(2026, 2, 10, 6);
 const MINUTE = 60_000;
 const key = (r: { family: string; symbol: string }) => `${r.family} ${r.symbol}`;
 let records: NormalizedRecord[];
-const only = <D extends NormalizedRecord['dataset']>(dataset: D) => records.filter((r): r is Extract<NormalizedRecord, { dataset: D }> => r.dataset === dataset);
+const only = <D extends NormalizedRecord['dataset']>(dataset: D) =>
+  records.filter((r): r is Extract<NormalizedRecord, { dataset: D }> => r.dataset === dataset);
 
 beforeAll(() => {
   records = createDemoMarket({ startMs: START, l4CheckpointMs: 5 * MINUTE }).advance(START + 20 * MINUTE);
@@ -24,7 +25,7 @@ function rebuilt(checkpoint: RecordOf<'l4_checkpoints'>, diffs: RecordOf<'l4_dif
   return book;
 }
 
-describe('the demo market\'s order books', () => {
+describe("the demo market's order books", () => {
   it('publishes order-level diffs and 5-minute checkpoints for every market, owners numbered on altx and altx-rh', () => {
     const markets = only('instruments');
     const withDiffs = new Set(only('l4_diffs').map(key));
@@ -56,7 +57,11 @@ describe('the demo market\'s order books', () => {
 
   it('snapshots the native book as the top 20 levels of the order-level book (every level on altx and altx-rh), never crossed', () => {
     const diffs = groupBy(only('l4_diffs'), key);
-    const first = new Map(only('l4_checkpoints').filter((c) => c.ts === START + 5 * MINUTE - 1).map((c) => [key(c), c]));
+    const first = new Map(
+      only('l4_checkpoints')
+        .filter((c) => c.ts === START + 5 * MINUTE - 1)
+        .map((c) => [key(c), c]),
+    );
     let compared = 0;
     for (const snapshot of only('l2_snapshots')) {
       const checkpoint = first.get(key(snapshot));
@@ -74,9 +79,12 @@ describe('the demo market\'s order books', () => {
     expect(only('l2_snapshots').some((s) => s.family === 'altx' && s.asks.length > 20)).toBe(true);
   });
 
-  it('fills resting orders consistently with the trade tape: each book fill is a trade at that order\'s price', () => {
+  it("fills resting orders consistently with the trade tape: each book fill is a trade at that order's price", () => {
     const trades = only('trades').filter((t) => ['perpx', 'spot', 'hip3', 'hip4'].includes(t.family));
-    const byTs = groupBy(only('l4_diffs').filter((d) => d.diff_type !== 'new'), (d) => `${key(d)} ${d.ts} ${d.user_address} ${d.price}`);
+    const byTs = groupBy(
+      only('l4_diffs').filter((d) => d.diff_type !== 'new'),
+      (d) => `${key(d)} ${d.ts} ${d.user_address} ${d.price}`,
+    );
     // A taker's fill against a maker's order takes size off that order at the trade's price and time.
     const crossed = trades.filter((t) => t.crossed && t.is_liquidation !== true);
     const unmatched = crossed.filter((t) => !byTs.has(`${key(t)} ${t.ts} ${t.maker_address} ${t.price}`));
@@ -84,11 +92,15 @@ describe('the demo market\'s order books', () => {
     expect(unmatched).toEqual([]);
   });
 
-  it('closes its books at the end of a span, so a book replayed across the seam is the next simulation\'s', () => {
+  it("closes its books at the end of a span, so a book replayed across the seam is the next simulation's", () => {
     // A first start seeds the newest hour from one simulation and the days before it from another.
     const seam = START + 20 * MINUTE;
     const older = createDemoMarket({ startMs: START, l4CheckpointMs: 5 * MINUTE });
-    const across = [...older.advance(seam), ...older.closingDiffs(), ...createDemoMarket({ startMs: seam, l4CheckpointMs: 5 * MINUTE }).advance(seam + 10 * MINUTE)];
+    const across = [
+      ...older.advance(seam),
+      ...older.closingDiffs(),
+      ...createDemoMarket({ startMs: seam, l4CheckpointMs: 5 * MINUTE }).advance(seam + 10 * MINUTE),
+    ];
     const diffs = across.filter((r): r is RecordOf<'l4_diffs'> => r.dataset === 'l4_diffs');
     const positions = diffs.map((d) => `${d.family} ${d.block_number} ${d.seq}`);
     expect(new Set(positions).size).toBe(positions.length);

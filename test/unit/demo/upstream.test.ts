@@ -17,7 +17,17 @@ const only = <D extends NormalizedRecord['dataset']>(records: readonly Normalize
   records.filter((r): r is RecordOf<D> => r.dataset === dataset);
 
 function trade(overrides: Partial<TradeRecord> & { ts: number; trade_id: number }): TradeRecord {
-  return { dataset: 'trades', family: 'perpx', symbol: 'BTC', side: 'B', price: '100', size: '1', crossed: true, user_address: ALICE, ...overrides } as TradeRecord;
+  return {
+    dataset: 'trades',
+    family: 'perpx',
+    symbol: 'BTC',
+    side: 'B',
+    price: '100',
+    size: '1',
+    crossed: true,
+    user_address: ALICE,
+    ...overrides,
+  } as TradeRecord;
 }
 
 function book(symbol: string, ts: number): RecordOf<'l2_snapshots'> {
@@ -68,7 +78,10 @@ describe('createUpstream: scheduled records', () => {
       expect(ids[1]).toBe(ids[0]! + 1);
       expect(ids[0]! % 10).toBe(0);
       expect(pair.map((r) => r.resolution).sort()).toEqual(['no', 'yes']);
-      expect(pair.map((r) => [r.resolution, r.settle_price]).sort()).toEqual([['no', '0'], ['yes', '1']]);
+      expect(pair.map((r) => [r.resolution, r.settle_price]).sort()).toEqual([
+        ['no', '0'],
+        ['yes', '1'],
+      ]);
     }
     expect(new Set(settled.map((r) => r.symbol)).size).toBe(8);
   });
@@ -177,10 +190,16 @@ describe('createUpstream: trades and books', () => {
     // Prepare
     const altx = (ts: number, id: number) => trade({ ts, trade_id: id, family: 'altx', symbol: 'ETH', user_address: null });
     const records = [
-      altx(T0 + 19 * MINUTE + 59 * SECOND, 1), altx(T0 + 20 * MINUTE, 2), altx(T0 + 26 * MINUTE - 1, 3), altx(T0 + 26 * MINUTE, 4),
+      altx(T0 + 19 * MINUTE + 59 * SECOND, 1),
+      altx(T0 + 20 * MINUTE, 2),
+      altx(T0 + 26 * MINUTE - 1, 3),
+      altx(T0 + 26 * MINUTE, 4),
       trade({ ts: T0 + 21 * MINUTE, trade_id: 5, family: 'hip3', symbol: 'xyz:TSLA' }),
-      altx(T0 + HOUR + 21 * MINUTE, 6), altx(T0 + HOUR + 30 * MINUTE, 7), altx(T0 + 7 * HOUR + 25 * MINUTE, 8),
-      altx(T0 + 7 * HOUR + 19 * MINUTE, 9), altx(T0 + 23 * HOUR + 20 * MINUTE, 10),
+      altx(T0 + HOUR + 21 * MINUTE, 6),
+      altx(T0 + HOUR + 30 * MINUTE, 7),
+      altx(T0 + 7 * HOUR + 25 * MINUTE, 8),
+      altx(T0 + 7 * HOUR + 19 * MINUTE, 9),
+      altx(T0 + 23 * HOUR + 20 * MINUTE, 10),
     ];
     const upstream = createUpstream(SEED);
 
@@ -195,9 +214,15 @@ describe('createUpstream: trades and books', () => {
     // Prepare
     const { symbol } = STALLED_BOOK;
     const records = [
-      book(symbol, T0 + 37 * MINUTE), book(symbol, T0 + 38 * MINUTE), book(symbol, T0 + 50 * MINUTE - 1), book(symbol, T0 + 50 * MINUTE),
-      book('xyz:NVDA', T0 + 44 * MINUTE), book(symbol, T0 + HOUR + 44 * MINUTE), book(symbol, T0 + HOUR + 55 * MINUTE),
-      book(symbol, T0 + 9 * HOUR + 38 * MINUTE), book(symbol, T0 + 9 * HOUR + 20 * MINUTE),
+      book(symbol, T0 + 37 * MINUTE),
+      book(symbol, T0 + 38 * MINUTE),
+      book(symbol, T0 + 50 * MINUTE - 1),
+      book(symbol, T0 + 50 * MINUTE),
+      book('xyz:NVDA', T0 + 44 * MINUTE),
+      book(symbol, T0 + HOUR + 44 * MINUTE),
+      book(symbol, T0 + HOUR + 55 * MINUTE),
+      book(symbol, T0 + 9 * HOUR + 38 * MINUTE),
+      book(symbol, T0 + 9 * HOUR + 20 * MINUTE),
     ];
     const upstream = createUpstream(SEED);
 
@@ -207,7 +232,11 @@ describe('createUpstream: trades and books', () => {
     // Assess
     expect(symbol).toBe('xyz:TSLA');
     expect(out.map((r) => [r.symbol, r.ts - T0])).toEqual([
-      [symbol, 37 * MINUTE], ['xyz:NVDA', 44 * MINUTE], [symbol, 50 * MINUTE], [symbol, HOUR + 55 * MINUTE], [symbol, 9 * HOUR + 20 * MINUTE],
+      [symbol, 37 * MINUTE],
+      ['xyz:NVDA', 44 * MINUTE],
+      [symbol, 50 * MINUTE],
+      [symbol, HOUR + 55 * MINUTE],
+      [symbol, 9 * HOUR + 20 * MINUTE],
     ]);
   });
 });
@@ -232,7 +261,7 @@ describe('createUpstream: TWAPs', () => {
     expect(twaps.filter((r) => r.status === 'activated')).toHaveLength(1);
   });
 
-  it('reports it finished 90 s after its last slice with the slices\' sizes summed, and not before', () => {
+  it("reports it finished 90 s after its last slice with the slices' sizes summed, and not before", () => {
     // Prepare
     const upstream = createUpstream(SEED);
     const done = START + 60 * SECOND + 90 * SECOND;

@@ -14,15 +14,33 @@ const TS = T0 + 12_345;
 
 function trade(overrides: Partial<TradeRecord> & { trade_id: number }): TradeRecord {
   return {
-    dataset: 'trades', family: 'perpx', symbol: 'BTC', ts: TS, side: 'B', price: '100', size: '1',
-    crossed: false, user_address: ALICE, ...overrides,
+    dataset: 'trades',
+    family: 'perpx',
+    symbol: 'BTC',
+    ts: TS,
+    side: 'B',
+    price: '100',
+    size: '1',
+    crossed: false,
+    user_address: ALICE,
+    ...overrides,
   } as TradeRecord;
 }
 
 function liq(overrides: Partial<LiquidationRecord> & { trade_id: number }): LiquidationRecord {
   return {
-    dataset: 'liquidations', family: 'perpx', symbol: 'BTC', ts: TS, liquidated_user: ALICE, liquidator_user: BOB,
-    price: '100', size: '1', side: 'A', closed_pnl: '-10', direction: 'Close Long', ...overrides,
+    dataset: 'liquidations',
+    family: 'perpx',
+    symbol: 'BTC',
+    ts: TS,
+    liquidated_user: ALICE,
+    liquidator_user: BOB,
+    price: '100',
+    size: '1',
+    side: 'A',
+    closed_pnl: '-10',
+    direction: 'Close Long',
+    ...overrides,
   } as LiquidationRecord;
 }
 
@@ -51,8 +69,18 @@ describe('fillCandidates', () => {
 
     expect(rest).toEqual([]);
     expect(only!.data).toMatchObject({
-      venue: 'perpx', symbol: 'BTC', account: ALICE, side: 'buy', size: 5, vwap: 102.6, notional_usd: 513, buy_notional_usd: 513,
-      fill_count: 3, order_ids: ['7', '8'], taker: true, timestamp: new Date(TS).toISOString(),
+      venue: 'perpx',
+      symbol: 'BTC',
+      account: ALICE,
+      side: 'buy',
+      size: 5,
+      vwap: 102.6,
+      notional_usd: 513,
+      buy_notional_usd: 513,
+      fill_count: 3,
+      order_ids: ['7', '8'],
+      taker: true,
+      timestamp: new Date(TS).toISOString(),
     });
     expect(only!.metrics).toMatchObject({ side: 'buy', size: 5, price: 102.6, notional_usd: 513, taker: true, fill_count: 3, address: ALICE });
     expect(only!.occurredAt).toBe(TS);
@@ -123,7 +151,10 @@ describe('liquidationCandidates', () => {
     expect(only!.address).toBeNull();
     expect(only!.metrics).toMatchObject({ notional_usd: 348, side: 'long', liquidated_user: ALICE, direction: 'Close Long' });
     expect(only!.data).toMatchObject({
-      notional_usd: 348, closed_pnl: -14.75, fill_count: 3, liquidated_user: ALICE,
+      notional_usd: 348,
+      closed_pnl: -14.75,
+      fill_count: 3,
+      liquidated_user: ALICE,
       api_url: `/v1/perpx/trades/BTC?start=${TS}&end=${TS + 1}`,
     });
   });
@@ -162,11 +193,15 @@ describe('liquidationCandidates', () => {
 });
 
 describe('notionals', () => {
-  it('round to cents as the rollups\' SQL does, and sum a sweep\'s fills in trade id order whatever order they came in', () => {
+  it("round to cents as the rollups' SQL does, and sum a sweep's fills in trade id order whatever order they came in", () => {
     // Prepare: 0.10 x 13.35 is 1.33499... in binary (toFixed gave 1.33; DuckDB's round gives 1.34);
     // 0.011 + 0.011 + 0.013 is 0.034999999999999996 (0.03) in that order, 0.035 (0.04) in the reverse one.
     const tie = liq({ trade_id: 1, price: '13.35', size: '0.10' });
-    const sweep = [liq({ trade_id: 3, price: '1', size: '0.013' }), liq({ trade_id: 2, price: '1', size: '0.011' }), liq({ trade_id: 1, price: '1', size: '0.011' })];
+    const sweep = [
+      liq({ trade_id: 3, price: '1', size: '0.013' }),
+      liq({ trade_id: 2, price: '1', size: '0.011' }),
+      liq({ trade_id: 1, price: '1', size: '0.011' }),
+    ];
     // Act
     const [single] = liquidationCandidates([tie], new Set());
     const [summed] = liquidationCandidates(sweep, new Set());
@@ -204,14 +239,27 @@ describe('batchCandidates', () => {
 
 describe('transferCandidates', () => {
   const row = (overrides: Partial<TransferRecord>): TransferRecord => ({
-    dataset: 'transfers', family: 'perpx', symbol: 'USDC', ts: TS, user_address: ALICE, kind: 'send', role: 'source', amount: '2500', usdc_value: '2500',
-    counterparty: BOB, tx_hash: '0xabc', ...overrides,
+    dataset: 'transfers',
+    family: 'perpx',
+    symbol: 'USDC',
+    ts: TS,
+    user_address: ALICE,
+    kind: 'send',
+    role: 'source',
+    amount: '2500',
+    usdc_value: '2500',
+    counterparty: BOB,
+    tx_hash: '0xabc',
+    ...overrides,
   });
 
   it('gives one event per ledger row of a watched address, keyed by transaction, address and role, with the token as symbol', () => {
     const out = transferCandidates([row({}), row({ user_address: BOB, role: 'destination', counterparty: ALICE })], new Set([ALICE, BOB]));
 
-    expect(out.map((c) => [c.address, c.metrics.role, c.symbol])).toEqual([[ALICE, 'source', 'USDC'], [BOB, 'destination', 'USDC']]);
+    expect(out.map((c) => [c.address, c.metrics.role, c.symbol])).toEqual([
+      [ALICE, 'source', 'USDC'],
+      [BOB, 'destination', 'USDC'],
+    ]);
     expect(new Set(out.map((c) => c.key)).size).toBe(2);
     expect(out[0]!.metrics).toMatchObject({ usdc_value: 2500, amount: 2500, kind: 'send', token: 'USDC' });
     expect(transferCandidates([row({})], new Set([BOB]))).toEqual([]);
@@ -219,12 +267,27 @@ describe('transferCandidates', () => {
 });
 
 describe('orderRejectedCandidates', () => {
-  const event = (status: string, user = ALICE): OrderEventRecord => ({
-    dataset: 'order_events', family: 'perpx', symbol: 'BTC', ts: TS, event: 'canceled', block_number: 1, seq: 1, oid: 42, user_address: user, side: 'B',
-    status, order_type: 'Stop Market', reduce_only: true, is_trigger: true, is_position_tpsl: true, orig_size: '0.5',
-  } as OrderEventRecord);
+  const event = (status: string, user = ALICE): OrderEventRecord =>
+    ({
+      dataset: 'order_events',
+      family: 'perpx',
+      symbol: 'BTC',
+      ts: TS,
+      event: 'canceled',
+      block_number: 1,
+      seq: 1,
+      oid: 42,
+      user_address: user,
+      side: 'B',
+      status,
+      order_type: 'Stop Market',
+      reduce_only: true,
+      is_trigger: true,
+      is_position_tpsl: true,
+      orig_size: '0.5',
+    }) as OrderEventRecord;
 
-  it('reports engine cancels of watched addresses only, with the reason, and ignores the owner\'s own cancels', () => {
+  it("reports engine cancels of watched addresses only, with the reason, and ignores the owner's own cancels", () => {
     const out = orderRejectedCandidates([event('liquidatedCanceled'), event('canceled'), event('marginCanceled', BOB)], new Set([ALICE]));
 
     expect(out).toHaveLength(1);
@@ -232,4 +295,3 @@ describe('orderRejectedCandidates', () => {
     expect(out[0]!.data.api_url).toBe(`/v1/perpx/orders/BTC/flow?start=${TS}&end=${TS + 1}`);
   });
 });
-

@@ -14,7 +14,13 @@ const FROM = Date.parse('2026-09-01T10:00:00Z');
 const TO = FROM + 3 * 60 * MINUTE;
 
 /** Every minute end of [from, to): over the threshold there and not at the minute end before. */
-function everyMinuteEnd(rows: readonly BurstRow[], from: number, to: number, params: BurstParams, reference: (family: Family, symbol: string, at: number) => MarketReference | undefined) {
+function everyMinuteEnd(
+  rows: readonly BurstRow[],
+  from: number,
+  to: number,
+  params: BurstParams,
+  reference: (family: Family, symbol: string, at: number) => MarketReference | undefined,
+) {
   const found: { key: string; usd: number; count: number }[] = [];
   for (const symbol of [...new Set(rows.map((r) => r.symbol))].sort()) {
     const series = rows.filter((r) => r.symbol === symbol).sort((a, b) => a.ts - b.ts);
@@ -34,12 +40,19 @@ function everyMinuteEnd(rows: readonly BurstRow[], from: number, to: number, par
   return found;
 }
 
-const rowsArb = fc.array(fc.record({
-  // Fills crowd into a few clusters, so windows fill and empty again.
-  at: fc.oneof(fc.integer({ min: -65 * 60, max: 185 * 60 }), fc.integer({ min: 0, max: 40 }).map((s) => 45 * 60 + s * 7), fc.constantFrom(0, 60, 120, 3_600)),
-  dollars: fc.integer({ min: 1, max: 400 }).map((d) => d * 1_000),
-  symbol: fc.constantFrom('BTC', 'ETH'),
-}), { maxLength: 60 });
+const rowsArb = fc.array(
+  fc.record({
+    // Fills crowd into a few clusters, so windows fill and empty again.
+    at: fc.oneof(
+      fc.integer({ min: -65 * 60, max: 185 * 60 }),
+      fc.integer({ min: 0, max: 40 }).map((s) => 45 * 60 + s * 7),
+      fc.constantFrom(0, 60, 120, 3_600),
+    ),
+    dollars: fc.integer({ min: 1, max: 400 }).map((d) => d * 1_000),
+    symbol: fc.constantFrom('BTC', 'ETH'),
+  }),
+  { maxLength: 60 },
+);
 const paramsArb = fc.record({
   window_s: fc.constantFrom(60, 300, 900, 3600),
   threshold_mode: fc.constantFrom('usd', 'pct_oi', 'pct_volume_1h'),
@@ -54,12 +67,20 @@ const reference = (_family: Family, symbol: string, at: number): MarketReference
 
 describe('liquidationBursts', () => {
   it('finds the events judging every minute end would, judging only the ends that can be an edge', () => {
-    fc.assert(fc.property(rowsArb, paramsArb, (fills, params) => {
-      const rows: BurstRow[] = fills.map((f) => ({ family: 'perpx', symbol: f.symbol, ts: FROM + f.at * 1_000, price: String(f.dollars), size: '1' }));
-      const events = liquidationBursts(rows, FROM, TO, [params], reference)
-        .map((e) => ({ key: `${e.symbol}@${e.occurredAt}`, usd: e.metrics.notional_usd, count: e.metrics.liquidation_count }));
-      expect(events.sort((a, b) => a.key.localeCompare(b.key))).toEqual(everyMinuteEnd(rows, FROM, TO, params, reference).sort((a, b) => a.key.localeCompare(b.key)));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(rowsArb, paramsArb, (fills, params) => {
+        const rows: BurstRow[] = fills.map((f) => ({ family: 'perpx', symbol: f.symbol, ts: FROM + f.at * 1_000, price: String(f.dollars), size: '1' }));
+        const events = liquidationBursts(rows, FROM, TO, [params], reference).map((e) => ({
+          key: `${e.symbol}@${e.occurredAt}`,
+          usd: e.metrics.notional_usd,
+          count: e.metrics.liquidation_count,
+        }));
+        expect(events.sort((a, b) => a.key.localeCompare(b.key))).toEqual(
+          everyMinuteEnd(rows, FROM, TO, params, reference).sort((a, b) => a.key.localeCompare(b.key)),
+        );
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('counts the fills a folded row stands for', () => {

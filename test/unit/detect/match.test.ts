@@ -16,24 +16,46 @@ const stored = (type: string, filters: unknown, watched: ReadonlySet<string> = n
 
 function candidate(overrides: Partial<Candidate> & { type: string }): Candidate {
   return {
-    key: `k:${overrides.type}`, occurredAt: T, venue: 'perpx', symbol: 'BTC', address: null, metrics: {}, data: {},
+    key: `k:${overrides.type}`,
+    occurredAt: T,
+    venue: 'perpx',
+    symbol: 'BTC',
+    address: null,
+    metrics: {},
+    data: {},
     ...overrides,
   };
 }
 
-const liquidation = (notional: number, extra: Partial<Candidate> = {}, metrics: Record<string, MetricValue> = {}) => candidate({
-  type: 'market.liquidation', ...extra,
-  metrics: { venue: extra.venue ?? 'perpx', symbol: extra.symbol ?? 'BTC', timestamp: new Date(T).toISOString(), notional_usd: notional, side: 'long', ...metrics },
-});
+const liquidation = (notional: number, extra: Partial<Candidate> = {}, metrics: Record<string, MetricValue> = {}) =>
+  candidate({
+    type: 'market.liquidation',
+    ...extra,
+    metrics: {
+      venue: extra.venue ?? 'perpx',
+      symbol: extra.symbol ?? 'BTC',
+      timestamp: new Date(T).toISOString(),
+      notional_usd: notional,
+      side: 'long',
+      ...metrics,
+    },
+  });
 
-const fill = (address: string, extra: Partial<Candidate> = {}) => candidate({
-  type: 'account.fill', address, ...extra,
-  metrics: { venue: extra.venue ?? 'perpx', symbol: extra.symbol ?? 'BTC', address, side: 'buy', notional_usd: 5_000, taker: true, fill_count: 1 },
-});
+const fill = (address: string, extra: Partial<Candidate> = {}) =>
+  candidate({
+    type: 'account.fill',
+    address,
+    ...extra,
+    metrics: { venue: extra.venue ?? 'perpx', symbol: extra.symbol ?? 'BTC', address, side: 'buy', notional_usd: 5_000, taker: true, fill_count: 1 },
+  });
 
-const settlement = (notional: number) => candidate({
-  type: 'hip4.settlement', venue: 'hip4', symbol: '#10', metrics: { venue: 'hip4', symbol: '#10', notional_usd: notional, resolution: 'yes' },
-});
+const settlement = (notional: number) =>
+  candidate({
+    type: 'hip4.settlement',
+    venue: 'hip4',
+    symbol: '#10',
+    metrics: { venue: 'hip4', symbol: '#10', notional_usd: notional, resolution: 'yes' },
+  });
 
 const cond = (op: string, value?: unknown): Condition => ({ metric: 'm', op, ...(value !== undefined && { value }) });
 
@@ -77,7 +99,12 @@ describe('holds, number operators', () => {
   });
 
   it('checks membership with in and not_in', () => {
-    const results = [holds(cond('in', [1, 2, 3]), 2), holds(cond('in', [1, 2, 3]), 4), holds(cond('not_in', [1, 2, 3]), 2), holds(cond('not_in', [1, 2, 3]), 4)];
+    const results = [
+      holds(cond('in', [1, 2, 3]), 2),
+      holds(cond('in', [1, 2, 3]), 4),
+      holds(cond('not_in', [1, 2, 3]), 2),
+      holds(cond('not_in', [1, 2, 3]), 4),
+    ];
 
     expect(results).toEqual([true, false, false, true]);
   });
@@ -86,8 +113,10 @@ describe('holds, number operators', () => {
 describe('holds, text operators', () => {
   it('matches substrings with contains and not_contains, case-sensitively', () => {
     const results = [
-      holds(cond('contains', 'TSLA'), 'xyz:TSLA'), holds(cond('contains', 'tsla'), 'xyz:TSLA'),
-      holds(cond('not_contains', 'TSLA'), 'xyz:TSLA'), holds(cond('not_contains', 'NVDA'), 'xyz:TSLA'),
+      holds(cond('contains', 'TSLA'), 'xyz:TSLA'),
+      holds(cond('contains', 'tsla'), 'xyz:TSLA'),
+      holds(cond('not_contains', 'TSLA'), 'xyz:TSLA'),
+      holds(cond('not_contains', 'NVDA'), 'xyz:TSLA'),
     ];
 
     expect(results).toEqual([true, false, false, true]);
@@ -95,8 +124,10 @@ describe('holds, text operators', () => {
 
   it('matches prefixes with starts_with and suffixes with ends_with', () => {
     const results = [
-      holds(cond('starts_with', 'xyz:'), 'xyz:TSLA'), holds(cond('starts_with', 'TSLA'), 'xyz:TSLA'),
-      holds(cond('ends_with', ':TSLA'), 'xyz:TSLA'), holds(cond('ends_with', 'xyz'), 'xyz:TSLA'),
+      holds(cond('starts_with', 'xyz:'), 'xyz:TSLA'),
+      holds(cond('starts_with', 'TSLA'), 'xyz:TSLA'),
+      holds(cond('ends_with', ':TSLA'), 'xyz:TSLA'),
+      holds(cond('ends_with', 'xyz'), 'xyz:TSLA'),
     ];
 
     expect(results).toEqual([true, false, true, false]);
@@ -159,10 +190,23 @@ describe('holds, emptiness and null values', () => {
 
   it('never holds on a null value, not even for negated operators', () => {
     const conditions = [
-      cond('greater_than', -1), cond('greater_than_or_equal', 0), cond('less_than', 1), cond('less_than_or_equal', 0), cond('equal', 0),
-      cond('not_equal', 0), cond('between', [-1, 1]), cond('not_between', [1, 2]), cond('in', [0]), cond('not_in', [1]),
-      cond('contains', ''), cond('not_contains', 'x'), cond('starts_with', ''), cond('ends_with', ''),
-      cond('before', '2100-01-01T00:00:00Z'), cond('after', '2000-01-01T00:00:00Z'), cond('is_not_empty'),
+      cond('greater_than', -1),
+      cond('greater_than_or_equal', 0),
+      cond('less_than', 1),
+      cond('less_than_or_equal', 0),
+      cond('equal', 0),
+      cond('not_equal', 0),
+      cond('between', [-1, 1]),
+      cond('not_between', [1, 2]),
+      cond('in', [0]),
+      cond('not_in', [1]),
+      cond('contains', ''),
+      cond('not_contains', 'x'),
+      cond('starts_with', ''),
+      cond('ends_with', ''),
+      cond('before', '2100-01-01T00:00:00Z'),
+      cond('after', '2000-01-01T00:00:00Z'),
+      cond('is_not_empty'),
     ];
 
     const results = conditions.map((c) => holds(c, null));
@@ -181,8 +225,12 @@ describe('matches, venue and symbol scope', () => {
     const onHip3 = liquidation(5_000, { venue: 'hip3' as Venue, symbol: 'xyz:TSLA' });
 
     // Act
-    const results = [matches(decl('market.liquidation'), anyVenue, onPerpx), matches(decl('market.liquidation'), anyVenue, onHip3),
-      matches(decl('market.liquidation'), hip3Only, onPerpx), matches(decl('market.liquidation'), hip3Only, onHip3)];
+    const results = [
+      matches(decl('market.liquidation'), anyVenue, onPerpx),
+      matches(decl('market.liquidation'), anyVenue, onHip3),
+      matches(decl('market.liquidation'), hip3Only, onPerpx),
+      matches(decl('market.liquidation'), hip3Only, onHip3),
+    ];
 
     // Assess
     expect(results).toEqual([true, true, false, true]);
@@ -307,9 +355,12 @@ describe('matches, conditions', () => {
   });
 
   it('requires every condition to hold', () => {
-    const config = stored('market.liquidation', { conditions: [
-      { metric: 'notional_usd', op: '>=', value: 1_000 }, { metric: 'side', op: '==', value: 'short' },
-    ] });
+    const config = stored('market.liquidation', {
+      conditions: [
+        { metric: 'notional_usd', op: '>=', value: 1_000 },
+        { metric: 'side', op: '==', value: 'short' },
+      ],
+    });
 
     expect(matches(decl('market.liquidation'), config, liquidation(5_000, {}, { side: 'short' }))).toBe(true);
     expect(matches(decl('market.liquidation'), config, liquidation(5_000, {}, { side: 'long' }))).toBe(false);

@@ -31,12 +31,28 @@ function instrument(overrides: Partial<InstrumentRecord> & { symbol: string; ts:
 }
 
 function oi(overrides: Partial<OpenInterestRecord> & { ts: number }): OpenInterestRecord {
-  return { dataset: 'open_interest', family: 'perpx', symbol: 'BTC', open_interest: '10000', mark_price: '100', oracle_price: '100', ...overrides } as OpenInterestRecord;
+  return {
+    dataset: 'open_interest',
+    family: 'perpx',
+    symbol: 'BTC',
+    open_interest: '10000',
+    mark_price: '100',
+    oracle_price: '100',
+    ...overrides,
+  } as OpenInterestRecord;
 }
 
 function liq(ts: number, usd: number, overrides: Partial<LiquidationRecord> = {}): LiquidationRecord {
   return {
-    dataset: 'liquidations', family: 'perpx', symbol: 'BTC', ts, trade_id: ts, liquidated_user: ALICE, price: '1000', size: String(usd / 1000), side: 'A',
+    dataset: 'liquidations',
+    family: 'perpx',
+    symbol: 'BTC',
+    ts,
+    trade_id: ts,
+    liquidated_user: ALICE,
+    price: '1000',
+    size: String(usd / 1000),
+    side: 'A',
     ...overrides,
   } as LiquidationRecord;
 }
@@ -51,7 +67,10 @@ describe('fundingFlips', () => {
   it('fires once, at the hourly rate whose sign differs from the previous hourly rate, with flipped_to and previous_rate', () => {
     // Prepare
     const rows = [
-      funding('BTC', FROM, '0.0001'), funding('BTC', FROM + HOUR, '0.0002'), funding('BTC', FROM + 2 * HOUR, '-0.0001'), funding('BTC', FROM + 3 * HOUR, '-0.0003'),
+      funding('BTC', FROM, '0.0001'),
+      funding('BTC', FROM + HOUR, '0.0002'),
+      funding('BTC', FROM + 2 * HOUR, '-0.0001'),
+      funding('BTC', FROM + 3 * HOUR, '-0.0003'),
     ];
 
     // Act
@@ -92,7 +111,10 @@ describe('fundingFlips', () => {
   it('does not fire when either hourly rate is exactly 0', () => {
     // Prepare
     const rows = [
-      funding('BTC', FROM, '0.0001'), funding('BTC', FROM + HOUR, '0'), funding('BTC', FROM + 2 * HOUR, '-0.0001'), funding('BTC', FROM + 3 * HOUR, '0.0'),
+      funding('BTC', FROM, '0.0001'),
+      funding('BTC', FROM + HOUR, '0'),
+      funding('BTC', FROM + 2 * HOUR, '-0.0001'),
+      funding('BTC', FROM + 3 * HOUR, '0.0'),
     ];
 
     // Act
@@ -106,9 +128,12 @@ describe('fundingFlips', () => {
     // Prepare
     const rows = [
       funding('BTC', FROM, '0.0001'),
-      funding('BTC', FROM + 10 * MIN, '-0.00001'), funding('BTC', FROM + 20 * MIN, '0.00002'), funding('BTC', FROM + 59 * MIN, '-0.00003'),
+      funding('BTC', FROM + 10 * MIN, '-0.00001'),
+      funding('BTC', FROM + 20 * MIN, '0.00002'),
+      funding('BTC', FROM + 59 * MIN, '-0.00003'),
       funding('BTC', FROM + HOUR, '0.0002'),
-      funding('BTC', FROM + HOUR + 30 * MIN, '0.00005'), funding('BTC', FROM + 2 * HOUR - MIN, '0.00001'),
+      funding('BTC', FROM + HOUR + 30 * MIN, '0.00005'),
+      funding('BTC', FROM + 2 * HOUR - MIN, '0.00001'),
       funding('BTC', FROM + 2 * HOUR, '-0.0001'),
       funding('BTC', FROM + 2 * HOUR + MIN, '0.00004'),
     ];
@@ -136,8 +161,10 @@ describe('fundingFlips', () => {
   it('judges each symbol against its own previous hourly rate, whatever the order of the rows', () => {
     // Prepare
     const rows = [
-      funding('ETH', FROM + 3 * HOUR, '-0.0002'), funding('BTC', FROM + 2 * HOUR, '-0.0001'),
-      funding('BTC', FROM, '0.0001'), funding('ETH', FROM + HOUR, '-0.0001'),
+      funding('ETH', FROM + 3 * HOUR, '-0.0002'),
+      funding('BTC', FROM + 2 * HOUR, '-0.0001'),
+      funding('BTC', FROM, '0.0001'),
+      funding('ETH', FROM + HOUR, '-0.0001'),
     ];
 
     // Act
@@ -343,7 +370,10 @@ describe('oiDeltas', () => {
 
     // Assess
     // Minutes 3-5 are still >= 10% over their base; 6 and 7 fall under; 8 re-crosses (13,000 against 11,500).
-    expect(events.map((e) => [e.occurredAt, e.metrics.direction])).toEqual([[FROM + 2 * MIN, 'up'], [FROM + 8 * MIN, 'up']]);
+    expect(events.map((e) => [e.occurredAt, e.metrics.direction])).toEqual([
+      [FROM + 2 * MIN, 'up'],
+      [FROM + 8 * MIN, 'up'],
+    ]);
   });
 
   it('fires down on a fall past the threshold', () => {
@@ -455,7 +485,9 @@ describe('liquidationBursts', () => {
   it('in pct_oi mode never fires while open interest is under 10,000 USD or unknown', () => {
     // Prepare
     const rows = [liq(FROM + 30_000, 5_000_000)];
-    const at = (openInterestUsd: number | null) => (_f: Family, _s: string, t: number): MarketReference => ({ volume1hUsd: 1e9, volume24hUsd: 1e9, openInterestUsd, at: t });
+    const at =
+      (openInterestUsd: number | null) =>
+      (_f: Family, _s: string, t: number): MarketReference => ({ volume1hUsd: 1e9, volume24hUsd: 1e9, openInterestUsd, at: t });
 
     // Act
     const under = liquidationBursts(rows, FROM, TO10, [pct('pct_oi')], at(9_999));
@@ -499,7 +531,11 @@ describe('breadthCrosses', () => {
     // Assess
     expect(events).toHaveLength(1);
     expect(events[0]!).toMatchObject({
-      type: 'market.breadth_cross', occurredAt: FROM + MIN, venue: 'perpx', symbol: null, key: `breadth:perpx:${FROM + MIN}:30:5`,
+      type: 'market.breadth_cross',
+      occurredAt: FROM + MIN,
+      venue: 'perpx',
+      symbol: null,
+      key: `breadth:perpx:${FROM + MIN}:30:5`,
       params: { threshold: 30, hysteresis_pct: 5 },
     });
     expect(events[0]!.metrics).toMatchObject({ value_pct: 31, direction: 'up' });
@@ -518,7 +554,10 @@ describe('breadthCrosses', () => {
     const events = crosses([20, 31, 29, 24, 31]);
 
     // Assess
-    expect(events).toEqual([[FROM + MIN, 'up'], [FROM + 4 * MIN, 'up']]);
+    expect(events).toEqual([
+      [FROM + MIN, 'up'],
+      [FROM + 4 * MIN, 'up'],
+    ]);
   });
 
   it('fires down only after the value has been at threshold plus the band', () => {
@@ -538,7 +577,10 @@ describe('breadthCrosses', () => {
 
     // Assess
     expect(hovering).toEqual([[FROM + MIN, 'down']]);
-    expect(rearmed).toEqual([[FROM + MIN, 'down'], [FROM + 4 * MIN, 'down']]);
+    expect(rearmed).toEqual([
+      [FROM + MIN, 'down'],
+      [FROM + 4 * MIN, 'down'],
+    ]);
   });
 
   it('skips null values and judges the next value against the last known one', () => {
@@ -569,7 +611,10 @@ describe('breadthCrosses', () => {
   it('judges each param set and each family separately', () => {
     // Prepare
     const points = [...pts([20, 31]), ...pts([50, 20], FROM, 'hip3')];
-    const sets = [{ threshold: 30, hysteresis_pct: 5 }, { threshold: 40, hysteresis_pct: 5 }];
+    const sets = [
+      { threshold: 30, hysteresis_pct: 5 },
+      { threshold: 40, hysteresis_pct: 5 },
+    ];
 
     // Act
     const events = breadthCrosses(points, FROM, TO, sets);
@@ -586,8 +631,16 @@ describe('breadthCrosses', () => {
 describe('paramSets', () => {
   const rule = (params: Record<string, unknown>): Pick<ActiveRule, 'subscription'> => ({
     subscription: {
-      id: 'sub', accountId: 'acct', endpointId: 'ep', eventType: 'market.oi_delta', filters: { conditions: [], params }, enabled: true,
-      pause: null, lastPause: null, triggerId: 'trigger', createdAt: new Date(T0).toISOString(),
+      id: 'sub',
+      accountId: 'acct',
+      endpointId: 'ep',
+      eventType: 'market.oi_delta',
+      filters: { conditions: [], params },
+      enabled: true,
+      pause: null,
+      lastPause: null,
+      triggerId: 'trigger',
+      createdAt: new Date(T0).toISOString(),
     },
   });
 
@@ -604,7 +657,11 @@ describe('paramSets', () => {
     const sets = paramSets(rules, ['window_s', 'threshold_pct']);
 
     // Assess
-    expect(sets).toEqual([{ window_s: 300, threshold_pct: 10 }, { window_s: 900, threshold_pct: 10 }, { window_s: 300, threshold_pct: 5 }]);
+    expect(sets).toEqual([
+      { window_s: 300, threshold_pct: 10 },
+      { window_s: 900, threshold_pct: 10 },
+      { window_s: 300, threshold_pct: 5 },
+    ]);
   });
 
   it('gives one empty set for any rules when no params are asked for, and none without rules', () => {
@@ -624,17 +681,32 @@ describe('paramSets', () => {
 describe('found in review', () => {
   it('keeps venues apart when they list the same symbol', () => {
     const T = Date.UTC(2026, 10, 18, 12, 0, 0);
-    const row = (family: 'perpx' | 'altx', ts: number) => ({
-      dataset: 'liquidations', family, symbol: 'BTC', ts, trade_id: ts, liquidated_user: `0x${'1'.repeat(40)}`, price: '60000', size: '10', side: 'A',
-    }) as LiquidationRecord;
-    const bursts = liquidationBursts([row('altx', T + 10_000), row('perpx', T + 20_000)], T, T + 120_000,
-      [{ window_s: 300, threshold_mode: 'usd', threshold_usd: 1_000_000, threshold_pct: 1 }], () => undefined);
+    const row = (family: 'perpx' | 'altx', ts: number) =>
+      ({
+        dataset: 'liquidations',
+        family,
+        symbol: 'BTC',
+        ts,
+        trade_id: ts,
+        liquidated_user: `0x${'1'.repeat(40)}`,
+        price: '60000',
+        size: '10',
+        side: 'A',
+      }) as LiquidationRecord;
+    const bursts = liquidationBursts(
+      [row('altx', T + 10_000), row('perpx', T + 20_000)],
+      T,
+      T + 120_000,
+      [{ window_s: 300, threshold_mode: 'usd', threshold_usd: 1_000_000, threshold_pct: 1 }],
+      () => undefined,
+    );
     expect(bursts).toEqual([]);
   });
 
   it('fires on a move of exactly the threshold despite floating point', () => {
     const T = Date.UTC(2026, 10, 18, 12, 0, 0);
-    const oi = (ts: number, oracle: string) => ({ dataset: 'open_interest', family: 'hip3', symbol: 'xyz:TSLA', ts, open_interest: '1', oracle_price: oracle }) as OpenInterestRecord;
+    const oi = (ts: number, oracle: string) =>
+      ({ dataset: 'open_interest', family: 'hip3', symbol: 'xyz:TSLA', ts, open_interest: '1', oracle_price: oracle }) as OpenInterestRecord;
     expect(oracleJumps([oi(T, '3'), oi(T + 60_000, '2.97')], T, T + 120_000, [1])).toHaveLength(1);
     expect(oracleJumps([oi(T, '0'), oi(T + 60_000, '2.97')], T, T + 120_000, [1])).toEqual([]);
   });

@@ -8,7 +8,11 @@ const ALICE = `0x${'a1'.repeat(20)}`;
 const T = Date.UTC(2026, 10, 18, 12, 0, 30);
 const REF_AT = Date.UTC(2026, 10, 18, 12, 0, 0);
 const ref = (overrides: Partial<MarketReference> = {}): MarketReference => ({
-  volume1hUsd: 1_000_000, volume24hUsd: 20_000_000, openInterestUsd: 5_000_000, at: REF_AT, ...overrides,
+  volume1hUsd: 1_000_000,
+  volume24hUsd: 20_000_000,
+  openInterestUsd: 5_000_000,
+  at: REF_AT,
+  ...overrides,
 });
 
 describe('relativeMetrics', () => {
@@ -37,7 +41,11 @@ describe('relativeMetrics', () => {
   });
 
   it('gives no open-interest share for spot pairs, outcomes or altx-rh spot', () => {
-    const cases: [Family, string][] = [['spot', 'HYPE-USDC'], ['hip4', '#10'], ['altx-rh', 'BTC-USDG']];
+    const cases: [Family, string][] = [
+      ['spot', 'HYPE-USDC'],
+      ['hip4', '#10'],
+      ['altx-rh', 'BTC-USDG'],
+    ];
 
     const oi = cases.map(([family, symbol]) => relativeMetrics(family, symbol, 50_000, ref()).notional_pct_oi);
 
@@ -80,8 +88,15 @@ function stubSource(markets: Record<string, MarketReference>, wallets: Record<st
 
 function candidate(type: string, overrides: Partial<Candidate> = {}): Candidate {
   return {
-    type, key: `k:${type}`, occurredAt: T, venue: 'perpx', symbol: 'BTC', address: null,
-    metrics: { notional_usd: 50_000 }, data: { notional_usd: 50_000 }, ...overrides,
+    type,
+    key: `k:${type}`,
+    occurredAt: T,
+    venue: 'perpx',
+    symbol: 'BTC',
+    address: null,
+    metrics: { notional_usd: 50_000 },
+    data: { notional_usd: 50_000 },
+    ...overrides,
   };
 }
 
@@ -140,7 +155,11 @@ describe('withReferences', () => {
 
   it('keeps candidates in their order', async () => {
     const { source } = stubSource({ 'perpx BTC': ref() });
-    const input = [candidate('market.liquidation', { key: 'a' }), candidate('webhook.test', { key: 'b' }), candidate('account.liquidated', { key: 'c', address: ALICE })];
+    const input = [
+      candidate('market.liquidation', { key: 'a' }),
+      candidate('webhook.test', { key: 'b' }),
+      candidate('account.liquidated', { key: 'c', address: ALICE }),
+    ];
 
     const out = await withReferences(input, source);
 

@@ -22,8 +22,17 @@ const decl = (type: string) => EVENT_TYPE_BY_NAME.get(type)!;
 
 function twap(overrides: Partial<TwapRecord> = {}): TwapRecord {
   return {
-    dataset: 'twaps', family: 'perpx', symbol: 'BTC', ts: FROM + MIN, twap_id: 42, user_address: ALICE, status: 'activated', side: 'B',
-    size: '10', executed_size: '0', ...overrides,
+    dataset: 'twaps',
+    family: 'perpx',
+    symbol: 'BTC',
+    ts: FROM + MIN,
+    twap_id: 42,
+    user_address: ALICE,
+    status: 'activated',
+    side: 'B',
+    size: '10',
+    executed_size: '0',
+    ...overrides,
   } as TwapRecord;
 }
 
@@ -32,7 +41,16 @@ function chain(overrides: Partial<ChainEventRecord> & { ts: number; kind: ChainE
 }
 
 function settlement(overrides: Partial<SettlementRecord> = {}): SettlementRecord {
-  return { dataset: 'settlements', family: 'hip4', symbol: '#10', ts: FROM + 45 * MIN, resolution: 'yes', settle_price: '1', open_interest: '1500', ...overrides } as SettlementRecord;
+  return {
+    dataset: 'settlements',
+    family: 'hip4',
+    symbol: '#10',
+    ts: FROM + 45 * MIN,
+    resolution: 'yes',
+    settle_price: '1',
+    open_interest: '1500',
+    ...overrides,
+  } as SettlementRecord;
 }
 
 function payment(ts: number, tradeId: number, amount = 2): PgaPayment {
@@ -77,7 +95,9 @@ describe('twapCandidates', () => {
   it('keys a TWAP per status, so activated and finished differ and a repeated status repeats its key', () => {
     // Prepare
     const rows = [
-      twap({ status: 'activated' }), twap({ status: 'finished', ts: FROM + 5 * MIN, executed_size: '10' }), twap({ status: 'activated', ts: FROM + 2 * MIN }),
+      twap({ status: 'activated' }),
+      twap({ status: 'finished', ts: FROM + 5 * MIN, executed_size: '10' }),
+      twap({ status: 'activated', ts: FROM + 2 * MIN }),
       twap({ twap_id: 43, status: 'activated' }),
     ];
 
@@ -216,9 +236,15 @@ describe('settlements', () => {
     // Prepare
     const type = decl('hip4.settlement');
     const config = normalizeConfig(type, {}, new Set());
-    const candidates = settlements([
-      settlement({ symbol: '#10', open_interest: '999' }), settlement({ symbol: '#11', open_interest: '1000' }), settlement({ symbol: '#20', open_interest: '5000' }),
-    ], FROM, TO);
+    const candidates = settlements(
+      [
+        settlement({ symbol: '#10', open_interest: '999' }),
+        settlement({ symbol: '#11', open_interest: '1000' }),
+        settlement({ symbol: '#20', open_interest: '5000' }),
+      ],
+      FROM,
+      TO,
+    );
 
     // Act
     const results = candidates.map((c) => matches(type, config, c));
@@ -232,9 +258,7 @@ describe('settlements', () => {
     // Prepare
     const type = decl('hip4.settlement');
     const config = normalizeConfig(type, { min_notional_usd: 600 }, new Set());
-    const candidates = settlements([
-      settlement({ symbol: '#10', open_interest: '700' }), settlement({ symbol: '#11', open_interest: '599' }),
-    ], FROM, TO);
+    const candidates = settlements([settlement({ symbol: '#10', open_interest: '700' }), settlement({ symbol: '#11', open_interest: '599' })], FROM, TO);
 
     // Act
     const results = candidates.map((c) => matches(type, config, c));
@@ -275,7 +299,10 @@ describe('settledHoldings', () => {
   it('pays the position times the settle price and reports the absolute position as notional', () => {
     // Prepare
     const rows = [settlement({ symbol: '#10', settle_price: '1', resolution: 'yes' }), settlement({ symbol: '#11', settle_price: '0', resolution: 'no' })];
-    const holders: Holder[] = [{ address: ALICE, symbol: '#10', position: -30 }, { address: BOB, symbol: '#11', position: 25.5 }];
+    const holders: Holder[] = [
+      { address: ALICE, symbol: '#10', position: -30 },
+      { address: BOB, symbol: '#11', position: 25.5 },
+    ];
 
     // Act
     const [short, lost] = settledHoldings(rows, holders, FROM, TO);
@@ -345,7 +372,10 @@ describe('pgaPayments', () => {
 
     // Assess
     expect(candidates).toHaveLength(52);
-    expect(candidates.slice(-2).map((c) => [c.key, c.data.payment_of_day])).toEqual([['pga:3000', 1], ['pga:3001', 2]]);
+    expect(candidates.slice(-2).map((c) => [c.key, c.data.payment_of_day])).toEqual([
+      ['pga:3000', 1],
+      ['pga:3001', 2],
+    ]);
   });
 
   it('values a payment at the token price, and not at all without one', () => {
@@ -371,7 +401,8 @@ describe('pgaPayments', () => {
     // Assess
     expect(candidates.map((c) => c.key)).toEqual(['pga:7', 'pga:8']);
     expect(candidates.map((c) => [c.type, c.symbol, c.metrics.token, c.data.market])).toEqual([
-      ['market.pga_payment', 'HYPE', 'HYPE', 'BTC'], ['market.pga_payment', 'HYPE', 'HYPE', 'BTC'],
+      ['market.pga_payment', 'HYPE', 'HYPE', 'BTC'],
+      ['market.pga_payment', 'HYPE', 'HYPE', 'BTC'],
     ]);
     expect(PGA.token).toBe('HYPE');
   });

@@ -12,7 +12,7 @@ const every = (family: Tick['family'], symbol: string, start: number, end: numbe
   Array.from({ length: Math.floor((end - start) / stepMs) }, (_, i) => ({ family, symbol, ts: start + i * stepMs }));
 
 describe('archiveGaps', () => {
-  it('detects a venue\'s trade stream silent for 5 minutes when it is noticed, and resolves it when data resumes, sharing the incident', () => {
+  it("detects a venue's trade stream silent for 5 minutes when it is noticed, and resolves it when data resumes, sharing the incident", () => {
     const ticks = [...every('perpx', 'BTC', T, T + 10 * MIN, 1_000), ...every('perpx', 'ETH', T + 30 * MIN, T + 40 * MIN, 1_000)];
     const lastBefore = T + 10 * MIN - 1_000;
 
@@ -41,13 +41,16 @@ describe('ingestStalls', () => {
     const perMarket = out.filter((c) => c.scope === 'per_market');
     const storms = out.filter((c) => c.scope === 'collapsed');
     expect(perMarket.map((c) => `${c.type} ${c.symbol}`).sort()).toEqual(['ingest.recovered BTC', 'ingest.stall BTC', 'ingest.stall ETH']);
-    expect(storms.map((c) => [c.type, c.data.symbols])).toEqual([['ingest.stall', ['BTC', 'ETH']], ['ingest.recovered', ['BTC']]]);
+    expect(storms.map((c) => [c.type, c.data.symbols])).toEqual([
+      ['ingest.stall', ['BTC', 'ETH']],
+      ['ingest.recovered', ['BTC']],
+    ]);
     const [stall, recovered] = ['ingest.stall', 'ingest.recovered'].map((t) => perMarket.find((c) => c.type === t && c.symbol === 'BTC')!);
     expect(recovered!.data.incident_id).toBe(stall!.data.incident_id);
     expect(out.every((c) => c.venue === 'perpx')).toBe(true);
   });
 
-  it('routes per-market events to rules naming symbols and storms to rules without, at the rule\'s threshold only', () => {
+  it("routes per-market events to rules naming symbols and storms to rules without, at the rule's threshold only", () => {
     const decl = EVENT_TYPE_BY_NAME.get('ingest.stall')!;
     const out = ingestStalls(feeds, T, T + 45 * MIN, [600]).filter((c) => c.type === 'ingest.stall');
     const named = normalizeConfig(decl, { symbols: ['BTC'] }, new Set());

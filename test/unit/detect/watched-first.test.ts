@@ -25,8 +25,21 @@ let ids = 0;
 function rule(type: string, accountId: string, watched: readonly string[], filters: unknown = {}): ActiveRule {
   const set = new Set(watched);
   const id = `r${ids++}`;
-  const subscription = { id, accountId, endpointId: `e-${id}`, eventType: type, enabled: true, triggerId: `t-${id}`, filters: normalizeConfig(EVENT_TYPE_BY_NAME.get(type)!, filters, set) };
-  return { plan: 'enterprise', subscription: subscription as unknown as SubscriptionRecord, endpoint: { id: `e-${id}`, accountId } as EndpointRecord, watched: set };
+  const subscription = {
+    id,
+    accountId,
+    endpointId: `e-${id}`,
+    eventType: type,
+    enabled: true,
+    triggerId: `t-${id}`,
+    filters: normalizeConfig(EVENT_TYPE_BY_NAME.get(type)!, filters, set),
+  };
+  return {
+    plan: 'enterprise',
+    subscription: subscription as unknown as SubscriptionRecord,
+    endpoint: { id: `e-${id}`, accountId } as EndpointRecord,
+    watched: set,
+  };
 }
 
 const bookOf = (rules: readonly ActiveRule[]): RuleBook => ({ rules: async (type) => rules.filter((r) => r.subscription.eventType === type) });
@@ -34,28 +47,68 @@ const bookOf = (rules: readonly ActiveRule[]): RuleBook => ({ rules: async (type
 /** Counts the rule evaluations and answers as `matches` would. */
 function counting(): { evaluate: RuleEvaluator; count: () => number } {
   let n = 0;
-  return { evaluate: (...args) => { n += 1; return matches(...args); }, count: () => n };
+  return {
+    evaluate: (...args) => {
+      n += 1;
+      return matches(...args);
+    },
+    count: () => n,
+  };
 }
 
 /** The stores, queues and references must not be reached when nothing matches: any use throws. */
-const untouchable = new Proxy({}, { get: (_, name) => { throw new Error(`unexpected use of ${String(name)}`); } });
+const untouchable = new Proxy(
+  {},
+  {
+    get: (_, name) => {
+      throw new Error(`unexpected use of ${String(name)}`);
+    },
+  },
+);
 
 function fill(trade_id: number, user: string): TradeRecord {
-  return { dataset: 'trades', family: 'perpx', symbol: 'BTC', ts: TS, trade_id, side: 'B', price: '90000', size: '0.01', crossed: true, user_address: user } as TradeRecord;
+  return {
+    dataset: 'trades',
+    family: 'perpx',
+    symbol: 'BTC',
+    ts: TS,
+    trade_id,
+    side: 'B',
+    price: '90000',
+    size: '0.01',
+    crossed: true,
+    user_address: user,
+  } as TradeRecord;
 }
 
 function engineCancel(oid: number, user: string): OrderEventRecord {
   return {
-    dataset: 'order_events', family: 'perpx', symbol: 'BTC', ts: TS, event: 'status', block_number: 1, seq: oid, oid, user_address: user, side: 'B',
-    status: 'marginCanceled', order_type: 'Limit', reduce_only: false, is_trigger: false, is_position_tpsl: false,
+    dataset: 'order_events',
+    family: 'perpx',
+    symbol: 'BTC',
+    ts: TS,
+    event: 'status',
+    block_number: 1,
+    seq: oid,
+    oid,
+    user_address: user,
+    side: 'B',
+    status: 'marginCanceled',
+    order_type: 'Limit',
+    reduce_only: false,
+    is_trigger: false,
+    is_position_tpsl: false,
   } as unknown as OrderEventRecord;
 }
 
 // Two accounts with account rules of both kinds read from the venue's node files, one market rule.
 const RULES = [
-  rule('account.fill', 'acct-a', [WATCHED]), rule('account.fill', 'acct-a', [WATCHED], { min_notional_usd: 10 }),
+  rule('account.fill', 'acct-a', [WATCHED]),
+  rule('account.fill', 'acct-a', [WATCHED], { min_notional_usd: 10 }),
   rule('account.order_rejected', 'acct-a', [WATCHED]),
-  rule('account.fill', 'acct-b', [OTHER_WATCHED]), rule('account.fill', 'acct-b', [OTHER_WATCHED]), rule('account.fill', 'acct-b', [OTHER_WATCHED]),
+  rule('account.fill', 'acct-b', [OTHER_WATCHED]),
+  rule('account.fill', 'acct-b', [OTHER_WATCHED]),
+  rule('account.fill', 'acct-b', [OTHER_WATCHED]),
   rule('market.liquidation', 'acct-b', [], { symbols: ['BTC'] }),
 ];
 
@@ -64,7 +117,10 @@ describe('detection filters watched addresses before any rule', () => {
     // Prepare
     const { evaluate, count } = counting();
     const deps = { ...(untouchable as DetectDeps), rules: bookOf(RULES), evaluate };
-    const records = Array.from({ length: 500 }, (_, i) => [fill(i, addressOf(0x100000 + i)), engineCancel(i, addressOf(0x200000 + i))]).flat() as NormalizedRecord[];
+    const records = Array.from({ length: 500 }, (_, i) => [
+      fill(i, addressOf(0x100000 + i)),
+      engineCancel(i, addressOf(0x200000 + i)),
+    ]).flat() as NormalizedRecord[];
 
     // Act
     const counts = await detectInBatch(deps, records);
@@ -74,11 +130,17 @@ describe('detection filters watched addresses before any rule', () => {
     expect(count()).toBe(0);
   });
 
-  it('asks only the rules of the accounts watching a fill\'s address', async () => {
+  it("asks only the rules of the accounts watching a fill's address", async () => {
     // Prepare
     const { evaluate, count } = counting();
     const candidate: Candidate = {
-      type: 'account.fill', key: 'fill:1', occurredAt: TS, venue: 'perpx', symbol: 'BTC', address: WATCHED, data: {},
+      type: 'account.fill',
+      key: 'fill:1',
+      occurredAt: TS,
+      venue: 'perpx',
+      symbol: 'BTC',
+      address: WATCHED,
+      data: {},
       metrics: { venue: 'perpx', symbol: 'BTC', address: WATCHED, side: 'buy', notional_usd: 900, taker: true, fill_count: 1 },
     };
 
@@ -103,32 +165,57 @@ describe('detection filters watched addresses before any rule', () => {
       address: fc.option(fc.constantFrom(...addresses), { nil: null }),
       notional: fc.integer({ min: 1, max: 1_000_000 }),
     });
-    await fc.assert(fc.asyncProperty(fc.array(arbitraryRule, { maxLength: 12 }), fc.array(arbitraryCandidate, { maxLength: 10 }), async (drawn, drawnCandidates) => {
-      const rules = drawn.map((r) => rule(r.type, r.account, r.watched, r.type === 'account.order_rejected' || r.minNotional === undefined ? {} : { min_notional_usd: r.minNotional }));
-      const candidates = drawnCandidates.map((c, i): Candidate => ({
-        type: c.type, key: `k${i}`, occurredAt: TS, venue: 'perpx', symbol: 'BTC', address: c.type === 'market.liquidation' ? null : c.address, data: {},
-        metrics: { venue: 'perpx', symbol: 'BTC', address: c.address, side: 'buy', notional_usd: c.notional, taker: true, fill_count: 1, reason: 'marginCanceled' },
-      }));
-      // Every rule of the candidate's type asked, in the book's order.
-      const expected = [];
-      for (const type of new Set(candidates.map((c) => c.type))) {
-        for (const c of candidates.filter((x) => x.type === type)) {
-          for (const r of rules.filter((x) => x.subscription.eventType === type)) {
-            if (matches(EVENT_TYPE_BY_NAME.get(type)!, r.subscription.filters, c, r.watched)) expected.push([r.subscription.id, c.key]);
+    await fc.assert(
+      fc.asyncProperty(fc.array(arbitraryRule, { maxLength: 12 }), fc.array(arbitraryCandidate, { maxLength: 10 }), async (drawn, drawnCandidates) => {
+        const rules = drawn.map((r) =>
+          rule(r.type, r.account, r.watched, r.type === 'account.order_rejected' || r.minNotional === undefined ? {} : { min_notional_usd: r.minNotional }),
+        );
+        const candidates = drawnCandidates.map(
+          (c, i): Candidate => ({
+            type: c.type,
+            key: `k${i}`,
+            occurredAt: TS,
+            venue: 'perpx',
+            symbol: 'BTC',
+            address: c.type === 'market.liquidation' ? null : c.address,
+            data: {},
+            metrics: {
+              venue: 'perpx',
+              symbol: 'BTC',
+              address: c.address,
+              side: 'buy',
+              notional_usd: c.notional,
+              taker: true,
+              fill_count: 1,
+              reason: 'marginCanceled',
+            },
+          }),
+        );
+        // Every rule of the candidate's type asked, in the book's order.
+        const expected = [];
+        for (const type of new Set(candidates.map((c) => c.type))) {
+          for (const c of candidates.filter((x) => x.type === type)) {
+            for (const r of rules.filter((x) => x.subscription.eventType === type)) {
+              if (matches(EVENT_TYPE_BY_NAME.get(type)!, r.subscription.filters, c, r.watched)) expected.push([r.subscription.id, c.key]);
+            }
           }
         }
-      }
-      const matched = await matchCandidates(bookOf(rules), candidates);
-      expect(matched.map((m) => [m.rule.subscription.id, m.occurrence.key])).toEqual(expected);
-    }), { numRuns: 300 });
+        const matched = await matchCandidates(bookOf(rules), candidates);
+        expect(matched.map((m) => [m.rule.subscription.id, m.occurrence.key])).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 
-  it('watches the union of every account type\'s rules\' addresses, whether rules share a set or not', async () => {
+  it("watches the union of every account type's rules' addresses, whether rules share a set or not", async () => {
     // Prepare: acct-a's rules share one set, as the rule book gives them; acct-c's have their own.
     const shared = new Set([WATCHED, addressOf(1)]);
     const rules = [
-      { ...rule('account.fill', 'acct-a', []), watched: shared }, { ...rule('account.order_rejected', 'acct-a', []), watched: shared },
-      rule('account.fill', 'acct-c', [addressOf(2)]), rule('account.transfer', 'acct-c', [addressOf(3)]), rule('market.liquidation', 'acct-c', [addressOf(4)]),
+      { ...rule('account.fill', 'acct-a', []), watched: shared },
+      { ...rule('account.order_rejected', 'acct-a', []), watched: shared },
+      rule('account.fill', 'acct-c', [addressOf(2)]),
+      rule('account.transfer', 'acct-c', [addressOf(3)]),
+      rule('market.liquidation', 'acct-c', [addressOf(4)]),
     ];
 
     // Act
@@ -143,7 +230,13 @@ describe('detection filters watched addresses before any rule', () => {
     const fills = RULES.filter((r) => r.subscription.eventType === 'account.fill');
     const book: RuleBook = { rules: async (type) => (type === 'account.fill' ? fills : []) };
     const candidate: Candidate = {
-      type: 'account.fill', key: 'fill:3', occurredAt: TS, venue: 'perpx', symbol: 'BTC', address: OTHER_WATCHED, data: {},
+      type: 'account.fill',
+      key: 'fill:3',
+      occurredAt: TS,
+      venue: 'perpx',
+      symbol: 'BTC',
+      address: OTHER_WATCHED,
+      data: {},
       metrics: { venue: 'perpx', symbol: 'BTC', address: OTHER_WATCHED, side: 'buy', notional_usd: 900, taker: true, fill_count: 1 },
     };
 

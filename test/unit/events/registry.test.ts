@@ -44,8 +44,16 @@ describe('the event registry', () => {
   it('lists the previews the spec names', () => {
     expect([...DRY_RUN_TYPES].sort()).toEqual(['account.fill', 'account.transfer', 'market.liquidation']);
     expect([...ESTIMATE_TYPES].sort()).toEqual([
-      'account.fill', 'account.liquidated', 'account.transfer', 'hip4.settlement', 'market.funding_flip', 'market.liquidation',
-      'market.liquidation_burst', 'market.oi_delta', 'market.pga_payment', 'oracle.jump',
+      'account.fill',
+      'account.liquidated',
+      'account.transfer',
+      'hip4.settlement',
+      'market.funding_flip',
+      'market.liquidation',
+      'market.liquidation_burst',
+      'market.oi_delta',
+      'market.pga_payment',
+      'oracle.jump',
     ]);
   });
 

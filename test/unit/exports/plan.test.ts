@@ -24,45 +24,74 @@ let n = 0;
 function file(kind: 'compacted' | 'delta', symbols: string[], minTs: number, maxTs: number, rows: number): ArchiveFile {
   n += 1;
   return {
-    fileId: `f${n}`, key: `k${n}`, dataset: 'trades', family: 'perpx', day: dayOf(minTs), kind, ...(kind === 'compacted' && { symbol: symbols[0] }),
-    symbols, rows, bytes: rows * 60, etag: 'e', minTs, maxTs, replaces: [], createdAt: n,
+    fileId: `f${n}`,
+    key: `k${n}`,
+    dataset: 'trades',
+    family: 'perpx',
+    day: dayOf(minTs),
+    kind,
+    ...(kind === 'compacted' && { symbol: symbols[0] }),
+    symbols,
+    rows,
+    bytes: rows * 60,
+    etag: 'e',
+    minTs,
+    maxTs,
+    replaces: [],
+    createdAt: n,
   };
 }
 
-const body = (over: Partial<CreateExportBody> = {}): CreateExportBody => ({ schema: 'trades', family: 'perpx', start: DAY0, end: DAY0 + 3 * DAY, dry_run: true, ...over });
+const body = (over: Partial<CreateExportBody> = {}): CreateExportBody => ({
+  schema: 'trades',
+  family: 'perpx',
+  start: DAY0,
+  end: DAY0 + 3 * DAY,
+  dry_run: true,
+  ...over,
+});
 
 /** Files inside days 0-2 of the window: a compacted file per symbol-day picked, and deltas of several symbols. */
-const filesArb = fc.tuple(
-  fc.array(fc.record({ day: fc.integer({ min: 0, max: 2 }), symbol: fc.constantFrom(...SYMBOLS), rows: fc.integer({ min: 1, max: 10_000 }) }), { maxLength: 12 }),
-  fc.array(fc.record({ day: fc.integer({ min: 0, max: 2 }), symbols: fc.subarray(SYMBOLS, { minLength: 1 }), rows: fc.integer({ min: 1, max: 10_000 }) }), { maxLength: 6 }),
-).map(([compacted, deltas]) => {
-  // One compacted file per symbol-day (visibility keeps the newest of a slot; planning sees what readers see).
-  const slots = new Map(compacted.map((c) => [`${c.day}${c.symbol}`, c]));
-  return [
-    ...[...slots.values()].map((c) => file('compacted', [c.symbol], DAY0 + c.day * DAY + 1_000, DAY0 + c.day * DAY + 80_000_000, c.rows)),
-    ...deltas.map((d) => file('delta', d.symbols, DAY0 + d.day * DAY + 100, DAY0 + d.day * DAY + 86_000_000, d.rows)),
-  ];
-});
+const filesArb = fc
+  .tuple(
+    fc.array(fc.record({ day: fc.integer({ min: 0, max: 2 }), symbol: fc.constantFrom(...SYMBOLS), rows: fc.integer({ min: 1, max: 10_000 }) }), {
+      maxLength: 12,
+    }),
+    fc.array(fc.record({ day: fc.integer({ min: 0, max: 2 }), symbols: fc.subarray(SYMBOLS, { minLength: 1 }), rows: fc.integer({ min: 1, max: 10_000 }) }), {
+      maxLength: 6,
+    }),
+  )
+  .map(([compacted, deltas]) => {
+    // One compacted file per symbol-day (visibility keeps the newest of a slot; planning sees what readers see).
+    const slots = new Map(compacted.map((c) => [`${c.day}${c.symbol}`, c]));
+    return [
+      ...[...slots.values()].map((c) => file('compacted', [c.symbol], DAY0 + c.day * DAY + 1_000, DAY0 + c.day * DAY + 80_000_000, c.rows)),
+      ...deltas.map((d) => file('delta', d.symbols, DAY0 + d.day * DAY + 100, DAY0 + d.day * DAY + 86_000_000, d.rows)),
+    ];
+  });
 
 describe('planning an export', () => {
   it('makes one partition per symbol-day with rows, numbered in day then symbol order, and estimates every row inside the window', async () => {
-    await fc.assert(fc.asyncProperty(filesArb, fc.option(fc.subarray(SYMBOLS, { minLength: 1 }), { nil: undefined }), async (files, symbols) => {
-      const wanted = files.filter((f) => !symbols || f.symbols.some((s) => symbols.includes(s)));
-      if (wanted.length === 0) {
-        await expect(planExport(manifestOf(files), body({ symbols }), NOW)).rejects.toMatchObject({ code: 'invalid_parameter' });
-        return;
-      }
-      const plan = await planExport(manifestOf(files), body({ symbols }), NOW);
-      const cells = new Set(wanted.flatMap((f) => f.symbols.filter((s) => !symbols || symbols.includes(s)).map((s) => `${f.day} ${s}`)));
-      expect(plan.partitions.map((p) => `${p.d} ${p.s}`)).toEqual([...cells].sort());
-      expect(plan.partitions.map((p) => p.i)).toEqual(plan.partitions.map((_, i) => i));
-      // Every file lies wholly inside the window: the estimate is each file's share of the symbols asked for.
-      const expected = wanted.reduce((sum, f) => sum + (f.rows * f.symbols.filter((s) => !symbols || symbols.includes(s)).length) / f.symbols.length, 0);
-      // Rounded once at the end (a sum at x.5 may round either way in floating point).
-      expect(Math.abs(plan.quote.estimated_rows - expected)).toBeLessThanOrEqual(0.5 + 1e-9);
-      expect(plan.quote.partitions).toBe(plan.partitions.length);
-      expect(plan.quote.price_usd).toBe(priceUsd('trades', plan.quote.estimated_bytes));
-    }), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(filesArb, fc.option(fc.subarray(SYMBOLS, { minLength: 1 }), { nil: undefined }), async (files, symbols) => {
+        const wanted = files.filter((f) => !symbols || f.symbols.some((s) => symbols.includes(s)));
+        if (wanted.length === 0) {
+          await expect(planExport(manifestOf(files), body({ symbols }), NOW)).rejects.toMatchObject({ code: 'invalid_parameter' });
+          return;
+        }
+        const plan = await planExport(manifestOf(files), body({ symbols }), NOW);
+        const cells = new Set(wanted.flatMap((f) => f.symbols.filter((s) => !symbols || symbols.includes(s)).map((s) => `${f.day} ${s}`)));
+        expect(plan.partitions.map((p) => `${p.d} ${p.s}`)).toEqual([...cells].sort());
+        expect(plan.partitions.map((p) => p.i)).toEqual(plan.partitions.map((_, i) => i));
+        // Every file lies wholly inside the window: the estimate is each file's share of the symbols asked for.
+        const expected = wanted.reduce((sum, f) => sum + (f.rows * f.symbols.filter((s) => !symbols || symbols.includes(s)).length) / f.symbols.length, 0);
+        // Rounded once at the end (a sum at x.5 may round either way in floating point).
+        expect(Math.abs(plan.quote.estimated_rows - expected)).toBeLessThanOrEqual(0.5 + 1e-9);
+        expect(plan.quote.partitions).toBe(plan.partitions.length);
+        expect(plan.quote.price_usd).toBe(priceUsd('trades', plan.quote.estimated_bytes));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('counts only the part of a file inside [start, end)', async () => {

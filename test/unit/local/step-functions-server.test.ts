@@ -2,7 +2,15 @@
  * The local cloud's Step Functions API, called with the AWS SDK's own client as the functions call
  * it: executions started once per name, stopped, described, and the service's error types.
  */
-import { DescribeExecutionCommand, ExecutionAlreadyExists, ExecutionDoesNotExist, SFNClient, StartExecutionCommand, StateMachineDoesNotExist, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  DescribeExecutionCommand,
+  ExecutionAlreadyExists,
+  ExecutionDoesNotExist,
+  SFNClient,
+  StartExecutionCommand,
+  StateMachineDoesNotExist,
+  StopExecutionCommand,
+} from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localStateMachineArn, startStepFunctionsServer, type StepFunctionsServer } from '#local/step-functions-server.ts';
 import type { LocalExecution, LocalStateMachines } from '#local/state-machines.ts';
@@ -16,10 +24,19 @@ const machines: LocalStateMachines = {
   start(_name, input): LocalExecution {
     let finish!: (output: unknown) => void;
     let fail!: (error: Error) => void;
-    const result = new Promise<unknown>((resolve, reject) => { finish = resolve; fail = reject; });
+    const result = new Promise<unknown>((resolve, reject) => {
+      finish = resolve;
+      fail = reject;
+    });
     const entry = { input, finish, aborted: false };
     started.push(entry);
-    return { result, abort: () => { entry.aborted = true; fail(new Error('aborted')); } };
+    return {
+      result,
+      abort: () => {
+        entry.aborted = true;
+        fail(new Error('aborted'));
+      },
+    };
   },
 };
 
@@ -45,10 +62,15 @@ describe('the local Step Functions API', () => {
     expect(again.executionArn).toBe(first.executionArn);
     expect(first.executionArn).toBe(`${arn.replace(':stateMachine:', ':execution:')}:job-1`);
     expect(started).toHaveLength(1);
-    await expect(client.send(new StartExecutionCommand({ stateMachineArn: arn, name: 'job-1', input: '{"a":2}' }))).rejects.toBeInstanceOf(ExecutionAlreadyExists);
+    await expect(client.send(new StartExecutionCommand({ stateMachineArn: arn, name: 'job-1', input: '{"a":2}' }))).rejects.toBeInstanceOf(
+      ExecutionAlreadyExists,
+    );
     expect((await describeExecution(first.executionArn!)).status).toBe('RUNNING');
     started[0]!.finish({ done: true });
-    const done = await eventually(() => describeExecution(first.executionArn!), (d) => d.status !== 'RUNNING');
+    const done = await eventually(
+      () => describeExecution(first.executionArn!),
+      (d) => d.status !== 'RUNNING',
+    );
     expect(done).toMatchObject({ status: 'SUCCEEDED', output: '{"done":true}', name: 'job-1', input: '{"a":1}' });
   });
 
@@ -59,8 +81,10 @@ describe('the local Step Functions API', () => {
     expect((await describeExecution(executionArn!)).status).toBe('ABORTED');
   });
 
-  it('answers the service\'s error types for unknown machines and executions', async () => {
-    await expect(client.send(new StartExecutionCommand({ stateMachineArn: `${arn}-nope`, name: 'x', input: '{}' }))).rejects.toBeInstanceOf(StateMachineDoesNotExist);
+  it("answers the service's error types for unknown machines and executions", async () => {
+    await expect(client.send(new StartExecutionCommand({ stateMachineArn: `${arn}-nope`, name: 'x', input: '{}' }))).rejects.toBeInstanceOf(
+      StateMachineDoesNotExist,
+    );
     await expect(client.send(new StopExecutionCommand({ executionArn: `${arn}:nope` }))).rejects.toBeInstanceOf(ExecutionDoesNotExist);
   });
 });

@@ -42,12 +42,14 @@ describe('the venue-rate generator', () => {
   });
 
   it('spreads a scale over markets, BTC the largest, weights summing to the scale', () => {
-    fc.assert(fc.property(fc.double({ min: 1, max: 6, noNaN: true }), (scale) => {
-      const markets = marketsOf(scale);
-      expect(markets[0]).toEqual({ symbol: 'BTC', weight: 1 });
-      expect(markets.reduce((n, m) => n + m.weight, 0)).toBeCloseTo(scale, 9);
-      expect(new Set(markets.map((m) => m.symbol)).size).toBe(markets.length);
-    }));
+    fc.assert(
+      fc.property(fc.double({ min: 1, max: 6, noNaN: true }), (scale) => {
+        const markets = marketsOf(scale);
+        expect(markets[0]).toEqual({ symbol: 'BTC', weight: 1 });
+        expect(markets.reduce((n, m) => n + m.weight, 0)).toBeCloseTo(scale, 9);
+        expect(new Set(markets.map((m) => m.symbol)).size).toBe(markets.length);
+      }),
+    );
     expect(() => marketsOf(0.5)).toThrow(/at least 1/);
   });
 
@@ -83,37 +85,49 @@ describe('the venue-rate generator', () => {
   });
 
   it('writes files the node parsers take whole, whose diffs move the starting snapshot to the last one, never crossed', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 1_000 }), fc.double({ min: 1, max: 4, noNaN: true }), (seed, scale) => {
-      // Prepare
-      const generator = new VenueRateGenerator({ seed, scale, startMs: START, intensity: 0.01 });
-      const books = checkpoints(generator.snapshot());
-      let last: { text: string; at: number } | undefined;
-      let fills = 0;
-      // Act: 20 s in batches of a few blocks, a checkpoint every 5 s.
-      for (const batch of venueBatches(generator, START + 20_000, { statusLines: 500, checkpointMs: 5_000 })) {
-        const diffs = records('node_raw_book_diffs_streaming', batch.texts.node_raw_book_diffs_streaming.text);
-        for (const d of diffs) {
-          if (d.dataset !== 'l4_diffs') continue;
-          books.get(d.symbol)!.apply({
-            ts: d.ts, oid: d.oid, user_address: d.user_address, side: d.side, price: d.price, diff_type: d.diff_type, new_size: d.new_size ?? null, insert_before: null,
-          });
-        }
-        expect(records('node_order_statuses_streaming', batch.texts.node_order_statuses_streaming.text)).toHaveLength(batch.texts.node_order_statuses_streaming.lines);
-        fills += records('node_fills_streaming', batch.texts.node_fills_streaming.text).length;
-        last = batch.snapshot ?? last;
-        if (batch.snapshot) {
-          // Assess: at each checkpoint the replayed books are the snapshot's, order by order, and not crossed.
-          const snapshot = checkpoints(batch.snapshot);
-          for (const [symbol, book] of books) {
-            expect(orders(book)).toEqual(orders(snapshot.get(symbol)!));
-            expect(book.isCrossed()).toBe(false);
-            expect(book.anomalies).toBe(0);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000 }), fc.double({ min: 1, max: 4, noNaN: true }), (seed, scale) => {
+        // Prepare
+        const generator = new VenueRateGenerator({ seed, scale, startMs: START, intensity: 0.01 });
+        const books = checkpoints(generator.snapshot());
+        let last: { text: string; at: number } | undefined;
+        let fills = 0;
+        // Act: 20 s in batches of a few blocks, a checkpoint every 5 s.
+        for (const batch of venueBatches(generator, START + 20_000, { statusLines: 500, checkpointMs: 5_000 })) {
+          const diffs = records('node_raw_book_diffs_streaming', batch.texts.node_raw_book_diffs_streaming.text);
+          for (const d of diffs) {
+            if (d.dataset !== 'l4_diffs') continue;
+            books.get(d.symbol)!.apply({
+              ts: d.ts,
+              oid: d.oid,
+              user_address: d.user_address,
+              side: d.side,
+              price: d.price,
+              diff_type: d.diff_type,
+              new_size: d.new_size ?? null,
+              insert_before: null,
+            });
+          }
+          expect(records('node_order_statuses_streaming', batch.texts.node_order_statuses_streaming.text)).toHaveLength(
+            batch.texts.node_order_statuses_streaming.lines,
+          );
+          fills += records('node_fills_streaming', batch.texts.node_fills_streaming.text).length;
+          last = batch.snapshot ?? last;
+          if (batch.snapshot) {
+            // Assess: at each checkpoint the replayed books are the snapshot's, order by order, and not crossed.
+            const snapshot = checkpoints(batch.snapshot);
+            for (const [symbol, book] of books) {
+              expect(orders(book)).toEqual(orders(snapshot.get(symbol)!));
+              expect(book.isCrossed()).toBe(false);
+              expect(book.anomalies).toBe(0);
+            }
           }
         }
-      }
-      expect(last).toBeDefined();
-      // Two fill lines (taker and maker) make one trade row.
-      expect(fills * 2).toBe(generator.counts.fill ?? 0);
-    }), { numRuns: 6 });
+        expect(last).toBeDefined();
+        // Two fill lines (taker and maker) make one trade row.
+        expect(fills * 2).toBe(generator.counts.fill ?? 0);
+      }),
+      { numRuns: 6 },
+    );
   });
 });

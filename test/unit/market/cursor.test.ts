@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  checkInWindow, decodeCursor, encodeCursor, formatTransparentCursor, parseTransparentCursor, requestFingerprint, transparentSpelling, type CursorForm,
+  checkInWindow,
+  decodeCursor,
+  encodeCursor,
+  formatTransparentCursor,
+  parseTransparentCursor,
+  requestFingerprint,
+  transparentSpelling,
+  type CursorForm,
 } from '#core/market/cursor.ts';
 import { bucketStart } from '#core/market/candles.ts';
 
@@ -16,7 +23,12 @@ describe('opaque cursors', () => {
   it('refuses a cursor for other parameters, a tampered one and garbage as invalid_cursor', () => {
     const cursor = encodeCursor(fingerprint, { window: [1, 2], position: [5] });
     const other = requestFingerprint({ routeId: 'getPerpxTrades', symbol: 'ETH', start: 1, end: undefined });
-    for (const [value, print] of [[cursor, other], [`${cursor}x`, fingerprint], ['not-a-cursor', fingerprint], ['', fingerprint]] as const) {
+    for (const [value, print] of [
+      [cursor, other],
+      [`${cursor}x`, fingerprint],
+      ['not-a-cursor', fingerprint],
+      ['', fingerprint],
+    ] as const) {
       expect(() => decodeCursor(value, print)).toThrow(expect.objectContaining({ code: 'invalid_cursor', param: 'cursor' }));
     }
   });
@@ -28,16 +40,20 @@ describe('opaque cursors', () => {
 
 describe('transparent cursors', () => {
   const refused = (form: CursorForm, cursor: string) =>
-    expect(() => parseTransparentCursor(form, cursor), `${form} ${JSON.stringify(cursor)}`).toThrow(expect.objectContaining({ code: 'invalid_cursor', param: 'cursor' }));
+    expect(() => parseTransparentCursor(form, cursor), `${form} ${JSON.stringify(cursor)}`).toThrow(
+      expect.objectContaining({ code: 'invalid_cursor', param: 'cursor' }),
+    );
 
-  it('read the real service\'s forms back from what they print, at every position', () => {
+  it("read the real service's forms back from what they print, at every position", () => {
     const ms = fc.integer({ min: 0, max: 4_102_444_800_000 });
-    fc.assert(fc.property(ms, fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (ts, id) => {
-      expect(parseTransparentCursor('ms', formatTransparentCursor('ms', [ts]))).toEqual([ts]);
-      expect(parseTransparentCursor('ms_id', formatTransparentCursor('ms_id', [ts, id]))).toEqual([ts, id]);
-      // A longer position (a row's whole key) prints the prefix the form names.
-      expect(formatTransparentCursor('ms_id', [ts, id, '0xabc'])).toBe(`${ts}_${id}`);
-    }));
+    fc.assert(
+      fc.property(ms, fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (ts, id) => {
+        expect(parseTransparentCursor('ms', formatTransparentCursor('ms', [ts]))).toEqual([ts]);
+        expect(parseTransparentCursor('ms_id', formatTransparentCursor('ms_id', [ts, id]))).toEqual([ts, id]);
+        // A longer position (a row's whole key) prints the prefix the form names.
+        expect(formatTransparentCursor('ms_id', [ts, id, '0xabc'])).toBe(`${ts}_${id}`);
+      }),
+    );
     expect(parseTransparentCursor('ms_id', '1704067200123_456789')).toEqual([1704067200123, 456789]);
     expect(parseTransparentCursor('ms_id', '1790575451682_379606340537712')).toEqual([1790575451682, 379606340537712]);
     expect(parseTransparentCursor('ms', '1777708860000')).toEqual([1777708860000]);

@@ -20,7 +20,13 @@ describe('MCP tools generated from the route table', () => {
     expect(scopeOf('listWebhookDeliveries')).toBe('mcp:webhooks.read');
     expect(scopeOf('estimateWebhookSubscription')).toBe('mcp:webhooks.read');
     expect(scopeOf('dryRunWebhookSubscription')).toBe('mcp:webhooks.read');
-    for (const id of ['createWebhookEndpoint', 'patchWebhookSubscription', 'deleteWebhookSubscription', 'resumeAllWebhookSubscriptions', 'redeliverWebhookDelivery']) {
+    for (const id of [
+      'createWebhookEndpoint',
+      'patchWebhookSubscription',
+      'deleteWebhookSubscription',
+      'resumeAllWebhookSubscriptions',
+      'redeliverWebhookDelivery',
+    ]) {
       expect(scopeOf(id), id).toBe('mcp:webhooks.write');
     }
     expect(mcpTools(['mcp:market.read']).every((t) => t.scope === 'mcp:market.read' && t.readOnly)).toBe(true);

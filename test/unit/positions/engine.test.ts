@@ -9,7 +9,14 @@ const ALICE = '0x00000000000000000000000000000000000000a1';
 const BOB = '0x00000000000000000000000000000000000000b2';
 let tradeId = 0;
 const fill = (account: string, symbol: string, signed: string, price: string, start: string | null, ts = 1_000 + tradeId): Fill => ({
-  ts, trade_id: tradeId++, symbol, account, side: signed.startsWith('-') ? 'A' : 'B', price, size: signed.replace('-', ''), start_position: start,
+  ts,
+  trade_id: tradeId++,
+  symbol,
+  account,
+  side: signed.startsWith('-') ? 'A' : 'B',
+  price,
+  size: signed.replace('-', ''),
+  start_position: start,
 });
 const ctx: SnapshotContext = { markAt: () => ({ price: '110', time: 5_000 }), maxLeverageOf: () => 40, funding: true };
 
@@ -27,8 +34,11 @@ describe('the position engine', () => {
     ];
     // Assess
     expect(legs.map((l) => [l.event_type, l.start_position, l.end_position, l.entry_price_after, l.continuity])).toEqual([
-      ['open', '0', '1', '100', 'ok'], ['increase', '1', '4', '175', 'ok'], ['reduce', '4', '2', '175', 'ok'],
-      ['flip', '2', '-3', '250', 'ok'], ['close', '-3', '0', null, 'ok'],
+      ['open', '0', '1', '100', 'ok'],
+      ['increase', '1', '4', '175', 'ok'],
+      ['reduce', '4', '2', '175', 'ok'],
+      ['flip', '2', '-3', '250', 'ok'],
+      ['close', '-3', '0', null, 'ok'],
     ]);
     expect(book.size).toBe(0);
   });
@@ -46,7 +56,7 @@ describe('the position engine', () => {
     expect(snapshotRows(book, 9_500, ctx)[1]).toMatchObject({ size: '-2', quality: 'complete', opened_at: flipped.ts });
   });
 
-  it('takes a first leg\'s size before as it is (the position predates the archive) and infers a missing one', () => {
+  it("takes a first leg's size before as it is (the position predates the archive) and infers a missing one", () => {
     const book: Book = new Map();
     const first = applyFill(book, fill(ALICE, 'SOL', '-1', '20', '5'));
     const inferred = applyFill(book, fill(ALICE, 'SOL', '-1', '21', null));
@@ -59,9 +69,17 @@ describe('the position engine', () => {
     const book: Book = new Map();
     applyFill(book, fill(ALICE, 'BTC', '2', '100', '0'));
     applyFill(book, fill(BOB, 'BTC', '-1', '100', '0'));
-    chargeFunding(book, () => '0.001', () => ({ price: '100', time: 0 }));
+    chargeFunding(
+      book,
+      () => '0.001',
+      () => ({ price: '100', time: 0 }),
+    );
     applyFill(book, fill(ALICE, 'BTC', '1', '100', '2'));
-    chargeFunding(book, () => '0.001', () => ({ price: '100', time: 0 }));
+    chargeFunding(
+      book,
+      () => '0.001',
+      () => ({ price: '100', time: 0 }),
+    );
     const rows = snapshotRows(book, 9_000, ctx);
     expect(rows.find((r) => r.account === ALICE)).toMatchObject({ funding_since_change: '0.3', funding_since_open: '0.5', funding_all_time: '0.5' });
     expect(rows.find((r) => r.account === BOB)).toMatchObject({ funding_since_change: '-0.2', funding_since_open: '-0.2' });
@@ -69,60 +87,92 @@ describe('the position engine', () => {
   });
 
   it('rebuilds, from any snapshot it wrote, the book it would have gone on to hold (property)', () => {
-    const legs = fc.array(fc.record({ account: fc.constantFrom(ALICE, BOB), symbol: fc.constantFrom('BTC', 'ETH'), units: fc.integer({ min: -9, max: 9 }).filter((u) => u !== 0),
-      price: fc.integer({ min: 1, max: 99_999 }), missing: fc.integer({ min: 0, max: 15 }) }), { minLength: 1, maxLength: 60 });
-    fc.assert(fc.property(legs, fc.nat(), (list, cut) => {
-      const venue = new Map<string, bigint>();
-      const lastDropped = new Map<string, boolean>();
-      const fills = list.flatMap((l, i) => {
-        const key = `${l.account}${l.symbol}`;
-        const start = venue.get(key) ?? 0n;
-        venue.set(key, start + BigInt(l.units));
-        // Now and then a fill never reaches the archive; the venue's next size before still counts it.
-        lastDropped.set(key, l.missing === 0);
-        if (l.missing === 0) return [];
-        return [fill(l.account, l.symbol, text(fixed(String(l.units)) / 1000n), `${l.price}.25`, text(fixed(String(start)) / 1000n), 10_000 + i)];
-      });
-      const at = cut % (fills.length + 1);
-      const whole: Book = new Map();
-      for (const f of fills) applyFill(whole, f);
-      const first: Book = new Map();
-      for (const f of fills.slice(0, at)) applyFill(first, f);
-      const resumed = bookFromSnapshot(snapshotRows(first, 50_000, ctx));
-      for (const f of fills.slice(at)) applyFill(resumed, f);
-      expect(snapshotRows(resumed, 60_000, ctx)).toEqual(snapshotRows(whole, 60_000, ctx));
-      // Sizes are exact: each market's size is the venue's (quarantine re-anchors to it), unless its last fill is the one missing.
-      for (const row of snapshotRows(whole, 60_000, ctx).slice(1)) {
-        const key = `${row.account}${row.symbol}`;
-        if (!lastDropped.get(key)) expect(fixed(row.size)).toBe(venue.get(key)! * 10n ** 15n);
-      }
-    }), { numRuns: 300 });
+    const legs = fc.array(
+      fc.record({
+        account: fc.constantFrom(ALICE, BOB),
+        symbol: fc.constantFrom('BTC', 'ETH'),
+        units: fc.integer({ min: -9, max: 9 }).filter((u) => u !== 0),
+        price: fc.integer({ min: 1, max: 99_999 }),
+        missing: fc.integer({ min: 0, max: 15 }),
+      }),
+      { minLength: 1, maxLength: 60 },
+    );
+    fc.assert(
+      fc.property(legs, fc.nat(), (list, cut) => {
+        const venue = new Map<string, bigint>();
+        const lastDropped = new Map<string, boolean>();
+        const fills = list.flatMap((l, i) => {
+          const key = `${l.account}${l.symbol}`;
+          const start = venue.get(key) ?? 0n;
+          venue.set(key, start + BigInt(l.units));
+          // Now and then a fill never reaches the archive; the venue's next size before still counts it.
+          lastDropped.set(key, l.missing === 0);
+          if (l.missing === 0) return [];
+          return [fill(l.account, l.symbol, text(fixed(String(l.units)) / 1000n), `${l.price}.25`, text(fixed(String(start)) / 1000n), 10_000 + i)];
+        });
+        const at = cut % (fills.length + 1);
+        const whole: Book = new Map();
+        for (const f of fills) applyFill(whole, f);
+        const first: Book = new Map();
+        for (const f of fills.slice(0, at)) applyFill(first, f);
+        const resumed = bookFromSnapshot(snapshotRows(first, 50_000, ctx));
+        for (const f of fills.slice(at)) applyFill(resumed, f);
+        expect(snapshotRows(resumed, 60_000, ctx)).toEqual(snapshotRows(whole, 60_000, ctx));
+        // Sizes are exact: each market's size is the venue's (quarantine re-anchors to it), unless its last fill is the one missing.
+        for (const row of snapshotRows(whole, 60_000, ctx).slice(1)) {
+          const key = `${row.account}${row.symbol}`;
+          if (!lastDropped.get(key)) expect(fixed(row.size)).toBe(venue.get(key)! * 10n ** 15n);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
 describe('fixed-point decimals', () => {
   it('round shown values half away from zero, the fast path agreeing with the exact one (property)', () => {
-    const decimal = fc.tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: 18 }))
+    const decimal = fc
+      .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: 18 }))
       .map(([negative, units, scale]) => text((negative ? -units : units) * 10n ** BigInt(18 - scale)));
-    fc.assert(fc.property(decimal, fc.integer({ min: 0, max: 18 }), (value, places) => {
-      expect(roundedText(value, places)).toBe(text(fixed(value), places));
-    }));
+    fc.assert(
+      fc.property(decimal, fc.integer({ min: 0, max: 18 }), (value, places) => {
+        expect(roundedText(value, places)).toBe(text(fixed(value), places));
+      }),
+    );
     expect([text(fixed('0.125'), 2), text(fixed('-0.125'), 2), text(fixed('2.5'), 0)]).toEqual(['0.13', '-0.13', '3']);
   });
 });
 
 describe('summaries', () => {
   const row = (account: string, size: string, entry: string | null, value: string | null) => ({
-    symbol: 'BTC', ts: 0, account, size, entry_price: entry, position_value: value, unrealized_pnl: value === null ? null : '1', quality: 'complete' as const,
+    symbol: 'BTC',
+    ts: 0,
+    account,
+    size,
+    entry_price: entry,
+    position_value: value,
+    unrealized_pnl: value === null ? null : '1',
+    quality: 'complete' as const,
   });
 
   it('sum what is priced and answer null for a total over an unpriced position, never a partial sum', () => {
     const priced = [row(ALICE, '2', '100', '220'), row(BOB, '-1', '120', '110')];
     const summary = marketSummaryOf('perpx', 'BTC', priced, 0);
-    expect(summary).toMatchObject({ long_count: 1, short_count: 1, long_size: '2', short_size: '1', long_value: '220', short_value: '110', top10_value_share: '1' });
+    expect(summary).toMatchObject({
+      long_count: 1,
+      short_count: 1,
+      long_size: '2',
+      short_size: '1',
+      long_value: '220',
+      short_value: '110',
+      top10_value_share: '1',
+    });
     const withUnpriced = marketSummaryOf('perpx', 'BTC', [...priced, row('0x00000000000000000000000000000000000000c3', '1', null, null)], 0);
     expect(withUnpriced).toMatchObject({ long_value: null, long_top10_value_share: null, long_positions_with_entry: 1, long_avg_entry_price: '100' });
-    expect(accountSummaryOf('perpx', ALICE, [row(ALICE, '2', '100', '220'), row(ALICE, '1', null, null)], 0)).toMatchObject({ total_position_value: null, n_positions: 2 });
+    expect(accountSummaryOf('perpx', ALICE, [row(ALICE, '2', '100', '220'), row(ALICE, '1', null, null)], 0)).toMatchObject({
+      total_position_value: null,
+      n_positions: 2,
+    });
   });
 
   it('weight average entries by size and share the ten largest values', () => {

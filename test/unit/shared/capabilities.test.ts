@@ -24,9 +24,13 @@ describe('the capabilities catalogue', () => {
     for (const row of rows) for (const path of row.rest_routes) expect(ROUTES.find((r) => r.path === path)?.family).toBe(row.venue);
   });
 
-  it('reports coverage starts, page limits and intervals from the registries and the routes\' own parameters', () => {
+  it("reports coverage starts, page limits and intervals from the registries and the routes' own parameters", () => {
     const find = (venue: string, datatype: string) => rows.find((r) => r.venue === venue && r.datatype === datatype);
-    expect(find('perpx', 'trades')).toMatchObject({ available_from: new Date(DATASETS.trades.coverage.perpx).toISOString(), cadence: 'event', page_limit: 1000 });
+    expect(find('perpx', 'trades')).toMatchObject({
+      available_from: new Date(DATASETS.trades.coverage.perpx).toISOString(),
+      cadence: 'event',
+      page_limit: 1000,
+    });
     expect(find('altx', 'liquidations')?.available_from).toBe(new Date(DATASETS.altx_liquidations.coverage.altx).toISOString());
     expect(find('hip3', 'breadth')?.available_from).toBe(new Date(BREADTH_COVERAGE.hip3).toISOString());
     expect(find('perpx', 'candles')?.intervals).toEqual(Object.keys(CANDLE_INTERVALS));

@@ -32,7 +32,12 @@ describe('traced', () => {
     // Prepare
     const before = new SQSClient({ region: 'us-east-1' });
     const seen: unknown[] = [];
-    const tracer: ClientTracer = { captureAWSv3Client: (client) => { seen.push(client); return client; } };
+    const tracer: ClientTracer = {
+      captureAWSv3Client: (client) => {
+        seen.push(client);
+        return client;
+      },
+    };
     // Act
     const untraced = traced(before);
     traceClientsWith(tracer);

@@ -14,8 +14,10 @@ describe('parseConfig', () => {
   });
 
   it('accepts the local-cloud-only webhook settings locally and refuses them in the AWS configuration', () => {
-    expect(parseConfig({ DEPLOYMENT: 'local', LOCAL_TIME_SCALE: '3600', WEBHOOK_ALLOWED_TARGETS: '127.0.0.1, LocalHost' }))
-      .toMatchObject({ LOCAL_TIME_SCALE: 3600, WEBHOOK_ALLOWED_TARGETS: ['127.0.0.1', 'localhost'] });
+    expect(parseConfig({ DEPLOYMENT: 'local', LOCAL_TIME_SCALE: '3600', WEBHOOK_ALLOWED_TARGETS: '127.0.0.1, LocalHost' })).toMatchObject({
+      LOCAL_TIME_SCALE: 3600,
+      WEBHOOK_ALLOWED_TARGETS: ['127.0.0.1', 'localhost'],
+    });
     expect(() => parseConfig({ LOCAL_TIME_SCALE: '60' })).toThrow(/LOCAL_TIME_SCALE is local-cloud only/);
     expect(() => parseConfig({ WEBHOOK_ALLOWED_TARGETS: '127.0.0.1' })).toThrow(/WEBHOOK_ALLOWED_TARGETS is local-cloud only/);
     expect(() => parseConfig({ DEPLOYMENT: 'local', LOCAL_TIME_SCALE: '0.5' })).toThrow(/LOCAL_TIME_SCALE must be at least 1/);
@@ -38,7 +40,9 @@ describe('localSettings', () => {
     const settings = localSettings({});
     expect(settings.PORT).toBe(3000);
     expect(settings.LOCAL_API_KEYS).toEqual([
-      { key: 'local-build-key', plan: 'build' }, { key: 'local-pro-key', plan: 'pro' }, { key: 'local-free-key', plan: 'free' },
+      { key: 'local-build-key', plan: 'build' },
+      { key: 'local-pro-key', plan: 'pro' },
+      { key: 'local-free-key', plan: 'free' },
     ]);
   });
 

@@ -10,7 +10,10 @@ import { lambdaContext, restEvent } from '#test/helpers/events.ts';
 
 const THINGS = operationGroup('system', {
   listThings: {
-    method: 'GET', path: '/v1/things/{symbol}', summary: 'test', tags: ['T'],
+    method: 'GET',
+    path: '/v1/things/{symbol}',
+    summary: 'test',
+    tags: ['T'],
     pathParams: { symbol: stringParam({ description: 'symbol', required: true }) },
     query: {
       limit: integerParam({ min: 1, max: 1000, default: 100, description: 'rows' }),
@@ -20,28 +23,44 @@ const THINGS = operationGroup('system', {
     response: { status: 200, description: 'ok', shape: 'envelope', schema: v.array(v.unknown()) },
   },
   createThing: {
-    method: 'POST', path: '/v1/things', summary: 'test', tags: ['T'],
+    method: 'POST',
+    path: '/v1/things',
+    summary: 'test',
+    tags: ['T'],
     body: v.object({ url: v.pipe(v.string(), v.url('must be a URL')) }),
     response: { status: 201, description: 'created', shape: 'envelope', schema: v.unknown() },
   },
   legacyThing: {
-    method: 'GET', path: '/v1/legacy', auth: 'none', summary: 'old', tags: ['T'],
+    method: 'GET',
+    path: '/v1/legacy',
+    auth: 'none',
+    summary: 'old',
+    tags: ['T'],
     response: { status: 200, description: 'ok', shape: 'envelope', schema: v.unknown() },
   },
 });
 const routes: RouteDef[] = routesOf(THINGS).map((r) => (r.operation === 'legacyThing' ? { ...r, deprecated: true, successor: '/v1/things/{symbol}' } : r));
 
 const account = { account_id: 'acct_1', plan: 'build', principalId: 'acct_1' };
-const handler = httpRouteGroup(THINGS, {
-  listThings: async (input) => ok([input.params, input.query], { nextCursor: input.query.limit < 1000 ? 'c2' : null }),
-  createThing: async (input) => ok(input.body, { status: 201 }),
-  legacyThing: async () => { throw new Error('database password leaked in message'); },
-}, routes);
+const handler = httpRouteGroup(
+  THINGS,
+  {
+    listThings: async (input) => ok([input.params, input.query], { nextCursor: input.query.limit < 1000 ? 'c2' : null }),
+    createThing: async (input) => ok(input.body, { status: 201 }),
+    legacyThing: async () => {
+      throw new Error('database password leaked in message');
+    },
+  },
+  routes,
+);
 
 /** A route whose cursor has the real service's transparent form. */
 const TICKS = operationGroup('system', {
   listTicks: {
-    method: 'GET', path: '/v1/ticks', summary: 'test', tags: ['T'],
+    method: 'GET',
+    path: '/v1/ticks',
+    summary: 'test',
+    tags: ['T'],
     query: { cursor: cursorParam({ form: 'ms_id', description: '<ts_ms>_<id>' }) },
     response: { status: 200, description: 'ok', shape: 'envelope', schema: v.array(v.unknown()) },
   },
@@ -57,10 +76,15 @@ async function call(event: Parameters<typeof handler>[0]) {
 describe('the HTTP shell, happy path', () => {
   it('parses path and query parameters, fills defaults and wraps the envelope', async () => {
     // Act
-    const res = await call(restEvent({
-      resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'BTC' },
-      queryStringParameters: { limit: '250', user_address: 'ignored' }, requestContext: { authorizer: account } as never,
-    }));
+    const res = await call(
+      restEvent({
+        resource: '/v1/things/{symbol}',
+        httpMethod: 'GET',
+        pathParameters: { symbol: 'BTC' },
+        queryStringParameters: { limit: '250', user_address: 'ignored' },
+        requestContext: { authorizer: account } as never,
+      }),
+    );
     // Assess
     expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toBe('req-test');
@@ -73,10 +97,16 @@ describe('the HTTP shell, happy path', () => {
 
   it('seals the next cursor for its route, opens it for the implementation, and refuses one it did not seal', async () => {
     // Prepare
-    const page = (cursor?: string) => call(restEvent({
-      resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'BTC' },
-      queryStringParameters: { limit: '5', ...(cursor !== undefined && { cursor }) }, requestContext: { authorizer: account } as never,
-    }));
+    const page = (cursor?: string) =>
+      call(
+        restEvent({
+          resource: '/v1/things/{symbol}',
+          httpMethod: 'GET',
+          pathParameters: { symbol: 'BTC' },
+          queryStringParameters: { limit: '5', ...(cursor !== undefined && { cursor }) },
+          requestContext: { authorizer: account } as never,
+        }),
+      );
     const first = await page();
     // Act
     const second = await page(first.body.meta.next_cursor);
@@ -87,12 +117,18 @@ describe('the HTTP shell, happy path', () => {
     for (const refused of [forged, edited]) expect(refused.body).toMatchObject({ code: 400, error_code: 'invalid_cursor', param: 'cursor' });
   });
 
-  it('hands out and takes a route\'s transparent cursor as it is, and opens the sealed ones it issued before it had a form', async () => {
+  it("hands out and takes a route's transparent cursor as it is, and opens the sealed ones it issued before it had a form", async () => {
     // Prepare
     const page = async (cursor?: string) => {
-      const result = await ticks(restEvent({
-        resource: '/v1/ticks', httpMethod: 'GET', queryStringParameters: cursor === undefined ? null : { cursor }, requestContext: { authorizer: account } as never,
-      }), lambdaContext);
+      const result = await ticks(
+        restEvent({
+          resource: '/v1/ticks',
+          httpMethod: 'GET',
+          queryStringParameters: cursor === undefined ? null : { cursor },
+          requestContext: { authorizer: account } as never,
+        }),
+        lambdaContext,
+      );
       return { body: JSON.parse(result.body) };
     };
     const keys = await cursorKeys();
@@ -100,11 +136,14 @@ describe('the HTTP shell, happy path', () => {
     const first = await page();
     const built = await page('1704067200000_7');
     const issuedBefore = await page(sealCursor(keys, 'listTicks', 'eyJmIjoiYSJ9'));
-    const refused = await Promise.all([
-      sealCursor(keys, 'listThings', 'eyJmIjoiYSJ9'), // another route's
-      'eyJmIjoiYSJ9', // an opaque cursor never sealed
-      '', 'x'.repeat(600),
-    ].map(page));
+    const refused = await Promise.all(
+      [
+        sealCursor(keys, 'listThings', 'eyJmIjoiYSJ9'), // another route's
+        'eyJmIjoiYSJ9', // an opaque cursor never sealed
+        '',
+        'x'.repeat(600),
+      ].map(page),
+    );
     // Assess
     expect(tickRoutes[0]?.cursorForm).toBe('ms_id');
     expect(routes[0]?.cursorForm).toBeUndefined();
@@ -116,26 +155,37 @@ describe('the HTTP shell, happy path', () => {
 
   it('ends a cursor-paged route with has_more false and no next_cursor', async () => {
     // Act
-    const res = await call(restEvent({
-      resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'BTC' },
-      queryStringParameters: { limit: '1000' }, requestContext: { authorizer: account } as never,
-    }));
+    const res = await call(
+      restEvent({
+        resource: '/v1/things/{symbol}',
+        httpMethod: 'GET',
+        pathParameters: { symbol: 'BTC' },
+        queryStringParameters: { limit: '1000' },
+        requestContext: { authorizer: account } as never,
+      }),
+    );
     // Assess
     expect(res.body.meta).toEqual({ count: 2, has_more: false, request_id: 'req-test' });
   });
 
   it('answers with the route status and a parsed JSON body', async () => {
-    const res = await call(restEvent({ resource: '/v1/things', httpMethod: 'POST', body: '{"url":"https://example.com/hook"}', requestContext: { authorizer: account } as never }));
+    const res = await call(
+      restEvent({ resource: '/v1/things', httpMethod: 'POST', body: '{"url":"https://example.com/hook"}', requestContext: { authorizer: account } as never }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({ url: 'https://example.com/hook' });
   });
 });
 
 describe('the HTTP shell, errors', () => {
-  const event = (query: Record<string, string>) => restEvent({
-    resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'BTC' }, queryStringParameters: query,
-    requestContext: { authorizer: account } as never,
-  });
+  const event = (query: Record<string, string>) =>
+    restEvent({
+      resource: '/v1/things/{symbol}',
+      httpMethod: 'GET',
+      pathParameters: { symbol: 'BTC' },
+      queryStringParameters: query,
+      requestContext: { authorizer: account } as never,
+    });
 
   it('returns 400 naming limit when limit is 1001', async () => {
     const res = await call(event({ limit: '1001' }));
@@ -179,25 +229,53 @@ describe('the HTTP shell, errors', () => {
     expect(res.headers.deprecation).toBe('true');
   });
 
-  it('answers a store that throttles past the SDK\'s retries with the spec\'s 503 and Retry-After, not a 500', async () => {
+  it("answers a store that throttles past the SDK's retries with the spec's 503 and Retry-After, not a 500", async () => {
     const BUSY = operationGroup('system', {
-      busyThing: { method: 'GET', path: '/v1/busy', auth: 'none', summary: 'test', tags: ['T'], response: { status: 200, description: 'ok', shape: 'envelope', schema: v.unknown() } },
+      busyThing: {
+        method: 'GET',
+        path: '/v1/busy',
+        auth: 'none',
+        summary: 'test',
+        tags: ['T'],
+        response: { status: 200, description: 'ok', shape: 'envelope', schema: v.unknown() },
+      },
     });
-    const throttled = Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException', $fault: 'client', $metadata: { httpStatusCode: 400 } });
-    const busy = httpRouteGroup(BUSY, { busyThing: async () => { throw throttled; } }, routesOf(BUSY));
+    const throttled = Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
+      name: 'ThrottlingException',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 400 },
+    });
+    const busy = httpRouteGroup(
+      BUSY,
+      {
+        busyThing: async () => {
+          throw throttled;
+        },
+      },
+      routesOf(BUSY),
+    );
     const result = await busy(restEvent({ resource: '/v1/busy', httpMethod: 'GET' }), lambdaContext);
     expect(result.statusCode).toBe(503);
     expect(result.headers).toMatchObject({ 'retry-after': '1', 'x-request-id': 'req-test' });
     expect(JSON.parse(result.body)).toEqual({
-      success: false, code: 503, error: 'The archive store is busy right now. Retry shortly.', error_code: 'upstream_unavailable', request_id: 'req-test',
+      success: false,
+      code: 503,
+      error: 'The archive store is busy right now. Retry shortly.',
+      error_code: 'upstream_unavailable',
+      request_id: 'req-test',
     });
   });
 
   it('answers every response with the response-shape version, and refuses a version it does not have in either spelling', async () => {
     // Prepare
-    const event = (headers: Record<string, string>) => restEvent({
-      resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'BTC' }, headers, requestContext: { authorizer: account } as never,
-    });
+    const event = (headers: Record<string, string>) =>
+      restEvent({
+        resource: '/v1/things/{symbol}',
+        httpMethod: 'GET',
+        pathParameters: { symbol: 'BTC' },
+        headers,
+        requestContext: { authorizer: account } as never,
+      });
 
     // Act
     const current = await call(event({ 'svc-version': '2026-10-01' }));
@@ -219,7 +297,11 @@ describe('the HTTP shell, errors', () => {
   it('finds the route behind a greedy resource by the request path, its parameters decoded', async () => {
     // Prepare: API Gateway's event for a `{proxy+}` resource serving the group's paths under /v1.
     const event = restEvent({
-      resource: '/v1/{proxy+}', path: '/v1/things/xyz%3ATSLA', httpMethod: 'GET', pathParameters: { proxy: 'things/xyz:TSLA' }, requestContext: { authorizer: account } as never,
+      resource: '/v1/{proxy+}',
+      path: '/v1/things/xyz%3ATSLA',
+      httpMethod: 'GET',
+      pathParameters: { proxy: 'things/xyz:TSLA' },
+      requestContext: { authorizer: account } as never,
     });
     // Act
     const res = await call(event);
@@ -230,23 +312,45 @@ describe('the HTTP shell, errors', () => {
 
   it('answers a path under a greedy resource that a family lacks with 404 unsupported_for_venue naming where it is', async () => {
     // Act: spot has no funding (the real route table), and this group has no such route either.
-    const res = await call(restEvent({ resource: '/v1/{proxy+}', path: '/v1/perpx/spot/funding/HYPE-USDC', httpMethod: 'GET', requestContext: { authorizer: account } as never }));
+    const res = await call(
+      restEvent({ resource: '/v1/{proxy+}', path: '/v1/perpx/spot/funding/HYPE-USDC', httpMethod: 'GET', requestContext: { authorizer: account } as never }),
+    );
     // Assess
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ error_code: 'unsupported_for_venue', datatype: 'funding', venue: 'spot', available_on: expect.arrayContaining([{ venue: 'perpx', route: '/v1/perpx/funding/{symbol}' }]) });
+    expect(res.body).toMatchObject({
+      error_code: 'unsupported_for_venue',
+      datatype: 'funding',
+      venue: 'spot',
+      available_on: expect.arrayContaining([{ venue: 'perpx', route: '/v1/perpx/funding/{symbol}' }]),
+    });
   });
 
   it('answers a request still running near the function timeout with a 504 carrying its request id, not a 500', async () => {
     // Prepare: a route that never finishes, in a function with 350 ms left.
-    const stuck = httpRouteGroup(THINGS, {
-      listThings: () => new Promise(() => undefined), createThing: async (input) => ok(input.body), legacyThing: async () => ok([]),
-    }, routes);
+    const stuck = httpRouteGroup(
+      THINGS,
+      {
+        listThings: () => new Promise(() => undefined),
+        createThing: async (input) => ok(input.body),
+        legacyThing: async () => ok([]),
+      },
+      routes,
+    );
     const context = { ...lambdaContext, getRemainingTimeInMillis: () => 350 };
     // Act
-    const result = await stuck(restEvent({ resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'BTC' }, requestContext: { authorizer: account } as never }), context);
+    const result = await stuck(
+      restEvent({ resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'BTC' }, requestContext: { authorizer: account } as never }),
+      context,
+    );
     // Assess
     expect(result.statusCode).toBe(504);
-    expect(JSON.parse(result.body)).toMatchObject({ success: false, code: 504, error_code: 'scan_timeout', error: expect.stringMatching(/took too long/), request_id: 'req-test' });
+    expect(JSON.parse(result.body)).toMatchObject({
+      success: false,
+      code: 504,
+      error_code: 'scan_timeout',
+      error: expect.stringMatching(/took too long/),
+      request_id: 'req-test',
+    });
   });
 });
 
@@ -258,27 +362,47 @@ describe('httpRouteGroup', () => {
   });
 
   it('lets an AppError thrown by an implementation reach the client with its code', async () => {
-    const h = httpRouteGroup(THINGS, {
-      listThings: async () => { throw new AppError('not_found', 'No such thing.'); },
-      createThing: async () => ok(null),
-      legacyThing: async () => ok(null),
-    }, routes);
-    const result = await h(restEvent({ resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'X' }, requestContext: { authorizer: account } as never }), lambdaContext);
+    const h = httpRouteGroup(
+      THINGS,
+      {
+        listThings: async () => {
+          throw new AppError('not_found', 'No such thing.');
+        },
+        createThing: async () => ok(null),
+        legacyThing: async () => ok(null),
+      },
+      routes,
+    );
+    const result = await h(
+      restEvent({ resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'X' }, requestContext: { authorizer: account } as never }),
+      lambdaContext,
+    );
     expect(result.statusCode).toBe(404);
     expect(JSON.parse(result.body)).toMatchObject({ error_code: 'not_found', error: 'No such thing.' });
   });
 
   it('refuses an answer larger than a Lambda response carries with 400 response_too_large naming limit, not a gateway 502', async () => {
     const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ i, text: 'x'.repeat(1_000) }));
-    const h = httpRouteGroup(THINGS, {
-      listThings: async (input) => ok(rows(input.query.limit * 10)),
-      createThing: async () => ok(null),
-      legacyThing: async () => ok(null),
-    }, routes);
-    const get = async (limit: number) => h(restEvent({
-      resource: '/v1/things/{symbol}', httpMethod: 'GET', pathParameters: { symbol: 'X' }, queryStringParameters: { limit: String(limit) },
-      requestContext: { authorizer: account } as never,
-    }), lambdaContext);
+    const h = httpRouteGroup(
+      THINGS,
+      {
+        listThings: async (input) => ok(rows(input.query.limit * 10)),
+        createThing: async () => ok(null),
+        legacyThing: async () => ok(null),
+      },
+      routes,
+    );
+    const get = async (limit: number) =>
+      h(
+        restEvent({
+          resource: '/v1/things/{symbol}',
+          httpMethod: 'GET',
+          pathParameters: { symbol: 'X' },
+          queryStringParameters: { limit: String(limit) },
+          requestContext: { authorizer: account } as never,
+        }),
+        lambdaContext,
+      );
     const small = await get(500);
     expect(small.statusCode).toBe(200);
     expect(Buffer.byteLength(small.body)).toBeLessThanOrEqual(MAX_RESPONSE_BYTES);

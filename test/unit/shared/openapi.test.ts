@@ -23,16 +23,17 @@ describe('the OpenAPI document', () => {
     // `user/volume` and `user/levels` could read both ways, and a user is a 0x address, so those pairs are accepted.
     // Likewise a replay job (`/subscriptions/replays/{id}`, the path the replay jobs were specified
     // under) beside `/subscriptions/{id}/resume`: a subscription id is a UUID, never `replays`.
-    const mirrored = (p: (typeof problems)[number]) => p.ruleId === 'no-ambiguous-paths' && (
-      (p.message.includes('/liquidations/user/{user}') && /\/liquidations\/\{symbol\}\/(volume|levels)`/.test(p.message))
-      || (p.message.includes('/v1/webhooks/subscriptions/{id}/resume') && p.message.includes('/v1/webhooks/subscriptions/replays/{id}')));
+    const mirrored = (p: (typeof problems)[number]) =>
+      p.ruleId === 'no-ambiguous-paths'
+      && ((p.message.includes('/liquidations/user/{user}') && /\/liquidations\/\{symbol\}\/(volume|levels)`/.test(p.message))
+        || (p.message.includes('/v1/webhooks/subscriptions/{id}/resume') && p.message.includes('/v1/webhooks/subscriptions/replays/{id}')));
     const reported = problems
       .filter((p) => p.ruleId !== 'no-unused-components' && !mirrored(p))
       .map((p) => `${p.severity} ${p.ruleId}: ${p.message} @ ${p.location?.[0]?.pointer}`);
     expect(reported).toEqual([]);
   });
 
-  it('passes Spectral\'s recommended OpenAPI rules with no errors or warnings', async () => {
+  it("passes Spectral's recommended OpenAPI rules with no errors or warnings", async () => {
     // Prepare
     const spectral = new spectralCore.Spectral();
     // The package's own ruleset type lacks `extends`, which its definition type requires of itself.
@@ -44,7 +45,7 @@ describe('the OpenAPI document', () => {
     expect(reported).toEqual([]);
   });
 
-  it('is OpenAPI 3.0.3 with the specification\'s contract version, the service\'s release beside it, and one {base_url} server', () => {
+  it("is OpenAPI 3.0.3 with the specification's contract version, the service's release beside it, and one {base_url} server", () => {
     expect(document.openapi).toBe('3.0.3');
     // The specification fixes the contract at 1.5.0; the release is the CHANGELOG's and package.json's.
     expect(document.info).toMatchObject({ version: '1.5.0', 'x-service-version': SERVICE_VERSION });
@@ -61,7 +62,8 @@ describe('the OpenAPI document', () => {
       expect(op?.operationId, `${route.method} ${route.path}`).toBe(route.operationId);
       const names = op!.parameters.map((p) => `${p.in}:${p.name}`).sort();
       const expected = [
-        ...Object.keys(route.pathParams ?? {}).map((n) => `path:${n}`), ...Object.keys(route.query ?? {}).map((n) => `query:${n}`),
+        ...Object.keys(route.pathParams ?? {}).map((n) => `path:${n}`),
+        ...Object.keys(route.query ?? {}).map((n) => `query:${n}`),
         ...Object.keys(route.headers ?? {}).map((n) => `header:${n}`),
       ].sort();
       expect(names).toEqual(expected);

@@ -4,7 +4,8 @@ import { ConditionalCheckFailedException, ProvisionedThroughputExceededException
 import { AppError } from '#core/errors.ts';
 import { isStoreUnavailable, storeUnavailableAsAppError } from '#shared/store-errors.ts';
 
-const sdkError = (name: string, status: number, fault: 'client' | 'server') => Object.assign(new Error(name), { name, $fault: fault, $metadata: { httpStatusCode: status } });
+const sdkError = (name: string, status: number, fault: 'client' | 'server') =>
+  Object.assign(new Error(name), { name, $fault: fault, $metadata: { httpStatusCode: status } });
 
 describe('a store that cannot answer now', () => {
   it.each([
@@ -35,8 +36,14 @@ describe('a store that cannot answer now', () => {
   });
 
   it('never turns a client error (4xx other than throttling) into a 503, whatever its name', () => {
-    fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 30 }).filter((n) => !/thrott|slowdown|limitexceeded|toomany|timeout|exceeded/i.test(n)), fc.integer({ min: 400, max: 499 }), (name, status) => {
-      expect(isStoreUnavailable(sdkError(name, status, 'client'))).toBe(false);
-    }));
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 30 }).filter((n) => !/thrott|slowdown|limitexceeded|toomany|timeout|exceeded/i.test(n)),
+        fc.integer({ min: 400, max: 499 }),
+        (name, status) => {
+          expect(isStoreUnavailable(sdkError(name, status, 'client'))).toBe(false);
+        },
+      ),
+    );
   });
 });

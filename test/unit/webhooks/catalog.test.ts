@@ -8,19 +8,26 @@ describe('the event-type catalogue', () => {
     expect(EVENT_TYPES).toHaveLength(28);
     expect(new Set(EVENT_TYPES.map((d) => d.type)).size).toBe(28);
     expect(EVENT_TYPES.filter((d) => d.live)).toHaveLength(24);
-    expect(EVENT_TYPES.filter((d) => !d.live).map((d) => d.type).sort()).toEqual(['chain.block_stall', 'chain.block_time_degraded', 'market.delisted', 'oracle.stall']);
+    expect(
+      EVENT_TYPES.filter((d) => !d.live)
+        .map((d) => d.type)
+        .sort(),
+    ).toEqual(['chain.block_stall', 'chain.block_time_degraded', 'market.delisted', 'oracle.stall']);
   });
 
-  it('gives the seconds latency class to exactly the spec\'s fast types', () => {
-    expect(EVENT_TYPES.filter((d) => d.latencyClass === 'seconds').map((d) => d.type).sort()).toEqual(
-      ['account.fill', 'account.liquidated', 'account.transfer', 'chain.upgrade_detected', 'market.liquidation', 'webhook.test'],
-    );
+  it("gives the seconds latency class to exactly the spec's fast types", () => {
+    expect(
+      EVENT_TYPES.filter((d) => d.latencyClass === 'seconds')
+        .map((d) => d.type)
+        .sort(),
+    ).toEqual(['account.fill', 'account.liquidated', 'account.transfer', 'chain.upgrade_detected', 'market.liquidation', 'webhook.test']);
   });
 
   it('scopes every account.* type to watched addresses with max_age_s, and nothing else', () => {
     for (const d of EVENT_TYPES) {
       expect(d.scopeKeys.includes('addresses'), d.type).toBe(d.type.startsWith('account.'));
-      if (d.type.startsWith('account.')) expect(d.params.max_age_s, d.type).toMatchObject({ default: d.type === 'account.hip4_settled' ? 7200 : 3600, min: 60, max: 86_400 });
+      if (d.type.startsWith('account.'))
+        expect(d.params.max_age_s, d.type).toMatchObject({ default: d.type === 'account.hip4_settled' ? 7200 : 3600, min: 60, max: 86_400 });
     }
   });
 
@@ -35,7 +42,7 @@ describe('the event-type catalogue', () => {
     }
   });
 
-  it('has defaults inside each param\'s range or menu', () => {
+  it("has defaults inside each param's range or menu", () => {
     for (const d of EVENT_TYPES) {
       for (const [name, p] of Object.entries(d.params)) {
         if (p.type === 'enum') expect(p.menu, `${d.type}.${name}`).toContain(p.default);
@@ -49,7 +56,7 @@ describe('the event-type catalogue', () => {
     }
   });
 
-  it('maps metric types to the spec\'s operator groups', () => {
+  it("maps metric types to the spec's operator groups", () => {
     expect(operatorsFor('number')).toContain('between');
     expect(operatorsFor('enum')).toContain('starts_with');
     expect(operatorsFor('boolean')).toEqual(['equal', 'not_equal', 'is_empty', 'is_not_empty']);
@@ -58,12 +65,27 @@ describe('the event-type catalogue', () => {
 
   it('serves each declaration with every member the spec names', () => {
     for (const d of EVENT_TYPES) {
-      expect(Object.keys(publicDeclaration(d))).toEqual(expect.arrayContaining(
-        ['type', 'live', 'description', 'scope', 'venues', 'filters', 'params', 'metrics', 'operators', 'cost_floor', 'latency_class', 'filters_example'],
-      ));
+      expect(Object.keys(publicDeclaration(d))).toEqual(
+        expect.arrayContaining([
+          'type',
+          'live',
+          'description',
+          'scope',
+          'venues',
+          'filters',
+          'params',
+          'metrics',
+          'operators',
+          'cost_floor',
+          'latency_class',
+          'filters_example',
+        ]),
+      );
     }
     expect(publicDeclaration(EVENT_TYPES.find((d) => d.type === 'market.liquidation')!)).toMatchObject({
-      venues: ['perpx', 'hip3', 'altx'], cost_floor: { metric: 'notional_usd', min: 100 }, latency_class: 'seconds',
+      venues: ['perpx', 'hip3', 'altx'],
+      cost_floor: { metric: 'notional_usd', min: 100 },
+      latency_class: 'seconds',
       filters: expect.arrayContaining(['venue', 'symbols', 'conditions', 'params', 'min_notional_usd', 'max_age_s']),
     });
   });

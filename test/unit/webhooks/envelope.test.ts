@@ -155,7 +155,7 @@ describe('buildEnvelope', () => {
     expect(Buffer.from(second).equals(Buffer.from(first))).toBe(true);
     expect(first).toBe(
       `{"id":"${eventId}","type":"liquidation.v1","schema_version":1,"observed_at":"2026-09-19T12:00:00.000Z","late_ms":1000,"late":false,`
-      + '"data":{"coin":"BTC","size":"1.5","api_url":"/v1/perpx/liquidations/BTC?start=1758240000000"}}',
+        + '"data":{"coin":"BTC","size":"1.5","api_url":"/v1/perpx/liquidations/BTC?start=1758240000000"}}',
     );
   });
 });

@@ -21,18 +21,30 @@ describe('normalizeConfig, accepted', () => {
   });
 
   it('stores symbol operators as words, routes top-level params, and mirrors min_notional_usd from the loosest lower bound', () => {
-    const config = normalizeConfig(decl('market.liquidation'), {
-      venue: 'perpx|HIP3', symbols: ['BTC', 'xyz:TSLA'], max_age_s: 600, min_notional_usd: 50_000,
-      conditions: [{ metric: 'notional_usd', op: '>=', value: 20_000 }, { metric: 'side', op: '==', value: 'long' }],
-    }, none);
+    const config = normalizeConfig(
+      decl('market.liquidation'),
+      {
+        venue: 'perpx|HIP3',
+        symbols: ['BTC', 'xyz:TSLA'],
+        max_age_s: 600,
+        min_notional_usd: 50_000,
+        conditions: [
+          { metric: 'notional_usd', op: '>=', value: 20_000 },
+          { metric: 'side', op: '==', value: 'long' },
+        ],
+      },
+      none,
+    );
     expect(config).toEqual({
-      venue: ['perpx', 'hip3'], symbols: ['BTC', 'xyz:TSLA'],
+      venue: ['perpx', 'hip3'],
+      symbols: ['BTC', 'xyz:TSLA'],
       conditions: [
         { metric: 'notional_usd', op: 'greater_than_or_equal', value: 20_000 },
         { metric: 'side', op: 'equal', value: 'long' },
         { metric: 'notional_usd', op: 'greater_than_or_equal', value: 50_000 },
       ],
-      min_notional_usd: 20_000, params: { max_age_s: 600 },
+      min_notional_usd: 20_000,
+      params: { max_age_s: 600 },
     });
   });
 
@@ -48,9 +60,17 @@ describe('normalizeConfig, accepted', () => {
   });
 
   it('accepts between, in and is_empty with the right values', () => {
-    const config = normalizeConfig(decl('chain.upgrade_detected'), { conditions: [
-      { metric: 'duration_s', op: 'between', value: [60, 600] }, { metric: 'weekday_utc', op: 'in', value: ['monday', 'friday'] }, { metric: 'commit', op: 'is_not_empty' },
-    ] }, none);
+    const config = normalizeConfig(
+      decl('chain.upgrade_detected'),
+      {
+        conditions: [
+          { metric: 'duration_s', op: 'between', value: [60, 600] },
+          { metric: 'weekday_utc', op: 'in', value: ['monday', 'friday'] },
+          { metric: 'commit', op: 'is_not_empty' },
+        ],
+      },
+      none,
+    );
     expect(config.conditions).toHaveLength(3);
   });
 });

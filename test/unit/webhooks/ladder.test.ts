@@ -67,7 +67,9 @@ describe('nextAttemptAt', () => {
     // Assess
     expect(scaled).toHaveLength(28);
     const unscaled = attemptTimes(T0, 1);
-    scaled.forEach((at, i) => { expect(at - T0).toBeCloseTo((unscaled[i]! - T0) / 3_600, 3); });
+    scaled.forEach((at, i) => {
+      expect(at - T0).toBeCloseTo((unscaled[i]! - T0) / 3_600, 3);
+    });
     expect(nextAttemptAt(T0, 6, timeScale)! - T0).toBeCloseTo(7_955_000 / 3_600, 3);
     expect(scaled.at(-1)! - T0).toBeLessThan(24_000);
   });

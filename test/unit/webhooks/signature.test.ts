@@ -3,7 +3,8 @@ import { signatureHeader, verifySignature } from '#core/webhooks/signature.ts';
 
 // Fixed vectors (reference-real-service.md section 5.3).
 const T = 1758240000;
-const BODY = '{"id": "11111111-1111-4111-8111-111111111111", "data": {"message": "Test event from 0xArchive."}, "type": "webhook.test", "observed_at": "2026-09-19T00:00:00+00:00", "schema_version": 1}';
+const BODY =
+  '{"id": "11111111-1111-4111-8111-111111111111", "data": {"message": "Test event from 0xArchive."}, "type": "webhook.test", "observed_at": "2026-09-19T00:00:00+00:00", "schema_version": 1}';
 const NEW = `whsec_${'0'.repeat(64)}`;
 const OLD = `whsec_${'1'.repeat(64)}`;
 const V1_NEW = '027f40e95c9aa4e8097c22493f6f019ad25407ddf35b13103f95e5501d49ec0b';

@@ -12,7 +12,10 @@ import type { Candidate } from './candidate.ts';
 export type RollupSource = RollupDataset;
 
 /** A relation over the archive as SQL text with its bound parameters. */
-export interface Relation { sql: string; params: Record<string, SqlValue> }
+export interface Relation {
+  sql: string;
+  params: Record<string, SqlValue>;
+}
 
 /**
  * What a param-free minute type's estimate reads instead of replaying day by day: its detector's
@@ -29,7 +32,13 @@ export interface ReducedSource {
    * The type's own detector over the rows read (oldest first, each with `family`): occurrences of
    * [from, to), for each of the param sets (a param-gated type's rule, then its lowest threshold).
    */
-  detect: (rows: readonly Record<string, unknown>[], from: number, to: number, archive: ArchiveDeps, paramSets: readonly Record<string, unknown>[]) => Promise<Candidate[]>;
+  detect: (
+    rows: readonly Record<string, unknown>[],
+    from: number,
+    to: number,
+    archive: ArchiveDeps,
+    paramSets: readonly Record<string, unknown>[],
+  ) => Promise<Candidate[]>;
   /**
    * The detector again in SQL, for types with many occurrences (a month of every market): over a
    * relation of the reduction's rows (`rows`), one row per occurrence of [$o_from, $o_to) for one

@@ -21,12 +21,26 @@ export const DAY_MS = 86_400_000;
 const MINUTE = MINUTE_MS;
 
 /** One update of a stream, whose silences archive gaps and ingest stalls are judged by. */
-export interface Tick { family: Family; symbol: string; ts: number }
+export interface Tick {
+  family: Family;
+  symbol: string;
+  ts: number;
+}
 /** A watched address's position in a settled side, from its last fill there (position before plus the fill). */
-export interface Holder { address: string; symbol: string; position: number }
+export interface Holder {
+  address: string;
+  symbol: string;
+  position: number;
+}
 /** PGA payments of at least this many native tokens are read; at most this many events per UTC day. */
 export const PGA = { minAmount: PGA_MIN_AMOUNT, perDay: PGA_PER_DAY, token: 'HYPE' } as const;
-export interface PgaPayment { ts: number; trade_id: number; symbol: string; payer: string | null; amount: number }
+export interface PgaPayment {
+  ts: number;
+  trade_id: number;
+  symbol: string;
+  payer: string | null;
+  amount: number;
+}
 const HOUR = HOUR_MS;
 
 export interface MinuteContext {
@@ -43,10 +57,18 @@ export interface MinuteContext {
 }
 
 /** A context whose shared reads are memoized in a fresh map (one per run or preview). */
-export function minuteContext(deps: Pick<MinuteContext, 'archive' | 'breadth' | 'references'>, from: number, to: number, watched: ReadonlySet<string> = new Set()): MinuteContext {
+export function minuteContext(
+  deps: Pick<MinuteContext, 'archive' | 'breadth' | 'references'>,
+  from: number,
+  to: number,
+  watched: ReadonlySet<string> = new Set(),
+): MinuteContext {
   const memo = new Map<string, Promise<unknown>>();
   return {
-    ...deps, from, to, watched,
+    ...deps,
+    from,
+    to,
+    watched,
     shared<T>(key: string, read: () => Promise<T>) {
       if (!memo.has(key)) memo.set(key, read());
       return memo.get(key) as Promise<T>;
@@ -70,7 +92,8 @@ export async function rowsOf<D extends IngestedDataset>(ctx: MinuteContext, data
     const source = await windowSource(ctx.archive, { dataset, family, from: since, to: ctx.to - 1 });
     if (!source) continue;
     // One push a row: a spread of a day's rows would pass them all as arguments.
-    for (const row of await queryRecords(ctx.archive.sql, dataset, family, { sql: `SELECT * FROM (${source.sql}) ORDER BY ts`, params: source.params })) rows.push(row);
+    for (const row of await queryRecords(ctx.archive.sql, dataset, family, { sql: `SELECT * FROM (${source.sql}) ORDER BY ts`, params: source.params }))
+      rows.push(row);
   }
   return rows;
 }
@@ -88,7 +111,12 @@ const TIMES_BEFORE = 10;
  * silence, so an ordinary minute never reads a day of files.
  */
 export async function timesOf(
-  ctx: MinuteContext, dataset: IngestedDataset, families: readonly Family[], from: number, lookbackMs: number, series: 'market' | 'venue',
+  ctx: MinuteContext,
+  dataset: IngestedDataset,
+  families: readonly Family[],
+  from: number,
+  lookbackMs: number,
+  series: 'market' | 'venue',
 ): Promise<Tick[]> {
   const ticks: Tick[] = [];
   const seriesOf = (symbol: string) => (series === 'market' ? symbol : '');
@@ -105,7 +133,14 @@ export async function timesOf(
 }
 
 /** Each symbol's last `TIMES_BEFORE` times in [since, from) and every time in [from, to). */
-async function timesAround(archive: ArchiveDeps, dataset: IngestedDataset, family: Family, since: number, from: number, to: number): Promise<{ symbol: string; ts: number }[]> {
+async function timesAround(
+  archive: ArchiveDeps,
+  dataset: IngestedDataset,
+  family: Family,
+  since: number,
+  from: number,
+  to: number,
+): Promise<{ symbol: string; ts: number }[]> {
   const source = await windowSource(archive, { dataset, family, from: since, to: to - 1 });
   if (!source) return [];
   const rows = await archive.sql.query({
@@ -126,15 +161,21 @@ export async function pgaPaymentsBetween(archive: ArchiveDeps, from: number, to:
           WHERE priority_gas IS NOT NULL AND CAST(priority_gas AS DOUBLE) >= $p_min`,
     params: { ...source.params, p_min: PGA.minAmount },
   });
-  return rows.map((r) => ({ ts: Number(r.ts), trade_id: Number(r.trade_id), symbol: String(r.symbol), payer: (r.user_address as string | null) ?? null, amount: Number(r.amount) }));
+  return rows.map((r) => ({
+    ts: Number(r.ts),
+    trade_id: Number(r.trade_id),
+    symbol: String(r.symbol),
+    payer: (r.user_address as string | null) ?? null,
+    amount: Number(r.amount),
+  }));
 }
 
 /** The payment token's last traded price in the hour before `to`, or null when it did not trade. */
 export async function pgaTokenPrice(archive: ArchiveDeps, to: number): Promise<number | null> {
   const source = await windowSource(archive, { dataset: 'trades', family: 'perpx', symbol: PGA.token, from: to - HOUR, to: to - 1 });
   const [price] = source
-    // Trades of one instant in trade-id order (`arg_max` over ts alone keeps the first of a tie).
-    ? await archive.sql.query({ sql: `SELECT CAST(last(price ORDER BY ts, trade_id) AS DOUBLE) AS price FROM (${source.sql})`, params: source.params })
+    ? // Trades of one instant in trade-id order (`arg_max` over ts alone keeps the first of a tie).
+      await archive.sql.query({ sql: `SELECT CAST(last(price ORDER BY ts, trade_id) AS DOUBLE) AS price FROM (${source.sql})`, params: source.params })
     : [];
   return price?.price == null ? null : Number(price.price);
 }
