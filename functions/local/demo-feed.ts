@@ -150,8 +150,9 @@ export function startDemoFeed(options: DemoFeedOptions): DemoFeed {
   // Resume where the last run stopped, but never reach back further than the seeding window.
   const earliest = Math.floor((now - options.days * 24 * HOUR) / HOUR) * HOUR;
   const resumed = resumedMarket(shape, saved, snapshotPath, earliest);
-  // A first start with `nearHours` begins the market at the newest hours; the older days are a span of their own.
-  const nearFrom = !options.nearHours ? earliest : Math.max(earliest, Math.floor((now - options.nearHours * HOUR) / HOUR) * HOUR);
+  // A first start with `nearHours` begins the market that many hours back (to the minute: from the
+  // hour before, it simulated up to twice that before anything was readable); the older days are a span of their own.
+  const nearFrom = !options.nearHours ? earliest : Math.max(earliest, Math.floor((now - options.nearHours * HOUR) / MINUTE) * MINUTE);
   const firstStart = !resumed && saved === undefined;
   // Older days a first start left unwritten are written by the next (of the same market only).
   let history: Span | undefined = firstStart
