@@ -3,6 +3,7 @@
  * Invoked with `{ rederive: { from, to, datasets? } }` (UTC days, derived dataset names) it derives
  * those datasets again for the closed days of the span instead (`npm run derive:backfill` locally).
  */
+import type { Context } from 'aws-lambda';
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -16,7 +17,7 @@ import { logger, metrics, publishMetrics } from '../shared/powertools.ts';
 type CompactEvent = { rederive?: { from: string; to: string; datasets?: string[] } };
 const UTC_DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-async function compact(event: CompactEvent | undefined): Promise<CompactionReport> {
+async function compact(event: CompactEvent | undefined, context: Context): Promise<CompactionReport> {
   if (event?.rederive) {
     const { from, to, datasets = DERIVED_DATASETS } = event.rederive;
     if (!UTC_DAY.test(from) || !UTC_DAY.test(to) || datasets.some((d) => !DERIVED_DATASETS.includes(d as DerivedDataset))) {
@@ -24,7 +25,8 @@ async function compact(event: CompactEvent | undefined): Promise<CompactionRepor
     }
     return rederiveDays(archiveDeps(), { datasets: datasets as DerivedDataset[], from, to });
   }
-  const report = await compactArchive(archiveDeps(), { foldBudgetMs: SCHEDULED_FOLD_BUDGET_MS });
+  // Half the run's time for starting partitions, half for finishing the last one started.
+  const report = await compactArchive(archiveDeps(), { foldBudgetMs: SCHEDULED_FOLD_BUDGET_MS, runBudgetMs: context.getRemainingTimeInMillis() / 2 });
   metrics.addMetric('CompactedRows', MetricUnit.Count, report.rowsWritten);
   if (report.filesWritten > 0) logger.info('compaction', { ...report });
   return report;

@@ -284,3 +284,35 @@ describe('a symbol-day too big for a fold step', () => {
     expect(candles.map((c) => ({ ts: c.ts, trade_count: c.trade_count, volume: c.volume }))).toEqual(candlesOf([...records, ...late], 'BIG'));
   });
 });
+
+describe('the run budget', () => {
+  it('starts one partition once the budget is spent, and the next runs take the rest in turn', async () => {
+    // Prepare: trades of three families on a day of their own (three partitions with deltas).
+    const day = D0 + 40 * DAY;
+    const families = ['perpx', 'spot', 'hip3'] as const;
+    const symbolOf = { perpx: 'BTC', spot: 'HYPE-USDC', hip3: 'xyz:TSLA' } as const;
+    const records = families.flatMap((family, f) =>
+      Array.from({ length: 30 }, (_, i) => trade({ family, symbol: symbolOf[family], ts: day + 10 * MINUTE + i * 1_000, trade_id: 7_000_000 + f * 100 + i })),
+    );
+    now = day + 11 * MINUTE;
+    await ingestBatch(deps, 'normalized', jsonl(records));
+    const pending = async () => {
+      const left = await Promise.all(families.map(async (family) => (await deps.manifest.deltaFiles('trades', family, '2026-11-14', '2026-11-14')).filter((d) => d.tier === undefined)));
+      return families.filter((_, f) => left[f]!.length > 0);
+    };
+    // Act
+    const left: number[] = [];
+    while ((await pending()).length > 0 && left.length < 10) {
+      const report = await compactArchive(deps, { datasets: ['trades'], families: [...families], runBudgetMs: 0 });
+      expect(report.partitionsDeferred).toBeGreaterThanOrEqual(left.length === 0 ? 2 : 1);
+      left.push((await pending()).length);
+      now += MINUTE;
+    }
+    // Assess: one partition a run (deferred ones still hold deltas, merged or not), every family merged, every row read back once.
+    expect(left).toEqual([2, 1, 0]);
+    for (const family of families) {
+      const { rows } = await readWindow(deps, { dataset: 'trades', family, symbol: symbolOf[family], from: day, to: day + DAY - 1, limit: 1_000 });
+      expect(rows.map((r) => Number(r.trade_id))).toEqual(records.filter((r) => r.family === family).map((r) => (r as { trade_id: number }).trade_id));
+    }
+  });
+});

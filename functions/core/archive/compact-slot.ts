@@ -23,6 +23,8 @@ export interface CompactionReport {
   skippedLeased: number;
   /** Hour or day folds left for a later run, the fold budget being spent. */
   foldsDeferred: number;
+  /** Partitions with work left for the next run, the run budget being spent. */
+  partitionsDeferred: number;
 }
 
 /** Where a compaction writes: a symbol-hour of the open day, or a symbol-day. */
@@ -46,4 +48,5 @@ export const emptyReport = (): CompactionReport => ({
   objectsDeleted: 0,
   skippedLeased: 0,
   foldsDeferred: 0,
+  partitionsDeferred: 0,
 });

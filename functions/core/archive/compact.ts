@@ -205,6 +205,25 @@ export interface CompactionOptions {
   foldBudgetMs?: number;
   /** Rows a day-fold step rewrites at most (`DAY_FOLD_STEP_ROWS`); a symbol-day over it stays in hour files. */
   dayFoldStepRows?: number;
+  /**
+   * Wall-clock milliseconds after which a run starts no more partitions (a dataset and family): the
+   * rest wait for the next run, which starts where this one stopped, so a backlog (a first start's
+   * seed) is worked off over several runs that each end inside the function's timeout. The first
+   * partition with work always runs. No limit if absent.
+   */
+  runBudgetMs?: number;
+}
+
+/** The (dataset, family) partitions in turn: with a run budget, from where the last run of this minute's turn stands. */
+function partitionsInTurn(options: CompactionOptions, now: number): [IngestedDataset, Family][] {
+  const all = (options.datasets ?? INGESTED_DATASETS).flatMap((dataset) =>
+    familiesOf(dataset)
+      .filter((f) => !options.families || options.families.includes(f))
+      .map((family): [IngestedDataset, Family] => [dataset, family]),
+  );
+  if (options.runBudgetMs === undefined || all.length === 0) return all;
+  const first = Math.floor(now / 60_000) % all.length;
+  return [...all.slice(first), ...all.slice(0, first)];
 }
 
 export async function compactArchive(deps: ArchiveDeps, options: CompactionOptions = {}): Promise<CompactionReport> {
@@ -219,27 +238,31 @@ export async function compactArchive(deps: ArchiveDeps, options: CompactionOptio
   };
   // Days that closed lately may hold hour files and no deltas: they are folded into day files.
   const foldDays = Array.from({ length: FOLD_LOOKBACK_DAYS }, (_, i) => dayOf(now - SETTLE_MS - (i + 1) * DAY_MS));
-  for (const dataset of options.datasets ?? INGESTED_DATASETS) {
-    for (const family of familiesOf(dataset).filter((f) => !options.families || options.families.includes(f))) {
-      const deltas = await deps.manifest.deltaFiles(dataset, family, '0000-01-01', '9999-12-31');
-      const byDay = groupBy(deltas, (delta) => delta.day);
-      for (const day of foldDays) {
-        if (!byDay.has(day) && (await deps.manifest.compactedFilesOfDay(dataset, family, day)).some((f) => f.tier === 'hour')) byDay.set(day, []);
+  let worked = false;
+  for (const [dataset, family] of partitionsInTurn(options, now)) {
+    const deltas = await deps.manifest.deltaFiles(dataset, family, '0000-01-01', '9999-12-31');
+    const byDay = groupBy(deltas, (delta) => delta.day);
+    for (const day of foldDays) {
+      if (!byDay.has(day) && (await deps.manifest.compactedFilesOfDay(dataset, family, day)).some((f) => f.tier === 'hour')) byDay.set(day, []);
+    }
+    if (byDay.size === 0) continue;
+    if (worked && options.runBudgetMs !== undefined && performance.now() - started >= options.runBudgetMs) {
+      report.partitionsDeferred += 1;
+      continue;
+    }
+    worked = true;
+    const lease = `compact#${dataset}#${family}`;
+    if (!(await deps.manifest.acquireLease(lease, owner, deps.clock.now() + LEASE_MS, deps.clock.now()))) {
+      report.skippedLeased += 1;
+      continue;
+    }
+    try {
+      for (const [day, dayDeltas] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
+        await compactDay(deps, dataset, family, day, dayDeltas, report, mayFold, options.dayFoldStepRows);
+        report.partitions += 1;
       }
-      if (byDay.size === 0) continue;
-      const lease = `compact#${dataset}#${family}`;
-      if (!(await deps.manifest.acquireLease(lease, owner, deps.clock.now() + LEASE_MS, deps.clock.now()))) {
-        report.skippedLeased += 1;
-        continue;
-      }
-      try {
-        for (const [day, dayDeltas] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
-          await compactDay(deps, dataset, family, day, dayDeltas, report, mayFold, options.dayFoldStepRows);
-          report.partitions += 1;
-        }
-      } finally {
-        await deps.manifest.releaseLease(lease, owner);
-      }
+    } finally {
+      await deps.manifest.releaseLease(lease, owner);
     }
   }
   report.objectsDeleted = await collectGarbage(deps);
