@@ -297,7 +297,9 @@ describe('the run budget', () => {
     now = day + 11 * MINUTE;
     await ingestBatch(deps, 'normalized', jsonl(records));
     const pending = async () => {
-      const left = await Promise.all(families.map(async (family) => (await deps.manifest.deltaFiles('trades', family, '2026-11-14', '2026-11-14')).filter((d) => d.tier === undefined)));
+      const left = await Promise.all(
+        families.map(async (family) => (await deps.manifest.deltaFiles('trades', family, '2026-11-14', '2026-11-14')).filter((d) => d.tier === undefined)),
+      );
       return families.filter((_, f) => left[f]!.length > 0);
     };
     // Act
