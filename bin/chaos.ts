@@ -3,8 +3,10 @@
  * minutes on a local cloud of its own (a temporary data directory), rounds of each plan in turn
  * (flaky stores, compaction killed at its write points, every SQS message twice); then, with the
  * faults off, checks the archive row by row against every batch landed, deliveries against those
- * accepted and S3 against the manifest, and prints what it injected and what it checked. Exits 1
- * if a check fails.
+ * accepted and S3 against the manifest; then an export killed at each of its write points (checked
+ * against the archive), one canceled while deletions fail (collected once due) and breadth under
+ * the flaky stores (the same snapshots; reads 200 or 503). Prints what it injected and what it
+ * checked; exits 1 if a check fails.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,17 +17,21 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../functions/local/emulators.ts
 import { invoke } from '../functions/local/invoke.ts';
 import { startReceiver } from '../functions/local/receiver.ts';
 import { archiveDeps } from '../functions/shared/archive-deps.ts';
-import { everyMessageTwice, flakyStores, killedAtWritePoints } from '../functions/local/fault-plans.ts';
+import { exportObjects, exportStore } from '../functions/shared/deps.ts';
+import { everyMessageTwice, exportCancelUndeleted, exportKilledAtWritePoints, flakyStores, killedAtWritePoints } from '../functions/local/fault-plans.ts';
 import {
   SYMBOLS,
   call,
   callPatiently,
   checkArchive,
+  checkExport,
+  checkExportObjects,
   checkObjects,
   landBatch,
   newTally,
   readTrades,
   tradeBatches,
+  type CallTally,
   type FlowTarget,
 } from '../functions/local/fault-flows.ts';
 import { NO_FAULTS } from '../schemas/fault-plan.ts';
@@ -45,6 +51,7 @@ process.env.WEBHOOK_ALLOWED_TARGETS = '127.0.0.1';
 process.env.LOCAL_DEADLINE_SCALE ??= '5';
 const { startLocalCloud } = await import('../functions/local/cloud.ts');
 const DAY = 86_400_000;
+const MIN = 60_000;
 const FIRST_DAY = Date.UTC(2026, 10, 20);
 const DAYS = ['2026-11-20', '2026-11-21'];
 const KEY = 'chaos-build-key';
@@ -135,6 +142,118 @@ try {
     ...new Set([RECENT.from, Date.now()].map((t) => new Date(t).toISOString().slice(0, 10))),
   ]);
 
+  // Exports: one killed once at each write point, one canceled while every deletion fails.
+  const exportDeps = { exports: exportStore(), exportObjects: exportObjects(), clock: { now: () => Date.now() } };
+  const exportsBucket = cloud.emulators.names.buckets.exports;
+  const exportBody = { schema: 'trades', family: 'perpx', symbols: [...SYMBOLS], start: FIRST_DAY, end: FIRST_DAY + 2 * DAY };
+  const waitFor = async <T>(read: () => Promise<T>, done: (value: T) => boolean, ms: number): Promise<T> => {
+    const by = Date.now() + ms;
+    for (;;) {
+      const value = await read();
+      if (done(value) || Date.now() > by) return value;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+  const jobOf = (id: string) => callPatiently(target, newTally(), 'GET', `/v1/exports/${id}`);
+  cloud.faults!.setPlan(exportKilledAtWritePoints(seed * 1000 + 900));
+  const killed = await callPatiently(target, newTally(), 'POST', '/v1/exports', exportBody);
+  if (killed.status === 202) {
+    await waitFor(
+      () => jobOf(killed.body.data.id),
+      (r) => ['completed', 'failed', 'canceled'].includes(r.body.data?.state),
+      5 * 60_000,
+    );
+    // Finish's retry announces after the completion it was killed behind.
+    await waitFor(
+      async () => cloud.faults!.report().injected['sqs SendMessage server-error'] ?? 0,
+      (n) => n > 0,
+      30_000,
+    );
+  }
+  addReport();
+  cloud.faults!.setPlan(NO_FAULTS);
+  const exported =
+    killed.status === 202
+      ? await checkExport(target, exportsBucket, exportDeps, killed.body.data.id)
+      : { state: `refused ${killed.status}`, files: 0, rowsDiffering: [], objectsDiffering: [] };
+  cloud.faults!.setPlan(exportCancelUndeleted(seed * 1000 + 901, SYMBOLS.length - 1));
+  const toCancel = await callPatiently(target, newTally(), 'POST', '/v1/exports', exportBody);
+  let cancelStatus = toCancel.status;
+  if (toCancel.status === 202) {
+    await waitFor(
+      () => jobOf(toCancel.body.data.id),
+      (r) => r.body.data?.progress.partitions_done >= SYMBOLS.length - 1,
+      60_000,
+    );
+    cancelStatus = (await call(target, newTally(), 'DELETE', `/v1/exports/${toCancel.body.data.id}`)).status;
+    await new Promise((r) => setTimeout(r, 8_000));
+  }
+  addReport();
+  cloud.faults!.setPlan(NO_FAULTS);
+  const exportObjectsDue = await checkExportObjects(target, exportsBucket, exportDeps, 24);
+
+  // Breadth over the recent hour: the snapshots written without faults, then again with the stores
+  // failing (each run run again when it fails, as the schedule does) while its routes are read.
+  await landBatch(
+    target,
+    new Date(RECENT.from).toISOString().slice(0, 10),
+    'chaos-instruments',
+    SYMBOLS.map(
+      (symbol) =>
+        ({
+          dataset: 'instruments',
+          family: 'perpx',
+          symbol,
+          ts: RECENT.from - DAY,
+          market_type: 'perp',
+          sz_decimals: 5,
+          max_leverage: 40,
+        }) as NormalizedRecord,
+    ),
+  );
+  await waitFor(
+    () => callPatiently(target, newTally(), 'GET', '/v1/perpx/instruments'),
+    (r) => SYMBOLS.every((s) => r.body.data?.some((i: { symbol: string }) => i.symbol === s)),
+    60_000,
+  );
+  await compact();
+  const backfill = { backfill: { from: RECENT.from + MIN, to: RECENT.to - MIN } };
+  const minute = { time: new Date(RECENT.to).toISOString() };
+  const breadthHistory = async (tally: CallTally) => {
+    const res = await callPatiently(target, tally, 'GET', `/v1/perpx/breadth/above-vwap?start=${RECENT.from + MIN}&end=${RECENT.to}&limit=1000`);
+    return JSON.stringify(res.body.data);
+  };
+  await invoke('breadth', backfill);
+  const cleanMinute = JSON.stringify(await invoke('breadth', minute));
+  const cleanHistory = await breadthHistory(newTally());
+  const asScheduled = async (event: unknown) => {
+    for (let attempt = 1; attempt <= 10; attempt += 1) {
+      try {
+        return await invoke('breadth', event);
+      } catch {
+        /* run again, as the schedule's retry would */
+      }
+    }
+    return undefined;
+  };
+  cloud.faults!.setPlan(flakyStores(seed * 1000 + 902, rate));
+  const breadthReads = newTally();
+  const reading = (async () => {
+    for (let i = 0; i < 10; i += 1) {
+      await Promise.all([call(target, breadthReads, 'GET', '/v1/perpx/breadth/above-vwap/current'), breadthHistory(breadthReads)]);
+    }
+  })();
+  await asScheduled(backfill);
+  const faultedMinute = JSON.stringify(await asScheduled(minute));
+  await reading;
+  addReport();
+  cloud.faults!.setPlan(NO_FAULTS);
+  const breadth = {
+    minuteSame: faultedMinute === cleanMinute,
+    historySame: (await breadthHistory(newTally())) === cleanHistory,
+    snapshots: (JSON.parse(cleanHistory) as unknown[]).length,
+  };
+
   console.log('\nInjected:');
   for (const [label, n] of Object.entries(injected).sort()) console.log(`  ${label.padEnd(40)} ${n}`);
   console.log('Checked:');
@@ -149,6 +268,15 @@ try {
   console.log(
     `  objects             ${objects.objects} in S3, ${objects.listed} listed; ${objects.missing.length} listed but missing, ${objects.orphans.length} orphans left once due`,
   );
+  console.log(
+    `  export killed       ${exported.state}, ${exported.files} files; rows differing from the archive ${exported.rowsDiffering.length}, objects differing from their entries ${exported.objectsDiffering.length}`,
+  );
+  console.log(
+    `  export canceled     cancel answered ${cancelStatus}; export objects a day later: ${exportObjectsDue.objects} in S3, ${exportObjectsDue.listed} listed by completed jobs, ${exportObjectsDue.collected} collected; ${exportObjectsDue.missing.length} listed but missing, ${exportObjectsDue.unlisted.length} unlisted left`,
+  );
+  console.log(
+    `  breadth             ${breadth.snapshots} snapshots; under faults: minute ${breadth.minuteSame ? 'same' : 'DIFFERENT'}, history ${breadth.historySame ? 'same' : 'DIFFERENT'}; reads ${JSON.stringify(breadthReads.statuses)}, bad 503s ${breadthReads.badUnavailable.length}`,
+  );
   const failed =
     archive.lost.length
     + archive.twice.length
@@ -157,7 +285,16 @@ try {
     + reads.badUnavailable.length
     + missing().length
     + objects.missing.length
-    + objects.orphans.length;
+    + objects.orphans.length
+    + (exported.state === 'completed' ? 0 : 1)
+    + exported.rowsDiffering.length
+    + exported.objectsDiffering.length
+    + (cancelStatus === 200 ? 0 : 1)
+    + exportObjectsDue.missing.length
+    + exportObjectsDue.unlisted.length
+    + (breadth.minuteSame && breadth.historySame ? 0 : 1)
+    + (breadthReads.statuses[500] ?? 0)
+    + breadthReads.badUnavailable.length;
   console.log(failed === 0 ? 'All checks passed.' : 'Some checks FAILED.');
   process.exitCode = failed === 0 ? 0 : 1;
 } finally {

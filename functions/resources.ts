@@ -344,8 +344,8 @@ export const FUNCTIONS: Readonly<Record<FunctionName, FunctionDef>> = {
     memoryMb: 3008,
     timeoutS: 600,
     duckdb: true,
-    tables: { manifest: 'readwrite' },
-    buckets: { archive: 'readwrite' },
+    tables: { manifest: 'readwrite', 'export-jobs': 'readwrite' },
+    buckets: { archive: 'readwrite', exports: 'write' },
   },
   exports: {
     entry: 'functions/http/exports.ts',

@@ -6,11 +6,13 @@
  *   ACCT#<account> / IDEM#<sha256>    an Idempotency-Key's claim (job id, request fingerprint), 24 h
  *   JOB#<job id>   / PLAN             the partition list, as the state machine received it
  *   JOB#<job id>   / FILE#<00017>     one written partition file (name, rows, bytes, SHA-256, key)
+ *   CHECK          / <due ms>#<job>#<index>#<n>   a partition object to check once due (object-life.ts)
  *
  * Job ids sort by creation time, so an account's jobs read newest first from one query.
  */
 import * as v from 'valibot';
-import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ExportJobRecord, ExportStore } from '../ports/exports.ts';
 import { EXPORT_SCHEMAS, EXPORT_STATES, ExportQuoteSchema } from '#schemas/exports.ts';
 import { ExportPartition } from '#schemas/messages.ts';
@@ -45,6 +47,8 @@ const JobItem = v.object({
   price_usd: v.optional(v.number()),
   error_message: v.optional(v.string()),
 });
+
+const CheckItem = v.object({ sk: v.string(), account_id: v.string(), job_id: v.string(), index: v.number(), key: v.string() });
 
 const ClaimItem = v.object({ job_id: v.string(), fingerprint: v.string(), claimed_at: v.number() });
 
@@ -238,6 +242,37 @@ export function dynamoExportStore(client: DynamoDBDocumentClient, tableName: str
           unprocessed = out.UnprocessedItems?.[tableName] as typeof batch | undefined;
         }
       }
+    },
+
+    async scheduleCheck(check, after) {
+      // A random tail: two attempts of one partition scheduling in the same millisecond keep both entries.
+      const sk = `${String(after).padStart(15, '0')}#${check.jobId}#${String(check.index).padStart(5, '0')}#${randomUUID()}`;
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { pk: 'CHECK', sk, account_id: check.accountId, job_id: check.jobId, index: check.index, key: check.key },
+        }),
+      );
+    },
+
+    async dueChecks(now, limit) {
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :c AND sk < :now',
+          ExpressionAttributeValues: { ':c': 'CHECK', ':now': `${String(now).padStart(15, '0')}#` },
+          Limit: limit,
+          ConsistentRead: true,
+        }),
+      );
+      return Items.map((stored) => {
+        const item = parseItem(CheckItem, tableName, stored);
+        return { id: item.sk, accountId: item.account_id, jobId: item.job_id, index: item.index, key: item.key };
+      });
+    },
+
+    async forgetCheck(id) {
+      await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: 'CHECK', sk: id } }));
     },
   };
   return store;

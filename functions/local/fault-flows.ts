@@ -2,13 +2,16 @@
  * The real flows the cloud-faults suite and `npm run chaos` run under a fault plan, as a client
  * and an uploader would drive them (batches landed in S3, HTTP calls to the gateway), and the checks
  * that follow: the archive row by row against what was landed, deliveries against what was
- * accepted, an export against the archive, and no object in S3 the manifest does not account for.
+ * accepted, an export against the archive and its objects, and no object in S3 the manifest (or a
+ * completed export) does not account for.
  * The flows' own setup and checks reach the emulators directly, never through the fault proxy.
  */
-import { ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DATASET_NAMES, familiesOf, type NormalizedRecord } from '#schemas/datasets.ts';
 import type { ArchiveDeps, ArchiveFile } from '../ports/archive.ts';
 import { collectGarbage } from '../core/archive/object-life.ts';
+import { collectExportObjects, type ExportObjectLifeDeps } from '../core/exports/object-life.ts';
 
 const DAY = 86_400_000;
 export const SYMBOLS = ['BTC', 'ETH', 'SOL'] as const;
@@ -194,4 +197,78 @@ export async function checkObjects(target: FlowTarget, deps: ArchiveDeps, days: 
   const listedKeys = new Set((await listedFiles(deps, days)).map((f) => f.key));
   const orphans = (await keys()).filter((key) => !listedKeys.has(key));
   return { objects: stored.size, listed: listed.length, missing, orphans, collected };
+}
+
+/** Every key in `bucket` under `prefix`. */
+async function listKeys(s3: S3Client, bucket: string, prefix?: string): Promise<string[]> {
+  const keys: string[] = [];
+  let ContinuationToken: string | undefined;
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken }));
+    keys.push(...(page.Contents ?? []).map((o) => o.Key!));
+    ContinuationToken = page.NextContinuationToken;
+  } while (ContinuationToken);
+  return keys.sort();
+}
+
+export interface ExportCheck {
+  state: string;
+  files: number;
+  rowsDiffering: string[];
+  objectsDiffering: string[];
+}
+
+/**
+ * A finished export against the archive and its objects: each file's rows against its symbol-day
+ * read through the REST route, and each listed object's SHA-256 against its entry.
+ */
+export async function checkExport(target: FlowTarget, exportsBucket: string, deps: ExportObjectLifeDeps, jobId: string): Promise<ExportCheck> {
+  const job = await callPatiently(target, newTally(), 'GET', `/v1/exports/${jobId}`);
+  const files = (job.body.data?.files ?? []) as { name: string; symbol: string; day: string; rows: number; sha256: string }[];
+  const check: ExportCheck = { state: String(job.body.data?.state), files: files.length, rowsDiffering: [], objectsDiffering: [] };
+  const entries = await deps.exports.files(jobId);
+  for (const file of files) {
+    const from = Date.parse(`${file.day}T00:00:00Z`);
+    const rows = (await readTrades(target, newTally(), file.symbol, from, from + DAY)).length;
+    if (rows !== file.rows) check.rowsDiffering.push(`${file.name}: ${file.rows} exported, ${rows} in the archive`);
+    const key = entries.find((e) => e.name === file.name)?.key;
+    const object = key && (await target.s3.send(new GetObjectCommand({ Bucket: exportsBucket, Key: key })).catch(() => undefined));
+    const sha256 =
+      object
+      && createHash('sha256')
+        .update(await object.Body!.transformToByteArray())
+        .digest('hex');
+    if (sha256 !== file.sha256) check.objectsDiffering.push(`${file.name}: ${sha256 ?? 'no object'}`);
+  }
+  return check;
+}
+
+export interface ExportObjectsCheck {
+  objects: number;
+  listed: number;
+  missing: string[];
+  unlisted: string[];
+  collected: number;
+}
+
+/**
+ * The exports bucket against the files the account's completed jobs list, once the objects' checks
+ * due `hoursLater` from now have run (as the compact schedule runs them): every listed object is
+ * there (`missing`) and no other is left (`unlisted`).
+ */
+export async function checkExportObjects(target: FlowTarget, exportsBucket: string, deps: ExportObjectLifeDeps, hoursLater = 25): Promise<ExportObjectsCheck> {
+  const collected = await collectExportObjects({ ...deps, clock: { now: () => Date.now() + hoursLater * 3_600_000 } });
+  const jobs = await callPatiently(target, newTally(), 'GET', '/v1/exports?limit=100');
+  const listed = new Set<string>();
+  for (const job of (jobs.body.data ?? []) as { id: string; state: string }[]) {
+    if (job.state === 'completed') for (const file of await deps.exports.files(job.id)) listed.add(file.key);
+  }
+  const stored = await listKeys(target.s3, exportsBucket);
+  return {
+    objects: stored.length,
+    listed: listed.size,
+    collected,
+    missing: [...listed].filter((key) => !stored.includes(key)),
+    unlisted: stored.filter((key) => !listed.has(key)),
+  };
 }

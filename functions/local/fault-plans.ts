@@ -59,6 +59,66 @@ export function killedAtWritePoints(seed: number): FaultPlan {
 }
 
 /**
+ * An export's steps killed once at each write point, at most two on one partition (of three, so
+ * none exhausts its state machine retries): partition 0 before its object (the check that
+ * object-life.ts schedules) and after counting itself, 1 after its object (the put lands, its
+ * answer never comes), 2 before its file entry; then Finish after its transition to completed
+ * (landed, unanswered) and at its announcement. Step Functions retries each task, as in AWS.
+ */
+export function exportKilledAtWritePoints(seed: number): FaultPlan {
+  const { dynamodb, s3, sqs } = RETRY_SETTINGS.background;
+  return parseFaultPlan({
+    seed,
+    rules: [
+      { service: 'dynamodb', operation: 'PutItem', match: '"CHECK"[^]*#00000#', fault: 'server-error', rate: 1, limit: dynamodb.maxAttempts },
+      { service: 's3', operation: 'PUT', match: '-exports/exports/.*/part-00001-', fault: 'reset', landed: true, rate: 1, limit: s3.maxAttempts },
+      { service: 'dynamodb', operation: 'PutItem', match: '"FILE#00002"', fault: 'server-error', rate: 1, limit: dynamodb.maxAttempts },
+      {
+        service: 'dynamodb',
+        operation: 'UpdateItem',
+        match: '":index":\\{"NS":\\["0"\\]\\}',
+        fault: 'reset',
+        landed: true,
+        rate: 1,
+        limit: dynamodb.maxAttempts,
+      },
+      {
+        service: 'dynamodb',
+        operation: 'UpdateItem',
+        match: '":to":\\{"S":"completed"\\}',
+        fault: 'reset',
+        landed: true,
+        rate: 1,
+        limit: dynamodb.maxAttempts,
+      },
+      { service: 'sqs', operation: 'SendMessage', match: 'export\\.job\\.v1', fault: 'server-error', rate: 1, limit: sqs.maxAttempts },
+    ],
+  });
+}
+
+/**
+ * An export canceled while its last partition waits for a retry, and every deletion of export
+ * objects failing meanwhile: the cancel leaves its written files for their checks to delete. The
+ * last partition (`index`) fails its first two attempts.
+ */
+export function exportCancelUndeleted(seed: number, index: number): FaultPlan {
+  return parseFaultPlan({
+    seed,
+    rules: [
+      {
+        service: 's3',
+        operation: 'PUT',
+        match: `-exports/exports/.*/part-${String(index).padStart(5, '0')}-`,
+        fault: 'server-error',
+        rate: 1,
+        limit: 2 * RETRY_SETTINGS.background.s3.maxAttempts,
+      },
+      { service: 's3', operation: 'POST', match: '-exports/?\\?delete', fault: 'server-error', rate: 1 },
+    ],
+  });
+}
+
+/**
  * Every SQS message handed out twice: half at once (the first copy still working), half `afterMs`
  * later; and receives take a one-second visibility timeout, so a message whose first copy works
  * longer comes back from the queue itself while it does.

@@ -74,6 +74,23 @@ export interface ExportStore {
   files(jobId: string): Promise<ExportFileRecord[]>;
   /** Drops a job's file entries (after its objects are deleted: a canceled or failed job lists none). */
   forgetFiles(jobId: string, indexes: readonly number[]): Promise<void>;
+  /**
+   * A partition's object is to be checked after `after` (core/exports/object-life.ts): kept if its
+   * job completed listing it, looked at again later while the job runs, deleted otherwise.
+   */
+  scheduleCheck(check: Omit<ObjectCheck, 'id'>, after: number): Promise<void>;
+  /** Checks due before `now`, oldest first. */
+  dueChecks(now: number, limit: number): Promise<ObjectCheck[]>;
+  forgetCheck(id: string): Promise<void>;
+}
+
+/** An export object to look at once due: a partition's file of a job, by key. */
+export interface ObjectCheck {
+  id: string;
+  accountId: string;
+  jobId: string;
+  index: number;
+  key: string;
 }
 
 /** Where export files live, and the links that let their owner download them. */

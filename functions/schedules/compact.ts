@@ -1,5 +1,6 @@
 /**
- * Scheduled every minute: compacts recent deltas in tiers and deletes objects past their grace period.
+ * Scheduled every minute: compacts recent deltas in tiers and deletes objects past their grace period
+ * (the archive's, and export files no job keeps: core/exports/object-life.ts).
  * Invoked with `{ rederive: { from, to, datasets? } }` (UTC days, derived dataset names) it derives
  * those datasets again for the closed days of the span instead (`npm run derive:backfill` locally).
  */
@@ -11,7 +12,9 @@ import { SCHEDULED_FOLD_BUDGET_MS, compactArchive } from '../core/archive/compac
 import { rederiveDays } from '../core/archive/compact-derived.ts';
 import type { CompactionReport } from '../core/archive/compact-slot.ts';
 import { DERIVED_DATASETS, type DerivedDataset } from '#schemas/datasets.ts';
+import { collectExportObjects } from '../core/exports/object-life.ts';
 import { archiveDeps } from '../shared/archive-deps.ts';
+import { clock, exportObjects, exportStore } from '../shared/deps.ts';
 import { logger, metrics, publishMetrics } from '../shared/powertools.ts';
 
 type CompactEvent = { rederive?: { from: string; to: string; datasets?: string[] } };
@@ -29,6 +32,9 @@ async function compact(event: CompactEvent | undefined, context: Context): Promi
   const report = await compactArchive(archiveDeps(), { foldBudgetMs: SCHEDULED_FOLD_BUDGET_MS, runBudgetMs: context.getRemainingTimeInMillis() / 2 });
   metrics.addMetric('CompactedRows', MetricUnit.Count, report.rowsWritten);
   if (report.filesWritten > 0) logger.info('compaction', { ...report });
+  // Export objects are collected here too: the one minute schedule that deletes what nothing keeps.
+  const exportObjectsDeleted = await collectExportObjects({ exports: exportStore(), exportObjects: exportObjects(), clock });
+  if (exportObjectsDeleted > 0) logger.info('export objects collected', { exportObjectsDeleted });
   return report;
 }
 

@@ -157,6 +157,25 @@ export function exportStoreContract(store: () => ExportStore): void {
       expect(await store().claimIdempotencyKey(a, 'k2', claim('exp_d', 'f1'), now - 5_000)).toBeUndefined();
       expect(await store().claimIdempotencyKey(a, 'k2', claim('exp_e', 'f1'), now + 86_400_000)).toBeUndefined();
     });
+
+    it('answers the object checks due, oldest first, until each is forgotten', async () => {
+      const job = exportJob(account());
+      // Due long ago, so no other test's check (due an hour from its put) comes between them.
+      const at = Date.UTC(2001, 0, 1) + Math.floor(Math.random() * 1_000_000);
+      const mine = async (now: number) => (await store().dueChecks(now, 1000)).filter((c) => c.jobId === job.jobId);
+      await store().scheduleCheck({ accountId: job.accountId, jobId: job.jobId, index: 1, key: 'k1' }, at + 2);
+      await store().scheduleCheck({ accountId: job.accountId, jobId: job.jobId, index: 0, key: 'k0' }, at + 1);
+      await store().scheduleCheck({ accountId: job.accountId, jobId: job.jobId, index: 0, key: 'k0' }, at + 1); // a partition's second attempt
+      expect((await mine(at + 2)).map((c) => c.key)).toEqual(['k0', 'k0']);
+      const due = await mine(at + 10);
+      expect(due.map(({ accountId, index, key }) => ({ accountId, index, key }))).toEqual([
+        { accountId: job.accountId, index: 0, key: 'k0' },
+        { accountId: job.accountId, index: 0, key: 'k0' },
+        { accountId: job.accountId, index: 1, key: 'k1' },
+      ]);
+      for (const check of due) await store().forgetCheck(check.id);
+      expect(await mine(at + 10)).toEqual([]);
+    });
   });
 }
 

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoCloud, startFreshDemoCloud } from '../helpers/local-cloud.ts';
+import { eventually } from '../helpers/api.ts';
 import { invoke } from '#local/invoke.ts';
-import { flakyStores } from '#local/fault-plans.ts';
+import { CopyObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { everyMessageTwice, flakyStores } from '#local/fault-plans.ts';
+import { call, newTally, type FlowTarget } from '#local/fault-flows.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators.ts';
 import { NO_FAULTS } from '#schemas/fault-plan.ts';
 
 const KEY = 'breadth-test-key';
@@ -180,6 +184,73 @@ describe('breadth routes', () => {
       expect(injected).toBeGreaterThan(0);
     }
     expect(faultedMinute).toEqual(cleanMinute);
+    expect((await get(CORE, window)).body.data).toEqual(clean);
+  });
+
+  it("answers breadth reads 200, or 503 with Retry-After and the spec's body, under the 5% plan: never a 500", async () => {
+    const s3 = new S3Client({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: cloud.emulators.endpoints.s3, forcePathStyle: true });
+    const target: FlowTarget = { url: cloud.url, key: KEY, s3, bucket: cloud.emulators.names.buckets.archive };
+    const tally = newTally();
+    // A higher rate than the plan's 5%, so that some reads meet a store failing through every SDK retry.
+    cloud.faults!.setPlan(flakyStores(67, 0.3));
+    try {
+      for (let i = 0; i < 15; i += 1) {
+        await Promise.all([
+          call(target, tally, 'GET', `${CORE}/current`),
+          call(target, tally, 'GET', `${HIP3}/current`),
+          call(target, tally, 'GET', `${CORE}?start=${lastCutoff - 24 * MIN}&end=${lastCutoff}&limit=1000`),
+          call(target, tally, 'GET', `${HIP3}?start=${lastCutoff - 24 * MIN}&end=${lastCutoff}&interval=5m`),
+        ]);
+      }
+    } finally {
+      const injected = Object.values(cloud.faults!.report().injected).reduce((a, b) => a + b, 0);
+      cloud.faults!.setPlan(NO_FAULTS);
+      s3.destroy();
+      expect(injected).toBeGreaterThan(0);
+    }
+    expect(Object.keys(tally.statuses).sort()).toEqual(expect.arrayContaining(['200']));
+    expect(Object.keys(tally.statuses).filter((status) => status !== '200' && status !== '503')).toEqual([]);
+    expect(tally.badUnavailable).toEqual([]);
+  });
+
+  it('writes the same snapshots when batches land twice and every SQS message is handed out twice', async () => {
+    const window = { start: lastCutoff - 24 * MIN, end: lastCutoff + 1, limit: 1000 };
+    const clean = (await get(CORE, window)).body.data;
+    const cleanMinute = await invoke('breadth', { time: new Date(lastCutoff).toISOString() });
+    const s3 = new S3Client({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: cloud.emulators.endpoints.s3, forcePathStyle: true });
+    const bucket = cloud.emulators.names.buckets.archive;
+    try {
+      // The newest batches the demo landed before the last cutoff, landed again under other names: the same bytes, so the same batches.
+      const prefix = `landing/normalized/${new Date(lastCutoff - MIN).toISOString().slice(0, 10)}/demo-`;
+      const keys: string[] = [];
+      let ContinuationToken: string | undefined;
+      do {
+        const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken }));
+        keys.push(...(page.Contents ?? []).map((o) => o.Key!));
+        ContinuationToken = page.NextContinuationToken;
+      } while (ContinuationToken);
+      const recent = keys
+        .filter((key) => Number(/demo-(\d+)-/.exec(key)?.[1]) < lastCutoff - MIN)
+        .sort()
+        .slice(-3);
+      expect(recent.length).toBeGreaterThan(0);
+      cloud.faults!.setPlan(everyMessageTwice(71, 3_000));
+      for (const key of recent) {
+        await s3.send(new CopyObjectCommand({ Bucket: bucket, CopySource: `${bucket}/${key}`, Key: key.replace('/demo-', '/again-demo-') }));
+      }
+      // Each copy's notification, and its duplicate, ingested (the duplicates find their batch done).
+      await eventually(
+        () => cloud.faults!.report().injected['sqs ReceiveMessage duplicate'] ?? 0,
+        (n) => n >= recent.length,
+        60_000,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+    } finally {
+      cloud.faults!.setPlan(NO_FAULTS);
+      s3.destroy();
+    }
+    await invoke('breadth', { backfill: { from: lastCutoff - 24 * MIN, to: lastCutoff - MIN } });
+    expect(await invoke('breadth', { time: new Date(lastCutoff).toISOString() })).toEqual(cleanMinute);
     expect((await get(CORE, window)).body.data).toEqual(clean);
   });
 

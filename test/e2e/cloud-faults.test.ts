@@ -14,9 +14,30 @@ import { startReceiver, type Receiver } from '#local/receiver.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators.ts';
 import { invoke } from '#local/invoke.ts';
 import { archiveDeps } from '#shared/archive-deps.ts';
-import { everyMessageTwice, flakyStores, killedAtWritePoints, writesLandUnanswered } from '#local/fault-plans.ts';
+import { RETRY_SETTINGS, exportObjects, exportStore } from '#shared/deps.ts';
+import {
+  everyMessageTwice,
+  exportCancelUndeleted,
+  exportKilledAtWritePoints,
+  flakyStores,
+  killedAtWritePoints,
+  writesLandUnanswered,
+} from '#local/fault-plans.ts';
 import { NO_FAULTS, parseFaultPlan } from '#schemas/fault-plan.ts';
-import { call, callPatiently, checkArchive, checkObjects, landBatch, newTally, readTrades, tradeBatches, type FlowTarget } from '#local/fault-flows.ts';
+import {
+  SYMBOLS,
+  call,
+  callPatiently,
+  checkArchive,
+  checkExport,
+  checkExportObjects,
+  checkObjects,
+  landBatch,
+  newTally,
+  readTrades,
+  tradeBatches,
+  type FlowTarget,
+} from '#local/fault-flows.ts';
 import type { NormalizedRecord } from '#schemas/datasets.ts';
 
 const DAY = 86_400_000;
@@ -384,4 +405,91 @@ describe('the cloud failing under the flows', () => {
     expect(job.body.data.files.reduce((n: number, f: { rows: number }) => n + f.rows, 0)).toBe(rest.length);
     expect(tally.statuses[500]).toBeUndefined();
   });
+
+  it('completes an export killed once at each of its write points, each file whole, and keeps no object its jobs do not list', async () => {
+    // The job's end is announced once (a retried Finish sends the same event again).
+    const subscribed = await call(target, newTally(), 'POST', '/v1/webhooks/subscriptions', { endpoint_id: endpointId, event_type: 'export.job.completed' });
+    expect(subscribed.status, JSON.stringify(subscribed.body)).toBe(201);
+    cloud.faults!.setPlan(exportKilledAtWritePoints(59));
+    const tally = newTally();
+    const created = await callPatiently(target, tally, 'POST', '/v1/exports', {
+      schema: 'trades',
+      family: 'perpx',
+      symbols: [...SYMBOLS],
+      start: WINDOW.from,
+      end: WINDOW.to,
+    });
+    expect(created.status).toBe(202);
+    const job = await eventually(
+      () => call(target, tally, 'GET', `/v1/exports/${created.body.data.id}`),
+      (r) => ['completed', 'failed', 'canceled'].includes(r.body.data?.state),
+      120_000,
+    );
+    expect(job.body.data.state, JSON.stringify(job.body.data)).toBe('completed');
+    // The completion landed before Finish was killed; its retry announces (and is killed once more doing so).
+    await eventually(
+      () => cloud.faults!.report().injected['sqs SendMessage server-error'] ?? 0,
+      (n) => n > 0,
+      60_000,
+    );
+    const report = cloud.faults!.report();
+    cloud.faults!.setPlan(NO_FAULTS);
+    const announced = await eventually(
+      () => receiver.requests.filter((r) => r.headers['svc-event-type'] === 'export.job.completed' && r.body.includes(created.body.data.id)),
+      (r) => r.some((q) => delivered.has(String(q.headers['svc-event-id']))),
+      120_000,
+    );
+    expect(new Set(announced.map((r) => r.headers['svc-event-id'])).size).toBe(1);
+    expect(Object.keys(report.injected).sort()).toEqual([
+      'dynamodb PutItem server-error',
+      'dynamodb UpdateItem reset landed',
+      's3 PUT reset landed',
+      'sqs SendMessage server-error',
+    ]);
+    expect(report.injected['dynamodb UpdateItem reset landed']).toBeGreaterThan(RETRY_SETTINGS.background.dynamodb.maxAttempts); // both the count and the completion
+    // Each file holds its symbol-day's rows as the archive reads them, counted once, and its object is the one its entry describes.
+    expect(await checkExport(target, exportsBucket(), exportDeps(), created.body.data.id)).toEqual({
+      state: 'completed',
+      files: SYMBOLS.length,
+      rowsDiffering: [],
+      objectsDiffering: [],
+    });
+    expect(job.body.data.progress.rows_written).toBe(job.body.data.files.reduce((n: number, f: { rows: number }) => n + f.rows, 0));
+    expect(await checkExportObjects(target, exportsBucket(), exportDeps())).toMatchObject({ missing: [], unlisted: [] });
+  });
+
+  it('deletes the files a cancel could not, once their checks come due', async () => {
+    cloud.faults!.setPlan(exportCancelUndeleted(61, SYMBOLS.length - 1));
+    const tally = newTally();
+    const created = await callPatiently(target, tally, 'POST', '/v1/exports', {
+      schema: 'trades',
+      family: 'perpx',
+      symbols: [...SYMBOLS],
+      start: WINDOW.from,
+      end: WINDOW.to,
+    });
+    expect(created.status).toBe(202);
+    const id = created.body.data.id as string;
+    const ofJob = (keys: string[]) => keys.filter((k) => k.includes(`/${id}/`));
+    // The other partitions written while the last waits for its retry: then the owner cancels.
+    await eventually(
+      () => call(target, tally, 'GET', `/v1/exports/${id}`),
+      (r) => r.body.data?.progress.partitions_done === SYMBOLS.length - 1,
+      60_000,
+    );
+    const canceled = await call(target, tally, 'DELETE', `/v1/exports/${id}`);
+    expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
+    expect(canceled.body.data.state).toBe('canceled');
+    // The last partition's last retry finds the job canceled (its own deletion fails too) or never runs.
+    await new Promise((resolve) => setTimeout(resolve, 8_000));
+    const report = cloud.faults!.report();
+    cloud.faults!.setPlan(NO_FAULTS);
+    expect(report.injected['s3 POST server-error']).toBeGreaterThan(0);
+    // Not before their checks are due; gone once they are (within a day).
+    expect(ofJob((await checkExportObjects(target, exportsBucket(), exportDeps(), 0)).unlisted).length).toBeGreaterThanOrEqual(SYMBOLS.length - 1);
+    expect(await checkExportObjects(target, exportsBucket(), exportDeps(), 24)).toMatchObject({ missing: [], unlisted: [] });
+  });
 });
+
+const exportsBucket = () => cloud.emulators.names.buckets.exports;
+const exportDeps = () => ({ exports: exportStore(), exportObjects: exportObjects(), clock: { now: () => Date.now() } });

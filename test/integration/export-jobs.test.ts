@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators.ts';
 import { startScratchEmulators, type ScratchEmulators } from '#local/scratch-emulators.ts';
@@ -18,6 +18,7 @@ import { compactArchive } from '#core/archive/compact.ts';
 import { readWindow } from '#core/archive/read-pages.ts';
 import { exportPartition, exportFileName } from '#core/exports/partition.ts';
 import { finishExport, newExportId } from '#core/exports/jobs.ts';
+import { CHECK_AFTER_MS, collectExportObjects } from '#core/exports/object-life.ts';
 import { planExport } from '#core/exports/plan.ts';
 import type { ExportJobRecord, ExportPartition } from '#ports/exports.ts';
 import type { NormalizedRecord } from '#schemas/datasets.ts';
@@ -151,7 +152,7 @@ describe('a partition', () => {
 });
 
 describe('the end of a job', () => {
-  it('completes when every partition is written, at the price of the bytes written, and announces it once', async () => {
+  it('completes when every partition is written, at the price of the bytes written, and announces it (a retried Finish: the same event)', async () => {
     const { job, partitions } = await newJob('trades', ['BTC', 'ETH'], DAY1, DAY1 + 86_400_000);
     for (const partition of partitions) await exportPartition(deps(), job, partition);
     const announced: UserEventMessage[] = [];
@@ -169,9 +170,9 @@ describe('the end of a job', () => {
       );
     expect(await finish()).toEqual({ state: 'completed' });
     expect(await finish()).toEqual({ state: 'completed' });
-    expect(announced).toEqual([
-      { type: 'export.job.v1', account_id: ACCOUNT, job_id: job.jobId, status: 'completed', api_url: `/v1/exports/${job.jobId}`, at: clockNow },
-    ]);
+    // The second run is a Finish retried after its transition landed: it cannot know whether the first announced.
+    const event = { type: 'export.job.v1', account_id: ACCOUNT, job_id: job.jobId, status: 'completed', api_url: `/v1/exports/${job.jobId}`, at: clockNow };
+    expect(announced).toEqual([event, event]);
     expect(await exportStore().getJob(ACCOUNT, job.jobId)).toMatchObject({
       state: 'completed',
       partitionsDone: 2,
@@ -197,5 +198,44 @@ describe('the end of a job', () => {
     );
     expect(announced).toMatchObject([{ status: 'failed', error_message: '1 of 2 partitions were written.' }]);
     expect(await exportStore().files(job.jobId)).toEqual([]);
+  });
+
+  it('checks each object once due: kept while its job runs or once the completed job lists it, deleted with its entry otherwise', async () => {
+    const exists = async (key: string) => {
+      const s3 = new S3Client({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: env.emulators.endpoints.s3, forcePathStyle: true });
+      try {
+        return await s3.send(new HeadObjectCommand({ Bucket: env.emulators.names.buckets.exports, Key: key })).then(
+          () => true,
+          () => false,
+        );
+      } finally {
+        s3.destroy();
+      }
+    };
+    const jobs = await Promise.all([0, 1, 2].map(() => newJob('trades', ['BTC'], DAY1, DAY1 + 86_400_000)));
+    for (const { job, partitions } of jobs) await exportPartition(deps(), job, partitions[0]!);
+    const [completed, running, canceled] = jobs.map(({ job }) => job);
+    await finishExport(
+      { exports: exportStore(), exportObjects: exportObjects(), clock, announce: async () => undefined },
+      { account_id: ACCOUNT, job_id: completed!.jobId, outcome: 'completed' },
+    );
+    // Canceled with its deletions failed: its file and entry are left.
+    await exportStore().transition(ACCOUNT, canceled!.jobId, ['queued'], 'canceled', { finishedAt: clockNow });
+    const keyOf = async (jobId: string) => (await exportStore().files(jobId))[0]!.key;
+    const keys = { completed: await keyOf(completed!.jobId), running: await keyOf(running!.jobId), canceled: await keyOf(canceled!.jobId) };
+    const collect = (at: number) => collectExportObjects({ exports: exportStore(), exportObjects: exportObjects(), clock: { now: () => at } });
+
+    expect(await collect(clockNow + CHECK_AFTER_MS - 1)).toBe(0);
+    expect(await exists(keys.canceled)).toBe(true);
+    await collect(clockNow + CHECK_AFTER_MS + 1);
+    expect(await exists(keys.completed)).toBe(true);
+    expect(await exists(keys.running)).toBe(true);
+    expect(await exists(keys.canceled)).toBe(false);
+    expect(await exportStore().files(canceled!.jobId)).toEqual([]);
+    // The running job's object is looked at again an hour later: its job failed by then (as a Fail whose deletions failed).
+    await exportStore().transition(ACCOUNT, running!.jobId, ['queued'], 'failed', { finishedAt: clockNow });
+    expect(await collect(clockNow + 2 * CHECK_AFTER_MS + 2)).toBeGreaterThanOrEqual(1);
+    expect(await exists(keys.running)).toBe(false);
+    expect(await exists(keys.completed)).toBe(true);
   });
 });

@@ -21,6 +21,7 @@ import type { Caller } from '../accounts.ts';
 import { AppError } from '../errors.ts';
 import { PLANS, PLAN_NAMES } from '../plans.ts';
 import { planExport, priceUsd } from './plan.ts';
+import { exportFileKey, exportFileName } from './object-life.ts';
 import type { ExportExecutionInput } from '#schemas/messages.ts';
 
 const DAY_MS = 86_400_000;
@@ -103,7 +104,8 @@ export async function createExport(deps: CreateExportDeps, caller: Caller, body:
       { jobId, fingerprint, claimedAt: now },
       now + IDEMPOTENCY_WINDOW_MS,
     );
-    if (earlier) {
+    // A claim naming this request's own (random) job id is its own: the put landed and its answer was lost.
+    if (earlier && earlier.jobId !== jobId) {
       if (earlier.fingerprint !== fingerprint) {
         throw new AppError('conflict', 'This Idempotency-Key was used for another export request in the last 24 hours.', { param: 'idempotency-key' });
       }
@@ -204,15 +206,21 @@ export interface CancelExportDeps {
   clock: Clock;
 }
 
-/** Removes a job's files and their entries, so nothing of it stays listed or downloadable. */
-async function discardFiles(deps: Pick<CancelExportDeps, 'exports' | 'exportObjects'>, jobId: string): Promise<void> {
-  const files = await deps.exports.files(jobId);
-  if (files.length === 0) return;
-  await deps.exportObjects.delete(files.map((f) => f.key));
-  await deps.exports.forgetFiles(
-    jobId,
-    files.map((f) => f.index),
-  );
+/**
+ * Removes a job's files and their entries, so nothing of it stays listed or downloadable: every
+ * object its plan could have written, listed or not (a partition killed after its put left one
+ * that no entry names). The objects go first, so a retry still finds the entries.
+ */
+async function discardFiles(deps: Pick<CancelExportDeps, 'exports' | 'exportObjects'>, job: Pick<ExportJobRecord, 'accountId' | 'jobId'>): Promise<void> {
+  const [files, partitions] = await Promise.all([deps.exports.files(job.jobId), deps.exports.partitions(job.jobId)]);
+  const keys = new Set([...files.map((f) => f.key), ...(partitions ?? []).map((p) => exportFileKey(job, exportFileName(p)))]);
+  if (keys.size === 0) return;
+  await deps.exportObjects.delete([...keys]);
+  if (files.length > 0)
+    await deps.exports.forgetFiles(
+      job.jobId,
+      files.map((f) => f.index),
+    );
 }
 
 export async function cancelExport(deps: CancelExportDeps, caller: Caller, jobId: string): Promise<ExportJob> {
@@ -223,8 +231,9 @@ export async function cancelExport(deps: CancelExportDeps, caller: Caller, jobId
     throw new AppError('conflict', `Export job ${jobId} is ${now.state}; only a queued or running job can be canceled.`, { param: 'id' });
   }
   await deps.workflows.stop(jobId, 'Canceled by its owner');
-  // Partitions still running see the job canceled when they record their file, and delete it.
-  await discardFiles(deps, jobId);
+  // Partitions still running see the job canceled when they record their file, and delete it. The
+  // job is canceled whatever the deletions answer: the objects' checks delete what they leave (object-life.ts).
+  await discardFiles(deps, { accountId: caller.id, jobId }).catch(() => undefined);
   return jobView({ ...job, state: 'canceled', finishedAt });
 }
 
@@ -249,6 +258,20 @@ export interface FinishExportDeps {
   announce: (event: UserEventMessage) => Promise<void>;
 }
 
+/** `export.job.v1` for a job that has just completed or failed (the same event however often it is sent). */
+function endEvent(job: ExportJobRecord, at: number): UserEventMessage {
+  const status = job.state === 'completed' ? 'completed' : 'failed';
+  return {
+    type: 'export.job.v1',
+    account_id: job.accountId,
+    job_id: job.jobId,
+    status,
+    ...(status === 'failed' && { error_message: job.errorMessage ?? 'The export failed.' }),
+    api_url: exportApiUrl(job.jobId),
+    at,
+  };
+}
+
 /** The state machine's last step: the whole job completes, or fails with nothing of it left. */
 export async function finishExport(
   deps: FinishExportDeps,
@@ -256,6 +279,13 @@ export async function finishExport(
 ): Promise<{ state: string }> {
   const { account_id: accountId, job_id: jobId } = input;
   const job = await deps.exports.getJob(accountId, jobId);
+  if (job?.state === 'completed' || job?.state === 'failed') {
+    // A retried task whose transition landed before it was killed: the announcement may not have
+    // gone, so it goes again (the same event: notify keys it on job and status, once).
+    if (job.state === 'failed') await discardFiles(deps, job);
+    await deps.announce(endEvent(job, job.finishedAt ?? deps.clock.now()));
+    return { state: job.state };
+  }
   if (!job || (job.state !== 'queued' && job.state !== 'running')) return { state: job?.state ?? 'missing' };
   const now = deps.clock.now();
   let failure = input.outcome === 'failed' ? (input.error_message ?? 'The export failed.') : undefined;
@@ -268,24 +298,13 @@ export async function finishExport(
         expiresAt: now + EXPORT_RETENTION_DAYS * DAY_MS,
         priceUsd: priceUsd(job.schema, bytes),
       });
-      if (completed)
-        await deps.announce({ type: 'export.job.v1', account_id: accountId, job_id: jobId, status: 'completed', api_url: exportApiUrl(jobId), at: now });
+      if (completed) await deps.announce(endEvent({ ...job, state: 'completed' }, now));
       return { state: completed ? 'completed' : 'canceled' };
     }
     failure = `${files.length} of ${job.partitionsTotal} partitions were written.`;
   }
-  await discardFiles(deps, jobId);
+  await discardFiles(deps, job);
   const failed = await deps.exports.transition(accountId, jobId, ['queued', 'running'], 'failed', { finishedAt: now, errorMessage: failure });
-  if (failed) {
-    await deps.announce({
-      type: 'export.job.v1',
-      account_id: accountId,
-      job_id: jobId,
-      status: 'failed',
-      error_message: failure,
-      api_url: exportApiUrl(jobId),
-      at: now,
-    });
-  }
+  if (failed) await deps.announce(endEvent({ ...job, state: 'failed', errorMessage: failure }, now));
   return { state: failed ? 'failed' : 'canceled' };
 }

@@ -3,7 +3,8 @@
  * window (compacted files and any delta not yet compacted, rows repeated across them collapsed on
  * the dataset's key, exactly as the REST routes read them) and writes one ZSTD Parquet file in the
  * schema's versioned columns. The file's key is fixed by job and partition, so a retried partition
- * overwrites its own output and is counted once (ExportStore.recordFile).
+ * overwrites its own output and is counted once (ExportStore.recordFile); its object is checked
+ * once due, so none outlives a job that did not complete (object-life.ts).
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, rmSync, statSync } from 'node:fs';
@@ -12,9 +13,10 @@ import { DATASETS } from '#schemas/datasets.ts';
 import { EXPORT_FORMATS, type ExportFormat } from '#schemas/exports.ts';
 import type { ExportPartitionJob } from '#schemas/messages.ts';
 import type { ArchiveDeps } from '#ports/archive.ts';
-import type { ExportFileRecord, ExportJobRecord, ExportObjects, ExportPartition, ExportStore } from '#ports/exports.ts';
+import type { ExportFileRecord, ExportObjects, ExportPartition, ExportStore } from '#ports/exports.ts';
 import { windowSource } from '../archive/read.ts';
 import { DAY_MS } from '../archive/layout.ts';
+import { CHECK_AFTER_MS, exportFileKey, exportFileName } from './object-life.ts';
 
 export interface PartitionDeps extends ArchiveDeps {
   exports: ExportStore;
@@ -23,14 +25,7 @@ export interface PartitionDeps extends ArchiveDeps {
 
 export type PartitionOutcome = { status: 'written' | 'already_written'; rows: number; bytes: number } | { status: 'skipped'; state: 'not_running' };
 
-/** `part-00017-2026-11-20-xyz-TSLA.parquet`: unique by its index, readable by its day and symbol. */
-export function exportFileName(partition: ExportPartition): string {
-  return `part-${String(partition.i).padStart(5, '0')}-${partition.d}-${partition.s.replace(/[^0-9A-Za-z._-]+/g, '-')}.parquet`;
-}
-
-export function exportFileKey(job: Pick<ExportJobRecord, 'accountId' | 'jobId'>, name: string): string {
-  return `exports/${job.accountId}/${job.jobId}/${name}`;
-}
+export { exportFileKey, exportFileName };
 
 /** The SELECT that shapes stored rows into the schema's columns, in its order. */
 function projection(format: ExportFormat): string {
@@ -74,6 +69,8 @@ export async function exportPartition(deps: PartitionDeps, job: ExportPartitionJ
       sha256: await sha256Of(path),
       key: exportFileKey(job, name),
     };
+    // Checked once due (object-life.ts): a partition killed after this put, on a job that then ends, leaves no object for long.
+    await deps.exports.scheduleCheck({ accountId: job.accountId, jobId: job.jobId, index: partition.i, key: file.key }, deps.clock.now() + CHECK_AFTER_MS);
     await deps.exportObjects.putFile(file.key, path);
     const outcome = await deps.exports.recordFile(job.accountId, job.jobId, file);
     if (outcome === 'not_running') {
