@@ -1,5 +1,5 @@
 /** Tasks `Finish` and `Fail` of the export state machine: the job completes or fails as a whole, and says so. */
-import { finishExport } from '../core/exports/jobs.ts';
+import { finishExport } from '../core/exports/finish.ts';
 import { announce } from '../core/detect/user-events.ts';
 import { JobFinishTask } from '#schemas/messages.ts';
 import { clock, exportObjects, exportStore, queueSender } from '../shared/deps.ts';

@@ -1,27 +1,18 @@
 /**
- * Export jobs: create (quote, or quote and start), read, list, cancel, download links, and the
- * end of a job (complete or fail as a whole, announced as `export.job.*`). The partitions run in
- * the `export` state machine (core/exports/partition.ts); this module only starts and stops it.
+ * Export jobs: create (quote, or quote and start), read, list, cancel and download links. The
+ * partitions run in the `export` state machine (core/exports/partition.ts), its end in finish.ts;
+ * this module only starts and stops it.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  DOWNLOAD_LINK_TTL_S,
-  EXPORT_FORMATS,
-  EXPORT_ID_PATTERN,
-  EXPORT_RETENTION_DAYS,
-  type CreateExportBody,
-  type ExportJob,
-  type ExportQuote,
-} from '#schemas/exports.ts';
-import type { UserEventMessage } from '#schemas/messages.ts';
+import { DOWNLOAD_LINK_TTL_S, EXPORT_FORMATS, EXPORT_ID_PATTERN, type CreateExportBody, type ExportJob, type ExportQuote } from '#schemas/exports.ts';
 import type { ArchiveManifest } from '#ports/archive.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { ExportFileRecord, ExportJobRecord, ExportObjects, ExportPartition, ExportStore, Workflows } from '#ports/exports.ts';
 import type { Caller } from '../accounts.ts';
 import { AppError } from '../errors.ts';
 import { PLANS, PLAN_NAMES } from '../plans.ts';
-import { planExport, priceUsd } from './plan.ts';
-import { exportFileKey, exportFileName } from './object-life.ts';
+import { planExport } from './plan.ts';
+import { discardJobFiles } from './object-life.ts';
 import type { ExportExecutionInput } from '#schemas/messages.ts';
 
 const DAY_MS = 86_400_000;
@@ -206,23 +197,6 @@ export interface CancelExportDeps {
   clock: Clock;
 }
 
-/**
- * Removes a job's files and their entries, so nothing of it stays listed or downloadable: every
- * object its plan could have written, listed or not (a partition killed after its put left one
- * that no entry names). The objects go first, so a retry still finds the entries.
- */
-async function discardFiles(deps: Pick<CancelExportDeps, 'exports' | 'exportObjects'>, job: Pick<ExportJobRecord, 'accountId' | 'jobId'>): Promise<void> {
-  const [files, partitions] = await Promise.all([deps.exports.files(job.jobId), deps.exports.partitions(job.jobId)]);
-  const keys = new Set([...files.map((f) => f.key), ...(partitions ?? []).map((p) => exportFileKey(job, exportFileName(p)))]);
-  if (keys.size === 0) return;
-  await deps.exportObjects.delete([...keys]);
-  if (files.length > 0)
-    await deps.exports.forgetFiles(
-      job.jobId,
-      files.map((f) => f.index),
-    );
-}
-
 export async function cancelExport(deps: CancelExportDeps, caller: Caller, jobId: string): Promise<ExportJob> {
   const job = await ownedJob(deps.exports, caller, jobId);
   const finishedAt = deps.clock.now();
@@ -233,7 +207,7 @@ export async function cancelExport(deps: CancelExportDeps, caller: Caller, jobId
   await deps.workflows.stop(jobId, 'Canceled by its owner');
   // Partitions still running see the job canceled when they record their file, and delete it. The
   // job is canceled whatever the deletions answer: the objects' checks delete what they leave (object-life.ts).
-  await discardFiles(deps, { accountId: caller.id, jobId }).catch(() => undefined);
+  await discardJobFiles(deps, { accountId: caller.id, jobId }).catch(() => undefined);
   return jobView({ ...job, state: 'canceled', finishedAt });
 }
 
@@ -249,62 +223,4 @@ export async function downloadLink(deps: { exports: ExportStore; exportObjects: 
   if (!file || file.name !== name) throw new AppError('not_found', `Export job ${jobId} has no file ${name}.`, { param: 'name' });
   const url = await deps.exportObjects.downloadLink(file.key, DOWNLOAD_LINK_TTL_S, file.name);
   return { name: file.name, url, expires_at: iso(now + DOWNLOAD_LINK_TTL_S * 1000), bytes: file.bytes, sha256: file.sha256 };
-}
-
-export interface FinishExportDeps {
-  exports: ExportStore;
-  exportObjects: ExportObjects;
-  clock: Clock;
-  announce: (event: UserEventMessage) => Promise<void>;
-}
-
-/** `export.job.v1` for a job that has just completed or failed (the same event however often it is sent). */
-function endEvent(job: ExportJobRecord, at: number): UserEventMessage {
-  const status = job.state === 'completed' ? 'completed' : 'failed';
-  return {
-    type: 'export.job.v1',
-    account_id: job.accountId,
-    job_id: job.jobId,
-    status,
-    ...(status === 'failed' && { error_message: job.errorMessage ?? 'The export failed.' }),
-    api_url: exportApiUrl(job.jobId),
-    at,
-  };
-}
-
-/** The state machine's last step: the whole job completes, or fails with nothing of it left. */
-export async function finishExport(
-  deps: FinishExportDeps,
-  input: { account_id: string; job_id: string; outcome: 'completed' | 'failed'; error_message?: string },
-): Promise<{ state: string }> {
-  const { account_id: accountId, job_id: jobId } = input;
-  const job = await deps.exports.getJob(accountId, jobId);
-  if (job?.state === 'completed' || job?.state === 'failed') {
-    // A retried task whose transition landed before it was killed: the announcement may not have
-    // gone, so it goes again (the same event: notify keys it on job and status, once).
-    if (job.state === 'failed') await discardFiles(deps, job);
-    await deps.announce(endEvent(job, job.finishedAt ?? deps.clock.now()));
-    return { state: job.state };
-  }
-  if (!job || (job.state !== 'queued' && job.state !== 'running')) return { state: job?.state ?? 'missing' };
-  const now = deps.clock.now();
-  let failure = input.outcome === 'failed' ? (input.error_message ?? 'The export failed.') : undefined;
-  if (failure === undefined) {
-    const files = await deps.exports.files(jobId);
-    if (files.length === job.partitionsTotal) {
-      const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
-      const completed = await deps.exports.transition(accountId, jobId, ['queued', 'running'], 'completed', {
-        finishedAt: now,
-        expiresAt: now + EXPORT_RETENTION_DAYS * DAY_MS,
-        priceUsd: priceUsd(job.schema, bytes),
-      });
-      if (completed) await deps.announce(endEvent({ ...job, state: 'completed' }, now));
-      return { state: completed ? 'completed' : 'canceled' };
-    }
-    failure = `${files.length} of ${job.partitionsTotal} partitions were written.`;
-  }
-  await discardFiles(deps, job);
-  const failed = await deps.exports.transition(accountId, jobId, ['queued', 'running'], 'failed', { finishedAt: now, errorMessage: failure });
-  if (failed) await deps.announce(endEvent({ ...job, state: 'failed', errorMessage: failure }, now));
-  return { state: failed ? 'failed' : 'canceled' };
 }

@@ -55,3 +55,23 @@ export async function collectExportObjects(deps: ExportObjectLifeDeps): Promise<
     }
   }
 }
+
+/**
+ * Removes a job's files and their entries, so nothing of it stays listed or downloadable: every
+ * object its plan could have written, listed or not (a partition killed after its put left one
+ * that no entry names). The objects go first, so a retry still finds the entries.
+ */
+export async function discardJobFiles(
+  deps: Pick<ExportObjectLifeDeps, 'exports' | 'exportObjects'>,
+  job: Pick<ExportJobRecord, 'accountId' | 'jobId'>,
+): Promise<void> {
+  const [files, partitions] = await Promise.all([deps.exports.files(job.jobId), deps.exports.partitions(job.jobId)]);
+  const keys = new Set([...files.map((f) => f.key), ...(partitions ?? []).map((p) => exportFileKey(job, exportFileName(p)))]);
+  if (keys.size === 0) return;
+  await deps.exportObjects.delete([...keys]);
+  if (files.length > 0)
+    await deps.exports.forgetFiles(
+      job.jobId,
+      files.map((f) => f.index),
+    );
+}
