@@ -214,7 +214,10 @@ export interface CompactionOptions {
   runBudgetMs?: number;
 }
 
-/** The (dataset, family) partitions in turn: with a run budget, from where the last run of this minute's turn stands. */
+/**
+ * The (dataset, family) partitions; with a run budget, in a turn that moves on one partition a
+ * minute, so that a partition one run deferred comes early in a later one.
+ */
 function partitionsInTurn(options: CompactionOptions, now: number): [IngestedDataset, Family][] {
   const all = (options.datasets ?? INGESTED_DATASETS).flatMap((dataset) =>
     familiesOf(dataset)
