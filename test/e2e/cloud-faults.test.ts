@@ -36,6 +36,7 @@ import {
   newTally,
   readTrades,
   tradeBatches,
+  type CallTally,
   type FlowTarget,
 } from '#local/fault-flows.ts';
 import type { NormalizedRecord } from '#schemas/datasets.ts';
@@ -170,6 +171,10 @@ afterAll(async () => {
   target?.s3.destroy();
   delete process.env.WEBHOOK_ALLOWED_TARGETS;
 });
+
+/** The faults suite's export: every symbol's trades over the window, created through the SDK's retries. */
+const createTradesExport = (tally: CallTally) =>
+  callPatiently(target, tally, 'POST', '/v1/exports', { schema: 'trades', family: 'perpx', symbols: [...SYMBOLS], start: WINDOW.from, end: WINDOW.to });
 
 describe('the cloud failing under the flows', () => {
   it('loses and doubles nothing when 5% of store calls fail, and reads answer 200 or 503 with Retry-After, never 500', async () => {
@@ -412,13 +417,7 @@ describe('the cloud failing under the flows', () => {
     expect(subscribed.status, JSON.stringify(subscribed.body)).toBe(201);
     cloud.faults!.setPlan(exportKilledAtWritePoints(59));
     const tally = newTally();
-    const created = await callPatiently(target, tally, 'POST', '/v1/exports', {
-      schema: 'trades',
-      family: 'perpx',
-      symbols: [...SYMBOLS],
-      start: WINDOW.from,
-      end: WINDOW.to,
-    });
+    const created = await createTradesExport(tally);
     expect(created.status).toBe(202);
     const job = await eventually(
       () => call(target, tally, 'GET', `/v1/exports/${created.body.data.id}`),
@@ -461,13 +460,7 @@ describe('the cloud failing under the flows', () => {
   it('deletes the files a cancel could not, once their checks come due', async () => {
     cloud.faults!.setPlan(exportCancelUndeleted(61, SYMBOLS.length - 1));
     const tally = newTally();
-    const created = await callPatiently(target, tally, 'POST', '/v1/exports', {
-      schema: 'trades',
-      family: 'perpx',
-      symbols: [...SYMBOLS],
-      start: WINDOW.from,
-      end: WINDOW.to,
-    });
+    const created = await createTradesExport(tally);
     expect(created.status).toBe(202);
     const id = created.body.data.id as string;
     const ofJob = (keys: string[]) => keys.filter((k) => k.includes(`/${id}/`));
